@@ -1,0 +1,39 @@
+"""The ``croupier`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from croupier import logs
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="croupier",
+        description="Device control for live casino table games.",
+    )
+    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    parser.add_argument(
+        "--log-json", action="store_true", default=None, help="JSON log lines even on a terminal"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    from croupier import firmware_command, run_command
+
+    run_command.add_parser(sub)
+    firmware_command.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logs.configure(args.log_level, json=args.log_json)
+    try:
+        return int(args.handler(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,383 @@
+"""Connection supervision for one device: connect, handshake, heartbeat, reconnect.
+
+The supervisor owns the device's transport and sans-I/O link on the asyncio loop and offers the
+layers above one call, ``request``. It keeps the link alive on its own: a device that goes silent
+or disappears is reconnected with capped exponential backoff, at once when it reappears; a device
+that rebooted is handshaken again; a device that is not the configured one, or whose firmware hash
+is not on the allow-list, is refused for good (605a.4(c) software authenticity, NOTES.md §3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import itertools
+import os
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+
+import structlog
+
+from drivers.errors import (
+    CommandTimeout,
+    DeviceRefused,
+    DriverError,
+    HandshakeRejected,
+    LinkLost,
+    NotConnected,
+    OutcomeUnknown,
+    Severity,
+)
+from drivers.protocol.core import (
+    CATALOG,
+    PROTOCOL_VERSION,
+    DeviceClass,
+    DeviceStatus,
+    GetStatus,
+    Hello,
+    Identity,
+)
+from drivers.protocol.host_link import (
+    CommandRejected,
+    CommandTimedOut,
+    EventReceived,
+    HostLink,
+    LineNoise,
+    LinkTimings,
+    ProtocolViolation,
+    ReplyReceived,
+    Request,
+)
+from drivers.protocol.message import Catalog, Command, Event, Reply, Status
+from drivers.transport.base import Transport
+
+
+class ConnectionState(enum.Enum):
+    STOPPED = "stopped"
+    CONNECTING = "connecting"
+    HANDSHAKING = "handshaking"
+    READY = "ready"
+    BACKOFF = "backoff"
+    FAILED = "failed"  # a fatal error: not retried until reconfigured
+
+
+@dataclass(frozen=True)
+class SupervisorSettings:
+    """Timers of the supervisor; the defaults suit a table PC with USB-serial adapters."""
+
+    heartbeat_interval: float = 1.0  # silence is found by a heartbeat that exhausts its retries
+    backoff_initial: float = 0.1
+    backoff_max: float = 5.0
+    presence_poll: float = 0.1  # how often to look for a device that disappeared
+    firmware_recheck: float = 24 * 3600.0  # 461a.20(b): authenticity checked every 24 hours
+    timings: LinkTimings = field(default_factory=LinkTimings)
+
+    def __post_init__(self) -> None:
+        if self.heartbeat_interval <= 0:
+            raise ValueError("heartbeat_interval must be positive")
+        if not 0 < self.backoff_initial <= self.backoff_max:
+            raise ValueError("need 0 < backoff_initial <= backoff_max")
+
+
+@dataclass(frozen=True)
+class StateChanged:
+    """Connection events share the device-event queue, so one consumer sees both in order."""
+
+    state: ConnectionState
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class DeviceRebooted:
+    old_boot_id: int
+    new_boot_id: int
+
+
+ConnectionEvent = StateChanged | DeviceRebooted | Event
+
+
+class DeviceConnection:
+    """A supervised link to one device. ``start`` it, ``request`` commands, read ``events``."""
+
+    def __init__(
+        self,
+        transport_factory: Callable[[], Transport],
+        *,
+        name: str,
+        address: int = 0x01,
+        expected_class: DeviceClass | None = None,
+        firmware_allow_list: Collection[bytes] | None = None,
+        settings: SupervisorSettings | None = None,
+        catalog: Catalog = CATALOG,
+    ) -> None:
+        self.name = name
+        self._factory = transport_factory
+        self.settings = settings or SupervisorSettings()
+        self.expected_class = expected_class
+        self.allow_list = frozenset(firmware_allow_list) if firmware_allow_list is not None else None
+        self.link = HostLink(address, catalog, self.settings.timings)
+        self.state = ConnectionState.STOPPED
+        self.identity: Identity | None = None
+        self.last_error: DriverError | None = None
+        self.events: asyncio.Queue[ConnectionEvent] = asyncio.Queue()
+        self.log = structlog.get_logger("croupier.link").bind(device=name)
+        self._transport: Transport | None = None
+        self._futures: dict[int, asyncio.Future[Reply]] = {}
+        self._timer: asyncio.TimerHandle | None = None
+        self._lost: asyncio.Event = asyncio.Event()
+        self._ready: asyncio.Event = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._sessions = itertools.count(int.from_bytes(os.urandom(4), "little"))
+
+    # -- public API ---------------------------------------------------------------------------
+    async def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(
+                self._supervise(), name=f"supervise-{self.name}"
+            )
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self._drop(LinkLost(f"{self.name}: connection stopped"))
+        self._set_state(ConnectionState.STOPPED, "stopped")
+
+    async def wait_ready(self, timeout: float) -> Identity:
+        """Wait for the handshake; raise the last error if the device failed for good."""
+        try:
+            await asyncio.wait_for(self._ready.wait(), timeout)
+        except TimeoutError:
+            raise NotConnected(
+                f"{self.name}: not ready after {timeout} s ({self.state.value}: {self.last_error})"
+            ) from None
+        assert self.identity is not None
+        return self.identity
+
+    async def request(self, command: Command) -> Reply:
+        """Send a command and return the device's reply; errors say what happened and who can fix it."""
+        if self.state is not ConnectionState.READY:
+            raise NotConnected(
+                f"{self.name}: {type(command).__name__} refused: link is "
+                f"{self.state.value}" + (f" ({self.last_error})" if self.last_error else "")
+            )
+        return await self._send(command)
+
+    # -- I/O plumbing ---------------------------------------------------------------------------
+    def _now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    async def _send(self, command: Command) -> Reply:
+        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        request = self.link.submit(command, self._now())
+        self._futures[request.number] = future
+        self._flush()
+        return await future
+
+    def _on_data(self, data: bytes) -> None:
+        self.link.receive(data, self._now())
+        self._flush()
+
+    def _on_tick(self) -> None:
+        self._timer = None
+        self.link.tick(self._now())
+        self._flush()
+
+    def _flush(self) -> None:
+        """Write what the link queued, settle what it decided, re-arm its timer."""
+        out = self.link.data_to_send()
+        if out and self._transport is not None:
+            self._transport.write(out)
+        for outcome in self.link.outcomes():
+            self._settle(outcome)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        deadline = self.link.next_deadline()
+        if deadline is not None:
+            self._timer = asyncio.get_running_loop().call_at(deadline, self._on_tick)
+
+    def _settle(self, outcome: object) -> None:
+        if isinstance(outcome, EventReceived):
+            self.events.put_nowait(outcome.event)
+        elif isinstance(outcome, ReplyReceived):
+            self._resolve(outcome.request, result=outcome.reply)
+        elif isinstance(outcome, CommandRejected):
+            name = type(outcome.request.command).__name__
+            self._resolve(outcome.request, error=DeviceRefused(name, outcome.status.name, outcome.detail))
+            if outcome.status is Status.NO_SESSION:
+                self._lost_link(LinkLost(f"{self.name}: device lost its session (rebooted?)"))
+        elif isinstance(outcome, CommandTimedOut):
+            self._resolve(outcome.request, error=self._timeout_error(outcome.request))
+            self._lost_link(LinkLost(f"{self.name}: no response after {outcome.request.attempts} attempts"))
+        elif isinstance(outcome, LineNoise):
+            self.log.debug("line noise", reason=outcome.reason.value, discarded=outcome.discarded)
+        elif isinstance(outcome, ProtocolViolation):
+            self.log.warning("protocol violation", detail=outcome.detail)
+
+    def _timeout_error(self, request: Request) -> DriverError:
+        name = type(request.command).__name__
+        if request.command.MOVES_CARDS:
+            return OutcomeUnknown(
+                f"{self.name}: {name} sent {request.attempts} times without a "
+                f"response: whether it executed is unknown; reconcile counts"
+            )
+        return CommandTimeout(f"{self.name}: {name}: no response after {request.attempts} attempts")
+
+    def _resolve(
+        self, request: Request, *, result: Reply | None = None, error: Exception | None = None
+    ) -> None:
+        future = self._futures.pop(request.number, None)
+        if future is None or future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
+
+    def _lost_link(self, exc: Exception) -> None:
+        if not self._lost.is_set():
+            self.last_error = exc if isinstance(exc, DriverError) else LinkLost(str(exc))
+            self._lost.set()
+
+    async def _drop(self, exc: DriverError) -> None:
+        """Close the transport and fail every outstanding command."""
+        self._ready.clear()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        for request in self.link.abort_all():
+            if request.command.MOVES_CARDS and request.attempts:
+                error: DriverError = OutcomeUnknown(
+                    f"{self.name}: link lost while {type(request.command).__name__} was in flight: "
+                    "whether it executed is unknown; reconcile counts"
+                )
+            else:
+                error = LinkLost(f"{self.name}: {type(request.command).__name__} not completed: {exc}")
+            self._resolve(request, error=error)
+        transport, self._transport = self._transport, None
+        if transport is not None:
+            await transport.close()
+
+    def _set_state(self, state: ConnectionState, reason: str = "") -> None:
+        if state is not self.state:
+            self.state = state
+            self.events.put_nowait(StateChanged(state, reason))
+            self.log.info("link state", state=state.value, reason=reason or None)
+
+    # -- supervision ------------------------------------------------------------------------------
+    async def _supervise(self) -> None:
+        backoff = self.settings.backoff_initial
+        while True:
+            try:
+                await self._connect_once()
+                backoff = self.settings.backoff_initial
+                await self._serve()
+            except DriverError as exc:
+                self.last_error = exc
+                if exc.severity is Severity.FATAL:
+                    await self._drop(exc)
+                    self._set_state(ConnectionState.FAILED, str(exc))
+                    return
+            await self._drop(self.last_error or LinkLost("link lost"))
+            self._set_state(ConnectionState.BACKOFF, str(self.last_error))
+            await self._wait_for_retry(backoff)
+            backoff = min(backoff * 2, self.settings.backoff_max)
+
+    async def _wait_for_retry(self, backoff: float) -> None:
+        """Sleep out the backoff, but go at once when a device that was absent reappears."""
+        probe = self._factory()
+        was_present = probe.present()
+        loop = asyncio.get_running_loop()
+        until = loop.time() + backoff
+        while loop.time() < until:
+            await asyncio.sleep(min(self.settings.presence_poll, max(0.0, until - loop.time())))
+            present = probe.present()
+            if present and not was_present:
+                return
+            was_present = present
+
+    async def _connect_once(self) -> None:
+        self._lost.clear()
+        transport = self._factory()
+        self._set_state(ConnectionState.CONNECTING, transport.url)
+        await transport.open(self._on_data, self._lost_link)
+        self._transport = transport
+        self._set_state(ConnectionState.HANDSHAKING)
+        await self._handshake()
+        self._set_state(ConnectionState.READY, self._describe())
+        self._ready.set()
+
+    async def _handshake(self) -> None:
+        hello = Hello(session_id=next(self._sessions) & 0xFFFFFFFF, protocol_version=PROTOCOL_VERSION)
+        identity = await self._await_or_lost(self._send(hello))
+        assert isinstance(identity, Identity)
+        self._check_identity(identity)
+        if self.identity is not None and self.identity.boot_id != identity.boot_id:
+            self.events.put_nowait(DeviceRebooted(self.identity.boot_id, identity.boot_id))
+            self.log.warning(
+                "device rebooted", old_boot_id=self.identity.boot_id, new_boot_id=identity.boot_id
+            )
+        self.identity = identity
+
+    def _check_identity(self, identity: Identity) -> None:
+        if identity.protocol_version != PROTOCOL_VERSION:
+            raise HandshakeRejected(
+                f"{self.name}: device speaks protocol version "
+                f"{identity.protocol_version}, this host speaks {PROTOCOL_VERSION}"
+            )
+        if self.expected_class is not None and identity.device_class != self.expected_class:
+            try:
+                found = DeviceClass(identity.device_class).name
+            except ValueError:
+                found = f"unknown class {identity.device_class}"
+            raise HandshakeRejected(
+                f"{self.name}: expected a {self.expected_class.name}, the device "
+                f"is a {found} ({identity.vendor} {identity.model} "
+                f"{identity.serial_number})"
+            )
+        if self.allow_list is not None and identity.firmware_hash not in self.allow_list:
+            raise HandshakeRejected(
+                f"{self.name}: firmware {identity.firmware_version} hash "
+                f"{identity.firmware_hash.hex()} is not on the allow-list (605a.4(c))"
+            )
+
+    def _describe(self) -> str:
+        i = self.identity
+        assert i is not None
+        return f"{i.vendor} {i.model} s/n {i.serial_number} fw {i.firmware_version}"
+
+    async def _await_or_lost(self, coro: object) -> Reply:
+        """Await a command, but give up as soon as the link is lost underneath it."""
+        task = asyncio.ensure_future(coro)  # type: ignore[arg-type]
+        lost = asyncio.ensure_future(self._lost.wait())
+        try:
+            done, _ = await asyncio.wait({task, lost}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            lost.cancel()
+        if task in done:
+            return task.result()
+        task.cancel()
+        raise self.last_error or LinkLost(f"{self.name}: link lost")
+
+    async def _serve(self) -> None:
+        """While ready: heartbeat, watch for silence, reboots and the 24-hour firmware re-check."""
+        loop = asyncio.get_running_loop()
+        checked_at = loop.time()
+        while not self._lost.is_set():
+            try:
+                await asyncio.wait_for(self._lost.wait(), self.settings.heartbeat_interval)
+                break
+            except TimeoutError:
+                pass
+            if loop.time() - checked_at >= self.settings.firmware_recheck:
+                await self._handshake()
+                checked_at = loop.time()
+            status = await self._await_or_lost(self._send(GetStatus()))
+            assert isinstance(status, DeviceStatus) and self.identity is not None
+            if status.boot_id != self.identity.boot_id:
+                raise LinkLost(f"{self.name}: device rebooted")  # the new handshake reports it
+        raise self.last_error or LinkLost(f"{self.name}: link lost")

@@ -1,0 +1,1 @@
+"""Byte streams to devices: serial (any pyserial URL) and USB bulk (pyusb)."""

@@ -1,0 +1,148 @@
+"""A simulated device with its own thread and clock: engine, fault shaping and line pacing.
+
+Ports (pty, TCP, RFC 2217, USB) hand it the host's bytes with ``deliver`` and give it a ``sink`` for
+its own; everything that touches the engine runs under one lock, so tests may inspect and inject
+from any thread through ``call``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import itertools
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from firmware_sim.engine import DeviceEngine
+from firmware_sim.faults import ChannelShaper, FaultPlan
+from firmware_sim.personality import Personality
+
+T = TypeVar("T")
+Sink = Callable[[bytes], None]
+
+_IN, _OUT = 0, 1
+_BITS_PER_BYTE = 10  # start + 8 data + stop
+
+
+class SimulatedDevice:
+    """One simulated device; start() before use, stop() to end its thread."""
+
+    def __init__(
+        self,
+        personality: Personality,
+        *,
+        address: int = 0x01,
+        faults: FaultPlan | None = None,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.name = name or f"{personality.device_class.name.lower()}@{address}"
+        self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
+        self.faults = faults or FaultPlan()
+        self._inbound = ChannelShaper(self.faults.inbound, self._rng)
+        self._outbound = ChannelShaper(self.faults.outbound, self._rng)
+        self.engine = DeviceEngine(personality, address=address, rng=self._rng, now=time.monotonic())
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, int, bytes]] = []
+        self._order = itertools.count()
+        self._sink: Sink | None = None
+        self._line_free_at = 0.0
+        self._running = False
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def start(self) -> None:
+        with self._cond:
+            if self._running:
+                return
+            self._running = True
+        self._thread = threading.Thread(target=self._run, name=f"sim-{self.name}", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._running = False
+            self._cond.notify()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    # -- port side --------------------------------------------------------------------------
+    def attach(self, sink: Sink | None) -> None:
+        """Where the device's bytes go; None while unplugged (they are lost, as on a real wire)."""
+        with self._cond:
+            self._sink = sink
+            if sink is None:
+                self._heap = [item for item in self._heap if item[2] != _OUT]
+                heapq.heapify(self._heap)
+
+    def deliver(self, data: bytes) -> None:
+        """Bytes from the host, from any thread."""
+        now = time.monotonic()
+        with self._cond:
+            if self.faults.silent:
+                return
+            for delay, piece in self._inbound.shape(data):
+                heapq.heappush(self._heap, (now + delay, next(self._order), _IN, piece))
+            self._cond.notify()
+
+    # -- test and console API -------------------------------------------------------------
+    def call(self, fn: Callable[[DeviceEngine], T]) -> T:
+        """Run ``fn(engine)`` under the device lock and wake the device to send what it queued."""
+        with self._cond:
+            result = fn(self.engine)
+            self._cond.notify()
+            return result
+
+    def reboot(self) -> None:
+        """Power cycle: the host sees a new boot id and must handshake again."""
+        self.call(lambda engine: engine.reboot(time.monotonic()))
+
+    def set_silent(self, silent: bool) -> None:
+        with self._cond:
+            self.faults.silent = silent
+
+    # -- the device thread -------------------------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            sends: list[tuple[Sink, bytes]] = []
+            with self._cond:
+                if not self._running:
+                    return
+                now = time.monotonic()
+                while self._heap and self._heap[0][0] <= now:
+                    _, _, direction, data = heapq.heappop(self._heap)
+                    if direction == _IN:
+                        self.engine.receive(data, now)
+                    elif self._sink is not None:
+                        sends.append((self._sink, data))
+                self.engine.tick(now)
+                self._schedule_output(now)
+                if not sends:
+                    deadlines = [
+                        d
+                        for d in (self.engine.next_deadline(), self._heap[0][0] if self._heap else None)
+                        if d is not None
+                    ]
+                    timeout = max(0.0, min(deadlines) - now) if deadlines else None
+                    self._cond.wait(timeout)
+                    continue
+            for sink, data in sends:
+                # The port may go away mid-write: the bytes are lost, as on a real wire.
+                with contextlib.suppress(OSError):
+                    sink(data)
+
+    def _schedule_output(self, now: float) -> None:
+        out = self.engine.data_to_send()
+        if not out or self.faults.silent:
+            return
+        for delay, piece in self._outbound.shape(out):
+            due = now + delay
+            if self.faults.pace_baud:
+                due = max(due, self._line_free_at)
+                self._line_free_at = due + len(piece) * _BITS_PER_BYTE / self.faults.pace_baud
+                due = self._line_free_at
+            heapq.heappush(self._heap, (due, next(self._order), _OUT, piece))

@@ -1,0 +1,121 @@
+"""A simulated device behind a real pseudo-terminal.
+
+The driver opens the slave side with pyserial, exactly as it opens /dev/ttyUSB0. The port also
+keeps a stable symlink to the current /dev/pts/N, as udev keeps /dev/serial/by-id/...; unplugging
+closes the master (the driver's reads fail with EIO) and replugging makes a new pty behind the same
+link.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import tempfile
+import threading
+import tty
+from pathlib import Path
+
+from firmware_sim.device import SimulatedDevice
+
+
+class PtyPort:
+    """Serve ``device`` on a pseudo-terminal; ``path`` is the stable name to open."""
+
+    def __init__(self, device: SimulatedDevice, link_dir: Path | None = None) -> None:
+        self.device = device
+        self._own_dir = link_dir is None
+        self._dir = Path(link_dir or tempfile.mkdtemp(prefix="croupier-pty-"))
+        self.path = str(self._dir / f"{device.name.replace('@', '-')}")
+        self.pts_path = ""
+        self._master = -1
+        self._slave = -1
+        self._wake_r, self._wake_w = os.pipe()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        """What a driver opens: the stable link, as a table PC opens /dev/serial/by-id/..."""
+        return self.path
+
+    @property
+    def plugged(self) -> bool:
+        return self._master >= 0
+
+    def start(self) -> PtyPort:
+        self.device.start()
+        self.replug()
+        return self
+
+    def replug(self) -> None:
+        """A new pty appears behind the stable link; the device's bytes flow to it."""
+        with self._lock:
+            if self._master >= 0:
+                return
+            master, slave = os.openpty()
+            tty.setraw(slave)
+            os.set_blocking(master, False)
+            self._master, self._slave = master, slave
+            self.pts_path = os.ttyname(slave)
+            tmp = self.path + ".new"
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            os.symlink(self.pts_path, tmp)
+            os.replace(tmp, self.path)
+            self._thread = threading.Thread(
+                target=self._read_loop, args=(master,), name=f"pty-{self.device.name}", daemon=True
+            )
+            self._thread.start()
+        self.device.attach(self._write)
+
+    def unplug(self) -> None:
+        """The cable is pulled: the link disappears and the driver's next read fails."""
+        self.device.attach(None)
+        with self._lock:
+            if self._master < 0:
+                return
+            thread = self._thread
+            os.write(self._wake_w, b"x")
+        if thread is not None:
+            thread.join(timeout=5)
+        with self._lock:
+            os.read(self._wake_r, 64)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+            os.close(self._master)
+            os.close(self._slave)
+            self._master = self._slave = -1
+            self._thread = None
+
+    def stop(self) -> None:
+        self.unplug()
+        self.device.stop()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+        if self._own_dir:
+            with contextlib.suppress(OSError):
+                self._dir.rmdir()
+
+    def _write(self, data: bytes) -> None:
+        with self._lock:
+            master = self._master
+            if master < 0:
+                return
+            # Nobody reads the other end and its buffer is full: an overrun, the bytes are lost.
+            with contextlib.suppress(BlockingIOError):
+                os.write(master, data)
+
+    def _read_loop(self, master: int) -> None:
+        while True:
+            ready, _, _ = select.select([master, self._wake_r], [], [])
+            if self._wake_r in ready:
+                return
+            try:
+                data = os.read(master, 4096)
+            except BlockingIOError:
+                continue
+            except OSError:
+                return
+            if data:
+                self.device.deliver(data)

@@ -1,0 +1,104 @@
+"""The host link against the device engine, wired in memory: one layer's logic, no transport."""
+
+from __future__ import annotations
+
+import random
+
+from drivers.protocol.core import (
+    DiagnosticEvent,
+    GetStatus,
+    Hello,
+    IncrementTestCounter,
+    ReadTestCounter,
+    RequestDiagnosticEvents,
+)
+from drivers.protocol.host_link import (
+    CommandTimedOut,
+    EventReceived,
+    HostLink,
+    LinkTimings,
+    ReplyReceived,
+)
+from firmware_sim.engine import DeviceEngine
+from firmware_sim.personality import DiagnosticPersonality
+
+
+class Wire:
+    """Carries bytes between a host link and a device engine, dropping what a test says to drop."""
+
+    def __init__(self, timings: LinkTimings | None = None) -> None:
+        self.host = HostLink(1, timings=timings or LinkTimings())
+        self.device = DeviceEngine(DiagnosticPersonality(), rng=random.Random(7))
+        self.drop_to_host = 0
+        self.drop_to_device = 0
+        self.now = 0.0
+
+    def run(self, until: float) -> list:
+        outcomes = []
+        while True:
+            for _ in range(10):
+                data = self.host.data_to_send()
+                if data and self.drop_to_device:
+                    self.drop_to_device -= 1
+                elif data:
+                    self.device.receive(data, self.now)
+                self.device.tick(self.now)
+                data = self.device.data_to_send()
+                if data and self.drop_to_host:
+                    self.drop_to_host -= 1
+                elif data:
+                    self.host.receive(data, self.now)
+                self.host.tick(self.now)
+            outcomes += self.host.outcomes()
+            deadlines = [d for d in (self.host.next_deadline(), self.device.next_deadline()) if d]
+            if not deadlines or min(deadlines) > until:
+                return outcomes
+            self.now = max(self.now, min(deadlines))
+
+
+def started() -> Wire:
+    wire = Wire()
+    wire.host.submit(Hello(session_id=1, protocol_version=1), 0.0)
+    (outcome,) = wire.run(0.0)
+    assert isinstance(outcome, ReplyReceived)
+    return wire
+
+
+def test_lost_response_is_retransmitted_and_executes_once():
+    wire = started()
+    wire.drop_to_host = 1  # the device executes, its response is lost
+    wire.host.submit(IncrementTestCounter(amount=5), wire.now)
+    (outcome,) = wire.run(until=5.0)
+    assert isinstance(outcome, ReplyReceived) and outcome.reply.value == 5
+    assert outcome.request.attempts == 2
+    assert wire.device.personality.counter == 5
+    assert wire.device.executions == 1
+
+
+def test_command_fails_after_retry_budget():
+    wire = started()
+    wire.drop_to_device = 100
+    request = wire.host.submit(ReadTestCounter(), wire.now)
+    (outcome,) = wire.run(until=10.0)
+    assert outcome == CommandTimedOut(request)
+    timings = wire.host.timings
+    assert request.attempts == timings.max_retries + 1
+    assert wire.now <= timings.response_timeout * (timings.max_retries + 1) + 1e-9
+
+
+def test_events_delivered_once_when_ack_is_lost():
+    wire = started()
+    wire.host.submit(RequestDiagnosticEvents(count=3), wire.now)
+    wire.device.receive(wire.host.data_to_send(), wire.now)
+    wire.drop_to_device = 1  # the ACK of the first event is lost: the device sends it again
+    outcomes = wire.run(until=5.0)
+    events = [o.event for o in outcomes if isinstance(o, EventReceived)]
+    assert events == [DiagnosticEvent(1), DiagnosticEvent(2), DiagnosticEvent(3)]
+    assert wire.host.counters.duplicate_events == 1
+
+
+def test_command_before_hello_is_refused_with_no_session():
+    wire = Wire()
+    wire.host.submit(GetStatus(), 0.0)
+    (outcome,) = wire.run(0.0)
+    assert outcome.status.name == "NO_SESSION"
