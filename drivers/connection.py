@@ -193,11 +193,12 @@ class DeviceConnection:
             self._transport.write(out)
         for outcome in self.link.outcomes():
             self._settle(outcome)
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        # Re-arm only when the link needs waking earlier: a timer that fires early finds nothing
+        # due and re-arms itself, which is cheaper than a new timer on every frame.
         deadline = self.link.next_deadline()
-        if deadline is not None:
+        if deadline is not None and (self._timer is None or deadline < self._timer.when()):
+            if self._timer is not None:
+                self._timer.cancel()
             self._timer = asyncio.get_running_loop().call_at(deadline, self._on_tick)
 
     def _settle(self, outcome: object) -> None:

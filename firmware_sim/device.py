@@ -80,14 +80,32 @@ class SimulatedDevice:
                 heapq.heapify(self._heap)
 
     def deliver(self, data: bytes) -> None:
-        """Bytes from the host, from any thread."""
+        """Bytes from the host, from any thread.
+
+        With nothing scheduled and no delay injected, the bytes are handled and the answer sent
+        on the caller's thread, as a device's UART interrupt would: a hand-off to the device thread
+        would add a thread wake-up to every round trip. Anything timed goes through the schedule,
+        and only then is the device thread woken.
+        """
         now = time.monotonic()
         with self._cond:
             if self.faults.silent:
                 return
+            timers_before = (len(self._heap), self.engine.next_deadline())
             for delay, piece in self._inbound.shape(data):
-                heapq.heappush(self._heap, (now + delay, next(self._order), _IN, piece))
-            self._cond.notify()
+                if delay or self._heap:
+                    heapq.heappush(self._heap, (now + delay, next(self._order), _IN, piece))
+                else:
+                    self.engine.receive(piece, now)
+            self._schedule_output(now)
+            sends: list[tuple[Sink, bytes]] = []
+            while self._heap and self._heap[0][0] <= now and self._heap[0][2] == _OUT:
+                piece = heapq.heappop(self._heap)[3]
+                if self._sink is not None:
+                    sends.append((self._sink, piece))
+            self._send_all(sends)
+            if (len(self._heap), self.engine.next_deadline()) != timers_before:
+                self._cond.notify()
 
     # -- test and console API -------------------------------------------------------------
     def call(self, fn: Callable[[DeviceEngine], T]) -> T:
@@ -101,18 +119,24 @@ class SimulatedDevice:
         """Power cycle: the host sees a new boot id and must handshake again."""
         self.call(lambda engine: engine.reboot(time.monotonic()))
 
+    def set_faults(self, plan: FaultPlan) -> None:
+        """Arm a new fault plan on a running device (the console and tests use this)."""
+        with self._cond:
+            self.faults = plan
+            self._inbound = ChannelShaper(plan.inbound, self._rng)
+            self._outbound = ChannelShaper(plan.outbound, self._rng)
+            self._cond.notify()
+
     def set_silent(self, silent: bool) -> None:
         with self._cond:
             self.faults.silent = silent
 
     # -- the device thread -------------------------------------------------------------------
     def _run(self) -> None:
-        while True:
-            sends: list[tuple[Sink, bytes]] = []
-            with self._cond:
-                if not self._running:
-                    return
+        with self._cond:
+            while self._running:
                 now = time.monotonic()
+                sends: list[tuple[Sink, bytes]] = []
                 while self._heap and self._heap[0][0] <= now:
                     _, _, direction, data = heapq.heappop(self._heap)
                     if direction == _IN:
@@ -121,19 +145,23 @@ class SimulatedDevice:
                         sends.append((self._sink, data))
                 self.engine.tick(now)
                 self._schedule_output(now)
-                if not sends:
-                    deadlines = [
-                        d
-                        for d in (self.engine.next_deadline(), self._heap[0][0] if self._heap else None)
-                        if d is not None
-                    ]
-                    timeout = max(0.0, min(deadlines) - now) if deadlines else None
-                    self._cond.wait(timeout)
+                if sends:
+                    # Written under the lock, so pieces of one frame never reorder with bytes
+                    # that deliver() sends from another thread.
+                    self._send_all(sends)
                     continue
-            for sink, data in sends:
-                # The port may go away mid-write: the bytes are lost, as on a real wire.
-                with contextlib.suppress(OSError):
-                    sink(data)
+                deadlines = [self._heap[0][0]] if self._heap else []
+                engine_deadline = self.engine.next_deadline()
+                if engine_deadline is not None:
+                    deadlines.append(engine_deadline)
+                self._cond.wait(max(0.0, min(deadlines) - now) if deadlines else None)
+
+    @staticmethod
+    def _send_all(sends: list[tuple[Sink, bytes]]) -> None:
+        for sink, data in sends:
+            # The port may go away mid-write: the bytes are lost, as on a real wire.
+            with contextlib.suppress(OSError):
+                sink(data)
 
     def _schedule_output(self, now: float) -> None:
         out = self.engine.data_to_send()

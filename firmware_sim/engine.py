@@ -177,11 +177,11 @@ class DeviceEngine:
 
     def _hello(self, hello: Hello) -> Identity:
         if hello.session_id != self._session:
+            # Command sequence numbers restart with the session. The event sequence does not: it
+            # runs for the whole boot, so an event the host saw but whose ACK was lost is known
+            # as a duplicate when it is sent again in the next session.
             self._session = hello.session_id
             self._cache.clear()
-            self._event_seq = 0
-            for pending in self._events:
-                pending.seq = -1
         p = self.personality
         return Identity(
             device_class=int(p.device_class),

@@ -98,6 +98,8 @@ class ChannelShaper:
     def shape(self, data: bytes) -> list[tuple[float, bytes]]:
         """(delay from now, bytes) pieces for one write; empty when the write is lost."""
         f = self.faults
+        if f == _NO_FAULTS:
+            return [(0.0, data)] if data else []
         if not data or self._take("drop_next", f.drop_rate):
             return []
         if self._take("corrupt_next", f.corrupt_rate):
@@ -114,3 +116,6 @@ class ChannelShaper:
             pieces = [data[i : i + f.split_size] for i in range(0, len(data), f.split_size)]
             return [(f.delay + n * f.split_gap, piece) for n, piece in enumerate(pieces)]
         return [(f.delay, data)]
+
+
+_NO_FAULTS = ChannelFaults()

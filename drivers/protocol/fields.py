@@ -171,3 +171,13 @@ class ListOf(WireType):
             item, offset = self.item.decode(data, offset)
             items.append(item)
         return tuple(items), offset
+
+
+def fixed_format(wire: WireType) -> str | None:
+    """The struct code of a wire type whose every value has one size and no check of its own
+    beyond its size, or None: lets a message of such fields decode with a single unpack."""
+    if isinstance(wire, _Int):
+        return wire.fmt[1:]
+    if isinstance(wire, Fixed):
+        return f"{wire.size}s"
+    return None

@@ -112,17 +112,17 @@ class FrameDecoder:
 
     def feed(self, data: bytes) -> list[Frame | Noise]:
         """Add bytes; return every complete frame and noise report they produce, in order."""
-        self._buf += data
-        out: list[Frame | Noise] = []
         buf = self._buf
-        while True:
+        buf += data
+        out: list[Frame | Noise] = []
+        while buf:
             start = buf.find(SYNC)
             if start < 0:
                 # Keep a trailing first sync byte: its partner may arrive in the next chunk.
-                keep = 1 if buf[-1:] == SYNC[:1] else 0
-                if len(buf) - keep:
-                    out.append(Noise(NoiseReason.GARBAGE, len(buf) - keep))
-                    del buf[: len(buf) - keep]
+                drop = len(buf) - (buf[-1] == SYNC[0])
+                if drop:
+                    out.append(Noise(NoiseReason.GARBAGE, drop))
+                    del buf[:drop]
                 break
             if start:
                 out.append(Noise(NoiseReason.GARBAGE, start))
@@ -137,27 +137,23 @@ class FrameDecoder:
             total = HEADER_SIZE + length + CRC_SIZE
             if len(buf) < total:
                 break
-            body = bytes(buf[HEADER_SIZE : HEADER_SIZE + length])
-            crc = int.from_bytes(buf[total - CRC_SIZE : total], "big")
-            if crc16(bytes((length,)) + body) != crc:
+            frame = bytes(buf[:total])
+            if crc16(frame[2:3] + frame[HEADER_SIZE:-CRC_SIZE]) != int.from_bytes(frame[-CRC_SIZE:], "big"):
                 out.append(Noise(NoiseReason.BAD_CRC, 1))
                 del buf[:1]
                 continue
             del buf[:total]
-            ctrl = body[1]
-            try:
-                kind = Kind(ctrl & 0x0F)
-            except ValueError:
+            ctrl = frame[5]
+            kind = _KINDS.get(ctrl & 0x0F)
+            if kind is None:
                 out.append(Noise(NoiseReason.BAD_CTRL, total))
                 continue
             out.append(
                 Frame(
-                    address=body[0],
-                    kind=kind,
-                    from_device=bool(ctrl & DIRECTION_FROM_DEVICE),
-                    seq=body[2],
-                    msg=body[3],
-                    payload=body[4:],
+                    frame[4], kind, bool(ctrl & DIRECTION_FROM_DEVICE), frame[6], frame[7], frame[8:-CRC_SIZE]
                 )
             )
         return out
+
+
+_KINDS = {int(kind): kind for kind in Kind}

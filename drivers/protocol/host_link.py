@@ -12,7 +12,7 @@ import collections
 import itertools
 from dataclasses import dataclass, field
 
-from drivers.protocol.core import CATALOG
+from drivers.protocol.core import CATALOG, Identity
 from drivers.protocol.fields import STR, PayloadError
 from drivers.protocol.frame import Frame, FrameDecoder, Kind, Noise, NoiseReason
 from drivers.protocol.message import Catalog, Command, Event, Reply, Status, UnknownMessage
@@ -131,6 +131,7 @@ class HostLink:
         self._seq = itertools.cycle(range(256))
         self._numbers = itertools.count(1)
         self._last_event_seq: int | None = None
+        self._boot_id: int | None = None
         self._outbox = bytearray()
         self._outcomes: list[LinkOutcome] = []
         self._last_rx: float | None = None
@@ -172,13 +173,13 @@ class HostLink:
     def abort_all(self) -> list[Request]:
         """Drop every queued and in-flight command (link lost); the caller fails them.
 
-        The decoder is cleared and event de-duplication forgotten: the next session starts clean.
+        Event de-duplication is kept: the device's event sequence runs for its whole boot, so an
+        event delivered before the link dropped is recognised when it comes again.
         """
         aborted = ([self._in_flight] if self._in_flight else []) + list(self._queue)
         self._in_flight = None
         self._queue.clear()
         self._decoder.clear()
-        self._last_event_seq = None
         self._outbox.clear()
         self._last_rx = None
         return aborted
@@ -265,8 +266,18 @@ class HostLink:
             self.counters.stale_responses += 1
             return
         self._in_flight = None
-        self._outcomes.append(self._decode_response(request, frame.payload))
+        outcome = self._decode_response(request, frame.payload)
+        if isinstance(outcome, ReplyReceived) and isinstance(outcome.reply, Identity):
+            self._on_identity(outcome.reply)
+        self._outcomes.append(outcome)
         self._pump(now)
+
+    def _on_identity(self, identity: Identity) -> None:
+        """A new boot restarts the device's event sequence: forget the last one seen. Done here,
+        in frame order, because the device may send events right behind its Hello response."""
+        if identity.boot_id != self._boot_id:
+            self._boot_id = identity.boot_id
+            self._last_event_seq = None
 
     def _decode_response(self, request: Request, payload: bytes) -> LinkOutcome:
         name = type(request.command).__name__

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import struct
 import typing
 from typing import Annotated, ClassVar, Self
 
-from drivers.protocol.fields import PayloadError, WireType
+from drivers.protocol.fields import PayloadError, WireType, fixed_format
 
 
 class Status(enum.IntEnum):
@@ -32,6 +33,8 @@ class Message:
 
     MSG_ID: ClassVar[int]
     LAYOUT: ClassVar[tuple[tuple[str, WireType], ...]] = ()
+    #: One struct for layouts made only of fixed-size integers and byte strings: the hot path.
+    _FIXED: ClassVar[struct.Struct | None] = None
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -44,6 +47,8 @@ class Message:
                 raise TypeError(f"{cls.__name__}.{field.name} needs exactly one wire type")
             layout.append((field.name, wire[0]))
         cls.LAYOUT = tuple(layout)
+        formats = [fixed_format(wire) for _, wire in layout]
+        cls._FIXED = None if None in formats else struct.Struct("<" + "".join(formats))  # type: ignore[arg-type]
 
     def to_payload(self) -> bytes:
         """Encode the fields in declaration order."""
@@ -58,6 +63,8 @@ class Message:
     @classmethod
     def from_payload(cls, data: bytes) -> Self:
         """Decode a payload; a short, long or ill-typed payload raises PayloadError naming the field."""
+        if cls._FIXED is not None and len(data) == cls._FIXED.size:
+            return cls(*cls._FIXED.unpack(data))
         values = {}
         offset = 0
         for name, wire in cls.LAYOUT:

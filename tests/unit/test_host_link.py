@@ -102,3 +102,30 @@ def test_command_before_hello_is_refused_with_no_session():
     wire.host.submit(GetStatus(), 0.0)
     (outcome,) = wire.run(0.0)
     assert outcome.status.name == "NO_SESSION"
+
+
+def test_event_resent_in_a_new_session_is_not_delivered_twice():
+    """The ACK is lost and the link drops; the device sends the event again under a new session
+    of the same boot: the host knows it already."""
+    wire = started()
+    wire.device.emit(DiagnosticEvent(1))
+    wire.device.tick(wire.now)
+    wire.host.receive(wire.device.data_to_send(), wire.now)
+    assert [o.event for o in wire.host.outcomes() if isinstance(o, EventReceived)] == [DiagnosticEvent(1)]
+    wire.host.data_to_send()  # the ACK never reaches the device
+    wire.host.abort_all()
+    wire.host.submit(Hello(session_id=2, protocol_version=1), wire.now)
+    outcomes = wire.run(until=1.0)
+    assert not [o for o in outcomes if isinstance(o, EventReceived)]
+    assert wire.host.counters.duplicate_events == 1
+    assert wire.device.pending_events == 0
+
+
+def test_after_a_reboot_the_event_sequence_starts_again():
+    wire = started()
+    wire.device.emit(DiagnosticEvent(1))
+    assert [o.event for o in wire.run(until=1.0) if isinstance(o, EventReceived)] == [DiagnosticEvent(1)]
+    wire.device.reboot(wire.now)
+    wire.device.emit(DiagnosticEvent(2))  # sent with sequence 0 again, as the first of the boot
+    wire.host.submit(Hello(session_id=2, protocol_version=1), wire.now)
+    assert [o.event for o in wire.run(until=1.0) if isinstance(o, EventReceived)] == [DiagnosticEvent(2)]

@@ -1,0 +1,67 @@
+"""Test harness: a simulated device behind a real port, and the driver stack connected to it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from drivers.connection import ConnectionState, DeviceConnection, SupervisorSettings
+from drivers.protocol.host_link import LinkTimings
+from drivers.transport.base import Transport
+from firmware_sim.device import SimulatedDevice
+from firmware_sim.ports import Port
+
+#: Fast timers for tests, still generous against scheduling noise on a shared machine.
+FAST = SupervisorSettings(
+    heartbeat_interval=0.1,
+    backoff_initial=0.05,
+    backoff_max=0.5,
+    presence_poll=0.05,
+    timings=LinkTimings(response_timeout=0.1, max_retries=3, partial_frame_timeout=0.1),
+)
+
+
+@dataclass
+class Rig:
+    port: Port
+    conn: DeviceConnection
+
+    @property
+    def device(self) -> SimulatedDevice:
+        return self.port.device
+
+
+@contextlib.asynccontextmanager
+async def connected(
+    port: Port,
+    transport: Callable[[str], Transport],
+    *,
+    settings: SupervisorSettings = FAST,
+    wait: bool = True,
+    **kwargs: object,
+) -> AsyncIterator[Rig]:
+    """Connect the driver stack to a started ``port``; stop both afterwards."""
+    conn = DeviceConnection(lambda: transport(port.url), name=port.device.name, settings=settings, **kwargs)  # type: ignore[arg-type]
+    try:
+        await conn.start()
+        if wait:
+            await conn.wait_ready(5.0)
+        yield Rig(port, conn)
+    finally:
+        await conn.stop()
+        port.stop()
+
+
+async def wait_for_state(conn: DeviceConnection, state: ConnectionState, timeout: float = 5.0) -> float:
+    """Wait until the connection reaches ``state``; return how long it took."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    while conn.state is not state:
+        if loop.time() - start > timeout:
+            raise AssertionError(
+                f"{conn.name} stayed {conn.state.value}, wanted {state.value} (last error: {conn.last_error})"
+            )
+        await asyncio.sleep(0.005)
+    return loop.time() - start
