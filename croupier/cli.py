@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from croupier import logs
+from croupier.errors import ConfigError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,6 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     logs.configure(args.log_level, json=args.log_json)
     try:
         return int(args.handler(args) or 0)
+    except ConfigError as exc:
+        print(f"croupier: configuration error: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

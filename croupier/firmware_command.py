@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 import threading
+import tomllib
+from pathlib import Path
 
 import structlog
 
+from croupier.errors import ConfigError
 from firmware_sim.device import SimulatedDevice
+from firmware_sim.faults import FaultPlan
 from firmware_sim.personality import DiagnosticPersonality
 from firmware_sim.ports import serial_port_kinds, serve
 
@@ -31,11 +35,32 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--address", type=lambda v: int(v, 0), default=1, help="device address on the bus (default 1)"
     )
     p.add_argument("--seed", type=int, help="seed for a reproducible run (tests only)")
+    p.add_argument(
+        "--faults", type=Path, metavar="FILE", help="TOML fault plan for the wire (see config/faults/)"
+    )
     p.set_defaults(handler=run)
 
 
+def load_fault_plan(path: Path) -> FaultPlan:
+    """Read a fault plan; any problem is a ConfigError naming the file and the key."""
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    try:
+        return FaultPlan.from_mapping(data)
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
-    device = SimulatedDevice(PERSONALITIES[args.device](), address=args.address, seed=args.seed)
+    faults = load_fault_plan(args.faults) if args.faults else None
+    device = SimulatedDevice(
+        PERSONALITIES[args.device](), address=args.address, seed=args.seed, faults=faults
+    )
     port = serve(args.port, device)
     print(f"{device.name}: connect to {port.url}", flush=True)
     structlog.get_logger("croupier.firmware").info(
