@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -23,3 +24,29 @@ def no_leaked_threads():
             break
         time.sleep(0.02)
     assert not leaked, f"threads leaked by the test: {[t.name for t in leaked]}"
+
+
+def _open_fds() -> set[str]:
+    return {fd for fd in os.listdir("/proc/self/fd") if _target(fd) is not None}
+
+
+def _target(fd: str) -> str | None:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_ports():
+    """Every port, pty, socket and pipe a test opens is closed by its end."""
+    before = _open_fds()
+    yield
+    deadline = time.monotonic() + 2.0
+    while True:
+        leaked = {fd: _target(fd) for fd in _open_fds() - before}
+        leaked = {fd: target for fd, target in leaked.items() if target}
+        if not leaked or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert not leaked, f"file descriptors leaked by the test: {leaked}"

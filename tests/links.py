@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
+from typing import TypeVar
 
 from drivers.connection import ConnectionState, DeviceConnection, SupervisorSettings
 from drivers.protocol.host_link import LinkTimings
 from drivers.transport.base import Transport
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.ports import Port
+
+T = TypeVar("T")
 
 #: Fast timers for tests, still generous against scheduling noise on a shared machine.
 FAST = SupervisorSettings(
@@ -52,6 +55,18 @@ async def connected(
     finally:
         await conn.stop()
         port.stop()
+
+
+def run(coro: Coroutine[object, object, T], timeout: float = 30.0) -> T:
+    """Run a test scenario on a fresh loop; fail if it leaves a task running behind it."""
+
+    async def guarded() -> T:
+        result = await asyncio.wait_for(coro, timeout)
+        leftover = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()]
+        assert not leftover, f"tasks leaked by the scenario: {leftover}"
+        return result
+
+    return asyncio.run(guarded())
 
 
 async def wait_for_state(conn: DeviceConnection, state: ConnectionState, timeout: float = 5.0) -> float:

@@ -185,8 +185,11 @@ def _classify(url: str, exc: serial.SerialException) -> TransportError:
     """Map pyserial's open errors to errors that say who can fix them."""
     code = exc.errno if isinstance(exc.errno, int) else None
     text = str(exc)
-    if code in (errno.ENOENT, errno.ENODEV, errno.ENXIO) or (
-        "could not open port" in text and ("No such file" in text or "No such device" in text)
+    if (
+        code in (errno.ENOENT, errno.ENODEV, errno.ENXIO)
+        or "No such file" in text
+        or "No such device" in text
+        or "no ports found" in text  # hwgrep:// matched nothing
     ):
         return DeviceNotFound(f"{url}: no device there ({text})")
     if code in (errno.EACCES, errno.EPERM) or "Permission denied" in text:

@@ -14,6 +14,7 @@ import pytest
 from drivers.connection import ConnectionState, DeviceRebooted
 from drivers.errors import (
     CommandTimeout,
+    DeviceNotFound,
     DeviceRefused,
     NotConnected,
     OutcomeUnknown,
@@ -39,7 +40,7 @@ from firmware_sim.engine import DeviceEngine
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.personality import DiagnosticPersonality
 from firmware_sim.ports.pty import PtyPort
-from tests.links import FAST, connected, wait_for_state
+from tests.links import FAST, connected, run, wait_for_state
 
 
 @dataclass
@@ -60,10 +61,6 @@ class RecordingPersonality(DiagnosticPersonality):
 
 def pty(faults: FaultPlan | None = None) -> PtyPort:
     return PtyPort(SimulatedDevice(RecordingPersonality(), faults=faults, seed=3)).start()
-
-
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 30))
 
 
 async def next_event(conn, kind, timeout: float = 3.0):
@@ -307,5 +304,38 @@ def test_events_requested_by_command_are_delivered():
             await rig.conn.request(RequestDiagnosticEvents(3))
             got = [(await next_event(rig.conn, DiagnosticEvent)).number for _ in range(3)]
             assert got == [1, 2, 3]
+
+    run(scenario())
+
+
+def test_spy_url_traces_the_exchange_in_hex(tmp_path):
+    """pyserial's spy:// handler wraps the port: the driver stack runs unchanged over it."""
+    trace = tmp_path / "trace.txt"
+
+    async def scenario():
+        async with connected(pty(), lambda url: SerialTransport(f"spy://{url}?file={trace}")) as rig:
+            await rig.conn.request(Echo(b"\x5a\xa5"))
+
+    run(scenario())
+    text = trace.read_text()
+    assert "TX" in text and "RX" in text and "A5 5A" in text.upper()
+
+
+def test_hwgrep_with_no_matching_port_is_device_not_found():
+    async def scenario():
+        transport = SerialTransport("hwgrep://1209:FFF0")
+        assert not transport.present()
+        with pytest.raises(DeviceNotFound, match="hwgrep://1209:FFF0"):
+            await transport.open(lambda data: None, lambda exc: None)
+
+    run(scenario())
+
+
+def test_missing_port_path_is_device_not_found(tmp_path):
+    async def scenario():
+        transport = SerialTransport(str(tmp_path / "ttyUSB9"))
+        assert not transport.present()
+        with pytest.raises(DeviceNotFound, match="no device there"):
+            await transport.open(lambda data: None, lambda exc: None)
 
     run(scenario())
