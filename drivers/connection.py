@@ -283,6 +283,9 @@ class DeviceConnection:
                     await self._drop(exc)
                     self._set_state(ConnectionState.FAILED, str(exc))
                     return
+            except Exception as exc:  # a bug below must not kill supervision silently
+                self.log.exception("unexpected error on the link")
+                self.last_error = LinkLost(f"{self.name}: unexpected {type(exc).__name__}: {exc}")
             await self._drop(self.last_error or LinkLost("link lost"))
             self._set_state(ConnectionState.BACKOFF, str(self.last_error))
             await self._wait_for_retry(backoff)
@@ -359,9 +362,10 @@ class DeviceConnection:
             done, _ = await asyncio.wait({task, lost}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             lost.cancel()
+            if not task.done():
+                task.cancel()
         if task in done:
             return task.result()
-        task.cancel()
         raise self.last_error or LinkLost(f"{self.name}: link lost")
 
     async def _serve(self) -> None:

@@ -32,11 +32,23 @@ _THREAD_POLL = 0.05  # seconds a reader thread blocks before checking it should 
 
 
 class SerialTransport(Transport):
-    """One serial port. ``exclusive`` (default) refuses a second exclusive opener of the port."""
+    """One serial port. ``exclusive`` (default) refuses a second exclusive opener of the port.
 
-    def __init__(self, url: str, *, baudrate: int = 115200, exclusive: bool = True) -> None:
+    Line settings default to 115200 8N1. Over ``rfc2217://`` they reach the device server's UART.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        baudrate: int = 115200,
+        bytesize: int = serial.EIGHTBITS,
+        parity: str = serial.PARITY_NONE,
+        stopbits: float = serial.STOPBITS_ONE,
+        exclusive: bool = True,
+    ) -> None:
         self.url = url
-        self.baudrate = baudrate
+        self.line = {"baudrate": baudrate, "bytesize": bytesize, "parity": parity, "stopbits": stopbits}
         self.exclusive = exclusive
         self._port: serial.SerialBase | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -64,19 +76,26 @@ class SerialTransport(Transport):
             self._thread.start()
 
     def _open_port(self) -> serial.SerialBase:
-        kwargs: dict[str, object] = {"baudrate": self.baudrate, "timeout": _THREAD_POLL, "write_timeout": 1.0}
-        if "://" not in self.url or self.url.startswith("hwgrep://"):
+        scheme = urlsplit(self.url).scheme
+        kwargs: dict[str, object] = {**self.line, "timeout": _THREAD_POLL}
+        if scheme != "rfc2217":  # pyserial's RFC 2217 client has no write timeout
+            kwargs["write_timeout"] = 1.0
+        if scheme in ("", "hwgrep"):
             kwargs["exclusive"] = self.exclusive
         try:
             return serial.serial_for_url(self.url, **kwargs)
         except serial.SerialException as exc:
             raise _classify(self.url, exc) from exc
-        except ValueError as exc:
+        except (ValueError, NotImplementedError) as exc:
             raise TransportError(f"{self.url}: bad port setting: {exc}") from exc
+        except OSError as exc:
+            raise TransportError(f"{self.url}: cannot open: {exc}") from exc
 
     def write(self, data: bytes) -> None:
         if self._port is None:
             raise LinkLost(f"{self.url}: not open")
+        if self._stop.is_set():
+            return  # lost: the supervisor is closing the port, the bytes go nowhere
         if self._fd >= 0:
             self._write_fd(data)
             return
@@ -142,34 +161,35 @@ class SerialTransport(Transport):
                 loop.call_soon_threadsafe(self._deliver, data)
 
     def _deliver(self, data: bytes) -> None:
-        if self._port is not None and self._on_data is not None:
+        if not self._stop.is_set() and self._on_data is not None:
             self._on_data(data)
 
     def _lost(self, exc: Exception) -> None:
-        if self._port is None:
+        """Report the loss once and stop all I/O; the supervisor then calls close()."""
+        if self._port is None or self._stop.is_set():
             return
-        callback = self._on_lost
-        self._release()
-        if callback is not None:
-            callback(exc)
+        self._detach()
+        if self._on_lost is not None:
+            self._on_lost(exc)
 
-    def _release(self) -> None:
-        port, self._port = self._port, None
+    def _detach(self) -> None:
+        """Stop reading and writing, without blocking the loop."""
         self._stop.set()
         if self._fd >= 0 and self._loop is not None:
             self._loop.remove_reader(self._fd)
             self._loop.remove_writer(self._fd)
         self._fd = -1
         self._pending.clear()
-        if port is not None:
-            with contextlib.suppress(Exception):
-                port.close()
-        thread, self._thread = self._thread, None
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=2)
 
     async def close(self) -> None:
-        self._release()
+        """Close the port off the loop: pyserial's socket and RFC 2217 close() sleep and join, and
+        every other device on the loop must keep running meanwhile."""
+        port, self._port = self._port, None
+        self._detach()
+        thread, self._thread = self._thread, None
+        if port is None and thread is None:
+            return
+        await asyncio.get_running_loop().run_in_executor(None, _close_port, port, thread)
 
     def present(self) -> bool:
         scheme = urlsplit(self.url).scheme
@@ -179,6 +199,14 @@ class SerialTransport(Transport):
             pattern = self.url[len("hwgrep://") :].split("&")[0]
             return any(True for _ in list_ports.grep(pattern))
         return True  # network ports: only a connection attempt can tell
+
+
+def _close_port(port: serial.SerialBase | None, thread: threading.Thread | None) -> None:
+    if port is not None:
+        with contextlib.suppress(Exception):  # a port that died under us may fail to close
+            port.close()
+    if thread is not None:
+        thread.join(timeout=2)
 
 
 def _classify(url: str, exc: serial.SerialException) -> TransportError:

@@ -46,4 +46,16 @@ def _pty(device: SimulatedDevice) -> Port:
     return PtyPort(device)
 
 
-_SERVERS = {"pty": _pty}
+def _tcp(device: SimulatedDevice) -> Port:
+    from firmware_sim.ports.tcp import TcpPort
+
+    return TcpPort(device)
+
+
+def _rfc2217(device: SimulatedDevice) -> Port:
+    from firmware_sim.ports.rfc2217 import Rfc2217Port
+
+    return Rfc2217Port(device)
+
+
+_SERVERS = {"pty": _pty, "tcp": _tcp, "rfc2217": _rfc2217}
