@@ -1,5 +1,6 @@
 """``croupier run``: with no hardware configured, simulated devices served over their real
-transports and driven through the full driver stack, with a readable log of the links.
+transports (a pseudo-terminal and the simulated USB bus) and driven through the full driver stack,
+with a readable log of the links.
 
 The table service (config, games, API) grows on this entry point; today it proves the wire.
 """
@@ -10,15 +11,19 @@ import argparse
 import asyncio
 import statistics
 import time
+from collections.abc import Callable
 
 import structlog
 
 from drivers.connection import DeviceConnection
 from drivers.protocol.core import DeviceClass, Echo, IncrementTestCounter
+from drivers.transport.base import Transport
 from drivers.transport.serial import SerialTransport
+from drivers.transport.usb import UsbTransport
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.personality import DiagnosticPersonality
 from firmware_sim.ports import Port, serve
+from firmware_sim.ports.usb import SimulatedUsbBus, UsbPort
 
 log = structlog.get_logger("croupier.run")
 
@@ -45,14 +50,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(duration: float, interval: float) -> int:
-    ports: list[Port] = [serve("pty", SimulatedDevice(DiagnosticPersonality(), name="diagnostic-pty"))]
+    # No kernel USB is needed: the simulated bus is a pyusb backend inside this process.
+    bus = SimulatedUsbBus()
+    ports: list[Port] = [
+        serve("pty", SimulatedDevice(DiagnosticPersonality(), name="diagnostic-pty")),
+        UsbPort(
+            SimulatedDevice(DiagnosticPersonality(serial_number="SIM-0002"), name="diagnostic-usb"), bus
+        ).start(),
+    ]
+    transports: list[Callable[[], Transport]] = [
+        lambda: SerialTransport(ports[0].url),
+        lambda: UsbTransport(ports[1].url, backend=bus),
+    ]
     connections = [
-        DeviceConnection(
-            lambda url=port.url: SerialTransport(url),
-            name=port.device.name,
-            expected_class=DeviceClass.DIAGNOSTIC,
-        )
-        for port in ports
+        DeviceConnection(factory, name=port.device.name, expected_class=DeviceClass.DIAGNOSTIC)
+        for port, factory in zip(ports, transports, strict=True)
     ]
     try:
         for conn in connections:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import structlog
 
 from drivers.errors import (
+    BadAddress,
     CommandTimeout,
     DeviceRefused,
     DriverError,
@@ -294,19 +295,23 @@ class DeviceConnection:
     async def _wait_for_retry(self, backoff: float) -> None:
         """Sleep out the backoff, but go at once when a device that was absent reappears."""
         probe = self._factory()
-        was_present = probe.present()
+        # A presence check may do I/O (USB string descriptors): keep it off the loop.
+        was_present = await asyncio.to_thread(probe.present)
         loop = asyncio.get_running_loop()
         until = loop.time() + backoff
         while loop.time() < until:
             await asyncio.sleep(min(self.settings.presence_poll, max(0.0, until - loop.time())))
-            present = probe.present()
+            present = await asyncio.to_thread(probe.present)
             if present and not was_present:
                 return
             was_present = present
 
     async def _connect_once(self) -> None:
         self._lost.clear()
-        transport = self._factory()
+        try:
+            transport = self._factory()
+        except ValueError as exc:
+            raise BadAddress(f"{self.name}: {exc}") from exc
         self._set_state(ConnectionState.CONNECTING, transport.url)
         await transport.open(self._on_data, self._lost_link)
         self._transport = transport

@@ -76,5 +76,11 @@ class HandshakeRejected(DriverError):
     severity = Severity.FATAL
 
 
+class BadAddress(DriverError):
+    """The configured device URL cannot name a device (a malformed usb:// or serial URL)."""
+
+    severity = Severity.FATAL
+
+
 class NotConnected(DriverError):
     """A command was asked of a device that is not ready."""

@@ -26,12 +26,20 @@ from drivers.protocol.core import (
     fault_mask,
 )
 from drivers.protocol.fields import STR, PayloadError
-from drivers.protocol.frame import Frame, FrameDecoder, Kind, Noise, NoiseReason
+from drivers.protocol.frame import MAX_PAYLOAD, Frame, FrameDecoder, Kind, Noise, NoiseReason
 from drivers.protocol.host_link import NakReason
 from drivers.protocol.message import Catalog, Command, Empty, Event, Reply, Status, UnknownMessage
 from firmware_sim.personality import Personality, Refusal
 
 RESPONSE_CACHE_SIZE = 8
+# An error response is the status byte and a str field: its text must fit the rest of a payload.
+_MAX_DETAIL = MAX_PAYLOAD - 2
+
+
+def _detail(text: str) -> bytes:
+    """The detail field of an error response, cut to fit a frame at a character boundary."""
+    raw = text.encode("utf-8")[:_MAX_DETAIL]
+    return STR.encode(raw.decode("utf-8", errors="ignore"))
 
 
 @dataclass
@@ -161,17 +169,17 @@ class DeviceEngine:
         try:
             command = self.catalog.command(frame.msg).from_payload(frame.payload)
         except UnknownMessage as exc:
-            return Status.UNKNOWN_COMMAND, STR.encode(str(exc))
+            return Status.UNKNOWN_COMMAND, _detail(str(exc))
         except PayloadError as exc:
-            return Status.BAD_PAYLOAD, STR.encode(str(exc))
+            return Status.BAD_PAYLOAD, _detail(str(exc))
         if isinstance(command, Hello):
             return Status.OK, self._hello(command).to_payload()
         if self._session is None:
-            return Status.NO_SESSION, STR.encode("no session since power-on: send Hello")
+            return Status.NO_SESSION, _detail("no session since power-on: send Hello")
         try:
             reply = self._dispatch(command, now)
         except Refusal as refusal:
-            return refusal.status, STR.encode(refusal.detail[:255])
+            return refusal.status, _detail(refusal.detail)
         self.executions += 1
         return Status.OK, reply.to_payload()
 
