@@ -38,13 +38,16 @@ class SimulatedDevice:
         faults: FaultPlan | None = None,
         seed: int | None = None,
         name: str | None = None,
+        multidrop: bool = False,
     ) -> None:
         self.name = name or f"{personality.device_class.name.lower()}@{address}"
         self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
         self.faults = faults or FaultPlan()
         self._inbound = ChannelShaper(self.faults.inbound, self._rng)
         self._outbound = ChannelShaper(self.faults.outbound, self._rng)
-        self.engine = DeviceEngine(personality, address=address, rng=self._rng, now=time.monotonic())
+        self.engine = DeviceEngine(
+            personality, address=address, multidrop=multidrop, rng=self._rng, now=time.monotonic()
+        )
         self._cond = threading.Condition()
         self._heap: list[tuple[float, int, int, bytes]] = []
         self._order = itertools.count()

@@ -59,11 +59,15 @@ class DeviceEngine:
         address: int = 0x01,
         catalog: Catalog = CATALOG,
         event_timeout: float = 0.3,
+        multidrop: bool = False,
         rng: random.Random | None = None,
         now: float = 0.0,
     ) -> None:
         self.personality = personality
         self.address = address
+        # On a shared RS-485 bus a device may talk only when addressed: its events then ride
+        # behind its responses (resent behind each one until acknowledged), never on a timer.
+        self.multidrop = multidrop
         self.catalog = catalog
         self.event_timeout = event_timeout
         self._rng = rng or random.SystemRandom()
@@ -108,7 +112,7 @@ class DeviceEngine:
                 self._on_nak(now)
 
     def tick(self, now: float) -> None:
-        if self._events and self._session is not None:
+        if self._events and self._session is not None and not self.multidrop:
             head = self._events[0]
             if head.seq < 0 or now >= head.deadline:
                 self._send_event(head, now)
@@ -130,7 +134,7 @@ class DeviceEngine:
         return out
 
     def next_deadline(self) -> float | None:
-        if self._events and self._session is not None and self._events[0].seq >= 0:
+        if self._events and self._session is not None and self._events[0].seq >= 0 and not self.multidrop:
             return self._events[0].deadline
         return None
 
@@ -163,7 +167,10 @@ class DeviceEngine:
             self._cache[frame.seq] = (frame.msg, frame.payload, data)
             while len(self._cache) > RESPONSE_CACHE_SIZE:
                 self._cache.popitem(last=False)
-        self.tick(now)
+        if self.multidrop and self._events and self._session is not None:
+            self._send_event(self._events[0], now)  # addressed: the turn to speak
+        else:
+            self.tick(now)
 
     def _execute(self, frame: Frame, now: float) -> tuple[int, bytes]:
         try:
@@ -181,7 +188,12 @@ class DeviceEngine:
         except Refusal as refusal:
             return refusal.status, _detail(refusal.detail)
         self.executions += 1
-        return Status.OK, reply.to_payload()
+        body = reply.to_payload()
+        if len(body) >= MAX_PAYLOAD:  # the status byte takes one
+            return Status.REFUSED, _detail(
+                f"{type(reply).__name__} of {len(body)} bytes does not fit a frame"
+            )
+        return Status.OK, body
 
     def _hello(self, hello: Hello) -> Identity:
         if hello.session_id != self._session:
@@ -253,5 +265,8 @@ class DeviceEngine:
         if self._last_response:
             self._outbox += self._last_response
         if self._events and self._events[0].seq >= 0:
-            self._events[0].deadline = now
-            self.tick(now)
+            if self.multidrop:
+                self._send_event(self._events[0], now)  # the NAK addressed us: our turn to speak
+            else:
+                self._events[0].deadline = now
+                self.tick(now)

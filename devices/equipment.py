@@ -1,0 +1,63 @@
+"""The base of every device-class rule machine: driver, fault latch, and the device's events.
+
+Subclasses declare a ``transitions.Machine`` for their own states. Per ARCHITECTURE.md: no
+``to_<state>()`` backdoors (``auto_transitions=False``); checks and device I/O in conditions and
+``before`` callbacks, which can still abort; ``on_enter``/``after`` only record.
+"""
+
+from __future__ import annotations
+
+from typing import Generic, TypeVar
+
+from devices.faults import Fault, FaultLatch, Operator
+from devices.rules import Rule
+from drivers.connection import ConnectionState, StateChanged
+from drivers.driver import Driver
+from drivers.protocol.core import FaultCleared, FaultCode, FaultRaised
+
+D = TypeVar("D", bound=Driver)
+
+DEVICE_FAULT = Rule("NOTES.md §3; docs/protocol.md §7", "a fault the device reports latches until cleared")
+LINK_LOST = Rule(
+    "ARCHITECTURE.md (faults latch)", "a lost link to a device latches until a supervisor clears it"
+)
+
+
+class Equipment(Generic[D]):
+    """A device's rules over its driver. ``apply`` feeds it the driver's events in order."""
+
+    def __init__(self, driver: D, latch: FaultLatch | None = None) -> None:
+        self.driver = driver
+        self.latch = latch or FaultLatch()
+        self._was_ready = False
+
+    @property
+    def name(self) -> str:
+        return self.driver.name
+
+    def apply(self, event: object) -> None:
+        """Update the rules' view from one driver event; subclasses extend for their own events."""
+        if isinstance(event, FaultRaised):
+            self.latch.latch(Fault(_fault_name(event.code), event.detail, DEVICE_FAULT.clause, "device"))
+        elif isinstance(event, StateChanged):
+            if event.state is ConnectionState.READY:
+                self._was_ready = True
+            elif self._was_ready and event.state in (ConnectionState.BACKOFF, ConnectionState.FAILED):
+                self.latch.latch(Fault("LINK_LOST", event.reason or "link lost", LINK_LOST.clause, "host"))
+        elif isinstance(event, FaultCleared):
+            pass  # recorded by the service; the host latch is released by ``clear``
+
+    async def clear(self, code: str, operator: Operator) -> None:
+        """Clear a latched fault: a supervisor only; a device fault is cleared on the device first,
+        which refuses while the condition persists."""
+        fault = self.latch.authorise_clear(code, operator)
+        if fault.origin == "device":
+            await self.driver.clear_fault(FaultCode[code], operator.ident)
+        self.latch.release(code)
+
+
+def _fault_name(code: int) -> str:
+    try:
+        return FaultCode(code).name
+    except ValueError:
+        return f"FAULT_{code}"

@@ -1,0 +1,105 @@
+"""Faults that latch like regulated gaming equipment, and who may clear them.
+
+A wrong card count, a jam, a lost link or a tamper alarm blocks the device until a supervisor
+clears it; a dealer cannot. Enforcement history (NOTES.md §3): a dealer overriding a shuffler's
+error light put an extra card in play for 147 hands. The latch is plain data so the table service
+can persist it and restore it after a restart (a fault survives a power cycle).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+from devices.rules import Rule, RuleViolation
+
+SUPERVISOR_CLEARS = Rule(
+    "NOTES.md §3 (enforcement history; 5.3)",
+    "a latched fault or count mismatch is cleared only by a supervisor; there is no dealer override",
+)
+LATCH_BLOCKS = Rule(
+    "NOTES.md §3 (enforcement history)",
+    "a latched fault blocks the device until an authorised clear",
+)
+
+
+class Role(enum.Enum):
+    DEALER = "dealer"
+    SUPERVISOR = "supervisor"
+
+
+@dataclass(frozen=True)
+class Operator:
+    """Who acts: an employee id and the role the table service authenticated."""
+
+    ident: str
+    role: Role
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A latched fault: ``code`` names it (a device FaultCode name, or a host-found condition such
+    as ``LINK_LOST``), ``origin`` says whether the device must also be told to clear it."""
+
+    code: str
+    detail: str
+    clause: str
+    origin: str  # "device" or "host"
+
+
+class FaultLatch:
+    """The set of latched faults of one device."""
+
+    def __init__(self, on_change: Callable[[], None] | None = None) -> None:
+        self._faults: dict[str, Fault] = {}
+        self._on_change = on_change
+
+    @property
+    def faults(self) -> tuple[Fault, ...]:
+        return tuple(self._faults.values())
+
+    def __bool__(self) -> bool:
+        return bool(self._faults)
+
+    def latch(self, fault: Fault) -> bool:
+        """Latch ``fault``; False if one with its code was already latched (kept, not replaced)."""
+        if fault.code in self._faults:
+            return False
+        self._faults[fault.code] = fault
+        self._changed()
+        return True
+
+    def require_clear(self, action: str) -> None:
+        """Refuse ``action`` while anything is latched."""
+        if self._faults:
+            names = ", ".join(f"{f.code} ({f.detail})" for f in self._faults.values())
+            raise RuleViolation(LATCH_BLOCKS, f"{action} refused: latched {names}")
+
+    def authorise_clear(self, code: str, operator: Operator) -> Fault:
+        """The fault a supervisor may clear; raises for a dealer or an unknown code."""
+        if operator.role is not Role.SUPERVISOR:
+            raise RuleViolation(
+                SUPERVISOR_CLEARS, f"{operator.ident} ({operator.role.value}) may not clear {code}"
+            )
+        try:
+            return self._faults[code]
+        except KeyError:
+            raise KeyError(f"{code} is not latched; latched: {sorted(self._faults) or 'none'}") from None
+
+    def release(self, code: str) -> None:
+        """Unlatch after an authorised clear (and, for a device fault, the device's own clear)."""
+        if self._faults.pop(code, None) is not None:
+            self._changed()
+
+    def to_records(self) -> list[dict[str, str]]:
+        return [asdict(f) for f in self._faults.values()]
+
+    def restore(self, records: list[dict[str, str]]) -> None:
+        """Latch faults persisted before a restart."""
+        for record in records:
+            self.latch(Fault(**record))
+
+    def _changed(self) -> None:
+        if self._on_change is not None:
+            self._on_change()
