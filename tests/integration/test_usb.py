@@ -44,7 +44,7 @@ from firmware_sim.device import SimulatedDevice
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.personality import DiagnosticPersonality
 from firmware_sim.ports.usb import SimulatedUsbBus, UsbPort
-from tests.links import FAST, connected, wait_for_state
+from tests.links import FAST, connected, run, wait_for_state
 
 VID, PID = 0x1209, 0x0001
 BULK = usb.util.ENDPOINT_TYPE_BULK
@@ -63,10 +63,6 @@ def usb_port(bus: SimulatedUsbBus, serial: str = "USB-0001") -> UsbPort:
 
 def over(bus: SimulatedUsbBus) -> Callable[[str], UsbTransport]:
     return lambda url: UsbTransport(url, backend=bus)
-
-
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 30))
 
 
 def ignore(_: object) -> None:
