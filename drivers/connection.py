@@ -208,8 +208,17 @@ class DeviceConnection:
         elif isinstance(outcome, ReplyReceived):
             self._resolve(outcome.request, result=outcome.reply)
         elif isinstance(outcome, CommandRejected):
-            name = type(outcome.request.command).__name__
-            self._resolve(outcome.request, error=DeviceRefused(name, outcome.status.name, outcome.detail))
+            request = outcome.request
+            name = type(request.command).__name__
+            if outcome.status is Status.NO_SESSION and request.command.MOVES_CARDS and request.attempts > 1:
+                # An earlier attempt may have run before the device rebooted: not a refusal.
+                error: DriverError = OutcomeUnknown(
+                    f"{self.name}: {name} was retransmitted into a rebooted device: whether the first "
+                    "attempt executed is unknown; reconcile counts"
+                )
+            else:
+                error = DeviceRefused(name, outcome.status.name, outcome.detail)
+            self._resolve(request, error=error)
             if outcome.status is Status.NO_SESSION:
                 self._lost_link(LinkLost(f"{self.name}: device lost its session (rebooted?)"))
         elif isinstance(outcome, CommandTimedOut):

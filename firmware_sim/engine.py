@@ -32,6 +32,7 @@ from drivers.protocol.message import Catalog, Command, Empty, Event, Reply, Stat
 from firmware_sim.personality import Personality, Refusal
 
 RESPONSE_CACHE_SIZE = 8
+PARTIAL_FRAME_TIMEOUT = 0.2  # seconds a partial frame may wait for its rest (as on the host)
 # An error response is the status byte and a str field: its text must fit the rest of a payload.
 _MAX_DETAIL = MAX_PAYLOAD - 2
 
@@ -83,6 +84,7 @@ class DeviceEngine:
         self._session: int | None = None
         self._cache: collections.OrderedDict[int, tuple[int, bytes, bytes]] = collections.OrderedDict()
         self._decoder = FrameDecoder()
+        self._last_rx = now
         self._outbox = bytearray()
         self._event_seq = 0
         self._last_response = b""
@@ -97,9 +99,16 @@ class DeviceEngine:
 
     # -- inputs ---------------------------------------------------------------------------
     def receive(self, data: bytes, now: float) -> None:
-        for item in self._decoder.feed(data):
+        if data:
+            self._last_rx = now
+        self._handle(self._decoder.feed(data), now)
+
+    def _handle(self, items: list[Frame | Noise], now: float) -> None:
+        for item in items:
             if isinstance(item, Noise):
-                if item.reason is NoiseReason.BAD_CRC:
+                # A multidrop device keeps quiet on a bad frame: it may not have been addressed,
+                # and answering could collide with the device that was. The host times out.
+                if item.reason is NoiseReason.BAD_CRC and not self.multidrop:
                     self._send(Frame(self.address, Kind.NAK, True, 0, 0, bytes((NakReason.BAD_CRC,))))
                 continue
             if item.from_device or item.address != self.address:
@@ -112,6 +121,8 @@ class DeviceEngine:
                 self._on_nak(now)
 
     def tick(self, now: float) -> None:
+        if self._decoder.buffered and now - self._last_rx >= PARTIAL_FRAME_TIMEOUT:
+            self._handle(self._decoder.resync(), now)  # a false header must not swallow commands
         if self._events and self._session is not None and not self.multidrop:
             head = self._events[0]
             if head.seq < 0 or now >= head.deadline:
@@ -134,6 +145,8 @@ class DeviceEngine:
         return out
 
     def next_deadline(self) -> float | None:
+        if self._decoder.buffered:
+            return self._last_rx + PARTIAL_FRAME_TIMEOUT
         if self._events and self._session is not None and self._events[0].seq >= 0 and not self.multidrop:
             return self._events[0].deadline
         return None

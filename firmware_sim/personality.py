@@ -17,7 +17,10 @@ from drivers.protocol.core import (
     ReadTestCounter,
     RequestDiagnosticEvents,
 )
+from drivers.protocol.frame import MAX_PAYLOAD
 from drivers.protocol.message import Command, Empty, Reply, Status
+
+MAX_ECHO = MAX_PAYLOAD - 2  # the reply holds the status byte and the data's length byte
 
 if TYPE_CHECKING:
     from firmware_sim.engine import DeviceEngine
@@ -76,6 +79,8 @@ class DiagnosticPersonality(Personality):
 
     def handle(self, command: Command, engine: DeviceEngine) -> Reply:
         if isinstance(command, Echo):
+            if len(command.data) > MAX_ECHO:
+                raise Refusal(Status.REFUSED, f"echo of {len(command.data)} bytes exceeds {MAX_ECHO}")
             return EchoReply(command.data)
         if isinstance(command, IncrementTestCounter):
             self.counter += command.amount

@@ -1,7 +1,7 @@
 """The messages every device speaks: handshake, heartbeat, faults, and link diagnostics.
 
 Ids 0x01-0x0F are core commands, 0x40-0x4F diagnostic commands, 0x80-0x8F core events
-(docs/protocol.md §6). Device-class messages register in the same catalog with their own ranges.
+(docs/protocol.md §8). Device-class messages register in the same catalog with their own ranges.
 """
 
 from __future__ import annotations

@@ -132,6 +132,7 @@ class HostLink:
         self._numbers = itertools.count(1)
         self._last_event_seq: int | None = None
         self._boot_id: int | None = None
+        self._identified = False
         self._outbox = bytearray()
         self._outcomes: list[LinkOutcome] = []
         self._last_rx: float | None = None
@@ -180,6 +181,9 @@ class HostLink:
         self._in_flight = None
         self._queue.clear()
         self._decoder.clear()
+        # Until the next Identity says which boot the device is in, an event cannot be told from
+        # a duplicate: leave it unacknowledged, and the device sends it again after the handshake.
+        self._identified = False
         self._outbox.clear()
         self._last_rx = None
         return aborted
@@ -275,6 +279,7 @@ class HostLink:
     def _on_identity(self, identity: Identity) -> None:
         """A new boot restarts the device's event sequence: forget the last one seen. Done here,
         in frame order, because the device may send events right behind its Hello response."""
+        self._identified = True
         if identity.boot_id != self._boot_id:
             self._boot_id = identity.boot_id
             self._last_event_seq = None
@@ -298,6 +303,8 @@ class HostLink:
             return CommandRejected(request, Status.BAD_PAYLOAD, f"bad response to {name}: {exc}")
 
     def _on_event(self, frame: Frame) -> None:
+        if not self._identified:
+            return
         self._send(Frame(self.address, Kind.ACK, False, frame.seq, frame.msg))
         if frame.seq == self._last_event_seq:
             self.counters.duplicate_events += 1

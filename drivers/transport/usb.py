@@ -368,8 +368,8 @@ def _classify(url: str, exc: usb.core.USBError) -> TransportError:
     """Map libusb's open errors to errors that say who can fix them."""
     if exc.errno in (errno.EACCES, errno.EPERM):
         return PortPermissionDenied(
-            f"{url}: permission denied opening the USB device; install the udev rule config/udev/99-croupier.rules "
-            f"giving the service user access to this VID:PID ({exc})"
+            f"{url}: permission denied opening the USB device; install the udev rule "
+            f"config/udev/99-croupier.rules giving the service user access to this VID:PID ({exc})"
         )
     if exc.errno == errno.EBUSY:
         return PortBusy(f"{url}: another program or kernel driver holds the device's interface ({exc})")

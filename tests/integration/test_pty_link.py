@@ -339,3 +339,21 @@ def test_missing_port_path_is_device_not_found(tmp_path):
             await transport.open(lambda data: None, lambda exc: None)
 
     run(scenario())
+
+
+def test_retransmission_into_a_rebooted_device_is_an_unknown_outcome():
+    """The increment runs, its response is lost, the device reboots: the retransmission meets
+    NO_SESSION, which must not read as a refusal, since the first attempt did execute."""
+
+    async def scenario():
+        async with connected(pty(), SerialTransport) as rig:
+            rig.device.set_faults(FaultPlan(outbound=ChannelFaults(drop_next=1)))
+            pending = asyncio.ensure_future(rig.conn.request(IncrementTestCounter(1)))
+            while rig.device.engine.personality.executed != [1]:
+                await asyncio.sleep(0.005)
+            rig.device.reboot()
+            with pytest.raises(OutcomeUnknown, match="rebooted device"):
+                await pending
+            assert rig.device.engine.personality.executed == [1]
+
+    run(scenario())

@@ -129,3 +129,26 @@ def test_after_a_reboot_the_event_sequence_starts_again():
     wire.device.emit(DiagnosticEvent(2))  # sent with sequence 0 again, as the first of the boot
     wire.host.submit(Hello(session_id=2, protocol_version=1), wire.now)
     assert [o.event for o in wire.run(until=1.0) if isinstance(o, EventReceived)] == [DiagnosticEvent(2)]
+
+
+def test_event_before_the_identity_after_a_reconnect_waits_for_it():
+    """The Identity of a rebooted device is lost; its first event (sequence 0, like the last one of
+    the previous boot) arrives first: it is neither acknowledged nor dropped as a duplicate, and
+    is delivered when the device sends it again after the handshake."""
+    wire = started()
+    wire.device.emit(DiagnosticEvent(1))
+    assert [o.event for o in wire.run(until=1.0) if isinstance(o, EventReceived)] == [DiagnosticEvent(1)]
+    wire.host.abort_all()
+    wire.device.reboot(wire.now)
+    wire.device.emit(DiagnosticEvent(2))
+    wire.drop_to_host = 1  # the Identity is lost
+    wire.host.submit(Hello(session_id=2, protocol_version=1), wire.now)
+    wire.device.receive(wire.host.data_to_send(), wire.now)
+    wire.device.data_to_send()  # Identity and event 2: the Identity never arrives...
+    wire.device.tick(wire.now + 1.0)
+    wire.host.receive(wire.device.data_to_send(), wire.now + 1.0)  # ...the event's resend does
+    assert not [o for o in wire.host.outcomes() if isinstance(o, EventReceived)]
+    assert wire.host.data_to_send() == b"" or b"\x04" not in wire.host.data_to_send()[5:6]
+    wire.drop_to_host = 0
+    outcomes = wire.run(until=5.0)
+    assert [o.event for o in outcomes if isinstance(o, EventReceived)] == [DiagnosticEvent(2)]
