@@ -64,7 +64,10 @@ class Message:
     def from_payload(cls, data: bytes) -> Self:
         """Decode a payload; a short, long or ill-typed payload raises PayloadError naming the field."""
         if cls._FIXED is not None and len(data) == cls._FIXED.size:
-            return cls(*cls._FIXED.unpack(data))
+            try:
+                return cls(*cls._FIXED.unpack(data))
+            except (TypeError, ValueError) as exc:
+                raise PayloadError(f"{cls.__name__}: {exc}") from None
         values = {}
         offset = 0
         for name, wire in cls.LAYOUT:

@@ -1,0 +1,1 @@
+"""One ConformanceProfile per device class, each module exposing ``PROFILE``."""
