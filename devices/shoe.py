@@ -1,0 +1,617 @@
+"""The dealing shoe's own rules: batch, burn, cover card, collection and count (672a.7(a)-(d)).
+
+Whatever game is dealt from it, a shoe must not deal before its burn card, must end after the round
+in which its cover card came out, and must account for every card of its batch. ``Shoe`` holds
+those rules as a transitions machine over a ShoeDriver.
+
+The machine is synchronous (ARCHITECTURE.md: plain Machines, no AsyncMachine) and the device is
+not, so each action that talks to the shoe runs in three steps, all under one lock:
+
+1. a *request* trigger (``request_deal``, ``request_burn``...) that changes no state: its guards
+   raise RuleViolation with their clause, before any command reaches the device;
+2. the command;
+3. an *outcome* trigger (``dealt``, ``burned``, ``cover_seen``...) that records what the device
+   reports. Outcomes are never refused: once a card has moved, refusing to record it would lose it.
+
+A latched fault is not a state: it is the latch (devices/faults.py), over whatever state the shoe is
+in, so a jam in the middle of a round does not forget the round. ``faulted`` tells whether it holds.
+
+Face-down cards stay sealed: the shoe hands out SealedCards (a reference and a commitment, no face)
+and learns a face only when the card is turned up (``reveal``, 672a.7(k)).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+import structlog
+from transitions import EventData, Machine
+
+from devices.equipment import DEVICE_FAULT, Equipment
+from devices.faults import Fault, FaultLatch
+from devices.rules import Irregularity, Rule, RuleViolation
+from drivers.errors import OutcomeUnknown
+from drivers.protocol.cards import Card
+from drivers.protocol.classes.shoe import FAULT_OF_OUTCOME, CoverCardReached, DispenseOutcome, ShoeCounts
+from drivers.protocol.core import FaultCode
+from drivers.shoe import Dispensed, SealedCard, ShoeDriver
+
+# -- the rules, each with the clause or source it enforces ---------------------------------------------
+LOADED = Rule("672a.7(a)", "cards are dealt from a shoe in which a shuffled batch was placed")
+BURN_FIRST = Rule(
+    "672a.7(c)", "after a batch is placed in the shoe, its first card is burned before any is dealt"
+)
+NEW_DEALER_BURNS = Rule("672a.7(c)", "each new dealer burns one card before dealing any cards to the players")
+NO_BURN_DUE = Rule("672a.7(c)", "a card is burned after a batch is loaded and for each new dealer")
+BURN_UNEXPOSED = Rule(
+    "NOTES.md §1 647a.1, 653a.1 (analog)", "a burn card goes to the discard rack without being exposed"
+)
+ROUND_FIRST = Rule("672a.7(e)", "cards are dealt once the wagers of a round are placed: within a round")
+ONE_ROUND = Rule("672a.7(e), (s)", "one round at a time: a round is completed before the next begins")
+COVER_ENDS = Rule("672a.7(d)", "after the cover card the round is completed and no new round is dealt")
+COVER_PLACEMENT = Rule(
+    "NOTES.md §1 (NJ 13:69F-2.5 analog); 672a.7(c)-(d)",
+    "one cover card, placed well inside the batch: never the burn card, never inside a stack",
+)
+COLLECT_AND_COUNT = Rule(
+    "672a.7(d)(1)",
+    "the cards remaining in the shoe are collected to the discard rack and counted so none is missing",
+)
+RESHUFFLE = Rule("672a.7(d)(2)", "the collected cards are reshuffled before they are dealt again")
+BATCH_COUNT = Rule(
+    "NOTES.md §3, §5.3 (COMAR 36.05.03.27(C) analog)",
+    "a batch whose card count is wrong is out of play until a supervisor clears it",
+)
+RECORD_EVERY_CARD = Rule(
+    "672a.7(s)", "every card is recorded so that each hand can be reconstructed in a dispute"
+)
+COMMUNITY_FIRST = Rule(
+    "677a.10(g)", "community cards may be dispensed first only from a shoe that reshuffles automatically"
+)
+MODE_BETWEEN_ROUNDS = Rule(
+    "NOTES.md §5.9 (analog)", "a shoe's shuffling mode is not changed while cards are in play"
+)
+RECONCILED = Rule(
+    "docs/protocol.md §5.6",
+    "the shoe's counts are read before dealing: after connecting and after an unknown outcome",
+)
+
+# -- states ---------------------------------------------------------------------------------------------
+OFFLINE = "offline"  # the shoe's counts not read yet
+EMPTY = "empty"  # no batch in the shoe
+NEEDS_BURN = "needs_burn"  # a batch was loaded, or a new dealer came: burn one card first
+READY = "ready"  # burned; between rounds
+IN_ROUND = "in_round"  # dealing a round
+ENDING = "ending"  # the cover card came out: this round completes, then the shoe ends
+COLLECTING = "collecting"  # the shoe has ended: collect the remaining cards and count the batch
+STATES = [OFFLINE, EMPTY, NEEDS_BURN, READY, IN_ROUND, ENDING, COLLECTING]
+DEALING = [IN_ROUND, ENDING]
+
+
+class ShoeFault(RuntimeError):
+    """A dispense ended in a fault the shoe latched (a jam, a misread, an empty shoe, a cover card
+    out of place). Dealing stays blocked until a supervisor clears ``code``."""
+
+    def __init__(self, shoe: str, code: FaultCode, detail: str) -> None:
+        super().__init__(f"{shoe}: {detail}: {code.name} latched until a supervisor clears it")
+        self.code = code
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class CoverCard:
+    """When the cover card came out: at the start of a round (no card dealt yet in it), during
+    play, or at a new dealer's burn between rounds. Any of them ends the shoe (672a.7(d))."""
+
+    when: str  # "round-start", "during-play" or "burn"
+    dispensed: int  # the shoe's dispensed count at that moment
+
+
+# -- guards ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Guard:
+    """A transition condition that refuses with its rule: a trigger that would break the rule raises
+    RuleViolation naming the clause, rather than failing silently as a plain condition does."""
+
+    rule: Rule
+    problem: Callable[[Shoe, EventData], str | None]  # what is wrong, or None
+
+    def __call__(self, event: EventData) -> bool:
+        detail = self.problem(event.model, event)
+        if detail is not None:
+            raise RuleViolation(self.rule, detail)
+        return True
+
+
+def refuse(rule: Rule, detail: str) -> Guard:
+    """The guard of a trigger the rule forbids outright in the state it is listed for."""
+    return Guard(rule, lambda shoe, event: detail)
+
+
+def _not_latched(event: EventData) -> bool:
+    """LATCH_BLOCKS, as the latch itself words it (devices/faults.py)."""
+    event.model.latch.require_clear(event.event.name.removeprefix("request_"))
+    return True
+
+
+def _unreconciled(shoe: Shoe, event: EventData) -> str | None:
+    return "a dispense's outcome is unknown: sync the counts first" if shoe.unreconciled else None
+
+
+def _community_without_reshuffle(shoe: Shoe, event: EventData) -> str | None:
+    if event.kwargs["community_first"] and not event.kwargs["auto_reshuffle"]:
+        return "community cards first asked of a shoe that does not reshuffle automatically"
+    return None
+
+
+def _cards_left(shoe: Shoe, event: EventData) -> str | None:
+    remaining = event.kwargs["counts"].remaining
+    return (
+        f"{remaining} card(s) still in the shoe: remove them to the discard rack, then count"
+        if remaining
+        else None
+    )
+
+
+def _no_cards(event: EventData) -> bool:
+    return event.kwargs["counts"].remaining == 0
+
+
+NOT_LATCHED = _not_latched
+COUNTS_KNOWN = Guard(RECONCILED, _unreconciled)
+SYNC_FIRST = refuse(RECONCILED, "the shoe's counts have not been read: sync first")
+NO_BATCH = refuse(LOADED, "no batch in the shoe")
+SHOE_ENDED = refuse(COVER_ENDS, "the cover card has ended this shoe: collect and count its cards")
+ROUND_ON = refuse(ONE_ROUND, "a round is in progress: complete it first")
+
+
+def _refusals(trigger: str, reasons: dict[str, Guard]) -> list[dict[str, Any]]:
+    """Transitions that exist only to refuse ``trigger`` in each state with that state's rule."""
+    return [{"trigger": trigger, "source": s, "dest": None, "conditions": g} for s, g in reasons.items()]
+
+
+_DISPENSE_REFUSALS = {OFFLINE: SYNC_FIRST, EMPTY: NO_BATCH, COLLECTING: SHOE_ENDED}
+
+TRANSITIONS: list[dict[str, Any]] = [
+    # Reading the counts: the first time places the shoe; later it reconciles (docs/protocol.md §5.6).
+    {"trigger": "synced", "source": OFFLINE, "dest": EMPTY, "conditions": _no_cards, "after": "_on_synced"},
+    {"trigger": "synced", "source": OFFLINE, "dest": NEEDS_BURN, "after": "_on_synced"},
+    {"trigger": "synced", "source": [s for s in STATES if s != OFFLINE], "dest": None, "after": "_on_synced"},
+    # A batch goes into an empty shoe only (672a.7(a), (d)(1)-(2)), and is burned before dealing.
+    {"trigger": "request_load", "source": EMPTY, "dest": None},
+    *_refusals(
+        "request_load",
+        {
+            OFFLINE: SYNC_FIRST,
+            COLLECTING: refuse(COLLECT_AND_COUNT, "collect and count the cards of the last shoe first"),
+            **dict.fromkeys(
+                [NEEDS_BURN, READY, IN_ROUND, ENDING],
+                refuse(RESHUFFLE, "the shoe holds a batch in play: close it, collect and count first"),
+            ),
+        },
+    ),
+    {"trigger": "loaded", "source": EMPTY, "dest": NEEDS_BURN, "after": "_on_loaded"},
+    # The burn (672a.7(c)).
+    {
+        "trigger": "request_burn",
+        "source": NEEDS_BURN,
+        "dest": None,
+        "conditions": [NOT_LATCHED, COUNTS_KNOWN],
+    },
+    *_refusals(
+        "request_burn",
+        {
+            **_DISPENSE_REFUSALS,
+            **dict.fromkeys([READY, IN_ROUND, ENDING], refuse(NO_BURN_DUE, "no burn is due")),
+        },
+    ),
+    {"trigger": "burned", "source": NEEDS_BURN, "dest": READY, "after": "_on_burned"},
+    {"trigger": "dealer_change", "source": READY, "dest": NEEDS_BURN, "after": "_on_dealer_change"},
+    {"trigger": "dealer_change", "source": [OFFLINE, EMPTY, NEEDS_BURN, COLLECTING], "dest": None},
+    *_refusals(
+        "dealer_change",
+        dict.fromkeys(
+            DEALING, refuse(NEW_DEALER_BURNS, "a new dealer takes over between rounds, then burns")
+        ),
+    ),
+    # Rounds.
+    {
+        "trigger": "start_round",
+        "source": READY,
+        "dest": IN_ROUND,
+        "conditions": NOT_LATCHED,
+        "after": "_on_round",
+    },
+    *_refusals(
+        "start_round",
+        {
+            **_DISPENSE_REFUSALS,
+            NEEDS_BURN: refuse(BURN_FIRST, "burn a card before dealing a round"),
+            **dict.fromkeys(DEALING, ROUND_ON),
+        },
+    ),
+    {"trigger": "request_end_round", "source": DEALING, "dest": None},
+    *_refusals(
+        "request_end_round",
+        dict.fromkeys(
+            [OFFLINE, EMPTY, NEEDS_BURN, READY, COLLECTING], refuse(ONE_ROUND, "no round in progress")
+        ),
+    ),
+    {"trigger": "round_ended", "source": IN_ROUND, "dest": READY, "after": "_on_round_ended"},
+    {"trigger": "round_ended", "source": ENDING, "dest": COLLECTING, "after": "_on_round_ended"},
+    # Dealing.
+    {"trigger": "request_deal", "source": DEALING, "dest": None, "conditions": [NOT_LATCHED, COUNTS_KNOWN]},
+    *_refusals(
+        "request_deal",
+        {
+            **_DISPENSE_REFUSALS,
+            NEEDS_BURN: refuse(BURN_FIRST, "no card may be dealt before the burn card"),
+            READY: refuse(ROUND_FIRST, "start a round before dealing"),
+        },
+    ),
+    {"trigger": "dealt", "source": DEALING, "dest": None, "after": "_on_dealt"},
+    # The cover card (672a.7(d)): the round completes, then the shoe ends; at a burn it ends at once.
+    {"trigger": "cover_seen", "source": IN_ROUND, "dest": ENDING, "after": "_on_cover"},
+    {"trigger": "cover_seen", "source": NEEDS_BURN, "dest": COLLECTING, "after": "_on_cover"},
+    {"trigger": "cover_seen", "source": ENDING, "dest": None, "after": "_on_second_cover"},
+    # Ending a shoe before its cover card (the table closes, the batch is changed).
+    {"trigger": "close_shoe", "source": [NEEDS_BURN, READY], "dest": COLLECTING},
+    {"trigger": "close_shoe", "source": COLLECTING, "dest": None},
+    *_refusals("close_shoe", {OFFLINE: SYNC_FIRST, EMPTY: NO_BATCH, **dict.fromkeys(DEALING, ROUND_ON)}),
+    # Collection and count (672a.7(d)(1)).
+    {
+        "trigger": "collected",
+        "source": COLLECTING,
+        "dest": EMPTY,
+        "conditions": Guard(COLLECT_AND_COUNT, _cards_left),
+        "after": "_on_collected",
+    },
+    *_refusals(
+        "collected",
+        {
+            OFFLINE: SYNC_FIRST,
+            **dict.fromkeys(
+                [EMPTY, NEEDS_BURN, READY],
+                refuse(COLLECT_AND_COUNT, "the shoe has not ended: nothing to collect"),
+            ),
+            **dict.fromkeys(
+                DEALING, refuse(COVER_ENDS, "the round is completed before the cards are collected")
+            ),
+        },
+    ),
+    # Mode (677a.10(g)).
+    {
+        "trigger": "request_set_mode",
+        "source": [EMPTY, NEEDS_BURN, READY],
+        "dest": None,
+        "conditions": Guard(COMMUNITY_FIRST, _community_without_reshuffle),
+    },
+    *_refusals(
+        "request_set_mode",
+        {
+            OFFLINE: SYNC_FIRST,
+            **dict.fromkeys([IN_ROUND, ENDING, COLLECTING], refuse(MODE_BETWEEN_ROUNDS, "cards are in play")),
+        },
+    ),
+]
+
+
+class Shoe(Equipment[ShoeDriver]):
+    """An automated dealing shoe under the rules of 672a.7(a)-(d) and 677a.10(b), (g).
+
+    Feed it the driver's events with ``apply``. Read ``state``, ``irregularities`` and ``latch``.
+    """
+
+    state: str  # kept by the machine
+
+    def __init__(self, driver: ShoeDriver, latch: FaultLatch | None = None) -> None:
+        super().__init__(driver, latch)
+        self.batch_size: int | None = None  # cards the batch must hold, the cover card not counted
+        self.dispensed = 0  # the device's count of cards out since the load
+        self.remaining = 0  # the device's count of cards left
+        # Cards of this batch out of the shoe whose value is not in the record: misread, or out
+        # while a dispense's outcome was unknown (672a.7(s)).
+        self.unrecorded = 0
+        self.auto_reshuffle = False
+        self.community_first = False
+        self.unreconciled = False  # a dispense's outcome is unknown until the counts are read
+        self.burn_cards: list[SealedCard] = []  # this batch's burn cards: never revealed
+        self.round_cards: list[Card | SealedCard] = []  # dealt in the current (or last) round
+        self.cover: CoverCard | None = None
+        self.irregularities: list[Irregularity] = []
+        self._sealed: dict[int, SealedCard] = {}  # face-down cards dealt, by reference
+        self._revealed: dict[int, Card] = {}
+        # Covers seen, by dispensed count, through replies and through events: a cover counts once
+        # however many of the two paths report it, and in whichever order they arrive.
+        self._covers: tuple[collections.Counter[int], collections.Counter[int]] = (
+            collections.Counter(),
+            collections.Counter(),
+        )
+        self._busy = asyncio.Lock()
+        self.log = structlog.get_logger("croupier.shoe").bind(device=self.name)
+        self.machine = Machine(
+            model=self,
+            states=STATES,
+            transitions=TRANSITIONS,
+            initial=OFFLINE,
+            auto_transitions=False,
+            send_event=True,
+        )
+
+    @property
+    def faulted(self) -> bool:
+        """Whether a latched fault blocks dealing (over any state)."""
+        return bool(self.latch)
+
+    # -- actions that talk to the shoe --------------------------------------------------------------------
+    async def sync(self) -> ShoeCounts:
+        """Read the shoe's counts: the first time this places the shoe (empty, or holding a batch
+        that must be burned); after an unknown outcome it reconciles the books (docs/protocol.md §5.6)."""
+        async with self._busy:
+            counts = await self.driver.counts()
+            self.trigger("synced", counts=counts)
+            return counts
+
+    async def load(self, expected: int) -> ShoeCounts:
+        """A shuffled batch of ``expected`` cards (cover card not counted) was placed in the shoe by
+        the dealer or a shuffler (672a.7(a)). A shoe that counts otherwise latches WRONG_COUNT."""
+        if expected < 1:
+            raise ValueError(f"a batch holds at least one card, not {expected}")
+        async with self._busy:
+            self.trigger("request_load")
+            counts = await self.driver.batch_loaded()
+            self.trigger("loaded", counts=counts, expected=expected)
+            return counts
+
+    async def burn(self) -> SealedCard | None:
+        """Burn the next card to the discard rack, face down and never revealed (672a.7(c)).
+
+        Returns None when the cover card came out instead (at a new dealer's burn): the shoe then
+        ends at once and its cards are collected (672a.7(d)).
+        """
+        async with self._busy:
+            result = await self._dispense("request_burn", lambda: self.driver.dispense(face_up=False))
+            if result.outcome is DispenseOutcome.COVER_CARD:
+                self._cover_out(result.dispensed, by_reply=True)
+                return None
+            if result.cards or result.unread:
+                self.trigger("burned", cards=result.cards)
+            self._raise_if_failed(result)
+            card = result.cards[0]
+            assert isinstance(card, SealedCard)
+            return card
+
+    async def deal(self, *, face_up: bool) -> Card | SealedCard:
+        """Deal the next card: its face when face up, a SealedCard when face down.
+
+        A cover card that comes out first is set aside, the shoe is marked to end after this round
+        (672a.7(d)), and the next card is dealt in its place.
+        """
+        async with self._busy:
+            while True:
+                result = await self._dispense("request_deal", lambda: self.driver.dispense(face_up=face_up))
+                if result.outcome is not DispenseOutcome.COVER_CARD:
+                    break
+                self._cover_out(result.dispensed, by_reply=True)
+            self._record_dealt(result)
+            return result.cards[0]
+
+    async def deal_stack(self, count: int) -> tuple[SealedCard, ...]:
+        """Deal ``count`` cards as one face-down stack (677a.10(b): stacks of two; 677a.10(g): the
+        community cards first, from a shoe that reshuffles automatically)."""
+        async with self._busy:
+            result = await self._dispense("request_deal", lambda: self.driver.dispense_stack(count))
+            self._record_dealt(result)
+            return tuple(card for card in result.cards if isinstance(card, SealedCard))
+
+    async def reveal(self, card: SealedCard) -> Card:
+        """The face of a face-down card being turned up (672a.7(k)), proven against its commitment."""
+        if card in self.burn_cards:
+            raise RuleViolation(BURN_UNEXPOSED, f"{card} is a burn card")
+        if self._sealed.get(card.reference) != card:
+            raise ValueError(f"{card} is not a face-down card dealt by {self.name} from this batch")
+        face = self._revealed.get(card.reference)
+        if face is None:
+            face = await self.driver.reveal(card)
+            self._revealed[card.reference] = face
+            self.log.info("card turned up", reference=card.reference, card=str(face))
+        return face
+
+    async def end_round(self) -> None:
+        """The round is complete. A shoe that reshuffles automatically takes the round's discards back
+        and shuffles them in; after the cover card the shoe ends (672a.7(d))."""
+        async with self._busy:
+            self.trigger("request_end_round")
+            counts = None
+            if self.auto_reshuffle and self.state == IN_ROUND:
+                counts = await self.driver.end_round()
+            self.trigger("round_ended", counts=counts)
+
+    async def collect(self, counted: int) -> None:
+        """The shoe has ended: its remaining cards were removed to the discard rack and the batch
+        counted there, ``counted`` cards (672a.7(d)(1)). A count other than the batch's latches
+        WRONG_COUNT, which only a supervisor clears; the shoe is empty either way."""
+        if counted < 0:
+            raise ValueError(f"a count of cards cannot be negative: {counted}")
+        async with self._busy:
+            counts = await self.driver.counts()
+            self.trigger("collected", counts=counts, counted=counted)
+
+    async def set_mode(self, *, auto_reshuffle: bool, community_first: bool = False) -> None:
+        """Reshuffle automatically after each round; optionally dispense community cards first
+        (677a.10(g), only with automatic reshuffling)."""
+        async with self._busy:
+            self.trigger("request_set_mode", auto_reshuffle=auto_reshuffle, community_first=community_first)
+            counts = await self.driver.set_mode(
+                auto_reshuffle=auto_reshuffle, community_first=community_first
+            )
+            self._read_mode(counts)
+
+    def apply(self, event: object) -> None:
+        super().apply(event)
+        if isinstance(event, CoverCardReached):
+            # A cover leaves the dispensed count as it was: an event at another count is stale
+            # (from a batch already collected) and must not end the shoe now in play.
+            if event.dispensed == self.dispensed:
+                self._cover_out(event.dispensed, by_reply=False)
+            else:
+                self.log.info("stale cover card event ignored", at=event.dispensed, now=self.dispensed)
+
+    # -- shared steps ---------------------------------------------------------------------------------------
+    async def _dispense(self, request: str, io: Callable[[], Awaitable[Dispensed]]) -> Dispensed:
+        """Check the rules, dispense, and keep the device's counts. An unknown outcome leaves the books
+        unreconciled: nothing more is dealt until ``sync`` has read the counts."""
+        self.trigger(request)
+        try:
+            result = await io()
+        except OutcomeUnknown:
+            self.unreconciled = True
+            raise
+        self.dispensed, self.remaining = result.dispensed, result.remaining
+        self.unrecorded += result.unread
+        return result
+
+    def _record_dealt(self, result: Dispensed) -> None:
+        if result.cards or result.unread:
+            self.trigger("dealt", cards=result.cards)
+        self._raise_if_failed(result)
+
+    def _raise_if_failed(self, result: Dispensed) -> None:
+        """Latch the fault a failed dispense reports (the device latched it too, and its FaultRaised
+        event will find it latched), record the irregularity, and raise ShoeFault."""
+        code = FAULT_OF_OUTCOME.get(result.outcome)
+        if code is None:
+            return
+        detail = _FAILURE[result.outcome]
+        self.latch.latch(Fault(code.name, detail, DEVICE_FAULT.clause, "device"))
+        if result.outcome is DispenseOutcome.MISREAD:
+            self._irregular(RECORD_EVERY_CARD, "a card left the shoe unread: its value is not in the record")
+        elif result.outcome is DispenseOutcome.COVER_CARD_MISPLACED:
+            self._irregular(COVER_PLACEMENT, "the cover card came out as the burn card or inside a stack")
+        self._fail(code, detail)
+
+    def _fail(self, code: FaultCode, detail: str) -> NoReturn:
+        self.log.warning("shoe fault", fault=code.name, detail=detail)
+        raise ShoeFault(self.name, code, detail)
+
+    def _cover_out(self, dispensed: int, *, by_reply: bool) -> None:
+        """A cover card came out, reported by a reply or by an event; each cover counts once."""
+        replies, events = self._covers
+        before = max(replies[dispensed], events[dispensed])
+        (replies if by_reply else events)[dispensed] += 1
+        if max(replies[dispensed], events[dispensed]) == before:
+            return  # the other path already reported this one
+        if not self.may_trigger("cover_seen"):
+            self._irregular(COVER_PLACEMENT, f"a cover card came out while the shoe was {self.state}")
+            return
+        self.trigger("cover_seen", dispensed=dispensed)
+
+    def _irregular(self, rule: Rule, detail: str) -> None:
+        self.irregularities.append(Irregularity(rule, detail))
+        self.log.warning("irregularity", clause=rule.clause, detail=detail)
+
+    def _latch_count(self, rule: Rule, detail: str) -> None:
+        """A wrong card count: latched on the host (the device did not count it), supervisor clears."""
+        self.latch.latch(Fault(FaultCode.WRONG_COUNT.name, detail, rule.clause, "host"))
+        self._irregular(rule, detail)
+
+    def _read_mode(self, counts: ShoeCounts) -> None:
+        self.auto_reshuffle, self.community_first = counts.auto_reshuffle, counts.community_first
+
+    # -- records (after callbacks: they only record) ---------------------------------------------------------
+    def _on_synced(self, event: EventData) -> None:
+        counts: ShoeCounts = event.kwargs["counts"]
+        if event.transition.source == OFFLINE:
+            # Cards never vanish inside the shoe: dispensed + remaining is the batch as loaded.
+            self.batch_size = counts.dispensed + counts.remaining or None
+        elif counts.dispensed > self.dispensed:
+            unseen = counts.dispensed - self.dispensed
+            self.unrecorded += unseen
+            self._irregular(
+                RECORD_EVERY_CARD,
+                f"{unseen} card(s) left the shoe while the outcome was unknown: not recorded",
+            )
+        self.dispensed, self.remaining = counts.dispensed, counts.remaining
+        self.unreconciled = False
+        self._read_mode(counts)
+        self.log.info("shoe synced", state=self.state, dispensed=counts.dispensed, remaining=counts.remaining)
+
+    def _on_loaded(self, event: EventData) -> None:
+        counts: ShoeCounts = event.kwargs["counts"]
+        expected: int = event.kwargs["expected"]
+        self.batch_size = expected
+        self.dispensed, self.remaining, self.unrecorded = counts.dispensed, counts.remaining, 0
+        self.burn_cards, self.round_cards, self.cover = [], [], None
+        self._sealed.clear()
+        self._revealed.clear()
+        for seen in self._covers:
+            seen.clear()
+        self._read_mode(counts)
+        self.log.info("batch loaded", cards=counts.remaining, expected=expected)
+        if counts.remaining != expected:
+            self._latch_count(
+                BATCH_COUNT, f"the shoe counts {counts.remaining} cards, the batch has {expected}"
+            )
+
+    def _on_burned(self, event: EventData) -> None:
+        self.burn_cards.extend(card for card in event.kwargs["cards"] if isinstance(card, SealedCard))
+        self.log.info("card burned", burned=len(self.burn_cards))
+
+    def _on_dealer_change(self, event: EventData) -> None:
+        self.log.info("new dealer: burn one card before dealing")
+
+    def _on_round(self, event: EventData) -> None:
+        self.round_cards = []
+
+    def _on_dealt(self, event: EventData) -> None:
+        for card in event.kwargs["cards"]:
+            self.round_cards.append(card)
+            if isinstance(card, SealedCard):
+                self._sealed[card.reference] = card
+            self.log.info("card dealt", card=str(card))
+
+    def _on_cover(self, event: EventData) -> None:
+        if event.transition.source == NEEDS_BURN:
+            when = "burn"
+        else:
+            when = "during-play" if self.round_cards else "round-start"
+        self.cover = CoverCard(when, event.kwargs["dispensed"])
+        self.log.info("cover card reached", when=when, state=self.state)
+
+    def _on_second_cover(self, event: EventData) -> None:
+        self._irregular(COVER_PLACEMENT, "a second cover card came out in the same shoe")
+
+    def _on_round_ended(self, event: EventData) -> None:
+        counts: ShoeCounts | None = event.kwargs["counts"]
+        if counts is None:
+            return
+        # Reshuffled: the round's face-down cards are back in the shoe, and the whole batch with them.
+        self._sealed.clear()
+        self.dispensed, self.remaining = counts.dispensed, counts.remaining
+        if self.batch_size is not None and counts.remaining != self.batch_size:
+            self._latch_count(
+                BATCH_COUNT,
+                f"after the reshuffle the shoe holds {counts.remaining} of {self.batch_size} cards",
+            )
+
+    def _on_collected(self, event: EventData) -> None:
+        counted: int = event.kwargs["counted"]
+        self.remaining = 0
+        self.log.info("batch collected", counted=counted, batch=self.batch_size)
+        if counted != self.batch_size:
+            self._latch_count(
+                COLLECT_AND_COUNT,
+                f"{counted} cards counted in the discard rack, the batch has {self.batch_size}",
+            )
+
+
+_FAILURE = {
+    DispenseOutcome.MISREAD: "a card left the shoe unread",
+    DispenseOutcome.COVER_CARD_MISPLACED: "the cover card is out of place",
+    DispenseOutcome.JAM: "a card jammed in the shoe: nothing was dealt",
+    DispenseOutcome.EMPTY: "not enough cards in the shoe: nothing was dealt",
+}

@@ -1,0 +1,676 @@
+"""The shoe's rules (devices/shoe.py), each test named after the clause it proves.
+
+The Shoe runs over the real driver, connection, codec and simulated shoe, joined by an in-memory
+wire driven on the test's loop: no port and no thread, so each rule is checked in milliseconds and
+in the same order every run. Every scenario ends with the table world's card count checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import random
+import re
+import time
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from devices.faults import LATCH_BLOCKS, SUPERVISOR_CLEARS, Operator, Role
+from devices.rules import RuleViolation
+from devices.shoe import (
+    BATCH_COUNT,
+    BURN_FIRST,
+    BURN_UNEXPOSED,
+    COLLECT_AND_COUNT,
+    COMMUNITY_FIRST,
+    COVER_ENDS,
+    COVER_PLACEMENT,
+    LOADED,
+    MODE_BETWEEN_ROUNDS,
+    NEW_DEALER_BURNS,
+    NO_BURN_DUE,
+    ONE_ROUND,
+    RECONCILED,
+    RECORD_EVERY_CARD,
+    RESHUFFLE,
+    ROUND_FIRST,
+    Shoe,
+    ShoeFault,
+)
+from drivers.connection import DeviceConnection
+from drivers.errors import DeviceRefused, OutcomeUnknown
+from drivers.protocol.cards import Card
+from drivers.protocol.classes.shoe import CoverCardReached
+from drivers.protocol.core import DeviceClass, FaultCode, Hello
+from drivers.protocol.frame import Frame, Kind
+from drivers.shoe import CommitmentMismatch, SealedCard, ShoeDriver
+from drivers.transport.base import DataCallback, LostCallback, Transport
+from firmware_sim.engine import DeviceEngine
+from firmware_sim.shoe import ShoePersonality
+from firmware_sim.world import ASIDE, DISCARD, FLOOR, SHOE, SHOE_TRAY, TableWorld, seat
+from tests.conformance.profiles.shoe import BACK, eventually, feeding
+from tests.links import FAST, run
+
+DEALER = Operator("D-17", Role.DEALER)
+SUPERVISOR = Operator("S-2", Role.SUPERVISOR)
+DECK = [Card(rank, suit) for suit in range(4) for rank in range(1, 14)]
+
+
+class MemoryWire(Transport):
+    """An in-memory wire to a device engine: the host's bytes go in, the device's answer comes back
+    on the next turn of the loop. ``swallow`` loses that many of the device's next writes."""
+
+    url = "memory://shoe"
+
+    def __init__(self, engine: DeviceEngine) -> None:
+        self.engine = engine
+        self.swallow = 0
+        self._on_data: DataCallback | None = None
+
+    async def open(self, on_data: DataCallback, on_lost: LostCallback) -> None:
+        self._on_data = on_data
+
+    def write(self, data: bytes) -> None:
+        self.engine.receive(data, time.monotonic())
+        out = self.engine.data_to_send()
+        if self.swallow and out:
+            self.swallow -= 1
+        elif out and self._on_data is not None:
+            asyncio.get_running_loop().call_soon(self._on_data, out)
+
+    async def close(self) -> None:
+        self._on_data = None
+
+    def present(self) -> bool:
+        return True
+
+
+@dataclass
+class Table:
+    shoe: Shoe
+    device: ShoePersonality
+    world: TableWorld
+    wire: MemoryWire
+
+    @property
+    def driver(self) -> ShoeDriver:
+        return self.shoe.driver
+
+    def clauses(self) -> list[str]:
+        return [irregularity.rule.clause for irregularity in self.shoe.irregularities]
+
+
+@contextlib.asynccontextmanager
+async def table(faces: Iterable[Card | None] = DECK, *, synced: bool = True) -> AsyncIterator[Table]:
+    """A shoe into which the dealer has just placed ``faces`` (first out first; None is a cover
+    card); its rules synced with it before that, unless ``synced`` is False."""
+    world = TableWorld()
+    device = ShoePersonality(world=world, rng=random.Random(7))
+    wire = MemoryWire(DeviceEngine(device, now=time.monotonic()))
+    conn = DeviceConnection(lambda: wire, name="shoe", expected_class=DeviceClass.SHOE, settings=FAST)
+    await conn.start()
+    try:
+        await conn.wait_ready(5.0)
+        shoe = Shoe(ShoeDriver(conn))
+        async with feeding(shoe, conn):
+            if synced:
+                await shoe.sync()
+            world.add(SHOE, faces, BACK)
+            yield Table(shoe, device, world, wire)
+    finally:
+        await conn.stop()
+    world.check()
+
+
+async def events_applied(t: Table) -> None:
+    """Every event the shoe sent has been acknowledged and applied to the rules."""
+    await eventually(lambda: t.wire.engine.pending_events == 0 and t.shoe.driver.conn.events.empty())
+
+
+async def loaded_and_burned(t: Table, cards: int = 52) -> None:
+    await t.shoe.load(cards)
+    await t.shoe.burn()
+    t.world.move(SHOE_TRAY, DISCARD)
+
+
+def test_no_attribute_of_the_shoe_shadows_a_trigger():
+    """ARCHITECTURE.md: a model method (or attribute) with a trigger's name silently wins over it."""
+
+    async def scenario():
+        async with table(synced=False) as t:
+            shadowed = [
+                name
+                for name in t.shoe.machine.events
+                if not isinstance(getattr(t.shoe, name), functools.partial)
+            ]
+            assert not shadowed
+
+    run(scenario())
+
+
+# -- 672a.7(a): a loaded shoe --------------------------------------------------------------------------------
+def test_672a_7_a_nothing_is_burned_or_dealt_from_an_empty_shoe():
+    async def scenario():
+        async with table(faces=[]) as t:
+            assert t.shoe.state == "empty"
+            with pytest.raises(RuleViolation) as burn:
+                await t.shoe.burn()
+            with pytest.raises(RuleViolation) as start:
+                t.shoe.start_round()
+            assert burn.value.rule is LOADED and start.value.rule is LOADED
+            assert t.device.dispensed == 0
+
+    run(scenario())
+
+
+def test_672a_7_a_load_counts_the_batch_and_a_wrong_count_latches_for_a_supervisor():
+    async def scenario():
+        async with table(faces=DECK[:51]) as t:
+            await t.shoe.load(52)
+            assert t.shoe.state == "needs_burn"
+            assert [f.code for f in t.shoe.latch.faults] == ["WRONG_COUNT"]
+            assert t.shoe.irregularities[-1].rule is BATCH_COUNT
+            with pytest.raises(RuleViolation) as burn:
+                await t.shoe.burn()
+            assert burn.value.rule is LATCH_BLOCKS
+            with pytest.raises(RuleViolation) as clear:
+                await t.shoe.clear("WRONG_COUNT", DEALER)
+            assert clear.value.rule is SUPERVISOR_CLEARS
+            await t.shoe.clear("WRONG_COUNT", SUPERVISOR)
+            assert not t.shoe.faulted
+
+    run(scenario())
+
+
+# -- 672a.7(c): the burn card --------------------------------------------------------------------------------
+def test_672a_7_c_no_card_is_dealt_after_a_load_until_the_first_is_burned():
+    async def scenario():
+        async with table() as t:
+            await t.shoe.load(52)
+            with pytest.raises(RuleViolation) as start:
+                t.shoe.start_round()
+            with pytest.raises(RuleViolation) as deal:
+                await t.shoe.deal(face_up=True)
+            assert start.value.rule is BURN_FIRST and deal.value.rule is BURN_FIRST
+            assert t.world.count(SHOE) == 52, "no card left the shoe"
+            burn = await t.shoe.burn()
+            assert isinstance(burn, SealedCard) and t.shoe.burn_cards == [burn]
+            assert t.shoe.state == "ready"
+            t.world.move(SHOE_TRAY, DISCARD)
+            t.shoe.start_round()
+            assert await t.shoe.deal(face_up=True) == DECK[1]
+
+    run(scenario())
+
+
+def test_672a_7_c_burn_card_is_never_exposed():
+    async def scenario():
+        async with table() as t:
+            await t.shoe.load(52)
+            burn = await t.shoe.burn()
+            with pytest.raises(RuleViolation) as reveal:
+                await t.shoe.reveal(burn)
+            assert reveal.value.rule is BURN_UNEXPOSED
+            assert str(DECK[0]) not in str(reveal.value)
+            t.world.move(SHOE_TRAY, DISCARD)
+
+    run(scenario())
+
+
+def test_672a_7_c_each_new_dealer_burns_one_card_before_dealing():
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            t.shoe.dealer_change()
+            assert t.shoe.state == "needs_burn"
+            with pytest.raises(RuleViolation) as start:
+                t.shoe.start_round()
+            assert start.value.rule is BURN_FIRST
+            await t.shoe.burn()
+            t.world.move(SHOE_TRAY, DISCARD)
+            t.shoe.start_round()
+            with pytest.raises(RuleViolation) as change:
+                t.shoe.dealer_change()
+            assert change.value.rule is NEW_DEALER_BURNS and t.shoe.state == "in_round"
+            assert [c.uid for c in t.world.cards(DISCARD)] == [1, 2], "two burns, the first two cards"
+
+    run(scenario())
+
+
+def test_672a_7_c_no_burn_when_none_is_due():
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            with pytest.raises(RuleViolation) as burn:
+                await t.shoe.burn()
+            assert burn.value.rule is NO_BURN_DUE
+            assert t.device.dispensed == 1
+
+    run(scenario())
+
+
+# -- 672a.7(e): cards go out within a round ------------------------------------------------------------------
+def test_672a_7_e_cards_are_dealt_only_within_a_round():
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            with pytest.raises(RuleViolation) as deal:
+                await t.shoe.deal(face_up=True)
+            assert deal.value.rule is ROUND_FIRST and t.device.dispensed == 1
+
+    run(scenario())
+
+
+def test_672a_7_e_one_round_at_a_time():
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            with pytest.raises(RuleViolation) as no_round:
+                await t.shoe.end_round()
+            t.shoe.start_round()
+            with pytest.raises(RuleViolation) as again:
+                t.shoe.start_round()
+            with pytest.raises(RuleViolation) as close:
+                t.shoe.close_shoe()
+            assert no_round.value.rule is again.value.rule is close.value.rule is ONE_ROUND
+            assert t.shoe.state == "in_round"
+
+    run(scenario())
+
+
+def test_dispense_reports_the_card_read_and_the_counts():
+    async def scenario():
+        async with table(faces=[*DECK[:20], None, *DECK[20:]]) as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            assert await t.shoe.deal(face_up=True) == DECK[1]
+            t.world.move(SHOE_TRAY, seat(1))
+            assert (t.shoe.dispensed, t.shoe.remaining) == (2, 50), "the cover card is not counted"
+            assert t.shoe.round_cards == [DECK[1]]
+
+    run(scenario())
+
+
+# -- 672a.7(k): face-down cards stay sealed until turned up --------------------------------------------------
+def test_672a_7_k_face_down_card_is_sealed_until_revealed_and_the_reveal_is_proven():
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            hole = await t.shoe.deal(face_up=False)
+            assert isinstance(hole, SealedCard)
+            assert re.fullmatch(r"SealedCard\(#\d+, commitment [0-9a-f]{8}\.\.\.\)", repr(hole))
+            assert not hasattr(hole, "face")
+            t.world.move(SHOE_TRAY, seat(1))
+            assert await t.shoe.reveal(hole) == DECK[1]
+            assert await t.shoe.reveal(hole) == DECK[1], "a second look costs nothing"
+            forged = SealedCard(hole.reference, bytes(32))
+            with pytest.raises(CommitmentMismatch):
+                await t.driver.reveal(forged)
+            with pytest.raises(ValueError, match="not a face-down card dealt by shoe"):
+                await t.shoe.reveal(forged)
+
+    run(scenario())
+
+
+# -- faults latch (NOTES.md §3) ------------------------------------------------------------------------------
+def test_latched_jam_blocks_dealing_until_a_supervisor_clears_it():
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            t.world.faults.stuck.add(SHOE)
+            with pytest.raises(ShoeFault) as jam:
+                await t.shoe.deal(face_up=True)
+            assert jam.value.code is FaultCode.JAM and t.device.dispensed == 1
+            executions = t.wire.engine.executions
+            with pytest.raises(RuleViolation) as blocked:
+                await t.shoe.deal(face_up=True)
+            assert blocked.value.rule is LATCH_BLOCKS
+            assert t.wire.engine.executions == executions, "refused before reaching the device"
+            with pytest.raises(RuleViolation) as dealer:
+                await t.shoe.clear("JAM", DEALER)
+            assert dealer.value.rule is SUPERVISOR_CLEARS
+            with pytest.raises(DeviceRefused, match="condition still present"):
+                await t.shoe.clear("JAM", SUPERVISOR)
+            t.world.faults.stuck.clear()
+            await t.shoe.clear("JAM", SUPERVISOR)
+            assert await t.shoe.deal(face_up=True) == DECK[1]
+            t.world.move(SHOE_TRAY, seat(1))
+
+    run(scenario())
+
+
+def test_empty_shoe_latches_empty_and_loses_nothing():
+    async def scenario():
+        async with table(faces=DECK[:2]) as t:
+            await loaded_and_burned(t, cards=2)
+            t.shoe.start_round()
+            with pytest.raises(ShoeFault) as stack:
+                await t.shoe.deal_stack(2)
+            assert stack.value.code is FaultCode.EMPTY
+            assert t.world.count(SHOE) == 1 and t.world.count(SHOE_TRAY) == 0, "nothing moved"
+
+    run(scenario())
+
+
+# -- 672a.7(d): the cover card -------------------------------------------------------------------------------
+def test_672a_7_d_cover_card_during_play_completes_the_round_then_no_new_round():
+    async def scenario():
+        async with table(faces=[*DECK[:3], None, *DECK[3:]]) as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            assert await t.shoe.deal(face_up=True) == DECK[1]
+            assert await t.shoe.deal(face_up=True) == DECK[2]
+            assert await t.shoe.deal(face_up=True) == DECK[3], "the cover card is set aside, the next dealt"
+            assert t.shoe.state == "ending" and t.shoe.cover.when == "during-play"
+            assert t.world.count(ASIDE) == 1 and t.world.cards(ASIDE)[0].is_cover
+            assert await t.shoe.deal(face_up=True) == DECK[4], "the round is completed"
+            t.world.move_all(SHOE_TRAY, DISCARD)
+            await t.shoe.end_round()
+            assert t.shoe.state == "collecting"
+            with pytest.raises(RuleViolation) as start:
+                t.shoe.start_round()
+            assert start.value.rule is COVER_ENDS
+            assert t.shoe.cover is not None and not t.shoe.irregularities
+
+    run(scenario())
+
+
+def test_672a_7_d_cover_card_at_the_start_of_a_round():
+    async def scenario():
+        async with table(faces=[DECK[0], None, *DECK[1:]]) as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            assert await t.shoe.deal(face_up=True) == DECK[1]
+            assert t.shoe.cover.when == "round-start" and t.shoe.state == "ending"
+            t.world.move(SHOE_TRAY, seat(1))
+
+    run(scenario())
+
+
+def test_672a_7_d_cover_card_reported_by_reply_and_event_counts_once():
+    async def scenario():
+        async with table(faces=[DECK[0], None, *DECK[1:]]) as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            await t.shoe.deal(face_up=True)
+            await events_applied(t)  # CoverCardReached, after the reply reported the same cover
+            await t.shoe.deal(face_up=True)
+            assert t.shoe.state == "ending" and not t.shoe.irregularities
+            t.world.move_all(SHOE_TRAY, seat(1))
+
+    run(scenario())
+
+
+def test_672a_7_d_a_late_cover_card_event_from_the_last_batch_does_not_end_the_next():
+    async def scenario():
+        async with table() as t:
+            await t.shoe.load(52)
+            t.shoe.apply(CoverCardReached(dispensed=40, remaining=11))
+            assert t.shoe.state == "needs_burn" and t.shoe.cover is None
+
+    run(scenario())
+
+
+def test_672a_7_d_cover_card_at_a_new_dealers_burn_ends_the_shoe_at_once():
+    async def scenario():
+        async with table(faces=[DECK[0], None, *DECK[1:]]) as t:
+            await loaded_and_burned(t)
+            t.shoe.dealer_change()
+            assert await t.shoe.burn() is None
+            assert t.shoe.state == "collecting" and t.shoe.cover.when == "burn"
+
+    run(scenario())
+
+
+def test_cover_card_as_the_burn_card_is_misplaced_and_set_aside():
+    async def scenario():
+        async with table(faces=[None, *DECK]) as t:
+            await t.shoe.load(52)
+            with pytest.raises(ShoeFault) as burn:
+                await t.shoe.burn()
+            assert burn.value.code is FaultCode.COVER_CARD_MISPLACED
+            assert t.clauses() == [COVER_PLACEMENT.clause] and t.world.count(ASIDE) == 1
+            await t.shoe.clear("COVER_CARD_MISPLACED", SUPERVISOR)
+            await t.shoe.burn()
+            t.world.move(SHOE_TRAY, DISCARD)
+            assert t.shoe.state == "ready"
+
+    run(scenario())
+
+
+def test_cover_card_inside_a_stack_is_misplaced_and_nothing_moves():
+    async def scenario():
+        async with table(faces=[DECK[0], DECK[1], None, *DECK[2:]]) as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            with pytest.raises(ShoeFault) as stack:
+                await t.shoe.deal_stack(2)
+            assert stack.value.code is FaultCode.COVER_CARD_MISPLACED
+            assert t.world.count(SHOE_TRAY) == 0 and t.world.count(SHOE) == 52
+
+    run(scenario())
+
+
+# -- 672a.7(d)(1)-(2): collect, count, reshuffle -------------------------------------------------------------
+async def to_collecting(t: Table) -> None:
+    await loaded_and_burned(t)
+    t.shoe.start_round()
+    await t.shoe.deal(face_up=True)
+    await t.shoe.deal(face_up=True)  # the cover card, then the next card
+    t.world.move_all(SHOE_TRAY, DISCARD)
+    await t.shoe.end_round()
+
+
+def test_672a_7_d_1_cards_left_in_the_shoe_are_removed_before_the_count():
+    async def scenario():
+        async with table(faces=[*DECK[:2], None, *DECK[2:]]) as t:
+            await to_collecting(t)
+            with pytest.raises(RuleViolation) as early:
+                await t.shoe.collect(52)
+            assert early.value.rule is COLLECT_AND_COUNT and "49 card(s) still in the shoe" in str(
+                early.value
+            )
+            with pytest.raises(RuleViolation) as load:
+                await t.shoe.load(52)
+            assert load.value.rule is COLLECT_AND_COUNT
+            t.world.move_all(SHOE, DISCARD)
+            await t.shoe.collect(t.world.count(DISCARD))
+            assert t.shoe.state == "empty" and not t.shoe.faulted
+
+    run(scenario())
+
+
+def test_672a_7_d_1_a_card_missing_at_collection_latches_wrong_count_for_a_supervisor():
+    async def scenario():
+        async with table(faces=[*DECK[:2], None, *DECK[2:]]) as t:
+            await to_collecting(t)
+            t.world.move_all(SHOE, DISCARD)
+            t.world.move(DISCARD, FLOOR)  # a card gone from the rack
+            await t.shoe.collect(t.world.count(DISCARD))
+            assert t.shoe.state == "empty"
+            assert [f.code for f in t.shoe.latch.faults] == ["WRONG_COUNT"]
+            assert t.clauses() == [COLLECT_AND_COUNT.clause]
+            with pytest.raises(RuleViolation):
+                await t.shoe.clear("WRONG_COUNT", DEALER)
+            await t.shoe.clear("WRONG_COUNT", SUPERVISOR)
+
+    run(scenario())
+
+
+def test_672a_7_d_2_a_batch_in_play_is_collected_before_another_is_loaded():
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            with pytest.raises(RuleViolation) as load:
+                await t.shoe.load(52)
+            assert load.value.rule is RESHUFFLE
+            t.shoe.close_shoe()
+            t.world.move_all(SHOE, DISCARD)
+            await t.shoe.collect(52)
+            t.world.move_all(DISCARD, SHOE)
+            await t.shoe.load(52)
+            assert t.shoe.state == "needs_burn" and t.shoe.dispensed == 0
+
+    run(scenario())
+
+
+# -- 677a.10(b), (g): stacks and the auto-reshuffling shoe ---------------------------------------------------
+def test_677a_10_b_stacks_of_two_are_dealt_face_down_and_revealed_one_by_one():
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            first, second = await t.shoe.deal_stack(2), await t.shoe.deal_stack(2)
+            assert all(isinstance(card, SealedCard) for card in first + second)
+            assert len({card.reference for card in first + second}) == 4
+            t.world.move_all(SHOE_TRAY, seat(1))
+            assert [await t.shoe.reveal(card) for card in first + second] == DECK[1:5]
+            with pytest.raises(ValueError, match="1 to 7"):
+                await t.shoe.deal_stack(8)
+            assert t.shoe.dispensed == 5
+
+    run(scenario())
+
+
+def test_677a_10_g_community_cards_first_only_from_a_shoe_that_reshuffles():
+    async def scenario():
+        async with table() as t:
+            with pytest.raises(RuleViolation) as host:
+                await t.shoe.set_mode(auto_reshuffle=False, community_first=True)
+            assert host.value.rule is COMMUNITY_FIRST
+            with pytest.raises(DeviceRefused, match=r"677a\.10\(g\)"):
+                await t.driver.set_mode(auto_reshuffle=False, community_first=True)
+            await t.shoe.set_mode(auto_reshuffle=True, community_first=True)
+            assert t.shoe.auto_reshuffle and t.shoe.community_first
+
+    run(scenario())
+
+
+def test_auto_reshuffling_shoe_takes_the_discards_back_after_each_round():
+    async def scenario():
+        async with table() as t:
+            await t.shoe.set_mode(auto_reshuffle=True)
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            dealt = [await t.shoe.deal(face_up=True) for _ in range(4)]
+            assert dealt == DECK[1:5]
+            with pytest.raises(RuleViolation) as mode:
+                await t.shoe.set_mode(auto_reshuffle=False)
+            assert mode.value.rule is MODE_BETWEEN_ROUNDS
+            t.world.move_all(SHOE_TRAY, DISCARD)
+            await t.shoe.end_round()
+            assert t.shoe.state == "ready" and t.world.count(SHOE) == 52 and t.world.count(DISCARD) == 0
+            assert not t.shoe.faulted
+            t.shoe.start_round()
+            await t.shoe.deal(face_up=True)
+            t.world.faults.drop_next = 1  # the dealer drops the card on its way to the rack
+            t.world.move(SHOE_TRAY, DISCARD)
+            await t.shoe.end_round()
+            assert [f.code for f in t.shoe.latch.faults] == ["WRONG_COUNT"]
+            assert t.clauses() == [BATCH_COUNT.clause]
+
+    run(scenario())
+
+
+# -- docs/protocol.md §5.6: an unknown outcome is reconciled before dealing on -------------------------------
+def test_unknown_outcome_blocks_dealing_until_the_counts_are_read():
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            t.wire.swallow = 1 + FAST.timings.max_retries  # every answer to the dispense is lost
+            with pytest.raises(OutcomeUnknown):
+                await t.shoe.deal(face_up=False)
+            await eventually(lambda: t.shoe.faulted)  # the link was lost: LINK_LOST latched
+            await t.shoe.driver.conn.wait_ready(5.0)
+            await t.shoe.clear("LINK_LOST", SUPERVISOR)
+            with pytest.raises(RuleViolation) as deal:
+                await t.shoe.deal(face_up=True)
+            assert deal.value.rule is RECONCILED
+            await t.shoe.sync()
+            assert t.shoe.unrecorded == 1 and t.clauses() == [RECORD_EVERY_CARD.clause]
+            assert await t.shoe.deal(face_up=True) == DECK[2]
+            t.world.move_all(SHOE_TRAY, seat(1))
+
+    run(scenario())
+
+
+def test_a_shoe_found_holding_cards_is_burned_before_dealing():
+    async def scenario():
+        async with table(synced=False) as t:
+            with pytest.raises(RuleViolation) as early:
+                await t.shoe.load(52)
+            assert early.value.rule is RECONCILED
+            await t.shoe.sync()
+            assert t.shoe.state == "needs_burn" and t.shoe.batch_size == 52
+
+    run(scenario())
+
+
+def test_bad_input_is_named_and_moves_nothing():
+    async def scenario():
+        async with table() as t:
+            with pytest.raises(ValueError, match="at least one card"):
+                await t.shoe.load(0)
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            with pytest.raises(ValueError, match="not 0"):
+                await t.shoe.deal_stack(0)
+            with pytest.raises(ValueError, match="negative"):
+                await t.shoe.collect(-1)
+            with pytest.raises(DeviceRefused, match="no face-down card with reference 999"):
+                await t.driver.reveal(SealedCard(999, bytes(32)))
+            assert t.world.count(SHOE) == 51 and t.device.dispensed == 1
+
+    run(scenario())
+
+
+# -- tests/vectors/shoe.json: the simulated shoe speaks its vectors ------------------------------------------
+VECTORS = {
+    vector["name"]: vector
+    for vector in json.loads((Path(__file__).parents[1] / "vectors" / "shoe.json").read_text())["vectors"]
+}
+
+
+def test_simulated_shoe_speaks_its_test_vectors_byte_for_byte():
+    """The vectors' story (their file's ``story``) replayed into the simulated shoe: each host frame
+    draws exactly the device frames the vectors show, so spec, vectors and simulator agree."""
+    world = TableWorld()
+    story = ["9h", "Ad", "COVER", "Ks", "4h", "7c", "2d"]
+    world.add(SHOE, [None if name == "COVER" else Card.parse(name) for name in story], BACK)
+    nonces = iter(bytes(range(16 * i, 16 * i + 16)) for i in (1, 2, 3))
+    engine = DeviceEngine(ShoePersonality(world=world, nonces=lambda: next(nonces)), now=0.0)
+    engine.receive(
+        Frame(1, Kind.COMMAND, False, 0x1F, Hello.MSG_ID, Hello(0x5EED5EED, 1).to_payload()).encode(), 0.0
+    )
+    engine.data_to_send()
+
+    def answer(name: str) -> str:
+        engine.receive(bytes.fromhex(VECTORS[name]["bytes"]), 0.0)
+        return engine.data_to_send().hex()
+
+    def frames(*names: str) -> str:
+        return "".join(VECTORS[name]["bytes"] for name in names)
+
+    for name in ("batch-loaded", "dispense-face-down", "dispense-face-up"):
+        assert answer(f"shoe-{name}-command") == frames(f"shoe-{name}-response"), name
+    cover = answer("shoe-dispense-face-up-cover-command")
+    assert cover == frames("shoe-dispense-face-up-cover-response", "shoe-cover-card-reached")
+    assert answer("shoe-cover-card-reached-ack") == ""
+    for name in ("set-mode", "dispense-stack", "reveal-card"):
+        assert answer(f"shoe-{name}-command") == frames(f"shoe-{name}-response"), name
+    world.move_all(SHOE_TRAY, DISCARD)
+    for name in ("end-round", "get-counts"):
+        assert answer(f"shoe-{name}-command") == frames(f"shoe-{name}-response"), name
+    world.faults.stuck.add(SHOE)
+    jam = answer("shoe-dispense-face-up-jam-command")
+    assert jam == frames("shoe-dispense-face-up-jam-response", "shoe-jam-fault-raised")
+    assert answer("shoe-jam-fault-raised-ack") == ""
+    world.check()
