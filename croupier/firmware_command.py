@@ -5,17 +5,47 @@ from __future__ import annotations
 import argparse
 import threading
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import structlog
 
 from croupier.errors import ConfigError
+from firmware_sim.card_reader import CardReaderPersonality
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.faults import FaultPlan
-from firmware_sim.personality import DiagnosticPersonality
+from firmware_sim.personality import DiagnosticPersonality, Personality
 from firmware_sim.ports import serial_port_kinds, serve
+from firmware_sim.shoe import ShoePersonality
+from firmware_sim.shuffler import ShufflerPersonality
+from firmware_sim.world import SHOE, SHUFFLER_INPUT, TableWorld
 
-PERSONALITIES = {"diagnostic": DiagnosticPersonality}
+
+def _diagnostic(world: TableWorld) -> Personality:
+    return DiagnosticPersonality()
+
+
+def _shoe(world: TableWorld) -> Personality:
+    world.add_batch(SHOE, "red", decks=6)  # a batch placed in the shoe, still to be burned
+    return ShoePersonality(world=world)
+
+
+def _shuffler(world: TableWorld) -> Personality:
+    world.add_batch(SHUFFLER_INPUT, "blue", decks=6)  # a batch waiting to be shuffled
+    return ShufflerPersonality(world=world)
+
+
+def _card_reader(world: TableWorld) -> Personality:
+    return CardReaderPersonality(world=world)
+
+
+#: Each simulated device on its own table world, stocked as the device would be found at opening.
+PERSONALITIES: dict[str, Callable[[TableWorld], Personality]] = {
+    "diagnostic": _diagnostic,
+    "shoe": _shoe,
+    "shuffler": _shuffler,
+    "card-reader": _card_reader,
+}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -59,7 +89,7 @@ def load_fault_plan(path: Path) -> FaultPlan:
 def run(args: argparse.Namespace) -> int:
     faults = load_fault_plan(args.faults) if args.faults else None
     device = SimulatedDevice(
-        PERSONALITIES[args.device](), address=args.address, seed=args.seed, faults=faults
+        PERSONALITIES[args.device](TableWorld()), address=args.address, seed=args.seed, faults=faults
     )
     port = serve(args.port, device)
     print(f"{device.name}: connect to {port.url}", flush=True)
