@@ -1,0 +1,420 @@
+"""The progressive table game system's rules: lockout before any card, chip count, meters, awards.
+
+Crazy 4 Poker dealt from the hand (657a.9(a)(3)), and its sister chapters (NOTES.md §1): the dealer
+announces "no more bets" and locks the progressive system before any card is dealt, collects the
+progressive wagers and verifies that the value chips equal the wagers the system accepted; a
+mismatch calls a supervisor. The system keeps meters per level, freezes a level that hits until its
+keyed reset, and shows its meters and wins on a sign at the table (NOTES.md §3, 605a.7(a)).
+
+Device I/O is asynchronous and a transitions machine is not, so each step runs in three parts:
+the machine's state and conditions are checked first (``may_<trigger>``: a step the rules refuse
+never reaches the device), then the device is asked, then the trigger records what the device did.
+The conditions of such a trigger read only this model, which nothing changes while the device is
+asked (the table's queue runs one step at a time), so they cannot fail after the device has acted.
+The fault latch, which a device event may set at any moment, is checked before the device is asked
+and not after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from transitions import EventData, Machine
+
+from devices.equipment import DEVICE_FAULT, Equipment
+from devices.faults import Fault, FaultLatch, Operator
+from devices.rules import Irregularity, Rule, RuleViolation
+from drivers.connection import ConnectionState, StateChanged
+from drivers.errors import DriverError
+from drivers.progressive import MeterSignDriver, ProgressiveDriver
+from drivers.protocol.classes.progressive import (
+    BASIS_POINTS,
+    AwardResult,
+    LevelInfo,
+    RoundState,
+    SensorChanged,
+    WagerAfterLock,
+    seats_in,
+)
+from drivers.protocol.core import FaultCode, FaultRaised
+
+NO_MORE_BETS = Rule(
+    "657a.9(a)(3)",
+    'at "no more bets" the progressive system is locked: no further progressive wager is accepted',
+)
+CHIP_COUNT = Rule(
+    "657a.9(a)(3)",
+    "the value chips collected equal the Progressive Payout Wagers the system accepted",
+)
+READY_TO_DEAL = Rule("657a.9(a)(3)", "no card is dealt before the progressive lockout and the chip count")
+NEXT_ROUND = Rule(
+    "NOTES.md §5.2 (657a.9(a)(3))", "betting opens again only after the locked round was reconciled"
+)
+AWARD_TO_WAGER = Rule(
+    "NOTES.md §2 657a.1", "a progressive award goes to a seat whose wager the system accepted this round"
+)
+KEYED_RESET = Rule("NOTES.md §3 605a.7(a)", "a hit freezes its level (jackpot lock) until the keyed reset")
+METERS_AGREE = Rule(
+    "NOTES.md §3 605a.7(a)",
+    "the meters agree with the wagers accepted and the awards paid, and the sign shows the meter kept",
+)
+SIGN_SHOWS = Rule(
+    "NOTES.md §3 605a.7(a) (visible meter; Arkansas: a win shown within 30 seconds)",
+    "the meter is visible at the table and a win is shown on it within 30 seconds",
+)
+
+OFFLINE, OPEN_BETTING, LOCKED, RECONCILED, DEALING = (
+    "offline",
+    "open_betting",
+    "locked",
+    "reconciled",
+    "dealing",
+)
+ONLINE = [OPEN_BETTING, LOCKED, RECONCILED, DEALING]
+SIGN_FAULT_PREFIX = "SIGN_"  # a fault the sign itself raised, latched as SIGN_<code>
+_SIGN = "sign"  # Fault.origin of those: cleared on the sign
+# Link states of a device that is not there (STOPPED too: a connection stopped on purpose is gone).
+_GONE = (ConnectionState.BACKOFF, ConnectionState.FAILED, ConnectionState.STOPPED)
+
+_TRANSITIONS = [
+    # Coming online, the controller's round decides the state; a round reconciled before the link
+    # dropped stays reconciled.
+    {
+        "trigger": "came_online",
+        "source": OFFLINE,
+        "dest": OPEN_BETTING,
+        "unless": "_device_locked",
+        "after": "_record_round",
+    },
+    {
+        "trigger": "came_online",
+        "source": OFFLINE,
+        "dest": RECONCILED,
+        "conditions": ["_device_locked", "_round_was_reconciled"],
+        "after": "_record_round",
+    },
+    {"trigger": "came_online", "source": OFFLINE, "dest": LOCKED, "after": "_record_round"},
+    {"trigger": "went_offline", "source": ONLINE, "dest": OFFLINE},
+    {
+        "trigger": "betting_opened",
+        "source": [OPEN_BETTING, RECONCILED, DEALING],
+        "dest": OPEN_BETTING,
+        "conditions": "_no_level_frozen",
+        "after": "_record_round",
+    },
+    {"trigger": "bets_locked", "source": OPEN_BETTING, "dest": LOCKED, "after": "_record_round"},
+    {
+        "trigger": "chips_reconciled",
+        "source": LOCKED,
+        "dest": RECONCILED,
+        "conditions": ["_latch_clear", "_chips_match"],
+        "after": "_record_reconciled",
+    },
+    {"trigger": "dealing_started", "source": RECONCILED, "dest": DEALING, "conditions": "_latch_clear"},
+    {
+        "trigger": "jackpot_paid",
+        "source": DEALING,
+        "dest": None,
+        "conditions": "_seat_accepted",
+        "after": "_record_award",
+    },
+    {
+        "trigger": "level_reset",
+        "source": ONLINE,
+        "dest": None,
+        "conditions": "_level_frozen",
+        "after": "_record_reset",
+    },
+]
+
+
+def meter_problems(info: LevelInfo) -> list[str]:
+    """What is wrong with a level's meters, by the meter equation of docs/protocol/progressive.md:
+    every cent is in the value, the overflow or the wins, and came from a reset or a contribution."""
+    problems = []
+    contributed = info.in_cents * info.increment_bp // BASIS_POINTS
+    seeded = info.reset_cents * (info.hits + 1)
+    held = info.value_cents + info.overflow_cents + info.wins_cents
+    if held != seeded + contributed:
+        problems.append(
+            f"value + overflow + wins = {held} cents, resets + contributions = {seeded + contributed}"
+        )
+    reserve = info.in_cents * info.reserve_bp // BASIS_POINTS
+    if info.reserve_cents != reserve:
+        problems.append(f"reserve {info.reserve_cents} cents, {reserve} by its rate")
+    if not info.reset_cents <= info.value_cents <= info.limit_cents:
+        problems.append(f"value {info.value_cents} cents outside reset..limit")
+    return problems
+
+
+class Progressive(Equipment[ProgressiveDriver]):
+    """The controller's rules, and the sign that must show its meters.
+
+    Feed the controller's events to ``apply`` and the sign's to ``apply_sign``; call ``sync`` once
+    the controller's link is READY. ``win_deadline`` is the time a win has to appear on the sign.
+    """
+
+    def __init__(
+        self,
+        driver: ProgressiveDriver,
+        sign: MeterSignDriver,
+        *,
+        latch: FaultLatch | None = None,
+        win_deadline: float = 30.0,
+    ) -> None:
+        super().__init__(driver, latch)
+        self.sign = sign
+        self.win_deadline = win_deadline
+        self.round: RoundState | None = None
+        self.levels: dict[int, LevelInfo] = {}
+        self.wins: dict[int, AwardResult] = {}  # the win a frozen level shows until its reset
+        self.covered: tuple[int, ...] = ()
+        self.irregularities: list[Irregularity] = []
+        self._reconciled_round: int | None = None
+        Machine(
+            model=self,
+            states=[OFFLINE, *ONLINE],
+            transitions=_TRANSITIONS,
+            initial=OFFLINE,
+            auto_transitions=False,
+            send_event=True,
+        )
+
+    # -- events -----------------------------------------------------------------------------------
+    def apply(self, event: object) -> None:
+        super().apply(event)
+        if isinstance(event, StateChanged) and event.state in _GONE:
+            if self.state != OFFLINE:
+                self.went_offline()
+        elif isinstance(event, SensorChanged):
+            self.covered = seats_in(event.covered)
+        elif isinstance(event, WagerAfterLock):
+            self.irregularities.append(
+                Irregularity(
+                    NO_MORE_BETS,
+                    f"seat {event.seat}: a progressive wager placed after the lock of round "
+                    f"{event.round} was refused by the controller",
+                )
+            )
+
+    def apply_sign(self, event: object) -> None:
+        """The sign's events: a sign that is gone, or faulted, stops the progressive."""
+        if isinstance(event, StateChanged) and event.state in _GONE:
+            self._latch("SIGN_LINK_LOST", f"{self.sign.name}: {event.reason or 'link lost'}", SIGN_SHOWS)
+        elif isinstance(event, FaultRaised):
+            try:
+                name = FaultCode(event.code).name
+            except ValueError:
+                name = f"FAULT_{event.code}"
+            self.latch.latch(Fault(SIGN_FAULT_PREFIX + name, event.detail, DEVICE_FAULT.clause, _SIGN))
+
+    # -- the round ----------------------------------------------------------------------------------
+    async def sync(self) -> RoundState:
+        """Learn the controller's round, sensors and meters, and show the meters on the sign."""
+        round_state = await self.driver.read_round()
+        self.covered = seats_in((await self.driver.read_sensors()).covered)
+        for level in range(1, round_state.levels + 1):
+            info = await self.driver.level(level)
+            self._keep(info)
+            if info.frozen and level not in self.wins:
+                last = (await self.driver.hits(level))[0]
+                self.wins[level] = AwardResult(level, last.seat, last.amount_cents, last.number)
+        if self.state == OFFLINE:
+            self.came_online(round_state=round_state)
+        await self._show_all()
+        return round_state
+
+    async def open_round(self) -> RoundState:
+        """Open betting for the next round."""
+        self._require("betting_opened", "opening betting", NEXT_ROUND)
+        self.latch.require_clear("opening betting")
+        round_state = await self.driver.new_round()
+        self.betting_opened(round_state=round_state)
+        return round_state
+
+    async def lock(self) -> RoundState:
+        """Lock the system at "no more bets" and learn the accepted wagers; then check the meters
+        and show them. With no progressive wager there are no chips to count (657a.9(a)(3): "if
+        any Progressive Payout Wagers have been made")."""
+        self._require("bets_locked", "no more bets", NO_MORE_BETS)
+        self.latch.require_clear("no more bets")
+        round_state = await self.driver.lock()
+        self.bets_locked(round_state=round_state)
+        wagered = round_state.count * round_state.wager_cents
+        for level in range(1, round_state.levels + 1):
+            self._keep(await self.driver.level(level), in_added=wagered)
+        await self._show_all()
+        if round_state.count == 0 and not self.latch:
+            self.chips_reconciled(count=0)
+        return round_state
+
+    def chip_count(self, count: int) -> None:
+        """The dealer's count of the value chips collected; a mismatch latches CHIP_COUNT_MISMATCH,
+        which only a supervisor clears, before the dealer may count again."""
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"a chip count is a whole number of chips, not {count!r}")
+        self._require("chips_reconciled", "the chip count", CHIP_COUNT, count=count)
+        self.chips_reconciled(count=count)
+
+    def begin_dealing(self) -> None:
+        """The first card of the round is about to leave."""
+        self._require("dealing_started", "dealing", READY_TO_DEAL)
+        self.dealing_started()
+
+    def require_ready_to_deal(self) -> None:
+        """For the games layer, before every card: locked, reconciled and nothing latched."""
+        self.latch.require_clear("dealing")
+        if self.state not in (RECONCILED, DEALING):
+            raise RuleViolation(READY_TO_DEAL, f"no card may be dealt: the progressive is {self.state}")
+
+    # -- awards -------------------------------------------------------------------------------------
+    async def award(self, level: int, seat: int) -> AwardResult:
+        """Pay ``level`` to ``seat``: the level freezes at the amount paid (jackpot lock) and the
+        sign must show the win within ``win_deadline``, or SIGN_LINK_LOST latches. An
+        OutcomeUnknown from the driver is reconciled with the level's hits, never by resending."""
+        self._require("jackpot_paid", "the award", AWARD_TO_WAGER, seat=seat)
+        self.latch.require_clear("the award")
+        result = await self.driver.award(level, seat)
+        self.jackpot_paid(seat=seat, award=result)
+        self._keep(await self.driver.level(level))
+        await self._show(level)
+        return result
+
+    async def reset_level(self, level: int, key: str) -> LevelInfo:
+        """The keyed reset releases a frozen level (its value restarted at the hit) and the sign
+        shows its value again. A wrong key is refused by the controller (DeviceRefused) and the
+        level stays frozen."""
+        self._require("level_reset", "the keyed reset", KEYED_RESET, level=level)
+        info = await self.driver.reset_level(level, key)
+        self.level_reset(level=level)
+        self._keep(info)
+        await self._show(level)
+        return info
+
+    # -- faults -----------------------------------------------------------------------------------
+    async def clear(self, code: str, operator: Operator) -> None:
+        """A supervisor's clear. SIGN_LINK_LOST clears only with the sign back, and the sign is then
+        brought up to date; a fault the sign raised is cleared on the sign."""
+        fault = self.latch.authorise_clear(code, operator)
+        if code == "SIGN_LINK_LOST" and self.sign.conn.state is not ConnectionState.READY:
+            raise RuleViolation(
+                SIGN_SHOWS, f"SIGN_LINK_LOST stays: {self.sign.name} is {self.sign.conn.state.value}"
+            )
+        if fault.origin == _SIGN:
+            await self.sign.clear_fault(FaultCode[code.removeprefix(SIGN_FAULT_PREFIX)], operator.ident)
+            self.latch.release(code)
+        else:
+            await super().clear(code, operator)
+        if code == "SIGN_LINK_LOST":
+            await self._show_all()
+
+    # -- the sign and the meters -------------------------------------------------------------------
+    async def _show_all(self) -> None:
+        for level in sorted(self.levels):
+            await self._show(level)
+
+    async def _show(self, level: int) -> None:
+        """Show the level as its meters stand: its win while frozen, else its value. A win may wait
+        for the sign up to the deadline; a value is shown at once or SIGN_LINK_LOST latches."""
+        info = self.levels[level]
+        win = self.wins.get(level) if info.frozen else None
+        amount = info.value_cents if win is None else win.amount_cents
+        try:
+            if win is None:
+                shown = await self.sign.display(level, amount)
+            else:
+                async with asyncio.timeout(self.win_deadline):
+                    await self.sign.conn.wait_ready(self.win_deadline)
+                    shown = await self.sign.show_win(level, win.seat, amount)
+        except (DriverError, TimeoutError) as exc:
+            what = "value" if win is None else "win"
+            why = str(exc) or f"no confirmation within {self.win_deadline} s"
+            self._latch("SIGN_LINK_LOST", f"level {level} {what} not shown: {why}", SIGN_SHOWS)
+            return
+        if (shown.amount_cents, shown.win) != (amount, win is not None):
+            self._latch(
+                "METER_MISMATCH",
+                f"the sign shows {shown.amount_cents} cents for level {level}, the meter is {amount}",
+                METERS_AGREE,
+            )
+
+    def _keep(self, info: LevelInfo, *, in_added: int | None = None) -> None:
+        """Keep a level's meters after checking them: any disagreement latches METER_MISMATCH."""
+        problems = meter_problems(info)
+        before = self.levels.get(info.level)
+        if in_added is not None and before is not None and info.in_cents - before.in_cents != in_added:
+            problems.append(f"in meter rose {info.in_cents - before.in_cents} cents for {in_added} wagered")
+        if problems:
+            self._latch("METER_MISMATCH", f"level {info.level}: {'; '.join(problems)}", METERS_AGREE)
+        self.levels[info.level] = info
+
+    def _latch(self, code: str, detail: str, rule: Rule) -> None:
+        self.latch.latch(Fault(code, detail, rule.clause, "host"))
+
+    def _require(self, trigger: str, action: str, rule: Rule, **data: object) -> None:
+        """Check ``trigger``'s state and conditions before the device is asked. A condition that
+        fails raises its own RuleViolation; a False here means the state is wrong."""
+        if not getattr(self, f"may_{trigger}")(**data):
+            raise RuleViolation(rule, f"{action} refused: the progressive is {self.state}")
+
+    # -- conditions (raise RuleViolation naming their rule, or return True) ------------------------
+    def _device_locked(self, event: EventData) -> bool:
+        return event.kwargs["round_state"].locked
+
+    def _round_was_reconciled(self, event: EventData) -> bool:
+        return event.kwargs["round_state"].round == self._reconciled_round
+
+    def _latch_clear(self, event: EventData) -> bool:
+        self.latch.require_clear(event.event.name.replace("_", " "))
+        return True
+
+    def _chips_match(self, event: EventData) -> bool:
+        assert self.round is not None
+        counted, accepted = event.kwargs["count"], self.round.count
+        if counted != accepted:
+            detail = (
+                f"{counted} value chip(s) counted, {accepted} progressive wager(s) accepted "
+                f"in round {self.round.round}"
+            )
+            self._latch("CHIP_COUNT_MISMATCH", detail, CHIP_COUNT)
+            raise RuleViolation(CHIP_COUNT, detail)
+        return True
+
+    def _seat_accepted(self, event: EventData) -> bool:
+        assert self.round is not None
+        seat = event.kwargs["seat"]
+        if seat not in seats_in(self.round.accepted):
+            raise RuleViolation(
+                AWARD_TO_WAGER, f"seat {seat} has no progressive wager accepted in round {self.round.round}"
+            )
+        return True
+
+    def _no_level_frozen(self, event: EventData) -> bool:
+        frozen = [str(level) for level, info in sorted(self.levels.items()) if info.frozen]
+        if frozen:
+            raise RuleViolation(
+                KEYED_RESET, f"level(s) {', '.join(frozen)} jackpot-locked: the keyed reset comes first"
+            )
+        return True
+
+    def _level_frozen(self, event: EventData) -> bool:
+        level = event.kwargs["level"]
+        info = self.levels.get(level)
+        if info is None or not info.frozen:
+            raise RuleViolation(KEYED_RESET, f"level {level} is not jackpot-locked: nothing to reset")
+        return True
+
+    # -- records (after a transition; they only note what happened) --------------------------------------
+    def _record_round(self, event: EventData) -> None:
+        self.round = event.kwargs["round_state"]
+
+    def _record_reconciled(self, event: EventData) -> None:
+        assert self.round is not None
+        self._reconciled_round = self.round.round
+
+    def _record_award(self, event: EventData) -> None:
+        award: AwardResult = event.kwargs["award"]
+        self.wins[award.level] = award
+
+    def _record_reset(self, event: EventData) -> None:
+        self.wins.pop(event.kwargs["level"], None)
