@@ -386,12 +386,14 @@ class DeviceConnection:
         """While ready: heartbeat, watch for silence, reboots and the 24-hour firmware re-check."""
         loop = asyncio.get_running_loop()
         checked_at = loop.time()
+        events_waiting = False
         while not self._lost.is_set():
-            try:
-                await asyncio.wait_for(self._lost.wait(), self.settings.heartbeat_interval)
-                break
-            except TimeoutError:
-                pass
+            if not events_waiting:
+                try:
+                    await asyncio.wait_for(self._lost.wait(), self.settings.heartbeat_interval)
+                    break
+                except TimeoutError:
+                    pass
             if loop.time() - checked_at >= self.settings.firmware_recheck:
                 await self._handshake()
                 checked_at = loop.time()
@@ -399,4 +401,7 @@ class DeviceConnection:
             assert isinstance(status, DeviceStatus) and self.identity is not None
             if status.boot_id != self.identity.boot_id:
                 raise LinkLost(f"{self.name}: device rebooted")  # the new handshake reports it
+            # A multidrop device sends an event only behind a response: poll again at once while
+            # it says more are waiting. (A point-to-point device has sent them already.)
+            events_waiting = status.pending_events > 0 and not self.link.busy
         raise self.last_error or LinkLost(f"{self.name}: link lost")

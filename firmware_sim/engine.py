@@ -170,6 +170,7 @@ class DeviceEngine:
         if cached is not None and cached[0] == frame.msg and cached[1] == frame.payload:
             self._outbox += cached[2]  # a retransmission: answer again, execute nothing
             self._last_response = cached[2]
+            self._speak_after_response(now)
             return
         status, body = self._execute(frame, now)
         data = self._send(
@@ -180,6 +181,9 @@ class DeviceEngine:
             self._cache[frame.seq] = (frame.msg, frame.payload, data)
             while len(self._cache) > RESPONSE_CACHE_SIZE:
                 self._cache.popitem(last=False)
+        self._speak_after_response(now)
+
+    def _speak_after_response(self, now: float) -> None:
         if self.multidrop and self._events and self._session is not None:
             self._send_event(self._events[0], now)  # addressed: the turn to speak
         else:
