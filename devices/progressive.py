@@ -129,7 +129,7 @@ _TRANSITIONS = [
 
 
 def meter_problems(info: LevelInfo) -> list[str]:
-    """What is wrong with a level's meters, by the meter equation of docs/protocol/progressive.md:
+    """What is wrong with a level's meters, by the meter equation of docs/protocol.md §11.4:
     every cent is in the value, the overflow or the wins, and came from a reset or a contribution."""
     problems = []
     contributed = info.in_cents * info.increment_bp // BASIS_POINTS

@@ -2,7 +2,7 @@
 meter sign. Both usually share one RS-485 line (firmware_sim/multidrop.py).
 
 The controller keeps its meters as a real one keeps them in battery-backed memory: they survive a
-reboot, and they obey the meter equation of docs/protocol/progressive.md exactly, sub-cent
+reboot, and they obey the meter equation of docs/protocol.md §11.4 exactly, sub-cent
 contributions included, so the host can check every read. Physical happenings (a wager placed on a
 sensor, a sensor failing) are methods the tests and the console call through ``SimulatedDevice.call``.
 """

@@ -4,7 +4,7 @@ A face is ``suit << 4 | rank`` (rank 1 = ace .. 13 = king; suit 0 clubs, 1 diamo
 3 spades); a joker is ``0x0E | colour << 4`` (0 red, 1 black). A card dealt face down never crosses
 the wire as a face: the reading device sends a commitment, SHA-256 of the face byte and a 16-byte
 nonce, and reveals face and nonce when the card is turned up, so the host can check that the card
-shown is the card dealt (docs/protocol.md, "Secrecy of face-down cards").
+shown is the card dealt (docs/protocol.md §11 and §11.2).
 """
 
 from __future__ import annotations

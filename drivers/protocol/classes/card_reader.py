@@ -5,7 +5,7 @@ into the reader to learn whether it gives the dealer a Blackjack. The rank of th
 stay unknown to everyone, the dealer included, until the card is turned up (672a.7(k)). So no
 message of this class has a field that could carry a rank or a face: the host says which of the
 two peekable up cards is showing, the reader answers one bool. Every field is a bool, a u8 code
-with a few fixed legal values, or a counter of peeks (docs/protocol/card_reader.md, "Secrecy").
+with a few fixed legal values, or a counter of peeks (docs/protocol.md §11.3, "Secrecy").
 
 The codes are checked by both ends (``checked_up_card``, ``checked_code``) rather than by the codec:
 the codec has no enum wire type yet, and the catalog-wide property tests take every value of a u8

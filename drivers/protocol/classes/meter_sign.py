@@ -3,7 +3,7 @@
 Commands 0x30-0x33 (0x32-0x33 unassigned); the sign defines no events of its own (0xB0-0xB3
 reserved): its faults travel as core FaultRaised events. The sign keeps no meters: the host shows
 the controller's values on it after each change, and each reply says what the sign now shows, so the
-host can prove the meter shown is the meter kept (docs/protocol/progressive.md).
+host can prove the meter shown is the meter kept (docs/protocol.md §11.4).
 """
 
 from __future__ import annotations

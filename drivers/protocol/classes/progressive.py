@@ -1,6 +1,6 @@
 """Progressive table game controller: seat wager sensors, the lockout, levels, meters and awards.
 
-Commands 0x28-0x2F, events 0xA8-0xAF (docs/protocol/progressive.md). Money crosses the wire as whole
+Commands 0x28-0x2F, events 0xA8-0xAF (docs/protocol.md §11.4). Money crosses the wire as whole
 cents in a ``u32`` (at most $42,949,672.95); rates as basis points in a ``u16`` (1 bp = 0.01 %, so
 1500 = 15 % of each progressive wager). Seats are numbered from 1 and travel as a ``u16`` mask with
 bit (seat - 1) set, which covers tables of up to 16 seats.
@@ -101,7 +101,7 @@ class GetRound(Command):
 class LevelInfo(Reply):
     """One level's parameters and meters (NOTES.md §3: 605a.7(a), New Jersey 13:69E-1.39A).
 
-    The meters obey one equation, which the host checks on every read (docs/protocol/progressive.md):
+    The meters obey one equation, which the host checks on every read (docs/protocol.md §11.4):
     ``value + overflow + wins = reset x (hits + 1) + in x increment_bp // 10000``.
     """
 

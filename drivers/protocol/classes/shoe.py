@@ -1,6 +1,6 @@
 """Messages of the automated dealing shoe (card-recognising): commands 0x18-0x1F, events 0x98-0x9F.
 
-A face-down card never crosses the wire as a face (docs/protocol/shoe.md, "Secrecy"). Face up and
+A face-down card never crosses the wire as a face (docs/protocol.md §11.2, "Secrecy"). Face up and
 face down are therefore separate commands with separate reply types: the reply to a face-down
 dispense has no field that could hold a face, so no firmware slip can leak one, and a wire trace
 needs no rule to tell which bytes to redact. The face travels only in RevealCard's reply, sent when

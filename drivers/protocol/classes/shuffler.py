@@ -33,7 +33,7 @@ MAX_BACK_LENGTH = 32  # bytes of UTF-8: a colour or a design name, not a descrip
 ORDER_PAGE_SIZE = 200  # cards per ShuffledOrderPage: the page and its nonce fit one frame
 NO_FACE = 0x00  # the face byte of a card without a face; no Card has code 0
 
-# Identity capabilities of a shuffler (docs/protocol/shuffler.md).
+# Identity capabilities of a shuffler (docs/protocol.md §11.1).
 CAPABILITIES = ("count", "foreign-card", "shuffled-order", "modes")
 LOADS_SHOE = "loads-shoe"  # DeliverToShoe is supported: the shuffler loads the shoe itself
 SEEDED = "seeded"  # a repeatable generator, for tests and simulators only
