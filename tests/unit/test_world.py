@@ -1,0 +1,122 @@
+"""The table world: cards move between places and are never created or lost on the way."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drivers.protocol.cards import Card, CardError
+from firmware_sim.world import (
+    DISCARD,
+    FLOOR,
+    SHOE,
+    SHOE_TRAY,
+    SHUFFLER_INPUT,
+    PhysicalCard,
+    TableWorld,
+    WorldError,
+    read_stack_file,
+    seat,
+)
+
+PLACES = [SHUFFLER_INPUT, SHOE, SHOE_TRAY, DISCARD, FLOOR, seat(1), seat(2)]
+
+
+def test_a_batch_is_its_decks_with_one_back():
+    world = TableWorld()
+    cards = world.add_batch(SHOE, "red", decks=6, jokers=1)
+    assert len(cards) == 6 * 53 and {c.back for c in cards} == {"red"}
+    assert world.count(SHOE) == 318
+    world.check()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(PLACES), st.sampled_from(PLACES), st.integers(1, 5)), max_size=60),
+    st.integers(0, 3),
+)
+def test_any_sequence_of_moves_conserves_the_cards(moves, drops):
+    world = TableWorld()
+    world.add_batch(SHUFFLER_INPUT, "blue", decks=1)
+    world.faults.drop_next = drops
+    for src, dst, count in moves:
+        if world.count(src) >= count:
+            world.move(src, dst, count)
+        world.check()
+    assert world.total() == 52
+
+
+def test_a_card_appearing_or_vanishing_outside_add_and_remove_is_caught():
+    world = TableWorld()
+    world.add_batch(SHOE, "red", decks=1)
+    world.places[SHOE].pop()  # a card vanishes without a trace
+    with pytest.raises(WorldError, match="51 on the table, 52 expected"):
+        world.check()
+    world = TableWorld()
+    world.add_batch(SHOE, "red", decks=1)
+    world.places[DISCARD] = [world.places[SHOE][0]]  # the same card in two places
+    with pytest.raises(WorldError, match="1 duplicated"):
+        world.check()
+
+
+def test_removing_a_deck_from_the_table_keeps_the_books():
+    world = TableWorld()
+    world.add_batch(DISCARD, "red", decks=2)
+    removed = world.remove(DISCARD)
+    assert len(removed) == 104 and world.total() == 0
+    world.check()
+
+
+def test_a_dropped_card_lands_on_the_floor():
+    world = TableWorld()
+    world.add(SHOE, [Card.parse("As"), Card.parse("Kd")], "red")
+    world.faults.drop_next = 1
+    assert world.move(SHOE, SHOE_TRAY) == []
+    assert [str(c.face) for c in world.cards(FLOOR)] == ["As"]
+    world.check()
+
+
+def test_a_stuck_card_does_not_move():
+    world = TableWorld()
+    world.add(SHOE, [Card.parse("9h")], "red")
+    world.faults.stuck.add(SHOE)
+    with pytest.raises(WorldError, match="stuck"):
+        world.move(SHOE, SHOE_TRAY)
+    assert world.count(SHOE) == 1
+
+
+def test_a_foreign_card_enters_through_add_and_is_counted():
+    world = TableWorld()
+    world.add_batch(SHUFFLER_INPUT, "red", decks=1)
+    (foreign,) = world.add(SHUFFLER_INPUT, [Card.parse("Qs")], "green", at=10)
+    assert world.cards(SHUFFLER_INPUT)[10] == foreign and world.total() == 53
+    world.check()
+
+
+def test_shuffle_permutes_in_place():
+    world = TableWorld()
+    world.add_batch(SHOE, "red", decks=1)
+    before = world.cards(SHOE)
+    world.shuffle(SHOE, random.Random(5))
+    after = world.cards(SHOE)
+    assert sorted(c.uid for c in after) == sorted(c.uid for c in before) and after != before
+
+
+def test_stack_file_lists_cards_top_first_with_the_cover_card(tmp_path):
+    path = tmp_path / "shoe.txt"
+    path.write_text("# dealer blackjack\nAs 10d  Kh   # first round\nCOVER 2c Xr\n")
+    faces = read_stack_file(path)
+    assert [str(f) if f else "COVER" for f in faces] == ["As", "Td", "Kh", "COVER", "2c", "Xr"]
+    world = TableWorld()
+    cards = world.add(SHOE, faces, "red")
+    assert isinstance(cards[3], PhysicalCard) and cards[3].is_cover
+
+
+def test_stack_file_error_names_file_and_line(tmp_path):
+    path = tmp_path / "shoe.txt"
+    path.write_text("As Kd\n1x\n")
+    with pytest.raises(CardError, match=r"shoe.txt:2: '1x' is not a card"):
+        read_stack_file(path)
