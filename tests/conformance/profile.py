@@ -30,7 +30,8 @@ class ConformanceProfile:
     prepare_world: Callable[[TableWorld], None]
     #: Perform one card-moving command through the driver (a dispense, a shuffle...).
     move_one_card: Callable[[Driver], Awaitable[object]]
-    #: How many card movements the world shows so far, to prove a command executed exactly once.
-    movements: Callable[[TableWorld], int]
+    #: How many card movements (or, for a class that moves none, executions of its command) the
+    #: simulated device and its world show so far: proves a command executed exactly once.
+    movements: Callable[[Personality, TableWorld], int]
     #: A fault the simulated device can latch and that a supervisor can then clear.
     fault: FaultCode

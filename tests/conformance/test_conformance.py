@@ -138,10 +138,11 @@ def test_card_movement_executes_exactly_once_under_retransmission(profile, trans
         quiet = dataclasses.replace(FAST, heartbeat_interval=30.0)
         async with simulated(profile, transport, settings=quiet) as target:
             world = target.sim.world
-            before = profile.movements(world)
+            personality = target.sim.device.engine.personality
+            before = profile.movements(personality, world)
             target.sim.device.set_faults(FaultPlan(outbound=ChannelFaults(drop_next=1)))
             await profile.move_one_card(target.driver)
             assert target.conn.link.counters.retransmissions == 1
-            assert profile.movements(world) == before + 1
+            assert profile.movements(personality, world) == before + 1
 
     run(scenario())

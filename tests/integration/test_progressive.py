@@ -428,7 +428,7 @@ def test_the_controller_alone_over_the_simulated_usb_bus():
             assert (await driver.read_round()).count == 7, "it powered up mid-round, seven wagers locked"
             first = await PROFILE.move_one_card(driver)
             second = await PROFILE.move_one_card(driver)
-            assert PROFILE.movements(world) == 2
+            assert PROFILE.movements(device.engine.personality, world) == 2
             assert (first.level, first.seat) != (second.level, second.seat)
             assert (await driver.hits(first.level))[-1].seat == first.seat
             jackpots = []

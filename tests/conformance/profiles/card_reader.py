@@ -2,13 +2,10 @@
 
 A peek moves no card (the dealer moves the hole card), so the suite's "movements" are the peeks the
 reader has answered: the count that must rise by exactly one when a Peek's response is lost and
-the command is retransmitted. The suite hands ``movements`` only the world, so the personality
-built for each world is remembered here, weakly, by its world.
+the command is retransmitted.
 """
 
 from __future__ import annotations
-
-import weakref
 
 from drivers.card_reader import CardReaderDriver
 from drivers.driver import Driver
@@ -16,16 +13,13 @@ from drivers.protocol.cards import Card
 from drivers.protocol.classes.card_reader import UpCard
 from drivers.protocol.core import DeviceClass, FaultCode
 from firmware_sim.card_reader import CardReaderPersonality
+from firmware_sim.personality import Personality
 from firmware_sim.world import DEALER, READER, TableWorld
 from tests.conformance.profile import ConformanceProfile
 
-_READERS: weakref.WeakKeyDictionary[TableWorld, CardReaderPersonality] = weakref.WeakKeyDictionary()
-
 
 def _personality(world: TableWorld) -> CardReaderPersonality:
-    personality = CardReaderPersonality(world=world, serial_number="CR-CONF-1")
-    _READERS[world] = personality
-    return personality
+    return CardReaderPersonality(world=world, serial_number="CR-CONF-1")
 
 
 def _hole_card_in_reader(world: TableWorld) -> None:
@@ -39,8 +33,9 @@ async def _peek(driver: Driver) -> object:
     return await driver.peek(UpCard.ACE)
 
 
-def _peeks_answered(world: TableWorld) -> int:
-    return _READERS[world].peeks_since_power_on
+def _peeks_answered(reader: Personality, world: TableWorld) -> int:
+    assert isinstance(reader, CardReaderPersonality)
+    return reader.peeks_since_power_on
 
 
 PROFILE = ConformanceProfile(

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from drivers.driver import Driver
 from drivers.progressive import ProgressiveDriver
 from drivers.protocol.core import DeviceClass, FaultCode
+from firmware_sim.personality import Personality
 from firmware_sim.progressive import ControllerPersonality
 from firmware_sim.world import TableWorld
 from tests.conformance.profile import ConformanceProfile
@@ -23,7 +24,6 @@ from tests.conformance.profile import ConformanceProfile
 SEATS = 7
 LEVELS = 2
 
-_controllers: weakref.WeakKeyDictionary[TableWorld, ControllerPersonality] = weakref.WeakKeyDictionary()
 _pairs: weakref.WeakKeyDictionary[Driver, Iterator[tuple[int, int]]] = weakref.WeakKeyDictionary()
 
 
@@ -32,7 +32,6 @@ def _personality(world: TableWorld) -> ControllerPersonality:
         serial_number="PROG-CONF-1", seats=SEATS, covered=set(range(1, SEATS + 1))
     )
     controller.start_game()
-    _controllers[world] = controller  # the world holds cards, not money: movements are asked here
     return controller
 
 
@@ -47,8 +46,10 @@ async def _award(driver: Driver) -> object:
     return await driver.award(level, seat)
 
 
-def _hits(world: TableWorld) -> int:
-    return sum(level.hits for level in _controllers[world].levels)
+def _hits(controller: Personality, world: TableWorld) -> int:
+    """The world holds cards, not money: a movement here is a hit paid by the controller."""
+    assert isinstance(controller, ControllerPersonality)
+    return sum(level.hits for level in controller.levels)
 
 
 PROFILE = ConformanceProfile(

@@ -14,6 +14,7 @@ from drivers.connection import DeviceConnection
 from drivers.driver import Driver
 from drivers.protocol.core import DeviceClass, FaultCode
 from drivers.shoe import ShoeDriver
+from firmware_sim.personality import Personality
 from firmware_sim.shoe import ShoePersonality
 from firmware_sim.world import FLOOR, SHOE, SHOE_TRAY, TableWorld
 from tests.conformance.profile import ConformanceProfile
@@ -64,7 +65,7 @@ async def _dispense(driver: Driver) -> object:
     return await driver.dispense(face_up=True)
 
 
-def _cards_out(world: TableWorld) -> int:
+def _cards_out(shoe: Personality, world: TableWorld) -> int:
     return world.count(SHOE_TRAY) + world.count(FLOOR)
 
 

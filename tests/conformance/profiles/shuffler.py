@@ -14,6 +14,7 @@ from drivers.driver import Driver
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK, ConfigureBatch
 from drivers.protocol.core import DeviceClass, FaultCode
 from drivers.shuffler import ShufflerDriver
+from firmware_sim.personality import Personality
 from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import SHUFFLER_INPUT, SHUFFLER_OUTPUT, TableWorld
 from tests.conformance.profile import ConformanceProfile
@@ -34,7 +35,7 @@ async def _shuffle(driver: Driver) -> object:
     return await driver.shuffle()
 
 
-def _batches_shuffled(world: TableWorld) -> int:
+def _batches_shuffled(shuffler: Personality, world: TableWorld) -> int:
     return world.count(SHUFFLER_OUTPUT) // CARDS_PER_DECK
 
 
