@@ -1,0 +1,294 @@
+"""Generate docs/conformance.md from the code and the tests: ``python -m games.conformance``.
+
+For each game, every clause of its seed section is listed with the Rule objects that cite it, the
+functions that use each rule, the machine guards and callbacks that reach those functions (with
+their transitions), and the tests that cite the clause in their name (``test_672a_7_e_1_...``) or
+docstring (``672a.7(e)(1)``). Nothing is written by hand, so the page cannot claim what the code
+does not do; ``--check`` (and tests/games/test_conformance_doc.py) fails when the committed page is
+stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from devices.rules import Rule
+from games import GAMES
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "conformance.md"
+TESTS = ROOT / "tests" / "games"
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function, method or module-level table of a game package, as the source shows it."""
+
+    name: str  # module.qualname
+    refs: frozenset[str]  # every name and attribute it mentions (its calls, among them)
+    rules: frozenset[str]  # the rules it names, as ``clauses.NAME``
+    doc: str = ""
+
+    @property
+    def short(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+
+class Citations:
+    """How a section's clauses are cited: ``672a.7(e)(1)`` in text, ``672a_7_e_1`` in test names."""
+
+    def __init__(self, section: str) -> None:
+        self.text = re.compile(re.escape(section) + r"\(([a-z])\)(?:\((\d+)\))?")
+        self.name = re.compile(re.escape(section.replace(".", "_")) + r"_([a-z])(?:_(\d+))?(?=_|$)")
+        self.section = section
+
+    def _ids(self, found: Iterable[tuple[str, str]]) -> set[str]:
+        return {f"{self.section}({letter})" + (f"({number})" if number else "") for letter, number in found}
+
+    def in_text(self, text: str) -> set[str]:
+        return self._ids(self.text.findall(text))
+
+    def in_test(self, name: str, doc: str) -> set[str]:
+        return self._ids(self.name.findall(name)) | self.in_text(doc)
+
+
+def functions(package: ModuleType) -> list[Function]:
+    """Every function and method of the package's modules, and each module-level assignment (a
+    table of rules is used through its name)."""
+    found = []
+    for path in sorted(Path(package.__file__).parent.glob("*.py")):
+        module = path.stem
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            if isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        found.append(Function(f"{module}.{target.id}", *_names(node.value)))
+        found += _defs(tree.body, module)
+    return found
+
+
+def _defs(body: list[ast.stmt], prefix: str) -> list[Function]:
+    found = []
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            found += _defs(node.body, f"{prefix}.{node.name}")
+            doc = ast.get_docstring(node) or ""
+            found += [Function(f"{prefix}.{node.name}", frozenset(), frozenset(), doc)]
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.append(Function(f"{prefix}.{node.name}", *_names(node), ast.get_docstring(node) or ""))
+    return found
+
+
+def _names(node: ast.AST | None) -> tuple[frozenset[str], frozenset[str]]:
+    """The names and attributes ``node`` mentions, and the rules among them (``clauses.NAME``)."""
+    names, rules = set(), set()
+    for sub in ast.walk(node) if node is not None else ():
+        if isinstance(sub, ast.Name):
+            names.add(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            names.add(sub.attr)
+            if isinstance(sub.value, ast.Name) and sub.value.id == "clauses":
+                rules.add(sub.attr)
+    return frozenset(names), frozenset(rules)
+
+
+def callbacks(definition: dict[str, Any]) -> dict[str, list[str]]:
+    """Each guard or callback named in the machine, with the transitions that use it, one line per
+    trigger: ``trigger`` (sources → destinations)."""
+    moves: dict[str, dict[str, tuple[set[str], set[str]]]] = defaultdict(dict)
+    for t in definition["transitions"]:
+        for role in ("conditions", "before", "after"):
+            names = t.get(role) or []
+            for name in [names] if isinstance(names, str) else names:
+                if isinstance(name, str):
+                    sources, dests = moves[name].setdefault(t["trigger"], (set(), set()))
+                    sources.update(t["source"] if isinstance(t["source"], list) else [t["source"]])
+                    dests.add(t["dest"] or "stays")
+    states = definition["states"]
+    described = {}
+    for name, by_trigger in moves.items():
+        by_move = defaultdict(list)  # triggers that make the same move share a line
+        for trigger, (sources, dests) in by_trigger.items():
+            by_move[f"{_states(sources, states)} → {_states(dests, [*states, 'stays'])}"].append(
+                f"`{trigger}`"
+            )
+        described[name] = [f"{', '.join(triggers)} ({move})" for move, triggers in by_move.items()]
+    return described
+
+
+def guards(definition: dict[str, Any]) -> dict[str, str]:
+    """Each guard (transition condition) by its name, with the function or class that implements it."""
+    found = {}
+    for t in definition["transitions"]:
+        conditions = t.get("conditions") or []
+        for guard in [conditions] if isinstance(conditions, str) else conditions:
+            if isinstance(guard, str):
+                found[guard] = guard
+            else:
+                found[f"{type(guard).__name__}(…)"] = type(guard).__name__
+    return found
+
+
+def _states(names: set[str], order: list[str]) -> str:
+    missing = [state for state in order if state not in names and state != "stays"]
+    if len(names) > 3 and len(missing) <= 3:
+        return "any state but " + ", ".join(missing)
+    return ", ".join(state for state in order if state in names)
+
+
+def reaching(target: Function, everything: list[Function], machine: dict[str, list[str]]) -> list[str]:
+    """The machine callbacks whose code reaches ``target`` through the package's own calls."""
+    found, seen, frontier = [], {target.short}, [target.short]
+    if target.short in machine:
+        found.append(target.short)
+    while frontier:
+        name = frontier.pop()
+        for caller in everything:
+            if name in caller.refs and caller.short not in seen:
+                seen.add(caller.short)
+                frontier.append(caller.short)
+                if caller.short in machine:
+                    found.append(caller.short)
+    return sorted(found)
+
+
+def tests_citing(citations: Citations) -> dict[str, list[str]]:
+    cited = defaultdict(list)
+    for path in sorted(TESTS.glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                for clause in citations.in_test(node.name, ast.get_docstring(node) or ""):
+                    cited[clause].append(f"{path.relative_to(ROOT)}::{node.name}")
+    return cited
+
+
+def render_game(game_id: str) -> str:
+    game = importlib.import_module(GAMES[game_id])
+    clauses = importlib.import_module(f"{GAMES[game_id]}.clauses")
+    irregularities = importlib.import_module(f"{GAMES[game_id]}.irregularities")
+    citations = Citations(clauses.SECTION)
+    rules = {name: rule for name, rule in vars(clauses).items() if isinstance(rule, Rule)}
+    everything = functions(game)
+    machine = callbacks(game.machine_definition())
+    tests = tests_citing(citations)
+
+    def uses(name: str) -> list[str]:
+        lines = []
+        for function in everything:
+            if name in function.rules:
+                via = reaching(function, everything, machine)
+                lines.append(
+                    f"  - in `{function.name}`" + (f"; reached by {_via(via, machine)}" if via else "")
+                )
+        return lines
+
+    out = [f"## {game.TITLE}", ""]
+    for clause, gist in game.CLAUSES.items():
+        out += [f"### {clause} — {gist}", ""]
+        cited = [(name, rule) for name, rule in rules.items() if clause in citations.in_text(rule.clause)]
+        for name, rule in cited:
+            out.append(f"- `{name}` ({rule.clause}): {rule.summary}")
+            out += uses(name) or ["  - used by no code"]
+        if not cited:
+            out.append("- enforced through its sub-clauses")
+        out.append("- tests: " + (", ".join(f"`{t}`" for t in tests.get(clause, [])) or "**none**"))
+        out.append("")
+    out += ["### Rules from outside the seed section", ""]
+    out += ["Defaults from NOTES.md or house convention, not from the text of the section.", ""]
+    for name, rule in rules.items():
+        if not citations.in_text(rule.clause) and rule.clause != clauses.SECTION:
+            out.append(f"- `{name}` ({rule.clause}): {rule.summary}")
+            out += uses(name) or ["  - used by no code"]
+    out += ["", "### Guards", "", _GUARDS, "", "| guard | clauses and sources | used on |", "|---|---|---|"]
+    enforced = defaultdict(set)  # guard or callback -> the clauses its code reaches
+    for rule_name, rule in rules.items():
+        for function in everything:
+            if rule_name in function.rules:
+                for callback in reaching(function, everything, machine):
+                    enforced[callback].update(part.strip() for part in rule.clause.split(";"))
+    for guard, implementation in guards(game.machine_definition()).items():
+        doc = next(f.doc for f in everything if f.short == implementation)
+        cited = sorted(enforced[guard]) or _SOURCE.findall(doc) or ["**none**"]
+        used_on = ", ".join(machine.get(guard, [])) or "a supervisor's ruling, one per state"
+        out.append(f"| `{guard}` | {'; '.join(cited)} | {used_on} |")
+    out += [
+        "",
+        "### Configuration (not from the seed text)",
+        "",
+        "| key | default | source |",
+        "|---|---|---|",
+    ]
+    for key, (default, source) in game.RuleSet.sources().items():
+        out.append(f"| `{key}` | {default} | {source} |")
+    out += [
+        "",
+        "### Irregularities",
+        "",
+        _IRREGULARITIES,
+        "",
+        "| kind | cites | the round | CONTINUE | VOID |",
+    ]
+    out.append("|---|---|---|---|---|")
+    for kind in irregularities.KINDS:
+        continues = kind.on_continue or "not offered"
+        held = kind.voidable and kind.outcome is irregularities.Outcome.HELD
+        void = "offered until the round is settled" if held else "not offered"
+        out.append(f"| `{kind.code}` | {kind.cites} | {kind.outcome.value} | {continues} | {void} |")
+    return "\n".join(out) + "\n"
+
+
+_SOURCE = re.compile(r"672a\.7(?:\([a-z]\)(?:\(\d+\))?)?|NOTES\.md §\d")
+_GUARDS = (
+    "Every condition of the round machine, with the clauses its code enforces (the rules it raises "
+    "or cites, directly or through the functions it calls) or, for a guard that only chooses between "
+    "transitions, the clause its docstring cites."
+)
+_IRREGULARITIES = (
+    "Where the section says what follows, the round does it: a cover card is set aside and the round "
+    "completed (672a.7(d)); a step taken while a card is still due leaves the card due. Where it is "
+    "silent, the round is held: no card is taken into play and no wager settled until a supervisor "
+    "rules. CONTINUE does what the table says; VOID returns every wager not yet settled and sends the "
+    "cards to the discard rack."
+)
+
+
+def _via(names: list[str], machine: dict[str, list[str]]) -> str:
+    return "; ".join(f"`{name}` on {', '.join(machine[name])}" for name in names)
+
+
+def render() -> str:
+    head = (
+        "# Conformance: the clauses and the code that enforces them\n\n"
+        "Generated by `python -m games.conformance` from the Rule objects of each game, the code that "
+        "uses them, the round machine and the tests; do not edit by hand.\n"
+    )
+    return head + "".join("\n" + render_game(game_id) for game_id in GAMES)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m games.conformance", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if docs/conformance.md is stale")
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        fresh = DOC.exists() and DOC.read_text() == text
+        print(f"{DOC} is {'up to date' if fresh else 'stale (run python -m games.conformance)'}")
+        return 0 if fresh else 1
+    DOC.write_text(text)
+    print(f"wrote {DOC}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,104 @@
+"""Which decisions a hand may take, and whether the house stakes them (free) or the player (paid).
+
+672a.7(h)(2) lets a player double down (672a.9), split pairs (672a.10), stand or draw, and never
+surrender; (j) bounds the draw. 672a.9 and 672a.10 were not found: the free double on a two-card
+hard 9, 10 or 11 and the free split of any pair but ten-value cards, resplit to four hands, come
+from NOTES.md §2 and the rule set; paid doubles and splits are offered only where configured.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from devices.rules import Rule, RuleViolation
+from games.free_bet_blackjack import clauses
+from games.free_bet_blackjack.hand import is_ace, is_pair
+from games.free_bet_blackjack.inputs import PlayerAction
+from games.free_bet_blackjack.positions import Hand, Position
+from games.free_bet_blackjack.rules_config import RuleSet
+
+
+class Stake(enum.StrEnum):
+    """Who puts up the matching stake of a double or a split."""
+
+    FREE = "free"  # the house, with a Free Bet lammer
+    PAID = "paid"  # the player, with money
+
+
+def finished_rule(hand: Hand) -> Rule:
+    """Why a finished hand takes no more decisions."""
+    if hand.paid:
+        return clauses.BLACKJACK_PAID
+    if hand.doubled:
+        return clauses.ONE_CARD_AFTER_DOUBLE
+    if hand.total.value == 21:
+        return clauses.NO_DRAW_ON_21
+    if hand.total.bust:
+        return clauses.DRAW_BELOW_21
+    return clauses.PLAY_ORDER
+
+
+def check(action: PlayerAction, hand: Hand, position: Position, rules: RuleSet) -> Stake | None:
+    """The stake ``action`` adds to ``hand`` (None for stand and hit); raises RuleViolation with
+    the clause when the rules forbid it."""
+    if action is PlayerAction.SURRENDER:
+        raise RuleViolation(clauses.NO_SURRENDER, f"{hand.label} asked to surrender")
+    if action is PlayerAction.STAND:
+        return None
+    if action is PlayerAction.HIT:
+        if hand.total.value >= 21:
+            raise RuleViolation(finished_rule(hand), f"{hand.label} has {hand.total}: no more cards")
+        return None
+    if action is PlayerAction.DOUBLE_DOWN:
+        return _double(hand, rules)
+    return _split(hand, position, rules)
+
+
+def _double(hand: Hand, rules: RuleSet) -> Stake:
+    if len(hand.cards) != 2:
+        raise RuleViolation(
+            clauses.FREE_DOUBLE, f"{hand.label} holds {len(hand.cards)} cards: doubles on two"
+        )
+    if hand.split and not rules.double_after_split:
+        raise RuleViolation(clauses.DOUBLE_AFTER_SPLIT, f"{hand.label} is a split hand: no double here")
+    if not hand.total.soft and hand.total.value in rules.free_double_totals:
+        return Stake.FREE
+    if rules.paid_doubles:
+        return Stake.PAID
+    raise RuleViolation(
+        clauses.FREE_DOUBLE,
+        f"{hand.label} has {hand.total}: free doubles are on hard "
+        f"{', '.join(map(str, sorted(rules.free_double_totals)))} and this table offers no paid doubles "
+        f"({clauses.PAID_DOUBLE.clause})",
+    )
+
+
+def _split(hand: Hand, position: Position, rules: RuleSet) -> Stake:
+    if not is_pair(hand.cards):
+        raise RuleViolation(clauses.FREE_SPLIT, f"{hand.label} holds no pair")
+    if len(position.hands) >= rules.max_hands:
+        raise RuleViolation(
+            clauses.RESPLIT_LIMIT, f"seat {position.seat} already plays {rules.max_hands} hands"
+        )
+    if hand.split and is_ace(hand.cards[0]) and not rules.resplit_aces:
+        raise RuleViolation(clauses.RESPLIT_LIMIT, f"{hand.label}: this table does not resplit aces")
+    if hand.cards[0].rank in rules.free_split_ranks:
+        return Stake.FREE
+    if rules.paid_splits:
+        return Stake.PAID
+    raise RuleViolation(
+        clauses.FREE_SPLIT,
+        f"{hand.label}: a pair of {hand.cards[0]} does not split free and this table offers no paid "
+        f"splits ({clauses.PAID_SPLIT.clause})",
+    )
+
+
+def legal(hand: Hand, position: Position, rules: RuleSet) -> dict[PlayerAction, Stake | None]:
+    """Every decision ``hand`` may take now, for the dealer's screen."""
+    allowed = {}
+    for action in PlayerAction:
+        try:
+            allowed[action] = check(action, hand, position, rules)
+        except RuleViolation:
+            continue
+    return allowed

@@ -1,0 +1,64 @@
+"""Card values and hand totals of the blackjack family (NOTES.md §1: 633a.3(e), 673a.3(d)).
+
+2-10 count their face value, J, Q and K count 10, an ace counts 11 unless that would take the
+total over 21, then 1. A total is *soft* while an ace still counts 11: the difference matters for
+the free double (hard 9, 10, 11 only) and is announced with the dealer's 17.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from drivers.protocol.cards import Card
+
+ACE = 1
+TEN_VALUE_RANKS = frozenset({10, 11, 12, 13})
+
+
+def card_value(card: Card) -> int:
+    """The count of one card, an ace as 1 (``total`` decides when it counts 11)."""
+    if card.is_joker:
+        raise ValueError(f"{card} has no value in Free Bet Blackjack (NOTES.md §3 603a.15: no jokers)")
+    return 10 if card.rank in TEN_VALUE_RANKS else card.rank
+
+
+def is_ten_value(card: Card) -> bool:
+    return card.rank in TEN_VALUE_RANKS
+
+
+def is_ace(card: Card) -> bool:
+    return card.rank == ACE
+
+
+@dataclass(frozen=True, order=True)
+class Total:
+    """A hand's point count; ``soft`` while an ace counts 11."""
+
+    value: int
+    soft: bool = False
+
+    @property
+    def bust(self) -> bool:
+        return self.value > 21
+
+    def __str__(self) -> str:
+        return f"soft {self.value}" if self.soft else str(self.value)
+
+
+def total(cards: Sequence[Card]) -> Total:
+    hard = sum(card_value(card) for card in cards)
+    if any(is_ace(card) for card in cards) and hard + 10 <= 21:
+        return Total(hard + 10, soft=True)
+    return Total(hard)
+
+
+def is_blackjack(cards: Sequence[Card]) -> bool:
+    """An ace and a ten-value card as the first two cards (a split hand is never a Blackjack:
+    the caller decides whether the two cards are a hand's first two)."""
+    return len(cards) == 2 and total(cards).value == 21
+
+
+def is_pair(cards: Sequence[Card]) -> bool:
+    """Two cards of the same rank (a king and a queen are not a pair)."""
+    return len(cards) == 2 and cards[0].rank == cards[1].rank

@@ -1,0 +1,163 @@
+"""Irregularities: what can go against the procedure, what the round does, what a supervisor may rule.
+
+Where § 672a.7 says what follows (a cover card: set aside, complete the round, 672a.7(d); a card
+still due: it is still due) the round does that. Where the section is silent, the round is *held*:
+nothing moves until a supervisor rules CONTINUE (what it means is fixed per kind, below) or VOID
+(every wager not yet settled is returned). Each irregularity carries the clause it offends.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from devices.rules import Irregularity, Rule
+from drivers.protocol.cards import Card
+from games.free_bet_blackjack import clauses
+from games.free_bet_blackjack.inputs import COVER_CARD, Arrival, Resolution, describe
+from games.free_bet_blackjack.layout import Slot
+from games.free_bet_blackjack.machine import COMPLETE, DEALER_TURN, SETTLED, VOIDED
+
+
+class Outcome(enum.StrEnum):
+    HELD = "held for a supervisor"
+    STAYS = "the round stays where it is; the card is still due"
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of irregularity, as docs/conformance.md lists it."""
+
+    code: str
+    cites: str  # the clause(s) its irregularities cite
+    outcome: Outcome
+    on_continue: str | None = None  # what CONTINUE does; None: CONTINUE is not offered
+    resume_to: str | None = None  # the state CONTINUE leads to; None: the state it was held in
+    voidable: bool = True
+
+    def __call__(self, rule: Rule, detail: str) -> tuple[Kind, Irregularity]:
+        return self, Irregularity(rule, detail)
+
+
+SET_ASIDE = "the card is set aside for the discard rack and the round resumes where it was held"
+CARD_BEFORE_BURN = Kind("card-before-burn", "672a.7(c)", Outcome.HELD, SET_ASIDE)
+COVER_OUT_OF_PLACE = Kind("cover-card-out-of-place", "672a.7(d)", Outcome.HELD, SET_ASIDE)
+EXTRA_CARD = Kind(
+    "extra-card", "the clause of the state: (e), (f), (g), (i), (l), (m), (s)", Outcome.HELD, SET_ASIDE
+)
+HOLE_CARD_EXPOSED = Kind(
+    "hole-card-exposed", "672a.7(e)(4)", Outcome.HELD, SET_ASIDE + "; the hole card is still due"
+)
+FACE_DOWN_OUT_OF_PLACE = Kind(
+    "face-down-card-out-of-place", "the clause of the card due: (e)(1)-(3), (i), (l)", Outcome.HELD, SET_ASIDE
+)
+JOKER = Kind("joker", "NOTES.md §3 603a.15", Outcome.HELD, SET_ASIDE)
+MISSING_CARD = Kind("missing-card", "the clause of the card due: (e)(1)-(4), (i), (l)", Outcome.STAYS)
+HOLE_CARD_MISMATCH = Kind(
+    "hole-card-mismatch",
+    "672a.7(k); 672a.7(t)",
+    Outcome.HELD,
+    "the card shown is accepted as the hole card and the dealer's turn follows",
+    DEALER_TURN,
+)
+PEEK_MISSED_BLACKJACK = Kind(
+    "peek-missed-blackjack",
+    "672a.7(g)",
+    Outcome.HELD,
+    "the card shown is accepted; the players have acted, so the round settles by (n)-(q)",
+    DEALER_TURN,
+)
+PEEK_FALSE_BLACKJACK = Kind("peek-false-blackjack", "672a.7(g)", Outcome.HELD)
+DISCARD_COUNT = Kind(
+    "discard-count",
+    "672a.7(s); 672a.7(t)",
+    Outcome.HELD,
+    "the count is acknowledged as recorded (the shoe's card count follows it up) and the round completes",
+    COMPLETE,
+    voidable=False,
+)
+
+KINDS = (
+    CARD_BEFORE_BURN,
+    COVER_OUT_OF_PLACE,
+    EXTRA_CARD,
+    HOLE_CARD_EXPOSED,
+    FACE_DOWN_OUT_OF_PLACE,
+    JOKER,
+    MISSING_CARD,
+    HOLE_CARD_MISMATCH,
+    PEEK_MISSED_BLACKJACK,
+    PEEK_FALSE_BLACKJACK,
+    DISCARD_COUNT,
+)
+
+
+@dataclass
+class Hold:
+    """A held round: the irregularity, where it happened, and the cards waiting for the ruling."""
+
+    kind: Kind
+    irregularity: Irregularity
+    held_in: str
+    items: list[Arrival] = field(default_factory=list)
+    shown: Card | None = None  # a hole card turned up that did not check
+
+    @property
+    def resume_to(self) -> str | None:
+        if self.kind.on_continue is None:
+            return None
+        return self.kind.resume_to or self.held_in
+
+    @property
+    def resolutions(self) -> frozenset[Resolution]:
+        """VOID returns the unsettled wagers, so it is not offered once the round is settled."""
+        voidable = self.kind.voidable and self.held_in not in (SETTLED, VOIDED)
+        offered = {Resolution.VOID} if voidable else set()
+        if self.kind.on_continue is not None:
+            offered.add(Resolution.CONTINUE)
+        return frozenset(offered)
+
+
+def classify_arrival(
+    item: Arrival, slot: Slot | None, *, burn_due: bool, nothing_due: Rule
+) -> tuple[Kind, Irregularity] | None:
+    """What is wrong with ``item`` arriving now, or None. ``slot`` is the card due (None when no
+    card is due); ``nothing_due`` the clause a card breaks when none is due."""
+    if item is COVER_CARD:
+        if slot is None:
+            return COVER_OUT_OF_PLACE(
+                clauses.COVER_CARD_OUT_OF_PLACE,
+                f"the cover card came out while no card is due ({nothing_due})",
+            )
+        return None
+    if burn_due:
+        return CARD_BEFORE_BURN(
+            clauses.BURN_DUE, f"{describe(item)} was dealt before the new dealer's burn card"
+        )
+    if slot is None:
+        return EXTRA_CARD(nothing_due, f"{describe(item)} was dealt while no card is due")
+    if isinstance(item, Card):
+        if item.is_joker:
+            return JOKER(clauses.NO_JOKERS, f"{item} came out of the shoe where {slot} is due")
+        if not slot.face_up:
+            return HOLE_CARD_EXPOSED(
+                slot.rule, f"{item} was dealt face up where {slot} is due: the hole card is exposed"
+            )
+        return None
+    if slot.face_up:
+        return FACE_DOWN_OUT_OF_PLACE(slot.rule, f"{describe(item)} was dealt where {slot} is due")
+    return None
+
+
+#: The dealer's steps forward, and the clause each comes under.
+STEPS = {
+    "close_insurance": clauses.INSURANCE_ON_ACE,
+    "peek_answer": clauses.PEEK,
+    "reveal_hole": clauses.HOLE_AFTER_DECISIONS,
+    "settle": clauses.SETTLE_AFTER_DRAW,
+}
+
+
+def missing_card(slot: Slot, step: str) -> tuple[Kind, Irregularity]:
+    """The dealer took ``step`` while ``slot`` is still due: the card is missing, not the step."""
+    return MISSING_CARD(slot.rule, f"{step} ({STEPS[step].clause}) was asked while {slot} is still due")

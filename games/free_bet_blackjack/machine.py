@@ -1,0 +1,279 @@
+"""The Free Bet Blackjack round as one transitions machine definition, shared by every round.
+
+Building a Machine per round is slow, and the procedure does not change with the rule set (the
+guards read the round's own RuleSet), so one Machine serves every round: a round joins it when it
+is made and leaves it when it completes. ``auto_transitions=False``: no ``to_<state>()`` backdoor.
+Guards (``conditions``) check and may raise RuleViolation, refusing the input with its clause;
+``before`` callbacks change the round; ``after`` callbacks only record. Callbacks receive the
+EventData (``send_event=True``), whose first argument is the message from inputs.py.
+
+Where several transitions share a trigger and a source, transitions tries them in the order listed:
+an irregular arrival is caught before a regular one, a missing card before an advance.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from transitions import EventData, Machine
+
+BETTING = "betting"
+DEALING = "dealing"
+INSURANCE = "insurance"
+PEEKING = "peeking"
+DEALER_BLACKJACK = "dealer_blackjack"
+PLAYER_TURNS = "player_turns"
+DEALER_TURN = "dealer_turn"
+SETTLED = "settled"
+VOIDED = "voided"
+HELD = "held"
+COMPLETE = "complete"
+
+STATES = [
+    BETTING,
+    DEALING,
+    INSURANCE,
+    PEEKING,
+    DEALER_BLACKJACK,
+    PLAYER_TURNS,
+    DEALER_TURN,
+    SETTLED,
+    VOIDED,
+    HELD,
+    COMPLETE,
+]
+#: What each state means, for the diagram's legend.
+STATE_NOTES = {
+    BETTING: "wagers are placed; the deal waits for a ready shoe (672a.7(a), (c), (d), (e))",
+    DEALING: "the initial deal, card by card (672a.7(e)(1)-(4))",
+    INSURANCE: "the dealer shows an ace: insurance and even money (672a.7(f))",
+    PEEKING: "waiting for the card reader's yes or no (672a.7(g))",
+    DEALER_BLACKJACK: "the reader said Blackjack: no card is dealt; the hole card is turned up (672a.7(g))",
+    PLAYER_TURNS: "Blackjacks paid; each hand decides, clockwise (672a.7(h)-(j))",
+    DEALER_TURN: "the hole card is up; the dealer draws to 17 (672a.7(k)-(m))",
+    SETTLED: "wagers settled in the designated order (672a.7(n)-(r)); cards to the discard rack (s)",
+    VOIDED: "a supervisor voided the round: unsettled wagers returned; cards to the discard rack",
+    HELD: "an irregularity the section does not resolve: a supervisor rules CONTINUE or VOID",
+    COMPLETE: "every card in the discard rack; the round is over",
+}
+#: States in which the round takes input in the ordinary course (not held, not complete).
+ACTIVE = [state for state in STATES if state not in (HELD, COMPLETE)]
+#: States in which a card can be due from the shoe.
+DEALING_STATES = [DEALING, PLAYER_TURNS, DEALER_TURN]
+#: Where a supervisor's CONTINUE can take a held round.
+RESUMABLE = [*ACTIVE, COMPLETE]
+#: The dealer's steps forward; taken while a card is still due, each records a missing card.
+ADVANCES = {
+    DEALING: ["close_insurance", "peek_answer", "reveal_hole", "settle"],
+    PLAYER_TURNS: ["reveal_hole", "settle"],
+    DEALER_TURN: ["settle"],
+}
+DECISIONS = ["stand", "hit", "double_down", "split"]
+#: States in which insurance is not (or no longer) offered: asking for it is refused with 672a.7(f).
+NO_INSURANCE = [DEALING, PEEKING, DEALER_BLACKJACK, PLAYER_TURNS, DEALER_TURN]
+#: Requests refused outright, so that the refusal names its clause: trigger -> (states, guard).
+REFUSALS = {
+    "insure": (NO_INSURANCE, "refuse_insurance"),
+    "even_money": (NO_INSURANCE, "refuse_insurance"),
+    "surrender": ([PLAYER_TURNS], "refuse_surrender"),
+}
+
+
+def message_of(event: EventData) -> Any:
+    """The message from inputs.py a trigger was fired with (Round.handle passes exactly one)."""
+    return event.args[0]
+
+
+class ResumesTo:
+    """Guard of a supervisor's CONTINUE: true for the transition to the state the hold resumes to
+    (irregularities.py says where, per kind; NOTES.md §3: only a supervisor resumes a held round)."""
+
+    def __init__(self, state: str) -> None:
+        self.state = state
+        self.__name__ = f"resumes_to_{state}"
+
+    def __call__(self, event: EventData) -> bool:
+        return event.model.hold.resume_to == self.state
+
+
+def _transitions() -> list[dict[str, Any]]:
+    t: list[dict[str, Any]] = [
+        # 672a.7(e): wagers, then the deal once the shoe is ready (672a.7(a), (c), (d)).
+        dict(
+            trigger="place_wager",
+            source=BETTING,
+            dest=None,
+            conditions="wager_is_valid",
+            before="accept_wager",
+        ),
+        dict(
+            trigger="start_deal",
+            source=BETTING,
+            dest=DEALING,
+            conditions="deal_may_start",
+            before="begin_deal",
+        ),
+        # Cards out of the shoe: irregular ones first, then the cover card, then the deal.
+        dict(trigger="card_arrives", source=HELD, dest=None, before="set_aside_while_held"),
+        dict(
+            trigger="card_arrives",
+            source=ACTIVE,
+            dest=HELD,
+            conditions="arrival_is_irregular",
+            before="hold_arrival",
+        ),
+        dict(
+            trigger="card_arrives",
+            source=ACTIVE,
+            dest=None,
+            conditions="is_cover_card",
+            before="set_cover_card_aside",
+        ),
+        dict(
+            trigger="card_arrives",
+            source=DEALING,
+            dest=INSURANCE,
+            conditions=["completes_deal", "dealer_shows_ace"],
+            before="place_card",
+        ),
+        dict(
+            trigger="card_arrives",
+            source=DEALING,
+            dest=PEEKING,
+            conditions=["completes_deal", "dealer_shows_ten"],
+            before="place_card",
+        ),
+        dict(
+            trigger="card_arrives",
+            source=DEALING,
+            dest=PLAYER_TURNS,
+            conditions="completes_deal",
+            before=["place_card", "pay_blackjacks"],
+        ),
+        dict(trigger="card_arrives", source=DEALING_STATES, dest=None, before="place_card"),
+    ]
+    # A step forward while a card is due records a missing card; the round stays (the card is due).
+    t += [
+        dict(trigger=trigger, source=state, dest=None, conditions="card_is_due", after="record_missing_card")
+        for state, triggers in ADVANCES.items()
+        for trigger in triggers
+    ]
+    t += [
+        # 672a.7(f): insurance and even money on an ace up card, then the peek (g).
+        dict(
+            trigger="insure",
+            source=INSURANCE,
+            dest=None,
+            conditions="insurance_is_valid",
+            before="accept_insurance",
+        ),
+        dict(
+            trigger="even_money",
+            source=INSURANCE,
+            dest=None,
+            conditions="even_money_is_valid",
+            before="pay_even_money",
+        ),
+        *(
+            dict(trigger=trigger, source=states, dest=None, conditions=guard)
+            for trigger, (states, guard) in REFUSALS.items()
+        ),
+        dict(trigger="close_insurance", source=INSURANCE, dest=PEEKING),
+        dict(
+            trigger="peek_answer",
+            source=PEEKING,
+            dest=DEALER_BLACKJACK,
+            conditions="reader_says_blackjack",
+            before="note_peek",
+        ),
+        dict(
+            trigger="peek_answer",
+            source=PEEKING,
+            dest=PLAYER_TURNS,
+            before=["note_peek", "pay_blackjacks"],
+        ),
+        # 672a.7(h)-(j): the players' decisions; no surrender.
+        *(
+            dict(
+                trigger=d,
+                source=PLAYER_TURNS,
+                dest=None,
+                conditions="decision_is_legal",
+                before="apply_decision",
+            )
+            for d in DECISIONS
+        ),
+        # 672a.7(k): the hole card turned up, checked against its commitment and the reader.
+        dict(
+            trigger="reveal_hole",
+            source=[PLAYER_TURNS, DEALER_BLACKJACK],
+            dest=HELD,
+            conditions=["decisions_are_done", "reveal_is_irregular"],
+            before="hold_reveal",
+        ),
+        dict(
+            trigger="reveal_hole",
+            source=[PLAYER_TURNS, DEALER_BLACKJACK],
+            dest=DEALER_TURN,
+            conditions="decisions_are_done",
+            before="turn_hole_card_up",
+        ),
+        # 672a.7(l)-(r): the dealer's draw, then settlement in the designated order.
+        dict(trigger="settle", source=DEALER_TURN, dest=SETTLED, before="settle_wagers"),
+        # 672a.7(s): the cards to the discard rack.
+        dict(
+            trigger="discard",
+            source=[SETTLED, VOIDED],
+            dest=HELD,
+            conditions="discard_count_is_wrong",
+            before="hold_discard",
+        ),
+        dict(trigger="discard", source=[SETTLED, VOIDED], dest=COMPLETE, before="record_pickup"),
+        # 672a.7(c): a new dealer burns a card before dealing any.
+        dict(trigger="change_dealer", source=[*ACTIVE, HELD], dest=None, before="note_new_dealer"),
+        dict(
+            trigger="confirm_burn",
+            source=[*ACTIVE, HELD],
+            dest=None,
+            conditions="burn_is_done",
+            before="clear_burn",
+        ),
+        # A held round waits for a supervisor.
+        dict(
+            trigger="supervisor_resolve",
+            source=HELD,
+            dest=VOIDED,
+            conditions=["resolution_is_offered", "resolution_is_void"],
+            before="void_round",
+        ),
+        *(
+            dict(
+                trigger="supervisor_resolve",
+                source=HELD,
+                dest=state,
+                conditions=["resolution_is_offered", ResumesTo(state)],
+                before="continue_round",
+            )
+            for state in RESUMABLE
+        ),
+    ]
+    return t
+
+
+def definition() -> dict[str, Any]:
+    """The keyword arguments of the round's Machine (shared with games.diagrams)."""
+    return dict(
+        states=STATES,
+        transitions=_transitions(),
+        initial=BETTING,
+        auto_transitions=False,
+        send_event=True,
+        after_state_change="record_state",
+    )
+
+
+@functools.cache
+def shared_machine() -> Machine:
+    """The one Machine every round joins (``add_model``) and leaves when it completes."""
+    return Machine(model=None, **definition())

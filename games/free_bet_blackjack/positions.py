@@ -1,0 +1,99 @@
+"""What lies on a betting position: the wagers, and the hands with their stakes.
+
+Every hand at a position is staked in units of the position's Blackjack Wager. A hand's ``wager``
+is real money (the Blackjack Wager itself, or a paid double or split); its ``lammers`` are the Free
+Bet lammers the house put up for a free double or a free split: paid "an equivalent amount" when
+the hand wins (672a.7(o)), collected and worth nothing otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from drivers.protocol.cards import Card
+from games.free_bet_blackjack.hand import Total, is_blackjack, total
+
+
+@dataclass(eq=False)
+class Hand:
+    seat: int
+    number: int  # 0 is the hand dealt; split hands are numbered in the order they are made
+    wager: int  # cents of real money on the hand (0 for a hand made by a free split)
+    cards: list[Card] = field(default_factory=list)
+    lammers: list[int] = field(default_factory=list)  # cents each Free Bet lammer stands for
+    split: bool = False  # the hand took part in a split: it can no longer be a Blackjack
+    doubled: bool = False
+    stood: bool = False
+    awaiting: bool = False  # a hit or a double's card is due
+    paid: bool = False  # settled before the showdown: a Blackjack (672a.7(h)(1)) or even money
+    removed: bool = False  # its cards went to the discard rack when it was paid (672a.7(h)(1))
+
+    @property
+    def total(self) -> Total:
+        return total(self.cards)
+
+    @property
+    def blackjack(self) -> bool:
+        return not self.split and is_blackjack(self.cards)
+
+    @property
+    def card_due(self) -> bool:
+        return not self.paid and (len(self.cards) < 2 or self.awaiting)
+
+    @property
+    def done(self) -> bool:
+        """No decision is left: stood, settled, doubled (672a.7(j)(2)), or at 21 or more (672a.7(j))."""
+        if self.paid or self.stood:
+            return True
+        if self.card_due:
+            return False
+        return self.doubled or self.total.value >= 21
+
+    @property
+    def label(self) -> str:
+        return f"seat {self.seat} hand {self.number}"
+
+
+@dataclass(eq=False)
+class Position:
+    seat: int
+    blackjack: int  # the Blackjack Wager, in cents: the unit of every stake at the position
+    push22: int = 0
+    insurance: int = 0
+    even_money: bool = False
+    hands: list[Hand] = field(default_factory=list)  # in the order they are played
+
+    def __post_init__(self) -> None:
+        if not self.hands:
+            self.hands.append(Hand(self.seat, 0, self.blackjack))
+
+    @property
+    def dealt_hand(self) -> Hand:
+        return next(hand for hand in self.hands if hand.number == 0)
+
+    def hand(self, number: int) -> Hand:
+        return next(hand for hand in self.hands if hand.number == number)
+
+    def split(self, hand: Hand, *, paid: bool) -> Hand:
+        """Split ``hand``'s pair: the second card starts a new hand played right after it, staked
+        with real money (a paid split) or a Free Bet lammer (a free split)."""
+        new = Hand(
+            self.seat,
+            len(self.hands),
+            self.blackjack if paid else 0,
+            cards=[hand.cards.pop()],
+            lammers=[] if paid else [self.blackjack],
+            split=True,
+        )
+        hand.split = True
+        self.hands.insert(self.hands.index(hand) + 1, new)
+        return new
+
+    def double(self, hand: Hand, *, paid: bool) -> None:
+        """Double ``hand``: match the Blackjack Wager with money or a lammer; one card follows."""
+        if paid:
+            hand.wager += self.blackjack
+        else:
+            hand.lammers.append(self.blackjack)
+        hand.doubled = True
+        hand.awaiting = True

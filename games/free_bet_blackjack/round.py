@@ -1,0 +1,245 @@
+"""One round of Free Bet Blackjack (58 Pa. Code § 672a.7), the model of the shared round machine.
+
+The table service makes a ``Round`` per round and feeds it every event of the table, in order,
+through ``handle`` (one queue per table; a plain Machine, so no transition is ever cancelled by the
+next event). The round says what it expects next (``expected``: which hand, face up or down;
+``accepts``: which messages), refuses what the rules forbid with a RuleViolation naming the clause,
+and records an irregularity, with its clause, for anything that has physically gone wrong.
+
+The round never learns the hole card's face before 672a.7(k): it holds the shoe's sealed object,
+takes the card reader's yes/no, and checks the card turned up against the seal with the ``verify``
+callback the caller supplies (the shoe's commitment check).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from transitions import EventData
+
+from devices.rules import Irregularity, Rule, RuleViolation
+from drivers.protocol.cards import Card
+from games.free_bet_blackjack import clauses, decisions, discard
+from games.free_bet_blackjack.closing import CloseSteps
+from games.free_bet_blackjack.dealing import DealSteps
+from games.free_bet_blackjack.decisions import Stake
+from games.free_bet_blackjack.discard import Pickup
+from games.free_bet_blackjack.hand import Total, total
+from games.free_bet_blackjack.inputs import Arrival, Message, PlayerAction, Sealed
+from games.free_bet_blackjack.irregularities import Hold, Kind
+from games.free_bet_blackjack.layout import Slot, clockwise
+from games.free_bet_blackjack.machine import (
+    COMPLETE,
+    DEALER_TURN,
+    DEALING,
+    PLAYER_TURNS,
+    REFUSALS,
+    shared_machine,
+)
+from games.free_bet_blackjack.playing import PlaySteps
+from games.free_bet_blackjack.positions import Hand, Position
+from games.free_bet_blackjack.records import Record, RecordKind, RoundLog
+from games.free_bet_blackjack.rules_config import RuleSet
+from games.free_bet_blackjack.settlement import Action
+
+#: The shoe's check that ``card`` is the card sealed in ``sealed`` (devices/shoe.py provides it).
+Verify = Callable[[Sealed, Card], bool]
+
+
+class Round(DealSteps, PlaySteps, CloseSteps):
+    """A round: wagers, cards, decisions, settlement and the record of all of it. The machine's
+    guards and callbacks come from the three mixins, one per part of the procedure."""
+
+    state: str  # set by the machine
+
+    def __init__(
+        self, number: int, *, rules: RuleSet, verify: Verify, dealer: str, table: str = "table"
+    ) -> None:
+        self.number = number
+        self.rules = rules
+        self.dealer = dealer
+        self.log = RoundLog(number, table)
+        self.positions: dict[int, Position] = {}
+        self.dealer_up: Card | None = None
+        self.hole: Sealed | None = None
+        self.hole_face: Card | None = None  # known from 672a.7(k) on
+        self.dealer_draws: list[Card] = []
+        self.peek: bool | None = None  # the card reader's answer, if asked
+        self.dealer_has_blackjack = False  # the reader said so and the hole card bore it out
+        self.burn_due = False  # a new dealer came to the table mid-round (672a.7(c))
+        self.reshuffle_required = False  # the cover card came out (672a.7(d))
+        self.actions: list[Action] = []  # every settlement action, in the order made
+        self.removed: list[Hand] = []  # hands whose cards went to the rack early (672a.7(h)(1))
+        self.set_aside: list[Pickup] = []
+        self.hold: Hold | None = None
+        self.pickup: tuple[Pickup, ...] = ()
+        self._verify = verify
+        self._verified: tuple[Card, bool] | None = None
+        self._deal: tuple[Slot, ...] = ()
+        self._dealt = 0
+        shared_machine().add_model(self)
+
+    def handle(self, message: Message) -> tuple[Record, ...]:
+        """Apply one message; returns the records it produced. Raises RuleViolation (nothing changed)
+        for an input the rules refuse."""
+        start = len(self.log)
+        accepted = self.state != COMPLETE and self._fire(message)
+        if not accepted:
+            raise RuleViolation(
+                clauses.PROCEDURE_ORDER,
+                f"{message.trigger} is not accepted while round {self.number} is {self.state}; "
+                f"it accepts {', '.join(self.accepts) or 'nothing more'}",
+            )
+        if self.state == COMPLETE:
+            self.close()
+        return self.log.since(start)
+
+    def _fire(self, message: Message) -> bool:
+        machine = shared_machine()
+        if message.trigger not in machine.get_triggers(self.state):
+            return False
+        return machine.events[message.trigger].trigger(self, message)
+
+    def close(self) -> None:
+        """Leave the shared machine (done on completion; call it for a round abandoned mid-way)."""
+        machine = shared_machine()
+        if self in machine.models:
+            machine.remove_model(self)
+
+    @property
+    def accepts(self) -> tuple[str, ...]:
+        """The messages (by trigger) the round takes in its present state: a card arriving is always
+        taken (as an irregularity if none is due); requests refused outright are not listed."""
+        if self.state == COMPLETE:
+            return ()
+        triggers = shared_machine().get_triggers(self.state)
+        return tuple(sorted(t for t in triggers if self.state not in REFUSALS.get(t, ((), None))[0]))
+
+    @property
+    def expected(self) -> Slot | None:
+        """The card due from the shoe next, or None when no card is due."""
+        if self.state == DEALING:
+            return self._deal[self._dealt]
+        if self.state == PLAYER_TURNS:
+            hand = self.current_hand
+            if hand is not None and hand.card_due:
+                return Slot(hand.seat, hand.number, True, clauses.CARDS_FOR_DECISION)
+        if self.state == DEALER_TURN and self._dealer_must_draw():
+            live = self._live_hands()
+            return Slot(None, None, True, clauses.DEALER_DRAWS_TO_17 if live else clauses.DRAW_FOR_PUSH_22)
+        return None
+
+    @property
+    def current_hand(self) -> Hand | None:
+        """The hand whose decision (or card) is awaited, clockwise from the dealer's left (672a.7(h))."""
+        if self.state != PLAYER_TURNS:
+            return None
+        return next((hand for hand in self._hands_in_play_order() if not hand.done), None)
+
+    def legal_decisions(self) -> dict[PlayerAction, Stake | None]:
+        hand = self.current_hand
+        if hand is None or hand.card_due:
+            return {}
+        return decisions.legal(hand, self.positions[hand.seat], self.rules)
+
+    @property
+    def dealer_cards(self) -> list[Card]:
+        """The dealer's cards seen face up so far, in the order dealt."""
+        seen = [self.dealer_up] if self.dealer_up else []
+        return seen + ([self.hole_face] if self.hole_face else []) + self.dealer_draws
+
+    @property
+    def dealer_total(self) -> Total:
+        return total(self.dealer_cards)
+
+    @property
+    def records(self) -> tuple[Record, ...]:
+        return tuple(self.log)
+
+    def net(self, seat: int) -> int:
+        """What the player at ``seat`` has won (+) or lost (-) so far, in cents."""
+        return sum(action.net for action in self.actions if action.seat == seat)
+
+    def __repr__(self) -> str:
+        return f"<Round {self.number} {self.state}, seats {sorted(self.positions)}>"
+
+    def record_state(self, event: EventData) -> None:
+        source, dest = event.transition.source, event.transition.dest
+        if dest is not None and dest != source:
+            self.log.add(RecordKind.STATE, source=source, dest=dest, trigger=event.event.name)
+
+    def _live_hands(self) -> bool:
+        """Whether some hand's outcome still depends on the dealer's total (672a.7(m))."""
+        return any(not hand.paid and not hand.total.bust for hand in self._hands_in_play_order())
+
+    def _dealer_must_draw(self) -> bool:
+        """672a.7(l): to 17, standing on all 17s; (m): not when no outcome can change, unless Push 22
+        Wagers are on the table."""
+        if self.dealer_has_blackjack or self.dealer_total.value >= 17:
+            return False
+        return self._live_hands() or any(position.push22 for position in self.positions.values())
+
+    def _hands_in_play_order(self) -> Iterable[Hand]:
+        for seat in clockwise(self.positions):
+            yield from self.positions[seat].hands
+
+    def _position(self, seat: int, rule: Rule) -> Position:
+        try:
+            return self.positions[seat]
+        except KeyError:
+            raise RuleViolation(rule, f"seat {seat} has no Blackjack Wager in this round") from None
+
+    def _record_actions(self, actions: list[Action], order: Rule) -> None:
+        for action in actions:
+            self.actions.append(action)
+            self.log.add(
+                RecordKind.SETTLEMENT,
+                seat=action.seat,
+                hand=action.hand,
+                wager=action.wager.value,
+                movement=action.movement.value,
+                amount=action.amount,
+                net=action.net,
+                clause=action.rule.clause,
+                order=order.clause,
+            )
+
+    def _announce_dealer_total(self) -> None:
+        dealer = self.dealer_total
+        self.log.add(
+            RecordKind.DEALER_TOTAL,
+            total=dealer.value,
+            soft=dealer.soft,
+            clause=clauses.DEALER_DRAWS_TO_17.clause,
+        )
+
+    def _hold(
+        self,
+        kind: Kind,
+        irregularity: Irregularity,
+        *,
+        items: Iterable[Arrival] = (),
+        shown: Card | None = None,
+    ) -> None:
+        self.hold = Hold(kind, irregularity, self.state, list(items), shown)
+        self._record_irregularity(kind, irregularity)
+
+    def _record_irregularity(self, kind: Kind, irregularity: Irregularity) -> None:
+        self.log.add(
+            RecordKind.IRREGULARITY,
+            code=kind.code,
+            clause=irregularity.rule.clause,
+            rule=irregularity.rule.summary,
+            detail=irregularity.detail,
+            outcome=kind.outcome.value,
+        )
+
+    def pickup_order(self) -> list[Pickup]:
+        """Every card of the round in the order it goes to the discard rack (672a.7(s))."""
+        dealer = [Pickup("dealer", str(card)) for card in ([self.dealer_up] if self.dealer_up else [])]
+        if self.hole is not None:
+            dealer.append(
+                Pickup("dealer", str(self.hole_face)) if self.hole_face else Pickup.of(self.hole, "dealer")
+            )
+        dealer += [Pickup("dealer", str(card)) for card in self.dealer_draws]
+        return discard.pickup_order(self.removed, self.positions, dealer, self.set_aside)

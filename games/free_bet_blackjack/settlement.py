@@ -1,0 +1,216 @@
+"""Settlement: which wagers are collected, paid or pushed, for how much, and in what order.
+
+Amounts are integer cents. ``Action.amount`` is the wager for a collect or a push and the winnings
+for a pay (the wager itself stays with the player). A Free Bet lammer stands for an amount but is
+not money: collecting one costs the player nothing, and a winning hand is paid "an equivalent
+amount" for it (672a.7(o)).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from devices.rules import Rule
+from drivers.protocol.cards import Card
+from games.free_bet_blackjack import clauses
+from games.free_bet_blackjack.hand import Total, total
+from games.free_bet_blackjack.layout import counterclockwise
+from games.free_bet_blackjack.positions import Hand, Position
+from games.free_bet_blackjack.rules_config import (
+    BLACKJACK_ODDS,
+    EVEN_ODDS,
+    INSURANCE_ODDS,
+    Odds,
+    Push22PayTable,
+    RuleSet,
+    SettlementOrder,
+)
+
+RED_SUITS = frozenset({1, 2})  # diamonds, hearts
+
+
+class WagerKind(enum.StrEnum):
+    BLACKJACK = "blackjack"  # the Blackjack Wager, or real money a paid double or split added
+    LAMMER = "lammer"
+    PUSH22 = "push22"
+    INSURANCE = "insurance"
+
+
+class Movement(enum.StrEnum):
+    COLLECT = "collect"
+    PAY = "pay"
+    PUSH = "push"  # returned to the player
+
+
+@dataclass(frozen=True)
+class Action:
+    seat: int
+    wager: WagerKind
+    movement: Movement
+    amount: int
+    rule: Rule
+    hand: int | None = None
+
+    @property
+    def net(self) -> int:
+        """What the player gains (+) or loses (-), in cents."""
+        if self.movement is Movement.PAY:
+            return self.amount
+        if self.movement is Movement.COLLECT and self.wager is not WagerKind.LAMMER:
+            return -self.amount
+        return 0
+
+
+def blackjack_payment(position: Position, rules: RuleSet) -> Action:
+    """672a.7(h)(1): a player Blackjack is paid 3 to 2 at once, rounded as configured."""
+    amount = BLACKJACK_ODDS.pay(position.blackjack, rules.odd_cent_rounding)
+    return Action(position.seat, WagerKind.BLACKJACK, Movement.PAY, amount, clauses.BLACKJACK_PAID, 0)
+
+
+def even_money_payment(position: Position, rules: RuleSet) -> Action:
+    amount = EVEN_ODDS.pay(position.blackjack, rules.odd_cent_rounding)
+    return Action(position.seat, WagerKind.BLACKJACK, Movement.PAY, amount, clauses.EVEN_MONEY, 0)
+
+
+def against_dealer_blackjack(position: Position, rules: RuleSet) -> list[Action]:
+    """672a.7(g)(1)-(2): the dealer has a Blackjack; no card was dealt after the peek."""
+    hand = position.dealt_hand
+    rule = (
+        clauses.DEALER_BLACKJACK_PLAYER_BLACKJACK
+        if hand.blackjack
+        else clauses.DEALER_BLACKJACK_NO_PLAYER_BLACKJACK
+    )
+    actions = []
+    if not hand.paid:  # a player who took even money has been paid
+        movement = Movement.PUSH if hand.blackjack else Movement.COLLECT
+        actions.append(Action(position.seat, WagerKind.BLACKJACK, movement, position.blackjack, rule, 0))
+    if position.push22:
+        actions.append(Action(position.seat, WagerKind.PUSH22, Movement.COLLECT, position.push22, rule))
+    if position.insurance:
+        winnings = INSURANCE_ODDS.pay(position.insurance, rules.odd_cent_rounding)
+        actions.append(Action(position.seat, WagerKind.INSURANCE, Movement.PAY, winnings, rule))
+    return actions
+
+
+def showdown(position: Position, dealer_cards: Sequence[Card], rules: RuleSet) -> list[Action]:
+    """672a.7(n)-(q): the dealer has drawn; settle every wager not settled yet."""
+    dealer = total(dealer_cards)
+    actions = []
+    if position.push22:
+        if dealer.value == 22:
+            odds = push22_odds(dealer_cards, rules.push22_pay_table)
+            winnings = odds.pay(position.push22, rules.odd_cent_rounding)
+            actions.append(Action(position.seat, WagerKind.PUSH22, Movement.PAY, winnings, clauses.DEALER_22))
+        else:
+            actions.append(
+                Action(
+                    position.seat, WagerKind.PUSH22, Movement.COLLECT, position.push22, clauses.DEALER_NOT_22
+                )
+            )
+    if position.insurance:
+        actions.append(
+            Action(
+                position.seat,
+                WagerKind.INSURANCE,
+                Movement.COLLECT,
+                position.insurance,
+                clauses.INSURANCE_LOSES,
+            )
+        )
+    for hand in position.hands:
+        if not hand.paid:
+            actions.extend(_hand(hand, dealer, rules))
+    return actions
+
+
+def _hand(hand: Hand, dealer: Total, rules: RuleSet) -> list[Action]:
+    player = hand.total
+    if player.bust:
+        movement, rule = Movement.COLLECT, clauses.BUST_LOSES if dealer.bust else clauses.LOSE_BUST
+    elif dealer.value == 22:
+        movement, rule = Movement.PUSH, clauses.DEALER_22
+    elif dealer.bust:
+        movement, rule = Movement.PAY, clauses.WIN_DEALER_BUST
+    elif player.value > dealer.value:
+        movement, rule = Movement.PAY, clauses.WIN_HIGHER
+    elif player.value == dealer.value:
+        movement, rule = Movement.PUSH, clauses.TIE
+    else:
+        movement, rule = Movement.COLLECT, clauses.LOSE_LOWER
+    actions = []
+    if hand.wager:
+        amount = (
+            EVEN_ODDS.pay(hand.wager, rules.odd_cent_rounding) if movement is Movement.PAY else hand.wager
+        )
+        actions.append(Action(hand.seat, WagerKind.BLACKJACK, movement, amount, rule, hand.number))
+    for lammer in hand.lammers:
+        if movement is Movement.PAY:
+            amount = EVEN_ODDS.pay(lammer, rules.odd_cent_rounding)
+            actions.append(
+                Action(hand.seat, WagerKind.LAMMER, movement, amount, clauses.LAMMER_PAID, hand.number)
+            )
+        else:
+            actions.append(
+                Action(
+                    hand.seat,
+                    WagerKind.LAMMER,
+                    Movement.COLLECT,
+                    lammer,
+                    clauses.LAMMER_COLLECTED,
+                    hand.number,
+                )
+            )
+    return actions
+
+
+def push22_odds(dealer_cards: Sequence[Card], table: Push22PayTable) -> Odds:
+    """The line of the Push 22 table the dealer's 22 hits: all one suit, all one colour, or other."""
+    if len({card.suit for card in dealer_cards}) == 1:
+        return table.suited
+    if len({card.suit in RED_SUITS for card in dealer_cards}) == 1:
+        return table.same_colour
+    return table.other
+
+
+def void(position: Position) -> list[Action]:
+    """A voided round returns every wager not settled yet; lammers go back to the house."""
+    actions = []
+    for hand in position.hands:
+        if hand.paid:
+            continue
+        if hand.wager:
+            actions.append(
+                Action(hand.seat, WagerKind.BLACKJACK, Movement.PUSH, hand.wager, clauses.VOID, hand.number)
+            )
+        actions.extend(
+            Action(hand.seat, WagerKind.LAMMER, Movement.COLLECT, lammer, clauses.VOID, hand.number)
+            for lammer in hand.lammers
+        )
+    if position.push22:
+        actions.append(Action(position.seat, WagerKind.PUSH22, Movement.PUSH, position.push22, clauses.VOID))
+    if position.insurance:
+        actions.append(
+            Action(position.seat, WagerKind.INSURANCE, Movement.PUSH, position.insurance, clauses.VOID)
+        )
+    return actions
+
+
+def in_order(actions: Iterable[Action], order: SettlementOrder) -> list[Action]:
+    """672a.7(r): from the player farthest to the dealer's right, counterclockwise; (r)(1) collects
+    every losing wager before paying any, (r)(2) collects then pays each player in turn. Pushes go
+    with the payments. Within a player, hands keep the order they were played in."""
+    actions = list(actions)
+    by_seat = {
+        seat: [a for a in actions if a.seat == seat] for seat in counterclockwise({a.seat for a in actions})
+    }
+    if order is SettlementOrder.COLLECT_THEN_PAY:
+        return [a for group in by_seat.values() for a in group if a.movement is Movement.COLLECT] + [
+            a for group in by_seat.values() for a in group if a.movement is not Movement.COLLECT
+        ]
+    return [
+        a
+        for group in by_seat.values()
+        for a in sorted(group, key=lambda a: a.movement is not Movement.COLLECT)
+    ]
