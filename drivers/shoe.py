@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from drivers.driver import Driver, ProtocolMismatch
 from drivers.errors import DriverError, Severity
-from drivers.protocol.cards import Card, CardError, opens
+from drivers.protocol.cards import Card, CardError, SealedCard, opens
 from drivers.protocol.classes.shoe import (
     MAX_STACK,
     NO_REFERENCE,
@@ -39,22 +39,6 @@ class CommitmentMismatch(DriverError):
     not provably the card dealt. Never retried; the device is not to be trusted with secrets."""
 
     severity = Severity.FATAL
-
-
-@dataclass(frozen=True, slots=True)
-class SealedCard:
-    """A face-down card as the host knows it before it is turned up (672a.7(k)).
-
-    It holds no face, so no repr, log line, event or API answer built from it can leak one.
-    """
-
-    reference: int
-    commitment: bytes
-
-    def __repr__(self) -> str:
-        return f"SealedCard(#{self.reference}, commitment {self.commitment[:4].hex()}...)"
-
-    __str__ = __repr__
 
 
 @dataclass(frozen=True, slots=True)

@@ -94,3 +94,20 @@ def commit(card: Card, nonce: bytes) -> bytes:
 def opens(commitment: bytes, card: Card, nonce: bytes) -> bool:
     """Whether (card, nonce) is what ``commitment`` was made from."""
     return len(nonce) == NONCE_SIZE and hmac.compare_digest(commit(card, nonce), commitment)
+
+
+@dataclass(frozen=True, slots=True)
+class SealedCard:
+    """A face-down card as the host knows it before it is turned up (672a.7(k)): the reading
+    device's reference and commitment.
+
+    It holds no face, so no repr, log line, event or API answer built from it can leak one.
+    """
+
+    reference: int
+    commitment: bytes
+
+    def __repr__(self) -> str:
+        return f"SealedCard(#{self.reference}, commitment {self.commitment[:4].hex()}...)"
+
+    __str__ = __repr__

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
-from drivers.protocol.cards import Card, commit, new_nonce, opens
-from drivers.shoe import SealedCard
+from drivers.protocol.cards import Card, SealedCard, commit, new_nonce, opens
 from games.free_bet_blackjack.hand import is_blackjack
 from games.free_bet_blackjack.inputs import COVER_CARD, Arrival, CardArrives, Sealed
 from games.free_bet_blackjack.records import Record

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from devices.rules import RuleViolation
-from drivers.shoe import SealedCard
+from drivers.protocol.cards import SealedCard
 from games.free_bet_blackjack import RuleSet
 from games.free_bet_blackjack.inputs import (
     COVER_CARD,
