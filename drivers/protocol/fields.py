@@ -7,8 +7,10 @@ the simulated firmware cannot disagree about a byte.
 
 from __future__ import annotations
 
+import enum
 import struct
 from dataclasses import dataclass
+from typing import TypeVar
 
 
 class PayloadError(ValueError):
@@ -181,3 +183,16 @@ def fixed_format(wire: WireType) -> str | None:
     if isinstance(wire, Fixed):
         return f"{wire.size}s"
     return None
+
+
+E = TypeVar("E", bound=enum.IntEnum)
+
+
+def enum_member(enum_type: type[E], value: int, field: str) -> E:
+    """``value`` of a u8 enum field as a member of ``enum_type``, or a PayloadError naming the field
+    and its legal values (the field itself carries any byte, so the ends check it)."""
+    try:
+        return enum_type(value)
+    except ValueError:
+        legal = ", ".join(f"{member.value} ({member.name})" for member in enum_type)
+        raise PayloadError(f"{field} must be one of {legal}, got {value!r}") from None

@@ -18,14 +18,12 @@ own: its faults (NO_CARD, MISREAD, TAMPER, SENSOR) travel as the core FaultRaise
 from __future__ import annotations
 
 import enum
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 from drivers.protocol.cards import Card
 from drivers.protocol.core import CATALOG
-from drivers.protocol.fields import BOOL, U8, U32, PayloadError
+from drivers.protocol.fields import BOOL, U8, U32, PayloadError, enum_member
 from drivers.protocol.message import Command, Reply
-
-E = TypeVar("E", bound=enum.IntEnum)
 
 
 class UpCard(enum.IntEnum):
@@ -64,15 +62,6 @@ class SelfTestCode(enum.IntEnum):
     SLOT_OCCUPIED = 4  # a card is in the slot: the self-test needs it empty
 
 
-def _member(enum_type: type[E], value: int, field: str) -> E:
-    """``value`` as a member of ``enum_type``, or a PayloadError naming the field and the legal values."""
-    try:
-        return enum_type(value)
-    except ValueError:
-        legal = ", ".join(f"{member.value} ({member.name})" for member in enum_type)
-        raise PayloadError(f"{field} must be one of {legal}, got {value!r}") from None
-
-
 class PeekAnswer(Reply):
     """The whole answer of a peek: does the hole card give the dealer a Blackjack."""
 
@@ -94,7 +83,7 @@ class Peek(Command):
 
     def checked_up_card(self) -> UpCard:
         """The up card, or PayloadError: the device answers any other value with BAD_PAYLOAD."""
-        return _member(UpCard, self.up_card, "Peek.up_card")
+        return enum_member(UpCard, self.up_card, "Peek.up_card")
 
 
 class SelfTestReport(Reply):
@@ -116,7 +105,7 @@ class SelfTestReport(Reply):
     def checked_code(self) -> SelfTestCode:
         """The result code, or PayloadError for an unknown code or one that contradicts ``passed``:
         the host refuses such a report as a firmware bug."""
-        code = _member(SelfTestCode, self.code, "SelfTestReport.code")
+        code = enum_member(SelfTestCode, self.code, "SelfTestReport.code")
         if self.passed != (code is SelfTestCode.OK):
             raise PayloadError(f"SelfTestReport.passed={self.passed} contradicts code {code.name}")
         return code

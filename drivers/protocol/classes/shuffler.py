@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 from drivers.protocol.cards import COMMITMENT_SIZE, NONCE_SIZE
 from drivers.protocol.core import CATALOG
-from drivers.protocol.fields import BLOB, BOOL, STR, U8, U16, U32, Fixed, ListOf, PayloadError
+from drivers.protocol.fields import BLOB, BOOL, STR, U8, U16, U32, Fixed, ListOf, PayloadError, enum_member
 from drivers.protocol.message import Command, Event, Message, Reply
-
-E = TypeVar("E", bound=enum.IntEnum)
 
 CARDS_PER_DECK = 52
 MAX_DECKS = 8
@@ -46,15 +44,6 @@ class ShuffleMode(enum.IntEnum):
     SORT = 1  # new-deck order: for checking a batch by eye, on a closed table
     VERIFY = 2  # count and check the backs, leave the order as loaded
     DEMO = 3  # a fixed, repeatable order, for training and demonstrations
-
-
-def _member(enum_type: type[E], value: int, field: str) -> E:
-    """``value`` as a member of ``enum_type``, or a PayloadError naming the field and the legal values."""
-    try:
-        return enum_type(value)
-    except ValueError:
-        legal = ", ".join(f"{member.value} ({member.name})" for member in enum_type)
-        raise PayloadError(f"{field} must be one of {legal}, got {value!r}") from None
 
 
 def expected_count(decks: int, jokers_per_deck: int) -> int:
@@ -119,7 +108,7 @@ class _ShuffleOutcome(Message):
     commitment: Annotated[bytes, Fixed(COMMITMENT_SIZE)]  # commit_order(order, nonce)
 
     def checked_mode(self) -> ShuffleMode:
-        return _member(ShuffleMode, self.mode, f"{type(self).__name__}.mode")
+        return enum_member(ShuffleMode, self.mode, f"{type(self).__name__}.mode")
 
     @property
     def count_right(self) -> bool:
@@ -197,7 +186,7 @@ class ShuffleModeReport(Reply):
     table_open: Annotated[bool, BOOL]
 
     def checked_mode(self) -> ShuffleMode:
-        return _member(ShuffleMode, self.mode, "ShuffleModeReport.mode")
+        return enum_member(ShuffleMode, self.mode, "ShuffleModeReport.mode")
 
 
 @CATALOG.add
@@ -217,7 +206,7 @@ class SetShuffleMode(Command):
     mode: Annotated[int, U8]
 
     def checked_mode(self) -> ShuffleMode:
-        return _member(ShuffleMode, self.mode, "SetShuffleMode.mode")
+        return enum_member(ShuffleMode, self.mode, "SetShuffleMode.mode")
 
 
 @CATALOG.add
