@@ -421,6 +421,13 @@ class Shoe(Equipment[ShoeDriver]):
             self.log.info("card turned up", reference=card.reference, card=str(face))
         return face
 
+    def opens(self, card: SealedCard, face: Card) -> bool:
+        """Whether ``face`` is the face ``reveal`` proved for ``card``, a face-down card of this batch.
+
+        Synchronous, for a game round's ``verify`` callback (672a.7(k)): the commitment itself was
+        checked by the driver when the card was turned up; a face never revealed opens nothing."""
+        return self._sealed.get(card.reference) == card and self._revealed.get(card.reference) == face
+
     async def end_round(self) -> None:
         """The round is complete. A shoe that reshuffles automatically takes the round's discards back
         and shuffles them in; after the cover card the shoe ends (672a.7(d))."""

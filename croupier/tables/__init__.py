@@ -1,0 +1,7 @@
+"""The table service: one table's devices, dealer and players, playing a game's rounds.
+
+A table owns the device machines of its equipment (devices/) over their drivers, feeds each
+connection's events to its machine in order (feeding.py), asks the human dealer for the physical
+steps (dealer.py) and the players for their choices (players.py), and drives the game's round
+machine (games/) with what the devices report. free_bet_blackjack.py is the first such table.
+"""

@@ -1,0 +1,71 @@
+"""Each device's events, applied to its machine in the order they arrived: one task per connection.
+
+A device machine (devices/) learns of faults, doors, a cover card or a lost link only through
+``apply``; the table service runs one task per connection that takes the connection's events off
+its queue and applies them, so each machine sees its own device's events in order and no event is
+dropped or applied twice. ``settled`` waits until every event queued so far has been applied: the
+table's way of knowing that what a device said before an action is already in the rules' view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+import structlog
+
+from devices.equipment import Equipment
+
+Machine = Equipment[Any]
+_log = structlog.get_logger("croupier.tables.feeding")
+
+
+class Feeds:
+    """The event feeds of a set of device machines; start them with ``running``."""
+
+    def __init__(self, machines: Iterable[Machine], record: list[object] | None = None) -> None:
+        self.machines = tuple(machines)
+        self.record = record  # every event applied, in order, when given (for tests and traces)
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[Feeds]:
+        """Feed every machine while the block runs; stop the feeds on the way out."""
+        self._tasks = [
+            asyncio.create_task(self._feed(machine), name=f"feed-{machine.name}") for machine in self.machines
+        ]
+        try:
+            yield self
+        finally:
+            for task in self._tasks:
+                task.cancel()
+            for task in self._tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            self._tasks = []
+
+    async def settled(self) -> None:
+        """Return once every event already queued on each connection has been applied."""
+        await asyncio.gather(*(machine.driver.conn.events.join() for machine in self.machines))
+
+    async def _feed(self, machine: Machine) -> None:
+        events = machine.driver.conn.events
+        while True:
+            event = await events.get()
+            try:
+                if self.record is not None:
+                    self.record.append(event)
+                machine.apply(event)
+            except Exception:  # a bad event must not stop the feed: the next ones still count
+                _log.exception("device event not applied", device=machine.name, event=type(event).__name__)
+            finally:
+                events.task_done()
+
+
+@contextlib.asynccontextmanager
+async def feeding(machine: Machine, record: list[object] | None = None) -> AsyncIterator[Feeds]:
+    """Feed one machine while the block runs (the shape the device tests use)."""
+    async with Feeds([machine], record).running() as feeds:
+        yield feeds

@@ -1,0 +1,97 @@
+"""The simulated dealer: the physical steps a table asks of its dealer, as moves in a TableWorld.
+
+It moves cards only through the world (``move`` for the top card of a place, and under the world's
+lock for the one card a hand does not give from its top: the second card of a split pair, the hole
+card under the up card), so the card count is conserved at every step. Places on the layout take
+the names the table gives them (``"dealer"``, ``"seat 3 hand 0"``); the world's DEALER place is
+the dealer's. It never looks at a face: it is the dealer's hands, not eyes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from firmware_sim.world import (
+    ASIDE,
+    COVER,
+    DEALER,
+    DISCARD,
+    READER,
+    SHOE,
+    SHOE_TRAY,
+    SHUFFLER_INPUT,
+    TableWorld,
+    WorldError,
+)
+
+HOLE_INDEX = 1  # the hole card lies under the up card, the dealer's second card (672a.7(e)(4))
+
+
+def batch_box(back: str) -> str:
+    """Where an unwrapped batch waits, before its first shuffle."""
+    return f"batch box {back}"
+
+
+class SimulatedDealer:
+    """A dealer's hands over ``world``; see croupier.tables.dealer.Dealer for what each step means."""
+
+    def __init__(self, world: TableWorld) -> None:
+        self.world = world
+
+    def unwrap(self, backs: Iterable[str], decks: int) -> None:
+        """Bring the table's batches (one per back) and its cover card onto the table."""
+        for back in backs:
+            self.world.add_batch(batch_box(back), back, decks)
+        self.world.add(ASIDE, [None], COVER)
+
+    def load_shuffler(self, back: str) -> None:
+        self.world.move_all(batch_box(back), SHUFFLER_INPUT)
+
+    def insert_cover_card(self, depth: int) -> None:
+        with self.world.lock:
+            covers = [card for card in self.world.cards(ASIDE) if card.is_cover]
+            if not covers:
+                raise WorldError("no cover card set aside to insert")
+            self._pull(ASIDE, self.world.cards(ASIDE).index(covers[0]), SHOE, at=depth)
+
+    def burn(self) -> None:
+        self.world.move(SHOE_TRAY, DISCARD)
+
+    def place(self, place: str, face_up: bool) -> None:
+        self.world.move(SHOE_TRAY, place)
+
+    def split(self, hand: str, new_hand: str) -> None:
+        with self.world.lock:
+            self._pull(hand, self.world.count(hand) - 1, new_hand)
+
+    def hole_card_to_reader(self) -> None:
+        with self.world.lock:
+            self._pull(DEALER, HOLE_INDEX, READER)
+
+    def hole_card_from_reader(self) -> None:
+        with self.world.lock:
+            self._pull(READER, 0, DEALER, at=HOLE_INDEX)
+
+    def pick_up(self, places: Sequence[str]) -> None:
+        with self.world.lock:
+            for place in places:
+                self.world.move(place, DISCARD)
+
+    def count_rack(self) -> int:
+        return self.world.count(DISCARD)
+
+    def empty_shoe(self) -> None:
+        self.world.move_all(SHOE, DISCARD)
+
+    def rack_to_shuffler(self) -> None:
+        self.world.move_all(DISCARD, SHUFFLER_INPUT)
+
+    def _pull(self, src: str, index: int, dst: str, *, at: int | None = None) -> None:
+        """Move the card at ``index`` of ``src`` to ``dst`` (its bottom, or before ``at``); the
+        caller holds the world's lock."""
+        stack = self.world.places.get(src, [])
+        if not 0 <= index < len(stack):
+            raise WorldError(f"{src} holds {len(stack)} card(s): no card at position {index + 1}")
+        card = stack.pop(index)
+        target = self.world.places.setdefault(dst, [])
+        target.insert(len(target) if at is None else at, card)

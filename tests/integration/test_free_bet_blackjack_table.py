@@ -1,0 +1,392 @@
+"""Free Bet Blackjack end to end on the devices: FreeBetBlackjackTable over the Shoe, CardReader and
+Shuffler machines, their drivers and DeviceConnections, to simulated devices over real transports
+(the shoe and the shuffler behind pseudo-terminals, the card reader on the simulated USB bus), all
+three moving the cards of one TableWorld, with the simulated dealer's hands between them. Every
+scenario ends with the world's card count balanced."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import random
+import re
+from collections import defaultdict
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import pytest
+from structlog.testing import capture_logs
+
+from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
+from croupier.tables.players import BasicStrategyPlayers
+from devices.card_reader import CardReader
+from devices.faults import SUPERVISOR_CLEARS, Operator, Role
+from devices.rules import RuleViolation
+from devices.shoe import Shoe
+from devices.shuffler import Shuffler
+from drivers.card_reader import CardReaderDriver
+from drivers.connection import DeviceConnection, SupervisorSettings
+from drivers.errors import DeviceRefused
+from drivers.protocol.cards import Card
+from drivers.protocol.classes.shuffler import BatchDelivered, ShuffleCompleted
+from drivers.protocol.core import DeviceClass
+from drivers.shoe import ShoeDriver
+from drivers.shuffler import ShufflerDriver
+from drivers.transport.serial import SerialTransport
+from drivers.transport.usb import UsbTransport
+from firmware_sim.card_reader import CardReaderPersonality
+from firmware_sim.dealer import SimulatedDealer
+from firmware_sim.device import SimulatedDevice
+from firmware_sim.faults import ChannelFaults, FaultPlan
+from firmware_sim.ports.pty import PtyPort
+from firmware_sim.ports.usb import SimulatedUsbBus, UsbPort
+from firmware_sim.shoe import ShoePersonality
+from firmware_sim.shuffler import ShufflerPersonality
+from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY, TableWorld
+from games.free_bet_blackjack import Round
+from games.free_bet_blackjack.hand import is_ace, is_ten_value
+from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager
+from games.free_bet_blackjack.records import Record, RecordKind
+from tests.links import FAST, run
+
+FLOORPERSON = Operator("floor-7", Role.SUPERVISOR)
+DEALER_ON_SHIFT = Operator("D-1", Role.DEALER)
+BACKS = ("red", "blue")
+DECKS = 6
+SEATS = [1, 2, 3, 4, 5, 6]
+QUIET = dataclasses.replace(FAST, heartbeat_interval=30.0)  # no heartbeat to take a dropped response
+CARD_TOKEN = re.compile(r"\b[A2-9TJQK][cdhs]\b")
+
+
+class WatchingDealer(SimulatedDealer):
+    """The simulated dealer, with a camera over the felt: what lay at each place when the dealer
+    picked it up, and the cards in the order they reached the rack."""
+
+    def __init__(self, world: TableWorld) -> None:
+        super().__init__(world)
+        self.felt: dict[str, list[str]] = {}
+        self.racked: list[str] = []
+        self.placed = 0
+        self.jam_after: int | None = None  # the shoe jams once this many cards have been placed
+
+    def place(self, place: str, face_up: bool) -> None:
+        super().place(place, face_up)
+        self.placed += 1
+        if self.placed == self.jam_after:
+            self.world.faults.stuck.add(SHOE)
+
+    def pick_up(self, places: Sequence[str]) -> None:
+        for place in places:
+            self.felt.setdefault(place, [str(card.face) for card in self.world.cards(place)])
+        super().pick_up(places)
+        self.racked += [str(card.face) for card in self.world.cards(DISCARD)[-len(places) :]]
+
+    def new_round(self) -> None:
+        self.felt, self.racked = {}, []
+
+
+@dataclass
+class Rig:
+    table: FreeBetBlackjackTable
+    world: TableWorld
+    dealer: WatchingDealer
+    shoe_device: SimulatedDevice
+    reader_device: SimulatedDevice
+    events: list[object]
+
+    async def play(self, players: object) -> Round:
+        self.dealer.new_round()
+        round_ = await self.table.play_round(players)  # type: ignore[arg-type]
+        self.world.check()
+        return round_
+
+    @property
+    def peeks(self) -> int:
+        return self.reader_device.call(lambda engine: engine.personality.peeks_since_power_on)
+
+
+@contextlib.asynccontextmanager
+async def table_rig(
+    *, shoe_settings: SupervisorSettings = FAST, cover_depth: int | None = None
+) -> AsyncIterator[Rig]:
+    """A table with all three devices simulated on one world, opened for play."""
+    world = TableWorld()
+    dealer = WatchingDealer(world)
+    dealer.unwrap(BACKS, DECKS)
+    shoe_device = SimulatedDevice(ShoePersonality(world=world, serial_number="SH-1"), name="shoe", seed=1)
+    reader_device = SimulatedDevice(
+        CardReaderPersonality(world=world, serial_number="CR-1"), name="card-reader", seed=2
+    )
+    shuffler_device = SimulatedDevice(ShufflerPersonality(world=world, serial_number="SF-1"), name="shuffler")
+    bus = SimulatedUsbBus()
+    shoe_port, reader_port, shuffler_port = (
+        PtyPort(shoe_device).start(),
+        UsbPort(reader_device, bus).start(),
+        PtyPort(shuffler_device).start(),
+    )
+    conns = [
+        DeviceConnection(
+            lambda: SerialTransport(shoe_port.url),
+            name="shoe",
+            expected_class=DeviceClass.SHOE,
+            settings=shoe_settings,
+        ),
+        DeviceConnection(
+            lambda: UsbTransport(reader_port.url, backend=bus),
+            name="card-reader",
+            expected_class=DeviceClass.CARD_READER,
+            settings=FAST,
+        ),
+        DeviceConnection(
+            lambda: SerialTransport(shuffler_port.url),
+            name="shuffler",
+            expected_class=DeviceClass.SHUFFLER,
+            settings=FAST,
+        ),
+    ]
+    events: list[object] = []
+    try:
+        for conn in conns:
+            await conn.start()
+        for conn in conns:
+            await conn.wait_ready(5.0)
+        shoe_conn, reader_conn, shuffler_conn = conns
+        table = FreeBetBlackjackTable(
+            shoe=Shoe(ShoeDriver(shoe_conn)),
+            reader=CardReader(CardReaderDriver(reader_conn), clock=lambda: datetime(2026, 3, 2, 12, 0)),
+            shuffler=Shuffler(ShufflerDriver(shuffler_conn)),
+            dealer=dealer,
+            dealer_on_duty="D-1",
+            name="BJ-1",
+            backs=BACKS,
+            cover_depth=cover_depth,
+            record_events=events,
+        )
+        async with table.running():
+            await table.open(FLOORPERSON)
+            yield Rig(table, world, dealer, shoe_device, reader_device, events)
+    finally:
+        for conn in conns:
+            await conn.stop()
+        for port in (shoe_port, reader_port, shuffler_port):
+            port.stop()
+    world.check()
+
+
+def records_of(round_: Round, kind: RecordKind) -> list[Record]:
+    return round_.log.of(kind)
+
+
+def reconstruct(round_: Round) -> dict[str, list[str]]:
+    """Each place's cards from the records alone: cards placed, split moves, the hole card's face."""
+    places: dict[str, list[str]] = defaultdict(list)
+    for record in round_.records:
+        fields = record.fields
+        if record.kind is RecordKind.CARD:
+            places[str(fields["place"])].append(str(fields["card"] or fields["commitment"]))
+        elif record.kind is RecordKind.DECISION and fields["action"] == "split":
+            moved = places[f"seat {fields['seat']} hand {fields['hand']}"].pop()
+            assert moved == fields["moved"]
+            places[f"seat {fields['seat']} hand {fields['new_hand']}"].append(moved)
+        elif record.kind is RecordKind.HOLE_REVEALED:
+            dealer = places["dealer"]
+            dealer[dealer.index(str(fields["commitment"]))] = str(fields["card"])
+    return dict(places)
+
+
+def up_card(round_: Round) -> Card:
+    first = next(r for r in records_of(round_, RecordKind.CARD) if r.fields["place"] == "dealer")
+    return Card.parse(str(first.fields["card"]))
+
+
+def face_up_cards(round_: Round) -> set[str]:
+    return {str(r.fields["card"]) for r in records_of(round_, RecordKind.CARD) if r.fields["card"]}
+
+
+def hole_windows(logs: list[dict[str, object]]) -> list[list[dict[str, object]]]:
+    """The log entries from each hole card dealt face down to the moment it is turned up."""
+    windows, current = [], None
+    for entry in logs:
+        if entry.get("event") == "card" and entry.get("face_up") is False:
+            current = []
+        elif entry.get("event") == "card turned up" and current is not None:
+            windows.append(current)
+            current = None
+        elif current is not None:
+            current.append(entry)
+    return windows
+
+
+def assert_complete_log(rig: Rig, round_: Round) -> None:
+    """The round's records rebuild each hand as it lay on the felt, and its pickup records name the
+    cards in the order the rack received them (672a.7(s))."""
+    assert round_.state == "complete"
+    assert reconstruct(round_) == rig.dealer.felt
+    pickups = [str(r.fields["card"]) for r in records_of(round_, RecordKind.PICKUP)]
+    assert pickups == rig.dealer.racked
+    assert len(pickups) == len(records_of(round_, RecordKind.CARD))
+    assert not records_of(round_, RecordKind.IRREGULARITY)
+
+
+def test_six_seats_play_150_rounds_across_several_shoes_with_every_rule_kept():
+    players = BasicStrategyPlayers(random.Random(672))
+
+    async def scenario():
+        async with table_rig() as rig:
+            with capture_logs() as logs:
+                rounds = []
+                for _ in range(150):
+                    assert {c.back for c in rig.world.cards(SHOE) if not c.is_cover} == {rig.table.in_shoe}
+                    round_ = await rig.play(players)
+                    assert_complete_log(rig, round_)
+                    wagers = records_of(round_, RecordKind.WAGER)
+                    assert [r.fields["seat"] for r in wagers if r.fields["wager"] == "blackjack"] == SEATS
+                    assert rig.world.count(SHOE_TRAY) == 0
+                    rounds.append(round_)
+            peeked = [bool(records_of(r, RecordKind.PEEK)) for r in rounds]
+            assert peeked == [is_ace(up_card(r)) or is_ten_value(up_card(r)) for r in rounds]
+            assert rig.peeks == sum(peeked) > 0
+            assert any(records_of(r, RecordKind.COVER_CARD) for r in rounds)
+            decisions = [d.fields["action"] for r in rounds for d in records_of(r, RecordKind.DECISION)]
+            assert "split" in decisions and "double_down" in decisions
+            shuffles = [e for e in rig.events if isinstance(e, ShuffleCompleted)]
+            assert all(s.count == s.expected == DECKS * 52 and not s.foreign for s in shuffles)
+            backs = [s.back for s in shuffles]
+            assert backs == [BACKS[i % 2] for i in range(len(backs))], "batches alternate, each counted"
+            delivered = [e.shuffle_id for e in rig.events if isinstance(e, BatchDelivered)]
+            assert len(delivered) >= 3, "at least two shoes after the first"
+            assert [backs[i - 1] for i in delivered] == [BACKS[i % 2] for i in range(len(delivered))]
+        windows = hole_windows(logs)
+        assert len(windows) == 150
+        for round_, window in zip(rounds, windows, strict=True):
+            shown = {token for entry in window for token in CARD_TOKEN.findall(repr(entry))}
+            assert shown <= face_up_cards(round_), f"round {round_.number}: a face-down value leaked"
+        for event in rig.events:
+            texts = [v for v in vars(event).values() if isinstance(v, str)]
+            assert not any(CARD_TOKEN.search(text) for text in texts), event
+
+    run(scenario(), timeout=90)
+
+
+class StackedPlayers:
+    """Two players who never insure and take no even money; seat 1 and seat 2, one unit each."""
+
+    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
+        return [PlaceWager(1, 1000), PlaceWager(2, 1000)]
+
+    def insurance(self, hand: object, dealer_up: Card) -> Insure | EvenMoney | None:
+        return None
+
+    def decide(self, hand: object, dealer_up: Card, legal: object) -> object:
+        raise AssertionError("no decision is asked for against a dealer Blackjack")
+
+
+def stack_top(world: TableWorld, names: Sequence[str]) -> None:
+    """A test's hand in the shoe: bring these faces (one physical card each) to its top, in order."""
+    with world.lock:
+        shoe = world.places[SHOE]
+        picked = []
+        for name in names:
+            face = Card.parse(name)
+            picked.append(shoe.pop(next(i for i, card in enumerate(shoe) if card.face == face)))
+        shoe[0:0] = picked
+
+
+def test_dealer_blackjack_is_found_by_the_peek_and_settled_at_once():
+    async def scenario():
+        async with table_rig() as rig:
+            # burn, then 672a.7(e): seat 1, seat 2, the dealer's ace, seat 1, seat 2, the hole card.
+            stack_top(rig.world, ["2c", "9c", "As", "Ad", "7h", "Kh", "Ks"])
+            round_ = await rig.play(StackedPlayers())
+            assert_complete_log(rig, round_)
+            states = [r.fields["dest"] for r in records_of(round_, RecordKind.STATE)]
+            assert states[:4] == ["dealing", "insurance", "peeking", "dealer_blackjack"]
+            assert [r.fields["dealer_blackjack"] for r in records_of(round_, RecordKind.PEEK)] == [True]
+            assert rig.peeks == 1
+            assert [r.fields["card"] for r in records_of(round_, RecordKind.HOLE_REVEALED)] == ["Ks"]
+            assert not records_of(round_, RecordKind.DECISION)
+            assert len(records_of(round_, RecordKind.CARD)) == 6, "no card after the dealer's Blackjack"
+            assert (round_.net(1), round_.net(2)) == (-1000, 0), "seat 1 loses, seat 2's Blackjack pushes"
+            assert rig.dealer.felt["dealer"] == ["Ad", "Ks"]
+
+    run(scenario())
+
+
+def test_a_new_dealer_burns_a_card_before_the_next_deal():
+    players = BasicStrategyPlayers(random.Random(3))
+
+    async def scenario():
+        async with table_rig() as rig:
+            await rig.play(players)
+            assert len(rig.table.shoe.burn_cards) == 1
+            rig.table.dealer_change("D-2")
+            assert rig.table.shoe.state == "needs_burn"
+            rack = rig.world.count(DISCARD)
+            with capture_logs() as logs:
+                round_ = await rig.play(players)
+            assert len(rig.table.shoe.burn_cards) == 2
+            events = [entry["event"] for entry in logs]
+            assert events.index("card burned") < events.index("card dealt")
+            started = records_of(round_, RecordKind.DEAL_STARTED)[0]
+            assert started.fields["dealer"] == "D-2"
+            dealt = len(records_of(round_, RecordKind.CARD))
+            assert rig.world.count(DISCARD) == rack + 1 + dealt, "the burn card and the round's cards"
+            assert_complete_log(rig, round_)
+
+    run(scenario())
+
+
+def test_a_shoe_jam_mid_round_holds_the_round_until_a_supervisor_clears_it():
+    players = BasicStrategyPlayers(random.Random(4))
+
+    async def scenario():
+        async with table_rig() as rig:
+            rig.dealer.jam_after = 4  # the burn is not placed: four cards of the deal, then a jam
+            dispensed = rig.table.shoe.dispensed
+            playing = asyncio.create_task(rig.play(players))
+            async with asyncio.timeout(5):
+                while not rig.table.faults:
+                    await asyncio.sleep(0.01)
+            assert [fault.code for fault in rig.table.faults] == ["JAM"]
+            await asyncio.sleep(0.1)
+            assert not playing.done(), "the round is held"
+            assert rig.world.count(SHOE_TRAY) == 0 and rig.table.shoe.dispensed == dispensed + 5
+            with pytest.raises(RuleViolation) as dealer:
+                await rig.table.clear("JAM", DEALER_ON_SHIFT)
+            assert dealer.value.rule is SUPERVISOR_CLEARS
+            with pytest.raises(DeviceRefused, match="JAM condition still present"):
+                await rig.table.clear("JAM", FLOORPERSON)
+            assert not playing.done()
+            rig.world.faults.stuck.clear()
+            await rig.table.clear("JAM", FLOORPERSON)
+            round_ = await asyncio.wait_for(playing, 10)
+            assert_complete_log(rig, round_)
+            assert rig.table.shoe.dispensed == dispensed + 1 + len(records_of(round_, RecordKind.CARD))
+            assert not rig.table.faults
+
+    run(scenario())
+
+
+def test_a_lost_response_to_a_dispense_still_deals_exactly_one_card():
+    players = BasicStrategyPlayers(random.Random(5))
+
+    async def scenario():
+        async with table_rig(shoe_settings=QUIET) as rig:
+            await rig.play(players)  # the burn and a first round
+            async with asyncio.timeout(5):
+                while rig.shoe_device.call(lambda engine: engine.pending_events):
+                    await asyncio.sleep(0.01)
+            shoe = rig.table.shoe
+            link = shoe.driver.conn.link.counters
+            retransmissions, dispensed, rack = link.retransmissions, shoe.dispensed, rig.world.count(DISCARD)
+            rig.shoe_device.set_faults(FaultPlan(outbound=ChannelFaults(drop_next=1)))
+            round_ = await rig.play(players)
+            assert link.retransmissions == retransmissions + 1, "the first dispense's response was lost"
+            dealt = len(records_of(round_, RecordKind.CARD))
+            assert shoe.dispensed == dispensed + dealt
+            assert rig.world.count(DISCARD) == rack + dealt
+            assert_complete_log(rig, round_)
+
+    run(scenario())
