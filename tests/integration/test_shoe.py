@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
+from croupier.tables.feeding import feeding
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import RuleViolation
 from devices.shoe import COLLECT_AND_COUNT, RECORD_EVERY_CARD, Shoe, ShoeFault
@@ -37,7 +38,7 @@ from firmware_sim.world import (
     read_stack_file,
     seat,
 )
-from tests.conformance.profiles.shoe import BACK, PROFILE, eventually, feeding
+from tests.conformance.profiles.shoe import BACK, PROFILE, eventually
 from tests.conformance.targets import TRANSPORTS, simulated
 from tests.links import FAST, run
 
@@ -98,7 +99,7 @@ async def shoe_over(
     async with simulated(EMPTY_TABLE, transport, settings=settings) as target:
         assert target.sim is not None and isinstance(target.driver, ShoeDriver)
         shoe = Shoe(target.driver)
-        async with feeding(shoe, target.conn, events):
+        async with feeding(shoe, events):
             await shoe.sync()
             target.sim.world.add(SHOE, faces, BACK)
             yield ShoeRig(shoe, target.sim.world, target.sim.device, target.conn)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from croupier.tables.feeding import feeding
 from devices.faults import LATCH_BLOCKS, SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import RuleViolation
 from devices.shoe import (
@@ -53,7 +54,7 @@ from drivers.transport.base import DataCallback, LostCallback, Transport
 from firmware_sim.engine import DeviceEngine
 from firmware_sim.shoe import ShoePersonality
 from firmware_sim.world import ASIDE, DISCARD, FLOOR, SHOE, SHOE_TRAY, TableWorld, seat
-from tests.conformance.profiles.shoe import BACK, eventually, feeding
+from tests.conformance.profiles.shoe import BACK, eventually
 from tests.links import FAST, run
 
 DEALER = Operator("D-17", Role.DEALER)
@@ -117,7 +118,7 @@ async def table(faces: Iterable[Card | None] = DECK, *, synced: bool = True) -> 
     try:
         await conn.wait_ready(5.0)
         shoe = Shoe(ShoeDriver(conn))
-        async with feeding(shoe, conn):
+        async with feeding(shoe):
             if synced:
                 await shoe.sync()
             world.add(SHOE, faces, BACK)

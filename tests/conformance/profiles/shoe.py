@@ -1,16 +1,13 @@
 """The dealing shoe as the conformance suite drives it: a face-up dispense stands for the class's
 card-moving command, and a card that left the shoe (to the tray, or dropped on the floor on its way)
-is one movement. Also what the shoe's own tests share: the batch's back and the table's event feed.
+is one movement. Also what the shoe's own tests share: the batch's back.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
-from devices.shoe import Shoe
-from drivers.connection import DeviceConnection
 from drivers.driver import Driver
 from drivers.protocol.core import DeviceClass, FaultCode
 from drivers.shoe import ShoeDriver
@@ -20,29 +17,6 @@ from firmware_sim.world import FLOOR, SHOE, SHOE_TRAY, TableWorld
 from tests.conformance.profile import ConformanceProfile
 
 BACK = "red"
-
-
-@contextlib.asynccontextmanager
-async def feeding(
-    shoe: Shoe, conn: DeviceConnection, record: list[object] | None = None
-) -> AsyncIterator[None]:
-    """Apply the connection's events to the shoe as they arrive, as the table service does; keep
-    each in ``record`` too when given."""
-
-    async def feed() -> None:
-        while True:
-            event = await conn.events.get()
-            if record is not None:
-                record.append(event)
-            shoe.apply(event)
-
-    task = asyncio.create_task(feed(), name=f"feed-{shoe.name}")
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
 
 
 async def eventually(check: Callable[[], bool], timeout: float = 2.0) -> None:
