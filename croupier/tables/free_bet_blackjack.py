@@ -43,7 +43,7 @@ from devices.shuffler import BATCHES_ALTERNATE, Shuffler
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from drivers.shoe import SealedCard
 from games.free_bet_blackjack import Round, RuleSet
-from games.free_bet_blackjack.discard import hand_pickup
+from games.free_bet_blackjack.discard import SET_ASIDE, hand_pickup
 from games.free_bet_blackjack.inputs import (
     COVER_CARD,
     CardArrives,
@@ -53,10 +53,12 @@ from games.free_bet_blackjack.inputs import (
     Message,
     PeekAnswer,
     PlayerAction,
+    Resolution,
     RevealHole,
     Settle,
     ShoeStatus,
     StartDeal,
+    SupervisorResolve,
 )
 from games.free_bet_blackjack.layout import Slot, clockwise
 from games.free_bet_blackjack.machine import (
@@ -68,6 +70,7 @@ from games.free_bet_blackjack.machine import (
     PEEKING,
     PLAYER_TURNS,
     SETTLED,
+    VOIDED,
 )
 
 T = TypeVar("T")
@@ -80,11 +83,6 @@ HOLD_FOR_SUPERVISOR = Rule(
     "NOTES.md §3 (enforcement history); ARCHITECTURE.md (faults latch)",
     "a latched device fault holds the table's dealing until a supervisor clears it",
 )
-
-
-class RoundHeld(RuntimeError):
-    """The round met an irregularity the section does not resolve; a supervisor's ruling on the
-    round (games.free_bet_blackjack SupervisorResolve) is needed before it can go on."""
 
 
 def shoe_status(shoe: Shoe) -> ShoeStatus:
@@ -149,6 +147,8 @@ class FreeBetBlackjackTable:
         self.feeds = Feeds(self.equipment, record_events)
         self.log = structlog.get_logger("croupier.tables").bind(table=name)
         self._cleared = asyncio.Event()
+        self.held_round: Round | None = None  # a round waiting for a supervisor's ruling
+        self._ruled = asyncio.Event()
 
     @property
     def equipment(self) -> tuple[Equipment[Any], ...]:
@@ -242,12 +242,33 @@ class FreeBetBlackjackTable:
             await self._turn_hole_card_up(play)
         elif state == DEALER_TURN:
             self._handle(play, Settle())
-        elif state == SETTLED:
+        elif state in (SETTLED, VOIDED):
             self._pick_up(play)
         else:
             assert state == HELD and play.round.hold is not None
-            play.round.close()
-            raise RoundHeld(f"round {play.round.number} is held: {play.round.hold.irregularity}")
+            await self._await_ruling(play)
+
+    async def _await_ruling(self, play: _Play) -> None:
+        """An irregularity the section does not resolve holds the round, cards where they lie,
+        until a supervisor rules on it through ``resolve``."""
+        self.log.warning(
+            "round held", round=play.round.number, irregularity=str(play.round.hold.irregularity)
+        )
+        self.held_round = play.round
+        self._ruled.clear()
+        try:
+            await self._ruled.wait()
+        finally:
+            self.held_round = None
+
+    def resolve(self, operator: Operator, resolution: Resolution) -> None:
+        """A supervisor's ruling on the held round: CONTINUE as the irregularity's kind says, or
+        VOID (every unsettled wager returned, the cards picked up). A dealer's ruling, or one not
+        offered for this irregularity, is refused with its rule and changes nothing."""
+        if self.held_round is None:
+            raise LookupError(f"{self.name}: no round is held")
+        self.held_round.handle(SupervisorResolve(operator, resolution))
+        self._ruled.set()
 
     async def _deal(self, play: _Play, slot: Slot) -> None:
         """672a.7(b), (e): the card the round expects, from the shoe to its place; a cover card
@@ -256,8 +277,9 @@ class FreeBetBlackjackTable:
         card = await self._held_on_fault(lambda: self.shoe.deal(face_up=slot.face_up))
         if self.shoe.cover is not cover:
             self._handle(play, CardArrives(COVER_CARD))
-        self.dealer.place(slot.place, slot.face_up)
         self._handle(play, CardArrives(card))
+        # A card the round would not take (it holds) waits beside the layout, not in the hand.
+        self.dealer.place(SET_ASIDE if play.round.state == HELD else slot.place, slot.face_up)
 
     def _offer_insurance(self, play: _Play) -> None:
         """672a.7(f): each player answers the insurance offer, clockwise; then the offer closes."""

@@ -8,7 +8,7 @@ from transitions import EventData
 from devices.faults import SUPERVISOR_CLEARS, Role
 from devices.rules import RuleViolation
 from games.free_bet_blackjack import clauses, settlement
-from games.free_bet_blackjack.discard import Pickup
+from games.free_bet_blackjack.discard import SET_ASIDE, Pickup
 from games.free_bet_blackjack.inputs import COVER_CARD, Resolution
 from games.free_bet_blackjack.irregularities import DISCARD_COUNT, Hold
 from games.free_bet_blackjack.machine import message_of
@@ -98,7 +98,7 @@ class CloseSteps:
             if item is COVER_CARD:
                 self._cover_card_aside()
                 continue
-            pickup = Pickup.of(item, "set aside")
+            pickup = Pickup.of(item, SET_ASIDE)
             self.set_aside.append(pickup)
             self.log.add(
                 RecordKind.SET_ASIDE, card=pickup.card, commitment=pickup.commitment, code=hold.kind.code

@@ -18,6 +18,9 @@ from games.free_bet_blackjack.inputs import Arrival
 from games.free_bet_blackjack.layout import counterclockwise
 from games.free_bet_blackjack.positions import Hand, Position
 
+#: Where a card the round held out of play lies until the pickup.
+SET_ASIDE = "set aside"
+
 
 @dataclass(frozen=True)
 class Pickup:

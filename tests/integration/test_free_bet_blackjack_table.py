@@ -47,7 +47,7 @@ from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY, TableWorld
 from games.free_bet_blackjack import Round
 from games.free_bet_blackjack.hand import is_ace, is_ten_value
-from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager
+from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager, Resolution
 from games.free_bet_blackjack.records import Record, RecordKind
 from tests.links import FAST, run
 
@@ -388,5 +388,34 @@ def test_a_lost_response_to_a_dispense_still_deals_exactly_one_card():
             assert shoe.dispensed == dispensed + dealt
             assert rig.world.count(DISCARD) == rack + dealt
             assert_complete_log(rig, round_)
+
+    run(scenario())
+
+
+def test_a_joker_in_the_batch_holds_the_round_until_a_supervisor_voids_it():
+    """672a.7 is silent on a joker dealt at a Free Bet table (603a.15: jokers only where the game
+    allows them): the round holds with the cards where they lie; a dealer may not rule; the
+    supervisor's VOID returns every wager and the cards go to the rack; none is lost."""
+
+    async def scenario():
+        async with table_rig() as rig:
+            rig.world.add(SHOE, [Card.parse("Xr")], "red", at=2)  # slipped in: third card out
+            playing = asyncio.create_task(rig.play(BasicStrategyPlayers(random.Random(8))))
+            async with asyncio.timeout(5):
+                while rig.table.held_round is None:
+                    await asyncio.sleep(0.01)
+            held = rig.table.held_round
+            assert not playing.done()
+            with pytest.raises(RuleViolation):
+                rig.table.resolve(DEALER_ON_SHIFT, Resolution.VOID)
+            assert rig.table.held_round is held
+            rig.table.resolve(FLOORPERSON, Resolution.VOID)
+            round_ = await asyncio.wait_for(playing, 10)
+            assert round_.state == "complete"
+            assert all(round_.net(seat) == 0 for seat in round_.positions), "every wager returned"
+            assert rig.world.count(SHOE_TRAY) == 0
+            rig.world.check()
+            with pytest.raises(LookupError, match="no round is held"):
+                rig.table.resolve(FLOORPERSON, Resolution.CONTINUE)
 
     run(scenario())
