@@ -1,0 +1,66 @@
+"""Irregularities: what can go against the procedure, what the round does, what a supervisor may rule.
+
+Where § 686a.7 says what follows (a cover card: set aside, complete the round, 686a.7(d)) the round
+does that. Where the section is silent the round is *held*: nothing moves until a supervisor rules
+CONTINUE (what it means is fixed per kind, below) or VOID (every wager not yet settled is returned).
+Each irregularity carries the clause it offends. The shape of a kind and of a hold is Free Bet
+Blackjack's (``Kind``, ``Hold``, ``Outcome``), shared by every game's held state.
+"""
+
+from __future__ import annotations
+
+from devices.rules import Irregularity, Rule
+from drivers.protocol.cards import Card
+from games.free_bet_blackjack.irregularities import SET_ASIDE, Hold, Kind, Outcome
+from games.over_under import clauses
+from games.over_under.inputs import COVER_CARD, Arrival, describe
+from games.over_under.machine import COMPLETE
+from games.over_under.positions import Slot
+
+__all__ = ["KINDS", "Hold", "Kind", "Outcome", "classify_arrival"]
+
+CARD_BEFORE_BURN = Kind("card-before-burn", "686a.7(c)", Outcome.HELD, SET_ASIDE)
+COVER_OUT_OF_PLACE = Kind("cover-card-out-of-place", "686a.7(d)", Outcome.HELD, SET_ASIDE)
+EXTRA_CARD = Kind("extra-card", "the clause of the state: (e), (f), (j), (n)", Outcome.HELD, SET_ASIDE)
+FACE_DOWN_CARD = Kind(
+    "face-down-card",
+    "the clause of the card due: (e), (i)",
+    Outcome.HELD,
+    SET_ASIDE + "; the card is still due",
+)
+JOKER = Kind("joker", "NOTES.md §3 603a.15", Outcome.HELD, SET_ASIDE + "; the card is still due")
+DISCARD_COUNT = Kind(
+    "discard-count",
+    "686a.7(n); 686a.7(o)",
+    Outcome.HELD,
+    "the count is acknowledged as recorded (the shoe's card count follows it up) and the round completes",
+    COMPLETE,
+    voidable=False,
+)
+
+KINDS = (CARD_BEFORE_BURN, COVER_OUT_OF_PLACE, EXTRA_CARD, FACE_DOWN_CARD, JOKER, DISCARD_COUNT)
+
+
+def classify_arrival(
+    item: Arrival, slot: Slot | None, *, burn_due: bool, nothing_due: Rule
+) -> tuple[Kind, Irregularity] | None:
+    """What is wrong with ``item`` arriving now, or None. ``slot`` is the card due (None when no
+    card is due); ``nothing_due`` the clause a card breaks when none is due."""
+    if item is COVER_CARD:
+        if slot is None:
+            return COVER_OUT_OF_PLACE(
+                clauses.COVER_CARD_OUT_OF_PLACE,
+                f"the cover card came out while no card is due ({nothing_due})",
+            )
+        return None
+    if burn_due:
+        return CARD_BEFORE_BURN(
+            clauses.BURN_DUE, f"{describe(item)} was dealt before the new dealer's burn card"
+        )
+    if slot is None:
+        return EXTRA_CARD(nothing_due, f"{describe(item)} was dealt while no card is due")
+    if not isinstance(item, Card):
+        return FACE_DOWN_CARD(slot.rule, f"{describe(item)} was dealt where {slot} is due")
+    if item.is_joker:
+        return JOKER(clauses.NO_JOKERS, f"{item} came out of the shoe where {slot} is due")
+    return None

@@ -1,0 +1,204 @@
+"""The Over/Under round as one transitions machine definition, shared by every round.
+
+Building a Machine per round is slow and the procedure does not change with the rule set (the guards
+read the round's own RuleSet), so one Machine serves every round: a round joins it when it is made
+and leaves it when it completes. ``auto_transitions=False``: no ``to_<state>()`` backdoor. Guards
+(``conditions``) check and may raise RuleViolation, refusing the input with its clause; ``before``
+callbacks change the round; ``after`` callbacks only record. Callbacks receive the EventData
+(``send_event=True``), whose first argument is the message from inputs.py.
+
+The states a held round passes through (betting, settled, voided, held, complete) are named as in
+Free Bet Blackjack, whose ``Hold`` this game shares. Where several transitions share a trigger and a
+source, transitions tries them in the order listed: an irregular arrival is caught first.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from transitions import Machine
+
+from games.free_bet_blackjack.machine import BETTING, COMPLETE, HELD, SETTLED, VOIDED, message_of
+from games.free_bet_blackjack.machine import ResumesTo as _ResumesTo
+
+__all__ = [
+    "BETTING",
+    "CLEARING",
+    "COMPLETE",
+    "DEALING",
+    "DECIDING",
+    "DRAWING",
+    "HELD",
+    "SETTLED",
+    "STATES",
+    "STATE_NOTES",
+    "VOIDED",
+    "definition",
+    "message_of",
+    "shared_machine",
+]
+
+DEALING = "dealing"
+DECIDING = "deciding"
+DRAWING = "drawing"
+CLEARING = "clearing"
+
+STATES = [BETTING, DEALING, DECIDING, DRAWING, CLEARING, SETTLED, VOIDED, HELD, COMPLETE]
+#: What each state means, for the diagram's legend.
+STATE_NOTES = {
+    BETTING: "Ante and Bonus Wagers are placed; the deal waits for a ready shoe (686a.7(a), (c), (d), (e))",
+    DEALING: "one card face up to each Ante position, clockwise (686a.7(e))",
+    DECIDING: "the next player, clockwise, elects Over 23, Under 18 or Surrender (686a.7(f)-(h))",
+    DRAWING: "two more cards face up to that player, even after a surrender (686a.7(i))",
+    CLEARING: "that player is settled; the dealer puts the cards in the rack (686a.7(j)-(m))",
+    SETTLED: "every player settled; the rack's count confirms the round (686a.7(n))",
+    VOIDED: "a supervisor voided the round: unsettled wagers returned; cards to the discard rack",
+    HELD: "an irregularity the section does not resolve: a supervisor rules CONTINUE or VOID",
+    COMPLETE: "every card in the discard rack; the round is over",
+}
+#: States in which the round takes input in the ordinary course (not held, not complete).
+ACTIVE = [state for state in STATES if state not in (HELD, COMPLETE)]
+#: Where a supervisor's CONTINUE can take a held round.
+RESUMABLE = [*ACTIVE, COMPLETE]
+#: Requests refused outright, so that the refusal names its clause: trigger -> (states, guard).
+REFUSALS = {
+    "choose": ([BETTING, DEALING, DRAWING, CLEARING, SETTLED], "refuse_choice"),
+    "clear_hand": ([BETTING, DEALING, DECIDING, DRAWING, SETTLED], "refuse_clear"),
+}
+
+
+class ResumesTo(_ResumesTo):
+    """Guard of a supervisor's CONTINUE: true for the transition to the state the hold resumes to
+    (irregularities.py says where, per kind; NOTES.md §3: only a supervisor resumes a held round)."""
+
+
+def _transitions() -> list[dict[str, Any]]:
+    return [
+        # 686a.7(e): wagers, then the deal once the shoe is ready (686a.7(a), (c), (d)).
+        dict(
+            trigger="place_wager",
+            source=BETTING,
+            dest=None,
+            conditions="wager_is_valid",
+            before="accept_wager",
+        ),
+        dict(
+            trigger="start_deal",
+            source=BETTING,
+            dest=DEALING,
+            conditions="deal_may_start",
+            before="begin_deal",
+        ),
+        # Cards out of the shoe: irregular ones first, then the cover card, then the card due.
+        dict(trigger="card_arrives", source=HELD, dest=None, before="set_aside_while_held"),
+        dict(
+            trigger="card_arrives",
+            source=ACTIVE,
+            dest=HELD,
+            conditions="arrival_is_irregular",
+            before="hold_arrival",
+        ),
+        dict(
+            trigger="card_arrives",
+            source=ACTIVE,
+            dest=None,
+            conditions="is_cover_card",
+            before="set_cover_card_aside",
+        ),
+        dict(
+            trigger="card_arrives",
+            source=DEALING,
+            dest=DECIDING,
+            conditions="completes_first_cards",
+            before="place_card",
+        ),
+        dict(
+            trigger="card_arrives",
+            source=DRAWING,
+            dest=CLEARING,
+            conditions="completes_hand",
+            before=["place_card", "settle_player"],
+        ),
+        dict(trigger="card_arrives", source=[DEALING, DRAWING], dest=None, before="place_card"),
+        # 686a.7(f)-(h): the player's election; (i)-(j): the cards, the settlement, the rack.
+        dict(
+            trigger="choose",
+            source=DECIDING,
+            dest=DRAWING,
+            conditions="choice_is_valid",
+            before="apply_choice",
+        ),
+        *(
+            dict(trigger=trigger, source=states, dest=None, conditions=guard)
+            for trigger, (states, guard) in REFUSALS.items()
+        ),
+        dict(
+            trigger="clear_hand",
+            source=CLEARING,
+            dest=DECIDING,
+            conditions=["hand_is_current", "players_remain"],
+            before="clear_player",
+        ),
+        dict(
+            trigger="clear_hand",
+            source=CLEARING,
+            dest=SETTLED,
+            conditions="hand_is_current",
+            before="clear_player",
+        ),
+        # 686a.7(n): the rack's count for the whole round.
+        dict(
+            trigger="discard",
+            source=[SETTLED, VOIDED],
+            dest=HELD,
+            conditions="discard_count_is_wrong",
+            before="hold_discard",
+        ),
+        dict(trigger="discard", source=[SETTLED, VOIDED], dest=COMPLETE, before="record_pickup"),
+        # 686a.7(c): a new dealer burns a card before dealing any.
+        dict(trigger="change_dealer", source=[*ACTIVE, HELD], dest=None, before="note_new_dealer"),
+        dict(
+            trigger="confirm_burn",
+            source=[*ACTIVE, HELD],
+            dest=None,
+            conditions="burn_is_done",
+            before="clear_burn",
+        ),
+        # A held round waits for a supervisor.
+        dict(
+            trigger="supervisor_resolve",
+            source=HELD,
+            dest=VOIDED,
+            conditions=["resolution_is_offered", "resolution_is_void"],
+            before="void_round",
+        ),
+        *(
+            dict(
+                trigger="supervisor_resolve",
+                source=HELD,
+                dest=state,
+                conditions=["resolution_is_offered", ResumesTo(state)],
+                before="continue_round",
+            )
+            for state in RESUMABLE
+        ),
+    ]
+
+
+def definition() -> dict[str, Any]:
+    """The keyword arguments of the round's Machine (shared with games.diagrams)."""
+    return dict(
+        states=STATES,
+        transitions=_transitions(),
+        initial=BETTING,
+        auto_transitions=False,
+        send_event=True,
+        after_state_change="record_state",
+    )
+
+
+@functools.cache
+def shared_machine() -> Machine:
+    """The one Machine every round joins (``add_model``) and leaves when it completes."""
+    return Machine(model=None, **definition())

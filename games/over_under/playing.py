@@ -1,0 +1,176 @@
+"""The round's callbacks from the first election on: each player's election, settlement and
+clearing in turn (686a.7(f)-(m)), the rack's count (n), and a held round's ruling. Mixed into Round
+(round.py)."""
+
+from __future__ import annotations
+
+from transitions import EventData
+
+from devices.faults import SUPERVISOR_CLEARS, Role
+from devices.rules import Rule, RuleViolation
+from games.free_bet_blackjack.discard import Pickup
+from games.free_bet_blackjack.records import RecordKind
+from games.over_under import clauses, settlement
+from games.over_under.inputs import Choice, Resolution
+from games.over_under.irregularities import DISCARD_COUNT, Hold
+from games.over_under.machine import BETTING, DEALING, DRAWING, SETTLED, message_of
+from games.over_under.positions import Position, clockwise
+
+#: The Over 23 and Under 18 Wagers, each equal to the Ante (686a.7(g)(1)-(2)).
+EQUAL_TO_ANTE = {Choice.OVER_23: clauses.OVER_EQUALS_ANTE, Choice.UNDER_18: clauses.UNDER_EQUALS_ANTE}
+
+
+class PlaySteps:
+    """Guards and callbacks of the elections, the settlement, the rack and a supervisor's ruling."""
+
+    def choice_is_valid(self, event: EventData) -> bool:
+        message = message_of(event)
+        position = self._turn_of(message.seat, clauses.DECISION_ORDER)
+        rule = EQUAL_TO_ANTE.get(message.choice)
+        if rule is not None and message.amount not in (None, position.ante):
+            raise RuleViolation(
+                rule,
+                f"seat {message.seat}: {message.amount} cents is not the Ante Wager of {position.ante} cents",
+            )
+        return True
+
+    def apply_choice(self, event: EventData) -> None:
+        choice = message_of(event).choice
+        position = self.current
+        position.choice = choice
+        fields = dict(seat=position.seat, choice=choice.value, first_card=str(position.cards[0]))
+        if choice is Choice.SURRENDER:
+            self.log.add(RecordKind.DECISION, **fields, clause=clauses.SURRENDER_COLLECTS_ANTE.clause)
+            self._record_actions([settlement.surrender(position)])
+            if position.bonus:
+                self.log.add(
+                    RecordKind.WAGER,
+                    seat=position.seat,
+                    wager="bonus",
+                    amount=position.bonus,
+                    stays=True,
+                    clause=clauses.SURRENDER_KEEPS_BONUS.clause,
+                )
+            return
+        position.stake = position.ante
+        self.log.add(
+            RecordKind.DECISION, **fields, amount=position.stake, clause=EQUAL_TO_ANTE[choice].clause
+        )
+
+    def refuse_choice(self, event: EventData) -> bool:
+        seat = message_of(event).seat
+        if self.state in (BETTING, DEALING):
+            raise RuleViolation(
+                clauses.DECIDE_AFTER_FIRST_CARDS, f"seat {seat}: the first cards are not all dealt"
+            )
+        if self.state == SETTLED:
+            raise RuleViolation(
+                clauses.ONE_ELECTION, f"seat {seat}: every player has elected and been settled"
+            )
+        current = self.current
+        if current.seat == seat:
+            raise RuleViolation(clauses.ONE_ELECTION, f"seat {seat} has elected {current.choice.value}")
+        raise RuleViolation(
+            clauses.SETTLE_THEN_NEXT, f"seat {seat}: {current.label} is not settled and cleared yet"
+        )
+
+    def refuse_clear(self, event: EventData) -> bool:
+        seat = message_of(event).seat
+        current = self.current
+        if current is None:
+            raise RuleViolation(
+                clauses.SETTLE_THEN_NEXT, f"seat {seat}: no Hand is settled and waiting for the rack"
+            )
+        rule = clauses.TWO_MORE_CARDS if self.state == DRAWING else clauses.DECIDE_AFTER_FIRST_CARDS
+        raise RuleViolation(
+            rule, f"seat {seat}: {current.label} holds {len(current.cards)} card(s), not yet settled"
+        )
+
+    def settle_player(self, event: EventData) -> None:
+        """686a.7(j): the Hand is complete: the player's wagers are settled at once by (k)-(m)."""
+        position = self.current
+        position.settled = True
+        self._record_actions(settlement.settle(position, self.rules))
+
+    def hand_is_current(self, event: EventData) -> bool:
+        self._turn_of(message_of(event).seat, clauses.SETTLE_THEN_NEXT)
+        return True
+
+    def players_remain(self, event: EventData) -> bool:
+        """686a.7(j): the dealer moves to the next player, if one is left; else (n) follows."""
+        current = self.current
+        return any(not position.cleared for position in self.positions.values() if position is not current)
+
+    def clear_player(self, event: EventData) -> None:
+        position = self.current
+        pickups = [Pickup(position.label, str(card)) for card in position.cards]
+        position.cleared = True
+        self._record_pickups(pickups)
+
+    def discard_count_is_wrong(self, event: EventData) -> bool:
+        """686a.7(n), 686a.7(o): every card of the round must reach the rack; none may go missing."""
+        return message_of(event).cards != len(self.pickup_order())
+
+    def hold_discard(self, event: EventData) -> None:
+        cards, dealt = message_of(event).cards, len(self.pickup_order())
+        detail = f"the discard rack received {cards} card(s) this round; the round put {dealt} there"
+        self._hold(*DISCARD_COUNT(clauses.DISCARD_COUNT, detail))
+
+    def record_pickup(self, event: EventData) -> None:
+        self._record_pickups(self.pickup_order()[len(self.pickup) :])
+
+    def resolution_is_offered(self, event: EventData) -> bool:
+        message = message_of(event)
+        if message.operator.role is not Role.SUPERVISOR:
+            raise RuleViolation(
+                SUPERVISOR_CLEARS,
+                f"{message.operator.ident} ({message.operator.role.value}) may not resolve a held round",
+            )
+        offered = self.hold.resolutions
+        if message.resolution not in offered:
+            raise RuleViolation(
+                clauses.HELD,
+                f"{message.resolution.value} is not offered for {self.hold.kind.code}; "
+                f"offered: {', '.join(sorted(r.value for r in offered))}",
+            )
+        return True
+
+    def resolution_is_void(self, event: EventData) -> bool:
+        """NOTES.md §3: a supervisor, not the dealer, voids a held round."""
+        return message_of(event).resolution is Resolution.VOID
+
+    def void_round(self, event: EventData) -> None:
+        self._resolve(event)
+        for seat in clockwise(self.positions):
+            position = self.positions[seat]
+            self._record_actions(settlement.void(position))
+            position.settled = True
+
+    def continue_round(self, event: EventData) -> None:
+        hold = self._resolve(event)
+        if hold.kind is DISCARD_COUNT:
+            self.record_pickup(event)
+
+    def _turn_of(self, seat: int, rule: Rule) -> Position:
+        """The position whose turn it is, if ``seat`` is it; else the clause that refuses it."""
+        current = self.current
+        if seat not in self.positions:
+            raise RuleViolation(rule, f"seat {seat} has no Ante Wager in this round")
+        if current.seat != seat:
+            raise RuleViolation(rule, f"it is {current.label}'s turn, not seat {seat}'s")
+        return current
+
+    def _resolve(self, event: EventData) -> Hold:
+        """Close the hold with the supervisor's ruling; the cards held go aside."""
+        message, hold = message_of(event), self.hold
+        self.log.add(
+            RecordKind.RESOLUTION,
+            code=hold.kind.code,
+            resolution=message.resolution.value,
+            supervisor=message.operator.ident,
+            effect=hold.kind.on_continue if message.resolution is Resolution.CONTINUE else "round voided",
+        )
+        for item in hold.items:
+            self._set_aside(item, hold.kind.code)
+        self.hold = None
+        return hold
