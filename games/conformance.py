@@ -219,7 +219,7 @@ def render_game(game_id: str) -> str:
                     enforced[callback].update(part.strip() for part in rule.clause.split(";"))
     for guard, implementation in guards(game.machine_definition()).items():
         doc = next(f.doc for f in everything if f.short == implementation)
-        cited = sorted(enforced[guard]) or _SOURCE.findall(doc) or ["**none**"]
+        cited = sorted(enforced[guard]) or _sources(clauses.SECTION).findall(doc) or ["**none**"]
         used_on = ", ".join(machine.get(guard, [])) or "a supervisor's ruling, one per state"
         out.append(f"| `{guard}` | {'; '.join(cited)} | {used_on} |")
     out += [
@@ -248,15 +248,19 @@ def render_game(game_id: str) -> str:
     return "\n".join(out) + "\n"
 
 
-_SOURCE = re.compile(r"672a\.7(?:\([a-z]\)(?:\(\d+\))?)?|NOTES\.md §\d")
+def _sources(section: str) -> re.Pattern[str]:
+    """A citation of the game's own section (``686a.7(f)``) or of NOTES.md in a docstring."""
+    return re.compile(re.escape(section) + r"(?:\([a-z]\)(?:\(\d+\))?)?|NOTES\.md §\d")
+
+
 _GUARDS = (
     "Every condition of the round machine, with the clauses its code enforces (the rules it raises "
     "or cites, directly or through the functions it calls) or, for a guard that only chooses between "
     "transitions, the clause its docstring cites."
 )
 _IRREGULARITIES = (
-    "Where the section says what follows, the round does it: a cover card is set aside and the round "
-    "completed (672a.7(d)); a step taken while a card is still due leaves the card due. Where it is "
+    "Where the section says what follows, the round does it (for a shoe game, a cover card is set aside "
+    "and the round completed); a step taken while a card is still due leaves the card due. Where it is "
     "silent, the round is held: no card is taken into play and no wager settled until a supervisor "
     "rules. CONTINUE does what the table says; VOID returns every wager not yet settled and sends the "
     "cards to the discard rack."
