@@ -52,10 +52,10 @@ class Record:
 class RoundLog:
     """The ordered records of one round."""
 
-    def __init__(self, round_number: int, table: str) -> None:
+    def __init__(self, round_number: int, table: str, game: str = "free-bet-blackjack") -> None:
         self.round = round_number
         self._entries: list[Record] = []
-        self._log = structlog.get_logger("games.free_bet_blackjack").bind(table=table, round=round_number)
+        self._log = structlog.get_logger("croupier.games").bind(game=game, table=table, round=round_number)
 
     def add(self, kind: RecordKind, **fields: Value) -> Record:
         record = Record(self.round, len(self._entries) + 1, kind, MappingProxyType(dict(fields)))

@@ -38,7 +38,7 @@ class Round(DealSteps, PlaySteps):
         self.number = number
         self.rules = rules
         self.dealer = dealer
-        self.log = RoundLog(number, table)
+        self.log = RoundLog(number, table, clauses.GAME_ID)
         self.positions: dict[int, Position] = {}
         self.burn_due = False  # a new dealer came to the table mid-round (686a.7(c))
         self.reshuffle_required = False  # the cover card came out (686a.7(d))
