@@ -8,4 +8,5 @@ games.conformance); they are imported only when asked for.
 GAMES: dict[str, str] = {
     "free-bet-blackjack": "games.free_bet_blackjack",
     "over-under": "games.over_under",
+    "crazy-4-poker": "games.crazy_4_poker",
 }

@@ -1,0 +1,109 @@
+"""The clauses of 58 Pa. Code § 657a.9 and the rules around them, as the Rule objects the round cites.
+
+Every guard and every irregularity of a Crazy 4 Poker round dealt from the hand names one of these
+rules, so a refusal says which clause it enforces and games.conformance can generate
+docs/conformance.md from the code. Rules from outside the seed section cite NOTES.md (published
+game rules, configurable where no Pennsylvania text was found).
+"""
+
+from __future__ import annotations
+
+from devices.rules import Rule
+
+SECTION = "657a.9"
+GAME_ID = "crazy-4-poker"
+
+#: Every lettered clause and sub-clause of § 657a.9, with the gist of its text.
+CLAUSES: dict[str, str] = {
+    "657a.9(a)": "Requirements when the cards are dealt from the dealer's hand",
+    "657a.9(a)(1)": "An automated shuffling device shuffles the cards",
+    "657a.9(a)(2)": "The stacked deck is held in one chosen hand, used for the whole round",
+    "657a.9(a)(3)": "No more bets; progressive lockout; chips counted against the system's count",
+    "657a.9(b)": "Six Card Bonus card first, then one card at a time clockwise until each has five",
+    "657a.9(c)": "After the deal the stub goes to the discard rack unexposed",
+    "657a.9(d)": "Without a counting shuffler the stub is counted at least once every 5 rounds",
+    "657a.9(e)": "A count showing 52 cards: the stub goes to the discard rack unexposed",
+    "657a.9(f)": "A wrong count: void and return wagers; if not misdealt, remove the deck",
+}
+
+PROCEDURE_ORDER = Rule("657a.9", "each step of a round comes in the order the section lays down")
+SHUFFLER_REQUIRED = Rule(
+    "657a.9(a)(1)", "a table dealing from the hand opens only with an automated shuffler"
+)
+SHUFFLED_DECK = Rule("657a.9(a)(1)", "no card is dealt before the automated shuffler reports the shuffle")
+ONE_HAND = Rule("657a.9(a)(2)", "the dealer holds the deck in the hand chosen for the round, all round")
+HAND_CHOSEN = Rule("657a.9(a)(2)", "the dealer chooses the hand that holds the deck before dealing")
+NO_MORE_BETS = Rule("657a.9(a)(3)", "no card is dealt before 'no more bets'; no wager is taken after it")
+PROGRESSIVE_LOCK = Rule(
+    "657a.9(a)(3)", "the progressive system locks Progressive and Five Card Hand Bonus Wagers before the deal"
+)
+PROGRESSIVE_COUNT = Rule(
+    "657a.9(a)(3)", "the value chips collected equal the Progressive Payout Wagers the system accepted"
+)
+SIX_CARD_FIRST = Rule("657a.9(b)", "with a Six Card Bonus Wager, one card face down to its area first")
+DEAL_ORDER = Rule(
+    "657a.9(b)", "one card at a time clockwise to each player with the required wagers and the dealer"
+)
+FIVE_EACH = Rule("657a.9(b)", "the deal ends when each player and the dealer have five cards")
+STUB_TO_RACK = Rule("657a.9(c)", "after the deal the stub goes to the discard rack without exposing it")
+STUB_COUNT_DUE = Rule(
+    "657a.9(d)", "without a counting shuffler the stub is counted at least once every 5 rounds"
+)
+COUNTING_SHUFFLER = Rule("657a.9(d)", "a counting shuffler must indicate 52 cards before the deck is dealt")
+STUB_COUNT_RIGHT = Rule("657a.9(e)", "a count showing 52 cards: the stub goes to the discard rack")
+MISDEAL_VOID = Rule(
+    "657a.9(f)", "a wrong count from a misdeal with 52 cards present: hands void, wagers returned"
+)
+DECK_REMOVED = Rule(
+    "657a.9(f)", "a wrong count without a misdeal: hands void, wagers returned, the deck removed"
+)
+HANDS_COUNTED = Rule("657a.9(f)", "on a wrong count the dealer counts each hand's cards")
+
+# -- rules from outside the seed section (NOTES.md) ----------------------------------------------------
+REQUIRED_WAGERS = Rule(
+    "657a.9(b); NOTES.md §2 657a.7(d)(1) (published rules)",
+    "the required wagers are an Ante and an equal Super Bonus Wager",
+)
+SIX_POSITIONS = Rule("NOTES.md §1 (house convention)", "at most six betting positions")
+OPTIONAL_WAGER_OFFERED = Rule(
+    "NOTES.md §2 657a.1", "an optional wager is taken only where the table offers it"
+)
+PLAY_OR_FOLD = Rule("NOTES.md §2 (published rules)", "each player plays 1x to 3x the Ante, or folds")
+RAISE_NEEDS_ACES = Rule(
+    "NOTES.md §2 (published rules)", "a Play above 1x the Ante needs a pair of aces or better"
+)
+BEST_FOUR = Rule("NOTES.md §2 657a.1; 657a.6", "each hand is the best four-card hand of its five cards")
+DEALER_QUALIFIES = Rule(
+    "NOTES.md §2 (published rules)", "the dealer qualifies with king high; otherwise the Ante pushes"
+)
+PLAY_SHOWDOWN = Rule(
+    "NOTES.md §2 (published rules)", "Ante and Play are paid 1 to 1 when the hand beats the dealer's"
+)
+SUPER_BONUS = Rule(
+    "NOTES.md §2 (published rules)",
+    "Super Bonus pays by its table on a straight or better; below, it pushes unless the dealer "
+    "qualifies and wins",
+)
+QUEENS_UP = Rule("NOTES.md §2 (published rules)", "Queens Up pays by its table on a pair of queens or better")
+FOLD_FORFEITS = Rule("NOTES.md §2 (published rules)", "a player who folds loses the Ante and Super Bonus")
+PROGRESSIVE_AWARD = Rule(
+    "NOTES.md §2 657a.1", "a Progressive Payout Wager wins the award its hand earns on the configured table"
+)
+BONUS_BY_SYSTEM = Rule(
+    "NOTES.md §2 657a.1 (pay tables not found)",
+    "Five Card Hand and Six Card Bonus Wagers are referred to their pay table, outside this round",
+)
+HAND_KNOWN = Rule(
+    "657a.9(a)(1); NOTES.md §1 (dealt from the hand, no reader)",
+    "a hand is known from the shuffler's sealed order and the deal order, or from the dealer's report",
+)
+ORDER_OPENS = Rule("657a.9(a)(1)", "the order revealed is the order the shuffler sealed before the deal")
+DEALER_HAND_KNOWN = Rule(
+    "NOTES.md §2 (published rules)", "no wager is settled before the dealer's hand is known"
+)
+DISCARD_COUNT = Rule("657a.9(c); NOTES.md §1", "every card on the layout reaches the discard rack")
+VOID = Rule("657a.9(f); NOTES.md §3 (supervisor)", "a voided round returns every wager")
+HELD = Rule(
+    "657a.9 (silent); NOTES.md §3 (supervisor)",
+    "an irregularity the section does not resolve holds the round until a supervisor resolves it",
+)

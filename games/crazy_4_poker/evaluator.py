@@ -1,0 +1,129 @@
+"""Four-card poker rankings of 58 Pa. Code § 657a.6, and the best four of five (657a.1 "Hand").
+
+A hand's strength is a ``Strength``: its category, then the ranks that break a tie within the
+category, highest first. Strengths compare with ``<`` and ``==`` as hands do at the showdown; two
+hands of equal strength tie (suits never break a tie). Aces are high (14) except in A-2-3-4, the
+lowest straight, whose top card is the 4; A-K-Q-J is the highest straight; a straight never wraps
+around (K-A-2-3 is no straight).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from drivers.protocol.cards import Card
+
+ACE_HIGH = 14
+KING = 13
+QUEEN = 12
+HAND_SIZE = 5  # 657a.9(b): five cards to each player and the dealer
+BEST_OF = 4  # 657a.1: the Hand is the best four of the five
+
+
+class Category(enum.IntEnum):
+    """657a.6, four-card hands from low to high (an IntEnum so that higher is better)."""
+
+    HIGH_CARD = 0
+    PAIR = 1
+    TWO_PAIRS = 2
+    STRAIGHT = 3
+    FLUSH = 4
+    THREE_OF_A_KIND = 5
+    STRAIGHT_FLUSH = 6
+    FOUR_OF_A_KIND = 7
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", " ")
+
+
+@dataclass(frozen=True, order=True)
+class Strength:
+    category: Category
+    ranks: tuple[int, ...]  # tie-breaking ranks, aces 14, highest first
+
+    @property
+    def high_card(self) -> int:
+        return max(self.ranks)
+
+    def __str__(self) -> str:
+        return f"{self.category.label} ({'-'.join(_RANK_NAMES[r] for r in self.ranks)})"
+
+
+_RANK_NAMES = {r: "23456789TJQKA"[r - 2] for r in range(2, 15)}
+
+
+def high_rank(card: Card) -> int:
+    """An ace counts 14 in everything but the A-2-3-4 straight."""
+    return ACE_HIGH if card.rank == 1 else card.rank
+
+
+def _straight_top(ranks: list[int]) -> int | None:
+    """The top rank of a four-card straight, or None. ``ranks`` are distinct, aces high."""
+    ordered = sorted(ranks)
+    if ordered == [2, 3, 4, ACE_HIGH]:
+        return 4  # A-2-3-4, the lowest straight
+    if ordered[-1] - ordered[0] == 3:
+        return ordered[-1]
+    return None
+
+
+def rank_four(cards: Sequence[Card]) -> Strength:
+    """The strength of exactly four cards under 657a.6."""
+    if len(cards) != BEST_OF:
+        raise ValueError(f"a four-card hand has 4 cards, got {len(cards)}")
+    counts = Counter(high_rank(card) for card in cards)
+    # Ranks grouped by how often they appear, larger groups first, higher ranks first.
+    grouped = sorted(counts, key=lambda rank: (counts[rank], rank), reverse=True)
+    shape = sorted(counts.values(), reverse=True)
+    if shape == [4]:
+        return Strength(Category.FOUR_OF_A_KIND, tuple(grouped))
+    if shape[0] == 3:
+        return Strength(Category.THREE_OF_A_KIND, tuple(grouped))
+    if shape == [2, 2]:
+        return Strength(Category.TWO_PAIRS, tuple(grouped))
+    if shape[0] == 2:
+        return Strength(Category.PAIR, tuple(grouped))
+    flush = len({card.suit for card in cards}) == 1
+    top = _straight_top(grouped)
+    if top is not None:
+        return Strength(Category.STRAIGHT_FLUSH if flush else Category.STRAIGHT, (top,))
+    return Strength(Category.FLUSH if flush else Category.HIGH_CARD, tuple(grouped))
+
+
+def best_four(cards: Sequence[Card]) -> tuple[Strength, tuple[Card, ...]]:
+    """657a.1: the best four-card hand among five cards, with the four cards that make it."""
+    if len(cards) != HAND_SIZE or len(set(cards)) != HAND_SIZE:
+        raise ValueError(f"a Crazy 4 Poker hand is 5 different cards, got {len(cards)}")
+    return max(((rank_four(four), four) for four in combinations(cards, BEST_OF)), key=lambda pair: pair[0])
+
+
+def strength(cards: Sequence[Card]) -> Strength:
+    return best_four(cards)[0]
+
+
+def qualifies(dealer: Strength) -> bool:
+    """NOTES.md §2 (published rules): the dealer qualifies with king high or better."""
+    return dealer.category > Category.HIGH_CARD or dealer.high_card >= KING
+
+
+def aces_or_better(hand: Strength) -> bool:
+    """NOTES.md §2: a Play of more than 1x the Ante needs a pair of aces or better."""
+    if hand.category == Category.PAIR:
+        return hand.ranks[0] == ACE_HIGH
+    return hand.category > Category.PAIR
+
+
+def queens_or_better(hand: Strength) -> bool:
+    """NOTES.md §2: Queens Up pays on a pair of queens or better."""
+    if hand.category == Category.PAIR:
+        return hand.ranks[0] >= QUEEN
+    return hand.category > Category.PAIR
+
+
+def four_aces(hand: Strength) -> bool:
+    return hand.category == Category.FOUR_OF_A_KIND and hand.ranks[0] == ACE_HIGH

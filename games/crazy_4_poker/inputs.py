@@ -1,0 +1,281 @@
+"""What a Crazy 4 Poker round is fed: one message per event, from the table's queue.
+
+Cards dealt from the hand pass no reading device, so no message carries a face while the cards are
+face down: the dealer's screen takes one ``CardDealt`` per card (the place it went), and the faces
+come later, either as the shuffler's order revealed for the round (``RevealOrder``, checked against
+the commitment the shuffler sealed before the deal, ``ShuffleReport.order``) or as the dealer's
+report of a hand turned up (``ReportHand``). Devices report through messages too (the shuffler's
+count, the progressive system's lock), so the table service can wire the real devices without
+changing the round. A message checks its own fields when it is made and names the bad one.
+
+The message base, ``InputError``, the field checks and ``SupervisorResolve`` are Free Bet
+Blackjack's, imported rather than copied.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from drivers.protocol.cards import COMMITMENT_SIZE, Card
+from games.crazy_4_poker.evaluator import HAND_SIZE
+from games.free_bet_blackjack.inputs import (
+    InputError,
+    Message,
+    Resolution,
+    SupervisorResolve,
+    _check_int,
+)
+
+__all__ = [
+    "DEALER",
+    "SIX_CARD",
+    "CardDealt",
+    "ChipCount",
+    "ChooseHand",
+    "DeckHand",
+    "Discard",
+    "Fold",
+    "HandCounts",
+    "InputError",
+    "Message",
+    "NoMoreBets",
+    "Place",
+    "PlaceWagers",
+    "Play",
+    "ProgressiveLocked",
+    "ReportHand",
+    "Resolution",
+    "RevealOrder",
+    "SealedOrder",
+    "Settle",
+    "ShuffleReport",
+    "StubCount",
+    "StubToRack",
+    "SupervisorResolve",
+]
+
+DEALER = "dealer"
+SIX_CARD = "six-card"  # the area for the Six Card Bonus card (657a.9(b))
+Place = int | str  # a seat number, DEALER or SIX_CARD
+
+
+class SealedOrder(Protocol):
+    """The order of a shuffled deck, sealed by the shuffler: its commitment, never the cards."""
+
+    @property
+    def commitment(self) -> bytes: ...
+
+
+class DeckHand(enum.StrEnum):
+    LEFT = "left"
+    RIGHT = "right"
+
+
+def check_place(field: str, place: object, *, six_card: bool = True) -> None:
+    if place == DEALER or (six_card and place == SIX_CARD):
+        return
+    if isinstance(place, bool) or not isinstance(place, int) or place < 1:
+        allowed = f"a seat number, {DEALER!r}" + (f" or {SIX_CARD!r}" if six_card else "")
+        raise InputError(f"{field}: expected {allowed}, got {place!r}")
+
+
+def _check_cards(field: str, cards: object, size: int | None) -> None:
+    if not isinstance(cards, tuple) or not all(isinstance(card, Card) for card in cards):
+        raise InputError(f"{field}: expected a tuple of Cards, got {cards!r}")
+    if size is not None and len(cards) != size:
+        raise InputError(f"{field}: expected {size} cards, got {len(cards)}")
+    if len(set(cards)) != len(cards):
+        raise InputError(f"{field}: a card appears twice")
+    if any(card.is_joker for card in cards):
+        raise InputError(f"{field}: Crazy 4 Poker is dealt without jokers")
+
+
+@dataclass(frozen=True)
+class ShuffleReport(Message):
+    """The automated shuffler's report of the deck it shuffled for this round (657a.9(a)(1)):
+    the count of a counting shuffler (657a.9(d)), and the shuffled order sealed, if it reports one."""
+
+    trigger = "shuffle_report"
+    count: int | None = None
+    order: SealedOrder | None = None
+
+    def __post_init__(self) -> None:
+        if self.count is not None:
+            _check_int("ShuffleReport.count", self.count, minimum=0)
+        if self.order is not None:
+            commitment = getattr(self.order, "commitment", None)
+            if not isinstance(commitment, bytes) or len(commitment) != COMMITMENT_SIZE:
+                raise InputError(
+                    f"ShuffleReport.order: expected a sealed order with a {COMMITMENT_SIZE}-byte commitment"
+                )
+
+    def __repr__(self) -> str:
+        sealed = f"sealed {self.order.commitment.hex()[:16]}…" if self.order is not None else "no order"
+        return f"ShuffleReport(count={self.count}, {sealed})"
+
+
+@dataclass(frozen=True)
+class PlaceWagers(Message):
+    """A position's wagers in cents; placing again before "no more bets" replaces them."""
+
+    trigger = "place_wagers"
+    seat: int
+    ante: int
+    super_bonus: int
+    queens_up: int = 0
+    progressive: int = 0  # one value chip (657a.9(a)(3))
+    five_card_bonus: int = 0
+    six_card_bonus: int = 0
+
+    def __post_init__(self) -> None:
+        _check_int("PlaceWagers.seat", self.seat, minimum=1)
+        for name in ("ante", "super_bonus", "queens_up", "progressive", "five_card_bonus", "six_card_bonus"):
+            _check_int(f"PlaceWagers.{name}", getattr(self, name), minimum=0)
+
+
+@dataclass(frozen=True)
+class ChooseHand(Message):
+    """657a.9(a)(2): the hand the dealer holds the deck in, for the whole round."""
+
+    trigger = "choose_hand"
+    hand: DeckHand
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.hand, DeckHand):
+            raise InputError(f"ChooseHand.hand: expected DeckHand.LEFT or DeckHand.RIGHT, got {self.hand!r}")
+
+
+@dataclass(frozen=True)
+class NoMoreBets(Message):
+    trigger = "no_more_bets"
+
+
+@dataclass(frozen=True)
+class ProgressiveLocked(Message):
+    """The progressive system's report that it locked its wagers, and how many it accepted."""
+
+    trigger = "progressive_locked"
+    accepted: int
+
+    def __post_init__(self) -> None:
+        _check_int("ProgressiveLocked.accepted", self.accepted, minimum=0)
+
+
+@dataclass(frozen=True)
+class ChipCount(Message):
+    """The value chips the dealer collected for Progressive Payout Wagers (657a.9(a)(3))."""
+
+    trigger = "chip_count"
+    chips: int
+
+    def __post_init__(self) -> None:
+        _check_int("ChipCount.chips", self.chips, minimum=0)
+
+
+@dataclass(frozen=True)
+class CardDealt(Message):
+    """One card from the hand, face down, to ``place`` (the dealer's screen or the layout says where)."""
+
+    trigger = "card_dealt"
+    place: Place
+
+    def __post_init__(self) -> None:
+        check_place("CardDealt.place", self.place)
+
+
+@dataclass(frozen=True)
+class StubToRack(Message):
+    """657a.9(c), (e): the stub went to the discard rack unexposed."""
+
+    trigger = "stub_to_rack"
+
+
+@dataclass(frozen=True)
+class StubCount(Message):
+    """657a.9(d): the stub counted face down on the layout."""
+
+    trigger = "stub_count"
+    cards: int
+
+    def __post_init__(self) -> None:
+        _check_int("StubCount.cards", self.cards, minimum=0)
+
+
+@dataclass(frozen=True)
+class HandCounts(Message):
+    """657a.9(f): after a wrong stub count, the cards the dealer counts at each place."""
+
+    trigger = "hand_counts"
+    counts: Mapping[Place, int]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.counts, Mapping) or not self.counts:
+            raise InputError(f"HandCounts.counts: expected a mapping of place to cards, got {self.counts!r}")
+        for place, count in self.counts.items():
+            check_place("HandCounts.counts", place)
+            _check_int(f"HandCounts.counts[{place!r}]", count, minimum=0)
+
+
+@dataclass(frozen=True)
+class Play(Message):
+    """The Play Wager: ``multiple`` times the Ante (NOTES.md §2)."""
+
+    trigger = "play"
+    seat: int
+    multiple: int = 1
+
+    def __post_init__(self) -> None:
+        _check_int("Play.seat", self.seat, minimum=1)
+        _check_int("Play.multiple", self.multiple, minimum=1)
+
+
+@dataclass(frozen=True)
+class Fold(Message):
+    trigger = "fold"
+    seat: int
+
+    def __post_init__(self) -> None:
+        _check_int("Fold.seat", self.seat, minimum=1)
+
+
+@dataclass(frozen=True)
+class RevealOrder(Message):
+    """The shuffled order, top card first, revealed for the round by the shuffler."""
+
+    trigger = "reveal_order"
+    cards: tuple[Card, ...]
+
+    def __post_init__(self) -> None:
+        _check_cards("RevealOrder.cards", self.cards, None)
+
+
+@dataclass(frozen=True)
+class ReportHand(Message):
+    """The five cards of a hand turned up, as the dealer reports them (no shuffler order)."""
+
+    trigger = "report_hand"
+    place: Place
+    cards: tuple[Card, ...]
+
+    def __post_init__(self) -> None:
+        check_place("ReportHand.place", self.place, six_card=False)
+        _check_cards("ReportHand.cards", self.cards, HAND_SIZE)
+
+
+@dataclass(frozen=True)
+class Settle(Message):
+    trigger = "settle"
+
+
+@dataclass(frozen=True)
+class Discard(Message):
+    """The cards of the layout are in the discard rack: how many it received."""
+
+    trigger = "discard"
+    cards: int
+
+    def __post_init__(self) -> None:
+        _check_int("Discard.cards", self.cards, minimum=0)

@@ -1,0 +1,51 @@
+"""Irregularities of a round dealt from the hand: what the round does, what a supervisor may rule.
+
+Where § 657a.9 says what follows (a wrong stub count: void, return the wagers and, without a
+misdeal, remove the deck, 657a.9(f)) the round does it. Where it is silent the round is held until
+a supervisor rules CONTINUE (its meaning fixed per kind) or VOID. The ``Kind`` and ``Hold`` shapes
+are Free Bet Blackjack's (games/free_bet_blackjack/irregularities.py), imported.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from games.crazy_4_poker.machine import COMPLETE, DEALING, SHOWDOWN
+from games.free_bet_blackjack.irregularities import Hold, Kind
+
+__all__ = ["KINDS", "Hold", "Kind", "Outcome"]
+
+
+class Outcome(enum.StrEnum):
+    HELD = "held for a supervisor"
+    VOIDED = "all hands void, all wagers returned"
+    DECK_REMOVED = "all hands void, all wagers returned, the deck removed from the table"
+
+
+PROGRESSIVE_MISMATCH = Kind(
+    "progressive-count-mismatch",
+    "657a.9(a)(3)",
+    Outcome.HELD,
+    "the supervisor has reconciled the chips with the system's accepted count; the deal proceeds",
+    DEALING,
+)
+DEAL_OUT_OF_ORDER = Kind("deal-out-of-order", "657a.9(b)", Outcome.HELD)
+ILLEGAL_RAISE = Kind(
+    "raise-without-aces",
+    "NOTES.md §2 (published rules)",
+    Outcome.HELD,
+    "the Play is reduced to 1x the Ante, the excess returned, and the round settles",
+    SHOWDOWN,
+)
+DISCARD_COUNT = Kind(
+    "discard-count",
+    "657a.9(c); NOTES.md §1",
+    Outcome.HELD,
+    "the count is acknowledged as recorded and the round completes",
+    COMPLETE,
+    voidable=False,
+)
+MISDEAL = Kind("misdeal", "657a.9(f)", Outcome.VOIDED, voidable=False)
+WRONG_DECK = Kind("wrong-card-count", "657a.9(f)", Outcome.DECK_REMOVED, voidable=False)
+
+KINDS = (PROGRESSIVE_MISMATCH, DEAL_OUT_OF_ORDER, ILLEGAL_RAISE, DISCARD_COUNT, MISDEAL, WRONG_DECK)

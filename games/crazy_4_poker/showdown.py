@@ -1,0 +1,232 @@
+"""The round's callbacks from the players' decisions on: Play or fold, the hands made known, the
+settlement, the discard rack and a supervisor's ruling. Mixed into Round (round.py)."""
+
+from __future__ import annotations
+
+from transitions import EventData
+
+from devices.faults import SUPERVISOR_CLEARS, Role
+from devices.rules import Irregularity, RuleViolation
+from drivers.protocol.cards import Card
+from games.crazy_4_poker import clauses, settlement
+from games.crazy_4_poker.evaluator import Strength, best_four
+from games.crazy_4_poker.inputs import DEALER, Place, Resolution
+from games.crazy_4_poker.irregularities import DISCARD_COUNT, ILLEGAL_RAISE, Hold
+from games.crazy_4_poker.machine import COMPLETE, DEALING, SHOWDOWN, message_of
+from games.crazy_4_poker.records import RecordKind
+from games.crazy_4_poker.settlement import Movement, Position, Wager
+
+SHUFFLER_ORDER = "shuffler order"
+DEALER_REPORT = "dealer report"
+
+
+class ShowdownSteps:
+    """Guards and callbacks from the decisions to the discard rack."""
+
+    def _decider(self, seat: int) -> Position:
+        position = self.positions.get(seat)
+        if position is None:
+            raise RuleViolation(clauses.PLAY_OR_FOLD, f"seat {seat} has no hand in this round")
+        if position.decided:
+            raise RuleViolation(clauses.PLAY_OR_FOLD, f"seat {seat} has already decided")
+        return position
+
+    def play_is_valid(self, event: EventData) -> bool:
+        m = message_of(event)
+        self._decider(m.seat)
+        if m.multiple > self.rules.max_play_multiple:
+            raise RuleViolation(
+                clauses.PLAY_OR_FOLD,
+                f"Play is 1x to {self.rules.max_play_multiple}x the Ante, not {m.multiple}x",
+            )
+        return True
+
+    def fold_is_valid(self, event: EventData) -> bool:
+        self._decider(message_of(event).seat)
+        return True
+
+    def last_decision(self, event: EventData) -> bool:
+        """NOTES.md §2: the showdown follows every player's Play or fold."""
+        return sum(not p.decided for p in self.positions.values()) == 1
+
+    def record_decision(self, event: EventData) -> None:
+        m = message_of(event)
+        position = self.positions[m.seat]
+        position.decided = True
+        position.play = position.ante * m.multiple if m.trigger == "play" else 0
+        self.log.add(
+            RecordKind.DECISION,
+            seat=m.seat,
+            decision=m.trigger,
+            play=position.play,
+            clause=clauses.PLAY_OR_FOLD.clause,
+        )
+
+    def order_opens(self, event: EventData) -> bool:
+        cards = message_of(event).cards
+        order = None if self.shuffle is None else self.shuffle.order
+        if order is None:
+            raise RuleViolation(
+                clauses.HAND_KNOWN,
+                "the shuffler sealed no order for this round: the dealer reports the hands",
+            )
+        if self.hands or len(cards) < len(self.deal) or not self._verify_order(order, cards):
+            raise RuleViolation(clauses.ORDER_OPENS, "the order revealed does not open the shuffler's seal")
+        return True
+
+    def reconstruct_hands(self, event: EventData) -> None:
+        """Card i of the shuffled order went to the i-th place of the enforced deal order (657a.9(b))."""
+        cards = message_of(event).cards
+        for place in dict.fromkeys(self.deal):
+            dealt = tuple(card for card, to in zip(cards, self.deal, strict=False) if to == place)
+            self._know(place, dealt, SHUFFLER_ORDER)
+
+    def report_is_valid(self, event: EventData) -> bool:
+        m = message_of(event)
+        if self.shuffle is not None and self.shuffle.order is not None:
+            raise RuleViolation(clauses.HAND_KNOWN, "the hands are known from the shuffler's order")
+        if m.place not in self.deal or m.place in self.hands:
+            raise RuleViolation(
+                clauses.HAND_KNOWN, f"{m.place!r} is no hand of this round, or is reported already"
+            )
+        seen = {card for hand in self.hands.values() for card in hand}
+        if seen & set(m.cards):
+            raise RuleViolation(clauses.HAND_KNOWN, "a card reported is already in another hand")
+        return True
+
+    def accept_report(self, event: EventData) -> None:
+        m = message_of(event)
+        self._know(m.place, m.cards, DEALER_REPORT)
+
+    def _know(self, place: Place, cards: tuple[Card, ...], how: str) -> None:
+        self.hands[place] = cards
+        self.known_by[place] = how
+        fields = dict(
+            place=place, cards=" ".join(map(str, cards)), known_by=how, clause=clauses.HAND_KNOWN.clause
+        )
+        if place in self.positions or place == DEALER:
+            strength, four = best_four(cards)
+            fields.update(best=" ".join(map(str, four)), rank=str(strength), ranked=clauses.BEST_FOUR.clause)
+        self.log.add(RecordKind.HAND, **fields)
+
+    def hands_are_known(self, event: EventData) -> bool:
+        if DEALER not in self.hands:
+            raise RuleViolation(clauses.DEALER_HAND_KNOWN, "the dealer's hand is not known yet")
+        unknown = [p.seat for p in self.positions.values() if p.play > p.ante and p.seat not in self.hands]
+        if unknown:
+            raise RuleViolation(
+                clauses.RAISE_NEEDS_ACES, f"seats {unknown} raised above 1x: their hands must be shown"
+            )
+        return True
+
+    def raise_is_illegal(self, event: EventData) -> bool:
+        """NOTES.md §2: a Play above 1x needs a pair of aces or better."""
+        return any(not settlement.legal_play(p, self.strength(p.seat)) for p in self.positions.values())
+
+    def hold_raise(self, event: EventData) -> None:
+        seats = [
+            p.seat for p in self.positions.values() if not settlement.legal_play(p, self.strength(p.seat))
+        ]
+        self._hold(
+            ILLEGAL_RAISE,
+            Irregularity(clauses.RAISE_NEEDS_ACES, f"seats {seats} raised without a pair of aces or better"),
+        )
+
+    def settle_wagers(self, event: EventData) -> None:
+        dealer = self.strength(DEALER)
+        actions = []
+        for seat in sorted(self.positions, reverse=True):  # from the dealer's right
+            hand = self.strength(seat)
+            actions += settlement.showdown(self.positions[seat], hand, dealer, self.rules)
+            self._award(seat, hand)
+        self._settle(actions)
+        self.layout_cards = len(self.deal)
+
+    def _award(self, seat: int, hand: Strength | None) -> None:
+        if not self.positions[seat].progressive or hand is None:
+            return
+        award = self.rules.progressive_pay_table.get(settlement.pay_line(hand))
+        if award is not None:
+            self.awards.append((seat, settlement.pay_line(hand), award))
+            self.log.add(
+                RecordKind.AWARD,
+                seat=seat,
+                hand=settlement.pay_line(hand),
+                award=award,
+                clause=clauses.PROGRESSIVE_AWARD.clause,
+            )
+
+    def discard_count_is_wrong(self, event: EventData) -> bool:
+        """657a.9(c); NOTES.md §1: every card on the layout reaches the discard rack."""
+        return message_of(event).cards != self.layout_cards
+
+    def hold_discard(self, event: EventData) -> None:
+        cards = message_of(event).cards
+        detail = f"the discard rack received {cards} card(s); {self.layout_cards} were on the layout"
+        self._hold(DISCARD_COUNT, Irregularity(clauses.DISCARD_COUNT, detail))
+
+    def record_discard(self, event: EventData) -> None:
+        self.log.add(RecordKind.DISCARD, cards=message_of(event).cards, clause=clauses.DISCARD_COUNT.clause)
+
+    def resolution_is_offered(self, event: EventData) -> bool:
+        m = message_of(event)
+        if m.operator.role is not Role.SUPERVISOR:
+            raise RuleViolation(
+                SUPERVISOR_CLEARS,
+                f"{m.operator.ident} ({m.operator.role.value}) may not resolve a held round",
+            )
+        if m.resolution not in self.hold.resolutions:
+            offered = ", ".join(sorted(r.value for r in self.hold.resolutions))
+            raise RuleViolation(
+                clauses.HELD,
+                f"{m.resolution.value} is not offered for {self.hold.kind.code}; offered: {offered}",
+            )
+        return True
+
+    def resolution_is_void(self, event: EventData) -> bool:
+        """NOTES.md §3: a supervisor, not the dealer, voids a held round."""
+        return message_of(event).resolution is Resolution.VOID
+
+    def resumes_to_dealing(self, event: EventData) -> bool:
+        """NOTES.md §3: CONTINUE resumes where the kind says (irregularities.py)."""
+        return self.hold.resume_to == DEALING
+
+    def resumes_to_showdown(self, event: EventData) -> bool:
+        """NOTES.md §3: CONTINUE resumes where the kind says (irregularities.py)."""
+        return self.hold.resume_to == SHOWDOWN
+
+    def resumes_to_complete(self, event: EventData) -> bool:
+        """NOTES.md §3: CONTINUE resumes where the kind says (irregularities.py)."""
+        return self.hold.resume_to == COMPLETE
+
+    def void_round(self, event: EventData) -> None:
+        self._resolve(event)
+        self.layout_cards = len(self.dealt) + len(self.misplaced)
+        self._settle([a for p in self.positions.values() for a in settlement.void(p, clauses.VOID)])
+
+    def continue_round(self, event: EventData) -> None:
+        hold = self._resolve(event)
+        if hold.kind is ILLEGAL_RAISE:
+            for p in self.positions.values():
+                if not settlement.legal_play(p, self.strength(p.seat)):
+                    self._settle(
+                        [
+                            settlement.Action(
+                                p.seat, Wager.PLAY, Movement.PUSH, p.play - p.ante, clauses.RAISE_NEEDS_ACES
+                            )
+                        ]
+                    )
+                    p.play = p.ante
+
+    def _resolve(self, event: EventData) -> Hold:
+        m, hold = message_of(event), self.hold
+        effect = hold.kind.on_continue if m.resolution is Resolution.CONTINUE else "round voided"
+        self.log.add(
+            RecordKind.RESOLUTION,
+            code=hold.kind.code,
+            resolution=m.resolution.value,
+            supervisor=m.operator.ident,
+            effect=effect,
+        )
+        self.hold = None
+        return hold
