@@ -7,6 +7,7 @@ games.conformance); they are imported only when asked for.
 
 GAMES: dict[str, str] = {
     "free-bet-blackjack": "games.free_bet_blackjack",
-    "over-under": "games.over_under",
+    "heads-up-holdem": "games.heads_up_holdem",
     "crazy-4-poker": "games.crazy_4_poker",
+    "over-under": "games.over_under",
 }

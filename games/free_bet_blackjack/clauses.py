@@ -11,6 +11,7 @@ from __future__ import annotations
 from devices.rules import Rule
 
 SECTION = "672a.7"
+GAME_ID = "free-bet-blackjack"
 
 #: Every lettered clause and sub-clause of § 672a.7, with the gist of its text.
 CLAUSES: dict[str, str] = {

@@ -52,7 +52,7 @@ class Record:
 class RoundLog:
     """The ordered records of one round."""
 
-    def __init__(self, round_number: int, table: str, game: str = "free-bet-blackjack") -> None:
+    def __init__(self, round_number: int, table: str, game: str) -> None:
         self.round = round_number
         self._entries: list[Record] = []
         self._log = structlog.get_logger("croupier.games").bind(game=game, table=table, round=round_number)

@@ -58,7 +58,7 @@ class Round(DealSteps, PlaySteps, CloseSteps):
         self.number = number
         self.rules = rules
         self.dealer = dealer
-        self.log = RoundLog(number, table)
+        self.log = RoundLog(number, table, clauses.GAME_ID)
         self.positions: dict[int, Position] = {}
         self.dealer_up: Card | None = None
         self.hole: Sealed | None = None

@@ -1,0 +1,114 @@
+"""The clauses of 58 Pa. Code § 677a.10 and the rules around them, as the Rule objects the round cites.
+
+Every guard and every irregularity of a round names one of these rules, so a refusal says which
+clause it enforces and games.conformance can list, clause by clause, the code that enforces it.
+The betting rounds and pay tables come from outside the seed section (NOTES.md §2, Heads Up
+Hold 'Em; chapter 677a's own text was not found) and cite NOTES.md.
+"""
+
+from __future__ import annotations
+
+from devices.rules import Rule
+
+SECTION = "677a.10"
+GAME_ID = "heads-up-holdem"
+
+#: Every lettered clause and sub-clause of § 677a.10, with the gist of its text.
+CLAUSES: dict[str, str] = {
+    "677a.10(a)": "Dealing from an automated dealing shoe observes (1) and (2)",
+    "677a.10(a)(1)": "After the shuffle and cut (677a.5) the cards are placed in the shoe",
+    "677a.10(a)(2)": "The dealer announces 'no more bets' before delivering any stack",
+    "677a.10(b)": "Two-card stacks face down, clockwise, to each player with Ante and Odds, then the dealer",
+    "677a.10(c)": "The stub is taken out; five community cards dealt from the hand; the stub to the rack",
+    "677a.10(d)": "Without a counting shuffler, the stub is counted face down at least every 5 rounds",
+    "677a.10(e)": "A count showing 52 cards: the stub goes to the discard rack unexposed",
+    "677a.10(f)": "A wrong count: misdealt with 52 cards, void and return; else also remove the deck",
+    "677a.10(g)": "A shoe that reshuffles automatically may dispense the five community cards first",
+}
+
+# -- the section, clause by clause ---------------------------------------------------------------------
+PROCEDURE_ORDER = Rule("677a.10", "each step of a round comes in the order the section lays down")
+CARDS_IN_SHOE = Rule("677a.10(a)(1)", "the shuffled and cut cards are placed in the shoe before the deal")
+NO_MORE_BETS = Rule("677a.10(a)(2)", "no stack is delivered before the dealer announces 'no more bets'")
+STACKS_IN_ORDER = Rule(
+    "677a.10(b)", "a stack of two cards face down to each Ante and Odds position, clockwise, then the dealer"
+)
+STACK_OF_TWO = Rule("677a.10(b)", "each stack holds exactly two cards, face down")
+COMMUNITY_FROM_HAND = Rule(
+    "677a.10(c)",
+    "after the stacks, the stub comes out of the shoe and five community cards are dealt from it",
+)
+COMMUNITY_FACE_DOWN = Rule("677a.10(c); 677a.10(g)", "community cards are dealt face down until revealed")
+STUB_UNEXPOSED = Rule("677a.10(c)", "after the community cards the stub goes to the discard rack unexposed")
+STUB_COUNT_DUE = Rule(
+    "677a.10(d)", "without a counting shuffler the stub is counted face down at least once every 5 rounds"
+)
+COUNT_OF_52 = Rule("677a.10(e)", "a count showing 52 cards in the deck: the stub to the rack unexposed")
+WRONG_COUNT = Rule("677a.10(f)", "a count showing a wrong number of cards: the dealer determines a misdeal")
+MISDEAL_VOIDS = Rule("677a.10(f)", "misdealt with 52 cards in the deck: all hands void, all wagers returned")
+DECK_REMOVED = Rule(
+    "677a.10(f)", "not misdealt: all hands void, all wagers returned, the entire deck removed from the table"
+)
+COMMUNITY_FIRST = Rule(
+    "677a.10(g)", "the community cards may come first only from a shoe that reshuffles automatically"
+)
+
+# -- rules from outside the seed section (NOTES.md) ----------------------------------------------------
+POSITIONS = Rule("NOTES.md §2 677a (house convention)", "a betting position is one of the table's seats")
+ANTE_EQUALS_ODDS = Rule("NOTES.md §2 677a", "the Ante and Odds Wagers are made together and are equal")
+SIDE_WAGER_OFFERED = Rule(
+    "NOTES.md §2 677a (configuration)",
+    "Trips Plus and Pocket Bonus are taken only with a configured pay table",
+)
+SHUFFLER_COUNT = Rule(
+    "677a.10(d); NOTES.md §1 (COMAR 36.05.03.27(C))",
+    "a deck the counting shuffler counted wrong is removed and not dealt",
+)
+KEPT_STUB_COUNTED = Rule(
+    "677a.10(d); 677a.10(g)", "a shoe that keeps its stub must count the deck, since the stub is not counted"
+)
+DECISION_ORDER = Rule(
+    "NOTES.md §1 677a (deal order)", "players decide in turn, clockwise from the dealer's left"
+)
+PLAY_PREFLOP = Rule("NOTES.md §2 677a", "before the flop a player may Play 3x the Ante or check")
+PLAY_FLOP = Rule(
+    "NOTES.md §2 677a", "after the flop a player who has not played may Play 2x the Ante or check"
+)
+PLAY_RIVER = Rule(
+    "NOTES.md §2 677a", "after the river a player who has not played Plays 1x the Ante or folds"
+)
+ONE_PLAY = Rule("NOTES.md §2 677a", "a player makes one Play Wager in a round")
+REVEAL_AFTER_DECISIONS = Rule(
+    "NOTES.md §2 677a; 677a.10(g)",
+    "community cards are revealed flop, then turn and river, after the decisions",
+)
+REVEAL_MATCHES = Rule("NOTES.md §2 677a", "a card turned up is the card dealt face down, unaltered")
+FOLDED_UNEXPOSED = Rule(
+    "NOTES.md §2 677a (house convention)", "a folded hand is collected without being turned up"
+)
+SHOWDOWN_COMPLETE = Rule(
+    "NOTES.md §2 677a", "wagers are settled once the dealer and every live hand are turned up"
+)
+DEALER_OPENS = Rule(
+    "NOTES.md §2 677a", "the dealer needs a pair or better to open; otherwise the Ante pushes"
+)
+ANTE_AND_PLAY = Rule("NOTES.md §2 677a", "Ante and Play pay 1 to 1 on a win, push on a tie, lose otherwise")
+FOLD_FORFEITS = Rule("NOTES.md §2 677a", "a fold forfeits the Ante, Odds and any side wager")
+ODDS_WIN = Rule("NOTES.md §2 677a", "a winning hand's Odds Wager pays by the pay table; lower hands push")
+ODDS_LOSE = Rule(
+    "NOTES.md §2 677a", "a losing hand's Odds Wager is collected unless the losing-Odds table pays it"
+)
+TRIPS_PLUS = Rule("NOTES.md §2 677a (configuration)", "Trips Plus pays on the player's hand by its pay table")
+POCKET_BONUS = Rule(
+    "NOTES.md §2 677a (configuration)", "Pocket Bonus pays on the player's two cards by its table"
+)
+SETTLEMENT_ORDER = Rule(
+    "NOTES.md §1 (house convention)", "settled from the dealer's right, counterclockwise, each player in turn"
+)
+COLLECT_COUNT = Rule("NOTES.md §1 (house convention)", "every card of the round reaches the discard rack")
+NO_JOKERS = Rule("NOTES.md §3 603a.15", "the game is dealt without jokers")
+VOID = Rule("677a.10 (silent); NOTES.md §3 (supervisor)", "a voided round returns every wager")
+HELD = Rule(
+    "677a.10 (silent); NOTES.md §3 (supervisor)",
+    "an irregularity the section does not resolve holds the round until a supervisor resolves it",
+)

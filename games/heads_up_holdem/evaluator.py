@@ -1,0 +1,97 @@
+"""Poker hands: the best five of seven cards, as a value that orders hands as the rankings do.
+
+Heads Up Hold 'Em ranks the best five-card hand each player and the dealer make from their two cards
+and the five community cards (NOTES.md §2, chapter 677a). Aces play high, and low only in the
+five-high straight (A-2-3-4-5); suits never break a tie. The royal flush is a category of its own
+because the Odds pay table (NOTES.md §2) pays it apart from other straight flushes.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from drivers.protocol.cards import Card
+
+ACE_HIGH = 14
+WHEEL = (14, 5, 4, 3, 2)
+
+
+class Category(enum.IntEnum):
+    HIGH_CARD = 0
+    PAIR = 1
+    TWO_PAIR = 2
+    THREE_OF_A_KIND = 3
+    STRAIGHT = 4
+    FLUSH = 5
+    FULL_HOUSE = 6
+    FOUR_OF_A_KIND = 7
+    STRAIGHT_FLUSH = 8
+    ROYAL_FLUSH = 9
+
+    @property
+    def key(self) -> str:
+        """The name configuration uses: ``royal_flush``, ``three_of_a_kind``."""
+        return self.name.lower()
+
+
+@dataclass(frozen=True, order=True)
+class HandValue:
+    """A five-card hand's rank: the category, then the ranks that break ties, most significant
+    first (ace = 14; a five-high straight counts its ace as 1, so its high card is 5)."""
+
+    category: Category
+    ranks: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return self.category.key.replace("_", " ")
+
+
+def high_rank(card: Card) -> int:
+    """A card's rank with the ace high (14)."""
+    return ACE_HIGH if card.rank == 1 else card.rank
+
+
+def evaluate5(cards: Sequence[Card]) -> HandValue:
+    """The value of exactly five cards."""
+    if len(cards) != 5 or any(card.is_joker for card in cards):
+        raise ValueError(f"a poker hand is five cards without jokers, got {', '.join(map(str, cards))}")
+    ranks = sorted((high_rank(card) for card in cards), reverse=True)
+    flush = len({card.suit for card in cards}) == 1
+    distinct = len(set(ranks)) == 5
+    straight_high = None
+    if distinct and ranks[0] - ranks[4] == 4:
+        straight_high = ranks[0]
+    elif tuple(ranks) == WHEEL:
+        straight_high = 5
+    if straight_high is not None:
+        if not flush:
+            return HandValue(Category.STRAIGHT, (straight_high,))
+        royal = straight_high == ACE_HIGH
+        return HandValue(Category.ROYAL_FLUSH if royal else Category.STRAIGHT_FLUSH, (straight_high,))
+    if flush:
+        return HandValue(Category.FLUSH, tuple(ranks))
+    groups = sorted(Counter(ranks).items(), key=lambda item: (item[1], item[0]), reverse=True)
+    shape = tuple(count for _, count in groups)
+    order = tuple(rank for rank, _ in groups)
+    return HandValue(_SHAPES[shape], order)
+
+
+_SHAPES = {
+    (4, 1): Category.FOUR_OF_A_KIND,
+    (3, 2): Category.FULL_HOUSE,
+    (3, 1, 1): Category.THREE_OF_A_KIND,
+    (2, 2, 1): Category.TWO_PAIR,
+    (2, 1, 1, 1): Category.PAIR,
+    (1, 1, 1, 1, 1): Category.HIGH_CARD,
+}
+
+
+def best_five(cards: Sequence[Card]) -> tuple[HandValue, tuple[Card, ...]]:
+    """The best five-card hand among ``cards`` (five to seven of them), and the five that make it."""
+    if not 5 <= len(cards) <= 7 or len(set(cards)) != len(cards):
+        raise ValueError(f"the best five are chosen from 5 to 7 different cards, got {len(cards)}")
+    return max(((evaluate5(five), five) for five in itertools.combinations(cards, 5)), key=lambda vf: vf[0])

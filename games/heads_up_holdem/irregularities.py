@@ -1,0 +1,78 @@
+"""Irregularities: what can go against the dealing procedure, and what follows.
+
+Where § 677a.10 says what follows, the round does it: a wrong stub count leads to the misdeal
+determination of 677a.10(f). Where the section is silent the round is *held*: nothing moves until a
+supervisor rules CONTINUE (the card is set aside and the round resumes where it was) or VOID (every
+wager returned). Exposed, mis-sized or altered cards offer VOID only: the hands they touch can no
+longer be dealt as the section lays down. ``Kind`` and ``Hold`` are Free Bet Blackjack's.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from devices.rules import Irregularity, Rule
+from drivers.protocol.cards import Card
+from games.free_bet_blackjack.irregularities import Hold, Kind
+from games.heads_up_holdem import clauses
+from games.heads_up_holdem.inputs import Arrival, describe
+from games.heads_up_holdem.machine import COMPLETE
+from games.heads_up_holdem.positions import Due
+
+__all__ = ["KINDS", "Hold", "Kind", "Outcome", "classify"]
+
+
+class Outcome(enum.StrEnum):
+    HELD = "held for a supervisor"
+    MISDEAL = "the dealer determines whether the cards were misdealt (677a.10(f)); the round is void"
+
+
+SET_ASIDE = "the cards are set aside for the discard rack and the round resumes where it was held"
+STACK_BEFORE_NO_MORE_BETS = Kind("stack-before-no-more-bets", "677a.10(a)(2)", Outcome.HELD, SET_ASIDE)
+EXTRA_CARDS = Kind("extra-cards", "677a.10(b); 677a.10(c)", Outcome.HELD, SET_ASIDE)
+WRONG_STACK = Kind("wrong-stack", "677a.10(b); 677a.10(g)", Outcome.HELD)
+CARD_EXPOSED = Kind("card-exposed", "677a.10(b); 677a.10(c)", Outcome.HELD)
+JOKER = Kind("joker", "NOTES.md §3 603a.15", Outcome.HELD)
+WRONG_COUNT = Kind("wrong-count", "677a.10(f)", Outcome.MISDEAL, voidable=False)
+REVEAL_MISMATCH = Kind("reveal-mismatch", "NOTES.md §2 677a", Outcome.HELD)
+COLLECT_COUNT = Kind(
+    "collect-count",
+    "NOTES.md §1 (house convention)",
+    Outcome.HELD,
+    "the count is acknowledged as recorded and the round completes",
+    COMPLETE,
+    voidable=False,
+)
+
+KINDS = (
+    STACK_BEFORE_NO_MORE_BETS,
+    EXTRA_CARDS,
+    WRONG_STACK,
+    CARD_EXPOSED,
+    JOKER,
+    WRONG_COUNT,
+    REVEAL_MISMATCH,
+    COLLECT_COUNT,
+)
+
+
+def classify(
+    items: tuple[Arrival, ...], due: Due | None, *, early: bool, nothing_due: Rule
+) -> tuple[Kind, Irregularity] | None:
+    """What is wrong with ``items`` arriving now as one delivery, or None. ``due`` is the delivery
+    due (None: none); ``early``: "no more bets" has not been announced yet."""
+    shown = ", ".join(describe(item) for item in items)
+    if early:
+        return STACK_BEFORE_NO_MORE_BETS(clauses.NO_MORE_BETS, f"{shown} delivered before 'no more bets'")
+    if due is None:
+        return EXTRA_CARDS(nothing_due, f"{shown} delivered while no card is due")
+    faces = [item for item in items if isinstance(item, Card)]
+    if any(face.is_joker for face in faces):
+        return JOKER(clauses.NO_JOKERS, f"a joker among {shown}")
+    if faces:
+        rule = clauses.COMMUNITY_FACE_DOWN if due.place == "community" else clauses.STACK_OF_TWO
+        return CARD_EXPOSED(rule, f"{', '.join(map(str, faces))} came out face up where {due} is due")
+    if len(items) != due.count:
+        rule = clauses.STACK_OF_TWO if due.count == 2 else due.rule
+        return WRONG_STACK(rule, f"{len(items)} card(s) delivered where {due} is due")
+    return None

@@ -1,0 +1,252 @@
+"""The round of the 677a Hold 'Em game as one transitions machine definition, shared by every round.
+
+One Machine serves every round (building one per round is slow; the guards read the round's own
+RuleSet): a round joins it when made and leaves it when complete. ``auto_transitions=False``.
+Guards (``conditions``) check and may raise RuleViolation with their clause; ``before`` callbacks
+change the round; ``after_state_change`` only records. Where transitions share a trigger and a
+source, the first whose guards pass is taken: an irregular delivery is caught before a regular one.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from transitions import Machine
+
+from games.free_bet_blackjack import machine as shared
+
+BETTING = "betting"
+DEALING = "dealing"
+COMMUNITY = "community"
+STUB = "stub"
+MISDEAL_CHECK = "misdeal_check"
+PREFLOP = "preflop"
+FLOP = "flop"
+RIVER = "river"
+SHOWDOWN = "showdown"
+SETTLED = "settled"
+VOIDED = "voided"
+HELD = "held"
+COMPLETE = "complete"
+
+STATES = [
+    BETTING,
+    DEALING,
+    COMMUNITY,
+    STUB,
+    MISDEAL_CHECK,
+    PREFLOP,
+    FLOP,
+    RIVER,
+    SHOWDOWN,
+    SETTLED,
+    VOIDED,
+    HELD,
+    COMPLETE,
+]
+STATE_NOTES = {
+    BETTING: "Ante and Odds Wagers (and side wagers) are placed; 'no more bets' starts the deal (677a.10(a))",
+    DEALING: "two-card stacks face down, clockwise, then the dealer; (g): community first (677a.10(b))",
+    COMMUNITY: "the stub is out of the shoe: five community cards face down from the hand (677a.10(c))",
+    STUB: "the stub to the discard rack unexposed, counted when due (677a.10(c)-(e))",
+    MISDEAL_CHECK: "the count was wrong: the dealer determines whether the cards were misdealt (677a.10(f))",
+    PREFLOP: "each player in turn Plays 3x or checks (NOTES.md §2)",
+    FLOP: "three community cards up: Play 2x or check (NOTES.md §2)",
+    RIVER: "all five up: Play 1x or fold (NOTES.md §2)",
+    SHOWDOWN: "the dealer's and every live hand turned up (NOTES.md §2)",
+    SETTLED: "wagers settled from the dealer's right; cards to the discard rack",
+    VOIDED: "all hands void, all wagers returned (677a.10(f) or a supervisor); cards to the rack",
+    HELD: "an irregularity the section does not resolve: a supervisor rules CONTINUE or VOID",
+    COMPLETE: "every card of the round in the discard rack",
+}
+ACTIVE = [state for state in STATES if state not in (HELD, COMPLETE)]
+STREETS = [PREFLOP, FLOP, RIVER]
+RESUMABLE = [*ACTIVE, COMPLETE]
+DELIVERIES = {"stack_delivered": DEALING, "community_dealt": COMMUNITY}
+
+message_of = shared.message_of
+
+
+class ResumesTo(shared.ResumesTo):
+    """Guard of a supervisor's CONTINUE: true for the transition to the state the hold resumes to
+    (NOTES.md §3: only a supervisor resumes a held round)."""
+
+
+def _deliveries() -> list[dict[str, Any]]:
+    """Cards out of the shoe or the hand: while held set aside; irregular ones hold the round."""
+    t: list[dict[str, Any]] = []
+    for trigger in DELIVERIES:
+        t += [
+            dict(trigger=trigger, source=HELD, dest=None, before="set_aside_while_held"),
+            dict(
+                trigger=trigger,
+                source=ACTIVE,
+                dest=HELD,
+                conditions="delivery_is_irregular",
+                before="hold_delivery",
+            ),
+        ]
+    return [
+        *t,
+        dict(
+            trigger="stack_delivered",
+            source=DEALING,
+            dest=PREFLOP,
+            conditions=["completes_deal", "community_is_down"],
+            before="place_stack",
+        ),
+        dict(
+            trigger="stack_delivered",
+            source=DEALING,
+            dest=COMMUNITY,
+            conditions="completes_deal",
+            before="place_stack",
+        ),
+        dict(trigger="stack_delivered", source=DEALING, dest=None, before="place_stack"),
+        dict(
+            trigger="community_dealt",
+            source=COMMUNITY,
+            dest=STUB,
+            conditions="completes_community",
+            before="place_community",
+        ),
+        dict(trigger="community_dealt", source=COMMUNITY, dest=None, before="place_community"),
+    ]
+
+
+def _transitions() -> list[dict[str, Any]]:
+    return [
+        dict(
+            trigger="place_wager",
+            source=BETTING,
+            dest=None,
+            conditions="wager_is_valid",
+            before="accept_wager",
+        ),
+        dict(
+            trigger="no_more_bets",
+            source=BETTING,
+            dest=DEALING,
+            conditions="deal_may_start",
+            before="begin_deal",
+        ),
+        *_deliveries(),
+        # 677a.10(c)-(f): the stub, counted when due; a wrong count leads to the misdeal finding.
+        dict(
+            trigger="stub_to_rack",
+            source=STUB,
+            dest=MISDEAL_CHECK,
+            conditions=["stub_count_is_given", "count_is_wrong"],
+            before="record_wrong_count",
+        ),
+        dict(
+            trigger="stub_to_rack",
+            source=STUB,
+            dest=PREFLOP,
+            conditions="stub_count_is_given",
+            before="place_stub",
+        ),
+        dict(
+            trigger="misdeal_finding",
+            source=MISDEAL_CHECK,
+            dest=VOIDED,
+            before="void_for_misdeal",
+        ),
+        # NOTES.md §2: the decisions, street by street, and the community cards revealed between.
+        *(
+            dict(
+                trigger=choice,
+                source=STREETS,
+                dest=None,
+                conditions="decision_is_legal",
+                before="apply_decision",
+            )
+            for choice in ("play", "check", "fold")
+        ),
+        dict(
+            trigger="reveal_community",
+            source=[PREFLOP, FLOP],
+            dest=HELD,
+            conditions=["community_may_turn_up", "community_mismatches"],
+            before="hold_reveal",
+        ),
+        dict(
+            trigger="reveal_community",
+            source=PREFLOP,
+            dest=FLOP,
+            conditions="community_may_turn_up",
+            before="turn_up_community",
+        ),
+        dict(
+            trigger="reveal_community",
+            source=FLOP,
+            dest=RIVER,
+            conditions="community_may_turn_up",
+            before="turn_up_community",
+        ),
+        dict(
+            trigger="reveal_hand",
+            source=[RIVER, SHOWDOWN],
+            dest=HELD,
+            conditions=["hand_may_turn_up", "hand_mismatches"],
+            before="hold_reveal",
+        ),
+        dict(
+            trigger="reveal_hand",
+            source=[RIVER, SHOWDOWN],
+            dest=SHOWDOWN,
+            conditions="hand_may_turn_up",
+            before="turn_up_hand",
+        ),
+        dict(
+            trigger="settle",
+            source=[RIVER, SHOWDOWN],
+            dest=SETTLED,
+            conditions="hands_are_up",
+            before="settle_wagers",
+        ),
+        dict(
+            trigger="collect",
+            source=[SETTLED, VOIDED],
+            dest=HELD,
+            conditions="collect_count_is_wrong",
+            before="hold_collect",
+        ),
+        dict(trigger="collect", source=[SETTLED, VOIDED], dest=COMPLETE, before="record_pickup"),
+        dict(
+            trigger="supervisor_resolve",
+            source=HELD,
+            dest=VOIDED,
+            conditions=["resolution_is_offered", "resolution_is_void"],
+            before="void_round",
+        ),
+        *(
+            dict(
+                trigger="supervisor_resolve",
+                source=HELD,
+                dest=state,
+                conditions=["resolution_is_offered", ResumesTo(state)],
+                before="continue_round",
+            )
+            for state in RESUMABLE
+        ),
+    ]
+
+
+def definition() -> dict[str, Any]:
+    """The keyword arguments of the round's Machine (shared with games.diagrams)."""
+    return dict(
+        states=STATES,
+        transitions=_transitions(),
+        initial=BETTING,
+        auto_transitions=False,
+        send_event=True,
+        after_state_change="record_state",
+    )
+
+
+@functools.cache
+def shared_machine() -> Machine:
+    """The one Machine every round joins (``add_model``) and leaves when it completes."""
+    return Machine(model=None, **definition())

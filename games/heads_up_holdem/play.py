@@ -1,0 +1,148 @@
+"""The round's callbacks for play: the decisions street by street, the community cards turned up
+between them, and the hands turned up at the showdown (NOTES.md §2; 677a.10(g) for the reveal of
+community cards dispensed first). Mixed into Round (round.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+from transitions import EventData
+
+from devices.rules import RuleViolation
+from drivers.protocol.cards import Card
+from games.heads_up_holdem import clauses
+from games.heads_up_holdem.inputs import Arrival, Choice, Verify
+from games.heads_up_holdem.irregularities import REVEAL_MISMATCH
+from games.heads_up_holdem.machine import FLOP, PREFLOP, RIVER, message_of
+from games.heads_up_holdem.positions import Position
+from games.heads_up_holdem.records import RecordKind
+
+STREET_RULES = {PREFLOP: clauses.PLAY_PREFLOP, FLOP: clauses.PLAY_FLOP, RIVER: clauses.PLAY_RIVER}
+#: How many community cards each reveal turns up, by the state it is made in.
+REVEALS = {PREFLOP: slice(0, 3), FLOP: slice(3, 5)}
+
+
+class PlaySteps:
+    """Guards and callbacks from the first decision to the showdown."""
+
+    def decision_is_legal(self, event: EventData) -> bool:
+        decision, street = message_of(event), self.state
+        position = self._position(decision.seat)
+        if position.folded or position.played:
+            raise RuleViolation(clauses.ONE_PLAY, f"seat {decision.seat} has already played or folded")
+        if self.to_act != decision.seat:
+            raise RuleViolation(
+                clauses.DECISION_ORDER, f"seat {self.to_act} decides before seat {decision.seat}"
+            )
+        rule = STREET_RULES[street]
+        if decision.choice is Choice.PLAY and decision.multiple not in self.rules.multiples(street):
+            allowed = " or ".join(f"{m}x" for m in self.rules.multiples(street))
+            raise RuleViolation(
+                rule, f"seat {decision.seat}: Play {allowed} the Ante here, not {decision.multiple}x"
+            )
+        allowed = {Choice.PLAY, Choice.FOLD} if street == RIVER else {Choice.PLAY, Choice.CHECK}
+        if decision.choice not in allowed:
+            raise RuleViolation(rule, f"seat {decision.seat} may not {decision.choice.value} on the {street}")
+        return True
+
+    def apply_decision(self, event: EventData) -> None:
+        decision, street = message_of(event), self.state
+        position = self.positions[decision.seat]
+        position.decided.add(street)
+        play = decision.multiple * position.stakes.ante
+        if decision.choice is Choice.PLAY:
+            position.stakes = dataclasses.replace(position.stakes, play=play)
+        if decision.choice is Choice.FOLD:
+            position.folded = True
+            self.folded_order.append(decision.seat)
+        self.log.add(
+            RecordKind.DECISION,
+            seat=decision.seat,
+            street=street,
+            choice=decision.choice.value,
+            play=play,
+            clause=STREET_RULES[street].clause,
+        )
+
+    # -- community cards ---------------------------------------------------------------------------
+    def community_may_turn_up(self, event: EventData) -> bool:
+        wanted = REVEALS[self.state]
+        cards = message_of(event).cards
+        if self.to_act is not None:
+            raise RuleViolation(clauses.REVEAL_AFTER_DECISIONS, f"seat {self.to_act} has not decided yet")
+        if len(cards) != wanted.stop - wanted.start:
+            raise RuleViolation(
+                clauses.REVEAL_AFTER_DECISIONS,
+                f"{wanted.stop - wanted.start} community cards are turned up now, not {len(cards)}",
+            )
+        return True
+
+    def community_mismatches(self, event: EventData) -> bool:
+        sealed = self.community[REVEALS[self.state]]
+        return _ordered(sealed, message_of(event).cards, self._verify) is None
+
+    def turn_up_community(self, event: EventData) -> None:
+        sealed = self.community[REVEALS[self.state]]
+        faces = _ordered(sealed, message_of(event).cards, self._verify)
+        self.community_faces.extend(faces)
+        self._record_reveal("community", sealed, faces)
+
+    # -- the showdown ------------------------------------------------------------------------------
+    def hand_may_turn_up(self, event: EventData) -> bool:
+        seat = message_of(event).seat
+        if self.to_act is not None:
+            raise RuleViolation(clauses.REVEAL_AFTER_DECISIONS, f"seat {self.to_act} has not decided yet")
+        if seat is not None and self._position(seat).folded:
+            raise RuleViolation(clauses.FOLDED_UNEXPOSED, f"seat {seat} folded: its cards stay face down")
+        if self.dealer_faces if seat is None else self.positions[seat].faces:
+            raise RuleViolation(clauses.PROCEDURE_ORDER, f"{_place(seat)}'s cards are already turned up")
+        return True
+
+    def hand_mismatches(self, event: EventData) -> bool:
+        message = message_of(event)
+        return _ordered(self._stack_of(message.seat), message.cards, self._verify) is None
+
+    def turn_up_hand(self, event: EventData) -> None:
+        message = message_of(event)
+        stack = self._stack_of(message.seat)
+        faces = _ordered(stack, message.cards, self._verify)
+        if message.seat is None:
+            self.dealer_faces = faces
+        else:
+            self.positions[message.seat].faces = faces
+        self._record_reveal(_place(message.seat), stack, faces)
+
+    def hold_reveal(self, event: EventData) -> None:
+        shown = ", ".join(map(str, message_of(event).cards))
+        self._hold(*REVEAL_MISMATCH(clauses.REVEAL_MATCHES, f"{shown} do not open the commitments dealt"))
+
+    def _stack_of(self, seat: int | None) -> tuple[Arrival, ...]:
+        return self.dealer_stack if seat is None else self.positions[seat].stack
+
+    def _position(self, seat: int) -> Position:
+        try:
+            return self.positions[seat]
+        except KeyError:
+            raise RuleViolation(
+                clauses.POSITIONS, f"seat {seat} has no Ante and Odds Wagers in this round"
+            ) from None
+
+    def _record_reveal(self, place: str, sealed: tuple[Arrival, ...], faces: tuple[Card, ...]) -> None:
+        for item, face in zip(sealed, faces, strict=True):
+            self.log.add(RecordKind.REVEALED, place=place, card=str(face), commitment=item.commitment.hex())
+
+
+def _place(seat: int | None) -> str:
+    return "dealer" if seat is None else f"seat {seat}"
+
+
+def _ordered(sealed: tuple[Arrival, ...], shown: tuple[Card, ...], verify: Verify) -> tuple[Card, ...] | None:
+    """``shown`` in the order of the ``sealed`` cards each opens, or None if they do not open them
+    one to one (the dealer may turn the cards up in any order)."""
+    if len(sealed) != len(shown):
+        return None
+    for faces in itertools.permutations(shown):
+        if all(verify(item, face) for item, face in zip(sealed, faces, strict=True)):
+            return faces
+    return None

@@ -1,0 +1,40 @@
+"""The player's two cards as the Pocket Bonus reads them (NOTES.md §2: an optional wager on the
+two cards alone). The classes are those of the published field tables; which pay, and how much, is
+configuration (rules_config.RuleSet.pocket_bonus_pay_table)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+
+from drivers.protocol.cards import Card
+from games.heads_up_holdem.evaluator import ACE_HIGH, high_rank
+
+
+class Pocket(enum.StrEnum):
+    ACES = "aces"
+    ACE_KING_SUITED = "ace_king_suited"
+    ACE_QUEEN_OR_JACK_SUITED = "ace_queen_or_jack_suited"
+    ACE_KING = "ace_king"
+    KINGS_QUEENS_OR_JACKS = "kings_queens_or_jacks"
+    ACE_QUEEN_OR_JACK = "ace_queen_or_jack"
+    TENS_TO_TWOS = "tens_to_twos"
+
+    @property
+    def key(self) -> str:
+        return self.value
+
+
+def pocket_of(cards: Sequence[Card]) -> Pocket | None:
+    """The class of two hole cards, or None for a hand no class names."""
+    high, low = sorted((high_rank(card) for card in cards), reverse=True)
+    suited = cards[0].suit == cards[1].suit
+    if high == low:
+        if high == ACE_HIGH:
+            return Pocket.ACES
+        return Pocket.KINGS_QUEENS_OR_JACKS if high >= 11 else Pocket.TENS_TO_TWOS
+    if high != ACE_HIGH or low < 11:
+        return None
+    if low == 13:
+        return Pocket.ACE_KING_SUITED if suited else Pocket.ACE_KING
+    return Pocket.ACE_QUEEN_OR_JACK_SUITED if suited else Pocket.ACE_QUEEN_OR_JACK

@@ -1,0 +1,211 @@
+"""One round of the 677a Hold 'Em game (58 Pa. Code § 677a.10), the model of the shared machine.
+
+The table service makes a ``Round`` per round and feeds it every event of the table, in order,
+through ``handle``. The round says what it expects next (``expected``: the delivery due;
+``to_act``: the seat whose decision is awaited; ``accepts``: which messages), refuses what the rules
+forbid with a RuleViolation naming the clause (nothing changed), and records an irregularity, with
+its clause, for anything that has physically gone wrong.
+
+Cards dealt face down stay sealed: the round holds the shoe's sealed objects and learns a face only
+when the card is turned up, checked against its commitment by the ``verify`` callback (the shoe's
+check, devices/shoe.py). A folded hand is never turned up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from transitions import EventData
+
+from devices.rules import Irregularity, RuleViolation
+from drivers.protocol.cards import Card
+from games.free_bet_blackjack.discard import Pickup
+from games.free_bet_blackjack.layout import clockwise, counterclockwise
+from games.heads_up_holdem import clauses
+from games.heads_up_holdem.closing import CloseSteps
+from games.heads_up_holdem.dealing import DealSteps
+from games.heads_up_holdem.inputs import Arrival, DeckReport, Message, Verify
+from games.heads_up_holdem.irregularities import Hold, Kind
+from games.heads_up_holdem.machine import COMMUNITY, COMPLETE, DEALING, STREETS, shared_machine
+from games.heads_up_holdem.play import PlaySteps
+from games.heads_up_holdem.positions import Due, Position
+from games.heads_up_holdem.records import Record, RecordKind, RoundLog
+from games.heads_up_holdem.rules_config import RuleSet
+from games.heads_up_holdem.settlement import Action
+
+
+class Round(DealSteps, PlaySteps, CloseSteps):
+    """A round: wagers, stacks, community cards, stub, decisions, showdown, settlement, record."""
+
+    state: str  # set by the machine
+
+    def __init__(
+        self,
+        number: int,
+        *,
+        rules: RuleSet,
+        verify: Verify,
+        rounds_since_stub_count: int = 0,
+        table: str = "table",
+    ) -> None:
+        self.number = number
+        self.rules = rules
+        self.rounds_since_stub_count = rounds_since_stub_count  # rounds dealt since the last count
+        self.log = RoundLog(number, table, clauses.GAME_ID)
+        self.positions: dict[int, Position] = {}
+        self.dealer_stack: tuple[Arrival, ...] = ()
+        self.dealer_faces: tuple[Card, ...] = ()
+        self.community: list[Arrival] = []
+        self.community_faces: list[Card] = []
+        self.deck: DeckReport | None = None
+        self.stub_counted: int | None = None
+        self.deck_removed = False  # 677a.10(f): the deck must leave the table
+        self.actions: list[Action] = []
+        self.set_aside: list[Pickup] = []
+        self.folded_order: list[int] = []
+        self.hold: Hold | None = None
+        self.pickup: tuple[Pickup, ...] = ()
+        self._verify = verify
+        self._deal: tuple[Due, ...] = ()
+        self._delivered = 0
+        shared_machine().add_model(self)
+
+    def handle(self, message: Message) -> tuple[Record, ...]:
+        """Apply one message; returns the records it produced. Raises RuleViolation (nothing changed)
+        for an input the rules refuse."""
+        start = len(self.log)
+        machine = shared_machine()
+        accepted = self.state != COMPLETE and message.trigger in machine.get_triggers(self.state)
+        if not accepted or not machine.events[message.trigger].trigger(self, message):
+            raise RuleViolation(
+                clauses.PROCEDURE_ORDER,
+                f"{message.trigger} is not accepted while round {self.number} is {self.state}; "
+                f"it accepts {', '.join(self.accepts) or 'nothing more'}",
+            )
+        if self.state == COMPLETE:
+            self.close()
+        return self.log.since(start)
+
+    def close(self) -> None:
+        """Leave the shared machine (done on completion; call it for a round abandoned mid-way)."""
+        machine = shared_machine()
+        if self in machine.models:
+            machine.remove_model(self)
+
+    @property
+    def accepts(self) -> tuple[str, ...]:
+        if self.state == COMPLETE:
+            return ()
+        return tuple(sorted(shared_machine().get_triggers(self.state)))
+
+    @property
+    def expected(self) -> Due | None:
+        """The delivery due next (a stack from the shoe, or a community card from the hand)."""
+        if self.state == DEALING:
+            return self._deal[self._delivered]
+        if self.state == COMMUNITY:
+            return Due("community", 1, clauses.COMMUNITY_FROM_HAND)
+        return None
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose decision is awaited on this street, clockwise (None: none)."""
+        if self.state not in STREETS:
+            return None
+        return next(
+            (
+                seat
+                for seat in clockwise(self.positions)
+                if self.positions[seat].live
+                and not self.positions[seat].played
+                and self.state not in self.positions[seat].decided
+            ),
+            None,
+        )
+
+    @property
+    def stub_count_due(self) -> bool:
+        """677a.10(d): without a counting shuffler, at least once every ``stub_count_interval`` rounds."""
+        counted_by_shuffler = self.deck is not None and self.deck.shuffler_count is not None
+        return not counted_by_shuffler and self.rounds_since_stub_count + 1 >= self.rules.stub_count_interval
+
+    @property
+    def rounds_since_stub_count_after(self) -> int:
+        """What the next round is given as ``rounds_since_stub_count``."""
+        counted = self.stub_counted is not None or (
+            self.deck is not None and self.deck.shuffler_count is not None
+        )
+        return 0 if counted else self.rounds_since_stub_count + 1
+
+    @property
+    def cards_out(self) -> int:
+        """Cards that left the shoe or the hand this round: stacks, community cards, cards set aside."""
+        stacks = sum(len(p.stack) for p in self.positions.values()) + len(self.dealer_stack)
+        return stacks + len(self.community) + len(self.set_aside)
+
+    @property
+    def records(self) -> tuple[Record, ...]:
+        return tuple(self.log)
+
+    def net(self, seat: int) -> int:
+        """What the player at ``seat`` has won (+) or lost (-), in cents."""
+        return sum(action.net for action in self.actions if action.seat == seat)
+
+    def __repr__(self) -> str:
+        return f"<Round {self.number} {self.state}, seats {sorted(self.positions)}>"
+
+    def record_state(self, event: EventData) -> None:
+        source, dest = event.transition.source, event.transition.dest
+        if dest is not None and dest != source:
+            self.log.add(RecordKind.STATE, source=source, dest=dest, trigger=event.event.name)
+
+    def _hold(self, kind: Kind, irregularity: Irregularity, items: Iterable[Arrival] = ()) -> None:
+        self.hold = Hold(kind, irregularity, self.state, list(items))
+        self._record_irregularity(kind, irregularity)
+
+    def _record_irregularity(self, kind: Kind, irregularity: Irregularity) -> None:
+        self.log.add(
+            RecordKind.IRREGULARITY,
+            code=kind.code,
+            clause=irregularity.rule.clause,
+            rule=irregularity.rule.summary,
+            detail=irregularity.detail,
+            outcome=kind.outcome.value,
+        )
+
+    def _record_actions(self, actions: list[Action]) -> None:
+        for action in actions:
+            self.actions.append(action)
+            self.log.add(
+                RecordKind.SETTLEMENT,
+                seat=action.seat,
+                wager=action.wager.value,
+                movement=action.movement.value,
+                amount=action.amount,
+                net=action.net,
+                clause=action.rule.clause,
+                order=clauses.SETTLEMENT_ORDER.clause,
+            )
+
+    def pickup_order(self) -> list[Pickup]:
+        """Every card of the round on the layout, in the order it goes to the discard rack: folded
+        hands as they folded (face down), the hands from the dealer's right, the dealer's hand, the
+        community cards, then cards set aside. A card never turned up is listed by its commitment."""
+        order = [
+            p for seat in self.folded_order for p in _pickups(self.positions[seat].stack, (), f"seat {seat}")
+        ]
+        for seat in counterclockwise(self.positions):
+            position = self.positions[seat]
+            if position.live:
+                order += _pickups(position.stack, position.faces, f"seat {seat}")
+        order += _pickups(self.dealer_stack, self.dealer_faces, "dealer")
+        order += _pickups(tuple(self.community), tuple(self.community_faces), "community")
+        return [*order, *self.set_aside]
+
+
+def _pickups(items: tuple[Arrival, ...], faces: tuple[Card, ...], place: str) -> list[Pickup]:
+    """Cards by face once turned up (faces in the order of ``items``), by commitment before."""
+    return [
+        Pickup(place, str(faces[i])) if i < len(faces) else Pickup.of(item, place)
+        for i, item in enumerate(items)
+    ]

@@ -1,0 +1,173 @@
+"""The configurable rules of the 677a Hold 'Em game: everything the seed section leaves to the house.
+
+§ 677a.10 fixes the dealing; the betting rounds (Play 3x, 2x, 1x), the dealer's qualifier and the
+pay tables come from NOTES.md §2 (Heads Up Hold 'Em; the chapter's own text was not found), so each
+is a key with the NOTES.md default. Trips Plus and Pocket Bonus are optional wagers whose tables
+NOTES.md does not give: they are offered only once a pay table is configured. A bad value is
+refused, before any round starts, with a ConfigError naming the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+from typing import Any
+
+from games.free_bet_blackjack.rules_config import (
+    ConfigError,
+    Odds,
+    Rounding,
+    _choice,
+    _integer,
+    _key,
+)
+from games.heads_up_holdem import clauses
+from games.heads_up_holdem.evaluator import Category
+from games.heads_up_holdem.pocket import Pocket
+
+PayTable = Mapping[Any, Odds]
+
+ODDS_DEFAULT = {
+    "royal_flush": "500:1",
+    "straight_flush": "50:1",
+    "four_of_a_kind": "10:1",
+    "full_house": "3:1",
+    "flush": "3:2",
+    "straight": "1:1",
+}
+LOSING_ODDS_DEFAULT = ODDS_DEFAULT  # NOTES.md gives no amounts: the winning table, straight or better
+
+
+def _table(kind: type[Category] | type[Pocket]) -> Any:
+    """A pay table keyed by category (``royal_flush``) or pocket (``AA``), values such as ``"3:2"``."""
+
+    def parse(key: str, raw: Any) -> Mapping[Any, Odds]:
+        if not isinstance(raw, Mapping):
+            raise ConfigError(key, f"expected a table such as {{flush = '3:2'}}, got {raw!r}")
+        table = {}
+        for name, text in raw.items():
+            entry = name if isinstance(name, kind) else _member(kind, key, name)
+            if isinstance(text, Odds):
+                table[entry] = text
+                continue
+            try:
+                table[entry] = Odds.parse(text)
+            except ValueError as exc:
+                raise ConfigError(f"{key}.{name}", str(exc)) from None
+        return MappingProxyType(table)
+
+    return parse
+
+
+def _member(kind: type[Category] | type[Pocket], key: str, name: object) -> Any:
+    by_key = {member.key: member for member in kind}
+    if name not in by_key:
+        raise ConfigError(f"{key}.{name}", f"not a hand; the hands are {', '.join(by_key)}")
+    return by_key[name]
+
+
+def _category(key: str, raw: Any) -> Category:
+    return raw if isinstance(raw, Category) else _member(Category, key, raw)
+
+
+def _multiples(key: str, raw: Any) -> tuple[int, ...]:
+    if isinstance(raw, str) or not isinstance(raw, list | tuple):
+        raise ConfigError(key, f"expected a list of multiples of the Ante, got {raw!r}")
+    values = tuple(sorted({_integer(key, item) for item in raw}))
+    if not values or values[0] < 1:
+        raise ConfigError(key, f"expected one or more whole multiples of at least 1, got {raw!r}")
+    return values
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """One table's rules; ``RuleSet()`` is the NOTES.md §2 game."""
+
+    positions: int = field(
+        default=6, metadata=_key("house convention (677a.2 not found): six betting positions", _integer)
+    )
+    stub_count_interval: int = field(
+        default=5, metadata=_key("677a.10(d): the stub counted at least once every 5 rounds", _integer)
+    )
+    preflop_multiples: tuple[int, ...] = field(
+        default=(3,), metadata=_key("NOTES.md §2: Play 3x the Ante before the flop", _multiples)
+    )
+    flop_multiples: tuple[int, ...] = field(
+        default=(2,), metadata=_key("NOTES.md §2: Play 2x the Ante after the flop", _multiples)
+    )
+    river_multiples: tuple[int, ...] = field(
+        default=(1,), metadata=_key("NOTES.md §2: Play 1x the Ante after the river, or fold", _multiples)
+    )
+    dealer_opens_with: Category = field(
+        default=Category.PAIR,
+        metadata=_key("NOTES.md §2: the dealer needs a pair or better to open", _category),
+    )
+    odds_pay_table: PayTable = field(
+        default_factory=lambda: ODDS_DEFAULT,
+        metadata=_key("NOTES.md §2: 500, 50, 10, 3 to 1, 3 to 2, 1 to 1; lower hands push", _table(Category)),
+    )
+    losing_odds_pay_table: PayTable = field(
+        default_factory=lambda: LOSING_ODDS_DEFAULT,
+        metadata=_key(
+            "NOTES.md §2 names a losing-Odds bonus on a straight or better, no amounts: the Odds table",
+            _table(Category),
+        ),
+    )
+    trips_plus_pay_table: PayTable = field(
+        default_factory=dict,
+        metadata=_key("NOTES.md §2: optional, table not found; empty: not offered", _table(Category)),
+    )
+    pocket_bonus_pay_table: PayTable = field(
+        default_factory=dict,
+        metadata=_key("NOTES.md §2: optional, table not found; empty: not offered", _table(Pocket)),
+    )
+    odd_cent_rounding: Rounding = field(
+        default=Rounding.DOWN,
+        metadata=_key("house convention: a half cent of 3 to 2 is not paid", _choice(Rounding)),
+    )
+
+    def __post_init__(self) -> None:
+        for spec in fields(self):  # values given directly are read as configuration values are
+            object.__setattr__(self, spec.name, spec.metadata["parse"](spec.name, getattr(self, spec.name)))
+        if not 1 <= self.positions <= 7:
+            raise ConfigError("positions", f"1 to 7 seats ({clauses.POSITIONS}), got {self.positions}")
+        if not 1 <= self.stub_count_interval <= 5:
+            raise ConfigError(
+                "stub_count_interval",
+                f"1 to 5 rounds ({clauses.STUB_COUNT_DUE}), got {self.stub_count_interval}",
+            )
+        for key in ("losing_odds_pay_table",):
+            if any(category < Category.STRAIGHT for category in getattr(self, key)):
+                raise ConfigError(key, f"pays only a straight or better ({clauses.ODDS_LOSE})")
+
+    def multiples(self, street: str) -> tuple[int, ...]:
+        """The Play multiples allowed on ``street`` (preflop, flop or river)."""
+        return getattr(self, f"{street}_multiples")
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, Any]) -> RuleSet:
+        """A rule set from configuration (a TOML table): unknown keys and bad values name the key."""
+        keys = [spec.name for spec in fields(cls)]
+        for key in mapping:
+            if key not in keys:
+                raise ConfigError(key, f"unknown key; the keys are {', '.join(keys)}")
+        return cls(**mapping)
+
+    @classmethod
+    def sources(cls) -> dict[str, tuple[str, str]]:
+        """Each key's default and where it comes from, for the documentation."""
+        defaults = cls()
+        return {
+            spec.name: (_shown(getattr(defaults, spec.name)), spec.metadata["source"]) for spec in fields(cls)
+        }
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return ", ".join(f"{entry.key} {odds}" for entry, odds in value.items()) or "not offered"
+    if isinstance(value, tuple):
+        return ", ".join(f"{item}x" for item in value)
+    if isinstance(value, Category):
+        return value.key
+    return str(value)

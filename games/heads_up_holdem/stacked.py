@@ -1,0 +1,101 @@
+"""A stacked shoe and a dealer's hands, for scenarios and simulations without devices.
+
+It plays the part of the automated dealing shoe (devices/shoe.py) at a real table: it dispenses the
+faces it was given, in order, as sealed stacks (Free Bet Blackjack's StackedShoe seals each card as
+the shoe driver does, with a commitment), and what remains after the stacks is the stub from which
+the dealer deals the community cards (677a.10(c)). Under 677a.10(g) the community cards come out
+first, as one stack of five.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from drivers.protocol.cards import Card, standard_deck
+from games.free_bet_blackjack.stacked import StackedShoe
+from games.heads_up_holdem.inputs import (
+    CommunityDealt,
+    DeckReport,
+    NoMoreBets,
+    PlaceWager,
+    RevealCommunity,
+    RevealHand,
+    StackDelivered,
+    StubToRack,
+)
+from games.heads_up_holdem.machine import FLOP, PREFLOP, STUB
+from games.heads_up_holdem.round import Round
+from games.heads_up_holdem.rules_config import RuleSet
+
+READY = DeckReport(in_shoe=True)
+COMMUNITY_FIRST = DeckReport(in_shoe=True, shuffler_count=52, auto_reshuffle=True, community_first=True)
+
+
+def arrange(
+    hands: Sequence[str], dealer: str, community: str, *, community_first: bool = False
+) -> list[Card]:
+    """A 52-card deck in dispensing order: the stacks of ``hands`` (clockwise) and the ``dealer``'s,
+    then the ``community`` cards (first instead, under 677a.10(g)), then the rest of the deck."""
+    stacks = [Card.parse(word) for text in [*hands, dealer] for word in text.split()]
+    board = [Card.parse(word) for word in community.split()]
+    used = stacks + board
+    rest = [card for card in standard_deck() if card not in used]
+    return (board + stacks if community_first else stacks + board) + rest
+
+
+class StackedDeck:
+    def __init__(self, faces: Iterable[Card]) -> None:
+        self.shoe = StackedShoe(faces)
+
+    def __len__(self) -> int:
+        """The cards still in the shoe (the stub, once the stacks are out)."""
+        return len(self.shoe)
+
+    @property
+    def dealt(self) -> list[Card]:
+        return self.shoe.dealt
+
+    def verify(self, sealed: object, card: Card) -> bool:
+        return self.shoe.verify(sealed, card)
+
+    def deliver(self, round_: Round) -> None:
+        """Deliver every stack and community card the round expects (677a.10(b), (c), (g))."""
+        while (due := round_.expected) is not None:
+            cards = tuple(self.shoe.draw(face_up=False) for _ in range(due.count))
+            message = CommunityDealt(cards[0]) if round_.state == "community" else StackDelivered(cards)
+            round_.handle(message)
+
+    def reveal_community(self, round_: Round) -> None:
+        """Turn up the flop (from the preflop) or the turn and river (from the flop)."""
+        part = {PREFLOP: slice(0, 3), FLOP: slice(3, 5)}[round_.state]
+        round_.handle(RevealCommunity(tuple(self.shoe.turn_up(item) for item in round_.community[part])))
+
+    def reveal_hand(self, round_: Round, seat: int | None) -> None:
+        stack = round_.dealer_stack if seat is None else round_.positions[seat].stack
+        round_.handle(RevealHand(seat, tuple(self.shoe.turn_up(item) for item in stack)))
+
+
+def start(
+    faces: Iterable[Card],
+    wagers: Mapping[int, int | tuple[int, int, int]] | None = None,
+    *,
+    rules: RuleSet | None = None,
+    deck: DeckReport = READY,
+    number: int = 1,
+    rounds_since_stub_count: int = 0,
+) -> tuple[Round, StackedDeck]:
+    """A round with its wagers placed (Ante = Odds; ``(ante, trips, pocket)`` for side wagers),
+    "no more bets" announced, every stack and community card delivered and the stub counted into
+    the rack (677a.10(c)-(e)): the round awaits the first decision."""
+    shoe = StackedDeck(faces)
+    round_ = Round(
+        number, rules=rules or RuleSet(), verify=shoe.verify, rounds_since_stub_count=rounds_since_stub_count
+    )
+    for seat, amounts in ({1: 1000} if wagers is None else wagers).items():
+        ante, trips, pocket = amounts if isinstance(amounts, tuple) else (amounts, 0, 0)
+        round_.handle(PlaceWager(seat, ante, ante, trips, pocket))
+    round_.handle(NoMoreBets(deck))
+    shoe.deliver(round_)
+    if round_.state == STUB:
+        round_.handle(StubToRack(len(shoe)))
+    return round_, shoe
