@@ -27,6 +27,7 @@ from games import GAMES
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "conformance.md"
 TESTS = ROOT / "tests" / "games"
+COMMON = Path(__file__).resolve().parent / "common"
 
 
 @dataclass(frozen=True)
@@ -62,11 +63,13 @@ class Citations:
 
 
 def functions(package: ModuleType) -> list[Function]:
-    """Every function and method of the package's modules, and each module-level assignment (a
-    table of rules is used through its name)."""
+    """Every function and method of the package's modules and of games/common (whose guards and
+    callbacks every game's machine uses), and each module-level assignment (a table of rules is
+    used through its name)."""
     found = []
-    for path in sorted(Path(package.__file__).parent.glob("*.py")):
-        module = path.stem
+    paths = [*sorted(Path(package.__file__).parent.glob("*.py")), *sorted(COMMON.glob("*.py"))]
+    for path in paths:
+        module = path.stem if path.parent != COMMON else f"common.{path.stem}"
         tree = ast.parse(path.read_text())
         for node in tree.body:
             if isinstance(node, ast.Assign | ast.AnnAssign):
@@ -235,7 +238,7 @@ def render_game(game_id: str) -> str:
         "",
         "### Irregularities",
         "",
-        _IRREGULARITIES,
+        irregularities.SECTION_SAYS + " " + _IRREGULARITIES,
         "",
         "| kind | cites | the round | CONTINUE | VOID |",
     ]
@@ -258,12 +261,12 @@ _GUARDS = (
     "or cites, directly or through the functions it calls) or, for a guard that only chooses between "
     "transitions, the clause its docstring cites."
 )
+#: What every game does where its section is silent; each game's ``SECTION_SAYS`` (its irregularities
+#: module) comes first and says what the section itself resolves.
 _IRREGULARITIES = (
-    "Where the section says what follows, the round does it (for a shoe game, a cover card is set aside "
-    "and the round completed); a step taken while a card is still due leaves the card due. Where it is "
-    "silent, the round is held: no card is taken into play and no wager settled until a supervisor "
-    "rules. CONTINUE does what the table says; VOID returns every wager not yet settled and sends the "
-    "cards to the discard rack."
+    "Where the section is silent, the round is held: no card is taken into play and no wager settled "
+    "until a supervisor rules. CONTINUE does what the table says; VOID returns every wager not yet "
+    "settled and sends the cards to the discard rack."
 )
 
 

@@ -4,11 +4,12 @@
 explains how a table service drives them.
 """
 
+from games.common.config import ConfigError
 from games.crazy_4_poker.clauses import CLAUSES, GAME_ID
 from games.crazy_4_poker.machine import STATE_NOTES
 from games.crazy_4_poker.machine import definition as machine_definition
 from games.crazy_4_poker.round import Round, VerifyOrder
-from games.crazy_4_poker.rules_config import ConfigError, RuleSet, Shuffler
+from games.crazy_4_poker.rules_config import RuleSet, Shuffler
 from games.crazy_4_poker.table import Table
 
 TITLE = "Crazy 4 Poker dealt from the hand (58 Pa. Code § 657a.9)"

@@ -6,10 +6,10 @@ from __future__ import annotations
 from transitions import EventData
 
 from devices.rules import Irregularity, RuleViolation
+from games.common.machine_parts import message_of
 from games.crazy_4_poker import clauses, settlement
 from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
 from games.crazy_4_poker.irregularities import DEAL_OUT_OF_ORDER, MISDEAL, PROGRESSIVE_MISMATCH, WRONG_DECK
-from games.crazy_4_poker.machine import message_of
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.rules_config import Shuffler
 from games.crazy_4_poker.settlement import Position

@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from drivers.protocol.cards import COMMITMENT_SIZE, Card
-from games.crazy_4_poker.evaluator import HAND_SIZE
-from games.free_bet_blackjack.inputs import (
+from games.common.messages import (
     InputError,
     Message,
     Resolution,
     SupervisorResolve,
-    _check_int,
+    check_int,
 )
+from games.crazy_4_poker.evaluator import HAND_SIZE
 
 __all__ = [
     "DEALER",
@@ -104,7 +104,7 @@ class ShuffleReport(Message):
 
     def __post_init__(self) -> None:
         if self.count is not None:
-            _check_int("ShuffleReport.count", self.count, minimum=0)
+            check_int("ShuffleReport.count", self.count, minimum=0)
         if self.order is not None:
             commitment = getattr(self.order, "commitment", None)
             if not isinstance(commitment, bytes) or len(commitment) != COMMITMENT_SIZE:
@@ -131,9 +131,9 @@ class PlaceWagers(Message):
     six_card_bonus: int = 0
 
     def __post_init__(self) -> None:
-        _check_int("PlaceWagers.seat", self.seat, minimum=1)
+        check_int("PlaceWagers.seat", self.seat, minimum=1)
         for name in ("ante", "super_bonus", "queens_up", "progressive", "five_card_bonus", "six_card_bonus"):
-            _check_int(f"PlaceWagers.{name}", getattr(self, name), minimum=0)
+            check_int(f"PlaceWagers.{name}", getattr(self, name), minimum=0)
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,7 @@ class ProgressiveLocked(Message):
     accepted: int
 
     def __post_init__(self) -> None:
-        _check_int("ProgressiveLocked.accepted", self.accepted, minimum=0)
+        check_int("ProgressiveLocked.accepted", self.accepted, minimum=0)
 
 
 @dataclass(frozen=True)
@@ -172,7 +172,7 @@ class ChipCount(Message):
     chips: int
 
     def __post_init__(self) -> None:
-        _check_int("ChipCount.chips", self.chips, minimum=0)
+        check_int("ChipCount.chips", self.chips, minimum=0)
 
 
 @dataclass(frozen=True)
@@ -201,7 +201,7 @@ class StubCount(Message):
     cards: int
 
     def __post_init__(self) -> None:
-        _check_int("StubCount.cards", self.cards, minimum=0)
+        check_int("StubCount.cards", self.cards, minimum=0)
 
 
 @dataclass(frozen=True)
@@ -216,7 +216,7 @@ class HandCounts(Message):
             raise InputError(f"HandCounts.counts: expected a mapping of place to cards, got {self.counts!r}")
         for place, count in self.counts.items():
             check_place("HandCounts.counts", place)
-            _check_int(f"HandCounts.counts[{place!r}]", count, minimum=0)
+            check_int(f"HandCounts.counts[{place!r}]", count, minimum=0)
 
 
 @dataclass(frozen=True)
@@ -228,8 +228,8 @@ class Play(Message):
     multiple: int = 1
 
     def __post_init__(self) -> None:
-        _check_int("Play.seat", self.seat, minimum=1)
-        _check_int("Play.multiple", self.multiple, minimum=1)
+        check_int("Play.seat", self.seat, minimum=1)
+        check_int("Play.multiple", self.multiple, minimum=1)
 
 
 @dataclass(frozen=True)
@@ -238,7 +238,7 @@ class Fold(Message):
     seat: int
 
     def __post_init__(self) -> None:
-        _check_int("Fold.seat", self.seat, minimum=1)
+        check_int("Fold.seat", self.seat, minimum=1)
 
 
 @dataclass(frozen=True)
@@ -278,4 +278,4 @@ class Discard(Message):
     cards: int
 
     def __post_init__(self) -> None:
-        _check_int("Discard.cards", self.cards, minimum=0)
+        check_int("Discard.cards", self.cards, minimum=0)

@@ -3,17 +3,26 @@
 Where § 657a.9 says what follows (a wrong stub count: void, return the wagers and, without a
 misdeal, remove the deck, 657a.9(f)) the round does it. Where it is silent the round is held until
 a supervisor rules CONTINUE (its meaning fixed per kind) or VOID. The ``Kind`` and ``Hold`` shapes
-are Free Bet Blackjack's (games/free_bet_blackjack/irregularities.py), imported.
+are games.common.holds', imported.
 """
 
 from __future__ import annotations
 
 import enum
 
-from games.crazy_4_poker.machine import COMPLETE, DEALING, SHOWDOWN
-from games.free_bet_blackjack.irregularities import Hold, Kind
+from games.common.holds import Hold, Kind
+from games.common.machine_parts import COMPLETE
+from games.crazy_4_poker.machine import DEALING, SHOWDOWN
 
-__all__ = ["KINDS", "Hold", "Kind", "Outcome"]
+__all__ = ["KINDS", "SECTION_SAYS", "Hold", "Kind", "Outcome"]
+
+
+#: What the section itself resolves, for docs/conformance.md (games.conformance).
+SECTION_SAYS = (
+    "Where § 657a.9 says what follows, the round does it: a wrong stub count voids "
+    "the round, returns the wagers and, without a misdeal, removes the deck "
+    "(657a.9(f))."
+)
 
 
 class Outcome(enum.StrEnum):

@@ -1,5 +1,5 @@
 """The Crazy 4 Poker round (dealt from the hand) as one transitions machine definition, shared by
-every round, as Free Bet Blackjack's is (games/free_bet_blackjack/machine.py says why).
+every round, as every game's is (games/common/machine_parts.py).
 
 ``auto_transitions=False``; guards (``conditions``) check and may raise RuleViolation with the
 clause; ``before`` callbacks change the round; ``after_state_change`` only records. Where several
@@ -14,11 +14,19 @@ from typing import Any
 
 from transitions import Machine
 
-from games.free_bet_blackjack.machine import message_of
+from games.common import machine_parts
+from games.common.machine_parts import (
+    BETTING,
+    COMPLETE,
+    HELD,
+    SETTLED,
+    VOIDED,
+    message_of,
+    resolution_transitions,
+)
 
 __all__ = ["definition", "message_of", "shared_machine"]
 
-BETTING = "betting"
 LOCKING = "locking"
 COUNTING = "counting"
 DEALING = "dealing"
@@ -26,10 +34,6 @@ STUB = "stub"
 MISDEAL_CHECK = "misdeal_check"
 DECISIONS = "decisions"
 SHOWDOWN = "showdown"
-SETTLED = "settled"
-VOIDED = "voided"
-HELD = "held"
-COMPLETE = "complete"
 
 STATES = [
     BETTING,
@@ -192,37 +196,14 @@ def _transitions() -> list[dict[str, Any]]:
             irregular=dict(dest=HELD, conditions="discard_count_is_wrong", before="hold_discard"),
             regular=dict(before="record_discard"),
         ),
-        dict(
-            trigger="supervisor_resolve",
-            source=HELD,
-            dest=VOIDED,
-            conditions=["resolution_is_offered", "resolution_is_void"],
-            before="void_round",
-        ),
-        *(
-            dict(
-                trigger="supervisor_resolve",
-                source=HELD,
-                dest=state,
-                conditions=["resolution_is_offered", f"resumes_to_{state}"],
-                before="continue_round",
-            )
-            for state in RESUMABLE
-        ),
+        *resolution_transitions(RESUMABLE),
     ]
     return t
 
 
 def definition() -> dict[str, Any]:
     """The keyword arguments of the round's Machine (shared with games.diagrams)."""
-    return dict(
-        states=STATES,
-        transitions=_transitions(),
-        initial=BETTING,
-        auto_transitions=False,
-        send_event=True,
-        after_state_change="record_state",
-    )
+    return machine_parts.definition(STATES, _transitions())
 
 
 @functools.cache

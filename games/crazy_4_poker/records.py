@@ -1,5 +1,5 @@
 """What a Crazy 4 Poker round records, in order: the log and record shapes are Free Bet
-Blackjack's (games/free_bet_blackjack/records.py); only the kinds differ.
+Blackjack's (games/common/records.py); only the kinds differ.
 
 No entry holds a face before the hands are known: the deal records places, the shuffle a
 commitment; faces appear first in the HAND entries, which say how each hand was known.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 
-from games.free_bet_blackjack.records import Record, RoundLog
+from games.common.records import Record, RoundLog
 
 __all__ = ["Record", "RecordKind", "RoundLog"]
 

@@ -15,17 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from transitions import EventData
-
-from devices.rules import Irregularity, RuleViolation
 from drivers.protocol.cards import Card
+from games.common.holds import Hold
+from games.common.records import RoundLog
+from games.common.round_base import RoundBase
 from games.crazy_4_poker import clauses
 from games.crazy_4_poker.dealing import DECK, DealSteps
 from games.crazy_4_poker.evaluator import Strength, strength
-from games.crazy_4_poker.inputs import DeckHand, Message, Place, SealedOrder, ShuffleReport
-from games.crazy_4_poker.irregularities import Hold, Kind
-from games.crazy_4_poker.machine import COMPLETE, DEALING, shared_machine
-from games.crazy_4_poker.records import Record, RecordKind, RoundLog
+from games.crazy_4_poker.inputs import DeckHand, Place, SealedOrder, ShuffleReport
+from games.crazy_4_poker.machine import DEALING, shared_machine
+from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.rules_config import RuleSet
 from games.crazy_4_poker.settlement import Action, Position
 from games.crazy_4_poker.showdown import ShowdownSteps
@@ -34,8 +33,10 @@ from games.crazy_4_poker.showdown import ShowdownSteps
 VerifyOrder = Callable[[SealedOrder, tuple[Card, ...]], bool]
 
 
-class Round(DealSteps, ShowdownSteps):
-    state: str  # set by the machine
+class Round(DealSteps, ShowdownSteps, RoundBase):
+    shared_machine = staticmethod(shared_machine)
+    clauses = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
+    kinds = RecordKind
 
     def __init__(
         self,
@@ -71,30 +72,6 @@ class Round(DealSteps, ShowdownSteps):
         self._verify_order = verify_order
         shared_machine().add_model(self)
 
-    def handle(self, message: Message) -> tuple[Record, ...]:
-        """Apply one message; returns the records it produced. Raises RuleViolation (nothing changed)."""
-        start = len(self.log)
-        machine = shared_machine()
-        accepted = self.state != COMPLETE and message.trigger in machine.get_triggers(self.state)
-        if not accepted or not machine.events[message.trigger].trigger(self, message):
-            raise RuleViolation(
-                clauses.PROCEDURE_ORDER,
-                f"{message.trigger} is not accepted while round {self.number} is {self.state}; "
-                f"it accepts {', '.join(self.accepts) or 'nothing more'}",
-            )
-        if self.state == COMPLETE:
-            self.close()
-        return self.log.since(start)
-
-    def close(self) -> None:
-        """Leave the shared machine (done on completion; call it for a round abandoned mid-way)."""
-        if self in shared_machine().models:
-            shared_machine().remove_model(self)
-
-    @property
-    def accepts(self) -> tuple[str, ...]:
-        return () if self.state == COMPLETE else tuple(sorted(shared_machine().get_triggers(self.state)))
-
     @property
     def expected(self) -> Place | None:
         """The place the next card from the hand goes to, or None when no card is due."""
@@ -104,38 +81,9 @@ class Round(DealSteps, ShowdownSteps):
     def stub_size(self) -> int:
         return DECK - len(self.deal)
 
-    @property
-    def records(self) -> tuple[Record, ...]:
-        return tuple(self.log)
-
     def strength(self, place: Place) -> Strength | None:
         cards = self.hands.get(place)
         return None if cards is None else strength(cards)
-
-    def net(self, seat: int) -> int:
-        return sum(action.net for action in self.actions if action.seat == seat)
-
-    def __repr__(self) -> str:
-        return f"<Round {self.number} {self.state}, seats {sorted(self.positions)}>"
-
-    def record_state(self, event: EventData) -> None:
-        source, dest = event.transition.source, event.transition.dest
-        if dest is not None and dest != source:
-            self.log.add(RecordKind.STATE, source=source, dest=dest, trigger=event.event.name)
-
-    def _hold(self, kind: Kind, irregularity: Irregularity) -> None:
-        self.hold = Hold(kind, irregularity, self.state)
-        self._record_irregularity(kind, irregularity)
-
-    def _record_irregularity(self, kind: Kind, irregularity: Irregularity) -> None:
-        self.log.add(
-            RecordKind.IRREGULARITY,
-            code=kind.code,
-            clause=irregularity.rule.clause,
-            rule=irregularity.rule.summary,
-            detail=irregularity.detail,
-            outcome=kind.outcome.value,
-        )
 
     def _settle(self, actions: list[Action]) -> None:
         for action in actions:

@@ -4,7 +4,7 @@ The section fixes the procedure for dealing from the hand; the shuffler, the opt
 every pay table come from sections not found (NOTES.md §2: published rules) or from the
 certificate holder's Rules Submission. Each is a key with the NOTES.md default, and a bad value is
 refused with an error that names the key, before a table opens. The number of positions, odds and
-the half-cent rounding share the Free Bet Blackjack readers (games/free_bet_blackjack/rules_config).
+the half-cent rounding share the readers of games/common/config.py.
 """
 
 from __future__ import annotations
@@ -12,21 +12,22 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from games.crazy_4_poker import clauses
-from games.crazy_4_poker.evaluator import Category
-from games.free_bet_blackjack.rules_config import (
+from games.common.config import (
     ConfigError,
+    Configurable,
     Odds,
     Rounding,
-    _choice,
-    _flag,
-    _integer,
-    _key,
+    choice,
+    flag,
+    integer,
+    key,
 )
+from games.crazy_4_poker import clauses
+from games.crazy_4_poker.evaluator import Category
 
 __all__ = ["ConfigError", "Odds", "Rounding", "RuleSet", "Shuffler"]
 
@@ -100,46 +101,45 @@ QUEENS_UP_DEFAULT = {
 
 
 @dataclass(frozen=True)
-class RuleSet:
+class RuleSet(Configurable):
     """One table's Crazy 4 Poker rules; ``RuleSet()`` is the NOTES.md §2 game with a counting shuffler."""
 
-    positions: int = field(default=6, metadata=_key("house convention: six betting positions", _integer))
+    positions: int = field(default=6, metadata=key("house convention: six betting positions", integer))
     shuffler: Shuffler = field(
         default=Shuffler.COUNTING,
-        metadata=_key("657a.9(a)(1): an automated shuffler; (d): whether it counts", _choice(Shuffler)),
+        metadata=key("657a.9(a)(1): an automated shuffler; (d): whether it counts", choice(Shuffler)),
     )
     progressive_offered: bool = field(
-        default=False, metadata=_key("NOTES.md §2 657a.1: optional, off unless configured", _flag)
+        default=False, metadata=key("NOTES.md §2 657a.1: optional, off unless configured", flag)
     )
     five_card_bonus_offered: bool = field(
-        default=False, metadata=_key("NOTES.md §2 657a.1: optional, off unless configured", _flag)
+        default=False, metadata=key("NOTES.md §2 657a.1: optional, off unless configured", flag)
     )
     six_card_bonus_offered: bool = field(
-        default=False, metadata=_key("NOTES.md §2 657a.1: optional, off unless configured", _flag)
+        default=False, metadata=key("NOTES.md §2 657a.1: optional, off unless configured", flag)
     )
     max_play_multiple: int = field(
-        default=3, metadata=_key("NOTES.md §2: Play up to 3x the Ante with aces or better", _integer)
+        default=3, metadata=key("NOTES.md §2: Play up to 3x the Ante with aces or better", integer)
     )
     super_bonus_pay_table: Mapping[str, Odds] = field(
         default_factory=lambda: SUPER_BONUS_DEFAULT,
-        metadata=_key("NOTES.md §2: published Super Bonus table", _odds_table(HAND_NAMES)),
+        metadata=key("NOTES.md §2: published Super Bonus table", _odds_table(HAND_NAMES)),
     )
     queens_up_pay_table: Mapping[str, Odds] = field(
         default_factory=lambda: QUEENS_UP_DEFAULT,
-        metadata=_key("NOTES.md §2: published Queens Up table", _odds_table(HAND_NAMES | {QUEENS_UP_PAIR})),
+        metadata=key("NOTES.md §2: published Queens Up table", _odds_table(HAND_NAMES | {QUEENS_UP_PAIR})),
     )
     progressive_pay_table: Mapping[str, str] = field(
         default_factory=dict,
-        metadata=_key("NOTES.md §2 657a.1: PA table not found; configuration", _awards),
+        metadata=key("NOTES.md §2 657a.1: PA table not found; configuration", _awards),
     )
     odd_cent_rounding: Rounding = field(
         default=Rounding.DOWN,
-        metadata=_key("house convention: a half cent of 3 to 2 is not paid", _choice(Rounding)),
+        metadata=key("house convention: a half cent of 3 to 2 is not paid", choice(Rounding)),
     )
 
     def __post_init__(self) -> None:
-        for spec in fields(self):  # values given directly are read as configuration values are
-            object.__setattr__(self, spec.name, spec.metadata["parse"](spec.name, getattr(self, spec.name)))
+        self.read_fields()
         if not 1 <= self.positions <= 6:
             raise ConfigError("positions", f"1 to 6 ({clauses.SIX_POSITIONS}), got {self.positions}")
         if not 1 <= self.max_play_multiple <= 3:
@@ -149,25 +149,9 @@ class RuleSet:
         if self.progressive_offered and not self.progressive_pay_table:
             raise ConfigError("progressive_pay_table", "a progressive table needs its pay table")
 
-    @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any]) -> RuleSet:
-        """A rule set from configuration (a TOML table): unknown keys and bad values name the key."""
-        keys = [spec.name for spec in fields(cls)]
-        for key in mapping:
-            if key not in keys:
-                raise ConfigError(key, f"unknown key; the keys are {', '.join(keys)}")
-        return cls(**mapping)
-
-    @classmethod
-    def sources(cls) -> dict[str, tuple[str, str]]:
-        """Each key's default and where it comes from, for the documentation."""
-        defaults = cls()
-        return {
-            spec.name: (_shown(getattr(defaults, spec.name)), spec.metadata["source"]) for spec in fields(cls)
-        }
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return ", ".join(f"{name} {odds}" for name, odds in value.items()) or "none"
-    return str(value)
+    @staticmethod
+    def shown(name: str, value: Any) -> str:
+        """A default as the configuration documentation shows it."""
+        if isinstance(value, Mapping):
+            return ", ".join(f"{name} {odds}" for name, odds in value.items()) or "none"
+        return str(value)

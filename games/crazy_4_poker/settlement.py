@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass
 
 from devices.rules import Rule
+from games.common.config import Odds
 from games.crazy_4_poker import clauses
 from games.crazy_4_poker.evaluator import (
     Category,
@@ -21,7 +22,7 @@ from games.crazy_4_poker.evaluator import (
     qualifies,
     queens_or_better,
 )
-from games.crazy_4_poker.rules_config import FOUR_ACES, QUEENS_UP_PAIR, Odds, RuleSet
+from games.crazy_4_poker.rules_config import FOUR_ACES, QUEENS_UP_PAIR, RuleSet
 
 EVEN = Odds(1)
 

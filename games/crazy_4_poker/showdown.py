@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from transitions import EventData
 
-from devices.faults import SUPERVISOR_CLEARS, Role
 from devices.rules import Irregularity, RuleViolation
 from drivers.protocol.cards import Card
+from games.common.holds import Hold
+from games.common.machine_parts import message_of
+from games.common.messages import Resolution
+from games.common.movement import Movement
 from games.crazy_4_poker import clauses, settlement
 from games.crazy_4_poker.evaluator import Strength, best_four
-from games.crazy_4_poker.inputs import DEALER, Place, Resolution
-from games.crazy_4_poker.irregularities import DISCARD_COUNT, ILLEGAL_RAISE, Hold
-from games.crazy_4_poker.machine import COMPLETE, DEALING, SHOWDOWN, message_of
+from games.crazy_4_poker.inputs import DEALER, Place
+from games.crazy_4_poker.irregularities import DISCARD_COUNT, ILLEGAL_RAISE
 from games.crazy_4_poker.records import RecordKind
-from games.crazy_4_poker.settlement import Movement, Position, Wager
+from games.crazy_4_poker.settlement import Position, Wager
 
 SHUFFLER_ORDER = "shuffler order"
 DEALER_REPORT = "dealer report"
@@ -167,37 +169,6 @@ class ShowdownSteps:
 
     def record_discard(self, event: EventData) -> None:
         self.log.add(RecordKind.DISCARD, cards=message_of(event).cards, clause=clauses.DISCARD_COUNT.clause)
-
-    def resolution_is_offered(self, event: EventData) -> bool:
-        m = message_of(event)
-        if m.operator.role is not Role.SUPERVISOR:
-            raise RuleViolation(
-                SUPERVISOR_CLEARS,
-                f"{m.operator.ident} ({m.operator.role.value}) may not resolve a held round",
-            )
-        if m.resolution not in self.hold.resolutions:
-            offered = ", ".join(sorted(r.value for r in self.hold.resolutions))
-            raise RuleViolation(
-                clauses.HELD,
-                f"{m.resolution.value} is not offered for {self.hold.kind.code}; offered: {offered}",
-            )
-        return True
-
-    def resolution_is_void(self, event: EventData) -> bool:
-        """NOTES.md §3: a supervisor, not the dealer, voids a held round."""
-        return message_of(event).resolution is Resolution.VOID
-
-    def resumes_to_dealing(self, event: EventData) -> bool:
-        """NOTES.md §3: CONTINUE resumes where the kind says (irregularities.py)."""
-        return self.hold.resume_to == DEALING
-
-    def resumes_to_showdown(self, event: EventData) -> bool:
-        """NOTES.md §3: CONTINUE resumes where the kind says (irregularities.py)."""
-        return self.hold.resume_to == SHOWDOWN
-
-    def resumes_to_complete(self, event: EventData) -> bool:
-        """NOTES.md §3: CONTINUE resumes where the kind says (irregularities.py)."""
-        return self.hold.resume_to == COMPLETE
 
     def void_round(self, event: EventData) -> None:
         self._resolve(event)

@@ -9,8 +9,8 @@ the table must be replaced before the next round.
 from __future__ import annotations
 
 from devices.rules import RuleViolation
+from games.common.machine_parts import COMPLETE
 from games.crazy_4_poker import clauses
-from games.crazy_4_poker.machine import COMPLETE
 from games.crazy_4_poker.round import Round, VerifyOrder
 from games.crazy_4_poker.rules_config import RuleSet, Shuffler
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from transitions import EventData
 
-from devices.faults import SUPERVISOR_CLEARS, Role
-from devices.rules import RuleViolation
+from games.common.holds import Hold
+from games.common.machine_parts import message_of
+from games.common.messages import COVER_CARD, Resolution
+from games.common.pickup import SET_ASIDE, Pickup
+from games.common.records import RecordKind
 from games.free_bet_blackjack import clauses, settlement
-from games.free_bet_blackjack.discard import SET_ASIDE, Pickup
-from games.free_bet_blackjack.inputs import COVER_CARD, Resolution
-from games.free_bet_blackjack.irregularities import DISCARD_COUNT, Hold
-from games.free_bet_blackjack.machine import message_of
-from games.free_bet_blackjack.records import RecordKind
+from games.free_bet_blackjack.irregularities import DISCARD_COUNT
 from games.free_bet_blackjack.settlement import Action
 
 
@@ -45,26 +44,6 @@ class CloseSteps:
 
     def record_pickup(self, event: EventData) -> None:
         self._record_pickup()
-
-    def resolution_is_offered(self, event: EventData) -> bool:
-        message = message_of(event)
-        if message.operator.role is not Role.SUPERVISOR:
-            raise RuleViolation(
-                SUPERVISOR_CLEARS,
-                f"{message.operator.ident} ({message.operator.role.value}) may not resolve a held round",
-            )
-        offered = self.hold.resolutions
-        if message.resolution not in offered:
-            raise RuleViolation(
-                clauses.HELD,
-                f"{message.resolution.value} is not offered for {self.hold.kind.code}; "
-                f"offered: {', '.join(sorted(r.value for r in offered))}",
-            )
-        return True
-
-    def resolution_is_void(self, event: EventData) -> bool:
-        """NOTES.md §3: a supervisor, not the dealer, voids a held round."""
-        return message_of(event).resolution is Resolution.VOID
 
     def void_round(self, event: EventData) -> None:
         hold = self._resolve(event)

@@ -6,27 +6,25 @@ from __future__ import annotations
 from transitions import EventData
 
 from devices.rules import Irregularity, Rule, RuleViolation
+from games.common.holds import Kind
+from games.common.machine_parts import BETTING, HELD, SETTLED, VOIDED, message_of
+from games.common.messages import COVER_CARD, Arrival, describe
+from games.common.pickup import Pickup
+from games.common.records import RecordKind
+from games.common.seating import clockwise
 from games.free_bet_blackjack import clauses
-from games.free_bet_blackjack.discard import Pickup
 from games.free_bet_blackjack.hand import is_ace, is_ten_value
-from games.free_bet_blackjack.inputs import COVER_CARD, Arrival, describe
-from games.free_bet_blackjack.irregularities import EXTRA_CARD, Kind, classify_arrival, missing_card
-from games.free_bet_blackjack.layout import check_seat, clockwise, deal_sequence
+from games.free_bet_blackjack.irregularities import EXTRA_CARD, classify_arrival, missing_card
+from games.free_bet_blackjack.layout import check_seat, deal_sequence
 from games.free_bet_blackjack.machine import (
-    BETTING,
     DEALER_BLACKJACK,
     DEALER_TURN,
     DEALING,
-    HELD,
     INSURANCE,
     PEEKING,
     PLAYER_TURNS,
-    SETTLED,
-    VOIDED,
-    message_of,
 )
 from games.free_bet_blackjack.positions import Position
-from games.free_bet_blackjack.records import RecordKind
 
 #: The clause a card breaks when it arrives while no card is due, by state (the dealer's turn has
 #: its own; while dealing a card is always due).

@@ -11,28 +11,12 @@ A card that was never turned up goes face down and is listed by its commitment.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
-from drivers.protocol.cards import Card
-from games.free_bet_blackjack.inputs import Arrival
-from games.free_bet_blackjack.layout import counterclockwise
+from games.common.pickup import SET_ASIDE, Pickup
+from games.common.seating import counterclockwise
 from games.free_bet_blackjack.positions import Hand, Position
 
-#: Where a card the round held out of play lies until the pickup.
-SET_ASIDE = "set aside"
-
-
-@dataclass(frozen=True)
-class Pickup:
-    place: str  # "seat 3 hand 0", "dealer", "set aside"
-    card: str | None  # the face, for a card seen face up
-    commitment: str | None = None  # for a card dealt face down and never turned up
-
-    @classmethod
-    def of(cls, item: Arrival, place: str) -> Pickup:
-        if isinstance(item, Card):
-            return cls(place, str(item))
-        return cls(place, None, item.commitment.hex())
+__all__ = ["SET_ASIDE", "Pickup", "hand_pickup", "pickup_order"]
 
 
 def hand_pickup(hand: Hand) -> list[Pickup]:

@@ -8,38 +8,23 @@ nothing moves until a supervisor rules CONTINUE (what it means is fixed per kind
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass, field
-
 from devices.rules import Irregularity, Rule
 from drivers.protocol.cards import Card
+from games.common.holds import SET_ASIDE, Kind, Outcome
+from games.common.machine_parts import COMPLETE
+from games.common.messages import COVER_CARD, Arrival, describe
 from games.free_bet_blackjack import clauses
-from games.free_bet_blackjack.inputs import COVER_CARD, Arrival, Resolution, describe
 from games.free_bet_blackjack.layout import Slot
-from games.free_bet_blackjack.machine import COMPLETE, DEALER_TURN, SETTLED, VOIDED
+from games.free_bet_blackjack.machine import DEALER_TURN
+
+#: What the section itself resolves, for docs/conformance.md (games.conformance).
+SECTION_SAYS = (
+    "Where § 672a.7 says what follows, the round does it: a cover card is set aside "
+    "and the round completed (672a.7(d)); a step taken while a card is still due "
+    "leaves the card due."
+)
 
 
-class Outcome(enum.StrEnum):
-    HELD = "held for a supervisor"
-    STAYS = "the round stays where it is; the card is still due"
-
-
-@dataclass(frozen=True)
-class Kind:
-    """One kind of irregularity, as docs/conformance.md lists it."""
-
-    code: str
-    cites: str  # the clause(s) its irregularities cite
-    outcome: Outcome
-    on_continue: str | None = None  # what CONTINUE does; None: CONTINUE is not offered
-    resume_to: str | None = None  # the state CONTINUE leads to; None: the state it was held in
-    voidable: bool = True
-
-    def __call__(self, rule: Rule, detail: str) -> tuple[Kind, Irregularity]:
-        return self, Irregularity(rule, detail)
-
-
-SET_ASIDE = "the card is set aside for the discard rack and the round resumes where it was held"
 CARD_BEFORE_BURN = Kind("card-before-burn", "672a.7(c)", Outcome.HELD, SET_ASIDE)
 COVER_OUT_OF_PLACE = Kind("cover-card-out-of-place", "672a.7(d)", Outcome.HELD, SET_ASIDE)
 EXTRA_CARD = Kind(
@@ -90,32 +75,6 @@ KINDS = (
     PEEK_FALSE_BLACKJACK,
     DISCARD_COUNT,
 )
-
-
-@dataclass
-class Hold:
-    """A held round: the irregularity, where it happened, and the cards waiting for the ruling."""
-
-    kind: Kind
-    irregularity: Irregularity
-    held_in: str
-    items: list[Arrival] = field(default_factory=list)
-    shown: Card | None = None  # a hole card turned up that did not check
-
-    @property
-    def resume_to(self) -> str | None:
-        if self.kind.on_continue is None:
-            return None
-        return self.kind.resume_to or self.held_in
-
-    @property
-    def resolutions(self) -> frozenset[Resolution]:
-        """VOID returns the unsettled wagers, so it is not offered once the round is settled."""
-        voidable = self.kind.voidable and self.held_in not in (SETTLED, VOIDED)
-        offered = {Resolution.VOID} if voidable else set()
-        if self.kind.on_continue is not None:
-            offered.add(Resolution.CONTINUE)
-        return frozenset(offered)
 
 
 def classify_arrival(

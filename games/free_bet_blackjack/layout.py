@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from devices.rules import Rule, RuleViolation
+from games.common.seating import clockwise
 from games.free_bet_blackjack import clauses
 
 
@@ -38,16 +39,6 @@ class Slot:
 
     def __str__(self) -> str:
         return f"a card face {'up' if self.face_up else 'down'} to the {self.place}"
-
-
-def clockwise(seats: Iterable[int]) -> list[int]:
-    """From the player farthest to the dealer's left (672a.7(e), (h))."""
-    return sorted(seats)
-
-
-def counterclockwise(seats: Iterable[int]) -> list[int]:
-    """From the player farthest to the dealer's right (672a.7(r))."""
-    return sorted(seats, reverse=True)
 
 
 def check_seat(seat: int, positions: int) -> None:

@@ -16,19 +16,25 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from transitions import EventData, Machine
+from transitions import Machine
 
-BETTING = "betting"
+from games.common import machine_parts
+from games.common.machine_parts import (
+    BETTING,
+    COMPLETE,
+    HELD,
+    SETTLED,
+    VOIDED,
+    dealer_change_transitions,
+    resolution_transitions,
+)
+
 DEALING = "dealing"
 INSURANCE = "insurance"
 PEEKING = "peeking"
 DEALER_BLACKJACK = "dealer_blackjack"
 PLAYER_TURNS = "player_turns"
 DEALER_TURN = "dealer_turn"
-SETTLED = "settled"
-VOIDED = "voided"
-HELD = "held"
-COMPLETE = "complete"
 
 STATES = [
     BETTING,
@@ -78,23 +84,6 @@ REFUSALS = {
     "even_money": (NO_INSURANCE, "refuse_insurance"),
     "surrender": ([PLAYER_TURNS], "refuse_surrender"),
 }
-
-
-def message_of(event: EventData) -> Any:
-    """The message from inputs.py a trigger was fired with (Round.handle passes exactly one)."""
-    return event.args[0]
-
-
-class ResumesTo:
-    """Guard of a supervisor's CONTINUE: true for the transition to the state the hold resumes to
-    (irregularities.py says where, per kind; NOTES.md §3: only a supervisor resumes a held round)."""
-
-    def __init__(self, state: str) -> None:
-        self.state = state
-        self.__name__ = f"resumes_to_{state}"
-
-    def __call__(self, event: EventData) -> bool:
-        return event.model.hold.resume_to == self.state
 
 
 def _transitions() -> list[dict[str, Any]]:
@@ -231,46 +220,15 @@ def _transitions() -> list[dict[str, Any]]:
         ),
         dict(trigger="discard", source=[SETTLED, VOIDED], dest=COMPLETE, before="record_pickup"),
         # 672a.7(c): a new dealer burns a card before dealing any.
-        dict(trigger="change_dealer", source=[*ACTIVE, HELD], dest=None, before="note_new_dealer"),
-        dict(
-            trigger="confirm_burn",
-            source=[*ACTIVE, HELD],
-            dest=None,
-            conditions="burn_is_done",
-            before="clear_burn",
-        ),
-        # A held round waits for a supervisor.
-        dict(
-            trigger="supervisor_resolve",
-            source=HELD,
-            dest=VOIDED,
-            conditions=["resolution_is_offered", "resolution_is_void"],
-            before="void_round",
-        ),
-        *(
-            dict(
-                trigger="supervisor_resolve",
-                source=HELD,
-                dest=state,
-                conditions=["resolution_is_offered", ResumesTo(state)],
-                before="continue_round",
-            )
-            for state in RESUMABLE
-        ),
+        *dealer_change_transitions([*ACTIVE, HELD]),
+        *resolution_transitions(RESUMABLE),
     ]
     return t
 
 
 def definition() -> dict[str, Any]:
     """The keyword arguments of the round's Machine (shared with games.diagrams)."""
-    return dict(
-        states=STATES,
-        transitions=_transitions(),
-        initial=BETTING,
-        auto_transitions=False,
-        send_event=True,
-        after_state_change="record_state",
-    )
+    return machine_parts.definition(STATES, _transitions())
 
 
 @functools.cache

@@ -7,6 +7,10 @@ from transitions import EventData
 
 from devices.rules import Irregularity, RuleViolation
 from drivers.protocol.cards import Card
+from games.common.holds import Kind
+from games.common.machine_parts import message_of
+from games.common.records import RecordKind
+from games.common.seating import clockwise
 from games.free_bet_blackjack import clauses, decisions, settlement
 from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.hand import is_ace, is_blackjack
@@ -15,12 +19,9 @@ from games.free_bet_blackjack.irregularities import (
     HOLE_CARD_MISMATCH,
     PEEK_FALSE_BLACKJACK,
     PEEK_MISSED_BLACKJACK,
-    Kind,
 )
-from games.free_bet_blackjack.layout import clockwise
-from games.free_bet_blackjack.machine import DEALING, message_of
+from games.free_bet_blackjack.machine import DEALING
 from games.free_bet_blackjack.positions import Hand, Position
-from games.free_bet_blackjack.records import RecordKind
 from games.free_bet_blackjack.settlement import Action
 
 

@@ -15,30 +15,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from transitions import EventData
-
-from devices.rules import Irregularity, Rule, RuleViolation
+from devices.rules import Rule, RuleViolation
 from drivers.protocol.cards import Card
+from games.common.holds import Hold
+from games.common.messages import Sealed
+from games.common.pickup import Pickup
+from games.common.records import RecordKind, RoundLog
+from games.common.round_base import RoundBase
+from games.common.seating import clockwise
 from games.free_bet_blackjack import clauses, decisions, discard
 from games.free_bet_blackjack.closing import CloseSteps
 from games.free_bet_blackjack.dealing import DealSteps
 from games.free_bet_blackjack.decisions import Stake
-from games.free_bet_blackjack.discard import Pickup
 from games.free_bet_blackjack.hand import Total, total
-from games.free_bet_blackjack.inputs import Arrival, Message, PlayerAction, Sealed
-from games.free_bet_blackjack.irregularities import Hold, Kind
-from games.free_bet_blackjack.layout import Slot, clockwise
-from games.free_bet_blackjack.machine import (
-    COMPLETE,
-    DEALER_TURN,
-    DEALING,
-    PLAYER_TURNS,
-    REFUSALS,
-    shared_machine,
-)
+from games.free_bet_blackjack.inputs import PlayerAction
+from games.free_bet_blackjack.layout import Slot
+from games.free_bet_blackjack.machine import DEALER_TURN, DEALING, PLAYER_TURNS, REFUSALS, shared_machine
 from games.free_bet_blackjack.playing import PlaySteps
 from games.free_bet_blackjack.positions import Hand, Position
-from games.free_bet_blackjack.records import Record, RecordKind, RoundLog
 from games.free_bet_blackjack.rules_config import RuleSet
 from games.free_bet_blackjack.settlement import Action
 
@@ -46,11 +40,14 @@ from games.free_bet_blackjack.settlement import Action
 Verify = Callable[[Sealed, Card], bool]
 
 
-class Round(DealSteps, PlaySteps, CloseSteps):
+class Round(DealSteps, PlaySteps, CloseSteps, RoundBase):
     """A round: wagers, cards, decisions, settlement and the record of all of it. The machine's
     guards and callbacks come from the three mixins, one per part of the procedure."""
 
-    state: str  # set by the machine
+    shared_machine = staticmethod(shared_machine)
+    clauses = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
+    kinds = RecordKind
+    refusals = REFUSALS
 
     def __init__(
         self, number: int, *, rules: RuleSet, verify: Verify, dealer: str, table: str = "table"
@@ -78,42 +75,6 @@ class Round(DealSteps, PlaySteps, CloseSteps):
         self._deal: tuple[Slot, ...] = ()
         self._dealt = 0
         shared_machine().add_model(self)
-
-    def handle(self, message: Message) -> tuple[Record, ...]:
-        """Apply one message; returns the records it produced. Raises RuleViolation (nothing changed)
-        for an input the rules refuse."""
-        start = len(self.log)
-        accepted = self.state != COMPLETE and self._fire(message)
-        if not accepted:
-            raise RuleViolation(
-                clauses.PROCEDURE_ORDER,
-                f"{message.trigger} is not accepted while round {self.number} is {self.state}; "
-                f"it accepts {', '.join(self.accepts) or 'nothing more'}",
-            )
-        if self.state == COMPLETE:
-            self.close()
-        return self.log.since(start)
-
-    def _fire(self, message: Message) -> bool:
-        machine = shared_machine()
-        if message.trigger not in machine.get_triggers(self.state):
-            return False
-        return machine.events[message.trigger].trigger(self, message)
-
-    def close(self) -> None:
-        """Leave the shared machine (done on completion; call it for a round abandoned mid-way)."""
-        machine = shared_machine()
-        if self in machine.models:
-            machine.remove_model(self)
-
-    @property
-    def accepts(self) -> tuple[str, ...]:
-        """The messages (by trigger) the round takes in its present state: a card arriving is always
-        taken (as an irregularity if none is due); requests refused outright are not listed."""
-        if self.state == COMPLETE:
-            return ()
-        triggers = shared_machine().get_triggers(self.state)
-        return tuple(sorted(t for t in triggers if self.state not in REFUSALS.get(t, ((), None))[0]))
 
     @property
     def expected(self) -> Slot | None:
@@ -151,22 +112,6 @@ class Round(DealSteps, PlaySteps, CloseSteps):
     @property
     def dealer_total(self) -> Total:
         return total(self.dealer_cards)
-
-    @property
-    def records(self) -> tuple[Record, ...]:
-        return tuple(self.log)
-
-    def net(self, seat: int) -> int:
-        """What the player at ``seat`` has won (+) or lost (-) so far, in cents."""
-        return sum(action.net for action in self.actions if action.seat == seat)
-
-    def __repr__(self) -> str:
-        return f"<Round {self.number} {self.state}, seats {sorted(self.positions)}>"
-
-    def record_state(self, event: EventData) -> None:
-        source, dest = event.transition.source, event.transition.dest
-        if dest is not None and dest != source:
-            self.log.add(RecordKind.STATE, source=source, dest=dest, trigger=event.event.name)
 
     def _live_hands(self) -> bool:
         """Whether some hand's outcome still depends on the dealer's total (672a.7(m))."""
@@ -211,27 +156,6 @@ class Round(DealSteps, PlaySteps, CloseSteps):
             total=dealer.value,
             soft=dealer.soft,
             clause=clauses.DEALER_DRAWS_TO_17.clause,
-        )
-
-    def _hold(
-        self,
-        kind: Kind,
-        irregularity: Irregularity,
-        *,
-        items: Iterable[Arrival] = (),
-        shown: Card | None = None,
-    ) -> None:
-        self.hold = Hold(kind, irregularity, self.state, list(items), shown)
-        self._record_irregularity(kind, irregularity)
-
-    def _record_irregularity(self, kind: Kind, irregularity: Irregularity) -> None:
-        self.log.add(
-            RecordKind.IRREGULARITY,
-            code=kind.code,
-            clause=irregularity.rule.clause,
-            rule=irregularity.rule.summary,
-            detail=irregularity.detail,
-            outcome=kind.outcome.value,
         )
 
     def pickup_order(self) -> list[Pickup]:

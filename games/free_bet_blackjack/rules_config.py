@@ -12,28 +12,24 @@ down, the player is paid the whole cents).
 from __future__ import annotations
 
 import enum
-import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from devices.rules import Rule
 from drivers.protocol.cards import RANKS
+from games.common.config import (
+    ConfigError,
+    Configurable,
+    Odds,
+    Rounding,
+    choice,
+    flag,
+    integer,
+    key,
+)
 from games.free_bet_blackjack import clauses
 from games.free_bet_blackjack.hand import TEN_VALUE_RANKS
-
-
-class ConfigError(ValueError):
-    """A configuration value the rules refuse; ``key`` names it."""
-
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(f"{key}: {message}")
-        self.key = key
-
-
-class Rounding(enum.StrEnum):
-    DOWN = "down"
-    UP = "up"
 
 
 class SettlementOrder(enum.StrEnum):
@@ -49,42 +45,8 @@ class SettlementOrder(enum.StrEnum):
         return clauses.PLAYER_BY_PLAYER
 
 
-_ODDS = re.compile(r"^\s*(\d+)\s*(?::|to)\s*(\d+)\s*$")
-
-
-@dataclass(frozen=True)
-class Odds:
-    """``win`` to ``stake``: 3 to 2 pays 3 cents for every 2 wagered."""
-
-    win: int
-    stake: int = 1
-
-    def __post_init__(self) -> None:
-        for name in ("win", "stake"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"odds need a positive whole {name}, got {value!r}")
-
-    @classmethod
-    def parse(cls, text: str) -> Odds:
-        """``11:1`` or ``11 to 1``."""
-        match = _ODDS.match(text) if isinstance(text, str) else None
-        if match is None:
-            raise ValueError(f"{text!r} is not odds (expected e.g. '11:1' or '3 to 2')")
-        return cls(int(match[1]), int(match[2]))
-
-    def pay(self, amount: int, rounding: Rounding) -> int:
-        """The winnings on ``amount`` cents, whole cents rounded as the house configured."""
-        cents, remainder = divmod(amount * self.win, self.stake)
-        return cents + (1 if remainder and rounding is Rounding.UP else 0)
-
-    def __str__(self) -> str:
-        return f"{self.win} to {self.stake}"
-
-
 BLACKJACK_ODDS = Odds(3, 2)  # NOTES.md §2 672a.2 layout: "Blackjack pays 3 to 2"
 INSURANCE_ODDS = Odds(2, 1)  # NOTES.md §2 672a.2 layout: "Insurance pays 2 to 1"
-EVEN_ODDS = Odds(1, 1)
 
 
 @dataclass(frozen=True)
@@ -101,38 +63,10 @@ class Push22PayTable:
         return cls(odds, odds, odds)
 
 
-def _key(source: str, parse: Callable[[str, Any], Any]) -> dict[str, Any]:
-    """A configuration key's metadata: where its default comes from, and how to read a value."""
-    return {"source": source, "parse": parse}
-
-
-def _integer(key: str, raw: Any) -> int:
-    if isinstance(raw, bool) or not isinstance(raw, int):
-        raise ConfigError(key, f"expected a whole number, got {raw!r}")
-    return raw
-
-
-def _flag(key: str, raw: Any) -> bool:
-    if not isinstance(raw, bool):
-        raise ConfigError(key, f"expected true or false, got {raw!r}")
-    return raw
-
-
-def _choice(kind: type[enum.StrEnum]) -> Callable[[str, Any], Any]:
-    def parse(key: str, raw: Any) -> Any:
-        try:
-            return kind(raw)
-        except ValueError:
-            allowed = ", ".join(repr(member.value) for member in kind)
-            raise ConfigError(key, f"expected one of {allowed}, got {raw!r}") from None
-
-    return parse
-
-
 def _totals(key: str, raw: Any) -> frozenset[int]:
     if isinstance(raw, str) or not isinstance(raw, list | tuple | frozenset | set):
         raise ConfigError(key, f"expected a list of totals, got {raw!r}")
-    return frozenset(_integer(key, item) for item in raw)
+    return frozenset(integer(key, item) for item in raw)
 
 
 def _ranks(key: str, raw: Any) -> frozenset[int]:
@@ -170,56 +104,53 @@ def _pay_table(key: str, raw: Any) -> Push22PayTable:
 
 
 @dataclass(frozen=True)
-class RuleSet:
+class RuleSet(Configurable):
     """One table's Free Bet Blackjack rules; ``RuleSet()`` is the NOTES.md §2 game."""
 
     positions: int = field(
-        default=6, metadata=_key("NOTES.md §2 672a.2: at most six betting positions", _integer)
+        default=6, metadata=key("NOTES.md §2 672a.2: at most six betting positions", integer)
     )
     decks: int = field(
-        default=6, metadata=_key("NOTES.md §2: published descriptions deal 6 or 8 decks", _integer)
+        default=6, metadata=key("NOTES.md §2: published descriptions deal 6 or 8 decks", integer)
     )
     push22_pay_table: Push22PayTable = field(
         default=Push22PayTable.any_22(Odds(11)),
-        metadata=_key(
+        metadata=key(
             "NOTES.md §2: PA table not found; default 'any 22 pays 11 to 1' (a field table)", _pay_table
         ),
     )
     free_double_totals: frozenset[int] = field(
         default=frozenset({9, 10, 11}),
-        metadata=_key("NOTES.md §2: free double on two-card hard 9, 10, 11", _totals),
+        metadata=key("NOTES.md §2: free double on two-card hard 9, 10, 11", _totals),
     )
     paid_doubles: bool = field(
         default=False,
-        metadata=_key("672a.9 not found; NOTES.md §2 names only free doubles: off by default", _flag),
+        metadata=key("672a.9 not found; NOTES.md §2 names only free doubles: off by default", flag),
     )
     double_after_split: bool = field(
-        default=True, metadata=_key("NOTES.md §2: free doubles allowed after free splits", _flag)
+        default=True, metadata=key("NOTES.md §2: free doubles allowed after free splits", flag)
     )
     free_split_ranks: frozenset[int] = field(
         default=frozenset(range(1, 10)),
-        metadata=_key("NOTES.md §2: any pair but ten-value cards (some exclude 4s, 5s)", _ranks),
+        metadata=key("NOTES.md §2: any pair but ten-value cards (some exclude 4s, 5s)", _ranks),
     )
     paid_splits: bool = field(
         default=False,
-        metadata=_key("672a.10 not found; NOTES.md §2 names only free splits: off by default", _flag),
+        metadata=key("672a.10 not found; NOTES.md §2 names only free splits: off by default", flag),
     )
-    max_hands: int = field(default=4, metadata=_key("NOTES.md §2: resplit to four hands", _integer))
-    resplit_aces: bool = field(default=True, metadata=_key("NOTES.md §2: resplits include aces", _flag))
+    max_hands: int = field(default=4, metadata=key("NOTES.md §2: resplit to four hands", integer))
+    resplit_aces: bool = field(default=True, metadata=key("NOTES.md §2: resplits include aces", flag))
     settlement_order: SettlementOrder = field(
         default=SettlementOrder.COLLECT_THEN_PAY,
-        metadata=_key(
-            "672a.7(r): one procedure designated in the Rules Submission", _choice(SettlementOrder)
-        ),
+        metadata=key("672a.7(r): one procedure designated in the Rules Submission", choice(SettlementOrder)),
     )
     odd_cent_rounding: Rounding = field(
         default=Rounding.DOWN,
-        metadata=_key("house convention: a half cent of 3 to 2 is not paid", _choice(Rounding)),
+        metadata=key("house convention: a half cent of 3 to 2 is not paid", choice(Rounding)),
     )
 
     def __post_init__(self) -> None:
-        for spec in fields(self):  # values given directly are read as configuration values are
-            object.__setattr__(self, spec.name, spec.metadata["parse"](spec.name, getattr(self, spec.name)))
+        self.read_fields()
         if not 1 <= self.positions <= 6:
             raise ConfigError("positions", f"1 to 6 ({clauses.SIX_POSITIONS}), got {self.positions}")
         if self.decks not in (6, 8):
@@ -231,30 +162,13 @@ class RuleSet:
         if not 1 <= self.max_hands <= 4:
             raise ConfigError("max_hands", f"1 to 4 ({clauses.RESPLIT_LIMIT}), got {self.max_hands}")
 
-    @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any]) -> RuleSet:
-        """A rule set from configuration (a TOML table): unknown keys and bad values name the key."""
-        keys = [spec.name for spec in fields(cls)]
-        for key in mapping:
-            if key not in keys:
-                raise ConfigError(key, f"unknown key; the keys are {', '.join(keys)}")
-        return cls(**mapping)
-
-    @classmethod
-    def sources(cls) -> dict[str, tuple[str, str]]:
-        """Each key's default and where it comes from, for the documentation."""
-        defaults = cls()
-        return {
-            spec.name: (_shown(spec.name, getattr(defaults, spec.name)), spec.metadata["source"])
-            for spec in fields(cls)
-        }
-
-
-def _shown(name: str, value: Any) -> str:
-    if name == "free_split_ranks":
-        return ", ".join(RANKS[rank - 1] for rank in sorted(value))
-    if isinstance(value, frozenset):
-        return ", ".join(str(item) for item in sorted(value))
-    if isinstance(value, Push22PayTable):
-        return f"suited {value.suited}, same colour {value.same_colour}, other {value.other}"
-    return str(value)
+    @staticmethod
+    def shown(name: str, value: Any) -> str:
+        """A default as the configuration documentation shows it."""
+        if name == "free_split_ranks":
+            return ", ".join(RANKS[rank - 1] for rank in sorted(value))
+        if isinstance(value, frozenset):
+            return ", ".join(str(item) for item in sorted(value))
+        if isinstance(value, Push22PayTable):
+            return f"suited {value.suited}, same colour {value.same_colour}, other {value.other}"
+        return str(value)

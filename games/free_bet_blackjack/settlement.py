@@ -14,15 +14,15 @@ from dataclasses import dataclass
 
 from devices.rules import Rule
 from drivers.protocol.cards import Card
+from games.common.config import EVEN_ODDS, Odds
+from games.common.movement import Movement
+from games.common.seating import counterclockwise
 from games.free_bet_blackjack import clauses
 from games.free_bet_blackjack.hand import Total, total
-from games.free_bet_blackjack.layout import counterclockwise
 from games.free_bet_blackjack.positions import Hand, Position
 from games.free_bet_blackjack.rules_config import (
     BLACKJACK_ODDS,
-    EVEN_ODDS,
     INSURANCE_ODDS,
-    Odds,
     Push22PayTable,
     RuleSet,
     SettlementOrder,
@@ -36,12 +36,6 @@ class WagerKind(enum.StrEnum):
     LAMMER = "lammer"
     PUSH22 = "push22"
     INSURANCE = "insurance"
-
-
-class Movement(enum.StrEnum):
-    COLLECT = "collect"
-    PAY = "pay"
-    PUSH = "push"  # returned to the player
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ pay tables of NOTES.md §2 as configuration.
 drives it.
 """
 
-from games.free_bet_blackjack.rules_config import ConfigError
+from games.common.config import ConfigError
 from games.heads_up_holdem.clauses import CLAUSES, GAME_ID
 from games.heads_up_holdem.machine import STATE_NOTES
 from games.heads_up_holdem.machine import definition as machine_definition

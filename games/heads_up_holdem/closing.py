@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from transitions import EventData
 
-from devices.faults import SUPERVISOR_CLEARS, Role
 from devices.rules import RuleViolation
-from games.free_bet_blackjack.discard import Pickup
+from games.common.holds import Hold
+from games.common.machine_parts import message_of
+from games.common.messages import Resolution
+from games.common.pickup import Pickup
 from games.heads_up_holdem import clauses, settlement
 from games.heads_up_holdem.evaluator import best_five
-from games.heads_up_holdem.inputs import Resolution
-from games.heads_up_holdem.irregularities import COLLECT_COUNT, Hold
-from games.heads_up_holdem.machine import message_of
+from games.heads_up_holdem.irregularities import COLLECT_COUNT
 from games.heads_up_holdem.records import RecordKind
 
 
@@ -58,26 +58,6 @@ class CloseSteps:
 
     def record_pickup(self, event: EventData) -> None:
         self._record_pickup()
-
-    def resolution_is_offered(self, event: EventData) -> bool:
-        message = message_of(event)
-        if message.operator.role is not Role.SUPERVISOR:
-            raise RuleViolation(
-                SUPERVISOR_CLEARS,
-                f"{message.operator.ident} ({message.operator.role.value}) may not resolve a held round",
-            )
-        offered = self.hold.resolutions
-        if message.resolution not in offered:
-            raise RuleViolation(
-                clauses.HELD,
-                f"{message.resolution.value} is not offered for {self.hold.kind.code}; "
-                f"offered: {', '.join(sorted(r.value for r in offered))}",
-            )
-        return True
-
-    def resolution_is_void(self, event: EventData) -> bool:
-        """NOTES.md §3: a supervisor, not the dealer, voids a held round."""
-        return message_of(event).resolution is Resolution.VOID
 
     def void_round(self, event: EventData) -> None:
         self._resolve(event)

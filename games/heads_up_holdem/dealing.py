@@ -6,12 +6,14 @@ from __future__ import annotations
 from transitions import EventData
 
 from devices.rules import Irregularity, Rule, RuleViolation
-from games.free_bet_blackjack.discard import Pickup
-from games.free_bet_blackjack.layout import clockwise
+from games.common.holds import Kind
+from games.common.machine_parts import BETTING, message_of
+from games.common.messages import Arrival, describe
+from games.common.pickup import Pickup
+from games.common.seating import clockwise
 from games.heads_up_holdem import clauses, settlement
-from games.heads_up_holdem.inputs import Arrival, describe
-from games.heads_up_holdem.irregularities import EXTRA_CARDS, WRONG_COUNT, Kind, classify
-from games.heads_up_holdem.machine import BETTING, DEALING, DELIVERIES, message_of
+from games.heads_up_holdem.irregularities import EXTRA_CARDS, WRONG_COUNT, classify
+from games.heads_up_holdem.machine import DEALING, DELIVERIES
 from games.heads_up_holdem.positions import Due, Position
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.settlement import Stakes

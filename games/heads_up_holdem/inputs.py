@@ -14,14 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from drivers.protocol.cards import COMMITMENT_SIZE, Card
-from games.free_bet_blackjack.inputs import (
+from games.common.messages import (
     InputError,
     Message,
     Resolution,
     Sealed,
     SupervisorResolve,
-    _check_bool,
-    _check_int,
+    check_bool,
+    check_int,
     describe,
 )
 
@@ -82,9 +82,9 @@ class DeckReport:
 
     def __post_init__(self) -> None:
         for name in ("in_shoe", "auto_reshuffle", "community_first"):
-            _check_bool(f"DeckReport.{name}", getattr(self, name))
+            check_bool(f"DeckReport.{name}", getattr(self, name))
         if self.shuffler_count is not None:
-            _check_int("DeckReport.shuffler_count", self.shuffler_count, minimum=0)
+            check_int("DeckReport.shuffler_count", self.shuffler_count, minimum=0)
 
 
 @dataclass(frozen=True)
@@ -99,11 +99,11 @@ class PlaceWager(Message):
     pocket_bonus: int = 0
 
     def __post_init__(self) -> None:
-        _check_int("PlaceWager.seat", self.seat, minimum=1)
-        _check_int("PlaceWager.ante", self.ante, minimum=1)
-        _check_int("PlaceWager.odds", self.odds, minimum=1)
-        _check_int("PlaceWager.trips_plus", self.trips_plus, minimum=0)
-        _check_int("PlaceWager.pocket_bonus", self.pocket_bonus, minimum=0)
+        check_int("PlaceWager.seat", self.seat, minimum=1)
+        check_int("PlaceWager.ante", self.ante, minimum=1)
+        check_int("PlaceWager.odds", self.odds, minimum=1)
+        check_int("PlaceWager.trips_plus", self.trips_plus, minimum=0)
+        check_int("PlaceWager.pocket_bonus", self.pocket_bonus, minimum=0)
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ class StubToRack(Message):
 
     def __post_init__(self) -> None:
         if self.counted is not None:
-            _check_int("StubToRack.counted", self.counted, minimum=0)
+            check_int("StubToRack.counted", self.counted, minimum=0)
 
 
 @dataclass(frozen=True)
@@ -171,8 +171,8 @@ class MisdealFinding(Message):
     cards_in_deck: int
 
     def __post_init__(self) -> None:
-        _check_bool("MisdealFinding.misdealt", self.misdealt)
-        _check_int("MisdealFinding.cards_in_deck", self.cards_in_deck, minimum=0)
+        check_bool("MisdealFinding.misdealt", self.misdealt)
+        check_int("MisdealFinding.cards_in_deck", self.cards_in_deck, minimum=0)
 
 
 class Choice(enum.StrEnum):
@@ -192,10 +192,10 @@ class PlayerDecision(Message):
     multiple: int = 0
 
     def __post_init__(self) -> None:
-        _check_int("PlayerDecision.seat", self.seat, minimum=1)
+        check_int("PlayerDecision.seat", self.seat, minimum=1)
         if not isinstance(self.choice, Choice):
             raise InputError(f"PlayerDecision.choice: expected a Choice, got {self.choice!r}")
-        _check_int("PlayerDecision.multiple", self.multiple, minimum=1 if self.choice is Choice.PLAY else 0)
+        check_int("PlayerDecision.multiple", self.multiple, minimum=1 if self.choice is Choice.PLAY else 0)
         if self.choice is not Choice.PLAY and self.multiple:
             raise InputError(f"PlayerDecision.multiple: only a Play has a multiple, got {self.multiple}")
 
@@ -225,7 +225,7 @@ class RevealHand(Message):
 
     def __post_init__(self) -> None:
         if self.seat is not None:
-            _check_int("RevealHand.seat", self.seat, minimum=1)
+            check_int("RevealHand.seat", self.seat, minimum=1)
         _check_faces("RevealHand.cards", self.cards, 2)
 
 
@@ -244,4 +244,4 @@ class Collect(Message):
     cards: int
 
     def __post_init__(self) -> None:
-        _check_int("Collect.cards", self.cards, minimum=0)
+        check_int("Collect.cards", self.cards, minimum=0)

@@ -4,7 +4,7 @@ Where § 677a.10 says what follows, the round does it: a wrong stub count leads 
 determination of 677a.10(f). Where the section is silent the round is *held*: nothing moves until a
 supervisor rules CONTINUE (the card is set aside and the round resumes where it was) or VOID (every
 wager returned). Exposed, mis-sized or altered cards offer VOID only: the hands they touch can no
-longer be dealt as the section lays down. ``Kind`` and ``Hold`` are Free Bet Blackjack's.
+longer be dealt as the section lays down. ``Kind`` and ``Hold`` are games.common.holds'.
 """
 
 from __future__ import annotations
@@ -13,13 +13,20 @@ import enum
 
 from devices.rules import Irregularity, Rule
 from drivers.protocol.cards import Card
-from games.free_bet_blackjack.irregularities import Hold, Kind
+from games.common.holds import Hold, Kind
+from games.common.machine_parts import COMPLETE
+from games.common.messages import Arrival, describe
 from games.heads_up_holdem import clauses
-from games.heads_up_holdem.inputs import Arrival, describe
-from games.heads_up_holdem.machine import COMPLETE
 from games.heads_up_holdem.positions import Due
 
-__all__ = ["KINDS", "Hold", "Kind", "Outcome", "classify"]
+__all__ = ["KINDS", "SECTION_SAYS", "Hold", "Kind", "Outcome", "classify"]
+
+
+#: What the section itself resolves, for docs/conformance.md (games.conformance).
+SECTION_SAYS = (
+    "Where § 677a.10 says what follows, the round does it: a wrong stub count leads "
+    "to the dealer's misdeal determination (677a.10(f))."
+)
 
 
 class Outcome(enum.StrEnum):

@@ -14,9 +14,16 @@ from typing import Any
 
 from transitions import Machine
 
-from games.free_bet_blackjack import machine as shared
+from games.common import machine_parts
+from games.common.machine_parts import (
+    BETTING,
+    COMPLETE,
+    HELD,
+    SETTLED,
+    VOIDED,
+    resolution_transitions,
+)
 
-BETTING = "betting"
 DEALING = "dealing"
 COMMUNITY = "community"
 STUB = "stub"
@@ -25,10 +32,6 @@ PREFLOP = "preflop"
 FLOP = "flop"
 RIVER = "river"
 SHOWDOWN = "showdown"
-SETTLED = "settled"
-VOIDED = "voided"
-HELD = "held"
-COMPLETE = "complete"
 
 STATES = [
     BETTING,
@@ -64,13 +67,6 @@ ACTIVE = [state for state in STATES if state not in (HELD, COMPLETE)]
 STREETS = [PREFLOP, FLOP, RIVER]
 RESUMABLE = [*ACTIVE, COMPLETE]
 DELIVERIES = {"stack_delivered": DEALING, "community_dealt": COMMUNITY}
-
-message_of = shared.message_of
-
-
-class ResumesTo(shared.ResumesTo):
-    """Guard of a supervisor's CONTINUE: true for the transition to the state the hold resumes to
-    (NOTES.md §3: only a supervisor resumes a held round)."""
 
 
 def _deliveries() -> list[dict[str, Any]]:
@@ -214,36 +210,13 @@ def _transitions() -> list[dict[str, Any]]:
             before="hold_collect",
         ),
         dict(trigger="collect", source=[SETTLED, VOIDED], dest=COMPLETE, before="record_pickup"),
-        dict(
-            trigger="supervisor_resolve",
-            source=HELD,
-            dest=VOIDED,
-            conditions=["resolution_is_offered", "resolution_is_void"],
-            before="void_round",
-        ),
-        *(
-            dict(
-                trigger="supervisor_resolve",
-                source=HELD,
-                dest=state,
-                conditions=["resolution_is_offered", ResumesTo(state)],
-                before="continue_round",
-            )
-            for state in RESUMABLE
-        ),
+        *resolution_transitions(RESUMABLE),
     ]
 
 
 def definition() -> dict[str, Any]:
     """The keyword arguments of the round's Machine (shared with games.diagrams)."""
-    return dict(
-        states=STATES,
-        transitions=_transitions(),
-        initial=BETTING,
-        auto_transitions=False,
-        send_event=True,
-        after_state_change="record_state",
-    )
+    return machine_parts.definition(STATES, _transitions())
 
 
 @functools.cache

@@ -11,10 +11,12 @@ from transitions import EventData
 
 from devices.rules import RuleViolation
 from drivers.protocol.cards import Card
+from games.common.machine_parts import message_of
+from games.common.messages import Arrival
 from games.heads_up_holdem import clauses
-from games.heads_up_holdem.inputs import Arrival, Choice, Verify
+from games.heads_up_holdem.inputs import Choice, Verify
 from games.heads_up_holdem.irregularities import REVEAL_MISMATCH
-from games.heads_up_holdem.machine import FLOP, PREFLOP, RIVER, message_of
+from games.heads_up_holdem.machine import FLOP, PREFLOP, RIVER
 from games.heads_up_holdem.positions import Position
 from games.heads_up_holdem.records import RecordKind
 
@@ -79,6 +81,8 @@ class PlaySteps:
         return True
 
     def community_mismatches(self, event: EventData) -> bool:
+        """NOTES.md §2 677a: a community card turned up must open the commitment it was dealt under;
+        one that does not holds the round (reveal-mismatch)."""
         sealed = self.community[REVEALS[self.state]]
         return _ordered(sealed, message_of(event).cards, self._verify) is None
 
@@ -100,6 +104,8 @@ class PlaySteps:
         return True
 
     def hand_mismatches(self, event: EventData) -> bool:
+        """NOTES.md §2 677a: a hand turned up must open the commitments of its stack; one that does
+        not holds the round (reveal-mismatch)."""
         message = message_of(event)
         return _ordered(self._stack_of(message.seat), message.cards, self._verify) is None
 

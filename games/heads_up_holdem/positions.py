@@ -1,8 +1,8 @@
 """A betting position in a round: its wagers, its stack of two and the player's decisions.
 
 Positions are numbered from 1, the player farthest to the dealer's left; the stacks and the
-decisions go clockwise from there (677a.10(b)), so in ascending order (games.free_bet_blackjack
-.layout.clockwise); settlement runs counterclockwise.
+decisions go clockwise from there (677a.10(b)), so in ascending order
+(games.common.seating.clockwise); settlement runs counterclockwise.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from devices.rules import Rule
 from drivers.protocol.cards import Card
-from games.heads_up_holdem.inputs import Arrival
+from games.common.messages import Arrival
 from games.heads_up_holdem.settlement import Stakes
 
 

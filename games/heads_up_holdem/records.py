@@ -1,5 +1,5 @@
 """What a round records, in order: wagers, stacks, community cards, the stub, decisions, reveals,
-settlement and irregularities. The log is Free Bet Blackjack's RoundLog (plain values, a round and
+settlement and irregularities. The log is games.common.records' RoundLog (plain values, a round and
 sequence number per entry, logged through structlog); a card dealt face down is recorded by its
 commitment until it is turned up, and a folded hand never is."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import enum
 
-from games.free_bet_blackjack.records import Record, RoundLog
+from games.common.records import Record, RoundLog
 
 __all__ = ["Record", "RecordKind", "RoundLog"]
 

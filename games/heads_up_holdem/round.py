@@ -13,31 +13,31 @@ check, devices/shoe.py). A folded hand is never turned up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from transitions import EventData
-
-from devices.rules import Irregularity, RuleViolation
 from drivers.protocol.cards import Card
-from games.free_bet_blackjack.discard import Pickup
-from games.free_bet_blackjack.layout import clockwise, counterclockwise
+from games.common.holds import Hold
+from games.common.messages import Arrival
+from games.common.pickup import Pickup
+from games.common.records import RoundLog
+from games.common.round_base import RoundBase
+from games.common.seating import clockwise, counterclockwise
 from games.heads_up_holdem import clauses
 from games.heads_up_holdem.closing import CloseSteps
 from games.heads_up_holdem.dealing import DealSteps
-from games.heads_up_holdem.inputs import Arrival, DeckReport, Message, Verify
-from games.heads_up_holdem.irregularities import Hold, Kind
-from games.heads_up_holdem.machine import COMMUNITY, COMPLETE, DEALING, STREETS, shared_machine
+from games.heads_up_holdem.inputs import DeckReport, Verify
+from games.heads_up_holdem.machine import COMMUNITY, DEALING, STREETS, shared_machine
 from games.heads_up_holdem.play import PlaySteps
 from games.heads_up_holdem.positions import Due, Position
-from games.heads_up_holdem.records import Record, RecordKind, RoundLog
+from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.rules_config import RuleSet
 from games.heads_up_holdem.settlement import Action
 
 
-class Round(DealSteps, PlaySteps, CloseSteps):
+class Round(DealSteps, PlaySteps, CloseSteps, RoundBase):
     """A round: wagers, stacks, community cards, stub, decisions, showdown, settlement, record."""
 
-    state: str  # set by the machine
+    shared_machine = staticmethod(shared_machine)
+    clauses = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
+    kinds = RecordKind
 
     def __init__(
         self,
@@ -69,34 +69,6 @@ class Round(DealSteps, PlaySteps, CloseSteps):
         self._deal: tuple[Due, ...] = ()
         self._delivered = 0
         shared_machine().add_model(self)
-
-    def handle(self, message: Message) -> tuple[Record, ...]:
-        """Apply one message; returns the records it produced. Raises RuleViolation (nothing changed)
-        for an input the rules refuse."""
-        start = len(self.log)
-        machine = shared_machine()
-        accepted = self.state != COMPLETE and message.trigger in machine.get_triggers(self.state)
-        if not accepted or not machine.events[message.trigger].trigger(self, message):
-            raise RuleViolation(
-                clauses.PROCEDURE_ORDER,
-                f"{message.trigger} is not accepted while round {self.number} is {self.state}; "
-                f"it accepts {', '.join(self.accepts) or 'nothing more'}",
-            )
-        if self.state == COMPLETE:
-            self.close()
-        return self.log.since(start)
-
-    def close(self) -> None:
-        """Leave the shared machine (done on completion; call it for a round abandoned mid-way)."""
-        machine = shared_machine()
-        if self in machine.models:
-            machine.remove_model(self)
-
-    @property
-    def accepts(self) -> tuple[str, ...]:
-        if self.state == COMPLETE:
-            return ()
-        return tuple(sorted(shared_machine().get_triggers(self.state)))
 
     @property
     def expected(self) -> Due | None:
@@ -142,36 +114,6 @@ class Round(DealSteps, PlaySteps, CloseSteps):
         """Cards that left the shoe or the hand this round: stacks, community cards, cards set aside."""
         stacks = sum(len(p.stack) for p in self.positions.values()) + len(self.dealer_stack)
         return stacks + len(self.community) + len(self.set_aside)
-
-    @property
-    def records(self) -> tuple[Record, ...]:
-        return tuple(self.log)
-
-    def net(self, seat: int) -> int:
-        """What the player at ``seat`` has won (+) or lost (-), in cents."""
-        return sum(action.net for action in self.actions if action.seat == seat)
-
-    def __repr__(self) -> str:
-        return f"<Round {self.number} {self.state}, seats {sorted(self.positions)}>"
-
-    def record_state(self, event: EventData) -> None:
-        source, dest = event.transition.source, event.transition.dest
-        if dest is not None and dest != source:
-            self.log.add(RecordKind.STATE, source=source, dest=dest, trigger=event.event.name)
-
-    def _hold(self, kind: Kind, irregularity: Irregularity, items: Iterable[Arrival] = ()) -> None:
-        self.hold = Hold(kind, irregularity, self.state, list(items))
-        self._record_irregularity(kind, irregularity)
-
-    def _record_irregularity(self, kind: Kind, irregularity: Irregularity) -> None:
-        self.log.add(
-            RecordKind.IRREGULARITY,
-            code=kind.code,
-            clause=irregularity.rule.clause,
-            rule=irregularity.rule.summary,
-            detail=irregularity.detail,
-            outcome=kind.outcome.value,
-        )
 
     def _record_actions(self, actions: list[Action]) -> None:
         for action in actions:

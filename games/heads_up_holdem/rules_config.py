@@ -10,17 +10,18 @@ refused, before any round starts, with a ConfigError naming the key.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from games.free_bet_blackjack.rules_config import (
+from games.common.config import (
     ConfigError,
+    Configurable,
     Odds,
     Rounding,
-    _choice,
-    _integer,
-    _key,
+    choice,
+    integer,
+    key,
 )
 from games.heads_up_holdem import clauses
 from games.heads_up_holdem.evaluator import Category
@@ -74,62 +75,61 @@ def _category(key: str, raw: Any) -> Category:
 def _multiples(key: str, raw: Any) -> tuple[int, ...]:
     if isinstance(raw, str) or not isinstance(raw, list | tuple):
         raise ConfigError(key, f"expected a list of multiples of the Ante, got {raw!r}")
-    values = tuple(sorted({_integer(key, item) for item in raw}))
+    values = tuple(sorted({integer(key, item) for item in raw}))
     if not values or values[0] < 1:
         raise ConfigError(key, f"expected one or more whole multiples of at least 1, got {raw!r}")
     return values
 
 
 @dataclass(frozen=True)
-class RuleSet:
+class RuleSet(Configurable):
     """One table's rules; ``RuleSet()`` is the NOTES.md §2 game."""
 
     positions: int = field(
-        default=6, metadata=_key("house convention (677a.2 not found): six betting positions", _integer)
+        default=6, metadata=key("house convention (677a.2 not found): six betting positions", integer)
     )
     stub_count_interval: int = field(
-        default=5, metadata=_key("677a.10(d): the stub counted at least once every 5 rounds", _integer)
+        default=5, metadata=key("677a.10(d): the stub counted at least once every 5 rounds", integer)
     )
     preflop_multiples: tuple[int, ...] = field(
-        default=(3,), metadata=_key("NOTES.md §2: Play 3x the Ante before the flop", _multiples)
+        default=(3,), metadata=key("NOTES.md §2: Play 3x the Ante before the flop", _multiples)
     )
     flop_multiples: tuple[int, ...] = field(
-        default=(2,), metadata=_key("NOTES.md §2: Play 2x the Ante after the flop", _multiples)
+        default=(2,), metadata=key("NOTES.md §2: Play 2x the Ante after the flop", _multiples)
     )
     river_multiples: tuple[int, ...] = field(
-        default=(1,), metadata=_key("NOTES.md §2: Play 1x the Ante after the river, or fold", _multiples)
+        default=(1,), metadata=key("NOTES.md §2: Play 1x the Ante after the river, or fold", _multiples)
     )
     dealer_opens_with: Category = field(
         default=Category.PAIR,
-        metadata=_key("NOTES.md §2: the dealer needs a pair or better to open", _category),
+        metadata=key("NOTES.md §2: the dealer needs a pair or better to open", _category),
     )
     odds_pay_table: PayTable = field(
         default_factory=lambda: ODDS_DEFAULT,
-        metadata=_key("NOTES.md §2: 500, 50, 10, 3 to 1, 3 to 2, 1 to 1; lower hands push", _table(Category)),
+        metadata=key("NOTES.md §2: 500, 50, 10, 3 to 1, 3 to 2, 1 to 1; lower hands push", _table(Category)),
     )
     losing_odds_pay_table: PayTable = field(
         default_factory=lambda: LOSING_ODDS_DEFAULT,
-        metadata=_key(
+        metadata=key(
             "NOTES.md §2 names a losing-Odds bonus on a straight or better, no amounts: the Odds table",
             _table(Category),
         ),
     )
     trips_plus_pay_table: PayTable = field(
         default_factory=dict,
-        metadata=_key("NOTES.md §2: optional, table not found; empty: not offered", _table(Category)),
+        metadata=key("NOTES.md §2: optional, table not found; empty: not offered", _table(Category)),
     )
     pocket_bonus_pay_table: PayTable = field(
         default_factory=dict,
-        metadata=_key("NOTES.md §2: optional, table not found; empty: not offered", _table(Pocket)),
+        metadata=key("NOTES.md §2: optional, table not found; empty: not offered", _table(Pocket)),
     )
     odd_cent_rounding: Rounding = field(
         default=Rounding.DOWN,
-        metadata=_key("house convention: a half cent of 3 to 2 is not paid", _choice(Rounding)),
+        metadata=key("house convention: a half cent of 3 to 2 is not paid", choice(Rounding)),
     )
 
     def __post_init__(self) -> None:
-        for spec in fields(self):  # values given directly are read as configuration values are
-            object.__setattr__(self, spec.name, spec.metadata["parse"](spec.name, getattr(self, spec.name)))
+        self.read_fields()
         if not 1 <= self.positions <= 7:
             raise ConfigError("positions", f"1 to 7 seats ({clauses.POSITIONS}), got {self.positions}")
         if not 1 <= self.stub_count_interval <= 5:
@@ -137,37 +137,21 @@ class RuleSet:
                 "stub_count_interval",
                 f"1 to 5 rounds ({clauses.STUB_COUNT_DUE}), got {self.stub_count_interval}",
             )
-        for key in ("losing_odds_pay_table",):
-            if any(category < Category.STRAIGHT for category in getattr(self, key)):
-                raise ConfigError(key, f"pays only a straight or better ({clauses.ODDS_LOSE})")
+        for name in ("losing_odds_pay_table",):
+            if any(category < Category.STRAIGHT for category in getattr(self, name)):
+                raise ConfigError(name, f"pays only a straight or better ({clauses.ODDS_LOSE})")
 
     def multiples(self, street: str) -> tuple[int, ...]:
         """The Play multiples allowed on ``street`` (preflop, flop or river)."""
         return getattr(self, f"{street}_multiples")
 
-    @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any]) -> RuleSet:
-        """A rule set from configuration (a TOML table): unknown keys and bad values name the key."""
-        keys = [spec.name for spec in fields(cls)]
-        for key in mapping:
-            if key not in keys:
-                raise ConfigError(key, f"unknown key; the keys are {', '.join(keys)}")
-        return cls(**mapping)
-
-    @classmethod
-    def sources(cls) -> dict[str, tuple[str, str]]:
-        """Each key's default and where it comes from, for the documentation."""
-        defaults = cls()
-        return {
-            spec.name: (_shown(getattr(defaults, spec.name)), spec.metadata["source"]) for spec in fields(cls)
-        }
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return ", ".join(f"{entry.key} {odds}" for entry, odds in value.items()) or "not offered"
-    if isinstance(value, tuple):
-        return ", ".join(f"{item}x" for item in value)
-    if isinstance(value, Category):
-        return value.key
-    return str(value)
+    @staticmethod
+    def shown(name: str, value: Any) -> str:
+        """A default as the configuration documentation shows it."""
+        if isinstance(value, Mapping):
+            return ", ".join(f"{entry.key} {odds}" for entry, odds in value.items()) or "not offered"
+        if isinstance(value, tuple):
+            return ", ".join(f"{item}x" for item in value)
+        if isinstance(value, Category):
+            return value.key
+        return str(value)

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from devices.rules import Rule
 from drivers.protocol.cards import Card
-from games.free_bet_blackjack.layout import counterclockwise
-from games.free_bet_blackjack.rules_config import EVEN_ODDS, Odds
-from games.free_bet_blackjack.settlement import Movement
+from games.common.config import EVEN_ODDS, Odds
+from games.common.movement import Movement
+from games.common.seating import counterclockwise
 from games.heads_up_holdem import clauses
 from games.heads_up_holdem.evaluator import HandValue, best_five
 from games.heads_up_holdem.pocket import pocket_of

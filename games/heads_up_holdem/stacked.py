@@ -1,7 +1,7 @@
 """A stacked shoe and a dealer's hands, for scenarios and simulations without devices.
 
 It plays the part of the automated dealing shoe (devices/shoe.py) at a real table: it dispenses the
-faces it was given, in order, as sealed stacks (Free Bet Blackjack's StackedShoe seals each card as
+faces it was given, in order, as sealed stacks (games.common.stacked_shoe seals each card as
 the shoe driver does, with a commitment), and what remains after the stacks is the stub from which
 the dealer deals the community cards (677a.10(c)). Under 677a.10(g) the community cards come out
 first, as one stack of five.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from drivers.protocol.cards import Card, standard_deck
-from games.free_bet_blackjack.stacked import StackedShoe
+from games.common.stacked_shoe import StackedShoe
 from games.heads_up_holdem.inputs import (
     CommunityDealt,
     DeckReport,

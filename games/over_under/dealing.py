@@ -6,24 +6,17 @@ from __future__ import annotations
 from transitions import EventData
 
 from devices.rules import Irregularity, Rule, RuleViolation
-from games.free_bet_blackjack.discard import Pickup
-from games.free_bet_blackjack.records import RecordKind
+from games.common.holds import Kind
+from games.common.machine_parts import BETTING, HELD, SETTLED, VOIDED, message_of
+from games.common.messages import COVER_CARD, Arrival, describe
+from games.common.pickup import Pickup
+from games.common.records import RecordKind
+from games.common.seating import clockwise
 from games.over_under import clauses
-from games.over_under.inputs import COVER_CARD, Arrival, describe
-from games.over_under.irregularities import EXTRA_CARD, Kind, classify_arrival
-from games.over_under.machine import (
-    BETTING,
-    CLEARING,
-    DEALING,
-    DECIDING,
-    DRAWING,
-    HELD,
-    SETTLED,
-    VOIDED,
-    message_of,
-)
+from games.over_under.irregularities import EXTRA_CARD, classify_arrival
+from games.over_under.machine import CLEARING, DEALING, DECIDING, DRAWING
 from games.over_under.points import HAND_SIZE
-from games.over_under.positions import Position, check_seat, clockwise
+from games.over_under.positions import Position, check_seat
 
 #: The clause a card breaks when it arrives while no card is due, by state.
 NOTHING_DUE = {

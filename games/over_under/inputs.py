@@ -1,7 +1,7 @@
 """What an Over/Under round is fed: one message per event, from the table's queue.
 
 The messages every shoe game shares (a card out of the shoe, the shoe's status, "no more bets", a
-new dealer and the burn, the discard rack's count, a supervisor's ruling) are Free Bet Blackjack's,
+new dealer and the burn, the discard rack's count, a supervisor's ruling) are games.common.messages',
 re-exported here so a table service imports one module per game; the messages of this game are
 the wagers, the player's election under 686a.7(g) and the dealer's clearing of a settled hand (j).
 Each message checks its own fields when it is made, so bad input fails naming the field before it
@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from games.free_bet_blackjack.inputs import (
+from games.common.messages import (
     COVER_CARD,
     Arrival,
     CardArrives,
@@ -28,7 +28,7 @@ from games.free_bet_blackjack.inputs import (
     ShoeStatus,
     StartDeal,
     SupervisorResolve,
-    _check_int,
+    check_int,
     describe,
 )
 
@@ -73,9 +73,9 @@ class PlaceWager(Message):
     bonus: int = 0
 
     def __post_init__(self) -> None:
-        _check_int("PlaceWager.seat", self.seat, minimum=1)
-        _check_int("PlaceWager.ante", self.ante, minimum=0)
-        _check_int("PlaceWager.bonus", self.bonus, minimum=0)
+        check_int("PlaceWager.seat", self.seat, minimum=1)
+        check_int("PlaceWager.ante", self.ante, minimum=0)
+        check_int("PlaceWager.bonus", self.bonus, minimum=0)
 
 
 @dataclass(frozen=True)
@@ -89,11 +89,11 @@ class Choose(Message):
     amount: int | None = None
 
     def __post_init__(self) -> None:
-        _check_int("Choose.seat", self.seat, minimum=1)
+        check_int("Choose.seat", self.seat, minimum=1)
         if not isinstance(self.choice, Choice):
             raise InputError(f"Choose.choice: expected a Choice, got {self.choice!r}")
         if self.amount is not None:
-            _check_int("Choose.amount", self.amount, minimum=1)
+            check_int("Choose.amount", self.amount, minimum=1)
             if self.choice is Choice.SURRENDER:
                 raise InputError("Choose.amount: a surrender places no wager; leave it None")
 
@@ -106,4 +106,4 @@ class ClearHand(Message):
     seat: int
 
     def __post_init__(self) -> None:
-        _check_int("ClearHand.seat", self.seat, minimum=1)
+        check_int("ClearHand.seat", self.seat, minimum=1)

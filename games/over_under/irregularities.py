@@ -11,13 +11,21 @@ from __future__ import annotations
 
 from devices.rules import Irregularity, Rule
 from drivers.protocol.cards import Card
-from games.free_bet_blackjack.irregularities import SET_ASIDE, Hold, Kind, Outcome
+from games.common.holds import SET_ASIDE, Hold, Kind, Outcome
+from games.common.machine_parts import COMPLETE
+from games.common.messages import COVER_CARD, Arrival, describe
 from games.over_under import clauses
-from games.over_under.inputs import COVER_CARD, Arrival, describe
-from games.over_under.machine import COMPLETE
 from games.over_under.positions import Slot
 
-__all__ = ["KINDS", "Hold", "Kind", "Outcome", "classify_arrival"]
+__all__ = ["KINDS", "SECTION_SAYS", "Hold", "Kind", "Outcome", "classify_arrival"]
+
+
+#: What the section itself resolves, for docs/conformance.md (games.conformance).
+SECTION_SAYS = (
+    "Where § 686a.7 says what follows, the round does it: a cover card is set aside "
+    "and the round completed (686a.7(d))."
+)
+
 
 CARD_BEFORE_BURN = Kind("card-before-burn", "686a.7(c)", Outcome.HELD, SET_ASIDE)
 COVER_OUT_OF_PLACE = Kind("cover-card-out-of-place", "686a.7(d)", Outcome.HELD, SET_ASIDE)

@@ -19,8 +19,17 @@ from typing import Any
 
 from transitions import Machine
 
-from games.free_bet_blackjack.machine import BETTING, COMPLETE, HELD, SETTLED, VOIDED, message_of
-from games.free_bet_blackjack.machine import ResumesTo as _ResumesTo
+from games.common import machine_parts
+from games.common.machine_parts import (
+    BETTING,
+    COMPLETE,
+    HELD,
+    SETTLED,
+    VOIDED,
+    dealer_change_transitions,
+    message_of,
+    resolution_transitions,
+)
 
 __all__ = [
     "BETTING",
@@ -66,11 +75,6 @@ REFUSALS = {
     "choose": ([BETTING, DEALING, DRAWING, CLEARING, SETTLED], "refuse_choice"),
     "clear_hand": ([BETTING, DEALING, DECIDING, DRAWING, SETTLED], "refuse_clear"),
 }
-
-
-class ResumesTo(_ResumesTo):
-    """Guard of a supervisor's CONTINUE: true for the transition to the state the hold resumes to
-    (irregularities.py says where, per kind; NOTES.md §3: only a supervisor resumes a held round)."""
 
 
 def _transitions() -> list[dict[str, Any]]:
@@ -157,45 +161,14 @@ def _transitions() -> list[dict[str, Any]]:
         ),
         dict(trigger="discard", source=[SETTLED, VOIDED], dest=COMPLETE, before="record_pickup"),
         # 686a.7(c): a new dealer burns a card before dealing any.
-        dict(trigger="change_dealer", source=[*ACTIVE, HELD], dest=None, before="note_new_dealer"),
-        dict(
-            trigger="confirm_burn",
-            source=[*ACTIVE, HELD],
-            dest=None,
-            conditions="burn_is_done",
-            before="clear_burn",
-        ),
-        # A held round waits for a supervisor.
-        dict(
-            trigger="supervisor_resolve",
-            source=HELD,
-            dest=VOIDED,
-            conditions=["resolution_is_offered", "resolution_is_void"],
-            before="void_round",
-        ),
-        *(
-            dict(
-                trigger="supervisor_resolve",
-                source=HELD,
-                dest=state,
-                conditions=["resolution_is_offered", ResumesTo(state)],
-                before="continue_round",
-            )
-            for state in RESUMABLE
-        ),
+        *dealer_change_transitions([*ACTIVE, HELD]),
+        *resolution_transitions(RESUMABLE),
     ]
 
 
 def definition() -> dict[str, Any]:
     """The keyword arguments of the round's Machine (shared with games.diagrams)."""
-    return dict(
-        states=STATES,
-        transitions=_transitions(),
-        initial=BETTING,
-        auto_transitions=False,
-        send_event=True,
-        after_state_change="record_state",
-    )
+    return machine_parts.definition(STATES, _transitions())
 
 
 @functools.cache

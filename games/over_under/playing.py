@@ -6,15 +6,18 @@ from __future__ import annotations
 
 from transitions import EventData
 
-from devices.faults import SUPERVISOR_CLEARS, Role
 from devices.rules import Rule, RuleViolation
-from games.free_bet_blackjack.discard import Pickup
-from games.free_bet_blackjack.records import RecordKind
+from games.common.holds import Hold
+from games.common.machine_parts import BETTING, SETTLED, message_of
+from games.common.messages import Resolution
+from games.common.pickup import Pickup
+from games.common.records import RecordKind
+from games.common.seating import clockwise
 from games.over_under import clauses, settlement
-from games.over_under.inputs import Choice, Resolution
-from games.over_under.irregularities import DISCARD_COUNT, Hold
-from games.over_under.machine import BETTING, DEALING, DRAWING, SETTLED, message_of
-from games.over_under.positions import Position, clockwise
+from games.over_under.inputs import Choice
+from games.over_under.irregularities import DISCARD_COUNT
+from games.over_under.machine import DEALING, DRAWING
+from games.over_under.positions import Position
 
 #: The Over 23 and Under 18 Wagers, each equal to the Ante (686a.7(g)(1)-(2)).
 EQUAL_TO_ANTE = {Choice.OVER_23: clauses.OVER_EQUALS_ANTE, Choice.UNDER_18: clauses.UNDER_EQUALS_ANTE}
@@ -118,26 +121,6 @@ class PlaySteps:
 
     def record_pickup(self, event: EventData) -> None:
         self._record_pickups(self.pickup_order()[len(self.pickup) :])
-
-    def resolution_is_offered(self, event: EventData) -> bool:
-        message = message_of(event)
-        if message.operator.role is not Role.SUPERVISOR:
-            raise RuleViolation(
-                SUPERVISOR_CLEARS,
-                f"{message.operator.ident} ({message.operator.role.value}) may not resolve a held round",
-            )
-        offered = self.hold.resolutions
-        if message.resolution not in offered:
-            raise RuleViolation(
-                clauses.HELD,
-                f"{message.resolution.value} is not offered for {self.hold.kind.code}; "
-                f"offered: {', '.join(sorted(r.value for r in offered))}",
-            )
-        return True
-
-    def resolution_is_void(self, event: EventData) -> bool:
-        """NOTES.md §3: a supervisor, not the dealer, voids a held round."""
-        return message_of(event).resolution is Resolution.VOID
 
     def void_round(self, event: EventData) -> None:
         self._resolve(event)

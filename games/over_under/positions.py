@@ -2,7 +2,7 @@
 
 Positions are numbered from 1, position 1 being the player farthest to the dealer's left: the deal
 (686a.7(e)), the decisions (f) and the settlement of each player in turn (j) all run clockwise from
-there, in ascending order (Free Bet Blackjack's ``clockwise``).
+there, in ascending order (games.common.seating's ``clockwise``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from devices.rules import Rule, RuleViolation
 from drivers.protocol.cards import Card
-from games.free_bet_blackjack.layout import clockwise
+from games.common.seating import clockwise
 from games.over_under import clauses
 from games.over_under.inputs import Choice
 from games.over_under.points import HAND_SIZE, total

@@ -12,27 +12,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from transitions import EventData
-
-from devices.rules import Irregularity, RuleViolation
-from games.free_bet_blackjack.discard import Pickup
-from games.free_bet_blackjack.records import Record, RecordKind, RoundLog
+from games.common.holds import Hold
+from games.common.pickup import Pickup
+from games.common.records import RecordKind, RoundLog
+from games.common.round_base import RoundBase
+from games.common.seating import clockwise
 from games.over_under import clauses
 from games.over_under.dealing import DealSteps
-from games.over_under.inputs import Arrival, Message
-from games.over_under.irregularities import Hold, Kind
-from games.over_under.machine import CLEARING, COMPLETE, DEALING, DECIDING, DRAWING, REFUSALS, shared_machine
+from games.over_under.machine import CLEARING, DEALING, DECIDING, DRAWING, REFUSALS, shared_machine
 from games.over_under.playing import PlaySteps
-from games.over_under.positions import Position, Slot, clockwise
+from games.over_under.positions import Position, Slot
 from games.over_under.rules_config import RuleSet
 from games.over_under.settlement import Action
 
 
-class Round(DealSteps, PlaySteps):
+class Round(DealSteps, PlaySteps, RoundBase):
     """A round: wagers, cards, elections, settlement and the record of all of it. The machine's
     guards and callbacks come from the two mixins, one per part of the procedure."""
 
-    state: str  # set by the machine
+    shared_machine = staticmethod(shared_machine)
+    clauses = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
+    kinds = RecordKind
+    refusals = REFUSALS
 
     def __init__(self, number: int, *, rules: RuleSet, dealer: str, table: str = "table") -> None:
         self.number = number
@@ -48,42 +49,6 @@ class Round(DealSteps, PlaySteps):
         self.pickup: list[Pickup] = []  # cards recorded into the discard rack, in order (686a.7(j), (n))
         self._dealt = 0
         shared_machine().add_model(self)
-
-    def handle(self, message: Message) -> tuple[Record, ...]:
-        """Apply one message; returns the records it produced. Raises RuleViolation (nothing changed)
-        for an input the rules refuse."""
-        start = len(self.log)
-        accepted = self.state != COMPLETE and self._fire(message)
-        if not accepted:
-            raise RuleViolation(
-                clauses.PROCEDURE_ORDER,
-                f"{message.trigger} is not accepted while round {self.number} is {self.state}; "
-                f"it accepts {', '.join(self.accepts) or 'nothing more'}",
-            )
-        if self.state == COMPLETE:
-            self.close()
-        return self.log.since(start)
-
-    def _fire(self, message: Message) -> bool:
-        machine = shared_machine()
-        if message.trigger not in machine.get_triggers(self.state):
-            return False
-        return machine.events[message.trigger].trigger(self, message)
-
-    def close(self) -> None:
-        """Leave the shared machine (done on completion; call it for a round abandoned mid-way)."""
-        machine = shared_machine()
-        if self in machine.models:
-            machine.remove_model(self)
-
-    @property
-    def accepts(self) -> tuple[str, ...]:
-        """The messages (by trigger) the round takes in its present state: a card arriving is always
-        taken (as an irregularity if none is due); requests refused outright are not listed."""
-        if self.state == COMPLETE:
-            return ()
-        triggers = shared_machine().get_triggers(self.state)
-        return tuple(sorted(t for t in triggers if self.state not in REFUSALS.get(t, ((), None))[0]))
 
     @property
     def current(self) -> Position | None:
@@ -103,22 +68,6 @@ class Round(DealSteps, PlaySteps):
         if self.state == DRAWING:
             return Slot(self.current.seat, clauses.TWO_MORE_CARDS)
         return None
-
-    @property
-    def records(self) -> tuple[Record, ...]:
-        return tuple(self.log)
-
-    def net(self, seat: int) -> int:
-        """What the player at ``seat`` has won (+) or lost (-) so far, in cents."""
-        return sum(action.net for action in self.actions if action.seat == seat)
-
-    def __repr__(self) -> str:
-        return f"<Round {self.number} {self.state}, seats {sorted(self.positions)}>"
-
-    def record_state(self, event: EventData) -> None:
-        source, dest = event.transition.source, event.transition.dest
-        if dest is not None and dest != source:
-            self.log.add(RecordKind.STATE, source=source, dest=dest, trigger=event.event.name)
 
     def pickup_order(self) -> list[Pickup]:
         """Every card of the round in the order it goes to the discard rack (686a.7(j), (n)): each
@@ -157,17 +106,3 @@ class Round(DealSteps, PlaySteps):
                 total=action.total,
                 clause=action.rule.clause,
             )
-
-    def _hold(self, kind: Kind, irregularity: Irregularity, *, items: Iterable[Arrival] = ()) -> None:
-        self.hold = Hold(kind, irregularity, self.state, list(items))
-        self._record_irregularity(kind, irregularity)
-
-    def _record_irregularity(self, kind: Kind, irregularity: Irregularity) -> None:
-        self.log.add(
-            RecordKind.IRREGULARITY,
-            code=kind.code,
-            clause=irregularity.rule.clause,
-            rule=irregularity.rule.summary,
-            detail=irregularity.detail,
-            outcome=kind.outcome.value,
-        )

@@ -3,7 +3,7 @@
 § 686a.7 fixes the procedure and which totals win; the payout odds of § 686a.8, the Bonus pay table,
 the number of decks and of betting positions were not found (NOTES.md §2). Each is a key with the
 NOTES.md default, and a bad value is refused with an error naming the key before a round starts.
-The odds, the rounding and the key helpers are Free Bet Blackjack's (one reading of configuration
+The odds, the rounding and the key helpers are games.common.config's (one reading of configuration
 for every game). The Bonus pay table has no default: a Bonus Wager is taken only against a posted
 table, so until one is configured the round refuses Bonus Wagers.
 """
@@ -11,17 +11,18 @@ table, so until one is configured the round refuses Bonus Wagers.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from games.free_bet_blackjack.rules_config import (
+from games.common.config import (
     ConfigError,
+    Configurable,
     Odds,
     Rounding,
-    _choice,
-    _integer,
-    _key,
+    choice,
+    integer,
+    key,
 )
 from games.over_under import clauses
 from games.over_under.points import HIGHEST, LOWEST
@@ -79,25 +80,25 @@ def _bonus_table(key: str, raw: Any) -> BonusPayTable | None:
 
 
 @dataclass(frozen=True)
-class RuleSet:
+class RuleSet(Configurable):
     """One table's Over/Under rules; ``RuleSet()`` is the NOTES.md §2 game without a Bonus table."""
 
     positions: int = field(
-        default=6, metadata=_key("686a.2 not found: the house layout's betting positions (1 to 7)", _integer)
+        default=6, metadata=key("686a.2 not found: the house layout's betting positions (1 to 7)", integer)
     )
-    decks: int = field(default=6, metadata=_key("NOTES.md §2: 4, 6 or 8 decks in the field", _integer))
+    decks: int = field(default=6, metadata=key("NOTES.md §2: 4, 6 or 8 decks in the field", integer))
     ante_odds: Odds = field(
-        default=Odds(1), metadata=_key("NOTES.md §2: 686a.8 not found; Ante pays 1 to 1", _odds)
+        default=Odds(1), metadata=key("NOTES.md §2: 686a.8 not found; Ante pays 1 to 1", _odds)
     )
     over_23_odds: Odds = field(
-        default=Odds(1), metadata=_key("NOTES.md §2: 686a.8 not found; Over 23 pays 1 to 1", _odds)
+        default=Odds(1), metadata=key("NOTES.md §2: 686a.8 not found; Over 23 pays 1 to 1", _odds)
     )
     under_18_odds: Odds = field(
-        default=Odds(1), metadata=_key("NOTES.md §2: 686a.8 not found; Under 18 pays 1 to 1", _odds)
+        default=Odds(1), metadata=key("NOTES.md §2: 686a.8 not found; Under 18 pays 1 to 1", _odds)
     )
     bonus_pay_table: BonusPayTable | None = field(
         default=None,
-        metadata=_key(
+        metadata=key(
             "NOTES.md §2: PA table not found; keyed by the winning totals of 686a.7(m); "
             "none: no Bonus Wager is taken",
             _bonus_table,
@@ -105,34 +106,17 @@ class RuleSet:
     )
     odd_cent_rounding: Rounding = field(
         default=Rounding.DOWN,
-        metadata=_key("house convention: a fraction of a cent is not paid", _choice(Rounding)),
+        metadata=key("house convention: a fraction of a cent is not paid", choice(Rounding)),
     )
 
     def __post_init__(self) -> None:
-        for spec in fields(self):  # values given directly are read as configuration values are
-            object.__setattr__(self, spec.name, spec.metadata["parse"](spec.name, getattr(self, spec.name)))
+        self.read_fields()
         if not 1 <= self.positions <= 7:
             raise ConfigError("positions", f"1 to 7 ({clauses.POSITIONS}), got {self.positions}")
         if self.decks not in (4, 6, 8):
             raise ConfigError("decks", f"4, 6 or 8 (NOTES.md §2), got {self.decks}")
 
-    @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any]) -> RuleSet:
-        """A rule set from configuration (a TOML table): unknown keys and bad values name the key."""
-        keys = [spec.name for spec in fields(cls)]
-        for key in mapping:
-            if key not in keys:
-                raise ConfigError(key, f"unknown key; the keys are {', '.join(keys)}")
-        return cls(**mapping)
-
-    @classmethod
-    def sources(cls) -> dict[str, tuple[str, str]]:
-        """Each key's default and where it comes from, for the documentation."""
-        defaults = cls()
-        return {
-            spec.name: (_shown(getattr(defaults, spec.name)), spec.metadata["source"]) for spec in fields(cls)
-        }
-
-
-def _shown(value: Any) -> str:
-    return "none (no Bonus Wager)" if value is None else str(value)
+    @staticmethod
+    def shown(name: str, value: Any) -> str:
+        """A default as the configuration documentation shows it."""
+        return "none (no Bonus Wager)" if value is None else str(value)

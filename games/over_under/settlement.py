@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass
 
 from devices.rules import Rule
-from games.free_bet_blackjack.settlement import Movement
+from games.common.movement import Movement
 from games.over_under import clauses
 from games.over_under.inputs import Choice
 from games.over_under.positions import Position

@@ -81,7 +81,8 @@ class WatchingDealer(SimulatedDealer):
         for place in places:
             self.felt.setdefault(place, [str(card.face) for card in self.world.cards(place)])
         super().pick_up(places)
-        self.racked += [str(card.face) for card in self.world.cards(DISCARD)[-len(places) :]]
+        if places:  # each entry moved one card to the rack
+            self.racked += [str(card.face) for card in self.world.cards(DISCARD)[-len(places) :]]
 
     def new_round(self) -> None:
         self.felt, self.racked = {}, []

@@ -1,0 +1,341 @@
+"""One Crazy 4 Poker table dealt from the hand on its devices: shuffler, progressive system, dealer.
+
+``Crazy4PokerTable`` is the table service's orchestration of 58 Pa. Code § 657a.9, as
+free_bet_blackjack.py is of 672a.7. It owns the device machines (devices/: ``Shuffler``,
+``Progressive``), feeds each connection's events to its machine (feeding.py), and plays rounds of
+the game's round machine (games.crazy_4_poker), turning what the round expects into device commands
+and dealer prompts:
+
+- (a)(1): the table opens only with an automated shuffler; one 52-card deck is shuffled for each
+  round and its order read sealed (devices/shuffler.py); the round gets the commitment only;
+- (a)(2): the dealer takes the deck from the shuffler's output into one hand for the whole round;
+- (a)(3): "no more bets" locks the progressive controller; its accepted count must equal the value
+  chips the dealer collects before any card; a mismatch latches CHIP_COUNT_MISMATCH on the
+  progressive (only a supervisor clears it) and holds the round until a supervisor rules;
+- (b): one card at a time from the hand, the Six Card Bonus card first, then clockwise, five each;
+- (c)-(f): the stub to the rack, counted when the round says so; a wrong count voids the round;
+- the showdown: the sealed order revealed, the hands reconstructed from it and the deal order;
+  progressive awards paid through the controller (``Progressive.award``).
+
+No face reaches a log or an exception before the showdown: the shuffler's order stays sealed until
+``RevealOrder`` opens it, after every decision.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import structlog
+
+from croupier.tables.dealer import Dealer
+from croupier.tables.feeding import Feeds
+from croupier.tables.holding import SupervisorHolds
+from devices.equipment import Equipment
+from devices.faults import SUPERVISOR_CLEARS, Operator, Role
+from devices.progressive import CHIP_COUNT, LOCKED, Progressive
+from devices.rules import Rule, RuleViolation
+from devices.shuffler import Shuffler
+from drivers.protocol.cards import Card
+from drivers.protocol.classes.shuffler import CARDS_PER_DECK
+from drivers.shuffler import SealedOrder
+from games.crazy_4_poker import Round, RuleSet, Table, clauses
+from games.crazy_4_poker.inputs import (
+    CardDealt,
+    ChipCount,
+    ChooseHand,
+    DeckHand,
+    Discard,
+    Fold,
+    HandCounts,
+    NoMoreBets,
+    Place,
+    PlaceWagers,
+    Play,
+    ProgressiveLocked,
+    RevealOrder,
+    Settle,
+    ShuffleReport,
+    StubCount,
+    StubToRack,
+)
+from games.crazy_4_poker.machine import COUNTING, HELD, LOCKING, MISDEAL_CHECK, VOIDED
+from games.crazy_4_poker.rules_config import Shuffler as ShufflerKind
+
+TAKEN_BY_HAND = Rule(
+    "657a.9(a)(1)-(2)",
+    "the deck shuffled for the round leaves the shuffler in the dealer's hand, only as it passed",
+)
+
+
+class Crazy4Dealer(Dealer, Protocol):
+    """The dealer's steps when dealing from the hand (firmware_sim.dealer_crazy_4 simulates them)."""
+
+    def take_deck(self) -> None:
+        """Take the shuffled deck from the shuffler's output into the chosen hand (657a.9(a)(2))."""
+
+    def deal_card(self, place: str) -> None:
+        """One card from the top of the hand, face down, to ``place`` (657a.9(b))."""
+
+    def count_stub(self) -> int:
+        """Count the stub face down (657a.9(d))."""
+
+    def stub_to_rack(self) -> None:
+        """Put the stub in the discard rack unexposed (657a.9(c), (e))."""
+
+    def count_places(self, places: Sequence[str]) -> Mapping[str, int]:
+        """Count the cards at each place, face down (657a.9(f))."""
+
+    def replace_deck(self, back: str) -> None:
+        """Remove the racked deck from the table and bring a new one (657a.9(f))."""
+
+    def count_progressive_chips(self) -> int:
+        """Collect the value chips on the progressive sensors and count them (657a.9(a)(3))."""
+
+
+class Crazy4Players(Protocol):
+    """Whoever sits at the table: their wagers and, having looked at their cards, Play or fold."""
+
+    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWagers]:
+        """The wagers placed on positions 1 to ``positions``; a progressive wager is a chip on the
+        seat's sensor too."""
+
+    def decide(self, seat: int) -> Play | Fold:
+        """The seat's Play (1x to 3x the Ante) or fold (NOTES.md §2)."""
+
+
+class HandDealtShuffler(Shuffler):
+    """The shuffler of a game dealt from the hand: a batch that passed leaves it in the dealer's
+    hand, not through the shoe, so its machine gains ``taken_by_hand`` (ready/held to idle) under
+    the same checks as a delivery to the shoe, except the alternation of two batches (one deck)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, alternate_batches=False, **kwargs)
+        self.machine.add_transition(
+            "taken_by_hand",
+            ["ready", "held"],
+            "idle",
+            conditions=["_fault_free", "_random_batch_if_open", "_unseeded_batch_if_open"],
+            after="_record_taken",
+        )
+
+    def _record_taken(self, event: Any) -> None:
+        self.in_play, self.batch = self.batch, None
+        assert self.in_play is not None
+        self.log.info("batch taken by hand", shuffle_id=self.in_play.report.shuffle_id)
+
+
+def verify_order(sealed: object, cards: tuple[Card, ...]) -> bool:
+    """The shuffler's check of a revealed order: it opens the commitment the device reported before
+    the host read it, and the cards are the order read (devices/shuffler.py ORDER_SEALED)."""
+    return isinstance(sealed, SealedOrder) and sealed.opens(sealed.commitment) and sealed.unseal() == cards
+
+
+def layout_place(place: Place) -> str:
+    """The place on the felt as the dealer's screen names it: ``"seat 3"``, ``"dealer"``, ``"six-card"``."""
+    return f"seat {place}" if isinstance(place, int) else place
+
+
+@dataclass(frozen=True)
+class _SignFeed:
+    """The meter sign's events to the progressive's ``apply_sign``, in the shape Feeds takes."""
+
+    progressive: Progressive
+
+    @property
+    def name(self) -> str:
+        return self.progressive.sign.name
+
+    @property
+    def driver(self) -> Any:
+        return self.progressive.sign
+
+    def apply(self, event: object) -> None:
+        self.progressive.apply_sign(event)
+
+
+class Crazy4PokerTable(SupervisorHolds):
+    """One table: its shuffler and progressive machines, its dealer, its rule set and its rounds.
+
+    Use it inside ``running()``, ``open`` it once, then ``play_round`` as often as wanted; a
+    supervisor ``clear``s latched faults, ``resolve``s held rounds and ``reset_level``s a level an
+    award froze (the next round opens betting only after that keyed reset).
+    """
+
+    def __init__(
+        self,
+        *,
+        shuffler: HandDealtShuffler | None,
+        progressive: Progressive,
+        dealer: Crazy4Dealer,
+        rules: RuleSet | None = None,
+        name: str = "table",
+        back: str = "red",
+        deck_hand: DeckHand = DeckHand.LEFT,
+        award_levels: Mapping[str, int] | None = None,
+        record_events: list[object] | None = None,
+    ) -> None:
+        """``award_levels``: the controller level each line of ``progressive_pay_table`` pays
+        (default level 1). ``record_events``: a list to keep every device event applied."""
+        self.rules = rules or RuleSet()
+        self.award_levels = dict(award_levels or {})
+        unknown = set(self.award_levels) - set(self.rules.progressive_pay_table)
+        if unknown:
+            raise ValueError(f"award_levels: {sorted(unknown)} are not lines of progressive_pay_table")
+        self.shuffler, self.progressive, self.dealer = shuffler, progressive, dealer
+        self.name, self.back, self.deck_hand = name, back, deck_hand
+        self.game = Table(self.rules, verify_order, name)
+        machines: list[Any] = [progressive, _SignFeed(progressive)]
+        self.feeds = Feeds([*machines, *([shuffler] if shuffler else [])], record_events)
+        self.log = structlog.get_logger("croupier.tables").bind(table=name)
+        self._init_holds()
+
+    @property
+    def equipment(self) -> tuple[Equipment[Any], ...]:
+        return (self.progressive, *([self.shuffler] if self.shuffler else []))
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[Crazy4PokerTable]:
+        """Apply every device's events to its machine while the block runs."""
+        async with self.feeds.running():
+            yield self
+
+    # -- the table's day --------------------------------------------------------------------------
+    async def open(self) -> None:
+        """657a.9(a)(1): refused without an automated shuffler (configured and connected); then the
+        shuffler opened (random mode only), the progressive synced and the first deck loaded."""
+        self.game.open()  # the rule set names a shuffler, or the refusal names the clause
+        if self.shuffler is None:
+            raise RuleViolation(clauses.SHUFFLER_REQUIRED, f"{self.name}: no automated shuffler is connected")
+        await self.feeds.settled()
+        await self.shuffler.open_table()
+        await self.progressive.sync()
+        self.dealer.load_shuffler(self.back)
+        self.log.info("table open", back=self.back, deck_hand=self.deck_hand.value)
+
+    async def reset_level(self, level: int, key: str, operator: Operator) -> None:
+        """The keyed reset of a level an award froze, by a supervisor (NOTES.md §3 605a.7(a))."""
+        if operator.role is not Role.SUPERVISOR:
+            raise RuleViolation(SUPERVISOR_CLEARS, f"{operator.ident} may not turn the reset key")
+        await self.progressive.reset_level(level, key)
+
+    # -- a round ----------------------------------------------------------------------------------
+    async def play_round(self, players: Crazy4Players) -> Round:
+        """Play one round to completion, its cards in the discard rack; returns the round."""
+        await self._while_latched()
+        await self.progressive.open_round()
+        order = await self._shuffle_deck()
+        round_ = self.game.new_round()
+        try:
+            for wager in players.wagers(round_.number, self.rules.positions):
+                round_.handle(wager)
+            counting = self.rules.shuffler is ShufflerKind.COUNTING
+            round_.handle(ShuffleReport(count=len(order) if counting else None, order=order))
+            round_.handle(ChooseHand(self.deck_hand))
+            self.dealer.take_deck()
+            await self._close_betting(round_)
+            if round_.state == VOIDED:  # a supervisor voided the held round: no card was dealt
+                self.dealer.stub_to_rack()
+            else:
+                await self._deal(round_)
+                await self._stub(round_)
+            if round_.state != VOIDED:
+                await self._showdown(round_, players, order)
+            await self._pick_up(round_)
+        finally:
+            round_.close()
+        self.game.round_over(round_)
+        if round_.deck_removed:
+            self.dealer.replace_deck(self.back)
+            self.game.new_deck()
+            self.dealer.load_shuffler(self.back)
+        else:
+            self.dealer.rack_to_shuffler()
+        return round_
+
+    async def _shuffle_deck(self) -> SealedOrder:
+        """One deck shuffled and counted, its order read sealed, then taken by the dealer's hand."""
+        assert self.shuffler is not None
+        await self.shuffler.configure(1, 0, self.back)
+        await self.shuffler.shuffle()
+        await self._while_latched()  # a wrong count or a foreign card: out of play until cleared
+        batch = self.shuffler.batch
+        if batch is None or batch.order is None or len(batch.order) != CARDS_PER_DECK:
+            raise RuleViolation(TAKEN_BY_HAND, "the shuffler holds no sealed order of a 52-card deck")
+        self.shuffler.taken_by_hand()
+        return batch.order
+
+    async def _close_betting(self, round_: Round) -> None:
+        """657a.9(a)(3): "no more bets", the progressive locked, the chips counted against it."""
+        round_.handle(NoMoreBets())
+        if round_.state != LOCKING:
+            return
+        state = await self.progressive.lock()
+        round_.handle(ProgressiveLocked(state.count))
+        if round_.state == COUNTING:
+            await self._count_chips(round_)
+        if round_.state == HELD:
+            await self._await_ruling(round_)
+
+    async def _count_chips(self, round_: Round) -> None:
+        """The dealer's count against the accepted count: a mismatch holds the round and latches
+        CHIP_COUNT_MISMATCH; after a supervisor's clear the dealer counts again until they agree."""
+        chips = self.dealer.count_progressive_chips()
+        round_.handle(ChipCount(chips))
+        while self.progressive.state == LOCKED:
+            try:
+                self.progressive.chip_count(chips)
+            except RuleViolation as mismatch:
+                if mismatch.rule is not CHIP_COUNT:
+                    raise
+                await self._while_latched()
+                chips = self.dealer.count_progressive_chips()
+
+    async def _deal(self, round_: Round) -> None:
+        """657a.9(b): the card the round expects, from the hand to its place, none before the
+        progressive is reconciled."""
+        self.progressive.begin_dealing()
+        while (place := round_.expected) is not None:
+            await self._while_latched()
+            self.progressive.require_ready_to_deal()
+            self.dealer.deal_card(layout_place(place))
+            round_.handle(CardDealt(place))
+
+    async def _stub(self, round_: Round) -> None:
+        """657a.9(c)-(f): the stub to the rack, counted first when due; a wrong count has each
+        place counted and the round voided."""
+        if not round_.stub_count_due:
+            self.dealer.stub_to_rack()
+            round_.handle(StubToRack())
+            return
+        round_.handle(StubCount(self.dealer.count_stub()))
+        if round_.state == MISDEAL_CHECK:
+            places = list(dict.fromkeys(round_.deal))
+            counted = self.dealer.count_places([layout_place(place) for place in places])
+            round_.handle(HandCounts({place: counted[layout_place(place)] for place in places}))
+        self.dealer.stub_to_rack()
+
+    async def _showdown(self, round_: Round, players: Crazy4Players, order: SealedOrder) -> None:
+        """Each seat plays or folds; the sealed order opens the hands; wagers settle; the awards
+        are paid through the progressive controller."""
+        for seat in sorted(round_.positions):
+            round_.handle(players.decide(seat))
+        round_.handle(RevealOrder(tuple(card for card in order.unseal() if card is not None)))
+        round_.handle(Settle())
+        if round_.state == HELD:
+            await self._await_ruling(round_)
+        for seat, line, _award in round_.awards:
+            result = await self.progressive.award(self.award_levels.get(line, 1), seat)
+            self.log.info("progressive award", seat=seat, hand=line, cents=result.amount_cents)
+
+    async def _pick_up(self, round_: Round) -> None:
+        """657a.9(c): every card on the layout to the discard rack, counted."""
+        before = self.dealer.count_rack()
+        places = [layout_place(place) for place in dict.fromkeys((*round_.deal, *round_.misplaced))]
+        counted = self.dealer.count_places(places)
+        self.dealer.pick_up([place for place in places for _ in range(counted[place])])
+        round_.handle(Discard(self.dealer.count_rack() - before))
+        if round_.state == HELD:
+            await self._await_ruling(round_)

@@ -1,0 +1,316 @@
+"""One Heads Up Hold 'Em table on its devices: an automated dealing shoe and a shuffler (677a.10).
+
+``HeadsUpHoldemTable`` plays rounds of games.heads_up_holdem.Round on the devices, as
+free_bet_blackjack.py does for Free Bet Blackjack, and reuses that table's fault hold, clear and
+supervisor ruling (see ``_SHARED``):
+
+- the shuffler shuffles and counts each 52-card deck and hands it to the shoe; the shoe runs in its
+  auto-reshuffling mode (docs/devices.md), taking the round's cards back after each round;
+- "no more bets" is announced before any stack leaves the shoe (677a.10(a)(2));
+- each stack of two comes from the shoe face down (``Shoe.deal_stack``: SealedCards), revealed only
+  through the shoe at the showdown; the five community cards come next, one at a time, then the
+  stub is taken out, counted when due and put in the rack unexposed (677a.10(c)-(e));
+- without a counting shuffler's report the dealer counts the stub at least every 5 rounds (d); a
+  wrong count leads to the dealer's misdeal finding (f): the round is void and, unless misdealt with
+  52 cards, the deck leaves the table and a new one is shuffled and loaded;
+- ``community_first``: the shoe dispenses the five community cards first and keeps its stub,
+  reporting its own count in place of the stub count (677a.10(g)).
+
+Deviation (reported): the community cards are read by the shoe as they are dealt, so each is sealed
+and can be proven when turned up; the stub leaves the shoe after them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+import structlog
+
+from croupier.tables.dealer import Dealer
+from croupier.tables.feeding import Feeds
+from croupier.tables.holding import SupervisorHolds
+from devices.equipment import Equipment
+from devices.rules import Rule
+from devices.shoe import EMPTY, READY, Shoe
+from devices.shuffler import Shuffler
+from drivers.protocol.cards import Card
+from drivers.shoe import SealedCard
+from games.common.pickup import SET_ASIDE
+from games.common.seating import clockwise
+from games.heads_up_holdem import Round, RuleSet
+from games.heads_up_holdem.dealing import DECK
+from games.heads_up_holdem.inputs import (
+    Arrival,
+    Collect,
+    CommunityDealt,
+    DeckReport,
+    MisdealFinding,
+    NoMoreBets,
+    PlaceWager,
+    PlayerDecision,
+    RevealCommunity,
+    RevealHand,
+    Settle,
+    StackDelivered,
+    StubToRack,
+)
+from games.heads_up_holdem.machine import (
+    DEALING,
+    FLOP,
+    HELD,
+    MISDEAL_CHECK,
+    PREFLOP,
+    SETTLED,
+    STREETS,
+    STUB,
+    VOIDED,
+)
+from games.heads_up_holdem.positions import Position
+
+T = TypeVar("T")
+
+BURN_SHUFFLED_BACK = Rule(
+    "672a.7(c) (devices/shoe.py); 677a.10(e)",
+    "the burn card the shoe requires after a load is shuffled back in, so the deck dealt holds 52 cards",
+)
+
+
+class HoldemDealer(Dealer, Protocol):
+    """The dealer's steps a Hold 'Em table adds to a blackjack table's (croupier.tables.dealer)."""
+
+    def unwrap_deck(self, back: str) -> None:
+        """Bring a new 52-card deck with ``back`` onto the table, to be shuffled (677a.10(a)(1))."""
+
+    def place_stack(self, place: str, count: int) -> None:
+        """Move the stack in the shoe's tray to ``place``, face down (677a.10(b), (g))."""
+
+    def take_stub(self) -> None:
+        """Take the stub out of the shoe into the hand (677a.10(c))."""
+
+    def count_stub(self) -> int:
+        """Count the stub in the hand, face down (677a.10(d))."""
+
+    def stub_to_rack(self) -> None:
+        """Put the stub in the discard rack unexposed (677a.10(c), (e))."""
+
+    def misdealt(self) -> bool:
+        """After a wrong count: whether the dealer finds the cards were misdealt (677a.10(f))."""
+
+    def remove_deck(self) -> int:
+        """Take the whole deck off the table (677a.10(f)); returns the cards removed."""
+
+
+class HoldemPlayers(Protocol):
+    """Whoever sits at the table."""
+
+    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
+        """The Ante and Odds (and side) wagers placed for a round (none: no round)."""
+
+    def decide(self, position: Position, street: str, community: Sequence[Card]) -> PlayerDecision:
+        """The decision of ``position`` on ``street``, seeing the community cards turned up."""
+
+
+@dataclass
+class _Play:
+    """One round in progress and who plays it."""
+
+    round: Round
+    players: HoldemPlayers
+
+
+class HeadsUpHoldemTable(SupervisorHolds):
+    """One table: its shoe and shuffler machines, its dealer, its rule set, and the rounds it plays.
+
+    Use it inside ``running()``, ``open`` it once, then ``play_round`` as often as wanted; a
+    supervisor ``clear``s a latched fault and ``resolve``s a held round.
+    """
+
+    def __init__(
+        self,
+        *,
+        shoe: Shoe,
+        shuffler: Shuffler,
+        dealer: HoldemDealer,
+        rules: RuleSet | None = None,
+        name: str = "table",
+        community_first: bool = False,
+        record_events: list[object] | None = None,
+    ) -> None:
+        """``community_first``: the shoe dispenses the community cards first (677a.10(g))."""
+        self.rules = rules or RuleSet()
+        self.shoe, self.shuffler, self.dealer = shoe, shuffler, dealer
+        self.name = name
+        self.community_first = community_first
+        self.rounds = 0
+        self.decks = 0  # decks put in play so far
+        self.rounds_since_stub_count = 0
+        self.feeds = Feeds(self.equipment, record_events)
+        self.log = structlog.get_logger("croupier.tables").bind(table=name)
+        self._init_holds()
+
+    @property
+    def equipment(self) -> tuple[Equipment[Any], ...]:
+        return (self.shoe, self.shuffler)
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[HeadsUpHoldemTable]:
+        async with self.feeds.running():
+            yield self
+
+    async def open(self) -> None:
+        """Read the shoe, open the shuffler (random mode only), set the shoe's mode, and put the
+        first deck in play."""
+        await self.feeds.settled()
+        await self.shoe.sync()
+        await self.shuffler.open_table()
+        await self.shoe.set_mode(auto_reshuffle=True, community_first=self.community_first)
+        await self._new_deck()
+        self.log.info("table open", community_first=self.community_first)
+
+    # -- a round ----------------------------------------------------------------------------------
+    async def play_round(self, players: HoldemPlayers) -> Round:
+        """Play one round to completion, its cards back in the shoe (or the deck removed)."""
+        await self._ready_shoe()
+        self.rounds += 1
+        round_ = Round(
+            self.rounds,
+            rules=self.rules,
+            verify=self.shoe.opens,
+            rounds_since_stub_count=self.rounds_since_stub_count,
+            table=self.name,
+        )
+        try:
+            for wager in players.wagers(self.rounds, self.rules.positions):
+                round_.handle(wager)
+            round_.handle(NoMoreBets(self._deck_report()))  # 677a.10(a)(2): before any stack
+            self.shoe.start_round()
+        except BaseException:
+            round_.close()
+            raise
+        play = _Play(round_, players)
+        while round_.state != "complete":
+            await self._step(play)
+        self.rounds_since_stub_count = round_.rounds_since_stub_count_after
+        if round_.deck_removed:
+            removed = self.dealer.remove_deck()
+            self.log.warning("deck removed", round=round_.number, cards=removed, clause="677a.10(f)")
+        await self.shoe.end_round()
+        if round_.deck_removed:
+            self.shoe.close_shoe()
+            self.dealer.empty_shoe()
+            await self.shoe.collect(self.dealer.count_rack())
+        return round_
+
+    def _deck_report(self) -> DeckReport:
+        """What the equipment says at "no more bets"; a shoe that keeps its stub reports its count."""
+        return DeckReport(
+            in_shoe=self.shoe.state == READY,
+            shuffler_count=self.shoe.remaining if self.shoe.community_first else None,
+            auto_reshuffle=self.shoe.auto_reshuffle,
+            community_first=self.shoe.community_first,
+        )
+
+    async def _step(self, play: _Play) -> None:
+        round_ = play.round
+        state = round_.state
+        if round_.expected is not None:
+            await self._deliver(play)
+        elif state == STUB:
+            self._stub(play)
+        elif state == MISDEAL_CHECK:
+            self._misdeal_finding(play)
+        elif state in STREETS and round_.to_act is not None:
+            seat = round_.to_act
+            community = round_.community_faces
+            play.round.handle(play.players.decide(round_.positions[seat], state, tuple(community)))
+        elif state in (PREFLOP, FLOP):
+            await self._reveal_community(play)
+        elif state in (SETTLED, VOIDED):
+            self._collect(play)
+        elif state == HELD:
+            await self._await_ruling(play.round)
+        else:
+            await self._showdown(play)
+
+    async def _deliver(self, play: _Play) -> None:
+        """677a.10(b), (c), (g): the stack or community card due, sealed, from the shoe."""
+        round_ = play.round
+        due = round_.expected
+        assert due is not None
+        cards = await self._held_on_fault(lambda: self.shoe.deal_stack(due.count))
+        message = StackDelivered(cards) if round_.state == DEALING else CommunityDealt(cards[0])
+        play.round.handle(message)
+        self.dealer.place_stack(SET_ASIDE if round_.state == HELD else due.place, len(cards))
+
+    def _stub(self, play: _Play) -> None:
+        """677a.10(c)-(e): the stub out of the shoe, counted face down when due, to the rack."""
+        self.dealer.take_stub()
+        counted = self.dealer.count_stub() if play.round.stub_count_due else None
+        play.round.handle(StubToRack(counted))
+        if play.round.state != MISDEAL_CHECK:
+            self.dealer.stub_to_rack()
+
+    def _misdeal_finding(self, play: _Play) -> None:
+        """677a.10(f): the dealer determines whether the cards were misdealt, and counts the deck."""
+        in_deck = self.dealer.count_stub() + play.round.cards_out
+        play.round.handle(MisdealFinding(self.dealer.misdealt(), in_deck))
+        self.dealer.stub_to_rack()
+
+    async def _reveal_community(self, play: _Play) -> None:
+        """The flop, then the turn and river, each proven by the shoe against its seal."""
+        community = play.round.community
+        cards = community[:3] if play.round.state == PREFLOP else community[3:]
+        play.round.handle(RevealCommunity(await self._faces(cards)))
+
+    async def _showdown(self, play: _Play) -> None:
+        """The dealer's hand and every live hand turned up (never a folded one), then settlement."""
+        round_ = play.round
+        live = [seat for seat in clockwise(round_.positions) if round_.positions[seat].live]
+        if live and not round_.dealer_faces:
+            play.round.handle(RevealHand(None, await self._faces(round_.dealer_stack)))
+        for seat in live:
+            if not round_.positions[seat].faces:
+                play.round.handle(RevealHand(seat, await self._faces(round_.positions[seat].stack)))
+        play.round.handle(Settle())
+
+    async def _faces(self, cards: Sequence[Arrival]) -> tuple[Card, ...]:
+        """The faces of sealed cards being turned up, each proven by the shoe (Shoe.reveal)."""
+        faces = []
+        for card in cards:
+            assert isinstance(card, SealedCard)
+            faces.append(await self._held_on_fault(lambda card=card: self.shoe.reveal(card)))
+        return tuple(faces)
+
+    def _collect(self, play: _Play) -> None:
+        """Every card of the round on the layout to the rack, in the round's pickup order."""
+        before = self.dealer.count_rack()
+        self.dealer.pick_up([pickup.place for pickup in play.round.pickup_order()])
+        play.round.handle(Collect(self.dealer.count_rack() - before))
+
+    # -- the deck's life --------------------------------------------------------------------------
+    async def _ready_shoe(self) -> None:
+        """Before a deal: no fault latched, and a deck in the shoe (a new one after a removal)."""
+        await self._while_latched()
+        if self.shoe.state == EMPTY:
+            await self._new_deck()
+
+    async def _new_deck(self) -> None:
+        """A new deck unwrapped, shuffled and counted by the shuffler, loaded into the shoe; the burn
+        card the shoe requires is shuffled back in by the shoe (BURN_SHUFFLED_BACK)."""
+        self.decks += 1
+        back = f"deck {self.decks}"
+        self.dealer.unwrap_deck(back)
+        self.dealer.load_shuffler(back)
+        await self.shuffler.configure(1, 0, back)
+        await self.shuffler.shuffle()
+        await self._while_latched()
+        await self.shuffler.deliver_to_shoe()
+        await self.shoe.load(DECK)
+        if await self._held_on_fault(self.shoe.burn) is not None:
+            self.dealer.burn()
+        self.shoe.start_round()
+        await self.shoe.end_round()
+        self.log.info("deck in play", back=back, clause=BURN_SHUFFLED_BACK.clause)

@@ -1,0 +1,109 @@
+"""What every table does when something needs a supervisor: latched device faults and held rounds.
+
+A latched fault on any of the table's devices stops every card-moving step until a supervisor
+clears it; a round that met an irregularity its section does not resolve waits, cards where they
+lie, for a supervisor's ruling. Both waits are the same for every game, so each table inherits them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, TypeVar
+
+import structlog
+
+from devices.equipment import Equipment
+from devices.faults import LATCH_BLOCKS, Fault, Operator
+from devices.rules import Rule, RuleViolation
+from devices.shoe import ShoeFault
+from games.common.messages import Resolution, SupervisorResolve
+
+T = TypeVar("T")
+
+HOLD_FOR_SUPERVISOR = Rule(
+    "NOTES.md §3 (enforcement history); ARCHITECTURE.md (faults latch)",
+    "a latched device fault holds the table's dealing until a supervisor clears it",
+)
+
+
+class HeldRound(Protocol):
+    """What a table needs of a round of any game to hold it and pass on a ruling."""
+
+    number: int
+    hold: Any
+
+    def handle(self, message: Any) -> None: ...
+
+
+class SupervisorHolds:
+    """Fault holds and held rounds for a table; call ``_init_holds`` from the table's __init__."""
+
+    name: str
+    log: structlog.typing.FilteringBoundLogger
+
+    @property
+    def equipment(self) -> tuple[Equipment[Any], ...]:
+        raise NotImplementedError
+
+    def _init_holds(self) -> None:
+        self._cleared = asyncio.Event()
+        self._ruled = asyncio.Event()
+        self.held_round: HeldRound | None = None  # a round waiting for a supervisor's ruling
+
+    @property
+    def faults(self) -> tuple[Fault, ...]:
+        """Every fault latched on the table's devices: while any is, no card is dealt."""
+        return tuple(fault for machine in self.equipment for fault in machine.latch.faults)
+
+    async def clear(self, code: str, operator: Operator) -> None:
+        """A supervisor clears a latched fault (the device too, for its own faults); a held step
+        then goes on. A dealer is refused (devices.faults.SUPERVISOR_CLEARS)."""
+        owners = [machine for machine in self.equipment if code in {f.code for f in machine.latch.faults}]
+        if not owners:
+            latched = sorted({fault.code for fault in self.faults}) or "none"
+            raise KeyError(f"{code} is not latched at {self.name}; latched: {latched}")
+        for machine in owners:
+            await machine.clear(code, operator)
+        self._cleared.set()
+
+    def resolve(self, operator: Operator, resolution: Resolution) -> None:
+        """A supervisor's ruling on the held round: CONTINUE as the irregularity's kind says, or
+        VOID (every unsettled wager returned, the cards picked up). A dealer's ruling, or one not
+        offered for this irregularity, is refused with its rule and changes nothing."""
+        if self.held_round is None:
+            raise LookupError(f"{self.name}: no round is held")
+        self.held_round.handle(SupervisorResolve(operator, resolution))
+        self._ruled.set()
+
+    async def _await_ruling(self, round_: HeldRound) -> None:
+        """An irregularity the section does not resolve holds the round, cards where they lie,
+        until a supervisor rules on it through ``resolve``."""
+        self.log.warning("round held", round=round_.number, irregularity=str(round_.hold.irregularity))
+        self.held_round = round_
+        self._ruled.clear()
+        try:
+            await self._ruled.wait()
+        finally:
+            self.held_round = None
+
+    async def _held_on_fault(self, action: Callable[[], Awaitable[T]]) -> T:
+        """Run a card-moving action; if a fault is (or gets) latched, wait for the supervisor's
+        clear and run it again. A jam or an empty shoe moved no card, so nothing is lost."""
+        while True:
+            await self._while_latched()
+            try:
+                return await action()
+            except ShoeFault as fault:
+                self.log.warning("shoe fault", fault=fault.code.name, detail=fault.detail)
+            except RuleViolation as refusal:
+                if refusal.rule is not LATCH_BLOCKS:
+                    raise
+
+    async def _while_latched(self) -> None:
+        while faults := self.faults:
+            self.log.warning(
+                "table held", faults=[fault.code for fault in faults], clause=HOLD_FOR_SUPERVISOR.clause
+            )
+            self._cleared.clear()
+            await self._cleared.wait()

@@ -1,0 +1,110 @@
+"""One Over/Under table on its devices: shoe and shuffler, dealer and players (58 Pa. Code § 686a.7).
+
+``OverUnderTable`` plays rounds of the game's round machine (games.over_under.Round) on the shoe
+and the shuffler, turning what the round expects into device commands and dealer prompts:
+
+- (e): one card face up to each Ante position, clockwise; every card of this game is dealt face up,
+  so the round gets the card's face from the shoe;
+- (f)-(i): each player in turn elects Over 23, Under 18 or Surrender, then two more cards face up
+  follow, even after a surrender;
+- (j): the third card settles the player at once; the dealer puts that player's three cards in the
+  rack, in the order dealt, before the next player is asked (so the rack reconstructs each Hand, (n));
+- the shoe's life is Free Bet Blackjack's, to the card: the burn after each batch is loaded and for
+  each new dealer (c), the cover card ends the shoe (d), the remaining cards are collected and
+  counted, and the two batches alternate between the shoe and the shuffler (NOTES.md §1).
+
+The shoe's life, the fault hold and a supervisor's ``resolve`` are every shoe game's (shoe_table.py,
+holding.py); this module adds only the round of this game. A latched fault holds the table until a
+supervisor ``clear``s it, with nothing dealt twice or lost.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Protocol
+
+from croupier.tables.shoe_table import Play, ShoeTable
+from games.over_under import Round, RuleSet
+from games.over_under.inputs import Choice, Choose, ClearHand, PlaceWager
+from games.over_under.machine import CLEARING, DECIDING, SETTLED, VOIDED
+from games.over_under.points import card_points
+from games.over_under.positions import Position
+
+
+class Players(Protocol):
+    """Whoever sits at the table: their wagers and, in turn, their election (686a.7(e)-(g))."""
+
+    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
+        """The wagers placed for a round on positions 1 to ``positions``."""
+
+    def choose(self, position: Position) -> Choice:
+        """The election of ``position``, whose first card is on the layout (686a.7(f))."""
+
+
+STAKES = (500, 1000, 2500, 5000)  # cents
+
+
+class FirstCardPlayers:
+    """Every position taken; each player elects by the first card alone: Over 23 on 9 or more
+    (ace counts 11), Under 18 on 5 or less, Surrender in between. The only chance is the stakes,
+    drawn from ``rng``, so a seeded run replays exactly; a Bonus Wager where the table posts one."""
+
+    def __init__(self, rng: random.Random, *, bonus: int = 0) -> None:
+        self.rng = rng
+        self.bonus = bonus
+
+    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
+        return [PlaceWager(seat, self.rng.choice(STAKES), self.bonus) for seat in range(1, positions + 1)]
+
+    def choose(self, position: Position) -> Choice:
+        points = card_points(position.cards[0])
+        if points >= 9:
+            return Choice.OVER_23
+        return Choice.UNDER_18 if points <= 5 else Choice.SURRENDER
+
+
+_Play = Play[Round]
+
+
+class OverUnderTable(ShoeTable[Round]):
+    """One Over/Under table: shoe and shuffler, its dealer, its rule set. No card reader: every card
+    is dealt face up."""
+
+    def __init__(self, *, rules: RuleSet | None = None, **table: object) -> None:
+        """As ShoeTable's; ``rules`` is Over/Under's RuleSet (its ``decks`` size the batches, its
+        ``positions`` the layout)."""
+        super().__init__(rules=rules or RuleSet(), **table)  # type: ignore[arg-type]
+
+    def _new_round(self) -> Round:
+        return Round(self.rounds, rules=self.rules, dealer=self.dealer_on_duty, table=self.name)
+
+    async def _step(self, play: _Play) -> None:
+        """The next thing the round waits for: a card, an election, the clearing, or the rack."""
+        slot = play.round.expected
+        if slot is not None:
+            await self._deal(play, slot)
+            return
+        state = play.round.state
+        if state == DECIDING:
+            self._elect(play)
+        elif state == CLEARING:
+            self._clear(play)
+        else:
+            assert state in (SETTLED, VOIDED), state
+            self._pick_up(play)  # the cards not cleared yet, then the count
+
+    def _elect(self, play: _Play) -> None:
+        """686a.7(f)-(g): the player in turn elects; the round refuses an election out of turn."""
+        position = play.round.current
+        assert position is not None
+        self._handle(play, Choose(position.seat, play.players.choose(position)))
+
+    def _clear(self, play: _Play) -> None:
+        """686a.7(j), (n): the settled player's cards to the rack, in the order dealt, then the
+        round told; only then is the next player asked."""
+        position = play.round.current
+        assert position is not None
+        self.dealer.pick_up([position.label] * len(position.cards))
+        play.removed += len(position.cards)
+        self._handle(play, ClearHand(position.seat))

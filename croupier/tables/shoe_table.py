@@ -1,0 +1,256 @@
+"""What every game dealt from a dealing shoe does the same way: the shoe's life and the round loop.
+
+The batches alternate between the shoe and the shuffler (NOTES.md §1); a card is burned after each
+batch is loaded and for each new dealer; after the cover card the round is completed, the shoe's
+remaining cards are collected to the discard rack and counted against the batch, and the other
+batch, shuffled and held meanwhile, goes into the shoe (672a.7(c)-(d), 686a.7(c)-(d)). A game's
+table adds only its own round: how it is made and what each of its states asks of the table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+import structlog
+
+from croupier.tables.dealer import Dealer
+from croupier.tables.feeding import Feeds
+from croupier.tables.holding import SupervisorHolds
+from devices.equipment import Equipment
+from devices.faults import Operator
+from devices.shoe import COLLECTING, COVER_PLACEMENT, EMPTY, ENDING, NEEDS_BURN, OFFLINE, Shoe
+from devices.shuffler import BATCHES_ALTERNATE, Shuffler
+from drivers.protocol.classes.shuffler import CARDS_PER_DECK
+from games.common.machine_parts import COMPLETE, HELD
+from games.common.messages import COVER_CARD, CardArrives, Discard, ShoeStatus, StartDeal
+from games.common.pickup import SET_ASIDE
+
+#: NOTES.md §1 (NJ 13:69F-2.5 analog): the cover card at least this many cards from either end.
+COVER_MARGIN = 10
+#: NOTES.md §1: "about one quarter of the way in from the back".
+DEFAULT_PENETRATION = 0.75
+
+
+def shoe_status(shoe: Shoe) -> ShoeStatus:
+    """The shoe's state as a round asks for it before the deal (672a.7(a), (c), (d))."""
+    return ShoeStatus(
+        loaded=shoe.state not in (OFFLINE, EMPTY),
+        burn_due=shoe.state == NEEDS_BURN,
+        reshuffle_due=shoe.state in (ENDING, COLLECTING),
+    )
+
+
+class ShoeRound(Protocol):
+    """What the loop needs of a round of any shoe game."""
+
+    number: int
+    state: str
+    hold: Any
+
+    def handle(self, message: Any) -> None: ...
+
+    def close(self) -> None: ...
+
+    def pickup_order(self) -> Any: ...
+
+
+class ShoeRules(Protocol):
+    decks: int
+    positions: int
+
+
+class Slot(Protocol):
+    place: str
+    face_up: bool
+
+
+R = TypeVar("R", bound=ShoeRound)
+
+
+@dataclass
+class Play(Generic[R]):
+    """One round in progress: the round, who plays it, and what has gone to the rack so far."""
+
+    round: R
+    players: Any
+    rack_before: int  # cards in the discard rack when the deal started
+    removed: int = 0  # cards already in the rack before the final pickup (paid early, cleared)
+
+
+class ShoeTable(SupervisorHolds, Generic[R]):
+    """A table dealt from a shoe fed by a shuffler. Use it inside ``running()``, ``open`` it once,
+    then ``play_round`` as often as wanted; ``dealer_change`` between rounds; ``clear`` a latched
+    fault and ``resolve`` a held round as a supervisor."""
+
+    def __init__(
+        self,
+        *,
+        shoe: Shoe,
+        shuffler: Shuffler,
+        dealer: Dealer,
+        dealer_on_duty: str,
+        rules: ShoeRules,
+        name: str = "table",
+        backs: tuple[str, str] = ("red", "blue"),
+        cover_depth: int | None = None,
+        record_events: list[object] | None = None,
+    ) -> None:
+        """``backs``: the two batches' back colours, the first to the shoe first. ``cover_depth``:
+        where the dealer inserts the cover card, in cards from the top (default: three quarters
+        in). ``record_events``: a list to keep every device event applied, in order."""
+        self.rules = rules
+        self.batch_size = rules.decks * CARDS_PER_DECK
+        if len(set(backs)) != 2:
+            raise ValueError(f"backs: two different colours are needed ({BATCHES_ALTERNATE}), got {backs}")
+        depth = round(self.batch_size * DEFAULT_PENETRATION) if cover_depth is None else cover_depth
+        if not COVER_MARGIN <= depth <= self.batch_size - COVER_MARGIN:
+            raise ValueError(
+                f"cover_depth: {depth} is not {COVER_MARGIN} to {self.batch_size - COVER_MARGIN} cards "
+                f"into a batch of {self.batch_size} ({COVER_PLACEMENT})"
+            )
+        self.cover_depth = depth
+        self.shoe, self.shuffler, self.dealer = shoe, shuffler, dealer
+        self.dealer_on_duty = dealer_on_duty
+        self.name = name
+        self.rounds = 0
+        self.in_shoe, self.held = backs  # the batch in play and the one waiting in the shuffler
+        self.log = structlog.get_logger("croupier.tables").bind(table=name)
+        self._init_holds()
+        self.feeds = Feeds(self.equipment, record_events)
+
+    @property
+    def equipment(self) -> tuple[Equipment[Any], ...]:
+        return (self.shoe, self.shuffler)
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[ShoeTable[R]]:
+        """Apply every device's events to its machine while the block runs."""
+        async with self.feeds.running():
+            yield self
+
+    # -- the table's day --------------------------------------------------------------------------
+    async def open(self, floorperson: Operator) -> None:
+        """Open the table: read the shoe, open the shuffler (random mode only), the game's own
+        checks, the first batch shuffled, counted and in the shoe with its cover card, the second
+        shuffled and held. The first round burns a card first."""
+        await self.feeds.settled()  # the links' READY is in every machine
+        await self.shoe.sync()
+        await self.shuffler.open_table()
+        await self._inspect(floorperson)
+        self.dealer.load_shuffler(self.in_shoe)
+        await self._shuffle(self.in_shoe)
+        await self._to_shoe()
+        self.dealer.load_shuffler(self.held)
+        await self._shuffle(self.held)
+        self.shuffler.hold()
+        self.log.info("table open", in_shoe=self.in_shoe, held=self.held, cover_depth=self.cover_depth)
+
+    async def _inspect(self, floorperson: Operator) -> None:
+        """A game's start-of-day checks of its own equipment (none for the shoe and shuffler)."""
+
+    def dealer_change(self, new_dealer: str) -> None:
+        """A new dealer takes over between rounds; a card is burned before the next deal (672a.7(c))."""
+        self.shoe.dealer_change()
+        self.dealer_on_duty = new_dealer
+        self.log.info("dealer change", dealer=new_dealer)
+
+    # -- a round ----------------------------------------------------------------------------------
+    async def play_round(self, players: Any) -> R:
+        """Play one round to completion, its cards in the discard rack; returns the round, whose
+        ``records`` are its log. After the cover card the shoe is changed before this returns."""
+        await self._ready_shoe()
+        self.rounds += 1
+        round_ = self._new_round()
+        try:
+            for wager in players.wagers(self.rounds, self.rules.positions):
+                round_.handle(wager)
+            round_.handle(StartDeal(shoe_status(self.shoe)))
+            self.shoe.start_round()
+        except BaseException:
+            round_.close()
+            raise
+        play = Play(round_, players, self.dealer.count_rack())
+        while round_.state != COMPLETE:
+            if round_.state == HELD:
+                await self._await_ruling(round_)
+            else:
+                await self._step(play)
+        await self.shoe.end_round()
+        self._round_ended()
+        if self.shoe.state == COLLECTING:
+            await self._change_shoe()
+        return round_
+
+    def _new_round(self) -> R:
+        raise NotImplementedError
+
+    async def _step(self, play: Play[R]) -> None:
+        """What the game's round waits for next, in a state other than held or complete."""
+        raise NotImplementedError
+
+    def _round_ended(self) -> None:
+        """The game's own equipment told the round is over (the shoe already is)."""
+
+    async def _deal(self, play: Play[R], slot: Slot) -> None:
+        """The card the round expects, from the shoe to its place; a cover card that came out first
+        is set aside and told to the round (672a.7(d)); a card the round would not take (it holds)
+        waits beside the layout, not in the hand."""
+        cover = self.shoe.cover
+        card = await self._held_on_fault(lambda: self.shoe.deal(face_up=slot.face_up))
+        if self.shoe.cover is not cover:
+            self._handle(play, CardArrives(COVER_CARD))
+        self._handle(play, CardArrives(card))
+        self.dealer.place(SET_ASIDE if play.round.state == HELD else slot.place, slot.face_up)
+
+    def _pick_up(self, play: Play[R]) -> None:
+        """The round's cards not yet in the rack, to the rack in its pickup order, and the rack's
+        count (672a.7(s), 686a.7(n))."""
+        order = play.round.pickup_order()
+        self.dealer.pick_up([pickup.place for pickup in order[play.removed :]])
+        self._handle(play, Discard(self.dealer.count_rack() - play.rack_before))
+
+    def _handle(self, play: Play[R], message: Any) -> None:
+        """Give the round one message."""
+        play.round.handle(message)
+
+    # -- the shoe's life --------------------------------------------------------------------------
+    async def _ready_shoe(self) -> None:
+        """Before a deal: the burn that is due (672a.7(c)), the shoe changed after a cover card that
+        came out at a burn (672a.7(d)), and no fault latched."""
+        while True:
+            await self._while_latched()
+            if self.shoe.state == NEEDS_BURN:
+                if await self._held_on_fault(self.shoe.burn) is not None:
+                    self.dealer.burn()
+            elif self.shoe.state == COLLECTING:
+                await self._change_shoe()
+            else:
+                return
+
+    async def _change_shoe(self) -> None:
+        """672a.7(d)(1)-(2): the remaining cards to the rack and the batch counted; the held batch
+        into the shoe with the cover card; the played batch back to the shuffler, shuffled, held."""
+        self.dealer.empty_shoe()
+        await self.shoe.collect(self.dealer.count_rack())
+        played = self.in_shoe
+        await self._to_shoe()
+        self.in_shoe, self.held = self.held, played
+        self.dealer.rack_to_shuffler()
+        await self._shuffle(played)
+        self.shuffler.hold()
+        self.log.info("shoe changed", in_shoe=self.in_shoe, held=self.held)
+
+    async def _shuffle(self, back: str) -> None:
+        """The batch in the shuffler's input, configured, shuffled and counted (NOTES.md §5.3)."""
+        await self.shuffler.configure(self.rules.decks, 0, back)
+        await self.shuffler.shuffle()
+
+    async def _to_shoe(self) -> None:
+        """The shuffled batch into the shoe (672a.7(a)), the cover card inserted, the shoe told."""
+        await self._while_latched()
+        await self.shuffler.deliver_to_shoe()
+        self.dealer.insert_cover_card(self.cover_depth)
+        await self.shoe.load(self.batch_size)

@@ -1,0 +1,61 @@
+"""The simulated dealer of a Crazy 4 Poker table dealt from the hand (58 Pa. Code § 657a.9).
+
+To SimulatedDealer's steps it adds what dealing from the hand asks: take the shuffled deck out of
+the shuffler's output into the hand (657a.9(a)(2)), give one card from the top of the hand to a
+place (b), count or rack the stub (c)-(e), count each place's cards after a wrong stub count (f),
+and count the value chips on the progressive sensors (a)(3). Cards move only through the world, so
+the count is conserved at every step; it never looks at a face.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from firmware_sim.dealer import SimulatedDealer, batch_box
+from firmware_sim.device import SimulatedDevice
+from firmware_sim.world import DEALER_HAND, DISCARD, SHUFFLER_OUTPUT, TableWorld
+
+
+class SimulatedCrazy4Dealer(SimulatedDealer):
+    """The dealer's hands over ``world``; ``controller`` is the progressive controller whose wager
+    sensors hold the value chips the dealer collects and counts."""
+
+    def __init__(self, world: TableWorld, controller: SimulatedDevice) -> None:
+        super().__init__(world)
+        self.controller = controller
+        self.chips = 0  # value chips collected this round, off the sensors
+        self.miscount = 0  # added to the next chip count only: a dealer's counting error
+
+    def take_deck(self) -> None:
+        """The shuffled deck from the shuffler's output into the dealer's hand (657a.9(a)(2))."""
+        self.world.move_all(SHUFFLER_OUTPUT, DEALER_HAND)
+        self.chips = 0  # last round's chips went to the progressive inventory
+
+    def deal_card(self, place: str) -> None:
+        """The top card of the hand, face down, to ``place`` (657a.9(b))."""
+        self.world.move(DEALER_HAND, place)
+
+    def count_stub(self) -> int:
+        """Count the cards left in the hand, face down (657a.9(d))."""
+        return self.world.count(DEALER_HAND)
+
+    def stub_to_rack(self) -> None:
+        """The stub into the discard rack, unexposed (657a.9(c), (e))."""
+        self.world.move_all(DEALER_HAND, DISCARD)
+
+    def count_places(self, places: Iterable[str]) -> dict[str, int]:
+        """The cards at each place, counted face down after a wrong stub count (657a.9(f))."""
+        return {place: self.world.count(place) for place in places}
+
+    def replace_deck(self, back: str) -> None:
+        """The racked deck leaves the table and a new one is unwrapped in its place (657a.9(f))."""
+        self.world.remove(DISCARD)
+        self.world.add_batch(batch_box(back), back, 1)
+
+    def count_progressive_chips(self) -> int:
+        """Collect the value chips from the progressive sensors and count them (657a.9(a)(3))."""
+        seats = self.controller.call(lambda engine: sorted(engine.personality.covered))
+        self.controller.call(lambda engine: [engine.personality.uncover(engine, seat) for seat in seats])
+        self.chips += len(seats)
+        counted, self.miscount = self.chips + self.miscount, 0
+        return counted

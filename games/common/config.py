@@ -1,0 +1,124 @@
+"""Configuration pieces every game's RuleSet shares: the error that names the key, odds and the
+rounding of a fractional cent, the readers each key's metadata names, and ``from_mapping`` and
+``sources`` (the ``Configurable`` mixin). Used by all four games' rules_config modules."""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any, Self
+
+
+class ConfigError(ValueError):
+    """A configuration value the rules refuse; ``key`` names it."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key = key
+
+
+class Rounding(enum.StrEnum):
+    DOWN = "down"
+    UP = "up"
+
+
+_ODDS = re.compile(r"^\s*(\d+)\s*(?::|to)\s*(\d+)\s*$")
+
+
+@dataclass(frozen=True)
+class Odds:
+    """``win`` to ``stake``: 3 to 2 pays 3 cents for every 2 wagered."""
+
+    win: int
+    stake: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("win", "stake"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"odds need a positive whole {name}, got {value!r}")
+
+    @classmethod
+    def parse(cls, text: str) -> Odds:
+        """``11:1`` or ``11 to 1``."""
+        match = _ODDS.match(text) if isinstance(text, str) else None
+        if match is None:
+            raise ValueError(f"{text!r} is not odds (expected e.g. '11:1' or '3 to 2')")
+        return cls(int(match[1]), int(match[2]))
+
+    def pay(self, amount: int, rounding: Rounding) -> int:
+        """The winnings on ``amount`` cents, whole cents rounded as the house configured."""
+        cents, remainder = divmod(amount * self.win, self.stake)
+        return cents + (1 if remainder and rounding is Rounding.UP else 0)
+
+    def __str__(self) -> str:
+        return f"{self.win} to {self.stake}"
+
+
+EVEN_ODDS = Odds(1, 1)
+
+
+def key(source: str, parse: Callable[[str, Any], Any]) -> dict[str, Any]:
+    """A configuration key's metadata: where its default comes from, and how to read a value."""
+    return {"source": source, "parse": parse}
+
+
+def integer(key: str, raw: Any) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise ConfigError(key, f"expected a whole number, got {raw!r}")
+    return raw
+
+
+def flag(key: str, raw: Any) -> bool:
+    if not isinstance(raw, bool):
+        raise ConfigError(key, f"expected true or false, got {raw!r}")
+    return raw
+
+
+def choice(kind: type[enum.StrEnum]) -> Callable[[str, Any], Any]:
+    """A reader of one of ``kind``'s values; a bad value is refused with the values allowed."""
+
+    def parse(key: str, raw: Any) -> Any:
+        try:
+            return kind(raw)
+        except ValueError:
+            allowed = ", ".join(repr(member.value) for member in kind)
+            raise ConfigError(key, f"expected one of {allowed}, got {raw!r}") from None
+
+    return parse
+
+
+class Configurable:
+    """Mixed into a game's frozen RuleSet dataclass, whose fields carry ``key`` metadata: reading
+    configuration and documenting its sources are the same for every game; only ``shown`` (how a
+    default reads in the documentation) may differ."""
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, Any]) -> Self:
+        """A rule set from configuration (a TOML table): unknown keys and bad values name the key."""
+        keys = [spec.name for spec in fields(cls)]
+        for name in mapping:
+            if name not in keys:
+                raise ConfigError(name, f"unknown key; the keys are {', '.join(keys)}")
+        return cls(**mapping)
+
+    @classmethod
+    def sources(cls) -> dict[str, tuple[str, str]]:
+        """Each key's default and where it comes from, for the documentation."""
+        defaults = cls()
+        return {
+            spec.name: (cls.shown(spec.name, getattr(defaults, spec.name)), spec.metadata["source"])
+            for spec in fields(cls)
+        }
+
+    @staticmethod
+    def shown(name: str, value: Any) -> str:
+        """A default as the documentation shows it."""
+        return str(value)
+
+    def read_fields(self) -> None:
+        """Read values given directly as configuration values are (call from ``__post_init__``)."""
+        for spec in fields(self):
+            object.__setattr__(self, spec.name, spec.metadata["parse"](spec.name, getattr(self, spec.name)))

@@ -1,0 +1,77 @@
+"""What a round records, and how: every card, wager, decision, settlement and irregularity, in order.
+
+The record is the evidence in a dispute: each entry carries the round number and a sequence number,
+and holds only plain values (text, whole numbers, booleans) so the audit trail can write it as a
+JSON line. A card dealt face down is recorded by its commitment until it is turned up; the face
+appears in the entry that turns it up, never before. Each entry is also logged through structlog,
+bound to the round. ``Record`` and ``RoundLog`` serve all four games; ``RecordKind`` holds the kinds
+of the two shoe games (Free Bet Blackjack, Over/Under); the poker games define their own kinds.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import structlog
+
+Value = str | int | bool | None
+
+
+class RecordKind(enum.StrEnum):
+    STATE = "state"  # the round moved from one state to another
+    WAGER = "wager"  # Blackjack, Push 22 or Insurance Wager accepted
+    DEAL_STARTED = "deal_started"
+    CARD = "card"  # a card placed: face (or commitment), where, which clause
+    COVER_CARD = "cover_card"  # 672a.7(d): set aside; the shoe is to be collected and reshuffled
+    DECISION = "decision"  # a player's decision, with the stake it added
+    PEEK = "peek"  # the reader's yes/no answer
+    HOLE_REVEALED = "hole_revealed"  # 672a.7(k): the face of the card dealt face down
+    DEALER_TOTAL = "dealer_total"  # 672a.7(l): announced after each dealer card
+    SETTLEMENT = "settlement"  # one collect, pay or push of one wager
+    IRREGULARITY = "irregularity"
+    SET_ASIDE = "set_aside"  # a card taken out of play by a supervisor's ruling
+    RESOLUTION = "resolution"  # a supervisor's ruling
+    DEALER_CHANGE = "dealer_change"
+    BURN_CONFIRMED = "burn_confirmed"
+    PICKUP = "pickup"  # 672a.7(s): one card into the discard rack, in order
+
+
+@dataclass(frozen=True)
+class Record:
+    round: int
+    seq: int
+    kind: RecordKind
+    fields: Mapping[str, Value]
+
+    def as_dict(self) -> dict[str, Value]:
+        return {"round": self.round, "seq": self.seq, "kind": self.kind.value, **self.fields}
+
+
+class RoundLog:
+    """The ordered records of one round."""
+
+    def __init__(self, round_number: int, table: str, game: str) -> None:
+        self.round = round_number
+        self._entries: list[Record] = []
+        self._log = structlog.get_logger("croupier.games").bind(game=game, table=table, round=round_number)
+
+    def add(self, kind: RecordKind, **fields: Value) -> Record:
+        record = Record(self.round, len(self._entries) + 1, kind, MappingProxyType(dict(fields)))
+        self._entries.append(record)
+        self._log.info(kind.value, seq=record.seq, **fields)
+        return record
+
+    def since(self, start: int) -> tuple[Record, ...]:
+        return tuple(self._entries[start:])
+
+    def of(self, kind: RecordKind) -> list[Record]:
+        return [record for record in self._entries if record.kind is kind]
+
+    def __iter__(self) -> Iterator[Record]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)

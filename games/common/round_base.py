@@ -1,0 +1,149 @@
+"""The methods every game's Round shares (used by all four games): taking a message through the
+shared machine, leaving it, saying what it accepts, its records and each player's net, recording
+changes of state and irregularities, holding the round, and the supervisor's ruling on a held round
+(NOTES.md §3: only a supervisor resolves one). A game's Round names its own machine, clauses
+module, record kinds and refusals.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import ModuleType
+from typing import ClassVar, Protocol
+
+from transitions import EventData, Machine
+
+from devices.faults import SUPERVISOR_CLEARS, Role
+from devices.rules import Irregularity, RuleViolation
+from drivers.protocol.cards import Card
+from games.common.holds import Hold, Kind
+from games.common.machine_parts import COMPLETE, message_of
+from games.common.messages import Arrival, Message, Resolution
+from games.common.records import Record, RoundLog
+
+
+class Settled(Protocol):
+    """A settlement action of any game, as far as the round's totals need it."""
+
+    @property
+    def seat(self) -> int: ...
+
+    @property
+    def net(self) -> int: ...
+
+
+class RoundBase:
+    """Mixed into each game's Round, which sets the class attributes below and ``number``, ``log``
+    and ``hold`` in its ``__init__``."""
+
+    state: str  # set by the machine
+    number: int
+    log: RoundLog
+    hold: Hold | None
+    positions: Mapping[int, object]
+    actions: Sequence[Settled]
+    #: The game's one Machine, which every round joins (machine.py).
+    shared_machine: ClassVar[Callable[[], Machine]]
+    #: The game's clauses module: PROCEDURE_ORDER refuses a message out of turn, HELD a ruling not offered.
+    clauses: ClassVar[ModuleType]
+    #: The game's record kinds (STATE, IRREGULARITY among them).
+    kinds: ClassVar[type[enum.StrEnum]]
+    #: Requests refused outright so that the refusal names its clause: trigger -> (states, guard).
+    refusals: ClassVar[Mapping[str, tuple[list[str], str]]] = {}
+
+    def handle(self, message: Message) -> tuple[Record, ...]:
+        """Apply one message; returns the records it produced. Raises RuleViolation (nothing changed)
+        for an input the rules refuse."""
+        start = len(self.log)
+        accepted = self.state != COMPLETE and self._fire(message)
+        if not accepted:
+            clauses = self.clauses
+            raise RuleViolation(
+                clauses.PROCEDURE_ORDER,
+                f"{message.trigger} is not accepted while round {self.number} is {self.state}; "
+                f"it accepts {', '.join(self.accepts) or 'nothing more'}",
+            )
+        if self.state == COMPLETE:
+            self.close()
+        return self.log.since(start)
+
+    def _fire(self, message: Message) -> bool:
+        machine = self.shared_machine()
+        if message.trigger not in machine.get_triggers(self.state):
+            return False
+        return machine.events[message.trigger].trigger(self, message)
+
+    def close(self) -> None:
+        """Leave the shared machine (done on completion; call it for a round abandoned mid-way)."""
+        machine = self.shared_machine()
+        if self in machine.models:
+            machine.remove_model(self)
+
+    @property
+    def accepts(self) -> tuple[str, ...]:
+        """The messages (by trigger) the round takes in its present state: a card arriving is always
+        taken (as an irregularity if none is due); requests refused outright are not listed."""
+        if self.state == COMPLETE:
+            return ()
+        triggers = self.shared_machine().get_triggers(self.state)
+        return tuple(sorted(t for t in triggers if self.state not in self.refusals.get(t, ((), None))[0]))
+
+    @property
+    def records(self) -> tuple[Record, ...]:
+        return tuple(self.log)
+
+    def net(self, seat: int) -> int:
+        """What the player at ``seat`` has won (+) or lost (-) so far, in cents."""
+        return sum(action.net for action in self.actions if action.seat == seat)
+
+    def __repr__(self) -> str:
+        return f"<Round {self.number} {self.state}, seats {sorted(self.positions)}>"
+
+    def record_state(self, event: EventData) -> None:
+        source, dest = event.transition.source, event.transition.dest
+        if dest is not None and dest != source:
+            self.log.add(self.kinds.STATE, source=source, dest=dest, trigger=event.event.name)
+
+    def resolution_is_offered(self, event: EventData) -> bool:
+        """NOTES.md §3: only a supervisor rules on a held round, and only as the kind offers."""
+        message = message_of(event)
+        if message.operator.role is not Role.SUPERVISOR:
+            raise RuleViolation(
+                SUPERVISOR_CLEARS,
+                f"{message.operator.ident} ({message.operator.role.value}) may not resolve a held round",
+            )
+        offered = self.hold.resolutions
+        if message.resolution not in offered:
+            clauses = self.clauses
+            raise RuleViolation(
+                clauses.HELD,
+                f"{message.resolution.value} is not offered for {self.hold.kind.code}; "
+                f"offered: {', '.join(sorted(r.value for r in offered))}",
+            )
+        return True
+
+    def resolution_is_void(self, event: EventData) -> bool:
+        """NOTES.md §3: a supervisor, not the dealer, voids a held round."""
+        return message_of(event).resolution is Resolution.VOID
+
+    def _hold(
+        self,
+        kind: Kind,
+        irregularity: Irregularity,
+        *,
+        items: Iterable[Arrival] = (),
+        shown: Card | None = None,
+    ) -> None:
+        self.hold = Hold(kind, irregularity, self.state, list(items), shown)
+        self._record_irregularity(kind, irregularity)
+
+    def _record_irregularity(self, kind: Kind, irregularity: Irregularity) -> None:
+        self.log.add(
+            self.kinds.IRREGULARITY,
+            code=kind.code,
+            clause=irregularity.rule.clause,
+            rule=irregularity.rule.summary,
+            detail=irregularity.detail,
+            outcome=kind.outcome.value,
+        )

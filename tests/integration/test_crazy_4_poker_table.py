@@ -1,0 +1,281 @@
+"""Crazy 4 Poker dealt from the hand end to end on the devices: Crazy4PokerTable over the Shuffler and
+Progressive machines, their drivers and DeviceConnections, to simulated devices over real
+transports (the shuffler and the progressive controller behind pseudo-terminals, the meter sign on
+the simulated USB bus), the shuffler and the simulated dealer moving the cards of one TableWorld.
+Every round ends with the world's card count balanced."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import random
+import re
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+import pytest
+from structlog.testing import capture_logs
+
+from croupier.tables.crazy_4_poker import Crazy4PokerTable, HandDealtShuffler, layout_place
+from devices.faults import Operator, Role
+from devices.progressive import Progressive
+from devices.rules import RuleViolation
+from drivers.connection import DeviceConnection
+from drivers.progressive import MeterSignDriver, ProgressiveDriver
+from drivers.protocol.cards import Card
+from drivers.protocol.core import DeviceClass
+from drivers.shuffler import ShufflerDriver
+from drivers.transport.serial import SerialTransport
+from drivers.transport.usb import UsbTransport
+from firmware_sim.dealer_crazy_4 import SimulatedCrazy4Dealer
+from firmware_sim.device import SimulatedDevice
+from firmware_sim.ports.pty import PtyPort
+from firmware_sim.ports.usb import SimulatedUsbBus, UsbPort
+from firmware_sim.progressive import ControllerPersonality, SignPersonality
+from firmware_sim.shuffler import ShufflerPersonality
+from firmware_sim.world import DEALER_HAND, TableWorld
+from games.crazy_4_poker import Round, RuleSet
+from games.crazy_4_poker.dealing import deal_sequence
+from games.crazy_4_poker.inputs import Fold, PlaceWagers, Play, Resolution
+from games.crazy_4_poker.machine import COMPLETE
+from games.crazy_4_poker.records import RecordKind
+from tests.links import FAST, run
+
+SUPERVISOR = Operator("floor-7", Role.SUPERVISOR)
+DEALER = Operator("D-1", Role.DEALER)
+KEY = "PROG-KEY-1"
+QUIET = dataclasses.replace(FAST, heartbeat_interval=30.0)
+CARD_TOKEN = re.compile(r"\b[A2-9TJQK][cdhs]\b")
+RULES = dict(
+    shuffler="non-counting",  # so the table counts the stub every fifth round (657a.9(d))
+    progressive_offered=True,
+    six_card_bonus_offered=True,
+    progressive_pay_table={"three_of_a_kind": "100%", "two_pairs": "100%", "straight": 2500},
+)
+LEVELS = {"three_of_a_kind": 1, "two_pairs": 2, "straight": 2}
+
+
+class SensorPlayers:
+    """Six players: Ante and Super Bonus on every seat, a progressive chip on the seat's sensor on
+    some, a Six Card Bonus on some; each plays 1x or folds, at random from a seeded generator."""
+
+    def __init__(self, rng: random.Random, controller: SimulatedDevice) -> None:
+        self.rng = rng
+        self.controller = controller
+        self.decisions: dict[int, Play | Fold] = {}
+
+    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWagers]:
+        wagers = []
+        for seat in range(1, positions + 1):
+            progressive = 100 if self.rng.random() < 0.5 else 0
+            six = 500 if self.rng.random() < 0.2 else 0
+            if progressive:
+                self.controller.call(lambda engine, seat=seat: engine.personality.cover(engine, seat))
+            wagers.append(PlaceWagers(seat, 1000, 1000, 500, progressive=progressive, six_card_bonus=six))
+        return wagers
+
+    def decide(self, seat: int) -> Play | Fold:
+        self.decisions[seat] = Play(seat) if self.rng.random() < 0.8 else Fold(seat)
+        return self.decisions[seat]
+
+
+@dataclass
+class Rig:
+    table: Crazy4PokerTable
+    world: TableWorld
+    dealer: SimulatedCrazy4Dealer
+    controller: SimulatedDevice
+    players: SensorPlayers
+
+
+@contextlib.asynccontextmanager
+async def table_rig(rules: RuleSet | None = None) -> AsyncIterator[Rig]:
+    """The shuffler and the controller on ptys, the sign on the USB bus, one world, opened."""
+    world = TableWorld()
+    controller = SimulatedDevice(ControllerPersonality(seats=6), name="progressive", seed=3)
+    dealer = SimulatedCrazy4Dealer(world, controller)
+    dealer.unwrap(["red"], 1)
+    shuffler_device = SimulatedDevice(ShufflerPersonality(world=world, serial_number="SF-1"), name="shuffler")
+    sign = SimulatedDevice(SignPersonality(), name="sign", seed=4)
+    bus = SimulatedUsbBus()
+    ports = [PtyPort(shuffler_device).start(), PtyPort(controller).start(), UsbPort(sign, bus).start()]
+    conns = [
+        DeviceConnection(
+            lambda: SerialTransport(ports[0].url),
+            name="shuffler",
+            expected_class=DeviceClass.SHUFFLER,
+            settings=QUIET,
+        ),
+        DeviceConnection(
+            lambda: SerialTransport(ports[1].url),
+            name="progressive",
+            expected_class=DeviceClass.PROGRESSIVE_CONTROLLER,
+            settings=QUIET,
+        ),
+        DeviceConnection(
+            lambda: UsbTransport(ports[2].url, backend=bus),
+            name="sign",
+            expected_class=DeviceClass.METER_SIGN,
+            settings=QUIET,
+        ),
+    ]
+    try:
+        for conn in conns:
+            await conn.start()
+        for conn in conns:
+            await conn.wait_ready(5.0)
+        table = Crazy4PokerTable(
+            shuffler=HandDealtShuffler(ShufflerDriver(conns[0])),
+            progressive=Progressive(ProgressiveDriver(conns[1]), MeterSignDriver(conns[2]), win_deadline=1.0),
+            dealer=dealer,
+            rules=rules or RuleSet.from_mapping(RULES),
+            name="C4-1",
+            award_levels=LEVELS,
+        )
+        async with table.running():
+            await table.open()
+            yield Rig(table, world, dealer, controller, SensorPlayers(random.Random(7), controller))
+    finally:
+        for conn in conns:
+            await conn.stop()
+        for port in ports:
+            port.stop()
+    world.check()
+
+
+async def play(rig: Rig) -> Round:
+    round_ = await rig.table.play_round(rig.players)
+    rig.world.check()
+    await reset_frozen(rig)
+    return round_
+
+
+async def reset_frozen(rig: Rig) -> None:
+    for level, info in sorted(rig.table.progressive.levels.items()):
+        if info.frozen:  # an award froze it: the keyed reset before the next round opens betting
+            await rig.table.reset_level(level, KEY, SUPERVISOR)
+
+
+def test_sixty_rounds_dealt_from_the_hand_with_progressive_and_stub_counts():
+    async def scenario():
+        with capture_logs() as logs:
+            async with table_rig() as rig:
+                rounds = [await play(rig) for _ in range(60)]
+        awards = 0
+        for round_ in rounds:
+            assert round_.state == COMPLETE
+            kinds = [record.kind for record in round_.records]
+            # (a)(3): no more bets, the lock and the chip count all come before the first card
+            first_card = kinds.index(RecordKind.CARD)
+            assert kinds.index(RecordKind.NO_MORE_BETS) < first_card
+            assert kinds.index(RecordKind.PROGRESSIVE_LOCKED) < first_card
+            progressive = sum(1 for p in round_.positions.values() if p.progressive)
+            locked = round_.log.of(RecordKind.PROGRESSIVE_LOCKED)[0].fields
+            assert locked["accepted"] == progressive
+            if progressive:
+                assert round_.log.of(RecordKind.CHIP_COUNT)[0].fields["chips"] == progressive
+            # (b): the Six Card Bonus card first when wagered, then clockwise, five each
+            places = [record.fields["place"] for record in round_.log.of(RecordKind.CARD)]
+            six = any(p.six_card_bonus for p in round_.positions.values())
+            assert places == list(deal_sequence(sorted(round_.positions), six))
+            assert (places[0] == "six-card") == six
+            # no face in any record before the hands are known
+            hand_at = kinds.index(RecordKind.HAND)
+            assert not any(CARD_TOKEN.search(str(r.fields)) for r in round_.records[:hand_at])
+            # every hand known from the sealed order, reconstructed from the deal order
+            hands = {r.fields["place"]: r.fields["cards"] for r in round_.log.of(RecordKind.HAND)}
+            assert set(hands) == set(dict.fromkeys(places))
+            assert all(r.fields["known_by"] == "shuffler order" for r in round_.log.of(RecordKind.HAND))
+            # (c)-(e): the stub to the rack, counted in every fifth round without a counting shuffler
+            stub = [r.fields for r in round_.log.of(RecordKind.STUB)]
+            assert stub[-1]["to"] == "discard rack"
+            assert round_.stub_counted == (round_.number % 5 == 0)
+            if round_.stub_counted:
+                assert stub[-1]["cards"] == 52 - len(places)
+            assert round_.log.of(RecordKind.DISCARD)[0].fields["cards"] == len(places)
+            awards += len(round_.awards)
+        assert awards > 0  # the pay table is wide enough that some hands hit in 60 rounds
+        hits = sum(info.hits for info in rig.table.progressive.levels.values())
+        assert hits == awards
+        # secrecy: the only log lines with a face are the hands made known at the showdown
+        faced = [entry for entry in logs if CARD_TOKEN.search(str(entry))]
+        assert faced and all(entry["event"] == RecordKind.HAND for entry in faced)
+
+    run(scenario())
+
+
+def test_the_hands_on_the_felt_are_the_ones_the_record_reconstructs():
+    async def scenario():
+        async with table_rig() as rig:
+            felt: dict[str, list[Card | None]] = {}
+            picked = rig.dealer.pick_up
+
+            def watch(places: Sequence[str]) -> None:
+                for place in dict.fromkeys(places):
+                    felt[place] = [card.face for card in rig.world.cards(place)]
+                picked(places)
+
+            rig.dealer.pick_up = watch  # type: ignore[method-assign]
+            round_ = await play(rig)
+        for place, cards in round_.hands.items():
+            assert tuple(felt[layout_place(place)]) == cards
+
+    run(scenario())
+
+
+def test_a_chip_count_mismatch_holds_the_round_for_a_supervisor():
+    async def scenario():
+        async with table_rig() as rig:
+            rig.dealer.miscount = 1
+            task = asyncio.create_task(rig.table.play_round(rig.players))
+            async with asyncio.timeout(5):
+                while "CHIP_COUNT_MISMATCH" not in {f.code for f in rig.table.faults}:
+                    await asyncio.sleep(0.01)
+            assert rig.world.count(DEALER_HAND) == 52  # no card left the hand
+            with pytest.raises(RuleViolation, match="may not clear"):
+                await rig.table.clear("CHIP_COUNT_MISMATCH", DEALER)
+            await rig.table.clear("CHIP_COUNT_MISMATCH", SUPERVISOR)
+            async with asyncio.timeout(5):
+                while rig.table.held_round is None:
+                    await asyncio.sleep(0.01)
+            assert rig.world.count(DEALER_HAND) == 52
+            with pytest.raises(RuleViolation, match="may not resolve"):
+                rig.table.resolve(DEALER, Resolution.CONTINUE)
+            rig.table.resolve(SUPERVISOR, Resolution.CONTINUE)
+            round_ = await asyncio.wait_for(task, 10)
+            rig.world.check()
+            assert round_.state == COMPLETE
+            irregularity = round_.log.of(RecordKind.IRREGULARITY)[0].fields
+            assert (irregularity["code"], irregularity["clause"]) == (
+                "progressive-count-mismatch",
+                "657a.9(a)(3)",
+            )
+            assert round_.log.of(RecordKind.RESOLUTION)[0].fields["supervisor"] == "floor-7"
+            assert len(round_.log.of(RecordKind.CARD)) == len(round_.deal)
+            await reset_frozen(rig)
+            await play(rig)  # the table goes on
+
+    run(scenario())
+
+
+def test_a_table_without_an_automated_shuffler_refuses_to_open():
+    async def scenario():
+        async with table_rig() as rig:
+            bare = Crazy4PokerTable(
+                shuffler=None, progressive=rig.table.progressive, dealer=rig.dealer, rules=rig.table.rules
+            )
+            with pytest.raises(RuleViolation, match=re.escape("657a.9(a)(1)")):
+                await bare.open()
+            unconfigured = Crazy4PokerTable(
+                shuffler=rig.table.shuffler,
+                progressive=rig.table.progressive,
+                dealer=rig.dealer,
+                rules=RuleSet.from_mapping({**RULES, "shuffler": "none"}),
+            )
+            with pytest.raises(RuleViolation, match=re.escape("657a.9(a)(1)")):
+                await unconfigured.open()
+            with pytest.raises(RuleViolation, match=re.escape("657a.9(a)(1)")):
+                unconfigured.game.new_round()
+
+    run(scenario())

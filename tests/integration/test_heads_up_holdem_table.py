@@ -1,0 +1,310 @@
+"""Heads Up Hold 'Em end to end on the devices: HeadsUpHoldemTable over the Shoe and Shuffler
+machines, their drivers and DeviceConnections, to simulated devices behind pseudo-terminals, both
+moving the cards of one TableWorld, with the simulated dealer's hands between them. Every round
+ends with the world's card count balanced."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import re
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+import pytest
+from structlog.testing import capture_logs
+
+from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
+from devices.faults import Operator, Role
+from devices.rules import RuleViolation
+from devices.shoe import Shoe
+from devices.shuffler import Shuffler
+from drivers.connection import DeviceConnection
+from drivers.protocol.classes.shuffler import ShuffleCompleted
+from drivers.protocol.core import DeviceClass
+from drivers.shoe import ShoeDriver
+from drivers.shuffler import ShufflerDriver
+from drivers.transport.serial import SerialTransport
+from firmware_sim.dealer_holdem import SimulatedHoldemDealer
+from firmware_sim.device import SimulatedDevice
+from firmware_sim.ports.pty import PtyPort
+from firmware_sim.shoe import ShoePersonality
+from firmware_sim.shuffler import ShufflerPersonality
+from firmware_sim.world import DISCARD, FLOOR, SHOE, TableWorld
+from games.heads_up_holdem import Round
+from games.heads_up_holdem.inputs import Choice, PlaceWager, PlayerDecision, Resolution
+from games.heads_up_holdem.positions import Position
+from games.heads_up_holdem.records import RecordKind
+from tests.links import FAST, run
+
+FLOORPERSON = Operator("floor-7", Role.SUPERVISOR)
+DEALER_ON_SHIFT = Operator("D-1", Role.DEALER)
+CARD_TOKEN = re.compile(r"\b[A2-9TJQK][cdhs]\b")
+
+
+class SimplePlayers:
+    """Every position taken; each player Plays, checks or folds by a seeded coin."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
+        return [PlaceWager(seat, 500, 500) for seat in range(1, positions + 1)]
+
+    def decide(self, position: Position, street: str, community: Sequence[object]) -> PlayerDecision:
+        play = {"preflop": 3, "flop": 2, "river": 1}[street]
+        if self.rng.random() < 0.3:
+            return PlayerDecision(position.seat, Choice.PLAY, play)
+        return PlayerDecision(position.seat, Choice.FOLD if street == "river" else Choice.CHECK)
+
+
+class ClumsyDealer(SimulatedHoldemDealer):
+    """The simulated dealer, with a camera over the felt (what lay at each place when it was picked
+    up, and the cards in the order they reached the rack), who can let a card of the stub fall as
+    it comes out of the shoe."""
+
+    def __init__(self, world: TableWorld) -> None:
+        super().__init__(world)
+        self.drop_from_stub = False
+        self.drop_next_pickup = False
+        self.felt: dict[str, list[str]] = {}
+        self.racked: list[str] = []
+
+    def pick_up(self, places: Sequence[str]) -> None:
+        if self.drop_next_pickup:
+            self.world.faults.drop_next, self.drop_next_pickup = 1, False
+        for place in places:
+            self.felt.setdefault(place, [str(card.face) for card in self.world.cards(place)])
+        super().pick_up(places)
+        self.racked += [str(card.face) for card in self.world.cards(DISCARD)[-len(places) :]]
+
+    def take_stub(self) -> None:
+        if self.drop_from_stub:
+            self.world.faults.drop_next, self.drop_from_stub = 1, False
+        super().take_stub()
+
+
+@dataclass
+class Rig:
+    table: HeadsUpHoldemTable
+    world: TableWorld
+    dealer: ClumsyDealer
+    events: list[object]
+
+    async def play(self, players: SimplePlayers) -> Round:
+        self.dealer.felt, self.dealer.racked = {}, []
+        round_ = await self.table.play_round(players)  # type: ignore[arg-type]
+        self.world.check()
+        return round_
+
+
+@contextlib.asynccontextmanager
+async def holdem_rig(*, community_first: bool = False) -> AsyncIterator[Rig]:
+    world = TableWorld()
+    dealer = ClumsyDealer(world)
+    shoe_device = SimulatedDevice(ShoePersonality(world=world, serial_number="SH-1"), name="shoe", seed=1)
+    shuffler_device = SimulatedDevice(ShufflerPersonality(world=world, serial_number="SF-1"), name="shuffler")
+    ports = [PtyPort(shoe_device).start(), PtyPort(shuffler_device).start()]
+    conns = [
+        DeviceConnection(
+            lambda url=port.url: SerialTransport(url), name=name, expected_class=cls, settings=FAST
+        )
+        for port, name, cls in zip(
+            ports, ("shoe", "shuffler"), (DeviceClass.SHOE, DeviceClass.SHUFFLER), strict=True
+        )
+    ]
+    events: list[object] = []
+    try:
+        for conn in conns:
+            await conn.start()
+        for conn in conns:
+            await conn.wait_ready(5.0)
+        table = HeadsUpHoldemTable(
+            shoe=Shoe(ShoeDriver(conns[0])),
+            shuffler=Shuffler(ShufflerDriver(conns[1]), alternate_batches=False),
+            dealer=dealer,
+            name="HU-1",
+            community_first=community_first,
+            record_events=events,
+        )
+        async with table.running():
+            await table.open()
+            yield Rig(table, world, dealer, events)
+    finally:
+        for conn in conns:
+            await conn.stop()
+        for port in ports:
+            port.stop()
+    world.check()
+
+
+def kinds(round_: Round) -> list[RecordKind]:
+    return [record.kind for record in round_.records]
+
+
+def reconstruct(round_: Round) -> dict[str, list[str]]:
+    """Each place's cards from the records alone: commitments dealt, faces where turned up."""
+    faces = {str(r.fields["commitment"]): str(r.fields["card"]) for r in round_.log.of(RecordKind.REVEALED)}
+    places: dict[str, list[str]] = {}
+    for record in round_.log.of(RecordKind.CARD):
+        commitment = str(record.fields["commitment"])
+        places.setdefault(str(record.fields["place"]), []).append(faces.get(commitment, commitment))
+    return places
+
+
+def assert_complete(rig: Rig, round_: Round) -> None:
+    """Complete; "no more bets" before the first stack (677a.10(a)(2)); every card dealt face down;
+    the records rebuild every hand turned up as it lay on the felt, a folded hand only by its
+    commitments; the pickup records name the cards in the order the rack received them."""
+    assert round_.state == "complete"
+    order = kinds(round_)
+    assert order.index(RecordKind.NO_MORE_BETS) < order.index(RecordKind.CARD), "677a.10(a)(2)"
+    cards = round_.log.of(RecordKind.CARD)
+    assert all(not r.fields["card"] and r.fields["commitment"] for r in cards), "dealt face down"
+    rebuilt = reconstruct(round_)
+    assert rebuilt.keys() == rig.dealer.felt.keys()
+    for place, faces in rebuilt.items():
+        folded = place.startswith("seat ") and int(place.split()[1]) in round_.folded_order
+        if folded:
+            assert len(faces) == 2 and not any(CARD_TOKEN.fullmatch(face) for face in faces), place
+        else:
+            assert faces == rig.dealer.felt[place], place
+    pickups = [str(r.fields["card"] or r.fields["commitment"]) for r in round_.log.of(RecordKind.PICKUP)]
+    assert len(pickups) == len(cards) == round_.cards_out == len(rig.dealer.racked)
+    for recorded, racked in zip(pickups, rig.dealer.racked, strict=True):
+        assert recorded == racked or not CARD_TOKEN.fullmatch(recorded), "a folded card, by commitment"
+
+
+def round_logs(logs: list[dict[str, object]], number: int) -> list[dict[str, object]]:
+    """The log entries of round ``number``: from its first record to its last, device lines between."""
+    marks = [i for i, entry in enumerate(logs) if entry.get("round") == number]
+    return logs[marks[0] : marks[-1] + 1]
+
+
+def assert_secret(round_: Round, entries: list[dict[str, object]], folded: Sequence[str]) -> None:
+    """No face in any log line before the round's first card is turned up; a folded hand's faces in
+    none at all (a deck holds each face once, so a face in the round's lines is that card)."""
+    first = next(i for i, entry in enumerate(entries) if entry.get("event") == "card turned up")
+    early = {token for entry in entries[:first] for token in CARD_TOKEN.findall(repr(entry))}
+    assert not early, f"round {round_.number}: {sorted(early)} shown before any card was turned up"
+    shown = {token for entry in entries for token in CARD_TOKEN.findall(repr(entry))}
+    assert not shown & set(folded), f"round {round_.number}: a folded hand was exposed"
+
+
+def test_six_seats_play_60_rounds_with_the_stub_counted_every_fifth_round():
+    players = SimplePlayers(random.Random(677))
+
+    async def scenario():
+        async with holdem_rig() as rig:
+            rounds = []
+            with capture_logs() as logs:
+                for _ in range(60):
+                    round_ = await rig.play(players)
+                    assert_complete(rig, round_)
+                    folded = [f for seat in round_.folded_order for f in rig.dealer.felt[f"seat {seat}"]]
+                    assert_secret(round_, round_logs(logs, round_.number), folded)
+                    rounds.append(round_)
+            assert any(round_.folded_order for round_ in rounds) and any(
+                r.fields["choice"] == "play" for round_ in rounds for r in round_.log.of(RecordKind.DECISION)
+            )
+            for round_ in rounds:
+                assert [r.fields["place"] for r in round_.log.of(RecordKind.CARD)] == [
+                    *[f"seat {s}" for s in range(1, 7) for _ in range(2)],
+                    "dealer",
+                    "dealer",
+                    *["community"] * 5,
+                ], "677a.10(b), (c): stacks clockwise, then the dealer, then the community"
+                stub = round_.log.of(RecordKind.STUB)
+                assert len(stub) == 1 and stub[0].fields["to_rack"] and not stub[0].fields["exposed"]
+            counted = [r.log.of(RecordKind.STUB)[0].fields["counted"] for r in rounds]
+            assert [i for i, c in enumerate(counted, 1) if c is not None] == list(range(5, 61, 5))
+            assert all(c == 52 - 19 for c in counted if c is not None), "677a.10(e)"
+            assert rig.world.count(SHOE) == 52
+            shuffles = [e for e in rig.events if isinstance(e, ShuffleCompleted)]
+            assert [(s.count, s.expected) for s in shuffles] == [(52, 52)]
+            for event in rig.events:
+                texts = [v for v in vars(event).values() if isinstance(v, str)]
+                assert not any(CARD_TOKEN.search(text) for text in texts), event
+
+    run(scenario(), timeout=45)
+
+
+def test_a_dropped_card_gives_a_wrong_count_a_misdeal_finding_and_a_new_deck():
+    players = SimplePlayers(random.Random(6))
+
+    async def scenario():
+        async with holdem_rig() as rig:
+            for _ in range(4):
+                await rig.play(players)
+            rig.dealer.drop_from_stub = True  # the fifth round's stub, taken out: one card falls
+            round_ = await rig.play(players)
+            assert round_.state == "complete" and round_.deck_removed
+            finding = round_.log.of(RecordKind.MISDEAL)[0].fields
+            assert (finding["misdealt"], finding["cards_in_deck"], finding["clause"]) == (
+                False,
+                51,
+                "677a.10(f)",
+            )
+            assert [r.fields["code"] for r in round_.log.of(RecordKind.IRREGULARITY)] == ["wrong-count"]
+            assert all(round_.net(seat) == 0 for seat in round_.positions), "every wager returned"
+            assert rig.world.removed == 52, "the whole deck left the table"
+            assert [f.code for f in rig.table.faults] == ["WRONG_COUNT"]
+            rig.world.check()
+            playing = asyncio.create_task(rig.play(players))
+            await asyncio.sleep(0.1)
+            assert not playing.done() and rig.table.decks == 1, "held until a supervisor clears"
+            with pytest.raises(RuleViolation):
+                await rig.table.clear("WRONG_COUNT", DEALER_ON_SHIFT)
+            await rig.table.clear("WRONG_COUNT", FLOORPERSON)
+            assert_complete(rig, await asyncio.wait_for(playing, 10))
+            for _ in range(2):
+                assert_complete(rig, await rig.play(players))
+            assert rig.table.decks == 2
+            assert {c.back for c in rig.world.cards(SHOE)} == {"deck 2"}
+
+    run(scenario(), timeout=30)
+
+
+def test_an_auto_reshuffling_shoe_deals_the_community_cards_first_and_keeps_its_stub():
+    players = SimplePlayers(random.Random(7))
+
+    async def scenario():
+        async with holdem_rig(community_first=True) as rig:
+            for _ in range(8):
+                round_ = await rig.play(players)
+                assert_complete(rig, round_)
+                places = [r.fields["place"] for r in round_.log.of(RecordKind.CARD)]
+                assert places[:5] == ["community"] * 5, "677a.10(g)"
+                assert not round_.log.of(RecordKind.STUB), "the stub stays in the shoe"
+                assert rig.world.count(SHOE) == 52
+
+    run(scenario(), timeout=30)
+
+
+def test_a_card_dropped_at_the_pickup_holds_the_round_until_a_supervisor_rules():
+    """NOTES.md §1: every card of the round reaches the rack. A card dropped on the way holds the
+    round; a dealer may not rule; the supervisor's CONTINUE completes it; the shoe then finds the
+    card missing when it takes the round back (WRONG_COUNT, until a supervisor clears it)."""
+
+    async def scenario():
+        async with holdem_rig() as rig:
+            rig.dealer.drop_next_pickup = True  # the first card picked up falls to the floor
+            playing = asyncio.create_task(rig.play(SimplePlayers(random.Random(8))))
+            async with asyncio.timeout(5):
+                while rig.table.held_round is None:
+                    await asyncio.sleep(0.01)
+            held = rig.table.held_round
+            with pytest.raises(RuleViolation):
+                rig.table.resolve(DEALER_ON_SHIFT, Resolution.CONTINUE)
+            assert rig.table.held_round is held and not playing.done()
+            rig.table.resolve(FLOORPERSON, Resolution.CONTINUE)
+            round_ = await asyncio.wait_for(playing, 10)
+            assert round_.state == "complete"
+            assert [r.fields["code"] for r in round_.log.of(RecordKind.IRREGULARITY)] == ["collect-count"]
+            assert rig.world.count(FLOOR) == 1
+            assert [f.code for f in rig.table.faults] == ["WRONG_COUNT"], "51 cards back in the shoe"
+            with pytest.raises(LookupError, match="no round is held"):
+                rig.table.resolve(FLOORPERSON, Resolution.CONTINUE)
+
+    run(scenario(), timeout=30)

@@ -1,0 +1,365 @@
+"""Over/Under end to end on the devices: OverUnderTable over the Shoe and Shuffler machines, their
+drivers and DeviceConnections, to simulated devices behind pseudo-terminals (real serial transports),
+both moving the cards of one TableWorld, with the simulated dealer's hands between them. Every round
+ends with the world's card count balanced."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import re
+from collections import defaultdict
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+import pytest
+from structlog.testing import capture_logs
+
+from croupier.tables.over_under import FirstCardPlayers, OverUnderTable
+from devices.faults import SUPERVISOR_CLEARS, Operator, Role
+from devices.rules import RuleViolation
+from devices.shoe import Shoe
+from devices.shuffler import Shuffler
+from drivers.connection import DeviceConnection
+from drivers.protocol.cards import Card
+from drivers.protocol.classes.shuffler import BatchDelivered, ShuffleCompleted
+from drivers.protocol.core import DeviceClass
+from drivers.shoe import ShoeDriver
+from drivers.shuffler import ShufflerDriver
+from drivers.transport.serial import SerialTransport
+from firmware_sim.dealer import SimulatedDealer
+from firmware_sim.device import SimulatedDevice
+from firmware_sim.ports.pty import PtyPort
+from firmware_sim.shoe import ShoePersonality
+from firmware_sim.shuffler import ShufflerPersonality
+from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY, TableWorld
+from games.free_bet_blackjack.records import Record, RecordKind
+from games.over_under import Round
+from games.over_under.inputs import Choice, PlaceWager, Resolution
+from games.over_under.positions import Position
+from tests.links import FAST, run
+
+FLOORPERSON = Operator("floor-7", Role.SUPERVISOR)
+DEALER_ON_SHIFT = Operator("D-1", Role.DEALER)
+BACKS = ("red", "blue")
+DECKS = 6
+SEATS = [1, 2, 3, 4, 5, 6]
+CARD_TOKEN = re.compile(r"\b[A2-9TJQK][cdhs]\b")
+
+
+class WatchingDealer(SimulatedDealer):
+    """The simulated dealer, with a camera over the felt: what lay at each place when the dealer
+    picked it up, the cards in the order they reached the rack, and the faces of the burn cards."""
+
+    def __init__(self, world: TableWorld) -> None:
+        super().__init__(world)
+        self.felt: dict[str, list[str]] = {}
+        self.racked: list[str] = []
+        self.burned: list[str] = []
+        self.uncleared: list[str] = []  # Hands still on the felt when a later player drew
+        self.placed = 0
+        self.jam_after: int | None = None  # the shoe jams once this many cards have been placed
+
+    def burn(self) -> None:
+        super().burn()
+        self.burned.append(str(self.world.cards(DISCARD)[-1].face))
+
+    def place(self, place: str, face_up: bool) -> None:
+        super().place(place, face_up)
+        self.placed += 1
+        if self.world.count(place) > 1:  # (i): one of the two more cards; (j): earlier Hands racked
+            self.uncleared += [
+                p for p in self.world.places if p.startswith("seat ") and p < place and self.world.count(p)
+            ]
+        if self.placed == self.jam_after:
+            self.world.faults.stuck.add(SHOE)
+
+    def pick_up(self, places: Sequence[str]) -> None:
+        for place in places:
+            self.felt.setdefault(place, [str(card.face) for card in self.world.cards(place)])
+        super().pick_up(places)
+        if places:  # every Hand may be cleared already: nothing left to pick up
+            self.racked += [str(card.face) for card in self.world.cards(DISCARD)[-len(places) :]]
+
+    def new_round(self) -> None:
+        self.felt, self.racked, self.uncleared = {}, [], []
+
+
+@dataclass
+class Rig:
+    table: OverUnderTable
+    world: TableWorld
+    dealer: WatchingDealer
+    events: list[object]
+
+    async def play(self, players: object) -> Round:
+        self.dealer.new_round()
+        round_ = await self.table.play_round(players)  # type: ignore[arg-type]
+        self.world.check()
+        return round_
+
+
+@contextlib.asynccontextmanager
+async def table_rig(*, cover_depth: int | None = None) -> AsyncIterator[Rig]:
+    """A table with its shoe and shuffler simulated on one world, each behind a pty, opened for play."""
+    world = TableWorld()
+    dealer = WatchingDealer(world)
+    dealer.unwrap(BACKS, DECKS)
+    shoe_device = SimulatedDevice(ShoePersonality(world=world, serial_number="SH-1"), name="shoe", seed=1)
+    shuffler_device = SimulatedDevice(ShufflerPersonality(world=world, serial_number="SF-1"), name="shuffler")
+    shoe_port, shuffler_port = PtyPort(shoe_device).start(), PtyPort(shuffler_device).start()
+    conns = [
+        DeviceConnection(
+            lambda: SerialTransport(shoe_port.url),
+            name="shoe",
+            expected_class=DeviceClass.SHOE,
+            settings=FAST,
+        ),
+        DeviceConnection(
+            lambda: SerialTransport(shuffler_port.url),
+            name="shuffler",
+            expected_class=DeviceClass.SHUFFLER,
+            settings=FAST,
+        ),
+    ]
+    events: list[object] = []
+    try:
+        for conn in conns:
+            await conn.start()
+        for conn in conns:
+            await conn.wait_ready(5.0)
+        shoe_conn, shuffler_conn = conns
+        table = OverUnderTable(
+            shoe=Shoe(ShoeDriver(shoe_conn)),
+            shuffler=Shuffler(ShufflerDriver(shuffler_conn)),
+            dealer=dealer,
+            dealer_on_duty="D-1",
+            name="OU-1",
+            backs=BACKS,
+            cover_depth=cover_depth,
+            record_events=events,
+        )
+        async with table.running():
+            await table.open(FLOORPERSON)
+            yield Rig(table, world, dealer, events)
+    finally:
+        for conn in conns:
+            await conn.stop()
+        for port in (shoe_port, shuffler_port):
+            port.stop()
+    world.check()
+
+
+def records_of(round_: Round, kind: RecordKind) -> list[Record]:
+    return round_.log.of(kind)
+
+
+def reconstruct(round_: Round) -> dict[str, list[str]]:
+    """Each place's cards from the records alone (686a.7(n)): every card is dealt face up."""
+    places: dict[str, list[str]] = defaultdict(list)
+    for record in records_of(round_, RecordKind.CARD):
+        places[str(record.fields["place"])].append(str(record.fields["card"]))
+    return dict(places)
+
+
+STEP = {RecordKind.CARD: "C", RecordKind.DECISION: "D", RecordKind.SETTLEMENT: "S", RecordKind.PICKUP: "P"}
+
+
+def assert_procedure(round_: Round, seats: Sequence[int]) -> None:
+    """686a.7(e): one first card to each Ante position, clockwise; (f), (i): each player's election,
+    then two more cards, surrender or not; (j): settled and cleared into the rack before the next
+    player is asked; (n): the rack's records rebuild each Hand in the order dealt. A card set aside
+    by a ruling reaches the rack last."""
+    steps = []
+    for record in round_.records:
+        if record.kind in STEP:
+            seat = record.fields.get("seat") or str(record.fields["place"]).removeprefix("seat ")
+            steps.append(f"{STEP[record.kind]}{seat}")
+    first = " ".join(f"C{seat}" for seat in seats)
+    turns = " ".join(rf"D{s}(?: S{s})* C{s} C{s}(?: S{s})* P{s} P{s} P{s}" for s in seats)
+    assert re.fullmatch(rf"{first} {turns}(?: Pset aside)*", " ".join(steps)), " ".join(steps)
+
+
+def assert_complete_log(rig: Rig, round_: Round) -> None:
+    """The round's records rebuild each Hand as it lay on the felt, and its pickup records name the
+    cards in the order the rack received them (686a.7(n))."""
+    assert round_.state == "complete"
+    assert reconstruct(round_) == rig.dealer.felt
+    pickups = [str(r.fields["card"]) for r in records_of(round_, RecordKind.PICKUP)]
+    assert pickups == rig.dealer.racked
+    assert len(pickups) == len(records_of(round_, RecordKind.CARD)) == 3 * len(round_.positions)
+    assert not records_of(round_, RecordKind.IRREGULARITY)
+    assert not rig.dealer.uncleared, "(j): a Hand was still on the felt when the next player drew"
+
+
+def test_six_seats_play_120_rounds_across_several_shoes_with_every_rule_kept():
+    players = FirstCardPlayers(random.Random(686))
+
+    async def scenario():
+        async with table_rig() as rig:
+            with capture_logs() as logs:
+                rounds = []
+                for _ in range(120):
+                    assert {c.back for c in rig.world.cards(SHOE) if not c.is_cover} == {rig.table.in_shoe}
+                    round_ = await rig.play(players)
+                    assert_complete_log(rig, round_)
+                    assert_procedure(round_, SEATS)
+                    assert rig.world.count(SHOE_TRAY) == 0
+                    rounds.append(round_)
+            choices = [d.fields["choice"] for r in rounds for d in records_of(r, RecordKind.DECISION)]
+            assert {c.value for c in Choice} == set(choices), "every election made, surrender included"
+            covers = [r.number for r in rounds if records_of(r, RecordKind.COVER_CARD)]
+            assert len(covers) >= 6
+            shuffles = [e for e in rig.events if isinstance(e, ShuffleCompleted)]
+            assert all(s.count == s.expected == DECKS * 52 and not s.foreign for s in shuffles)
+            backs = [s.back for s in shuffles]
+            assert backs == [BACKS[i % 2] for i in range(len(backs))], "batches alternate, each counted"
+            delivered = [e.shuffle_id for e in rig.events if isinstance(e, BatchDelivered)]
+            assert len(delivered) == len(covers) + 1, "a new shoe after each cover card"
+        burn_logs = [entry for entry in logs if "burn" in str(entry.get("event"))]
+        assert burn_logs and not any(CARD_TOKEN.search(repr(entry)) for entry in burn_logs)
+        assert len(rig.dealer.burned) == len(delivered), "(c): one burn card for each batch loaded"
+
+    run(scenario(), timeout=60)
+
+
+class TwoPlayers:
+    """Seat 1 and seat 2, 1000 cents each; each elects as ``choices`` says."""
+
+    def __init__(self, choices: dict[int, Choice]) -> None:
+        self.choices = choices
+
+    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
+        return [PlaceWager(seat, 1000) for seat in self.choices]
+
+    def choose(self, position: Position) -> Choice:
+        return self.choices[position.seat]
+
+
+def stack_top(world: TableWorld, names: Sequence[str]) -> None:
+    """A test's hand in the shoe: bring these faces (one physical card each) to its top, in order."""
+    with world.lock:
+        shoe = world.places[SHOE]
+        picked = []
+        for name in names:
+            face = Card.parse(name)
+            picked.append(shoe.pop(next(i for i, card in enumerate(shoe) if card.face == face)))
+        shoe[0:0] = picked
+
+
+def test_a_surrendered_player_still_gets_two_more_cards_and_is_cleared_before_the_next():
+    async def scenario():
+        async with table_rig() as rig:
+            # the burn, then (e): seat 1, seat 2; (i): seat 1's two more, then seat 2's.
+            stack_top(rig.world, ["2c", "7h", "Kd", "Ks", "Qs", "9c", "5d"])
+            round_ = await rig.play(TwoPlayers({1: Choice.SURRENDER, 2: Choice.OVER_23}))
+            assert_complete_log(rig, round_)
+            assert_procedure(round_, [1, 2])
+            assert rig.dealer.felt == {"seat 1": ["7h", "Ks", "Qs"], "seat 2": ["Kd", "9c", "5d"]}
+            assert rig.dealer.burned == ["2c"]
+            assert round_.net(1) == -1000, "(g)(3): the surrendered Ante collected"
+            assert round_.net(2) == 2000, "(k)(1): 24 pays the Ante and the Over 23 Wager"
+            decision_2 = next(r for r in records_of(round_, RecordKind.DECISION) if r.fields["seat"] == 2)
+            racked_1 = [r for r in records_of(round_, RecordKind.PICKUP) if r.fields["place"] == "seat 1"]
+            assert len(racked_1) == 3 and all(r.seq < decision_2.seq for r in racked_1), "(j)"
+
+    run(scenario())
+
+
+def test_the_cover_card_mid_round_completes_the_round_then_the_shoe_is_changed():
+    players = FirstCardPlayers(random.Random(2))
+
+    async def scenario():
+        async with table_rig(cover_depth=10) as rig:  # the burn and nine cards, then the cover card
+            first, held = rig.table.in_shoe, rig.table.held
+            round_ = await rig.play(players)
+            assert_complete_log(rig, round_)
+            assert_procedure(round_, SEATS)
+            assert len(records_of(round_, RecordKind.COVER_CARD)) == 1
+            assert round_.reshuffle_required
+            assert (rig.table.in_shoe, rig.table.held) == (held, first), "the batches changed places"
+            assert rig.world.count(DISCARD) == 0, "the played batch collected, counted, back to the shuffler"
+            assert {c.back for c in rig.world.cards(SHOE) if not c.is_cover} == {held}
+            assert rig.table.shoe.state == "needs_burn"
+            after = await rig.play(players)
+            assert_complete_log(rig, after)
+            assert len(rig.dealer.burned) == 2, "the new batch burned a card before its first deal"
+
+    run(scenario())
+
+
+def test_a_new_dealer_burns_a_card_before_the_next_deal():
+    players = FirstCardPlayers(random.Random(3))
+
+    async def scenario():
+        async with table_rig() as rig:
+            await rig.play(players)
+            assert len(rig.table.shoe.burn_cards) == 1
+            rig.table.dealer_change("D-2")
+            assert rig.table.shoe.state == "needs_burn"
+            rack = rig.world.count(DISCARD)
+            with capture_logs() as logs:
+                round_ = await rig.play(players)
+            assert len(rig.table.shoe.burn_cards) == 2
+            events = [entry["event"] for entry in logs]
+            assert events.index("card burned") < events.index("card dealt")
+            assert records_of(round_, RecordKind.DEAL_STARTED)[0].fields["dealer"] == "D-2"
+            assert rig.world.count(DISCARD) == rack + 1 + 3 * len(SEATS), "the burn card and the round's"
+            assert_complete_log(rig, round_)
+
+    run(scenario())
+
+
+def test_a_shoe_jam_mid_round_holds_the_round_until_a_supervisor_clears_it():
+    players = FirstCardPlayers(random.Random(4))
+
+    async def scenario():
+        async with table_rig() as rig:
+            rig.dealer.jam_after = 8  # the six first cards and two more, then a jam
+            playing = asyncio.create_task(rig.play(players))
+            async with asyncio.timeout(5):
+                while not rig.table.faults:
+                    await asyncio.sleep(0.01)
+            assert [fault.code for fault in rig.table.faults] == ["JAM"]
+            await asyncio.sleep(0.1)
+            assert not playing.done(), "the round is held"
+            with pytest.raises(RuleViolation) as dealer:
+                await rig.table.clear("JAM", DEALER_ON_SHIFT)
+            assert dealer.value.rule is SUPERVISOR_CLEARS
+            rig.world.faults.stuck.clear()
+            await rig.table.clear("JAM", FLOORPERSON)
+            round_ = await asyncio.wait_for(playing, 10)
+            assert_complete_log(rig, round_)
+            assert_procedure(round_, SEATS)
+            assert not rig.table.faults
+
+    run(scenario())
+
+
+def test_a_joker_holds_the_round_and_a_supervisor_continues_it_with_the_joker_set_aside():
+    """603a.15 (NOTES.md §3): no joker in Over/Under. The round holds with the joker beside the
+    layout; a dealer may not rule; the supervisor's CONTINUE sets it aside, the card still due is
+    dealt, and the joker reaches the rack after the Hands; no card is lost."""
+
+    async def scenario():
+        async with table_rig() as rig:
+            rig.world.add(SHOE, [Card.parse("Xr")], "red", at=2)  # the burn, one card, then the joker
+            playing = asyncio.create_task(rig.play(TwoPlayers({1: Choice.UNDER_18, 2: Choice.OVER_23})))
+            async with asyncio.timeout(5):
+                while rig.table.held_round is None:
+                    await asyncio.sleep(0.01)
+            with pytest.raises(RuleViolation):
+                rig.table.resolve(DEALER_ON_SHIFT, Resolution.CONTINUE)
+            rig.table.resolve(FLOORPERSON, Resolution.CONTINUE)
+            round_ = await asyncio.wait_for(playing, 10)
+            assert round_.state == "complete"
+            assert [r.fields["code"] for r in records_of(round_, RecordKind.IRREGULARITY)] == ["joker"]
+            assert_procedure(round_, [1, 2])
+            racked = [str(r.fields["card"]) for r in records_of(round_, RecordKind.PICKUP)]
+            assert racked[-1] == "Xr" and racked == rig.dealer.racked
+            assert rig.world.count(SHOE_TRAY) == 0
+            with pytest.raises(LookupError, match="no round is held"):
+                rig.table.resolve(FLOORPERSON, Resolution.CONTINUE)
+
+    run(scenario())
