@@ -15,7 +15,7 @@ from games.common.machine_parts import message_of
 from games.common.messages import Arrival
 from games.heads_up_holdem import clauses
 from games.heads_up_holdem.inputs import Choice, Verify
-from games.heads_up_holdem.irregularities import REVEAL_MISMATCH
+from games.heads_up_holdem.irregularities import JOKER, REVEAL_MISMATCH
 from games.heads_up_holdem.machine import FLOP, PREFLOP, RIVER
 from games.heads_up_holdem.positions import Position
 from games.heads_up_holdem.records import RecordKind
@@ -82,9 +82,11 @@ class PlaySteps:
 
     def community_mismatches(self, event: EventData) -> bool:
         """NOTES.md §2 677a: a community card turned up must open the commitment it was dealt under;
-        one that does not holds the round (reveal-mismatch)."""
+        one that does not holds the round (reveal-mismatch), and so does a joker (603a.15), which
+        no face-down delivery could show before."""
+        cards = message_of(event).cards
         sealed = self.community[REVEALS[self.state]]
-        return _ordered(sealed, message_of(event).cards, self._verify) is None
+        return _has_joker(cards) or _ordered(sealed, cards, self._verify) is None
 
     def turn_up_community(self, event: EventData) -> None:
         sealed = self.community[REVEALS[self.state]]
@@ -105,9 +107,12 @@ class PlaySteps:
 
     def hand_mismatches(self, event: EventData) -> bool:
         """NOTES.md §2 677a: a hand turned up must open the commitments of its stack; one that does
-        not holds the round (reveal-mismatch)."""
+        not holds the round (reveal-mismatch), and so does a joker (603a.15)."""
         message = message_of(event)
-        return _ordered(self._stack_of(message.seat), message.cards, self._verify) is None
+        return (
+            _has_joker(message.cards)
+            or _ordered(self._stack_of(message.seat), message.cards, self._verify) is None
+        )
 
     def turn_up_hand(self, event: EventData) -> None:
         message = message_of(event)
@@ -120,8 +125,12 @@ class PlaySteps:
         self._record_reveal(_place(message.seat), stack, faces)
 
     def hold_reveal(self, event: EventData) -> None:
-        shown = ", ".join(map(str, message_of(event).cards))
-        self._hold(*REVEAL_MISMATCH(clauses.REVEAL_MATCHES, f"{shown} do not open the commitments dealt"))
+        cards = message_of(event).cards
+        shown = ", ".join(map(str, cards))
+        if _has_joker(cards):
+            self._hold(*JOKER(clauses.NO_JOKERS, f"a joker turned up among {shown}"))
+        else:
+            self._hold(*REVEAL_MISMATCH(clauses.REVEAL_MATCHES, f"{shown} do not open the commitments dealt"))
 
     def _stack_of(self, seat: int | None) -> tuple[Arrival, ...]:
         return self.dealer_stack if seat is None else self.positions[seat].stack
@@ -152,3 +161,7 @@ def _ordered(sealed: tuple[Arrival, ...], shown: tuple[Card, ...], verify: Verif
         if all(verify(item, face) for item, face in zip(sealed, faces, strict=True)):
             return faces
     return None
+
+
+def _has_joker(cards: tuple[Card, ...]) -> bool:
+    return any(card.is_joker for card in cards)

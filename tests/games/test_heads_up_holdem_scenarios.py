@@ -4,6 +4,9 @@ and the misdeal paths of 677a.10(f)."""
 
 from __future__ import annotations
 
+from devices.faults import Operator, Role
+from drivers.protocol.cards import Card
+from games.common.messages import Resolution, SupervisorResolve
 from games.heads_up_holdem import Round, RuleSet
 from games.heads_up_holdem.inputs import (
     Choice,
@@ -15,7 +18,7 @@ from games.heads_up_holdem.inputs import (
     Settle,
     StubToRack,
 )
-from games.heads_up_holdem.machine import COMPLETE, VOIDED
+from games.heads_up_holdem.machine import COMPLETE, HELD, VOIDED
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.stacked import COMMUNITY_FIRST, READY, StackedDeck, arrange, start
 
@@ -143,3 +146,18 @@ def test_a_deck_short_of_a_card_is_found_by_the_stub_count_voided_and_removed():
     assert round_.state == VOIDED and round_.deck_removed and round_.net(1) == 0
     round_.handle(Collect(9))
     assert round_.state == COMPLETE
+
+
+def test_a_joker_turned_up_with_the_flop_holds_the_round_until_a_supervisor_voids_it():
+    """NOTES.md §3 603a.15: the game is dealt without jokers. Sealed stacks cannot show one, so the
+    round holds when it is turned up (no evaluation of a hand with a joker), and a supervisor's
+    VOID returns every wager."""
+    faces = arrange(["Ks Kd"], "Qc Qd", "2h 5h 9c 3s 8c")
+    faces[4] = Card.parse("Xr")  # the first community card: the deck still holds 52 cards
+    round_, shoe = start(faces, {1: 1000})
+    round_.handle(PlayerDecision(1, CHECK, 0))
+    shoe.reveal_community(round_)
+    assert round_.state == HELD and round_.hold.kind.code == "joker"
+    round_.handle(SupervisorResolve(Operator("S-1", Role.SUPERVISOR), Resolution.VOID))
+    assert round_.state == VOIDED
+    assert round_.net(1) == 0
