@@ -179,7 +179,14 @@ _DISPENSE_REFUSALS = {OFFLINE: SYNC_FIRST, EMPTY: NO_BATCH, COLLECTING: SHOE_END
 TRANSITIONS: list[dict[str, Any]] = [
     # Reading the counts: the first time places the shoe; later it reconciles (docs/protocol.md §5.6).
     {"trigger": "synced", "source": OFFLINE, "dest": EMPTY, "conditions": _no_cards, "after": "_on_synced"},
-    {"trigger": "synced", "source": OFFLINE, "dest": NEEDS_BURN, "after": "_on_synced"},
+    {
+        "trigger": "synced",
+        "source": OFFLINE,
+        "dest": NEEDS_BURN,
+        "conditions": "burns",
+        "after": "_on_synced",
+    },
+    {"trigger": "synced", "source": OFFLINE, "dest": READY, "after": "_on_synced"},
     {"trigger": "synced", "source": [s for s in STATES if s != OFFLINE], "dest": None, "after": "_on_synced"},
     # A batch goes into an empty shoe only (672a.7(a), (d)(1)-(2)), and is burned before dealing.
     {"trigger": "request_load", "source": EMPTY, "dest": None},
@@ -194,7 +201,9 @@ TRANSITIONS: list[dict[str, Any]] = [
             ),
         },
     ),
-    {"trigger": "loaded", "source": EMPTY, "dest": NEEDS_BURN, "after": "_on_loaded"},
+    {"trigger": "loaded", "source": EMPTY, "dest": NEEDS_BURN, "conditions": "burns", "after": "_on_loaded"},
+    # A game with no burn card (677a.10: the deck dealt holds all 52 cards) deals at once.
+    {"trigger": "loaded", "source": EMPTY, "dest": READY, "after": "_on_loaded"},
     # The burn (672a.7(c)).
     {
         "trigger": "request_burn",
@@ -210,7 +219,14 @@ TRANSITIONS: list[dict[str, Any]] = [
         },
     ),
     {"trigger": "burned", "source": NEEDS_BURN, "dest": READY, "after": "_on_burned"},
-    {"trigger": "dealer_change", "source": READY, "dest": NEEDS_BURN, "after": "_on_dealer_change"},
+    {
+        "trigger": "dealer_change",
+        "source": READY,
+        "dest": NEEDS_BURN,
+        "conditions": "burns",
+        "after": "_on_dealer_change",
+    },
+    {"trigger": "dealer_change", "source": READY, "dest": None},
     {"trigger": "dealer_change", "source": [OFFLINE, EMPTY, NEEDS_BURN, COLLECTING], "dest": None},
     *_refusals(
         "dealer_change",
@@ -308,8 +324,11 @@ class Shoe(Equipment[ShoeDriver]):
 
     state: str  # kept by the machine
 
-    def __init__(self, driver: ShoeDriver, latch: FaultLatch | None = None) -> None:
+    def __init__(self, driver: ShoeDriver, latch: FaultLatch | None = None, *, burns: bool = True) -> None:
+        """``burns``: a card is burned after each batch is loaded (672a.7(c) and the other shoe
+        games); False for a game whose deck is dealt whole (677a.10)."""
         super().__init__(driver, latch)
+        self.burns = burns
         self.batch_size: int | None = None  # cards the batch must hold, the cover card not counted
         self.dispensed = 0  # the device's count of cards out since the load
         self.remaining = 0  # the device's count of cards left

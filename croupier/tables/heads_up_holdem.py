@@ -33,7 +33,6 @@ from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
 from devices.equipment import Equipment
-from devices.rules import Rule
 from devices.shoe import EMPTY, READY, Shoe
 from devices.shuffler import Shuffler
 from drivers.protocol.cards import Card
@@ -71,11 +70,6 @@ from games.heads_up_holdem.machine import (
 from games.heads_up_holdem.positions import Position
 
 T = TypeVar("T")
-
-BURN_SHUFFLED_BACK = Rule(
-    "672a.7(c) (devices/shoe.py); 677a.10(e)",
-    "the burn card the shoe requires after a load is shuffled back in, so the deck dealt holds 52 cards",
-)
 
 
 class HoldemDealer(Dealer, Protocol):
@@ -298,8 +292,8 @@ class HeadsUpHoldemTable(SupervisorHolds):
             await self._new_deck()
 
     async def _new_deck(self) -> None:
-        """A new deck unwrapped, shuffled and counted by the shuffler, loaded into the shoe; the burn
-        card the shoe requires is shuffled back in by the shoe (BURN_SHUFFLED_BACK)."""
+        """A new deck unwrapped, shuffled and counted by the shuffler, loaded into the shoe, which
+        burns no card for this game (``Shoe(burns=False)``): the deck dealt holds all 52 (677a.10(e))."""
         self.decks += 1
         back = f"deck {self.decks}"
         self.dealer.unwrap_deck(back)
@@ -309,8 +303,4 @@ class HeadsUpHoldemTable(SupervisorHolds):
         await self._while_latched()
         await self.shuffler.deliver_to_shoe()
         await self.shoe.load(DECK)
-        if await self._held_on_fault(self.shoe.burn) is not None:
-            self.dealer.burn()
-        self.shoe.start_round()
-        await self.shoe.end_round()
-        self.log.info("deck in play", back=back, clause=BURN_SHUFFLED_BACK.clause)
+        self.log.info("deck in play", back=back)

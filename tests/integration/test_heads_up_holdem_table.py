@@ -121,7 +121,7 @@ async def holdem_rig(*, community_first: bool = False) -> AsyncIterator[Rig]:
         for conn in conns:
             await conn.wait_ready(5.0)
         table = HeadsUpHoldemTable(
-            shoe=Shoe(ShoeDriver(conns[0])),
+            shoe=Shoe(ShoeDriver(conns[0]), burns=False),
             shuffler=Shuffler(ShufflerDriver(conns[1]), alternate_batches=False),
             dealer=dealer,
             name="HU-1",

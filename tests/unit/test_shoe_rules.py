@@ -107,7 +107,9 @@ class Table:
 
 
 @contextlib.asynccontextmanager
-async def table(faces: Iterable[Card | None] = DECK, *, synced: bool = True) -> AsyncIterator[Table]:
+async def table(
+    faces: Iterable[Card | None] = DECK, *, synced: bool = True, burns: bool = True
+) -> AsyncIterator[Table]:
     """A shoe into which the dealer has just placed ``faces`` (first out first; None is a cover
     card); its rules synced with it before that, unless ``synced`` is False."""
     world = TableWorld()
@@ -117,7 +119,7 @@ async def table(faces: Iterable[Card | None] = DECK, *, synced: bool = True) -> 
     await conn.start()
     try:
         await conn.wait_ready(5.0)
-        shoe = Shoe(ShoeDriver(conn))
+        shoe = Shoe(ShoeDriver(conn), burns=burns)
         async with feeding(shoe):
             if synced:
                 await shoe.sync()
@@ -205,6 +207,23 @@ def test_672a_7_c_no_card_is_dealt_after_a_load_until_the_first_is_burned():
             t.world.move(SHOE_TRAY, DISCARD)
             t.shoe.start_round()
             assert await t.shoe.deal(face_up=True) == DECK[1]
+
+    run(scenario())
+
+
+def test_677a_10_a_game_without_a_burn_card_deals_a_loaded_deck_at_once():
+    """677a.10(a)(1), (e): the Hold 'Em deck is dealt whole, so a shoe made with ``burns=False``
+    is ready after the load, and a new dealer burns nothing either; 672a.7(c) is blackjack's."""
+
+    async def scenario():
+        async with table(burns=False) as t:
+            await t.shoe.load(52)
+            assert t.shoe.state == "ready"
+            t.shoe.dealer_change()
+            assert t.shoe.state == "ready"
+            t.shoe.start_round()
+            assert await t.shoe.deal(face_up=True) == DECK[0]
+            assert t.shoe.burn_cards == []
 
     run(scenario())
 
