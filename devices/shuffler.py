@@ -148,6 +148,15 @@ TRANSITIONS = [
     },
     {"trigger": "delivered", "source": "delivering", "dest": "failed", "after": "_record_short_delivery"},
     {"trigger": "delivery_refused", "source": "delivering", "dest": "held"},
+    # A game dealt from the hand (657a.9(a)): the dealer takes the passed batch from the shuffler
+    # under the same checks as a delivery to the shoe, but with one deck there is no alternation.
+    {
+        "trigger": "taken_by_hand",
+        "source": ["ready", "held"],
+        "dest": "idle",
+        "conditions": ["_fault_free", "_random_batch_if_open", "_unseeded_batch_if_open"],
+        "after": "_record_taken",
+    },
     {
         "trigger": "delivery_unconfirmed",
         "source": "delivering",
@@ -454,6 +463,11 @@ class Shuffler(Equipment[ShufflerDriver]):
         self.in_play, self.batch = self.batch, None
         assert self.in_play is not None
         self.log.info("batch delivered to the shoe", shuffle_id=self.in_play.report.shuffle_id)
+
+    def _record_taken(self, event: EventData) -> None:
+        self.in_play, self.batch = self.batch, None
+        assert self.in_play is not None
+        self.log.info("batch taken by hand", shuffle_id=self.in_play.report.shuffle_id)
 
     def _record_short_delivery(self, event: EventData) -> None:
         reply = event.kwargs["reply"]

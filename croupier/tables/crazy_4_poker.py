@@ -106,27 +106,6 @@ class Crazy4Players(Protocol):
         """The seat's Play (1x to 3x the Ante) or fold (NOTES.md §2)."""
 
 
-class HandDealtShuffler(Shuffler):
-    """The shuffler of a game dealt from the hand: a batch that passed leaves it in the dealer's
-    hand, not through the shoe, so its machine gains ``taken_by_hand`` (ready/held to idle) under
-    the same checks as a delivery to the shoe, except the alternation of two batches (one deck)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, alternate_batches=False, **kwargs)
-        self.machine.add_transition(
-            "taken_by_hand",
-            ["ready", "held"],
-            "idle",
-            conditions=["_fault_free", "_random_batch_if_open", "_unseeded_batch_if_open"],
-            after="_record_taken",
-        )
-
-    def _record_taken(self, event: Any) -> None:
-        self.in_play, self.batch = self.batch, None
-        assert self.in_play is not None
-        self.log.info("batch taken by hand", shuffle_id=self.in_play.report.shuffle_id)
-
-
 def verify_order(sealed: object, cards: tuple[Card, ...]) -> bool:
     """The shuffler's check of a revealed order: it opens the commitment the device reported before
     the host read it, and the cards are the order read (devices/shuffler.py ORDER_SEALED)."""
@@ -167,7 +146,7 @@ class Crazy4PokerTable(SupervisorHolds):
     def __init__(
         self,
         *,
-        shuffler: HandDealtShuffler | None,
+        shuffler: Shuffler | None,
         progressive: Progressive,
         dealer: Crazy4Dealer,
         rules: RuleSet | None = None,

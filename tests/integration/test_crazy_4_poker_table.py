@@ -17,10 +17,11 @@ from dataclasses import dataclass
 import pytest
 from structlog.testing import capture_logs
 
-from croupier.tables.crazy_4_poker import Crazy4PokerTable, HandDealtShuffler, layout_place
+from croupier.tables.crazy_4_poker import Crazy4PokerTable, layout_place
 from devices.faults import Operator, Role
 from devices.progressive import Progressive
 from devices.rules import RuleViolation
+from devices.shuffler import Shuffler
 from drivers.connection import DeviceConnection
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.cards import Card
@@ -126,7 +127,7 @@ async def table_rig(rules: RuleSet | None = None) -> AsyncIterator[Rig]:
         for conn in conns:
             await conn.wait_ready(5.0)
         table = Crazy4PokerTable(
-            shuffler=HandDealtShuffler(ShufflerDriver(conns[0])),
+            shuffler=Shuffler(ShufflerDriver(conns[0]), alternate_batches=False),
             progressive=Progressive(ProgressiveDriver(conns[1]), MeterSignDriver(conns[2]), win_deadline=1.0),
             dealer=dealer,
             rules=rules or RuleSet.from_mapping(RULES),
