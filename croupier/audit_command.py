@@ -1,0 +1,69 @@
+"""``croupier audit``: verify an audit trail, or show its records readably (docs/audit.md §7)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from croupier.audit.record import AuditError, AuditRecord
+from croupier.audit.verify import verify_series
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("audit", help="verify or show an audit trail", description="Audit trail tools.")
+    actions = p.add_subparsers(dest="audit_command", required=True, metavar="ACTION")
+    verify = actions.add_parser(
+        "verify",
+        help="check the hash chain of a file or a rotation series",
+        description="Exit 0 if the chain is intact; exit 1 naming the first bad record.",
+    )
+    verify.add_argument(
+        "files", nargs="+", type=Path, metavar="FILE", help="files in series order (oldest first)"
+    )
+    verify.add_argument(
+        "--expect-closed",
+        action="store_true",
+        help="the newest file must end with its closing record too (detects its last lines cut)",
+    )
+    verify.set_defaults(handler=_verify)
+    show = actions.add_parser(
+        "show", help="print records readably", description="Print an audit file's records."
+    )
+    show.add_argument("file", type=Path, metavar="FILE")
+    show.add_argument("--round", type=int, default=None, help="only the records of this round")
+    show.set_defaults(handler=_show)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    report = verify_series(args.files, expect_closed=args.expect_closed)
+    if report.problem is not None:
+        print(f"bad: {report.problem}")
+        return 1
+    notes = []
+    if not report.anchored:
+        notes.append("series starts after earlier files (not from genesis)")
+    if not report.closed:
+        notes.append("newest file still open: records cut from its end cannot be detected")
+    suffix = "".join(f"; {note}" for note in notes)
+    print(f"ok: {report.records} records, chain intact, last hash {report.last_hash}{suffix}")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    try:
+        lines = args.file.read_bytes().splitlines()
+    except OSError as exc:
+        print(f"croupier audit: cannot read {args.file}: {exc.strerror}")
+        return 1
+    for number, line in enumerate(lines, 1):
+        try:
+            record = AuditRecord.parse(line)
+        except AuditError as exc:
+            print(f"{args.file}:{number}: {exc}")
+            return 1
+        if args.round is None or record.round == args.round:
+            where = "" if record.round is None else f" round {record.round}"
+            fields = " ".join(f"{key}={json.dumps(value)}" for key, value in record.fields.items())
+            print(f"#{record.seq} {record.at}{where} {record.kind}: {fields}")
+    return 0
