@@ -24,6 +24,9 @@ class NakReason:
     BAD_CRC = 1
 
 
+MAX_RETRIES = 20  # beyond this a dead device would hold its link for tens of seconds
+
+
 @dataclass(frozen=True)
 class LinkTimings:
     """How long to wait and how often to retry; the defaults suit 115200 baud and USB.
@@ -38,8 +41,8 @@ class LinkTimings:
     def __post_init__(self) -> None:
         if self.response_timeout <= 0 or self.partial_frame_timeout <= 0:
             raise ValueError("link timeouts must be positive")
-        if not 0 <= self.max_retries <= 20:
-            raise ValueError("max_retries must be between 0 and 20")
+        if not 0 <= self.max_retries <= MAX_RETRIES:
+            raise ValueError(f"max_retries must be between 0 and {MAX_RETRIES}")
 
 
 @dataclass(eq=False)

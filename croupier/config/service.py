@@ -1,0 +1,76 @@
+"""The ``[service]`` and ``[audit]`` tables: where the service listens and keeps its records.
+
+The API binds to loopback by default: the dealer's screen runs on the table PC, and exposing the
+API to the casino network is a decision for casino IT (set ``api_bind``), not a default. 8443 is
+the usual unprivileged HTTPS port, so the service needs no root to bind it."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from pathlib import Path
+
+from croupier.config.section import Section
+from devices.rules import Rule
+
+ONLINE = Rule("461a.10(s)", "logs of transactions, errors and access kept at least 30 days on line")
+RECORDS = Rule("465a.6", "records kept 5 years")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+ROTATIONS = ("daily", "weekly", "monthly")
+DEFAULT_BIND = "127.0.0.1:8443"
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    api_host: str
+    api_port: int
+    audit_dir: Path
+    state_db: Path
+    log_level: str = "info"
+
+
+@dataclass(frozen=True)
+class AuditConfig:
+    """Validated now; rotation and retention are implemented by the audit trail later."""
+
+    rotation: str = "daily"
+    online_days: int = 30
+    retention_years: int = 5
+
+
+def read_service(section: Section) -> ServiceConfig:
+    section.only(("api_bind", "audit_dir", "state_db", "log_level"))
+    host, port = _bind(section)
+    return ServiceConfig(
+        api_host=host,
+        api_port=port,
+        audit_dir=section.path_value("audit_dir", "/var/lib/croupier/audit"),
+        state_db=section.path_value("state_db", "/var/lib/croupier/state.sqlite3"),
+        log_level=section.choice("log_level", LOG_LEVELS, "info"),
+    )
+
+
+def _bind(section: Section) -> tuple[str, int]:
+    """``HOST:PORT``, an IPv6 host in brackets (``[::1]:8443``)."""
+    text = section.value("api_bind", str, DEFAULT_BIND, "HOST:PORT")
+    host, sep, port = text.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not sep or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise section.error("api_bind", f"got {text!r}", "HOST:PORT with a port from 1 to 65535")
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        if host != "localhost":
+            raise section.error("api_bind", f"{host!r} is not an IP address", "e.g. 127.0.0.1:8443") from None
+    return host, int(port)
+
+
+def read_audit(section: Section) -> AuditConfig:
+    section.only(("rotation", "online_days", "retention_years"))
+    online = section.value("online_days", int, 30)
+    if online < 30:
+        raise section.error("online_days", f"{online} is too short ({ONLINE})", "at least 30")
+    years = section.value("retention_years", int, 5)
+    if years < 5:
+        raise section.error("retention_years", f"{years} is too short ({RECORDS})", "at least 5")
+    return AuditConfig(section.choice("rotation", ROTATIONS, "daily"), online, years)

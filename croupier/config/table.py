@@ -1,0 +1,121 @@
+"""A table's configuration file: the game, its seats and rules, its devices and the service.
+
+``load_table_config`` reads the TOML and checks it whole before anything is started, so a bad
+file is refused with one error naming the file, the key and what was expected. The game's own
+rules (pay tables and options) are read by the game's ``RuleSet.from_mapping``: the game knows
+its keys; this module only re-raises its error with the file and the TOML key path."""
+
+from __future__ import annotations
+
+import importlib
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from croupier.config.devices import DeviceConfig, DeviceKind, read_devices
+from croupier.config.section import Section
+from croupier.config.service import AuditConfig, ServiceConfig, read_audit, read_service
+from croupier.errors import ConfigError
+from devices.rules import Rule
+from games import GAMES
+from games.common.config import ConfigError as RulesError
+from games.over_under import clauses as over_under_clauses
+
+DEFAULT_TABLE_CONFIG = Path(__file__).resolve().parents[2] / "config" / "tables" / "simulated.toml"
+
+
+#: The equipment each game's table drives, with the rule that asks for it.
+NEEDS: Mapping[str, Mapping[DeviceKind, Rule]] = {
+    "free-bet-blackjack": {
+        DeviceKind.SHOE: Rule("NOTES.md §1 633a.3(b)", "the batches are dealt from a shoe to the cover card"),
+        DeviceKind.SHUFFLER: Rule(
+            "NOTES.md §1 633a.3(b)", "one batch is shuffled while the other is in play"
+        ),
+        DeviceKind.CARD_READER: Rule("NOTES.md §1 673a.2(d)", "a card reader device for the hole-card peek"),
+    },
+    "over-under": {
+        DeviceKind.SHOE: over_under_clauses.SHOE_LOADED,
+        DeviceKind.SHUFFLER: over_under_clauses.RESHUFFLE_AFTER_COVER,
+    },
+    "heads-up-holdem": {
+        DeviceKind.SHOE: Rule("677a.10(a)", "the cards are dealt from an automated dealing shoe"),
+        DeviceKind.SHUFFLER: Rule("677a.10(a)(1)", "the cards go into the shoe after the shuffle"),
+    },
+    "crazy-4-poker": {
+        DeviceKind.SHUFFLER: Rule("657a.9(a)(1)", "an automated shuffling device shall be used"),
+        DeviceKind.PROGRESSIVE: Rule(
+            "NOTES.md §1 657a.9(a)(3)", "the progressive system locks out before dealing"
+        ),
+    },
+}
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    source: Path
+    name: str
+    game: str
+    seats: int
+    rules: Any  # the game's RuleSet (games.<game>.RuleSet)
+    devices: Mapping[str, DeviceConfig]
+    service: ServiceConfig
+    audit: AuditConfig
+
+    def device(self, kind: DeviceKind) -> DeviceConfig | None:
+        """The table's device of ``kind``, if it has one."""
+        return next((device for device in self.devices.values() if device.kind is kind), None)
+
+
+def load_table_config(path: str | Path) -> TableConfig:
+    """Read and check ``path``; a ConfigError names the file, the key and what is wrong."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text (expected a TOML file)") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: TOML syntax error: {exc}") from None
+    top = Section(path, "", data)
+    top.only(("table", "rules", "devices", "service", "audit"))
+    table = top.section("table", required=True)
+    table.only(("name", "game", "seats"))
+    game = table.choice("game", tuple(GAMES))
+    rules, seats = _rules(top.section("rules"), table, game)
+    devices = read_devices(top.section("devices", required=True))
+    for kind, rule in NEEDS[game].items():
+        if not any(device.kind is kind for device in devices.values()):
+            raise top.section("devices").error(
+                None, f"{game} needs a {kind} ({rule})", f"a device of kind {kind}"
+            )
+    return TableConfig(
+        source=path,
+        name=table.value("name", str, path.stem),
+        game=game,
+        seats=seats,
+        rules=rules,
+        devices=devices,
+        service=read_service(top.section("service")),
+        audit=read_audit(top.section("audit")),
+    )
+
+
+def _rules(rules: Section, table: Section, game: str) -> tuple[Any, int]:
+    """The game's RuleSet from ``[rules]`` and ``table.seats`` (the game's betting positions, whose
+    limits the game knows: at most six for Free Bet Blackjack, NOTES.md §2 672a.2)."""
+    rule_set = importlib.import_module(GAMES[game]).RuleSet
+    if rules.has("positions"):
+        raise rules.error("positions", "the seats are set by table.seats", "table.seats")
+    mapping = dict(rules.data)
+    if table.has("seats"):
+        mapping["positions"] = table.value("seats", int)
+    try:
+        made = rule_set.from_mapping(mapping)
+    except RulesError as exc:
+        problem = str(exc).removeprefix(f"{exc.key}: ")
+        section, key = (table, "seats") if exc.key == "positions" else (rules, exc.key)
+        raise section.error(key, problem) from None
+    return made, made.positions

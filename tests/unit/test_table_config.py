@@ -1,0 +1,430 @@
+"""The table configuration: every shipped example loads, and each bad file is refused with an
+error naming the file, the TOML key and what is wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from croupier.config import DEFAULT_TABLE_CONFIG, ConfigError, DeviceKind, Via, load_table_config
+from drivers.protocol.core import DeviceClass
+
+TABLES = Path(__file__).resolve().parents[2] / "config" / "tables"
+HASH = "ab" * 32
+RS485 = "/dev/serial/by-id/usb-FTDI_RS485-if00-port0"
+
+BASE = """
+[table]
+game = "free-bet-blackjack"
+seats = 6
+
+[devices.shoe]
+kind = "shoe"
+url = "sim://shoe"
+
+[devices.shuffler]
+kind = "shuffler"
+url = "sim://shuffler"
+
+[devices.card-reader]
+kind = "card-reader"
+url = "sim://card-reader"
+"""
+
+PROGRESSIVE_LINE = f"""
+[devices.progressive]
+kind = "progressive"
+url = "{RS485}"
+firmware_allow_list = ["{HASH}"]
+
+[devices.meter-sign]
+kind = "meter-sign"
+url = "{RS485}"
+firmware_allow_list = ["{HASH}"]
+"""
+
+CRAZY_4 = """
+[table]
+game = "crazy-4-poker"
+
+[devices.progressive]
+kind = "progressive"
+url = "sim://progressive"
+"""
+
+
+def edited(old: str, new: str) -> str:
+    """BASE with one piece replaced (the piece must be there, or the case tests nothing)."""
+    assert old in BASE
+    return BASE.replace(old, new, 1)
+
+
+def shoe_url(url: str, extra: str = "") -> str:
+    return edited('url = "sim://shoe"', f'url = "{url}"\n{extra}')
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "table.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("path", sorted(TABLES.glob("*.toml")), ids=lambda path: path.name)
+def test_every_shipped_example_loads(path: Path) -> None:
+    config = load_table_config(path)
+    assert config.source == path
+    for device in config.devices.values():
+        assert device.url.via is Via.SIM or device.firmware_allow_list
+
+
+def test_the_examples_cover_every_game() -> None:
+    games = {load_table_config(path).game for path in TABLES.glob("*.toml")}
+    assert games == {"free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker"}
+
+
+def test_the_default_table_is_simulated_free_bet_blackjack() -> None:
+    config = load_table_config(DEFAULT_TABLE_CONFIG)
+    assert config.game == "free-bet-blackjack"
+    assert {device.url.via for device in config.devices.values()} == {Via.SIM}
+    assert (config.service.api_host, config.service.api_port) == ("127.0.0.1", 8443)
+
+
+def test_the_real_table_example_reads_every_device_setting() -> None:
+    config = load_table_config(TABLES / "free-bet-blackjack.toml")
+    reader = config.device(DeviceKind.CARD_READER)
+    assert reader is not None and reader.url.via is Via.USB
+    progressive, sign = config.devices["progressive"], config.devices["meter-sign"]
+    assert progressive.url.line == sign.url.line
+    assert (progressive.address, sign.address) == (1, 2)
+    assert progressive.baudrate == 19200 and progressive.link.response_timeout == 0.5
+    assert progressive.kind.device_class is DeviceClass.PROGRESSIVE_CONTROLLER
+    assert len(config.devices["shuffler"].firmware_allow_list) == 2
+    assert config.rules.push22_pay_table.suited.win == 50
+    assert config.audit.online_days == 90
+
+
+def test_defaults(tmp_path: Path) -> None:
+    """What an absent key means: documented in docs/configuration.md."""
+    path = write(tmp_path, BASE)
+    config = load_table_config(path)
+    shoe = config.devices["shoe"]
+    assert (shoe.address, shoe.baudrate, shoe.parity) == (1, None, None)
+    assert (shoe.link.heartbeat, shoe.link.response_timeout, shoe.link.retries) == (1.0, 0.3, 3)
+    assert config.name == "table"
+    assert config.service.log_level == "info"
+    assert config.service.audit_dir == Path("/var/lib/croupier/audit")
+    assert (config.audit.rotation, config.audit.online_days, config.audit.retention_years) == ("daily", 30, 5)
+    assert config.rules.decks == 6
+
+
+def test_relative_paths_are_relative_to_the_file(tmp_path: Path) -> None:
+    path = write(tmp_path, BASE + '\n[service]\naudit_dir = "audit"\n')
+    assert load_table_config(path).service.audit_dir == tmp_path / "audit"
+
+
+def test_seats_set_the_games_positions(tmp_path: Path) -> None:
+    config = load_table_config(write(tmp_path, edited("seats = 6", "seats = 3")))
+    assert config.seats == config.rules.positions == 3
+
+
+def test_a_shared_line_with_distinct_addresses_loads(tmp_path: Path) -> None:
+    text = BASE + PROGRESSIVE_LINE.replace('kind = "meter-sign"', 'kind = "meter-sign"\naddress = 2')
+    config = load_table_config(write(tmp_path, text))
+    assert config.devices["meter-sign"].address == 2
+
+
+BAD = [
+    # -- the file
+    (
+        "toml-syntax",
+        BASE + "\n[service\n",
+        "TOML syntax error: Expected ']' at the end of a table declaration (at line 18, column 9)",
+    ),
+    (
+        "unknown-top-key",
+        BASE + "\n[tables]\n",
+        "table.toml: tables: unknown key (expected one of table, rules, devices, service, audit)",
+    ),
+    (
+        "no-table",
+        BASE.replace("[table]", "[rules]").replace('game = "free-bet-blackjack"\nseats = 6', ""),
+        "table: missing (expected a table)",
+    ),
+    (
+        "unknown-table-key",
+        edited("seats = 6", "seats = 6\ndealer = 'x'"),
+        "table.dealer: unknown key (expected one of name, game, seats)",
+    ),
+    # -- the game and its rules
+    (
+        "missing-game",
+        edited('game = "free-bet-blackjack"', ""),
+        "table.game: missing (expected one of free-bet-blackjack",
+    ),
+    (
+        "unknown-game",
+        edited('"free-bet-blackjack"', '"baccarat"'),
+        "table.game: got 'baccarat' (expected one of",
+    ),
+    ("game-not-a-string", edited('"free-bet-blackjack"', "7"), "table.game: got 7 (expected one of"),
+    ("seats-too-many", edited("seats = 6", "seats = 7"), "table.seats: 1 to 6 (NOTES.md §2 672a.2"),
+    ("seats-zero", edited("seats = 6", "seats = 0"), "table.seats: 1 to 6"),
+    (
+        "seats-wrong-type",
+        edited("seats = 6", 'seats = "six"'),
+        "table.seats: got 'six' (expected a whole number)",
+    ),
+    (
+        "positions-in-rules",
+        BASE + "\n[rules]\npositions = 4\n",
+        "rules.positions: the seats are set by table.seats",
+    ),
+    (
+        "rules-unknown-key",
+        BASE + "\n[rules]\nsurrender = true\n",
+        "rules.surrender: unknown key; the keys are",
+    ),
+    ("rules-bad-value", BASE + "\n[rules]\ndecks = 5\n", "rules.decks: 6 or 8 (NOTES.md §2), got 5"),
+    (
+        "pay-table-unknown-key",
+        BASE + '\n[rules.push22_pay_table]\nsuited = "50:1"\nrainbow = "9:1"\n',
+        "rules.push22_pay_table: give either 'any' or all of suited, same_colour, other",
+    ),
+    (
+        "pay-table-bad-odds",
+        BASE + '\n[rules.push22_pay_table]\nany = "eleven"\n',
+        "rules.push22_pay_table.any: 'eleven' is not odds",
+    ),
+    (
+        "crazy-4-unknown-hand",
+        CRAZY_4 + '\n[devices.shuffler]\nkind = "shuffler"\nurl = "sim://shuffler"\n'
+        '\n[rules.super_bonus_pay_table]\nfive_aces = "999:1"\n',
+        "rules.super_bonus_pay_table.five_aces: not a hand",
+    ),
+    # -- devices the game needs
+    ("crazy-4-without-shuffler", CRAZY_4, "devices: crazy-4-poker needs a shuffler (657a.9(a)(1)"),
+    (
+        "blackjack-without-reader",
+        edited('[devices.card-reader]\nkind = "card-reader"\nurl = "sim://card-reader"\n', ""),
+        "devices: free-bet-blackjack needs a card-reader (NOTES.md §1 673a.2(d)",
+    ),
+    (
+        "over-under-without-shuffler",
+        '[table]\ngame = "over-under"\n\n[devices.shoe]\nkind = "shoe"\nurl = "sim://shoe"\n',
+        "devices: over-under needs a shuffler (686a.7(d)(2)",
+    ),
+    ("no-devices", "[table]\ngame = 'over-under'\n", "devices: missing (expected a table)"),
+    # -- one device
+    (
+        "device-unknown-key",
+        edited('url = "sim://shoe"', 'url = "sim://shoe"\nspeed = 9600'),
+        "devices.shoe.speed: unknown key (expected one of kind, url, address",
+    ),
+    (
+        "device-unknown-kind",
+        edited('kind = "shoe"', 'kind = "roulette-wheel"'),
+        "devices.shoe.kind: got 'roulette-wheel' "
+        "(expected one of shoe, shuffler, card-reader, progressive, meter-sign)",
+    ),
+    (
+        "device-missing-url",
+        edited('url = "sim://shoe"', ""),
+        "devices.shoe.url: missing (expected a device URL)",
+    ),
+    ("unknown-scheme", shoe_url("ftp://shoe"), "devices.shoe.url: unknown scheme ftp://"),
+    (
+        "relative-path",
+        shoe_url("ttyUSB0"),
+        "devices.shoe.url: 'ttyUSB0' is neither an absolute serial port path",
+    ),
+    (
+        "usb-without-pid",
+        shoe_url("usb://1209", f'firmware_allow_list = ["{HASH}"]'),
+        "devices.shoe.url: usb://1209: expected usb://VID:PID",
+    ),
+    (
+        "usb-bad-vid",
+        shoe_url("usb://12g9:0001", f'firmware_allow_list = ["{HASH}"]'),
+        "devices.shoe.url: usb://12g9:0001: VID must be 4 hex digits",
+    ),
+    (
+        "usb-unknown-parameter",
+        shoe_url("usb://1209:0001?bus=3", f'firmware_allow_list = ["{HASH}"]'),
+        "only serial= is accepted",
+    ),
+    (
+        "socket-without-port",
+        shoe_url("socket://10.0.0.5", f'firmware_allow_list = ["{HASH}"]'),
+        "devices.shoe.url: 'socket://10.0.0.5' needs host:port",
+    ),
+    (
+        "sim-unknown-kind",
+        edited('"sim://shoe"', '"sim://roulette"'),
+        "devices.shoe.url: 'sim://roulette' names no simulated device kind",
+    ),
+    (
+        "sim-other-kind",
+        edited('"sim://shoe"', '"sim://shuffler"'),
+        "devices.shoe.url: sim://shuffler simulates a shuffler, but kind is shoe (expected sim://shoe)",
+    ),
+    (
+        "real-device-without-allow-list",
+        shoe_url("/dev/ttyUSB0"),
+        "devices.shoe.firmware_allow_list: missing for /dev/ttyUSB0: "
+        "real equipment runs only approved firmware (605a.4(c)",
+    ),
+    (
+        "empty-allow-list",
+        shoe_url("/dev/ttyUSB0", "firmware_allow_list = []"),
+        "devices.shoe.firmware_allow_list: empty (605a.4(c)",
+    ),
+    (
+        "short-hash",
+        shoe_url("/dev/ttyUSB0", 'firmware_allow_list = ["abc123"]'),
+        "devices.shoe.firmware_allow_list[0]: 'abc123' is not a SHA-256 hash (expected 64 hex digits)",
+    ),
+    (
+        "non-hex-hash",
+        shoe_url("/dev/ttyUSB0", f'firmware_allow_list = ["{HASH}", "{"zz" * 32}"]'),
+        "devices.shoe.firmware_allow_list[1]:",
+    ),
+    (
+        "hash-not-a-string",
+        shoe_url("/dev/ttyUSB0", "firmware_allow_list = [7]"),
+        "devices.shoe.firmware_allow_list[0]: got 7 (expected a string)",
+    ),
+    (
+        "address-zero",
+        edited('url = "sim://shoe"', 'url = "sim://shoe"\naddress = 0'),
+        "devices.shoe.address: got 0 (expected a whole number of at least 1 and at most 254)",
+    ),
+    (
+        "address-broadcast",
+        edited('url = "sim://shoe"', 'url = "sim://shoe"\naddress = 255'),
+        "devices.shoe.address: got 255",
+    ),
+    (
+        "negative-heartbeat",
+        edited('url = "sim://shoe"', 'url = "sim://shoe"\nheartbeat = -1.0'),
+        "devices.shoe.heartbeat: got -1.0 (expected a number above 0)",
+    ),
+    (
+        "heartbeat-string",
+        edited('url = "sim://shoe"', 'url = "sim://shoe"\nheartbeat = "1s"'),
+        "devices.shoe.heartbeat: got '1s' (expected a number)",
+    ),
+    (
+        "zero-response-timeout",
+        edited('url = "sim://shoe"', 'url = "sim://shoe"\nresponse_timeout = 0'),
+        "devices.shoe.response_timeout: got 0.0 (expected a number above 0)",
+    ),
+    (
+        "too-many-retries",
+        edited('url = "sim://shoe"', 'url = "sim://shoe"\nretries = 21'),
+        "devices.shoe.retries: got 21 (expected a whole number of at least 0 and at most 20)",
+    ),
+    (
+        "retries-bool",
+        edited('url = "sim://shoe"', 'url = "sim://shoe"\nretries = true'),
+        "devices.shoe.retries: got True (expected a whole number)",
+    ),
+    (
+        "bad-parity",
+        shoe_url("/dev/ttyUSB0", f'firmware_allow_list = ["{HASH}"]\nparity = "X"'),
+        "devices.shoe.parity: got 'X' (expected one of none, even, odd, mark, space)",
+    ),
+    (
+        "baudrate-on-usb",
+        shoe_url("usb://1209:0001", f'firmware_allow_list = ["{HASH}"]\nbaudrate = 9600'),
+        "devices.shoe.baudrate: does not apply to usb://1209:0001",
+    ),
+    # -- devices against each other
+    (
+        "duplicate-rs485-address",
+        BASE + PROGRESSIVE_LINE,
+        f"devices.meter-sign.address: 1 is taken by devices.progressive on the same line {RS485}",
+    ),
+    (
+        "rs485-baudrate-differs",
+        BASE
+        + PROGRESSIVE_LINE.replace(
+            'kind = "meter-sign"', 'kind = "meter-sign"\naddress = 2\nbaudrate = 9600'
+        ),
+        "devices.meter-sign.baudrate: differs from devices.progressive on the same line",
+    ),
+    (
+        "two-on-one-usb",
+        BASE + PROGRESSIVE_LINE.replace(RS485, "usb://1209:0001"),
+        "devices.meter-sign.url: devices.progressive is at usb://1209:0001 "
+        "(expected one device per USB address)",
+    ),
+    (
+        "second-shoe",
+        BASE + '\n[devices.shoe2]\nkind = "shoe"\nurl = "sim://shoe"\n',
+        "devices.shoe2.kind: a second shoe (devices.shoe is one)",
+    ),
+    (
+        "device-not-a-table",
+        BASE.replace("[devices.shoe]", "[devices]\nsign = 3\n\n[devices.shoe]"),
+        "devices.sign: got 3 (expected a table)",
+    ),
+    # -- the service and the audit trail
+    (
+        "service-unknown-key",
+        BASE + "\n[service]\nport = 80\n",
+        "service.port: unknown key (expected one of api_bind",
+    ),
+    (
+        "bind-without-port",
+        BASE + '\n[service]\napi_bind = "127.0.0.1"\n',
+        "service.api_bind: got '127.0.0.1' (expected HOST:PORT with a port from 1 to 65535)",
+    ),
+    (
+        "bind-port-too-big",
+        BASE + '\n[service]\napi_bind = "0.0.0.0:70000"\n',
+        "service.api_bind: got '0.0.0.0:70000'",
+    ),
+    (
+        "bind-hostname",
+        BASE + '\n[service]\napi_bind = "table-pc:8443"\n',
+        "service.api_bind: 'table-pc' is not an IP address",
+    ),
+    (
+        "bad-log-level",
+        BASE + '\n[service]\nlog_level = "verbose"\n',
+        "service.log_level: got 'verbose' (expected one of debug, info, warning, error)",
+    ),
+    ("empty-audit-dir", BASE + '\n[service]\naudit_dir = ""\n', "service.audit_dir: empty (expected a path)"),
+    (
+        "online-days-too-short",
+        BASE + "\n[audit]\nonline_days = 7\n",
+        "audit.online_days: 7 is too short "
+        "(461a.10(s): logs of transactions, errors and access kept at least 30 days on line)",
+    ),
+    (
+        "retention-too-short",
+        BASE + "\n[audit]\nretention_years = 1\n",
+        "audit.retention_years: 1 is too short (465a.6",
+    ),
+    (
+        "bad-rotation",
+        BASE + '\n[audit]\nrotation = "hourly"\n',
+        "audit.rotation: got 'hourly' (expected one of daily, weekly, monthly)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "fragment"), [case[1:] for case in BAD], ids=[case[0] for case in BAD])
+def test_a_bad_config_is_refused_naming_file_and_key(tmp_path: Path, text: str, fragment: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_table_config(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ")
+    assert fragment in message
+
+
+def test_a_missing_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"absent\.toml: cannot be read: No such file"):
+        load_table_config(tmp_path / "absent.toml")
