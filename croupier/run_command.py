@@ -1,109 +1,108 @@
-"""``croupier run``: with no hardware configured, simulated devices served over their real
-transports (a pseudo-terminal and the simulated USB bus) and driven through the full driver stack,
-with a readable log of the links.
-
-The table service (config, games, API) grows on this entry point; today it proves the wire.
+"""``croupier run``: the table service. With no configuration, the default simulated table
+(config/tables/simulated.toml): Free Bet Blackjack with its shoe, shuffler and card reader simulated
+over their real transports, played by simulated players, one readable log line per round.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
-import time
-from collections.abc import Callable
+import contextlib
+import random
+import signal
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
 
 import structlog
 
-from drivers.connection import DeviceConnection
-from drivers.protocol.core import DeviceClass, Echo, IncrementTestCounter
-from drivers.transport.base import Transport
-from drivers.transport.serial import SerialTransport
-from drivers.transport.usb import UsbTransport
-from firmware_sim.device import SimulatedDevice
-from firmware_sim.personality import DiagnosticPersonality
-from firmware_sim.ports import Port, serve
-from firmware_sim.ports.usb import SimulatedUsbBus, UsbPort
+from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
+from croupier.errors import ConfigError
+from croupier.simulated_table import simulated_free_bet_blackjack
+from croupier.tables.holding import SupervisorHolds
+from croupier.tables.players import BasicStrategyPlayers
+from games.free_bet_blackjack import Round
 
 log = structlog.get_logger("croupier.run")
+
+SERVED_GAMES = ("free-bet-blackjack",)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run",
-        help="run the table service (no config: simulated devices)",
-        description="Run the table service. With no hardware configured, simulated "
-        "devices are served over real pseudo-terminals.",
+        help="run the table service (no config: the simulated Free Bet Blackjack table)",
+        description="Run the table service. With no --config, the default simulated table: every "
+        "device simulated over a real pseudo-terminal or the simulated USB bus.",
     )
-    p.add_argument(
-        "--duration",
-        type=float,
-        default=0.0,
-        help="stop after this many seconds (default: run until interrupted)",
-    )
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between link checks (default 1)")
+    p.add_argument("--config", type=Path, help=f"table configuration (default {DEFAULT_TABLE_CONFIG})")
+    p.add_argument("--rounds", type=int, default=0, help="stop after this many rounds (default: run on)")
+    p.add_argument("--duration", type=float, default=0.0, help="stop after this many seconds")
+    p.add_argument("--seed", type=int, help="seed the simulated players' wagers (a replayable run)")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    return asyncio.run(_run(args.duration, args.interval))
+    config = load_table_config(args.config or DEFAULT_TABLE_CONFIG)
+    _check_served(config)
+    return asyncio.run(_serve(config, args.rounds, args.duration, args.seed))
 
 
-async def _run(duration: float, interval: float) -> int:
-    # No kernel USB is needed: the simulated bus is a pyusb backend inside this process.
-    bus = SimulatedUsbBus()
-    ports: list[Port] = [
-        serve("pty", SimulatedDevice(DiagnosticPersonality(), name="diagnostic-pty")),
-        UsbPort(
-            SimulatedDevice(DiagnosticPersonality(serial_number="SIM-0002"), name="diagnostic-usb"), bus
-        ).start(),
-    ]
-    transports: list[Callable[[], Transport]] = [
-        lambda: SerialTransport(ports[0].url),
-        lambda: UsbTransport(ports[1].url, backend=bus),
-    ]
-    connections = [
-        DeviceConnection(factory, name=port.device.name, expected_class=DeviceClass.DIAGNOSTIC)
-        for port, factory in zip(ports, transports, strict=True)
-    ]
-    try:
-        for conn in connections:
-            await conn.start()
-        for conn in connections:
-            await conn.wait_ready(5.0)
-        loop = asyncio.get_running_loop()
-        stop_at = loop.time() + duration if duration > 0 else None
-        while stop_at is None or loop.time() < stop_at:
-            for conn in connections:
-                await _check(conn)
-            await asyncio.sleep(interval)
-    finally:
-        for conn in connections:
-            await conn.stop()
-        for port in ports:
-            port.stop()
+def _check_served(config: TableConfig) -> None:
+    """Which configurations this version can run, said plainly rather than half-run."""
+    if config.game not in SERVED_GAMES:
+        raise ConfigError(
+            f"{config.source}: table.game: {config.game!r} is not served by croupier run yet "
+            f"(served: {', '.join(SERVED_GAMES)})"
+        )
+    real = sorted(name for name, device in config.devices.items() if device.url.sim_kind is None)
+    if real:
+        raise ConfigError(
+            f"{config.source}: devices.{real[0]}: real equipment needs the dealer's screen, which this "
+            "version does not serve yet; use sim:// devices"
+        )
+
+
+async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | None) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    if duration > 0:
+        loop.call_later(duration, stop.set)
+    players = BasicStrategyPlayers(random.Random(seed))
+    async with simulated_free_bet_blackjack(rules=config.rules, name=config.name) as sim:
+        log.info("table open", table=config.name, game=config.game, seats=config.seats)
+        while not stop.is_set() and (rounds <= 0 or sim.table.rounds < rounds):
+            round_ = await _interruptible(sim.table.play_round(players), stop, sim.table)
+            if round_ is None:
+                break
+            sim.world.check()
+            log.info(
+                "round complete",
+                round=round_.number,
+                net_by_seat={seat: round_.net(seat) for seat in sorted(round_.positions)},
+                cards=sim.world.count("discard-rack"),
+                shoe_remaining=sim.table.shoe.remaining,
+            )
+    log.info("table closed", rounds=sim.table.rounds)
     return 0
 
 
-async def _check(conn: DeviceConnection) -> None:
-    """One exchange burst: round-trip figures and an exactly-once counter step."""
-    rtts = []
-    try:
-        for _ in range(20):
-            start = time.perf_counter()
-            await conn.request(Echo(b"croupier"))
-            rtts.append((time.perf_counter() - start) * 1e6)
-        counter = await conn.request(IncrementTestCounter(1))
-    except Exception as exc:  # a link check never stops the service: the supervisor recovers
-        log.warning("link check failed", device=conn.name, error=str(exc), state=conn.state.value)
-        return
-    c = conn.link.counters
-    log.info(
-        "link ok",
-        device=conn.name,
-        rtt_median_us=round(statistics.median(rtts)),
-        rtt_max_us=round(max(rtts)),
-        counter=getattr(counter, "value", None),
-        retransmissions=c.retransmissions,
-        noise_bytes=c.noise_bytes,
-    )
+async def _interruptible(
+    play: Coroutine[Any, Any, Round], stop: asyncio.Event, table: SupervisorHolds
+) -> Round | None:
+    """Play the round to its end even when told to stop: a round is not abandoned mid-deal. Only a
+    round waiting for a person (a supervisor's clear or ruling) is left as it is."""
+    task = asyncio.ensure_future(play)
+    while not task.done():
+        stopper = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({task, stopper}, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
+        stopper.cancel()
+        if stop.is_set() and (table.held_round is not None or table.faults):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            log.warning("stopped with the round held for a supervisor", table=table.name)
+            return None
+    return task.result()

@@ -19,31 +19,18 @@ from datetime import datetime
 import pytest
 from structlog.testing import capture_logs
 
+from croupier.simulated_table import simulated_free_bet_blackjack
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from croupier.tables.players import BasicStrategyPlayers
-from devices.card_reader import CardReader
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import RuleViolation
-from devices.shoe import Shoe
-from devices.shuffler import Shuffler
-from drivers.card_reader import CardReaderDriver
-from drivers.connection import DeviceConnection, SupervisorSettings
+from drivers.connection import SupervisorSettings
 from drivers.errors import DeviceRefused
 from drivers.protocol.cards import Card
 from drivers.protocol.classes.shuffler import BatchDelivered, ShuffleCompleted
-from drivers.protocol.core import DeviceClass
-from drivers.shoe import ShoeDriver
-from drivers.shuffler import ShufflerDriver
-from drivers.transport.serial import SerialTransport
-from drivers.transport.usb import UsbTransport
-from firmware_sim.card_reader import CardReaderPersonality
 from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.faults import ChannelFaults, FaultPlan
-from firmware_sim.ports.pty import PtyPort
-from firmware_sim.ports.usb import SimulatedUsbBus, UsbPort
-from firmware_sim.shoe import ShoePersonality
-from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY, TableWorld
 from games.free_bet_blackjack import Round
 from games.free_bet_blackjack.hand import is_ace, is_ten_value
@@ -113,67 +100,20 @@ async def table_rig(
     *, shoe_settings: SupervisorSettings = FAST, cover_depth: int | None = None
 ) -> AsyncIterator[Rig]:
     """A table with all three devices simulated on one world, opened for play."""
-    world = TableWorld()
-    dealer = WatchingDealer(world)
-    dealer.unwrap(BACKS, DECKS)
-    shoe_device = SimulatedDevice(ShoePersonality(world=world, serial_number="SH-1"), name="shoe", seed=1)
-    reader_device = SimulatedDevice(
-        CardReaderPersonality(world=world, serial_number="CR-1"), name="card-reader", seed=2
-    )
-    shuffler_device = SimulatedDevice(ShufflerPersonality(world=world, serial_number="SF-1"), name="shuffler")
-    bus = SimulatedUsbBus()
-    shoe_port, reader_port, shuffler_port = (
-        PtyPort(shoe_device).start(),
-        UsbPort(reader_device, bus).start(),
-        PtyPort(shuffler_device).start(),
-    )
-    conns = [
-        DeviceConnection(
-            lambda: SerialTransport(shoe_port.url),
-            name="shoe",
-            expected_class=DeviceClass.SHOE,
-            settings=shoe_settings,
-        ),
-        DeviceConnection(
-            lambda: UsbTransport(reader_port.url, backend=bus),
-            name="card-reader",
-            expected_class=DeviceClass.CARD_READER,
-            settings=FAST,
-        ),
-        DeviceConnection(
-            lambda: SerialTransport(shuffler_port.url),
-            name="shuffler",
-            expected_class=DeviceClass.SHUFFLER,
-            settings=FAST,
-        ),
-    ]
     events: list[object] = []
-    try:
-        for conn in conns:
-            await conn.start()
-        for conn in conns:
-            await conn.wait_ready(5.0)
-        shoe_conn, reader_conn, shuffler_conn = conns
-        table = FreeBetBlackjackTable(
-            shoe=Shoe(ShoeDriver(shoe_conn)),
-            reader=CardReader(CardReaderDriver(reader_conn), clock=lambda: datetime(2026, 3, 2, 12, 0)),
-            shuffler=Shuffler(ShufflerDriver(shuffler_conn)),
-            dealer=dealer,
-            dealer_on_duty="D-1",
-            name="BJ-1",
-            backs=BACKS,
-            cover_depth=cover_depth,
-            record_events=events,
-        )
-        async with table.running():
-            await table.open(FLOORPERSON)
-            yield Rig(table, world, dealer, shoe_device, reader_device, events)
-    finally:
-        for conn in conns:
-            await conn.stop()
-        for port in (shoe_port, reader_port, shuffler_port):
-            port.stop()
-    world.check()
+    async with simulated_free_bet_blackjack(
+        name="BJ-1",
+        dealer=WatchingDealer,
+        settings=FAST,
+        shoe_settings=shoe_settings,
+        backs=BACKS,
+        cover_depth=cover_depth,
+        record_events=events,
+        reader_clock=lambda: datetime(2026, 3, 2, 12, 0),
+        floorperson=FLOORPERSON,
+    ) as sim:
+        assert isinstance(sim.dealer, WatchingDealer)
+        yield Rig(sim.table, sim.world, sim.dealer, sim.devices["shoe"], sim.devices["card-reader"], events)
 
 
 def records_of(round_: Round, kind: RecordKind) -> list[Record]:
