@@ -90,6 +90,11 @@ def choice(kind: type[enum.StrEnum]) -> Callable[[str, Any], Any]:
     return parse
 
 
+#: The metadata of the ``odd_cent_rounding`` key most games share: a half cent is not paid unless the
+#: table is configured otherwise.
+ROUNDING = key("house convention: a half cent of 3 to 2 is not paid", choice(Rounding))
+
+
 class Configurable:
     """Mixed into a game's frozen RuleSet dataclass, whose fields carry ``key`` metadata: reading
     configuration and documenting its sources are the same for every game; only ``shown`` (how a
@@ -117,6 +122,12 @@ class Configurable:
     def shown(name: str, value: Any) -> str:
         """A default as the documentation shows it."""
         return str(value)
+
+    def check_range(self, name: str, low: int, high: int, why: object, unit: str = "") -> None:
+        """Refuse the key ``name`` unless its value lies from ``low`` to ``high``, citing ``why``."""
+        value = getattr(self, name)
+        if not low <= value <= high:
+            raise ConfigError(name, f"{low} to {high}{unit} ({why}), got {value}")
 
     def read_fields(self) -> None:
         """Read values given directly as configuration values are (call from ``__post_init__``)."""

@@ -1,7 +1,9 @@
 """The parts every game's round machine shares: the state names a held round passes through, the
-message a callback was fired with, the guard of a supervisor's CONTINUE, the supervisor-resolution
-and new-dealer transitions, and the Machine's keyword arguments. Used by all four games' machine
-modules (the new-dealer transitions by the shoe games, Free Bet Blackjack and Over/Under).
+message a callback was fired with, the guard of a supervisor's CONTINUE, the transitions every game
+builds alike (wagers and the deal, a card while held or irregular, the discard rack, a supervisor's
+ruling, a new dealer), the Machine's keyword arguments and the one shared Machine. Used by all four
+games' machine modules (the opening, cover-card and new-dealer transitions by the shoe games, Free
+Bet Blackjack and Over/Under).
 
 Every machine is built with ``auto_transitions=False`` (no ``to_<state>()`` backdoor) and
 ``send_event=True`` (callbacks receive the EventData, whose first argument is the message), and
@@ -10,10 +12,11 @@ records each change of state through the round's ``record_state``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from transitions import EventData
+from transitions import EventData, Machine
 
 BETTING = "betting"
 SETTLED = "settled"
@@ -88,3 +91,67 @@ def definition(states: list[str], transitions: list[dict[str, Any]]) -> dict[str
         send_event=True,
         after_state_change="record_state",
     )
+
+
+def opening_transitions(deal_to: str) -> list[dict[str, Any]]:
+    """Wagers while betting, then the deal once the game's guard allows it (e.g. 672a.7(e),
+    686a.7(e)); used by the shoe games."""
+    return [
+        dict(
+            trigger="place_wager",
+            source=BETTING,
+            dest=None,
+            conditions="wager_is_valid",
+            before="accept_wager",
+        ),
+        dict(
+            trigger="start_deal",
+            source=BETTING,
+            dest=deal_to,
+            conditions="deal_may_start",
+            before="begin_deal",
+        ),
+    ]
+
+
+def held_arrival_transitions(
+    trigger: str, active: list[str], *, irregular: str, hold: str
+) -> list[dict[str, Any]]:
+    """A card out while the round is held is set aside; an irregular one while it is active holds
+    the round (NOTES.md §3). These come before the trigger's regular transitions."""
+    return [
+        dict(trigger=trigger, source=HELD, dest=None, before="set_aside_while_held"),
+        dict(trigger=trigger, source=active, dest=HELD, conditions=irregular, before=hold),
+    ]
+
+
+def shoe_arrival_transitions(active: list[str]) -> list[dict[str, Any]]:
+    """A card out of the shoe: while held set aside, irregular ones hold the round, the cover card is
+    set aside (672a.7(d), 686a.7(d)); the game's transitions for the card due follow."""
+    return [
+        *held_arrival_transitions(
+            "card_arrives", active, irregular="arrival_is_irregular", hold="hold_arrival"
+        ),
+        dict(
+            trigger="card_arrives",
+            source=active,
+            dest=None,
+            conditions="is_cover_card",
+            before="set_cover_card_aside",
+        ),
+    ]
+
+
+def rack_transitions(trigger: str, *, wrong_count: str, hold: str, record: str) -> list[dict[str, Any]]:
+    """The round's cards to the rack once settled or voided: a wrong count holds the round, a right
+    one completes it (e.g. 672a.7(s), 686a.7(n))."""
+    return [
+        dict(trigger=trigger, source=[SETTLED, VOIDED], dest=HELD, conditions=wrong_count, before=hold),
+        dict(trigger=trigger, source=[SETTLED, VOIDED], dest=COMPLETE, before=record),
+    ]
+
+
+def shared_machine_of(definition: Callable[[], dict[str, Any]]) -> Callable[[], Machine]:
+    """A game's one Machine, built on first use from its ``definition``: every round joins it
+    (``add_model``) and leaves it when it completes."""
+    return functools.cache(lambda: Machine(model=None, **definition()))

@@ -11,7 +11,7 @@ Used by all four games' inputs modules.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import ClassVar, Protocol
 
 from devices.faults import Operator
@@ -95,6 +95,22 @@ class Message:
     """One event for the round; ``trigger`` names the machine trigger it fires."""
 
     trigger: ClassVar[str]
+
+
+@dataclass(frozen=True)
+class PlaceWager(Message):
+    """A position's wagers, in cents; placing again before the deal replaces them. Each game adds
+    its wagers as fields; ``required`` names those a position must place (at least a cent), the
+    others may be 0. Which combinations the game allows is the round's to refuse, with its clause."""
+
+    trigger = "place_wager"
+    required: ClassVar[frozenset[str]] = frozenset()
+    seat: int
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            minimum = 1 if field.name == "seat" or field.name in self.required else 0
+            check_int(f"{type(self).__name__}.{field.name}", getattr(self, field.name), minimum=minimum)
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,34 @@ games (``movement`` in a SETTLEMENT entry) in the same words.
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
+
+from devices.rules import Rule
 
 
 class Movement(enum.StrEnum):
     COLLECT = "collect"
     PAY = "pay"
     PUSH = "push"  # returned to the player
+
+
+@dataclass(frozen=True)
+class Action:
+    """One collect, pay or push of one wager, with the rule that decides it. Each game's settlement
+    Action extends it with its own wager kinds (and any detail its records carry)."""
+
+    seat: int
+    wager: enum.StrEnum
+    movement: enum.StrEnum  # a Movement, or a game's own that adds to it
+    amount: int
+    rule: Rule
+
+    @property
+    def net(self) -> int:
+        """What the player gains (+) or loses (-), in cents (compared by value, so that a game's own
+        movements with the same names count alike)."""
+        if self.movement == Movement.PAY:
+            return self.amount
+        if self.movement == Movement.COLLECT:
+            return -self.amount
+        return 0

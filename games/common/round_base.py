@@ -20,6 +20,7 @@ from drivers.protocol.cards import Card
 from games.common.holds import Hold, Kind
 from games.common.machine_parts import COMPLETE, message_of
 from games.common.messages import Arrival, Message, Resolution
+from games.common.movement import Action
 from games.common.records import Record, RoundLog
 
 
@@ -137,6 +138,22 @@ class RoundBase:
     ) -> None:
         self.hold = Hold(kind, irregularity, self.state, list(items), shown)
         self._record_irregularity(kind, irregularity)
+
+    def _record_actions(self, actions: Iterable[Action], **cited: str) -> None:
+        """Take each settlement action into the round's totals and record it (``cited``: the clause
+        of the settlement order, where the game's section sets one)."""
+        for action in actions:
+            self.actions.append(action)
+            self.log.add(
+                self.kinds.SETTLEMENT,
+                seat=action.seat,
+                wager=action.wager.value,
+                movement=action.movement.value,
+                amount=action.amount,
+                net=action.net,
+                clause=action.rule.clause,
+                **cited,
+            )
 
     def _record_irregularity(self, kind: Kind, irregularity: Irregularity) -> None:
         self.log.add(

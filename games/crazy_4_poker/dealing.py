@@ -127,13 +127,9 @@ class DealSteps:
         return message_of(event).chips != self.accepted
 
     def hold_chip_count(self, event: EventData) -> None:
+        """The count is recorded as for a match, then the round waits for a supervisor."""
+        self.note_chip_count(event)
         chips = message_of(event).chips
-        self.log.add(
-            RecordKind.CHIP_COUNT,
-            chips=chips,
-            accepted=self.accepted,
-            clause=clauses.PROGRESSIVE_COUNT.clause,
-        )
         detail = f"the dealer counted {chips} value chip(s); the progressive system accepted {self.accepted}"
         self._hold(PROGRESSIVE_MISMATCH, Irregularity(clauses.PROGRESSIVE_COUNT, detail))
 
@@ -227,4 +223,4 @@ class DealSteps:
         detail = f"stub {self.stub_cards} (expected {self.stub_size}); {present} cards; misdealt: {misdealt}"
         self._record_irregularity(kind, Irregularity(rule, detail))
         self.layout_cards = sum(counts.values())
-        self._settle([a for p in self.positions.values() for a in settlement.void(p, rule)])
+        self._record_actions([a for p in self.positions.values() for a in settlement.void(p, rule)])

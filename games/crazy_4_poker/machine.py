@@ -9,10 +9,7 @@ first.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
-
-from transitions import Machine
 
 from games.common import machine_parts
 from games.common.machine_parts import (
@@ -22,6 +19,7 @@ from games.common.machine_parts import (
     SETTLED,
     VOIDED,
     message_of,
+    rack_transitions,
     resolution_transitions,
 )
 
@@ -189,12 +187,8 @@ def _transitions() -> list[dict[str, Any]]:
             ),
             regular=dict(conditions="hands_are_known", before="settle_wagers"),
         ),
-        *_two_ways(
-            "discard",
-            [SETTLED, VOIDED],
-            COMPLETE,
-            irregular=dict(dest=HELD, conditions="discard_count_is_wrong", before="hold_discard"),
-            regular=dict(before="record_discard"),
+        *rack_transitions(
+            "discard", wrong_count="discard_count_is_wrong", hold="hold_discard", record="record_discard"
         ),
         *resolution_transitions(RESUMABLE),
     ]
@@ -206,7 +200,4 @@ def definition() -> dict[str, Any]:
     return machine_parts.definition(STATES, _transitions())
 
 
-@functools.cache
-def shared_machine() -> Machine:
-    """The one Machine every round joins (``add_model``) and leaves when it completes."""
-    return Machine(model=None, **definition())
+shared_machine = machine_parts.shared_machine_of(definition)

@@ -84,16 +84,3 @@ class Round(DealSteps, ShowdownSteps, RoundBase):
     def strength(self, place: Place) -> Strength | None:
         cards = self.hands.get(place)
         return None if cards is None else strength(cards)
-
-    def _settle(self, actions: list[Action]) -> None:
-        for action in actions:
-            self.actions.append(action)
-            self.log.add(
-                RecordKind.SETTLEMENT,
-                seat=action.seat,
-                wager=action.wager.value,
-                movement=action.movement.value,
-                amount=action.amount,
-                net=action.net,
-                clause=action.rule.clause,
-            )

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from games.common.config import (
+    ROUNDING,
     ConfigError,
     Configurable,
     Odds,
@@ -133,19 +134,12 @@ class RuleSet(Configurable):
         default_factory=dict,
         metadata=key("NOTES.md §2 657a.1: PA table not found; configuration", _awards),
     )
-    odd_cent_rounding: Rounding = field(
-        default=Rounding.DOWN,
-        metadata=key("house convention: a half cent of 3 to 2 is not paid", choice(Rounding)),
-    )
+    odd_cent_rounding: Rounding = field(default=Rounding.DOWN, metadata=ROUNDING)
 
     def __post_init__(self) -> None:
         self.read_fields()
-        if not 1 <= self.positions <= 6:
-            raise ConfigError("positions", f"1 to 6 ({clauses.SIX_POSITIONS}), got {self.positions}")
-        if not 1 <= self.max_play_multiple <= 3:
-            raise ConfigError(
-                "max_play_multiple", f"1 to 3 ({clauses.PLAY_OR_FOLD}), got {self.max_play_multiple}"
-            )
+        self.check_range("positions", 1, 6, clauses.SIX_POSITIONS)
+        self.check_range("max_play_multiple", 1, 3, clauses.PLAY_OR_FOLD)
         if self.progressive_offered and not self.progressive_pay_table:
             raise ConfigError("progressive_pay_table", "a progressive table needs its pay table")
 

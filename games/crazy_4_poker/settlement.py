@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from devices.rules import Rule
 from games.common.config import Odds
+from games.common.movement import Action as SettledWager
 from games.crazy_4_poker import clauses
 from games.crazy_4_poker.evaluator import (
     Category,
@@ -67,17 +68,9 @@ class Position:
 
 
 @dataclass(frozen=True)
-class Action:
-    seat: int
+class Action(SettledWager):
     wager: Wager
     movement: Movement
-    amount: int
-    rule: Rule
-
-    @property
-    def net(self) -> int:
-        """What the player gains (+) or loses (-), in cents."""
-        return {Movement.PAY: self.amount, Movement.COLLECT: -self.amount}.get(self.movement, 0)
 
 
 def pay_line(hand: Strength) -> str:

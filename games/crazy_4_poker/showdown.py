@@ -7,9 +7,8 @@ from transitions import EventData
 
 from devices.rules import Irregularity, RuleViolation
 from drivers.protocol.cards import Card
-from games.common.holds import Hold
+from games.common.closing import ClosingSteps
 from games.common.machine_parts import message_of
-from games.common.messages import Resolution
 from games.common.movement import Movement
 from games.crazy_4_poker import clauses, settlement
 from games.crazy_4_poker.evaluator import Strength, best_four
@@ -22,7 +21,7 @@ SHUFFLER_ORDER = "shuffler order"
 DEALER_REPORT = "dealer report"
 
 
-class ShowdownSteps:
+class ShowdownSteps(ClosingSteps):
     """Guards and callbacks from the decisions to the discard rack."""
 
     def _decider(self, seat: int) -> Position:
@@ -141,7 +140,7 @@ class ShowdownSteps:
             hand = self.strength(seat)
             actions += settlement.showdown(self.positions[seat], hand, dealer, self.rules)
             self._award(seat, hand)
-        self._settle(actions)
+        self._record_actions(actions)
         self.layout_cards = len(self.deal)
 
     def _award(self, seat: int, hand: Strength | None) -> None:
@@ -173,14 +172,14 @@ class ShowdownSteps:
     def void_round(self, event: EventData) -> None:
         self._resolve(event)
         self.layout_cards = len(self.dealt) + len(self.misplaced)
-        self._settle([a for p in self.positions.values() for a in settlement.void(p, clauses.VOID)])
+        self._record_actions([a for p in self.positions.values() for a in settlement.void(p, clauses.VOID)])
 
     def continue_round(self, event: EventData) -> None:
         hold = self._resolve(event)
         if hold.kind is ILLEGAL_RAISE:
             for p in self.positions.values():
                 if not settlement.legal_play(p, self.strength(p.seat)):
-                    self._settle(
+                    self._record_actions(
                         [
                             settlement.Action(
                                 p.seat, Wager.PLAY, Movement.PUSH, p.play - p.ante, clauses.RAISE_NEEDS_ACES
@@ -188,16 +187,3 @@ class ShowdownSteps:
                         ]
                     )
                     p.play = p.ante
-
-    def _resolve(self, event: EventData) -> Hold:
-        m, hold = message_of(event), self.hold
-        effect = hold.kind.on_continue if m.resolution is Resolution.CONTINUE else "round voided"
-        self.log.add(
-            RecordKind.RESOLUTION,
-            code=hold.kind.code,
-            resolution=m.resolution.value,
-            supervisor=m.operator.ident,
-            effect=effect,
-        )
-        self.hold = None
-        return hold

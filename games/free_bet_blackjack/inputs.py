@@ -17,6 +17,7 @@ import enum
 from dataclasses import dataclass
 
 from drivers.protocol.cards import Card
+from games.common import messages as common
 from games.common.messages import (
     COVER_CARD,
     Arrival,
@@ -76,19 +77,12 @@ class PlayerAction(enum.StrEnum):
 
 
 @dataclass(frozen=True)
-class PlaceWager(Message):
+class PlaceWager(common.PlaceWager):
     """A position's wagers, in cents; placing again before the deal replaces them. A Push 22 Wager
     without a Blackjack Wager is refused by the round, with its clause."""
 
-    trigger = "place_wager"
-    seat: int
     blackjack: int
     push22: int = 0
-
-    def __post_init__(self) -> None:
-        check_int("PlaceWager.seat", self.seat, minimum=1)
-        check_int("PlaceWager.blackjack", self.blackjack, minimum=0)
-        check_int("PlaceWager.push22", self.push22, minimum=0)
 
 
 @dataclass(frozen=True)

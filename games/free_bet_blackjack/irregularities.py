@@ -8,11 +8,11 @@ nothing moves until a supervisor rules CONTINUE (what it means is fixed per kind
 
 from __future__ import annotations
 
-from devices.rules import Irregularity, Rule
+from devices.rules import Irregularity
 from drivers.protocol.cards import Card
 from games.common.holds import SET_ASIDE, Kind, Outcome
 from games.common.machine_parts import COMPLETE
-from games.common.messages import COVER_CARD, Arrival, describe
+from games.common.messages import Arrival, describe
 from games.free_bet_blackjack import clauses
 from games.free_bet_blackjack.layout import Slot
 from games.free_bet_blackjack.machine import DEALER_TURN
@@ -77,24 +77,9 @@ KINDS = (
 )
 
 
-def classify_arrival(
-    item: Arrival, slot: Slot | None, *, burn_due: bool, nothing_due: Rule
-) -> tuple[Kind, Irregularity] | None:
-    """What is wrong with ``item`` arriving now, or None. ``slot`` is the card due (None when no
-    card is due); ``nothing_due`` the clause a card breaks when none is due."""
-    if item is COVER_CARD:
-        if slot is None:
-            return COVER_OUT_OF_PLACE(
-                clauses.COVER_CARD_OUT_OF_PLACE,
-                f"the cover card came out while no card is due ({nothing_due})",
-            )
-        return None
-    if burn_due:
-        return CARD_BEFORE_BURN(
-            clauses.BURN_DUE, f"{describe(item)} was dealt before the new dealer's burn card"
-        )
-    if slot is None:
-        return EXTRA_CARD(nothing_due, f"{describe(item)} was dealt while no card is due")
+def classify_card(item: Arrival, slot: Slot) -> tuple[Kind, Irregularity] | None:
+    """What is wrong with ``item`` arriving where ``slot`` is due, or None (the shoe's own order,
+    cover card and burn, is checked first by games.common.shoe_steps)."""
     if isinstance(item, Card):
         if item.is_joker:
             return JOKER(clauses.NO_JOKERS, f"{item} came out of the shoe where {slot} is due")

@@ -13,10 +13,7 @@ an irregular arrival is caught before a regular one, a missing card before an ad
 
 from __future__ import annotations
 
-import functools
 from typing import Any
-
-from transitions import Machine
 
 from games.common import machine_parts
 from games.common.machine_parts import (
@@ -26,7 +23,10 @@ from games.common.machine_parts import (
     SETTLED,
     VOIDED,
     dealer_change_transitions,
+    opening_transitions,
+    rack_transitions,
     resolution_transitions,
+    shoe_arrival_transitions,
 )
 
 DEALING = "dealing"
@@ -89,36 +89,9 @@ REFUSALS = {
 def _transitions() -> list[dict[str, Any]]:
     t: list[dict[str, Any]] = [
         # 672a.7(e): wagers, then the deal once the shoe is ready (672a.7(a), (c), (d)).
-        dict(
-            trigger="place_wager",
-            source=BETTING,
-            dest=None,
-            conditions="wager_is_valid",
-            before="accept_wager",
-        ),
-        dict(
-            trigger="start_deal",
-            source=BETTING,
-            dest=DEALING,
-            conditions="deal_may_start",
-            before="begin_deal",
-        ),
+        *opening_transitions(DEALING),
         # Cards out of the shoe: irregular ones first, then the cover card, then the deal.
-        dict(trigger="card_arrives", source=HELD, dest=None, before="set_aside_while_held"),
-        dict(
-            trigger="card_arrives",
-            source=ACTIVE,
-            dest=HELD,
-            conditions="arrival_is_irregular",
-            before="hold_arrival",
-        ),
-        dict(
-            trigger="card_arrives",
-            source=ACTIVE,
-            dest=None,
-            conditions="is_cover_card",
-            before="set_cover_card_aside",
-        ),
+        *shoe_arrival_transitions(ACTIVE),
         dict(
             trigger="card_arrives",
             source=DEALING,
@@ -211,14 +184,9 @@ def _transitions() -> list[dict[str, Any]]:
         # 672a.7(l)-(r): the dealer's draw, then settlement in the designated order.
         dict(trigger="settle", source=DEALER_TURN, dest=SETTLED, before="settle_wagers"),
         # 672a.7(s): the cards to the discard rack.
-        dict(
-            trigger="discard",
-            source=[SETTLED, VOIDED],
-            dest=HELD,
-            conditions="discard_count_is_wrong",
-            before="hold_discard",
+        *rack_transitions(
+            "discard", wrong_count="discard_count_is_wrong", hold="hold_discard", record="record_pickup"
         ),
-        dict(trigger="discard", source=[SETTLED, VOIDED], dest=COMPLETE, before="record_pickup"),
         # 672a.7(c): a new dealer burns a card before dealing any.
         *dealer_change_transitions([*ACTIVE, HELD]),
         *resolution_transitions(RESUMABLE),
@@ -231,7 +199,4 @@ def definition() -> dict[str, Any]:
     return machine_parts.definition(STATES, _transitions())
 
 
-@functools.cache
-def shared_machine() -> Machine:
-    """The one Machine every round joins (``add_model``) and leaves when it completes."""
-    return Machine(model=None, **definition())
+shared_machine = machine_parts.shared_machine_of(definition)

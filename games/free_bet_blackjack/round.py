@@ -23,7 +23,7 @@ from games.common.pickup import Pickup
 from games.common.records import RecordKind, RoundLog
 from games.common.round_base import RoundBase
 from games.common.seating import clockwise
-from games.free_bet_blackjack import clauses, decisions, discard
+from games.free_bet_blackjack import clauses, decisions, discard, irregularities
 from games.free_bet_blackjack.closing import CloseSteps
 from games.free_bet_blackjack.dealing import DealSteps
 from games.free_bet_blackjack.decisions import Stake
@@ -47,6 +47,8 @@ class Round(DealSteps, PlaySteps, CloseSteps, RoundBase):
     shared_machine = staticmethod(shared_machine)
     clauses = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
     kinds = RecordKind
+    irregularities = irregularities  # the module: ShoeSteps classifies arrivals by it
+    first_wager = "Blackjack Wager"
     refusals = REFUSALS
 
     def __init__(

@@ -19,6 +19,7 @@ from typing import Any
 from devices.rules import Rule
 from drivers.protocol.cards import RANKS
 from games.common.config import (
+    ROUNDING,
     ConfigError,
     Configurable,
     Odds,
@@ -144,15 +145,11 @@ class RuleSet(Configurable):
         default=SettlementOrder.COLLECT_THEN_PAY,
         metadata=key("672a.7(r): one procedure designated in the Rules Submission", choice(SettlementOrder)),
     )
-    odd_cent_rounding: Rounding = field(
-        default=Rounding.DOWN,
-        metadata=key("house convention: a half cent of 3 to 2 is not paid", choice(Rounding)),
-    )
+    odd_cent_rounding: Rounding = field(default=Rounding.DOWN, metadata=ROUNDING)
 
     def __post_init__(self) -> None:
         self.read_fields()
-        if not 1 <= self.positions <= 6:
-            raise ConfigError("positions", f"1 to 6 ({clauses.SIX_POSITIONS}), got {self.positions}")
+        self.check_range("positions", 1, 6, clauses.SIX_POSITIONS)
         if self.decks not in (6, 8):
             raise ConfigError("decks", f"6 or 8 (NOTES.md §2), got {self.decks}")
         if not self.free_double_totals <= frozenset(range(4, 21)):

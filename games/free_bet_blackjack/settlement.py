@@ -12,9 +12,9 @@ import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from devices.rules import Rule
 from drivers.protocol.cards import Card
 from games.common.config import EVEN_ODDS, Odds
+from games.common.movement import Action as SettledWager
 from games.common.movement import Movement
 from games.common.seating import counterclockwise
 from games.free_bet_blackjack import clauses
@@ -39,22 +39,17 @@ class WagerKind(enum.StrEnum):
 
 
 @dataclass(frozen=True)
-class Action:
-    seat: int
+class Action(SettledWager):
     wager: WagerKind
-    movement: Movement
-    amount: int
-    rule: Rule
     hand: int | None = None
 
     @property
     def net(self) -> int:
-        """What the player gains (+) or loses (-), in cents."""
-        if self.movement is Movement.PAY:
-            return self.amount
-        if self.movement is Movement.COLLECT and self.wager is not WagerKind.LAMMER:
-            return -self.amount
-        return 0
+        """What the player gains (+) or loses (-), in cents: a lammer collected marks a free wager
+        lost, which costs the player nothing."""
+        if self.wager is WagerKind.LAMMER and self.movement is Movement.COLLECT:
+            return 0
+        return super().net
 
 
 def blackjack_payment(position: Position, rules: RuleSet) -> Action:

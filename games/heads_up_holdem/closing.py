@@ -6,17 +6,15 @@ from __future__ import annotations
 from transitions import EventData
 
 from devices.rules import RuleViolation
-from games.common.holds import Hold
+from games.common.closing import ClosingSteps
 from games.common.machine_parts import message_of
-from games.common.messages import Resolution
-from games.common.pickup import Pickup
 from games.heads_up_holdem import clauses, settlement
 from games.heads_up_holdem.evaluator import best_five
 from games.heads_up_holdem.irregularities import COLLECT_COUNT
 from games.heads_up_holdem.records import RecordKind
 
 
-class CloseSteps:
+class CloseSteps(ClosingSteps):
     """Guards and callbacks of settlement, the discard rack and a supervisor's ruling."""
 
     def hands_are_up(self, event: EventData) -> bool:
@@ -68,33 +66,3 @@ class CloseSteps:
         hold = self._resolve(event)
         if hold.kind is COLLECT_COUNT:
             self._record_pickup()
-
-    def _resolve(self, event: EventData) -> Hold:
-        """Close the hold with the supervisor's ruling; the cards held go aside for the rack."""
-        message, hold = message_of(event), self.hold
-        self.log.add(
-            RecordKind.RESOLUTION,
-            code=hold.kind.code,
-            resolution=message.resolution.value,
-            supervisor=message.operator.ident,
-            effect=hold.kind.on_continue if message.resolution is Resolution.CONTINUE else "round voided",
-        )
-        for item in hold.items:
-            pickup = Pickup.of(item, "set aside")
-            self.set_aside.append(pickup)
-            self.log.add(
-                RecordKind.SET_ASIDE, card=pickup.card, commitment=pickup.commitment, code=hold.kind.code
-            )
-        self.hold = None
-        return hold
-
-    def _record_pickup(self) -> None:
-        self.pickup = tuple(self.pickup_order())
-        for number, pickup in enumerate(self.pickup, start=1):
-            self.log.add(
-                RecordKind.PICKUP,
-                order=number,
-                place=pickup.place,
-                card=pickup.card,
-                commitment=pickup.commitment,
-            )

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from drivers.protocol.cards import COMMITMENT_SIZE, Card
+from games.common import messages as common
 from games.common.messages import (
     InputError,
     Message,
@@ -88,22 +89,14 @@ class DeckReport:
 
 
 @dataclass(frozen=True)
-class PlaceWager(Message):
+class PlaceWager(common.PlaceWager):
     """A position's wagers, in cents; placing again before "no more bets" replaces them."""
 
-    trigger = "place_wager"
-    seat: int
+    required = frozenset({"ante", "odds"})
     ante: int
     odds: int
     trips_plus: int = 0
     pocket_bonus: int = 0
-
-    def __post_init__(self) -> None:
-        check_int("PlaceWager.seat", self.seat, minimum=1)
-        check_int("PlaceWager.ante", self.ante, minimum=1)
-        check_int("PlaceWager.odds", self.odds, minimum=1)
-        check_int("PlaceWager.trips_plus", self.trips_plus, minimum=0)
-        check_int("PlaceWager.pocket_bonus", self.pocket_bonus, minimum=0)
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,7 @@ source, the first whose guards pass is taken: an irregular delivery is caught be
 
 from __future__ import annotations
 
-import functools
 from typing import Any
-
-from transitions import Machine
 
 from games.common import machine_parts
 from games.common.machine_parts import (
@@ -21,6 +18,8 @@ from games.common.machine_parts import (
     HELD,
     SETTLED,
     VOIDED,
+    held_arrival_transitions,
+    rack_transitions,
     resolution_transitions,
 )
 
@@ -71,20 +70,14 @@ DELIVERIES = {"stack_delivered": DEALING, "community_dealt": COMMUNITY}
 
 def _deliveries() -> list[dict[str, Any]]:
     """Cards out of the shoe or the hand: while held set aside; irregular ones hold the round."""
-    t: list[dict[str, Any]] = []
-    for trigger in DELIVERIES:
-        t += [
-            dict(trigger=trigger, source=HELD, dest=None, before="set_aside_while_held"),
-            dict(
-                trigger=trigger,
-                source=ACTIVE,
-                dest=HELD,
-                conditions="delivery_is_irregular",
-                before="hold_delivery",
-            ),
-        ]
     return [
-        *t,
+        *(
+            transition
+            for trigger in DELIVERIES
+            for transition in held_arrival_transitions(
+                trigger, ACTIVE, irregular="delivery_is_irregular", hold="hold_delivery"
+            )
+        ),
         dict(
             trigger="stack_delivered",
             source=DEALING,
@@ -202,14 +195,9 @@ def _transitions() -> list[dict[str, Any]]:
             conditions="hands_are_up",
             before="settle_wagers",
         ),
-        dict(
-            trigger="collect",
-            source=[SETTLED, VOIDED],
-            dest=HELD,
-            conditions="collect_count_is_wrong",
-            before="hold_collect",
+        *rack_transitions(
+            "collect", wrong_count="collect_count_is_wrong", hold="hold_collect", record="record_pickup"
         ),
-        dict(trigger="collect", source=[SETTLED, VOIDED], dest=COMPLETE, before="record_pickup"),
         *resolution_transitions(RESUMABLE),
     ]
 
@@ -219,7 +207,4 @@ def definition() -> dict[str, Any]:
     return machine_parts.definition(STATES, _transitions())
 
 
-@functools.cache
-def shared_machine() -> Machine:
-    """The one Machine every round joins (``add_model``) and leaves when it completes."""
-    return Machine(model=None, **definition())
+shared_machine = machine_parts.shared_machine_of(definition)

@@ -13,6 +13,8 @@ check, devices/shoe.py). A folded hand is never turned up.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from drivers.protocol.cards import Card
 from games.common.holds import Hold
 from games.common.messages import Arrival
@@ -115,19 +117,9 @@ class Round(DealSteps, PlaySteps, CloseSteps, RoundBase):
         stacks = sum(len(p.stack) for p in self.positions.values()) + len(self.dealer_stack)
         return stacks + len(self.community) + len(self.set_aside)
 
-    def _record_actions(self, actions: list[Action]) -> None:
-        for action in actions:
-            self.actions.append(action)
-            self.log.add(
-                RecordKind.SETTLEMENT,
-                seat=action.seat,
-                wager=action.wager.value,
-                movement=action.movement.value,
-                amount=action.amount,
-                net=action.net,
-                clause=action.rule.clause,
-                order=clauses.SETTLEMENT_ORDER.clause,
-            )
+    def _record_actions(self, actions: Iterable[Action]) -> None:
+        """Every settlement is recorded with the order it follows."""
+        super()._record_actions(actions, order=clauses.SETTLEMENT_ORDER.clause)
 
     def pickup_order(self) -> list[Pickup]:
         """Every card of the round on the layout, in the order it goes to the discard rack: folded

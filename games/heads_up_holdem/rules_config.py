@@ -15,11 +15,11 @@ from types import MappingProxyType
 from typing import Any
 
 from games.common.config import (
+    ROUNDING,
     ConfigError,
     Configurable,
     Odds,
     Rounding,
-    choice,
     integer,
     key,
 )
@@ -123,20 +123,12 @@ class RuleSet(Configurable):
         default_factory=dict,
         metadata=key("NOTES.md §2: optional, table not found; empty: not offered", _table(Pocket)),
     )
-    odd_cent_rounding: Rounding = field(
-        default=Rounding.DOWN,
-        metadata=key("house convention: a half cent of 3 to 2 is not paid", choice(Rounding)),
-    )
+    odd_cent_rounding: Rounding = field(default=Rounding.DOWN, metadata=ROUNDING)
 
     def __post_init__(self) -> None:
         self.read_fields()
-        if not 1 <= self.positions <= 7:
-            raise ConfigError("positions", f"1 to 7 seats ({clauses.POSITIONS}), got {self.positions}")
-        if not 1 <= self.stub_count_interval <= 5:
-            raise ConfigError(
-                "stub_count_interval",
-                f"1 to 5 rounds ({clauses.STUB_COUNT_DUE}), got {self.stub_count_interval}",
-            )
+        self.check_range("positions", 1, 7, clauses.POSITIONS, unit=" seats")
+        self.check_range("stub_count_interval", 1, 5, clauses.STUB_COUNT_DUE, unit=" rounds")
         for name in ("losing_odds_pay_table",):
             if any(category < Category.STRAIGHT for category in getattr(self, name)):
                 raise ConfigError(name, f"pays only a straight or better ({clauses.ODDS_LOSE})")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from devices.rules import Rule
 from drivers.protocol.cards import Card
 from games.common.config import EVEN_ODDS, Odds
+from games.common.movement import Action as SettledWager
 from games.common.movement import Movement
 from games.common.seating import counterclockwise
 from games.heads_up_holdem import clauses
@@ -51,17 +52,9 @@ class Stakes:
 
 
 @dataclass(frozen=True)
-class Action:
-    seat: int
+class Action(SettledWager):
     wager: Wager
     movement: Movement
-    amount: int
-    rule: Rule
-
-    @property
-    def net(self) -> int:
-        """What the player gains (+) or loses (-), in cents."""
-        return {Movement.PAY: self.amount, Movement.COLLECT: -self.amount}.get(self.movement, 0)
 
 
 #: Makes one Action for a wager of the seat being settled: (wager, movement, rule[, odds]).

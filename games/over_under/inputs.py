@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from games.common import messages as common
 from games.common.messages import (
     COVER_CARD,
     Arrival,
@@ -63,19 +64,12 @@ class Choice(enum.StrEnum):
 
 
 @dataclass(frozen=True)
-class PlaceWager(Message):
+class PlaceWager(common.PlaceWager):
     """A position's wagers, in cents; placing again before the deal replaces them. A Bonus Wager
     without an Ante Wager is refused by the round, with its source."""
 
-    trigger = "place_wager"
-    seat: int
     ante: int
     bonus: int = 0
-
-    def __post_init__(self) -> None:
-        check_int("PlaceWager.seat", self.seat, minimum=1)
-        check_int("PlaceWager.ante", self.ante, minimum=0)
-        check_int("PlaceWager.bonus", self.bonus, minimum=0)
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,8 @@ from __future__ import annotations
 from transitions import EventData
 
 from devices.rules import Rule, RuleViolation
-from games.common.holds import Hold
+from games.common.closing import ClosingSteps
 from games.common.machine_parts import BETTING, SETTLED, message_of
-from games.common.messages import Resolution
 from games.common.pickup import Pickup
 from games.common.records import RecordKind
 from games.common.seating import clockwise
@@ -23,7 +22,7 @@ from games.over_under.positions import Position
 EQUAL_TO_ANTE = {Choice.OVER_23: clauses.OVER_EQUALS_ANTE, Choice.UNDER_18: clauses.UNDER_EQUALS_ANTE}
 
 
-class PlaySteps:
+class PlaySteps(ClosingSteps):
     """Guards and callbacks of the elections, the settlement, the rack and a supervisor's ruling."""
 
     def choice_is_valid(self, event: EventData) -> bool:
@@ -142,18 +141,3 @@ class PlaySteps:
         if current.seat != seat:
             raise RuleViolation(rule, f"it is {current.label}'s turn, not seat {seat}'s")
         return current
-
-    def _resolve(self, event: EventData) -> Hold:
-        """Close the hold with the supervisor's ruling; the cards held go aside."""
-        message, hold = message_of(event), self.hold
-        self.log.add(
-            RecordKind.RESOLUTION,
-            code=hold.kind.code,
-            resolution=message.resolution.value,
-            supervisor=message.operator.ident,
-            effect=hold.kind.on_continue if message.resolution is Resolution.CONTINUE else "round voided",
-        )
-        for item in hold.items:
-            self._set_aside(item, hold.kind.code)
-        self.hold = None
-        return hold

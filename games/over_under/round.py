@@ -17,7 +17,7 @@ from games.common.pickup import Pickup
 from games.common.records import RecordKind, RoundLog
 from games.common.round_base import RoundBase
 from games.common.seating import clockwise
-from games.over_under import clauses
+from games.over_under import clauses, irregularities
 from games.over_under.dealing import DealSteps
 from games.over_under.machine import CLEARING, DEALING, DECIDING, DRAWING, REFUSALS, shared_machine
 from games.over_under.playing import PlaySteps
@@ -33,6 +33,8 @@ class Round(DealSteps, PlaySteps, RoundBase):
     shared_machine = staticmethod(shared_machine)
     clauses = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
     kinds = RecordKind
+    irregularities = irregularities  # the module: ShoeSteps classifies arrivals by it
+    first_wager = "Ante Wager"
     refusals = REFUSALS
 
     def __init__(self, number: int, *, rules: RuleSet, dealer: str, table: str = "table") -> None:

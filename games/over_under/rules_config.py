@@ -111,8 +111,7 @@ class RuleSet(Configurable):
 
     def __post_init__(self) -> None:
         self.read_fields()
-        if not 1 <= self.positions <= 7:
-            raise ConfigError("positions", f"1 to 7 ({clauses.POSITIONS}), got {self.positions}")
+        self.check_range("positions", 1, 7, clauses.POSITIONS)
         if self.decks not in (4, 6, 8):
             raise ConfigError("decks", f"4, 6 or 8 (NOTES.md §2), got {self.decks}")
 

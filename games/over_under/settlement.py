@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from devices.rules import Rule
+from games.common.movement import Action as SettledWager
 from games.common.movement import Movement
 from games.over_under import clauses
 from games.over_under.inputs import Choice
@@ -32,24 +32,11 @@ class WagerKind(enum.StrEnum):
 
 
 @dataclass(frozen=True)
-class Action:
+class Action(SettledWager):
     """One collect, pay or push of one wager, with the rule that decides it and the Hand's total."""
 
-    seat: int
     wager: WagerKind
-    movement: Movement
-    amount: int
-    rule: Rule
     total: int | None = None
-
-    @property
-    def net(self) -> int:
-        """What the player gains (+) or loses (-), in cents."""
-        if self.movement is Movement.PAY:
-            return self.amount
-        if self.movement is Movement.COLLECT:
-            return -self.amount
-        return 0
 
 
 def surrender(position: Position) -> Action:

@@ -1,0 +1,57 @@
+"""The end of a round every game shares: a supervisor's ruling closes the hold and puts the cards it
+held aside (NOTES.md §3), and the cards reach the discard rack in the recorded pick-up order. Mixed
+into each game's Round, which keeps ``set_aside`` and ``pickup`` and says ``pickup_order``.
+"""
+
+from __future__ import annotations
+
+from transitions import EventData
+
+from games.common.holds import Hold
+from games.common.machine_parts import message_of
+from games.common.messages import COVER_CARD, Arrival, Resolution
+from games.common.pickup import SET_ASIDE, Pickup
+
+
+class ClosingSteps:
+    """The supervisor's ruling and the pick-up record, in the game's own record kinds."""
+
+    def _resolve(self, event: EventData) -> Hold:
+        """Close the hold with the supervisor's ruling; the cards held go aside."""
+        message, hold = message_of(event), self.hold
+        self.log.add(
+            self.kinds.RESOLUTION,
+            code=hold.kind.code,
+            resolution=message.resolution.value,
+            supervisor=message.operator.ident,
+            effect=hold.kind.on_continue if message.resolution is Resolution.CONTINUE else "round voided",
+        )
+        for item in hold.items:
+            self._set_aside(item, hold.kind.code)
+        self.hold = None
+        return hold
+
+    def _set_aside(self, item: Arrival, code: str) -> None:
+        """A card held for a ruling goes to the discard rack after the round's hands (a shoe's cover
+        card to the side, 672a.7(d), 686a.7(d)); one dealt face down stays face down, known by its
+        commitment."""
+        if item is COVER_CARD:
+            self._cover_card_aside()
+            return
+        pickup = Pickup.of(item, SET_ASIDE)
+        self.set_aside.append(pickup)
+        self.log.add(self.kinds.SET_ASIDE, card=pickup.card, commitment=pickup.commitment, code=code)
+
+    def _record_pickup(self, **cited: str) -> None:
+        """Record every card of the round in the order it goes to the rack (``cited``: the clause of
+        that order, where the game's section sets one)."""
+        self.pickup = tuple(self.pickup_order())
+        for number, pickup in enumerate(self.pickup, start=1):
+            self.log.add(
+                self.kinds.PICKUP,
+                order=number,
+                place=pickup.place,
+                card=pickup.card,
+                commitment=pickup.commitment,
+                **cited,
+            )
