@@ -1,12 +1,14 @@
-"""Shared fixtures. Every test ends with no stray thread: a leaked reader or device thread fails it."""
+"""Shared fixtures: every test ends with no stray thread, file descriptor or logging setup of its own."""
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
 
 import pytest
+import structlog
 
 
 @pytest.fixture(autouse=True)
@@ -50,3 +52,15 @@ def no_leaked_ports():
             break
         time.sleep(0.02)
     assert not leaked, f"file descriptors leaked by the test: {leaked}"
+
+
+@pytest.fixture(autouse=True)
+def logging_restored():
+    """A test that runs the command line in-process configures logging for the whole process;
+    put it back, so later tests log (and run) as they would alone."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    structlog.reset_defaults()
+    root.handlers[:] = handlers
+    root.setLevel(level)
