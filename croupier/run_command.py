@@ -1,6 +1,7 @@
 """``croupier run``: the table service. With no configuration, the default simulated table
 (config/tables/simulated.toml): Free Bet Blackjack with its shoe, shuffler and card reader simulated
-over their real transports, played by simulated players, one readable log line per round.
+over their real transports, played by simulated players, one readable log line per round, every
+round written to the table's audit trail (docs/audit.md) as it completes.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import hashlib
 import random
 import signal
 from collections.abc import Coroutine
@@ -16,6 +18,9 @@ from typing import Any
 
 import structlog
 
+from croupier.audit.adapter import record_round
+from croupier.audit.rotation import Rotation
+from croupier.audit.writer import AuditTrail
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError
 from croupier.simulated_table import simulated_free_bet_blackjack
@@ -71,12 +76,25 @@ async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | 
     if duration > 0:
         loop.call_later(duration, stop.set)
     players = BasicStrategyPlayers(random.Random(seed))
+    trail = AuditTrail(
+        config.service.audit_dir, config.name, rotation=Rotation(daily=config.audit.rotation == "daily")
+    )
+    trail.append(
+        "table_open",
+        None,
+        {
+            "game": config.game,
+            "config": str(config.source),
+            "config_sha256": hashlib.sha256(config.source.read_bytes()).hexdigest(),
+        },
+    )
     async with simulated_free_bet_blackjack(rules=config.rules, name=config.name) as sim:
-        log.info("table open", table=config.name, game=config.game, seats=config.seats)
+        log.info("table open", table=config.name, game=config.game, seats=config.seats, audit=str(trail.path))
         while not stop.is_set() and (rounds <= 0 or sim.table.rounds < rounds):
             round_ = await _interruptible(sim.table.play_round(players), stop, sim.table)
             if round_ is None:
                 break
+            record_round(trail, config.game, round_.records)
             sim.world.check()
             log.info(
                 "round complete",
@@ -85,6 +103,8 @@ async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | 
                 cards=sim.world.count("discard-rack"),
                 shoe_remaining=sim.table.shoe.remaining,
             )
+    trail.append("table_closed", None, {"rounds": sim.table.rounds})
+    trail.close()
     log.info("table closed", rounds=sim.table.rounds)
     return 0
 

@@ -23,22 +23,43 @@ def croupier(*args: str, **kwargs: object) -> subprocess.Popen[str]:
     )
 
 
+def simulated_config(tmp_path: Path, *, replace: tuple[str, str] = ("", "")) -> Path:
+    """The default simulated table, with its audit trail and state under ``tmp_path``."""
+    text = (ROOT / "config" / "tables" / "simulated.toml").read_text()
+    text = text.replace("~/.local/state/croupier/sim", str(tmp_path / "state")).replace(*replace)
+    path = tmp_path / "table.toml"
+    path.write_text(text)
+    return path
+
+
 def events(stderr: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
 
 
-def test_default_simulated_table_plays_the_rounds_asked_for():
-    process = croupier("run", "--rounds", "3", "--seed", "7")
+def test_simulated_table_plays_the_rounds_asked_for_and_audits_them(tmp_path):
+    process = croupier("run", "--config", str(simulated_config(tmp_path)), "--rounds", "3", "--seed", "7")
     _, err = process.communicate(timeout=120)
     assert process.returncode == 0, err
     rounds = [e for e in events(err) if e["event"] == "round complete"]
     assert [e["round"] for e in rounds] == [1, 2, 3]
     assert all(len(e["net_by_seat"]) == 6 for e in rounds)
     assert any(e["event"] == "table closed" for e in events(err))
+    trail = sorted((tmp_path / "state" / "audit").iterdir())
+    verify = subprocess.run(
+        [sys.executable, "-m", "croupier", "audit", "verify", "--expect-closed", *map(str, trail)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    records = [json.loads(line) for path in trail for line in path.read_text().splitlines()]
+    assert {r["round"] for r in records if r["kind"] not in ("table_open", "table_closed")} >= {1, 2, 3}
+    assert [r["kind"] for r in records if r["kind"].startswith("table_")] == ["table_open", "table_closed"]
 
 
-def test_sigterm_closes_the_table_cleanly():
-    process = croupier("run", "--seed", "7")
+def test_sigterm_closes_the_table_cleanly(tmp_path):
+    process = croupier("run", "--config", str(simulated_config(tmp_path)), "--seed", "7")
     assert process.stderr is not None
     for line in process.stderr:
         if '"round complete"' in line:
@@ -50,14 +71,9 @@ def test_sigterm_closes_the_table_cleanly():
 
 
 def test_a_config_with_real_devices_is_refused_with_the_device_named(tmp_path):
-    config = (ROOT / "config" / "tables" / "simulated.toml").read_text()
-    path = tmp_path / "table.toml"
     allow = "a" * 64
-    path.write_text(
-        config.replace(
-            'url = "sim://shoe"', f'url = "/dev/serial/by-id/usb-shoe"\nfirmware_allow_list = ["{allow}"]'
-        )
-    )
+    real_shoe = f'url = "/dev/serial/by-id/usb-shoe"\nfirmware_allow_list = ["{allow}"]'
+    path = simulated_config(tmp_path, replace=('url = "sim://shoe"', real_shoe))
     process = croupier("run", "--config", str(path), "--rounds", "1")
     _, err = process.communicate(timeout=60)
     assert process.returncode == 2
