@@ -24,6 +24,7 @@ from croupier.audit.writer import AuditTrail
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError
 from croupier.simulated_table import simulated_free_bet_blackjack
+from croupier.systemd import notify, watchdog
 from croupier.tables.holding import SupervisorHolds
 from croupier.tables.players import BasicStrategyPlayers
 from games.free_bet_blackjack import Round
@@ -44,12 +45,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rounds", type=int, default=0, help="stop after this many rounds (default: run on)")
     p.add_argument("--duration", type=float, default=0.0, help="stop after this many seconds")
     p.add_argument("--seed", type=int, help="seed the simulated players' wagers (a replayable run)")
+    p.add_argument("--check", action="store_true", help="validate the configuration and exit")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     config = load_table_config(args.config or DEFAULT_TABLE_CONFIG)
     _check_served(config)
+    if args.check:
+        devices = ", ".join(f"{name} ({device.url.url})" for name, device in config.devices.items())
+        print(f"ok: {config.source}: table {config.name}, {config.game}, {config.seats} seats; {devices}")
+        return 0
     return asyncio.run(_serve(config, args.rounds, args.duration, args.seed))
 
 
@@ -88,14 +94,19 @@ async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | 
             "config_sha256": hashlib.sha256(config.source.read_bytes()).hexdigest(),
         },
     )
-    async with simulated_free_bet_blackjack(rules=config.rules, name=config.name) as sim:
+    async with (
+        watchdog(),
+        simulated_free_bet_blackjack(rules=config.rules, name=config.name) as sim,
+    ):
         log.info("table open", table=config.name, game=config.game, seats=config.seats, audit=str(trail.path))
+        notify(f"READY=1\nSTATUS=table {config.name} open")
         while not stop.is_set() and (rounds <= 0 or sim.table.rounds < rounds):
             round_ = await _interruptible(sim.table.play_round(players), stop, sim.table)
             if round_ is None:
                 break
             record_round(trail, config.game, round_.records)
             sim.world.check()
+            notify(f"STATUS=table {config.name}: {round_.number} rounds played")
             log.info(
                 "round complete",
                 round=round_.number,
@@ -103,6 +114,7 @@ async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | 
                 cards=sim.world.count("discard-rack"),
                 shoe_remaining=sim.table.shoe.remaining,
             )
+        notify("STOPPING=1")
     trail.append("table_closed", None, {"rounds": sim.table.rounds})
     trail.close()
     log.info("table closed", rounds=sim.table.rounds)

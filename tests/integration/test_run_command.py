@@ -87,3 +87,12 @@ def test_a_bad_config_names_file_and_key(tmp_path):
     _, err = process.communicate(timeout=60)
     assert process.returncode == 2
     assert str(path) in err and "table.game" in err and "roulette" in err
+
+
+def test_check_validates_the_config_and_exits(tmp_path):
+    path = simulated_config(tmp_path)
+    process = croupier("run", "--config", str(path), "--check")
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert out.startswith(f"ok: {path}: table sim-free-bet-blackjack, free-bet-blackjack, 6 seats;")
+    assert not (tmp_path / "state").exists(), "a check opens no device and writes no trail"
