@@ -51,6 +51,7 @@ from drivers.protocol.host_link import (
     Request,
 )
 from drivers.protocol.message import Catalog, Command, Event, Reply, Status
+from drivers.trace import WireTrace
 from drivers.transport.base import Transport
 
 
@@ -111,9 +112,11 @@ class DeviceConnection:
         firmware_allow_list: Collection[bytes] | None = None,
         settings: SupervisorSettings | None = None,
         catalog: Catalog = CATALOG,
+        trace: WireTrace | None = None,
     ) -> None:
         self.name = name
         self._factory = transport_factory
+        self.trace = trace  # the hex wire trace of this device, when one is kept
         self.settings = settings or SupervisorSettings()
         self.expected_class = expected_class
         self.allow_list = frozenset(firmware_allow_list) if firmware_allow_list is not None else None
@@ -179,6 +182,8 @@ class DeviceConnection:
         return await future
 
     def _on_data(self, data: bytes) -> None:
+        if self.trace is not None:
+            self.trace.received(data)
         self.link.receive(data, self._now())
         self._flush()
 
@@ -191,6 +196,8 @@ class DeviceConnection:
         """Write what the link queued, settle what it decided, re-arm its timer."""
         out = self.link.data_to_send()
         if out and self._transport is not None:
+            if self.trace is not None:
+                self.trace.sent(out)
             self._transport.write(out)
         for outcome in self.link.outcomes():
             self._settle(outcome)
