@@ -1,0 +1,78 @@
+"""Bearer tokens and the two roles, dealer and supervisor.
+
+Each token names an operator (employee id) and the role the table service grants; the API acts as
+that ``devices.faults.Operator``, so the device rules see who acted. A supervisor-only action asked by
+a dealer is refused here with the rule it breaks (``SUPERVISOR_CLEARS``: there is no dealer
+override); the device rules would refuse it too. Tokens are compared in constant time.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+
+from aiohttp import web
+
+from croupier.api.errors import error_body
+from devices.faults import SUPERVISOR_CLEARS, Operator, Role
+
+
+class Tokens:
+    """The accepted tokens: token -> Operator."""
+
+    def __init__(self, tokens: Mapping[str, Operator]) -> None:
+        if any(not token for token in tokens):
+            raise ValueError("tokens: an empty token would let anyone in")
+        self._tokens = [(token.encode(), operator) for token, operator in tokens.items()]
+
+    @classmethod
+    def load(cls, path: Path) -> Tokens:
+        """Read a token file, TOML or JSON by its suffix: a list ``operators`` of tables with
+        ``token``, ``ident`` and ``role`` ("dealer" or "supervisor")."""
+        text = path.read_text()
+        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+        tokens: dict[str, Operator] = {}
+        for index, entry in enumerate(data.get("operators", [])):
+            try:
+                tokens[entry["token"]] = Operator(entry["ident"], Role(entry["role"]))
+            except (KeyError, ValueError, TypeError) as error:
+                raise ValueError(f"{path}: operators[{index}]: {error!r}") from None
+        return cls(tokens)
+
+    def operator(self, token: str) -> Operator | None:
+        """The token's operator; every token is compared, so timing tells nothing of a near miss."""
+        found = None
+        given = token.encode()
+        for known, operator in self._tokens:
+            if hmac.compare_digest(given, known):
+                found = operator
+        return found
+
+
+def authenticate(tokens: Tokens, request: web.Request) -> Operator | web.Response:
+    """The request's operator, or the 401 to return."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token:
+        return _unauthorised("missing bearer token (Authorization: Bearer <token>)")
+    operator = tokens.operator(token.strip())
+    return operator if operator is not None else _unauthorised("unknown token")
+
+
+def forbid_dealer(operator: Operator) -> web.Response | None:
+    """A 403 naming the rule when a non-supervisor asks a supervisor-only action."""
+    if operator.role is Role.SUPERVISOR:
+        return None
+    return error_body(
+        403,
+        f"{operator.ident} ({operator.role.value}) may not do this: {SUPERVISOR_CLEARS.summary}",
+        SUPERVISOR_CLEARS.clause,
+    )
+
+
+def _unauthorised(message: str) -> web.Response:
+    response = error_body(401, message)
+    response.headers["WWW-Authenticate"] = 'Bearer realm="croupier"'
+    return response

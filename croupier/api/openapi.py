@@ -1,0 +1,129 @@
+"""The API's OpenAPI 3.1 document, built here and nowhere else.
+
+Served at ``GET /openapi.json`` and committed as docs/api/openapi.json, which
+``python -m croupier.api.openapi`` rewrites; a test fails when the committed copy is stale.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "api" / "openapi.json"
+
+_ERROR = {"$ref": "#/components/schemas/Error"}
+
+
+def _responses(ok: str, *codes: int) -> dict[str, Any]:
+    """The success response and the error statuses a route can answer, each with the Error body."""
+    meaning = {
+        400: "Malformed body: the message names the field; nothing changed",
+        401: "No token, or an unknown token",
+        403: "A dealer asked a supervisor action; the clause is devices.faults.SUPERVISOR_CLEARS'",
+        404: "Not latched, or no such route",
+        409: "Refused by the rules (the clause it breaks) or by the device",
+    }
+    body = {"content": {"application/json": {"schema": _ERROR}}}
+    return {"200": {"description": ok}} | {
+        str(code): {"description": meaning[code], **body} for code in (401, *codes)
+    }
+
+
+def _body(name: str, enum: list[str] | None = None) -> dict[str, Any]:
+    prop: dict[str, Any] = {"type": "string", "minLength": 1}
+    if enum:
+        prop["enum"] = enum
+    schema = {"type": "object", "required": [name], "properties": {name: prop}}
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+def document() -> dict[str, Any]:
+    """The OpenAPI document of the API's routes."""
+    supervisor = "Supervisor only (NOTES.md §3: no dealer override)."
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Croupier table API", "version": "0.1.0", "description": "See docs/api.md."},
+        "servers": [{"url": "http://127.0.0.1:8443"}],
+        "security": [{"bearer": []}],
+        "paths": {
+            "/openapi.json": {
+                "get": {
+                    "summary": "This document",
+                    "security": [],
+                    "responses": {"200": {"description": "OpenAPI 3.1"}},
+                }
+            },
+            "/v1/table": {
+                "get": {
+                    "summary": "Table state: rounds, shoe, faults, held round; never a card",
+                    "responses": _responses("The state"),
+                }
+            },
+            "/v1/faults": {
+                "get": {
+                    "summary": "Faults latched on the table's devices",
+                    "responses": _responses("The faults"),
+                }
+            },
+            "/v1/faults/{code}/clear": {
+                "post": {
+                    "summary": "Clear a latched fault",
+                    "description": supervisor,
+                    "parameters": [
+                        {"name": "code", "in": "path", "required": True, "schema": {"type": "string"}}
+                    ],
+                    "responses": _responses("Cleared", 403, 404, 409),
+                }
+            },
+            "/v1/rounds/held/resolve": {
+                "post": {
+                    "summary": "Rule on the held round",
+                    "description": supervisor,
+                    "requestBody": _body("resolution", ["continue", "void"]),
+                    "responses": _responses("Ruled", 400, 403, 409),
+                }
+            },
+            "/v1/table/dealer-change": {
+                "post": {
+                    "summary": "A new dealer, between rounds (a burn follows, 672a.7(c))",
+                    "requestBody": _body("dealer"),
+                    "responses": _responses("Changed", 400, 409),
+                }
+            },
+            "/v1/rounds/play": {
+                "post": {
+                    "summary": "One round, simulated players (dealer-driven rounds: a later slice)",
+                    "responses": _responses("The round's records", 409),
+                }
+            },
+            "/v1/events": {
+                "get": {
+                    "summary": "WebSocket: device events and round records as JSON messages",
+                    "responses": {
+                        "101": {"description": "Switching to WebSocket"},
+                        "401": {"description": "No or unknown token"},
+                    },
+                }
+            },
+        },
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": {
+                "Error": {
+                    "type": "object",
+                    "required": ["error", "clause"],
+                    "properties": {"error": {"type": "string"}, "clause": {"type": ["string", "null"]}},
+                }
+            },
+        },
+    }
+
+
+def render() -> str:
+    return json.dumps(document(), indent=2) + "\n"
+
+
+if __name__ == "__main__":
+    COMMITTED.write_text(render())
+    print(f"wrote {COMMITTED}")
