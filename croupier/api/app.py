@@ -18,7 +18,7 @@ from aiohttp import WSMsgType, web
 
 from croupier.api.auth import Tokens, authenticate, forbid_dealer
 from croupier.api.errors import field, json_body, json_errors
-from croupier.api.events import EventTap, Hub, Json
+from croupier.api.events import Hub, Json, event_json
 from croupier.api.openapi import document
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from croupier.tables.players import Players
@@ -42,8 +42,7 @@ class TableApi:
         self.hub = Hub()
         self._round = asyncio.Lock()
         self._sockets: set[web.WebSocketResponse] = set()
-        feeds = table.feeds
-        feeds.record = EventTap(self.hub, feeds.record)
+        table.feeds.add_listener(lambda event: self.hub.publish(event_json(event)))
 
     def routes(self) -> list[web.RouteDef]:
         return [

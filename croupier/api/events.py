@@ -69,17 +69,3 @@ class Hub:
     def publish_records(self, records: Iterable[Record]) -> None:
         for record in records:
             self.publish(record_json(record))
-
-
-class EventTap(list[object]):
-    """Stands in for the table feeds' ``record`` list: each event applied is kept (in ``keep``, the
-    list the table was given, if any) and published. The feeds append to it from the loop."""
-
-    def __init__(self, hub: Hub, keep: list[object] | None) -> None:
-        super().__init__()
-        self.hub, self.keep = hub, keep
-
-    def append(self, event: object) -> None:
-        if self.keep is not None:
-            self.keep.append(event)
-        self.hub.publish(event_json(event))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
 import structlog
@@ -28,7 +28,12 @@ class Feeds:
     def __init__(self, machines: Iterable[Machine], record: list[object] | None = None) -> None:
         self.machines = tuple(machines)
         self.record = record  # every event applied, in order, when given (for tests and traces)
+        self._listeners: list[Callable[[object], None]] = []
         self._tasks: list[asyncio.Task[None]] = []
+
+    def add_listener(self, listener: Callable[[object], None]) -> None:
+        """Call ``listener`` with every event once it is applied (the API's event stream)."""
+        self._listeners.append(listener)
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Feeds]:
@@ -58,6 +63,8 @@ class Feeds:
                 if self.record is not None:
                     self.record.append(event)
                 machine.apply(event)
+                for listener in self._listeners:
+                    listener(event)
             except Exception:  # a bad event must not stop the feed: the next ones still count
                 _log.exception("device event not applied", device=machine.name, event=type(event).__name__)
             finally:
