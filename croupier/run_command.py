@@ -12,12 +12,15 @@ import contextlib
 import hashlib
 import random
 import signal
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
 
 import structlog
+from aiohttp import web
 
+from croupier.api.app import make_app
+from croupier.api.auth import Tokens
 from croupier.audit.adapter import record_round
 from croupier.audit.rotation import Rotation
 from croupier.audit.writer import AuditTrail
@@ -25,8 +28,9 @@ from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError
 from croupier.simulated_table import simulated_free_bet_blackjack
 from croupier.systemd import notify, watchdog
+from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from croupier.tables.holding import SupervisorHolds
-from croupier.tables.players import BasicStrategyPlayers
+from croupier.tables.players import BasicStrategyPlayers, Players
 from games.free_bet_blackjack import Round
 
 log = structlog.get_logger("croupier.run")
@@ -97,13 +101,10 @@ async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | 
     async with (
         watchdog(),
         simulated_free_bet_blackjack(rules=config.rules, name=config.name) as sim,
+        _api(config, sim.table, players) as api,
     ):
-        log.info("table open", table=config.name, game=config.game, seats=config.seats, audit=str(trail.path))
-        notify(f"READY=1\nSTATUS=table {config.name} open")
-        while not stop.is_set() and (rounds <= 0 or sim.table.rounds < rounds):
-            round_ = await _interruptible(sim.table.play_round(players), stop, sim.table)
-            if round_ is None:
-                break
+
+        def completed(round_: Round) -> None:
             record_round(trail, config.game, round_.records)
             sim.world.check()
             notify(f"STATUS=table {config.name}: {round_.number} rounds played")
@@ -114,11 +115,37 @@ async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | 
                 cards=sim.world.count("discard-rack"),
                 shoe_remaining=sim.table.shoe.remaining,
             )
+
+        sim.table.round_listeners.append(completed)
+        log.info("table open", table=config.name, game=config.game, seats=config.seats, audit=str(trail.path))
+        notify(f"READY=1\nSTATUS=table {config.name} open")
+        if api:  # the dealer's screen (or a test) plays the rounds through the API
+            await stop.wait()
+        while not api and not stop.is_set() and (rounds <= 0 or sim.table.rounds < rounds):
+            if await _interruptible(sim.table.play_round(players), stop, sim.table) is None:
+                break
         notify("STOPPING=1")
     trail.append("table_closed", None, {"rounds": sim.table.rounds})
     trail.close()
     log.info("table closed", rounds=sim.table.rounds)
     return 0
+
+
+@contextlib.asynccontextmanager
+async def _api(config: TableConfig, table: FreeBetBlackjackTable, players: Players) -> AsyncIterator[bool]:
+    """Serve the local API while the block runs, when the configuration names a token file."""
+    if config.service.api_tokens is None:
+        yield False
+        return
+    tokens = Tokens.load(config.service.api_tokens)
+    runner = web.AppRunner(make_app(table, tokens, players))
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, config.service.api_host, config.service.api_port).start()
+        log.info("api listening", host=config.service.api_host, port=config.service.api_port)
+        yield True
+    finally:
+        await runner.cleanup()
 
 
 async def _interruptible(

@@ -27,6 +27,7 @@ class ServiceConfig:
     audit_dir: Path
     state_db: Path
     log_level: str = "info"
+    api_tokens: Path | None = None  # the token file; without one the API is not served
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class AuditConfig:
 
 
 def read_service(section: Section) -> ServiceConfig:
-    section.only(("api_bind", "audit_dir", "state_db", "log_level"))
+    section.only(("api_bind", "api_tokens", "audit_dir", "state_db", "log_level"))
     host, port = _bind(section)
     return ServiceConfig(
         api_host=host,
@@ -47,6 +48,7 @@ def read_service(section: Section) -> ServiceConfig:
         audit_dir=section.path_value("audit_dir", "/var/lib/croupier/audit"),
         state_db=section.path_value("state_db", "/var/lib/croupier/state.sqlite3"),
         log_level=section.choice("log_level", LOG_LEVELS, "info"),
+        api_tokens=section.path_value("api_tokens", "") if "api_tokens" in section.data else None,
     )
 
 

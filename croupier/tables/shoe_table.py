@@ -10,7 +10,7 @@ table adds only its own round: how it is made and what each of its states asks o
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -120,6 +120,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.log = structlog.get_logger("croupier.tables").bind(table=name)
         self._init_holds()
         self.feeds = Feeds(self.equipment, record_events)
+        #: Called with each round once it is complete (the service audits and logs it).
+        self.round_listeners: list[Callable[[R], None]] = []
 
     @property
     def equipment(self) -> tuple[Equipment[Any], ...]:
@@ -180,6 +182,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
                 await self._step(play)
         await self.shoe.end_round()
         self._round_ended()
+        for listener in self.round_listeners:
+            listener(round_)
         if self.shoe.state == COLLECTING:
             await self._change_shoe()
         return round_

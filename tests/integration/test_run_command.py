@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
+from urllib.request import Request, urlopen
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,3 +99,36 @@ def test_check_validates_the_config_and_exits(tmp_path):
     assert process.returncode == 0, err
     assert out.startswith(f"ok: {path}: table sim-free-bet-blackjack, free-bet-blackjack, 6 seats;")
     assert not (tmp_path / "state").exists(), "a check opens no device and writes no trail"
+
+
+def test_with_a_token_file_the_api_is_served_and_plays_the_rounds(tmp_path):
+    """The dealer's screen drives the table through the API; each round it plays is audited."""
+    tokens = tmp_path / "tokens.toml"
+    tokens.write_text('[[operators]]\ntoken = "sup-token-0123456789"\nident = "S-1"\nrole = "supervisor"\n')
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    bind = f'api_bind = "127.0.0.1:{port}"\napi_tokens = "{tokens}"'
+    path = simulated_config(tmp_path, replace=('api_bind = "127.0.0.1:8443"', bind))
+    process = croupier("run", "--config", str(path), "--seed", "5")
+    headers = {"Authorization": "Bearer sup-token-0123456789", "Content-Type": "application/json"}
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urlopen(Request(f"{base}/v1/table", headers=headers), timeout=5) as reply:
+                    assert json.load(reply)["rounds"] == 0
+                    break
+            except OSError:
+                assert process.poll() is None, process.communicate()[1]
+                assert time.monotonic() < deadline, "the API never came up"
+                time.sleep(0.1)
+        with urlopen(Request(f"{base}/v1/rounds/play", data=b"{}", headers=headers), timeout=30) as reply:
+            assert reply.status == 200
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    records = [json.loads(line) for f in (tmp_path / "state" / "audit").iterdir() for line in f.open()]
+    assert {r["round"] for r in records if r["round"] is not None} == {1}
