@@ -28,7 +28,6 @@ from drivers.connection import SupervisorSettings
 from drivers.errors import DeviceRefused
 from drivers.protocol.cards import Card
 from drivers.protocol.classes.shuffler import BatchDelivered, ShuffleCompleted
-from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY, TableWorld
@@ -36,6 +35,7 @@ from games.free_bet_blackjack import Round
 from games.free_bet_blackjack.hand import is_ace, is_ten_value
 from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager, Resolution
 from games.free_bet_blackjack.records import Record, RecordKind
+from tests.dealing import WatchingDealer, stack_top
 from tests.links import FAST, run
 
 FLOORPERSON = Operator("floor-7", Role.SUPERVISOR)
@@ -45,34 +45,6 @@ DECKS = 6
 SEATS = [1, 2, 3, 4, 5, 6]
 QUIET = dataclasses.replace(FAST, heartbeat_interval=30.0)  # no heartbeat to take a dropped response
 CARD_TOKEN = re.compile(r"\b[A2-9TJQK][cdhs]\b")
-
-
-class WatchingDealer(SimulatedDealer):
-    """The simulated dealer, with a camera over the felt: what lay at each place when the dealer
-    picked it up, and the cards in the order they reached the rack."""
-
-    def __init__(self, world: TableWorld) -> None:
-        super().__init__(world)
-        self.felt: dict[str, list[str]] = {}
-        self.racked: list[str] = []
-        self.placed = 0
-        self.jam_after: int | None = None  # the shoe jams once this many cards have been placed
-
-    def place(self, place: str, face_up: bool) -> None:
-        super().place(place, face_up)
-        self.placed += 1
-        if self.placed == self.jam_after:
-            self.world.faults.stuck.add(SHOE)
-
-    def pick_up(self, places: Sequence[str]) -> None:
-        for place in places:
-            self.felt.setdefault(place, [str(card.face) for card in self.world.cards(place)])
-        super().pick_up(places)
-        if places:  # each entry moved one card to the rack
-            self.racked += [str(card.face) for card in self.world.cards(DISCARD)[-len(places) :]]
-
-    def new_round(self) -> None:
-        self.felt, self.racked = {}, []
 
 
 @dataclass
@@ -222,17 +194,6 @@ class StackedPlayers:
 
     def decide(self, hand: object, dealer_up: Card, legal: object) -> object:
         raise AssertionError("no decision is asked for against a dealer Blackjack")
-
-
-def stack_top(world: TableWorld, names: Sequence[str]) -> None:
-    """A test's hand in the shoe: bring these faces (one physical card each) to its top, in order."""
-    with world.lock:
-        shoe = world.places[SHOE]
-        picked = []
-        for name in names:
-            face = Card.parse(name)
-            picked.append(shoe.pop(next(i for i, card in enumerate(shoe) if card.face == face)))
-        shoe[0:0] = picked
 
 
 def test_dealer_blackjack_is_found_by_the_peek_and_settled_at_once():

@@ -28,7 +28,6 @@ from drivers.protocol.core import DeviceClass
 from drivers.shoe import ShoeDriver
 from drivers.shuffler import ShufflerDriver
 from drivers.transport.serial import SerialTransport
-from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.ports.pty import PtyPort
 from firmware_sim.shoe import ShoePersonality
@@ -38,6 +37,8 @@ from games.free_bet_blackjack.records import Record, RecordKind
 from games.over_under import Round
 from games.over_under.inputs import Choice, PlaceWager, Resolution
 from games.over_under.positions import Position
+from tests import dealing
+from tests.dealing import stack_top
 from tests.links import FAST, run
 
 FLOORPERSON = Operator("floor-7", Role.SUPERVISOR)
@@ -48,18 +49,14 @@ SEATS = [1, 2, 3, 4, 5, 6]
 CARD_TOKEN = re.compile(r"\b[A2-9TJQK][cdhs]\b")
 
 
-class WatchingDealer(SimulatedDealer):
-    """The simulated dealer, with a camera over the felt: what lay at each place when the dealer
-    picked it up, the cards in the order they reached the rack, and the faces of the burn cards."""
+class WatchingDealer(dealing.WatchingDealer):
+    """The dealer with a camera, watching also the burn cards and the Hands left on the felt when
+    a later player drew (686a.7(j): each player's cards are racked before the next is asked)."""
 
     def __init__(self, world: TableWorld) -> None:
         super().__init__(world)
-        self.felt: dict[str, list[str]] = {}
-        self.racked: list[str] = []
         self.burned: list[str] = []
-        self.uncleared: list[str] = []  # Hands still on the felt when a later player drew
-        self.placed = 0
-        self.jam_after: int | None = None  # the shoe jams once this many cards have been placed
+        self.uncleared: list[str] = []
 
     def burn(self) -> None:
         super().burn()
@@ -67,23 +64,14 @@ class WatchingDealer(SimulatedDealer):
 
     def place(self, place: str, face_up: bool) -> None:
         super().place(place, face_up)
-        self.placed += 1
         if self.world.count(place) > 1:  # (i): one of the two more cards; (j): earlier Hands racked
             self.uncleared += [
                 p for p in self.world.places if p.startswith("seat ") and p < place and self.world.count(p)
             ]
-        if self.placed == self.jam_after:
-            self.world.faults.stuck.add(SHOE)
-
-    def pick_up(self, places: Sequence[str]) -> None:
-        for place in places:
-            self.felt.setdefault(place, [str(card.face) for card in self.world.cards(place)])
-        super().pick_up(places)
-        if places:  # every Hand may be cleared already: nothing left to pick up
-            self.racked += [str(card.face) for card in self.world.cards(DISCARD)[-len(places) :]]
 
     def new_round(self) -> None:
-        self.felt, self.racked, self.uncleared = {}, [], []
+        super().new_round()
+        self.uncleared = []
 
 
 @dataclass
@@ -235,17 +223,6 @@ class TwoPlayers:
 
     def choose(self, position: Position) -> Choice:
         return self.choices[position.seat]
-
-
-def stack_top(world: TableWorld, names: Sequence[str]) -> None:
-    """A test's hand in the shoe: bring these faces (one physical card each) to its top, in order."""
-    with world.lock:
-        shoe = world.places[SHOE]
-        picked = []
-        for name in names:
-            face = Card.parse(name)
-            picked.append(shoe.pop(next(i for i, card in enumerate(shoe) if card.face == face)))
-        shoe[0:0] = picked
 
 
 def test_a_surrendered_player_still_gets_two_more_cards_and_is_cleared_before_the_next():
