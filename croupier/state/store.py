@@ -1,0 +1,207 @@
+"""The table's state in SQLite, every write committed before its method returns.
+
+A fault latched before a crash must still block dealing after it (ARCHITECTURE.md, "Faults
+latch ... and survive a restart"; NOTES.md §3), and a round cut off by a kill -9 must be known
+at restart. So each write is one transaction, committed with ``synchronous=FULL`` in WAL mode
+before the call returns: what a caller was told is saved survives the process and the power.
+
+One connection, used from the thread that opened it (the asyncio thread): sqlite3's own
+``check_same_thread`` refuses any other thread, so no lock is needed and none is hidden here.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x43525550  # "CRUP": marks the file as a Croupier state file (PRAGMA application_id)
+
+_SCHEMA = """
+CREATE TABLE latches (
+    device   TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    record   TEXT NOT NULL,
+    PRIMARY KEY (device, position)
+);
+CREATE TABLE tables (
+    name   TEXT PRIMARY KEY,
+    fields TEXT NOT NULL
+);
+CREATE TABLE rounds (
+    table_name TEXT NOT NULL,
+    number     INTEGER NOT NULL,
+    wagers     TEXT NOT NULL,
+    begun_at   TEXT NOT NULL,
+    ended_at   TEXT,
+    PRIMARY KEY (table_name, number)
+);
+"""
+
+
+class StateError(RuntimeError):
+    """The state file cannot be used or a write was refused; the message names the file."""
+
+
+@dataclass(frozen=True)
+class RoundInProgress:
+    """A round begun and not ended: after a restart, the round the crash cut off."""
+
+    number: int
+    wagers: Any
+    begun_at: str
+
+
+class TableState:
+    """The state database at ``path`` (``[service] state_db``), created on first open."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StateError(f"{self.path}: cannot open the state database: {exc}") from exc
+        try:
+            self._prepare()
+        except BaseException:
+            self._db.close()
+            raise
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> TableState:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- latched faults (devices.faults.FaultLatch.to_records / restore) --
+
+    def save_latches(self, device: str, records: list[dict[str, str]]) -> None:
+        """Replace ``device``'s latched faults with ``records``, in their order."""
+        rows = [(device, i, self._json(r, f"latch {i} of {device}")) for i, r in enumerate(records)]
+        with self._transaction():
+            self._db.execute("DELETE FROM latches WHERE device = ?", (device,))
+            self._db.executemany("INSERT INTO latches VALUES (?, ?, ?)", rows)
+
+    def load_latches(self, device: str) -> list[dict[str, str]]:
+        rows = self._db.execute("SELECT record FROM latches WHERE device = ? ORDER BY position", (device,))
+        return [json.loads(record) for (record,) in rows]
+
+    # -- the table's counters --
+
+    def save_table(self, name: str, fields: Mapping[str, Any]) -> None:
+        """Replace table ``name``'s counters (rounds played, batches, dealer, shoe counts)."""
+        for key, value in fields.items():
+            self._json(value, f"table {name} field {key!r}")
+        text = self._json(dict(fields), f"table {name}")
+        with self._transaction():
+            self._db.execute("INSERT OR REPLACE INTO tables VALUES (?, ?)", (name, text))
+
+    def load_table(self, name: str) -> dict[str, Any] | None:
+        """The counters last saved for ``name``; None for a table never saved."""
+        row = self._db.execute("SELECT fields FROM tables WHERE name = ?", (name,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    # -- the round in progress --
+
+    def begin_round(self, table: str, number: int, wagers: Any) -> None:
+        """Record that round ``number`` of ``table`` began with ``wagers`` (JSON-serialisable)."""
+        text = self._json(wagers, f"table {table} round {number} wagers")
+        with self._transaction():
+            current = self.round_in_progress(table)
+            if current is not None:
+                refused = f"table {table} round {number} refused"
+                raise StateError(f"{self.path}: {refused}: round {current.number} is still in progress")
+            try:
+                self._db.execute(
+                    "INSERT INTO rounds VALUES (?, ?, ?, ?, NULL)", (table, number, text, _now())
+                )
+            except sqlite3.IntegrityError:
+                raise StateError(f"{self.path}: table {table} round {number} was already played") from None
+
+    def end_round(self, table: str, number: int) -> None:
+        """Record that round ``number`` of ``table`` ended (settled or voided)."""
+        with self._transaction():
+            ended = self._db.execute(
+                "UPDATE rounds SET ended_at = ? WHERE table_name = ? AND number = ? AND ended_at IS NULL",
+                (_now(), table, number),
+            )
+            if ended.rowcount != 1:
+                current = self.round_in_progress(table)
+                now = "none" if current is None else f"round {current.number}"
+                raise StateError(
+                    f"{self.path}: table {table} round {number} is not in progress (in progress: {now})"
+                )
+
+    def round_in_progress(self, table: str) -> RoundInProgress | None:
+        row = self._db.execute(
+            "SELECT number, wagers, begun_at FROM rounds WHERE table_name = ? AND ended_at IS NULL",
+            (table,),
+        ).fetchone()
+        return None if row is None else RoundInProgress(row[0], json.loads(row[1]), row[2])
+
+    # -- the file --
+
+    def _prepare(self) -> None:
+        """Check the file is ours and not newer than this code; create the schema in a new file."""
+        try:
+            application_id = self._db.execute("PRAGMA application_id").fetchone()[0]
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            tables = self._db.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise StateError(f"{self.path}: not a Croupier state file ({exc})") from exc
+        if application_id != APPLICATION_ID and (tables or application_id or version):
+            raise StateError(f"{self.path}: not a Croupier state file (another SQLite database)")
+        if version > SCHEMA_VERSION:
+            raise StateError(
+                f"{self.path}: state schema {version} was written by a newer Croupier; "
+                f"this one reads schema {SCHEMA_VERSION} or older"
+            )
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute("PRAGMA synchronous = FULL")
+        if version == 0:
+            with self._transaction():
+                self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction, committed on exit (before the caller's method returns), rolled
+        back if anything in it raised, so a refused write leaves the file as it was."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise StateError(f"{self.path}: cannot write the state database: {exc}") from exc
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        try:
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._db.execute("ROLLBACK")
+            raise StateError(f"{self.path}: cannot write the state database: {exc}") from exc
+
+    def _json(self, value: Any, what: str) -> str:
+        """``value`` as JSON; the error names what was refused, never the value (it may be secret)."""
+        try:
+            return json.dumps(value, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError):
+            # json's own message (and so a chained exception) may quote the value: keep neither.
+            raise StateError(f"{self.path}: {what} cannot be saved: not representable in JSON") from None
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
