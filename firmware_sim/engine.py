@@ -152,10 +152,6 @@ class DeviceEngine:
         return None
 
     @property
-    def has_session(self) -> bool:
-        return self._session is not None
-
-    @property
     def pending_events(self) -> int:
         return len(self._events)
 

@@ -69,10 +69,3 @@ class Feeds:
                 _log.exception("device event not applied", device=machine.name, event=type(event).__name__)
             finally:
                 events.task_done()
-
-
-@contextlib.asynccontextmanager
-async def feeding(machine: Machine, record: list[object] | None = None) -> AsyncIterator[Feeds]:
-    """Feed one machine while the block runs (the shape the device tests use)."""
-    async with Feeds([machine], record).running() as feeds:
-        yield feeds

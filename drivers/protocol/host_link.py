@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 
 from drivers.protocol.core import CATALOG, Identity
 from drivers.protocol.fields import STR, PayloadError
-from drivers.protocol.frame import Frame, FrameDecoder, Kind, Noise, NoiseReason
+from drivers.protocol.frame import (
+    HOST_ADDRESS,
+    RESERVED_ADDRESS,
+    Frame,
+    FrameDecoder,
+    Kind,
+    Noise,
+    NoiseReason,
+)
 from drivers.protocol.message import Catalog, Command, Event, Reply, Status, UnknownMessage
 
 
@@ -126,8 +134,9 @@ class HostLink:
     timings: LinkTimings = field(default_factory=LinkTimings)
 
     def __post_init__(self) -> None:
-        if not 0x01 <= self.address <= 0xFE:
-            raise ValueError(f"device address must be 0x01..0xFE, got {self.address:#x}")
+        if not HOST_ADDRESS < self.address < RESERVED_ADDRESS:
+            low, high = HOST_ADDRESS + 1, RESERVED_ADDRESS - 1
+            raise ValueError(f"device address must be {low:#04x}..{high:#04x}, got {self.address:#x}")
         self._decoder = FrameDecoder()
         self._queue: collections.deque[Request] = collections.deque()
         self._in_flight: Request | None = None

@@ -39,10 +39,6 @@ class PtyPort:
         """What a driver opens: the stable link, as a table PC opens /dev/serial/by-id/..."""
         return self.path
 
-    @property
-    def plugged(self) -> bool:
-        return self._master >= 0
-
     def start(self) -> PtyPort:
         self.device.start()
         self.replug()

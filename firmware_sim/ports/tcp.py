@@ -46,10 +46,6 @@ class TcpPort:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"{self.scheme}://{host}:{self.port}"
 
-    @property
-    def plugged(self) -> bool:
-        return self._thread is not None
-
     def start(self) -> TcpPort:
         self.device.start()
         self.replug()

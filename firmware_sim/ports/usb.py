@@ -589,10 +589,6 @@ class UsbPort:
         return f"usb://{self.vid:04x}:{self.pid:04x}?serial={quote(self.serial, safe='')}"
 
     @property
-    def plugged(self) -> bool:
-        return self._plug is not None
-
-    @property
     def address(self) -> int | None:
         """The bus address of the current plug-in; None while unplugged."""
         return self._plug.descriptor.address if self._plug is not None else None

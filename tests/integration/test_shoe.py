@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from croupier.tables.feeding import feeding
+from croupier.tables.feeding import Feeds
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import RuleViolation
 from devices.shoe import COLLECT_AND_COUNT, RECORD_EVERY_CARD, Shoe, ShoeFault
@@ -99,7 +99,7 @@ async def shoe_over(
     async with simulated(EMPTY_TABLE, transport, settings=settings) as target:
         assert target.sim is not None and isinstance(target.driver, ShoeDriver)
         shoe = Shoe(target.driver)
-        async with feeding(shoe, events):
+        async with Feeds([shoe], events).running():
             await shoe.sync()
             target.sim.world.add(SHOE, faces, BACK)
             yield ShoeRig(shoe, target.sim.world, target.sim.device, target.conn)

@@ -43,7 +43,9 @@ async def traced(path: Path, decks: int = 1, **trace_options: object) -> AsyncIt
     world = TableWorld()
     personality = ShufflerPersonality(world=world, config=ConfigureBatch(decks, 0, BACK))
     port = PtyPort(SimulatedDevice(personality, name=DEVICE)).start()
-    with WireTrace(path, DEVICE, **trace_options) as trace:  # type: ignore[arg-type]
+    # One file per device in a trace directory: the test's ``path`` is that file.
+    assert path.name == f"{DEVICE}.trace"
+    with WireTrace.in_directory(path.parent, DEVICE, **trace_options) as trace:
         async with connected(port, SerialTransport, expected_class=DeviceClass.SHUFFLER, trace=trace) as rig:
             yield Traced(rig, trace, world)
     world.check()

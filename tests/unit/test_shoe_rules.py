@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from croupier.tables.feeding import feeding
+from croupier.tables.feeding import Feeds
 from devices.faults import LATCH_BLOCKS, SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import RuleViolation
 from devices.shoe import (
@@ -120,7 +120,7 @@ async def table(
     try:
         await conn.wait_ready(5.0)
         shoe = Shoe(ShoeDriver(conn), burns=burns)
-        async with feeding(shoe):
+        async with Feeds([shoe]).running():
             if synced:
                 await shoe.sync()
             world.add(SHOE, faces, BACK)
