@@ -33,6 +33,7 @@ import structlog
 from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
+from croupier.tables.inputs import Answer, Answers, ask, each, received, take
 from devices.equipment import Equipment
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.progressive import CHIP_COUNT, LOCKED, Progressive
@@ -79,8 +80,8 @@ class Crazy4Dealer(Dealer, Protocol):
     def deal_card(self, place: str) -> None:
         """One card from the top of the hand, face down, to ``place`` (657a.9(b))."""
 
-    def count_stub(self) -> int:
-        """Count the stub face down (657a.9(d))."""
+    def count_stub(self) -> Answer[int]:
+        """Count the stub face down (657a.9(d)); keyed on the dealer's screen."""
 
     def stub_to_rack(self) -> None:
         """Put the stub in the discard rack unexposed (657a.9(c), (e))."""
@@ -91,18 +92,19 @@ class Crazy4Dealer(Dealer, Protocol):
     def replace_deck(self, back: str) -> None:
         """Remove the racked deck from the table and bring a new one (657a.9(f))."""
 
-    def count_progressive_chips(self) -> int:
-        """Collect the value chips on the progressive sensors and count them (657a.9(a)(3))."""
+    def count_progressive_chips(self) -> Answer[int]:
+        """Collect the value chips on the progressive sensors and count them (657a.9(a)(3));
+        keyed on the dealer's screen."""
 
 
 class Crazy4Players(Protocol):
     """Whoever sits at the table: their wagers and, having looked at their cards, Play or fold."""
 
-    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWagers]:
+    def wagers(self, round_number: int, positions: int) -> Answers[PlaceWagers]:
         """The wagers placed on positions 1 to ``positions``; a progressive wager is a chip on the
         seat's sensor too."""
 
-    def decide(self, seat: int) -> Play | Fold:
+    def decide(self, seat: int) -> Answer[Play | Fold]:
         """The seat's Play (1x to 3x the Ante) or fold (NOTES.md §2)."""
 
 
@@ -208,8 +210,8 @@ class Crazy4PokerTable(SupervisorHolds):
         order = await self._shuffle_deck()
         round_ = self.game.new_round()
         try:
-            for wager in players.wagers(round_.number, self.rules.positions):
-                round_.handle(wager)
+            async for wager in each(players.wagers(round_.number, self.rules.positions)):
+                take(wager, round_.handle)
             counting = self.rules.shuffler is ShufflerKind.COUNTING
             round_.handle(ShuffleReport(count=len(order) if counting else None, order=order))
             round_.handle(ChooseHand(self.deck_hand))
@@ -261,7 +263,7 @@ class Crazy4PokerTable(SupervisorHolds):
     async def _count_chips(self, round_: Round) -> None:
         """The dealer's count against the accepted count: a mismatch holds the round and latches
         CHIP_COUNT_MISMATCH; after a supervisor's clear the dealer counts again until they agree."""
-        chips = self.dealer.count_progressive_chips()
+        chips = await received(self.dealer.count_progressive_chips)
         round_.handle(ChipCount(chips))
         while self.progressive.state == LOCKED:
             try:
@@ -270,7 +272,7 @@ class Crazy4PokerTable(SupervisorHolds):
                 if mismatch.rule is not CHIP_COUNT:
                     raise
                 await self._while_latched()
-                chips = self.dealer.count_progressive_chips()
+                chips = await received(self.dealer.count_progressive_chips)
 
     async def _deal(self, round_: Round) -> None:
         """657a.9(b): the card the round expects, from the hand to its place, none before the
@@ -289,7 +291,7 @@ class Crazy4PokerTable(SupervisorHolds):
             self.dealer.stub_to_rack()
             round_.handle(StubToRack())
             return
-        round_.handle(StubCount(self.dealer.count_stub()))
+        await ask(self.dealer.count_stub, lambda counted: round_.handle(StubCount(counted)))
         if round_.state == MISDEAL_CHECK:
             places = list(dict.fromkeys(round_.deal))
             counted = self.dealer.count_places([layout_place(place) for place in places])
@@ -300,7 +302,7 @@ class Crazy4PokerTable(SupervisorHolds):
         """Each seat plays or folds; the sealed order opens the hands; wagers settle; the awards
         are paid through the progressive controller."""
         for seat in sorted(round_.positions):
-            round_.handle(players.decide(seat))
+            await ask(lambda seat=seat: players.decide(seat), round_.handle)
         round_.handle(RevealOrder(tuple(card for card in order.unseal() if card is not None)))
         round_.handle(Settle())
         if round_.state == HELD:

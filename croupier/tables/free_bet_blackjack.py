@@ -22,8 +22,10 @@ this module adds Free Bet Blackjack's round: its reader, its insurance, peek, de
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+from croupier.tables.inputs import ask
 from croupier.tables.shoe_table import Play, ShoeTable
 from devices.card_reader import CardReader
 from devices.equipment import Equipment
@@ -34,6 +36,8 @@ from games.free_bet_blackjack.discard import hand_pickup
 from games.free_bet_blackjack.inputs import (
     CloseInsurance,
     Decision,
+    EvenMoney,
+    Insure,
     Message,
     PeekAnswer,
     PlayerAction,
@@ -50,6 +54,7 @@ from games.free_bet_blackjack.machine import (
     SETTLED,
     VOIDED,
 )
+from games.free_bet_blackjack.positions import Hand
 
 _Play = Play[Round]
 
@@ -86,11 +91,11 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
             return
         state = play.round.state
         if state == INSURANCE:
-            self._offer_insurance(play)
+            await self._offer_insurance(play)
         elif state == PEEKING:
             await self._peek(play)
         elif state == PLAYER_TURNS and play.round.current_hand is not None:
-            self._decide(play)
+            await self._decide(play)
         elif state in (PLAYER_TURNS, DEALER_BLACKJACK):
             await self._turn_hole_card_up(play)
         elif state == DEALER_TURN:
@@ -99,15 +104,18 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
             assert state in (SETTLED, VOIDED), state
             self._pick_up(play)
 
-    def _offer_insurance(self, play: _Play) -> None:
+    async def _offer_insurance(self, play: _Play) -> None:
         """672a.7(f): each player answers the insurance offer, clockwise; then the offer closes."""
-        round_ = play.round
-        assert round_.dealer_up is not None
+        round_, up = play.round, play.round.dealer_up
+        assert up is not None
         for seat in clockwise(round_.positions):
-            choice = play.players.insurance(round_.positions[seat].dealt_hand, round_.dealer_up)
-            if choice is not None:
-                self._handle(play, choice)
+            hand = round_.positions[seat].dealt_hand
+            await ask(lambda hand=hand: play.players.insurance(hand, up), partial(self._insure, play))
         self._handle(play, CloseInsurance())
+
+    def _insure(self, play: _Play, choice: Insure | EvenMoney | None) -> None:
+        if choice is not None:  # None: the player declines
+            self._handle(play, choice)
 
     async def _peek(self, play: _Play) -> None:
         """672a.7(g): the reader says whether the hole card gives the dealer a Blackjack; nothing more."""
@@ -120,15 +128,19 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
             self.dealer.hole_card_from_reader()
         self._handle(play, PeekAnswer(blackjack))
 
-    def _decide(self, play: _Play) -> None:
+    async def _decide(self, play: _Play) -> None:
         """672a.7(h)-(j): the hand in turn decides among what the rules allow it."""
         round_ = play.round
         hand = round_.current_hand
         assert hand is not None and round_.dealer_up is not None
-        action = play.players.decide(hand, round_.dealer_up, round_.legal_decisions())
+        legal = round_.legal_decisions()
+        await ask(lambda: play.players.decide(hand, round_.dealer_up, legal), partial(self._act, play, hand))
+
+    def _act(self, play: _Play, hand: Hand, action: PlayerAction) -> None:
+        """One decision to the round; a split's second card moves to start the new hand."""
         self._handle(play, Decision(hand.seat, action))
         if action is PlayerAction.SPLIT:
-            hands = round_.positions[hand.seat].hands
+            hands = play.round.positions[hand.seat].hands
             self.dealer.split(hand.label, hands[hands.index(hand) + 1].label)
 
     async def _turn_hole_card_up(self, play: _Play) -> None:

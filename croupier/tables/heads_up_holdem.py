@@ -32,6 +32,7 @@ import structlog
 from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
+from croupier.tables.inputs import Answer, Answers, ask, each, received, take
 from devices.equipment import Equipment
 from devices.shoe import EMPTY, READY, Shoe
 from devices.shuffler import Shuffler
@@ -84,8 +85,8 @@ class HoldemDealer(Dealer, Protocol):
     def take_stub(self) -> None:
         """Take the stub out of the shoe into the hand (677a.10(c))."""
 
-    def count_stub(self) -> int:
-        """Count the stub in the hand, face down (677a.10(d))."""
+    def count_stub(self) -> Answer[int]:
+        """Count the stub in the hand, face down (677a.10(d)); keyed on the dealer's screen."""
 
     def stub_to_rack(self) -> None:
         """Put the stub in the discard rack unexposed (677a.10(c), (e))."""
@@ -100,10 +101,10 @@ class HoldemDealer(Dealer, Protocol):
 class HoldemPlayers(Protocol):
     """Whoever sits at the table."""
 
-    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
+    def wagers(self, round_number: int, positions: int) -> Answers[PlaceWager]:
         """The Ante and Odds (and side) wagers placed for a round (none: no round)."""
 
-    def decide(self, position: Position, street: str, community: Sequence[Card]) -> PlayerDecision:
+    def decide(self, position: Position, street: str, community: Sequence[Card]) -> Answer[PlayerDecision]:
         """The decision of ``position`` on ``street``, seeing the community cards turned up."""
 
 
@@ -177,8 +178,8 @@ class HeadsUpHoldemTable(SupervisorHolds):
             table=self.name,
         )
         try:
-            for wager in players.wagers(self.rounds, self.rules.positions):
-                round_.handle(wager)
+            async for wager in each(players.wagers(self.rounds, self.rules.positions)):
+                take(wager, round_.handle)
             round_.handle(NoMoreBets(self._deck_report()))  # 677a.10(a)(2): before any stack
             self.shoe.start_round()
         except BaseException:
@@ -213,13 +214,12 @@ class HeadsUpHoldemTable(SupervisorHolds):
         if round_.expected is not None:
             await self._deliver(play)
         elif state == STUB:
-            self._stub(play)
+            await self._stub(play)
         elif state == MISDEAL_CHECK:
-            self._misdeal_finding(play)
+            await self._misdeal_finding(play)
         elif state in STREETS and round_.to_act is not None:
-            seat = round_.to_act
-            community = round_.community_faces
-            play.round.handle(play.players.decide(round_.positions[seat], state, tuple(community)))
+            position, community = round_.positions[round_.to_act], tuple(round_.community_faces)
+            await ask(lambda: play.players.decide(position, state, community), round_.handle)
         elif state in (PREFLOP, FLOP):
             await self._reveal_community(play)
         elif state in (SETTLED, VOIDED):
@@ -239,17 +239,19 @@ class HeadsUpHoldemTable(SupervisorHolds):
         play.round.handle(message)
         self.dealer.place_stack(SET_ASIDE if round_.state == HELD else due.place, len(cards))
 
-    def _stub(self, play: _Play) -> None:
+    async def _stub(self, play: _Play) -> None:
         """677a.10(c)-(e): the stub out of the shoe, counted face down when due, to the rack."""
         self.dealer.take_stub()
-        counted = self.dealer.count_stub() if play.round.stub_count_due else None
-        play.round.handle(StubToRack(counted))
+        if play.round.stub_count_due:
+            await ask(self.dealer.count_stub, lambda counted: play.round.handle(StubToRack(counted)))
+        else:
+            play.round.handle(StubToRack(None))
         if play.round.state != MISDEAL_CHECK:
             self.dealer.stub_to_rack()
 
-    def _misdeal_finding(self, play: _Play) -> None:
+    async def _misdeal_finding(self, play: _Play) -> None:
         """677a.10(f): the dealer determines whether the cards were misdealt, and counts the deck."""
-        in_deck = self.dealer.count_stub() + play.round.cards_out
+        in_deck = await received(self.dealer.count_stub) + play.round.cards_out
         play.round.handle(MisdealFinding(self.dealer.misdealt(), in_deck))
         self.dealer.stub_to_rack()
 

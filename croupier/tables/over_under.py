@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import partial
 from typing import Protocol
 
+from croupier.tables.inputs import Answer, Answers, ask
 from croupier.tables.shoe_table import Play, ShoeTable
 from games.over_under import Round, RuleSet
 from games.over_under.inputs import Choice, Choose, ClearHand, PlaceWager
@@ -35,10 +37,10 @@ from games.over_under.positions import Position
 class Players(Protocol):
     """Whoever sits at the table: their wagers and, in turn, their election (686a.7(e)-(g))."""
 
-    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
+    def wagers(self, round_number: int, positions: int) -> Answers[PlaceWager]:
         """The wagers placed for a round on positions 1 to ``positions``."""
 
-    def choose(self, position: Position) -> Choice:
+    def choose(self, position: Position) -> Answer[Choice]:
         """The election of ``position``, whose first card is on the layout (686a.7(f))."""
 
 
@@ -87,18 +89,21 @@ class OverUnderTable(ShoeTable[Round]):
             return
         state = play.round.state
         if state == DECIDING:
-            self._elect(play)
+            await self._elect(play)
         elif state == CLEARING:
             self._clear(play)
         else:
             assert state in (SETTLED, VOIDED), state
             self._pick_up(play)  # the cards not cleared yet, then the count
 
-    def _elect(self, play: _Play) -> None:
+    async def _elect(self, play: _Play) -> None:
         """686a.7(f)-(g): the player in turn elects; the round refuses an election out of turn."""
         position = play.round.current
         assert position is not None
-        self._handle(play, Choose(position.seat, play.players.choose(position)))
+        await ask(lambda: play.players.choose(position), partial(self._choose, play, position.seat))
+
+    def _choose(self, play: _Play, seat: int, choice: Choice) -> None:
+        self._handle(play, Choose(seat, choice))
 
     def _clear(self, play: _Play) -> None:
         """686a.7(j), (n): the settled player's cards to the rack, in the order dealt, then the

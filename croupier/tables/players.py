@@ -14,6 +14,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+from croupier.tables.inputs import Answer, Answers
 from drivers.protocol.cards import Card
 from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.hand import card_value, is_ace
@@ -26,13 +27,13 @@ Legal = Mapping[PlayerAction, Stake | None]
 class Players(Protocol):
     """Whoever sits at the table."""
 
-    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
+    def wagers(self, round_number: int, positions: int) -> Answers[PlaceWager]:
         """The wagers placed for a round on positions 1 to ``positions`` (none: no round)."""
 
-    def insurance(self, hand: Hand, dealer_up: Card) -> Insure | EvenMoney | None:
+    def insurance(self, hand: Hand, dealer_up: Card) -> Answer[Insure | EvenMoney | None]:
         """The player's answer to the insurance offer (672a.7(f)); None declines."""
 
-    def decide(self, hand: Hand, dealer_up: Card, legal: Legal) -> PlayerAction:
+    def decide(self, hand: Hand, dealer_up: Card, legal: Legal) -> Answer[PlayerAction]:
         """A decision for ``hand``, one of ``legal`` (672a.7(h)(2))."""
 
 

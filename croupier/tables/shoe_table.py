@@ -19,6 +19,7 @@ import structlog
 from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
+from croupier.tables.inputs import each, take
 from devices.equipment import Equipment
 from devices.faults import Operator
 from devices.shoe import COLLECTING, COVER_PLACEMENT, EMPTY, ENDING, NEEDS_BURN, OFFLINE, Shoe
@@ -167,8 +168,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.rounds += 1
         round_ = self._new_round()
         try:
-            for wager in players.wagers(self.rounds, self.rules.positions):
-                round_.handle(wager)
+            async for wager in each(players.wagers(self.rounds, self.rules.positions)):
+                take(wager, round_.handle)
             round_.handle(StartDeal(shoe_status(self.shoe)))
             self.shoe.start_round()
         except BaseException:
