@@ -16,7 +16,7 @@ the few possible payloads be brute-forced.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TextIO
 
@@ -62,8 +62,9 @@ def message_class(catalog: Catalog, kind: int, msg: int) -> type[Message] | None
 class Redactor:
     """Marks, byte by byte over any chunking, which bytes of one direction's stream are secret."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, messages: Collection[type[Message]] = REDACTED.keys()) -> None:
         self._catalog = catalog
+        self._messages = messages  # whose payload and CRC are masked: face-down cards by default
         self._tail = b""  # the last bytes, which may hold the start of a header
         self._masking = 0  # secret bytes still to come, announced by an earlier header
 
@@ -94,7 +95,7 @@ class Redactor:
         if header[3] != length ^ 0xFF or length < BODY_HEADER_SIZE:
             return 0
         cls = message_class(self._catalog, header[5] & 0x0F, header[7])
-        if cls is None or cls not in REDACTED:
+        if cls is None or cls not in self._messages:
             return 0
         return length - BODY_HEADER_SIZE + CRC_SIZE
 
