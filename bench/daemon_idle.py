@@ -3,7 +3,7 @@ simulated Free Bet Blackjack table open, every device connected and heartbeating
 
     python bench/daemon_idle.py [--seconds S] [--interval S]
 
-The table runs in a child process of its own (``croupier.simulated_table``: the supervisors, drivers
+The table runs in a child process of its own (``croupier.simulated``: the supervisors, drivers
 and device rules, and the simulated devices on their threads, so the figure is an upper bound on the
 daemon alone). Once it reports the table open, its /proc/<pid>/stat CPU ticks are read at the start
 and end of the idle window and its VmRSS from /proc/<pid>/status is sampled throughout. Targets:
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TABLE = """
 import asyncio, logging, sys
 import structlog
-from croupier.simulated_table import simulated_free_bet_blackjack
+from croupier.simulated import simulated_free_bet_blackjack
 structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
 async def idle(seconds):
     async with simulated_free_bet_blackjack():

@@ -26,7 +26,7 @@ from croupier.audit.rotation import Rotation
 from croupier.audit.writer import AuditTrail
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError
-from croupier.simulated_table import simulated_free_bet_blackjack
+from croupier.simulated import simulated_free_bet_blackjack
 from croupier.systemd import notify, watchdog
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from croupier.tables.holding import SupervisorHolds

@@ -17,7 +17,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from croupier.api.app import make_app
 from croupier.api.auth import Tokens
 from croupier.api.openapi import COMMITTED, document
-from croupier.simulated_table import SimulatedTable, simulated_free_bet_blackjack
+from croupier.simulated import SimulatedTable, simulated_free_bet_blackjack
 from croupier.tables.players import BasicStrategyPlayers
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from firmware_sim.world import SHOE

@@ -19,7 +19,7 @@ from datetime import datetime
 import pytest
 from structlog.testing import capture_logs
 
-from croupier.simulated_table import simulated_free_bet_blackjack
+from croupier.simulated import simulated_free_bet_blackjack
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from croupier.tables.players import BasicStrategyPlayers
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role

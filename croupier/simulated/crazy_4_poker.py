@@ -1,0 +1,117 @@
+"""Crazy 4 Poker dealt from the hand on simulated devices: the shuffler and the progressive
+controller behind pseudo-terminals, the controller's meter sign on the simulated USB bus; the
+shuffler and the simulated dealer move the cards of one TableWorld, and the dealer's value chips
+land on the controller's seat sensors."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+
+from croupier.simulated.devices import DeviceSpec, SimulatedTable, connected_devices
+from croupier.tables.crazy_4_poker import Crazy4PokerTable
+from devices.progressive import Progressive
+from devices.shuffler import Shuffler
+from drivers.connection import SupervisorSettings
+from drivers.progressive import MeterSignDriver, ProgressiveDriver
+from drivers.protocol.core import DeviceClass
+from drivers.shuffler import ShufflerDriver
+from firmware_sim.dealer_crazy_4 import SimulatedCrazy4Dealer
+from firmware_sim.device import SimulatedDevice
+from firmware_sim.progressive import ControllerPersonality, SignPersonality
+from firmware_sim.shuffler import ShufflerPersonality
+from firmware_sim.world import TableWorld
+from games.crazy_4_poker import RuleSet
+from games.crazy_4_poker.inputs import Fold, PlaceWagers, Play
+
+#: The simulated table's rules: every optional wager offered, so a simulated run shows them all,
+#: and a non-counting shuffler, so the table counts the stub every fifth round (657a.9(d)).
+RULES: Mapping[str, object] = dict(
+    shuffler="non-counting",
+    progressive_offered=True,
+    six_card_bonus_offered=True,
+    progressive_pay_table={"three_of_a_kind": "100%", "two_pairs": "100%", "straight": 2500},
+)
+#: The controller level each line of RULES' progressive pay table pays.
+LEVELS: Mapping[str, int] = {"three_of_a_kind": 1, "two_pairs": 2, "straight": 2}
+
+Crazy4Poker = SimulatedTable[Crazy4PokerTable, SimulatedCrazy4Dealer]
+
+
+class SensorPlayers:
+    """Six players: Ante and Super Bonus on every seat, a progressive chip on the seat's sensor
+    (on the simulated ``controller``) on some, a Six Card Bonus on some; each plays 1x or folds.
+    Every choice comes from a seeded generator, so a run replays exactly."""
+
+    def __init__(self, rng: random.Random, controller: SimulatedDevice) -> None:
+        self.rng = rng
+        self.controller = controller
+        self.decisions: dict[int, Play | Fold] = {}
+
+    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWagers]:
+        wagers = []
+        for seat in range(1, positions + 1):
+            progressive = 100 if self.rng.random() < 0.5 else 0
+            six = 500 if self.rng.random() < 0.2 else 0
+            if progressive:
+                self.controller.call(lambda engine, seat=seat: engine.personality.cover(engine, seat))
+            wagers.append(PlaceWagers(seat, 1000, 1000, 500, progressive=progressive, six_card_bonus=six))
+        return wagers
+
+    def decide(self, seat: int) -> Play | Fold:
+        self.decisions[seat] = Play(seat) if self.rng.random() < 0.8 else Fold(seat)
+        return self.decisions[seat]
+
+
+@contextlib.asynccontextmanager
+async def simulated_crazy_4_poker(
+    *,
+    rules: RuleSet | None = None,
+    name: str = "sim-table",
+    dealer: Callable[[TableWorld, SimulatedDevice], SimulatedCrazy4Dealer] = SimulatedCrazy4Dealer,
+    settings: SupervisorSettings | None = None,
+    award_levels: Mapping[str, int] | None = None,
+    win_deadline: float = 30.0,
+    record_events: list[object] | None = None,
+) -> AsyncIterator[Crazy4Poker]:
+    """Bring the shuffler, controller and sign up, connect them, open the table; stop everything
+    afterwards and prove no card was created or lost. ``dealer`` builds the dealer's hands on the
+    world, chips going to the controller's sensors; ``rules`` default to RULES, and then
+    ``award_levels`` to LEVELS. ``win_deadline``: how long an award waits for the controller."""
+    if rules is None:
+        rules, award_levels = RuleSet.from_mapping(RULES), award_levels or LEVELS
+    world = TableWorld()
+    devices = {
+        "shuffler": SimulatedDevice(
+            ShufflerPersonality(world=world, serial_number="SF-SIM-1"), name="shuffler"
+        ),
+        "progressive": SimulatedDevice(
+            ControllerPersonality(seats=rules.positions), name="progressive", seed=3
+        ),
+        "sign": SimulatedDevice(SignPersonality(), name="sign", seed=4),
+    }
+    hands = dealer(world, devices["progressive"])
+    hands.unwrap(["red"], 1)
+    specs = [
+        DeviceSpec("shuffler", devices["shuffler"], DeviceClass.SHUFFLER),
+        DeviceSpec("progressive", devices["progressive"], DeviceClass.PROGRESSIVE_CONTROLLER),
+        DeviceSpec("sign", devices["sign"], DeviceClass.METER_SIGN, usb=True),
+    ]
+    async with connected_devices(world, specs, settings=settings or SupervisorSettings()) as connections:
+        table = Crazy4PokerTable(
+            shuffler=Shuffler(ShufflerDriver(connections["shuffler"]), alternate_batches=False),
+            progressive=Progressive(
+                ProgressiveDriver(connections["progressive"]),
+                MeterSignDriver(connections["sign"]),
+                win_deadline=win_deadline,
+            ),
+            dealer=hands,
+            rules=rules,
+            name=name,
+            award_levels=award_levels,
+            record_events=record_events,
+        )
+        async with table.running():
+            await table.open()
+            yield SimulatedTable(table, world, hands, devices, connections)

@@ -1,0 +1,103 @@
+"""Simulated devices brought up over their real transports, shared by every game's simulated table.
+
+Each device is a SimulatedDevice behind a pseudo-terminal (the serial driver) or on the simulated
+USB bus (the USB driver), reached through a DeviceConnection with the same supervisor and device
+rules as real equipment. Bringing them up is the same for every game, and so is taking them down:
+connections stopped and ports closed whatever happened, then ``TableWorld.check`` proves that no
+card was created or lost while they ran.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from drivers.connection import DeviceConnection, SupervisorSettings
+from drivers.protocol.core import DeviceClass
+from drivers.transport.base import Transport
+from drivers.transport.serial import SerialTransport
+from drivers.transport.usb import UsbTransport
+from firmware_sim.device import SimulatedDevice
+from firmware_sim.ports import Port
+from firmware_sim.ports.pty import PtyPort
+from firmware_sim.ports.usb import SimulatedUsbBus, UsbPort
+from firmware_sim.world import TableWorld
+
+TableT = TypeVar("TableT")
+DealerT = TypeVar("DealerT")
+
+#: How long a device has to answer its first poll: generous, the machine may be busy.
+READY_TIMEOUT = 10.0
+
+
+@dataclass
+class SimulatedTable(Generic[TableT, DealerT]):
+    """An opened table and what a test or the simulator reaches into: the world whose cards the
+    devices and the dealer move, the simulated dealer, the simulated devices and their connections
+    (by name), so a scenario can inject a fault or watch a device as it would on the floor."""
+
+    table: TableT
+    world: TableWorld
+    dealer: DealerT
+    devices: dict[str, SimulatedDevice]
+    connections: dict[str, DeviceConnection] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    """One device of a table: its name (also its connection's), the simulated firmware, the class
+    the driver expects it to report, whether it sits on the USB bus (else behind a pty), and its
+    supervisor settings (None: the table's)."""
+
+    name: str
+    device: SimulatedDevice
+    expected_class: DeviceClass
+    usb: bool = False
+    settings: SupervisorSettings | None = None
+
+
+@contextlib.asynccontextmanager
+async def connected_devices(
+    world: TableWorld,
+    specs: Sequence[DeviceSpec],
+    *,
+    settings: SupervisorSettings,
+    ready_timeout: float = READY_TIMEOUT,
+) -> AsyncIterator[dict[str, DeviceConnection]]:
+    """Serve each device on its port, connect to it and wait until every connection is ready;
+    yield the connections by name. Afterwards stop the connections, close the ports, and check the
+    world (its card count balanced)."""
+    bus = SimulatedUsbBus()
+    ports: dict[str, Port] = {}
+    connections: dict[str, DeviceConnection] = {}
+    try:
+        for spec in specs:
+            port = UsbPort(spec.device, bus) if spec.usb else PtyPort(spec.device)
+            ports[spec.name] = port.start()
+            connections[spec.name] = DeviceConnection(
+                _transport(ports[spec.name], bus if spec.usb else None),
+                name=spec.name,
+                expected_class=spec.expected_class,
+                settings=spec.settings or settings,
+            )
+        for conn in connections.values():
+            await conn.start()
+        for conn in connections.values():
+            await conn.wait_ready(ready_timeout)
+        yield connections
+    finally:
+        for conn in connections.values():
+            await conn.stop()
+        for port in ports.values():
+            port.stop()
+    world.check()
+
+
+def _transport(port: Port, bus: SimulatedUsbBus | None) -> Callable[[], Transport]:
+    """The connection's transport factory (a fresh transport on each reconnect): the USB driver on
+    the bus, else the serial driver on the pty."""
+    if bus is not None:
+        return lambda: UsbTransport(port.url, backend=bus)
+    return lambda: SerialTransport(port.url)
