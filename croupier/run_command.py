@@ -87,7 +87,7 @@ async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | 
         loop.call_later(duration, stop.set)
     players = BasicStrategyPlayers(random.Random(seed))
     trail = AuditTrail(
-        config.service.audit_dir, config.name, rotation=Rotation(daily=config.audit.rotation == "daily")
+        config.service.audit_dir, config.name, rotation=Rotation.from_config(config.audit)
     )
     trail.append(
         "table_open",

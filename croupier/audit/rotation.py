@@ -3,22 +3,38 @@
 Retention follows NOTES.md §3 (461a.10(s), 465a.6): logs kept at least 30 days on line, records kept
 5 years. A file's age is the time of its closing record, which is inside the chain, so it cannot be
 made to look older by touching the file.
+
+Closed files older than the on-line period move to ``archive/`` beside the series, under the same
+names, so ``croupier audit verify archive/T-*.jsonl T-*.jsonl`` still checks one unbroken chain. Nothing
+is ever deleted automatically: 465a.6 sets a floor, not a deadline, and the decision to destroy a legal
+record belongs to the casino, so ``Retention.delete`` only refuses what is too young.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from croupier.audit.record import CLOSE, AuditError, AuditRecord
 from devices.rules import Rule
+
+if TYPE_CHECKING:  # the config package must not need the audit package to load, nor the reverse
+    from croupier.config.service import AuditConfig
+
+log = logging.getLogger(__name__)
 
 ONLINE = Rule("NOTES.md §3 461a.10(s)", "logs kept at least 30 days on line")
 RECORDS = Rule("NOTES.md §3 465a.6", "records kept 5 years")
 MIN_ONLINE_DAYS = 30
 RECORD_DAYS = 5 * 365 + 2  # five years, leap days included
+ARCHIVE = "archive"
+_TAIL = 4096  # bytes read from a file's end to find its close record, far longer than one
+PERIODS = ("daily", "weekly", "monthly")  # config.service.ROTATIONS names the same periods
 
 _TABLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
@@ -39,31 +55,85 @@ def series_files(directory: Path, table: str) -> list[Path]:
     return sorted(directory.glob(f"{check_table(table)}-[0-9][0-9][0-9][0-9][0-9][0-9].jsonl"))
 
 
+def archived_files(directory: Path, table: str) -> list[Path]:
+    """The table's files moved to ``directory/archive``, in series order: they come before the
+    files still in ``directory``."""
+    return series_files(directory / ARCHIVE, table) if (directory / ARCHIVE).is_dir() else []
+
+
+def _sync(directory: Path) -> None:
+    """A rename is durable only once both directories' entries are on disk."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def years_in_days(years: int) -> int:
+    """The most days ``years`` calendar years can span (a leap day in every fourth year, rounded up),
+    so a file kept this long has been kept at least ``years`` years whichever day it was closed."""
+    return years * 365 + (years + 3) // 4
+
+
+def period_of(when: datetime, period: str) -> tuple[int, ...]:
+    """The UTC period ``when`` falls in: equal keys share a file. Weeks are ISO weeks (Monday 00:00
+    UTC), so a week that straddles New Year is one period, not two."""
+    utc = when.astimezone(UTC)
+    if period == "daily":
+        return (utc.year, utc.month, utc.day)
+    if period == "weekly":
+        iso = utc.isocalendar()
+        return (iso.year, iso.week)
+    if period == "monthly":
+        return (utc.year, utc.month)
+    raise AuditError(f"rotation period {period!r} is not one of {', '.join(PERIODS)}")
+
+
 @dataclass(frozen=True)
 class Rotation:
-    """Close the current file when it reaches ``max_bytes`` or, if ``daily``, when the UTC day changes."""
+    """Close the current file when it reaches ``max_bytes`` or when the UTC ``period`` (``daily``,
+    ``weekly``, ``monthly``; None for size only) changes, and then apply ``retention`` (if any) to
+    the closed files: the rotation is the moment a file becomes closed, so the moment to tidy them."""
 
     max_bytes: int = 64 * 1024 * 1024
-    daily: bool = True
+    period: str | None = "daily"
+    retention: Retention | None = None
 
     def __post_init__(self) -> None:
         if self.max_bytes < 4096:
             raise AuditError(f"rotation max_bytes must be at least 4096, got {self.max_bytes}")
+        if self.period is not None and self.period not in PERIODS:
+            raise AuditError(f"rotation period {self.period!r} is not one of {', '.join(PERIODS)}")
+
+    @classmethod
+    def from_config(cls, audit: AuditConfig) -> Rotation:
+        """The table's ``[audit]`` settings: its period, and retention from ``online_days`` and
+        ``retention_years``. The config has no size key, so the size limit stays the default."""
+        return cls(period=audit.rotation, retention=Retention.from_config(audit))
 
     def due(self, size: int, opened: datetime, now: datetime) -> bool:
-        return size >= self.max_bytes or (self.daily and opened.date() != now.date())
+        if size >= self.max_bytes:
+            return True
+        return self.period is not None and period_of(opened, self.period) != period_of(now, self.period)
 
 
 def closed_at(path: Path) -> datetime | None:
-    """When the file was closed, from its last record; None for a file still open (the newest)."""
-    lines = path.read_bytes().splitlines()
+    """When the file was closed, from its last record; None for a file still open (the newest) or
+    whose last record does not hold together."""
+    with path.open("rb") as file:  # only the tail: a file may be 64 MiB and a close record is short
+        size = file.seek(0, os.SEEK_END)
+        file.seek(max(0, size - _TAIL))
+        lines = file.read().splitlines()
     if not lines:
         return None
     try:
         last = AuditRecord.parse(lines[-1])
     except AuditError:
         return None
-    return datetime.fromisoformat(last.at) if last.kind == CLOSE else None
+    # An unsound record (its hash not matching its contents) gives no age: an edited date must not
+    # make a file look old enough to archive or delete.
+    return datetime.fromisoformat(last.at) if last.kind == CLOSE and last.is_sound() else None
 
 
 @dataclass(frozen=True)
@@ -72,6 +142,10 @@ class Retention:
 
     online_days: int = MIN_ONLINE_DAYS
     keep_days: int = RECORD_DAYS
+
+    @classmethod
+    def from_config(cls, audit: AuditConfig) -> Retention:
+        return cls(online_days=audit.online_days, keep_days=years_in_days(audit.retention_years))
 
     def __post_init__(self) -> None:
         if self.online_days < MIN_ONLINE_DAYS:
@@ -82,6 +156,56 @@ class Retention:
     def due_for_archive(self, files: list[Path], now: datetime) -> list[Path]:
         """Closed files older than the on-line period: they may move to archive storage."""
         return [path for path in files if self._older(path, now, self.online_days)]
+
+    def archive(self, directory: Path, table: str, now: datetime) -> list[Path]:
+        """Move the table's closed files older than ``online_days`` from ``directory`` to
+        ``directory/archive`` and return their new paths.
+
+        The newest file is never moved, closed or not: it is where the next writer picks the chain
+        up. A rename within one file system moves the bytes untouched (the hashes still hold) and
+        atomically (a crash leaves the file in one place or the other, never half). A name already
+        taken in the archive is left alone and logged, never overwritten.
+        """
+        files = series_files(directory, table)[:-1]
+        due = self.due_for_archive(files, now)
+        target = directory / ARCHIVE
+        if due:
+            target.mkdir(mode=0o750, exist_ok=True)
+        moved = []
+        for path in due:
+            destination = target / path.name
+            if destination.exists():
+                log.warning("audit: %s not archived: %s already exists", path, destination)
+                continue
+            os.rename(path, destination)
+            moved.append(destination)
+            log.info(
+                "audit: archived %s to %s (closed more than %d days ago)", path.name, target, self.online_days
+            )
+        if moved:
+            _sync(target)
+            _sync(directory)
+        expired = self.due_for_deletion(archived_files(directory, table), now)
+        if expired:  # one line, not one per file: it repeats at every rotation until someone acts
+            log.info(
+                "audit: %d archived files (oldest %s) are past the %d-day retention; "
+                "the casino may delete them",
+                len(expired),
+                expired[0].name,
+                self.keep_days,
+            )
+        return moved
+
+    def due_for_deletion(self, files: list[Path], now: datetime) -> list[Path]:
+        """Closed files older than ``keep_days``: the casino may delete them; the trail never does.
+        ``files`` in series order, so the scan stops at the first file still to be kept (close
+        times only grow along a series) instead of opening five years of archive at every rotation."""
+        expired = []
+        for path in files:
+            if not self._older(path, now, self.keep_days):
+                break
+            expired.append(path)
+        return expired
 
     def delete(self, path: Path, now: datetime) -> None:
         """Delete one file, refusing any file not closed or younger than ``keep_days``."""

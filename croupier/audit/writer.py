@@ -6,6 +6,7 @@ that were never acknowledged, and at most their last, partial line (docs/audit.m
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -14,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from croupier.audit.record import CLOSE, FORMAT, GENESIS, HEADER, AuditError, AuditRecord, check_kind
-from croupier.audit.rotation import Rotation, check_table, file_name, series_files
+from croupier.audit.rotation import Rotation, archived_files, check_table, file_name, series_files
 from croupier.audit.secrecy import secret_free
 from croupier.audit.verify import verify_series
+
+log = logging.getLogger(__name__)
 
 
 def utc_now() -> datetime:
@@ -28,7 +31,11 @@ class AuditTrail:
 
     Opening a directory that already holds the table's series verifies it, closes its newest file
     if it was left open (reason ``resumed``) and continues in a new file; a series that fails
-    verification is refused, never repaired.
+    verification is refused, never repaired. When every file has been archived the chain continues
+    from the newest file in ``archive/``, so archiving never restarts a series from genesis.
+
+    Retention (``rotation.retention``) runs after the new file is open, at opening and at each
+    rotation: the file being written is then the newest, which retention never moves.
     """
 
     def __init__(
@@ -49,8 +56,11 @@ class AuditTrail:
         self._seq, self._prev, self._file = 0, GENESIS, 0
         self.directory.mkdir(parents=True, exist_ok=True)
         with self._lock:
-            self._resume(series_files(self.directory, self.table))
+            self._resume(
+                series_files(self.directory, self.table) or archived_files(self.directory, self.table)[-1:]
+            )
             self._open_next()
+            self._apply_retention()
 
     @property
     def path(self) -> Path:
@@ -79,6 +89,7 @@ class AuditTrail:
             if self.rotation.due(self._size, self._opened, now):
                 self._close_file("rotation")
                 self._open_next()
+                self._apply_retention()
             return self._write(kind, round, plain, now)
 
     def close(self) -> None:
@@ -101,6 +112,8 @@ class AuditTrail:
             raise AuditError(f"cannot continue the audit trail: {report.problem}")
         self._seq, self._prev = report.last_seq, report.last_hash
         self._file = int(files[-1].stem.rsplit("-", 1)[1])
+        if not report.closed and files[-1].parent != self.directory:
+            raise AuditError(f"cannot continue the audit trail: archived {files[-1]} was never closed")
         if not report.closed:
             self._fd = os.open(files[-1], os.O_WRONLY | os.O_APPEND)
             self._size = files[-1].stat().st_size
@@ -114,6 +127,17 @@ class AuditTrail:
         self._size = self._count = 0
         self._opened = self._clock()
         self._write(HEADER, None, {"table": self.table, "file": self._file, "format": FORMAT}, self._opened)
+
+    def _apply_retention(self) -> None:
+        """Archive what the retention allows. A failure to move files is logged, not raised: the
+        record being appended matters more than tidying, and the move is retried at the next
+        rotation."""
+        if self.rotation.retention is None:
+            return
+        try:
+            self.rotation.retention.archive(self.directory, self.table, self._clock())
+        except OSError as exc:
+            log.error("audit: archiving %s's closed files failed: %s", self.table, exc)
 
     def _close_file(self, reason: str) -> None:
         self._write(CLOSE, None, {"records": self._count + 1, "reason": reason}, self._clock())

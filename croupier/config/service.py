@@ -32,7 +32,9 @@ class ServiceConfig:
 
 @dataclass(frozen=True)
 class AuditConfig:
-    """Validated now; rotation and retention are implemented by the audit trail later."""
+    """How the audit trail rotates and keeps its files; ``croupier.audit.Rotation.from_config``
+    turns these into the trail's policy (docs/audit.md §7). The minimums are the regulations' floors
+    (NOTES.md §3), checked here so a table with a shorter setting never starts."""
 
     rotation: str = "daily"
     online_days: int = 30
