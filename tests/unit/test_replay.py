@@ -63,11 +63,15 @@ def test_free_bet_blackjack_hands_splits_and_hole_card_as_the_round_holds_them(t
         for seat, position in round_.positions.items()
         for hand in position.hands
     }
-    assert places(rebuilt) == expected == {
-        "seat 1 hand 0": ["Th", "6c", "5c"],
-        "seat 2 hand 0": ["9s", "8h"],
-        "seat 2 hand 1": ["9d", "2d"],
-    }
+    assert (
+        places(rebuilt)
+        == expected
+        == {
+            "seat 1 hand 0": ["Th", "6c", "5c"],
+            "seat 2 hand 0": ["9s", "8h"],
+            "seat 2 hand 1": ["9d", "2d"],
+        }
+    )
     assert faces(rebuilt.dealer) == [str(card) for card in round_.dealer_cards] == ["7h", "Kd"]
     hole = rebuilt.dealer.cards[1]
     assert hole.face_down and hole.revealed_seq == next(
