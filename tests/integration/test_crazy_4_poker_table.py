@@ -1,8 +1,8 @@
 """Crazy 4 Poker dealt from the hand end to end on the devices: Crazy4PokerTable over the Shuffler and
 Progressive machines, their drivers and DeviceConnections, to simulated devices over real
-transports (the shuffler and the progressive controller behind pseudo-terminals, the meter sign on
-the simulated USB bus), the shuffler and the simulated dealer moving the cards of one TableWorld.
-Every round ends with the world's card count balanced."""
+transports (the product's simulated table: the shuffler and the progressive controller behind
+pseudo-terminals, the meter sign on the simulated USB bus), the shuffler and the simulated dealer
+moving the cards of one TableWorld. Every round ends with the world's card count balanced."""
 
 from __future__ import annotations
 
@@ -17,28 +17,17 @@ from dataclasses import dataclass
 import pytest
 from structlog.testing import capture_logs
 
+from croupier.simulated.crazy_4_poker import LEVELS, RULES, SensorPlayers, simulated_crazy_4_poker
 from croupier.tables.crazy_4_poker import Crazy4PokerTable, layout_place
 from devices.faults import Operator, Role
-from devices.progressive import Progressive
 from devices.rules import RuleViolation
-from devices.shuffler import Shuffler
-from drivers.connection import DeviceConnection
-from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.cards import Card
-from drivers.protocol.core import DeviceClass
-from drivers.shuffler import ShufflerDriver
-from drivers.transport.serial import SerialTransport
-from drivers.transport.usb import UsbTransport
 from firmware_sim.dealer_crazy_4 import SimulatedCrazy4Dealer
 from firmware_sim.device import SimulatedDevice
-from firmware_sim.ports.pty import PtyPort
-from firmware_sim.ports.usb import SimulatedUsbBus, UsbPort
-from firmware_sim.progressive import ControllerPersonality, SignPersonality
-from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import DEALER_HAND, TableWorld
 from games.crazy_4_poker import Round, RuleSet
 from games.crazy_4_poker.dealing import deal_sequence
-from games.crazy_4_poker.inputs import Fold, PlaceWagers, Play, Resolution
+from games.crazy_4_poker.inputs import Resolution
 from games.crazy_4_poker.machine import COMPLETE
 from games.crazy_4_poker.records import RecordKind
 from tests.links import FAST, run
@@ -48,37 +37,6 @@ DEALER = Operator("D-1", Role.DEALER)
 KEY = "PROG-KEY-1"
 QUIET = dataclasses.replace(FAST, heartbeat_interval=30.0)
 CARD_TOKEN = re.compile(r"\b[A2-9TJQK][cdhs]\b")
-RULES = dict(
-    shuffler="non-counting",  # so the table counts the stub every fifth round (657a.9(d))
-    progressive_offered=True,
-    six_card_bonus_offered=True,
-    progressive_pay_table={"three_of_a_kind": "100%", "two_pairs": "100%", "straight": 2500},
-)
-LEVELS = {"three_of_a_kind": 1, "two_pairs": 2, "straight": 2}
-
-
-class SensorPlayers:
-    """Six players: Ante and Super Bonus on every seat, a progressive chip on the seat's sensor on
-    some, a Six Card Bonus on some; each plays 1x or folds, at random from a seeded generator."""
-
-    def __init__(self, rng: random.Random, controller: SimulatedDevice) -> None:
-        self.rng = rng
-        self.controller = controller
-        self.decisions: dict[int, Play | Fold] = {}
-
-    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWagers]:
-        wagers = []
-        for seat in range(1, positions + 1):
-            progressive = 100 if self.rng.random() < 0.5 else 0
-            six = 500 if self.rng.random() < 0.2 else 0
-            if progressive:
-                self.controller.call(lambda engine, seat=seat: engine.personality.cover(engine, seat))
-            wagers.append(PlaceWagers(seat, 1000, 1000, 500, progressive=progressive, six_card_bonus=six))
-        return wagers
-
-    def decide(self, seat: int) -> Play | Fold:
-        self.decisions[seat] = Play(seat) if self.rng.random() < 0.8 else Fold(seat)
-        return self.decisions[seat]
 
 
 @dataclass
@@ -92,57 +50,16 @@ class Rig:
 
 @contextlib.asynccontextmanager
 async def table_rig(rules: RuleSet | None = None) -> AsyncIterator[Rig]:
-    """The shuffler and the controller on ptys, the sign on the USB bus, one world, opened."""
-    world = TableWorld()
-    controller = SimulatedDevice(ControllerPersonality(seats=6), name="progressive", seed=3)
-    dealer = SimulatedCrazy4Dealer(world, controller)
-    dealer.unwrap(["red"], 1)
-    shuffler_device = SimulatedDevice(ShufflerPersonality(world=world, serial_number="SF-1"), name="shuffler")
-    sign = SimulatedDevice(SignPersonality(), name="sign", seed=4)
-    bus = SimulatedUsbBus()
-    ports = [PtyPort(shuffler_device).start(), PtyPort(controller).start(), UsbPort(sign, bus).start()]
-    conns = [
-        DeviceConnection(
-            lambda: SerialTransport(ports[0].url),
-            name="shuffler",
-            expected_class=DeviceClass.SHUFFLER,
-            settings=QUIET,
-        ),
-        DeviceConnection(
-            lambda: SerialTransport(ports[1].url),
-            name="progressive",
-            expected_class=DeviceClass.PROGRESSIVE_CONTROLLER,
-            settings=QUIET,
-        ),
-        DeviceConnection(
-            lambda: UsbTransport(ports[2].url, backend=bus),
-            name="sign",
-            expected_class=DeviceClass.METER_SIGN,
-            settings=QUIET,
-        ),
-    ]
-    try:
-        for conn in conns:
-            await conn.start()
-        for conn in conns:
-            await conn.wait_ready(5.0)
-        table = Crazy4PokerTable(
-            shuffler=Shuffler(ShufflerDriver(conns[0]), alternate_batches=False),
-            progressive=Progressive(ProgressiveDriver(conns[1]), MeterSignDriver(conns[2]), win_deadline=1.0),
-            dealer=dealer,
-            rules=rules or RuleSet.from_mapping(RULES),
-            name="C4-1",
-            award_levels=LEVELS,
-        )
-        async with table.running():
-            await table.open()
-            yield Rig(table, world, dealer, controller, SensorPlayers(random.Random(7), controller))
-    finally:
-        for conn in conns:
-            await conn.stop()
-        for port in ports:
-            port.stop()
-    world.check()
+    """The product's simulated Crazy 4 Poker table (its rules unless ``rules``), opened for play."""
+    async with simulated_crazy_4_poker(
+        rules=rules or RuleSet.from_mapping(RULES),
+        name="C4-1",
+        settings=QUIET,
+        award_levels=LEVELS,
+        win_deadline=1.0,
+    ) as sim:
+        controller = sim.devices["progressive"]
+        yield Rig(sim.table, sim.world, sim.dealer, controller, SensorPlayers(random.Random(7), controller))
 
 
 async def play(rig: Rig) -> Round:

@@ -1,7 +1,8 @@
 """Heads Up Hold 'Em end to end on the devices: HeadsUpHoldemTable over the Shoe and Shuffler
-machines, their drivers and DeviceConnections, to simulated devices behind pseudo-terminals, both
-moving the cards of one TableWorld, with the simulated dealer's hands between them. Every round
-ends with the world's card count balanced."""
+machines, their drivers and DeviceConnections, to simulated devices over real transports (the
+product's simulated table: the shoe behind a pseudo-terminal, the shuffler on the simulated USB
+bus), both moving the cards of one TableWorld, with the simulated dealer's hands between them.
+Every round ends with the world's card count balanced."""
 
 from __future__ import annotations
 
@@ -15,48 +16,21 @@ from dataclasses import dataclass
 import pytest
 from structlog.testing import capture_logs
 
+from croupier.simulated.heads_up_holdem import CoinPlayers, simulated_heads_up_holdem
 from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
 from devices.faults import Operator, Role
 from devices.rules import RuleViolation
-from devices.shoe import Shoe
-from devices.shuffler import Shuffler
-from drivers.connection import DeviceConnection
 from drivers.protocol.classes.shuffler import ShuffleCompleted
-from drivers.protocol.core import DeviceClass
-from drivers.shoe import ShoeDriver
-from drivers.shuffler import ShufflerDriver
-from drivers.transport.serial import SerialTransport
 from firmware_sim.dealer_holdem import SimulatedHoldemDealer
-from firmware_sim.device import SimulatedDevice
-from firmware_sim.ports.pty import PtyPort
-from firmware_sim.shoe import ShoePersonality
-from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import DISCARD, FLOOR, SHOE, TableWorld
 from games.heads_up_holdem import Round
-from games.heads_up_holdem.inputs import Choice, PlaceWager, PlayerDecision, Resolution
-from games.heads_up_holdem.positions import Position
+from games.heads_up_holdem.inputs import Resolution
 from games.heads_up_holdem.records import RecordKind
 from tests.links import FAST, run
 
 FLOORPERSON = Operator("floor-7", Role.SUPERVISOR)
 DEALER_ON_SHIFT = Operator("D-1", Role.DEALER)
 CARD_TOKEN = re.compile(r"\b[A2-9TJQK][cdhs]\b")
-
-
-class SimplePlayers:
-    """Every position taken; each player Plays, checks or folds by a seeded coin."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
-        return [PlaceWager(seat, 500, 500) for seat in range(1, positions + 1)]
-
-    def decide(self, position: Position, street: str, community: Sequence[object]) -> PlayerDecision:
-        play = {"preflop": 3, "flop": 2, "river": 1}[street]
-        if self.rng.random() < 0.3:
-            return PlayerDecision(position.seat, Choice.PLAY, play)
-        return PlayerDecision(position.seat, Choice.FOLD if street == "river" else Choice.CHECK)
 
 
 class ClumsyDealer(SimulatedHoldemDealer):
@@ -92,7 +66,7 @@ class Rig:
     dealer: ClumsyDealer
     events: list[object]
 
-    async def play(self, players: SimplePlayers) -> Round:
+    async def play(self, players: CoinPlayers) -> Round:
         self.dealer.felt, self.dealer.racked = {}, []
         round_ = await self.table.play_round(players)  # type: ignore[arg-type]
         self.world.check()
@@ -101,42 +75,13 @@ class Rig:
 
 @contextlib.asynccontextmanager
 async def holdem_rig(*, community_first: bool = False) -> AsyncIterator[Rig]:
-    world = TableWorld()
-    dealer = ClumsyDealer(world)
-    shoe_device = SimulatedDevice(ShoePersonality(world=world, serial_number="SH-1"), name="shoe", seed=1)
-    shuffler_device = SimulatedDevice(ShufflerPersonality(world=world, serial_number="SF-1"), name="shuffler")
-    ports = [PtyPort(shoe_device).start(), PtyPort(shuffler_device).start()]
-    conns = [
-        DeviceConnection(
-            lambda url=port.url: SerialTransport(url), name=name, expected_class=cls, settings=FAST
-        )
-        for port, name, cls in zip(
-            ports, ("shoe", "shuffler"), (DeviceClass.SHOE, DeviceClass.SHUFFLER), strict=True
-        )
-    ]
+    """The product's simulated Hold 'Em table, with the clumsy dealer, opened for play."""
     events: list[object] = []
-    try:
-        for conn in conns:
-            await conn.start()
-        for conn in conns:
-            await conn.wait_ready(5.0)
-        table = HeadsUpHoldemTable(
-            shoe=Shoe(ShoeDriver(conns[0]), burns=False),
-            shuffler=Shuffler(ShufflerDriver(conns[1]), alternate_batches=False),
-            dealer=dealer,
-            name="HU-1",
-            community_first=community_first,
-            record_events=events,
-        )
-        async with table.running():
-            await table.open()
-            yield Rig(table, world, dealer, events)
-    finally:
-        for conn in conns:
-            await conn.stop()
-        for port in ports:
-            port.stop()
-    world.check()
+    async with simulated_heads_up_holdem(
+        name="HU-1", dealer=ClumsyDealer, settings=FAST, community_first=community_first, record_events=events
+    ) as sim:
+        assert isinstance(sim.dealer, ClumsyDealer)
+        yield Rig(sim.table, sim.world, sim.dealer, events)
 
 
 def kinds(round_: Round) -> list[RecordKind]:
@@ -193,7 +138,7 @@ def assert_secret(round_: Round, entries: list[dict[str, object]], folded: Seque
 
 
 def test_six_seats_play_60_rounds_with_the_stub_counted_every_fifth_round():
-    players = SimplePlayers(random.Random(677))
+    players = CoinPlayers(random.Random(677))
 
     async def scenario():
         async with holdem_rig() as rig:
@@ -231,7 +176,7 @@ def test_six_seats_play_60_rounds_with_the_stub_counted_every_fifth_round():
 
 
 def test_a_dropped_card_gives_a_wrong_count_a_misdeal_finding_and_a_new_deck():
-    players = SimplePlayers(random.Random(6))
+    players = CoinPlayers(random.Random(6))
 
     async def scenario():
         async with holdem_rig() as rig:
@@ -267,7 +212,7 @@ def test_a_dropped_card_gives_a_wrong_count_a_misdeal_finding_and_a_new_deck():
 
 
 def test_an_auto_reshuffling_shoe_deals_the_community_cards_first_and_keeps_its_stub():
-    players = SimplePlayers(random.Random(7))
+    players = CoinPlayers(random.Random(7))
 
     async def scenario():
         async with holdem_rig(community_first=True) as rig:
@@ -290,7 +235,7 @@ def test_a_card_dropped_at_the_pickup_holds_the_round_until_a_supervisor_rules()
     async def scenario():
         async with holdem_rig() as rig:
             rig.dealer.drop_next_pickup = True  # the first card picked up falls to the floor
-            playing = asyncio.create_task(rig.play(SimplePlayers(random.Random(8))))
+            playing = asyncio.create_task(rig.play(CoinPlayers(random.Random(8))))
             async with asyncio.timeout(5):
                 while rig.table.held_round is None:
                     await asyncio.sleep(0.01)

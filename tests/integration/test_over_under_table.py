@@ -1,7 +1,8 @@
 """Over/Under end to end on the devices: OverUnderTable over the Shoe and Shuffler machines, their
-drivers and DeviceConnections, to simulated devices behind pseudo-terminals (real serial transports),
-both moving the cards of one TableWorld, with the simulated dealer's hands between them. Every round
-ends with the world's card count balanced."""
+drivers and DeviceConnections, to simulated devices over real transports (the product's simulated
+table: the shoe behind a pseudo-terminal, the shuffler on the simulated USB bus), both moving the
+cards of one TableWorld, with the simulated dealer's hands between them. Every round ends with the
+world's card count balanced."""
 
 from __future__ import annotations
 
@@ -16,22 +17,12 @@ from dataclasses import dataclass
 import pytest
 from structlog.testing import capture_logs
 
+from croupier.simulated import simulated_over_under
 from croupier.tables.over_under import FirstCardPlayers, OverUnderTable
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import RuleViolation
-from devices.shoe import Shoe
-from devices.shuffler import Shuffler
-from drivers.connection import DeviceConnection
 from drivers.protocol.cards import Card
 from drivers.protocol.classes.shuffler import BatchDelivered, ShuffleCompleted
-from drivers.protocol.core import DeviceClass
-from drivers.shoe import ShoeDriver
-from drivers.shuffler import ShufflerDriver
-from drivers.transport.serial import SerialTransport
-from firmware_sim.device import SimulatedDevice
-from firmware_sim.ports.pty import PtyPort
-from firmware_sim.shoe import ShoePersonality
-from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY, TableWorld
 from games.free_bet_blackjack.records import Record, RecordKind
 from games.over_under import Round
@@ -90,53 +81,19 @@ class Rig:
 
 @contextlib.asynccontextmanager
 async def table_rig(*, cover_depth: int | None = None) -> AsyncIterator[Rig]:
-    """A table with its shoe and shuffler simulated on one world, each behind a pty, opened for play."""
-    world = TableWorld()
-    dealer = WatchingDealer(world)
-    dealer.unwrap(BACKS, DECKS)
-    shoe_device = SimulatedDevice(ShoePersonality(world=world, serial_number="SH-1"), name="shoe", seed=1)
-    shuffler_device = SimulatedDevice(ShufflerPersonality(world=world, serial_number="SF-1"), name="shuffler")
-    shoe_port, shuffler_port = PtyPort(shoe_device).start(), PtyPort(shuffler_device).start()
-    conns = [
-        DeviceConnection(
-            lambda: SerialTransport(shoe_port.url),
-            name="shoe",
-            expected_class=DeviceClass.SHOE,
-            settings=FAST,
-        ),
-        DeviceConnection(
-            lambda: SerialTransport(shuffler_port.url),
-            name="shuffler",
-            expected_class=DeviceClass.SHUFFLER,
-            settings=FAST,
-        ),
-    ]
+    """The product's simulated Over/Under table, with the watching dealer, opened for play."""
     events: list[object] = []
-    try:
-        for conn in conns:
-            await conn.start()
-        for conn in conns:
-            await conn.wait_ready(5.0)
-        shoe_conn, shuffler_conn = conns
-        table = OverUnderTable(
-            shoe=Shoe(ShoeDriver(shoe_conn)),
-            shuffler=Shuffler(ShufflerDriver(shuffler_conn)),
-            dealer=dealer,
-            dealer_on_duty="D-1",
-            name="OU-1",
-            backs=BACKS,
-            cover_depth=cover_depth,
-            record_events=events,
-        )
-        async with table.running():
-            await table.open(FLOORPERSON)
-            yield Rig(table, world, dealer, events)
-    finally:
-        for conn in conns:
-            await conn.stop()
-        for port in (shoe_port, shuffler_port):
-            port.stop()
-    world.check()
+    async with simulated_over_under(
+        name="OU-1",
+        dealer=WatchingDealer,
+        settings=FAST,
+        backs=BACKS,
+        cover_depth=cover_depth,
+        record_events=events,
+        floorperson=FLOORPERSON,
+    ) as sim:
+        assert isinstance(sim.dealer, WatchingDealer)
+        yield Rig(sim.table, sim.world, sim.dealer, events)
 
 
 def records_of(round_: Round, kind: RecordKind) -> list[Record]:
