@@ -5,12 +5,16 @@ only the checks that need no injected fault; the others skip and say why."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import Any
 
+from croupier.config.rig import transport_for
 from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.driver import Driver
 from drivers.transport.base import Transport
+from drivers.transport.recording import Recorder, RecordingTransport
 from drivers.transport.serial import SerialTransport
 from drivers.transport.usb import UsbTransport
 from firmware_sim.device import SimulatedDevice
@@ -19,6 +23,7 @@ from firmware_sim.ports.pty import PtyPort
 from firmware_sim.ports.usb import SimulatedUsbBus, UsbPort
 from firmware_sim.world import TableWorld
 from tests.conformance.profile import ConformanceProfile
+from tests.hil import RigTarget
 from tests.links import FAST
 
 
@@ -76,3 +81,61 @@ async def simulated(
         await conn.stop()
         port.stop()
         world.check()
+
+
+@contextlib.asynccontextmanager
+async def on_rig(
+    profile: ConformanceProfile,
+    target: RigTarget,
+    *,
+    settings: SupervisorSettings | None = None,
+    wait: bool = True,
+    **conn_kwargs: object,
+) -> AsyncIterator[Connected]:
+    """The rig's real device, connected with its configured line, timing and firmware allow-list;
+    its exchanges are recorded when the run asks for it (``--record``)."""
+    device = target.device
+    if settings is None:
+        base = SupervisorSettings()
+        timings = dataclasses.replace(
+            base.timings, response_timeout=device.link.response_timeout, max_retries=device.link.retries
+        )
+        settings = dataclasses.replace(base, heartbeat_interval=device.link.heartbeat, timings=timings)
+    conn_kwargs.setdefault("firmware_allow_list", device.firmware_allow_list)
+    recorder = Recorder(target.recording_path(), device.name, device.url.url) if target.record else None
+
+    def factory() -> Transport:
+        transport = transport_for(device)
+        return RecordingTransport(transport, recorder) if recorder is not None else transport
+
+    conn = DeviceConnection(
+        factory,
+        name=device.name,
+        address=device.address,
+        expected_class=profile.device_class,
+        settings=settings,
+        **conn_kwargs,  # type: ignore[arg-type]
+    )
+    try:
+        await conn.start()
+        if wait:
+            await conn.wait_ready(10.0)
+        yield Connected(conn, profile.driver(conn), factory, None)
+    finally:
+        await conn.stop()
+        if recorder is not None:
+            recorder.close()
+
+
+@contextlib.asynccontextmanager
+async def connect(
+    profile: ConformanceProfile, transport: str | RigTarget, **kwargs: Any
+) -> AsyncIterator[Connected]:
+    """The target a conformance case names: a simulated device over ``transport`` ("pty", "usb"),
+    or a rig's real device (``pytest --hil``)."""
+    if isinstance(transport, RigTarget):
+        async with on_rig(profile, transport, **kwargs) as target:
+            yield target
+    else:
+        async with simulated(profile, transport, **kwargs) as target:
+            yield target

@@ -1,0 +1,22 @@
+"""Command-line options of the whole suite. ``--hil RIG_TOML [--record DIR]`` (tests/hil.py) is
+registered here, at the root, because ``pytest --hil config/rig.toml`` is parsed before any
+conftest under tests/ is loaded: pytest loads the first conftests from the paths on the command
+line and their parents, and until ``--hil`` is known the rig file looks like such a path."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests import hil
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    hil.add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    hil.configure(config)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    hil.deselect(config, items)
