@@ -9,18 +9,21 @@ import contextlib
 import random
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 
-from croupier.simulated.devices import DeviceSpec, SimulatedTable, connected_devices
+from croupier.simulated.devices import (
+    DeviceSpec,
+    SimulatedTable,
+    one_deck_shuffler,
+    opened_table,
+    simulated_shuffler,
+)
 from croupier.tables.crazy_4_poker import Crazy4PokerTable
 from devices.progressive import Progressive
-from devices.shuffler import Shuffler
-from drivers.connection import SupervisorSettings
+from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.core import DeviceClass
-from drivers.shuffler import ShufflerDriver
 from firmware_sim.dealer_crazy_4 import SimulatedCrazy4Dealer
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.progressive import ControllerPersonality, SignPersonality
-from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import TableWorld
 from games.crazy_4_poker import RuleSet
 from games.crazy_4_poker.inputs import Fold, PlaceWagers, Play
@@ -83,9 +86,7 @@ async def simulated_crazy_4_poker(
         rules, award_levels = RuleSet.from_mapping(RULES), award_levels or LEVELS
     world = TableWorld()
     devices = {
-        "shuffler": SimulatedDevice(
-            ShufflerPersonality(world=world, serial_number="SF-SIM-1"), name="shuffler"
-        ),
+        "shuffler": simulated_shuffler(world),
         "progressive": SimulatedDevice(
             ControllerPersonality(seats=rules.positions), name="progressive", seed=3
         ),
@@ -98,13 +99,13 @@ async def simulated_crazy_4_poker(
         DeviceSpec("progressive", devices["progressive"], DeviceClass.PROGRESSIVE_CONTROLLER),
         DeviceSpec("sign", devices["sign"], DeviceClass.METER_SIGN, usb=True),
     ]
-    async with connected_devices(world, specs, settings=settings or SupervisorSettings()) as connections:
-        table = Crazy4PokerTable(
-            shuffler=Shuffler(ShufflerDriver(connections["shuffler"]), alternate_batches=False),
+
+    def build(connections: dict[str, DeviceConnection]) -> Crazy4PokerTable:
+        sign = MeterSignDriver(connections["sign"])
+        return Crazy4PokerTable(
+            shuffler=one_deck_shuffler(connections),
             progressive=Progressive(
-                ProgressiveDriver(connections["progressive"]),
-                MeterSignDriver(connections["sign"]),
-                win_deadline=win_deadline,
+                ProgressiveDriver(connections["progressive"]), sign, win_deadline=win_deadline
             ),
             dealer=hands,
             rules=rules,
@@ -112,6 +113,8 @@ async def simulated_crazy_4_poker(
             award_levels=award_levels,
             record_events=record_events,
         )
-        async with table.running():
-            await table.open()
-            yield SimulatedTable(table, world, hands, devices, connections)
+
+    async with opened_table(
+        world, hands, devices, specs, settings=settings, build=build, open_table=Crazy4PokerTable.open
+    ) as sim:
+        yield sim

@@ -10,12 +10,14 @@ card was created or lost while they ran.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
+from devices.shuffler import Shuffler
 from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.protocol.core import DeviceClass
+from drivers.shuffler import ShufflerDriver
 from drivers.transport.base import Transport
 from drivers.transport.serial import SerialTransport
 from drivers.transport.usb import UsbTransport
@@ -23,9 +25,19 @@ from firmware_sim.device import SimulatedDevice
 from firmware_sim.ports import Port
 from firmware_sim.ports.pty import PtyPort
 from firmware_sim.ports.usb import SimulatedUsbBus, UsbPort
+from firmware_sim.shoe import ShoePersonality
+from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import TableWorld
 
+
+class Table(Protocol):
+    """What bringing a table up needs of it: a block inside which its devices' events are applied."""
+
+    def running(self) -> contextlib.AbstractAsyncContextManager[Any]: ...
+
+
 TableT = TypeVar("TableT")
+RunningT = TypeVar("RunningT", bound=Table)
 DealerT = TypeVar("DealerT")
 
 #: How long a device has to answer its first poll: generous, the machine may be busy.
@@ -101,3 +113,51 @@ def _transport(port: Port, bus: SimulatedUsbBus | None) -> Callable[[], Transpor
     if bus is not None:
         return lambda: UsbTransport(port.url, backend=bus)
     return lambda: SerialTransport(port.url)
+
+
+def shoe_and_shuffler(
+    world: TableWorld, *, shuffler_on_usb: bool = False, shoe_settings: SupervisorSettings | None = None
+) -> tuple[dict[str, SimulatedDevice], list[DeviceSpec]]:
+    """The shoe (behind a pty) and the shuffler (on the USB bus if ``shuffler_on_usb``) of a table
+    dealt from a shoe, both on ``world``: the devices by name, and how to serve them."""
+    devices = {
+        "shoe": SimulatedDevice(ShoePersonality(world=world, serial_number="SH-SIM-1"), name="shoe", seed=1),
+        "shuffler": simulated_shuffler(world),
+    }
+    specs = [
+        DeviceSpec("shoe", devices["shoe"], DeviceClass.SHOE, settings=shoe_settings),
+        DeviceSpec("shuffler", devices["shuffler"], DeviceClass.SHUFFLER, usb=shuffler_on_usb),
+    ]
+    return devices, specs
+
+
+def simulated_shuffler(world: TableWorld) -> SimulatedDevice:
+    """A shuffler whose cards are ``world``'s."""
+    return SimulatedDevice(ShufflerPersonality(world=world, serial_number="SF-SIM-1"), name="shuffler")
+
+
+def one_deck_shuffler(connections: dict[str, DeviceConnection]) -> Shuffler:
+    """The shuffler machine of a game dealt from one deck: it shuffles that deck again and again,
+    rather than alternating two batches as a shoe game's does."""
+    return Shuffler(ShufflerDriver(connections["shuffler"]), alternate_batches=False)
+
+
+@contextlib.asynccontextmanager
+async def opened_table(
+    world: TableWorld,
+    hands: DealerT,
+    devices: dict[str, SimulatedDevice],
+    specs: Sequence[DeviceSpec],
+    *,
+    settings: SupervisorSettings | None,
+    build: Callable[[dict[str, DeviceConnection]], RunningT],
+    open_table: Callable[[RunningT], Awaitable[None]],
+) -> AsyncIterator[SimulatedTable[RunningT, DealerT]]:
+    """Every game's table comes up the same way: its devices connected (``connected_devices``),
+    the table built on the connections, running and opened; what a game differs in is what it
+    ``build``s and how it opens (``open_table``)."""
+    async with connected_devices(world, specs, settings=settings or SupervisorSettings()) as connections:
+        table = build(connections)
+        async with table.running():
+            await open_table(table)
+            yield SimulatedTable(table, world, hands, devices, connections)

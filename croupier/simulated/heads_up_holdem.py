@@ -8,18 +8,12 @@ import contextlib
 import random
 from collections.abc import AsyncIterator, Callable, Sequence
 
-from croupier.simulated.devices import DeviceSpec, SimulatedTable, connected_devices
+from croupier.simulated.devices import SimulatedTable, one_deck_shuffler, opened_table, shoe_and_shuffler
 from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
 from devices.shoe import Shoe
-from devices.shuffler import Shuffler
-from drivers.connection import SupervisorSettings
-from drivers.protocol.core import DeviceClass
+from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.shoe import ShoeDriver
-from drivers.shuffler import ShufflerDriver
 from firmware_sim.dealer_holdem import SimulatedHoldemDealer
-from firmware_sim.device import SimulatedDevice
-from firmware_sim.shoe import ShoePersonality
-from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import TableWorld
 from games.heads_up_holdem import RuleSet
 from games.heads_up_holdem.inputs import Choice, PlaceWager, PlayerDecision
@@ -63,26 +57,20 @@ async def simulated_heads_up_holdem(
     dispenses the community cards first (677a.10(g))."""
     world = TableWorld()
     hands = dealer(world)
-    devices = {
-        "shoe": SimulatedDevice(ShoePersonality(world=world, serial_number="SH-SIM-1"), name="shoe", seed=1),
-        "shuffler": SimulatedDevice(
-            ShufflerPersonality(world=world, serial_number="SF-SIM-1"), name="shuffler"
-        ),
-    }
-    specs = [
-        DeviceSpec("shoe", devices["shoe"], DeviceClass.SHOE),
-        DeviceSpec("shuffler", devices["shuffler"], DeviceClass.SHUFFLER, usb=True),
-    ]
-    async with connected_devices(world, specs, settings=settings or SupervisorSettings()) as connections:
-        table = HeadsUpHoldemTable(
+    devices, specs = shoe_and_shuffler(world, shuffler_on_usb=True)
+
+    def build(connections: dict[str, DeviceConnection]) -> HeadsUpHoldemTable:
+        return HeadsUpHoldemTable(
             shoe=Shoe(ShoeDriver(connections["shoe"]), burns=False),
-            shuffler=Shuffler(ShufflerDriver(connections["shuffler"]), alternate_batches=False),
+            shuffler=one_deck_shuffler(connections),
             dealer=hands,
             rules=rules,
             name=name,
             community_first=community_first,
             record_events=record_events,
         )
-        async with table.running():
-            await table.open()
-            yield SimulatedTable(table, world, hands, devices, connections)
+
+    async with opened_table(
+        world, hands, devices, specs, settings=settings, build=build, open_table=HeadsUpHoldemTable.open
+    ) as sim:
+        yield sim

@@ -87,11 +87,9 @@ async def table_rig(*, cover_depth: int | None = None) -> AsyncIterator[Rig]:
         name="OU-1",
         dealer=WatchingDealer,
         settings=FAST,
-        backs=BACKS,
         cover_depth=cover_depth,
         record_events=events,
-        floorperson=FLOORPERSON,
-    ) as sim:
+    ) as sim:  # its batches' backs are BACKS
         assert isinstance(sim.dealer, WatchingDealer)
         yield Rig(sim.table, sim.world, sim.dealer, events)
 
