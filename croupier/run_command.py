@@ -26,11 +26,12 @@ from croupier.audit.rotation import Rotation
 from croupier.audit.writer import AuditTrail
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError
+from croupier.players.free_bet_blackjack import BasicStrategyPlayers
 from croupier.simulated import simulated_free_bet_blackjack
 from croupier.systemd import notify, watchdog
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from croupier.tables.holding import SupervisorHolds
-from croupier.tables.players import BasicStrategyPlayers, Players
+from croupier.tables.players import Players
 from games.free_bet_blackjack import Round
 
 log = structlog.get_logger("croupier.run")

@@ -6,8 +6,7 @@ land on the controller's seat sensors."""
 from __future__ import annotations
 
 import contextlib
-import random
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping
 
 from croupier.simulated.devices import (
     DeviceSpec,
@@ -26,7 +25,6 @@ from firmware_sim.device import SimulatedDevice
 from firmware_sim.progressive import ControllerPersonality, SignPersonality
 from firmware_sim.world import TableWorld
 from games.crazy_4_poker import RuleSet
-from games.crazy_4_poker.inputs import Fold, PlaceWagers, Play
 
 #: The simulated table's rules: every optional wager offered, so a simulated run shows them all,
 #: and a non-counting shuffler, so the table counts the stub every fifth round (657a.9(d)).
@@ -40,31 +38,6 @@ RULES: Mapping[str, object] = dict(
 LEVELS: Mapping[str, int] = {"three_of_a_kind": 1, "two_pairs": 2, "straight": 2}
 
 Crazy4Poker = SimulatedTable[Crazy4PokerTable, SimulatedCrazy4Dealer]
-
-
-class SensorPlayers:
-    """Six players: Ante and Super Bonus on every seat, a progressive chip on the seat's sensor
-    (on the simulated ``controller``) on some, a Six Card Bonus on some; each plays 1x or folds.
-    Every choice comes from a seeded generator, so a run replays exactly."""
-
-    def __init__(self, rng: random.Random, controller: SimulatedDevice) -> None:
-        self.rng = rng
-        self.controller = controller
-        self.decisions: dict[int, Play | Fold] = {}
-
-    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWagers]:
-        wagers = []
-        for seat in range(1, positions + 1):
-            progressive = 100 if self.rng.random() < 0.5 else 0
-            six = 500 if self.rng.random() < 0.2 else 0
-            if progressive:
-                self.controller.call(lambda engine, seat=seat: engine.personality.cover(engine, seat))
-            wagers.append(PlaceWagers(seat, 1000, 1000, 500, progressive=progressive, six_card_bonus=six))
-        return wagers
-
-    def decide(self, seat: int) -> Play | Fold:
-        self.decisions[seat] = Play(seat) if self.rng.random() < 0.8 else Fold(seat)
-        return self.decisions[seat]
 
 
 @contextlib.asynccontextmanager

@@ -20,8 +20,6 @@ supervisor ``clear``s it, with nothing dealt twice or lost.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Sequence
 from functools import partial
 from typing import Protocol
 
@@ -30,7 +28,6 @@ from croupier.tables.shoe_table import Play, ShoeTable
 from games.over_under import Round, RuleSet
 from games.over_under.inputs import Choice, Choose, ClearHand, PlaceWager
 from games.over_under.machine import CLEARING, DECIDING, SETTLED, VOIDED
-from games.over_under.points import card_points
 from games.over_under.positions import Position
 
 
@@ -42,28 +39,6 @@ class Players(Protocol):
 
     def choose(self, position: Position) -> Answer[Choice]:
         """The election of ``position``, whose first card is on the layout (686a.7(f))."""
-
-
-STAKES = (500, 1000, 2500, 5000)  # cents
-
-
-class FirstCardPlayers:
-    """Every position taken; each player elects by the first card alone: Over 23 on 9 or more
-    (ace counts 11), Under 18 on 5 or less, Surrender in between. The only chance is the stakes,
-    drawn from ``rng``, so a seeded run replays exactly; a Bonus Wager where the table posts one."""
-
-    def __init__(self, rng: random.Random, *, bonus: int = 0) -> None:
-        self.rng = rng
-        self.bonus = bonus
-
-    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
-        return [PlaceWager(seat, self.rng.choice(STAKES), self.bonus) for seat in range(1, positions + 1)]
-
-    def choose(self, position: Position) -> Choice:
-        points = card_points(position.cards[0])
-        if points >= 9:
-            return Choice.OVER_23
-        return Choice.UNDER_18 if points <= 5 else Choice.SURRENDER
 
 
 _Play = Play[Round]

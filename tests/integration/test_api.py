@@ -17,8 +17,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from croupier.api.app import make_app
 from croupier.api.auth import Tokens
 from croupier.api.openapi import COMMITTED, document
+from croupier.players.free_bet_blackjack import BasicStrategyPlayers
 from croupier.simulated import SimulatedTable, simulated_free_bet_blackjack
-from croupier.tables.players import BasicStrategyPlayers
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from firmware_sim.world import SHOE
 from tests.links import FAST, run

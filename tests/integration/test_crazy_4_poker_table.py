@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import pytest
 from structlog.testing import capture_logs
 
-from croupier.simulated.crazy_4_poker import LEVELS, RULES, SensorPlayers, simulated_crazy_4_poker
+from croupier.players import simulated_players, table_options
+from croupier.simulated.crazy_4_poker import LEVELS, RULES, simulated_crazy_4_poker
 from croupier.tables.crazy_4_poker import Crazy4PokerTable, layout_place
 from devices.faults import Operator, Role
 from devices.rules import RuleViolation
@@ -45,7 +46,7 @@ class Rig:
     world: TableWorld
     dealer: SimulatedCrazy4Dealer
     controller: SimulatedDevice
-    players: SensorPlayers
+    players: object
 
 
 @contextlib.asynccontextmanager
@@ -58,8 +59,9 @@ async def table_rig(rules: RuleSet | None = None) -> AsyncIterator[Rig]:
         award_levels=LEVELS,
         win_deadline=1.0,
     ) as sim:
-        controller = sim.devices["progressive"]
-        yield Rig(sim.table, sim.world, sim.dealer, controller, SensorPlayers(random.Random(7), controller))
+        game = "crazy-4-poker"
+        players = simulated_players(game, random.Random(7), **table_options(game, sim))
+        yield Rig(sim.table, sim.world, sim.dealer, sim.devices["progressive"], players)
 
 
 async def play(rig: Rig) -> Round:

@@ -19,9 +19,9 @@ from datetime import datetime
 import pytest
 from structlog.testing import capture_logs
 
+from croupier.players.free_bet_blackjack import BasicStrategyPlayers
 from croupier.simulated import simulated_free_bet_blackjack
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
-from croupier.tables.players import BasicStrategyPlayers
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import RuleViolation
 from drivers.connection import SupervisorSettings

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import pytest
 from structlog.testing import capture_logs
 
-from croupier.simulated.heads_up_holdem import CoinPlayers, simulated_heads_up_holdem
+from croupier.players import simulated_players, table_options
+from croupier.simulated.heads_up_holdem import simulated_heads_up_holdem
 from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
 from devices.faults import Operator, Role
 from devices.rules import RuleViolation
@@ -65,23 +66,27 @@ class Rig:
     world: TableWorld
     dealer: ClumsyDealer
     events: list[object]
+    players: object
 
-    async def play(self, players: CoinPlayers) -> Round:
+    async def play(self) -> Round:
         self.dealer.felt, self.dealer.racked = {}, []
-        round_ = await self.table.play_round(players)  # type: ignore[arg-type]
+        round_ = await self.table.play_round(self.players)  # type: ignore[arg-type]
         self.world.check()
         return round_
 
 
 @contextlib.asynccontextmanager
-async def holdem_rig(*, community_first: bool = False) -> AsyncIterator[Rig]:
-    """The product's simulated Hold 'Em table, with the clumsy dealer, opened for play."""
+async def holdem_rig(*, seed: int, community_first: bool = False) -> AsyncIterator[Rig]:
+    """The product's simulated Hold 'Em table, with the clumsy dealer, opened for play by the
+    product's simulated players, their stakes drawn from ``seed``."""
     events: list[object] = []
     async with simulated_heads_up_holdem(
         name="HU-1", dealer=ClumsyDealer, settings=FAST, community_first=community_first, record_events=events
     ) as sim:
         assert isinstance(sim.dealer, ClumsyDealer)
-        yield Rig(sim.table, sim.world, sim.dealer, events)
+        game = "heads-up-holdem"
+        players = simulated_players(game, random.Random(seed), **table_options(game, sim))
+        yield Rig(sim.table, sim.world, sim.dealer, events, players)
 
 
 def kinds(round_: Round) -> list[RecordKind]:
@@ -138,14 +143,12 @@ def assert_secret(round_: Round, entries: list[dict[str, object]], folded: Seque
 
 
 def test_six_seats_play_60_rounds_with_the_stub_counted_every_fifth_round():
-    players = CoinPlayers(random.Random(677))
-
     async def scenario():
-        async with holdem_rig() as rig:
+        async with holdem_rig(seed=677) as rig:
             rounds = []
             with capture_logs() as logs:
                 for _ in range(60):
-                    round_ = await rig.play(players)
+                    round_ = await rig.play()
                     assert_complete(rig, round_)
                     folded = [f for seat in round_.folded_order for f in rig.dealer.felt[f"seat {seat}"]]
                     assert_secret(round_, round_logs(logs, round_.number), folded)
@@ -176,14 +179,12 @@ def test_six_seats_play_60_rounds_with_the_stub_counted_every_fifth_round():
 
 
 def test_a_dropped_card_gives_a_wrong_count_a_misdeal_finding_and_a_new_deck():
-    players = CoinPlayers(random.Random(6))
-
     async def scenario():
-        async with holdem_rig() as rig:
+        async with holdem_rig(seed=6) as rig:
             for _ in range(4):
-                await rig.play(players)
+                await rig.play()
             rig.dealer.drop_from_stub = True  # the fifth round's stub, taken out: one card falls
-            round_ = await rig.play(players)
+            round_ = await rig.play()
             assert round_.state == "complete" and round_.deck_removed
             finding = round_.log.of(RecordKind.MISDEAL)[0].fields
             assert (finding["misdealt"], finding["cards_in_deck"], finding["clause"]) == (
@@ -196,7 +197,7 @@ def test_a_dropped_card_gives_a_wrong_count_a_misdeal_finding_and_a_new_deck():
             assert rig.world.removed == 52, "the whole deck left the table"
             assert [f.code for f in rig.table.faults] == ["WRONG_COUNT"]
             rig.world.check()
-            playing = asyncio.create_task(rig.play(players))
+            playing = asyncio.create_task(rig.play())
             await asyncio.sleep(0.1)
             assert not playing.done() and rig.table.decks == 1, "held until a supervisor clears"
             with pytest.raises(RuleViolation):
@@ -204,7 +205,7 @@ def test_a_dropped_card_gives_a_wrong_count_a_misdeal_finding_and_a_new_deck():
             await rig.table.clear("WRONG_COUNT", FLOORPERSON)
             assert_complete(rig, await asyncio.wait_for(playing, 10))
             for _ in range(2):
-                assert_complete(rig, await rig.play(players))
+                assert_complete(rig, await rig.play())
             assert rig.table.decks == 2
             assert {c.back for c in rig.world.cards(SHOE)} == {"deck 2"}
 
@@ -212,12 +213,10 @@ def test_a_dropped_card_gives_a_wrong_count_a_misdeal_finding_and_a_new_deck():
 
 
 def test_an_auto_reshuffling_shoe_deals_the_community_cards_first_and_keeps_its_stub():
-    players = CoinPlayers(random.Random(7))
-
     async def scenario():
-        async with holdem_rig(community_first=True) as rig:
+        async with holdem_rig(seed=7, community_first=True) as rig:
             for _ in range(8):
-                round_ = await rig.play(players)
+                round_ = await rig.play()
                 assert_complete(rig, round_)
                 places = [r.fields["place"] for r in round_.log.of(RecordKind.CARD)]
                 assert places[:5] == ["community"] * 5, "677a.10(g)"
@@ -233,9 +232,9 @@ def test_a_card_dropped_at_the_pickup_holds_the_round_until_a_supervisor_rules()
     card missing when it takes the round back (WRONG_COUNT, until a supervisor clears it)."""
 
     async def scenario():
-        async with holdem_rig() as rig:
+        async with holdem_rig(seed=8) as rig:
             rig.dealer.drop_next_pickup = True  # the first card picked up falls to the floor
-            playing = asyncio.create_task(rig.play(CoinPlayers(random.Random(8))))
+            playing = asyncio.create_task(rig.play())
             async with asyncio.timeout(5):
                 while rig.table.held_round is None:
                     await asyncio.sleep(0.01)

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 import pytest
 from structlog.testing import capture_logs
 
+from croupier.players.over_under import FirstCardPlayers
 from croupier.simulated import simulated_over_under
-from croupier.tables.over_under import FirstCardPlayers, OverUnderTable
+from croupier.tables.over_under import OverUnderTable
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import RuleViolation
 from drivers.protocol.cards import Card

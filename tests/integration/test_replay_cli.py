@@ -13,7 +13,7 @@ from pathlib import Path
 from croupier.audit.adapter import record_round
 from croupier.audit.writer import AuditTrail
 from croupier.cli import main
-from croupier.tables.players import BasicStrategyPlayers
+from croupier.players.free_bet_blackjack import BasicStrategyPlayers
 from tests.links import FAST, run
 
 try:

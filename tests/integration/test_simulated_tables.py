@@ -8,11 +8,8 @@ import random
 
 import pytest
 
+from croupier.players import simulated_players, table_options
 from croupier.simulated import GAMES, SimulatedTable, simulated_table
-from croupier.simulated.crazy_4_poker import SensorPlayers
-from croupier.simulated.heads_up_holdem import CoinPlayers
-from croupier.tables.over_under import FirstCardPlayers
-from croupier.tables.players import BasicStrategyPlayers
 from devices.faults import Operator, Role
 from tests.links import FAST, run
 
@@ -21,15 +18,8 @@ RESET_KEY = "PROG-KEY-1"  # the simulated controller's reset key
 
 
 def players_for(game: str, sim: SimulatedTable[object, object]) -> object:
-    """The game's simulated players, seeded."""
-    rng = random.Random(7)
-    if game == "crazy-4-poker":
-        return SensorPlayers(rng, sim.devices["progressive"])
-    return {
-        "free-bet-blackjack": BasicStrategyPlayers,
-        "over-under": FirstCardPlayers,
-        "heads-up-holdem": CoinPlayers,
-    }[game](rng)
+    """The game's simulated players, seeded, as ``croupier run`` seats them."""
+    return simulated_players(game, random.Random(7), **table_options(game, sim))
 
 
 async def reset_frozen_levels(sim: SimulatedTable[object, object]) -> None:

@@ -1,0 +1,75 @@
+"""Simulated players at a Heads Up Hold 'Em table (``croupier.tables.heads_up_holdem.HoldemPlayers``).
+
+The game is Ultimate-style (677a.10, NOTES.md §2): Ante and equal Odds, then one Play wager at most:
+before the flop at the preflop multiple (3x by default), after the flop at 2x, after the river at
+1x, or fold there; checking is allowed only before the river. ``StrategyPlayers`` plays it the
+usual simple way, seeing only their own two cards (``Look``) and the community cards turned up.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from croupier.players.seen import Look
+from drivers.protocol.cards import Card
+from games.heads_up_holdem import RuleSet
+from games.heads_up_holdem.evaluator import Category, best_five, evaluate5, high_rank
+from games.heads_up_holdem.inputs import Choice, PlaceWager, PlayerDecision
+from games.heads_up_holdem.machine import PREFLOP, RIVER
+from games.heads_up_holdem.positions import Position
+
+STAKES = (500, 1000, 2500, 5000)  # cents: the Ante, and the Odds equal to it
+TRIPS_PLUS_STAKE = 500
+KING, QUEEN, JACK = 13, 12, 11
+
+
+def strong_start(hole: Sequence[Card]) -> bool:
+    """A starting hand worth the biggest Play: any pair, any ace, or king with jack or better."""
+    high, low = sorted((high_rank(card) for card in hole), reverse=True)
+    return high == low or high == 14 or (high == KING and low >= JACK)
+
+
+def made_hand(hole: Sequence[Card], community: Sequence[Card]) -> bool:
+    """A pair or better that the player's own cards make: after the flop a pocket pair, a hole card
+    paired, or two pairs or better; after the river, a hand better than the board plays alone
+    (a pair on the board is everyone's, the dealer's too)."""
+    value = best_five([*hole, *community])[0]
+    if value.category < Category.PAIR:
+        return False
+    if len(community) == 5:
+        return value > evaluate5(community)
+    return value.category > Category.PAIR or value.ranks[0] in {high_rank(card) for card in hole}
+
+
+class StrategyPlayers:
+    """Every position taken, Ante and Odds equal from STAKES; a Trips Plus wager on some positions,
+    as ``trips_plus_rate`` says, where ``rules`` offer it. Preflop: Play the largest multiple with
+    ``strong_start``; flop: Play 2x with ``made_hand``; river: Play 1x with ``made_hand``, else fold;
+    otherwise check. Only the stakes come from ``rng``, so a seeded run replays exactly. ``look``
+    gives a seat's own two cards (croupier.players.seen)."""
+
+    def __init__(
+        self, rng: random.Random, *, look: Look, rules: RuleSet | None = None, trips_plus_rate: float = 0.25
+    ) -> None:
+        self.rng = rng
+        self.look = look
+        self.rules = rules or RuleSet()
+        self.trips_plus_rate = trips_plus_rate if self.rules.trips_plus_pay_table else 0.0
+
+    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
+        wagers = []
+        for seat in range(1, positions + 1):
+            stake = self.rng.choice(STAKES)
+            trips = TRIPS_PLUS_STAKE if self.rng.random() < self.trips_plus_rate else 0
+            wagers.append(PlaceWager(seat, stake, stake, trips_plus=trips))
+        return wagers
+
+    def decide(self, position: Position, street: str, community: Sequence[Card]) -> PlayerDecision:
+        hole = self.look(position.seat)
+        if len(hole) != 2:  # a card astray: the round will not reach the showdown; play nothing
+            return PlayerDecision(position.seat, Choice.FOLD if street == RIVER else Choice.CHECK)
+        plays = strong_start(hole) if street == PREFLOP else made_hand(hole, community)
+        if plays:
+            return PlayerDecision(position.seat, Choice.PLAY, max(self.rules.multiples(street)))
+        return PlayerDecision(position.seat, Choice.FOLD if street == RIVER else Choice.CHECK)
