@@ -32,13 +32,13 @@ def strong_start(hole: Sequence[Card]) -> bool:
 
 def made_hand(hole: Sequence[Card], community: Sequence[Card]) -> bool:
     """A pair or better that the player's own cards make: after the flop a pocket pair, a hole card
-    paired, or two pairs or better; after the river, a hand better than the board plays alone
-    (a pair on the board is everyone's, the dealer's too)."""
+    paired, or two pairs or better; after the river, a hand of a higher category than the board's
+    own (a pair on the board is everyone's, the dealer's too: a better kicker is not worth a bet)."""
     value = best_five([*hole, *community])[0]
     if value.category < Category.PAIR:
         return False
     if len(community) == 5:
-        return value > evaluate5(community)
+        return value.category > evaluate5(community).category
     return value.category > Category.PAIR or value.ranks[0] in {high_rank(card) for card in hole}
 
 
