@@ -42,3 +42,6 @@ def configure(level: str = "info", *, json: bool | None = None) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    # transitions narrates every callback at INFO; the rounds record their own state changes, so
+    # only its warnings (a refused trigger, a failed condition) belong in a table's journal.
+    logging.getLogger("transitions").setLevel(max(logging.WARNING, root.level))

@@ -21,18 +21,20 @@ from aiohttp import web
 
 from croupier.api.app import make_app
 from croupier.api.auth import Tokens
-from croupier.audit.adapter import record_round
 from croupier.audit.rotation import Rotation
 from croupier.audit.writer import AuditTrail
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError
+from croupier.journal import TableJournal
 from croupier.players.free_bet_blackjack import BasicStrategyPlayers
-from croupier.simulated import simulated_free_bet_blackjack
+from croupier.simulated import SimulatedTable, simulated_table
+from croupier.state import TableState
 from croupier.systemd import notify, watchdog
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from croupier.tables.holding import SupervisorHolds
 from croupier.tables.players import Players
-from games.free_bet_blackjack import Round
+from firmware_sim.world import DISCARD
+from games.common.records import Record
 
 log = structlog.get_logger("croupier.run")
 
@@ -87,49 +89,63 @@ async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | 
     if duration > 0:
         loop.call_later(duration, stop.set)
     players = BasicStrategyPlayers(random.Random(seed))
-    trail = AuditTrail(
-        config.service.audit_dir, config.name, rotation=Rotation.from_config(config.audit)
-    )
-    trail.append(
-        "table_open",
-        None,
-        {
-            "game": config.game,
-            "config": str(config.source),
-            "config_sha256": hashlib.sha256(config.source.read_bytes()).hexdigest(),
-        },
-    )
-    async with (
-        watchdog(),
-        simulated_free_bet_blackjack(rules=config.rules, name=config.name) as sim,
-        _api(config, sim.table, players) as api,
-    ):
-
-        def completed(round_: Round) -> None:
-            record_round(trail, config.game, round_.records)
-            sim.world.check()
-            notify(f"STATUS=table {config.name}: {round_.number} rounds played")
-            log.info(
-                "round complete",
-                round=round_.number,
-                net_by_seat={seat: round_.net(seat) for seat in sorted(round_.positions)},
-                cards=sim.world.count("discard-rack"),
-                shoe_remaining=sim.table.shoe.remaining,
-            )
-
-        sim.table.round_listeners.append(completed)
-        log.info("table open", table=config.name, game=config.game, seats=config.seats, audit=str(trail.path))
-        notify(f"READY=1\nSTATUS=table {config.name} open")
-        if api:  # the dealer's screen (or a test) plays the rounds through the API
-            await stop.wait()
-        while not api and not stop.is_set() and (rounds <= 0 or sim.table.rounds < rounds):
-            if await _interruptible(sim.table.play_round(players), stop, sim.table) is None:
-                break
-        notify("STOPPING=1")
-    trail.append("table_closed", None, {"rounds": sim.table.rounds})
+    trail = AuditTrail(config.service.audit_dir, config.name, rotation=Rotation.from_config(config.audit))
+    with TableState(config.service.state_db) as state:
+        journal = TableJournal(trail, state, table=config.name, game=config.game)
+        journal.table_event(
+            "table_open",
+            {
+                "game": config.game,
+                "config": str(config.source),
+                "config_sha256": hashlib.sha256(config.source.read_bytes()).hexdigest(),
+            },
+        )
+        async with (
+            watchdog(),
+            simulated_table(config.game, rules=config.rules, name=config.name) as sim,
+            _api(config, sim.table, players) as api,
+        ):
+            table = sim.table
+            journal.watch_latches(table.equipment)
+            table.rounds = journal.restore(table.equipment)
+            table.watchers.add(journal)
+            table.watchers.add(RoundSummary(sim, config.name))
+            log.info("table open", table=config.name, game=config.game, audit=str(trail.path))
+            notify(f"READY=1\nSTATUS=table {config.name} open")
+            if api:  # the dealer's screen (or a test) plays the rounds through the API
+                await stop.wait()
+            while not api and not stop.is_set() and (rounds <= 0 or table.rounds < rounds):
+                if await _interruptible(table.play_round(players), stop, table) is None:
+                    break
+            notify("STOPPING=1")
+        journal.table_event("table_closed", {"rounds": table.rounds})
     trail.close()
-    log.info("table closed", rounds=sim.table.rounds)
+    log.info("table closed", rounds=table.rounds)
     return 0
+
+
+class RoundSummary:
+    """One log line per completed round, the world's card count proven after it, the status that
+    systemd shows (``systemctl status``)."""
+
+    def __init__(self, sim: SimulatedTable[Any, Any], table: str) -> None:
+        self.sim, self.table = sim, table
+
+    def round_began(self, round_: Any) -> None:
+        pass
+
+    def record(self, record: Record) -> None:
+        pass
+
+    def round_ended(self, round_: Any) -> None:
+        self.sim.world.check()
+        notify(f"STATUS=table {self.table}: {round_.number} rounds played")
+        log.info(
+            "round complete",
+            round=round_.number,
+            net_by_seat={seat: round_.net(seat) for seat in sorted(round_.positions)},
+            cards_in_rack=self.sim.world.count(DISCARD),
+        )
 
 
 @contextlib.asynccontextmanager
@@ -150,8 +166,8 @@ async def _api(config: TableConfig, table: FreeBetBlackjackTable, players: Playe
 
 
 async def _interruptible(
-    play: Coroutine[Any, Any, Round], stop: asyncio.Event, table: SupervisorHolds
-) -> Round | None:
+    play: Coroutine[Any, Any, Any], stop: asyncio.Event, table: SupervisorHolds
+) -> Any | None:
     """Play the round to its end even when told to stop: a round is not abandoned mid-deal. Only a
     round waiting for a person (a supervisor's clear or ruling) is left as it is."""
     task = asyncio.ensure_future(play)

@@ -53,7 +53,8 @@ class FaultLatch:
 
     def __init__(self, on_change: Callable[[], None] | None = None) -> None:
         self._faults: dict[str, Fault] = {}
-        self._on_change = on_change
+        #: Called after every latch and release (the service keeps them in its state store).
+        self.listeners: list[Callable[[], None]] = [on_change] if on_change else []
 
     @property
     def faults(self) -> tuple[Fault, ...]:
@@ -101,5 +102,5 @@ class FaultLatch:
             self.latch(Fault(**record))
 
     def _changed(self) -> None:
-        if self._on_change is not None:
-            self._on_change()
+        for listener in self.listeners:
+            listener()

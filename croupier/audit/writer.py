@@ -70,6 +70,10 @@ class AuditTrail:
     def last_hash(self) -> str:
         return self._prev
 
+    def files(self) -> list[Path]:
+        """The series' files still on line, oldest first (what a restart reads back)."""
+        return series_files(self.directory, self.table)
+
     def append(
         self, kind: str, round: int | None, fields: Mapping[str, Any], *, face_down: bool = False
     ) -> AuditRecord:

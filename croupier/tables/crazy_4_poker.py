@@ -34,6 +34,7 @@ from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
 from croupier.tables.inputs import Answer, Answers, ask, each, received, take
+from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.progressive import CHIP_COUNT, LOCKED, Progressive
@@ -172,10 +173,20 @@ class Crazy4PokerTable(SupervisorHolds):
         self.feeds = Feeds([*machines, *([shuffler] if shuffler else [])], record_events)
         self.log = structlog.get_logger("croupier.tables").bind(table=name)
         self._init_holds()
+        self.watchers = RoundWatchers()
 
     @property
     def equipment(self) -> tuple[Equipment[Any], ...]:
         return (self.progressive, *([self.shuffler] if self.shuffler else []))
+
+    @property
+    def rounds(self) -> int:
+        """Rounds played (after a restart the service continues the numbering it saved)."""
+        return self.game.rounds
+
+    @rounds.setter
+    def rounds(self, played: int) -> None:
+        self.game.rounds = played
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Crazy4PokerTable]:
@@ -209,6 +220,7 @@ class Crazy4PokerTable(SupervisorHolds):
         await self.progressive.open_round()
         order = await self._shuffle_deck()
         round_ = self.game.new_round()
+        self.watchers.began(round_)
         try:
             async for wager in each(players.wagers(round_.number, self.rules.positions)):
                 take(wager, round_.handle)
@@ -234,6 +246,7 @@ class Crazy4PokerTable(SupervisorHolds):
             self.dealer.load_shuffler(self.back)
         else:
             self.dealer.rack_to_shuffler()
+        self.watchers.ended(round_)
         return round_
 
     async def _shuffle_deck(self) -> SealedOrder:

@@ -33,6 +33,7 @@ from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
 from croupier.tables.inputs import Answer, Answers, ask, each, received, take
+from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
 from devices.shoe import EMPTY, READY, Shoe
 from devices.shuffler import Shuffler
@@ -145,6 +146,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         self.feeds = Feeds(self.equipment, record_events)
         self.log = structlog.get_logger("croupier.tables").bind(table=name)
         self._init_holds()
+        self.watchers = RoundWatchers()
 
     @property
     def equipment(self) -> tuple[Equipment[Any], ...]:
@@ -177,6 +179,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
             rounds_since_stub_count=self.rounds_since_stub_count,
             table=self.name,
         )
+        self.watchers.began(round_)
         try:
             async for wager in each(players.wagers(self.rounds, self.rules.positions)):
                 take(wager, round_.handle)
@@ -197,6 +200,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
             self.shoe.close_shoe()
             self.dealer.empty_shoe()
             await self.shoe.collect(self.dealer.count_rack())
+        self.watchers.ended(round_)
         return round_
 
     def _deck_report(self) -> DeckReport:

@@ -10,7 +10,7 @@ table adds only its own round: how it is made and what each of its states asks o
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -20,6 +20,7 @@ from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
 from croupier.tables.inputs import each, take
+from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
 from devices.faults import Operator
 from devices.shoe import COLLECTING, COVER_PLACEMENT, EMPTY, ENDING, NEEDS_BURN, OFFLINE, Shoe
@@ -121,8 +122,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.log = structlog.get_logger("croupier.tables").bind(table=name)
         self._init_holds()
         self.feeds = Feeds(self.equipment, record_events)
-        #: Called with each round once it is complete (the service audits and logs it).
-        self.round_listeners: list[Callable[[R], None]] = []
+        self.watchers = RoundWatchers()
 
     @property
     def equipment(self) -> tuple[Equipment[Any], ...]:
@@ -167,6 +167,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         await self._ready_shoe()
         self.rounds += 1
         round_ = self._new_round()
+        self.watchers.began(round_)
         try:
             async for wager in each(players.wagers(self.rounds, self.rules.positions)):
                 take(wager, round_.handle)
@@ -183,8 +184,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
                 await self._step(play)
         await self.shoe.end_round()
         self._round_ended()
-        for listener in self.round_listeners:
-            listener(round_)
+        self.watchers.ended(round_)
         if self.shoe.state == COLLECTING:
             await self._change_shoe()
         return round_

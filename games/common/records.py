@@ -11,7 +11,7 @@ of the two shoe games (Free Bet Blackjack, Over/Under); the poker games define t
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -56,13 +56,25 @@ class RoundLog:
     def __init__(self, round_number: int, table: str, game: str) -> None:
         self.round = round_number
         self._entries: list[Record] = []
+        self._sinks: list[Callable[[Record], None]] = []
         self._log = structlog.get_logger("croupier.games").bind(game=game, table=table, round=round_number)
 
     def add(self, kind: RecordKind, **fields: Value) -> Record:
         record = Record(self.round, len(self._entries) + 1, kind, MappingProxyType(dict(fields)))
         self._entries.append(record)
         self._log.info(kind.value, seq=record.seq, **fields)
+        for sink in self._sinks:
+            sink(record)
         return record
+
+    def attach(self, sink: Callable[[Record], None]) -> None:
+        """Hand ``sink`` every record as it is made, those made already first. The table service
+        writes each to the audit trail here, so a record is durable before the round returns from
+        the message that made it, and so before anything that message did is acknowledged. A
+        sink that raises (the trail cannot be written) stops the table there."""
+        for record in self._entries:
+            sink(record)
+        self._sinks.append(sink)
 
     def since(self, start: int) -> tuple[Record, ...]:
         return tuple(self._entries[start:])

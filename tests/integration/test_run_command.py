@@ -16,13 +16,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def croupier(*args: str, **kwargs: object) -> subprocess.Popen[str]:
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **kwargs}
     return subprocess.Popen(
         [sys.executable, "-m", "croupier", "--log-json", *args],
         cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
         text=True,
-        **kwargs,  # type: ignore[arg-type]
+        **pipes,  # type: ignore[arg-type]
     )
 
 

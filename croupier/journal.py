@@ -1,0 +1,159 @@
+"""The table's memory: the audit trail written as things happen, and the state that survives a kill.
+
+``TableJournal`` watches one table (croupier.tables.watchers) and its devices' fault latches:
+
+- every round record goes to the audit trail as the round makes it, so it is on disk before
+  anything the round took is acknowledged (games.common.records.RoundLog.attach);
+- a fault latched or released, a supervisor's clear or ruling, a dealer change, the table opened
+  or closed: one audit record each, written before the action is acknowledged;
+- the state store (croupier/state) keeps the latched faults, the round in progress and the table's
+  counters, each write committed before it returns.
+
+After a crash, ``restore`` puts the latched faults back on the devices' latches (a fault latched
+before a kill still blocks dealing, ARCHITECTURE.md "faults latch ... and survive a restart") and
+continues the round numbering. A round the crash cut off cannot be taken up again: the service's
+memory of it died with the process and the cards may have been moved meanwhile. It is held for a
+supervisor with the latched host fault ``ROUND_CUT_OFF``; the trail holds every card and wager of
+it up to the kill, which the supervisor settles by hand as a voided round (wagers returned) and
+clears (docs/recovery.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import structlog
+
+from croupier.audit.adapter import append_record
+from croupier.audit.record import AuditRecord
+from croupier.audit.replay import replay
+from croupier.audit.writer import AuditTrail
+from croupier.state import TableState
+from devices.equipment import Equipment
+from devices.faults import Fault, Operator
+from devices.rules import Rule
+from games.common.records import Record
+
+log = structlog.get_logger("croupier.journal")
+
+ROUND_CUT_OFF = Rule(
+    "ARCHITECTURE.md (faults latch and survive a restart); NOTES.md §3 (enforcement history)",
+    "a round cut off by a restart is held for a supervisor: voided by hand, wagers returned",
+)
+
+
+class TableJournal:
+    """The audit trail and state store of one table named ``table`` playing ``game``."""
+
+    def __init__(self, trail: AuditTrail, state: TableState, *, table: str, game: str) -> None:
+        self.trail, self.state, self.table, self.game = trail, state, table, game
+        self.round: int | None = None  # the round in play, for the fault records' round number
+        self._latched: dict[str, set[str]] = {}
+
+    # -- what the table does --------------------------------------------------------------------
+    def round_began(self, round_: Any) -> None:
+        self.round = round_.number
+        self.state.begin_round(self.table, round_.number, {})
+
+    def record(self, record: Record) -> None:
+        append_record(self.trail, self.game, record)
+
+    def round_ended(self, round_: Any) -> None:
+        self.state.end_round(self.table, round_.number)
+        self.state.save_table(self.table, {**self._counters(), "rounds": round_.number})
+        self.round = None
+
+    def _counters(self) -> dict[str, Any]:
+        return self.state.load_table(self.table) or {}
+
+    # -- the devices' latches -------------------------------------------------------------------
+    def watch_latches(self, equipment: Iterable[Equipment[Any]]) -> None:
+        """Keep each device's latched faults in the state store and in the trail as they change."""
+        for machine in equipment:
+            self._latched[machine.name] = {fault.code for fault in machine.latch.faults}
+            machine.latch.listeners.append(lambda machine=machine: self._latch_changed(machine))
+
+    def _latch_changed(self, machine: Equipment[Any]) -> None:
+        faults = {fault.code: fault for fault in machine.latch.faults}
+        before = self._latched.get(machine.name, set())
+        self.state.save_latches(machine.name, machine.latch.to_records())
+        for code in sorted(set(faults) - before):
+            fault = faults[code]
+            self.trail.append(
+                "fault_latched",
+                self.round,
+                {"device": machine.name, "code": code, "detail": fault.detail, "clause": fault.clause},
+            )
+        for code in sorted(before - set(faults)):
+            self.trail.append("fault_released", self.round, {"device": machine.name, "code": code})
+        self._latched[machine.name] = set(faults)
+
+    # -- people ---------------------------------------------------------------------------------
+    def operator_action(self, action: str, operator: Operator, **fields: Any) -> None:
+        """A person's action on the table (a clear, a ruling, a dealer change, opening, closing)."""
+        self.trail.append(
+            "operator_action",
+            self.round,
+            {"action": action, "operator": operator.ident, "role": operator.role.value, **fields},
+        )
+
+    def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:
+        """The table's own events: opened with its configuration, closed, restored after a crash."""
+        self.trail.append(kind, None, dict(fields))
+
+    # -- after a restart ------------------------------------------------------------------------
+    def restore(self, equipment: Iterable[Equipment[Any]]) -> int:
+        """Put the latched faults saved before a restart back on the latches, hold a round the
+        restart cut off, and return the number of rounds played (the next round is one more)."""
+        machines = list(equipment)
+        for machine in machines:
+            records = self.state.load_latches(machine.name)
+            machine.latch.restore(records)
+            if records:
+                log.warning("faults restored", device=machine.name, faults=[r["code"] for r in records])
+        played = int(self._counters().get("rounds", 0))
+        cut_off = self.state.round_in_progress(self.table)
+        if cut_off is not None:
+            self.state.end_round(self.table, cut_off.number)
+            played = max(played, cut_off.number)
+            self.state.save_table(self.table, {**self._counters(), "rounds": played})
+            holder = machines[0]
+            holder.latch.latch(
+                Fault(
+                    "ROUND_CUT_OFF",
+                    f"round {cut_off.number} (begun {cut_off.begun_at}) was cut off by a restart",
+                    ROUND_CUT_OFF.clause,
+                    "host",
+                )
+            )
+            self.trail.append(
+                "round_cut_off",
+                cut_off.number,
+                {
+                    "begun_at": cut_off.begun_at,
+                    "clause": ROUND_CUT_OFF.clause,
+                    "held_on": holder.name,
+                    **self._left_on_layout(cut_off.number),
+                },
+            )
+            log.warning("round cut off by a restart", round=cut_off.number, clause=ROUND_CUT_OFF.clause)
+        return played
+
+    def _left_on_layout(self, number: int) -> dict[str, Any]:
+        """What the trail says the cut-off round left to settle by hand: its wagers, to be
+        returned, and the cards on the layout by place (face-down ones by commitment only), to
+        be picked up and counted, so that no wager or card is lost across the restart."""
+        lines = [line for path in self.trail.files() for line in path.read_bytes().splitlines()]
+        records = [AuditRecord.parse(line) for line in lines]
+        rounds = [r for r in replay(records) if r.round == number]
+        if not rounds:
+            return {"wagers": [], "cards_on_layout": {}, "cards_total": 0}
+        cut = rounds[-1]
+        places = [hand for hand in (*cut.hands, cut.dealer, cut.community) if hand is not None]
+        on_layout = {hand.place: len(hand.cards) for hand in places if hand.cards}
+        return {
+            "wagers": [step.fields for step in cut.wagers],
+            "cards_on_layout": on_layout,
+            "cards_total": sum(on_layout.values()) - len(cut.pickup),
+        }

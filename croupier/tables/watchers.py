@@ -1,0 +1,42 @@
+"""Who is told of a table's rounds: each round as it begins, every record as it is made, its end.
+
+The table service watches to write the audit trail record by record and to mark the round in
+progress in the state store; the log line per round and the simulator's summary watch the same way.
+A table keeps one ``RoundWatchers`` and tells it of each round; it knows nothing of who watches.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from games.common.records import Record
+
+
+class RoundWatcher(Protocol):
+    def round_began(self, round_: Any) -> None:
+        """A round was made, before any wager or card: its number is taken."""
+
+    def record(self, record: Record) -> None:
+        """One record of the round in play, as it is made (RoundLog.attach)."""
+
+    def round_ended(self, round_: Any) -> None:
+        """The round is complete, its cards in the rack, settled or voided."""
+
+
+class RoundWatchers:
+    """The watchers of one table, told in the order they were added."""
+
+    def __init__(self) -> None:
+        self._watchers: list[RoundWatcher] = []
+
+    def add(self, watcher: RoundWatcher) -> None:
+        self._watchers.append(watcher)
+
+    def began(self, round_: Any) -> None:
+        for watcher in self._watchers:
+            watcher.round_began(round_)
+            round_.log.attach(watcher.record)
+
+    def ended(self, round_: Any) -> None:
+        for watcher in self._watchers:
+            watcher.round_ended(round_)

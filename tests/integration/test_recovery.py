@@ -1,0 +1,132 @@
+"""Crash recovery: ``croupier run`` killed with SIGKILL at many points of its rounds, then started
+again on the same audit trail and state store. After each restart the trail still verifies from its
+first record, every record acknowledged before the kill is kept, the round numbering goes on, and a
+round the kill cut off is held for a supervisor (ROUND_CUT_OFF) with its wagers and the cards left
+on the layout named from the trail, so that none is lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.request import Request, urlopen
+
+import pytest
+
+from tests.integration.test_run_command import ROOT, croupier, simulated_config
+
+SUPERVISOR = "sup-token-0123456789"
+#: Points of the kill, as audit records written by then: the table's opening, the first round's
+#: wagers and deal, mid-round, late in a later round, many rounds in.
+KILL_AFTER_RECORDS = (2, 9, 31, 140, 600)
+
+
+def _records(audit: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for path in sorted(audit.glob("*.jsonl")) for line in path.open()]
+
+
+def _lines(audit: Path) -> int:
+    return sum(len(path.read_bytes().splitlines()) for path in audit.glob("*.jsonl"))
+
+
+def _config_with_api(tmp_path: Path) -> tuple[Path, str]:
+    tokens = tmp_path / "tokens.toml"
+    tokens.write_text(f'[[operators]]\ntoken = "{SUPERVISOR}"\nident = "S-1"\nrole = "supervisor"\n')
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    bind = f'api_bind = "127.0.0.1:{port}"\napi_tokens = "{tokens}"'
+    return simulated_config(tmp_path, replace=('api_bind = "127.0.0.1:8443"', bind)), f"http://127.0.0.1:{port}"
+
+
+def _call(url: str, body: bytes | None = None) -> dict[str, object]:
+    headers = {"Authorization": f"Bearer {SUPERVISOR}", "Content-Type": "application/json"}
+    with urlopen(Request(url, data=body, headers=headers), timeout=30) as reply:
+        return json.load(reply)
+
+
+def _wait_for_api(base: str, process: subprocess.Popen[str]) -> dict[str, object]:
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return _call(f"{base}/v1/table")
+        except OSError:
+            assert process.poll() is None, "the daemon exited"
+            assert time.monotonic() < deadline, "the API never came up"
+            time.sleep(0.1)
+
+
+def _plain(wagers: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [{k: v for k, v in w.items() if k not in ("game", "round_seq")} for w in wagers]
+
+
+def _verify(audit: Path) -> subprocess.CompletedProcess[str]:
+    files = sorted(map(str, audit.glob("*.jsonl")))
+    return subprocess.run(
+        [sys.executable, "-m", "croupier", "audit", "verify", *files],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize("kill_after", KILL_AFTER_RECORDS)
+def test_killed_daemon_comes_back_to_the_same_table(tmp_path: Path, kill_after: int) -> None:
+    audit = tmp_path / "state" / "audit"
+    config = simulated_config(tmp_path)
+    with (tmp_path / "first.log").open("w") as log:  # a file, not a pipe nobody reads while it plays
+        first = croupier("run", "--config", str(config), "--seed", str(kill_after), stderr=log)
+    try:
+        deadline = time.monotonic() + 90
+        while not audit.exists() or _lines(audit) < kill_after:
+            assert first.poll() is None, (tmp_path / "first.log").read_text()
+            assert time.monotonic() < deadline, "the table never wrote that far"
+            time.sleep(0.005)
+    finally:
+        os.kill(first.pid, signal.SIGKILL)
+        first.communicate(timeout=30)
+    before = _records(audit)
+    assert _verify(audit).returncode == 0, "the trail of a killed daemon verifies (no half line kept)"
+    begun = {r["round"] for r in before if r["round"] is not None}
+    complete = {
+        r["round"] for r in before if r["kind"] == "state" and (r["fields"] or {}).get("dest") == "complete"
+    }
+    cut = max(begun - complete, default=None)
+
+    config, base = _config_with_api(tmp_path)  # the same trail and state, now with the API
+    with (tmp_path / "second.log").open("w") as log:
+        second = croupier("run", "--config", str(config), "--seed", "1", stderr=log)
+    try:
+        table = _wait_for_api(base, second)
+        after = _records(audit)
+        assert after[: len(before)] == before, "every record written before the kill is kept as it was"
+        played = max(begun, default=0)
+        assert table["rounds"] == played
+        faults = {f["code"]: f for f in table["faults"]}
+        cut_off = [r for r in after if r["kind"] == "round_cut_off"]
+        if cut is None:
+            assert "ROUND_CUT_OFF" not in faults and not cut_off
+        else:
+            assert "ROUND_CUT_OFF" in faults, "a round cut off holds the table for a supervisor"
+            (record,) = cut_off
+            assert record["round"] == cut
+            wagered = [r["fields"] for r in before if r["round"] == cut and r["kind"] == "wager"]
+            assert _plain(wagered) == _plain(record["fields"]["wagers"]), "wagers named, to be returned"
+            dealt = [r for r in before if r["round"] == cut and r["kind"] == "card"]
+            picked = [r for r in before if r["round"] == cut and r["kind"] == "pickup"]
+            assert record["fields"]["cards_total"] == len(dealt) - len(picked), "no card unaccounted"
+            _call(f"{base}/v1/faults/ROUND_CUT_OFF/clear", b"{}")
+        next_round = _call(f"{base}/v1/rounds/play", b"{}")
+        assert next_round["round"] == played + 1, "round numbers go on, never repeat"
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.communicate(timeout=60)
+    assert second.returncode == 0, (tmp_path / "second.log").read_text()
+    result = _verify(audit)
+    assert result.returncode == 0, result.stdout + result.stderr
