@@ -1,7 +1,9 @@
 """``croupier run``: the table service. With no configuration, the default simulated table
 (config/tables/simulated.toml): Free Bet Blackjack with its shoe, shuffler and card reader simulated
-over their real transports, played by simulated players, one readable log line per round, every
-round written to the table's audit trail (docs/audit.md) as it completes.
+over their real transports, played by simulated players, one readable log line per round. Any of
+the four games runs from its configuration (config/tables/); with an API token file the rounds are
+driven from the dealer's screen over the local API instead. Every record goes to the table's audit
+trail as it is made (docs/audit.md), and the table's state survives a kill (docs/recovery.md).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import contextlib
 import hashlib
 import random
 import signal
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -26,19 +28,15 @@ from croupier.audit.writer import AuditTrail
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError
 from croupier.journal import TableJournal
-from croupier.players.free_bet_blackjack import BasicStrategyPlayers
+from croupier.players import simulated_players, table_options
+from croupier.service import TableService
 from croupier.simulated import SimulatedTable, simulated_table
 from croupier.state import TableState
 from croupier.systemd import notify, watchdog
-from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
-from croupier.tables.holding import SupervisorHolds
-from croupier.tables.players import Players
 from firmware_sim.world import DISCARD
 from games.common.records import Record
 
 log = structlog.get_logger("croupier.run")
-
-SERVED_GAMES = ("free-bet-blackjack",)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -68,11 +66,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_served(config: TableConfig) -> None:
     """Which configurations this version can run, said plainly rather than half-run."""
-    if config.game not in SERVED_GAMES:
-        raise ConfigError(
-            f"{config.source}: table.game: {config.game!r} is not served by croupier run yet "
-            f"(served: {', '.join(SERVED_GAMES)})"
-        )
     real = sorted(name for name, device in config.devices.items() if device.url.sim_kind is None)
     if real:
         raise ConfigError(
@@ -88,7 +81,6 @@ async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | 
         loop.add_signal_handler(signum, stop.set)
     if duration > 0:
         loop.call_later(duration, stop.set)
-    players = BasicStrategyPlayers(random.Random(seed))
     trail = AuditTrail(config.service.audit_dir, config.name, rotation=Rotation.from_config(config.audit))
     with TableState(config.service.state_db) as state:
         journal = TableJournal(trail, state, table=config.name, game=config.game)
@@ -100,24 +92,23 @@ async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | 
                 "config_sha256": hashlib.sha256(config.source.read_bytes()).hexdigest(),
             },
         )
-        async with (
-            watchdog(),
-            simulated_table(config.game, rules=config.rules, name=config.name) as sim,
-            _api(config, sim.table, players) as api,
-        ):
+        async with watchdog(), simulated_table(config.game, rules=config.rules, name=config.name) as sim:
             table = sim.table
             journal.watch_latches(table.equipment)
             table.rounds = journal.restore(table.equipment)
             table.watchers.add(journal)
             table.watchers.add(RoundSummary(sim, config.name))
-            log.info("table open", table=config.name, game=config.game, audit=str(trail.path))
-            notify(f"READY=1\nSTATUS=table {config.name} open")
-            if api:  # the dealer's screen (or a test) plays the rounds through the API
-                await stop.wait()
-            while not api and not stop.is_set() and (rounds <= 0 or table.rounds < rounds):
-                if await _interruptible(table.play_round(players), stop, table) is None:
-                    break
-            notify("STOPPING=1")
+            options = table_options(config.game, sim)
+            if config.service.api_tokens is None:  # no screen: simulated players play the rounds
+                players = simulated_players(config.game, random.Random(seed), **options)
+                service = TableService(table, journal, game=config.game, players=players)
+            else:  # the dealer's screen plays them through the API
+                service = TableService(table, journal, game=config.game, cover=options.get("cover"))
+            async with _api(config, service):
+                log.info("table open", table=config.name, game=config.game, audit=str(trail.path))
+                notify(f"READY=1\nSTATUS=table {config.name} open")
+                await service.serve(stop, rounds)
+                notify("STOPPING=1")
         journal.table_event("table_closed", {"rounds": table.rounds})
     trail.close()
     log.info("table closed", rounds=table.rounds)
@@ -149,36 +140,17 @@ class RoundSummary:
 
 
 @contextlib.asynccontextmanager
-async def _api(config: TableConfig, table: FreeBetBlackjackTable, players: Players) -> AsyncIterator[bool]:
+async def _api(config: TableConfig, service: TableService) -> AsyncIterator[None]:
     """Serve the local API while the block runs, when the configuration names a token file."""
     if config.service.api_tokens is None:
-        yield False
+        yield
         return
     tokens = Tokens.load(config.service.api_tokens)
-    runner = web.AppRunner(make_app(table, tokens, players))
+    runner = web.AppRunner(make_app(service, tokens))
     await runner.setup()
     try:
         await web.TCPSite(runner, config.service.api_host, config.service.api_port).start()
         log.info("api listening", host=config.service.api_host, port=config.service.api_port)
-        yield True
+        yield
     finally:
         await runner.cleanup()
-
-
-async def _interruptible(
-    play: Coroutine[Any, Any, Any], stop: asyncio.Event, table: SupervisorHolds
-) -> Any | None:
-    """Play the round to its end even when told to stop: a round is not abandoned mid-deal. Only a
-    round waiting for a person (a supervisor's clear or ruling) is left as it is."""
-    task = asyncio.ensure_future(play)
-    while not task.done():
-        stopper = asyncio.ensure_future(stop.wait())
-        await asyncio.wait({task, stopper}, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
-        stopper.cancel()
-        if stop.is_set() and (table.held_round is not None or table.faults):
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-            log.warning("stopped with the round held for a supervisor", table=table.name)
-            return None
-    return task.result()

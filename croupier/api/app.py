@@ -1,9 +1,9 @@
-"""The routes of the local API over one Free Bet Blackjack table.
+"""The routes of the local API over one table in service (croupier.service).
 
-Each handler authenticates, checks the request, then asks the table (croupier/tables/): the table and
-its device machines enforce the rules and refuse with the clause; errors.py turns a refusal into a
-409 carrying it. ``POST /v1/rounds/play`` plays one whole round with the simulated players: the
-dealer-driven round (wagers, decisions keyed in by the dealer) is a later slice of issue 6.
+Each handler authenticates, checks the request, then asks the service: the table and its device
+machines enforce the rules and refuse with the clause; errors.py turns a refusal into a 409 carrying
+it. The round is driven from the dealer's screen: wagers until "no more bets", then each prompt the
+table shows (a decision, an insurance answer, a count) answered in turn (croupier.screen).
 """
 
 from __future__ import annotations
@@ -17,44 +17,63 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from croupier.api.auth import Tokens, authenticate, forbid_dealer
-from croupier.api.errors import field, json_body, json_errors
-from croupier.api.events import Hub, Json, event_json
+from croupier.api.errors import BadRequest, field, json_body, json_errors
+from croupier.api.events import Hub, Json, event_json, record_json
 from croupier.api.openapi import document
-from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
-from croupier.tables.players import Players
+from croupier.screen import CLOSE_BETTING
+from croupier.service import TableService
 from devices.faults import Operator
-from devices.rules import Rule, RuleViolation
 from games.common.messages import Resolution
-
-ONE_ROUND_AT_A_TIME = Rule(
-    "ARCHITECTURE.md (one event queue per table); 672a.7(c)",
-    "a table plays one round at a time, and a dealer changes only between rounds",
-)
+from games.common.records import Record
 
 Action = Callable[[web.Request, Operator], Awaitable[web.StreamResponse]]
 
+#: The answers keyed on the screen, by route (openapi.ANSWER_ROUTES): refused unless awaited.
+ANSWERS = {
+    "/v1/wagers": ("wager",),
+    "/v1/rounds/no-more-bets": (CLOSE_BETTING,),
+    "/v1/decisions": ("decision", "election"),
+    "/v1/insurance": ("insurance",),
+    "/v1/stub-count": ("stub_count",),
+    "/v1/chip-count": ("chip_count",),
+}
+
 
 class TableApi:
-    """The handlers over one table; ``players`` stand in for the players at the table."""
+    """The handlers over one table in service."""
 
-    def __init__(self, table: FreeBetBlackjackTable, tokens: Tokens, players: Players) -> None:
-        self.table, self.tokens, self.players = table, tokens, players
+    def __init__(self, service: TableService, tokens: Tokens) -> None:
+        self.service, self.table, self.tokens = service, service.table, tokens
         self.hub = Hub()
-        self._round = asyncio.Lock()
         self._sockets: set[web.WebSocketResponse] = set()
-        table.feeds.add_listener(lambda event: self.hub.publish(event_json(event)))
+        self.table.feeds.add_listener(lambda event: self.hub.publish(event_json(event)))
+        self.table.watchers.add(self)
+        service.screen.listeners.append(lambda prompt: self.hub.publish({"type": "prompt", "prompt": prompt}))
 
     def routes(self) -> list[web.RouteDef]:
         return [
             web.get("/openapi.json", self.openapi),
             web.get("/v1/table", self._auth(self.state)),
+            web.get("/v1/prompt", self._auth(self.prompt)),
             web.get("/v1/faults", self._auth(self.faults)),
             web.post("/v1/faults/{code}/clear", self._auth(self.clear, supervisor=True)),
             web.post("/v1/rounds/held/resolve", self._auth(self.resolve, supervisor=True)),
             web.post("/v1/table/dealer-change", self._auth(self.dealer_change)),
-            web.post("/v1/rounds/play", self._auth(self.play)),
+            web.post("/v1/table/open", self._auth(self.open, supervisor=True)),
+            web.post("/v1/table/close", self._auth(self.close, supervisor=True)),
+            *(web.post(path, self._auth(self._answer(kinds))) for path, kinds in ANSWERS.items()),
             web.get("/v1/events", self._auth(self.events)),
         ]
+
+    # -- the round's records to the stream (croupier.tables.watchers) --
+    def round_began(self, round_: Any) -> None:
+        self.hub.publish({"type": "round_began", "round": round_.number})
+
+    def record(self, record: Record) -> None:
+        self.hub.publish(record_json(record))
+
+    def round_ended(self, round_: Any) -> None:
+        self.hub.publish({"type": "round_ended", "round": round_.number, "state": round_.state})
 
     def _auth(self, action: Action, *, supervisor: bool = False) -> Callable[[web.Request], Awaitable[Any]]:
         """The handler behind the token check, and for a supervisor action the role check."""
@@ -72,32 +91,38 @@ class TableApi:
         return web.json_response(document())
 
     async def state(self, request: web.Request, operator: Operator) -> web.Response:
-        """What the table is doing; no card at all, so no face-down card's face."""
-        table, shoe = self.table, self.table.shoe
+        """What the table is doing; no card face-down, and no card at all but in the prompt."""
+        table, service = self.table, self.service
         held = table.held_round
-        return web.json_response(
-            {
-                "name": table.name,
-                "rounds": table.rounds,
-                "dealer": table.dealer_on_duty,
-                "round_in_progress": self._round.locked(),
-                "shoe": {
-                    "state": shoe.state,
-                    "dispensed": shoe.dispensed,
-                    "remaining": shoe.remaining,
-                    "batch_in_shoe": table.in_shoe,
-                    "batch_held": table.held,
-                },
-                "faults": self._faults(),
-                "held_round": None
-                if held is None
-                else {
-                    "round": held.number,
-                    "clause": held.hold.irregularity.rule.clause,
-                    "irregularity": held.hold.irregularity.detail,
-                },
-            }
-        )
+        state: Json = {
+            "name": table.name,
+            "game": service.game,
+            "open": service.is_open,
+            "rounds": table.rounds,
+            "round_in_progress": service.round_in_play,
+            "prompt": self._prompt(),
+            "faults": self._faults(),
+            "held_round": None
+            if held is None
+            else {
+                "round": held.number,
+                "clause": held.hold.irregularity.rule.clause,
+                "irregularity": held.hold.irregularity.detail,
+            },
+        }
+        if hasattr(table, "dealer_on_duty"):
+            state["dealer"] = table.dealer_on_duty
+        if hasattr(table, "shoe"):
+            shoe = table.shoe
+            state["shoe"] = {"state": shoe.state, "dispensed": shoe.dispensed, "remaining": shoe.remaining}
+        return web.json_response(state)
+
+    async def prompt(self, request: web.Request, operator: Operator) -> web.Response:
+        return web.json_response({"prompt": self._prompt()})
+
+    def _prompt(self) -> Json | None:
+        prompt = self.service.screen.prompt
+        return None if prompt is None else prompt.as_json()
 
     async def faults(self, request: web.Request, operator: Operator) -> web.Response:
         return web.json_response({"faults": self._faults()})
@@ -108,31 +133,41 @@ class TableApi:
     async def clear(self, request: web.Request, operator: Operator) -> web.Response:
         """A supervisor clears a latched fault; the device refuses while the condition persists."""
         code = request.match_info["code"]
-        await self.table.clear(code, operator)
+        await self.service.clear(code, operator)
         return web.json_response({"cleared": code, "by": operator.ident, "faults": self._faults()})
 
     async def resolve(self, request: web.Request, operator: Operator) -> web.Response:
         resolution = field(await json_body(request), "resolution", tuple(r.value for r in Resolution))
-        self.table.resolve(operator, Resolution(resolution))
+        self.service.resolve(operator, Resolution(resolution))
         return web.json_response({"resolution": resolution, "by": operator.ident})
 
     async def dealer_change(self, request: web.Request, operator: Operator) -> web.Response:
-        """A new dealer between rounds; the shoe burns a card before the next deal (672a.7(c))."""
         dealer = field(await json_body(request), "dealer")
-        if self._round.locked():
-            raise RuleViolation(ONE_ROUND_AT_A_TIME, f"dealer change to {dealer} refused: a round is in play")
-        self.table.dealer_change(dealer)
+        self.service.dealer_change(dealer, operator)
         return web.json_response({"dealer": dealer})
 
-    async def play(self, request: web.Request, operator: Operator) -> web.Response:
-        """One round with the simulated players, to completion; its records go to the stream."""
-        if self._round.locked():
-            raise RuleViolation(ONE_ROUND_AT_A_TIME, "a round is already in play")
-        async with self._round:
-            round_ = await self.table.play_round(self.players)
-        records = list(round_.log)
-        self.hub.publish_records(records)
-        return web.json_response({"round": round_.number, "records": [r.as_dict() for r in records]})
+    async def open(self, request: web.Request, operator: Operator) -> web.Response:
+        self.service.open(operator)
+        return web.json_response({"open": True, "by": operator.ident})
+
+    async def close(self, request: web.Request, operator: Operator) -> web.Response:
+        self.service.close(operator)
+        return web.json_response({"open": False, "by": operator.ident})
+
+    def _answer(self, kinds: tuple[str, ...]) -> Action:
+        """The handler keying one of ``kinds`` for the prompt shown; it answers once the round has
+        taken it (its records on disk) or with the round's refusal."""
+
+        async def answer(request: web.Request, operator: Operator) -> web.Response:
+            body = await json_body(request) if request.can_read_body else {}
+            if not isinstance(body, dict):
+                raise BadRequest("the body must be a JSON object")
+            prompt = self.service.screen.prompt
+            kind = next((k for k in kinds if prompt is not None and k in prompt.answers), kinds[0])
+            await self.service.screen.answer(kind, body)
+            return web.json_response({"taken": kind, "by": operator.ident, "prompt": self._prompt()})
+
+        return answer
 
     async def events(self, request: web.Request, operator: Operator) -> web.WebSocketResponse:
         """Stream every message published from now on until either side closes."""
@@ -172,9 +207,10 @@ async def _until_closed(ws: web.WebSocketResponse) -> None:
             return
 
 
-def make_app(table: FreeBetBlackjackTable, tokens: Tokens, players: Players) -> web.Application:
-    """The API application over ``table``, for ``croupier run`` to serve (127.0.0.1 by default)."""
-    api = TableApi(table, tokens, players)
+def make_app(service: TableService, tokens: Tokens) -> web.Application:
+    """The API application over a table in service, for ``croupier run`` to serve (127.0.0.1 by
+    default)."""
+    api = TableApi(service, tokens)
     app = web.Application(middlewares=[json_errors])
     app.add_routes(api.routes())
     app.on_shutdown.append(api.close_sockets)

@@ -38,6 +38,30 @@ def _body(name: str, enum: list[str] | None = None) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": schema}}}
 
 
+#: The routes that key an answer for the prompt shown, with what each keys (croupier.api.app).
+ANSWER_ROUTES = {
+    "/v1/wagers": "A wager while betting is open: the game's wager fields, in cents (docs/api.md)",
+    "/v1/rounds/no-more-bets": "No more bets: the deal begins",
+    "/v1/decisions": "The decision (or election) of the seat in turn",
+    "/v1/insurance": "The insurance answer of the seat in turn (672a.7(f))",
+    "/v1/stub-count": "The dealer's count of the stub (677a.10(d), 657a.9(d))",
+    "/v1/chip-count": "The dealer's count of the progressive chips (657a.9(a)(3))",
+}
+
+
+def _answer(summary: str) -> dict[str, Any]:
+    schema = {"type": "object", "description": "See docs/api.md for each game's fields"}
+    return {
+        "post": {
+            "summary": summary,
+            "description": "Refused (409, with the clause) unless the table waits for it; answers once "
+            "the round has taken it and its records are on disk.",
+            "requestBody": {"required": True, "content": {"application/json": {"schema": schema}}},
+            "responses": _responses("Taken", 400, 409),
+        }
+    }
+
+
 def document() -> dict[str, Any]:
     """The OpenAPI document of the API's routes."""
     supervisor = "Supervisor only (NOTES.md §3: no dealer override)."
@@ -56,7 +80,7 @@ def document() -> dict[str, Any]:
             },
             "/v1/table": {
                 "get": {
-                    "summary": "Table state: rounds, shoe, faults, held round; never a card",
+                    "summary": "Table state: rounds, prompt, shoe, faults, held round; no face-down card",
                     "responses": _responses("The state"),
                 }
             },
@@ -91,12 +115,27 @@ def document() -> dict[str, Any]:
                     "responses": _responses("Changed", 400, 409),
                 }
             },
-            "/v1/rounds/play": {
+            "/v1/table/open": {
                 "post": {
-                    "summary": "One round, simulated players (dealer-driven rounds: a later slice)",
-                    "responses": _responses("The round's records", 409),
+                    "summary": "Open the table: betting opens for the next round",
+                    "description": supervisor,
+                    "responses": _responses("Opened", 403),
                 }
             },
+            "/v1/table/close": {
+                "post": {
+                    "summary": "Close the table: no new round begins; one in play is finished",
+                    "description": supervisor,
+                    "responses": _responses("Closed", 403),
+                }
+            },
+            "/v1/prompt": {
+                "get": {
+                    "summary": "What the table waits for from the screen (null: nothing)",
+                    "responses": _responses("The prompt"),
+                }
+            },
+            **{path: _answer(summary) for path, summary in ANSWER_ROUTES.items()},
             "/v1/events": {
                 "get": {
                     "summary": "WebSocket: device events and round records as JSON messages",

@@ -214,9 +214,13 @@ class Crazy4PokerTable(SupervisorHolds):
         await self.progressive.reset_level(level, key)
 
     # -- a round ----------------------------------------------------------------------------------
+    async def prepare_round(self) -> None:
+        """Before betting opens: no fault latched (the deck is shuffled once betting is open)."""
+        await self._while_latched()
+
     async def play_round(self, players: Crazy4Players) -> Round:
         """Play one round to completion, its cards in the discard rack; returns the round."""
-        await self._while_latched()
+        await self.prepare_round()
         await self.progressive.open_round()
         order = await self._shuffle_deck()
         round_ = self.game.new_round()

@@ -170,7 +170,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
     # -- a round ----------------------------------------------------------------------------------
     async def play_round(self, players: HoldemPlayers) -> Round:
         """Play one round to completion, its cards back in the shoe (or the deck removed)."""
-        await self._ready_shoe()
+        await self.prepare_round()
         self.rounds += 1
         round_ = Round(
             self.rounds,
@@ -291,8 +291,9 @@ class HeadsUpHoldemTable(SupervisorHolds):
         play.round.handle(Collect(self.dealer.count_rack() - before))
 
     # -- the deck's life --------------------------------------------------------------------------
-    async def _ready_shoe(self) -> None:
-        """Before a deal: no fault latched, and a deck in the shoe (a new one after a removal)."""
+    async def prepare_round(self) -> None:
+        """Before betting opens: no fault latched, and a deck in the shoe (a new one after a
+        removal). ``play_round`` does it too; the service calls it first."""
         await self._while_latched()
         if self.shoe.state == EMPTY:
             await self._new_deck()

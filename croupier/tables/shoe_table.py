@@ -164,7 +164,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
     async def play_round(self, players: Any) -> R:
         """Play one round to completion, its cards in the discard rack; returns the round, whose
         ``records`` are its log. After the cover card the shoe is changed before this returns."""
-        await self._ready_shoe()
+        await self.prepare_round()
         self.rounds += 1
         round_ = self._new_round()
         self.watchers.began(round_)
@@ -222,9 +222,10 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         play.round.handle(message)
 
     # -- the shoe's life --------------------------------------------------------------------------
-    async def _ready_shoe(self) -> None:
-        """Before a deal: the burn that is due (672a.7(c)), the shoe changed after a cover card that
-        came out at a burn (672a.7(d)), and no fault latched."""
+    async def prepare_round(self) -> None:
+        """Before betting opens: the burn that is due (672a.7(c)), the shoe changed after a cover
+        card that came out at a burn (672a.7(d)), and no fault latched. ``play_round`` does it too;
+        the service calls it first so that no wager waits on a burn."""
         while True:
             await self._while_latched()
             if self.shoe.state == NEEDS_BURN:

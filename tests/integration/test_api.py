@@ -6,22 +6,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import random
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from croupier.api.app import make_app
+from croupier.api.app import ANSWERS, make_app
 from croupier.api.auth import Tokens
 from croupier.api.openapi import COMMITTED, document
-from croupier.players.free_bet_blackjack import BasicStrategyPlayers
-from croupier.simulated import SimulatedTable, simulated_free_bet_blackjack
+from croupier.audit.writer import AuditTrail
+from croupier.journal import TableJournal
+from croupier.players import table_options
+from croupier.service import TableService
+from croupier.simulated import SimulatedTable, simulated_table
+from croupier.state import TableState
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from firmware_sim.world import SHOE
 from tests.links import FAST, run
+from tests.screen import Screen, answer_for
 
 DEALER = {"Authorization": "Bearer dealer-token"}
 SUPERVISOR = {"Authorization": "Bearer floor-token"}
@@ -32,37 +37,40 @@ CARD_TOKEN = re.compile(r"\b[A2-9TJQK][cdhs]\b")
 
 
 @dataclass
-class Rig:
-    client: TestClient
-    sim: SimulatedTable
-
-    async def get(self, path: str, headers: dict[str, str] = DEALER) -> tuple[int, Any]:
-        async with self.client.get(path, headers=headers) as response:
-            return response.status, await response.json()
-
-    async def post(
-        self, path: str, body: object = None, headers: dict[str, str] = DEALER, **kw: Any
-    ) -> tuple[int, Any]:
-        async with self.client.post(path, json=body, headers=headers, **kw) as response:
-            return response.status, await response.json()
+class Rig(Screen):
+    sim: SimulatedTable[Any, Any] | None = None
+    service: TableService | None = None
 
 
 @contextlib.asynccontextmanager
-async def api_rig() -> AsyncIterator[Rig]:
-    async with simulated_free_bet_blackjack(name="BJ-API", settings=FAST) as sim:
-        app = make_app(sim.table, TOKENS, BasicStrategyPlayers(random.Random(6)))
-        async with TestClient(TestServer(app)) as client:
-            yield Rig(client, sim)
+async def api_rig(tmp_path: Path, game: str = "free-bet-blackjack", **options: Any) -> AsyncIterator[Rig]:
+    """The game's simulated table in service, driven from the screen, its API on a real socket."""
+    async with simulated_table(game, name="API", settings=FAST, **options) as sim:
+        with AuditTrail(tmp_path / "audit", "API") as trail, TableState(tmp_path / "state.db") as state:
+            journal = TableJournal(trail, state, table="API", game=game)
+            sim.table.watchers.add(journal)
+            journal.watch_latches(sim.table.equipment)
+            service = TableService(sim.table, journal, game=game, cover=table_options(game, sim).get("cover"))
+            stop = asyncio.Event()
+            serving = asyncio.create_task(service.serve(stop))
+            try:
+                async with TestClient(TestServer(make_app(service, TOKENS))) as client:
+                    hands = sim.table.dealer._hands
+                    counts = {"stub_count": "count_stub", "chip_count": "count_progressive_chips"}
+                    yield Rig(client, DEALER, lambda kind: getattr(hands, counts[kind])(), sim, service)
+            finally:
+                stop.set()
+                await asyncio.wait_for(serving, 20)
 
 
-def test_no_token_or_a_wrong_token_is_401_and_says_so():
+def test_no_token_or_a_wrong_token_is_401_and_says_so(tmp_path):
     async def scenario():
-        async with api_rig() as rig:
+        async with api_rig(tmp_path) as rig:
             for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": "Basic dealer-token"}):
                 status, body = await rig.get("/v1/table", headers)
                 assert status == 401, headers
                 assert "token" in body["error"] and body["clause"] is None
-            status, _ = await rig.post("/v1/rounds/play", headers={})
+            status, _ = await rig.post("/v1/wagers", {"seat": 1, "blackjack": 500}, headers={})
             assert status == 401
             async with rig.client.get("/v1/events") as response:
                 assert response.status == 401
@@ -71,9 +79,9 @@ def test_no_token_or_a_wrong_token_is_401_and_says_so():
     run(scenario())
 
 
-def test_malformed_bodies_are_400_naming_the_field_and_change_nothing():
+def test_malformed_bodies_are_400_naming_the_field_and_change_nothing(tmp_path):
     async def scenario():
-        async with api_rig() as rig:
+        async with api_rig(tmp_path) as rig:
             status, body = await rig.post("/v1/table/dealer-change", data="{not json", headers=DEALER)
             assert status == 400 and "not valid JSON" in body["error"]
             for bad in ({}, {"dealer": 5}, {"dealer": ""}, ["dealer"]):
@@ -91,9 +99,9 @@ def test_malformed_bodies_are_400_naming_the_field_and_change_nothing():
     run(scenario())
 
 
-def test_an_unknown_route_is_a_json_404():
+def test_an_unknown_route_is_a_json_404(tmp_path):
     async def scenario():
-        async with api_rig() as rig:
+        async with api_rig(tmp_path) as rig:
             status, body = await rig.get("/v1/nowhere")
             assert status == 404 and "/v1/nowhere" in body["error"]
             status, body = await rig.post("/v1/faults/JAM/clear", headers=SUPERVISOR)
@@ -102,11 +110,13 @@ def test_an_unknown_route_is_a_json_404():
     run(scenario())
 
 
-def test_a_jammed_shoe_holds_the_round_until_a_supervisor_clears_it_through_the_api():
+def test_a_jammed_shoe_holds_the_round_until_a_supervisor_clears_it_through_the_api(tmp_path):
     async def scenario():
-        async with api_rig() as rig:
+        async with api_rig(tmp_path) as rig:
+            await rig.wait_for("wagers")
+            await rig.ok("/v1/wagers", {"seat": 2, "blackjack": 2500})
             rig.sim.world.faults.stuck.add(SHOE)
-            playing = asyncio.create_task(rig.post("/v1/rounds/play"))
+            await rig.ok("/v1/rounds/no-more-bets")
             async with asyncio.timeout(10):
                 while not (await rig.get("/v1/faults"))[1]["faults"]:
                     await asyncio.sleep(0.05)
@@ -115,42 +125,50 @@ def test_a_jammed_shoe_holds_the_round_until_a_supervisor_clears_it_through_the_
             for path in ("/v1/faults/JAM/clear", "/v1/rounds/held/resolve"):
                 status, body = await rig.post(path, {"resolution": "void"})
                 assert status == 403 and body["clause"] == SUPERVISOR_CLEARS.clause, path
-            status, body = await rig.post("/v1/rounds/play")
-            assert status == 409 and "already in play" in body["error"] and body["clause"]
+            status, body = await rig.post("/v1/table/dealer-change", {"dealer": "D-2"})
+            assert status == 409 and "a round is in play" in body["error"] and body["clause"]
             status, body = await rig.post("/v1/faults/JAM/clear", headers=SUPERVISOR)
             assert status == 409 and "JAM" in body["error"], "the device refuses while still jammed"
-            assert not playing.done()
             rig.sim.world.faults.stuck.clear()
             status, body = await rig.post("/v1/faults/JAM/clear", headers=SUPERVISOR)
             assert (status, body["faults"], body["by"]) == (200, [], "FLOOR-7")
-            status, played = await asyncio.wait_for(playing, 15)
-            assert status == 200 and played["round"] == 1
-            assert (await rig.get("/v1/table"))[1]["faults"] == []
+            async with asyncio.timeout(15):  # the round goes on; the screen answers what it asks
+                while (state := await rig.state())["round_in_progress"]:
+                    if state["prompt"] is not None and state["prompt"]["kind"] != "wagers":
+                        await rig.ok(*answer_for(state["prompt"]))
+                    await asyncio.sleep(0.01)
+            assert state["rounds"] == 1 and state["faults"] == []
 
     run(scenario())
 
 
-def test_no_response_or_event_shows_a_face_down_card_before_it_is_turned_up():
+def test_no_response_or_event_shows_a_face_down_card_before_it_is_turned_up(tmp_path):
     async def scenario():
-        async with api_rig() as rig:
+        async with api_rig(tmp_path) as rig:
             async with rig.client.ws_connect("/v1/events", headers=DEALER) as ws:
                 records: list[dict[str, Any]] = []
                 for _ in range(3):
-                    status, played = await rig.post("/v1/rounds/play")
-                    assert status == 200
-                    state = json.dumps((await rig.get("/v1/table"))[1])
-                    assert not CARD_TOKEN.search(state), state
-                    expected = len(played["records"])
-                    got: list[dict[str, Any]] = []
-                    while len(got) < expected:
+                    played = asyncio.create_task(rig.play_round("free-bet-blackjack"))
+                    prompts = []
+                    while not played.done():
+                        state = await rig.state()
+                        prompts.append(state.pop("prompt"))
+                        assert not CARD_TOKEN.search(json.dumps(state)), state
+                        await asyncio.sleep(0.005)
+                    await played
+                    while True:
                         message = await ws.receive_json(timeout=5)
+                        if message["type"] == "round_ended":
+                            break
                         if message["type"] == "round_record":
-                            got.append(message["record"])
-                        else:
-                            assert message["type"] == "device_event"
+                            records.append(message["record"])
+                        elif message["type"] == "device_event":
                             assert not CARD_TOKEN.search(json.dumps(message)), message
-                    assert got == played["records"]
-                    records += got
+                    face_up = {(r["place"], r["card"]) for r in records if r["kind"] == "card" and r["card"]}
+                    for prompt in filter(None, prompts):  # a prompt shows face-up cards only
+                        shown = [("dealer", prompt.get("dealer_up"))] if "dealer_up" in prompt else []
+                        shown += [(prompt["hand"], card) for card in prompt.get("cards", [])]
+                        assert set(shown) <= face_up, prompt
             sealed = [r for r in records if r["kind"] == "card" and r["card"] is None]
             assert len(sealed) == 3, "one hole card a round, by its commitment only"
             for hole in sealed:
@@ -167,14 +185,14 @@ def test_no_response_or_event_shows_a_face_down_card_before_it_is_turned_up():
     run(scenario())
 
 
-def test_the_served_openapi_document_is_the_committed_one():
+def test_the_served_openapi_document_is_the_committed_one(tmp_path):
     async def scenario():
-        async with api_rig() as rig:
+        async with api_rig(tmp_path) as rig:
             async with rig.client.get("/openapi.json") as response:
                 assert response.status == 200
                 served = await response.json()
             assert served == json.loads(COMMITTED.read_text()), "run python -m croupier.api.openapi"
             assert served == document()
-            assert set(served["paths"]) >= {"/v1/table", "/v1/faults/{code}/clear", "/v1/events"}
+            assert set(served["paths"]) >= {"/v1/table", "/v1/faults/{code}/clear", "/v1/events", *ANSWERS}
 
     run(scenario())

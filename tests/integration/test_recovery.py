@@ -6,6 +6,7 @@ on the layout named from the trail, so that none is lost."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -18,7 +19,7 @@ from urllib.request import Request, urlopen
 
 import pytest
 
-from tests.integration.test_run_command import ROOT, croupier, simulated_config
+from tests.integration.test_run_command import ROOT, croupier, key_a_round, simulated_config
 
 SUPERVISOR = "sup-token-0123456789"
 #: Points of the kill, as audit records written by then: the table's opening, the first round's
@@ -122,8 +123,8 @@ def test_killed_daemon_comes_back_to_the_same_table(tmp_path: Path, kill_after: 
             picked = [r for r in before if r["round"] == cut and r["kind"] == "pickup"]
             assert record["fields"]["cards_total"] == len(dealt) - len(picked), "no card unaccounted"
             _call(f"{base}/v1/faults/ROUND_CUT_OFF/clear", b"{}")
-        next_round = _call(f"{base}/v1/rounds/play", b"{}")
-        assert next_round["round"] == played + 1, "round numbers go on, never repeat"
+        headers = {"Authorization": f"Bearer {SUPERVISOR}"}
+        assert asyncio.run(key_a_round(base, headers)) == played + 1, "round numbers go on, never repeat"
     finally:
         second.send_signal(signal.SIGTERM)
         second.communicate(timeout=60)

@@ -3,6 +3,7 @@ stops cleanly on SIGTERM (as systemd stops it), and refuses configurations it ca
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import socket
@@ -11,6 +12,10 @@ import sys
 import time
 from pathlib import Path
 from urllib.request import Request, urlopen
+
+import aiohttp
+
+from tests.screen import Screen
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -100,6 +105,11 @@ def test_check_validates_the_config_and_exits(tmp_path):
     assert not (tmp_path / "state").exists(), "a check opens no device and writes no trail"
 
 
+async def key_a_round(base: str, headers: dict[str, str]) -> int:
+    async with aiohttp.ClientSession(base_url=base) as session:
+        return await Screen(session, headers).play_round("free-bet-blackjack")
+
+
 def test_with_a_token_file_the_api_is_served_and_plays_the_rounds(tmp_path):
     """The dealer's screen drives the table through the API; each round it plays is audited."""
     tokens = tmp_path / "tokens.toml"
@@ -123,8 +133,7 @@ def test_with_a_token_file_the_api_is_served_and_plays_the_rounds(tmp_path):
                 assert process.poll() is None, process.communicate()[1]
                 assert time.monotonic() < deadline, "the API never came up"
                 time.sleep(0.1)
-        with urlopen(Request(f"{base}/v1/rounds/play", data=b"{}", headers=headers), timeout=30) as reply:
-            assert reply.status == 200
+        assert asyncio.run(key_a_round(base, headers)) == 1
     finally:
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=60)

@@ -1,0 +1,71 @@
+"""A JSON body read into one of a game's input messages (games/<game>/inputs.py), strictly.
+
+The messages are frozen dataclasses that check their own fields (``InputError`` names the field);
+this adds what JSON needs: every field present unless it has a default, no field the message does
+not have, enums by their value. A body that fails any of it is a 400 that names the field, refused
+before it reaches the table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import typing
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from croupier.api.errors import BadRequest
+from games.common.messages import InputError
+
+M = TypeVar("M")
+
+
+def from_json(message: type[M], body: object, *, ignore: tuple[str, ...] = (), **fixed: Any) -> M:
+    """``message`` built from the JSON object ``body``; ``fixed`` fields come from the table (the
+    seat in turn), ``ignore`` lists body keys another layer has read (e.g. ``action``)."""
+    if not isinstance(body, Mapping):
+        raise BadRequest(f"the body must be a JSON object ({message.__name__})")
+    fields = {f.name: f for f in dataclasses.fields(message)}  # type: ignore[arg-type]
+    unknown = sorted(set(body) - set(fields) - set(ignore))
+    if unknown:
+        raise BadRequest(f"unknown field {unknown[0]!r}; {message.__name__} takes {sorted(fields)}")
+    hints = typing.get_type_hints(message)
+    values: dict[str, Any] = {}
+    for name, spec in fields.items():
+        if name in fixed:
+            values[name] = fixed[name]
+        elif name in body:
+            values[name] = _value(name, hints[name], body[name])
+        elif spec.default is dataclasses.MISSING and spec.default_factory is dataclasses.MISSING:
+            raise BadRequest(f"missing field {name!r} ({message.__name__})")
+    try:
+        return message(**values)
+    except InputError as error:
+        raise BadRequest(str(error)) from None
+
+
+def enum_value(kind: type[enum.Enum], name: str, body: Mapping[str, Any]) -> Any:
+    """The field ``name`` of ``body`` as a member of ``kind``, by value."""
+    if name not in body:
+        raise BadRequest(f"missing field {name!r}: one of {[member.value for member in kind]}")
+    return _value(name, kind, body[name])
+
+
+def one_of(name: str, messages: Mapping[str, type | None], body: Mapping[str, Any], **fixed: Any) -> Any:
+    """The message the field ``name`` of ``body`` picks from ``messages`` (None: a choice that
+    needs no message, as declining), built from the rest of the body."""
+    choice = body.get(name) if isinstance(body, Mapping) else None
+    if choice not in messages:
+        raise BadRequest(f"field {name!r} must be one of {sorted(messages)}, got {choice!r}")
+    message = messages[choice]
+    return None if message is None else from_json(message, body, ignore=(name,), **fixed)
+
+
+def _value(name: str, hint: object, value: object) -> object:
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        try:
+            return hint(value)
+        except ValueError:
+            choices = [member.value for member in hint]
+            raise BadRequest(f"field {name!r} must be one of {choices}, got {value!r}") from None
+    return value

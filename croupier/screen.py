@@ -1,0 +1,146 @@
+"""The dealer's screen: what the table waits for from a person, and the answers keyed for it.
+
+At a real table the players' wagers and decisions and the dealer's counts reach the service through
+the dealer's screen (or the table management system), over the local API. The table asks one thing
+at a time (``ask``) and the screen shows it as the current ``Prompt``: whose turn, what is allowed.
+An answer keyed for it is parsed (a malformed one is refused before it reaches the table, naming the
+field), checked against the seat in turn, and handed to the table as an ``Offer``; the request
+returns once the round has taken it, its records on disk, or with the round's refusal and clause.
+
+Betting is one prompt that takes any number of wagers until the dealer calls "no more bets"; the
+service shows it before a round begins, so that a round (and its number) exists only once a wager
+has been keyed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from croupier.tables.inputs import Offer
+from devices.rules import Rule, RuleViolation
+
+Json = dict[str, Any]
+Parse = Callable[[Mapping[str, Any]], Any]
+
+AWAITED = Rule(
+    "ARCHITECTURE.md (one event queue per table)",
+    "the table takes, from the screen, only the answer it is waiting for",
+)
+NO_MORE_BETS = Rule("672a.7(e); 686a.7(e); 677a.10(a); 657a.9(a)", "no wager is taken after no more bets")
+TABLE_CLOSED = Rule("NOTES.md §3 (table open and closed by a supervisor)", "a closed table takes no wager")
+#: The answer that ends betting.
+CLOSE_BETTING = "no_more_bets"
+
+
+@dataclass(eq=False)
+class Prompt:
+    """One thing the table waits for. ``answers`` maps each kind of answer it takes to the parser of
+    its JSON body; ``seat`` is the seat in turn (an answer naming another is refused with ``turn``)."""
+
+    id: int
+    kind: str
+    answers: Mapping[str, Parse]
+    seat: int | None = None
+    turn: Rule | None = None
+    context: Json = field(default_factory=dict)
+    offers: asyncio.Queue[Offer[Any]] = field(default_factory=asyncio.Queue)
+    keyed: asyncio.Event = field(default_factory=asyncio.Event)  # an answer has been keyed
+    pending: Offer[Any] | None = None
+
+    def as_json(self) -> Json:
+        shown = {"id": self.id, "kind": self.kind, "seat": self.seat, "answers": sorted(self.answers)}
+        return {**shown, **self.context}
+
+
+class Screen:
+    """The dealer's screen of one table; ``listeners`` hear each prompt shown (None: nothing awaited)."""
+
+    def __init__(self) -> None:
+        self.prompt: Prompt | None = None
+        self.closed = False
+        self.listeners: list[Callable[[Json | None], None]] = []
+        self._ids = itertools.count(1)
+        self._betting: Prompt | None = None
+
+    # -- the table's side -----------------------------------------------------------------------
+    async def ask(
+        self,
+        kind: str,
+        parse: Parse,
+        *,
+        seat: int | None = None,
+        turn: Rule | None = None,
+        **context: Any,
+    ) -> Offer[Any]:
+        """Show a prompt taking one answer of ``kind`` and wait for it to be keyed."""
+        prompt = Prompt(next(self._ids), kind, {kind: parse}, seat, turn, dict(context))
+        self._show(prompt)
+        try:
+            return await prompt.offers.get()
+        finally:
+            self._show(None)
+
+    async def first_wager(self, parse: Parse) -> None:
+        """Show the betting prompt and wait until a wager is keyed (the service then begins a round)."""
+        betting = self._betting = Prompt(
+            next(self._ids), "wagers", {"wager": parse, CLOSE_BETTING: lambda body: None}
+        )
+        self._show(betting)
+        await betting.keyed.wait()
+
+    async def betting(self) -> AsyncIterator[Offer[Any]]:
+        """The wagers keyed for the round, until "no more bets"; any keyed after it is refused."""
+        betting = self._betting
+        assert betting is not None, "first_wager shows the betting prompt before a round begins"
+        try:
+            while True:
+                offer = await betting.offers.get()
+                if offer.value is CLOSE_BETTING:
+                    offer.accept()
+                    return
+                yield offer
+        finally:
+            self._betting = None
+            self._show(None)
+            while not betting.offers.empty():
+                betting.offers.get_nowait().refuse(RuleViolation(NO_MORE_BETS, "no more bets was called"))
+
+    def close(self) -> None:
+        """The table closes: no betting prompt is shown until it opens again."""
+        self.closed = True
+
+    def open(self) -> None:
+        self.closed = False
+
+    # -- the person's side ----------------------------------------------------------------------
+    async def answer(self, kind: str, body: Mapping[str, Any]) -> Any:
+        """Key an answer; returns the value the round took, or raises its refusal (a RuleViolation
+        with the clause) or, for a malformed body, the parser's error. Nothing changes on a refusal."""
+        prompt = self.prompt
+        if kind in ("wager", CLOSE_BETTING) and self.closed:
+            raise RuleViolation(TABLE_CLOSED, f"{kind} refused: the table is closed")
+        if prompt is None or kind not in prompt.answers:
+            waiting = "nothing from the screen" if prompt is None else f"{prompt.kind} (prompt {prompt.id})"
+            raise RuleViolation(AWAITED, f"{kind} refused: the table is waiting for {waiting}")
+        if prompt.seat is not None and body.get("seat") != prompt.seat:
+            rule = prompt.turn or AWAITED
+            raise RuleViolation(rule, f"seat {body.get('seat')!r} is not in turn: seat {prompt.seat} is")
+        value = prompt.answers[kind](body)
+        if prompt.pending is not None and prompt is not self._betting:
+            raise RuleViolation(AWAITED, f"{kind} refused: an answer to prompt {prompt.id} is being taken")
+        offer = Offer(CLOSE_BETTING if kind == CLOSE_BETTING else value)
+        prompt.pending = offer
+        prompt.offers.put_nowait(offer)
+        prompt.keyed.set()
+        await offer.outcome()
+        return value
+
+    def _show(self, prompt: Prompt | None) -> None:
+        self.prompt = prompt if prompt is not None else self._betting
+        shown = None if self.prompt is None else self.prompt.as_json()
+        for listener in self.listeners:
+            listener(shown)

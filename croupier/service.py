@@ -1,0 +1,157 @@
+"""The table service: one table, its journal, and whoever plays it — the dealer's screen or,
+with no API configured, simulated players.
+
+``TableService`` is what ``croupier run`` keeps running and what the local API acts on. People's
+actions go through it so that each is audited before it is acknowledged (croupier.journal): a
+supervisor's clear or ruling, a dealer change, the table opened or closed. Rounds are played one at
+a time: at a table driven from the screen a round begins when the first wager is keyed and takes
+wagers until "no more bets" (croupier.screen); the table's questions (decisions, counts) become the
+screen's prompts (croupier.api.keyed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import structlog
+
+from croupier.api.keyed import KEYED, KeyedCounts
+from croupier.journal import TableJournal
+from croupier.screen import Screen
+from devices.faults import SUPERVISOR_CLEARS, Operator, Role
+from devices.rules import Rule, RuleViolation
+from games.common.messages import Resolution
+
+log = structlog.get_logger("croupier.service")
+
+ONE_ROUND_AT_A_TIME = Rule(
+    "ARCHITECTURE.md (one event queue per table); 672a.7(c)",
+    "a table plays one round at a time, and a dealer changes only between rounds",
+)
+
+
+class TableService:
+    """One table in service. ``keyed``: played from the dealer's screen (else by ``players``)."""
+
+    def __init__(
+        self,
+        table: Any,
+        journal: TableJournal,
+        *,
+        game: str,
+        players: Any = None,
+        cover: Callable[[int], object] | None = None,
+    ) -> None:
+        """``cover``: at a simulated Crazy 4 Poker table, puts a keyed progressive wager's chip on
+        the seat's sensor, as the player would (croupier.players.table_options)."""
+        self.table, self.journal, self.game = table, journal, game
+        self.screen = Screen()
+        self.keyed = players is None
+        self.players = KEYED[game](self.screen, cover=cover) if players is None else players
+        if self.keyed:
+            table.dealer = KeyedCounts(table.dealer, self.screen)
+        self.round_in_play = False
+        self._opened = asyncio.Event()
+        self._opened.set()
+
+    # -- rounds ---------------------------------------------------------------------------------
+    async def serve(self, stop: asyncio.Event, rounds: int = 0) -> None:
+        """Play rounds until ``stop`` (or ``rounds`` are played): a round in play is finished first;
+        only one waiting for a supervisor is left as it is (and found again after a restart)."""
+        while not stop.is_set() and (rounds <= 0 or self.table.rounds < rounds):
+            if not await _until(self._ready_for_round(), stop):
+                return
+            self.round_in_play = True
+            try:
+                played = _finish(self.table.play_round(self.players), stop, self.table, self._awaits_a_person)
+                if await played is None:
+                    return
+            finally:
+                self.round_in_play = False
+
+    def _awaits_a_person(self) -> bool:
+        return self.screen.prompt is not None
+
+    async def _ready_for_round(self) -> None:
+        """The table open and ready (a burn due done first) and, at a keyed table, the first wager
+        keyed."""
+        await self._opened.wait()
+        await self.table.prepare_round()
+        if self.keyed:
+            await self.screen.first_wager(self.players.parse_wager)
+
+    # -- people's actions -----------------------------------------------------------------------
+    async def clear(self, code: str, operator: Operator) -> None:
+        await self.table.clear(code, operator)
+        self.journal.operator_action("clear", operator, code=code)
+
+    def resolve(self, operator: Operator, resolution: Resolution) -> None:
+        held = self.table.held_round
+        self.table.resolve(operator, resolution)
+        self.journal.operator_action("ruling", operator, resolution=resolution.value, held_round=held.number)
+
+    def dealer_change(self, dealer: str, operator: Operator) -> None:
+        """A new dealer between rounds; the shoe burns a card before the next deal (672a.7(c))."""
+        if self.round_in_play:
+            raise RuleViolation(ONE_ROUND_AT_A_TIME, f"dealer change to {dealer} refused: a round is in play")
+        self.table.dealer_change(dealer)
+        self.journal.operator_action("dealer_change", operator, dealer=dealer)
+
+    def close(self, operator: Operator) -> None:
+        """A supervisor closes the table: no new round begins; one in play is finished."""
+        self._supervisor(operator, "close the table")
+        self._opened.clear()
+        self.screen.close()
+        self.journal.operator_action("table_close", operator)
+
+    def open(self, operator: Operator) -> None:
+        self._supervisor(operator, "open the table")
+        self.screen.open()
+        self._opened.set()
+        self.journal.operator_action("table_open", operator)
+
+    @property
+    def is_open(self) -> bool:
+        return self._opened.is_set()
+
+    @staticmethod
+    def _supervisor(operator: Operator, action: str) -> None:
+        if operator.role is not Role.SUPERVISOR:
+            refused = f"{operator.ident} ({operator.role.value}) may not {action}"
+            raise RuleViolation(SUPERVISOR_CLEARS, refused)
+
+
+async def _until(waiting: Awaitable[None], stop: asyncio.Event) -> bool:
+    """Wait for ``waiting`` unless told to stop first; False when stopped."""
+    task = asyncio.ensure_future(waiting)
+    stopper = asyncio.ensure_future(stop.wait())
+    await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    for pending in (task, stopper):
+        if not pending.done():
+            pending.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pending
+    return task.done() and not task.cancelled()
+
+
+async def _finish(
+    play: Awaitable[Any], stop: asyncio.Event, table: Any, awaits_a_person: Callable[[], bool]
+) -> Any | None:
+    """Play the round to its end even when told to stop: a round is not abandoned mid-deal. Only a
+    round waiting for a person (a supervisor's clear or ruling, an answer on the screen) is left."""
+    task = asyncio.ensure_future(play)
+    while not task.done():
+        stopper = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({task, stopper}, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
+        stopper.cancel()
+        if stop.is_set() and (table.held_round is not None or table.faults or awaits_a_person()):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            log.warning("stopped with the round waiting for a person", table=table.name)
+            return None
+    return task.result()
+

@@ -1,0 +1,99 @@
+"""A dealer's screen for tests: drives whole rounds of any game through the local API, as the
+dealer keys them — wagers, "no more bets", then each prompt the table shows answered in turn."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+#: One wager body per game, for a seat (amounts in cents).
+WAGERS: dict[str, Callable[[int], dict[str, int]]] = {
+    "free-bet-blackjack": lambda seat: {"seat": seat, "blackjack": 1000, "push22": 500 if seat % 2 else 0},
+    "over-under": lambda seat: {"seat": seat, "ante": 1000},
+    "heads-up-holdem": lambda seat: {"seat": seat, "ante": 1000, "odds": 1000},
+    "crazy-4-poker": lambda seat: {"seat": seat, "ante": 1000, "super_bonus": 1000},
+}
+HIGH = set("89TJQKA")
+Headers = dict[str, str] | None
+Reply = tuple[int, Any]
+
+
+def answer_for(prompt: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A plain player's answer to a decision prompt: the route and the body."""
+    seat, kind = prompt["seat"], prompt["kind"]
+    if kind == "insurance":
+        return "/v1/insurance", {"seat": seat, "choice": "decline"}
+    if kind == "election":
+        choice = "over_23" if prompt["first_card"][0] in HIGH else "under_18"
+        return "/v1/decisions", {"seat": seat, "choice": choice}
+    if "legal" in prompt:  # Free Bet Blackjack: hit a two-card hand at odd seats, else stand
+        hit = len(prompt["cards"]) == 2 and seat % 2 and "hit" in prompt["legal"]
+        return "/v1/decisions", {"seat": seat, "action": "hit" if hit else "stand"}
+    if "street" in prompt:  # Heads Up Hold 'Em: check to the river, then Play 1x
+        if prompt["street"] == "river":
+            return "/v1/decisions", {"seat": seat, "choice": "play", "multiple": 1}
+        return "/v1/decisions", {"seat": seat, "choice": "check"}
+    return "/v1/decisions", {"seat": seat, "action": "play", "multiple": 1}  # Crazy 4 Poker
+
+
+@dataclass
+class Screen:
+    """``client``: an aiohttp TestClient or a ClientSession with a base URL; ``count``: what the
+    dealer counts when the table asks ("stub_count", "chip_count")."""
+
+    client: Any
+    headers: dict[str, str]
+    count: Callable[[str], int] | None = None
+
+    async def get(self, path: str, headers: Headers = None) -> tuple[int, Any]:
+        async with self.client.get(path, headers=self.headers if headers is None else headers) as response:
+            return response.status, await response.json()
+
+    async def post(self, path: str, body: object = None, headers: Headers = None, **kw: Any) -> Reply:
+        """POST ``body`` as JSON (or ``data=`` raw bytes, for a malformed one)."""
+        sent = self.headers if headers is None else headers
+        payload = kw if "data" in kw else {"json": body}
+        async with self.client.post(path, headers=sent, **payload) as response:
+            return response.status, await response.json()
+
+    async def ok(self, path: str, body: object = None) -> Any:
+        status, reply = await self.post(path, body)
+        assert status == 200, (path, body, status, reply)
+        return reply
+
+    async def state(self) -> dict[str, Any]:
+        return (await self.get("/v1/table"))[1]
+
+    async def wait_for(self, kind: str, timeout: float = 15) -> dict[str, Any]:
+        """The table's state once it shows a prompt of ``kind``."""
+        async with asyncio.timeout(timeout):
+            while True:
+                state = await self.state()
+                if state["prompt"] is not None and state["prompt"]["kind"] == kind:
+                    return state
+                await asyncio.sleep(0.01)
+
+    async def play_round(self, game: str, seats: Sequence[int] = (1, 2, 3), timeout: float = 30) -> int:
+        """Key one whole round; returns its number once it is complete."""
+        await self.wait_for("wagers")
+        for seat in seats:
+            await self.ok("/v1/wagers", WAGERS[game](seat))
+        await self.ok("/v1/rounds/no-more-bets", {})
+        async with asyncio.timeout(timeout):
+            while True:
+                state = await self.state()
+                prompt = state["prompt"]
+                assert not state["faults"] and state["held_round"] is None, state
+                if prompt is None:
+                    await asyncio.sleep(0.01)
+                elif prompt["kind"] == "wagers":
+                    assert not state["round_in_progress"]
+                    return int(state["rounds"])
+                elif prompt["kind"] in ("stub_count", "chip_count"):
+                    assert self.count is not None, f"the table asks for a {prompt['kind']}"
+                    route = "/v1/" + prompt["kind"].replace("_", "-")
+                    await self.ok(route, {"count": self.count(prompt["kind"])})
+                else:
+                    await self.ok(*answer_for(prompt))
