@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Generic, TypeVar
 
 from devices.faults import Fault, FaultLatch, Operator
-from devices.rules import Rule
+from devices.rules import Rule, RuleViolation
 from drivers.connection import ConnectionState, StateChanged
 from drivers.driver import Driver
 from drivers.protocol.core import FaultCleared, FaultCode, FaultRaised
@@ -51,6 +51,11 @@ class Equipment(Generic[D]):
         """Clear a latched fault: a supervisor only; a device fault is cleared on the device first,
         which refuses while the condition persists."""
         fault = self.latch.authorise_clear(code, operator)
+        state = self.driver.conn.state
+        if code == "LINK_LOST" and state is not ConnectionState.READY:
+            raise RuleViolation(
+                LINK_LOST, f"{self.name}: the link is {state.value}; LINK_LOST clears once the device is back"
+            )
         if fault.origin == "device":
             await self.driver.clear_fault(FaultCode[code], operator.ident)
         self.latch.release(code)

@@ -119,11 +119,12 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
 
     async def _peek(self, play: _Play) -> None:
         """672a.7(g): the reader says whether the hole card gives the dealer a Blackjack; nothing more."""
-        assert play.round.dealer_up is not None
+        up = play.round.dealer_up
+        assert up is not None
         await self._while_latched()
         self.dealer.hole_card_to_reader()
         try:
-            blackjack = await self.reader.peek(play.round.dealer_up)
+            blackjack = await self._held_on_fault(lambda: self.reader.peek(up))
         finally:
             self.dealer.hole_card_from_reader()
         self._handle(play, PeekAnswer(blackjack))

@@ -13,13 +13,17 @@ from typing import Any, Protocol, TypeVar
 
 import structlog
 
-from devices.equipment import Equipment
+from devices.equipment import LINK_LOST, Equipment
 from devices.faults import LATCH_BLOCKS, Fault, Operator
 from devices.rules import Rule, RuleViolation
 from devices.shoe import ShoeFault
+from drivers.errors import LinkLost, NotConnected
 from games.common.messages import Resolution, SupervisorResolve
 
 T = TypeVar("T")
+
+#: How long a step waits before retrying when a link was down but no LINK_LOST has latched yet.
+LINK_POLL = 0.05
 
 HOLD_FOR_SUPERVISOR = Rule(
     "NOTES.md §3 (enforcement history); ARCHITECTURE.md (faults latch)",
@@ -41,6 +45,7 @@ class SupervisorHolds:
 
     name: str
     log: structlog.typing.FilteringBoundLogger
+    feeds: Any  # croupier.tables.feeding.Feeds
 
     @property
     def equipment(self) -> tuple[Equipment[Any], ...]:
@@ -99,6 +104,17 @@ class SupervisorHolds:
             except RuleViolation as refusal:
                 if refusal.rule is not LATCH_BLOCKS:
                     raise
+            except (NotConnected, LinkLost) as lost:  # the command did not run: the link was down
+                self.log.warning("device link lost", detail=str(lost), clause=LINK_LOST.clause)
+                await self._link_lost_latched()
+
+    async def _link_lost_latched(self) -> None:
+        """Wait for the lost link's LINK_LOST to reach the latch (its event is on the way through
+        the feeds): the step then waits for the device to come back and a supervisor to clear it
+        (``Equipment.clear`` refuses while the link is still down)."""
+        await self.feeds.settled()
+        if not self.faults:
+            await asyncio.sleep(LINK_POLL)  # the connection had not yet reported its state change
 
     async def _while_latched(self) -> None:
         while faults := self.faults:
