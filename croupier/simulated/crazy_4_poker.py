@@ -50,6 +50,7 @@ async def simulated_crazy_4_poker(
     award_levels: Mapping[str, int] | None = None,
     win_deadline: float = 30.0,
     record_events: list[object] | None = None,
+    shuffler_seed: int | None = None,
 ) -> AsyncIterator[Crazy4Poker]:
     """Bring the shuffler, controller and sign up, connect them, open the table; stop everything
     afterwards and prove no card was created or lost. ``dealer`` builds the dealer's hands on the
@@ -59,7 +60,7 @@ async def simulated_crazy_4_poker(
         rules, award_levels = RuleSet.from_mapping(RULES), award_levels or LEVELS
     world = TableWorld()
     devices = {
-        "shuffler": simulated_shuffler(world),
+        "shuffler": simulated_shuffler(world, seed=shuffler_seed),
         "progressive": SimulatedDevice(
             ControllerPersonality(seats=rules.positions), name="progressive", seed=3
         ),
@@ -76,7 +77,7 @@ async def simulated_crazy_4_poker(
     def build(connections: dict[str, DeviceConnection]) -> Crazy4PokerTable:
         sign = MeterSignDriver(connections["sign"])
         return Crazy4PokerTable(
-            shuffler=one_deck_shuffler(connections),
+            shuffler=one_deck_shuffler(connections, allow_seeded=shuffler_seed is not None),
             progressive=Progressive(
                 ProgressiveDriver(connections["progressive"]), sign, win_deadline=win_deadline
             ),

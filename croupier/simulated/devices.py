@@ -116,13 +116,17 @@ def _transport(port: Port, bus: SimulatedUsbBus | None) -> Callable[[], Transpor
 
 
 def shoe_and_shuffler(
-    world: TableWorld, *, shuffler_on_usb: bool = False, shoe_settings: SupervisorSettings | None = None
+    world: TableWorld,
+    *,
+    shuffler_on_usb: bool = False,
+    shoe_settings: SupervisorSettings | None = None,
+    shuffler_seed: int | None = None,
 ) -> tuple[dict[str, SimulatedDevice], list[DeviceSpec]]:
     """The shoe (behind a pty) and the shuffler (on the USB bus if ``shuffler_on_usb``) of a table
     dealt from a shoe, both on ``world``: the devices by name, and how to serve them."""
     devices = {
         "shoe": SimulatedDevice(ShoePersonality(world=world, serial_number="SH-SIM-1"), name="shoe", seed=1),
-        "shuffler": simulated_shuffler(world),
+        "shuffler": simulated_shuffler(world, seed=shuffler_seed),
     }
     specs = [
         DeviceSpec("shoe", devices["shoe"], DeviceClass.SHOE, settings=shoe_settings),
@@ -131,15 +135,19 @@ def shoe_and_shuffler(
     return devices, specs
 
 
-def simulated_shuffler(world: TableWorld) -> SimulatedDevice:
-    """A shuffler whose cards are ``world``'s."""
-    return SimulatedDevice(ShufflerPersonality(world=world, serial_number="SF-SIM-1"), name="shuffler")
+def simulated_shuffler(world: TableWorld, *, seed: int | None = None) -> SimulatedDevice:
+    """A shuffler whose cards are ``world``'s. ``seed``: shuffle from a repeatable generator instead
+    of the CSPRNG (``croupier sim --seed``), which the shuffler reports as seeded in every shuffle."""
+    personality = ShufflerPersonality(world=world, serial_number="SF-SIM-1", seed=seed)
+    return SimulatedDevice(personality, name="shuffler", seed=seed)
 
 
-def one_deck_shuffler(connections: dict[str, DeviceConnection]) -> Shuffler:
+def one_deck_shuffler(connections: dict[str, DeviceConnection], *, allow_seeded: bool = False) -> Shuffler:
     """The shuffler machine of a game dealt from one deck: it shuffles that deck again and again,
-    rather than alternating two batches as a shoe game's does."""
-    return Shuffler(ShufflerDriver(connections["shuffler"]), alternate_batches=False)
+    rather than alternating two batches as a shoe game's does. ``allow_seeded``: the simulator's
+    seeded shuffle may reach the table (``croupier sim --seed``), never otherwise."""
+    driver = ShufflerDriver(connections["shuffler"])
+    return Shuffler(driver, alternate_batches=False, allow_seeded=allow_seeded)
 
 
 @contextlib.asynccontextmanager

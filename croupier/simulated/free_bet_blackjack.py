@@ -38,6 +38,7 @@ async def simulated_free_bet_blackjack(
     record_events: list[object] | None = None,
     reader_clock: Callable[[], datetime] | None = None,
     floorperson: Operator = FLOORPERSON,
+    shuffler_seed: int | None = None,
 ) -> AsyncIterator[FreeBetBlackjack]:
     """Bring the simulated devices up, connect them, open the table; stop everything afterwards and
     prove no card was created or lost. ``dealer`` builds the dealer's hands on the world (a test's
@@ -60,6 +61,7 @@ async def simulated_free_bet_blackjack(
         settings=settings,
         backs=backs,
         floorperson=floorperson,
+        shuffler_seed=shuffler_seed,
         shoe_settings=shoe_settings,
         more_devices=card_reader,
         name=name,

@@ -28,18 +28,19 @@ async def simulated_heads_up_holdem(
     settings: SupervisorSettings | None = None,
     community_first: bool = False,
     record_events: list[object] | None = None,
+    shuffler_seed: int | None = None,
 ) -> AsyncIterator[HeadsUpHoldem]:
     """Bring the shoe and shuffler up, connect them, open the table (its first deck in play); stop
     everything afterwards and prove no card was created or lost. ``community_first``: the shoe
     dispenses the community cards first (677a.10(g))."""
     world = TableWorld()
     hands = dealer(world)
-    devices, specs = shoe_and_shuffler(world, shuffler_on_usb=True)
+    devices, specs = shoe_and_shuffler(world, shuffler_on_usb=True, shuffler_seed=shuffler_seed)
 
     def build(connections: dict[str, DeviceConnection]) -> HeadsUpHoldemTable:
         return HeadsUpHoldemTable(
             shoe=Shoe(ShoeDriver(connections["shoe"]), burns=False),
-            shuffler=one_deck_shuffler(connections),
+            shuffler=one_deck_shuffler(connections, allow_seeded=shuffler_seed is not None),
             dealer=hands,
             rules=rules,
             name=name,

@@ -30,6 +30,7 @@ async def simulated_over_under(
     cover_depth: int | None = None,
     record_events: list[object] | None = None,
     floorperson: Operator = FLOORPERSON,
+    shuffler_seed: int | None = None,
 ) -> AsyncIterator[OverUnder]:
     """Bring the shoe and shuffler up, connect them, open the table; stop everything afterwards and
     prove no card was created or lost. ``dealer`` builds the dealer's hands on the world."""
@@ -40,6 +41,7 @@ async def simulated_over_under(
         settings=settings,
         backs=backs,
         floorperson=floorperson,
+        shuffler_seed=shuffler_seed,
         shuffler_on_usb=True,
         name=name,
         cover_depth=cover_depth,

@@ -36,23 +36,28 @@ async def simulated_shoe_table(
     floorperson: Operator,
     shoe_settings: SupervisorSettings | None = None,
     shuffler_on_usb: bool = False,
+    shuffler_seed: int | None = None,
     more_devices: Callable[[TableWorld], Sequence[DeviceSpec]] = lambda world: (),
     **options: object,
 ) -> AsyncIterator[SimulatedTable[ShoeTableT, SimulatedDealer]]:
     """The dealer's hands unwrap the two batches (``backs``, ``rules.decks`` each), the shoe and
     the shuffler come up with ``more_devices``, and ``make(connections, **table)`` builds the table
-    from the ShoeTable keywords (``options`` among them); the ``floorperson`` opens it."""
+    from the ShoeTable keywords (``options`` among them); the ``floorperson`` opens it.
+    ``shuffler_seed``: a repeatable shuffle (the simulator's ``--seed``)."""
     world = TableWorld()
     hands = dealer(world)
     hands.unwrap(backs, rules.decks)
-    devices, specs = shoe_and_shuffler(world, shuffler_on_usb=shuffler_on_usb, shoe_settings=shoe_settings)
+    devices, specs = shoe_and_shuffler(
+        world, shuffler_on_usb=shuffler_on_usb, shoe_settings=shoe_settings, shuffler_seed=shuffler_seed
+    )
     for spec in more_devices(world):
         devices[spec.name] = spec.device
         specs.append(spec)
 
     def build(connections: dict[str, DeviceConnection]) -> ShoeTableT:
         shoe = Shoe(ShoeDriver(connections["shoe"]))
-        shuffler = Shuffler(ShufflerDriver(connections["shuffler"]))
+        # a seeded shuffle reaches the table only in the simulator, which asked for it (--seed)
+        shuffler = Shuffler(ShufflerDriver(connections["shuffler"]), allow_seeded=shuffler_seed is not None)
         return make(
             connections,
             shoe=shoe,

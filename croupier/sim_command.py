@@ -1,0 +1,180 @@
+"""``croupier sim``: the developer simulator. A whole virtual table in one command: every device
+simulated at the byte level over real pseudo-terminals and the simulated USB bus, simulated players
+and dealer, a simulated floor supervisor for faults and held rounds. It prints a summary (JSON with
+--json, docs/sim.md), can write the audit trail, and replays exactly for a seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from croupier.audit.writer import AuditTrail
+from croupier.errors import ConfigError
+from croupier.journal import TableJournal
+from croupier.players import simulated_players, table_options
+from croupier.sim.faults import FaultProfile, FaultScript
+from croupier.sim.floor import FloorSupervisor, on_the_floor
+from croupier.sim.summary import Tally
+from croupier.sim.view import LiveView, ProgressBar
+from croupier.simulated import GAMES, simulated_table
+from croupier.state import TableState
+from games.common.config import ConfigError as RulesError
+
+#: The games' rules modules, by slug, for the number of seats.
+RULES_MODULES = {
+    "free-bet-blackjack": "games.free_bet_blackjack",
+    "over-under": "games.over_under",
+    "heads-up-holdem": "games.heads_up_holdem",
+    "crazy-4-poker": "games.crazy_4_poker",
+}
+TABLE_NAME = "sim-table"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "sim",
+        help="play a whole simulated table and summarise it",
+        description="Play ROUNDS rounds at a virtual table (every device simulated over real ptys and "
+        "the simulated USB bus) with simulated players, dealer and floor supervisor; print a summary. "
+        "See docs/sim.md.",
+    )
+    p.add_argument("--game", required=True, metavar="GAME", help=f"one of: {', '.join(GAMES)}")
+    p.add_argument("--seats", type=int, default=None, help="players seated (default: every position)")
+    p.add_argument("--rounds", type=int, default=10, help="rounds to play (default 10)")
+    p.add_argument("--seed", type=int, default=None, help="replay exactly (default: a fresh seed, printed)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON (docs/sim.md); no view")
+    p.add_argument(
+        "--audit",
+        type=Path,
+        metavar="DIR",
+        help=f"write the audit trail into this directory (file {TABLE_NAME}-*.jsonl, verify with "
+        "`croupier audit verify`); the table's state store goes beside it",
+    )
+    p.add_argument("--faults", type=Path, metavar="PROFILE", help="a fault profile (TOML, docs/sim.md)")
+    p.add_argument(
+        "--pace",
+        type=float,
+        default=None,
+        help="seconds between rounds (default: 1 with the live view, else 0)",
+    )
+    p.set_defaults(handler=run)
+
+
+def _rules(game: str, seats: int | None) -> dict[str, Any]:
+    """The table's rules with ``seats`` positions (a refused count names the limit)."""
+    if seats is None:
+        return {}
+    module = importlib.import_module(RULES_MODULES[game])
+    if game == "crazy-4-poker":
+        from croupier.simulated.crazy_4_poker import LEVELS, RULES
+
+        mapping, extra = {**RULES, "positions": seats}, {"award_levels": LEVELS}
+    else:
+        mapping, extra = {"positions": seats}, {}
+    try:
+        return {"rules": module.RuleSet.from_mapping(mapping), **extra}
+    except RulesError as exc:
+        raise ConfigError(f"--seats {seats}: {exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.game not in GAMES:
+        raise ConfigError(f"--game: unknown game {args.game!r}; known games: {', '.join(GAMES)}")
+    if args.rounds < 1:
+        raise ConfigError(f"--rounds must be at least 1, got {args.rounds}")
+    options = _rules(args.game, args.seats)
+    profile = FaultProfile.load(args.faults) if args.faults else None
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    view = "none"
+    if not args.json:
+        view = "live" if sys.stdout.isatty() else "bar" if sys.stderr.isatty() else "none"
+    pace = args.pace if args.pace is not None else (1.0 if view == "live" else 0.0)
+    summary = asyncio.run(simulate(args.game, args.rounds, seed, options, args.audit, profile, view, pace))
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(format_summary(summary))
+    return 0
+
+
+async def simulate(
+    game: str,
+    rounds: int,
+    seed: int,
+    options: dict[str, Any],
+    audit: Path | None = None,
+    profile: FaultProfile | None = None,
+    view: str = "none",
+    pace: float = 0.0,
+) -> dict[str, Any]:
+    """Play ``rounds`` rounds and return the summary (docs/sim.md). The players draw from
+    ``random.Random(seed)`` and the shuffler is seeded with ``seed`` (it reports itself seeded)."""
+    started = time.monotonic()
+    tally = Tally()
+    with contextlib.ExitStack() as stack:
+        journal = _journal(stack, audit, game) if audit is not None else None
+        async with simulated_table(game, name=TABLE_NAME, shuffler_seed=seed, **options) as sim:
+            table = sim.table
+            if journal is not None:
+                journal.watch_latches(table.equipment)
+                table.rounds = journal.restore(table.equipment)
+                table.watchers.add(journal)
+            table.watchers.add(tally)
+            script = None
+            if profile is not None:
+                profile.check(sim.devices)
+                script = FaultScript(profile, sim)
+                table.watchers.add(script)
+            if view == "live":
+                table.watchers.add(LiveView(sim, tally, game=game, rounds=rounds))
+            elif view == "bar":
+                table.watchers.add(ProgressBar(rounds))
+            players = simulated_players(game, random.Random(seed), **table_options(game, sim))
+            floor = FloorSupervisor(table, tally, journal, repair=script.repair if script else lambda: None)
+            async with on_the_floor(floor):
+                for n in range(rounds):
+                    if n and pace:
+                        await asyncio.sleep(pace)
+                    await table.prepare_round()
+                    await table.play_round(players)
+        if journal is not None:
+            journal.table_event("table_closed", {"rounds": table.rounds})
+    seats = int(table.rules.positions)
+    return tally.summary(game=game, seed=seed, seats=seats, seconds=time.monotonic() - started)
+
+
+def _journal(stack: contextlib.ExitStack, directory: Path, game: str) -> TableJournal:
+    """The journal ``croupier run`` keeps, into ``directory``: the trail and the state store."""
+    if directory.exists() and not directory.is_dir():
+        raise ConfigError(f"--audit {directory}: not a directory (the trail is written into one)")
+    trail = AuditTrail(directory, TABLE_NAME)
+    stack.callback(trail.close)
+    state = stack.enter_context(TableState(directory / f"{TABLE_NAME}.state.sqlite"))
+    journal = TableJournal(trail, state, table=TABLE_NAME, game=game)
+    journal.table_event("table_open", {"game": game, "simulated": True})
+    return journal
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """The summary for a person: one fact a line."""
+    lines = [
+        f"{summary['game']}: {summary['rounds']} rounds, {summary['hands']} hands, {summary['seats']} seats, "
+        f"seed {summary['seed']} ({summary['timing']['seconds']} s)",
+    ]
+    for wager, outcomes in summary["outcomes"].items():
+        counts = ", ".join(f"{movement} {n}" for movement, n in outcomes.items())
+        house = summary["house"]["by_wager"].get(wager, 0)
+        lines.append(f"  {wager}: {counts}; house {house / 100:+,.2f}")
+    lines.append(f"  house total {summary['house']['total'] / 100:+,.2f}")
+    for key in ("irregularities", "rulings", "faults"):
+        lines.append(f"  {key}: " + (", ".join(f"{k} {n}" for k, n in summary[key].items()) or "none"))
+    return "\n".join(lines)
