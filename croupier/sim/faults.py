@@ -26,7 +26,6 @@ SCRIPTED = {
     "corrupt": "the device's next frame reaches the host with one bit flipped",
     "drop": "the host's next frame to the device is lost",
     "jam": "the device's card path jams (the shoe, or the shuffler's input) until the floor clears it",
-    "card-to-floor": "the next card moved falls to the floor: a miscount",
 }
 
 
@@ -129,9 +128,6 @@ class FaultScript:
             case "jam":
                 with world.lock:
                     world.faults.stuck.add(SHOE if strike.device == "shoe" else SHUFFLER_INPUT)
-            case "card-to-floor":
-                with world.lock:
-                    world.faults.drop_next += 1
 
     def repair(self) -> None:
         """What the floor person's hands do before clearing: free a jammed card path."""
