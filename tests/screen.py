@@ -18,6 +18,7 @@ WAGERS: dict[str, Callable[[int], dict[str, int]]] = {
 HIGH = set("89TJQKA")
 Headers = dict[str, str] | None
 Reply = tuple[int, Any]
+Counts = Callable[[str], int]
 
 
 def answer_for(prompt: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -36,6 +37,16 @@ def answer_for(prompt: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             return "/v1/decisions", {"seat": seat, "choice": "play", "multiple": 1}
         return "/v1/decisions", {"seat": seat, "choice": "check"}
     return "/v1/decisions", {"seat": seat, "action": "play", "multiple": 1}  # Crazy 4 Poker
+
+
+def dealer_counts(game: str, players: int, *, progressive: int = 0, six_card: bool = False) -> Counts:
+    """What a dealer counts at a round of ``players`` positions: the stub left in the hand after the
+    deal (Heads Up Hold 'Em: 52 - 2 a hand, the dealer's too, - 5 community cards, 677a.10(c)-(e);
+    Crazy 4 Poker: 52 - 5 a hand, the dealer's too, - the Six Card Bonus card if dealt, 657a.9(b)-(e))
+    and the value chips of the ``progressive`` wagers keyed (657a.9(a)(3))."""
+    hands = players + 1
+    stub = {"heads-up-holdem": 52 - 2 * hands - 5, "crazy-4-poker": 52 - 5 * hands - int(six_card)}
+    return lambda kind: stub[game] if kind == "stub_count" else progressive
 
 
 @dataclass
@@ -75,11 +86,18 @@ class Screen:
                     return state
                 await asyncio.sleep(0.01)
 
-    async def play_round(self, game: str, seats: Sequence[int] = (1, 2, 3), timeout: float = 30) -> int:
-        """Key one whole round; returns its number once it is complete."""
+    async def play_round(
+        self,
+        game: str,
+        seats: Sequence[int] = (1, 2, 3),
+        timeout: float = 30,
+        wagers: Callable[[int], dict[str, int]] | None = None,
+    ) -> int:
+        """Key one whole round (``wagers``: the body for a seat, by default the game's WAGERS);
+        returns its number once it is complete."""
         await self.wait_for("wagers")
         for seat in seats:
-            await self.ok("/v1/wagers", WAGERS[game](seat))
+            await self.ok("/v1/wagers", (wagers or WAGERS[game])(seat))
         await self.ok("/v1/rounds/no-more-bets", {})
         async with asyncio.timeout(timeout):
             while True:
