@@ -142,8 +142,9 @@ class TableJournal:
 
     def _left_on_layout(self, number: int) -> dict[str, Any]:
         """What the trail says the cut-off round left to settle by hand: its wagers, to be
-        returned, and the cards on the layout by place (face-down ones by commitment only), to
-        be picked up and counted, so that no wager or card is lost across the restart."""
+        returned, and how many cards lie at each place of the layout, to be picked up and counted
+        (``croupier replay`` shows them card by card), so no wager or card is lost across the
+        restart."""
         lines = [line for path in self.trail.files() for line in path.read_bytes().splitlines()]
         records = [AuditRecord.parse(line) for line in lines]
         rounds = [r for r in replay(records) if r.round == number]

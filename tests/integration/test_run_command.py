@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import signal
 import socket
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 from urllib.request import Request, urlopen
 
 import aiohttp
+import pytest
 
 from tests.screen import Screen
 
@@ -30,10 +32,13 @@ def croupier(*args: str, **kwargs: object) -> subprocess.Popen[str]:
     )
 
 
-def simulated_config(tmp_path: Path, *, replace: tuple[str, str] = ("", "")) -> Path:
-    """The default simulated table, with its audit trail and state under ``tmp_path``."""
-    text = (ROOT / "config" / "tables" / "simulated.toml").read_text()
-    text = text.replace("~/.local/state/croupier/sim", str(tmp_path / "state")).replace(*replace)
+def simulated_config(
+    tmp_path: Path, *, replace: tuple[str, str] = ("", ""), config: str = "simulated.toml"
+) -> Path:
+    """A simulated table (the default one unless ``config`` names another in config/tables/), with
+    its audit trail and state under ``tmp_path``."""
+    text = (ROOT / "config" / "tables" / config).read_text()
+    text = re.sub(r"~/\.local/state/croupier/sim[\w-]*", str(tmp_path / "state"), text).replace(*replace)
     path = tmp_path / "table.toml"
     path.write_text(text)
     return path
@@ -43,13 +48,23 @@ def events(stderr: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
 
 
-def test_simulated_table_plays_the_rounds_asked_for_and_audits_them(tmp_path):
-    process = croupier("run", "--config", str(simulated_config(tmp_path)), "--rounds", "3", "--seed", "7")
+@pytest.mark.parametrize(
+    ("config", "seats"),
+    [
+        ("simulated.toml", 6),
+        ("simulated-over-under.toml", 7),
+        ("simulated-heads-up-holdem.toml", 6),
+        ("simulated-crazy-4-poker.toml", 6),
+    ],
+)
+def test_simulated_table_plays_the_rounds_asked_for_and_audits_them(tmp_path, config, seats):
+    path = simulated_config(tmp_path, config=config)
+    process = croupier("run", "--config", str(path), "--rounds", "3", "--seed", "7")
     _, err = process.communicate(timeout=120)
     assert process.returncode == 0, err
     rounds = [e for e in events(err) if e["event"] == "round complete"]
     assert [e["round"] for e in rounds] == [1, 2, 3]
-    assert all(len(e["net_by_seat"]) == 6 for e in rounds)
+    assert all(len(e["net_by_seat"]) == seats for e in rounds)
     assert any(e["event"] == "table closed" for e in events(err))
     trail = sorted((tmp_path / "state" / "audit").iterdir())
     verify = subprocess.run(
