@@ -297,6 +297,13 @@ def test_daemon_end_to_end(tmp_path: Path, game: str) -> None:
         assert all(
             r["fields"].get("clause") != "677a.10(f)" for r in records if r["round"] != outcome["misdeal"]
         )
+    if game == "heads-up-holdem":  # 677a.10(d)-(e): counted every STUB_INTERVAL rounds, 52 - 8 - 5
+        counted = {r["round"]: r["fields"]["counted"] for r in records if r["kind"] == "stub"}
+        due = [n for n in outcome["played"] if counted.get(n) is not None and n != outcome["misdeal"]]
+        assert len(due) >= 2 and all(counted[n] == 39 for n in due), counted
+    if game == "crazy-4-poker":  # 657a.9(a)(3): the chips keyed, one a progressive wager
+        chips = [r["fields"] for r in records if r["kind"] == "chip_count"]
+        assert len(chips) == len(outcome["played"]) and all(c["chips"] == c["accepted"] == 2 for c in chips)
     if game == "free-bet-blackjack":
         hole_cards_stay_sealed(records, shown)
 
