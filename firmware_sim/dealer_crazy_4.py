@@ -47,6 +47,10 @@ class SimulatedCrazy4Dealer(SimulatedDealer):
         """The cards at each place, counted face down after a wrong stub count (657a.9(f))."""
         return {place: self.world.count(place) for place in places}
 
+    def recount_places(self, places: Iterable[str]) -> dict[str, int]:
+        """The same count, asked after a wrong stub count (657a.9(f))."""
+        return self.count_places(places)
+
     def replace_deck(self, back: str) -> None:
         """The racked deck leaves the table and a new one is unwrapped in its place (657a.9(f))."""
         self.world.remove(DISCARD)

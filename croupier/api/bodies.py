@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from croupier.api.errors import BadRequest
@@ -59,6 +59,38 @@ def one_of(name: str, messages: Mapping[str, type | None], body: Mapping[str, An
         raise BadRequest(f"field {name!r} must be one of {sorted(messages)}, got {choice!r}")
     message = messages[choice]
     return None if message is None else from_json(message, body, ignore=(name,), **fixed)
+
+
+def counts_field(name: str, places: Sequence[str] | None = None) -> Callable[[Mapping[str, Any]], Any]:
+    """The parser of a count the dealer keys: ``{name: N}`` cards or chips, or, given ``places``,
+    ``{name: {place: N, ...}}`` with every place counted."""
+
+    def count(value: object, what: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise BadRequest(f"field {what!r} must be a whole number of cards or chips, got {value!r}")
+        return value
+
+    def parse(body: Mapping[str, Any]) -> Any:
+        value = body.get(name) if isinstance(body, Mapping) else None
+        if places is None:
+            return count(value, name)
+        if not isinstance(value, Mapping) or set(value) != set(places):
+            raise BadRequest(f"field {name!r} must count each of {list(places)}, got {value!r}")
+        return {place: count(value[place], f"{name}.{place}") for place in places}
+
+    return parse
+
+
+def flag_field(name: str) -> Callable[[Mapping[str, Any]], bool]:
+    """The parser of a yes-or-no finding the dealer keys: ``{name: true|false}``."""
+
+    def parse(body: Mapping[str, Any]) -> bool:
+        value = body.get(name) if isinstance(body, Mapping) else None
+        if not isinstance(value, bool):
+            raise BadRequest(f"field {name!r} must be true or false, got {value!r}")
+        return value
+
+    return parse
 
 
 def _value(name: str, hint: object, value: object) -> object:

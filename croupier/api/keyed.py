@@ -14,8 +14,8 @@ from functools import partial
 from typing import Any
 
 from croupier.api.bodies import enum_value, from_json, one_of
-from croupier.api.errors import BadRequest
 from croupier.screen import Screen
+from croupier.screen_dealer import ScreenDealer
 from croupier.tables.inputs import Offer
 from devices.rules import Rule
 from drivers.protocol.cards import Card
@@ -33,32 +33,22 @@ INSURANCE_IN_TURN = Rule("672a.7(f)", "the insurance offer is answered by each p
 CRAZY_4_IN_TURN = Rule("657a.9; NOTES.md §2", "each player in turn Plays or folds, having seen the hand")
 
 
-def _count(name: str) -> Callable[[Body], int]:
-    def parse(body: Body) -> int:
-        value = body.get(name) if isinstance(body, Mapping) else None
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise BadRequest(f"field {name!r} must be a whole number of cards or chips, got {value!r}")
-        return value
-
-    return parse
-
-
 class KeyedCounts:
-    """The dealer's counts keyed on the screen: the stub (677a.10(d), 657a.9(d)) and the
-    progressive chips (657a.9(a)(3)); every other step is done by ``hands`` (the dealer's hands,
-    simulated at a simulated table)."""
+    """The dealer's counts keyed on the screen — the stub (677a.10(d), 657a.9(d)) and the
+    progressive chips (657a.9(a)(3)) — at a simulated table driven from the screen: every other
+    step is done by ``hands``, the simulated dealer's."""
 
     def __init__(self, hands: Any, screen: Screen) -> None:
-        self._hands, self._screen = hands, screen
+        self._hands, self._screen = hands, ScreenDealer(screen, lambda step, arguments: None)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._hands, name)
 
-    async def count_stub(self) -> Offer[int]:
-        return await self._screen.ask("stub_count", _count("count"), clause="677a.10(d); 657a.9(d)")
+    def count_stub(self) -> Any:
+        return self._screen.count_stub()
 
-    async def count_progressive_chips(self) -> Offer[int]:
-        return await self._screen.ask("chip_count", _count("count"), clause="657a.9(a)(3)")
+    def count_progressive_chips(self) -> Any:
+        return self._screen.count_progressive_chips()
 
 
 class _Keyed:

@@ -9,6 +9,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 
 from croupier.simulated.devices import (
+    FLOORPERSON,
     DeviceSpec,
     SimulatedTable,
     one_deck_shuffler,
@@ -89,6 +90,12 @@ async def simulated_crazy_4_poker(
         )
 
     async with opened_table(
-        world, hands, devices, specs, settings=settings, build=build, open_table=Crazy4PokerTable.open
+        world,
+        hands,
+        devices,
+        specs,
+        settings=settings,
+        build=build,
+        open_table=lambda table: table.open(FLOORPERSON),
     ) as sim:
         yield sim

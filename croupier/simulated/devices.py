@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+from devices.faults import Operator, Role
 from devices.shuffler import Shuffler
 from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.protocol.core import DeviceClass
@@ -42,6 +43,9 @@ DealerT = TypeVar("DealerT")
 
 #: How long a device has to answer its first poll: generous, the machine may be busy.
 READY_TIMEOUT = 10.0
+
+#: The floor supervisor who opens a simulated table (the reader's start-of-day inspection).
+FLOORPERSON = Operator("FLOOR-1", Role.SUPERVISOR)
 
 
 @dataclass

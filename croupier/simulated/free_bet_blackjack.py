@@ -8,8 +8,8 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 
-from croupier.simulated.devices import DeviceSpec, SimulatedTable
-from croupier.simulated.shoe_tables import FLOORPERSON, simulated_shoe_table
+from croupier.simulated.devices import FLOORPERSON, DeviceSpec, SimulatedTable
+from croupier.simulated.shoe_tables import simulated_shoe_table
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from devices.card_reader import CardReader
 from devices.faults import Operator

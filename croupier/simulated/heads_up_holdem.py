@@ -7,7 +7,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable
 
-from croupier.simulated.devices import SimulatedTable, one_deck_shuffler, opened_table, shoe_and_shuffler
+from croupier.simulated.devices import (
+    FLOORPERSON,
+    SimulatedTable,
+    one_deck_shuffler,
+    opened_table,
+    shoe_and_shuffler,
+)
 from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
 from devices.shoe import Shoe
 from drivers.connection import DeviceConnection, SupervisorSettings
@@ -49,6 +55,12 @@ async def simulated_heads_up_holdem(
         )
 
     async with opened_table(
-        world, hands, devices, specs, settings=settings, build=build, open_table=HeadsUpHoldemTable.open
+        world,
+        hands,
+        devices,
+        specs,
+        settings=settings,
+        build=build,
+        open_table=lambda table: table.open(FLOORPERSON),
     ) as sim:
         yield sim

@@ -7,8 +7,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable
 
-from croupier.simulated.devices import SimulatedTable
-from croupier.simulated.shoe_tables import FLOORPERSON, simulated_shoe_table
+from croupier.simulated.devices import FLOORPERSON, SimulatedTable
+from croupier.simulated.shoe_tables import simulated_shoe_table
 from croupier.tables.over_under import OverUnderTable
 from devices.faults import Operator
 from drivers.connection import SupervisorSettings

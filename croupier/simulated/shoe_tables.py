@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from croupier.simulated.devices import DeviceSpec, SimulatedTable, Table, opened_table, shoe_and_shuffler
 from croupier.tables.shoe_table import ShoeRules
-from devices.faults import Operator, Role
+from devices.faults import Operator
 from devices.shoe import Shoe
 from devices.shuffler import Shuffler
 from drivers.connection import DeviceConnection, SupervisorSettings
@@ -20,7 +20,6 @@ from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.world import TableWorld
 
 #: Who opens a simulated table (a shoe table's opening is a supervisor's act).
-FLOORPERSON = Operator("FLOOR-1", Role.SUPERVISOR)
 
 ShoeTableT = TypeVar("ShoeTableT", bound=Table)
 

@@ -90,6 +90,9 @@ class Crazy4Dealer(Dealer, Protocol):
     def count_places(self, places: Sequence[str]) -> Mapping[str, int]:
         """Count the cards at each place, face down (657a.9(f))."""
 
+    def recount_places(self, places: Sequence[str]) -> Answer[Mapping[str, int]]:
+        """After a wrong stub count, count the cards at each place, face down (657a.9(f))."""
+
     def replace_deck(self, back: str) -> None:
         """Remove the racked deck from the table and bring a new one (657a.9(f))."""
 
@@ -195,7 +198,7 @@ class Crazy4PokerTable(SupervisorHolds):
             yield self
 
     # -- the table's day --------------------------------------------------------------------------
-    async def open(self) -> None:
+    async def open(self, floorperson: Operator) -> None:
         """657a.9(a)(1): refused without an automated shuffler (configured and connected); then the
         shuffler opened (random mode only), the progressive synced and the first deck loaded."""
         self.game.open()  # the rule set names a shuffler, or the refusal names the clause
@@ -311,7 +314,7 @@ class Crazy4PokerTable(SupervisorHolds):
         await ask(self.dealer.count_stub, lambda counted: round_.handle(StubCount(counted)))
         if round_.state == MISDEAL_CHECK:
             places = list(dict.fromkeys(round_.deal))
-            counted = self.dealer.count_places([layout_place(place) for place in places])
+            counted = await received(lambda: self.dealer.recount_places([layout_place(p) for p in places]))
             round_.handle(HandCounts({place: counted[layout_place(place)] for place in places}))
         self.dealer.stub_to_rack()
 

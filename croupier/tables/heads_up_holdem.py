@@ -35,6 +35,7 @@ from croupier.tables.holding import SupervisorHolds
 from croupier.tables.inputs import Answer, Answers, ask, each, received, take
 from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
+from devices.faults import Operator
 from devices.shoe import EMPTY, READY, Shoe
 from devices.shuffler import Shuffler
 from drivers.protocol.cards import Card
@@ -92,7 +93,7 @@ class HoldemDealer(Dealer, Protocol):
     def stub_to_rack(self) -> None:
         """Put the stub in the discard rack unexposed (677a.10(c), (e))."""
 
-    def misdealt(self) -> bool:
+    def misdealt(self) -> Answer[bool]:
         """After a wrong count: whether the dealer finds the cards were misdealt (677a.10(f))."""
 
     def remove_deck(self) -> int:
@@ -157,7 +158,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         async with self.feeds.running():
             yield self
 
-    async def open(self) -> None:
+    async def open(self, floorperson: Operator) -> None:
         """Read the shoe, open the shuffler (random mode only), set the shoe's mode, and put the
         first deck in play."""
         await self.feeds.settled()
@@ -256,7 +257,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
     async def _misdeal_finding(self, play: _Play) -> None:
         """677a.10(f): the dealer determines whether the cards were misdealt, and counts the deck."""
         in_deck = await received(self.dealer.count_stub) + play.round.cards_out
-        play.round.handle(MisdealFinding(self.dealer.misdealt(), in_deck))
+        play.round.handle(MisdealFinding(await received(self.dealer.misdealt), in_deck))
         self.dealer.stub_to_rack()
 
     async def _reveal_community(self, play: _Play) -> None:

@@ -18,6 +18,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from croupier.players import simulated_players, table_options
+from croupier.simulated import FLOORPERSON
 from croupier.simulated.crazy_4_poker import LEVELS, RULES, simulated_crazy_4_poker
 from croupier.tables.crazy_4_poker import Crazy4PokerTable, layout_place
 from devices.faults import Operator, Role
@@ -186,7 +187,7 @@ def test_a_table_without_an_automated_shuffler_refuses_to_open():
                 shuffler=None, progressive=rig.table.progressive, dealer=rig.dealer, rules=rig.table.rules
             )
             with pytest.raises(RuleViolation, match=re.escape("657a.9(a)(1)")):
-                await bare.open()
+                await bare.open(FLOORPERSON)
             unconfigured = Crazy4PokerTable(
                 shuffler=rig.table.shuffler,
                 progressive=rig.table.progressive,
@@ -194,7 +195,7 @@ def test_a_table_without_an_automated_shuffler_refuses_to_open():
                 rules=RuleSet.from_mapping({**RULES, "shuffler": "none"}),
             )
             with pytest.raises(RuleViolation, match=re.escape("657a.9(a)(1)")):
-                await unconfigured.open()
+                await unconfigured.open(FLOORPERSON)
             with pytest.raises(RuleViolation, match=re.escape("657a.9(a)(1)")):
                 unconfigured.game.new_round()
 
