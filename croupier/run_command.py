@@ -27,13 +27,16 @@ from croupier.audit.rotation import Rotation
 from croupier.audit.writer import AuditTrail
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError
+from croupier.hardware import hardware_table
 from croupier.journal import TableJournal
 from croupier.players import simulated_players, table_options
+from croupier.screen import Screen
+from croupier.screen_dealer import ScreenDealer
 from croupier.service import TableService
-from croupier.simulated import SimulatedTable, simulated_table
+from croupier.simulated import simulated_table
 from croupier.state import TableState
 from croupier.systemd import notify, watchdog
-from firmware_sim.world import DISCARD
+from firmware_sim.world import TableWorld
 from games.common.records import Record
 
 log = structlog.get_logger("croupier.run")
@@ -65,12 +68,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_served(config: TableConfig) -> None:
-    """Which configurations this version can run, said plainly rather than half-run."""
+    """A table is wholly simulated or wholly real, and real equipment is driven from the dealer's
+    screen, so it needs the API's token file."""
     real = sorted(name for name, device in config.devices.items() if device.url.sim_kind is None)
-    if real:
+    simulated = sorted(set(config.devices) - set(real))
+    if real and simulated:
         raise ConfigError(
-            f"{config.source}: devices.{real[0]}: real equipment needs the dealer's screen, which this "
-            "version does not serve yet; use sim:// devices"
+            f"{config.source}: devices.{simulated[0]}: sim:// cannot be mixed with real equipment "
+            f"(devices.{real[0]} is real): simulate the whole table or none of it"
+        )
+    if real and config.service.api_tokens is None:
+        raise ConfigError(
+            f"{config.source}: service.api_tokens: real equipment is played from the dealer's screen; "
+            "name the API token file"
         )
 
 
@@ -92,21 +102,12 @@ async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | 
                 "config_sha256": hashlib.sha256(config.source.read_bytes()).hexdigest(),
             },
         )
-        async with watchdog(), simulated_table(config.game, rules=config.rules, name=config.name) as sim:
-            table = sim.table
-            journal.watch_latches(table.equipment)
-            table.rounds = journal.restore(table.equipment)
-            table.watchers.add(journal)
-            table.watchers.add(RoundSummary(sim, config.name))
-            options = table_options(config.game, sim)
-            if config.service.api_tokens is None:  # no screen: simulated players play the rounds
-                players = simulated_players(config.game, random.Random(seed), **options)
-                service = TableService(table, journal, game=config.game, players=players)
-            else:  # the dealer's screen plays them through the API
-                service = TableService(table, journal, game=config.game, cover=options.get("cover"))
+        async with watchdog(), table_in_service(config, journal, seed) as service:
+            table = service.table
             async with _api(config, service):
-                log.info("table open", table=config.name, game=config.game, audit=str(trail.path))
-                notify(f"READY=1\nSTATUS=table {config.name} open")
+                log.info("table in service", table=config.name, game=config.game, audit=str(trail.path))
+                status = "open" if service.is_open else "closed until a supervisor opens it"
+                notify(f"READY=1\nSTATUS=table {config.name} {status}")
                 await service.serve(stop, rounds)
                 notify("STOPPING=1")
         journal.table_event("table_closed", {"rounds": table.rounds})
@@ -115,12 +116,45 @@ async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | 
     return 0
 
 
-class RoundSummary:
-    """One log line per completed round, the world's card count proven after it, the status that
-    systemd shows (``systemctl status``)."""
+@contextlib.asynccontextmanager
+async def table_in_service(
+    config: TableConfig, journal: TableJournal, seed: int | None
+) -> AsyncIterator[TableService]:
+    """The configured table with its journal: simulated (opened now; played by simulated players,
+    or from the screen when the API is served), or on real equipment (opened by a supervisor from
+    the screen, dealt by the human dealer it prompts)."""
+    if all(device.url.sim_kind is not None for device in config.devices.values()):
+        async with simulated_table(config.game, rules=config.rules, name=config.name) as sim:
+            _keep(journal, sim.table)
+            sim.table.watchers.add(RoundSummary(config.name, sim.world))
+            options = table_options(config.game, sim)
+            if config.service.api_tokens is None:  # no screen: simulated players play the rounds
+                players = simulated_players(config.game, random.Random(seed), **options)
+                yield TableService(sim.table, journal, game=config.game, players=players)
+            else:  # the dealer's screen plays them through the API
+                yield TableService(sim.table, journal, game=config.game, cover=options.get("cover"))
+        return
+    screen = Screen()
+    async with hardware_table(config, ScreenDealer(screen)) as table:
+        _keep(journal, table)
+        table.watchers.add(RoundSummary(config.name))
+        yield TableService(table, journal, game=config.game, opened=False, screen=screen)
 
-    def __init__(self, sim: SimulatedTable[Any, Any], table: str) -> None:
-        self.sim, self.table = sim, table
+
+def _keep(journal: TableJournal, table: Any) -> None:
+    """The journal keeps the table: its latches and round restored after a restart, then every
+    record, fault and round end written as they happen."""
+    journal.watch_latches(table.equipment)
+    table.rounds = journal.restore(table.equipment)
+    table.watchers.add(journal)
+
+
+class RoundSummary:
+    """One log line per completed round, and the status that systemd shows (``systemctl
+    status``); at a simulated table the world's card count is proven after each round."""
+
+    def __init__(self, table: str, world: TableWorld | None = None) -> None:
+        self.table, self.world = table, world
 
     def round_began(self, round_: Any) -> None:
         pass
@@ -129,13 +163,13 @@ class RoundSummary:
         pass
 
     def round_ended(self, round_: Any) -> None:
-        self.sim.world.check()
+        if self.world is not None:
+            self.world.check()
         notify(f"STATUS=table {self.table}: {round_.number} rounds played")
         log.info(
             "round complete",
             round=round_.number,
             net_by_seat={seat: round_.net(seat) for seat in sorted(round_.positions)},
-            cards_in_rack=self.sim.world.count(DISCARD),
         )
 
 

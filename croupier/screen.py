@@ -63,6 +63,8 @@ class Screen:
         self.prompt: Prompt | None = None
         self.closed = False
         self.listeners: list[Callable[[Json | None], None]] = []
+        #: Hear each physical step the table asks of the dealer (croupier.screen_dealer).
+        self.step_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
         self._ids = itertools.count(1)
         self._betting: Prompt | None = None
 
@@ -108,6 +110,11 @@ class Screen:
             self._show(None)
             while not betting.offers.empty():
                 betting.offers.get_nowait().refuse(RuleViolation(NO_MORE_BETS, "no more bets was called"))
+
+    def step(self, step: str, arguments: Mapping[str, Any]) -> None:
+        """Show the dealer a physical step to do now (place a card, burn, pick up...)."""
+        for listener in self.step_listeners:
+            listener(step, arguments)
 
     def close(self) -> None:
         """The table closes: no betting prompt is shown until it opens again."""

@@ -14,7 +14,7 @@ for real by the shuffler when it is reshuffled (NOTES.md §5.3), which latches a
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from croupier.api.bodies import counts_field, flag_field
@@ -23,16 +23,16 @@ from croupier.tables.inputs import Offer
 
 
 class ScreenDealer:
-    """The dealer's steps as screen notices, over ``screen``; ``notify`` hears each step (the API
-    publishes it as a ``dealer_step`` event) with its name and arguments."""
+    """The dealer's steps as notices on ``screen`` (the API publishes each as a ``dealer_step``
+    event), the counts as its prompts."""
 
-    def __init__(self, screen: Screen, notify: Callable[[str, Mapping[str, Any]], None]) -> None:
-        self.screen, self._notify = screen, notify
+    def __init__(self, screen: Screen) -> None:
+        self.screen = screen
         self.rack = 0  # cards the table has sent to the discard rack
         self.felt: Counter[str] = Counter()  # cards the table has placed at each place
 
     def _step(self, step: str, **arguments: Any) -> None:
-        self._notify(step, arguments)
+        self.screen.step(step, arguments)
 
     # -- a shoe's life (croupier.tables.dealer.Dealer) --------------------------------------------
     def load_shuffler(self, back: str) -> None:

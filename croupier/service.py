@@ -21,11 +21,18 @@ import structlog
 from croupier.api.keyed import KEYED, KeyedCounts
 from croupier.journal import TableJournal
 from croupier.screen import Screen
+from croupier.tables.holding import HOLD_FOR_SUPERVISOR
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import Rule, RuleViolation
+from drivers.connection import ConnectionState
 from games.common.messages import Resolution
 
 log = structlog.get_logger("croupier.service")
+
+DEVICES_READY = Rule(
+    "605a.4(c); ARCHITECTURE.md (connection supervision)",
+    "a table opens only with each of its devices connected and its firmware approved",
+)
 
 ONE_ROUND_AT_A_TIME = Rule(
     "ARCHITECTURE.md (one event queue per table); 672a.7(c)",
@@ -44,18 +51,27 @@ class TableService:
         game: str,
         players: Any = None,
         cover: Callable[[int], object] | None = None,
+        opened: bool = True,
+        screen: Screen | None = None,
     ) -> None:
         """``cover``: at a simulated Crazy 4 Poker table, puts a keyed progressive wager's chip on
-        the seat's sensor, as the player would (croupier.players.table_options)."""
+        the seat's sensor, as the player would (croupier.players.table_options). ``opened``:
+        whether the table was opened for the day (a simulated one is; at real equipment a
+        supervisor opens it from the screen). ``screen``: the one the table's dealer already
+        prompts on (a human dealer at real equipment)."""
         self.table, self.journal, self.game = table, journal, game
-        self.screen = Screen()
+        self.screen = screen or Screen()
         self.keyed = players is None
         self.players = KEYED[game](self.screen, cover=cover) if players is None else players
-        if self.keyed:
+        if self.keyed and screen is None:  # a simulated dealer's hands; the counts are keyed
             table.dealer = KeyedCounts(table.dealer, self.screen)
         self.round_in_play = False
+        self._day_opened = opened
         self._opened = asyncio.Event()
-        self._opened.set()
+        if opened:
+            self._opened.set()
+        else:
+            self.screen.close()
 
     # -- rounds ---------------------------------------------------------------------------------
     async def serve(self, stop: asyncio.Event, rounds: int = 0) -> None:
@@ -107,8 +123,19 @@ class TableService:
         self.screen.close()
         self.journal.operator_action("table_close", operator)
 
-    def open(self, operator: Operator) -> None:
+    async def open(self, operator: Operator) -> None:
+        """A supervisor opens the table; the first time, with every device connected, the table's
+        own opening runs (shoe read, shuffler opened, the reader inspected under their name)."""
         self._supervisor(operator, "open the table")
+        if not self._day_opened:
+            down = [m.name for m in self.table.equipment if m.link is not ConnectionState.READY]
+            if down:
+                raise RuleViolation(DEVICES_READY, f"the table cannot open: not connected: {', '.join(down)}")
+            if self.table.faults:
+                latched = ", ".join(f"{fault.code} ({fault.detail})" for fault in self.table.faults)
+                raise RuleViolation(HOLD_FOR_SUPERVISOR, f"the table cannot open: latched {latched}")
+            await self.table.open(operator)
+            self._day_opened = True
         self.screen.open()
         self._opened.set()
         self.journal.operator_action("table_open", operator)

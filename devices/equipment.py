@@ -30,6 +30,7 @@ class Equipment(Generic[D]):
         self.driver = driver
         self.latch = latch or FaultLatch()
         self._was_ready = False
+        self.link: ConnectionState | None = None  # the link's state as its last event told
 
     @property
     def name(self) -> str:
@@ -40,6 +41,7 @@ class Equipment(Generic[D]):
         if isinstance(event, FaultRaised):
             self.latch.latch(Fault(_fault_name(event.code), event.detail, DEVICE_FAULT.clause, "device"))
         elif isinstance(event, StateChanged):
+            self.link = event.state
             if event.state is ConnectionState.READY:
                 self._was_ready = True
             elif self._was_ready and event.state in (ConnectionState.BACKOFF, ConnectionState.FAILED):
@@ -51,10 +53,10 @@ class Equipment(Generic[D]):
         """Clear a latched fault: a supervisor only; a device fault is cleared on the device first,
         which refuses while the condition persists."""
         fault = self.latch.authorise_clear(code, operator)
-        state = self.driver.conn.state
-        if code == "LINK_LOST" and state is not ConnectionState.READY:
+        if code == "LINK_LOST" and self.link is not ConnectionState.READY:
+            state = self.link.value if self.link else "unknown"
             raise RuleViolation(
-                LINK_LOST, f"{self.name}: the link is {state.value}; LINK_LOST clears once the device is back"
+                LINK_LOST, f"{self.name}: the link is {state}; LINK_LOST clears once the device is back"
             )
         if fault.origin == "device":
             await self.driver.clear_fault(FaultCode[code], operator.ident)

@@ -70,7 +70,10 @@ class Screen:
             return response.status, await response.json()
 
     async def ok(self, path: str, body: object = None) -> Any:
-        status, reply = await self.post(path, body)
+        return await self.ok_as(self.headers, path, body)
+
+    async def ok_as(self, headers: dict[str, str], path: str, body: object = None) -> Any:
+        status, reply = await self.post(path, body, headers)
         assert status == 200, (path, body, status, reply)
         return reply
 

@@ -49,6 +49,9 @@ class TableApi:
         self.table.feeds.add_listener(lambda event: self.hub.publish(event_json(event)))
         self.table.watchers.add(self)
         service.screen.listeners.append(lambda prompt: self.hub.publish({"type": "prompt", "prompt": prompt}))
+        service.screen.step_listeners.append(
+            lambda step, arguments: self.hub.publish({"type": "dealer_step", "step": step, **arguments})
+        )
 
     def routes(self) -> list[web.RouteDef]:
         return [
@@ -101,6 +104,7 @@ class TableApi:
             "rounds": table.rounds,
             "round_in_progress": service.round_in_play,
             "prompt": self._prompt(),
+            "devices": {m.name: m.link.value if m.link else "unknown" for m in table.equipment},
             "faults": self._faults(),
             "held_round": None
             if held is None
@@ -147,7 +151,7 @@ class TableApi:
         return web.json_response({"dealer": dealer})
 
     async def open(self, request: web.Request, operator: Operator) -> web.Response:
-        self.service.open(operator)
+        await self.service.open(operator)
         return web.json_response({"open": True, "by": operator.ident})
 
     async def close(self, request: web.Request, operator: Operator) -> web.Response:

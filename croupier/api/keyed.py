@@ -39,7 +39,7 @@ class KeyedCounts:
     step is done by ``hands``, the simulated dealer's."""
 
     def __init__(self, hands: Any, screen: Screen) -> None:
-        self._hands, self._screen = hands, ScreenDealer(screen, lambda step, arguments: None)
+        self._hands, self._screen = hands, ScreenDealer(screen)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._hands, name)

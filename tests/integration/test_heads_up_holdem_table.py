@@ -105,8 +105,9 @@ def reconstruct(round_: Round) -> dict[str, list[str]]:
 
 def assert_complete(rig: Rig, round_: Round) -> None:
     """Complete; "no more bets" before the first stack (677a.10(a)(2)); every card dealt face down;
-    the records rebuild every hand turned up as it lay on the felt, a folded hand only by its
-    commitments; the pickup records name the cards in the order the rack received them."""
+    the records rebuild every hand turned up as it lay on the felt, a folded hand (and the dealer's
+    when every player folded) only by its commitments; the pickup records name the cards in the
+    order the rack received them."""
     assert round_.state == "complete"
     order = kinds(round_)
     assert order.index(RecordKind.NO_MORE_BETS) < order.index(RecordKind.CARD), "677a.10(a)(2)"
@@ -114,9 +115,10 @@ def assert_complete(rig: Rig, round_: Round) -> None:
     assert all(not r.fields["card"] and r.fields["commitment"] for r in cards), "dealt face down"
     rebuilt = reconstruct(round_)
     assert rebuilt.keys() == rig.dealer.felt.keys()
+    everyone_folded = set(round_.folded_order) == set(round_.positions)
     for place, faces in rebuilt.items():
         folded = place.startswith("seat ") and int(place.split()[1]) in round_.folded_order
-        if folded:
+        if folded or (place == "dealer" and everyone_folded):  # no one left to show it to
             assert len(faces) == 2 and not any(CARD_TOKEN.fullmatch(face) for face in faces), place
         else:
             assert faces == rig.dealer.felt[place], place

@@ -92,14 +92,25 @@ def test_sigterm_closes_the_table_cleanly(tmp_path):
     assert any(e["event"] == "table closed" for e in events(err))
 
 
-def test_a_config_with_real_devices_is_refused_with_the_device_named(tmp_path):
+def test_real_equipment_needs_the_screen_and_is_never_mixed_with_simulated(tmp_path):
+    """Real equipment is played from the dealer's screen (the API's token file is required), and a
+    table is simulated whole or not at all; each refusal names the file and the key."""
     allow = "a" * 64
     real_shoe = f'url = "/dev/serial/by-id/usb-shoe"\nfirmware_allow_list = ["{allow}"]'
     path = simulated_config(tmp_path, replace=('url = "sim://shoe"', real_shoe))
     process = croupier("run", "--config", str(path), "--rounds", "1")
     _, err = process.communicate(timeout=60)
     assert process.returncode == 2
-    assert f"{path}: devices.shoe: real equipment needs the dealer's screen" in err
+    assert f"{path}: devices.card-reader: sim:// cannot be mixed with real equipment" in err
+    text = path.read_text()
+    for port, kind in enumerate(("shuffler", "card-reader"), start=9):
+        real = f'url = "socket://127.0.0.1:{port}"\nfirmware_allow_list = ["{allow}"]'
+        text = text.replace(f'url = "sim://{kind}"', real)
+    path.write_text(text)
+    process = croupier("run", "--config", str(path), "--rounds", "1")
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert f"{path}: service.api_tokens: real equipment is played from the dealer's screen" in err
 
 
 def test_a_bad_config_names_file_and_key(tmp_path):

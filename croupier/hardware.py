@@ -1,0 +1,86 @@
+"""A table on real equipment, as its configuration names it.
+
+Each device is reached at its URL — a serial path (a udev name such as /dev/croupier/shoe, a
+/dev/serial/by-id path), a pyserial URL (``rfc2217://`` for a serial device server,
+``socket://``), or ``usb://VID:PID?serial=...`` — through its connection supervisor, with its line
+settings, its timers and its firmware allow-list (605a.4(c)). Devices that share one RS-485 line
+(the same URL, each at its own address) share one port through the host-side arbiter (decision
+0007). The dealer is the human at the table, prompted on the dealer's screen
+(croupier.screen_dealer). The table is not opened here: a supervisor opens it from the screen,
+which records the reader's start-of-day inspection under their name (673a.2(d)).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterable
+from functools import partial
+from typing import Any
+
+import structlog
+
+from croupier.config import TableConfig
+from croupier.config.devices import DeviceConfig
+from croupier.config.rig import transport_for
+from croupier.tables.assembly import DEVICES, assemble
+from drivers.connection import DeviceConnection, SupervisorSettings
+from drivers.transport.base import Transport
+from drivers.transport.shared import SharedLine
+
+log = structlog.get_logger("croupier.hardware")
+
+
+def supervisor_settings(device: DeviceConfig) -> SupervisorSettings:
+    """The connection supervisor's timers as the device's ``[devices.NAME.link]`` sets them."""
+    base = SupervisorSettings()
+    timings = dataclasses.replace(
+        base.timings, response_timeout=device.link.response_timeout, max_retries=device.link.retries
+    )
+    return dataclasses.replace(base, heartbeat_interval=device.link.heartbeat, timings=timings)
+
+
+def device_connections(devices: Iterable[DeviceConfig]) -> dict[str, DeviceConnection]:
+    """A connection to each device, by its kind; devices on one URL share the line."""
+    devices = list(devices)
+    shared = {url for url, n in Counter(d.url.url for d in devices).items() if n > 1}
+    lines: dict[str, SharedLine] = {}
+    connections: dict[str, DeviceConnection] = {}
+    for device in devices:
+        factory: Callable[[], Transport]
+        if device.url.url in shared:
+            line = lines.setdefault(device.url.url, SharedLine(partial(transport_for, device)))
+            factory = partial(line.tap, device.address)
+        else:
+            factory = partial(transport_for, device)
+        connections[device.kind.value] = DeviceConnection(
+            factory,
+            name=device.name,
+            address=device.address,
+            expected_class=device.kind.device_class,
+            firmware_allow_list=device.firmware_allow_list,
+            settings=supervisor_settings(device),
+        )
+    return connections
+
+
+@contextlib.asynccontextmanager
+async def hardware_table(config: TableConfig, dealer: Any) -> AsyncIterator[Any]:
+    """The configured game's table over its devices, their events applied while the block runs;
+    the connections keep trying in the background (a device not yet plugged in is connected as
+    soon as it appears) and are stopped afterwards."""
+    used = [device for device in config.devices.values() if device.kind.value in DEVICES[config.game]]
+    for device in config.devices.values():
+        if device not in used:
+            log.warning("device not used by this game", device=device.name, game=config.game)
+    connections = device_connections(used)
+    table = assemble(config.game, connections, dealer=dealer, rules=config.rules, name=config.name)
+    try:
+        for connection in connections.values():
+            await connection.start()
+        async with table.running():
+            yield table
+    finally:
+        for connection in connections.values():
+            await connection.stop()
