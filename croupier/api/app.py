@@ -36,6 +36,8 @@ ANSWERS = {
     "/v1/insurance": ("insurance",),
     "/v1/stub-count": ("stub_count",),
     "/v1/chip-count": ("chip_count",),
+    "/v1/misdeal-finding": ("misdeal_finding",),
+    "/v1/place-counts": ("place_counts",),
 }
 
 

@@ -46,6 +46,8 @@ ANSWER_ROUTES = {
     "/v1/insurance": "The insurance answer of the seat in turn (672a.7(f))",
     "/v1/stub-count": "The dealer's count of the stub (677a.10(d), 657a.9(d))",
     "/v1/chip-count": "The dealer's count of the progressive chips (657a.9(a)(3))",
+    "/v1/misdeal-finding": "After a wrong stub count, whether the cards were misdealt (677a.10(f))",
+    "/v1/place-counts": "After a wrong stub count, the cards counted at each place (657a.9(f))",
 }
 
 
