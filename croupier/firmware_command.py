@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import threading
 import tomllib
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from firmware_sim.device import SimulatedDevice
 from firmware_sim.faults import FaultPlan
 from firmware_sim.personality import DiagnosticPersonality, Personality
 from firmware_sim.ports import serial_port_kinds, serve
+from firmware_sim.progressive import ControllerPersonality, SignPersonality
 from firmware_sim.shoe import ShoePersonality
 from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import SHOE, SHUFFLER_INPUT, TableWorld
@@ -39,12 +41,22 @@ def _card_reader(world: TableWorld) -> Personality:
     return CardReaderPersonality(world=world)
 
 
+def _progressive(world: TableWorld) -> Personality:
+    return ControllerPersonality()  # seat sensors and meters of its own: no cards
+
+
+def _meter_sign(world: TableWorld) -> Personality:
+    return SignPersonality()
+
+
 #: Each simulated device on its own table world, stocked as the device would be found at opening.
 PERSONALITIES: dict[str, Callable[[TableWorld], Personality]] = {
     "diagnostic": _diagnostic,
     "shoe": _shoe,
     "shuffler": _shuffler,
     "card-reader": _card_reader,
+    "progressive": _progressive,
+    "meter-sign": _meter_sign,
 }
 
 
@@ -68,6 +80,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--faults", type=Path, metavar="FILE", help="TOML fault plan for the wire (see config/faults/)"
     )
+    p.add_argument(
+        "--console",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="read console commands (faults, unplug, jam, cards) from stdin "
+        "(default: on when stdin is a terminal)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -88,16 +107,24 @@ def load_fault_plan(path: Path) -> FaultPlan:
 
 def run(args: argparse.Namespace) -> int:
     faults = load_fault_plan(args.faults) if args.faults else None
+    world = TableWorld()
     device = SimulatedDevice(
-        PERSONALITIES[args.device](TableWorld()), address=args.address, seed=args.seed, faults=faults
+        PERSONALITIES[args.device](world), address=args.address, seed=args.seed, faults=faults
     )
     port = serve(args.port, device)
     print(f"{device.name}: connect to {port.url}", flush=True)
     structlog.get_logger("croupier.firmware").info(
         "simulated device up", device=device.name, url=port.url, seeded=args.seed is not None
     )
+    console = sys.stdin.isatty() if args.console is None else args.console
     try:
-        threading.Event().wait()
+        if console:
+            # Imported here: the console is only for a person (or a script) at the bench.
+            from croupier.firmware_console import FirmwareConsole
+
+            FirmwareConsole(args.device, device, port, world).cmdloop()
+        else:
+            threading.Event().wait()
     finally:
         port.stop()
     return 0

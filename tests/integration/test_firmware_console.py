@@ -1,0 +1,171 @@
+"""``croupier firmware shoe --console`` as another program would meet it: a separate process serving a
+pty, driven by console commands on its stdin, its effects seen only through the real driver stack."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from drivers.connection import ConnectionState, DeviceConnection
+from drivers.errors import DeviceRefused
+from drivers.protocol.classes.shoe import DispenseFaceUp, DispenseOutcome
+from drivers.protocol.core import ClearFault, DeviceClass, FaultCode, GetStatus, fault_mask
+from drivers.transport.serial import SerialTransport
+from tests.links import FAST, run, wait_for_state
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Console:
+    """The firmware process: its pty path, and a way to type a command and read the answer."""
+
+    def __init__(self, device: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "croupier", "--log-level", "warning", "firmware", device, "--console"],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.url = self.next_line(10.0).split()[-1]
+        assert "console ready" in self.next_line(5.0)
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def next_line(self, timeout: float = 5.0) -> str:
+        return self.lines.get(timeout=timeout)
+
+    def ask(self, command: str, quiet: float = 0.3) -> list[str]:
+        """Type ``command``; the lines it answers (the first awaited, then until the output rests)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        answer = [self.next_line()]
+        while True:
+            try:
+                answer.append(self.lines.get(timeout=quiet))
+            except queue.Empty:
+                return answer
+
+    def close(self) -> int:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()  # end of input: the console quits and the device stops
+        try:
+            return self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise
+        finally:
+            self._reader.join(timeout=5)  # it ends at the end of the output: then the pipe can close
+            if self.proc.stdout is not None:
+                self.proc.stdout.close()
+
+
+@pytest.fixture
+def shoe() -> Iterator[Console]:
+    console = Console("shoe")
+    try:
+        yield console
+    finally:
+        if console.proc.poll() is None:
+            console.close()
+
+
+def connection(url: str) -> DeviceConnection:
+    return DeviceConnection(
+        lambda: SerialTransport(url), name="shoe", settings=FAST, expected_class=DeviceClass.SHOE
+    )
+
+
+def test_jam_unplug_replug_through_the_driver(shoe: Console) -> None:
+    async def scenario() -> None:
+        conn = connection(shoe.url)
+        await conn.start()
+        try:
+            await conn.wait_ready(5.0)
+            assert shoe.ask("jam on") == ["jam on: shoe"]
+            dispensed = await conn.request(DispenseFaceUp())
+            assert dispensed.outcome == DispenseOutcome.JAM
+            status = await conn.request(GetStatus())
+            assert status.faults & fault_mask({FaultCode.JAM})
+            assert any("JAM" in line for line in shoe.ask("status") if line.startswith("latched"))
+            with pytest.raises(DeviceRefused, match="JAM condition still present"):
+                await conn.request(ClearFault(int(FaultCode.JAM), "S-2"))
+
+            assert shoe.ask("jam off")[0].startswith("jam off")
+            await conn.request(ClearFault(int(FaultCode.JAM), "S-2"))  # now the supervisor's clear holds
+            assert (await conn.request(GetStatus())).faults == 0
+
+            assert shoe.ask("unplug") == [f"unplugged {shoe.url}"]
+            await wait_until_not_ready(conn)
+            assert shoe.ask("replug") == [f"replugged at {shoe.url}"]
+            await wait_for_state(conn, ConnectionState.READY)
+            assert (await conn.request(GetStatus())).faults == 0
+        finally:
+            await conn.stop()
+
+    run(scenario())
+    assert shoe.close() == 0
+
+
+async def wait_until_not_ready(conn: DeviceConnection, timeout: float = 5.0) -> None:
+    async with asyncio.timeout(timeout):
+        while conn.state is ConnectionState.READY:
+            await asyncio.sleep(0.01)
+
+
+def test_errors_name_what_was_wrong(shoe: Console) -> None:
+    unknown = shoe.ask("wiggle")
+    assert unknown[0].startswith("error: unknown command 'wiggle'; commands:")
+    assert "jam" in unknown[0] and "foreign-card" in unknown[0]
+    assert shoe.ask("jam maybe") == ["error: jam: expected on or off, got 'maybe'"]
+    assert shoe.ask("load many") == ["error: load: expected N, the number of decks (1 or more), got 'many'"]
+    assert shoe.ask("fault corrupt 1.5") == [
+        "error: fault corrupt: corrupt_rate must be between 0 and 1, got 1.5"
+    ]
+    assert shoe.ask("move shoe") == ["error: move: expected SRC DST [N] (see places for the places)"]
+    assert shoe.ask("places") == ["shoe: 312"]  # an error changed nothing
+
+
+def test_cards_move_as_a_dealer_moves_them_and_faces_stay_hidden(shoe: Console) -> None:
+    assert shoe.ask("load 1") == ["loaded 52 green card(s) into shoe: 364 there now"]
+    assert shoe.ask("foreign-card") == ["a foreign card is now on top of shoe"]
+    assert shoe.ask("move shoe discard-rack 3") == ["moved 3 card(s) from shoe to discard-rack"]
+    assert shoe.ask("places") == ["discard-rack: 3, shoe: 362"]
+    assert shoe.ask("deal") == ["error: shoe-tray holds 0 card(s), 1 wanted"]
+
+
+def test_wire_faults_reach_the_driver(shoe: Console) -> None:
+    async def scenario() -> None:
+        conn = connection(shoe.url)
+        await conn.start()
+        try:
+            await conn.wait_ready(5.0)
+            assert shoe.ask("fault drop to-host 1") == ["drop the next 1 write(s) to-host"]
+            # The answer is lost once; the driver's retry gets it again from the device's cache.
+            assert (await conn.request(GetStatus())).faults == 0
+            assert shoe.ask("silent on")[0].startswith("silent on")
+            await wait_until_not_ready(conn)
+            assert shoe.ask("silent off") == ["silent off"]
+            await wait_for_state(conn, ConnectionState.READY)
+            assert "wire: clean" in shoe.ask("status")
+        finally:
+            await conn.stop()
+
+    run(scenario())
