@@ -8,18 +8,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 
-from croupier.simulated.devices import (
-    FLOORPERSON,
-    DeviceSpec,
-    SimulatedTable,
-    one_deck_shuffler,
-    opened_table,
-    simulated_shuffler,
-)
+from croupier.simulated.devices import DeviceSpec, SimulatedTable, opened_table, simulated_shuffler
 from croupier.tables.crazy_4_poker import Crazy4PokerTable
-from devices.progressive import Progressive
-from drivers.connection import DeviceConnection, SupervisorSettings
-from drivers.progressive import MeterSignDriver, ProgressiveDriver
+from drivers.connection import SupervisorSettings
 from drivers.protocol.core import DeviceClass
 from firmware_sim.dealer_crazy_4 import SimulatedCrazy4Dealer
 from firmware_sim.device import SimulatedDevice
@@ -65,37 +56,28 @@ async def simulated_crazy_4_poker(
         "progressive": SimulatedDevice(
             ControllerPersonality(seats=rules.positions), name="progressive", seed=3
         ),
-        "sign": SimulatedDevice(SignPersonality(), name="sign", seed=4),
+        "meter-sign": SimulatedDevice(SignPersonality(), name="meter-sign", seed=4),
     }
     hands = dealer(world, devices["progressive"])
     hands.unwrap(["red"], 1)
     specs = [
         DeviceSpec("shuffler", devices["shuffler"], DeviceClass.SHUFFLER),
         DeviceSpec("progressive", devices["progressive"], DeviceClass.PROGRESSIVE_CONTROLLER),
-        DeviceSpec("sign", devices["sign"], DeviceClass.METER_SIGN, usb=True),
+        DeviceSpec("meter-sign", devices["meter-sign"], DeviceClass.METER_SIGN, usb=True),
     ]
 
-    def build(connections: dict[str, DeviceConnection]) -> Crazy4PokerTable:
-        sign = MeterSignDriver(connections["sign"])
-        return Crazy4PokerTable(
-            shuffler=one_deck_shuffler(connections, allow_seeded=shuffler_seed is not None),
-            progressive=Progressive(
-                ProgressiveDriver(connections["progressive"]), sign, win_deadline=win_deadline
-            ),
-            dealer=hands,
-            rules=rules,
-            name=name,
-            award_levels=award_levels,
-            record_events=record_events,
-        )
-
     async with opened_table(
+        "crazy-4-poker",
         world,
         hands,
         devices,
         specs,
         settings=settings,
-        build=build,
-        open_table=lambda table: table.open(FLOORPERSON),
+        shuffler_seed=shuffler_seed,
+        rules=rules,
+        name=name,
+        award_levels=award_levels,
+        win_deadline=win_deadline,
+        record_events=record_events,
     ) as sim:
         yield sim

@@ -10,15 +10,14 @@ card was created or lost while they ran.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
+from croupier.tables.assembly import assemble
 from devices.faults import Operator, Role
-from devices.shuffler import Shuffler
 from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.protocol.core import DeviceClass
-from drivers.shuffler import ShufflerDriver
 from drivers.transport.base import Transport
 from drivers.transport.serial import SerialTransport
 from drivers.transport.usb import UsbTransport
@@ -30,15 +29,7 @@ from firmware_sim.shoe import ShoePersonality
 from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import TableWorld
 
-
-class Table(Protocol):
-    """What bringing a table up needs of it: a block inside which its devices' events are applied."""
-
-    def running(self) -> contextlib.AbstractAsyncContextManager[Any]: ...
-
-
 TableT = TypeVar("TableT")
-RunningT = TypeVar("RunningT", bound=Table)
 DealerT = TypeVar("DealerT")
 
 #: How long a device has to answer its first poll: generous, the machine may be busy.
@@ -146,30 +137,26 @@ def simulated_shuffler(world: TableWorld, *, seed: int | None = None) -> Simulat
     return SimulatedDevice(personality, name="shuffler", seed=seed)
 
 
-def one_deck_shuffler(connections: dict[str, DeviceConnection], *, allow_seeded: bool = False) -> Shuffler:
-    """The shuffler machine of a game dealt from one deck: it shuffles that deck again and again,
-    rather than alternating two batches as a shoe game's does. ``allow_seeded``: the simulator's
-    seeded shuffle may reach the table (``croupier sim --seed``), never otherwise."""
-    driver = ShufflerDriver(connections["shuffler"])
-    return Shuffler(driver, alternate_batches=False, allow_seeded=allow_seeded)
-
-
 @contextlib.asynccontextmanager
 async def opened_table(
+    game: str,
     world: TableWorld,
     hands: DealerT,
     devices: dict[str, SimulatedDevice],
     specs: Sequence[DeviceSpec],
     *,
     settings: SupervisorSettings | None,
-    build: Callable[[dict[str, DeviceConnection]], RunningT],
-    open_table: Callable[[RunningT], Awaitable[None]],
-) -> AsyncIterator[SimulatedTable[RunningT, DealerT]]:
+    floorperson: Operator = FLOORPERSON,
+    shuffler_seed: int | None = None,
+    **options: Any,
+) -> AsyncIterator[SimulatedTable[Any, DealerT]]:
     """Every game's table comes up the same way: its devices connected (``connected_devices``),
-    the table built on the connections, running and opened; what a game differs in is what it
-    ``build``s and how it opens (``open_table``)."""
+    the table assembled on the connections as real equipment's is (``assemble``: a simulated
+    device's name is its kind), dealt by ``hands``, running and opened by ``floorperson``.
+    ``options`` go to ``assemble``; ``shuffler_seed``: the simulator's seeded shuffle, which the
+    table then accepts (``croupier sim --seed``)."""
     async with connected_devices(world, specs, settings=settings or SupervisorSettings()) as connections:
-        table = build(connections)
+        table = assemble(game, connections, dealer=hands, allow_seeded=shuffler_seed is not None, **options)
         async with table.running():
-            await open_table(table)
+            await table.open(floorperson)
             yield SimulatedTable(table, world, hands, devices, connections)

@@ -11,10 +11,8 @@ from datetime import datetime
 from croupier.simulated.devices import FLOORPERSON, DeviceSpec, SimulatedTable
 from croupier.simulated.shoe_tables import simulated_shoe_table
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
-from devices.card_reader import CardReader
 from devices.faults import Operator
-from drivers.card_reader import CardReaderDriver
-from drivers.connection import DeviceConnection, SupervisorSettings
+from drivers.connection import SupervisorSettings
 from drivers.protocol.core import DeviceClass
 from firmware_sim.card_reader import CardReaderPersonality
 from firmware_sim.dealer import SimulatedDealer
@@ -43,19 +41,14 @@ async def simulated_free_bet_blackjack(
     """Bring the simulated devices up, connect them, open the table; stop everything afterwards and
     prove no card was created or lost. ``dealer`` builds the dealer's hands on the world (a test's
     watching dealer); ``shoe_settings`` overrides ``settings`` for the shoe alone."""
-    reader_options = {"clock": reader_clock} if reader_clock else {}
 
     def card_reader(world: TableWorld) -> list[DeviceSpec]:
         personality = CardReaderPersonality(world=world, serial_number="CR-SIM-1")
         device = SimulatedDevice(personality, name="card-reader", seed=2)
         return [DeviceSpec("card-reader", device, DeviceClass.CARD_READER, usb=True)]
 
-    def make(connections: dict[str, DeviceConnection], **table: object) -> FreeBetBlackjackTable:
-        reader = CardReader(CardReaderDriver(connections["card-reader"]), **reader_options)
-        return FreeBetBlackjackTable(reader=reader, **table)  # type: ignore[arg-type]
-
     async with simulated_shoe_table(
-        make,
+        "free-bet-blackjack",
         rules=rules or RuleSet(),
         dealer=dealer,
         settings=settings,
@@ -67,5 +60,6 @@ async def simulated_free_bet_blackjack(
         name=name,
         cover_depth=cover_depth,
         record_events=record_events,
+        reader_clock=reader_clock,
     ) as sim:
         yield sim

@@ -7,17 +7,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable
 
-from croupier.simulated.devices import (
-    FLOORPERSON,
-    SimulatedTable,
-    one_deck_shuffler,
-    opened_table,
-    shoe_and_shuffler,
-)
+from croupier.simulated.devices import SimulatedTable, opened_table, shoe_and_shuffler
 from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
-from devices.shoe import Shoe
-from drivers.connection import DeviceConnection, SupervisorSettings
-from drivers.shoe import ShoeDriver
+from drivers.connection import SupervisorSettings
 from firmware_sim.dealer_holdem import SimulatedHoldemDealer
 from firmware_sim.world import TableWorld
 from games.heads_up_holdem import RuleSet
@@ -43,24 +35,17 @@ async def simulated_heads_up_holdem(
     hands = dealer(world)
     devices, specs = shoe_and_shuffler(world, shuffler_on_usb=True, shuffler_seed=shuffler_seed)
 
-    def build(connections: dict[str, DeviceConnection]) -> HeadsUpHoldemTable:
-        return HeadsUpHoldemTable(
-            shoe=Shoe(ShoeDriver(connections["shoe"]), burns=False),
-            shuffler=one_deck_shuffler(connections, allow_seeded=shuffler_seed is not None),
-            dealer=hands,
-            rules=rules,
-            name=name,
-            community_first=community_first,
-            record_events=record_events,
-        )
-
     async with opened_table(
+        "heads-up-holdem",
         world,
         hands,
         devices,
         specs,
         settings=settings,
-        build=build,
-        open_table=lambda table: table.open(FLOORPERSON),
+        shuffler_seed=shuffler_seed,
+        rules=rules,
+        name=name,
+        community_first=community_first,
+        record_events=record_events,
     ) as sim:
         yield sim

@@ -35,7 +35,7 @@ async def simulated_over_under(
     """Bring the shoe and shuffler up, connect them, open the table; stop everything afterwards and
     prove no card was created or lost. ``dealer`` builds the dealer's hands on the world."""
     async with simulated_shoe_table(
-        lambda _connections, **table: OverUnderTable(**table),
+        "over-under",
         rules=rules or RuleSet(),
         dealer=dealer,
         settings=settings,

@@ -1,47 +1,37 @@
 """The tables dealt from a shoe fed by a shuffler (Free Bet Blackjack, Over/Under), simulated: one
 way to bring them up, since they share the ShoeTable's devices, dealer and options and differ only
-in the table class and the devices a game adds (the card reader)."""
+in the game and the devices a game adds (the card reader)."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import TypeVar
+from typing import Any
 
-from croupier.simulated.devices import DeviceSpec, SimulatedTable, Table, opened_table, shoe_and_shuffler
+from croupier.simulated.devices import DeviceSpec, SimulatedTable, opened_table, shoe_and_shuffler
 from croupier.tables.shoe_table import ShoeRules
-from devices.faults import Operator
-from devices.shoe import Shoe
-from devices.shuffler import Shuffler
-from drivers.connection import DeviceConnection, SupervisorSettings
-from drivers.shoe import ShoeDriver
-from drivers.shuffler import ShufflerDriver
+from drivers.connection import SupervisorSettings
 from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.world import TableWorld
-
-#: Who opens a simulated table (a shoe table's opening is a supervisor's act).
-
-ShoeTableT = TypeVar("ShoeTableT", bound=Table)
 
 
 @contextlib.asynccontextmanager
 async def simulated_shoe_table(
-    make: Callable[..., ShoeTableT],
+    game: str,
     *,
     rules: ShoeRules,
     dealer: Callable[[TableWorld], SimulatedDealer],
     settings: SupervisorSettings | None,
     backs: tuple[str, str],
-    floorperson: Operator,
     shoe_settings: SupervisorSettings | None = None,
     shuffler_on_usb: bool = False,
     shuffler_seed: int | None = None,
     more_devices: Callable[[TableWorld], Sequence[DeviceSpec]] = lambda world: (),
-    **options: object,
-) -> AsyncIterator[SimulatedTable[ShoeTableT, SimulatedDealer]]:
+    **options: Any,
+) -> AsyncIterator[SimulatedTable[Any, SimulatedDealer]]:
     """The dealer's hands unwrap the two batches (``backs``, ``rules.decks`` each), the shoe and
-    the shuffler come up with ``more_devices``, and ``make(connections, **table)`` builds the table
-    from the ShoeTable keywords (``options`` among them); the ``floorperson`` opens it.
+    the shuffler come up with ``more_devices``, and ``game``'s table is assembled on them with the
+    ShoeTable keywords (``options`` among them, the ``floorperson`` who opens it too).
     ``shuffler_seed``: a repeatable shuffle (the simulator's ``--seed``)."""
     world = TableWorld()
     hands = dealer(world)
@@ -52,29 +42,17 @@ async def simulated_shoe_table(
     for spec in more_devices(world):
         devices[spec.name] = spec.device
         specs.append(spec)
-
-    def build(connections: dict[str, DeviceConnection]) -> ShoeTableT:
-        shoe = Shoe(ShoeDriver(connections["shoe"]))
-        # a seeded shuffle reaches the table only in the simulator, which asked for it (--seed)
-        shuffler = Shuffler(ShufflerDriver(connections["shuffler"]), allow_seeded=shuffler_seed is not None)
-        return make(
-            connections,
-            shoe=shoe,
-            shuffler=shuffler,
-            dealer=hands,
-            dealer_on_duty="D-1",
-            rules=rules,
-            backs=backs,
-            **options,
-        )
-
     async with opened_table(
+        game,
         world,
         hands,
         devices,
         specs,
         settings=settings,
-        build=build,
-        open_table=lambda table: table.open(floorperson),  # type: ignore[attr-defined]
+        shuffler_seed=shuffler_seed,
+        dealer_on_duty="D-1",
+        rules=rules,
+        backs=backs,
+        **options,
     ) as sim:
         yield sim
