@@ -14,73 +14,31 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import statistics
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import structlog
+from _common import (  # the bench directory is on sys.path when a script in it runs
+    ECHO_PEER,
+    STATUS_REPLY_LEN,
+    STATUS_REQUEST,
+    RawEcho,
+    percentile,
+    start_peer,
+    stop_peer,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from drivers.connection import DeviceConnection, SupervisorSettings  # noqa: E402
-from drivers.protocol.core import DeviceStatus, GetStatus  # noqa: E402
-from drivers.protocol.frame import OVERHEAD, Frame, Kind  # noqa: E402
-from drivers.transport.serial import SerialTransport  # noqa: E402
-
-ECHO_PEER = """
-import os, sys, tty
-reply_len = int(sys.argv[1])
-master, slave = os.openpty()
-tty.setraw(slave)
-print(os.ttyname(slave), flush=True)
-reply = bytes(reply_len)
-while True:
-    if not os.read(master, 4096):
-        break
-    os.write(master, reply)
-"""
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
-
-def start_peer(args: list[str]) -> tuple[subprocess.Popen[str], str]:
-    """Start a peer process and read the port it prints (the last word of its first line)."""
-    peer = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, text=True, cwd=ROOT)
-    assert peer.stdout is not None
-    return peer, peer.stdout.readline().split()[-1]
-
-
-class RawEcho:
-    """The host end of the floor: write the request, read as many bytes as the stack's reply."""
-
-    def __init__(self, path: str, request: bytes, reply_len: int) -> None:
-        self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
-        self.request, self.reply_len = request, reply_len
-
-    def round_trip(self) -> float:
-        start = time.perf_counter()
-        os.write(self.fd, self.request)
-        got = 0
-        while got < self.reply_len:
-            got += len(os.read(self.fd, 4096))
-        return time.perf_counter() - start
+from drivers.connection import DeviceConnection, SupervisorSettings
+from drivers.protocol.core import GetStatus
+from drivers.transport.serial import SerialTransport
 
 
 async def measure(count: int, block: int) -> tuple[list[float], list[float]]:
-    request = Frame(1, Kind.COMMAND, False, 0, GetStatus.MSG_ID).encode()
-    reply_len = OVERHEAD + 1 + len(DeviceStatus(0, 0, 0, 0).to_payload())
-    echo_peer, echo_path = start_peer(["-c", ECHO_PEER, str(reply_len)])
+    echo_peer, echo_path = start_peer(["-c", ECHO_PEER, str(STATUS_REPLY_LEN)])
     device_peer, device_path = start_peer(
         ["-m", "croupier", "--log-level", "warning", "firmware", "diagnostic", "--port", "pty"]
     )
-    raw = RawEcho(echo_path, request, reply_len)
+    raw = RawEcho(echo_path, STATUS_REQUEST, STATUS_REPLY_LEN)
     conn = DeviceConnection(
         lambda: SerialTransport(device_path),
         name="bench",
@@ -102,10 +60,9 @@ async def measure(count: int, block: int) -> tuple[list[float], list[float]]:
                 stack_samples.append(time.perf_counter() - start)
     finally:
         await conn.stop()
-        os.close(raw.fd)
+        raw.close()
         for peer in (echo_peer, device_peer):
-            peer.terminate()
-            peer.wait(timeout=10)
+            stop_peer(peer)
     return raw_samples, stack_samples
 
 
