@@ -51,26 +51,24 @@ async def simulated_crazy_4_poker(
     if rules is None:
         rules, award_levels = RuleSet.from_mapping(RULES), award_levels or LEVELS
     world = TableWorld()
-    devices = {
-        "shuffler": simulated_shuffler(world, seed=shuffler_seed),
-        "progressive": SimulatedDevice(
-            ControllerPersonality(seats=rules.positions), name="progressive", seed=3
-        ),
-        "meter-sign": SimulatedDevice(SignPersonality(), name="meter-sign", seed=4),
-    }
-    hands = dealer(world, devices["progressive"])
+    shuffler = simulated_shuffler(world, seed=shuffler_seed)
+    progressive = SimulatedDevice(ControllerPersonality(seats=rules.positions), name="progressive", seed=3)
+    hands = dealer(world, progressive)
     hands.unwrap(["red"], 1)
     specs = [
-        DeviceSpec("shuffler", devices["shuffler"], DeviceClass.SHUFFLER),
-        DeviceSpec("progressive", devices["progressive"], DeviceClass.PROGRESSIVE_CONTROLLER),
-        DeviceSpec("meter-sign", devices["meter-sign"], DeviceClass.METER_SIGN, usb=True),
+        DeviceSpec("shuffler", shuffler, DeviceClass.SHUFFLER),
+        DeviceSpec("progressive", progressive, DeviceClass.PROGRESSIVE_CONTROLLER),
+        DeviceSpec(
+            "meter-sign",
+            SimulatedDevice(SignPersonality(), name="meter-sign", seed=4),
+            DeviceClass.METER_SIGN,
+            usb=True,
+        ),
     ]
-
     async with opened_table(
         "crazy-4-poker",
         world,
         hands,
-        devices,
         specs,
         settings=settings,
         shuffler_seed=shuffler_seed,

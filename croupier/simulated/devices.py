@@ -116,18 +116,19 @@ def shoe_and_shuffler(
     shuffler_on_usb: bool = False,
     shoe_settings: SupervisorSettings | None = None,
     shuffler_seed: int | None = None,
-) -> tuple[dict[str, SimulatedDevice], list[DeviceSpec]]:
+) -> list[DeviceSpec]:
     """The shoe (behind a pty) and the shuffler (on the USB bus if ``shuffler_on_usb``) of a table
-    dealt from a shoe, both on ``world``: the devices by name, and how to serve them."""
-    devices = {
-        "shoe": SimulatedDevice(ShoePersonality(world=world, serial_number="SH-SIM-1"), name="shoe", seed=1),
-        "shuffler": simulated_shuffler(world, seed=shuffler_seed),
-    }
-    specs = [
-        DeviceSpec("shoe", devices["shoe"], DeviceClass.SHOE, settings=shoe_settings),
-        DeviceSpec("shuffler", devices["shuffler"], DeviceClass.SHUFFLER, usb=shuffler_on_usb),
+    dealt from a shoe, both on ``world``: how to serve them."""
+    shoe = SimulatedDevice(ShoePersonality(world=world, serial_number="SH-SIM-1"), name="shoe", seed=1)
+    return [
+        DeviceSpec("shoe", shoe, DeviceClass.SHOE, settings=shoe_settings),
+        DeviceSpec(
+            "shuffler",
+            simulated_shuffler(world, seed=shuffler_seed),
+            DeviceClass.SHUFFLER,
+            usb=shuffler_on_usb,
+        ),
     ]
-    return devices, specs
 
 
 def simulated_shuffler(world: TableWorld, *, seed: int | None = None) -> SimulatedDevice:
@@ -142,7 +143,6 @@ async def opened_table(
     game: str,
     world: TableWorld,
     hands: DealerT,
-    devices: dict[str, SimulatedDevice],
     specs: Sequence[DeviceSpec],
     *,
     settings: SupervisorSettings | None,
@@ -159,4 +159,5 @@ async def opened_table(
         table = assemble(game, connections, dealer=hands, allow_seeded=shuffler_seed is not None, **options)
         async with table.running():
             await table.open(floorperson)
+            devices = {spec.name: spec.device for spec in specs}
             yield SimulatedTable(table, world, hands, devices, connections)

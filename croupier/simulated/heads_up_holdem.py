@@ -33,13 +33,12 @@ async def simulated_heads_up_holdem(
     dispenses the community cards first (677a.10(g))."""
     world = TableWorld()
     hands = dealer(world)
-    devices, specs = shoe_and_shuffler(world, shuffler_on_usb=True, shuffler_seed=shuffler_seed)
+    specs = shoe_and_shuffler(world, shuffler_on_usb=True, shuffler_seed=shuffler_seed)
 
     async with opened_table(
         "heads-up-holdem",
         world,
         hands,
-        devices,
         specs,
         settings=settings,
         shuffler_seed=shuffler_seed,

@@ -36,17 +36,14 @@ async def simulated_shoe_table(
     world = TableWorld()
     hands = dealer(world)
     hands.unwrap(backs, rules.decks)
-    devices, specs = shoe_and_shuffler(
+    specs = shoe_and_shuffler(
         world, shuffler_on_usb=shuffler_on_usb, shoe_settings=shoe_settings, shuffler_seed=shuffler_seed
     )
-    for spec in more_devices(world):
-        devices[spec.name] = spec.device
-        specs.append(spec)
+    specs.extend(more_devices(world))
     async with opened_table(
         game,
         world,
         hands,
-        devices,
         specs,
         settings=settings,
         shuffler_seed=shuffler_seed,
