@@ -47,7 +47,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "the simulated USB bus) with simulated players, dealer and floor supervisor; print a summary. "
         "See docs/sim.md.",
     )
-    p.add_argument("--game", required=True, metavar="GAME", help=f"one of: {', '.join(GAMES)}")
+    p.add_argument("--game", metavar="GAME", help=f"one of: {', '.join(GAMES)} (not with --scenario)")
+    p.add_argument(
+        "--scenario",
+        type=Path,
+        metavar="FILE",
+        help="play one scenario file (docs/scenarios.md): stacked cards, scripted players, the expected "
+        "records checked; exit 0 if it played as written, else 1 naming file:line",
+    )
+    p.add_argument(
+        "--records", action="store_true", help="with --scenario: also print every record of its rounds"
+    )
     p.add_argument("--seats", type=int, default=None, help="players seated (default: every position)")
     p.add_argument("--rounds", type=int, default=10, help="rounds to play (default 10)")
     p.add_argument("--seed", type=int, default=None, help="replay exactly (default: a fresh seed, printed)")
@@ -87,6 +97,10 @@ def _rules(game: str, seats: int | None) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.scenario is not None:
+        return run_scenario_file(args.scenario, records=args.records)
+    if args.game is None:
+        raise ConfigError(f"--game GAME or --scenario FILE is required; known games: {', '.join(GAMES)}")
     if args.game not in GAMES:
         raise ConfigError(f"--game: unknown game {args.game!r}; known games: {', '.join(GAMES)}")
     if args.rounds < 1:
@@ -150,6 +164,23 @@ async def simulate(
             journal.table_event("table_closed", {"rounds": table.rounds})
     seats = int(table.rules.positions)
     return tally.summary(game=game, seed=seed, seats=seats, seconds=time.monotonic() - started)
+
+
+def run_scenario_file(path: Path, *, records: bool = False) -> int:
+    """``--scenario FILE``: play it and print the report; 0 if every expectation held, 1 if the file
+    is wrong or the round went otherwise (the first mismatch, with file:line)."""
+    from croupier.sim.scenario import ScenarioError, load, records_text, run_scenario
+
+    try:
+        scenario = load(path)
+        outcome = asyncio.run(run_scenario(scenario, _rules(scenario.game, scenario.seats)))
+    except (ScenarioError, ConfigError) as exc:
+        print(f"{path}: scenario error\n  {exc}")
+        return 1
+    if records and outcome.rounds:
+        print(records_text(outcome.rounds))
+    print(outcome.report())
+    return 0 if outcome.ok else 1
 
 
 def _journal(stack: contextlib.ExitStack, directory: Path, game: str) -> TableJournal:

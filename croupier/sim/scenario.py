@@ -1,0 +1,715 @@
+"""Scenario files: one tricky case of a game, written down so a table-games engineer can read it, the
+simulator can play it (``croupier sim --scenario FILE``) and the tests can check it
+(tests/integration/test_scenarios.py runs every file in tests/scenarios/). docs/scenarios.md.
+
+A scenario is plain text, one directive a line, ``#`` comments::
+
+    game free-bet-blackjack
+    seats 2
+    shoe As Kd 9h Ah 7c Tc        # the cards from the top of the shoe, in dealing order, after the burn
+    wager 1 blackjack=1000 push22=500
+    insurance 1 even_money
+    decide 2 stand
+    expect peek dealer_blackjack=True
+    expect net 1 1000
+
+The cards are stacked on the simulated devices (the shoe's top after the round's burn at the shoe
+games; the shuffler's order for a deck dealt from the hand), the players are scripted (an answer the
+file lacks stops the run naming the seat and the prompt, rather than guessing), and each ``expect``
+is matched against the round's records in order (games/common/records.py and each game's own
+kinds), so the file says what the round must have recorded, not how the code gets there. Every
+mistake in a file is a ScenarioError naming ``file:line``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import importlib
+import random
+import shlex
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from croupier.players import table_options
+from croupier.sim.floor import FloorSupervisor, on_the_floor
+from croupier.sim.summary import Tally
+from croupier.simulated import GAMES, simulated_table
+from devices.rules import RuleViolation
+from drivers.protocol.cards import Card, CardError
+from firmware_sim.world import SHOE, SHUFFLER_INPUT, PhysicalCard, TableWorld
+from games.crazy_4_poker.inputs import Fold, Play
+from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlayerAction
+from games.heads_up_holdem.inputs import Choice as HoldemChoice
+from games.heads_up_holdem.inputs import PlayerDecision
+from games.over_under.inputs import Choice as OverUnderChoice
+
+#: The games whose cards come out of a shoe that the simulated devices let us stack on top; the
+#: others' deck goes from the shuffler to the dealer's hand, so its shuffled order is what we stack.
+SHOE_STACKED = ("free-bet-blackjack", "over-under", "heads-up-holdem")
+
+#: Each game's wager message, by slug (its fields, after ``seat``, are the ``wager`` keys).
+WAGER_MESSAGES = {
+    "free-bet-blackjack": "games.free_bet_blackjack.inputs:PlaceWager",
+    "over-under": "games.over_under.inputs:PlaceWager",
+    "heads-up-holdem": "games.heads_up_holdem.inputs:PlaceWager",
+    "crazy-4-poker": "games.crazy_4_poker.inputs:PlaceWagers",
+}
+
+#: The decisions a ``decide`` line may give, by game (``play:N`` takes the multiple N).
+DECISIONS = {
+    "free-bet-blackjack": ("stand", "hit", "double_down", "split"),
+    "over-under": ("over_23", "under_18", "surrender"),
+    "heads-up-holdem": ("play:N", "check", "fold"),
+    "crazy-4-poker": ("play:N", "fold"),
+}
+INSURANCE = ("decline", "even_money", "insure")
+FAULTS = {"jam": "the shoe (or the shuffler's input) jams once N cards are recorded; the floor clears it"}
+GLOBAL_DIRECTIVES = ("game", "seats", "seed")
+ROUND_DIRECTIVES = ("round", "shoe", "wager", "insurance", "decide", "fault", "expect")
+
+
+class ScenarioError(Exception):
+    """A mistake in a scenario file, or a scenario whose round did not go as it says: the message
+    starts with ``file:line``."""
+
+
+@dataclass(frozen=True)
+class Where:
+    """A line of a scenario file, so every error can point at it."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One scripted answer of a seat: ``word`` (a decision or insurance answer) and its number
+    (``play:N``'s multiple, ``insure``'s amount; 0 where none)."""
+
+    word: str
+    number: int
+    where: Where
+
+
+@dataclass(frozen=True)
+class Expect:
+    """One expected event. ``what`` is a record kind (the next such record with these fields, after
+    the last one matched), or ``no KIND`` (no such record in the round), ``net`` (a seat's net,
+    in cents) or ``state`` (the round's final state)."""
+
+    what: str
+    fields: Mapping[str, str]
+    where: Where
+    negated: bool = False
+
+    def __str__(self) -> str:
+        words = ["no"] if self.negated else []
+        words += [self.what, *(f"{key}={shlex.quote(value)}" for key, value in self.fields.items())]
+        return " ".join(words)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """``fault jam DEVICE at card N``: the device's card path jams once N card records are in."""
+
+    kind: str
+    device: str
+    at_card: int
+    where: Where
+
+
+@dataclass
+class RoundScript:
+    """What one round of the scenario stacks, bets, answers and expects."""
+
+    where: Where
+    shoe: list[Card] = field(default_factory=list)
+    wagers: dict[int, tuple[dict[str, int], Where]] = field(default_factory=dict)
+    insurance: dict[int, Answer] = field(default_factory=dict)
+    decisions: dict[int, list[Answer]] = field(default_factory=dict)
+    faults: list[Fault] = field(default_factory=list)
+    expects: list[Expect] = field(default_factory=list)
+
+
+@dataclass
+class Scenario:
+    """A parsed scenario file: its title (the header comment), the game and table, its rounds."""
+
+    path: str
+    title: str
+    game: str
+    seats: int | None
+    seed: int
+    rounds: list[RoundScript]
+
+    @property
+    def needs_stacking(self) -> bool:
+        """Whether it stacks cards or injects a fault, which only the simulator can do."""
+        return any(r.shoe or r.faults for r in self.rounds)
+
+
+# -- parsing ---------------------------------------------------------------------------------------
+def load(path: Path | str) -> Scenario:
+    """Read and parse a scenario file; a file that cannot be read is a ScenarioError too."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read the scenario: {exc.strerror or exc}") from None
+    return parse(text, str(path))
+
+
+def parse(text: str, path: str = "<scenario>") -> Scenario:
+    """The Scenario a file's text describes; the first mistake is a ScenarioError naming file:line."""
+    title_lines: list[str] = []
+    game: str | None = None
+    seats: int | None = None
+    seed = 1
+    rounds: list[RoundScript] = []
+    header = True
+    for number, raw in enumerate(text.splitlines(), start=1):
+        where = Where(path, number)
+        stripped = raw.strip()
+        if header and stripped.startswith("#"):
+            title_lines.append(stripped.lstrip("#").strip())
+            continue
+        try:
+            words = shlex.split(raw, comments=True)
+        except ValueError as exc:
+            raise ScenarioError(f"{where}: {exc}") from None
+        if not words:
+            continue
+        header = False
+        directive, args = words[0].lower(), words[1:]
+        if directive in GLOBAL_DIRECTIVES:
+            if rounds:
+                raise ScenarioError(f"{where}: {directive!r} must come before the first round's directives")
+            if directive == "game":
+                game = _one(where, directive, args)
+                if game not in GAMES:
+                    raise ScenarioError(f"{where}: unknown game {game!r}; known games: {', '.join(GAMES)}")
+            elif directive == "seats":
+                seats = _int(where, "seats", _one(where, directive, args), minimum=1)
+            else:
+                seed = _int(where, "seed", _one(where, directive, args), minimum=0)
+            continue
+        if directive not in ROUND_DIRECTIVES:
+            known = ", ".join(GLOBAL_DIRECTIVES + ROUND_DIRECTIVES)
+            raise ScenarioError(f"{where}: unknown directive {directive!r}; known: {known}")
+        if game is None:
+            raise ScenarioError(f"{where}: {directive!r} before the 'game' line: say which game first")
+        if directive == "round":
+            if args:
+                raise ScenarioError(f"{where}: 'round' takes nothing (it starts the next round)")
+            rounds.append(RoundScript(where))
+            continue
+        if not rounds:
+            rounds.append(RoundScript(where))
+        _round_directive(rounds[-1], game, directive, args, where)
+    if game is None:
+        raise ScenarioError(f"{path}: no 'game' line; known games: {', '.join(GAMES)}")
+    if not rounds:
+        raise ScenarioError(f"{path}: no round: a scenario places at least one wager")
+    for script in rounds:
+        if not script.wagers:
+            raise ScenarioError(f"{script.where}: this round places no wager")
+    title = " ".join(line for line in title_lines if line) or Path(path).stem
+    return Scenario(path, title, game, seats, seed, rounds)
+
+
+def _round_directive(script: RoundScript, game: str, directive: str, args: list[str], where: Where) -> None:
+    if directive == "shoe":
+        if not args:
+            raise ScenarioError(f"{where}: 'shoe' names at least one card, e.g. 'shoe As Kd'")
+        for word in args:
+            try:
+                script.shoe.append(Card.parse(word))
+            except CardError as exc:
+                raise ScenarioError(f"{where}: {word!r} is not a card: {exc}") from None
+    elif directive == "wager":
+        seat = _seat(where, directive, args)
+        if seat in script.wagers:
+            raise ScenarioError(
+                f"{where}: seat {seat} already wagered this round (line {script.wagers[seat][1].line})"
+            )
+        amounts = {}
+        for pair in args[1:]:
+            key, value = _pair(where, pair)
+            amounts[key] = _int(where, f"wager {key}", value, minimum=0)
+        if not amounts:
+            raise ScenarioError(f"{where}: 'wager {seat}' names no wager, e.g. {_wager_example(game)}")
+        _check_wager_keys(game, amounts, where)
+        script.wagers[seat] = (amounts, where)
+    elif directive == "insurance":
+        if game != "free-bet-blackjack":
+            raise ScenarioError(f"{where}: 'insurance' is a Free Bet Blackjack directive, not {game}'s")
+        seat = _seat(where, directive, args)
+        rest = args[1:]
+        if not rest or rest[0] not in INSURANCE or len(rest) != (2 if rest[0] == "insure" else 1):
+            raise ScenarioError(
+                f"{where}: 'insurance {seat}' takes decline, even_money or 'insure CENTS'; "
+                f"got {' '.join(rest)!r}"
+            )
+        amount = _int(where, "insure", rest[1], minimum=1) if rest[0] == "insure" else 0
+        script.insurance[seat] = Answer(rest[0], amount, where)
+    elif directive == "decide":
+        seat = _seat(where, directive, args)
+        if len(args) < 2:
+            raise ScenarioError(
+                f"{where}: 'decide {seat}' names no decision; {game}: {', '.join(DECISIONS[game])}"
+            )
+        script.decisions.setdefault(seat, []).extend(_decision(game, word, where) for word in args[1:])
+    elif directive == "fault":
+        script.faults.append(_fault(args, where))
+    else:
+        script.expects.append(_expect(args, where))
+
+
+def _decision(game: str, word: str, where: Where) -> Answer:
+    allowed = DECISIONS[game]
+    if "play:N" in allowed and word.startswith("play:"):
+        return Answer("play", _int(where, "play multiple", word.partition(":")[2], minimum=1), where)
+    if word not in allowed or word == "play:N":
+        raise ScenarioError(f"{where}: {word!r} is no {game} decision; one of: {', '.join(allowed)}")
+    return Answer(word, 0, where)
+
+
+def _fault(args: list[str], where: Where) -> Fault:
+    usage = "'fault jam shoe at card N' (or 'fault jam shuffler at card N')"
+    if len(args) != 5 or args[0] not in FAULTS or args[2:4] != ["at", "card"]:
+        raise ScenarioError(f"{where}: a fault reads {usage}; got {' '.join(args)!r}")
+    if args[1] not in ("shoe", "shuffler"):
+        raise ScenarioError(f"{where}: can jam the shoe or the shuffler, not {args[1]!r}")
+    return Fault(args[0], args[1], _int(where, "card", args[4], minimum=1), where)
+
+
+def _expect(args: list[str], where: Where) -> Expect:
+    if not args:
+        raise ScenarioError(
+            f"{where}: 'expect' names a record kind, 'no KIND', 'net SEAT CENTS' or 'state STATE'"
+        )
+    negated = args[0] == "no"
+    if negated:
+        args = args[1:]
+        if not args:
+            raise ScenarioError(f"{where}: 'expect no' names the record kind that must not appear")
+    what, rest = args[0], args[1:]
+    if what == "net" and not negated:
+        if len(rest) != 2:
+            raise ScenarioError(f"{where}: 'expect net' reads 'expect net SEAT CENTS'")
+        seat = _int(where, "seat", rest[0], minimum=1)
+        return Expect("net", {"seat": str(seat), "net": str(_int(where, "net", rest[1]))}, where)
+    if what == "cleared" and not negated:
+        if len(rest) != 1:
+            raise ScenarioError(f"{where}: 'expect cleared' reads 'expect cleared FAULT_CODE', e.g. JAM")
+        return Expect("cleared", {"code": rest[0]}, where)
+    if what == "state" and not negated and len(rest) == 1 and "=" not in rest[0]:
+        return Expect("state", {"state": rest[0]}, where)
+    return Expect(what, dict(_pair(where, pair) for pair in rest), where, negated)
+
+
+def _one(where: Where, directive: str, args: list[str]) -> str:
+    if len(args) != 1:
+        raise ScenarioError(f"{where}: {directive!r} takes one value, got {len(args)}")
+    return args[0]
+
+
+def _int(where: Where, what: str, text: str, *, minimum: int | None = None) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ScenarioError(f"{where}: {what}: {text!r} is not a whole number") from None
+    if minimum is not None and value < minimum:
+        raise ScenarioError(f"{where}: {what}: {value} is below {minimum}")
+    return value
+
+
+def _seat(where: Where, directive: str, args: list[str]) -> int:
+    if not args:
+        raise ScenarioError(f"{where}: {directive!r} names a seat first")
+    return _int(where, f"{directive} seat", args[0], minimum=1)
+
+
+def _pair(where: Where, text: str) -> tuple[str, str]:
+    key, equals, value = text.partition("=")
+    if not equals or not key:
+        raise ScenarioError(f"{where}: {text!r} should read key=value")
+    return key, value
+
+
+def _wager_message(game: str) -> Any:
+    module, _, name = WAGER_MESSAGES[game].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _wager_keys(game: str) -> list[str]:
+    return [f.name for f in dataclasses.fields(_wager_message(game)) if f.name != "seat"]
+
+
+def _wager_example(game: str) -> str:
+    return " ".join(f"{key}=1000" for key in _wager_keys(game)[:2])
+
+
+def _check_wager_keys(game: str, amounts: Mapping[str, int], where: Where) -> None:
+    unknown = sorted(set(amounts) - set(_wager_keys(game)))
+    if unknown:
+        raise ScenarioError(
+            f"{where}: {game} has no wager {', '.join(unknown)}; its wagers: {', '.join(_wager_keys(game))}"
+        )
+
+
+# -- the scripted players --------------------------------------------------------------------------
+class ScriptedPlayers:
+    """The players of one round, answering only from the file: each seat's wager, insurance answer
+    and decisions in the order the file gives them. A prompt the file has no answer for raises
+    ScenarioError naming the seat and the prompt, so a scenario never plays on a guess."""
+
+    def __init__(self, game: str, script: RoundScript, cover: Any = None) -> None:
+        self.game, self.script, self.cover = game, script, cover
+        self.pending = {seat: deque(answers) for seat, answers in script.decisions.items()}
+        self.insurance_asked: set[int] = set()
+
+    def wagers(self, round_number: int, positions: int) -> list[Any]:
+        message = _wager_message(self.game)
+        placed = []
+        for seat, (amounts, where) in sorted(self.script.wagers.items()):
+            if seat > positions:
+                raise ScenarioError(f"{where}: seat {seat}: the table has {positions} positions")
+            if amounts.get("progressive") and self.cover is not None:
+                self.cover(seat)  # the value chip on the seat's sensor (657a.9(a)(3))
+            try:
+                placed.append(message(seat=seat, **amounts))
+            except (TypeError, ValueError) as exc:
+                raise ScenarioError(f"{where}: seat {seat}'s wager refused: {exc}") from None
+        return placed
+
+    def _next(self, seat: int, prompt: str) -> Answer:
+        queue = self.pending.get(seat)
+        if not queue:
+            given = len(self.script.decisions.get(seat, []))
+            raise ScenarioError(
+                f"{self.script.where}: seat {seat} was asked for {prompt} and the file gives no answer "
+                f"(it gives {given} decision(s) for seat {seat}): add a 'decide {seat} ...' line"
+            )
+        return queue.popleft()
+
+    # Free Bet Blackjack
+    def insurance(self, hand: Any, dealer_up: Card) -> Any:
+        seat = hand.seat
+        answer = self.script.insurance.get(seat)
+        if answer is None:
+            raise ScenarioError(
+                f"{self.script.where}: seat {seat} was offered insurance (dealer shows {dealer_up}) and the "
+                f"file gives no answer: add 'insurance {seat} decline' (or even_money, insure CENTS)"
+            )
+        self.insurance_asked.add(seat)
+        if answer.word == "even_money":
+            return EvenMoney(seat)
+        return Insure(seat, answer.number) if answer.word == "insure" else None
+
+    def decide(self, *args: Any) -> Any:
+        if self.game == "free-bet-blackjack":
+            return self._blackjack(*args)
+        if self.game == "heads-up-holdem":
+            return self._holdem(*args)
+        return self._crazy_4(*args)
+
+    def _blackjack(self, hand: Any, dealer_up: Card, legal: Mapping[Any, Any]) -> Any:
+        answer = self._next(
+            hand.seat,
+            f"a decision on hand {hand.number} (dealer shows {dealer_up}; offered: {_offered(legal)})",
+        )
+        action = PlayerAction(answer.word)
+        if action not in legal:
+            raise ScenarioError(
+                f"{answer.where}: seat {hand.seat}: {answer.word} is not offered on hand {hand.number}; "
+                f"offered: {_offered(legal)}"
+            )
+        return action
+
+    def _holdem(self, position: Any, street: str, community: Sequence[Card]) -> Any:
+        answer = self._next(position.seat, f"the {street} decision")
+        multiple = answer.number if answer.word == "play" else 0
+        return PlayerDecision(position.seat, HoldemChoice(answer.word), multiple)
+
+    def _crazy_4(self, seat: int) -> Any:
+        answer = self._next(seat, "Play or fold")
+        return Play(seat, answer.number) if answer.word == "play" else Fold(seat)
+
+    # Over/Under
+    def choose(self, position: Any) -> Any:
+        return OverUnderChoice(
+            self._next(position.seat, "the election (over_23, under_18 or surrender)").word
+        )
+
+    def unused(self) -> list[Answer]:
+        """Answers the round never asked for: a scenario that says more than happened is wrong."""
+        return [answer for queue in self.pending.values() for answer in queue]
+
+
+def _offered(legal: Mapping[Any, Any]) -> str:
+    return ", ".join(str(action) for action in legal)
+
+
+# -- stacking and faults ---------------------------------------------------------------------------
+def stack_top(world: TableWorld, cards: Sequence[Card], where: Where) -> None:
+    """Bring these faces (one physical card each) to the top of the shoe, in order."""
+    with world.lock:
+        shoe = world.places.get(SHOE, [])
+        picked = []
+        for face in cards:
+            index = next((i for i, card in enumerate(shoe) if card.face == face), None)
+            if index is None:
+                raise ScenarioError(f"{where}: no {face} left in the shoe to stack")
+            picked.append(shoe.pop(index))
+        shoe[0:0] = picked
+
+
+class StackingRandom(random.Random):
+    """The shuffler's random source with a stacked order: after an ordinary seeded shuffle, the
+    faces of the next stack move to the top, in order, so the deck the dealer takes in hand deals
+    them first (the sealed order the shuffler reports is this order, as on a real machine)."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.stacks: deque[tuple[list[Card], Where]] = deque()
+
+    def shuffle(self, x: list[Any]) -> None:  # type: ignore[override]
+        super().shuffle(x)
+        if not self.stacks or not x or not isinstance(x[0], PhysicalCard):
+            return
+        faces, where = self.stacks.popleft()
+        picked = []
+        for face in faces:
+            index = next((i for i, card in enumerate(x) if card.face == face), None)
+            if index is None:
+                raise ScenarioError(f"{where}: {face} twice in one deck: a deck holds one of each card")
+            picked.append(x.pop(index))
+        x[0:0] = picked
+
+
+class FaultWatcher:
+    """A round watcher that strikes the round's faults as the card records come in."""
+
+    def __init__(self, world: TableWorld, faults: Sequence[Fault]) -> None:
+        self.world, self.faults, self.cards = world, list(faults), 0
+        self.struck: list[Fault] = []
+
+    def round_began(self, round_: Any) -> None:
+        self.cards = 0
+
+    def record(self, record: Any) -> None:
+        if str(record.kind) != "card":
+            return
+        self.cards += 1
+        for fault in self.faults:
+            if fault.at_card == self.cards:
+                self.struck.append(fault)
+                with self.world.lock:
+                    self.world.faults.stuck.add(SHOE if fault.device == "shoe" else SHUFFLER_INPUT)
+
+    def round_ended(self, round_: Any) -> None:
+        pass
+
+
+# -- checking --------------------------------------------------------------------------------------
+@dataclass
+class Outcome:
+    """What running a scenario found: the first mismatch (None: it played as written) and, per
+    round, the number of records and checks passed."""
+
+    scenario: Scenario
+    failure: str | None = None
+    checked: int = 0
+    rounds: list[Any] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+    def report(self) -> str:
+        """For a person: the scenario, what was checked, and the first mismatch if any."""
+        head = f"{self.scenario.path}: {self.scenario.title}"
+        if self.ok:
+            return f"{head}\n  ok: {len(self.rounds)} round(s), {self.checked} expectation(s) met"
+        return f"{head}\n  FAILED: {self.failure}"
+
+
+def _matches(record: Any, expect: Expect) -> bool:
+    if str(record.kind) != expect.what:
+        return False
+    return all(
+        key in record.fields and str(record.fields[key]) == value for key, value in expect.fields.items()
+    )
+
+
+def check_round(
+    round_: Any, script: RoundScript, cleared: Mapping[str, int] | None = None
+) -> tuple[int, str | None]:
+    """Each expectation against the round's records, in order; the first mismatch, said with its
+    file:line and the records of that kind the round did make. ``cleared``: the latched faults the
+    floor cleared during the round, by code (they latch on the equipment, not in the records)."""
+    records = list(round_.records)
+    position, checked = 0, 0
+    for expect in script.expects:
+        if expect.what == "cleared":
+            code = expect.fields["code"]
+            if not (cleared or {}).get(code):
+                seen = ", ".join(sorted(cleared or {})) or "none"
+                return checked, f"{expect.where}: expected the floor to clear {code}; cleared: {seen}"
+        elif expect.what == "net":
+            seat = int(expect.fields["seat"])
+            actual = round_.net(seat)
+            if str(actual) != expect.fields["net"]:
+                return (
+                    checked,
+                    f"{expect.where}: expected seat {seat} net {expect.fields['net']}, got {actual}",
+                )
+        elif expect.what == "state" and not expect.negated and set(expect.fields) == {"state"}:
+            if str(round_.state) != expect.fields["state"]:
+                return (
+                    checked,
+                    f"{expect.where}: expected the round to end {expect.fields['state']}, got {round_.state}",
+                )
+        elif expect.negated:
+            found = next(
+                (r for r in records if _matches(r, Expect(expect.what, expect.fields, expect.where))), None
+            )
+            if found is not None:
+                return (
+                    checked,
+                    f"{expect.where}: expected {expect}, found record #{found.seq}: {_show(found)}",
+                )
+        else:
+            found = next((r for r in records[position:] if _matches(r, expect)), None)
+            if found is None:
+                return checked, _missing(expect, records, position)
+            position = records.index(found) + 1
+        checked += 1
+    return checked, None
+
+
+def _show(record: Any) -> str:
+    return f"{record.kind} " + " ".join(f"{k}={shlex.quote(str(v))}" for k, v in record.fields.items())
+
+
+def _missing(expect: Expect, records: Sequence[Any], position: int) -> str:
+    after = f" after record #{records[position - 1].seq}" if position else ""
+    same = [r for r in records[position:] if str(r.kind) == expect.what]
+    earlier = [r for r in records[:position] if _matches(r, expect)]
+    lines = [f"{expect.where}: expected {expect}{after}; no such record"]
+    if earlier:
+        lines.append(f"    (record #{earlier[0].seq} matches, but comes before the previous expectation)")
+    if same:
+        lines.append(f"    the round's {expect.what} records from there:")
+        lines += [f"      #{r.seq} {_show(r)}" for r in same[:12]]
+    else:
+        kinds = sorted({str(r.kind) for r in records})
+        lines.append(f"    no {expect.what} record from there; the round's record kinds: {', '.join(kinds)}")
+    return "\n".join(lines)
+
+
+# -- running ---------------------------------------------------------------------------------------
+async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = None) -> Outcome:
+    """Play the scenario's rounds on the game's simulated table, stacked and scripted as the file
+    says, with the simulated floor supervisor clearing any fault; check each round as it ends.
+    ``options`` are the table builder's (the rules for ``seats``); a file error raises, a round
+    that did not go as written is the Outcome's failure."""
+    game = scenario.game
+    outcome = Outcome(scenario)
+    stacking = StackingRandom(scenario.seed)
+    async with simulated_table(
+        game, name="scenario", shuffler_seed=scenario.seed, **dict(options or {})
+    ) as sim:
+        table = sim.table
+        if game not in SHOE_STACKED:
+            shuffler = sim.devices["shuffler"]
+            shuffler.call(lambda engine: setattr(engine.personality, "_rng", stacking))
+        faults = FaultWatcher(sim.world, [])
+        table.watchers.add(faults)
+        cover = table_options(game, sim).get("cover")
+        tally = Tally()
+        floor = FloorSupervisor(table, tally, None, repair=lambda: _repair(sim.world))
+        async with on_the_floor(floor):
+            for script in scenario.rounds:
+                faults.faults, faults.struck = list(script.faults), []
+                before = dict(tally.faults)
+                if game in SHOE_STACKED:
+                    await table.prepare_round()  # the burn (and a new deck) before the stack
+                    if script.shoe:
+                        stack_top(sim.world, script.shoe, script.where)
+                elif script.shoe:
+                    stacking.stacks.append((list(script.shoe), script.where))
+                players = ScriptedPlayers(game, script, cover)
+                try:
+                    round_ = await asyncio.wait_for(table.play_round(players), timeout=30)
+                except RuleViolation as refused:
+                    outcome.failure = f"{script.where}: the round refused the scripted play: {refused}"
+                    return outcome
+                except TimeoutError:
+                    outcome.failure = (
+                        f"{script.where}: the round did not finish within 30 s (held, or waiting)"
+                    )
+                    return outcome
+                outcome.rounds.append(round_)
+                cleared = {
+                    code: n - before.get(code, 0)
+                    for code, n in tally.faults.items()
+                    if n > before.get(code, 0)
+                }
+                checked, failure = check_round(round_, script, cleared)
+                outcome.checked += checked
+                unstruck = [fault for fault in script.faults if fault not in faults.struck]
+                if failure is None and unstruck:
+                    failure = (
+                        f"{unstruck[0].where}: the round dealt fewer than {unstruck[0].at_card} cards: no jam"
+                    )
+                failure = failure or _unasked(players)
+                if failure is not None:
+                    outcome.failure = failure
+                    return outcome
+    return outcome
+
+
+def _unasked(players: ScriptedPlayers) -> str | None:
+    """An answer the round never asked for: a scenario that says more than happened is wrong."""
+    if players.unused():
+        extra = players.unused()[0]
+        return f"{extra.where}: the round never asked for {extra.word!r}: the file says more than happened"
+    missed = sorted(set(players.script.insurance) - players.insurance_asked)
+    if missed:
+        return f"{players.script.insurance[missed[0]].where}: seat {missed[0]} was never offered insurance"
+    return None
+
+
+def _repair(world: TableWorld) -> None:
+    with world.lock:
+        world.faults.stuck.clear()
+
+
+def records_text(rounds: Sequence[Any]) -> str:
+    """Every record of the rounds played, one a line, as ``expect`` lines would name them: what a
+    scenario author copies from when writing the expectations."""
+    return "\n".join(f"round {r.number} #{rec.seq} {_show(rec)}" for r in rounds for rec in r.records)
+
+
+__all__ = [
+    "Expect",
+    "Fault",
+    "Outcome",
+    "RoundScript",
+    "Scenario",
+    "ScenarioError",
+    "ScriptedPlayers",
+    "check_round",
+    "load",
+    "parse",
+    "records_text",
+    "run_scenario",
+]
