@@ -3,7 +3,8 @@
 Each device is reached at its URL — a serial path (a udev name such as /dev/croupier/shoe, a
 /dev/serial/by-id path), a pyserial URL (``rfc2217://`` for a serial device server,
 ``socket://``), or ``usb://VID:PID?serial=...`` — through its connection supervisor, with its line
-settings, its timers and its firmware allow-list (605a.4(c)). Devices that share one RS-485 line
+settings, its link timers (``heartbeat``, ``response_timeout``, ``retries``) and its firmware
+allow-list (605a.4(c)). Devices that share one RS-485 line
 (the same URL, each at its own address) share one port through the host-side arbiter (decision
 0007). The dealer is the human at the table, prompted on the dealer's screen
 (croupier.screen_dealer). The table is not opened here: a supervisor opens it from the screen,
@@ -33,7 +34,7 @@ log = structlog.get_logger("croupier.hardware")
 
 
 def supervisor_settings(device: DeviceConfig) -> SupervisorSettings:
-    """The connection supervisor's timers as the device's ``[devices.NAME.link]`` sets them."""
+    """The connection supervisor's timers as the device's ``[devices.NAME]`` sets them."""
     base = SupervisorSettings()
     timings = dataclasses.replace(
         base.timings, response_timeout=device.link.response_timeout, max_retries=device.link.retries

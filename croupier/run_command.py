@@ -59,7 +59,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = load_table_config(args.config or DEFAULT_TABLE_CONFIG)
-    _check_served(config)
+    check_served(config)
     if args.check:
         devices = ", ".join(f"{name} ({device.url.url})" for name, device in config.devices.items())
         print(f"ok: {config.source}: table {config.name}, {config.game}, {config.seats} seats; {devices}")
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_serve(config, args.rounds, args.duration, args.seed))
 
 
-def _check_served(config: TableConfig) -> None:
+def check_served(config: TableConfig) -> None:
     """A table is wholly simulated or wholly real, and real equipment is driven from the dealer's
     screen, so it needs the API's token file."""
     real = sorted(name for name, device in config.devices.items() if device.url.sim_kind is None)

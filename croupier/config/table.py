@@ -48,6 +48,9 @@ NEEDS: Mapping[str, Mapping[DeviceKind, Rule]] = {
         DeviceKind.PROGRESSIVE: Rule(
             "NOTES.md §1 657a.9(a)(3)", "the progressive system locks out before dealing"
         ),
+        DeviceKind.METER_SIGN: Rule(
+            "NOTES.md §3 605a.7(a)", "a progressive meter visible from the front of the table"
+        ),
     },
 }
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from croupier.config.table import NEEDS
 from croupier.tables.crazy_4_poker import Crazy4PokerTable
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
@@ -27,12 +28,9 @@ from drivers.shuffler import ShufflerDriver
 
 Connections = Mapping[str, DeviceConnection]
 
-#: The devices each game's table needs, by kind.
+#: The devices each game's table needs, by kind (the configuration's NEEDS, each with its clause).
 DEVICES: dict[str, tuple[str, ...]] = {
-    "free-bet-blackjack": ("shoe", "shuffler", "card-reader"),
-    "over-under": ("shoe", "shuffler"),
-    "heads-up-holdem": ("shoe", "shuffler"),
-    "crazy-4-poker": ("shuffler", "progressive", "meter-sign"),
+    game: tuple(kind.value for kind in needs) for game, needs in NEEDS.items()
 }
 #: Who deals until the dealer's screen names the dealer on duty (a dealer change).
 UNASSIGNED = "unassigned"

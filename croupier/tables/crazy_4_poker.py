@@ -63,7 +63,7 @@ from games.crazy_4_poker.inputs import (
     StubCount,
     StubToRack,
 )
-from games.crazy_4_poker.machine import COUNTING, HELD, LOCKING, MISDEAL_CHECK, VOIDED
+from games.crazy_4_poker.machine import COUNTING, DEALING, HELD, LOCKING, MISDEAL_CHECK, VOIDED
 from games.crazy_4_poker.rules_config import Shuffler as ShufflerKind
 
 TAKEN_BY_HAND = Rule(
@@ -271,6 +271,8 @@ class Crazy4PokerTable(SupervisorHolds):
     async def _close_betting(self, round_: Round) -> None:
         """657a.9(a)(3): "no more bets", the progressive locked, the chips counted against it."""
         round_.handle(NoMoreBets())
+        if round_.state == DEALING:  # no progressive wager offered: the system locks all the same,
+            await self.progressive.lock()  # with nothing accepted and nothing to count
         if round_.state != LOCKING:
             return
         state = await self.progressive.lock()

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from croupier.api.app import make_app
@@ -28,14 +29,18 @@ from croupier.state import TableState
 from devices.faults import SUPERVISOR_CLEARS
 from firmware_sim.card_reader import CardReaderPersonality
 from firmware_sim.dealer import SimulatedDealer
+from firmware_sim.dealer_crazy_4 import SimulatedCrazy4Dealer
+from firmware_sim.dealer_holdem import SimulatedHoldemDealer
 from firmware_sim.device import SimulatedDevice
+from firmware_sim.multidrop import MultidropBus
 from firmware_sim.ports.pty import PtyPort
 from firmware_sim.ports.tcp import TcpPort
+from firmware_sim.progressive import ControllerPersonality, SignPersonality
 from firmware_sim.shoe import ShoePersonality
 from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import TableWorld
 from tests.links import run
-from tests.screen import Screen
+from tests.screen import Screen, dealer_counts
 
 DEALER = {"Authorization": "Bearer dealer-token-0123456789"}
 SUPERVISOR = {"Authorization": "Bearer floor-token-0123456789"}
@@ -51,24 +56,27 @@ role = "supervisor"
 """
 
 
-def _config(tmp_path: Path, ports: dict[str, Any]) -> Path:
-    devices = "".join(
+def _config(tmp_path: Path, game: str, devices: dict[str, tuple[Any, SimulatedDevice]]) -> Path:
+    """The table's configuration: each device at its port's URL with its own firmware's hash;
+    devices on one multi-drop port share its URL, each at its address."""
+    entries = "".join(
         f"""
 [devices.{name}]
 kind = "{name}"
 url = "{port.url}"
-firmware_allow_list = ["{port.device.engine.personality.firmware_hash.hex()}"]
+address = {device.engine.address}
+firmware_allow_list = ["{device.engine.personality.firmware_hash.hex()}"]
 """
-        for name, port in ports.items()
+        for name, (port, device) in devices.items()
     )
     (tmp_path / "tokens.toml").write_text(TOKENS)
     path = tmp_path / "table.toml"
     path.write_text(
         f"""[table]
-name = "BJ-HW"
-game = "free-bet-blackjack"
+name = "HW"
+game = "{game}"
 seats = 3
-{devices}
+{entries}
 [service]
 api_tokens = "{tmp_path / "tokens.toml"}"
 audit_dir = "{tmp_path / "audit"}"
@@ -78,55 +86,98 @@ state_db = "{tmp_path / "state.db"}"
     return path
 
 
-@contextlib.asynccontextmanager
-async def felt(tmp_path: Path) -> AsyncIterator[tuple[Screen, TableWorld, dict[str, Any]]]:
-    """The devices served, the table in service on them, its API, and the dealer's hands."""
-    world = TableWorld()
-    hands = SimulatedDealer(world)
-    hands.unwrap(("red", "blue"), 6)
-    ports: dict[str, Any] = {
-        "shoe": PtyPort(SimulatedDevice(ShoePersonality(world=world), name="shoe")).start(),
-        "shuffler": PtyPort(SimulatedDevice(ShufflerPersonality(world=world), name="shuffler")).start(),
-        "card-reader": TcpPort(SimulatedDevice(CardReaderPersonality(world=world), name="reader")).start(),
+def _equipment(game: str, world: TableWorld) -> tuple[Any, dict[str, tuple[Any, SimulatedDevice]]]:
+    """The dealer's hands and the devices of ``game``, each served as on the felt: serial paths
+    (pseudo-terminals), serial device servers (TCP), and the progressive controller with its meter
+    sign on one RS-485 pair."""
+    shoe = SimulatedDevice(ShoePersonality(world=world), name="shoe")
+    shuffler = SimulatedDevice(ShufflerPersonality(world=world), name="shuffler")
+    if game == "free-bet-blackjack":
+        hands = SimulatedDealer(world)
+        hands.unwrap(("red", "blue"), 6)
+        reader = SimulatedDevice(CardReaderPersonality(world=world), name="card-reader")
+        return hands, {
+            "shoe": (PtyPort(shoe).start(), shoe),
+            "shuffler": (PtyPort(shuffler).start(), shuffler),
+            "card-reader": (TcpPort(reader).start(), reader),
+        }
+    if game == "over-under":
+        hands = SimulatedDealer(world)
+        hands.unwrap(("red", "blue"), 6)
+        return hands, {
+            "shoe": (PtyPort(shoe).start(), shoe),
+            "shuffler": (TcpPort(shuffler).start(), shuffler),
+        }
+    if game == "heads-up-holdem":
+        return SimulatedHoldemDealer(world), {
+            "shoe": (PtyPort(shoe).start(), shoe),
+            "shuffler": (PtyPort(shuffler).start(), shuffler),
+        }
+    controller = SimulatedDevice(
+        ControllerPersonality(seats=3), name="progressive", address=1, multidrop=True
+    )
+    sign = SimulatedDevice(SignPersonality(), name="meter-sign", address=2, multidrop=True)
+    line = PtyPort(MultidropBus([controller, sign])).start()
+    hands = SimulatedCrazy4Dealer(world, controller)
+    hands.unwrap(["red"], 1)
+    return hands, {
+        "shuffler": (PtyPort(shuffler).start(), shuffler),
+        "progressive": (line, controller),
+        "meter-sign": (line, sign),
     }
+
+
+@contextlib.asynccontextmanager
+async def felt(tmp_path: Path, game: str) -> AsyncIterator[tuple[Screen, TableWorld, dict[str, Any]]]:
+    """The devices served, the table in service on them, its API, and the dealer's hands doing
+    each step the screen shows."""
+    world = TableWorld()
+    hands, devices = _equipment(game, world)
+    ports = {name: port for name, (port, _device) in devices.items()}
     try:
-        config = load_table_config(_config(tmp_path, ports))
+        config = load_table_config(_config(tmp_path, game, devices))
         with (
             AuditTrail(config.service.audit_dir, config.name) as trail,
             TableState(config.service.state_db) as state,
         ):
             journal = TableJournal(trail, state, table=config.name, game=config.game)
             async with table_in_service(config, journal, None) as service:
-                service.screen.step_listeners.append(
-                    lambda step, arguments: getattr(hands, step)(**arguments)
-                )
+                steps = service.screen.step_listeners  # the dealer's hands do what the screen shows
+                steps.append(lambda step, arguments: getattr(hands, step)(**arguments))
                 stop = asyncio.Event()
                 serving = asyncio.create_task(service.serve(stop))
                 try:
                     app = make_app(service, Tokens.load(config.service.api_tokens))
                     async with TestClient(TestServer(app)) as client:
-                        yield Screen(client, DEALER), world, ports
+                        yield Screen(client, DEALER, dealer_counts(game, 3)), world, ports
                 finally:
                     stop.set()
                     await asyncio.wait_for(serving, 20)
     finally:
-        for port in ports.values():
+        for port in set(ports.values()):
             port.stop()
     world.check()
 
 
+async def _all_ready(screen: Screen) -> None:
+    async with asyncio.timeout(15):
+        while set((await screen.state())["devices"].values()) != {"ready"}:
+            await asyncio.sleep(0.05)
+
+
 def test_a_table_on_configured_equipment_opens_for_a_supervisor_and_plays_rounds(tmp_path: Path) -> None:
+    """Free Bet Blackjack: closed until a supervisor opens it (a dealer may not), and not while a
+    device is missing (DEVICES_READY) or its lost link is latched; then rounds through the API."""
+
     async def scenario() -> None:
-        async with felt(tmp_path) as (screen, world, ports):
+        async with felt(tmp_path, "free-bet-blackjack") as (screen, world, ports):
             state = await screen.state()
             assert state["open"] is False and state["prompt"] is None, "closed until a supervisor opens it"
             status, body = await screen.post("/v1/wagers", {"seat": 1, "blackjack": 500})
             assert status == 409 and body["clause"] == TABLE_CLOSED.clause
             status, body = await screen.post("/v1/table/open")
             assert status == 403 and body["clause"] == SUPERVISOR_CLEARS.clause
-            async with asyncio.timeout(10):
-                while set((await screen.state())["devices"].values()) != {"ready"}:
-                    await asyncio.sleep(0.05)
+            await _all_ready(screen)
             ports["card-reader"].unplug()
             async with asyncio.timeout(10):
                 while (await screen.state())["devices"]["card-reader"] == "ready":
@@ -134,9 +185,7 @@ def test_a_table_on_configured_equipment_opens_for_a_supervisor_and_plays_rounds
             status, body = await screen.post("/v1/table/open", headers=SUPERVISOR)
             assert status == 409 and body["clause"] == DEVICES_READY.clause and "card-reader" in body["error"]
             ports["card-reader"].replug()
-            async with asyncio.timeout(15):
-                while (await screen.state())["devices"]["card-reader"] != "ready":
-                    await asyncio.sleep(0.05)
+            await _all_ready(screen)
             status, body = await screen.post("/v1/table/open", headers=SUPERVISOR)
             assert status == 409 and "LINK_LOST" in body["error"], "the lost link latched until cleared"
             await screen.ok_as(SUPERVISOR, "/v1/faults/LINK_LOST/clear")
@@ -146,3 +195,20 @@ def test_a_table_on_configured_equipment_opens_for_a_supervisor_and_plays_rounds
             world.check()
 
     run(scenario(), timeout=90)
+
+
+@pytest.mark.parametrize("game", ["over-under", "heads-up-holdem", "crazy-4-poker"])
+def test_every_game_plays_on_its_configured_equipment(tmp_path: Path, game: str) -> None:
+    """Over/Under (686a.7), Heads Up Hold 'Em (677a.10, the stub counted when due, (d)) and Crazy 4
+    Poker (657a.9, controller and meter sign sharing one RS-485 line): opened by a supervisor,
+    whole rounds played from the screen with the dealer doing each step it shows."""
+
+    async def scenario() -> None:
+        async with felt(tmp_path, game) as (screen, world, _ports):
+            await _all_ready(screen)
+            await screen.ok_as(SUPERVISOR, "/v1/table/open")
+            for number in range(1, 7 if game == "heads-up-holdem" else 4):
+                assert await screen.play_round(game) == number
+                world.check()
+
+    run(scenario(), timeout=120)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from croupier.config import DEFAULT_TABLE_CONFIG, ConfigError, DeviceKind, Via, load_table_config
+from croupier.run_command import check_served
 from drivers.protocol.core import DeviceClass
 
 TABLES = Path(__file__).resolve().parents[2] / "config" / "tables"
@@ -71,8 +72,9 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 @pytest.mark.parametrize("path", sorted(TABLES.glob("*.toml")), ids=lambda path: path.name)
-def test_every_shipped_example_loads(path: Path) -> None:
+def test_every_shipped_example_loads_and_would_be_served(path: Path) -> None:
     config = load_table_config(path)
+    check_served(config)  # wholly simulated, or real with the dealer's screen's token file
     assert config.source == path
     for device in config.devices.values():
         assert device.url.via is Via.SIM or device.firmware_allow_list
