@@ -128,7 +128,8 @@ class TableService:
         own opening runs (shoe read, shuffler opened, the reader inspected under their name)."""
         self._supervisor(operator, "open the table")
         if not self._day_opened:
-            down = [m.name for m in self.table.equipment if m.link is not ConnectionState.READY]
+            ready = ConnectionState.READY.value
+            down = [name for name, link in self.table.feeds.links().items() if link != ready]
             if down:
                 raise RuleViolation(DEVICES_READY, f"the table cannot open: not connected: {', '.join(down)}")
             if self.table.faults:

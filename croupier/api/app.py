@@ -106,7 +106,7 @@ class TableApi:
             "rounds": table.rounds,
             "round_in_progress": service.round_in_play,
             "prompt": self._prompt(),
-            "devices": {m.name: m.link.value if m.link else "unknown" for m in table.equipment},
+            "devices": table.feeds.links(),
             "faults": self._faults(),
             "held_round": None
             if held is None

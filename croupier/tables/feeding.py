@@ -51,6 +51,10 @@ class Feeds:
                     await task
             self._tasks = []
 
+    def links(self) -> dict[str, str]:
+        """Each device's link state by name (a meter sign too, which has no machine of its own)."""
+        return {machine.name: machine.driver.conn.state.value for machine in self.machines}
+
     async def settled(self) -> None:
         """Return once every event already queued on each connection has been applied."""
         await asyncio.gather(*(machine.driver.conn.events.join() for machine in self.machines))

@@ -64,6 +64,7 @@ class SupervisorHolds:
     async def clear(self, code: str, operator: Operator) -> None:
         """A supervisor clears a latched fault (the device too, for its own faults); a held step
         then goes on. A dealer is refused (devices.faults.SUPERVISOR_CLEARS)."""
+        await self.feeds.settled()  # the clear acts on every device event already received
         owners = [machine for machine in self.equipment if code in {f.code for f in machine.latch.faults}]
         if not owners:
             latched = sorted({fault.code for fault in self.faults}) or "none"
