@@ -6,7 +6,6 @@ and a firmware allow-list is required for each device (605a.4(c))."""
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +13,6 @@ from pathlib import Path
 from croupier.config.devices import DeviceConfig, read_devices
 from croupier.config.section import Section
 from croupier.config.urls import Via
-from croupier.errors import ConfigError
 from drivers.transport.base import Transport
 from drivers.transport.serial import SerialTransport
 from drivers.transport.usb import UsbTransport
@@ -30,15 +28,7 @@ class RigConfig:
 def load_rig_config(path: str | Path) -> RigConfig:
     """Read and check the rig file ``path``; a ConfigError names the file, the key and what is wrong."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text (expected a TOML file)") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: TOML syntax error: {exc}") from None
-    top = Section(path, "", data)
+    top = Section.read(path)
     top.only(("rig", "devices"))
     rig = top.section("rig")
     rig.only(("name",))

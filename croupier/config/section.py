@@ -3,6 +3,7 @@ was expected ("FILE: key.path: what is wrong (expected ...)") without each reade
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,20 @@ class Section:
     file: Path
     path: str
     data: Mapping[str, Any]
+
+    @classmethod
+    def read(cls, path: Path) -> Section:
+        """The top level of the TOML file ``path``; a ConfigError when it cannot be read, is not
+        UTF-8, or is not TOML."""
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"{path}: not UTF-8 text (expected a TOML file)") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: TOML syntax error: {exc}") from None
+        return cls(path, "", data)
 
     def key(self, name: str) -> str:
         """The dotted path of ``name`` within this table."""

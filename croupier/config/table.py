@@ -8,7 +8,6 @@ its keys; this module only re-raises its error with the file and the TOML key pa
 from __future__ import annotations
 
 import importlib
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,6 @@ from typing import Any
 from croupier.config.devices import DeviceConfig, DeviceKind, read_devices
 from croupier.config.section import Section
 from croupier.config.service import AuditConfig, ServiceConfig, read_audit, read_service
-from croupier.errors import ConfigError
 from devices.rules import Rule
 from games import GAMES
 from games.common.config import ConfigError as RulesError
@@ -74,15 +72,7 @@ class TableConfig:
 def load_table_config(path: str | Path) -> TableConfig:
     """Read and check ``path``; a ConfigError names the file, the key and what is wrong."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text (expected a TOML file)") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: TOML syntax error: {exc}") from None
-    top = Section(path, "", data)
+    top = Section.read(path)
     top.only(("table", "rules", "devices", "service", "audit"))
     table = top.section("table", required=True)
     table.only(("name", "game", "seats"))
