@@ -83,13 +83,8 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
     def _round_ended(self) -> None:
         self.reader.end_round()
 
-    async def _step(self, play: _Play) -> None:
-        """The next thing the round waits for: a card, a choice, an answer, or the pickup."""
-        slot = play.round.expected
-        if slot is not None:
-            await self._deal(play, slot)
-            return
-        state = play.round.state
+    async def _step_in(self, play: _Play, state: str) -> None:
+        """What the round waits for when it expects no card: a choice, an answer, or the pickup."""
         if state == INSURANCE:
             await self._offer_insurance(play)
         elif state == PEEKING:

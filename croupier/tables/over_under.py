@@ -56,13 +56,8 @@ class OverUnderTable(ShoeTable[Round]):
     def _new_round(self) -> Round:
         return Round(self.rounds, rules=self.rules, dealer=self.dealer_on_duty, table=self.name)
 
-    async def _step(self, play: _Play) -> None:
-        """The next thing the round waits for: a card, an election, the clearing, or the rack."""
-        slot = play.round.expected
-        if slot is not None:
-            await self._deal(play, slot)
-            return
-        state = play.round.state
+    async def _step_in(self, play: _Play, state: str) -> None:
+        """What the round waits for when it expects no card: an election, the clearing, or the rack."""
         if state == DECIDING:
             await self._elect(play)
         elif state == CLEARING:

@@ -52,6 +52,10 @@ class ShoeRound(Protocol):
     state: str
     hold: Any
 
+    @property
+    def expected(self) -> Any:
+        """The Slot of the card the round expects next, None when it expects none."""
+
     def handle(self, message: Any) -> None: ...
 
     def close(self) -> None: ...
@@ -193,7 +197,16 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         raise NotImplementedError
 
     async def _step(self, play: Play[R]) -> None:
-        """What the game's round waits for next, in a state other than held or complete."""
+        """What the game's round waits for next, in a state other than held or complete: the card it
+        expects, dealt from the shoe, else what its state asks for (``_step_in``)."""
+        slot = play.round.expected
+        if slot is not None:
+            await self._deal(play, slot)
+        else:
+            await self._step_in(play, play.round.state)
+
+    async def _step_in(self, play: Play[R], state: str) -> None:
+        """What the game's round in ``state`` waits for, when it expects no card."""
         raise NotImplementedError
 
     def _round_ended(self) -> None:
