@@ -3,7 +3,7 @@
 Kept apart from the wire trace (ARCHITECTURE.md, "Two logs, never mixed").
 """
 
-from croupier.audit.adapter import RoundRecorder, record_round
+from croupier.audit.adapter import record_round
 from croupier.audit.record import AuditError, AuditRecord
 from croupier.audit.rotation import Retention, Rotation
 from croupier.audit.verify import Problem, Report, verify_series
@@ -17,7 +17,6 @@ __all__ = [
     "Report",
     "Retention",
     "Rotation",
-    "RoundRecorder",
     "record_round",
     "verify_series",
 ]

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from croupier.audit.record import AuditError, AuditRecord
 from croupier.audit.writer import AuditTrail
-from games.common.records import Record, RecordKind, RoundLog
+from games.common.records import Record, RecordKind
 
 
 def _is_face_down(record: Record) -> bool:
@@ -25,22 +25,6 @@ def append_record(trail: AuditTrail, game: str, record: Record) -> AuditRecord:
         raise AuditError(f"round {record.round} record {record.seq}: a face-down card record carries a face")
     fields = {"game": game, "round_seq": record.seq, **record.fields}
     return trail.append(str(record.kind), record.round, fields, face_down=face_down)
-
-
-class RoundRecorder:
-    """Writes what a round has recorded since the last call: call ``flush`` before acknowledging an
-    input to the round, so the records of everything acknowledged are on disk."""
-
-    def __init__(self, trail: AuditTrail, game: str, log: RoundLog) -> None:
-        self._trail, self._game, self._log = trail, game, log
-        self._written = 0
-
-    def flush(self) -> list[AuditRecord]:
-        written = [
-            append_record(self._trail, self._game, record) for record in self._log.since(self._written)
-        ]
-        self._written += len(written)
-        return written
 
 
 def record_round(trail: AuditTrail, game: str, records: Iterable[Record]) -> list[AuditRecord]:

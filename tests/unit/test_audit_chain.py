@@ -17,11 +17,12 @@ from croupier.audit import (
     AuditTrail,
     Retention,
     Rotation,
-    RoundRecorder,
     record_round,
     verify_series,
 )
 from croupier.audit.rotation import series_files
+from croupier.journal import TableJournal
+from croupier.state import TableState
 from drivers.protocol.cards import Card
 from games.common.records import Record, RecordKind
 from games.free_bet_blackjack.inputs import PlayerAction
@@ -275,16 +276,23 @@ def test_free_bet_blackjack_round_records_the_hole_card_only_as_a_commitment(tmp
     assert verify_series(series_files(tmp_path, "T1")).ok
 
 
-def test_round_recorder_writes_each_round_record_once_in_order(tmp_path: Path) -> None:
+def test_the_journal_writes_each_round_record_as_it_is_made_once_in_order(tmp_path: Path) -> None:
+    """A record is on disk before the round returns from the message that made it (the service
+    acknowledges nothing earlier): after each step the trail holds every record made so far."""
     round_, shoe = dealt(["Ts 7c"], "6h 9d", rest="5s 8c")
-    with AuditTrail(tmp_path, "T1") as trail:
-        recorder = RoundRecorder(trail, "free_bet_blackjack", round_.log)
-        first = recorder.flush()
-        assert recorder.flush() == []
+    with AuditTrail(tmp_path, "T1") as trail, TableState(tmp_path / "state.db") as state:
+        journal = TableJournal(trail, state, table="T1", game="free_bet_blackjack")
+        round_.log.attach(journal.record)
+
+        def on_disk() -> list[int]:
+            lines = b"".join(lines_of(series_files(tmp_path, "T1")[0])).splitlines()
+            return [AuditRecord.parse(line).fields["round_seq"] for line in lines[1:]]
+
+        assert on_disk() == list(range(1, len(round_.log) + 1))
         decide(round_, shoe, 1, PlayerAction.STAND)
+        assert on_disk() == list(range(1, len(round_.log) + 1))
         finish(round_, shoe)
-        rest = recorder.flush()
-    assert [r.fields["round_seq"] for r in first + rest] == list(range(1, len(round_.log) + 1))
+        assert on_disk() == list(range(1, len(round_.log) + 1))
 
 
 def test_adapter_refuses_a_face_down_record_that_names_its_face(tmp_path: Path) -> None:
