@@ -1,10 +1,15 @@
-"""Helpers for the game tests: shoes stacked in deal order, and the dealer's steps of a round."""
+"""Helpers for the game tests: shoes stacked in deal order, the dealer's steps of a round, and a
+refusal checked."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
 
 from devices.faults import Operator, Role
+from devices.rules import RuleViolation
 from drivers.protocol.cards import Card
 from games.free_bet_blackjack import Round, RuleSet
 from games.free_bet_blackjack.inputs import (
@@ -101,3 +106,13 @@ def finish(round_: Round, shoe: StackedShoe) -> None:
 def movements(round_: Round) -> list[tuple[int, str, str, int]]:
     """The settlement as (seat, wager, movement, amount), in the order made."""
     return [(a.seat, a.wager.value, a.movement.value, a.amount) for a in round_.actions]
+
+
+def refused(clause: str, round_: Any, message: object) -> RuleViolation:
+    """``message`` is refused citing ``clause``, and nothing is recorded."""
+    before = len(round_.records)
+    with pytest.raises(RuleViolation) as caught:
+        round_.handle(message)
+    assert clause in caught.value.rule.clause, caught.value
+    assert len(round_.records) == before
+    return caught.value

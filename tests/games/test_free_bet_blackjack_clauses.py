@@ -3,9 +3,6 @@ the names and docstrings to list, in docs/conformance.md, the tests that stand f
 
 from __future__ import annotations
 
-import pytest
-
-from devices.rules import RuleViolation
 from drivers.protocol.cards import SealedCard
 from games.free_bet_blackjack import RuleSet
 from games.free_bet_blackjack.inputs import (
@@ -48,22 +45,13 @@ from tests.games import (
     movements,
     new_round,
     peek,
+    refused,
     reveal,
     stacked,
 )
 
 STAND, HIT, DOUBLE, SPLIT = PlayerAction.STAND, PlayerAction.HIT, PlayerAction.DOUBLE_DOWN, PlayerAction.SPLIT
 READY = ShoeStatus.ready()
-
-
-def refused(clause: str, round_, message) -> RuleViolation:
-    """``message`` is refused citing ``clause``, and nothing is recorded."""
-    before = len(round_.records)
-    with pytest.raises(RuleViolation) as caught:
-        round_.handle(message)
-    assert clause in caught.value.rule.clause, caught.value
-    assert len(round_.records) == before
-    return caught.value
 
 
 def irregularities(round_) -> list[tuple[str, str]]:

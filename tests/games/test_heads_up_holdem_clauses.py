@@ -9,7 +9,6 @@ from dataclasses import fields
 import pytest
 
 from devices.faults import Operator, Role
-from devices.rules import RuleViolation
 from drivers.protocol.cards import Card
 from games import conformance
 from games.heads_up_holdem import CLAUSES, ConfigError, Round, RuleSet
@@ -45,20 +44,11 @@ from games.heads_up_holdem.machine import (
 )
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.stacked import COMMUNITY_FIRST, READY, StackedDeck, arrange, start
+from tests.games import refused
 
 SUPERVISOR = Operator("S-1", Role.SUPERVISOR)
 DEALER = Operator("D-1", Role.DEALER)
 DECK = arrange(["Ah Kh", "2c 7d"], "Qs Qd", "Jh Th 9s 3c 4d")
-
-
-def refused(clause: str, round_: Round, message) -> RuleViolation:
-    """``message`` is refused citing ``clause``, and nothing is recorded."""
-    before = len(round_.records)
-    with pytest.raises(RuleViolation) as caught:
-        round_.handle(message)
-    assert clause in caught.value.rule.clause, caught.value
-    assert len(round_.records) == before
-    return caught.value
 
 
 def betting(wagers=(1, 3), rules: RuleSet | None = None, faces=DECK, **kwargs) -> tuple[Round, StackedDeck]:

@@ -20,7 +20,7 @@ from games.over_under.inputs import (
     SupervisorResolve,
 )
 from games.over_under.machine import BETTING, CLEARING, COMPLETE, DEALING, DECIDING, DRAWING, HELD, SETTLED
-from tests.games import SUPERVISOR, faces
+from tests.games import SUPERVISOR, faces, refused
 from tests.games.test_over_under_helpers import (
     OVER,
     READY,
@@ -32,7 +32,6 @@ from tests.games.test_over_under_helpers import (
     movements,
     new_round,
     play,
-    refused,
 )
 
 

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import pytest
-
-from devices.rules import RuleViolation
 from games.free_bet_blackjack.records import RecordKind
 from games.free_bet_blackjack.stacked import StackedShoe
 from games.over_under import Round, RuleSet
@@ -66,16 +63,6 @@ def finish(round_: Round) -> None:
 def movements(round_: Round) -> list[tuple[int, str, str, int]]:
     """The settlement as (seat, wager, movement, amount), in the order made."""
     return [(a.seat, a.wager.value, a.movement.value, a.amount) for a in round_.actions]
-
-
-def refused(clause: str, round_: Round, message: object) -> RuleViolation:
-    """``message`` is refused citing ``clause``, and nothing is recorded."""
-    before = len(round_.records)
-    with pytest.raises(RuleViolation) as caught:
-        round_.handle(message)
-    assert clause in caught.value.rule.clause, caught.value
-    assert len(round_.records) == before
-    return caught.value
 
 
 def irregularities(round_: Round) -> list[tuple[str, str]]:

@@ -23,7 +23,7 @@ from games.over_under.inputs import (
     SupervisorResolve,
 )
 from games.over_under.machine import COMPLETE, DECIDING, DRAWING, HELD, VOIDED, definition, shared_machine
-from tests.games import DEALER, SUPERVISOR
+from tests.games import DEALER, SUPERVISOR, refused
 from tests.games.test_over_under_helpers import (
     OVER,
     READY,
@@ -35,7 +35,6 @@ from tests.games.test_over_under_helpers import (
     movements,
     new_round,
     play,
-    refused,
 )
 
 
