@@ -18,6 +18,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import structlog
@@ -27,6 +28,7 @@ from croupier.config.devices import DeviceConfig
 from croupier.config.rig import transport_for
 from croupier.tables.assembly import DEVICES, assemble
 from drivers.connection import DeviceConnection, SupervisorSettings
+from drivers.trace import WireTrace
 from drivers.transport.base import Transport
 from drivers.transport.shared import SharedLine
 
@@ -42,8 +44,9 @@ def supervisor_settings(device: DeviceConfig) -> SupervisorSettings:
     return dataclasses.replace(base, heartbeat_interval=device.link.heartbeat, timings=timings)
 
 
-def device_connections(devices: Iterable[DeviceConfig]) -> dict[str, DeviceConnection]:
-    """A connection to each device, by its kind; devices on one URL share the line."""
+def device_connections(devices: Iterable[DeviceConfig], trace_dir: Path) -> dict[str, DeviceConnection]:
+    """A connection to each device, by its kind; devices on one URL share the line. Each keeps a
+    wire trace in ``trace_dir``, written while switched on (``trace = true``, or from the API)."""
     devices = list(devices)
     shared = {url for url, n in Counter(d.url.url for d in devices).items() if n > 1}
     lines: dict[str, SharedLine] = {}
@@ -62,6 +65,7 @@ def device_connections(devices: Iterable[DeviceConfig]) -> dict[str, DeviceConne
             expected_class=device.kind.device_class,
             firmware_allow_list=device.firmware_allow_list,
             settings=supervisor_settings(device),
+            trace=WireTrace.in_directory(trace_dir, device.name, enabled=device.trace),
         )
     return connections
 
@@ -75,7 +79,7 @@ async def hardware_table(config: TableConfig, dealer: Any) -> AsyncIterator[Any]
     for device in config.devices.values():
         if device not in used:
             log.warning("device not used by this game", device=device.name, game=config.game)
-    connections = device_connections(used)
+    connections = device_connections(used, config.service.trace_dir)
     table = assemble(config.game, connections, dealer=dealer, rules=config.rules, name=config.name)
     try:
         for connection in connections.values():
@@ -85,3 +89,5 @@ async def hardware_table(config: TableConfig, dealer: Any) -> AsyncIterator[Any]
     finally:
         for connection in connections.values():
             await connection.stop()
+            if connection.trace is not None:
+                connection.trace.close()

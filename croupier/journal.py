@@ -98,6 +98,16 @@ class TableJournal:
             {"action": action, "operator": operator.ident, "role": operator.role.value, **fields},
         )
 
+    def service_started(self, game: str, config: str, config_sha256: str) -> None:
+        """The service took the table up with this configuration; a configuration that differs from
+        the one it last ran with is recorded as changed, from which to which (NOTES.md §3)."""
+        counters = self._counters()
+        previous = counters.get("config_sha256")
+        if previous is not None and previous != config_sha256:
+            self.table_event("config_changed", {"config": config, "from": previous, "to": config_sha256})
+        self.table_event("table_open", {"game": game, "config": config, "config_sha256": config_sha256})
+        self.state.save_table(self.table, {**counters, "config_sha256": config_sha256})
+
     def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:
         """The table's own events: opened with its configuration, closed, restored after a crash."""
         self.trail.append(kind, None, dict(fields))

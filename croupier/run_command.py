@@ -94,13 +94,8 @@ async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | 
     trail = AuditTrail(config.service.audit_dir, config.name, rotation=Rotation.from_config(config.audit))
     with TableState(config.service.state_db) as state:
         journal = TableJournal(trail, state, table=config.name, game=config.game)
-        journal.table_event(
-            "table_open",
-            {
-                "game": config.game,
-                "config": str(config.source),
-                "config_sha256": hashlib.sha256(config.source.read_bytes()).hexdigest(),
-            },
+        journal.service_started(
+            config.game, str(config.source), hashlib.sha256(config.source.read_bytes()).hexdigest()
         )
         async with watchdog(), table_in_service(config, journal, seed) as service:
             table = service.table

@@ -29,6 +29,10 @@ from games.common.messages import Resolution
 
 log = structlog.get_logger("croupier.service")
 
+WIRE_TRACE = Rule(
+    "ARCHITECTURE.md (two logs, never mixed)",
+    "each device on real equipment keeps a switchable hex trace, face-down values redacted",
+)
 DEVICES_READY = Rule(
     "605a.4(c); ARCHITECTURE.md (connection supervision)",
     "a table opens only with each of its devices connected and its firmware approved",
@@ -140,6 +144,18 @@ class TableService:
         self.screen.open()
         self._opened.set()
         self.journal.operator_action("table_open", operator)
+
+    def trace(self, device: str, enabled: bool, operator: Operator) -> None:
+        """A supervisor switches a device's hex wire trace on or off (docs/wire-trace.md)."""
+        self._supervisor(operator, "switch a wire trace")
+        connections = {machine.name: machine.driver.conn for machine in self.table.feeds.machines}
+        if device not in connections:
+            raise KeyError(f"no device {device!r} at {self.table.name}; devices: {sorted(connections)}")
+        trace = connections[device].trace
+        if trace is None:
+            raise RuleViolation(WIRE_TRACE, f"{device} keeps no wire trace (a simulated device)")
+        trace.enabled = enabled
+        self.journal.operator_action("wire_trace", operator, device=device, enabled=enabled)
 
     @property
     def is_open(self) -> bool:

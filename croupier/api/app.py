@@ -66,6 +66,7 @@ class TableApi:
             web.post("/v1/table/dealer-change", self._auth(self.dealer_change)),
             web.post("/v1/table/open", self._auth(self.open, supervisor=True)),
             web.post("/v1/table/close", self._auth(self.close, supervisor=True)),
+            web.post("/v1/devices/{name}/trace", self._auth(self.trace, supervisor=True)),
             *(web.post(path, self._auth(self._answer(kinds))) for path, kinds in ANSWERS.items()),
             web.get("/v1/events", self._auth(self.events)),
         ]
@@ -159,6 +160,15 @@ class TableApi:
     async def close(self, request: web.Request, operator: Operator) -> web.Response:
         self.service.close(operator)
         return web.json_response({"open": False, "by": operator.ident})
+
+    async def trace(self, request: web.Request, operator: Operator) -> web.Response:
+        body = await json_body(request)
+        enabled = body.get("enabled") if isinstance(body, dict) else None
+        if not isinstance(enabled, bool):
+            raise BadRequest(f"field 'enabled' must be true or false, got {enabled!r}")
+        device = request.match_info["name"]
+        self.service.trace(device, enabled, operator)
+        return web.json_response({"device": device, "trace": enabled, "by": operator.ident})
 
     def _answer(self, kinds: tuple[str, ...]) -> Action:
         """The handler keying one of ``kinds`` for the prompt shown; it answers once the round has

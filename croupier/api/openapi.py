@@ -131,6 +131,28 @@ def document() -> dict[str, Any]:
                     "responses": _responses("Closed", 403),
                 }
             },
+            "/v1/devices/{name}/trace": {
+                "post": {
+                    "summary": "Switch a device's hex wire trace on or off (docs/wire-trace.md)",
+                    "description": supervisor,
+                    "parameters": [
+                        {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
+                    ],
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "required": ["enabled"],
+                                    "properties": {"enabled": {"type": "boolean"}},
+                                }
+                            }
+                        },
+                    },
+                    "responses": _responses("Switched", 400, 403, 404, 409),
+                }
+            },
             "/v1/prompt": {
                 "get": {
                     "summary": "What the table waits for from the screen (null: nothing)",

@@ -56,6 +56,7 @@ _KEYS = (
     "heartbeat",
     "response_timeout",
     "retries",
+    "trace",
 )
 
 
@@ -82,6 +83,7 @@ class DeviceConfig:
     baudrate: int | None = None  # None: the transport's default (115200)
     parity: str | None = None  # a pyserial parity letter; None: the transport's default (none)
     link: LinkTiming = LinkTiming()
+    trace: bool = False  # the hex wire trace on from the start (docs/wire-trace.md)
 
 
 def read_device(section: Section, name: str) -> DeviceConfig:
@@ -116,6 +118,7 @@ def read_device(section: Section, name: str) -> DeviceConfig:
             response_timeout=section.number("response_timeout", float, defaults.response_timeout, 0),
             retries=section.number("retries", int, defaults.retries, 0, MAX_RETRIES),
         ),
+        trace=section.value("trace", bool, False, "true or false"),
     )
 
 

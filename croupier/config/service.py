@@ -28,6 +28,7 @@ class ServiceConfig:
     state_db: Path
     log_level: str = "info"
     api_tokens: Path | None = None  # the token file; without one the API is not served
+    trace_dir: Path = Path("/var/log/croupier/trace")  # each device's wire trace, when switched on
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class AuditConfig:
 
 
 def read_service(section: Section) -> ServiceConfig:
-    section.only(("api_bind", "api_tokens", "audit_dir", "state_db", "log_level"))
+    section.only(("api_bind", "api_tokens", "audit_dir", "state_db", "log_level", "trace_dir"))
     host, port = _bind(section)
     return ServiceConfig(
         api_host=host,
@@ -51,6 +52,7 @@ def read_service(section: Section) -> ServiceConfig:
         state_db=section.path_value("state_db", "/var/lib/croupier/state.sqlite3"),
         log_level=section.choice("log_level", LOG_LEVELS, "info"),
         api_tokens=section.path_value("api_tokens", "") if "api_tokens" in section.data else None,
+        trace_dir=section.path_value("trace_dir", "/var/log/croupier/trace"),
     )
 
 

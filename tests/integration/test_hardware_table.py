@@ -81,6 +81,7 @@ seats = 3
 api_tokens = "{tmp_path / "tokens.toml"}"
 audit_dir = "{tmp_path / "audit"}"
 state_db = "{tmp_path / "state.db"}"
+trace_dir = "{tmp_path / "trace"}"
 """
     )
     return path
@@ -190,11 +191,25 @@ def test_a_table_on_configured_equipment_opens_for_a_supervisor_and_plays_rounds
             assert status == 409 and "LINK_LOST" in body["error"], "the lost link latched until cleared"
             await screen.ok_as(SUPERVISOR, "/v1/faults/LINK_LOST/clear")
             await screen.ok_as(SUPERVISOR, "/v1/table/open")
+            await _switch_the_shoes_wire_trace(screen, tmp_path / "trace" / "shoe.trace")
             numbers = [await screen.play_round("free-bet-blackjack") for _ in range(3)]
             assert numbers == [1, 2, 3]
             world.check()
+            assert (tmp_path / "trace" / "shoe.trace").stat().st_size > 0, "the shoe's bytes traced"
 
     run(scenario(), timeout=90)
+
+
+async def _switch_the_shoes_wire_trace(screen: Screen, path: Path) -> None:
+    """Only a supervisor switches a trace; a device not at the table is named; the body is checked."""
+    status, body = await screen.post("/v1/devices/shoe/trace", {"enabled": True})
+    assert status == 403 and body["clause"] == SUPERVISOR_CLEARS.clause
+    status, body = await screen.post("/v1/devices/roulette-wheel/trace", {"enabled": True}, SUPERVISOR)
+    assert status == 404 and "roulette-wheel" in body["error"] and "shoe" in body["error"]
+    status, body = await screen.post("/v1/devices/shoe/trace", {"enabled": "yes"}, SUPERVISOR)
+    assert status == 400 and "enabled" in body["error"]
+    assert not path.exists(), "off until switched on"
+    await screen.ok_as(SUPERVISOR, "/v1/devices/shoe/trace", {"enabled": True})
 
 
 @pytest.mark.parametrize("game", ["over-under", "heads-up-holdem", "crazy-4-poker"])

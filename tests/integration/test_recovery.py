@@ -107,6 +107,9 @@ def test_killed_daemon_comes_back_to_the_same_table(tmp_path: Path, kill_after: 
         table = _wait_for_api(base, second)
         after = _records(audit)
         assert after[: len(before)] == before, "every record written before the kill is kept as it was"
+        changed = [r["fields"] for r in after if r["kind"] == "config_changed"]
+        if kill_after > 2:  # the first run had saved its configuration's hash: the API was added since
+            assert len(changed) == 1 and changed[0]["from"] != changed[0]["to"], "a changed config is audited"
         played = max(begun, default=0)
         faults = {f["code"]: f for f in table["faults"]}
         cut_off = [r for r in after if r["kind"] == "round_cut_off"]
