@@ -36,6 +36,7 @@ from devices.rules import Rule
 from games.common.records import Record
 
 log = structlog.get_logger("croupier.journal")
+ROUND_CUT_OFF_CODE = "ROUND_CUT_OFF"
 
 ROUND_CUT_OFF = Rule(
     "ARCHITECTURE.md (faults latch and survive a restart); NOTES.md §3 (enforcement history)",
@@ -131,7 +132,7 @@ class TableJournal:
             holder = machines[0]
             holder.latch.latch(
                 Fault(
-                    "ROUND_CUT_OFF",
+                    ROUND_CUT_OFF_CODE,
                     f"round {cut_off.number} (begun {cut_off.begun_at}) was cut off by a restart",
                     ROUND_CUT_OFF.clause,
                     "host",
@@ -149,6 +150,26 @@ class TableJournal:
             )
             log.warning("round cut off by a restart", round=cut_off.number, clause=ROUND_CUT_OFF.clause)
         return played
+
+    def cut_off_settled(self, operator: Operator) -> None:
+        """The supervisor cleared ROUND_CUT_OFF: they returned the cut-off round's wagers and picked
+        up its cards as its ``round_cut_off`` record listed them. The round is recorded voided,
+        with what was returned and picked up, so the trail closes it."""
+        lines = [line for path in self.trail.files() for line in path.read_bytes().splitlines()]
+        cut = [r for r in map(AuditRecord.parse, lines) if r.kind == "round_cut_off"]
+        if not cut:
+            return
+        left = cut[-1].fields
+        self.trail.append(
+            "round_voided",
+            cut[-1].round,
+            {
+                "by": operator.ident,
+                "clause": ROUND_CUT_OFF.clause,
+                "wagers_returned": left.get("wagers", []),
+                "cards_picked_up": left.get("cards_total", 0),
+            },
+        )
 
     def _left_on_layout(self, number: int) -> dict[str, Any]:
         """What the trail says the cut-off round left to settle by hand: its wagers, to be

@@ -19,7 +19,7 @@ from typing import Any
 import structlog
 
 from croupier.api.keyed import KEYED, KeyedCounts
-from croupier.journal import TableJournal
+from croupier.journal import ROUND_CUT_OFF_CODE, TableJournal
 from croupier.screen import Screen
 from croupier.tables.holding import HOLD_FOR_SUPERVISOR
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
@@ -107,6 +107,8 @@ class TableService:
     async def clear(self, code: str, operator: Operator) -> None:
         await self.table.clear(code, operator)
         self.journal.operator_action("clear", operator, code=code)
+        if code == ROUND_CUT_OFF_CODE:
+            self.journal.cut_off_settled(operator)
 
     def resolve(self, operator: Operator, resolution: Resolution) -> None:
         held = self.table.held_round

@@ -23,8 +23,8 @@ from tests.integration.test_run_command import ROOT, croupier, key_a_round, simu
 
 SUPERVISOR = "sup-token-0123456789"
 #: Points of the kill, as audit records written by then: the table's opening, the first round's
-#: wagers and deal, mid-round, late in a later round, many rounds in.
-KILL_AFTER_RECORDS = (2, 9, 31, 140, 600)
+#: wagers, deal, decisions and pickup, then points in later rounds, many rounds in.
+KILL_AFTER_RECORDS = (2, 9, 20, 31, 55, 140, 330, 600)
 
 
 def _records(audit: Path) -> list[dict[str, object]]:
@@ -134,6 +134,9 @@ def test_killed_daemon_comes_back_to_the_same_table(tmp_path: Path, kill_after: 
             picked = [r for r in before if r["round"] == cut and r["kind"] == "pickup"]
             assert record["fields"]["cards_total"] == len(dealt) - len(picked), "no card unaccounted"
             _call(f"{base}/v1/faults/ROUND_CUT_OFF/clear", b"{}")
+            (voided,) = [r for r in _records(audit) if r["kind"] == "round_voided"]
+            assert voided["round"] == cut, "the trail closes the cut-off round as voided"
+            assert voided["fields"]["wagers_returned"] == record["fields"]["wagers"]
         headers = {"Authorization": f"Bearer {SUPERVISOR}"}
         assert asyncio.run(key_a_round(base, headers)) == played + 1, "round numbers go on, never repeat"
     finally:
