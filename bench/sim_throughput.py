@@ -29,9 +29,9 @@ import structlog
 from _common import median_us, raw_pty_rtt  # the bench directory is on sys.path when a script in it runs
 
 from croupier.players import simulated_players, table_options
-from croupier.sim.floor import FloorSupervisor, on_the_floor
+from croupier.sim.floor import FloorSupervisor, controller_key, keyed_resets, on_the_floor
 from croupier.sim.summary import Tally
-from croupier.simulated import FLOORPERSON, GAMES, simulated_table
+from croupier.simulated import GAMES, simulated_table
 from drivers.connection import DeviceConnection
 from drivers.protocol.message import Command, Reply
 
@@ -80,18 +80,6 @@ class RequestCounter:
         return counted
 
 
-async def keyed_resets(sim: Any) -> None:
-    """Turn the reset key on each level a jackpot froze, as the floorperson does before the next
-    round: at Crazy 4 Poker a hit would otherwise stop betting from opening again (605a.7(a))."""
-    progressive = getattr(sim.table, "progressive", None)
-    if progressive is None:
-        return
-    for level, info in sorted(progressive.levels.items()):
-        if info.frozen:
-            key = sim.devices["progressive"].call(lambda engine: engine.personality.reset_key)
-            await sim.table.reset_level(level, key, FLOORPERSON)
-
-
 async def play(game: str, seconds: float) -> GameResult:
     """Open ``game``'s simulated table, warm it up, then play whole rounds for about ``seconds``."""
     async with simulated_table(game, name="bench", shuffler_seed=SEED) as sim:
@@ -102,13 +90,13 @@ async def play(game: str, seconds: float) -> GameResult:
         floor = FloorSupervisor(table, Tally(), None)
         async with on_the_floor(floor):
             for _ in range(WARMUP_ROUNDS):
-                await keyed_resets(sim)
+                await keyed_resets(sim.table, controller_key(sim), None)
                 await table.prepare_round()
                 await table.play_round(players)
             counter.count, rounds = 0, 0
             start = time.perf_counter()
             while True:
-                await keyed_resets(sim)
+                await keyed_resets(sim.table, controller_key(sim), None)
                 await table.prepare_round()
                 await table.play_round(players)
                 rounds += 1

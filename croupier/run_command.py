@@ -33,6 +33,7 @@ from croupier.players import simulated_players, table_options
 from croupier.screen import Screen
 from croupier.screen_dealer import ScreenDealer
 from croupier.service import TableService
+from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor
 from croupier.simulated import simulated_table
 from croupier.state import TableState
 from croupier.systemd import notify, watchdog
@@ -123,9 +124,11 @@ async def table_in_service(
             _keep(journal, sim.table)
             sim.table.watchers.add(RoundSummary(config.name, sim.world))
             options = table_options(config.game, sim)
-            if config.service.api_tokens is None:  # no screen: simulated players play the rounds
+            if config.service.api_tokens is None:  # no screen: simulated players and floor supervisor
                 players = simulated_players(config.game, random.Random(seed), **options)
-                yield TableService(sim.table, journal, game=config.game, players=players)
+                floor = FloorSupervisor(sim.table, None, journal, reset_key=controller_key(sim))
+                async with on_the_floor(floor):
+                    yield TableService(sim.table, journal, game=config.game, players=players)
             else:  # the dealer's screen plays them through the API
                 yield TableService(sim.table, journal, game=config.game, cover=options.get("cover"))
         return

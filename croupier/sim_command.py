@@ -22,7 +22,7 @@ from croupier.errors import ConfigError
 from croupier.journal import TableJournal
 from croupier.players import simulated_players, table_options
 from croupier.sim.faults import FaultProfile, FaultScript
-from croupier.sim.floor import FloorSupervisor, on_the_floor
+from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor
 from croupier.sim.summary import Tally
 from croupier.sim.view import LiveView, ProgressBar
 from croupier.simulated import GAMES, simulated_table
@@ -153,7 +153,8 @@ async def simulate(
             elif view == "bar":
                 table.watchers.add(ProgressBar(rounds))
             players = simulated_players(game, random.Random(seed), **table_options(game, sim))
-            floor = FloorSupervisor(table, tally, journal, repair=script.repair if script else lambda: None)
+            repair = script.repair if script else lambda: None
+            floor = FloorSupervisor(table, tally, journal, repair=repair, reset_key=controller_key(sim))
             async with on_the_floor(floor):
                 for n in range(rounds):
                     if n and pace:

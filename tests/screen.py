@@ -49,6 +49,10 @@ def dealer_counts(game: str, players: int, *, progressive: int = 0, six_card: bo
     return lambda kind: stub[game] if kind == "stub_count" else progressive
 
 
+def _jackpot_locked(state: dict[str, Any]) -> bool:
+    return bool(state.get("progressive", {}).get("jackpot_locked"))
+
+
 @dataclass
 class Screen:
     """``client``: an aiohttp TestClient or a ClientSession with a base URL; ``count``: what the
@@ -107,6 +111,8 @@ class Screen:
                 state = await self.state()
                 prompt = state["prompt"]
                 assert not state["faults"] and state["held_round"] is None, state
+                if prompt is None and not state["round_in_progress"] and _jackpot_locked(state):
+                    return int(state["rounds"])  # complete; betting waits for the keyed reset
                 if prompt is None:
                     await asyncio.sleep(0.01)
                 elif prompt["kind"] == "wagers":

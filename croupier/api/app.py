@@ -67,6 +67,7 @@ class TableApi:
             web.post("/v1/table/open", self._auth(self.open, supervisor=True)),
             web.post("/v1/table/close", self._auth(self.close, supervisor=True)),
             web.post("/v1/devices/{name}/trace", self._auth(self.trace, supervisor=True)),
+            web.post("/v1/progressive/levels/{level}/reset", self._auth(self.reset_level, supervisor=True)),
             *(web.post(path, self._auth(self._answer(kinds))) for path, kinds in ANSWERS.items()),
             web.get("/v1/events", self._auth(self.events)),
         ]
@@ -119,6 +120,8 @@ class TableApi:
         }
         if hasattr(table, "dealer_on_duty"):
             state["dealer"] = table.dealer_on_duty
+        if hasattr(table, "progressive"):
+            state["progressive"] = {"jackpot_locked": table.progressive.frozen_levels}
         if hasattr(table, "shoe"):
             shoe = table.shoe
             state["shoe"] = {"state": shoe.state, "dispensed": shoe.dispensed, "remaining": shoe.remaining}
@@ -160,6 +163,15 @@ class TableApi:
     async def close(self, request: web.Request, operator: Operator) -> web.Response:
         self.service.close(operator)
         return web.json_response({"open": False, "by": operator.ident})
+
+    async def reset_level(self, request: web.Request, operator: Operator) -> web.Response:
+        """The keyed reset of a jackpot-locked level; the controller refuses a wrong key (409)."""
+        text = request.match_info["level"]
+        if not text.isdigit():
+            raise BadRequest(f"the level must be a whole number, got {text!r}")
+        key = field(await json_body(request), "key")
+        await self.service.reset_level(int(text), key, operator)
+        return web.json_response({"reset": int(text), "by": operator.ident})
 
     async def trace(self, request: web.Request, operator: Operator) -> web.Response:
         body = await json_body(request)

@@ -153,6 +153,17 @@ def document() -> dict[str, Any]:
                     "responses": _responses("Switched", 400, 403, 404, 409),
                 }
             },
+            "/v1/progressive/levels/{level}/reset": {
+                "post": {
+                    "summary": "The keyed reset of a level a hit froze (605a.7(a)); betting opens again",
+                    "description": supervisor,
+                    "parameters": [
+                        {"name": "level", "in": "path", "required": True, "schema": {"type": "integer"}}
+                    ],
+                    "requestBody": _body("key"),
+                    "responses": _responses("Reset", 400, 403, 404, 409),
+                }
+            },
             "/v1/prompt": {
                 "get": {
                     "summary": "What the table waits for from the screen (null: nothing)",

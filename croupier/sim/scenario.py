@@ -31,11 +31,12 @@ import shlex
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from croupier.players import table_options
-from croupier.sim.floor import FloorSupervisor, on_the_floor
+from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor
 from croupier.sim.summary import Tally
 from croupier.simulated import GAMES, simulated_table
 from devices.rules import RuleViolation
@@ -635,7 +636,8 @@ async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = N
         table.watchers.add(faults)
         cover = table_options(game, sim).get("cover")
         tally = Tally()
-        floor = FloorSupervisor(table, tally, None, repair=lambda: _repair(sim.world))
+        repair = partial(_repair, sim.world)
+        floor = FloorSupervisor(table, tally, None, repair=repair, reset_key=controller_key(sim))
         async with on_the_floor(floor):
             for script in scenario.rounds:
                 faults.faults, faults.struck = list(script.faults), []

@@ -37,7 +37,7 @@ from croupier.tables.inputs import Answer, Answers, ask, each, received, take
 from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
-from devices.progressive import CHIP_COUNT, LOCKED, Progressive
+from devices.progressive import CHIP_COUNT, KEYED_RESET, LOCKED, Progressive
 from devices.rules import Rule, RuleViolation
 from devices.shuffler import Shuffler
 from drivers.protocol.cards import Card
@@ -215,11 +215,20 @@ class Crazy4PokerTable(SupervisorHolds):
         if operator.role is not Role.SUPERVISOR:
             raise RuleViolation(SUPERVISOR_CLEARS, f"{operator.ident} may not turn the reset key")
         await self.progressive.reset_level(level, key)
+        self._cleared.set()  # a round waiting for the reset goes on
 
     # -- a round ----------------------------------------------------------------------------------
     async def prepare_round(self) -> None:
-        """Before betting opens: no fault latched (the deck is shuffled once betting is open)."""
-        await self._while_latched()
+        """Before betting opens: no fault latched, and no level frozen by a hit: betting opens again
+        only after the keyed reset (NOTES.md §3 605a.7(a)). The deck is shuffled once it is open."""
+        while True:
+            await self._while_latched()
+            frozen = self.progressive.frozen_levels
+            if not frozen:
+                return
+            self.log.warning("table held", jackpot_locked=frozen, clause=KEYED_RESET.clause)
+            self._cleared.clear()
+            await self._cleared.wait()
 
     async def play_round(self, players: Crazy4Players) -> Round:
         """Play one round to completion, its cards in the discard rack; returns the round."""

@@ -185,6 +185,38 @@ def test_no_response_or_event_shows_a_face_down_card_before_it_is_turned_up(tmp_
     run(scenario())
 
 
+def test_a_jackpot_holds_betting_until_a_supervisors_keyed_reset(tmp_path):
+    """605a.7(a): a hit freezes its level (jackpot lock) and betting opens again only after the
+    keyed reset, which only a supervisor turns and the controller checks."""
+
+    def with_progressive(seat: int) -> dict[str, int]:
+        return {"seat": seat, "ante": 1000, "super_bonus": 1000, "progressive": 100}
+
+    async def scenario():
+        async with api_rig(tmp_path, "crazy-4-poker") as rig:
+            async with asyncio.timeout(60):
+                while not (state := await rig.state())["progressive"]["jackpot_locked"]:
+                    await rig.play_round("crazy-4-poker", wagers=with_progressive)
+            (level, *_) = state["progressive"]["jackpot_locked"]
+            await asyncio.sleep(0.1)
+            assert (await rig.state())["prompt"] is None, "no betting while the level is frozen"
+            path = f"/v1/progressive/levels/{level}/reset"
+            status, body = await rig.post(path, {"key": "PROG-KEY-1"})
+            assert status == 403 and body["clause"] == SUPERVISOR_CLEARS.clause
+            status, body = await rig.post(path, {"key": "not-the-key"}, SUPERVISOR)
+            assert status == 409, body
+            status, body = await rig.post(path, {}, SUPERVISOR)
+            assert status == 400 and "key" in body["error"]
+            key = rig.sim.devices["progressive"].call(lambda engine: engine.personality.reset_key)
+            for frozen in state["progressive"]["jackpot_locked"]:  # a round may freeze two levels
+                path = f"/v1/progressive/levels/{frozen}/reset"
+                assert (await rig.post(path, {"key": key}, SUPERVISOR))[0] == 200
+            state = await rig.wait_for("wagers")
+            assert state["progressive"]["jackpot_locked"] == []
+
+    run(scenario(), timeout=90)
+
+
 def test_the_served_openapi_document_is_the_committed_one(tmp_path):
     async def scenario():
         async with api_rig(tmp_path) as rig:
