@@ -151,6 +151,14 @@ def rack_transitions(trigger: str, *, wrong_count: str, hold: str, record: str) 
     ]
 
 
+@functools.cache
+def triggers_by_state(machine: Machine) -> dict[str, frozenset[str]]:
+    """The triggers each state of a shared ``machine`` accepts (``get_triggers`` of that state),
+    computed once: a round asks on every message, and the machine's transitions never change after
+    it is built."""
+    return {state: frozenset(machine.get_triggers(state)) for state in machine.states}
+
+
 def shared_machine_of(definition: Callable[[], dict[str, Any]]) -> Callable[[], Machine]:
     """A game's one Machine, built on first use from its ``definition``: every round joins it
     (``add_model``) and leaves it when it completes."""

@@ -18,7 +18,7 @@ from devices.faults import SUPERVISOR_CLEARS, Role
 from devices.rules import Irregularity, RuleViolation
 from drivers.protocol.cards import Card
 from games.common.holds import Hold, Kind
-from games.common.machine_parts import COMPLETE, message_of
+from games.common.machine_parts import COMPLETE, message_of, triggers_by_state
 from games.common.messages import Arrival, Message, Resolution
 from games.common.movement import Action
 from games.common.records import Record, RoundLog
@@ -71,7 +71,7 @@ class RoundBase:
 
     def _fire(self, message: Message) -> bool:
         machine = self.shared_machine()
-        if message.trigger not in machine.get_triggers(self.state):
+        if message.trigger not in triggers_by_state(machine)[self.state]:
             return False
         return machine.events[message.trigger].trigger(self, message)
 
@@ -87,7 +87,7 @@ class RoundBase:
         taken (as an irregularity if none is due); requests refused outright are not listed."""
         if self.state == COMPLETE:
             return ()
-        triggers = self.shared_machine().get_triggers(self.state)
+        triggers = triggers_by_state(self.shared_machine())[self.state]
         return tuple(sorted(t for t in triggers if self.state not in self.refusals.get(t, ((), None))[0]))
 
     @property
