@@ -47,8 +47,11 @@ class Total:
 
 
 def total(cards: Sequence[Card]) -> Total:
-    hard = sum(card_value(card) for card in cards)
-    if any(is_ace(card) for card in cards) and hard + 10 <= 21:
+    hard, ace = 0, False
+    for card in cards:
+        hard += card_value(card)
+        ace = ace or card.rank == ACE
+    if ace and hard + 10 <= 21:
         return Total(hard + 10, soft=True)
     return Total(hard)
 

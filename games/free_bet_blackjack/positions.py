@@ -30,7 +30,15 @@ class Hand:
 
     @property
     def total(self) -> Total:
-        return total(self.cards)
+        """The hand's total, kept with the cards it was counted from: counted again only once the
+        cards differ (a card added, or one moved out by a split)."""
+        cards = tuple(self.cards)
+        counted = self.__dict__.get("_counted")
+        if counted is not None and counted[0] == cards:
+            return counted[1]
+        value = total(cards)
+        self.__dict__["_counted"] = (cards, value)
+        return value
 
     @property
     def blackjack(self) -> bool:
