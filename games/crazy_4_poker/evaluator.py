@@ -10,6 +10,7 @@ around (K-A-2-3 is no straight).
 from __future__ import annotations
 
 import enum
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -97,6 +98,13 @@ def rank_four(cards: Sequence[Card]) -> Strength:
 
 def best_four(cards: Sequence[Card]) -> tuple[Strength, tuple[Card, ...]]:
     """657a.1: the best four-card hand among five cards, with the four cards that make it."""
+    return _best_four(tuple(cards))
+
+
+@functools.lru_cache(maxsize=4096)
+def _best_four(cards: tuple[Card, ...]) -> tuple[Strength, tuple[Card, ...]]:
+    """``best_four`` of the cards in this order, kept for the hands seen lately: a round ranks each
+    hand several times (the player's decision, the Play's limit, the showdown, the settlement)."""
     if len(cards) != HAND_SIZE or len(set(cards)) != HAND_SIZE:
         raise ValueError(f"a Crazy 4 Poker hand is 5 different cards, got {len(cards)}")
     return max(((rank_four(four), four) for four in combinations(cards, BEST_OF)), key=lambda pair: pair[0])
