@@ -11,6 +11,7 @@ of the two shoe games (Free Bet Blackjack, Over/Under); the poker games define t
 from __future__ import annotations
 
 import enum
+import logging
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -58,11 +59,16 @@ class RoundLog:
         self._entries: list[Record] = []
         self._sinks: list[Callable[[Record], None]] = []
         self._log = structlog.get_logger("croupier.games").bind(game=game, table=table, round=round_number)
+        # A filtering bound logger says whether it logs at info; any other logger is always called.
+        enabled = getattr(self._log, "is_enabled_for", None)
+        self._logs_info = True if enabled is None else bool(enabled(logging.INFO))
 
     def add(self, kind: RecordKind, **fields: Value) -> Record:
-        record = Record(self.round, len(self._entries) + 1, kind, MappingProxyType(dict(fields)))
+        # ``fields`` is this call's own dict: nothing else holds it, so the record can wrap it as is.
+        record = Record(self.round, len(self._entries) + 1, kind, MappingProxyType(fields))
         self._entries.append(record)
-        self._log.info(kind.value, seq=record.seq, **fields)
+        if self._logs_info:
+            self._log.info(kind.value, seq=record.seq, **fields)
         for sink in self._sinks:
             sink(record)
         return record
