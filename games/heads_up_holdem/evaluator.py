@@ -9,6 +9,7 @@ because the Odds pay table (NOTES.md §2) pays it apart from other straight flus
 from __future__ import annotations
 
 import enum
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Sequence
@@ -92,6 +93,13 @@ _SHAPES = {
 
 def best_five(cards: Sequence[Card]) -> tuple[HandValue, tuple[Card, ...]]:
     """The best five-card hand among ``cards`` (five to seven of them), and the five that make it."""
+    return _best_five(tuple(cards))
+
+
+@functools.lru_cache(maxsize=4096)
+def _best_five(cards: tuple[Card, ...]) -> tuple[HandValue, tuple[Card, ...]]:
+    """``best_five`` of the cards in this order, kept for the hands seen lately: a round values each
+    hand several times (the players' decisions, the showdown, the settlement)."""
     if not 5 <= len(cards) <= 7 or len(set(cards)) != len(cards):
         raise ValueError(f"the best five are chosen from 5 to 7 different cards, got {len(cards)}")
     return max(((evaluate5(five), five) for five in itertools.combinations(cards, 5)), key=lambda vf: vf[0])
