@@ -9,13 +9,23 @@ import sys
 from croupier import logs
 from croupier.errors import ConfigError
 
+#: The log level of a command run without ``--log-level``: info, but warning for ``sim``, whose live
+#: view redraws the screen and would be torn by every round's info lines (a fault's warning still
+#: shows).
+DEFAULT_LOG_LEVEL = {"sim": "warning"}
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="croupier",
         description="Device control for live casino table games.",
     )
-    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    parser.add_argument(
+        "--log-level",
+        default=None,
+        choices=["debug", "info", "warning", "error"],
+        help="default: info; warning for `sim`, whose live view the game's info lines would fight",
+    )
     parser.add_argument(
         "--log-json", action="store_true", default=None, help="JSON log lines even on a terminal"
     )
@@ -33,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logs.configure(args.log_level, json=args.log_json)
+    logs.configure(args.log_level or DEFAULT_LOG_LEVEL.get(args.command, "info"), json=args.log_json)
     try:
         return int(args.handler(args) or 0)
     except ConfigError as exc:

@@ -14,6 +14,7 @@ import json
 import random
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from croupier.errors import ConfigError
 from croupier.journal import TableJournal
 from croupier.players import simulated_players, table_options
 from croupier.sim.faults import FaultProfile, FaultScript
-from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor
+from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor, repair_world
 from croupier.sim.summary import Tally
 from croupier.sim.view import LiveView, ProgressBar
 from croupier.simulated import GAMES, simulated_table
@@ -146,14 +147,14 @@ async def simulate(
             script = None
             if profile is not None:
                 profile.check(sim.devices)
-                script = FaultScript(profile, sim)
+                script = FaultScript(profile, sim, game)
                 table.watchers.add(script)
             if view == "live":
                 table.watchers.add(LiveView(sim, tally, game=game, rounds=rounds))
             elif view == "bar":
                 table.watchers.add(ProgressBar(rounds))
             players = simulated_players(game, random.Random(seed), **table_options(game, sim))
-            repair = script.repair if script else lambda: None
+            repair = partial(repair_world, sim.world)
             floor = FloorSupervisor(table, tally, journal, repair=repair, reset_key=controller_key(sim))
             async with on_the_floor(floor):
                 for n in range(rounds):
@@ -161,10 +162,13 @@ async def simulate(
                         await asyncio.sleep(pace)
                     await table.prepare_round()
                     await table.play_round(players)
+            sim.world.check()  # whatever faults struck, every card is still accounted for
         if journal is not None:
             journal.table_event("table_closed", {"rounds": table.rounds})
     seats = int(table.rules.positions)
-    return tally.summary(game=game, seed=seed, seats=seats, seconds=time.monotonic() - started)
+    summary = tally.summary(game=game, seed=seed, seats=seats, seconds=time.monotonic() - started)
+    summary["injected"] = script.injected() if script is not None else {}
+    return summary
 
 
 def run_scenario_file(path: Path, *, records: bool = False) -> int:

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from drivers.protocol.cards import Card
 from firmware_sim.world import (
     ASIDE,
     COVER,
     DEALER,
+    DEALER_HAND,
     DISCARD,
+    FLOOR,
     READER,
     SHOE,
     SHOE_TRAY,
@@ -25,6 +28,7 @@ from firmware_sim.world import (
 )
 
 HOLE_INDEX = 1  # the hole card lies under the up card, the dealer's second card (672a.7(e)(4))
+FOREIGN_BACK = "foreign"  # the back of a card that belongs to no batch of the table
 
 
 def batch_box(back: str) -> str:
@@ -37,6 +41,8 @@ class SimulatedDealer:
 
     def __init__(self, world: TableWorld) -> None:
         self.world = world
+        self.drop_next_pickup = False  # the first card of the next pickup falls to the floor
+        self.drop_from_stub = False  # one card of the stub falls as the stub is next counted
 
     def unwrap(self, backs: Iterable[str], decks: int) -> None:
         """Bring the table's batches (one per back) and its cover card onto the table."""
@@ -74,6 +80,8 @@ class SimulatedDealer:
 
     def pick_up(self, places: Sequence[str]) -> None:
         with self.world.lock:
+            if self.drop_next_pickup and places:
+                self.world.faults.drop_next, self.drop_next_pickup = 1, False
             for place in places:
                 self.world.move(place, DISCARD)
 
@@ -85,6 +93,23 @@ class SimulatedDealer:
 
     def rack_to_shuffler(self) -> None:
         self.world.move_all(DISCARD, SHUFFLER_INPUT)
+
+    def slip_foreign_card(
+        self, face: Card, place: str = SHUFFLER_INPUT, *, back: str = FOREIGN_BACK, at: int = 0
+    ) -> None:
+        """A card that does not belong slipped into ``place`` before position ``at``: by default one
+        of a foreign back on top of the shuffler's input, so it joins the next batch shuffled; a
+        joker with the batch's own back into the shoe is one the table finds as it is dealt. It
+        enters the table through ``add``, as from a pocket, so the world's books still balance."""
+        self.world.add(place, [face], back, at=at)
+
+    def fumble_stub(self) -> None:
+        """If ``drop_from_stub`` is armed: one card of the stub in the hand falls to the floor, just
+        before the dealer counts it (the subclasses dealing a stub call this from count_stub)."""
+        with self.world.lock:
+            if self.drop_from_stub and self.world.count(DEALER_HAND):
+                self.drop_from_stub = False
+                self.world.move(DEALER_HAND, FLOOR)
 
     def _pull(self, src: str, index: int, dst: str, *, at: int | None = None) -> None:
         """Move the card at ``index`` of ``src`` to ``dst`` (its bottom, or before ``at``); the

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from firmware_sim.dealer import SimulatedDealer, batch_box
 from firmware_sim.device import SimulatedDevice
-from firmware_sim.world import DEALER_HAND, DISCARD, SHUFFLER_OUTPUT, TableWorld
+from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHUFFLER_OUTPUT, TableWorld
 
 
 class SimulatedCrazy4Dealer(SimulatedDealer):
@@ -37,6 +37,7 @@ class SimulatedCrazy4Dealer(SimulatedDealer):
 
     def count_stub(self) -> int:
         """Count the cards left in the hand, face down (657a.9(d))."""
+        self.fumble_stub()
         return self.world.count(DEALER_HAND)
 
     def stub_to_rack(self) -> None:
@@ -52,8 +53,10 @@ class SimulatedCrazy4Dealer(SimulatedDealer):
         return self.count_places(places)
 
     def replace_deck(self, back: str) -> None:
-        """The racked deck leaves the table and a new one is unwrapped in its place (657a.9(f))."""
+        """The racked deck leaves the table, with any card of it dropped on the floor, and a new
+        one is unwrapped in its place (657a.9(f))."""
         self.world.remove(DISCARD)
+        self.world.remove(FLOOR)
         self.world.add_batch(batch_box(back), back, 1)
 
     def count_progressive_chips(self) -> int:

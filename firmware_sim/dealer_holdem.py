@@ -29,6 +29,7 @@ class SimulatedHoldemDealer(SimulatedDealer):
         self.world.move_all(SHOE, DEALER_HAND)
 
     def count_stub(self) -> int:
+        self.fumble_stub()
         return self.world.count(DEALER_HAND)
 
     def stub_to_rack(self) -> None:

@@ -2,13 +2,20 @@
 developer can watch the rules react (docs/sim.md).
 
 A profile is TOML. A file of FaultPlan keys alone (config/faults/lossy-line.toml) applies to every
-device's wire. Otherwise ``[devices.NAME]`` holds one device's FaultPlan, and each ``[[script]]``
-entry strikes at the start of a round: ``{round = 3, fault = "jam", device = "shoe"}``.
+device's wire. Otherwise ``[devices.NAME]`` holds one device's FaultPlan, each ``[[script]]``
+entry strikes at the start of a round: ``{round = 3, fault = "jam", device = "shoe"}``, and ``rate``
+(with ``seed``, and ``kinds`` to choose among) strikes at random: each round, with that chance, one
+kind drawn from the profile's own seeded generator, so a run with the same profile replays exactly.
+
+The dealer's faults (``miscount``, ``foreign-card``) use the simulated dealer's own slips
+(firmware_sim.dealer), the same the table tests prove the table survives: a card that falls to the
+floor, a card that does not belong. They strike only where the table has a rule for them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from croupier.errors import ConfigError
+from drivers.protocol.cards import Card
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.world import SHOE, SHUFFLER_INPUT
 
@@ -26,7 +34,25 @@ SCRIPTED = {
     "corrupt": "the device's next frame reaches the host with one bit flipped",
     "drop": "the host's next frame to the device is lost",
     "jam": "the device's card path jams (the shoe, or the shuffler's input) until the floor clears it",
+    "miscount": "a card falls to the floor: from the stub as it is next counted (at = 'stub', Hold 'Em "
+    "and Crazy 4 Poker: a wrong stub count, 677a.10(f), 657a.9(f)) or at the pickup (at = 'pickup': "
+    "the rack count is short, the round holds for a supervisor)",
+    "foreign-card": "a card that does not belong: into the next batch (Crazy 4 Poker, Hold 'Em: the shuffler "
+    "latches FOREIGN_CARD and WRONG_COUNT, 603a.15) or, at Free Bet Blackjack and Over/Under, a joker "
+    "into the shoe (the round holds for a supervisor)",
 }
+#: Other names a profile may use.
+ALIASES = {"extra-card": "foreign-card"}
+#: The faults of the dealer's hands, not of a device's wire: no ``device`` to name.
+DEALER_FAULTS = ("miscount", "foreign-card")
+MISCOUNT_AT = ("stub", "pickup")
+#: The games whose dealer counts a stub (the others' miscount is at the pickup).
+STUB_GAMES = ("heads-up-holdem", "crazy-4-poker")
+#: The games at which a joker dealt from the shoe holds the round (the others' foreign card goes
+#: into the next batch, where the shuffler finds it).
+JOKER_IN_SHOE_GAMES = ("free-bet-blackjack", "over-under")
+#: The face of the card slipped into a batch, and of the joker slipped into a shoe.
+FOREIGN_FACE, JOKER = Card.parse("Ah"), Card.parse("Xr")
 
 
 @dataclass(frozen=True)
@@ -37,12 +63,19 @@ class Strike:
     fault: str
     device: str
     seconds: float = 1.0
+    at: str = ""  # miscount only: "stub" or "pickup" ("": the stub where the game counts one)
 
 
 @dataclass
 class FaultProfile:
+    """A parsed profile: wire plans by device, the script, and the random mode's chance per round
+    (0: none), its seed and the kinds it draws among."""
+
     plans: dict[str, FaultPlan] = field(default_factory=dict)  # by device; "*" for every device
     script: list[Strike] = field(default_factory=list)
+    rate: float = 0.0
+    seed: int = 0
+    kinds: tuple[str, ...] = tuple(SCRIPTED)
 
     @classmethod
     def load(cls, path: Path) -> FaultProfile:
@@ -58,43 +91,63 @@ class FaultProfile:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], where: str) -> FaultProfile:
-        if not set(data) & {"devices", "script"}:
+        known = {"devices", "script", "rate", "seed", "kinds"}
+        if not set(data) & known:
             return cls(plans={"*": FaultPlan.from_mapping(data, where)})
-        unknown = set(data) - {"devices", "script"}
+        unknown = set(data) - known
         if unknown:
-            raise ValueError(f"{where}: unknown key(s) {sorted(unknown)}; known: ['devices', 'script']")
+            raise ValueError(f"{where}: unknown key(s) {sorted(unknown)}; known: {sorted(known)}")
         plans = {
             name: FaultPlan.from_mapping(plan, f"{where}: devices.{name}")
             for name, plan in dict(data.get("devices", {})).items()
         }
-        script = []
-        for n, entry in enumerate(data.get("script", [])):
-            at = f"{where}: script[{n}]"
-            if entry.get("fault") not in SCRIPTED:
-                raise ValueError(f"{at}: fault {entry.get('fault')!r}; known: {', '.join(SCRIPTED)}")
-            if not isinstance(entry.get("round"), int) or entry["round"] < 1:
-                raise ValueError(f"{at}: round must be a round number from 1")
-            bad = set(entry) - {"round", "fault", "device", "seconds"}
-            if bad:
-                raise ValueError(f"{at}: unknown key(s) {sorted(bad)}")
-            device = entry.get("device", "shoe" if entry["fault"] == "jam" else "shuffler")
-            script.append(Strike(entry["round"], entry["fault"], device, float(entry.get("seconds", 1.0))))
-        return cls(plans=plans, script=script)
+        script = [_strike(entry, f"{where}: script[{n}]") for n, entry in enumerate(data.get("script", []))]
+        rate = data.get("rate", 0.0)
+        if not isinstance(rate, int | float) or not 0 <= rate <= 1:
+            raise ValueError(f"{where}: rate must be a chance per round from 0 to 1, e.g. 0.05")
+        seed = data.get("seed", 0)
+        if not isinstance(seed, int):
+            raise ValueError(f"{where}: seed must be a whole number")
+        kinds = tuple(ALIASES.get(kind, kind) for kind in data.get("kinds", SCRIPTED))
+        if not kinds or set(kinds) - set(SCRIPTED):
+            raise ValueError(f"{where}: kinds {list(kinds)}; known: {', '.join(SCRIPTED)}")
+        return cls(plans=plans, script=script, rate=float(rate), seed=seed, kinds=kinds)
 
     def check(self, devices: Mapping[str, Any]) -> None:
         """Every device the profile names is one of this table's, said before a round is played."""
-        named = {name for name in self.plans if name != "*"} | {strike.device for strike in self.script}
+        named = {name for name in self.plans if name != "*"}
+        named |= {strike.device for strike in self.script if strike.fault not in DEALER_FAULTS}
         missing = sorted(named - set(devices))
         if missing:
             raise ConfigError(f"fault profile names {missing}; this table's devices: {sorted(devices)}")
 
 
+def _strike(entry: Mapping[str, Any], at: str) -> Strike:
+    """One ``[[script]]`` entry, checked; ``at`` names it in an error."""
+    fault = ALIASES.get(entry.get("fault", ""), entry.get("fault"))
+    if fault not in SCRIPTED:
+        raise ValueError(f"{at}: fault {entry.get('fault')!r}; known: {', '.join([*SCRIPTED, *ALIASES])}")
+    if not isinstance(entry.get("round"), int) or entry["round"] < 1:
+        raise ValueError(f"{at}: round must be a round number from 1")
+    bad = set(entry) - {"round", "fault", "device", "seconds", "at"}
+    if bad:
+        raise ValueError(f"{at}: unknown key(s) {sorted(bad)}")
+    where = entry.get("at", "")
+    if where and (fault != "miscount" or where not in MISCOUNT_AT):
+        raise ValueError(f"{at}: at = {where!r}: only a miscount takes at, one of {', '.join(MISCOUNT_AT)}")
+    default = "shoe" if fault == "jam" else "dealer" if fault in DEALER_FAULTS else "shuffler"
+    device = entry.get("device", default)
+    return Strike(entry["round"], fault, device, float(entry.get("seconds", 1.0)), where)
+
+
 class FaultScript:
     """A round watcher that applies the profile: the plans when the table is up, each strike as
-    its round begins. ``world`` and ``devices`` are the SimulatedTable's."""
+    its round begins, and in random mode a drawn strike with the profile's chance. ``world``,
+    ``dealer`` and ``devices`` are the SimulatedTable's; ``game`` says which dealer's faults apply."""
 
-    def __init__(self, profile: FaultProfile, sim: Any) -> None:
-        self.profile, self.sim = profile, sim
+    def __init__(self, profile: FaultProfile, sim: Any, game: str = "") -> None:
+        self.profile, self.sim, self.game = profile, sim, game
+        self.rng = random.Random(profile.seed)
         self.struck: list[Strike] = []
         for name, device in sim.devices.items():
             plan = profile.plans.get(name) or profile.plans.get("*")
@@ -105,6 +158,14 @@ class FaultScript:
         for strike in self.profile.script:
             if strike.round == round_.number:
                 self._strike(strike)
+        if self.profile.rate:
+            drawn = self.rng.random()  # drawn every round, so one round's outcome never shifts the next's
+            kind, device = self.rng.choice(self.profile.kinds), self.rng.choice(sorted(self.sim.devices))
+            # a jam only where a shoe deals: a shuffler that jams mid-shuffle refuses the shuffle,
+            # which no table here waits out yet (the scripted jam may still name the shuffler)
+            if drawn < self.profile.rate and (kind != "jam" or SHOE in self.sim.devices):
+                device = SHOE if kind == "jam" else "dealer" if kind in DEALER_FAULTS else device
+                self._strike(Strike(round_.number, kind, device))
 
     def record(self, record: Any) -> None:
         pass
@@ -113,8 +174,23 @@ class FaultScript:
         pass
 
     def _strike(self, strike: Strike) -> None:
-        device, world = self.sim.devices[strike.device], self.sim.world
+        world, dealer = self.sim.world, self.sim.dealer
         self.struck.append(strike)
+        if strike.fault == "miscount":
+            stub = strike.at == "stub" or (not strike.at and self.game in STUB_GAMES)
+            if stub and hasattr(dealer, "count_stub"):
+                dealer.drop_from_stub = True  # falls when the stub is next counted
+            else:
+                dealer.drop_next_pickup = True
+            return
+        if strike.fault == "foreign-card":
+            if self.game in JOKER_IN_SHOE_GAMES:
+                back = world.cards(SHOE)[0].back if world.count(SHOE) else "red"
+                dealer.slip_foreign_card(JOKER, SHOE, back=back, at=min(2, world.count(SHOE)))
+            else:
+                dealer.slip_foreign_card(FOREIGN_FACE)
+            return
+        device = self.sim.devices[strike.device]
         match strike.fault:
             case "unplug":
                 device.set_silent(True)
@@ -129,7 +205,9 @@ class FaultScript:
                 with world.lock:
                     world.faults.stuck.add(SHOE if strike.device == "shoe" else SHUFFLER_INPUT)
 
-    def repair(self) -> None:
-        """What the floor person's hands do before clearing: free a jammed card path."""
-        with self.sim.world.lock:
-            self.sim.world.faults.stuck.clear()
+    def injected(self) -> dict[str, int]:
+        """The faults struck, by kind: the summary's ``injected``."""
+        counts: dict[str, int] = {}
+        for strike in self.struck:
+            counts[strike.fault] = counts.get(strike.fault, 0) + 1
+        return dict(sorted(counts.items()))

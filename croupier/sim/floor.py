@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection
 from typing import Any
 
 import structlog
@@ -14,6 +14,8 @@ import structlog
 from croupier.journal import TableJournal
 from croupier.sim.summary import Tally
 from croupier.simulated import FLOORPERSON
+from firmware_sim.dealer import FOREIGN_BACK
+from firmware_sim.world import DISCARD, FLOOR, SHUFFLER_INPUT, SHUFFLER_OUTPUT, PhysicalCard, TableWorld
 from games.common.messages import Resolution
 
 log = structlog.get_logger("croupier.sim")
@@ -23,7 +25,8 @@ DELAY = 0.2
 
 
 class FloorSupervisor:
-    """Watches ``table`` and, after DELAY, clears each latched fault (``repair`` first: free a jam),
+    """Watches ``table`` and, after DELAY, clears each latched fault (``repair`` first, given the
+    codes latched: free a jam, take a failed batch's foreign card out, rack a dropped card),
     rules on a held round (CONTINUE where the irregularity offers it, else VOID) and turns the
     reset key of each level a jackpot froze (``reset_key`` reads the controller's key)."""
 
@@ -33,7 +36,7 @@ class FloorSupervisor:
         tally: Tally | None,
         journal: TableJournal | None,
         *,
-        repair: Callable[[], None] = lambda: None,
+        repair: Callable[[Collection[str]], None] = lambda codes: None,
         reset_key: Callable[[], str] | None = None,
         delay: float = DELAY,
     ) -> None:
@@ -52,8 +55,9 @@ class FloorSupervisor:
             await keyed_resets(self.table, self.reset_key, self.journal)
 
     async def _clear(self) -> None:
-        self.repair()
-        for code in sorted({fault.code for fault in self.table.faults}):
+        codes = sorted({fault.code for fault in self.table.faults})
+        self.repair(codes)
+        for code in codes:
             try:
                 await self.table.clear(code, FLOORPERSON)
             except Exception as exc:  # the device still down (unplugged): try again on the next walk
@@ -65,12 +69,43 @@ class FloorSupervisor:
                 self.journal.operator_action("clear", FLOORPERSON, code=code)
 
     def _rule(self, held: Any) -> None:
+        self.repair(())  # a card dropped on the way to the rack is found and racked before the ruling
         offered = held.hold.resolutions
         ruling = Resolution.CONTINUE if Resolution.CONTINUE in offered else Resolution.VOID
         self.table.resolve(FLOORPERSON, ruling)
         if self.journal is not None:
             fields = {"resolution": ruling.value, "held_round": held.number}
             self.journal.operator_action("ruling", FLOORPERSON, **fields)
+
+
+#: The place a card the floor person took off the table passes through on its way out.
+CONFISCATED = "confiscated"
+
+
+def repair_world(world: TableWorld, codes: Collection[str] = ()) -> None:
+    """What the floor person's hands do before clearing the latched ``codes`` or ruling on a held
+    round: free a jammed card path; pick up any card dropped on the floor into the discard rack, so
+    the next count of the batch finds it rather than latching a wrong count round after round; and,
+    for a batch the shuffler failed (FOREIGN_CARD, WRONG_COUNT), take it out of the output tray, take
+    every foreign card off the table and put the rest back in the input to be shuffled again (the
+    device keeps the fault while the failed batch is in its output tray). Every card moves through
+    the world, and a confiscated one leaves through ``remove``, so the books stay balanced."""
+    with world.lock:
+        world.faults.stuck.clear()
+        if world.count(FLOOR):
+            world.move_all(FLOOR, DISCARD)
+        output = world.cards(SHUFFLER_OUTPUT)
+        if set(codes) & {"FOREIGN_CARD", "WRONG_COUNT"} and any(map(_foreign, output)):
+            batch = world.take(SHUFFLER_OUTPUT, len(output))
+            world.put(CONFISCATED, [card for card in batch if _foreign(card)])
+            world.put(SHUFFLER_INPUT, [card for card in batch if not _foreign(card)], bottom=True)
+            world.remove(CONFISCATED)
+
+
+def _foreign(card: PhysicalCard) -> bool:
+    """A card no batch of these games holds: another back, or a joker (every table here configures
+    its batches without jokers, 603a.15; a joker dealt from the shoe was racked with the round)."""
+    return card.back == FOREIGN_BACK or (card.face is not None and card.face.is_joker)
 
 
 async def keyed_resets(table: Any, reset_key: Callable[[], str] | None, journal: TableJournal | None) -> None:

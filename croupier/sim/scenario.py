@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from croupier.players import table_options
-from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor
+from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor, repair_world
 from croupier.sim.summary import Tally
 from croupier.simulated import GAMES, simulated_table
 from devices.rules import RuleViolation
@@ -636,7 +636,7 @@ async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = N
         table.watchers.add(faults)
         cover = table_options(game, sim).get("cover")
         tally = Tally()
-        repair = partial(_repair, sim.world)
+        repair = partial(repair_world, sim.world)
         floor = FloorSupervisor(table, tally, None, repair=repair, reset_key=controller_key(sim))
         async with on_the_floor(floor):
             for script in scenario.rounds:
@@ -688,11 +688,6 @@ def _unasked(players: ScriptedPlayers) -> str | None:
     if missed:
         return f"{players.script.insurance[missed[0]].where}: seat {missed[0]} was never offered insurance"
     return None
-
-
-def _repair(world: TableWorld) -> None:
-    with world.lock:
-        world.faults.stuck.clear()
 
 
 def records_text(rounds: Sequence[Any]) -> str:

@@ -269,8 +269,7 @@ class Crazy4PokerTable(SupervisorHolds):
         """One deck shuffled and counted, its order read sealed, then taken by the dealer's hand."""
         assert self.shuffler is not None
         await self.shuffler.configure(1, 0, self.back)
-        await self.shuffler.shuffle()
-        await self._while_latched()  # a wrong count or a foreign card: out of play until cleared
+        await self._shuffle_until_it_passes(self.shuffler)  # a failed batch: out of play until cleared
         batch = self.shuffler.batch
         if batch is None or batch.order is None or len(batch.order) != CARDS_PER_DECK:
             raise RuleViolation(TAKEN_BY_HAND, "the shuffler holds no sealed order of a 52-card deck")

@@ -124,3 +124,16 @@ class SupervisorHolds:
             )
             self._cleared.clear()
             await self._cleared.wait()
+
+    async def _shuffle_until_it_passes(self, shuffler: Any) -> None:
+        """The batch in the shuffler's input shuffled and counted until it passes (NOTES.md §5.3).
+        A failed batch (a wrong count, a foreign card, 603a.15) latches and is out of play: the table
+        waits for the supervisor, who takes the batch out of the output tray, removes what does not
+        belong and puts the rest back in the input before clearing; the table then shuffles it again.
+        Without the second shuffle a cleared failed batch left the table with no batch to deal."""
+        while True:
+            await shuffler.shuffle()
+            await self._while_latched()
+            if shuffler.batch is not None:
+                return
+            self.log.warning("failed batch out of play: shuffling the batch put back in the input")

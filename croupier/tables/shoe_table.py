@@ -265,7 +265,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
     async def _shuffle(self, back: str) -> None:
         """The batch in the shuffler's input, configured, shuffled and counted (NOTES.md §5.3)."""
         await self.shuffler.configure(self.rules.decks, 0, back)
-        await self.shuffler.shuffle()
+        await self._shuffle_until_it_passes(self.shuffler)
 
     async def _to_shoe(self) -> None:
         """The shuffled batch into the shoe (672a.7(a)), the cover card inserted, the shoe told."""

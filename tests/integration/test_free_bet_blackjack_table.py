@@ -301,7 +301,7 @@ def test_a_joker_in_the_batch_holds_the_round_until_a_supervisor_voids_it():
 
     async def scenario():
         async with table_rig() as rig:
-            rig.world.add(SHOE, [Card.parse("Xr")], "red", at=2)  # slipped in: third card out
+            rig.dealer.slip_foreign_card(Card.parse("Xr"), SHOE, back="red", at=2)  # third card out
             playing = asyncio.create_task(rig.play(BasicStrategyPlayers(random.Random(8))))
             async with asyncio.timeout(5):
                 while rig.table.held_round is None:

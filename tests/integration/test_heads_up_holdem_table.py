@@ -36,28 +36,20 @@ CARD_TOKEN = re.compile(r"\b[A2-9TJQK][cdhs]\b")
 
 class ClumsyDealer(SimulatedHoldemDealer):
     """The simulated dealer, with a camera over the felt (what lay at each place when it was picked
-    up, and the cards in the order they reached the rack), who can let a card of the stub fall as
-    it comes out of the shoe."""
+    up, and the cards in the order they reached the rack). Its slips (``drop_from_stub``: a card of
+    the stub falls as it is counted; ``drop_next_pickup``) are the simulated dealer's own, the ones
+    ``croupier sim --faults`` strikes with (firmware_sim.dealer)."""
 
     def __init__(self, world: TableWorld) -> None:
         super().__init__(world)
-        self.drop_from_stub = False
-        self.drop_next_pickup = False
         self.felt: dict[str, list[str]] = {}
         self.racked: list[str] = []
 
     def pick_up(self, places: Sequence[str]) -> None:
-        if self.drop_next_pickup:
-            self.world.faults.drop_next, self.drop_next_pickup = 1, False
         for place in places:
             self.felt.setdefault(place, [str(card.face) for card in self.world.cards(place)])
         super().pick_up(places)
         self.racked += [str(card.face) for card in self.world.cards(DISCARD)[-len(places) :]]
-
-    def take_stub(self) -> None:
-        if self.drop_from_stub:
-            self.world.faults.drop_next, self.drop_from_stub = 1, False
-        super().take_stub()
 
 
 @dataclass
@@ -185,7 +177,7 @@ def test_a_dropped_card_gives_a_wrong_count_a_misdeal_finding_and_a_new_deck():
         async with holdem_rig(seed=6) as rig:
             for _ in range(4):
                 await rig.play()
-            rig.dealer.drop_from_stub = True  # the fifth round's stub, taken out: one card falls
+            rig.dealer.drop_from_stub = True  # the fifth round's stub, counted: one card falls
             round_ = await rig.play()
             assert round_.state == "complete" and round_.deck_removed
             finding = round_.log.of(RecordKind.MISDEAL)[0].fields

@@ -4,15 +4,22 @@ says what would have worked."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from croupier import logs
 from croupier.cli import main
-from croupier.sim.summary import without_timing
-from croupier.simulated import GAMES
+from croupier.sim.scenario import ScriptedPlayers, parse, stack_top
+from croupier.sim.summary import Tally, without_timing
+from croupier.sim.view import CLEAR, LiveView
+from croupier.sim_command import _rules
+from croupier.simulated import GAMES, simulated_table
 
 
 def sim(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
@@ -77,3 +84,124 @@ def test_profile_naming_a_missing_device(tmp_path: Path, capsys: pytest.CaptureF
     profile.write_text('[[script]]\nround = 1\nfault = "unplug"\ndevice = "card-reader"\n')
     assert main(["--log-level", "error", "sim", "--game", "over-under", "--faults", str(profile)]) == 2
     assert "card-reader" in capsys.readouterr().err
+
+
+DEALER_SCRIPT = """
+[[script]]
+round = 2
+fault = "miscount"          # the stub where the game counts one, else the pickup
+
+[[script]]
+round = 3
+fault = "miscount"
+at = "pickup"
+
+[[script]]
+round = 4
+fault = "extra-card"        # foreign-card: into the next batch, or a joker into the shoe
+"""
+
+#: What each game's rules make of the dealer's faults: the irregularities recorded, the faults the
+#: floor cleared (the shuffler's FOREIGN_CARD where the foreign card reached a batch).
+DEALER_FAULTS_SEEN = {
+    "free-bet-blackjack": ({"discard-count", "joker"}, set()),
+    "over-under": ({"discard-count", "joker"}, set()),
+    "heads-up-holdem": ({"wrong-count", "collect-count"}, {"WRONG_COUNT", "FOREIGN_CARD"}),
+    "crazy-4-poker": ({"wrong-card-count", "discard-count"}, {"WRONG_COUNT", "FOREIGN_CARD"}),
+}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_dealer_faults_show_in_the_summary_and_the_table_plays_on(
+    game: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A card to the floor (stub or pickup) and a foreign card: each game's rule reacts (a misdeal
+    finding, a held round ruled, a failed batch cleared), every round is played, and simulate()
+    checks the world's card count balances at the end."""
+    profile = tmp_path / "dealer.toml"
+    profile.write_text(DEALER_SCRIPT)
+    summary = sim(
+        capsys, "--game", game, "--seats", "2", "--rounds", "7", "--seed", "3", "--faults", str(profile)
+    )
+    assert summary["rounds"] == 7
+    assert summary["injected"] == {"foreign-card": 1, "miscount": 2}
+    irregularities, cleared = DEALER_FAULTS_SEEN[game]
+    assert set(summary["irregularities"]) == irregularities
+    assert cleared <= set(summary["faults"])
+    if "discard-count" in irregularities or "collect-count" in irregularities:
+        assert summary["rulings"].get("continue"), "the short rack held the round for a ruling"
+    house = summary["house"]
+    assert house["total"] == sum(house["by_wager"].values()) == -summary["players_net"]
+
+
+def test_random_faults_replay_with_the_profile_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``rate`` strikes at random from the profile's own seeded generator: the same profile and
+    seed strike the same faults, and the summary says which."""
+    profile = tmp_path / "random.toml"
+    profile.write_text('rate = 0.5\nseed = 4\nkinds = ["miscount", "extra-card", "jam"]\n')
+    args = ("--game", "free-bet-blackjack", "--rounds", "6", "--seed", "8", "--faults", str(profile))
+    first, second = sim(capsys, *args), sim(capsys, *args)
+    assert first["injected"] and sum(first["injected"].values()) <= 6
+    assert set(first["injected"]) <= {"miscount", "foreign-card", "jam"}
+    assert without_timing(first) == without_timing(second)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("rate = 2\n", "rate must be a chance per round"),
+        ('rate = 0.1\nkinds = ["flood"]\n', "kinds ['flood']"),
+        ('[[script]]\nround = 1\nfault = "jam"\nat = "stub"\n', "only a miscount takes at"),
+        ('[[script]]\nround = 1\nfault = "spill"\n', "known: unplug"),
+    ],
+)
+def test_a_bad_profile_says_what_would_work(
+    text: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "bad.toml"
+    profile.write_text(text)
+    assert main(["sim", "--game", "over-under", "--faults", str(profile)]) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_sim_logs_at_warning_unless_told(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The game's info lines would tear the live view: ``sim`` defaults to warning, ``run`` and the
+    others keep info, and ``--log-level`` wins either way."""
+    levels: list[str] = []
+    monkeypatch.setattr(logs, "configure", lambda level, json=None: levels.append(level))
+    main(["sim", "--game", "poker"])
+    main(["--log-level", "debug", "sim", "--game", "poker"])
+    main(["audit", "verify", "/nonexistent.jsonl"])
+    capsys.readouterr()
+    assert levels == ["warning", "debug", "info"]
+
+
+def test_the_live_view_shows_the_shoe_and_links_and_never_a_face_down_card() -> None:
+    """One round drawn into a StringIO: each frame shows the shoe count and every device's link
+    state, and no frame up to the hole card's own shows the hole card's face (Ts, stacked)."""
+    game = "free-bet-blackjack"
+    script = parse(f"game {game}\nseats 1\nshoe Tc 6h 7d Ts 2s\nwager 1 blackjack=1000\ndecide 1 stand\n")
+    round_script = script.rounds[0]
+
+    async def play() -> str:
+        out = io.StringIO()
+        async with simulated_table(game, name="view", shuffler_seed=1, **_rules(game, 1)) as table:
+            table.table.watchers.add(LiveView(table, Tally(), game=game, rounds=1, out=out))
+            await table.table.prepare_round()
+            stack_top(table.world, round_script.shoe, round_script.where)
+            await table.table.play_round(ScriptedPlayers(game, round_script))
+        return out.getvalue()
+
+    frames = asyncio.run(play()).split(CLEAR)[1:]
+    assert frames
+    for frame in frames:
+        assert re.search(r"shoe: \d+ cards", frame)
+        assert "devices: card-reader ready, shoe ready, shuffler ready" in frame
+    hole = next(i for i, frame in enumerate(frames) if "card=None" in frame)  # sealed: no face yet
+    assert "place=dealer" in frames[hole].splitlines()[-6], "the hole card is the newest line"
+    for frame in frames[: hole + 1]:
+        assert not re.search(r"\bTs\b", frame), frame
