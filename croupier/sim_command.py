@@ -14,6 +14,7 @@ import json
 import random
 import sys
 import time
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -80,21 +81,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
-def _rules(game: str, seats: int | None) -> dict[str, Any]:
-    """The table's rules with ``seats`` positions (a refused count names the limit)."""
-    if seats is None:
+def _rules(game: str, seats: int | None, rules: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The table's rules with ``seats`` positions (a refused count names the limit) and ``rules``,
+    a scenario's ``rule KEY VALUE`` lines, over the simulated table's own (a refusal names them)."""
+    if seats is None and not rules:
         return {}
     module = importlib.import_module(RULES_MODULES[game])
+    base: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
     if game == "crazy-4-poker":
         from croupier.simulated.crazy_4_poker import LEVELS, RULES
 
-        mapping, extra = {**RULES, "positions": seats}, {"award_levels": LEVELS}
-    else:
-        mapping, extra = {"positions": seats}, {}
+        base, extra = dict(RULES), {"award_levels": LEVELS}
+    mapping = {**base, **({"positions": seats} if seats is not None else {}), **dict(rules or {})}
     try:
         return {"rules": module.RuleSet.from_mapping(mapping), **extra}
     except RulesError as exc:
-        raise ConfigError(f"--seats {seats}: {exc}") from None
+        said = f"--seats {seats}" if not rules else f"seats {seats}, rules {sorted(rules)}"
+        raise ConfigError(f"{said}: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -178,7 +182,7 @@ def run_scenario_file(path: Path, *, records: bool = False) -> int:
 
     try:
         scenario = load(path)
-        outcome = asyncio.run(run_scenario(scenario, _rules(scenario.game, scenario.seats)))
+        outcome = asyncio.run(run_scenario(scenario, _rules(scenario.game, scenario.seats, scenario.rules)))
     except (ScenarioError, ConfigError) as exc:
         print(f"{path}: scenario error\n  {exc}")
         return 1

@@ -28,6 +28,7 @@ import dataclasses
 import importlib
 import random
 import shlex
+import tomllib
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,11 +37,13 @@ from pathlib import Path
 from typing import Any
 
 from croupier.players import table_options
+from croupier.sim.faults import FOREIGN_FACE, JOKER
 from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor, repair_world
 from croupier.sim.summary import Tally
 from croupier.simulated import GAMES, simulated_table
 from devices.rules import RuleViolation
 from drivers.protocol.cards import Card, CardError
+from firmware_sim.dealer import FOREIGN_BACK
 from firmware_sim.world import SHOE, SHUFFLER_INPUT, PhysicalCard, TableWorld
 from games.crazy_4_poker.inputs import Fold, Play
 from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlayerAction
@@ -68,8 +71,19 @@ DECISIONS = {
     "crazy-4-poker": ("play:N", "fold"),
 }
 INSURANCE = ("decline", "even_money", "insure")
-FAULTS = {"jam": "the shoe (or the shuffler's input) jams once N cards are recorded; the floor clears it"}
-GLOBAL_DIRECTIVES = ("game", "seats", "seed")
+FAULTS = {
+    "jam": "the shoe (or the shuffler's input) jams once N cards are recorded; the floor clears it",
+    "miscount": "a card falls to the floor from the stub as it is counted, or at the pickup",
+    "foreign-card": "a joker slipped into the shoe as the Nth card dealt (Free Bet Blackjack, Over/Under), "
+    "or a foreign card into the batch the round shuffles (Crazy 4 Poker)",
+}
+#: The games whose dealer counts a stub (``fault miscount stub``).
+STUB_GAMES = ("heads-up-holdem", "crazy-4-poker")
+#: Where ``fault foreign-card`` can reach within the round: the shoe (a joker, ``at card N``) or
+#: the batch the round shuffles. A Hold 'Em table reuses its deck, so no batch is shuffled in a round.
+FOREIGN_IN_SHOE = ("free-bet-blackjack", "over-under")
+FOREIGN_IN_BATCH = ("crazy-4-poker",)
+GLOBAL_DIRECTIVES = ("game", "seats", "seed", "rule")
 ROUND_DIRECTIVES = ("round", "shoe", "wager", "insurance", "decide", "fault", "expect")
 
 
@@ -118,7 +132,9 @@ class Expect:
 
 @dataclass(frozen=True)
 class Fault:
-    """``fault jam DEVICE at card N``: the device's card path jams once N card records are in."""
+    """``fault jam DEVICE at card N``: the device's card path jams once N card records are in;
+    ``fault miscount stub|pickup`` (``device`` says where the card falls; ``at_card`` 0);
+    ``fault foreign-card [at card N]`` (``device`` is "shoe" or "batch")."""
 
     kind: str
     device: str
@@ -149,6 +165,7 @@ class Scenario:
     seats: int | None
     seed: int
     rounds: list[RoundScript]
+    rules: dict[str, Any] = field(default_factory=dict)  # ``rule KEY VALUE`` lines: the table's rules
 
     @property
     def needs_stacking(self) -> bool:
@@ -172,6 +189,7 @@ def parse(text: str, path: str = "<scenario>") -> Scenario:
     game: str | None = None
     seats: int | None = None
     seed = 1
+    rules: dict[str, Any] = {}
     rounds: list[RoundScript] = []
     header = True
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -188,6 +206,14 @@ def parse(text: str, path: str = "<scenario>") -> Scenario:
             continue
         header = False
         directive, args = words[0].lower(), words[1:]
+        if directive == "rule":
+            if rounds or game is None:
+                raise ScenarioError(
+                    f"{where}: 'rule' comes after 'game' and before the first round's directives"
+                )
+            key, value = _rule(raw, where)
+            rules[key] = value
+            continue
         if directive in GLOBAL_DIRECTIVES:
             if rounds:
                 raise ScenarioError(f"{where}: {directive!r} must come before the first round's directives")
@@ -213,6 +239,8 @@ def parse(text: str, path: str = "<scenario>") -> Scenario:
         if not rounds:
             rounds.append(RoundScript(where))
         _round_directive(rounds[-1], game, directive, args, where)
+        if directive == "fault":
+            _fault_fits(rounds[-1].faults[-1], game)
     if game is None:
         raise ScenarioError(f"{path}: no 'game' line; known games: {', '.join(GAMES)}")
     if not rounds:
@@ -221,7 +249,7 @@ def parse(text: str, path: str = "<scenario>") -> Scenario:
         if not script.wagers:
             raise ScenarioError(f"{script.where}: this round places no wager")
     title = " ".join(line for line in title_lines if line) or Path(path).stem
-    return Scenario(path, title, game, seats, seed, rounds)
+    return Scenario(path, title, game, seats, seed, rounds, rules)
 
 
 def _round_directive(script: RoundScript, game: str, directive: str, args: list[str], where: Where) -> None:
@@ -281,13 +309,57 @@ def _decision(game: str, word: str, where: Where) -> Answer:
     return Answer(word, 0, where)
 
 
+def _rule(raw: str, where: Where) -> tuple[str, Any]:
+    """``rule KEY VALUE``: VALUE is a TOML value (``"3:1"``, ``6``, ``{ 6 = "100:1", ... }``), as
+    the key is written in a table's configuration file; the game's RuleSet checks it when the table
+    is built, and a refusal names this line."""
+    rest = raw.strip()[len("rule") :].strip()
+    key, _, value = rest.partition(" ")
+    value = value.strip().removeprefix("=").strip()
+    if not key or not value:
+        raise ScenarioError(f"{where}: a rule reads 'rule KEY VALUE', e.g. 'rule ante_odds \"1:1\"'")
+    try:
+        return key, tomllib.loads(f"value = {value}")["value"]
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{where}: rule {key}: {value!r} is not a TOML value: {exc}") from None
+
+
 def _fault(args: list[str], where: Where) -> Fault:
+    if args[:1] == ["miscount"]:
+        if len(args) != 2 or args[1] not in ("stub", "pickup"):
+            raise ScenarioError(f"{where}: a miscount reads 'fault miscount stub' or 'fault miscount pickup'")
+        return Fault("miscount", args[1], 0, where)
+    if args[:1] == ["foreign-card"]:
+        if len(args) == 1:
+            return Fault("foreign-card", "batch", 0, where)
+        if len(args) != 4 or args[1:3] != ["at", "card"]:
+            raise ScenarioError(f"{where}: a foreign card reads 'fault foreign-card [at card N]'")
+        return Fault("foreign-card", "shoe", _int(where, "card", args[3], minimum=1), where)
     usage = "'fault jam shoe at card N' (or 'fault jam shuffler at card N')"
     if len(args) != 5 or args[0] not in FAULTS or args[2:4] != ["at", "card"]:
         raise ScenarioError(f"{where}: a fault reads {usage}; got {' '.join(args)!r}")
     if args[1] not in ("shoe", "shuffler"):
         raise ScenarioError(f"{where}: can jam the shoe or the shuffler, not {args[1]!r}")
     return Fault(args[0], args[1], _int(where, "card", args[4], minimum=1), where)
+
+
+def _fault_fits(fault: Fault, game: str) -> None:
+    """A dealer's fault only where the game has the step it strikes."""
+    if fault.kind == "miscount" and fault.device == "stub" and game not in STUB_GAMES:
+        raise ScenarioError(
+            f"{fault.where}: {game} counts no stub; 'fault miscount pickup' drops a card there"
+        )
+    if fault.kind == "foreign-card":
+        if fault.device == "shoe" and game not in FOREIGN_IN_SHOE:
+            raise ScenarioError(
+                f"{fault.where}: 'at card N' slips a joker into a shoe: {', '.join(FOREIGN_IN_SHOE)}"
+            )
+        if fault.device == "batch" and game not in FOREIGN_IN_BATCH:
+            raise ScenarioError(
+                f"{fault.where}: at {game} a round shuffles no batch; 'fault foreign-card at card N' puts "
+                f"a joker in the shoe ({', '.join(FOREIGN_IN_SHOE)}), a bare one reaches the batch at "
+                f"{', '.join(FOREIGN_IN_BATCH)}"
+            )
 
 
 def _expect(args: list[str], where: Where) -> Expect:
@@ -485,6 +557,8 @@ class StackingRandom(random.Random):
         super().shuffle(x)
         if not self.stacks or not x or not isinstance(x[0], PhysicalCard):
             return
+        if any(card.back == FOREIGN_BACK for card in x):
+            return  # a batch that will fail its count: the stack is for the one shuffled after it
         faces, where = self.stacks.popleft()
         picked = []
         for face in faces:
@@ -510,7 +584,7 @@ class FaultWatcher:
             return
         self.cards += 1
         for fault in self.faults:
-            if fault.at_card == self.cards:
+            if fault.kind == "jam" and fault.at_card == self.cards:
                 self.struck.append(fault)
                 with self.world.lock:
                     self.world.faults.stuck.add(SHOE if fault.device == "shoe" else SHUFFLER_INPUT)
@@ -648,6 +722,9 @@ async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = N
                         stack_top(sim.world, script.shoe, script.where)
                 elif script.shoe:
                     stacking.stacks.append((list(script.shoe), script.where))
+                for fault in script.faults:
+                    if _strike_dealer_fault(sim, fault):
+                        faults.struck.append(fault)
                 players = ScriptedPlayers(game, script, cover)
                 try:
                     round_ = await asyncio.wait_for(table.play_round(players), timeout=30)
@@ -677,6 +754,28 @@ async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = N
                     outcome.failure = failure
                     return outcome
     return outcome
+
+
+def _strike_dealer_fault(sim: Any, fault: Fault) -> bool:
+    """Arm or strike a dealer's fault before the round (the simulated dealer's slips, as
+    ``croupier sim --faults`` strikes them); False for a jam, which FaultWatcher strikes mid-round."""
+    dealer, world = sim.dealer, sim.world
+    if fault.kind == "miscount":
+        if fault.device == "stub":
+            dealer.drop_from_stub = True
+        else:
+            dealer.drop_next_pickup = True
+        return True
+    if fault.kind == "foreign-card":
+        if fault.device == "shoe":
+            if world.count(SHOE) < fault.at_card:
+                raise ScenarioError(f"{fault.where}: the shoe holds fewer than {fault.at_card} cards")
+            back = world.cards(SHOE)[0].back
+            dealer.slip_foreign_card(JOKER, SHOE, back=back, at=fault.at_card - 1)
+        else:
+            dealer.slip_foreign_card(FOREIGN_FACE)
+        return True
+    return False
 
 
 def _unasked(players: ScriptedPlayers) -> str | None:

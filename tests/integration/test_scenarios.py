@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from croupier.cli import main
+from croupier.errors import ConfigError
 from croupier.sim.scenario import ScenarioError, load, parse, run_scenario
 from croupier.sim_command import _rules
 from tests import hil
@@ -34,7 +35,7 @@ def test_scenario_plays_as_written(path: Path, request: pytest.FixtureRequest) -
     scenario = load(path)
     request.node.user_properties.append(("scenario", scenario.title))
     _skip_on_rig(request.config, scenario.needs_stacking)
-    outcome = asyncio.run(run_scenario(scenario, _rules(scenario.game, scenario.seats)))
+    outcome = asyncio.run(run_scenario(scenario, _rules(scenario.game, scenario.seats, scenario.rules)))
     assert outcome.ok, outcome.report()
     assert outcome.checked >= 5, f"{path}: a scenario checks what matters, at least five expectations"
 
@@ -42,7 +43,7 @@ def test_scenario_plays_as_written(path: Path, request: pytest.FixtureRequest) -
 def test_every_game_has_scenarios() -> None:
     games = {load(path).game for path in SCENARIOS}
     assert games == {"free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker"}
-    assert len(SCENARIOS) >= 8
+    assert len(SCENARIOS) >= 14
 
 
 @pytest.mark.parametrize(
@@ -62,6 +63,16 @@ def test_every_game_has_scenarios() -> None:
         ("game over-under\nwager 1 ante=1000\ninsurance 1 decline\n", 3, "Free Bet Blackjack directive"),
         ("game over-under\nwager 1 ante=1000\nfault jam dealer at card 2\n", 3, "can jam the shoe"),
         ("game over-under\nwager 1 ante=1000\nexpect net 1\n", 3, "expect net SEAT CENTS"),
+        ("game over-under\nwager 1 ante=1000\nfault miscount stub\n", 3, "over-under counts no stub"),
+        ("game over-under\nwager 1 ante=1000\nfault miscount floor\n", 3, "'fault miscount pickup'"),
+        (
+            "game heads-up-holdem\nwager 1 ante=1000 odds=1000\nfault foreign-card\n",
+            3,
+            "a round shuffles no batch",
+        ),
+        ("game crazy-4-poker\nwager 1 ante=1000\nfault foreign-card at card 2\n", 3, "slips a joker"),
+        ("game over-under\nrule bonus_pay_table { 6 =\n", 2, "is not a TOML value"),
+        ("game over-under\nwager 1 ante=1000\nrule ante_odds '1:1'\n", 3, "'rule' comes after 'game'"),
         ("game over-under\nwager 1 ante=1000\nseats 2\n", 3, "must come before the first round"),
         ("game over-under\nwager 1 ante=1000\ndeal 1\n", 3, "unknown directive 'deal'"),
         ("game over-under\nwager 1 ante=1000\nexpect card place='seat 1\n", 3, "No closing quotation"),
@@ -104,3 +115,13 @@ def test_cli_reports_a_malformed_file_with_exit_1(tmp_path: Path, capsys: pytest
     path.write_text("game over-under\nwager 1 ante=1000\ndecide 1 stand\n")
     assert main(["--log-level", "error", "sim", "--scenario", str(path)]) == 1
     assert f"{path}:3: 'stand' is no over-under decision" in capsys.readouterr().out
+
+
+def test_a_rule_line_sets_the_table_rule_and_a_refused_one_names_it() -> None:
+    """``rule KEY VALUE`` reaches the game's RuleSet as a configuration file's key would; a value
+    the rules refuse is a configuration error naming the key."""
+    scenario = parse('game over-under\nrule ante_odds "2:1"\nwager 1 ante=1000\n', "r.txt")
+    assert scenario.rules == {"ante_odds": "2:1"}
+    assert str(_rules(scenario.game, scenario.seats, scenario.rules)["rules"].ante_odds) == "2 to 1"
+    with pytest.raises(ConfigError, match="ante_odds"):
+        _rules("over-under", None, {"ante_odds": "lots"})
