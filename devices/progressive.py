@@ -280,6 +280,11 @@ class Progressive(Equipment[ProgressiveDriver]):
         await self._show(level)
         return result
 
+    @property
+    def frozen_levels(self) -> list[int]:
+        """The levels a hit froze, waiting for their keyed reset (605a.7(a))."""
+        return [level for level, info in sorted(self.levels.items()) if info.frozen]
+
     async def reset_level(self, level: int, key: str) -> LevelInfo:
         """The keyed reset releases a frozen level (its value restarted at the hit) and the sign
         shows its value again. A wrong key is refused by the controller (DeviceRefused) and the
