@@ -74,14 +74,15 @@ INSURANCE = ("decline", "even_money", "insure")
 FAULTS = {
     "jam": "the shoe (or the shuffler's input) jams once N cards are recorded; the floor clears it",
     "miscount": "a card falls to the floor from the stub as it is counted, or at the pickup",
-    "foreign-card": "a joker slipped into the shoe as the Nth card dealt (Free Bet Blackjack, Over/Under), "
-    "or a foreign card into the batch the round shuffles (Crazy 4 Poker)",
+    "foreign-card": "a joker slipped into the shoe as the Nth card dealt (the shoe games: Free Bet "
+    "Blackjack, Over/Under, Heads Up Hold 'Em), or a foreign card into the batch the round shuffles "
+    "(Crazy 4 Poker)",
 }
 #: The games whose dealer counts a stub (``fault miscount stub``).
 STUB_GAMES = ("heads-up-holdem", "crazy-4-poker")
 #: Where ``fault foreign-card`` can reach within the round: the shoe (a joker, ``at card N``) or
 #: the batch the round shuffles. A Hold 'Em table reuses its deck, so no batch is shuffled in a round.
-FOREIGN_IN_SHOE = ("free-bet-blackjack", "over-under")
+FOREIGN_IN_SHOE = ("free-bet-blackjack", "over-under", "heads-up-holdem")
 FOREIGN_IN_BATCH = ("crazy-4-poker",)
 GLOBAL_DIRECTIVES = ("game", "seats", "seed", "rule")
 ROUND_DIRECTIVES = ("round", "shoe", "wager", "insurance", "decide", "fault", "expect")

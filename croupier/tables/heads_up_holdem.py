@@ -273,9 +273,12 @@ class HeadsUpHoldemTable(SupervisorHolds):
         if live and not round_.dealer_faces:
             play.round.handle(RevealHand(None, await self._faces(round_.dealer_stack)))
         for seat in live:
+            if round_.state == HELD:  # a card turned up held the round: the ruling comes first
+                return
             if not round_.positions[seat].faces:
                 play.round.handle(RevealHand(seat, await self._faces(round_.positions[seat].stack)))
-        play.round.handle(Settle())
+        if round_.state != HELD:
+            play.round.handle(Settle())
 
     async def _faces(self, cards: Sequence[Arrival]) -> tuple[Card, ...]:
         """The faces of sealed cards being turned up, each proven by the shoe (Shoe.reveal)."""
