@@ -10,6 +10,7 @@ card was created or lost while they ran.
 from __future__ import annotations
 
 import contextlib
+import random
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -118,8 +119,11 @@ def shoe_and_shuffler(
     shuffler_seed: int | None = None,
 ) -> list[DeviceSpec]:
     """The shoe (behind a pty) and the shuffler (on the USB bus if ``shuffler_on_usb``) of a table
-    dealt from a shoe, both on ``world``: how to serve them."""
-    shoe = SimulatedDevice(ShoePersonality(world=world, serial_number="SH-SIM-1"), name="shoe", seed=1)
+    dealt from a shoe, both on ``world``: how to serve them. ``shuffler_seed`` seeds the shoe's own
+    reshuffles too (Hold 'Em's auto-reshuffling shoe), so a seeded simulation replays exactly."""
+    reshuffles = {} if shuffler_seed is None else {"rng": random.Random(shuffler_seed)}
+    personality = ShoePersonality(world=world, serial_number="SH-SIM-1", **reshuffles)
+    shoe = SimulatedDevice(personality, name="shoe", seed=1)
     return [
         DeviceSpec("shoe", shoe, DeviceClass.SHOE, settings=shoe_settings),
         DeviceSpec(
