@@ -17,13 +17,16 @@ from devices.equipment import LINK_LOST, Equipment
 from devices.faults import LATCH_BLOCKS, Fault, Operator
 from devices.rules import Rule, RuleViolation
 from devices.shoe import ShoeFault
-from drivers.errors import LinkLost, NotConnected
+from drivers.errors import DeviceRefused, LinkLost, NotConnected
+from drivers.protocol.message import Status
 from games.common.messages import Resolution, SupervisorResolve
 
 T = TypeVar("T")
 
 #: How long a step waits before retrying when a link was down but no LINK_LOST has latched yet.
 LINK_POLL = 0.05
+#: A device's status refusing any command while one of its faults is latched (docs/protocol.md §7).
+FAULT_LATCHED = Status.FAULT_LATCHED.name
 
 HOLD_FOR_SUPERVISOR = Rule(
     "NOTES.md §3 (enforcement history); ARCHITECTURE.md (faults latch)",
@@ -108,11 +111,17 @@ class SupervisorHolds:
             except (NotConnected, LinkLost) as lost:  # the command did not run: the link was down
                 self.log.warning("device link lost", detail=str(lost), clause=LINK_LOST.clause)
                 await self._link_lost_latched()
+            except DeviceRefused as refused:  # the device latched a fault first: it ran nothing
+                if refused.status != FAULT_LATCHED:
+                    raise
+                self.log.warning("device fault latched", detail=refused.detail)
+                await self._link_lost_latched()
 
     async def _link_lost_latched(self) -> None:
-        """Wait for the lost link's LINK_LOST to reach the latch (its event is on the way through
-        the feeds): the step then waits for the device to come back and a supervisor to clear it
-        (``Equipment.clear`` refuses while the link is still down)."""
+        """Wait for the fault behind a refusal — a lost link's LINK_LOST, a device's own latched
+        fault — to reach the latch (its event is on the way through the feeds): the step then waits
+        for a supervisor to clear it (``Equipment.clear`` refuses while the link is still down, the
+        device while the condition persists)."""
         await self.feeds.settled()
         if not self.faults:
             await asyncio.sleep(LINK_POLL)  # the connection had not yet reported its state change
@@ -132,7 +141,7 @@ class SupervisorHolds:
         belong and puts the rest back in the input before clearing; the table then shuffles it again.
         Without the second shuffle a cleared failed batch left the table with no batch to deal."""
         while True:
-            await shuffler.shuffle()
+            await self._held_on_fault(shuffler.shuffle)
             await self._while_latched()
             if shuffler.batch is not None:
                 return

@@ -57,12 +57,17 @@ def test_audit_trail_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "chain intact" in capsys.readouterr().out
 
 
-def test_scripted_jam_is_cleared_and_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("game", "device"), [("free-bet-blackjack", "shoe"), ("crazy-4-poker", "shuffler")]
+)
+def test_scripted_jam_is_cleared_and_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], game: str, device: str
+) -> None:
+    """A jam holds the table until the floor clears it, whether the shoe jams mid-deal or the
+    shuffler refuses the round's shuffle with its fault latched (NOTES.md §5.3)."""
     profile = tmp_path / "jam.toml"
-    profile.write_text('[[script]]\nround = 2\nfault = "jam"\ndevice = "shoe"\n')
-    summary = sim(
-        capsys, "--game", "free-bet-blackjack", "--rounds", "3", "--seed", "2", "--faults", str(profile)
-    )
+    profile.write_text(f'[[script]]\nround = 2\nfault = "jam"\ndevice = "{device}"\n')
+    summary = sim(capsys, "--game", game, "--rounds", "3", "--seed", "2", "--faults", str(profile))
     assert summary["rounds"] == 3
     assert summary["faults"] == {"JAM": 1}
 
