@@ -22,11 +22,13 @@ from tests import hil
 
 SCENARIOS = sorted((Path(__file__).parent.parent / "scenarios").glob("*.txt"))
 SCENARIO_SKIP = "needs a stacked shoe: simulator only"
+#: The runner plays on the simulated table's devices; on a rig it would not exercise the rig at all.
+RUNNER_SKIP = "the scenario runner drives simulated devices only: simulator only"
 
 
 def _skip_on_rig(config: pytest.Config, needs_stacking: bool) -> None:
-    if hil.rig(config) is not None and needs_stacking:
-        pytest.skip(SCENARIO_SKIP)
+    if hil.rig(config) is not None:
+        pytest.skip(SCENARIO_SKIP if needs_stacking else RUNNER_SKIP)
 
 
 @pytest.mark.hil
