@@ -30,13 +30,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-json", action="store_true", default=None, help="JSON log lines even on a terminal"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    from croupier import audit_command, firmware_command, replay_command, run_command, sim_command
+    from croupier.commands import audit, firmware, replay, run, sim
 
-    run_command.add_parser(sub)
-    firmware_command.add_parser(sub)
-    audit_command.add_parser(sub)
-    replay_command.add_parser(sub)
-    sim_command.add_parser(sub)
+    run.add_parser(sub)
+    firmware.add_parser(sub)
+    audit.add_parser(sub)
+    replay.add_parser(sub)
+    sim.add_parser(sub)
     return parser
 
 

@@ -1,9 +1,9 @@
-"""The routes of the local API over one table in service (croupier.service).
+"""The routes of the local API over one table in service (croupier.service.table_service).
 
 Each handler authenticates, checks the request, then asks the service: the table and its device
 machines enforce the rules and refuse with the clause; errors.py turns a refusal into a 409 carrying
 it. The round is driven from the dealer's screen: wagers until "no more bets", then each prompt the
-table shows (a decision, an insurance answer, a count) answered in turn (croupier.screen).
+table shows (a decision, an insurance answer, a count) answered in turn (croupier.service.screen).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from croupier.api.auth import Tokens, authenticate, forbid_dealer
 from croupier.api.errors import BadRequest, field, json_body, json_errors
 from croupier.api.events import Hub, Json, event_json, record_json
 from croupier.api.openapi import document
-from croupier.screen import CLOSE_BETTING
-from croupier.service import TableService
+from croupier.service.screen import CLOSE_BETTING
+from croupier.service.table_service import TableService
 from devices.faults import Operator
 from games.common.messages import Resolution
 from games.common.records import Record

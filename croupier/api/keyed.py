@@ -14,8 +14,8 @@ from functools import partial
 from typing import Any
 
 from croupier.api.bodies import enum_value, from_json, one_of
-from croupier.screen import Screen
-from croupier.screen_dealer import ScreenDealer
+from croupier.service.screen import Screen
+from croupier.service.screen_dealer import ScreenDealer
 from croupier.tables.inputs import Offer
 from devices.rules import Rule
 from drivers.protocol.cards import Card

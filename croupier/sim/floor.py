@@ -11,7 +11,7 @@ from typing import Any
 
 import structlog
 
-from croupier.journal import TableJournal
+from croupier.service.journal import TableJournal
 from croupier.sim.summary import Tally
 from croupier.simulated import FLOORPERSON
 from firmware_sim.dealer import FOREIGN_BACK

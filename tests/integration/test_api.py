@@ -18,9 +18,9 @@ from croupier.api.app import ANSWERS, make_app
 from croupier.api.auth import Tokens
 from croupier.api.openapi import COMMITTED, document
 from croupier.audit.writer import AuditTrail
-from croupier.journal import TableJournal
 from croupier.players import table_options
-from croupier.service import TableService
+from croupier.service.journal import TableJournal
+from croupier.service.table_service import TableService
 from croupier.simulated import SimulatedTable, simulated_table
 from croupier.state import TableState
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role

@@ -32,7 +32,7 @@ import aiohttp
 import pytest
 
 from croupier.api.keyed import CRAZY_4_IN_TURN
-from croupier.screen import AWAITED, NO_MORE_BETS, TABLE_CLOSED
+from croupier.service.screen import AWAITED, NO_MORE_BETS, TABLE_CLOSED
 from devices.faults import SUPERVISOR_CLEARS
 from games.free_bet_blackjack.clauses import PLAY_ORDER
 from games.heads_up_holdem.clauses import DECISION_ORDER as HOLDEM_ORDER

@@ -20,11 +20,11 @@ from aiohttp.test_utils import TestClient, TestServer
 from croupier.api.app import make_app
 from croupier.api.auth import Tokens
 from croupier.audit.writer import AuditTrail
+from croupier.commands.run import table_in_service
 from croupier.config import load_table_config
-from croupier.journal import TableJournal
-from croupier.run_command import table_in_service
-from croupier.screen import TABLE_CLOSED
-from croupier.service import DEVICES_READY
+from croupier.service.journal import TableJournal
+from croupier.service.screen import TABLE_CLOSED
+from croupier.service.table_service import DEVICES_READY
 from croupier.state import TableState
 from devices.faults import SUPERVISOR_CLEARS
 from firmware_sim.card_reader import CardReaderPersonality

@@ -1,4 +1,4 @@
-"""``croupier replay`` on a trail written as the daemon writes it (croupier/run_command.py): rounds
+"""``croupier replay`` on a trail written as the daemon writes it (croupier/commands/run.py): rounds
 really played on the simulated Free Bet Blackjack table by basic-strategy players, each recorded
 with ``record_round``; the command rebuilds each hand as the round held it, refuses a tampered
 trail and names the rounds present when asked for another."""

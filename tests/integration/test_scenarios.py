@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from croupier.cli import main
+from croupier.commands.sim import _rules
 from croupier.errors import ConfigError
 from croupier.sim.scenario import ScenarioError, load, parse, run_scenario
-from croupier.sim_command import _rules
 from tests import hil
 
 SCENARIOS = sorted((Path(__file__).parent.parent / "scenarios").glob("*.txt"))

@@ -15,10 +15,10 @@ import pytest
 
 from croupier import logs
 from croupier.cli import main
+from croupier.commands.sim import _rules
 from croupier.sim.scenario import ScriptedPlayers, parse, stack_top
 from croupier.sim.summary import Tally, without_timing
 from croupier.sim.view import CLEAR, LiveView
-from croupier.sim_command import _rules
 from croupier.simulated import GAMES, simulated_table
 
 

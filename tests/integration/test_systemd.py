@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 
-from croupier import systemd
+from croupier.service import systemd
 from tests.integration.test_run_command import ROOT, simulated_config
 
 

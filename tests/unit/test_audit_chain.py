@@ -21,7 +21,7 @@ from croupier.audit import (
     verify_series,
 )
 from croupier.audit.rotation import series_files
-from croupier.journal import TableJournal
+from croupier.service.journal import TableJournal
 from croupier.state import TableState
 from drivers.protocol.cards import Card
 from games.common.records import Record, RecordKind

@@ -23,7 +23,7 @@ from croupier.audit.rotation import (
     series_files,
     years_in_days,
 )
-from croupier.audit_command import _verify
+from croupier.commands.audit import _verify
 from croupier.config.service import ROTATIONS, AuditConfig
 
 TICK = timedelta(milliseconds=1)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from croupier.cli import main
+from croupier.commands.firmware import load_fault_plan
 from croupier.errors import ConfigError
-from croupier.firmware_command import load_fault_plan
 
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "faults"
 

@@ -14,7 +14,7 @@ from croupier.audit.adapter import record_round
 from croupier.audit.record import AuditRecord
 from croupier.audit.replay import ReplayError, RoundReplay, replay
 from croupier.audit.writer import AuditTrail
-from croupier.replay_command import render
+from croupier.commands.replay import render
 from games.common.records import Record
 from games.free_bet_blackjack.inputs import PlayerAction
 from games.heads_up_holdem.stacked import arrange, start

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from croupier.commands.run import check_served
 from croupier.config import DEFAULT_TABLE_CONFIG, ConfigError, DeviceKind, Via, load_table_config
-from croupier.run_command import check_served
 from drivers.protocol.core import DeviceClass
 
 TABLES = Path(__file__).resolve().parents[2] / "config" / "tables"

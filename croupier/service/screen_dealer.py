@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from croupier.api.bodies import counts_field, flag_field
-from croupier.screen import Screen
+from croupier.service.screen import Screen
 from croupier.tables.inputs import Offer
 
 

@@ -2,10 +2,10 @@
 with no API configured, simulated players.
 
 ``TableService`` is what ``croupier run`` keeps running and what the local API acts on. People's
-actions go through it so that each is audited before it is acknowledged (croupier.journal): a
+actions go through it so that each is audited before it is acknowledged (croupier.service.journal): a
 supervisor's clear or ruling, a dealer change, the table opened or closed. Rounds are played one at
 a time: at a table driven from the screen a round begins when the first wager is keyed and takes
-wagers until "no more bets" (croupier.screen); the table's questions (decisions, counts) become the
+wagers until "no more bets" (croupier.service.screen); the table's questions (decisions, counts) become the
 screen's prompts (croupier.api.keyed).
 """
 
@@ -19,8 +19,8 @@ from typing import Any
 import structlog
 
 from croupier.api.keyed import KEYED, KeyedCounts
-from croupier.journal import ROUND_CUT_OFF_CODE, TableJournal
-from croupier.screen import Screen
+from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
+from croupier.service.screen import Screen
 from croupier.tables.holding import HOLD_FOR_SUPERVISOR
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import Rule, RuleViolation

@@ -21,8 +21,8 @@ from typing import Any
 
 from croupier.audit.writer import AuditTrail
 from croupier.errors import ConfigError
-from croupier.journal import TableJournal
 from croupier.players import simulated_players, table_options
+from croupier.service.journal import TableJournal
 from croupier.sim.faults import FaultProfile, FaultScript
 from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor, repair_world
 from croupier.sim.summary import Tally

@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if console:
             # Imported here: the console is only for a person (or a script) at the bench.
-            from croupier.firmware_console import FirmwareConsole
+            from croupier.commands.firmware_console import FirmwareConsole
 
             FirmwareConsole(args.device, device, port, world).cmdloop()
         else:

@@ -7,7 +7,7 @@ settings, its link timers (``heartbeat``, ``response_timeout``, ``retries``) and
 allow-list (605a.4(c)). Devices that share one RS-485 line
 (the same URL, each at its own address) share one port through the host-side arbiter (decision
 0007). The dealer is the human at the table, prompted on the dealer's screen
-(croupier.screen_dealer). The table is not opened here: a supervisor opens it from the screen,
+(croupier.service.screen_dealer). The table is not opened here: a supervisor opens it from the screen,
 which records the reader's start-of-day inspection under their name (673a.2(d)).
 """
 

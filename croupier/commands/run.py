@@ -27,16 +27,16 @@ from croupier.audit.rotation import Rotation
 from croupier.audit.writer import AuditTrail
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError
-from croupier.hardware import hardware_table
-from croupier.journal import TableJournal
 from croupier.players import simulated_players, table_options
-from croupier.screen import Screen
-from croupier.screen_dealer import ScreenDealer
-from croupier.service import TableService
+from croupier.service.hardware import hardware_table
+from croupier.service.journal import TableJournal
+from croupier.service.screen import Screen
+from croupier.service.screen_dealer import ScreenDealer
+from croupier.service.systemd import notify, watchdog
+from croupier.service.table_service import TableService
 from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor
 from croupier.simulated import simulated_table
 from croupier.state import TableState
-from croupier.systemd import notify, watchdog
 from firmware_sim.world import TableWorld
 from games.common.records import Record
 

@@ -63,7 +63,7 @@ class Screen:
         self.prompt: Prompt | None = None
         self.closed = False
         self.listeners: list[Callable[[Json | None], None]] = []
-        #: Hear each physical step the table asks of the dealer (croupier.screen_dealer).
+        #: Hear each physical step the table asks of the dealer (croupier.service.screen_dealer).
         self.step_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
         self._ids = itertools.count(1)
         self._betting: Prompt | None = None
