@@ -1,7 +1,7 @@
 """The event stream: the devices' events and the rounds' records, as JSON, to every subscriber.
 
 Device events come from the table's event feeds (croupier.tables.feeding: each one as it is applied
-to its machine); round records are published when a round played through the API ends. Neither can
+to its machine); round records as the round makes them (the API watches each round). Neither can
 carry a face-down card's face: device events have no face field (docs/protocol.md §11.2) and a round
 record names a face-down card by its commitment until the card is turned up.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import enum
-from collections.abc import Iterable
 from typing import Any
 
 from games.common.records import Record
@@ -65,7 +64,3 @@ class Hub:
             if queue.full():
                 queue.get_nowait()
             queue.put_nowait(message)
-
-    def publish_records(self, records: Iterable[Record]) -> None:
-        for record in records:
-            self.publish(record_json(record))

@@ -31,11 +31,10 @@ class Tally:
         self.rulings: Counter[str] = Counter()
         self.faults: Counter[str] = Counter()
         self.voided_rounds = 0
-        self.last_round: Any = None
 
     # -- RoundWatcher ---------------------------------------------------------------------------
     def round_began(self, round_: Any) -> None:
-        self.last_round = round_
+        pass
 
     def record(self, record: Record) -> None:
         kind, fields = record.kind.value, record.fields
@@ -57,7 +56,6 @@ class Tally:
         self.rounds += 1
         self.hands += len(round_.positions)
         self.players_net += sum(round_.net(seat) for seat in round_.positions)
-        self.last_round = round_
 
     # -- the floor ------------------------------------------------------------------------------
     def fault_cleared(self, code: str) -> None:
