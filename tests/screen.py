@@ -29,13 +29,13 @@ def answer_for(prompt: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     if kind == "election":
         choice = "over_23" if prompt["first_card"][0] in HIGH else "under_18"
         return "/v1/decisions", {"seat": seat, "choice": choice}
+    if "street" in prompt:  # Heads Up Hold 'Em: check to the river, then Play the least allowed
+        if prompt["street"] == "river":
+            return "/v1/decisions", {"seat": seat, "choice": "play", "multiple": min(prompt["multiples"])}
+        return "/v1/decisions", {"seat": seat, "choice": "check"}
     if "legal" in prompt:  # Free Bet Blackjack: hit a two-card hand at odd seats, else stand
         hit = len(prompt["cards"]) == 2 and seat % 2 and "hit" in prompt["legal"]
         return "/v1/decisions", {"seat": seat, "action": "hit" if hit else "stand"}
-    if "street" in prompt:  # Heads Up Hold 'Em: check to the river, then Play 1x
-        if prompt["street"] == "river":
-            return "/v1/decisions", {"seat": seat, "choice": "play", "multiple": 1}
-        return "/v1/decisions", {"seat": seat, "choice": "check"}
     return "/v1/decisions", {"seat": seat, "action": "play", "multiple": 1}  # Crazy 4 Poker
 
 

@@ -24,6 +24,7 @@ from games.free_bet_blackjack import clauses as fbb_clauses
 from games.free_bet_blackjack import inputs as fbb
 from games.heads_up_holdem import clauses as holdem_clauses
 from games.heads_up_holdem import inputs as holdem
+from games.heads_up_holdem.play import choices_on
 from games.over_under import clauses as ou_clauses
 from games.over_under import inputs as ou
 
@@ -56,9 +57,12 @@ class _Keyed:
 
     wager: type
 
-    def __init__(self, screen: Screen, *, cover: Callable[[int], object] | None = None) -> None:
-        """``cover``: puts a progressive wager's chip on the seat's sensor (a simulated table)."""
-        self.screen, self._cover = screen, cover
+    def __init__(
+        self, screen: Screen, *, rules: Any = None, cover: Callable[[int], object] | None = None
+    ) -> None:
+        """``rules``: the table's, for what a prompt offers; ``cover``: puts a progressive wager's
+        chip on the seat's sensor (a simulated table)."""
+        self.screen, self.rules, self._cover = screen, rules, cover
 
     def parse_wager(self, body: Body) -> Any:
         wager = from_json(self.wager, body)
@@ -121,6 +125,8 @@ class KeyedHeadsUpHoldem(_Keyed):
             turn=holdem_clauses.DECISION_ORDER,
             street=street,
             community=[str(card) for card in community],
+            legal=sorted(choice.value for choice in choices_on(street)),
+            multiples=list(self.rules.multiples(street)),
         )
 
 

@@ -66,7 +66,8 @@ class TableService:
         self.table, self.journal, self.game = table, journal, game
         self.screen = screen or Screen()
         self.keyed = players is None
-        self.players = KEYED[game](self.screen, cover=cover) if players is None else players
+        keyed = KEYED[game](self.screen, rules=table.rules, cover=cover) if players is None else None
+        self.players = players if keyed is None else keyed
         if self.keyed and screen is None:  # a simulated dealer's hands; the counts are keyed
             table.dealer = KeyedCounts(table.dealer, self.screen)
         self.round_in_play = False

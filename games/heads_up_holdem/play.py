@@ -43,8 +43,7 @@ class PlaySteps:
             raise RuleViolation(
                 rule, f"seat {decision.seat}: Play {allowed} the Ante here, not {decision.multiple}x"
             )
-        allowed = {Choice.PLAY, Choice.FOLD} if street == RIVER else {Choice.PLAY, Choice.CHECK}
-        if decision.choice not in allowed:
+        if decision.choice not in choices_on(street):
             raise RuleViolation(rule, f"seat {decision.seat} may not {decision.choice.value} on the {street}")
         return True
 
@@ -165,3 +164,9 @@ def _ordered(sealed: tuple[Arrival, ...], shown: tuple[Card, ...], verify: Verif
 
 def _has_joker(cards: tuple[Card, ...]) -> bool:
     return any(card.is_joker for card in cards)
+
+
+def choices_on(street: str) -> frozenset[Choice]:
+    """What a player may do on ``street`` (NOTES.md §2): Play or check before the river, Play or
+    fold at it. The guard and the dealer's screen both ask here."""
+    return frozenset({Choice.PLAY, Choice.FOLD} if street == RIVER else {Choice.PLAY, Choice.CHECK})
