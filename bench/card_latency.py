@@ -3,13 +3,16 @@ raw fsync latency of the same disk.
 
     python bench/card_latency.py [--count N] [--block N] [--dir PATH]
 
-A simulated shoe (in this process, on its own thread) deals face up over a pty; the clock starts when
-the transport hands the first bytes of the response to the supervisor and stops when
-``AuditTrail.append`` returns, which is after its fsync (docs/audit.md §5): the time a dealt card
-takes to become an acknowledged fact. The floor is a small line written and fsync'd in a loop on a
-file in the same directory. The two are measured in alternating blocks in one run, so load changes
-on a shared machine affect both alike. Prints median and p99 of each and, last,
-``ratio=<card median / fsync median>``.
+The whole path of the table service: a simulated Free Bet Blackjack table (its shoe behind a pty,
+in this process on its own thread) plays rounds with simulated players, its rounds written by the
+service's journal (croupier.service.journal) to a real audit trail and state database. The clock
+starts when the shoe's connection receives the bytes of the dispense response (its wire-trace hook,
+before the link decodes them) and stops when the journal has written the card's record, after its
+fsync (docs/audit.md §5): through the driver, the shoe's rules, the table, the round machine and the
+trail — the time a dealt card takes to become an acknowledged fact. The floor is a small line
+written and fsync'd in a loop on a file in the same directory. The two are measured in alternating
+blocks in one run, so load changes on a shared machine affect both alike. Prints median and p99 of
+each and, last, ``ratio=<card median / fsync median>``.
 """
 
 from __future__ import annotations
@@ -18,48 +21,59 @@ import argparse
 import asyncio
 import logging
 import os
+import random
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import structlog
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.link_rtt import percentile  # noqa: E402
+from bench._common import percentile  # noqa: E402
 from croupier.audit.writer import AuditTrail  # noqa: E402
-from drivers.connection import DeviceConnection, SupervisorSettings  # noqa: E402
-from drivers.protocol.core import DeviceClass  # noqa: E402
-from drivers.shoe import ShoeDriver  # noqa: E402
-from drivers.transport.base import DataCallback, LostCallback  # noqa: E402
-from drivers.transport.serial import SerialTransport  # noqa: E402
-from firmware_sim.device import SimulatedDevice  # noqa: E402
-from firmware_sim.ports.pty import PtyPort  # noqa: E402
-from firmware_sim.shoe import ShoePersonality  # noqa: E402
-from firmware_sim.world import SHOE, SHOE_TRAY, TableWorld  # noqa: E402
+from croupier.players import simulated_players  # noqa: E402
+from croupier.service.journal import TableJournal  # noqa: E402
+from croupier.simulated import simulated_table  # noqa: E402
+from croupier.state import TableState  # noqa: E402
+from drivers.connection import SupervisorSettings  # noqa: E402
+from games.common.records import Record, RecordKind  # noqa: E402
 
-DECKS = 8
+GAME = "free-bet-blackjack"
 
 
-class StampedSerial(SerialTransport):
-    """A serial transport that notes when the first bytes after ``arm`` arrived: the wire end of
-    the measurement, taken before the supervisor sees them."""
+class WireStamp:
+    """Stands where a connection's wire trace goes: notes when the shoe's last bytes arrived."""
 
-    arrived: float | None = None
+    def __init__(self) -> None:
+        self.arrived = 0.0
 
-    def arm(self) -> None:
-        self.arrived = None
+    def sent(self, data: bytes) -> None:
+        pass
 
-    async def open(self, on_data: DataCallback, on_lost: LostCallback) -> None:
-        def stamped(data: bytes) -> None:
-            if self.arrived is None:
-                self.arrived = time.perf_counter()
-            on_data(data)
+    def received(self, data: bytes) -> None:
+        self.arrived = time.perf_counter()
 
-        await super().open(stamped, on_lost)
+
+class CardClock:
+    """A round watcher after the journal: a card's record has been written when it is told of it."""
+
+    def __init__(self, stamp: WireStamp) -> None:
+        self.stamp, self.samples = stamp, list[float]()
+
+    def round_began(self, round_: Any) -> None:
+        pass
+
+    def record(self, record: Record) -> None:
+        if record.kind is RecordKind.CARD:
+            self.samples.append(time.perf_counter() - self.stamp.arrived)
+
+    def round_ended(self, round_: Any) -> None:
+        pass
 
 
 def fsync_once(fd: int) -> float:
@@ -70,50 +84,33 @@ def fsync_once(fd: int) -> float:
 
 
 async def measure(directory: Path, count: int, block: int) -> tuple[list[float], list[float]]:
-    world = TableWorld()
-    world.add_batch(SHOE, "red", DECKS)
-    port = PtyPort(SimulatedDevice(ShoePersonality(world=world), name="bench-shoe")).start()
-    transports: list[StampedSerial] = []
-
-    def factory() -> StampedSerial:
-        transports.append(StampedSerial(port.url))
-        return transports[-1]
-
-    conn = DeviceConnection(
-        factory,
-        name="bench-shoe",
-        expected_class=DeviceClass.SHOE,
-        settings=SupervisorSettings(heartbeat_interval=3600.0),
-    )
-    driver = ShoeDriver(conn)
+    quiet = SupervisorSettings(heartbeat_interval=3600.0)  # no status poll between reply and record
     fd = os.open(directory / "fsync-floor.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     floor: list[float] = []
-    cards: list[float] = []
     try:
-        with AuditTrail(directory / "audit", "bench-table") as trail:
-            await conn.start()
-            await conn.wait_ready(10.0)
-
-            async def deal_one() -> float:
-                if world.count(SHOE) == 0:
-                    world.move_all(SHOE_TRAY, SHOE)  # the same cards again: the shoe never empties
-                transports[-1].arm()
-                dealt = await driver.dispense(face_up=True)
-                trail.append("card_dealt", 1, {"card": dealt.cards[0], "spot": "box-1"})
-                end = time.perf_counter()
-                assert transports[-1].arrived is not None
-                return end - transports[-1].arrived
-
-            for _ in range(50):  # warm-up both paths
-                await deal_one()
-                fsync_once(fd)
-            while len(cards) < count:
-                floor += [fsync_once(fd) for _ in range(block)]
-                for _ in range(block):
-                    cards.append(await deal_one())
+        with (
+            AuditTrail(directory / "audit", "bench-table") as trail,
+            TableState(directory / "state.sqlite3") as state,
+        ):
+            async with simulated_table(GAME, name="bench-table", settings=quiet) as sim:
+                stamp = WireStamp()
+                sim.connections["shoe"].trace = stamp  # type: ignore[assignment]
+                sim.table.watchers.add(TableJournal(trail, state, table="bench-table", game=GAME))
+                clock = CardClock(stamp)
+                sim.table.watchers.add(clock)
+                players = simulated_players(GAME, random.Random(1))
+                for _ in range(5):  # warm-up both paths
+                    await sim.table.play_round(players)
+                    fsync_once(fd)
+                clock.samples.clear()
+                while len(clock.samples) < count:  # a block of rounds, then as many fsyncs as cards
+                    before = len(clock.samples)
+                    while len(clock.samples) < before + block:
+                        await sim.table.play_round(players)
+                    floor += [fsync_once(fd) for _ in range(len(clock.samples) - before)]
+                cards = clock.samples[:count]
+                floor = floor[:count]
     finally:
-        await conn.stop()
-        port.stop()
         os.close(fd)
     return floor, cards
 
@@ -121,10 +118,11 @@ async def measure(directory: Path, count: int, block: int) -> tuple[list[float],
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=2000, help="samples of each kind")
-    parser.add_argument("--block", type=int, default=100, help="samples per alternating block")
+    parser.add_argument("--block", type=int, default=100, help="card samples per alternating block")
     parser.add_argument("--dir", type=Path, default=None, help="directory on the disk to measure")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    logging.getLogger().setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         floor, cards = asyncio.run(measure(Path(tmp), args.count, args.block))
     for name, samples in (("raw fsync", floor), ("card to audit", cards)):
