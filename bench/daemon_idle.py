@@ -1,40 +1,48 @@
-"""What an idle table costs: CPU share of one core and resident memory of a process holding the
+"""What an idle table costs: CPU share of one core and resident memory of the daemon holding the
 simulated Free Bet Blackjack table open, every device connected and heartbeating, no rounds played.
 
     python bench/daemon_idle.py [--seconds S] [--interval S]
 
-The table runs in a child process of its own (``croupier.simulated``: the supervisors, drivers
-and device rules, and the simulated devices on their threads, so the figure is an upper bound on the
-daemon alone). Once it reports the table open, its /proc/<pid>/stat CPU ticks are read at the start
-and end of the idle window and its VmRSS from /proc/<pid>/status is sampled throughout. Targets:
-under 1 % of a core, under 100 MB. Prints both and, last, ``ratio=<cpu share / 1 %>``.
+The daemon is ``croupier run`` itself on the default simulated table, with the local API served
+(so it waits for the dealer's screen, as at a table between rounds), its audit trail and state in a
+scratch directory. Its simulated devices run on threads inside it, so the figure is an upper bound on
+the daemon alone. Once it says the table is in service, its /proc/<pid>/stat CPU ticks are read at
+the start and end of the idle window and its VmRSS from /proc/<pid>/status is sampled throughout.
+Targets: under 1 % of a core, under 100 MB. Prints both and, last, ``ratio=<cpu share / 1 %>``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from urllib.request import urlopen
 
 ROOT = Path(__file__).resolve().parent.parent
 
-TABLE = """
-import asyncio, logging, sys
-import structlog
-from croupier.simulated import simulated_free_bet_blackjack
-structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-async def idle(seconds):
-    async with simulated_free_bet_blackjack():
-        print("open", flush=True)
-        await asyncio.sleep(seconds)
-asyncio.run(idle(float(sys.argv[1])))
-"""
-
+TOKENS = '[[operators]]\ntoken = "bench-token-0123456789"\nident = "S-1"\nrole = "supervisor"\n'
 CPU_TARGET = 0.01  # of one core
 RSS_TARGET_MB = 100.0
+
+
+def daemon_config(directory: Path) -> tuple[Path, int]:
+    """The default simulated table with its trail and state in ``directory`` and the API served on
+    a free loopback port; returns the file and the port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (directory / "tokens.toml").write_text(TOKENS)
+    text = (ROOT / "config" / "tables" / "simulated.toml").read_text()
+    text = text.replace("~/.local/state/croupier/sim", str(directory))
+    served = f'api_bind = "127.0.0.1:{port}"\napi_tokens = "tokens.toml"'
+    path = directory / "table.toml"
+    path.write_text(text.replace('api_bind = "127.0.0.1:8443"', served))
+    return path, port
 
 
 def cpu_seconds(pid: int) -> float:
@@ -53,24 +61,38 @@ def rss_mb(pid: int) -> float:
 
 def measure(seconds: float, interval: float) -> tuple[float, float, float]:
     """CPU share over the idle window, and the mean and peak resident memory in MB."""
-    table = subprocess.Popen(
-        [sys.executable, "-c", TABLE, str(seconds + 30.0)], stdout=subprocess.PIPE, text=True, cwd=ROOT
-    )
-    try:
-        assert table.stdout is not None
-        if table.stdout.readline().strip() != "open":
-            raise RuntimeError(f"the simulated table did not open (exit {table.wait(timeout=30)})")
-        time.sleep(1.0)  # past the start-up work: measure the idle state
-        start_cpu, start = cpu_seconds(table.pid), time.monotonic()
-        samples = []
-        while time.monotonic() - start < seconds:
-            samples.append(rss_mb(table.pid))
-            time.sleep(interval)
-        share = (cpu_seconds(table.pid) - start_cpu) / (time.monotonic() - start)
-    finally:
-        table.terminate()
-        table.wait(timeout=30)
+    with tempfile.TemporaryDirectory() as scratch:
+        config, port = daemon_config(Path(scratch))
+        command = [sys.executable, "-m", "croupier", "--log-json", "--log-level", "warning", "run"]
+        daemon = subprocess.Popen(
+            [*command, "--config", str(config)], stderr=subprocess.DEVNULL, cwd=ROOT
+        )
+        try:
+            _wait_for_api(daemon, port)
+            time.sleep(1.0)  # past the start-up work: measure the idle state
+            start_cpu, start = cpu_seconds(daemon.pid), time.monotonic()
+            samples = []
+            while time.monotonic() - start < seconds:
+                samples.append(rss_mb(daemon.pid))
+                time.sleep(interval)
+            share = (cpu_seconds(daemon.pid) - start_cpu) / (time.monotonic() - start)
+        finally:
+            daemon.terminate()
+            daemon.wait(timeout=30)
     return share, sum(samples) / len(samples), max(samples)
+
+
+def _wait_for_api(daemon: subprocess.Popen[bytes], port: int) -> None:
+    """The table is in service once its API answers (the devices connected, the table open)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urlopen(f"http://127.0.0.1:{port}/openapi.json", timeout=2):
+                return
+        except OSError:
+            if daemon.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the daemon did not come up (exit {daemon.poll()})") from None
+            time.sleep(0.1)
 
 
 def main() -> None:
