@@ -24,7 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-level",
         default=None,
         choices=["debug", "info", "warning", "error"],
-        help="default: info; warning for `sim`, whose live view the game's info lines would fight",
+        help="default: info (for `run`, the table configuration's [service] log_level); warning for "
+        "`sim`, whose live view the game's info lines would fight",
     )
     parser.add_argument(
         "--log-json", action="store_true", default=None, help="JSON log lines even on a terminal"

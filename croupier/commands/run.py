@@ -21,6 +21,7 @@ from typing import Any
 import structlog
 from aiohttp import web
 
+from croupier import logs
 from croupier.api.app import make_app
 from croupier.api.auth import Tokens
 from croupier.audit.rotation import Rotation
@@ -61,6 +62,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     config = load_table_config(args.config or DEFAULT_TABLE_CONFIG)
     check_served(config)
+    if args.log_level is None:  # the table's configuration sets it unless the command line does
+        logs.configure(config.service.log_level, json=args.log_json)
     if args.check:
         devices = ", ".join(f"{name} ({device.url.url})" for name, device in config.devices.items())
         print(f"ok: {config.source}: table {config.name}, {config.game}, {config.seats} seats; {devices}")

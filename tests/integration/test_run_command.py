@@ -80,6 +80,15 @@ def test_simulated_table_plays_the_rounds_asked_for_and_audits_them(tmp_path, co
     assert [r["kind"] for r in records if r["kind"].startswith("table_")] == ["table_open", "table_closed"]
 
 
+def test_the_configured_log_level_applies_unless_the_command_line_sets_one(tmp_path):
+    path = simulated_config(tmp_path, replace=('log_level = "info"', 'log_level = "warning"'))
+    _, err = croupier("run", "--config", str(path), "--rounds", "2").communicate(timeout=120)
+    assert not [e for e in events(err) if e["level"] == "info"], "[service] log_level = warning"
+    again = croupier("--log-level", "info", "run", "--config", str(path), "--rounds", "4")  # 2 more
+    _, err = again.communicate(timeout=120)
+    assert [e for e in events(err) if e["event"] == "round complete"], "--log-level wins"
+
+
 def test_sigterm_closes_the_table_cleanly(tmp_path):
     process = croupier("run", "--config", str(simulated_config(tmp_path)), "--seed", "7")
     assert process.stderr is not None
