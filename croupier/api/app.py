@@ -192,6 +192,9 @@ class TableApi:
                 raise BadRequest("the body must be a JSON object")
             prompt = self.service.screen.prompt
             kind = next((k for k in kinds if prompt is not None and k in prompt.answers), kinds[0])
+            in_turn = prompt.seat if prompt is not None and kind in prompt.answers else None
+            if in_turn is not None and "seat" not in body:
+                raise BadRequest(f"missing field 'seat' (the seat in turn is {in_turn})")
             await self.service.screen.answer(kind, body)
             return web.json_response({"taken": kind, "by": operator.ident, "prompt": self._prompt()})
 

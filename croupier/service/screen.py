@@ -31,6 +31,9 @@ AWAITED = Rule(
     "the table takes, from the screen, only the answer it is waiting for",
 )
 NO_MORE_BETS = Rule("672a.7(e); 686a.7(e); 677a.10(a); 657a.9(a)", "no wager is taken after no more bets")
+NO_WAGER = Rule(
+    "672a.7(e); 686a.7(e); 677a.10(a); 657a.9(a)", "the deal follows the wagers: a round has at least one"
+)
 TABLE_CLOSED = Rule("NOTES.md §3 (table open and closed by a supervisor)", "a closed table takes no wager")
 #: The answer that ends betting.
 CLOSE_BETTING = "no_more_bets"
@@ -50,6 +53,7 @@ class Prompt:
     offers: asyncio.Queue[Offer[Any]] = field(default_factory=asyncio.Queue)
     keyed: asyncio.Event = field(default_factory=asyncio.Event)  # an answer has been keyed
     pending: Offer[Any] | None = None
+    taken: int = 0  # answers the round has taken
 
     def as_json(self) -> Json:
         shown = {"id": self.id, "kind": self.kind, "seat": self.seat, "answers": sorted(self.answers)}
@@ -128,15 +132,18 @@ class Screen:
         """Key an answer; returns the value the round took, or raises its refusal (a RuleViolation
         with the clause) or, for a malformed body, the parser's error. Nothing changes on a refusal."""
         prompt = self.prompt
-        if kind in ("wager", CLOSE_BETTING) and self.closed:
-            raise RuleViolation(TABLE_CLOSED, f"{kind} refused: the table is closed")
+        betting = self._betting
+        if kind == "wager" and self.closed and (betting is None or not betting.keyed.is_set()):
+            raise RuleViolation(TABLE_CLOSED, f"{kind} refused: the table is closed")  # a round begun ends
         if prompt is None or kind not in prompt.answers:
             waiting = "nothing from the screen" if prompt is None else f"{prompt.kind} (prompt {prompt.id})"
             raise RuleViolation(AWAITED, f"{kind} refused: the table is waiting for {waiting}")
+        value = prompt.answers[kind](body)  # a malformed body is refused first, by its parser
         if prompt.seat is not None and body.get("seat") != prompt.seat:
             rule = prompt.turn or AWAITED
             raise RuleViolation(rule, f"seat {body.get('seat')!r} is not in turn: seat {prompt.seat} is")
-        value = prompt.answers[kind](body)
+        if kind == CLOSE_BETTING and prompt.taken == 0:
+            raise RuleViolation(NO_WAGER, "no more bets refused: no wager has been taken for this round")
         if prompt.pending is not None and prompt is not self._betting:
             raise RuleViolation(AWAITED, f"{kind} refused: an answer to prompt {prompt.id} is being taken")
         offer = Offer(CLOSE_BETTING if kind == CLOSE_BETTING else value)
@@ -144,6 +151,7 @@ class Screen:
         prompt.offers.put_nowait(offer)
         prompt.keyed.set()
         await offer.outcome()
+        prompt.taken += 1
         return value
 
     def _show(self, prompt: Prompt | None) -> None:

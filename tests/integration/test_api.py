@@ -20,6 +20,7 @@ from croupier.api.openapi import COMMITTED, document
 from croupier.audit.writer import AuditTrail
 from croupier.players import table_options
 from croupier.service.journal import TableJournal
+from croupier.service.screen import NO_WAGER
 from croupier.service.table_service import TableService
 from croupier.simulated import SimulatedTable, simulated_table
 from croupier.state import TableState
@@ -215,6 +216,22 @@ def test_a_jackpot_holds_betting_until_a_supervisors_keyed_reset(tmp_path):
             assert state["progressive"]["jackpot_locked"] == []
 
     run(scenario(), timeout=90)
+
+
+def test_no_more_bets_before_any_wager_is_refused_and_the_table_goes_on(tmp_path):
+    """672a.7(e): the deal follows the wagers; "no more bets" with none taken is refused with its
+    clause, nothing begins, and the next round is played as usual."""
+
+    async def scenario():
+        async with api_rig(tmp_path) as rig:
+            await rig.wait_for("wagers")
+            status, body = await rig.post("/v1/rounds/no-more-bets", {})
+            assert status == 409 and body["clause"] == NO_WAGER.clause
+            state = await rig.state()
+            assert state["rounds"] == 0 and state["prompt"]["kind"] == "wagers"
+            assert await rig.play_round("free-bet-blackjack") == 1
+
+    run(scenario())
 
 
 def test_the_served_openapi_document_is_the_committed_one(tmp_path):

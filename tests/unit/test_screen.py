@@ -1,0 +1,95 @@
+"""The dealer's screen (croupier.service.screen), one layer: what it takes, from whom, and when —
+every answer refused before it reaches the round names its rule; nothing is left waiting."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from croupier.service.screen import AWAITED, NO_MORE_BETS, NO_WAGER, TABLE_CLOSED, Screen
+from croupier.tables.inputs import answered, take
+from devices.rules import Rule, RuleViolation
+from tests.links import run
+
+IN_TURN = Rule("TEST(h)", "players act in turn")
+
+
+def seat_of(body: Mapping[str, Any]) -> int:
+    return int(body["seat"])
+
+
+async def refused(screen: Screen, kind: str, body: Mapping[str, Any]) -> Rule:
+    with pytest.raises(RuleViolation) as refusal:
+        await screen.answer(kind, body)
+    return refusal.value.rule
+
+
+def test_an_answer_nobody_waits_for_or_from_the_wrong_seat_is_refused_with_its_rule() -> None:
+    async def main() -> None:
+        screen = Screen()
+        assert await refused(screen, "decision", {"seat": 1}) is AWAITED
+        asking = asyncio.create_task(screen.ask("decision", seat_of, seat=2, turn=IN_TURN))
+        await asyncio.sleep(0)
+        assert screen.prompt is not None and screen.prompt.as_json()["seat"] == 2
+        assert await refused(screen, "decision", {"seat": 1}) is IN_TURN
+        assert await refused(screen, "insurance", {"seat": 2}) is AWAITED
+        with pytest.raises(ValueError):  # a malformed body: the parser's error, before the table
+            await screen.answer("decision", {"seat": "two"})
+        keyed = asyncio.create_task(screen.answer("decision", {"seat": 2}))
+        await asyncio.sleep(0)
+        assert await refused(screen, "decision", {"seat": 2}) is AWAITED, "one answer at a time"
+        take(await asking, lambda value: None)
+        assert await keyed == 2 and screen.prompt is None
+
+    run(main())
+
+
+def test_betting_needs_a_wager_taken_before_no_more_bets_and_refuses_late_wagers() -> None:
+    async def main() -> None:
+        screen = Screen()
+        opening = asyncio.create_task(screen.first_wager(seat_of))
+        await asyncio.sleep(0)
+        assert await refused(screen, "no_more_bets", {}) is NO_WAGER, "no round without a wager"
+        first = asyncio.create_task(screen.answer("wager", {"seat": 1}))
+        await opening  # a wager keyed: the service begins the round
+        stream = screen.betting()
+        take(await answered(await anext(stream)), lambda wager: None)
+        assert await first == 1
+        closing = asyncio.create_task(screen.answer("no_more_bets", {}))
+        late = asyncio.create_task(screen.answer("wager", {"seat": 2}))
+        await asyncio.sleep(0)
+        with pytest.raises(StopAsyncIteration):
+            await anext(stream)
+        await closing
+        with pytest.raises(RuleViolation) as refusal:
+            await late
+        assert refusal.value.rule is NO_MORE_BETS and screen.prompt is None
+
+    run(main())
+
+
+def test_a_closed_table_takes_no_wager_until_a_round_has_begun() -> None:
+    async def main() -> None:
+        screen = Screen()
+        opening = asyncio.create_task(screen.first_wager(seat_of))
+        await asyncio.sleep(0)
+        screen.close()
+        assert await refused(screen, "wager", {"seat": 1}) is TABLE_CLOSED
+        screen.open()
+        first = asyncio.create_task(screen.answer("wager", {"seat": 1}))
+        await opening
+        screen.close()  # closed with a round begun: its betting goes on to the end
+        stream = screen.betting()
+        take(await answered(await anext(stream)), lambda wager: None)
+        second = asyncio.create_task(screen.answer("wager", {"seat": 2}))
+        take(await answered(await anext(stream)), lambda wager: None)
+        assert (await first, await second) == (1, 2)
+        closing = asyncio.create_task(screen.answer("no_more_bets", {}))
+        with pytest.raises(StopAsyncIteration):
+            await anext(stream)
+        await closing
+
+    run(main())
