@@ -131,7 +131,7 @@ class TableApi:
         return web.json_response({"prompt": self._prompt()})
 
     def _prompt(self) -> Json | None:
-        prompt = self.service.screen.prompt
+        prompt = self.service.screen.shown
         return None if prompt is None else prompt.as_json()
 
     async def faults(self, request: web.Request, operator: Operator) -> web.Response:

@@ -120,12 +120,23 @@ class Screen:
         for listener in self.step_listeners:
             listener(step, arguments)
 
+    @property
+    def shown(self) -> Prompt | None:
+        """What the screen shows: the prompt awaited, but no betting at a closed table before a
+        round has begun."""
+        betting = self._betting
+        if self.closed and self.prompt is betting and betting is not None and not betting.keyed.is_set():
+            return None
+        return self.prompt
+
     def close(self) -> None:
         """The table closes: no betting prompt is shown until it opens again."""
         self.closed = True
+        self._announce()
 
     def open(self) -> None:
         self.closed = False
+        self._announce()
 
     # -- the person's side ----------------------------------------------------------------------
     async def answer(self, kind: str, body: Mapping[str, Any]) -> Any:
@@ -156,6 +167,10 @@ class Screen:
 
     def _show(self, prompt: Prompt | None) -> None:
         self.prompt = prompt if prompt is not None else self._betting
-        shown = None if self.prompt is None else self.prompt.as_json()
+        self._announce()
+
+    def _announce(self) -> None:
+        """Tell the listeners what the screen shows now."""
+        shown = self.shown
         for listener in self.listeners:
-            listener(shown)
+            listener(None if shown is None else shown.as_json())

@@ -78,7 +78,9 @@ def test_a_closed_table_takes_no_wager_until_a_round_has_begun() -> None:
         await asyncio.sleep(0)
         screen.close()
         assert await refused(screen, "wager", {"seat": 1}) is TABLE_CLOSED
+        assert screen.shown is None, "no betting shown at a closed table"
         screen.open()
+        assert screen.shown is screen.prompt is not None
         first = asyncio.create_task(screen.answer("wager", {"seat": 1}))
         await opening
         screen.close()  # closed with a round begun: its betting goes on to the end
