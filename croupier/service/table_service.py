@@ -2,11 +2,11 @@
 with no API configured, simulated players.
 
 ``TableService`` is what ``croupier run`` keeps running and what the local API acts on. People's
-actions go through it so that each is audited before it is acknowledged (croupier.service.journal): a
-supervisor's clear or ruling, a dealer change, the table opened or closed. Rounds are played one at
-a time: at a table driven from the screen a round begins when the first wager is keyed and takes
-wagers until "no more bets" (croupier.service.screen); the table's questions (decisions, counts) become the
-screen's prompts (croupier.api.keyed).
+actions go through it so that each is audited before it is acknowledged (croupier.service.journal):
+a supervisor's clear or ruling, a dealer change, the table opened or closed, a keyed reset, a wire
+trace switched. Rounds are played one at a time: at a table driven from the screen a round begins
+when the first wager is keyed and takes wagers until "no more bets" (croupier.service.screen); the
+table's questions (decisions, counts) become the screen's prompts (croupier.api.keyed).
 """
 
 from __future__ import annotations
@@ -66,8 +66,9 @@ class TableService:
         self.table, self.journal, self.game = table, journal, game
         self.screen = screen or Screen()
         self.keyed = players is None
-        keyed = KEYED[game](self.screen, rules=table.rules, cover=cover) if players is None else None
-        self.players = players if keyed is None else keyed
+        if self.keyed:
+            players = KEYED[game](self.screen, rules=table.rules, cover=cover)
+        self.players = players
         if self.keyed and screen is None:  # a simulated dealer's hands; the counts are keyed
             table.dealer = KeyedCounts(table.dealer, self.screen)
         self.round_in_play = False
