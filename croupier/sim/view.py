@@ -53,12 +53,26 @@ class LiveView:
             "meters (house): "
             + ", ".join(f"{wager} {_money(net)}" for wager, net in sorted(tally.house.items()))
             + f"   total {_money(sum(tally.house.values()))}",
+            *self._progressive(),
             f"irregularities: {sum(tally.irregularities.values())}   faults: {sum(tally.faults.values())}",
             "devices: "
             + ", ".join(f"{name} {conn.state.value}" for name, conn in sorted(self.sim.connections.items())),
         ]
         self.out.write(CLEAR + "\n".join(lines) + "\n")
         self.out.flush()
+
+
+    def _progressive(self) -> list[str]:
+        """The progressive meters as the table last read them (a table with a progressive only):
+        each level's value, hits and whether a hit froze it."""
+        progressive = getattr(self.sim.table, "progressive", None)
+        if progressive is None:
+            return []
+        levels = [
+            f"L{level} {_money(info.value_cents)} ({info.hits} hits{', FROZEN' if info.frozen else ''})"
+            for level, info in sorted(progressive.levels.items())
+        ]
+        return ["meters (progressive): " + ", ".join(levels)]
 
 
 class ProgressBar:

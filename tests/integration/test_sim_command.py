@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 from croupier import logs
 from croupier.cli import main
 from croupier.commands.sim import _rules
+from croupier.players import simulated_players, table_options
 from croupier.sim.scenario import ScriptedPlayers, parse, stack_top
 from croupier.sim.summary import Tally, without_timing
 from croupier.sim.view import CLEAR, LiveView
@@ -213,3 +215,20 @@ def test_the_live_view_shows_the_shoe_and_links_and_never_a_face_down_card() -> 
     assert "place=dealer" in frames[hole].splitlines()[-6], "the hole card is the newest line"
     for frame in frames[: hole + 1]:
         assert not re.search(r"\bTs\b", frame), frame
+
+
+def test_the_live_view_shows_the_progressive_meters_at_a_table_with_one() -> None:
+    """At Crazy 4 Poker the view shows each progressive level as the table last read it (605a.7(a):
+    the meters the players see), beside the house's."""
+    game = "crazy-4-poker"
+
+    async def play() -> str:
+        out = io.StringIO()
+        async with simulated_table(game, name="view", shuffler_seed=1) as sim:
+            sim.table.watchers.add(LiveView(sim, Tally(), game=game, rounds=1, out=out))
+            players = simulated_players(game, random.Random(1), **table_options(game, sim))
+            await sim.table.play_round(players)
+        return out.getvalue()
+
+    last = asyncio.run(play()).split(CLEAR)[-1]
+    assert re.search(r"meters \(progressive\): L1 \$[\d,.]+ \(\d+ hits", last), last
