@@ -27,7 +27,7 @@ import structlog
 
 from croupier.audit.adapter import append_record
 from croupier.audit.record import AuditRecord
-from croupier.audit.replay import replay
+from croupier.audit.replay import RoundReplay, replay
 from croupier.audit.writer import AuditTrail
 from croupier.state import TableState
 from devices.equipment import Equipment
@@ -129,6 +129,10 @@ class TableJournal:
             self.state.end_round(self.table, cut_off.number)
             played = max(played, cut_off.number)
             self.state.save_table(self.table, {**self._counters(), "rounds": played})
+            last = self._trail_of(cut_off.number)
+            if last is not None and last.outcome == "complete":  # killed after its last record
+                log.info("round completed before the restart", round=cut_off.number)
+                return played
             holder = machines[0]
             holder.latch.latch(
                 Fault(
@@ -145,7 +149,7 @@ class TableJournal:
                     "begun_at": cut_off.begun_at,
                     "clause": ROUND_CUT_OFF.clause,
                     "held_on": holder.name,
-                    **self._left_on_layout(cut_off.number),
+                    **_left_on_layout(last),
                 },
             )
             log.warning("round cut off by a restart", round=cut_off.number, clause=ROUND_CUT_OFF.clause)
@@ -171,21 +175,23 @@ class TableJournal:
             },
         )
 
-    def _left_on_layout(self, number: int) -> dict[str, Any]:
-        """What the trail says the cut-off round left to settle by hand: its wagers, to be
-        returned, and how many cards lie at each place of the layout, to be picked up and counted
-        (``croupier replay`` shows them card by card), so no wager or card is lost across the
-        restart."""
+    def _trail_of(self, number: int) -> RoundReplay | None:
+        """Round ``number`` as the trail rebuilds it (its last run, were numbers ever reused)."""
         lines = [line for path in self.trail.files() for line in path.read_bytes().splitlines()]
-        records = [AuditRecord.parse(line) for line in lines]
-        rounds = [r for r in replay(records) if r.round == number]
-        if not rounds:
-            return {"wagers": [], "cards_on_layout": {}, "cards_total": 0}
-        cut = rounds[-1]
-        places = [hand for hand in (*cut.hands, cut.dealer, cut.community) if hand is not None]
-        on_layout = {hand.place: len(hand.cards) for hand in places if hand.cards}
-        return {
-            "wagers": [step.fields for step in cut.wagers],
-            "cards_on_layout": on_layout,
-            "cards_total": sum(on_layout.values()) - len(cut.pickup),
-        }
+        rounds = [r for r in replay(AuditRecord.parse(line) for line in lines) if r.round == number]
+        return rounds[-1] if rounds else None
+
+
+def _left_on_layout(cut: RoundReplay | None) -> dict[str, Any]:
+    """What the trail says the cut-off round left to settle by hand: its wagers, to be returned,
+    and how many cards lie at each place of the layout, to be picked up and counted (``croupier
+    replay`` shows them card by card), so no wager or card is lost across the restart."""
+    if cut is None:
+        return {"wagers": [], "cards_on_layout": {}, "cards_total": 0}
+    places = [hand for hand in (*cut.hands, cut.dealer, cut.community) if hand is not None]
+    on_layout = {hand.place: len(hand.cards) for hand in places if hand.cards}
+    return {
+        "wagers": [step.fields for step in cut.wagers],
+        "cards_on_layout": on_layout,
+        "cards_total": sum(on_layout.values()) - len(cut.pickup),
+    }

@@ -1,0 +1,55 @@
+"""The journal after a kill (croupier.service.journal.TableJournal.restore), on a real trail and
+state database: a round the state still marks in progress is held (ROUND_CUT_OFF) only if the trail
+shows it unfinished; one killed after its last record was written is simply closed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from croupier.audit.record import AuditRecord
+from croupier.audit.writer import AuditTrail
+from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
+from croupier.state import TableState
+from devices.faults import FaultLatch
+from games.free_bet_blackjack.inputs import PlayerAction
+from tests.games import dealt, decide, finish
+
+
+class Machine:
+    """A device machine's name and latch: what restore puts faults back on."""
+
+    name = "shoe"
+
+    def __init__(self) -> None:
+        self.latch = FaultLatch()
+
+
+def killed_during(tmp_path: Path, *, finished: bool) -> tuple[int, Machine, list[str]]:
+    """A round journaled record by record, the process killed before ``round_ended``; then a new
+    journal over the same files restores. Returns rounds played, the machine, the trail's kinds."""
+    round_, shoe = dealt(["Ts 7c"], "6h 9d", rest="5s 8c")
+    with AuditTrail(tmp_path / "audit", "T1") as trail, TableState(tmp_path / "state.db") as state:
+        journal = TableJournal(trail, state, table="T1", game="free-bet-blackjack")
+        journal.round_began(round_)
+        round_.log.attach(journal.record)
+        if finished:
+            decide(round_, shoe, 1, PlayerAction.STAND)
+            finish(round_, shoe)
+    machine = Machine()
+    with AuditTrail(tmp_path / "audit", "T1") as trail, TableState(tmp_path / "state.db") as state:
+        played = TableJournal(trail, state, table="T1", game="free-bet-blackjack").restore([machine])
+        assert state.round_in_progress("T1") is None
+        lines = [line for path in trail.files() for line in path.read_bytes().splitlines()]
+        kinds = [AuditRecord.parse(line).kind for line in lines]
+    return played, machine, kinds
+
+
+def test_a_round_killed_after_its_last_record_is_closed_not_held(tmp_path: Path) -> None:
+    played, machine, kinds = killed_during(tmp_path, finished=True)
+    assert played == 1 and not machine.latch.faults and "round_cut_off" not in kinds
+
+
+def test_a_round_killed_mid_deal_is_held_for_a_supervisor(tmp_path: Path) -> None:
+    played, machine, kinds = killed_during(tmp_path, finished=False)
+    assert played == 1 and [f.code for f in machine.latch.faults] == [ROUND_CUT_OFF_CODE]
+    assert "round_cut_off" in kinds
