@@ -1,13 +1,19 @@
-"""Test helpers for tables on the simulated devices: a dealer with a camera over the felt, and a
-stacked top of the shoe."""
+"""Test helpers for tables on the simulated devices: a dealer with a camera over the felt, a
+stacked top of the shoe, and the checks every table's end-to-end tests share."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
+from typing import Any
+
+from structlog.testing import capture_logs
 
 from drivers.protocol.cards import Card
+from drivers.protocol.classes.shuffler import BatchDelivered, ShuffleCompleted
 from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.world import DISCARD, SHOE, TableWorld
+from games.common.records import RecordKind
 
 
 class WatchingDealer(SimulatedDealer):
@@ -48,3 +54,42 @@ def stack_top(world: TableWorld, names: Sequence[str]) -> None:
             face = Card.parse(name)
             picked.append(shoe.pop(next(i for i, card in enumerate(shoe) if card.face == face)))
         shoe[0:0] = picked
+
+
+def assert_batches_alternate(events: Sequence[object], backs: Sequence[str], decks: int) -> list[int]:
+    """Every shuffle counted a whole batch with no foreign card, the batches' backs alternate, and
+    each batch delivered to the shoe is the next back in turn; the delivered shuffle ids."""
+    shuffles = [e for e in events if isinstance(e, ShuffleCompleted)]
+    assert all(s.count == s.expected == decks * 52 and not s.foreign for s in shuffles)
+    shuffled = [s.back for s in shuffles]
+    assert shuffled == [backs[i % 2] for i in range(len(shuffled))], "batches alternate, each counted"
+    delivered = [e.shuffle_id for e in events if isinstance(e, BatchDelivered)]
+    assert [shuffled[i - 1] for i in delivered] == [backs[i % 2] for i in range(len(delivered))]
+    return delivered
+
+
+async def play_after_a_dealer_change(rig: Any, players: object) -> tuple[Any, int]:
+    """A round, then a new dealer (D-2) and a round: the new dealer burns a card before the deal.
+    The second round, and the discard rack's count before it."""
+    await rig.play(players)
+    assert len(rig.table.shoe.burn_cards) == 1
+    rig.table.dealer_change("D-2")
+    assert rig.table.shoe.state == "needs_burn"
+    rack = rig.world.count(DISCARD)
+    with capture_logs() as logs:
+        round_ = await rig.play(players)
+    assert len(rig.table.shoe.burn_cards) == 2
+    events = [entry["event"] for entry in logs]
+    assert events.index("card burned") < events.index("card dealt")
+    assert round_.log.of(RecordKind.DEAL_STARTED)[0].fields["dealer"] == "D-2"
+    return round_, rack
+
+
+async def held_by_a_jam(rig: Any, playing: asyncio.Task[Any]) -> None:
+    """The shoe jams mid-round: the table latches JAM and the round is held."""
+    async with asyncio.timeout(5):
+        while not rig.table.faults:
+            await asyncio.sleep(0.01)
+    assert [fault.code for fault in rig.table.faults] == ["JAM"]
+    await asyncio.sleep(0.1)
+    assert not playing.done(), "the round is held"

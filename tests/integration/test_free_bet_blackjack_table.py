@@ -27,7 +27,6 @@ from devices.rules import RuleViolation
 from drivers.connection import SupervisorSettings
 from drivers.errors import DeviceRefused
 from drivers.protocol.cards import Card
-from drivers.protocol.classes.shuffler import BatchDelivered, ShuffleCompleted
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY, TableWorld
@@ -35,7 +34,13 @@ from games.free_bet_blackjack import Round
 from games.free_bet_blackjack.hand import is_ace, is_ten_value
 from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager, Resolution
 from games.free_bet_blackjack.records import Record, RecordKind
-from tests.dealing import WatchingDealer, stack_top
+from tests.dealing import (
+    WatchingDealer,
+    assert_batches_alternate,
+    held_by_a_jam,
+    play_after_a_dealer_change,
+    stack_top,
+)
 from tests.links import FAST, run
 
 FLOORPERSON = Operator("floor-7", Role.SUPERVISOR)
@@ -164,13 +169,8 @@ def test_six_seats_play_150_rounds_across_several_shoes_with_every_rule_kept():
             assert any(records_of(r, RecordKind.COVER_CARD) for r in rounds)
             decisions = [d.fields["action"] for r in rounds for d in records_of(r, RecordKind.DECISION)]
             assert "split" in decisions and "double_down" in decisions
-            shuffles = [e for e in rig.events if isinstance(e, ShuffleCompleted)]
-            assert all(s.count == s.expected == DECKS * 52 and not s.foreign for s in shuffles)
-            backs = [s.back for s in shuffles]
-            assert backs == [BACKS[i % 2] for i in range(len(backs))], "batches alternate, each counted"
-            delivered = [e.shuffle_id for e in rig.events if isinstance(e, BatchDelivered)]
+            delivered = assert_batches_alternate(rig.events, BACKS, DECKS)
             assert len(delivered) >= 3, "at least two shoes after the first"
-            assert [backs[i - 1] for i in delivered] == [BACKS[i % 2] for i in range(len(delivered))]
         windows = hole_windows(logs)
         assert len(windows) == 150
         for round_, window in zip(rounds, windows, strict=True):
@@ -221,18 +221,7 @@ def test_a_new_dealer_burns_a_card_before_the_next_deal():
 
     async def scenario():
         async with table_rig() as rig:
-            await rig.play(players)
-            assert len(rig.table.shoe.burn_cards) == 1
-            rig.table.dealer_change("D-2")
-            assert rig.table.shoe.state == "needs_burn"
-            rack = rig.world.count(DISCARD)
-            with capture_logs() as logs:
-                round_ = await rig.play(players)
-            assert len(rig.table.shoe.burn_cards) == 2
-            events = [entry["event"] for entry in logs]
-            assert events.index("card burned") < events.index("card dealt")
-            started = records_of(round_, RecordKind.DEAL_STARTED)[0]
-            assert started.fields["dealer"] == "D-2"
+            round_, rack = await play_after_a_dealer_change(rig, players)
             dealt = len(records_of(round_, RecordKind.CARD))
             assert rig.world.count(DISCARD) == rack + 1 + dealt, "the burn card and the round's cards"
             assert_complete_log(rig, round_)
@@ -248,12 +237,7 @@ def test_a_shoe_jam_mid_round_holds_the_round_until_a_supervisor_clears_it():
             rig.dealer.jam_after = 4  # the burn is not placed: four cards of the deal, then a jam
             dispensed = rig.table.shoe.dispensed
             playing = asyncio.create_task(rig.play(players))
-            async with asyncio.timeout(5):
-                while not rig.table.faults:
-                    await asyncio.sleep(0.01)
-            assert [fault.code for fault in rig.table.faults] == ["JAM"]
-            await asyncio.sleep(0.1)
-            assert not playing.done(), "the round is held"
+            await held_by_a_jam(rig, playing)
             assert rig.world.count(SHOE_TRAY) == 0 and rig.table.shoe.dispensed == dispensed + 5
             with pytest.raises(RuleViolation) as dealer:
                 await rig.table.clear("JAM", DEALER_ON_SHIFT)

@@ -23,14 +23,13 @@ from croupier.tables.over_under import OverUnderTable
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import RuleViolation
 from drivers.protocol.cards import Card
-from drivers.protocol.classes.shuffler import BatchDelivered, ShuffleCompleted
 from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY, TableWorld
 from games.free_bet_blackjack.records import Record, RecordKind
 from games.over_under import Round
 from games.over_under.inputs import Choice, PlaceWager, Resolution
 from games.over_under.positions import Position
 from tests import dealing
-from tests.dealing import stack_top
+from tests.dealing import assert_batches_alternate, held_by_a_jam, play_after_a_dealer_change, stack_top
 from tests.links import FAST, run
 
 FLOORPERSON = Operator("floor-7", Role.SUPERVISOR)
@@ -155,11 +154,7 @@ def test_six_seats_play_120_rounds_across_several_shoes_with_every_rule_kept():
             assert {c.value for c in Choice} == set(choices), "every election made, surrender included"
             covers = [r.number for r in rounds if records_of(r, RecordKind.COVER_CARD)]
             assert len(covers) >= 6
-            shuffles = [e for e in rig.events if isinstance(e, ShuffleCompleted)]
-            assert all(s.count == s.expected == DECKS * 52 and not s.foreign for s in shuffles)
-            backs = [s.back for s in shuffles]
-            assert backs == [BACKS[i % 2] for i in range(len(backs))], "batches alternate, each counted"
-            delivered = [e.shuffle_id for e in rig.events if isinstance(e, BatchDelivered)]
+            delivered = assert_batches_alternate(rig.events, BACKS, DECKS)
             assert len(delivered) == len(covers) + 1, "a new shoe after each cover card"
         burn_logs = [entry for entry in logs if "burn" in str(entry.get("event"))]
         assert burn_logs and not any(CARD_TOKEN.search(repr(entry)) for entry in burn_logs)
@@ -227,17 +222,7 @@ def test_a_new_dealer_burns_a_card_before_the_next_deal():
 
     async def scenario():
         async with table_rig() as rig:
-            await rig.play(players)
-            assert len(rig.table.shoe.burn_cards) == 1
-            rig.table.dealer_change("D-2")
-            assert rig.table.shoe.state == "needs_burn"
-            rack = rig.world.count(DISCARD)
-            with capture_logs() as logs:
-                round_ = await rig.play(players)
-            assert len(rig.table.shoe.burn_cards) == 2
-            events = [entry["event"] for entry in logs]
-            assert events.index("card burned") < events.index("card dealt")
-            assert records_of(round_, RecordKind.DEAL_STARTED)[0].fields["dealer"] == "D-2"
+            round_, rack = await play_after_a_dealer_change(rig, players)
             assert rig.world.count(DISCARD) == rack + 1 + 3 * len(SEATS), "the burn card and the round's"
             assert_complete_log(rig, round_)
 
@@ -251,12 +236,7 @@ def test_a_shoe_jam_mid_round_holds_the_round_until_a_supervisor_clears_it():
         async with table_rig() as rig:
             rig.dealer.jam_after = 8  # the six first cards and two more, then a jam
             playing = asyncio.create_task(rig.play(players))
-            async with asyncio.timeout(5):
-                while not rig.table.faults:
-                    await asyncio.sleep(0.01)
-            assert [fault.code for fault in rig.table.faults] == ["JAM"]
-            await asyncio.sleep(0.1)
-            assert not playing.done(), "the round is held"
+            await held_by_a_jam(rig, playing)
             with pytest.raises(RuleViolation) as dealer:
                 await rig.table.clear("JAM", DEALER_ON_SHIFT)
             assert dealer.value.rule is SUPERVISOR_CLEARS
