@@ -1,9 +1,9 @@
-"""Helpers for the game tests: shoes stacked in deal order, the dealer's steps of a round, and a
-refusal checked."""
+"""Helpers for the game tests: shoes stacked in deal order, the dealer's steps of a round, a
+refusal checked, and a game's clauses checked in docs/conformance.md."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -11,6 +11,7 @@ import pytest
 from devices.faults import Operator, Role
 from devices.rules import RuleViolation
 from drivers.protocol.cards import Card
+from games import conformance
 from games.free_bet_blackjack import Round, RuleSet
 from games.free_bet_blackjack.inputs import (
     Decision,
@@ -116,3 +117,17 @@ def refused(clause: str, round_: Any, message: object) -> RuleViolation:
     assert clause in caught.value.rule.clause, caught.value
     assert len(round_.records) == before
     return caught.value
+
+
+def covered_clauses(game: str, clauses: Iterable[str]) -> dict[str, str]:
+    """``game``'s page of docs/conformance.md has a section for each of ``clauses``, each cited by a
+    test and by no rule that no code uses; its sections by clause."""
+    page = conformance.render_game(game)
+    sections = page.split("\n### ")[1:]
+    by_clause = {section.split(" — ")[0]: section for section in sections if " — " in section}
+    assert set(by_clause) == set(clauses)
+    for clause, section in by_clause.items():
+        assert "tests: **none**" not in section, f"{clause} has no test"
+        assert "used by no code" not in section, f"{clause} has a rule no code uses"
+    assert "used by no code" not in page
+    return by_clause

@@ -10,6 +10,7 @@ from games import conformance, diagrams
 from games.over_under import CLAUSES, Round, RuleSet
 from games.over_under.irregularities import KINDS
 from games.over_under.machine import STATES, definition
+from tests.games import covered_clauses
 
 GUIDE = conformance.ROOT / "docs" / "games" / "over-under.md"
 
@@ -17,14 +18,7 @@ GUIDE = conformance.ROOT / "docs" / "games" / "over-under.md"
 def test_every_clause_of_686a_7_has_an_enforcing_rule_and_a_test():
     """Each lettered clause of the section, (a) to (o), is cited by a Rule the code uses (or by its
     sub-clauses' rules) and by at least one test."""
-    page = conformance.render_game("over-under")
-    sections = page.split("\n### ")[1:]
-    by_clause = {section.split(" — ")[0]: section for section in sections if " — " in section}
-    assert set(by_clause) == set(CLAUSES)
-    for clause, section in by_clause.items():
-        assert "tests: **none**" not in section, f"{clause} has no test"
-        assert "used by no code" not in section, f"{clause} has a rule no code uses"
-    assert "used by no code" not in page
+    covered_clauses("over-under", CLAUSES)
 
 
 def test_every_guard_of_the_round_machine_carries_a_clause():
