@@ -8,8 +8,8 @@ report of a hand turned up (``ReportHand``). Devices report through messages too
 count, the progressive system's lock), so the table service can wire the real devices without
 changing the round. A message checks its own fields when it is made and names the bad one.
 
-The message base, ``InputError``, the field checks and ``SupervisorResolve`` are Free Bet
-Blackjack's, imported rather than copied.
+The message base, ``InputError``, the field checks, ``Discard`` and ``SupervisorResolve`` are
+games.common.messages', imported rather than copied; ``PlaceWagers`` extends its ``PlaceWager``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from drivers.protocol.cards import COMMITMENT_SIZE, Card
+from games.common import messages as common
 from games.common.messages import (
+    Discard,
     InputError,
     Message,
     Resolution,
@@ -118,22 +120,17 @@ class ShuffleReport(Message):
 
 
 @dataclass(frozen=True)
-class PlaceWagers(Message):
-    """A position's wagers in cents; placing again before "no more bets" replaces them."""
+class PlaceWagers(common.PlaceWager):
+    """A position's wagers in cents; placing again before "no more bets" replaces them. Every wager
+    may be 0 here (``required`` stays empty); which combinations are allowed is the round's to refuse."""
 
     trigger = "place_wagers"
-    seat: int
     ante: int
     super_bonus: int
     queens_up: int = 0
     progressive: int = 0  # one value chip (657a.9(a)(3))
     five_card_bonus: int = 0
     six_card_bonus: int = 0
-
-    def __post_init__(self) -> None:
-        check_int("PlaceWagers.seat", self.seat, minimum=1)
-        for name in ("ante", "super_bonus", "queens_up", "progressive", "five_card_bonus", "six_card_bonus"):
-            check_int(f"PlaceWagers.{name}", getattr(self, name), minimum=0)
 
 
 @dataclass(frozen=True)
@@ -268,14 +265,3 @@ class ReportHand(Message):
 @dataclass(frozen=True)
 class Settle(Message):
     trigger = "settle"
-
-
-@dataclass(frozen=True)
-class Discard(Message):
-    """The cards of the layout are in the discard rack: how many it received."""
-
-    trigger = "discard"
-    cards: int
-
-    def __post_init__(self) -> None:
-        check_int("Discard.cards", self.cards, minimum=0)
