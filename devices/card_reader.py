@@ -38,7 +38,7 @@ from devices.equipment import Equipment
 from devices.faults import LATCH_BLOCKS, FaultLatch, Operator, Role
 from devices.rules import Rule, RuleViolation
 from drivers.card_reader import CardReaderDriver
-from drivers.connection import ConnectionState, StateChanged
+from drivers.connection import ConnectionState
 from drivers.protocol.cards import Card
 from drivers.protocol.classes.card_reader import SelfTestCode, SelfTestReport, peek_class
 from drivers.protocol.core import FaultCode, FaultRaised
@@ -153,7 +153,6 @@ class CardReader(Equipment[CardReaderDriver]):
         self._day_offset = timedelta(hours=gaming_day_starts.hour, minutes=gaming_day_starts.minute)
         self._valid: InspectionRecord | None = None
         self._answer: bool | None = None
-        self._link_ready = False
         self.log = structlog.get_logger("croupier.card_reader").bind(device=self.name)
         Machine(
             model=self,
@@ -242,9 +241,7 @@ class CardReader(Equipment[CardReaderDriver]):
 
     def apply(self, event: object) -> None:
         super().apply(event)
-        if isinstance(event, StateChanged):
-            self._link_ready = event.state is ConnectionState.READY
-        elif isinstance(event, FaultRaised) and event.code in VOIDS_INSPECTION and self._valid is not None:
+        if isinstance(event, FaultRaised) and event.code in VOIDS_INSPECTION and self._valid is not None:
             self.log.warning(
                 "reader inspection voided", rule=INSPECTION_VOIDED.clause, fault=FaultCode(event.code).name
             )
@@ -257,7 +254,7 @@ class CardReader(Equipment[CardReaderDriver]):
 
     # -- facts the resting state is derived from ---------------------------------------------------
     def _link_is_ready(self) -> bool:
-        return self._link_ready
+        return self.link is ConnectionState.READY
 
     def _has_latched_fault(self) -> bool:
         return bool(self.latch)
@@ -287,7 +284,7 @@ class CardReader(Equipment[CardReaderDriver]):
         return True
 
     def _require_link(self, **_: object) -> bool:
-        if not self._link_ready:
+        if not self._link_is_ready():
             raise RuleViolation(LINK_REQUIRED, f"{self.name} is offline")
         return True
 

@@ -395,11 +395,8 @@ class Progressive(Equipment[ProgressiveDriver]):
         return True
 
     def _no_level_frozen(self, event: EventData) -> bool:
-        frozen = [str(level) for level, info in sorted(self.levels.items()) if info.frozen]
-        if frozen:
-            raise RuleViolation(
-                KEYED_RESET, f"level(s) {', '.join(frozen)} jackpot-locked: the keyed reset comes first"
-            )
+        if frozen := ", ".join(map(str, self.frozen_levels)):
+            raise RuleViolation(KEYED_RESET, f"level(s) {frozen} jackpot-locked: the keyed reset comes first")
         return True
 
     def _level_frozen(self, event: EventData) -> bool:

@@ -59,6 +59,11 @@ def message_class(catalog: Catalog, kind: int, msg: int) -> type[Message] | None
     return None
 
 
+def masked_hex(data: bytes, secret: list[bool]) -> str:
+    """``data`` in hex, a byte ``secret`` marks written as ``MASK``: a trace line's and a fixture's bytes."""
+    return " ".join(MASK if hidden else f"{byte:02x}" for byte, hidden in zip(data, secret, strict=True))
+
+
 class Redactor:
     """Marks, byte by byte over any chunking, which bytes of one direction's stream are secret."""
 
@@ -171,8 +176,7 @@ class WireTrace:
         if not self.enabled:
             return
         stamp = f"{self._clock():.6f} {direction.label} {self.device}"
-        text = " ".join(MASK if hidden else f"{byte:02x}" for byte, hidden in zip(data, secret, strict=True))
-        lines = [f"{stamp} {text}"]
+        lines = [f"{stamp} {masked_hex(data, secret)}"]
         lines += [f"{stamp} = {self._summary(item)}" for item in items]
         self._write("".join(line + "\n" for line in lines))
 

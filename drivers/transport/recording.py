@@ -36,7 +36,7 @@ from typing import Any, TextIO
 from drivers.errors import LinkLost
 from drivers.protocol.core import CATALOG, Hello
 from drivers.protocol.message import Catalog
-from drivers.trace import MASK, Redactor
+from drivers.trace import MASK, Redactor, masked_hex
 from drivers.transport.base import DataCallback, LostCallback, Transport
 
 FORMAT = "croupier-wire-recording"
@@ -44,10 +44,6 @@ VERSION = 1
 
 #: Host commands whose payload differs on every run by design and is not compared on replay.
 VOLATILE = (Hello,)
-
-
-def _hex(data: bytes, secret: list[bool]) -> str:
-    return " ".join(MASK if hidden else f"{byte:02x}" for byte, hidden in zip(data, secret, strict=True))
 
 
 class Recorder:
@@ -89,7 +85,7 @@ class Recorder:
             self._file = None
 
     def _bytes(self, direction: str, data: bytes, secret: list[bool]) -> None:
-        self._line({"t": self._now(), "dir": direction, "hex": _hex(data, secret)})
+        self._line({"t": self._now(), "dir": direction, "hex": masked_hex(data, secret)})
 
     def _now(self) -> float:
         return round(self._clock() - self._start, 6)
