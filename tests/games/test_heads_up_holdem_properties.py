@@ -17,10 +17,11 @@ from structlog.testing import capture_logs
 
 from drivers.protocol.cards import standard_deck
 from games.heads_up_holdem import RuleSet
-from games.heads_up_holdem.inputs import Choice, Collect, PlayerDecision, Settle
+from games.heads_up_holdem.inputs import Choice
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.stacked import COMMUNITY_FIRST, READY, start
 from tests.games.test_heads_up_holdem_evaluator import reference_value
+from tests.games.test_heads_up_holdem_scenarios import play_out
 
 STRAIGHT, PAIR = 4, 1
 ODDS = {9: (500, 1), 8: (50, 1), 7: (10, 1), 6: (3, 1), 5: (3, 2), 4: (1, 1)}
@@ -56,6 +57,15 @@ def reference(seat_cards, dealer, board, ante, play, trips, pocket, folded) -> d
     return result
 
 
+# each plan as the seat's decisions street by street: a Play at 3x, 2x or 1x, or a fold at the river
+DECISIONS = {
+    "3x": [(Choice.PLAY, 3)],
+    "2x": [(Choice.CHECK, 0), (Choice.PLAY, 2)],
+    "1x": [(Choice.CHECK, 0), (Choice.CHECK, 0), (Choice.PLAY, 1)],
+    "fold": [(Choice.CHECK, 0), (Choice.CHECK, 0), (Choice.FOLD, 0)],
+}
+
+
 @st.composite
 def tables(draw):
     deck = draw(st.permutations(standard_deck()))
@@ -76,25 +86,7 @@ def test_random_rounds_conserve_cards_keep_secrets_and_settle_as_the_reference(t
     with capture_logs() as logs:
         round_, shoe = start(deck, wagers, rules=RuleSet.from_mapping(SIDE_RULES), deck=report)
         sealed_at = len(round_.records)
-        street_plan = {0: "3x", 1: "2x", 2: "1x"}
-        for street in range(3):
-            while (seat := round_.to_act) is not None:
-                plan = plans[seat]
-                if plan == street_plan[street]:
-                    round_.handle(PlayerDecision(seat, Choice.PLAY, 3 - street))
-                elif street == 2:
-                    round_.handle(PlayerDecision(seat, Choice.FOLD))
-                else:
-                    round_.handle(PlayerDecision(seat, Choice.CHECK))
-            if street < 2:
-                shoe.reveal_community(round_)
-        live = [seat for seat in wagers if plans[seat] != "fold"]
-        if live:
-            shoe.reveal_hand(round_, None)
-        for seat in live:
-            shoe.reveal_hand(round_, seat)
-        round_.handle(Settle())
-        round_.handle(Collect(len(round_.pickup_order())))
+        play_out(round_, shoe, {seat: DECISIONS[plan] for seat, plan in plans.items()})
 
     # cards conserved: what left the shoe is what reached the rack, and with the stub makes 52
     dealt = Counter(map(str, shoe.dealt))
