@@ -1,9 +1,10 @@
 """The parts every game's round machine shares: the state names a held round passes through, the
 message a callback was fired with, the guard of a supervisor's CONTINUE, the transitions every game
-builds alike (wagers and the deal, a card while held or irregular, the discard rack, a supervisor's
-ruling, a new dealer), the Machine's keyword arguments and the one shared Machine. Used by all four
-games' machine modules (the opening, cover-card and new-dealer transitions by the shoe games, Free
-Bet Blackjack and Over/Under).
+builds alike (wagers and the deal, a card while held or irregular, players' decisions, requests
+refused outright, the discard rack, a supervisor's ruling, a new dealer), the Machine's keyword
+arguments and the one shared Machine. Used by all four games' machine modules (the cover-card and
+new-dealer transitions by the shoe games, Free Bet Blackjack and Over/Under; the opening by them and
+Heads Up Hold 'Em, whose stacks come from a shoe).
 
 Every machine is built with ``auto_transitions=False`` (no ``to_<state>()`` backdoor) and
 ``send_event=True`` (callbacks receive the EventData, whose first argument is the message), and
@@ -93,9 +94,9 @@ def definition(states: list[str], transitions: list[dict[str, Any]]) -> dict[str
     )
 
 
-def opening_transitions(deal_to: str) -> list[dict[str, Any]]:
-    """Wagers while betting, then the deal once the game's guard allows it (e.g. 672a.7(e),
-    686a.7(e)); used by the shoe games."""
+def opening_transitions(deal_to: str, *, deal_trigger: str = "start_deal") -> list[dict[str, Any]]:
+    """Wagers while betting, then the deal (on ``deal_trigger``) once the game's guard allows it
+    (e.g. 672a.7(e), 686a.7(e), 677a.10(a)); used by the games dealt from a shoe."""
     return [
         dict(
             trigger="place_wager",
@@ -105,12 +106,36 @@ def opening_transitions(deal_to: str) -> list[dict[str, Any]]:
             before="accept_wager",
         ),
         dict(
-            trigger="start_deal",
+            trigger=deal_trigger,
             source=BETTING,
             dest=deal_to,
             conditions="deal_may_start",
             before="begin_deal",
         ),
+    ]
+
+
+def decision_transitions(triggers: Iterable[str], source: str | list[str]) -> list[dict[str, Any]]:
+    """A player's decisions (one trigger each) in ``source``, checked by ``decision_is_legal`` and
+    applied by ``apply_decision``; the round stays in its state."""
+    return [
+        dict(
+            trigger=trigger,
+            source=source,
+            dest=None,
+            conditions="decision_is_legal",
+            before="apply_decision",
+        )
+        for trigger in triggers
+    ]
+
+
+def refusal_transitions(refusals: dict[str, tuple[list[str], str]]) -> list[dict[str, Any]]:
+    """Requests refused outright, so that the refusal names its clause: for each trigger, in its
+    states, a guard that raises (``refusals``: trigger -> (states, guard))."""
+    return [
+        dict(trigger=trigger, source=states, dest=None, conditions=guard)
+        for trigger, (states, guard) in refusals.items()
     ]
 
 

@@ -23,8 +23,10 @@ from games.common.machine_parts import (
     SETTLED,
     VOIDED,
     dealer_change_transitions,
+    decision_transitions,
     opening_transitions,
     rack_transitions,
+    refusal_transitions,
     resolution_transitions,
     shoe_arrival_transitions,
 )
@@ -137,10 +139,7 @@ def _transitions() -> list[dict[str, Any]]:
             conditions="even_money_is_valid",
             before="pay_even_money",
         ),
-        *(
-            dict(trigger=trigger, source=states, dest=None, conditions=guard)
-            for trigger, (states, guard) in REFUSALS.items()
-        ),
+        *refusal_transitions(REFUSALS),
         dict(trigger="close_insurance", source=INSURANCE, dest=PEEKING),
         dict(
             trigger="peek_answer",
@@ -156,16 +155,7 @@ def _transitions() -> list[dict[str, Any]]:
             before=["note_peek", "pay_blackjacks"],
         ),
         # 672a.7(h)-(j): the players' decisions; no surrender.
-        *(
-            dict(
-                trigger=d,
-                source=PLAYER_TURNS,
-                dest=None,
-                conditions="decision_is_legal",
-                before="apply_decision",
-            )
-            for d in DECISIONS
-        ),
+        *decision_transitions(DECISIONS, PLAYER_TURNS),
         # 672a.7(k): the hole card turned up, checked against its commitment and the reader.
         dict(
             trigger="reveal_hole",

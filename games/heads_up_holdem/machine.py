@@ -18,7 +18,9 @@ from games.common.machine_parts import (
     HELD,
     SETTLED,
     VOIDED,
+    decision_transitions,
     held_arrival_transitions,
+    opening_transitions,
     rack_transitions,
     resolution_transitions,
 )
@@ -106,20 +108,8 @@ def _deliveries() -> list[dict[str, Any]]:
 
 def _transitions() -> list[dict[str, Any]]:
     return [
-        dict(
-            trigger="place_wager",
-            source=BETTING,
-            dest=None,
-            conditions="wager_is_valid",
-            before="accept_wager",
-        ),
-        dict(
-            trigger="no_more_bets",
-            source=BETTING,
-            dest=DEALING,
-            conditions="deal_may_start",
-            before="begin_deal",
-        ),
+        # 677a.10(a): wagers, then 'no more bets' starts the deal.
+        *opening_transitions(DEALING, deal_trigger="no_more_bets"),
         *_deliveries(),
         # 677a.10(c)-(f): the stub, counted when due; a wrong count leads to the misdeal finding.
         dict(
@@ -143,16 +133,7 @@ def _transitions() -> list[dict[str, Any]]:
             before="void_for_misdeal",
         ),
         # NOTES.md §2: the decisions, street by street, and the community cards revealed between.
-        *(
-            dict(
-                trigger=choice,
-                source=STREETS,
-                dest=None,
-                conditions="decision_is_legal",
-                before="apply_decision",
-            )
-            for choice in ("play", "check", "fold")
-        ),
+        *decision_transitions(("play", "check", "fold"), STREETS),
         dict(
             trigger="reveal_community",
             source=[PREFLOP, FLOP],

@@ -27,6 +27,7 @@ from games.common.machine_parts import (
     message_of,
     opening_transitions,
     rack_transitions,
+    refusal_transitions,
     resolution_transitions,
     shoe_arrival_transitions,
 )
@@ -106,10 +107,7 @@ def _transitions() -> list[dict[str, Any]]:
             conditions="choice_is_valid",
             before="apply_choice",
         ),
-        *(
-            dict(trigger=trigger, source=states, dest=None, conditions=guard)
-            for trigger, (states, guard) in REFUSALS.items()
-        ),
+        *refusal_transitions(REFUSALS),
         dict(
             trigger="clear_hand",
             source=CLEARING,
