@@ -27,7 +27,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import structlog
 
@@ -40,6 +39,7 @@ from croupier.players import simulated_players  # noqa: E402
 from croupier.service.journal import TableJournal  # noqa: E402
 from croupier.simulated import simulated_table  # noqa: E402
 from croupier.state import TableState  # noqa: E402
+from croupier.tables.watchers import RoundWatcher  # noqa: E402
 from drivers.connection import SupervisorSettings  # noqa: E402
 from games.common.records import Record, RecordKind  # noqa: E402
 
@@ -59,21 +59,17 @@ class WireStamp:
         self.arrived = time.perf_counter()
 
 
-class CardClock:
+class CardClock(RoundWatcher):
     """A round watcher after the journal: a card's record has been written when it is told of it."""
 
     def __init__(self, stamp: WireStamp) -> None:
         self.stamp, self.samples = stamp, list[float]()
 
-    def round_began(self, round_: Any) -> None:
-        pass
 
     def record(self, record: Record) -> None:
         if record.kind is RecordKind.CARD:
             self.samples.append(time.perf_counter() - self.stamp.arrived)
 
-    def round_ended(self, round_: Any) -> None:
-        pass
 
 
 def fsync_once(fd: int) -> float:

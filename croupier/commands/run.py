@@ -38,8 +38,8 @@ from croupier.service.table_service import TableService
 from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor
 from croupier.simulated import simulated_table
 from croupier.state import TableState
+from croupier.tables.watchers import RoundWatcher
 from firmware_sim.world import TableWorld
-from games.common.records import Record
 
 log = structlog.get_logger("croupier.run")
 
@@ -150,18 +150,14 @@ def _keep(journal: TableJournal, table: Any) -> None:
     table.watchers.add(journal)
 
 
-class RoundSummary:
+class RoundSummary(RoundWatcher):
     """One log line per completed round, and the status that systemd shows (``systemctl
     status``); at a simulated table the world's card count is proven after each round."""
 
     def __init__(self, table: str, world: TableWorld | None = None) -> None:
         self.table, self.world = table, world
 
-    def round_began(self, round_: Any) -> None:
-        pass
 
-    def record(self, record: Record) -> None:
-        pass
 
     def round_ended(self, round_: Any) -> None:
         if self.world is not None:

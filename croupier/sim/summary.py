@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
+from croupier.tables.watchers import RoundWatcher
 from games.common.records import Record
 
 #: The version of the JSON summary's layout (docs/sim.md); raised when a key changes meaning.
 SCHEMA = 1
 
 
-class Tally:
+class Tally(RoundWatcher):
     """A round watcher (croupier.tables.watchers) counting rounds, hands, settlements by wager and
     movement, irregularities by code, supervisors' rulings and the faults the floor cleared."""
 
@@ -33,8 +34,6 @@ class Tally:
         self.voided_rounds = 0
 
     # -- RoundWatcher ---------------------------------------------------------------------------
-    def round_began(self, round_: Any) -> None:
-        pass
 
     def record(self, record: Record) -> None:
         kind, fields = record.kind.value, record.fields

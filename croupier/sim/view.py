@@ -10,6 +10,7 @@ import sys
 from typing import Any, TextIO
 
 from croupier.sim.summary import Tally
+from croupier.tables.watchers import RoundWatcher
 from firmware_sim.world import DISCARD, SHOE
 
 CLEAR = "\x1b[H\x1b[2J"
@@ -20,7 +21,7 @@ def _money(cents: int) -> str:
     return f"{'-' if cents < 0 else ''}${abs(cents) / 100:,.2f}"
 
 
-class LiveView:
+class LiveView(RoundWatcher):
     """A round watcher that redraws the whole screen after each record: the round's last records
     (the felt), the card counts (the shoe and rack), the house meters and each device's state."""
 
@@ -75,17 +76,13 @@ class LiveView:
         return ["meters (progressive): " + ", ".join(levels)]
 
 
-class ProgressBar:
+class ProgressBar(RoundWatcher):
     """A round watcher drawing one line on stderr: how many rounds are done, of how many."""
 
     def __init__(self, rounds: int, out: TextIO = sys.stderr) -> None:
         self.rounds, self.out, self.done = rounds, out, 0
 
-    def round_began(self, round_: Any) -> None:
-        pass
 
-    def record(self, record: Any) -> None:
-        pass
 
     def round_ended(self, round_: Any) -> None:
         self.done += 1

@@ -7,12 +7,14 @@ A table keeps one ``RoundWatchers`` and tells it of each round; it knows nothing
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from games.common.records import Record
 
 
-class RoundWatcher(Protocol):
+class RoundWatcher:
+    """What a watcher is told; each hears nothing by default and overrides what it needs."""
+
     def round_began(self, round_: Any) -> None:
         """A round was made, before any wager or card: its number is taken."""
 
