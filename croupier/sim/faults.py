@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from croupier.errors import ConfigError
+from croupier.tables.watchers import RoundWatcher
 from drivers.protocol.cards import Card
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.world import SHOE, SHUFFLER_INPUT
@@ -140,7 +141,7 @@ def _strike(entry: Mapping[str, Any], at: str) -> Strike:
     return Strike(entry["round"], fault, device, float(entry.get("seconds", 1.0)), where)
 
 
-class FaultScript:
+class FaultScript(RoundWatcher):
     """A round watcher that applies the profile: the plans when the table is up, each strike as
     its round begins, and in random mode a drawn strike with the profile's chance. ``world``,
     ``dealer`` and ``devices`` are the SimulatedTable's; ``game`` says which dealer's faults apply."""
@@ -161,17 +162,14 @@ class FaultScript:
         if self.profile.rate:
             drawn = self.rng.random()  # drawn every round, so one round's outcome never shifts the next's
             kind, device = self.rng.choice(self.profile.kinds), self.rng.choice(sorted(self.sim.devices))
-            # a jam only where a shoe deals: a shuffler that jams mid-shuffle refuses the shuffle,
-            # which no table here waits out yet (the scripted jam may still name the shuffler)
-            if drawn < self.profile.rate and (kind != "jam" or SHOE in self.sim.devices):
-                device = SHOE if kind == "jam" else "dealer" if kind in DEALER_FAULTS else device
+            if drawn < self.profile.rate:  # a jam strikes the shoe where one deals, else the shuffler
+                if kind == "jam":
+                    device = SHOE if SHOE in self.sim.devices else "shuffler"
+                elif kind in DEALER_FAULTS:
+                    device = "dealer"
                 self._strike(Strike(round_.number, kind, device))
 
-    def record(self, record: Any) -> None:
-        pass
 
-    def round_ended(self, round_: Any) -> None:
-        pass
 
     def _strike(self, strike: Strike) -> None:
         world, dealer = self.sim.world, self.sim.dealer

@@ -158,6 +158,17 @@ def test_random_faults_replay_with_the_profile_seed(
     assert without_timing(first) == without_timing(second)
 
 
+def test_random_jams_strike_the_shuffler_where_no_shoe_deals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """At Crazy 4 Poker (dealt from the hand) a random jam strikes the shuffler, which refuses its
+    shuffle with the fault latched; the table holds, the floor clears, every round is played."""
+    profile = tmp_path / "jams.toml"
+    profile.write_text('rate = 0.6\nseed = 3\nkinds = ["jam"]\n')
+    summary = sim(capsys, "--game", "crazy-4-poker", "--rounds", "6", "--seed", "1", "--faults", str(profile))
+    assert summary["rounds"] == 6 and summary["injected"] == {"jam": summary["faults"]["JAM"]} != {}
+
+
 @pytest.mark.parametrize(
     ("text", "said"),
     [
