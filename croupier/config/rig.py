@@ -13,9 +13,6 @@ from pathlib import Path
 from croupier.config.devices import DeviceConfig, read_devices
 from croupier.config.section import Section
 from croupier.config.urls import Via
-from drivers.transport.base import Transport
-from drivers.transport.serial import SerialTransport
-from drivers.transport.usb import UsbTransport
 
 
 @dataclass(frozen=True)
@@ -45,15 +42,3 @@ def load_rig_config(path: str | Path) -> RigConfig:
                 "a real device: a /dev path, a pyserial URL or usb://",
             )
     return RigConfig(source=path, name=rig.value("name", str, path.stem), devices=devices)
-
-
-def transport_for(device: DeviceConfig) -> Transport:
-    """A fresh transport to ``device`` with its configured line settings (one per connection)."""
-    if device.url.via is Via.USB:
-        return UsbTransport(device.url.url)
-    line: dict[str, object] = {}
-    if device.baudrate is not None:
-        line["baudrate"] = device.baudrate
-    if device.parity is not None:
-        line["parity"] = device.parity
-    return SerialTransport(device.url.url, **line)  # type: ignore[arg-type]

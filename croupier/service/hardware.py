@@ -25,12 +25,14 @@ import structlog
 
 from croupier.config import TableConfig
 from croupier.config.devices import DeviceConfig
-from croupier.config.rig import transport_for
+from croupier.config.urls import Via
 from croupier.tables.assembly import DEVICES, assemble
 from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.trace import WireTrace
 from drivers.transport.base import Transport
+from drivers.transport.serial import SerialTransport
 from drivers.transport.shared import SharedLine
+from drivers.transport.usb import UsbTransport
 
 log = structlog.get_logger("croupier.hardware")
 
@@ -42,6 +44,18 @@ def supervisor_settings(device: DeviceConfig) -> SupervisorSettings:
         base.timings, response_timeout=device.link.response_timeout, max_retries=device.link.retries
     )
     return dataclasses.replace(base, heartbeat_interval=device.link.heartbeat, timings=timings)
+
+
+def transport_for(device: DeviceConfig) -> Transport:
+    """A fresh transport to ``device`` with its configured line settings (one per connection)."""
+    if device.url.via is Via.USB:
+        return UsbTransport(device.url.url)
+    line: dict[str, object] = {}
+    if device.baudrate is not None:
+        line["baudrate"] = device.baudrate
+    if device.parity is not None:
+        line["parity"] = device.parity
+    return SerialTransport(device.url.url, **line)  # type: ignore[arg-type]
 
 
 def device_connections(devices: Iterable[DeviceConfig], trace_dir: Path) -> dict[str, DeviceConnection]:

@@ -5,12 +5,11 @@ only the checks that need no injected fault; the others skip and say why."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from croupier.config.rig import transport_for
+from croupier.service.hardware import supervisor_settings, transport_for
 from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.driver import Driver
 from drivers.transport.base import Transport
@@ -96,11 +95,7 @@ async def on_rig(
     its exchanges are recorded when the run asks for it (``--record``)."""
     device = target.device
     if settings is None:
-        base = SupervisorSettings()
-        timings = dataclasses.replace(
-            base.timings, response_timeout=device.link.response_timeout, max_retries=device.link.retries
-        )
-        settings = dataclasses.replace(base, heartbeat_interval=device.link.heartbeat, timings=timings)
+        settings = supervisor_settings(device)
     conn_kwargs.setdefault("firmware_allow_list", device.firmware_allow_list)
     recorder = Recorder(target.recording_path(), device.name, device.url.url) if target.record else None
 
