@@ -1,7 +1,8 @@
 """The dealing steps the shoe games share (Free Bet Blackjack, 672a.7(a)-(e); Over/Under 686a.7(a)-(e)):
-the shoe's readiness, the irregular card, the cover card, a card out while the round is held, and
-a new dealer's burn card. Mixed into each shoe game's DealSteps, whose Round names its own clauses
-and irregularities modules so that every refusal cites the game's own clause.
+the shoe's readiness, the record of the deal's start, the irregular card, the cover card, a card
+out while the round is held, and a new dealer's burn card. Mixed into each shoe game's DealSteps,
+whose Round names its own clauses and irregularities modules so that every refusal cites the
+game's own clause.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from games.common.holds import Kind
 from games.common.machine_parts import message_of
 from games.common.messages import COVER_CARD, Arrival, describe
 from games.common.records import RecordKind
+from games.common.seating import clockwise
 
 
 class ShoeSteps:
@@ -43,6 +45,14 @@ class ShoeSteps:
         if not self.positions:
             raise RuleViolation(clauses.DEAL_AFTER_WAGERS, f"no {self.first_wager} has been placed")
         return True
+
+    def begin_deal(self, event: EventData) -> None:
+        """Record the deal's start: the seats with a wager, clockwise, and the dealer."""
+        clauses = self.clauses
+        seats = ",".join(map(str, clockwise(self.positions)))
+        self.log.add(
+            RecordKind.DEAL_STARTED, seats=seats, dealer=self.dealer, clause=clauses.DEAL_AFTER_WAGERS.clause
+        )
 
     def arrival_is_irregular(self, event: EventData) -> bool:
         return self._classify(message_of(event).item) is not None

@@ -12,7 +12,6 @@ from games.common.machine_parts import BETTING, HELD, SETTLED, VOIDED, message_o
 from games.common.messages import Arrival
 from games.common.pickup import Pickup
 from games.common.records import RecordKind
-from games.common.seating import clockwise
 from games.common.shoe_steps import ShoeSteps
 from games.free_bet_blackjack import clauses
 from games.free_bet_blackjack.hand import is_ace, is_ten_value
@@ -64,10 +63,7 @@ class DealSteps(ShoeSteps):
 
     def begin_deal(self, event: EventData) -> None:
         self._deal = deal_sequence(self.positions)
-        seats = ",".join(map(str, clockwise(self.positions)))
-        self.log.add(
-            RecordKind.DEAL_STARTED, seats=seats, dealer=self.dealer, clause=clauses.DEAL_AFTER_WAGERS.clause
-        )
+        super().begin_deal(event)
 
     def completes_deal(self, event: EventData) -> bool:
         """672a.7(e)(4): the hole card is the last card of the deal."""

@@ -52,12 +52,6 @@ class DealSteps(ShoeSteps):
         if message.bonus:
             self.log.add(RecordKind.WAGER, seat=message.seat, wager="bonus", amount=message.bonus)
 
-    def begin_deal(self, event: EventData) -> None:
-        seats = ",".join(map(str, clockwise(self.positions)))
-        self.log.add(
-            RecordKind.DEAL_STARTED, seats=seats, dealer=self.dealer, clause=clauses.DEAL_AFTER_WAGERS.clause
-        )
-
     def completes_first_cards(self, event: EventData) -> bool:
         """686a.7(e), (f): the last Ante position's first card ends the deal; the decisions follow."""
         return self.expected.seat == clockwise(self.positions)[-1]
