@@ -70,7 +70,18 @@ def dealt(
 ) -> tuple[Round, StackedShoe]:
     """A round dealt to ``hands`` at seats 1.. (or the seats of ``wagers``, in order)."""
     wagers = wagers or {seat: 1000 for seat in range(1, len(hands) + 1)}
-    round_, shoe = new_round(stacked(hands, dealer, rest), wagers=wagers, rules=rules)
+    return started(stacked(hands, dealer, rest), wagers=wagers, rules=rules)
+
+
+def started(
+    shoe_faces: Sequence[Card | None],
+    *,
+    wagers: Mapping[int, int | tuple[int, int]] | None = None,
+    rules: RuleSet | None = None,
+    number: int = 1,
+) -> tuple[Round, StackedShoe]:
+    """A round from ``shoe_faces`` (see new_round), started from a ready shoe and dealt."""
+    round_, shoe = new_round(shoe_faces, wagers=wagers, rules=rules, number=number)
     round_.handle(StartDeal(ShoeStatus.ready()))
     shoe.deal_all_due(round_)
     return round_, shoe

@@ -48,6 +48,7 @@ from tests.games import (
     refused,
     reveal,
     stacked,
+    started,
 )
 
 STAND, HIT, DOUBLE, SPLIT = PlayerAction.STAND, PlayerAction.HIT, PlayerAction.DOUBLE_DOWN, PlayerAction.SPLIT
@@ -109,9 +110,7 @@ def test_672a_7_c_new_dealer_burns_before_dealing():
 def test_672a_7_d_cover_card_is_set_aside_and_the_round_completed():
     """672a.7(d): a cover card first out of the shoe at the start of a round is placed to the side
     and the round is completed as usual."""
-    round_, shoe = new_round([None, *stacked(["Tc 8d"], "Th 7h")])
-    round_.handle(StartDeal(READY))
-    shoe.deal_all_due(round_)
+    round_, shoe = started([None, *stacked(["Tc 8d"], "Th 7h")])
     assert round_.state == PEEKING and irregularities(round_) == []
     peek(round_, shoe)
     round_.handle(Decision(1, STAND))

@@ -52,6 +52,7 @@ from tests.games import (
     peek,
     reveal,
     stacked,
+    started,
 )
 
 STAND, HIT, DOUBLE, SPLIT = PlayerAction.STAND, PlayerAction.HIT, PlayerAction.DOUBLE_DOWN, PlayerAction.SPLIT
@@ -117,9 +118,7 @@ SPLITS = stacked(["8c 8d"], "9h 7h", "8h 8s 8h 2c Kc 3c 9d Td 7c")
 def test_splits_and_resplits_to_four_hands_with_a_free_double_after_a_split():
     """NOTES.md §2: free splits of any pair but ten-value cards, resplit to four hands; free doubles
     after free splits. Each split hand is staked with a Free Bet lammer."""
-    round_, shoe = new_round(SPLITS)
-    round_.handle(StartDeal(READY))
-    shoe.deal_all_due(round_)
+    round_, shoe = started(SPLITS)
     decide(round_, shoe, 1, SPLIT, SPLIT, SPLIT)  # 8c|8d, 8c|8h, 8c|8s: four hands
     with pytest.raises(RuleViolation, match="already plays 4 hands"):
         round_.handle(Decision(1, SPLIT))  # 8c 8h again
@@ -139,15 +138,11 @@ def test_splits_and_resplits_to_four_hands_with_a_free_double_after_a_split():
 def test_resplitting_aces_follows_the_rule_set():
     """NOTES.md §2: resplits include aces by default; a table may turn that off."""
     stack = stacked(["As Ad"], "9h 7h", "Ac 5c 5d 5h")
-    round_, shoe = new_round(stack)
-    round_.handle(StartDeal(READY))
-    shoe.deal_all_due(round_)
+    round_, shoe = started(stack)
     decide(round_, shoe, 1, SPLIT, SPLIT)
     assert len(round_.positions[1].hands) == 3
 
-    strict, shoe = new_round(stack, rules=RuleSet(resplit_aces=False))
-    strict.handle(StartDeal(READY))
-    shoe.deal_all_due(strict)
+    strict, shoe = started(stack, rules=RuleSet(resplit_aces=False))
     decide(strict, shoe, 1, SPLIT)
     with pytest.raises(RuleViolation, match="does not resplit aces"):
         strict.handle(Decision(1, SPLIT))
@@ -160,11 +155,7 @@ def test_ten_value_pairs_and_soft_doubles_only_when_paid_ones_are_configured():
     round_, _ = dealt(["Kc Kd", "As 6d"], "9h 7h")
     assert SPLIT not in round_.legal_decisions()
 
-    paid, shoe = new_round(
-        stack, wagers={1: 1000, 2: 1000}, rules=RuleSet(paid_splits=True, paid_doubles=True)
-    )
-    paid.handle(StartDeal(READY))
-    shoe.deal_all_due(paid)
+    paid, shoe = started(stack, wagers={1: 1000, 2: 1000}, rules=RuleSet(paid_splits=True, paid_doubles=True))
     decide(paid, shoe, 1, SPLIT, STAND, STAND)  # Kc 9c, Kd 9s
     decide(paid, shoe, 2, DOUBLE)  # soft 17 + 4c
     finish(paid, shoe)  # dealer 16 + Ts: 26
@@ -176,9 +167,7 @@ def test_ten_value_pairs_and_soft_doubles_only_when_paid_ones_are_configured():
 def test_no_double_after_split_when_the_table_says_so():
     """NOTES.md §2: free doubles after splits are the default; a rule set can refuse them."""
     stack = stacked(["5c 5d"], "9h 7h", "6c")
-    round_, shoe = new_round(stack, rules=RuleSet(double_after_split=False))
-    round_.handle(StartDeal(READY))
-    shoe.deal_all_due(round_)
+    round_, shoe = started(stack, rules=RuleSet(double_after_split=False))
     decide(round_, shoe, 1, SPLIT)
     with pytest.raises(RuleViolation, match="split hand"):
         round_.handle(Decision(1, DOUBLE))
@@ -255,9 +244,7 @@ def rebuild(records) -> tuple[dict[tuple[int, int], list[str]], list[str]]:
 
 def test_a_round_is_reconstructed_from_its_records_alone():
     """672a.7(s): every card, split and the hole card's reveal is in the record, with the round number."""
-    round_, shoe = new_round(SPLITS, number=41)
-    round_.handle(StartDeal(READY))
-    shoe.deal_all_due(round_)
+    round_, shoe = started(SPLITS, number=41)
     decide(round_, shoe, 1, SPLIT, SPLIT, SPLIT, STAND, DOUBLE, HIT, STAND, STAND)
     finish(round_, shoe)
     records = round_.records
