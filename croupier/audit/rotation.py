@@ -28,8 +28,8 @@ if TYPE_CHECKING:  # the config package must not need the audit package to load,
 
 log = logging.getLogger(__name__)
 
-ONLINE = Rule("NOTES.md §3 461a.10(s)", "logs kept at least 30 days on line")
-RECORDS = Rule("NOTES.md §3 465a.6", "records kept 5 years")
+ONLINE = Rule("461a.10(s)", "logs of transactions, errors and access kept at least 30 days on line")
+RECORDS = Rule("465a.6", "records kept 5 years")
 MIN_ONLINE_DAYS = 30
 RECORD_DAYS = 5 * 365 + 2  # five years, leap days included
 ARCHIVE = "archive"

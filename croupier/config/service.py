@@ -10,11 +10,9 @@ import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
+from croupier.audit.rotation import ONLINE, RECORDS
 from croupier.config.section import Section
-from devices.rules import Rule
 
-ONLINE = Rule("461a.10(s)", "logs of transactions, errors and access kept at least 30 days on line")
-RECORDS = Rule("465a.6", "records kept 5 years")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 ROTATIONS = ("daily", "weekly", "monthly")
 DEFAULT_BIND = "127.0.0.1:8443"

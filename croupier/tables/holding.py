@@ -110,14 +110,14 @@ class SupervisorHolds:
                     raise
             except (NotConnected, LinkLost) as lost:  # the command did not run: the link was down
                 self.log.warning("device link lost", detail=str(lost), clause=LINK_LOST.clause)
-                await self._link_lost_latched()
+                await self._fault_reaches_the_latch()
             except DeviceRefused as refused:  # the device latched a fault first: it ran nothing
                 if refused.status != FAULT_LATCHED:
                     raise
                 self.log.warning("device fault latched", detail=refused.detail)
-                await self._link_lost_latched()
+                await self._fault_reaches_the_latch()
 
-    async def _link_lost_latched(self) -> None:
+    async def _fault_reaches_the_latch(self) -> None:
         """Wait for the fault behind a refusal — a lost link's LINK_LOST, a device's own latched
         fault — to reach the latch (its event is on the way through the feeds): the step then waits
         for a supervisor to clear it (``Equipment.clear`` refuses while the link is still down, the
