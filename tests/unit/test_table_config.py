@@ -65,6 +65,11 @@ def shoe_url(url: str, extra: str = "") -> str:
     return edited('url = "sim://shoe"', f'url = "{url}"\n{extra}')
 
 
+def hardware_shoe(url: str, extra: str = "") -> str:
+    """The shoe at a hardware ``url``, with the firmware allow list a hardware device needs."""
+    return shoe_url(url, f'firmware_allow_list = ["{HASH}"]' + (f"\n{extra}" if extra else ""))
+
+
 def write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "table.toml"
     path.write_text(text, encoding="utf-8")
@@ -242,22 +247,22 @@ BAD = [
     ),
     (
         "usb-without-pid",
-        shoe_url("usb://1209", f'firmware_allow_list = ["{HASH}"]'),
+        hardware_shoe("usb://1209"),
         "devices.shoe.url: usb://1209: expected usb://VID:PID",
     ),
     (
         "usb-bad-vid",
-        shoe_url("usb://12g9:0001", f'firmware_allow_list = ["{HASH}"]'),
+        hardware_shoe("usb://12g9:0001"),
         "devices.shoe.url: usb://12g9:0001: VID must be 4 hex digits",
     ),
     (
         "usb-unknown-parameter",
-        shoe_url("usb://1209:0001?bus=3", f'firmware_allow_list = ["{HASH}"]'),
+        hardware_shoe("usb://1209:0001?bus=3"),
         "only serial= is accepted",
     ),
     (
         "socket-without-port",
-        shoe_url("socket://10.0.0.5", f'firmware_allow_list = ["{HASH}"]'),
+        hardware_shoe("socket://10.0.0.5"),
         "devices.shoe.url: 'socket://10.0.0.5' needs host:port",
     ),
     (
@@ -333,12 +338,12 @@ BAD = [
     ),
     (
         "bad-parity",
-        shoe_url("/dev/ttyUSB0", f'firmware_allow_list = ["{HASH}"]\nparity = "X"'),
+        hardware_shoe("/dev/ttyUSB0", 'parity = "X"'),
         "devices.shoe.parity: got 'X' (expected one of none, even, odd, mark, space)",
     ),
     (
         "baudrate-on-usb",
-        shoe_url("usb://1209:0001", f'firmware_allow_list = ["{HASH}"]\nbaudrate = 9600'),
+        hardware_shoe("usb://1209:0001", "baudrate = 9600"),
         "devices.shoe.baudrate: does not apply to usb://1209:0001",
     ),
     # -- devices against each other
