@@ -51,10 +51,10 @@ class Fault:
 class FaultLatch:
     """The set of latched faults of one device."""
 
-    def __init__(self, on_change: Callable[[], None] | None = None) -> None:
+    def __init__(self) -> None:
         self._faults: dict[str, Fault] = {}
         #: Called after every latch and release (the service keeps them in its state store).
-        self.listeners: list[Callable[[], None]] = [on_change] if on_change else []
+        self.listeners: list[Callable[[], None]] = []
 
     @property
     def faults(self) -> tuple[Fault, ...]:

@@ -103,9 +103,18 @@ class SimulatedDealer:
         enters the table through ``add``, as from a pocket, so the world's books still balance."""
         self.world.add(place, [face], back, at=at)
 
+    def count_stub(self) -> int:
+        """Count the cards left in the hand, face down (657a.9(d))."""
+        self.fumble_stub()
+        return self.world.count(DEALER_HAND)
+
+    def stub_to_rack(self) -> None:
+        """The stub into the discard rack, unexposed (657a.9(c), (e))."""
+        self.world.move_all(DEALER_HAND, DISCARD)
+
     def fumble_stub(self) -> None:
         """If ``drop_from_stub`` is armed: one card of the stub in the hand falls to the floor, just
-        before the dealer counts it (the subclasses dealing a stub call this from count_stub)."""
+        before the dealer counts it (``count_stub``)."""
         with self.world.lock:
             if self.drop_from_stub and self.world.count(DEALER_HAND):
                 self.drop_from_stub = False

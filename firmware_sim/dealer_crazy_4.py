@@ -35,15 +35,6 @@ class SimulatedCrazy4Dealer(SimulatedDealer):
         """The top card of the hand, face down, to ``place`` (657a.9(b))."""
         self.world.move(DEALER_HAND, place)
 
-    def count_stub(self) -> int:
-        """Count the cards left in the hand, face down (657a.9(d))."""
-        self.fumble_stub()
-        return self.world.count(DEALER_HAND)
-
-    def stub_to_rack(self) -> None:
-        """The stub into the discard rack, unexposed (657a.9(c), (e))."""
-        self.world.move_all(DEALER_HAND, DISCARD)
-
     def count_places(self, places: Iterable[str]) -> dict[str, int]:
         """The cards at each place, counted face down after a wrong stub count (657a.9(f))."""
         return {place: self.world.count(place) for place in places}

@@ -28,13 +28,6 @@ class SimulatedHoldemDealer(SimulatedDealer):
     def take_stub(self) -> None:
         self.world.move_all(SHOE, DEALER_HAND)
 
-    def count_stub(self) -> int:
-        self.fumble_stub()
-        return self.world.count(DEALER_HAND)
-
-    def stub_to_rack(self) -> None:
-        self.world.move_all(DEALER_HAND, DISCARD)
-
     def misdealt(self) -> bool:
         """A wrong count from a card gone astray is no misdeal: the dealer finds none."""
         return False
