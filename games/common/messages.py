@@ -2,9 +2,10 @@
 
 A message checks its own fields when it is made, so bad input fails with an error naming the field
 before it reaches a round. These are the messages of more than one game (a card out of the shoe,
-the shoe's status, the deal, the discard rack's count, a new dealer and the burn, a supervisor's
-ruling), and the face-down card's sealed form, which carries only the shoe's commitment (SHA-256 of
-face and nonce, drivers.protocol.cards), so that no face reaches a record before it is turned up.
+the shoe's status, the deal, the settlement, the discard rack's count, a new dealer and the burn, a
+supervisor's ruling), and the face-down card's sealed form, which carries only the shoe's commitment
+(SHA-256 of face and nonce, drivers.protocol.cards), so that no face reaches a record before it is
+turned up.
 Used by all four games' inputs modules.
 """
 
@@ -148,6 +149,14 @@ class Discard(Message):
 
     def __post_init__(self) -> None:
         check_int("Discard.cards", self.cards, minimum=0)
+
+
+@dataclass(frozen=True)
+class Settle(Message):
+    """Every hand the game turns up is turned up (the dealer's draw is over, the hands are revealed):
+    settle the wagers."""
+
+    trigger = "settle"
 
 
 @dataclass(frozen=True)

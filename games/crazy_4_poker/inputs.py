@@ -26,6 +26,7 @@ from games.common.messages import (
     InputError,
     Message,
     Resolution,
+    Settle,
     SupervisorResolve,
     check_int,
 )
@@ -260,8 +261,3 @@ class ReportHand(Message):
     def __post_init__(self) -> None:
         check_place("ReportHand.place", self.place, six_card=False)
         _check_cards("ReportHand.cards", self.cards, HAND_SIZE)
-
-
-@dataclass(frozen=True)
-class Settle(Message):
-    trigger = "settle"

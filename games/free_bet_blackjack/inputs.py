@@ -30,6 +30,7 @@ from games.common.messages import (
     Message,
     Resolution,
     Sealed,
+    Settle,
     ShoeStatus,
     StartDeal,
     SupervisorResolve,
@@ -150,10 +151,3 @@ class RevealHole(Message):
     def __post_init__(self) -> None:
         if not isinstance(self.card, Card):
             raise InputError(f"RevealHole.card: expected a Card, got {type(self.card).__name__}")
-
-
-@dataclass(frozen=True)
-class Settle(Message):
-    """The dealer's draw is over: settle the wagers."""
-
-    trigger = "settle"

@@ -20,6 +20,7 @@ from games.common.messages import (
     Message,
     Resolution,
     Sealed,
+    Settle,
     SupervisorResolve,
     check_bool,
     check_int,
@@ -220,13 +221,6 @@ class RevealHand(Message):
         if self.seat is not None:
             check_int("RevealHand.seat", self.seat, minimum=1)
         _check_faces("RevealHand.cards", self.cards, 2)
-
-
-@dataclass(frozen=True)
-class Settle(Message):
-    """Every hand still in is turned up: settle the wagers."""
-
-    trigger = "settle"
 
 
 @dataclass(frozen=True)
