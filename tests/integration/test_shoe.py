@@ -112,6 +112,22 @@ async def burned(rig: ShoeRig, cards: int = BATCH) -> None:
     rig.deal_to(DISCARD)
 
 
+@contextlib.asynccontextmanager
+async def round_over(
+    transport: str,
+    faces: Iterable[Card | None],
+    cards: int = BATCH,
+    *,
+    settings: SupervisorSettings = FAST,
+    events: list[object] | None = None,
+) -> AsyncIterator[ShoeRig]:
+    """The shoe over ``transport`` with ``faces`` loaded, its first card burned, a round started."""
+    async with shoe_over(transport, faces, settings=settings, events=events) as rig:
+        await burned(rig, cards)
+        rig.shoe.start_round()
+        yield rig
+
+
 async def deal(rig: ShoeRig, plan: Iterable[tuple[str, bool]]) -> list[Card | SealedCard]:
     """Deal to each (place, face up) of ``plan`` in turn, the dealer laying each card in its place."""
     dealt = []
@@ -145,9 +161,7 @@ def codes(shoe: Shoe) -> list[str]:
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_deals_a_stacked_shoe_in_order_and_keeps_count(transport, tmp_path):
     async def scenario():
-        async with shoe_over(transport, stacked(tmp_path)) as rig:
-            await burned(rig)
-            rig.shoe.start_round()
+        async with round_over(transport, stacked(tmp_path)) as rig:
             dealt = await deal(rig, [(seat(1), True), (DEALER, True), (seat(2), True), (seat(1), True)])
             assert dealt == faces("7c", "Ad", "Tc", "4h")
             assert (rig.shoe.dispensed, rig.shoe.remaining) == (5, 6)
@@ -161,9 +175,7 @@ def test_deals_a_stacked_shoe_in_order_and_keeps_count(transport, tmp_path):
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_face_down_card_travels_as_a_commitment_until_turned_up(transport, tmp_path):
     async def scenario():
-        async with shoe_over(transport, stacked(tmp_path)) as rig:
-            await burned(rig)
-            rig.shoe.start_round()
+        async with round_over(transport, stacked(tmp_path)) as rig:
             hole = (await deal(rig, FIRST_CARDS))[4]
             assert isinstance(hole, SealedCard) and len(hole.commitment) == 32
             assert [c.face for c in rig.world.cards(DEALER)] == faces("Ad", "Ks")
@@ -211,9 +223,7 @@ def _integers(item: object) -> list[int]:
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_cover_card_mid_round_completes_the_round_then_collect_and_count(transport, tmp_path):
     async def scenario():
-        async with shoe_over(transport, stacked(tmp_path)) as rig:
-            await burned(rig)
-            rig.shoe.start_round()
+        async with round_over(transport, stacked(tmp_path)) as rig:
             await deal(rig, [*FIRST_CARDS, (seat(1), True)])
             assert rig.shoe.state == "in_round"
             assert await rig.shoe.deal(face_up=True) == Card.parse("2c"), "the cover card is set aside"
@@ -239,9 +249,7 @@ def test_jam_and_misread_latch_and_only_a_supervisor_clears_them(transport):
     events: list[object] = []
 
     async def scenario():
-        async with shoe_over(transport, faces("9h", "7c", "Ad", "Tc", "4h"), events=events) as rig:
-            await burned(rig, 5)
-            rig.shoe.start_round()
+        async with round_over(transport, faces("9h", "7c", "Ad", "Tc", "4h"), 5, events=events) as rig:
             rig.world.faults.stuck.add(SHOE)
             with pytest.raises(ShoeFault) as jam:
                 await rig.shoe.deal(face_up=True)
@@ -277,9 +285,7 @@ def test_jam_and_misread_latch_and_only_a_supervisor_clears_them(transport):
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_door_open_latches_until_closed_and_cleared(transport):
     async def scenario():
-        async with shoe_over(transport, faces("9h", "7c", "Ad")) as rig:
-            await burned(rig, 3)
-            rig.shoe.start_round()
+        async with round_over(transport, faces("9h", "7c", "Ad"), 3) as rig:
             rig.device.call(rig.personality.open_door)
             with pytest.raises(DeviceRefused, match="FAULT_LATCHED"):
                 await rig.shoe.driver.dispense(face_up=True)
@@ -297,9 +303,7 @@ def test_door_open_latches_until_closed_and_cleared(transport):
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_dispense_whose_response_is_lost_moves_exactly_one_card(transport):
     async def scenario():
-        async with shoe_over(transport, faces("9h", "7c", "Ad", "Tc"), settings=QUIET) as rig:
-            await burned(rig, 4)
-            rig.shoe.start_round()
+        async with round_over(transport, faces("9h", "7c", "Ad", "Tc"), 4, settings=QUIET) as rig:
             retransmissions = rig.conn.link.counters.retransmissions
             rig.device.set_faults(FaultPlan(outbound=ChannelFaults(drop_next=1)))
             assert await rig.shoe.deal(face_up=True) == Card.parse("7c")
@@ -314,9 +318,7 @@ def test_dispense_whose_response_is_lost_moves_exactly_one_card(transport):
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_card_dropped_on_the_way_shows_as_a_wrong_count_at_collection(transport, tmp_path):
     async def scenario():
-        async with shoe_over(transport, stacked(tmp_path)) as rig:
-            await burned(rig)
-            rig.shoe.start_round()
+        async with round_over(transport, stacked(tmp_path)) as rig:
             rig.world.faults.drop_next = 1  # the next card falls to the floor as it leaves the shoe
             assert await rig.shoe.deal(face_up=True) == Card.parse("7c"), "read as it passed"
             assert rig.world.count(SHOE_TRAY) == 0 and rig.world.count(FLOOR) == 1
