@@ -104,6 +104,13 @@ class Table:
     def cover(self, *seats: int) -> None:
         self.controller_sim.call(lambda engine: [engine.personality.cover(engine, seat) for seat in seats])
 
+    async def dealing(self, *seats: int) -> None:
+        """A chip on each of ``seats``, the wagers locked, counted and the cards dealing."""
+        self.cover(*seats)
+        await self.progressive.lock()
+        self.progressive.chip_count(len(seats))
+        self.progressive.begin_dealing()
+
     async def settle(self, until: Callable[[], bool] = lambda: True, timeout: float = 5.0) -> None:
         """Feed both links' events to the rules, in order, until ``until()`` holds."""
         async with asyncio.timeout(timeout):
@@ -244,10 +251,7 @@ def test_award_freezes_the_level_until_the_keyed_reset_and_a_wrong_key_is_refuse
     async def scenario():
         async with table() as rig:
             progressive = rig.progressive
-            rig.cover(1, 2)
-            await progressive.lock()
-            progressive.chip_count(2)
-            progressive.begin_dealing()
+            await rig.dealing(1, 2)
             award = await progressive.award(1, 2)
             assert award.amount_cents == 1_000_020
             assert rig.sign_sim.engine.personality.shown[1] == Shown(1, 1_000_020, True, 2)
@@ -296,10 +300,7 @@ def test_a_silent_sign_latches_sign_link_lost_and_a_win_waits_for_it():
     async def scenario():
         async with table(win_deadline=0.5) as rig:
             progressive = rig.progressive
-            rig.cover(4)
-            await progressive.lock()
-            progressive.chip_count(1)
-            progressive.begin_dealing()
+            await rig.dealing(4)
             rig.sign_sim.set_silent(True)
             award = await progressive.award(1, 4)  # paid; the sign cannot show it
             assert faults(rig) == {"SIGN_LINK_LOST"}
@@ -324,10 +325,7 @@ def test_an_award_whose_response_is_lost_pays_once():
     async def scenario():
         async with table(settings=NO_HEARTBEAT) as rig:
             progressive = rig.progressive
-            rig.cover(5)
-            await progressive.lock()
-            progressive.chip_count(1)
-            progressive.begin_dealing()
+            await rig.dealing(5)
             rig.controller_sim.set_faults(FaultPlan(outbound=ChannelFaults(drop_next=1)))
             award = await progressive.award(1, 5)
             assert rig.controller.link.counters.retransmissions == 1
