@@ -87,6 +87,15 @@ async def table(transport: str, **settings: object) -> AsyncIterator[Table]:
     world.check()
 
 
+async def refuses_to_clear(t: Table, code: str) -> None:
+    """A latched ``code`` the dealer may not clear, nor a supervisor while its condition is present."""
+    shuffler = t.shuffler
+    with pytest.raises(RuleViolation, match="may not clear"):
+        await shuffler.clear(code, DEALER)
+    with pytest.raises(DeviceRefused, match="condition still present"):
+        await shuffler.clear(code, SUPERVISOR)
+
+
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_shuffle_count_and_deliver_to_the_shoe(transport):
     async def scenario():
@@ -121,10 +130,7 @@ def test_wrong_count_latches_and_only_a_supervisor_clears_once_the_batch_is_out(
             assert refused.value.rule is FAILED_BATCH_OUT_OF_PLAY
             with pytest.raises(DeviceRefused, match="FAULT_LATCHED"):
                 await t.driver.deliver_to_shoe(report.shuffle_id)
-            with pytest.raises(RuleViolation, match="may not clear"):
-                await t.shuffler.clear("WRONG_COUNT", DEALER)
-            with pytest.raises(DeviceRefused, match="condition still present"):
-                await t.shuffler.clear("WRONG_COUNT", SUPERVISOR)
+            await refuses_to_clear(t, "WRONG_COUNT")
             assert t.world.count(SHOE) == 0
             t.world.remove(SHUFFLER_OUTPUT)  # the deck is taken out of play
             t.world.remove(FLOOR)
@@ -146,10 +152,7 @@ def test_foreign_card_latches_and_the_batch_never_reaches_the_shoe(transport):
             assert {f.code for f in t.shuffler.latch.faults} == {"FOREIGN_CARD"}
             with pytest.raises(RuleViolation):
                 await t.shuffler.deliver_to_shoe()
-            with pytest.raises(RuleViolation, match="may not clear"):
-                await t.shuffler.clear("FOREIGN_CARD", DEALER)
-            with pytest.raises(DeviceRefused, match="condition still present"):
-                await t.shuffler.clear("FOREIGN_CARD", SUPERVISOR)
+            await refuses_to_clear(t, "FOREIGN_CARD")
             t.world.remove(SHUFFLER_OUTPUT)
             await t.shuffler.clear("FOREIGN_CARD", SUPERVISOR)
             assert t.shuffler.state == "idle" and t.world.count(SHOE) == 0
