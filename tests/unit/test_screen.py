@@ -36,7 +36,8 @@ def test_an_answer_nobody_waits_for_or_from_the_wrong_seat_is_refused_with_its_r
         assert screen.prompt is not None and screen.prompt.as_json()["seat"] == 2
         assert await refused(screen, "decision", {"seat": 1}) is IN_TURN
         assert await refused(screen, "insurance", {"seat": 2}) is AWAITED
-        with pytest.raises(ValueError):  # a malformed body: the parser's error, before the table
+        # a malformed body: the parser's error, before the table
+        with pytest.raises(ValueError, match=r"invalid literal for int\(\).*'two'"):
             await screen.answer("decision", {"seat": "two"})
         keyed = asyncio.create_task(screen.answer("decision", {"seat": 2}))
         await asyncio.sleep(0)
