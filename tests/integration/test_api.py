@@ -145,9 +145,10 @@ def test_a_jammed_shoe_holds_the_round_until_a_supervisor_clears_it_through_the_
 
 def test_no_response_or_event_shows_a_face_down_card_before_it_is_turned_up(tmp_path):
     async def scenario():
-        async with api_rig(tmp_path) as rig:
+        async with api_rig(tmp_path, cover_depth=20) as rig:  # the cover card within the first rounds
             async with rig.client.ws_connect("/v1/events", headers=DEALER) as ws:
                 records: list[dict[str, Any]] = []
+                device_events: list[str] = []
                 for _ in range(3):
                     played = asyncio.create_task(rig.play_round("free-bet-blackjack"))
                     prompts = []
@@ -165,11 +166,13 @@ def test_no_response_or_event_shows_a_face_down_card_before_it_is_turned_up(tmp_
                             records.append(message["record"])
                         elif message["type"] == "device_event":
                             assert not CARD_TOKEN.search(json.dumps(message)), message
+                            device_events.append(message["event"])
                     face_up = {(r["place"], r["card"]) for r in records if r["kind"] == "card" and r["card"]}
                     for prompt in filter(None, prompts):  # a prompt shows face-up cards only
                         shown = [("dealer", prompt.get("dealer_up"))] if "dealer_up" in prompt else []
                         shown += [(prompt["hand"], card) for card in prompt.get("cards", [])]
                         assert set(shown) <= face_up, prompt
+            assert {"CoverCardReached", "BatchDelivered"} <= set(device_events), "device events were checked"
             sealed = [r for r in records if r["kind"] == "card" and r["card"] is None]
             assert len(sealed) == 3, "one hole card a round, by its commitment only"
             for hole in sealed:
