@@ -61,8 +61,7 @@ class TableJournal:
         append_record(self.trail, self.game, record)
 
     def round_ended(self, round_: Any) -> None:
-        self.state.end_round(self.table, round_.number)
-        self.state.save_table(self.table, {**self._counters(), "rounds": round_.number})
+        self.state.end_round(self.table, round_.number, {**self._counters(), "rounds": round_.number})
         self.round = None
 
     def _counters(self) -> dict[str, Any]:
@@ -126,9 +125,8 @@ class TableJournal:
         played = int(self._counters().get("rounds", 0))
         cut_off = self.state.round_in_progress(self.table)
         if cut_off is not None:
-            self.state.end_round(self.table, cut_off.number)
             played = max(played, cut_off.number)
-            self.state.save_table(self.table, {**self._counters(), "rounds": played})
+            self.state.end_round(self.table, cut_off.number, {**self._counters(), "rounds": played})
             last = self._trail_of(cut_off.number)
             if last is not None and last.outcome == "complete":  # killed after its last record
                 log.info("round completed before the restart", round=cut_off.number)

@@ -99,11 +99,14 @@ class TableState:
 
     def save_table(self, name: str, fields: Mapping[str, Any]) -> None:
         """Replace table ``name``'s counters (rounds played, batches, dealer, shoe counts)."""
-        for key, value in fields.items():
-            self._json(value, f"table {name} field {key!r}")
-        text = self._json(dict(fields), f"table {name}")
+        text = self._table_text(name, fields)
         with self._transaction():
             self._db.execute("INSERT OR REPLACE INTO tables VALUES (?, ?)", (name, text))
+
+    def _table_text(self, name: str, fields: Mapping[str, Any]) -> str:
+        for key, value in fields.items():
+            self._json(value, f"table {name} field {key!r}")
+        return self._json(dict(fields), f"table {name}")
 
     def load_table(self, name: str) -> dict[str, Any] | None:
         """The counters last saved for ``name``; None for a table never saved."""
@@ -127,8 +130,12 @@ class TableState:
             except sqlite3.IntegrityError:
                 raise StateError(f"{self.path}: table {table} round {number} was already played") from None
 
-    def end_round(self, table: str, number: int) -> None:
-        """Record that round ``number`` of ``table`` ended (settled or voided)."""
+    def end_round(self, table: str, number: int, counters: Mapping[str, Any]) -> None:
+        """Record that round ``number`` of ``table`` ended (settled or voided), and replace the
+        table's ``counters`` in the same transaction: a kill between two writes would otherwise
+        leave the round ended and the rounds-played counter behind it, and the next round would
+        take an ended round's number again."""
+        text = self._table_text(table, counters)
         with self._transaction():
             ended = self._db.execute(
                 "UPDATE rounds SET ended_at = ? WHERE table_name = ? AND number = ? AND ended_at IS NULL",
@@ -140,6 +147,7 @@ class TableState:
                 raise StateError(
                     f"{self.path}: table {table} round {number} is not in progress (in progress: {now})"
                 )
+            self._db.execute("INSERT OR REPLACE INTO tables VALUES (?, ?)", (table, text))
 
     def round_in_progress(self, table: str) -> RoundInProgress | None:
         row = self._db.execute(

@@ -76,7 +76,7 @@ def test_round_in_progress_is_known_after_reopening(db: Path) -> None:
     wagers = {"seat-1": {"base": 25}, "seat-3": {"base": 10, "progressive": 1}}
     with TableState(db) as state:
         state.begin_round("BJ-1", 1, wagers)
-        state.end_round("BJ-1", 1)
+        state.end_round("BJ-1", 1, {"rounds": 1})
         assert state.round_in_progress("BJ-1") is None
         state.begin_round("BJ-1", 2, wagers)
     with TableState(db) as state:
@@ -84,7 +84,7 @@ def test_round_in_progress_is_known_after_reopening(db: Path) -> None:
         assert isinstance(current, RoundInProgress)
         assert (current.number, current.wagers) == (2, wagers)
         assert state.round_in_progress("BJ-2") is None
-        state.end_round("BJ-1", 2)
+        state.end_round("BJ-1", 2, {"rounds": 2})
         assert state.round_in_progress("BJ-1") is None
 
 
@@ -94,13 +94,28 @@ def test_round_order_is_enforced_and_a_refusal_changes_nothing(db: Path) -> None
         with pytest.raises(StateError, match=r"round 2 refused: round 1 is still in progress"):
             state.begin_round("BJ-1", 2, {})
         with pytest.raises(StateError, match=r"round 7 is not in progress \(in progress: round 1\)"):
-            state.end_round("BJ-1", 7)
-        state.end_round("BJ-1", 1)
+            state.end_round("BJ-1", 7, {"rounds": 7})
+        state.end_round("BJ-1", 1, {"rounds": 1})
         with pytest.raises(StateError, match=r"round 1 is not in progress \(in progress: none\)"):
-            state.end_round("BJ-1", 1)
+            state.end_round("BJ-1", 1, {"rounds": 1})
         with pytest.raises(StateError, match=r"round 1 was already played"):
             state.begin_round("BJ-1", 1, {})
         assert state.round_in_progress("BJ-1") is None
+
+
+def test_a_round_ends_with_its_counters_in_one_write(db: Path) -> None:
+    """A kill between ending round 1 and counting it played would leave the table to number its
+    next round 1 again (recovery, docs/recovery.md): the two land together or not at all."""
+    with TableState(db) as state:
+        state.save_table("BJ-1", {"rounds": 0, "dealer": "E-1"})
+        state.begin_round("BJ-1", 1, {})
+        with pytest.raises(StateError, match=r"round 2 is not in progress"):
+            state.end_round("BJ-1", 2, {"rounds": 2, "dealer": "E-1"})
+        assert state.load_table("BJ-1") == {"rounds": 0, "dealer": "E-1"}, "a refused end changes nothing"
+        state.end_round("BJ-1", 1, {"rounds": 1, "dealer": "E-1"})
+    with TableState(db) as state:
+        assert state.round_in_progress("BJ-1") is None
+        assert state.load_table("BJ-1") == {"rounds": 1, "dealer": "E-1"}
 
 
 def test_unsaveable_input_names_the_field_and_keeps_the_old_value(db: Path) -> None:
@@ -185,7 +200,7 @@ while True:
     state.save_latches("shoe", [{"code": "JAM", "detail": str(number), "clause": "c", "origin": "device"}])
     state.save_table("BJ-1", {"rounds_played": number})
     print("saved", number, flush=True)
-    state.end_round("BJ-1", number)
+    state.end_round("BJ-1", number, {"rounds_played": number})
     print("ended", number, flush=True)
 """
 
