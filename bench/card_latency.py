@@ -91,7 +91,7 @@ async def measure(directory: Path, count: int, block: int) -> tuple[list[float],
             async with simulated_table(GAME, name="bench-table", settings=quiet) as sim:
                 stamp = WireStamp()
                 sim.connections["shoe"].trace = stamp  # type: ignore[assignment]
-                sim.table.watchers.add(TableJournal(trail, state, table="bench-table", game=GAME))
+                TableJournal(trail, state, table="bench-table", game=GAME).keep(sim.table)
                 clock = CardClock(stamp)
                 sim.table.watchers.add(clock)
                 players = simulated_players(GAME, random.Random(1))

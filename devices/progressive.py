@@ -224,6 +224,13 @@ class Progressive(Equipment[ProgressiveDriver]):
         await self._show_all()
         return round_state
 
+    async def resume(self) -> RoundState:
+        """``sync`` when the host restarted between rounds: the controller's last round is over,
+        locked or not (completed, or cut off and voided by a supervisor before the table could
+        open again), so betting may open on the next one."""
+        self._reconciled_round = (await self.driver.read_round()).round
+        return await self.sync()
+
     async def open_round(self) -> RoundState:
         """Open betting for the next round."""
         self._require("betting_opened", "opening betting", NEXT_ROUND)

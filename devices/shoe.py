@@ -552,8 +552,11 @@ class Shoe(Equipment[ShoeDriver]):
     def _on_synced(self, event: EventData) -> None:
         counts: ShoeCounts = event.kwargs["counts"]
         if event.transition.source == OFFLINE:
-            # Cards never vanish inside the shoe: dispensed + remaining is the batch as loaded.
-            self.batch_size = counts.dispensed + counts.remaining or None
+            # Cards never vanish inside the shoe: dispensed + remaining is the batch as loaded. An
+            # auto-reshuffling shoe's dispensed count runs on across its reshuffles, and between
+            # rounds every card is back in it: what remains is the batch.
+            whole = counts.remaining if counts.auto_reshuffle else counts.dispensed + counts.remaining
+            self.batch_size = whole or None
         elif counts.dispensed > self.dispensed:
             unseen = counts.dispensed - self.dispensed
             self.unrecorded += unseen

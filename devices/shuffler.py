@@ -29,7 +29,7 @@ line, exception or irregularity here carries a card.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -87,6 +87,11 @@ OUTCOME_RECONCILED = Rule(
     "has reconciled the counts",
 )
 WHOLE_BATCH_DELIVERED = Rule("NOTES.md §5.3", "the shoe receives every card of the counted batch")
+RESUMED_AS_LEFT = Rule(
+    "NOTES.md §5.3; docs/protocol.md §5.6",
+    "after the host restarts, a held batch goes back into play only if the shuffler's counters show "
+    "it untouched: the same shuffle last, its cards all in the output tray",
+)
 
 # Host-found faults that tie a batch to the failed state, with the device faults that do.
 BATCH_FAULTS = frozenset(
@@ -162,6 +167,22 @@ TRANSITIONS = [
         "source": "delivering",
         "dest": "failed",
         "after": "_record_unconfirmed",
+    },
+    # The host restarted with the table's day under way (TableJournal.position): the batch it had
+    # shuffled and held is taken back as it was, or none when the tray should be empty.
+    {
+        "trigger": "resumed",
+        "source": "idle",
+        "dest": "held",
+        "conditions": ["_as_left", "_holding"],
+        "after": "_record_resumed",
+    },
+    {
+        "trigger": "resumed",
+        "source": "idle",
+        "dest": None,
+        "conditions": "_as_left",
+        "after": "_record_resumed",
     },
     {
         "trigger": "batch_removed",
@@ -268,6 +289,34 @@ class Shuffler(Equipment[ShufflerDriver]):
             )
             self.delivered(reply=reply)
             return reply.count
+
+    def saved(self) -> dict[str, str | None]:
+        """The batches to take back after a restart (``resume``): the one held in the output tray
+        and the one last handed on, each as its shuffle report's payload in hex (no card face:
+        the order stays in the device, sealed)."""
+        return {
+            "held": None if self.batch is None else self.batch.report.to_payload().hex(),
+            "in_play": None if self.in_play is None else self.in_play.report.to_payload().hex(),
+        }
+
+    async def resume(self, saved: Mapping[str, str | None], input_count: int) -> None:
+        """The host restarted while the table's day was under way: take back the batch it had
+        shuffled and held (its order read again from the device and checked against the
+        shuffle's commitment) and the one it handed on (for the batches' alternation), from
+        ``saved()``. The device's counters must show the held batch untouched and
+        ``input_count`` cards in the input tray, else RESUMED_AS_LEFT is raised naming what
+        differs and nothing is taken back."""
+        held, in_play = (_report(saved.get(key)) for key in ("held", "in_play"))
+        async with self._one_at_a_time:
+            counters = await self.driver.counters()
+            self._check("resumed", held=held, counters=counters, input_count=input_count)
+            order = None
+            if held is not None and self.reads_order:
+                order = await self.driver.read_order(held)
+                if not order.opens(held.commitment):
+                    detail = f"shuffle {held.shuffle_id}: the order read again does not open its commitment"
+                    raise RuleViolation(ORDER_SEALED, detail)
+            self.resumed(held=held, in_play=in_play, counters=counters, input_count=input_count, order=order)
 
     async def set_mode(self, mode: ShuffleMode) -> None:
         mode = ShuffleMode(mode)
@@ -391,6 +440,44 @@ class Shuffler(Equipment[ShufflerDriver]):
             "delivery refused: the batch failed and is out of play until a supervisor clears it",
         )
 
+    def _as_left(self, event: EventData) -> bool:
+        held, counters, loaded = event.kwargs["held"], event.kwargs["counters"], event.kwargs["input_count"]
+        if counters.input_count != loaded:
+            raise RuleViolation(
+                RESUMED_AS_LEFT,
+                f"the input tray holds {counters.input_count} cards; the table left {loaded} there",
+            )
+        if held is None:
+            if counters.output_count:
+                raise RuleViolation(
+                    RESUMED_AS_LEFT,
+                    f"the output tray holds {counters.output_count} cards the table did not leave there",
+                )
+            return True
+        if counters.last_shuffle != held.shuffle_id or counters.output_count != held.count:
+            raise RuleViolation(
+                RESUMED_AS_LEFT,
+                f"the held {held.back} batch (shuffle {held.shuffle_id}, {held.count} cards) is not as left: "
+                f"the shuffler's last shuffle is {counters.last_shuffle}, its output tray holds "
+                f"{counters.output_count} cards",
+            )
+        return True
+
+    def _holding(self, event: EventData) -> bool:
+        return event.kwargs["held"] is not None
+
+    def _record_resumed(self, event: EventData) -> None:
+        held, in_play = event.kwargs["held"], event.kwargs["in_play"]
+        self.in_play = None if in_play is None else Batch(in_play, None)
+        if held is not None:
+            self.batch = Batch(held, event.kwargs["order"])
+            self.expected, self.back = held.expected, held.back
+        self.log.info(
+            "batches taken back after a restart",
+            held=None if held is None else held.shuffle_id,
+            in_play=None if in_play is None else in_play.shuffle_id,
+        )
+
     def _batches_alternate(self, event: EventData) -> bool:
         assert self.batch is not None
         back = self.batch.report.back
@@ -482,3 +569,8 @@ class Shuffler(Equipment[ShufflerDriver]):
     def _record_removal(self, event: EventData) -> None:
         self.batch = None
         self.log.info("failed batch removed")
+
+
+def _report(payload: str | None) -> ShuffleReport | None:
+    """A shuffle report saved by ``Shuffler.saved``; a damaged one is refused naming the field."""
+    return None if payload is None else ShuffleReport.from_payload(bytes.fromhex(payload))

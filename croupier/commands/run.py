@@ -124,7 +124,7 @@ async def table_in_service(
     the screen, dealt by the human dealer it prompts)."""
     if all(device.url.sim_kind is not None for device in config.devices.values()):
         async with simulated_table(config.game, rules=config.rules, name=config.name) as sim:
-            _keep(journal, sim.table)
+            journal.keep(sim.table)
             sim.table.watchers.add(RoundSummary(config.name, sim.world))
             options = table_options(config.game, sim)
             if config.service.api_tokens is None:  # no screen: simulated players and floor supervisor
@@ -137,17 +137,9 @@ async def table_in_service(
         return
     screen = Screen()
     async with hardware_table(config, ScreenDealer(screen)) as table:
-        _keep(journal, table)
+        journal.keep(table)
         table.watchers.add(RoundSummary(config.name))
         yield TableService(table, journal, game=config.game, opened=False, screen=screen)
-
-
-def _keep(journal: TableJournal, table: Any) -> None:
-    """The journal keeps the table: its latches and round restored after a restart, then every
-    record, fault and round end written as they happen."""
-    journal.watch_latches(table.equipment)
-    table.rounds = journal.restore(table.equipment)
-    table.watchers.add(journal)
 
 
 class RoundSummary(RoundWatcher):

@@ -144,9 +144,7 @@ async def simulate(
         async with simulated_table(game, name=TABLE_NAME, shuffler_seed=seed, **options) as sim:
             table = sim.table
             if journal is not None:
-                journal.watch_latches(table.equipment)
-                table.rounds = journal.restore(table.equipment)
-                table.watchers.add(journal)
+                journal.keep(table)
             table.watchers.add(tally)
             script = None
             if profile is not None:

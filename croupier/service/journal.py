@@ -50,11 +50,33 @@ class TableJournal:
     def __init__(self, trail: AuditTrail, state: TableState, *, table: str, game: str) -> None:
         self.trail, self.state, self.table, self.game = trail, state, table, game
         self.round: int | None = None  # the round in play, for the fault records' round number
+        self.kept: Any = None  # the table kept (``keep``)
         self._latched: dict[str, set[str]] = {}
+
+    def keep(self, table: Any) -> None:
+        """Keep ``table``: its latches and round restored after a restart, then every record,
+        fault, round end and the position of its cards written as they happen."""
+        self.kept = table
+        self.watch_latches(table.equipment)
+        table.rounds = self.restore(table.equipment)
+        table.watchers.add(self)
+
+    def save_position(self) -> None:
+        """Where the day's cards are (the table's ``position()``: the batches in the shoe and the
+        shuffler, the counts the rules keep across rounds), so that the table opened again after
+        a restart goes on from them. Saved when the table opens and as each round begins, the
+        cards then being where the round found them."""
+        self.state.save_table(self.table, {**self._counters(), "position": self.kept.position()})
+
+    def position(self) -> dict[str, Any] | None:
+        """The position last saved; None before the table first opened."""
+        return self._counters().get("position")
 
     # -- what the table does --------------------------------------------------------------------
     def round_began(self, round_: Any) -> None:
         self.round = round_.number
+        if self.kept is not None:  # a journal of rounds alone keeps no table's position
+            self.save_position()
         self.state.begin_round(self.table, round_.number, {})
 
     def record(self, record: Record) -> None:

@@ -91,6 +91,7 @@ class TableService:
                 played = _finish(self.table.play_round(self.players), stop, self.table, self._awaits_a_person)
                 if await played is None:
                     return
+                self.journal.save_position()  # the cards where the round and any shoe change left them
             finally:
                 self.round_in_play = False
 
@@ -143,11 +144,14 @@ class TableService:
             if self.table.faults:
                 latched = ", ".join(f"{fault.code} ({fault.detail})" for fault in self.table.faults)
                 raise RuleViolation(HOLD_FOR_SUPERVISOR, f"the table cannot open: latched {latched}")
-            await self.table.open(operator)
+            resumed = await self.table.open(operator, self.journal.position())
+            self.journal.save_position()
             self._day_opened = True
+            self.journal.operator_action("table_open", operator, resumed=resumed)
+        else:
+            self.journal.operator_action("table_open", operator)
         self.screen.open()
         self._opened.set()
-        self.journal.operator_action("table_open", operator)
 
     async def reset_level(self, level: int, key: str, operator: Operator) -> None:
         """A supervisor turns the reset key of a level a hit froze (605a.7(a)); betting then opens

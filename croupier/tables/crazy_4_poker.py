@@ -198,17 +198,34 @@ class Crazy4PokerTable(SupervisorHolds):
             yield self
 
     # -- the table's day --------------------------------------------------------------------------
-    async def open(self, floorperson: Operator) -> None:
+    async def open(self, floorperson: Operator, position: Mapping[str, Any] | None = None) -> bool:
         """657a.9(a)(1): refused without an automated shuffler (configured and connected); then the
-        shuffler opened (random mode only), the progressive synced and the first deck loaded."""
+        shuffler opened (random mode only), the progressive synced and the first deck loaded.
+
+        ``position``: where the service left the day before it restarted (``position()``): the
+        deck is then already in the shuffler's input tray, where each round leaves it. Returns
+        whether the day went on from ``position``."""
         self.game.open()  # the rule set names a shuffler, or the refusal names the clause
         if self.shuffler is None:
             raise RuleViolation(clauses.SHUFFLER_REQUIRED, f"{self.name}: no automated shuffler is connected")
         await self.feeds.settled()
         await self.shuffler.open_table()
-        await self.progressive.sync()
-        self.dealer.load_shuffler(self.back)
-        self.log.info("table open", back=self.back, deck_hand=self.deck_hand.value)
+        if position is None:
+            await self.progressive.sync()
+            self.dealer.load_shuffler(self.back)
+        else:
+            await self.progressive.resume()
+            self.game.rounds_since_count = position["rounds_since_stub_count"]
+            await self.shuffler.resume(position["shuffler"], input_count=CARDS_PER_DECK)
+        resumed = position is not None
+        self.log.info("table open", back=self.back, deck_hand=self.deck_hand.value, resumed=resumed)
+        return resumed
+
+    def position(self) -> dict[str, Any]:
+        """Where the day is, for ``open`` after a restart: the rounds since the stub was counted
+        (657a.9(d)) and the shuffler's batches; the deck waits in the shuffler's input tray."""
+        shuffler = None if self.shuffler is None else self.shuffler.saved()
+        return {"rounds_since_stub_count": self.game.rounds_since_count, "shuffler": shuffler}
 
     async def reset_level(self, level: int, key: str, operator: Operator) -> None:
         """The keyed reset of a level an award froze, by a supervisor (NOTES.md §3 605a.7(a))."""

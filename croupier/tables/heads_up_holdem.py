@@ -23,7 +23,7 @@ and can be proven when turned up; the stub leaves the shoe after them.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -158,15 +158,34 @@ class HeadsUpHoldemTable(SupervisorHolds):
         async with self.feeds.running():
             yield self
 
-    async def open(self, floorperson: Operator) -> None:
+    async def open(self, floorperson: Operator, position: Mapping[str, Any] | None = None) -> bool:
         """Read the shoe, open the shuffler (random mode only), set the shoe's mode, and put the
-        first deck in play."""
+        first deck in play.
+
+        ``position``: where the service left the day before it restarted (``position()``). With
+        the shoe still holding its deck, that deck plays on, and the rounds since the stub was
+        last counted go on being counted (677a.10(d)). Returns whether the day went on."""
         await self.feeds.settled()
-        await self.shoe.sync()
+        counts = await self.shoe.sync()
         await self.shuffler.open_table()
         await self.shoe.set_mode(auto_reshuffle=True, community_first=self.community_first)
+        if position is not None and counts.remaining:
+            self.decks, self.rounds_since_stub_count = position["decks"], position["rounds_since_stub_count"]
+            await self.shuffler.resume(position["shuffler"], input_count=0)
+            self.log.info("table open", community_first=self.community_first, resumed=True)
+            return True
         await self._new_deck()
         self.log.info("table open", community_first=self.community_first)
+        return False
+
+    def position(self) -> dict[str, Any]:
+        """Where the day is, for ``open`` after a restart: the decks put in play, the rounds since
+        the stub was counted, the shuffler's batches."""
+        return {
+            "decks": self.decks,
+            "rounds_since_stub_count": self.rounds_since_stub_count,
+            "shuffler": self.shuffler.saved(),
+        }
 
     # -- a round ----------------------------------------------------------------------------------
     async def play_round(self, players: HoldemPlayers) -> Round:

@@ -10,7 +10,7 @@ table adds only its own round: how it is made and what each of its states asks o
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -139,14 +139,26 @@ class ShoeTable(SupervisorHolds, Generic[R]):
             yield self
 
     # -- the table's day --------------------------------------------------------------------------
-    async def open(self, floorperson: Operator) -> None:
+    async def open(self, floorperson: Operator, position: Mapping[str, Any] | None = None) -> bool:
         """Open the table: read the shoe, open the shuffler (random mode only), the game's own
         checks, the first batch shuffled, counted and in the shoe with its cover card, the second
-        shuffled and held. The first round burns a card first."""
+        shuffled and held. The first round burns a card first.
+
+        ``position``: where the service left the day's cards before it restarted (``position()``,
+        saved by the journal). With the shoe still holding its batch, the day goes on from there:
+        the held batch taken back from the shuffler as left, and a card burned before the next
+        deal, as after a batch is placed in the shoe (672a.7(c)): the shoe was out of the table's
+        sight. Returns whether the day went on from ``position``."""
         await self.feeds.settled()  # the links' READY is in every machine
-        await self.shoe.sync()
+        counts = await self.shoe.sync()
         await self.shuffler.open_table()
         await self._inspect(floorperson)
+        if position is not None and counts.remaining:
+            self.in_shoe, self.held = position["in_shoe"], position["held"]
+            self.dealer_on_duty = position["dealer"]
+            await self.shuffler.resume(position["shuffler"], input_count=0)
+            self.log.info("table open", in_shoe=self.in_shoe, held=self.held, resumed=True)
+            return True
         self.dealer.load_shuffler(self.in_shoe)
         await self._shuffle(self.in_shoe)
         await self._to_shoe()
@@ -154,6 +166,17 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         await self._shuffle(self.held)
         self.shuffler.hold()
         self.log.info("table open", in_shoe=self.in_shoe, held=self.held, cover_depth=self.cover_depth)
+        return False
+
+    def position(self) -> dict[str, Any]:
+        """Where the day's cards are, for ``open`` after a restart: the batch in the shoe and the
+        one held, the dealer on duty, the shuffler's batches."""
+        return {
+            "in_shoe": self.in_shoe,
+            "held": self.held,
+            "dealer": self.dealer_on_duty,
+            "shuffler": self.shuffler.saved(),
+        }
 
     async def _inspect(self, floorperson: Operator) -> None:
         """A game's start-of-day checks of its own equipment (none for the shoe and shuffler)."""

@@ -49,8 +49,7 @@ async def api_rig(tmp_path: Path, game: str = "free-bet-blackjack", **options: A
     async with simulated_table(game, name="API", settings=FAST, **options) as sim:
         with AuditTrail(tmp_path / "audit", "API") as trail, TableState(tmp_path / "state.db") as state:
             journal = TableJournal(trail, state, table="API", game=game)
-            sim.table.watchers.add(journal)
-            journal.watch_latches(sim.table.equipment)
+            journal.keep(sim.table)
             service = TableService(sim.table, journal, game=game, cover=table_options(game, sim).get("cover"))
             stop = asyncio.Event()
             serving = asyncio.create_task(service.serve(stop))

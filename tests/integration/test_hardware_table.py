@@ -21,7 +21,7 @@ from croupier.api.app import make_app
 from croupier.api.auth import Tokens
 from croupier.audit.writer import AuditTrail
 from croupier.commands.run import table_in_service
-from croupier.config import load_table_config
+from croupier.config import TableConfig, load_table_config
 from croupier.service.journal import TableJournal
 from croupier.service.screen import TABLE_CLOSED
 from croupier.service.table_service import DEVICES_READY
@@ -132,32 +132,51 @@ def _equipment(game: str, world: TableWorld) -> tuple[Any, dict[str, tuple[Any, 
 async def felt(tmp_path: Path, game: str) -> AsyncIterator[tuple[Screen, TableWorld, dict[str, Any]]]:
     """The devices served, the table in service on them, its API, and the dealer's hands doing
     each step the screen shows."""
+    async with (
+        equipment_served(tmp_path, game) as (hands, world, ports, config),
+        in_service(config, hands, game) as screen,
+    ):
+        yield screen, world, ports
+
+
+@contextlib.asynccontextmanager
+async def equipment_served(
+    tmp_path: Path, game: str
+) -> AsyncIterator[tuple[Any, TableWorld, dict[str, Any], TableConfig]]:
+    """The devices of ``game`` served on their ports and the table's configuration naming them;
+    they stay up across restarts of the service, as the equipment on the felt does."""
     world = TableWorld()
     hands, devices = _equipment(game, world)
     ports = {name: port for name, (port, _device) in devices.items()}
     try:
-        config = load_table_config(_config(tmp_path, game, devices))
-        with (
-            AuditTrail(config.service.audit_dir, config.name) as trail,
-            TableState(config.service.state_db) as state,
-        ):
-            journal = TableJournal(trail, state, table=config.name, game=config.game)
-            async with table_in_service(config, journal, None) as service:
-                steps = service.screen.step_listeners  # the dealer's hands do what the screen shows
-                steps.append(lambda step, arguments: getattr(hands, step)(**arguments))
-                stop = asyncio.Event()
-                serving = asyncio.create_task(service.serve(stop))
-                try:
-                    app = make_app(service, Tokens.load(config.service.api_tokens))
-                    async with TestClient(TestServer(app)) as client:
-                        yield Screen(client, DEALER, dealer_counts(game, 3)), world, ports
-                finally:
-                    stop.set()
-                    await asyncio.wait_for(serving, 20)
+        yield hands, world, ports, load_table_config(_config(tmp_path, game, devices))
     finally:
         for port in set(ports.values()):
             port.stop()
     world.check()
+
+
+@contextlib.asynccontextmanager
+async def in_service(config: TableConfig, hands: Any, game: str) -> AsyncIterator[Screen]:
+    """The table in service on the configured devices with its trail and state, its API, and the
+    dealer's hands doing each step the screen shows; the service stops when the block ends."""
+    with (
+        AuditTrail(config.service.audit_dir, config.name) as trail,
+        TableState(config.service.state_db) as state,
+    ):
+        journal = TableJournal(trail, state, table=config.name, game=config.game)
+        async with table_in_service(config, journal, None) as service:
+            steps = service.screen.step_listeners  # the dealer's hands do what the screen shows
+            steps.append(lambda step, arguments: getattr(hands, step)(**arguments))
+            stop = asyncio.Event()
+            serving = asyncio.create_task(service.serve(stop))
+            try:
+                app = make_app(service, Tokens.load(config.service.api_tokens))
+                async with TestClient(TestServer(app)) as client:
+                    yield Screen(client, DEALER, dealer_counts(game, 3))
+            finally:
+                stop.set()
+                await asyncio.wait_for(serving, 20)
 
 
 async def _all_ready(screen: Screen) -> None:
@@ -225,5 +244,29 @@ def test_every_game_plays_on_its_configured_equipment(tmp_path: Path, game: str)
             for number in range(1, 7 if game == "heads-up-holdem" else 4):
                 assert await screen.play_round(game) == number
                 world.check()
+
+    run(scenario(), timeout=120)
+
+
+@pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker"])
+def test_a_restarted_service_goes_on_with_the_cards_in_the_equipment(tmp_path: Path, game: str) -> None:
+    """The service restarts (an update, a crash) while the equipment on the felt keeps its cards:
+    the shoe its batch part dealt, the shuffler the batch it holds. Opened again by a supervisor,
+    the table goes on from them, numbering on, without a card unaccounted."""
+
+    async def scenario() -> None:
+        async with equipment_served(tmp_path, game) as (hands, world, _ports, config):
+            async with in_service(config, hands, game) as screen:
+                await _all_ready(screen)
+                await screen.ok_as(SUPERVISOR, "/v1/table/open")
+                for number in (1, 2):
+                    assert await screen.play_round(game) == number
+            world.check()
+            async with in_service(config, hands, game) as screen:
+                await _all_ready(screen)
+                await screen.ok_as(SUPERVISOR, "/v1/table/open")
+                for number in (3, 4):
+                    assert await screen.play_round(game) == number
+                    world.check()
 
     run(scenario(), timeout=120)

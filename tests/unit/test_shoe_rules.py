@@ -599,6 +599,33 @@ def test_auto_reshuffling_shoe_takes_the_discards_back_after_each_round():
     run(scenario())
 
 
+def test_auto_reshuffling_shoe_found_after_a_host_restart_counts_its_deck_as_loaded():
+    """A restarted host syncs a shoe that has dealt and reshuffled rounds already: its dispensed
+    count runs on, so the deck is what remains, and the next round's reshuffle checks 52."""
+
+    async def scenario():
+        async with table() as t:
+            await t.shoe.set_mode(auto_reshuffle=True)
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            for _ in range(4):
+                await t.shoe.deal(face_up=True)
+            t.world.move_all(SHOE_TRAY, DISCARD)
+            await t.shoe.end_round()
+            again = Shoe(t.shoe.driver, burns=True)
+            counts = await again.sync()
+            assert counts.dispensed == 5 and again.batch_size == 52
+            t.shoe = again
+            await t.shoe.burn()
+            t.shoe.start_round()
+            await t.shoe.deal(face_up=True)
+            t.world.move_all(SHOE_TRAY, DISCARD)
+            await t.shoe.end_round()
+            assert not t.shoe.faulted, "the whole deck is back, as loaded"
+
+    run(scenario())
+
+
 # -- docs/protocol.md §5.6: an unknown outcome is reconciled before dealing on -------------------------------
 def test_unknown_outcome_blocks_dealing_until_the_counts_are_read():
     async def scenario():

@@ -23,6 +23,7 @@ from devices.shuffler import (
     ORDER_SEALED,
     OUTCOME_RECONCILED,
     RANDOM_ON_OPEN_TABLE,
+    RESUMED_AS_LEFT,
     UNSEEDED_ON_OPEN_TABLE,
     WHOLE_BATCH_DELIVERED,
     Shuffler,
@@ -337,6 +338,90 @@ def test_633a3b_one_batch_colour_plays_only_without_alternation():
             await table.shuffler.deliver_to_shoe()
             table.end_of_shoe()
         assert table.shuffler.in_play.report.shuffle_id == 2
+
+    run(scenario())
+
+
+def _restarted(table: Table) -> Shuffler:
+    """The host's machine after a restart: a new one over the same driver, knowing nothing."""
+    return Shuffler(table.driver)
+
+
+def test_5_3_a_restarted_host_takes_back_the_held_batch_as_left_and_alternation_goes_on():
+    """RESUMED_AS_LEFT: the red batch in the shoe, the blue one shuffled and held; after the host
+    restarts it takes the blue batch back with its order read again, and alternation (633a.3(b))
+    still refuses a second blue shoe."""
+
+    async def scenario():
+        table = Table()
+        await table.shuffled_batch("red")
+        await table.shuffler.deliver_to_shoe()
+        await table.shuffled_batch("blue")
+        table.shuffler.hold()
+        saved = table.shuffler.saved()
+        assert all(isinstance(value, str) for value in saved.values()), "reports as hex, no face"
+        again = _restarted(table)
+        await again.resume(saved, input_count=0)
+        assert again.state == "held" and again.batch.report == table.shuffler.batch.report
+        assert again.batch.order.opens(again.batch.report.commitment)
+        table.end_of_shoe()
+        assert await again.deliver_to_shoe() == 52
+        table.shuffler = again  # the restarted host goes on
+        await table.shuffled_batch("blue")
+        table.end_of_shoe()
+        with pytest.raises(RuleViolation) as refused:
+            await table.shuffler.deliver_to_shoe()
+        assert refused.value.rule is BATCHES_ALTERNATE
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("moved", "named"),
+    [
+        ("shuffled again", "the shuffler's last shuffle is 2"),
+        ("taken out", "its output tray holds 0 cards"),
+        ("input loaded", "the input tray holds 52 cards; the table left 0 there"),
+    ],
+)
+def test_5_3_a_restarted_host_refuses_a_held_batch_not_as_left(moved, named):
+    """RESUMED_AS_LEFT: a batch shuffled again, taken out, or cards in the input tray while the
+    host was down: refused naming what differs, and nothing is taken back."""
+
+    async def scenario():
+        table = Table()
+        await table.shuffled_batch("blue")
+        table.shuffler.hold()
+        saved = table.shuffler.saved()
+        if moved == "shuffled again":
+            table.world.move_all(SHUFFLER_OUTPUT, SHUFFLER_INPUT)
+            await table.driver.shuffle()
+        elif moved == "taken out":
+            table.world.move_all(SHUFFLER_OUTPUT, ASIDE)
+        else:
+            table.world.add_batch(SHUFFLER_INPUT, "red", 1)
+        again = _restarted(table)
+        with pytest.raises(RuleViolation) as refused:
+            await again.resume(saved, input_count=0)
+        assert refused.value.rule is RESUMED_AS_LEFT and named in str(refused.value)
+        assert again.state == "idle" and again.batch is None and again.in_play is None
+
+    run(scenario())
+
+
+def test_5_3_a_restarted_host_with_nothing_held_finds_the_output_tray_empty():
+    async def scenario():
+        table = Table()
+        await table.shuffled_batch("red")
+        await table.shuffler.deliver_to_shoe()
+        saved = table.shuffler.saved()
+        assert saved["held"] is None
+        again = _restarted(table)
+        await again.resume(saved, input_count=0)
+        assert again.state == "idle" and again.in_play.report.back == "red"
+        table.world.add_batch(SHUFFLER_OUTPUT, "red", 1)  # a batch nobody shuffled here
+        with pytest.raises(RuleViolation, match="output tray holds 52 cards the table did not leave"):
+            await _restarted(table).resume(saved, input_count=0)
 
     run(scenario())
 
