@@ -192,6 +192,9 @@ def test_firmware_command_serves_a_device_over_tcp():
     proc = subprocess.Popen(
         [sys.executable, "-m", "croupier", "firmware", "diagnostic", "--port", "tcp"],
         cwd=REPO_ROOT,  # -m puts the working directory first on sys.path: this tree's croupier
+        # Ctrl-C as at a terminal, even when this suite runs as a background job (whose shell
+        # starts its children with SIGINT ignored)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
