@@ -7,10 +7,11 @@ Subclasses declare a ``transitions.Machine`` for their own states. Per ARCHITECT
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from devices.faults import Fault, FaultLatch, Operator
-from devices.rules import Rule, RuleViolation
+from devices.rules import Irregularity, Rule, RuleViolation
 from drivers.connection import ConnectionState, StateChanged
 from drivers.driver import Driver
 from drivers.protocol.core import FaultCleared, FaultCode, FaultRaised
@@ -24,13 +25,25 @@ LINK_LOST = Rule(
 
 
 class Equipment(Generic[D]):
-    """A device's rules over its driver. ``apply`` feeds it the driver's events in order."""
+    """A device's rules over its driver. ``apply`` feeds it the driver's events in order.
+    ``irregularities`` holds what the device's rules found irregular, each also told to the
+    ``irregularity_listeners`` (the table service writes them to the audit trail)."""
 
     def __init__(self, driver: D, latch: FaultLatch | None = None) -> None:
         self.driver = driver
         self.latch = latch or FaultLatch()
         self._was_ready = False
         self.link: ConnectionState | None = None  # the link's state as its last event told
+        self.irregularities: list[Irregularity] = []
+        self.irregularity_listeners: list[Callable[[Irregularity], None]] = []
+
+    def irregular(self, rule: Rule, detail: str) -> Irregularity:
+        """Record an irregularity the rule found: kept, and told to every listener."""
+        irregularity = Irregularity(rule, detail)
+        self.irregularities.append(irregularity)
+        for listener in self.irregularity_listeners:
+            listener(irregularity)
+        return irregularity
 
     @property
     def name(self) -> str:

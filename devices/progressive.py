@@ -23,7 +23,7 @@ from transitions import EventData, Machine
 
 from devices.equipment import DEVICE_FAULT, Equipment
 from devices.faults import Fault, FaultLatch, Operator
-from devices.rules import Irregularity, Rule, RuleViolation
+from devices.rules import Rule, RuleViolation
 from drivers.connection import ConnectionState, StateChanged
 from drivers.errors import DriverError
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
@@ -169,7 +169,6 @@ class Progressive(Equipment[ProgressiveDriver]):
         self.levels: dict[int, LevelInfo] = {}
         self.wins: dict[int, AwardResult] = {}  # the win a frozen level shows until its reset
         self.covered: tuple[int, ...] = ()
-        self.irregularities: list[Irregularity] = []
         self._reconciled_round: int | None = None
         Machine(
             model=self,
@@ -189,12 +188,10 @@ class Progressive(Equipment[ProgressiveDriver]):
         elif isinstance(event, SensorChanged):
             self.covered = seats_in(event.covered)
         elif isinstance(event, WagerAfterLock):
-            self.irregularities.append(
-                Irregularity(
-                    NO_MORE_BETS,
-                    f"seat {event.seat}: a progressive wager placed after the lock of round "
-                    f"{event.round} was refused by the controller",
-                )
+            self.irregular(
+                NO_MORE_BETS,
+                f"seat {event.seat}: a progressive wager placed after the lock of round "
+                f"{event.round} was refused by the controller",
             )
 
     def apply_sign(self, event: object) -> None:

@@ -33,7 +33,7 @@ from transitions import EventData, Machine
 
 from devices.equipment import DEVICE_FAULT, Equipment
 from devices.faults import Fault, FaultLatch
-from devices.rules import Irregularity, Rule, RuleViolation
+from devices.rules import Rule, RuleViolation
 from drivers.errors import OutcomeUnknown
 from drivers.protocol.cards import Card
 from drivers.protocol.classes.shoe import FAULT_OF_OUTCOME, CoverCardReached, DispenseOutcome, ShoeCounts
@@ -341,7 +341,6 @@ class Shoe(Equipment[ShoeDriver]):
         self.burn_cards: list[SealedCard] = []  # this batch's burn cards: never revealed
         self.round_cards: list[Card | SealedCard] = []  # dealt in the current (or last) round
         self.cover: CoverCard | None = None
-        self.irregularities: list[Irregularity] = []
         self._sealed: dict[int, SealedCard] = {}  # face-down cards dealt, by reference
         self._revealed: dict[int, Card] = {}
         # Covers seen, by dispensed count, through replies and through events: a cover counts once
@@ -537,7 +536,7 @@ class Shoe(Equipment[ShoeDriver]):
         self.trigger("cover_seen", dispensed=dispensed)
 
     def _irregular(self, rule: Rule, detail: str) -> None:
-        self.irregularities.append(Irregularity(rule, detail))
+        self.irregular(rule, detail)
         self.log.warning("irregularity", clause=rule.clause, detail=detail)
 
     def _latch_count(self, rule: Rule, detail: str) -> None:

@@ -38,7 +38,7 @@ from transitions import EventData, Machine, MachineError
 
 from devices.equipment import Equipment
 from devices.faults import Fault, FaultLatch, Operator
-from devices.rules import Irregularity, Rule, RuleViolation
+from devices.rules import Rule, RuleViolation
 from drivers.errors import DeviceRefused, LinkLost, NotConnected
 from drivers.protocol.classes.shuffler import ShuffleMode, ShuffleModeChanged, ShuffleReport
 from drivers.protocol.core import FaultCode
@@ -240,7 +240,6 @@ class Shuffler(Equipment[ShufflerDriver]):
         self.back: str | None = None
         self.batch: Batch | None = None  # the batch in the shuffler
         self.in_play: Batch | None = None  # the batch last handed to the shoe
-        self.irregularities: list[Irregularity] = []
         self.log = structlog.get_logger("croupier.devices.shuffler").bind(device=self.name)
         # One operation at a time: a setting's check and its commit must not straddle another's.
         self._one_at_a_time = asyncio.Lock()
@@ -388,7 +387,7 @@ class Shuffler(Equipment[ShufflerDriver]):
             )
 
     def _irregular(self, problem: _Problem) -> None:
-        self.irregularities.append(Irregularity(problem.rule, problem.detail))
+        self.irregular(problem.rule, problem.detail)
         self.latch.latch(Fault(problem.code, problem.detail, problem.rule.clause, problem.origin))
         self.log.warning(
             "shuffler irregularity", code=problem.code, detail=problem.detail, clause=problem.rule.clause

@@ -32,7 +32,7 @@ from croupier.audit.writer import AuditTrail
 from croupier.state import TableState
 from devices.equipment import Equipment
 from devices.faults import Fault, Operator
-from devices.rules import Rule
+from devices.rules import Irregularity, Rule
 from games.common.records import Record
 
 log = structlog.get_logger("croupier.journal")
@@ -89,12 +89,20 @@ class TableJournal:
     def _counters(self) -> dict[str, Any]:
         return self.state.load_table(self.table) or {}
 
-    # -- the devices' latches -------------------------------------------------------------------
+    # -- the devices' latches and irregularities ------------------------------------------------
     def watch_latches(self, equipment: Iterable[Equipment[Any]]) -> None:
-        """Keep each device's latched faults in the state store and in the trail as they change."""
+        """Keep each device's latched faults in the state store and in the trail as they change,
+        and write each irregularity its rules find to the trail (``device_irregularity``)."""
         for machine in equipment:
             self._latched[machine.name] = {fault.code for fault in machine.latch.faults}
             machine.latch.listeners.append(lambda machine=machine: self._latch_changed(machine))
+            machine.irregularity_listeners.append(
+                lambda irregularity, machine=machine: self._irregular(machine, irregularity)
+            )
+
+    def _irregular(self, machine: Equipment[Any], irregularity: Irregularity) -> None:
+        fields = {"device": machine.name, "clause": irregularity.rule.clause, "detail": irregularity.detail}
+        self.trail.append("device_irregularity", self.round, fields)
 
     def _latch_changed(self, machine: Equipment[Any]) -> None:
         faults = {fault.code: fault for fault in machine.latch.faults}

@@ -16,8 +16,8 @@ import structlog
 from devices.equipment import LINK_LOST, Equipment
 from devices.faults import LATCH_BLOCKS, Fault, Operator
 from devices.rules import Rule, RuleViolation
-from devices.shoe import ShoeFault
-from drivers.errors import DeviceRefused, LinkLost, NotConnected
+from devices.shoe import RECONCILED, Shoe, ShoeFault
+from drivers.errors import DeviceRefused, LinkLost, NotConnected, OutcomeUnknown
 from drivers.protocol.message import Status
 from games.common.messages import Resolution, SupervisorResolve
 
@@ -49,6 +49,7 @@ class SupervisorHolds:
     name: str
     log: structlog.typing.FilteringBoundLogger
     feeds: Any  # croupier.tables.feeding.Feeds
+    dealer: Any  # the table's dealer (croupier.tables.dealer.Dealer)
 
     @property
     def equipment(self) -> tuple[Equipment[Any], ...]:
@@ -116,6 +117,27 @@ class SupervisorHolds:
                     raise
                 self.log.warning("device fault latched", detail=refused.detail)
                 await self._fault_reaches_the_latch()
+
+    async def _reconciled(self, shoe: Shoe, dispense: Callable[[], Awaitable[T]]) -> tuple[T, int]:
+        """A shoe's dispense, held on a fault like any card-moving step, and reconciled when its
+        outcome is unknown (the link died with the command out, docs/protocol.md §5.6): the step
+        waits for the device and a supervisor's clear of its LINK_LOST, then the shoe's counts are
+        read. A card that left meanwhile is unrecorded (RECORD_EVERY_CARD, written to the trail
+        as the shoe's irregularity): the dealer moves it unseen to the discard rack, as a burn card
+        is moved, and the dispense is made again. Returns the dispense's result and the cards so
+        moved."""
+        aside = 0
+        while True:
+            try:
+                return await self._held_on_fault(dispense), aside
+            except OutcomeUnknown as unknown:
+                self.log.warning("dispense outcome unknown", detail=str(unknown), clause=RECONCILED.clause)
+            await self._fault_reaches_the_latch()
+            before = shoe.unrecorded
+            await self._held_on_fault(shoe.sync)
+            for _ in range(shoe.unrecorded - before):
+                self.dealer.burn()
+                aside += 1
 
     async def _fault_reaches_the_latch(self) -> None:
         """Wait for the fault behind a refusal — a lost link's LINK_LOST, a device's own latched

@@ -240,7 +240,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         is set aside and told to the round (672a.7(d)); a card the round would not take (it holds)
         waits beside the layout, not in the hand."""
         cover = self.shoe.cover
-        card = await self._held_on_fault(lambda: self.shoe.deal(face_up=slot.face_up))
+        card, aside = await self._reconciled(self.shoe, lambda: self.shoe.deal(face_up=slot.face_up))
+        play.rack_before += aside  # unseen cards in the rack are not the round's
         if self.shoe.cover is not cover:
             self._handle(play, CardArrives(COVER_CARD))
         self._handle(play, CardArrives(card))
@@ -265,7 +266,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         while True:
             await self._while_latched()
             if self.shoe.state == NEEDS_BURN:
-                if await self._held_on_fault(self.shoe.burn) is not None:
+                burned, _aside = await self._reconciled(self.shoe, self.shoe.burn)
+                if burned is not None:
                     self.dealer.burn()
             elif self.shoe.state == COLLECTING:
                 await self._change_shoe()

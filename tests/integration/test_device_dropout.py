@@ -1,7 +1,8 @@
 """A device that drops out mid-round (it stops answering, as when its cable is pulled): the link
 supervisor notices, LINK_LOST latches (ARCHITECTURE.md "faults latch") and the round holds where
 it is; a supervisor's clear is refused until the device is back; once it is back and cleared, the
-round goes on to its end with every card accounted for."""
+round goes on to its end with every card accounted for. The same when the shoe drops out with a
+dispense on the wire: its outcome is reconciled from the shoe's counts (docs/protocol.md §5.6)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,17 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
+from croupier.audit.record import AuditRecord
+from croupier.audit.writer import AuditTrail
 from croupier.players.free_bet_blackjack import BasicStrategyPlayers
+from croupier.service.journal import TableJournal
 from croupier.simulated import FLOORPERSON, simulated_table
+from croupier.state import TableState
 from devices.equipment import LINK_LOST
 from devices.rules import RuleViolation
+from devices.shoe import RECORD_EVERY_CARD
 from drivers.connection import ConnectionState
+from firmware_sim.faults import ChannelFaults, FaultPlan
 from games.common.machine_parts import COMPLETE
 from games.free_bet_blackjack.inputs import PlayerAction
 from tests.links import FAST, run
@@ -81,3 +88,62 @@ async def _held_then_cleared(sim: Any, table: Any, shoe: Any, playing: asyncio.T
     round_ = await asyncio.wait_for(playing, 15)
     assert round_.state == COMPLETE and table.faults == ()
     sim.world.check()
+
+
+class HitIntoADeadLink(BasicStrategyPlayers):
+    """The first player to decide hits, and the shoe's answers stop from then on: the dispense
+    goes out, the card leaves the shoe, and no answer comes back (the cable pulled mid-command)."""
+
+    def __init__(self, shoe: Any) -> None:
+        super().__init__(random.Random(3))
+        self.shoe, self.dropped = shoe, False
+
+    def decide(self, hand: Any, dealer_up: Any, legal: Any) -> Any:
+        if self.dropped or PlayerAction.HIT not in legal:
+            return super().decide(hand, dealer_up, legal)
+        self.dropped = True
+        self.shoe.set_faults(FaultPlan(outbound=ChannelFaults(drop_rate=1.0)))
+        return PlayerAction.HIT
+
+
+def test_672a7s_a_dispense_lost_with_the_link_is_reconciled_and_its_card_set_aside_unseen(tmp_path) -> None:
+    """The shoe dies with a dispense out: the round holds (LINK_LOST); once the shoe is back and a
+    supervisor cleared it, the shoe's counts show the card left unrecorded (672a.7(s):
+    RECORD_EVERY_CARD, written to the trail); the dealer moves it unseen to the rack, the card is
+    dispensed again, and the round ends with its own cards counted and the world balanced."""
+
+    async def scenario() -> None:
+        async with simulated_table("free-bet-blackjack", name="DROP", settings=FAST) as sim:
+            table, shoe = sim.table, sim.devices["shoe"]
+            with AuditTrail(tmp_path / "audit", "DROP") as trail, TableState(tmp_path / "state.db") as state:
+                TableJournal(trail, state, table="DROP", game="free-bet-blackjack").keep(table)
+                players = HitIntoADeadLink(shoe)
+
+                async def until_dropped() -> Any:
+                    while True:
+                        round_ = await table.play_round(players)
+                        if players.dropped:
+                            return round_
+
+                playing = asyncio.create_task(until_dropped())
+                async with asyncio.timeout(15):
+                    while "LINK_LOST" not in {fault.code for fault in table.faults}:
+                        await asyncio.sleep(0.01)
+                assert not playing.done(), "the round holds where it is"
+                shoe.set_faults(FaultPlan())
+                await sim.connections["shoe"].wait_ready(10)
+                await table.clear("LINK_LOST", FLOORPERSON)
+                round_ = await asyncio.wait_for(playing, 15)
+                assert round_.state == COMPLETE and table.faults == ()
+                assert table.shoe.irregularities[-1].rule is RECORD_EVERY_CARD
+                lines = [line for path in trail.files() for line in path.read_bytes().splitlines()]
+                records = [AuditRecord.parse(line) for line in lines]
+            sim.world.check()
+        irregular = [r for r in records if r.kind == "device_irregularity"]
+        assert [r.fields["clause"] for r in irregular] == [RECORD_EVERY_CARD.clause]
+        assert irregular[0].round == round_.number and irregular[0].fields["device"] == "shoe"
+        assert not [r for r in records if r.round == round_.number and r.kind == "irregularity"], (
+            "the round's own cards were all counted at the pickup"
+        )
+
+    run(scenario(), timeout=60)
