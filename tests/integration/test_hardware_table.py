@@ -19,6 +19,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from croupier.api.app import make_app
 from croupier.api.auth import Tokens
+from croupier.audit.record import AuditRecord
 from croupier.audit.writer import AuditTrail
 from croupier.commands.run import table_in_service
 from croupier.config import TableConfig, load_table_config
@@ -27,6 +28,7 @@ from croupier.service.screen import TABLE_CLOSED
 from croupier.service.table_service import DEVICES_READY
 from croupier.state import TableState
 from devices.faults import SUPERVISOR_CLEARS
+from devices.shuffler import RESUMED_AS_LEFT
 from firmware_sim.card_reader import CardReaderPersonality
 from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.dealer_crazy_4 import SimulatedCrazy4Dealer
@@ -38,7 +40,7 @@ from firmware_sim.ports.tcp import TcpPort
 from firmware_sim.progressive import ControllerPersonality, SignPersonality
 from firmware_sim.shoe import ShoePersonality
 from firmware_sim.shuffler import ShufflerPersonality
-from firmware_sim.world import TableWorld
+from firmware_sim.world import SHUFFLER_OUTPUT, TableWorld
 from tests.links import run
 from tests.screen import Screen, dealer_counts
 
@@ -256,17 +258,43 @@ def test_a_restarted_service_goes_on_with_the_cards_in_the_equipment(tmp_path: P
 
     async def scenario() -> None:
         async with equipment_served(tmp_path, game) as (hands, world, _ports, config):
-            async with in_service(config, hands, game) as screen:
-                await _all_ready(screen)
-                await screen.ok_as(SUPERVISOR, "/v1/table/open")
-                for number in (1, 2):
-                    assert await screen.play_round(game) == number
-            world.check()
-            async with in_service(config, hands, game) as screen:
-                await _all_ready(screen)
-                await screen.ok_as(SUPERVISOR, "/v1/table/open")
-                for number in (3, 4):
-                    assert await screen.play_round(game) == number
-                    world.check()
+            for rounds in ((1, 2), (3, 4)):
+                async with in_service(config, hands, game) as screen:
+                    await _all_ready(screen)
+                    await screen.ok_as(SUPERVISOR, "/v1/table/open")
+                    for number in rounds:
+                        assert await screen.play_round(game) == number
+                        world.check()
+        actions = [r.fields for r in _trail(config) if r.kind == "operator_action"]
+        assert [a["resumed"] for a in actions if a["action"] == "table_open"] == [False, True]
 
     run(scenario(), timeout=120)
+
+
+def test_a_restarted_service_refuses_a_held_batch_not_as_left(tmp_path: Path) -> None:
+    """RESUMED_AS_LEFT: the held batch was taken out of the shuffler while the service was down;
+    the open is refused naming it, nothing is taken back, and once the batch is back the table
+    opens and goes on."""
+
+    async def scenario() -> None:
+        async with equipment_served(tmp_path, "free-bet-blackjack") as (hands, world, _ports, config):
+            async with in_service(config, hands, "free-bet-blackjack") as screen:
+                await _all_ready(screen)
+                await screen.ok_as(SUPERVISOR, "/v1/table/open")
+                assert await screen.play_round("free-bet-blackjack") == 1
+            world.move_all(SHUFFLER_OUTPUT, "someone's hands")
+            async with in_service(config, hands, "free-bet-blackjack") as screen:
+                await _all_ready(screen)
+                status, body = await screen.post("/v1/table/open", headers=SUPERVISOR)
+                assert status == 409 and body["clause"] == RESUMED_AS_LEFT.clause
+                assert "output tray holds 0 cards" in body["error"]
+                world.move_all("someone's hands", SHUFFLER_OUTPUT)
+                await screen.ok_as(SUPERVISOR, "/v1/table/open")
+                assert await screen.play_round("free-bet-blackjack") == 2
+
+    run(scenario(), timeout=120)
+
+
+def _trail(config: TableConfig) -> list[AuditRecord]:
+    paths = sorted(config.service.audit_dir.glob("*.jsonl"))
+    return [AuditRecord.parse(line) for path in paths for line in path.read_bytes().splitlines()]
