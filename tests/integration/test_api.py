@@ -171,6 +171,12 @@ def test_no_response_or_event_shows_a_face_down_card_before_it_is_turned_up(tmp_
                         shown = [("dealer", prompt.get("dealer_up"))] if "dealer_up" in prompt else []
                         shown += [(prompt["hand"], card) for card in prompt.get("cards", [])]
                         assert set(shown) <= face_up, prompt
+                async with asyncio.timeout(10):  # the shoe change after the cover card's round ends
+                    while "BatchDelivered" not in device_events:
+                        message = await ws.receive_json()
+                        if message["type"] == "device_event":
+                            assert not CARD_TOKEN.search(json.dumps(message)), message
+                            device_events.append(message["event"])
             assert {"CoverCardReached", "BatchDelivered"} <= set(device_events), "device events were checked"
             sealed = [r for r in records if r["kind"] == "card" and r["card"] is None]
             assert len(sealed) == 3, "one hole card a round, by its commitment only"
