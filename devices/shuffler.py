@@ -340,8 +340,19 @@ class Shuffler(Equipment[ShufflerDriver]):
 
     async def clear(self, code: str, operator: Operator) -> None:
         """A supervisor's clear; once no batch fault is left, the failed batch is gone and the
-        shuffler takes the next one."""
+        shuffler takes the next one. OUTCOME_UNKNOWN is the host's own fault, which the device
+        cannot check: it clears only once the counters show the output tray empty (a shuffle that
+        did run left its batch there, to be put back in the input and shuffled again)."""
         async with self._one_at_a_time:
+            if code == "OUTCOME_UNKNOWN":
+                self.latch.authorise_clear(code, operator)  # a dealer is refused before any read
+                held = (await self.driver.counters()).output_count
+                if held:
+                    raise RuleViolation(
+                        OUTCOME_RECONCILED,
+                        f"the output tray holds {held} cards: put them back in the input tray, or take "
+                        "them off the table, before clearing",
+                    )
             await super().clear(code, operator)
             if self.may_batch_removed():
                 self.batch_removed()

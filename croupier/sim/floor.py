@@ -88,14 +88,17 @@ def repair_world(world: TableWorld, codes: Collection[str] = ()) -> None:
     the next count of the batch finds it rather than latching a wrong count round after round; and,
     for a batch the shuffler failed (FOREIGN_CARD, WRONG_COUNT), take it out of the output tray, take
     every foreign card off the table and put the rest back in the input to be shuffled again (the
-    device keeps the fault while the failed batch is in its output tray). Every card moves through
+    device keeps the fault while the failed batch is in its output tray); a batch whose shuffle's
+    outcome was unknown (OUTCOME_UNKNOWN) goes back to the input whole. Every card moves through
     the world, and a confiscated one leaves through ``remove``, so the books stay balanced."""
     with world.lock:
         world.faults.stuck.clear()
         if world.count(FLOOR):
             world.move_all(FLOOR, DISCARD)
         output = world.cards(SHUFFLER_OUTPUT)
-        if set(codes) & {"FOREIGN_CARD", "WRONG_COUNT"} and any(map(_foreign, output)):
+        if "OUTCOME_UNKNOWN" in codes and output:  # a shuffle that ran unconfirmed: shuffled again
+            world.move_all(SHUFFLER_OUTPUT, SHUFFLER_INPUT)
+        elif set(codes) & {"FOREIGN_CARD", "WRONG_COUNT"} and any(map(_foreign, output)):
             batch = world.take(SHUFFLER_OUTPUT, len(output))
             world.put(CONFISCATED, [card for card in batch if _foreign(card)])
             world.put(SHUFFLER_INPUT, [card for card in batch if not _foreign(card)], bottom=True)

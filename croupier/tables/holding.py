@@ -17,6 +17,7 @@ from devices.equipment import LINK_LOST, Equipment
 from devices.faults import LATCH_BLOCKS, Fault, Operator
 from devices.rules import Rule, RuleViolation
 from devices.shoe import RECONCILED, Shoe, ShoeFault
+from devices.shuffler import OUTCOME_RECONCILED
 from drivers.errors import DeviceRefused, LinkLost, NotConnected, OutcomeUnknown
 from drivers.protocol.message import Status
 from games.common.messages import Resolution, SupervisorResolve
@@ -161,9 +162,15 @@ class SupervisorHolds:
         A failed batch (a wrong count, a foreign card, 603a.15) latches and is out of play: the table
         waits for the supervisor, who takes the batch out of the output tray, removes what does not
         belong and puts the rest back in the input before clearing; the table then shuffles it again.
-        Without the second shuffle a cleared failed batch left the table with no batch to deal."""
+        Without the second shuffle a cleared failed batch left the table with no batch to deal. A
+        shuffle whose outcome is unknown (the link died with it out) is such a failed batch: the
+        shuffler clears it only once its output tray is empty (devices/shuffler.py)."""
         while True:
-            await self._held_on_fault(shuffler.shuffle)
+            try:
+                await self._held_on_fault(shuffler.shuffle)
+            except OutcomeUnknown as unknown:  # OUTCOME_UNKNOWN latched: the batch is out of play
+                detail, clause = str(unknown), OUTCOME_RECONCILED.clause
+                self.log.warning("shuffle outcome unknown", detail=detail, clause=clause)
             await self._while_latched()
             if shuffler.batch is not None:
                 return

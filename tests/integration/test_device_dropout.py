@@ -15,6 +15,7 @@ from structlog.testing import capture_logs
 
 from croupier.audit.record import AuditRecord
 from croupier.audit.writer import AuditTrail
+from croupier.players import simulated_players, table_options
 from croupier.players.free_bet_blackjack import BasicStrategyPlayers
 from croupier.service.journal import TableJournal
 from croupier.simulated import FLOORPERSON, simulated_table
@@ -22,8 +23,10 @@ from croupier.state import TableState
 from devices.equipment import LINK_LOST
 from devices.rules import RuleViolation
 from devices.shoe import RECORD_EVERY_CARD
+from devices.shuffler import OUTCOME_RECONCILED
 from drivers.connection import ConnectionState
 from firmware_sim.faults import ChannelFaults, FaultPlan
+from firmware_sim.world import SHUFFLER_INPUT, SHUFFLER_OUTPUT
 from games.common.machine_parts import COMPLETE
 from games.free_bet_blackjack.inputs import PlayerAction
 from tests.links import FAST, run
@@ -145,5 +148,46 @@ def test_672a7s_a_dispense_lost_with_the_link_is_reconciled_and_its_card_set_asi
         assert not [r for r in records if r.round == round_.number and r.kind == "irregularity"], (
             "the round's own cards were all counted at the pickup"
         )
+
+    run(scenario(), timeout=60)
+
+
+def test_5_6_a_shuffle_lost_with_the_link_holds_until_its_batch_is_shuffled_again() -> None:
+    """Crazy 4 Poker's shuffler dies with a shuffle out (docs/protocol.md §5.6): the batch is out
+    of play with OUTCOME_UNKNOWN latched; the clear is refused while the counters show the shuffled
+    batch in the output tray; put back in the input and cleared, it is shuffled again and the round
+    is played with every card accounted for."""
+
+    async def scenario() -> None:
+        # A seeded shuffler: deals known not to hit a jackpot, whose lock would hold the next round.
+        async with simulated_table("crazy-4-poker", name="DROP", settings=FAST, shuffler_seed=3) as sim:
+            table, device = sim.table, sim.devices["shuffler"]
+            options = table_options("crazy-4-poker", sim)
+            players = simulated_players("crazy-4-poker", random.Random(5), **options)
+            await table.play_round(players)
+            shuffle = table.shuffler.shuffle
+
+            async def into_a_dead_link() -> Any:
+                table.shuffler.shuffle = shuffle  # once
+                device.set_faults(FaultPlan(outbound=ChannelFaults(drop_rate=1.0)))
+                return await shuffle()
+
+            table.shuffler.shuffle = into_a_dead_link
+            playing = asyncio.create_task(table.play_round(players))
+            async with asyncio.timeout(15):
+                while not {"OUTCOME_UNKNOWN", "LINK_LOST"} <= {fault.code for fault in table.faults}:
+                    await asyncio.sleep(0.01)
+            device.set_faults(FaultPlan())
+            await sim.connections["shuffler"].wait_ready(10)
+            await table.clear("LINK_LOST", FLOORPERSON)
+            with pytest.raises(RuleViolation) as refused:
+                await table.clear("OUTCOME_UNKNOWN", FLOORPERSON)
+            assert refused.value.rule is OUTCOME_RECONCILED and "output tray holds 52" in refused.value.detail
+            assert not playing.done(), "the round waits for its deck"
+            sim.world.move_all(SHUFFLER_OUTPUT, SHUFFLER_INPUT)
+            await table.clear("OUTCOME_UNKNOWN", FLOORPERSON)
+            round_ = await asyncio.wait_for(playing, 15)
+            assert round_.state == COMPLETE and table.faults == ()
+            sim.world.check()
 
     run(scenario(), timeout=60)

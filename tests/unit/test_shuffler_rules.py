@@ -648,6 +648,12 @@ def test_5_6_shuffle_with_unknown_outcome_fails_the_batch_until_reconciled():
         assert table.shuffler.irregularities[0].rule is OUTCOME_RECONCILED
         counters = await table.driver.counters()  # the reconciliation read: the shuffle did run
         assert (counters.last_shuffle, counters.input_count, counters.output_count) == (1, 0, 52)
+        with pytest.raises(RuleViolation, match="dealer-7 \\(dealer\\) may not clear"):
+            await table.shuffler.clear("OUTCOME_UNKNOWN", DEALER)
+        with pytest.raises(RuleViolation) as refused:  # the host cannot see the tray: the counters can
+            await table.shuffler.clear("OUTCOME_UNKNOWN", SUPERVISOR)
+        assert refused.value.rule is OUTCOME_RECONCILED and "output tray holds 52 cards" in str(refused.value)
+        assert latched(table.shuffler) == {"OUTCOME_UNKNOWN"}
         table.world.remove(SHUFFLER_OUTPUT)
         await table.shuffler.clear("OUTCOME_UNKNOWN", SUPERVISOR)
         assert table.shuffler.state == "idle"
