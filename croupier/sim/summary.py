@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from croupier.tables.watchers import RoundWatcher
+from games.common.machine_parts import VOIDED
 from games.common.records import Record
 
 #: The version of the JSON summary's layout (docs/sim.md); raised when a key changes meaning.
@@ -19,7 +20,8 @@ SCHEMA = 1
 
 class Tally(RoundWatcher):
     """A round watcher (croupier.tables.watchers) counting rounds, hands, settlements by wager and
-    movement, irregularities by code, supervisors' rulings and the faults the floor cleared."""
+    movement, irregularities by code, supervisors' rulings, voided rounds and the faults the floor
+    cleared."""
 
     def __init__(self) -> None:
         self.rounds = 0
@@ -46,10 +48,9 @@ class Tally(RoundWatcher):
         elif kind == "irregularity":
             self.irregularities[str(fields["code"])] += 1
         elif kind == "resolution":
-            ruling = str(fields.get("resolution", "ruling"))
-            self.rulings[ruling] += 1
-            if ruling == "void":
-                self.voided_rounds += 1
+            self.rulings[str(fields.get("resolution", "ruling"))] += 1
+        elif kind == "state" and fields.get("dest") == VOIDED:  # by a ruling or by the rules (a misdeal)
+            self.voided_rounds += 1
 
     def round_ended(self, round_: Any) -> None:
         self.rounds += 1

@@ -119,6 +119,8 @@ DEALER_FAULTS_SEEN = {
     "heads-up-holdem": ({"wrong-count", "collect-count"}, {"WRONG_COUNT", "FOREIGN_CARD"}),
     "crazy-4-poker": ({"wrong-card-count", "discard-count"}, {"WRONG_COUNT", "FOREIGN_CARD"}),
 }
+#: Rounds the rules themselves void on a wrong stub count: 677a.10(f) (a misdeal), 657a.9(f).
+VOIDED_BY_THE_RULES = {"heads-up-holdem": 1, "crazy-4-poker": 1}
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -138,6 +140,7 @@ def test_dealer_faults_show_in_the_summary_and_the_table_plays_on(
     irregularities, cleared = DEALER_FAULTS_SEEN[game]
     assert set(summary["irregularities"]) == irregularities
     assert cleared <= set(summary["faults"])
+    assert summary["voided_rounds"] == VOIDED_BY_THE_RULES.get(game, 0) + summary["rulings"].get("void", 0)
     if "discard-count" in irregularities or "collect-count" in irregularities:
         assert summary["rulings"].get("continue"), "the short rack held the round for a ruling"
     house = summary["house"]
