@@ -164,16 +164,20 @@ class HeadsUpHoldemTable(SupervisorHolds):
 
         ``position``: where the service left the day before it restarted (``position()``). With
         the shoe still holding its deck, that deck plays on, and the rounds since the stub was
-        last counted go on being counted (677a.10(d)). Returns whether the day went on."""
+        last counted go on being counted (677a.10(d)); with the shoe emptied (the deck taken out
+        of play after a round cut off), a new deck is opened, numbered on. Returns whether the day
+        went on."""
         await self.feeds.settled()
         counts = await self.shoe.sync()
         await self.shuffler.open_table()
         await self.shoe.set_mode(auto_reshuffle=True, community_first=self.community_first)
-        if position is not None and counts.remaining:
-            self.decks, self.rounds_since_stub_count = position["decks"], position["rounds_since_stub_count"]
-            await self.shuffler.resume(position["shuffler"], input_count=0)
-            self.log.info("table open", community_first=self.community_first, resumed=True)
-            return True
+        if position is not None:
+            self.decks = position["decks"]  # a new deck after a restart is numbered on
+            if counts.remaining:
+                self.rounds_since_stub_count = position["rounds_since_stub_count"]
+                await self.shuffler.resume(position["shuffler"], input_count=0)
+                self.log.info("table open", community_first=self.community_first, resumed=True)
+                return True
         await self._new_deck()
         self.log.info("table open", community_first=self.community_first)
         return False

@@ -40,9 +40,19 @@ from firmware_sim.ports.tcp import TcpPort
 from firmware_sim.progressive import ControllerPersonality, SignPersonality
 from firmware_sim.shoe import ShoePersonality
 from firmware_sim.shuffler import ShufflerPersonality
-from firmware_sim.world import SHUFFLER_OUTPUT, TableWorld
+from firmware_sim.world import (
+    COMMUNITY,
+    DEALER_HAND,
+    DISCARD,
+    READER,
+    SHOE,
+    SHOE_TRAY,
+    SHUFFLER_INPUT,
+    SHUFFLER_OUTPUT,
+    TableWorld,
+)
 from tests.links import run
-from tests.screen import Screen, dealer_counts
+from tests.screen import WAGERS, Screen, dealer_counts
 
 DEALER = {"Authorization": "Bearer dealer-token-0123456789"}
 SUPERVISOR = {"Authorization": "Bearer floor-token-0123456789"}
@@ -298,3 +308,69 @@ def test_a_restarted_service_refuses_a_held_batch_not_as_left(tmp_path: Path) ->
 def _trail(config: TableConfig) -> list[AuditRecord]:
     paths = sorted(config.service.audit_dir.glob("*.jsonl"))
     return [AuditRecord.parse(line) for path in paths for line in path.read_bytes().splitlines()]
+
+
+#: Where the dealer's hands leave a round's cards on the felt (firmware_sim.world), by game.
+ON_THE_FELT = ("seat ", "dealer", COMMUNITY, READER, SHOE_TRAY, DEALER_HAND)
+
+
+@pytest.mark.parametrize(
+    ("game", "to"),
+    [("free-bet-blackjack", DISCARD), ("crazy-4-poker", SHUFFLER_INPUT), ("heads-up-holdem", None)],
+)
+def test_a_round_cut_off_at_real_equipment_is_settled_by_hand_and_the_day_goes_on(
+    tmp_path: Path, game: str, to: str | None
+) -> None:
+    """The service stops while a round waits for a player: started again, the round is held
+    (ROUND_CUT_OFF) with the cards left on the felt named; the supervisor picks them up (to the
+    rack; at Crazy 4 Poker the deck back into the shuffler, where each round leaves it; at Heads
+    Up Hold 'Em the deck out of play, the shoe emptied), clears, and opens: the table goes on
+    from the equipment (a new deck at Hold 'Em) with the next round number."""
+
+    async def scenario() -> None:
+        async with equipment_served(tmp_path, game) as (hands, world, _ports, config):
+            async with in_service(config, hands, game) as screen:
+                await _all_ready(screen)
+                await screen.ok_as(SUPERVISOR, "/v1/table/open")
+                assert await screen.play_round(game) == 1
+                cut_off = await _left_waiting_for_a_player(screen, game)
+            async with in_service(config, hands, game) as screen:
+                state = await screen.state()
+                assert [fault["code"] for fault in state["faults"]] == ["ROUND_CUT_OFF"]
+                (cut,) = [r for r in _trail(config) if r.kind == "round_cut_off"]
+                assert cut.round == cut_off
+                with world.lock:
+                    places = [p for p in list(world.places) if p.startswith(ON_THE_FELT) and world.count(p)]
+                    assert sum(map(world.count, places)) == cut.fields["cards_total"] > 0, "as the trail names"
+                    if to is None:  # the deck out of play: off the felt, out of the rack and the shoe
+                        for place in [*places, DISCARD, SHOE]:
+                            world.remove(place)
+                    for place in [*places, DISCARD] if to == SHUFFLER_INPUT else places if to else ():
+                        world.move_all(place, to)
+                await screen.ok_as(SUPERVISOR, "/v1/faults/ROUND_CUT_OFF/clear")
+                await _all_ready(screen)
+                await screen.ok_as(SUPERVISOR, "/v1/table/open")
+                assert await screen.play_round(game) == cut_off + 1
+                world.check()
+
+    run(scenario(), timeout=120)
+
+
+async def _left_waiting_for_a_player(screen: Screen, game: str) -> int:
+    """Rounds are keyed until one waits for a player's decision after its cards are out (a dealer
+    Blackjack asks nobody); the service is then stopped with that round in progress. Returns its
+    number."""
+    async with asyncio.timeout(30):
+        while True:
+            await screen.wait_for("wagers")
+            for seat in (1, 2, 3):
+                await screen.ok("/v1/wagers", WAGERS[game](seat))
+            await screen.ok("/v1/rounds/no-more-bets", {})
+            while True:
+                state = await screen.state()
+                prompt = state["prompt"]
+                if prompt is not None and prompt["kind"] == "wagers":
+                    break  # over without a decision: the next round
+                if prompt is not None and prompt["kind"] not in ("stub_count", "chip_count"):
+                    return int(state["rounds"])
+                await asyncio.sleep(0.01)
