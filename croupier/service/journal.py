@@ -64,8 +64,8 @@ class TableJournal:
     def save_position(self) -> None:
         """Where the day's cards are (the table's ``position()``: the batches in the shoe and the
         shuffler, the counts the rules keep across rounds), so that the table opened again after
-        a restart goes on from them. Saved when the table opens and as each round begins, the
-        cards then being where the round found them."""
+        a restart goes on from them. Saved when the table opens, as each round begins (the cards
+        where the round found them) and after each round (and any shoe change it ended with)."""
         self.state.save_table(self.table, {**self._counters(), "position": self.kept.position()})
 
     def position(self) -> dict[str, Any] | None:
