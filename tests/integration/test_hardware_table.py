@@ -341,7 +341,8 @@ def test_a_round_cut_off_at_real_equipment_is_settled_by_hand_and_the_day_goes_o
                 assert cut.round == cut_off
                 with world.lock:
                     places = [p for p in list(world.places) if p.startswith(ON_THE_FELT) and world.count(p)]
-                    assert sum(map(world.count, places)) == cut.fields["cards_total"] > 0, "as the trail names"
+                    on_the_felt = sum(map(world.count, places))
+                    assert on_the_felt == cut.fields["cards_total"] > 0, "as the trail names them"
                     if to is None:  # the deck out of play: off the felt, out of the rack and the shoe
                         for place in [*places, DISCARD, SHOE]:
                             world.remove(place)
