@@ -58,6 +58,7 @@ from games.heads_up_holdem.inputs import (
     Settle,
     StackDelivered,
     StubToRack,
+    UnseenToRack,
 )
 from games.heads_up_holdem.machine import (
     DEALING,
@@ -258,11 +259,15 @@ class HeadsUpHoldemTable(SupervisorHolds):
             await self._showdown(play)
 
     async def _deliver(self, play: _Play) -> None:
-        """677a.10(b), (c), (g): the stack or community card due, sealed, from the shoe."""
+        """677a.10(b), (c), (g): the stack or community card due, sealed, from the shoe; a stack
+        whose dispense's outcome was unknown is reconciled (``_reconciled``), its cards that left
+        racked unseen and counted out of the deck (677a.10(e))."""
         round_ = play.round
         due = round_.expected
         assert due is not None
-        cards = await self._held_on_fault(lambda: self.shoe.deal_stack(due.count))
+        cards, unseen = await self._reconciled(self.shoe, lambda: self.shoe.deal_stack(due.count))
+        if unseen:  # out of the shoe unrecorded while the outcome was unknown: racked unseen
+            round_.handle(UnseenToRack(unseen))
         message = StackDelivered(cards) if round_.state == DEALING else CommunityDealt(cards[0])
         play.round.handle(message)
         self.dealer.place_stack(SET_ASIDE if round_.state == HELD else due.place, len(cards))

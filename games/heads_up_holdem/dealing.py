@@ -117,6 +117,11 @@ class DealSteps:
         self._delivered += 1
         self._record_cards(items, due)
 
+    def rack_unseen(self, event: EventData) -> None:
+        cards = message_of(event).cards
+        self.unseen += cards
+        self.log.add(RecordKind.SET_ASIDE, cards=cards, unseen=True, clause=clauses.UNSEEN_OUT.clause)
+
     def completes_community(self, event: EventData) -> bool:
         """677a.10(c): the fifth community card completes the deal from the hand."""
         return len(self.community) == COMMUNITY_CARDS - 1

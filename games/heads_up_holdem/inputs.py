@@ -46,6 +46,7 @@ __all__ = [
     "StackDelivered",
     "StubToRack",
     "SupervisorResolve",
+    "UnseenToRack",
     "Verify",
     "describe",
 ]
@@ -142,6 +143,18 @@ class CommunityDealt(Message):
 
     def __repr__(self) -> str:
         return f"CommunityDealt({describe(self.card)})"
+
+
+@dataclass(frozen=True)
+class UnseenToRack(Message):
+    """Cards that left the shoe while a dispense's outcome was unknown (docs/protocol.md §5.6),
+    moved unseen to the discard rack: out of the deck for the round's count (677a.10(e))."""
+
+    trigger = "unseen_to_rack"
+    cards: int
+
+    def __post_init__(self) -> None:
+        check_int("UnseenToRack.cards", self.cards, minimum=1)
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,8 @@ def _deliveries() -> list[dict[str, Any]]:
             before="place_stack",
         ),
         dict(trigger="stack_delivered", source=DEALING, dest=None, before="place_stack"),
+        # 677a.10(e); docs/protocol.md §5.6: cards the shoe let out unrecorded, racked unseen.
+        dict(trigger="unseen_to_rack", source=[DEALING, HELD], dest=None, before="rack_unseen"),
         dict(
             trigger="community_dealt",
             source=COMMUNITY,

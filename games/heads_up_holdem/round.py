@@ -64,6 +64,7 @@ class Round(DealSteps, PlaySteps, CloseSteps, RoundBase):
         self.deck_removed = False  # 677a.10(f): the deck must leave the table
         self.actions: list[Action] = []
         self.set_aside: list[Pickup] = []
+        self.unseen = 0  # cards racked unseen after a dispense's unknown outcome (UnseenToRack)
         self.folded_order: list[int] = []
         self.hold: Hold | None = None
         self.pickup: tuple[Pickup, ...] = ()
@@ -113,9 +114,10 @@ class Round(DealSteps, PlaySteps, CloseSteps, RoundBase):
 
     @property
     def cards_out(self) -> int:
-        """Cards that left the shoe or the hand this round: stacks, community cards, cards set aside."""
+        """Cards that left the shoe or the hand this round: stacks, community cards, cards set aside
+        and cards racked unseen."""
         stacks = sum(len(p.stack) for p in self.positions.values()) + len(self.dealer_stack)
-        return stacks + len(self.community) + len(self.set_aside)
+        return stacks + len(self.community) + len(self.set_aside) + self.unseen
 
     def _record_actions(self, actions: Iterable[Action]) -> None:
         """Every settlement is recorded with the order it follows."""

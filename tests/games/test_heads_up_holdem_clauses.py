@@ -29,6 +29,7 @@ from games.heads_up_holdem.inputs import (
     StackDelivered,
     StubToRack,
     SupervisorResolve,
+    UnseenToRack,
 )
 from games.heads_up_holdem.irregularities import KINDS
 from games.heads_up_holdem.machine import (
@@ -227,6 +228,27 @@ def test_677a_10_e_a_count_of_52_sends_the_stub_to_the_rack_unexposed():
     stub = next(r for r in records if r.kind is RecordKind.STUB)
     assert stub.fields == {"counted": 52 - 11, "to_rack": True, "exposed": False, "clause": "677a.10(e)"}
     assert round_.state == PREFLOP
+
+
+def test_677a_10_e_cards_racked_unseen_count_as_out_of_the_deck():
+    """677a.10(e): a stack dispensed while the link was down left the shoe unrecorded and was
+    racked unseen (docs/protocol.md §5.6): the count of 52 still holds with those cards out, and
+    the trail says so without a face."""
+    round_, shoe = betting(rounds_since_stub_count=4)  # the count is due this round
+    round_.handle(NoMoreBets(READY))
+    shoe.shoe.draw(face_up=False), shoe.shoe.draw(face_up=False)  # out, never seen by the host
+    records = round_.handle(UnseenToRack(2))
+    (aside,) = [r for r in records if r.kind is RecordKind.SET_ASIDE]
+    assert aside.fields == {"cards": 2, "unseen": True, "clause": "677a.10(e); docs/protocol.md §5.6"}
+    deliver_stacks(round_, shoe)
+    while round_.state == COMMUNITY:
+        round_.handle(CommunityDealt(shoe.shoe.draw(face_up=False)))
+    assert round_.cards_out == 11 + 2
+    round_.handle(StubToRack(len(shoe)))
+    assert round_.state == PREFLOP and not irregularities(round_)
+    with pytest.raises(ValueError, match=r"UnseenToRack\.cards"):
+        UnseenToRack(0)
+    refused("677a.10", round_, UnseenToRack(1))  # only while the shoe deals
 
 
 def wrong_count() -> tuple[Round, StackedDeck]:

@@ -191,3 +191,40 @@ def test_5_6_a_shuffle_lost_with_the_link_holds_until_its_batch_is_shuffled_agai
             sim.world.check()
 
     run(scenario(), timeout=60)
+
+
+def test_677a_10_e_a_stack_lost_with_the_link_is_racked_unseen_and_the_count_still_holds(tmp_path) -> None:
+    """Heads Up Hold 'Em's shoe dies with a stack's dispense out: held on LINK_LOST; once back
+    and cleared, the counts show the stack left unrecorded; it is racked unseen and counted out
+    of the deck (UnseenToRack), so the stub count due this round (677a.10(d)) still makes 52
+    (677a.10(e)) and the round ends with every card accounted for."""
+
+    async def scenario() -> None:
+        async with simulated_table("heads-up-holdem", name="DROP", settings=FAST) as sim:
+            table, device = sim.table, sim.devices["shoe"]
+            options = table_options("heads-up-holdem", sim)
+            players = simulated_players("heads-up-holdem", random.Random(5), **options)
+            deal_stack = table.shoe.deal_stack
+
+            async def into_a_dead_link(count: int) -> Any:
+                table.shoe.deal_stack = deal_stack  # once
+                device.set_faults(FaultPlan(outbound=ChannelFaults(drop_rate=1.0)))
+                return await deal_stack(count)
+
+            table.shoe.deal_stack = into_a_dead_link
+            table.rounds_since_stub_count = 4  # the stub is counted this round
+            playing = asyncio.create_task(table.play_round(players))
+            async with asyncio.timeout(15):
+                while "LINK_LOST" not in {fault.code for fault in table.faults}:
+                    await asyncio.sleep(0.01)
+            device.set_faults(FaultPlan())
+            await sim.connections["shoe"].wait_ready(10)
+            await table.clear("LINK_LOST", FLOORPERSON)
+            round_ = await asyncio.wait_for(playing, 15)
+            assert round_.state == COMPLETE and table.faults == ()
+            assert round_.unseen == 2 and round_.stub_counted is not None
+            assert not [r for r in round_.records if r.kind == "irregularity"], "the count made 52"
+            assert table.shoe.irregularities[-1].rule is RECORD_EVERY_CARD
+            sim.world.check()
+
+    run(scenario(), timeout=60)
