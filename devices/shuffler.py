@@ -342,20 +342,23 @@ class Shuffler(Equipment[ShufflerDriver]):
         """A supervisor's clear; once no batch fault is left, the failed batch is gone and the
         shuffler takes the next one. OUTCOME_UNKNOWN is the host's own fault, which the device
         cannot check: it clears only once the counters show the output tray empty (a shuffle that
-        did run left its batch there, to be put back in the input and shuffled again)."""
+        did run left its batch there, to be put back in the input and shuffled again); a delivery
+        the counters show did run put the batch in play, so the batches still alternate."""
         async with self._one_at_a_time:
+            delivered = False
             if code == "OUTCOME_UNKNOWN":
                 self.latch.authorise_clear(code, operator)  # a dealer is refused before any read
-                held = (await self.driver.counters()).output_count
-                if held:
+                counters = await self.driver.counters()
+                if counters.output_count:
                     raise RuleViolation(
                         OUTCOME_RECONCILED,
-                        f"the output tray holds {held} cards: put them back in the input tray, or take "
-                        "them off the table, before clearing",
+                        f"the output tray holds {counters.output_count} cards: put them back in the input "
+                        "tray, or take them off the table, before clearing",
                     )
+                delivered = self.batch is not None and counters.last_delivered == self.batch.report.shuffle_id
             await super().clear(code, operator)
             if self.may_batch_removed():
-                self.batch_removed()
+                self.batch_removed(delivered=delivered)
 
     def apply(self, event: object) -> None:
         super().apply(event)
@@ -577,8 +580,10 @@ class Shuffler(Equipment[ShufflerDriver]):
         self._irregular(_Problem(WHOLE_BATCH_DELIVERED, "DELIVERY_SHORT", "host", detail))
 
     def _record_removal(self, event: EventData) -> None:
+        if event.kwargs.get("delivered"):  # reconciled: the unconfirmed delivery did reach the shoe
+            self.in_play = self.batch
         self.batch = None
-        self.log.info("failed batch removed")
+        self.log.info("failed batch removed", delivered=bool(event.kwargs.get("delivered")))
 
 
 def _report(payload: str | None) -> ShuffleReport | None:

@@ -339,6 +339,8 @@ class HeadsUpHoldemTable(SupervisorHolds):
         self.dealer.load_shuffler(back)
         await self.shuffler.configure(1, 0, back)
         await self._shuffle_until_it_passes(self.shuffler)
-        await self.shuffler.deliver_to_shoe()
+        await self._delivered_to_shoe(
+            self.shoe, self.shuffler, lambda: self._shuffle_until_it_passes(self.shuffler)
+        )
         await self.shoe.load(DECK)
         self.log.info("deck in play", back=back)

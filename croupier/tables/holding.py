@@ -132,13 +132,37 @@ class SupervisorHolds:
             try:
                 return await self._held_on_fault(dispense), aside
             except OutcomeUnknown as unknown:
-                self.log.warning("dispense outcome unknown", detail=str(unknown), clause=RECONCILED.clause)
+                self._outcome_unknown("dispense", unknown, RECONCILED)
             await self._fault_reaches_the_latch()
             before = shoe.unrecorded
             await self._held_on_fault(shoe.sync)
             for _ in range(shoe.unrecorded - before):
                 self.dealer.burn()
                 aside += 1
+
+    async def _delivered_to_shoe(
+        self, shoe: Shoe, shuffler: Any, reshuffle: Callable[[], Awaitable[None]]
+    ) -> None:
+        """The shuffler's batch into the shoe (672a.7(a)), held on a fault like any card-moving
+        step. A delivery whose outcome is unknown (the link died with it out, docs/protocol.md
+        §5.6) takes the batch out of play (OUTCOME_UNKNOWN); the step waits for the supervisor's
+        clears, then the shoe's counts tell: holding the batch, the delivery ran; empty, it did not,
+        the supervisor put the batch back in the shuffler's input to clear, and ``reshuffle``
+        shuffles it again before the next delivery."""
+        while True:
+            try:
+                await self._held_on_fault(shuffler.deliver_to_shoe)
+                return
+            except OutcomeUnknown as unknown:
+                self._outcome_unknown("delivery", unknown, OUTCOME_RECONCILED)
+            await self._fault_reaches_the_latch()
+            await self._while_latched()
+            if (await self._held_on_fault(shoe.sync)).remaining:
+                return
+            await reshuffle()
+
+    def _outcome_unknown(self, command: str, unknown: OutcomeUnknown, rule: Rule) -> None:
+        self.log.warning(f"{command} outcome unknown", detail=str(unknown), clause=rule.clause)
 
     async def _fault_reaches_the_latch(self) -> None:
         """Wait for the fault behind a refusal — a lost link's LINK_LOST, a device's own latched
@@ -169,8 +193,7 @@ class SupervisorHolds:
             try:
                 await self._held_on_fault(shuffler.shuffle)
             except OutcomeUnknown as unknown:  # OUTCOME_UNKNOWN latched: the batch is out of play
-                detail, clause = str(unknown), OUTCOME_RECONCILED.clause
-                self.log.warning("shuffle outcome unknown", detail=detail, clause=clause)
+                self._outcome_unknown("shuffle", unknown, OUTCOME_RECONCILED)
             await self._while_latched()
             if shuffler.batch is not None:
                 return

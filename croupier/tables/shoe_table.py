@@ -161,7 +161,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
             return True
         self.dealer.load_shuffler(self.in_shoe)
         await self._shuffle(self.in_shoe)
-        await self._to_shoe()
+        await self._to_shoe(self.in_shoe)
         self.dealer.load_shuffler(self.held)
         await self._shuffle(self.held)
         self.shuffler.hold()
@@ -280,7 +280,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.dealer.empty_shoe()
         await self.shoe.collect(self.dealer.count_rack())
         played = self.in_shoe
-        await self._to_shoe()
+        await self._to_shoe(self.held)
         self.in_shoe, self.held = self.held, played
         self.dealer.rack_to_shuffler()
         await self._shuffle(played)
@@ -292,9 +292,9 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         await self.shuffler.configure(self.rules.decks, 0, back)
         await self._shuffle_until_it_passes(self.shuffler)
 
-    async def _to_shoe(self) -> None:
-        """The shuffled batch into the shoe (672a.7(a)), the cover card inserted, the shoe told."""
-        await self._while_latched()
-        await self.shuffler.deliver_to_shoe()
+    async def _to_shoe(self, back: str) -> None:
+        """The shuffled ``back`` batch into the shoe (672a.7(a)), the cover card inserted, the shoe
+        told."""
+        await self._delivered_to_shoe(self.shoe, self.shuffler, lambda: self._shuffle(back))
         self.dealer.insert_cover_card(self.cover_depth)
         await self.shoe.load(self.batch_size)

@@ -228,3 +228,55 @@ def test_677a_10_e_a_stack_lost_with_the_link_is_racked_unseen_and_the_count_sti
             sim.world.check()
 
     run(scenario(), timeout=60)
+
+
+@pytest.mark.parametrize("lost", ["answer", "command"])
+def test_5_6_a_delivery_lost_with_the_link_is_reconciled_from_the_counts(lost: str) -> None:
+    """The shuffler dies delivering a batch to the shoe (docs/protocol.md §5.6), its answer lost
+    (the delivery ran) or its command (it did not): held on LINK_LOST and OUTCOME_UNKNOWN; once
+    cleared, the shoe's counts say which. A batch still in the output tray must go back to the
+    input before the clear, and is shuffled again; a batch that reached the shoe is in play, so the
+    next shoe change still alternates the colours (633a.3(b) analog)."""
+
+    async def scenario() -> None:
+        async with simulated_table("free-bet-blackjack", name="DROP", settings=FAST, cover_depth=20) as sim:
+            table, device = sim.table, sim.devices["shuffler"]
+            players = BasicStrategyPlayers(random.Random(3))
+            deliver = table.shuffler.deliver_to_shoe
+
+            async def into_a_dead_link() -> Any:
+                table.shuffler.deliver_to_shoe = deliver  # once
+                faults = ChannelFaults(drop_rate=1.0)
+                plan = FaultPlan(outbound=faults) if lost == "answer" else FaultPlan(inbound=faults)
+                device.set_faults(plan)
+                return await deliver()
+
+            async def to_the_first_shoe_change() -> None:
+                while table.shuffler.deliver_to_shoe is into_a_dead_link:
+                    await table.play_round(players)
+
+            table.shuffler.deliver_to_shoe = into_a_dead_link
+            playing = asyncio.create_task(to_the_first_shoe_change())
+            async with asyncio.timeout(20):
+                while not {"OUTCOME_UNKNOWN", "LINK_LOST"} <= {fault.code for fault in table.faults}:
+                    await asyncio.sleep(0.01)
+            device.set_faults(FaultPlan())
+            await sim.connections["shuffler"].wait_ready(10)
+            await table.clear("LINK_LOST", FLOORPERSON)
+            if lost == "command":
+                with pytest.raises(RuleViolation) as refused:
+                    await table.clear("OUTCOME_UNKNOWN", FLOORPERSON)
+                assert refused.value.rule is OUTCOME_RECONCILED
+                sim.world.move_all(SHUFFLER_OUTPUT, SHUFFLER_INPUT)
+            await table.clear("OUTCOME_UNKNOWN", FLOORPERSON)
+            await asyncio.wait_for(playing, 15)
+            assert table.faults == () and table.shuffler.in_play.report.back == table.in_shoe
+            changes = 0
+            while changes < 1:  # on to the next shoe change: the other colour goes in
+                before = table.in_shoe
+                await table.play_round(players)
+                changes += table.in_shoe != before
+            assert table.faults == ()
+            sim.world.check()
+
+    run(scenario(), timeout=90)

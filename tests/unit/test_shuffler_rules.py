@@ -661,6 +661,29 @@ def test_5_6_shuffle_with_unknown_outcome_fails_the_batch_until_reconciled():
     run(scenario())
 
 
+def test_5_6_a_delivery_with_unknown_outcome_is_in_play_once_the_counters_show_it_ran():
+    """OUTCOME_RECONCILED: the delivery's answer was lost; the counters show the batch reached the
+    shoe, so the clear puts it in play and the next batch must be the other colour (633a.3(b))."""
+
+    async def scenario():
+        table = Table()
+        await table.shuffled_batch("red")
+        table.conn.lose_next_response = True
+        with pytest.raises(OutcomeUnknown):
+            await table.shuffler.deliver_to_shoe()
+        assert table.shuffler.state == "failed" and latched(table.shuffler) == {"OUTCOME_UNKNOWN"}
+        assert table.world.count(SHOE) == 52, "it ran"
+        await table.shuffler.clear("OUTCOME_UNKNOWN", SUPERVISOR)
+        assert table.shuffler.state == "idle" and table.shuffler.in_play.report.back == "red"
+        await table.shuffled_batch("red")
+        table.end_of_shoe()
+        with pytest.raises(RuleViolation) as refused:
+            await table.shuffler.deliver_to_shoe()
+        assert refused.value.rule is BATCHES_ALTERNATE
+
+    run(scenario())
+
+
 def test_a_short_delivery_latches_and_the_batch_is_out_of_play():
     async def scenario():
         table = Table()
