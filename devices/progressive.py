@@ -166,6 +166,7 @@ class Progressive(Equipment[ProgressiveDriver]):
         self.sign = sign
         self.win_deadline = win_deadline
         self.round: RoundState | None = None
+        self._dealing_when_lost = False  # the link went while a round was being dealt
         self.levels: dict[int, LevelInfo] = {}
         self.wins: dict[int, AwardResult] = {}  # the win a frozen level shows until its reset
         self.covered: tuple[int, ...] = ()
@@ -184,6 +185,7 @@ class Progressive(Equipment[ProgressiveDriver]):
         super().apply(event)
         if isinstance(event, StateChanged) and event.state in _GONE:
             if self.state != OFFLINE:
+                self._dealing_when_lost = self.state == DEALING
                 self.went_offline()
         elif isinstance(event, SensorChanged):
             self.covered = seats_in(event.covered)
@@ -218,6 +220,8 @@ class Progressive(Equipment[ProgressiveDriver]):
                 self.wins[level] = AwardResult(level, last.seat, last.amount_cents, last.number)
         if self.state == OFFLINE:
             self.came_online(round_state=round_state)
+            if self._dealing_when_lost and self.state == RECONCILED:  # the deal it was in goes on
+                self.dealing_started()
         await self._show_all()
         return round_state
 
@@ -303,7 +307,10 @@ class Progressive(Equipment[ProgressiveDriver]):
     # -- faults -----------------------------------------------------------------------------------
     async def clear(self, code: str, operator: Operator) -> None:
         """A supervisor's clear. SIGN_LINK_LOST clears only with the sign back, and the sign is then
-        brought up to date; a fault the sign raised is cleared on the sign."""
+        brought up to date; a fault the sign raised is cleared on the sign. LINK_LOST clears only
+        with the controller back (Equipment.clear), which is then read again (``sync``): a round
+        being dealt goes on being dealt, and one it had locked and the host had reconciled stays
+        reconciled, so betting opens on the next."""
         fault = self.latch.authorise_clear(code, operator)
         if code == "SIGN_LINK_LOST" and self.sign.conn.state is not ConnectionState.READY:
             raise RuleViolation(
@@ -316,6 +323,8 @@ class Progressive(Equipment[ProgressiveDriver]):
             await super().clear(code, operator)
         if code == "SIGN_LINK_LOST":
             await self._show_all()
+        elif code == "LINK_LOST":  # the controller is back: its round, sensors and meters read again
+            await self.sync()
 
     # -- the sign and the meters -------------------------------------------------------------------
     async def _show_all(self) -> None:

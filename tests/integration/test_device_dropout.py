@@ -16,6 +16,7 @@ from structlog.testing import capture_logs
 from croupier.audit.record import AuditRecord
 from croupier.audit.writer import AuditTrail
 from croupier.players import simulated_players, table_options
+from croupier.players.crazy_4_poker import StrategyPlayers
 from croupier.players.free_bet_blackjack import BasicStrategyPlayers
 from croupier.service.journal import TableJournal
 from croupier.simulated import FLOORPERSON, simulated_table
@@ -280,3 +281,50 @@ def test_5_6_a_delivery_lost_with_the_link_is_reconciled_from_the_counts(lost: s
             sim.world.check()
 
     run(scenario(), timeout=90)
+
+
+@pytest.mark.parametrize("when", ["between rounds", "while a round is dealt"])
+def test_657a9_a_progressive_controller_back_from_a_dropout_goes_on_with_its_round(when: str) -> None:
+    """Crazy 4 Poker's progressive controller drops out (657a.9(a)(3) needs it for every round):
+    LINK_LOST latches; once it is back and cleared, the controller is read again, so a round it had
+    locked and the host had reconciled stays reconciled and betting opens on the next round, and a
+    round being dealt goes on to its awards and settlement."""
+
+    async def scenario() -> None:
+        async with simulated_table("crazy-4-poker", name="DROP", settings=FAST, shuffler_seed=3) as sim:
+            table, device = sim.table, sim.devices["progressive"]
+
+            async def dropout() -> None:
+                device.set_silent(True)
+                async with asyncio.timeout(10):
+                    while "LINK_LOST" not in {fault.code for fault in table.faults}:
+                        await asyncio.sleep(0.01)
+                device.set_silent(False)
+                await sim.connections["progressive"].wait_ready(10)
+                await table.clear("LINK_LOST", FLOORPERSON)
+
+            class DroppingAtTheFirstDecision(StrategyPlayers):
+                dropped = False
+
+                def decide(self, seat: int) -> Any:
+                    if self.dropped or when != "while a round is dealt":
+                        return super().decide(seat)
+                    self.dropped = True
+                    return self._after(dropout(), super().decide(seat))
+
+                async def _after(self, drop: Any, decision: Any) -> Any:
+                    await drop
+                    return decision
+
+            options = table_options("crazy-4-poker", sim)
+            players = DroppingAtTheFirstDecision(random.Random(5), **options)
+            await table.play_round(players)
+            if when == "between rounds":
+                await dropout()
+            round_ = await asyncio.wait_for(table.play_round(players), 15)
+            assert round_.state == COMPLETE and table.faults == ()
+            assert when == "between rounds" or players.dropped
+            await asyncio.wait_for(table.play_round(players), 15)  # and betting opens after it
+            sim.world.check()
+
+    run(scenario(), timeout=60)

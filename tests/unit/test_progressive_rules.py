@@ -240,6 +240,35 @@ def test_notes_5_2_betting_reopens_only_after_the_locked_round_is_reconciled():
 
 
 # -- awards, jackpot lock, keyed reset (605a.7(a) and vendor practice, NOTES.md §3) -----------------------
+def test_657a_9_a_3_a_controller_back_from_a_dropout_keeps_its_round_where_it_was():
+    """LINK_LOST cleared with the controller back: read again, a round being dealt goes on being
+    dealt (its awards may follow), and after it betting opens on the next round."""
+
+    async def scenario():
+        table = Table()
+        progressive = await table.locked_round(3)
+        progressive.apply(StateChanged(ConnectionState.READY, "connected"))
+
+        async def dropout() -> None:
+            table.controller.state = ConnectionState.BACKOFF
+            progressive.apply(StateChanged(ConnectionState.BACKOFF, "no response after 4 attempts"))
+            assert progressive.state == "offline" and codes(progressive) == {"LINK_LOST"}
+            table.controller.state = ConnectionState.READY
+            progressive.apply(StateChanged(ConnectionState.READY, "back"))
+            await progressive.clear("LINK_LOST", SUPERVISOR)
+
+        await dropout()
+        assert progressive.state == "dealing" and not progressive.latch
+        award = await progressive.award(1, 3)
+        assert award.seat == 3
+        await progressive.reset_level(1, table.controller.personality.reset_key)
+        await dropout()  # between rounds: the last round's lock is reconciled, so betting opens
+        await progressive.open_round()
+        assert progressive.state == "open_betting"
+
+    run(scenario())
+
+
 def test_notes_657a_1_an_award_goes_only_to_a_seat_whose_wager_was_accepted():
     async def scenario():
         table = Table()
