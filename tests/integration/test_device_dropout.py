@@ -19,6 +19,7 @@ from croupier.players import simulated_players, table_options
 from croupier.players.crazy_4_poker import StrategyPlayers
 from croupier.players.free_bet_blackjack import BasicStrategyPlayers
 from croupier.service.journal import TableJournal
+from croupier.sim.floor import controller_key, keyed_resets
 from croupier.simulated import FLOORPERSON, simulated_table
 from croupier.state import TableState
 from devices.equipment import LINK_LOST
@@ -283,12 +284,53 @@ def test_5_6_a_delivery_lost_with_the_link_is_reconciled_from_the_counts(lost: s
     run(scenario(), timeout=90)
 
 
-@pytest.mark.parametrize("when", ["between rounds", "while a round is dealt"])
-def test_657a9_a_progressive_controller_back_from_a_dropout_goes_on_with_its_round(when: str) -> None:
-    """Crazy 4 Poker's progressive controller drops out (657a.9(a)(3) needs it for every round):
-    LINK_LOST latches; once it is back and cleared, the controller is read again, so a round it had
-    locked and the host had reconciled stays reconciled and betting opens on the next round, and a
-    round being dealt goes on to its awards and settlement."""
+#: Every device of every game's simulated table.
+DEVICES = [
+    *(("free-bet-blackjack", name) for name in ("shoe", "shuffler", "card-reader")),
+    *(("over-under", name) for name in ("shoe", "shuffler")),
+    *(("heads-up-holdem", name) for name in ("shoe", "shuffler")),
+    *(("crazy-4-poker", name) for name in ("shuffler", "progressive", "meter-sign")),
+]
+
+
+@pytest.mark.parametrize(("game", "name"), DEVICES)
+def test_every_device_dropping_out_between_rounds_holds_the_table_until_back_and_cleared(
+    game: str, name: str
+) -> None:
+    """Any device of any table going silent between rounds latches its lost link (the meter sign's
+    as the progressive's SIGN_LINK_LOST, 605a.7(a)); once it is back and a supervisor cleared it,
+    the table plays on — the progressive controller read again, so betting opens (657a.9(a)(3))
+    — with every card accounted for."""
+
+    async def scenario() -> None:
+        async with simulated_table(game, name="DROP", settings=FAST, shuffler_seed=3) as sim:
+            table, device = sim.table, sim.devices[name]
+            players = simulated_players(game, random.Random(5), **table_options(game, sim))
+            reset_key = controller_key(sim)
+            await table.play_round(players)
+            await keyed_resets(table, reset_key, None)  # a jackpot's keyed reset, 605a.7(a)
+            device.set_silent(True)
+            async with asyncio.timeout(10):
+                while not table.faults:
+                    await asyncio.sleep(0.01)
+            assert {fault.code for fault in table.faults} <= {"LINK_LOST", "SIGN_LINK_LOST"}
+            device.set_silent(False)
+            await sim.connections[name].wait_ready(10)
+            for code in sorted({fault.code for fault in table.faults}):
+                await table.clear(code, FLOORPERSON)
+            for _ in range(2):
+                round_ = await asyncio.wait_for(table.play_round(players), 15)
+                assert round_.state == COMPLETE
+                await keyed_resets(table, reset_key, None)
+            sim.world.check()
+
+    run(scenario(), timeout=60)
+
+
+def test_657a9_a_progressive_controller_back_from_a_dropout_mid_deal_goes_on_with_the_round() -> None:
+    """Crazy 4 Poker's progressive controller drops out while a round is dealt: LINK_LOST latches;
+    once it is back and cleared it is read again, so the round goes on being dealt (its awards may
+    follow), and betting opens on the next round (657a.9(a)(3))."""
 
     async def scenario() -> None:
         async with simulated_table("crazy-4-poker", name="DROP", settings=FAST, shuffler_seed=3) as sim:
@@ -307,7 +349,7 @@ def test_657a9_a_progressive_controller_back_from_a_dropout_goes_on_with_its_rou
                 dropped = False
 
                 def decide(self, seat: int) -> Any:
-                    if self.dropped or when != "while a round is dealt":
+                    if self.dropped:
                         return super().decide(seat)
                     self.dropped = True
                     return self._after(dropout(), super().decide(seat))
@@ -316,14 +358,9 @@ def test_657a9_a_progressive_controller_back_from_a_dropout_goes_on_with_its_rou
                     await drop
                     return decision
 
-            options = table_options("crazy-4-poker", sim)
-            players = DroppingAtTheFirstDecision(random.Random(5), **options)
-            await table.play_round(players)
-            if when == "between rounds":
-                await dropout()
+            players = DroppingAtTheFirstDecision(random.Random(5), **table_options("crazy-4-poker", sim))
             round_ = await asyncio.wait_for(table.play_round(players), 15)
-            assert round_.state == COMPLETE and table.faults == ()
-            assert when == "between rounds" or players.dropped
+            assert players.dropped and round_.state == COMPLETE and table.faults == ()
             await asyncio.wait_for(table.play_round(players), 15)  # and betting opens after it
             sim.world.check()
 
