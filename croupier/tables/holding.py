@@ -18,7 +18,7 @@ from devices.faults import LATCH_BLOCKS, Fault, Operator
 from devices.rules import Rule, RuleViolation
 from devices.shoe import RECONCILED, Shoe, ShoeFault
 from devices.shuffler import OUTCOME_RECONCILED
-from drivers.errors import DeviceRefused, LinkLost, NotConnected, OutcomeUnknown
+from drivers.errors import CommandTimeout, DeviceRefused, LinkLost, NotConnected, OutcomeUnknown
 from drivers.protocol.message import Status
 from games.common.messages import Resolution, SupervisorResolve
 
@@ -110,7 +110,9 @@ class SupervisorHolds:
             except RuleViolation as refusal:
                 if refusal.rule is not LATCH_BLOCKS:
                     raise
-            except (NotConnected, LinkLost) as lost:  # the command did not run: the link was down
+            except (NotConnected, LinkLost, CommandTimeout) as lost:
+                # The command did not run (the link was down), or it moves no card and is safely
+                # asked again (a peek, a mode read: OutcomeUnknown is a card mover's, never here).
                 self.log.warning("device link lost", detail=str(lost), clause=LINK_LOST.clause)
                 await self._fault_reaches_the_latch()
             except DeviceRefused as refused:  # the device latched a fault first: it ran nothing

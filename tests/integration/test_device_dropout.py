@@ -365,3 +365,39 @@ def test_657a9_a_progressive_controller_back_from_a_dropout_mid_deal_goes_on_wit
             sim.world.check()
 
     run(scenario(), timeout=60)
+
+
+def test_672a7g_the_card_reader_dropping_out_at_the_peek_holds_until_back_then_peeks_again() -> None:
+    """The card reader goes silent with the peek asked (672a.7(g)): the peek moves no card, so its
+    lost answer holds the round on LINK_LOST rather than stopping the table; once the reader is
+    back and cleared the peek is asked again and the round goes on."""
+
+    async def scenario() -> None:
+        async with simulated_table("free-bet-blackjack", name="DROP", settings=FAST) as sim:
+            table, device = sim.table, sim.devices["card-reader"]
+            players = BasicStrategyPlayers(random.Random(3))
+            peek = table.reader.peek
+
+            async def into_silence(up: Any) -> Any:
+                table.reader.peek = peek  # once
+                device.set_silent(True)
+                return await peek(up)
+
+            async def to_the_first_peek() -> None:
+                while table.reader.peek is into_silence:
+                    await table.play_round(players)
+
+            table.reader.peek = into_silence
+            playing = asyncio.create_task(to_the_first_peek())
+            async with asyncio.timeout(10):
+                while "LINK_LOST" not in {fault.code for fault in table.faults}:
+                    await asyncio.sleep(0.01)
+            assert not playing.done(), "the round holds at the peek"
+            device.set_silent(False)
+            await sim.connections["card-reader"].wait_ready(10)
+            await table.clear("LINK_LOST", FLOORPERSON)
+            await asyncio.wait_for(playing, 15)
+            assert table.faults == ()
+            sim.world.check()
+
+    run(scenario(), timeout=60)
