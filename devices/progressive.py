@@ -256,6 +256,20 @@ class Progressive(Equipment[ProgressiveDriver]):
             self.chips_reconciled(count=0)
         return round_state
 
+    async def reconcile_lock(self) -> RoundState:
+        """The lock whose answer was lost (OutcomeUnknown: it moves money, so it is never simply
+        resent), once the controller is back and read again (``sync``, on the LINK_LOST clear): a
+        round the controller did lock is taken as locked, its accepted wagers read from it — its
+        meters were read afresh, so this lock's increase is not checked against the levels before
+        it; a round it did not lock is locked now."""
+        if self.state != LOCKED:
+            return await self.lock()
+        round_state = await self.driver.read_round()
+        await self._show_all()
+        if round_state.count == 0 and not self.latch:
+            self.chips_reconciled(count=0)
+        return round_state
+
     def chip_count(self, count: int) -> None:
         """The dealer's count of the value chips collected; a mismatch latches CHIP_COUNT_MISMATCH,
         which only a supervisor clears, before the dealer may count again."""

@@ -37,10 +37,12 @@ from croupier.tables.inputs import Answer, Answers, ask, each, received, take
 from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
-from devices.progressive import CHIP_COUNT, KEYED_RESET, LOCKED, Progressive
+from devices.progressive import CHIP_COUNT, KEYED_RESET, LOCKED, NO_MORE_BETS, Progressive
 from devices.rules import Rule, RuleViolation
 from devices.shuffler import Shuffler
+from drivers.errors import OutcomeUnknown
 from drivers.protocol.cards import Card
+from drivers.protocol.classes.progressive import RoundState
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from drivers.shuffler import SealedOrder
 from games.crazy_4_poker import Round, RuleSet, Table, clauses
@@ -297,15 +299,27 @@ class Crazy4PokerTable(SupervisorHolds):
         """657a.9(a)(3): "no more bets", the progressive locked, the chips counted against it."""
         round_.handle(NoMoreBets())
         if round_.state == DEALING:  # no progressive wager offered: the system locks all the same,
-            await self.progressive.lock()  # with nothing accepted and nothing to count
+            await self._locked()  # with nothing accepted and nothing to count
         if round_.state != LOCKING:
             return
-        state = await self.progressive.lock()
+        state = await self._locked()
         round_.handle(ProgressiveLocked(state.count))
         if round_.state == COUNTING:
             await self._count_chips(round_)
         if round_.state == HELD:
             await self._await_ruling(round_)
+
+    async def _locked(self) -> RoundState:
+        """The progressive locked at "no more bets", held on a fault like any device step; a lock
+        whose answer was lost with the link is reconciled from the controller once it is back and
+        cleared, never resent (``Progressive.reconcile_lock``)."""
+        try:
+            return await self._held_on_fault(self.progressive.lock)
+        except OutcomeUnknown as unknown:
+            self._outcome_unknown("lock", unknown, NO_MORE_BETS)
+        await self._fault_reaches_the_latch()
+        await self._while_latched()
+        return await self._held_on_fault(self.progressive.reconcile_lock)
 
     async def _count_chips(self, round_: Round) -> None:
         """The dealer's count against the accepted count: a mismatch holds the round and latches

@@ -95,6 +95,13 @@ async def _held_then_cleared(sim: Any, table: Any, shoe: Any, playing: asyncio.T
     sim.world.check()
 
 
+def dead_link(lost: str) -> FaultPlan:
+    """Every write from the device lost (its ``answer``: what it was asked did run) or every write
+    to it (the ``command``: it did not)."""
+    faults = ChannelFaults(drop_rate=1.0)
+    return FaultPlan(outbound=faults) if lost == "answer" else FaultPlan(inbound=faults)
+
+
 class HitIntoADeadLink(BasicStrategyPlayers):
     """The first player to decide hits, and the shoe's answers stop from then on: the dispense
     goes out, the card leaves the shoe, and no answer comes back (the cable pulled mid-command)."""
@@ -107,7 +114,7 @@ class HitIntoADeadLink(BasicStrategyPlayers):
         if self.dropped or PlayerAction.HIT not in legal:
             return super().decide(hand, dealer_up, legal)
         self.dropped = True
-        self.shoe.set_faults(FaultPlan(outbound=ChannelFaults(drop_rate=1.0)))
+        self.shoe.set_faults(dead_link("answer"))
         return PlayerAction.HIT
 
 
@@ -171,7 +178,7 @@ def test_5_6_a_shuffle_lost_with_the_link_holds_until_its_batch_is_shuffled_agai
 
             async def into_a_dead_link() -> Any:
                 table.shuffler.shuffle = shuffle  # once
-                device.set_faults(FaultPlan(outbound=ChannelFaults(drop_rate=1.0)))
+                device.set_faults(dead_link("answer"))
                 return await shuffle()
 
             table.shuffler.shuffle = into_a_dead_link
@@ -210,7 +217,7 @@ def test_677a_10_e_a_stack_lost_with_the_link_is_racked_unseen_and_the_count_sti
 
             async def into_a_dead_link(count: int) -> Any:
                 table.shoe.deal_stack = deal_stack  # once
-                device.set_faults(FaultPlan(outbound=ChannelFaults(drop_rate=1.0)))
+                device.set_faults(dead_link("answer"))
                 return await deal_stack(count)
 
             table.shoe.deal_stack = into_a_dead_link
@@ -248,9 +255,7 @@ def test_5_6_a_delivery_lost_with_the_link_is_reconciled_from_the_counts(lost: s
 
             async def into_a_dead_link() -> Any:
                 table.shuffler.deliver_to_shoe = deliver  # once
-                faults = ChannelFaults(drop_rate=1.0)
-                plan = FaultPlan(outbound=faults) if lost == "answer" else FaultPlan(inbound=faults)
-                device.set_faults(plan)
+                device.set_faults(dead_link(lost))
                 return await deliver()
 
             async def to_the_first_shoe_change() -> None:
@@ -398,6 +403,42 @@ def test_672a7g_the_card_reader_dropping_out_at_the_peek_holds_until_back_then_p
             await table.clear("LINK_LOST", FLOORPERSON)
             await asyncio.wait_for(playing, 15)
             assert table.faults == ()
+            sim.world.check()
+
+    run(scenario(), timeout=60)
+
+
+@pytest.mark.parametrize("lost", ["answer", "command"])
+def test_657a9_a_3_a_lock_lost_with_the_controller_is_reconciled_never_resent(lost: str) -> None:
+    """The progressive controller dies with the lock at "no more bets" out (657a.9(a)(3); it moves
+    money, so it is never resent): held on LINK_LOST; once back and cleared, the controller is read:
+    a round it locked (the answer lost) is taken as locked, with the wagers it accepted; one it did
+    not (the command lost) is locked now. The chips are counted against it and the round goes on."""
+
+    async def scenario() -> None:
+        async with simulated_table("crazy-4-poker", name="DROP", settings=FAST, shuffler_seed=3) as sim:
+            table, device = sim.table, sim.devices["progressive"]
+            options = table_options("crazy-4-poker", sim)
+            players = simulated_players("crazy-4-poker", random.Random(5), **options)
+            lock = table.progressive.lock
+
+            async def into_a_dead_link() -> Any:
+                table.progressive.lock = lock  # once
+                device.set_faults(dead_link(lost))
+                return await lock()
+
+            table.progressive.lock = into_a_dead_link
+            playing = asyncio.create_task(table.play_round(players))
+            async with asyncio.timeout(10):
+                while "LINK_LOST" not in {fault.code for fault in table.faults}:
+                    await asyncio.sleep(0.01)
+            device.set_faults(FaultPlan())
+            await sim.connections["progressive"].wait_ready(10)
+            await table.clear("LINK_LOST", FLOORPERSON)
+            round_ = await asyncio.wait_for(playing, 15)
+            assert round_.state == COMPLETE and table.faults == ()
+            await keyed_resets(table, controller_key(sim), None)
+            await asyncio.wait_for(table.play_round(players), 15)
             sim.world.check()
 
     run(scenario(), timeout=60)
