@@ -167,6 +167,7 @@ class Progressive(Equipment[ProgressiveDriver]):
         self.win_deadline = win_deadline
         self.round: RoundState | None = None
         self._dealing_when_lost = False  # the link went while a round was being dealt
+        self._hits_before_award = 0  # the level's hits when the last award was sent
         self.levels: dict[int, LevelInfo] = {}
         self.wins: dict[int, AwardResult] = {}  # the win a frozen level shows until its reset
         self.covered: tuple[int, ...] = ()
@@ -293,10 +294,28 @@ class Progressive(Equipment[ProgressiveDriver]):
     async def award(self, level: int, seat: int) -> AwardResult:
         """Pay ``level`` to ``seat``: the level freezes at the amount paid (jackpot lock) and the
         sign must show the win within ``win_deadline``, or SIGN_LINK_LOST latches. An
-        OutcomeUnknown from the driver is reconciled with the level's hits, never by resending."""
+        OutcomeUnknown from the driver is reconciled with the level's hits (``reconcile_award``),
+        never by resending."""
         self._require("jackpot_paid", "the award", AWARD_TO_WAGER, seat=seat)
         self.latch.require_clear("the award")
-        result = await self.driver.award(level, seat)
+        known = self.levels.get(level)
+        self._hits_before_award = 0 if known is None else known.hits
+        return await self._paid(level, seat, await self.driver.award(level, seat))
+
+    async def reconcile_award(self, level: int, seat: int) -> AwardResult:
+        """The award whose answer was lost, once the controller is back and cleared: a hit the
+        level counted since the award was sent, to ``seat``, is the award paid (from the level's
+        hit history); with none, the award is made now."""
+        info = await self.driver.level(level)
+        if info.hits <= self._hits_before_award:
+            return await self.award(level, seat)
+        last = (await self.driver.hits(level))[0]
+        if last.seat != seat:
+            detail = f"level {level}: the controller's last hit went to seat {last.seat}, not {seat}"
+            raise RuleViolation(AWARD_TO_WAGER, detail)
+        return await self._paid(level, seat, AwardResult(level, last.seat, last.amount_cents, last.number))
+
+    async def _paid(self, level: int, seat: int, result: AwardResult) -> AwardResult:
         self.jackpot_paid(seat=seat, award=result)
         self._keep(await self.driver.level(level))
         await self._show(level)

@@ -37,12 +37,12 @@ from croupier.tables.inputs import Answer, Answers, ask, each, received, take
 from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
-from devices.progressive import CHIP_COUNT, KEYED_RESET, LOCKED, NO_MORE_BETS, Progressive
+from devices.progressive import AWARD_TO_WAGER, CHIP_COUNT, KEYED_RESET, LOCKED, NO_MORE_BETS, Progressive
 from devices.rules import Rule, RuleViolation
 from devices.shuffler import Shuffler
 from drivers.errors import OutcomeUnknown
 from drivers.protocol.cards import Card
-from drivers.protocol.classes.progressive import RoundState
+from drivers.protocol.classes.progressive import AwardResult, RoundState
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from drivers.shuffler import SealedOrder
 from games.crazy_4_poker import Round, RuleSet, Table, clauses
@@ -321,6 +321,18 @@ class Crazy4PokerTable(SupervisorHolds):
         await self._while_latched()
         return await self._held_on_fault(self.progressive.reconcile_lock)
 
+    async def _awarded(self, level: int, seat: int) -> AwardResult:
+        """A progressive award paid through the controller; one whose answer was lost with the
+        link is reconciled from the level's hits once the controller is back and cleared, never
+        resent (``Progressive.reconcile_award``)."""
+        try:
+            return await self._held_on_fault(lambda: self.progressive.award(level, seat))
+        except OutcomeUnknown as unknown:
+            self._outcome_unknown("award", unknown, AWARD_TO_WAGER)
+        await self._fault_reaches_the_latch()
+        await self._while_latched()
+        return await self._held_on_fault(lambda: self.progressive.reconcile_award(level, seat))
+
     async def _count_chips(self, round_: Round) -> None:
         """The dealer's count against the accepted count: a mismatch holds the round and latches
         CHIP_COUNT_MISMATCH; after a supervisor's clear the dealer counts again until they agree."""
@@ -369,7 +381,7 @@ class Crazy4PokerTable(SupervisorHolds):
         if round_.state == HELD:
             await self._await_ruling(round_)
         for seat, line, _award in round_.awards:
-            result = await self.progressive.award(self.award_levels.get(line, 1), seat)
+            result = await self._awarded(self.award_levels.get(line, 1), seat)
             self.log.info("progressive award", seat=seat, hand=line, cents=result.amount_cents)
 
     async def _pick_up(self, round_: Round) -> None:

@@ -442,3 +442,49 @@ def test_657a9_a_3_a_lock_lost_with_the_controller_is_reconciled_never_resent(lo
             sim.world.check()
 
     run(scenario(), timeout=60)
+
+
+@pytest.mark.parametrize("lost", ["answer", "command"])
+def test_657a1_an_award_lost_with_the_controller_is_reconciled_from_its_hits_never_resent(lost: str) -> None:
+    """The progressive controller dies with an award out (it moves money: never resent): held on
+    LINK_LOST; once back and cleared, a hit the level counted since is the award paid (its answer
+    lost), and with none (the command lost) the award is made now. Either way one hit is paid, the
+    level is jackpot-locked until the keyed reset (605a.7(a)), and the table plays on."""
+
+    async def scenario() -> None:
+        async with simulated_table("crazy-4-poker", name="DROP", settings=FAST, shuffler_seed=3) as sim:
+            table, device = sim.table, sim.devices["progressive"]
+            options = table_options("crazy-4-poker", sim)
+            players = simulated_players("crazy-4-poker", random.Random(5), **options)
+            reset_key = controller_key(sim)
+            award = table.progressive.award
+            paid: list[int] = []
+
+            async def into_a_dead_link(level: int, seat: int) -> Any:
+                table.progressive.award = award  # once
+                paid.append(table.progressive.levels[level].hits)
+                device.set_faults(dead_link(lost))
+                return await award(level, seat)
+
+            async def to_the_first_award() -> None:
+                while table.progressive.award is into_a_dead_link:  # rounds until one pays a hit
+                    await table.play_round(players)
+
+            table.progressive.award = into_a_dead_link
+            playing = asyncio.create_task(to_the_first_award())
+            async with asyncio.timeout(30):
+                while "LINK_LOST" not in {fault.code for fault in table.faults}:
+                    assert not playing.done()
+                    await asyncio.sleep(0.01)
+            device.set_faults(FaultPlan())
+            await sim.connections["progressive"].wait_ready(10)
+            await table.clear("LINK_LOST", FLOORPERSON)
+            await asyncio.wait_for(playing, 15)
+            (level,) = table.progressive.frozen_levels
+            assert table.progressive.levels[level].hits == paid[0] + 1, "paid once"
+            await keyed_resets(table, reset_key, None)
+            await asyncio.wait_for(table.play_round(players), 15)
+            assert table.faults == ()
+            sim.world.check()
+
+    run(scenario(), timeout=90)
