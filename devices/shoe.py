@@ -456,6 +456,17 @@ class Shoe(Equipment[ShoeDriver]):
                 counts = await self.driver.end_round()
             self.trigger("round_ended", counts=counts)
 
+    async def reconcile_end_round(self) -> None:
+        """The end of a round whose answer was lost (EndRound moves cards: never resent on a
+        guess), once the shoe is back and cleared: its counts say whether the discards went back
+        (the whole batch in the shoe), and the round ends with them; if not, the shoe is asked to
+        take them back now (from a rack already emptied it takes nothing twice)."""
+        async with self._busy:
+            counts = await self.driver.counts()
+            if counts.remaining != self.batch_size:
+                counts = await self.driver.end_round()
+            self.trigger("round_ended", counts=counts)
+
     async def collect(self, counted: int) -> None:
         """The shoe has ended: its remaining cards were removed to the discard rack and the batch
         counted there, ``counted`` cards (672a.7(d)(1)). A count other than the batch's latches

@@ -220,7 +220,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         if round_.deck_removed:
             removed = self.dealer.remove_deck()
             self.log.warning("deck removed", round=round_.number, cards=removed, clause="677a.10(f)")
-        await self.shoe.end_round()
+        await self._shoe_round_ended(self.shoe)
         if round_.deck_removed:
             self.shoe.close_shoe()
             self.dealer.empty_shoe()

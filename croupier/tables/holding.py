@@ -163,6 +163,19 @@ class SupervisorHolds:
                 return
             await reshuffle()
 
+    async def _shoe_round_ended(self, shoe: Shoe) -> None:
+        """The shoe told the round is over (an auto-reshuffling shoe takes the discards back), held
+        on a fault; an end whose answer was lost with the link is reconciled from the shoe's
+        counts once it is back and cleared (``Shoe.reconcile_end_round``)."""
+        try:
+            await self._held_on_fault(shoe.end_round)
+            return
+        except OutcomeUnknown as unknown:
+            self._outcome_unknown("end of round", unknown, RECONCILED)
+        await self._fault_reaches_the_latch()
+        await self._while_latched()
+        await self._held_on_fault(shoe.reconcile_end_round)
+
     def _outcome_unknown(self, command: str, unknown: OutcomeUnknown, rule: Rule) -> None:
         self.log.warning(f"{command} outcome unknown", detail=str(unknown), clause=rule.clause)
 

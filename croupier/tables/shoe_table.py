@@ -209,7 +209,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
                 await self._await_ruling(round_)
             else:
                 await self._step(play)
-        await self.shoe.end_round()
+        await self._shoe_round_ended(self.shoe)
         self._round_ended()
         self.watchers.ended(round_)
         if self.shoe.state == COLLECTING:

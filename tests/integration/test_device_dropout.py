@@ -488,3 +488,40 @@ def test_657a1_an_award_lost_with_the_controller_is_reconciled_from_its_hits_nev
             sim.world.check()
 
     run(scenario(), timeout=90)
+
+
+@pytest.mark.parametrize("lost", ["answer", "command"])
+def test_677a10_the_end_of_a_round_lost_with_the_shoe_is_reconciled_from_its_counts(lost: str) -> None:
+    """Heads Up Hold 'Em's auto-reshuffling shoe dies as it is told the round is over (it takes the
+    discards back: card-moving): held on LINK_LOST; once back and cleared, its counts say whether
+    the deck is whole again (its answer lost) or the discards are still in the rack (the command
+    lost, so it takes them now). The next rounds deal from the whole deck."""
+
+    async def scenario() -> None:
+        async with simulated_table("heads-up-holdem", name="DROP", settings=FAST) as sim:
+            table, device = sim.table, sim.devices["shoe"]
+            options = table_options("heads-up-holdem", sim)
+            players = simulated_players("heads-up-holdem", random.Random(5), **options)
+            end_round = table.shoe.end_round
+
+            async def into_a_dead_link() -> None:
+                table.shoe.end_round = end_round  # once
+                device.set_faults(dead_link(lost))
+                await end_round()
+
+            table.shoe.end_round = into_a_dead_link
+            playing = asyncio.create_task(table.play_round(players))
+            async with asyncio.timeout(10):
+                while "LINK_LOST" not in {fault.code for fault in table.faults}:
+                    await asyncio.sleep(0.01)
+            device.set_faults(FaultPlan())
+            await sim.connections["shoe"].wait_ready(10)
+            await table.clear("LINK_LOST", FLOORPERSON)
+            await asyncio.wait_for(playing, 15)
+            assert table.shoe.remaining == 52 and table.faults == ()
+            for _ in range(2):
+                await asyncio.wait_for(table.play_round(players), 15)
+            assert table.faults == ()
+            sim.world.check()
+
+    run(scenario(), timeout=60)
