@@ -169,8 +169,6 @@ class FaultScript(RoundWatcher):
                     device = "dealer"
                 self._strike(Strike(round_.number, kind, device))
 
-
-
     def _strike(self, strike: Strike) -> None:
         world, dealer = self.sim.world, self.sim.dealer
         self.struck.append(strike)
