@@ -71,7 +71,6 @@ class CardClock(RoundWatcher):
             self.samples.append(time.perf_counter() - self.stamp.arrived)
 
 
-
 def fsync_once(fd: int) -> float:
     start = time.perf_counter()
     os.write(fd, b'{"kind":"fsync-floor","n":1}\n')

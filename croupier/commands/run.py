@@ -149,8 +149,6 @@ class RoundSummary(RoundWatcher):
     def __init__(self, table: str, world: TableWorld | None = None) -> None:
         self.table, self.world = table, world
 
-
-
     def round_ended(self, round_: Any) -> None:
         if self.world is not None:
             self.world.check()

@@ -82,8 +82,6 @@ class ProgressBar(RoundWatcher):
     def __init__(self, rounds: int, out: TextIO = sys.stderr) -> None:
         self.rounds, self.out, self.done = rounds, out, 0
 
-
-
     def round_ended(self, round_: Any) -> None:
         self.done += 1
         filled = WIDTH * self.done // max(self.rounds, 1)
