@@ -223,6 +223,10 @@ class DeviceConnection:
                     f"{self.name}: {name} was retransmitted into a rebooted device: whether the first "
                     "attempt executed is unknown; reconcile counts"
                 )
+            elif outcome.status is Status.NO_SESSION:
+                # The device rebooted under the host and ran nothing: the link is lost and comes
+                # back with a new handshake, like a pulled cable, not a refusal to act on.
+                error = LinkLost(f"{self.name}: {name} not run: the device lost its session (rebooted?)")
             else:
                 error = DeviceRefused(name, outcome.status.name, outcome.detail)
             self._resolve(request, error=error)

@@ -252,7 +252,7 @@ class Crazy4PokerTable(SupervisorHolds):
     async def play_round(self, players: Crazy4Players) -> Round:
         """Play one round to completion, its cards in the discard rack; returns the round."""
         await self.prepare_round()
-        await self.progressive.open_round()
+        await self._held_on_fault(self.progressive.open_round)
         order = await self._shuffle_deck()
         round_ = self.game.new_round()
         self.watchers.began(round_)
@@ -286,13 +286,14 @@ class Crazy4PokerTable(SupervisorHolds):
 
     async def _shuffle_deck(self) -> SealedOrder:
         """One deck shuffled and counted, its order read sealed, then taken by the dealer's hand."""
-        assert self.shuffler is not None
-        await self.shuffler.configure(1, 0, self.back)
-        await self._shuffle_until_it_passes(self.shuffler)  # a failed batch: out of play until cleared
-        batch = self.shuffler.batch
+        shuffler = self.shuffler
+        assert shuffler is not None
+        await self._held_on_fault(lambda: shuffler.configure(1, 0, self.back))
+        await self._shuffle_until_it_passes(shuffler)  # a failed batch: out of play until cleared
+        batch = shuffler.batch
         if batch is None or batch.order is None or len(batch.order) != CARDS_PER_DECK:
             raise RuleViolation(TAKEN_BY_HAND, "the shuffler holds no sealed order of a 52-card deck")
-        self.shuffler.taken_by_hand()
+        shuffler.taken_by_hand()
         return batch.order
 
     async def _close_betting(self, round_: Round) -> None:
@@ -339,6 +340,7 @@ class Crazy4PokerTable(SupervisorHolds):
         chips = await received(self.dealer.count_progressive_chips)
         round_.handle(ChipCount(chips))
         while self.progressive.state == LOCKED:
+            await self._while_latched()  # a sign or sensor fault first: nothing moves while latched
             try:
                 self.progressive.chip_count(chips)
             except RuleViolation as mismatch:
@@ -350,6 +352,7 @@ class Crazy4PokerTable(SupervisorHolds):
     async def _deal(self, round_: Round) -> None:
         """657a.9(b): the card the round expects, from the hand to its place, none before the
         progressive is reconciled."""
+        await self._while_latched()
         self.progressive.begin_dealing()
         while (place := round_.expected) is not None:
             await self._while_latched()

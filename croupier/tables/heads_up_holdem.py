@@ -337,10 +337,10 @@ class HeadsUpHoldemTable(SupervisorHolds):
         back = f"deck {self.decks}"
         self.dealer.unwrap_deck(back)
         self.dealer.load_shuffler(back)
-        await self.shuffler.configure(1, 0, back)
+        await self._held_on_fault(lambda: self.shuffler.configure(1, 0, back))
         await self._shuffle_until_it_passes(self.shuffler)
         await self._delivered_to_shoe(
             self.shoe, self.shuffler, lambda: self._shuffle_until_it_passes(self.shuffler)
         )
-        await self.shoe.load(DECK)
+        await self._held_on_fault(lambda: self.shoe.load(DECK))
         self.log.info("deck in play", back=back)

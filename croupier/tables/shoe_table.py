@@ -289,7 +289,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
 
     async def _shuffle(self, back: str) -> None:
         """The batch in the shuffler's input, configured, shuffled and counted (NOTES.md §5.3)."""
-        await self.shuffler.configure(self.rules.decks, 0, back)
+        await self._held_on_fault(lambda: self.shuffler.configure(self.rules.decks, 0, back))
         await self._shuffle_until_it_passes(self.shuffler)
 
     async def _to_shoe(self, back: str) -> None:
@@ -297,4 +297,4 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         told."""
         await self._delivered_to_shoe(self.shoe, self.shuffler, lambda: self._shuffle(back))
         self.dealer.insert_cover_card(self.cover_depth)
-        await self.shoe.load(self.batch_size)
+        await self._held_on_fault(lambda: self.shoe.load(self.batch_size))

@@ -16,6 +16,7 @@ from drivers.errors import (
     CommandTimeout,
     DeviceNotFound,
     DeviceRefused,
+    LinkLost,
     NotConnected,
     OutcomeUnknown,
     PortBusy,
@@ -188,6 +189,24 @@ def test_reboot_is_detected_and_the_link_handshakes_again():
             rig.device.reboot()
             event = await next_event(rig.conn, DeviceRebooted)
             assert event.old_boot_id == old_boot and event.new_boot_id == rig.device.engine.boot_id
+            await rig.conn.wait_ready(5.0)
+            assert (await rig.conn.request(Echo(b"back"))).data == b"back"
+
+    run(scenario())
+
+
+def test_a_command_meeting_a_rebooted_device_is_a_lost_link_not_a_refusal():
+    """The device rebooted before the host noticed: the next command meets NO_SESSION, ran
+    nothing, and is reported as a lost link (the handshake comes again), so a table holds on it
+    as on a pulled cable; after the handshake it is asked again. (A card mover retransmitted into
+    the reboot is an unknown outcome instead: test_retransmission_into_a_rebooted_device...)"""
+
+    async def scenario():
+        async with connected(pty(), SerialTransport) as rig:
+            rig.device.reboot()
+            with pytest.raises(LinkLost, match="Echo not run: the device lost its session"):
+                await rig.conn.request(Echo(b"are you there"))
+            await next_event(rig.conn, DeviceRebooted)  # the new handshake found the new boot
             await rig.conn.wait_ready(5.0)
             assert (await rig.conn.request(Echo(b"back"))).data == b"back"
 

@@ -161,6 +161,24 @@ def test_random_faults_replay_with_the_profile_seed(
     assert without_timing(first) == without_timing(second)
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_every_kind_of_fault_at_random_and_the_table_plays_every_round(
+    game: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fault of any kind in almost a third of the rounds — devices unplugged, rebooted, frames
+    corrupted or lost (commands meeting a rebooted device, card movers whose outcome is unknown),
+    jams, the dealer's miscounts, foreign cards: the table holds on each, the floor clears it,
+    every round is played, and simulate() checks the world's card count balances at the end."""
+    profile = tmp_path / "everything.toml"
+    kinds = '["unplug", "reboot", "corrupt", "drop", "jam", "miscount", "extra-card"]'
+    profile.write_text(f"rate = 0.3\nseed = 11\nkinds = {kinds}\n")
+    summary = sim(capsys, "--game", game, "--rounds", "40", "--seed", "4", "--faults", str(profile))
+    assert summary["rounds"] == 40
+    assert {"unplug", "reboot"} <= set(summary["injected"]) and "LINK_LOST" in summary["faults"]
+    house = summary["house"]
+    assert house["total"] == sum(house["by_wager"].values()) == -summary["players_net"]
+
+
 def test_random_jams_strike_the_shuffler_where_no_shoe_deals(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
