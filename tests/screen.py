@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 #: One wager body per game, for a seat (amounts in cents).
@@ -49,18 +49,25 @@ def dealer_counts(game: str, players: int, *, progressive: int = 0, six_card: bo
     return lambda kind: stub[game] if kind == "stub_count" else progressive
 
 
-def _jackpot_locked(state: dict[str, Any]) -> bool:
-    return bool(state.get("progressive", {}).get("jackpot_locked"))
+def jackpot_held(state: dict[str, Any]) -> bool:
+    """No round in play and betting held for the keyed reset of a level a hit froze."""
+    locked = bool(state.get("progressive", {}).get("jackpot_locked"))
+    return locked and state["prompt"] is None and not state["round_in_progress"]
 
 
 @dataclass
 class Screen:
     """``client``: an aiohttp TestClient or a ClientSession with a base URL; ``count``: what the
-    dealer counts when the table asks ("stub_count", "chip_count")."""
+    dealer counts when the table asks ("stub_count", "chip_count"); ``supervisor``: a supervisor's
+    headers, with which a level a progressive hit froze is reset by ``reset_key`` (605a.7(a)) when
+    the screen waits for betting — at a table whose rounds are dealt from unseeded shuffles a hit
+    can come in any round."""
 
     client: Any
     headers: dict[str, str]
     count: Callable[[str], int] | None = None
+    supervisor: dict[str, str] | None = field(default=None, kw_only=True)
+    reset_key: str = field(default="PROG-KEY-1", kw_only=True)  # the simulated controller's
 
     async def get(self, path: str, headers: Headers = None) -> tuple[int, Any]:
         async with self.client.get(path, headers=self.headers if headers is None else headers) as response:
@@ -91,6 +98,10 @@ class Screen:
                 state = await self.state()
                 if state["prompt"] is not None and state["prompt"]["kind"] == kind:
                     return state
+                if kind == "wagers" and self.supervisor and jackpot_held(state):
+                    for level in state["progressive"]["jackpot_locked"]:
+                        path = f"/v1/progressive/levels/{level}/reset"
+                        await self.ok_as(self.supervisor, path, {"key": self.reset_key})
                 await asyncio.sleep(0.01)
 
     async def play_round(
@@ -111,7 +122,7 @@ class Screen:
                 state = await self.state()
                 prompt = state["prompt"]
                 assert not state["faults"] and state["held_round"] is None, state
-                if prompt is None and not state["round_in_progress"] and _jackpot_locked(state):
+                if jackpot_held(state):
                     return int(state["rounds"])  # complete; betting waits for the keyed reset
                 if prompt is None:
                     await asyncio.sleep(0.01)

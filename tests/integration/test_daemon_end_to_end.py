@@ -38,7 +38,7 @@ from games.free_bet_blackjack.clauses import PLAY_ORDER
 from games.heads_up_holdem.clauses import DECISION_ORDER as HOLDEM_ORDER
 from games.over_under.clauses import DECISION_ORDER as OU_ORDER
 from tests.integration.test_run_command import ROOT, croupier
-from tests.screen import WAGERS, Screen, answer_for, dealer_counts
+from tests.screen import WAGERS, Screen, answer_for, dealer_counts, jackpot_held
 
 DEALER_TOKEN, SUPERVISOR_TOKEN = "dealer-token-0123456789", "sup-token-0123456789"
 DEALER = {"Authorization": f"Bearer {DEALER_TOKEN}"}
@@ -169,11 +169,11 @@ async def refusals_round(screen: Screen, game: str) -> int:
         while True:
             state = await screen.state()
             prompt = state["prompt"]
-            if prompt is None:
-                await asyncio.sleep(0.01)
-            elif prompt["kind"] == "wagers":
+            if jackpot_held(state) or (prompt is not None and prompt["kind"] == "wagers"):
                 assert out_of_turn, "a decision prompt was shown"
                 return int(state["rounds"])
+            if prompt is None:
+                await asyncio.sleep(0.01)
             elif prompt["kind"] in ("stub_count", "chip_count"):
                 await screen.ok(
                     "/v1/" + prompt["kind"].replace("_", "-"), {"count": screen.count(prompt["kind"])}
@@ -234,7 +234,8 @@ async def misdeal_round(screen: Screen, game: str) -> int:
 async def drive(base: str, game: str, shown: list[Any]) -> dict[str, Any]:
     progressive = sum(1 for seat in SEATS if KEYED[game](seat).get("progressive"))
     async with aiohttp.ClientSession(base_url=base) as session:
-        screen = Screen(session, DEALER, dealer_counts(game, len(SEATS), progressive=progressive))
+        counts = dealer_counts(game, len(SEATS), progressive=progressive)
+        screen = Screen(session, DEALER, counts, supervisor=SUPERVISOR)
         played = [await watched_round(screen, game, shown) for _ in range(ROUNDS)]
         played.append(await refusals_round(screen, game))
         await close_and_open(screen, game)
