@@ -5,6 +5,8 @@ into each game's Round, which keeps ``set_aside`` and ``pickup`` and says ``pick
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from transitions import EventData
 
 from games.common.holds import Hold
@@ -42,14 +44,24 @@ class ClosingSteps:
         self.set_aside.append(pickup)
         self.log.add(self.kinds.SET_ASIDE, card=pickup.card, commitment=pickup.commitment, code=code)
 
+    picked = 0  # cards recorded as picked up so far (a hand paid at once goes before the round ends)
+
     def _record_pickup(self, **cited: str) -> None:
         """Record every card of the round in the order it goes to the rack (``cited``: the clause of
-        that order, where the game's section sets one)."""
+        that order, where the game's section sets one), after those already picked up."""
         self.pickup = tuple(self.pickup_order())
-        for number, pickup in enumerate(self.pickup, start=1):
+        self._pick_up(self.pickup[self.picked :], **cited)
+
+    def _pick_up(self, pickups: Sequence[Pickup], **cited: str) -> None:
+        """Record ``pickups`` going to the rack, numbered on. Cards that leave the layout before the
+        round ends (a hand paid at once, 672a.7(h)(1)) are recorded as they go, first in the
+        pick-up order: the trail says where every card is at any moment, so a round cut off after
+        it names only the cards still on the layout."""
+        for pickup in pickups:
+            self.picked += 1
             self.log.add(
                 self.kinds.PICKUP,
-                order=number,
+                order=self.picked,
                 place=pickup.place,
                 card=pickup.card,
                 commitment=pickup.commitment,

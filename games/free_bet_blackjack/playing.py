@@ -13,6 +13,7 @@ from games.common.records import RecordKind
 from games.common.seating import clockwise
 from games.free_bet_blackjack import clauses, decisions, settlement
 from games.free_bet_blackjack.decisions import Stake
+from games.free_bet_blackjack.discard import hand_pickup
 from games.free_bet_blackjack.hand import is_ace, is_blackjack
 from games.free_bet_blackjack.inputs import PlayerAction
 from games.free_bet_blackjack.irregularities import (
@@ -150,10 +151,11 @@ class PlaySteps:
         is waiting for the dealer's hand (672a.7(h)(1): tucked under it)."""
         hand = position.dealt_hand
         hand.paid = True
+        self._record_actions([action], action.rule)
         if not position.push22:
             hand.removed = True
             self.removed.append(hand)
-        self._record_actions([action], action.rule)
+            self._pick_up(hand_pickup(hand), clause=clauses.DISCARD_ORDER.clause)
 
     def _reveal_problem(self, card: Card) -> tuple[Kind, Irregularity] | None:
         gives_blackjack = is_blackjack([self.dealer_up, card])

@@ -284,6 +284,23 @@ def test_672a_7_h_1_blackjack_paid_at_once_cards_tucked_under_push_22():
     assert movements(round_)[-1] == (2, "push22", "collect", 500)
 
 
+def test_672a_7_h_1_a_hand_removed_at_once_is_recorded_picked_up_as_it_goes():
+    """672a.7(h)(1), (s): the removed Blackjack's cards are recorded going to the rack when they
+    go, first in the pick-up order, so the trail never shows them on the layout after; the final
+    pick-up numbers on after them."""
+    round_, shoe = dealt(["As Kd", "9c 4d"], "9h 8h", "5s", wagers={1: 1000, 2: 1000})
+    early = [r.fields for r in round_.records if r.kind is RecordKind.PICKUP]
+    assert [(p["order"], p["place"], p["card"]) for p in early] == [
+        (1, "seat 1 hand 0", "As"),
+        (2, "seat 1 hand 0", "Kd"),
+    ]
+    round_.handle(Decision(2, STAND))
+    finish(round_, shoe)
+    pickups = [r.fields for r in round_.records if r.kind is RecordKind.PICKUP]
+    assert [p["order"] for p in pickups] == list(range(1, len(round_.pickup) + 1))
+    assert [p["card"] for p in pickups] == [p.card for p in round_.pickup], "once each, in the order"
+
+
 def test_672a_7_h_2_decisions_but_no_surrender():
     """672a.7(h)(2): a player doubles, splits, stands or draws; surrender is not available."""
     round_, _ = dealt(["8c 8d"], "9h 7h")
