@@ -40,7 +40,6 @@ from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.progressive import AWARD_TO_WAGER, CHIP_COUNT, KEYED_RESET, LOCKED, NO_MORE_BETS, Progressive
 from devices.rules import Rule, RuleViolation
 from devices.shuffler import Shuffler
-from drivers.errors import OutcomeUnknown
 from drivers.protocol.cards import Card
 from drivers.protocol.classes.progressive import AwardResult, RoundState
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
@@ -311,28 +310,20 @@ class Crazy4PokerTable(SupervisorHolds):
             await self._await_ruling(round_)
 
     async def _locked(self) -> RoundState:
-        """The progressive locked at "no more bets", held on a fault like any device step; a lock
-        whose answer was lost with the link is reconciled from the controller once it is back and
-        cleared, never resent (``Progressive.reconcile_lock``)."""
-        try:
-            return await self._held_on_fault(self.progressive.lock)
-        except OutcomeUnknown as unknown:
-            self._outcome_unknown("lock", unknown, NO_MORE_BETS)
-        await self._fault_reaches_the_latch()
-        await self._while_latched()
-        return await self._held_on_fault(self.progressive.reconcile_lock)
+        """The progressive locked at "no more bets"; a lock whose answer was lost is reconciled from
+        the controller, never resent (``Progressive.reconcile_lock``)."""
+        progressive = self.progressive
+        return await self._or_reconciled(progressive.lock, progressive.reconcile_lock, "lock", NO_MORE_BETS)
 
     async def _awarded(self, level: int, seat: int) -> AwardResult:
-        """A progressive award paid through the controller; one whose answer was lost with the
-        link is reconciled from the level's hits once the controller is back and cleared, never
-        resent (``Progressive.reconcile_award``)."""
-        try:
-            return await self._held_on_fault(lambda: self.progressive.award(level, seat))
-        except OutcomeUnknown as unknown:
-            self._outcome_unknown("award", unknown, AWARD_TO_WAGER)
-        await self._fault_reaches_the_latch()
-        await self._while_latched()
-        return await self._held_on_fault(lambda: self.progressive.reconcile_award(level, seat))
+        """A progressive award paid through the controller; one whose answer was lost is reconciled
+        from the level's hits, never resent (``Progressive.reconcile_award``)."""
+        return await self._or_reconciled(
+            lambda: self.progressive.award(level, seat),
+            lambda: self.progressive.reconcile_award(level, seat),
+            "award",
+            AWARD_TO_WAGER,
+        )
 
     async def _count_chips(self, round_: Round) -> None:
         """The dealer's count against the accepted count: a mismatch holds the round and latches

@@ -164,17 +164,28 @@ class SupervisorHolds:
             await reshuffle()
 
     async def _shoe_round_ended(self, shoe: Shoe) -> None:
-        """The shoe told the round is over (an auto-reshuffling shoe takes the discards back), held
-        on a fault; an end whose answer was lost with the link is reconciled from the shoe's
-        counts once it is back and cleared (``Shoe.reconcile_end_round``)."""
+        """The shoe told the round is over (an auto-reshuffling shoe takes the discards back); an
+        end whose answer was lost is reconciled from the shoe's counts (``Shoe.reconcile_end_round``)."""
+        await self._or_reconciled(shoe.end_round, shoe.reconcile_end_round, "end of round", RECONCILED)
+
+    async def _or_reconciled(
+        self,
+        act: Callable[[], Awaitable[T]],
+        reconcile: Callable[[], Awaitable[T]],
+        command: str,
+        rule: Rule,
+    ) -> T:
+        """``act``, a card- or money-moving step, held on a fault like any other; when its outcome
+        is unknown (the link died with it out, docs/protocol.md §5.6) the step waits for the
+        device and a supervisor's clear, then ``reconcile`` reads what the device did and finishes
+        it — never a resend on a guess."""
         try:
-            await self._held_on_fault(shoe.end_round)
-            return
+            return await self._held_on_fault(act)
         except OutcomeUnknown as unknown:
-            self._outcome_unknown("end of round", unknown, RECONCILED)
+            self._outcome_unknown(command, unknown, rule)
         await self._fault_reaches_the_latch()
         await self._while_latched()
-        await self._held_on_fault(shoe.reconcile_end_round)
+        return await self._held_on_fault(reconcile)
 
     def _outcome_unknown(self, command: str, unknown: OutcomeUnknown, rule: Rule) -> None:
         self.log.warning(f"{command} outcome unknown", detail=str(unknown), clause=rule.clause)

@@ -95,6 +95,20 @@ async def _held_then_cleared(sim: Any, table: Any, shoe: Any, playing: asyncio.T
     sim.world.check()
 
 
+async def latched(table: Any, *codes: str) -> None:
+    """Until every one of ``codes`` is latched at ``table``."""
+    async with asyncio.timeout(20):
+        while not set(codes) <= {fault.code for fault in table.faults}:
+            await asyncio.sleep(0.01)
+
+
+async def back_and_cleared(sim: Any, name: str) -> None:
+    """Device ``name``'s wire whole again, its link back, and its LINK_LOST cleared by the floor."""
+    sim.devices[name].set_faults(FaultPlan())
+    await sim.connections[name].wait_ready(10)
+    await sim.table.clear("LINK_LOST", FLOORPERSON)
+
+
 def dead_link(lost: str) -> FaultPlan:
     """Every write from the device lost (its ``answer``: what it was asked did run) or every write
     to it (the ``command``: it did not)."""
@@ -138,13 +152,9 @@ def test_672a7s_a_dispense_lost_with_the_link_is_reconciled_and_its_card_set_asi
                             return round_
 
                 playing = asyncio.create_task(until_dropped())
-                async with asyncio.timeout(15):
-                    while "LINK_LOST" not in {fault.code for fault in table.faults}:
-                        await asyncio.sleep(0.01)
+                await latched(table, "LINK_LOST")
                 assert not playing.done(), "the round holds where it is"
-                shoe.set_faults(FaultPlan())
-                await sim.connections["shoe"].wait_ready(10)
-                await table.clear("LINK_LOST", FLOORPERSON)
+                await back_and_cleared(sim, "shoe")
                 round_ = await asyncio.wait_for(playing, 15)
                 assert round_.state == COMPLETE and table.faults == ()
                 assert table.shoe.irregularities[-1].rule is RECORD_EVERY_CARD
@@ -183,12 +193,8 @@ def test_5_6_a_shuffle_lost_with_the_link_holds_until_its_batch_is_shuffled_agai
 
             table.shuffler.shuffle = into_a_dead_link
             playing = asyncio.create_task(table.play_round(players))
-            async with asyncio.timeout(15):
-                while not {"OUTCOME_UNKNOWN", "LINK_LOST"} <= {fault.code for fault in table.faults}:
-                    await asyncio.sleep(0.01)
-            device.set_faults(FaultPlan())
-            await sim.connections["shuffler"].wait_ready(10)
-            await table.clear("LINK_LOST", FLOORPERSON)
+            await latched(table, "OUTCOME_UNKNOWN", "LINK_LOST")
+            await back_and_cleared(sim, "shuffler")
             with pytest.raises(RuleViolation) as refused:
                 await table.clear("OUTCOME_UNKNOWN", FLOORPERSON)
             assert refused.value.rule is OUTCOME_RECONCILED and "output tray holds 52" in refused.value.detail
@@ -223,12 +229,8 @@ def test_677a_10_e_a_stack_lost_with_the_link_is_racked_unseen_and_the_count_sti
             table.shoe.deal_stack = into_a_dead_link
             table.rounds_since_stub_count = 4  # the stub is counted this round
             playing = asyncio.create_task(table.play_round(players))
-            async with asyncio.timeout(15):
-                while "LINK_LOST" not in {fault.code for fault in table.faults}:
-                    await asyncio.sleep(0.01)
-            device.set_faults(FaultPlan())
-            await sim.connections["shoe"].wait_ready(10)
-            await table.clear("LINK_LOST", FLOORPERSON)
+            await latched(table, "LINK_LOST")
+            await back_and_cleared(sim, "shoe")
             round_ = await asyncio.wait_for(playing, 15)
             assert round_.state == COMPLETE and table.faults == ()
             assert round_.unseen == 2 and round_.stub_counted is not None
@@ -264,12 +266,8 @@ def test_5_6_a_delivery_lost_with_the_link_is_reconciled_from_the_counts(lost: s
 
             table.shuffler.deliver_to_shoe = into_a_dead_link
             playing = asyncio.create_task(to_the_first_shoe_change())
-            async with asyncio.timeout(20):
-                while not {"OUTCOME_UNKNOWN", "LINK_LOST"} <= {fault.code for fault in table.faults}:
-                    await asyncio.sleep(0.01)
-            device.set_faults(FaultPlan())
-            await sim.connections["shuffler"].wait_ready(10)
-            await table.clear("LINK_LOST", FLOORPERSON)
+            await latched(table, "OUTCOME_UNKNOWN", "LINK_LOST")
+            await back_and_cleared(sim, "shuffler")
             if lost == "command":
                 with pytest.raises(RuleViolation) as refused:
                     await table.clear("OUTCOME_UNKNOWN", FLOORPERSON)
@@ -343,12 +341,8 @@ def test_657a9_a_progressive_controller_back_from_a_dropout_mid_deal_goes_on_wit
 
             async def dropout() -> None:
                 device.set_silent(True)
-                async with asyncio.timeout(10):
-                    while "LINK_LOST" not in {fault.code for fault in table.faults}:
-                        await asyncio.sleep(0.01)
-                device.set_silent(False)
-                await sim.connections["progressive"].wait_ready(10)
-                await table.clear("LINK_LOST", FLOORPERSON)
+                await latched(table, "LINK_LOST")
+                await back_and_cleared(sim, "progressive")
 
             class DroppingAtTheFirstDecision(StrategyPlayers):
                 dropped = False
@@ -394,13 +388,9 @@ def test_672a7g_the_card_reader_dropping_out_at_the_peek_holds_until_back_then_p
 
             table.reader.peek = into_silence
             playing = asyncio.create_task(to_the_first_peek())
-            async with asyncio.timeout(10):
-                while "LINK_LOST" not in {fault.code for fault in table.faults}:
-                    await asyncio.sleep(0.01)
+            await latched(table, "LINK_LOST")
             assert not playing.done(), "the round holds at the peek"
-            device.set_silent(False)
-            await sim.connections["card-reader"].wait_ready(10)
-            await table.clear("LINK_LOST", FLOORPERSON)
+            await back_and_cleared(sim, "card-reader")
             await asyncio.wait_for(playing, 15)
             assert table.faults == ()
             sim.world.check()
@@ -429,12 +419,8 @@ def test_657a9_a_3_a_lock_lost_with_the_controller_is_reconciled_never_resent(lo
 
             table.progressive.lock = into_a_dead_link
             playing = asyncio.create_task(table.play_round(players))
-            async with asyncio.timeout(10):
-                while "LINK_LOST" not in {fault.code for fault in table.faults}:
-                    await asyncio.sleep(0.01)
-            device.set_faults(FaultPlan())
-            await sim.connections["progressive"].wait_ready(10)
-            await table.clear("LINK_LOST", FLOORPERSON)
+            await latched(table, "LINK_LOST")
+            await back_and_cleared(sim, "progressive")
             round_ = await asyncio.wait_for(playing, 15)
             assert round_.state == COMPLETE and table.faults == ()
             await keyed_resets(table, controller_key(sim), None)
@@ -472,13 +458,8 @@ def test_657a1_an_award_lost_with_the_controller_is_reconciled_from_its_hits_nev
 
             table.progressive.award = into_a_dead_link
             playing = asyncio.create_task(to_the_first_award())
-            async with asyncio.timeout(30):
-                while "LINK_LOST" not in {fault.code for fault in table.faults}:
-                    assert not playing.done()
-                    await asyncio.sleep(0.01)
-            device.set_faults(FaultPlan())
-            await sim.connections["progressive"].wait_ready(10)
-            await table.clear("LINK_LOST", FLOORPERSON)
+            await latched(table, "LINK_LOST")
+            await back_and_cleared(sim, "progressive")
             await asyncio.wait_for(playing, 15)
             (level,) = table.progressive.frozen_levels
             assert table.progressive.levels[level].hits == paid[0] + 1, "paid once"
@@ -511,12 +492,8 @@ def test_677a10_the_end_of_a_round_lost_with_the_shoe_is_reconciled_from_its_cou
 
             table.shoe.end_round = into_a_dead_link
             playing = asyncio.create_task(table.play_round(players))
-            async with asyncio.timeout(10):
-                while "LINK_LOST" not in {fault.code for fault in table.faults}:
-                    await asyncio.sleep(0.01)
-            device.set_faults(FaultPlan())
-            await sim.connections["shoe"].wait_ready(10)
-            await table.clear("LINK_LOST", FLOORPERSON)
+            await latched(table, "LINK_LOST")
+            await back_and_cleared(sim, "shoe")
             await asyncio.wait_for(playing, 15)
             assert table.shoe.remaining == 52 and table.faults == ()
             for _ in range(2):
