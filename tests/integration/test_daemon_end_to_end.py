@@ -151,8 +151,20 @@ async def watched_round(screen: Screen, game: str, shown: list[Any]) -> int:
     return await played
 
 
-async def refusals_round(screen: Screen, game: str) -> int:
-    """One round keyed with every refusal on the way: out of turn, not awaited, malformed, late."""
+async def refusals_rounds(screen: Screen, game: str) -> list[int]:
+    """Rounds keyed with every refusal on the way (out of turn, not awaited, malformed, late) until
+    one asked a player to decide (a dealer Blackjack asks nobody); their numbers."""
+    played: list[int] = []
+    while True:
+        number, decided = await refusals_round(screen, game)
+        played.append(number)
+        if decided:
+            return played
+
+
+async def refusals_round(screen: Screen, game: str) -> tuple[int, bool]:
+    """One round keyed with every refusal on the way; its number, and whether a player was asked
+    to decide (and refused out of turn first)."""
     state = await screen.wait_for("wagers")
     await refused(screen, "/v1/decisions", {"seat": 1, "action": "stand"}, 409, AWAITED.clause)
     for body, name in MALFORMED[game] + [({**KEYED[game](1), "tip": 5}, "tip")]:
@@ -170,8 +182,7 @@ async def refusals_round(screen: Screen, game: str) -> int:
             state = await screen.state()
             prompt = state["prompt"]
             if jackpot_held(state) or (prompt is not None and prompt["kind"] == "wagers"):
-                assert out_of_turn, "a decision prompt was shown"
-                return int(state["rounds"])
+                return int(state["rounds"]), out_of_turn
             if prompt is None:
                 await asyncio.sleep(0.01)
             elif prompt["kind"] in ("stub_count", "chip_count"):
@@ -237,7 +248,7 @@ async def drive(base: str, game: str, shown: list[Any]) -> dict[str, Any]:
         counts = dealer_counts(game, len(SEATS), progressive=progressive)
         screen = Screen(session, DEALER, counts, supervisor=SUPERVISOR)
         played = [await watched_round(screen, game, shown) for _ in range(ROUNDS)]
-        played.append(await refusals_round(screen, game))
+        played.extend(await refusals_rounds(screen, game))
         await close_and_open(screen, game)
         played.append(await screen.play_round(game, SEATS, wagers=KEYED[game]))
         misdeal = None
