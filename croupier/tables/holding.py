@@ -13,6 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 import structlog
 
+from devices.card_reader import LINK_REQUIRED
 from devices.equipment import LINK_LOST, Equipment
 from devices.faults import LATCH_BLOCKS, Fault, Operator
 from devices.rules import Rule, RuleViolation
@@ -108,7 +109,10 @@ class SupervisorHolds:
             except ShoeFault as fault:
                 self.log.warning("shoe fault", fault=fault.code.name, detail=fault.detail)
             except RuleViolation as refusal:
-                if refusal.rule is not LATCH_BLOCKS:
+                if refusal.rule is LINK_REQUIRED:  # the link went as the answer came: asked again
+                    self.log.warning("device link lost", detail=refusal.detail, clause=refusal.rule.clause)
+                    await self._fault_reaches_the_latch()
+                elif refusal.rule is not LATCH_BLOCKS:
                     raise
             except (NotConnected, LinkLost, CommandTimeout) as lost:
                 # The command did not run (the link was down), or it moves no card and is safely
