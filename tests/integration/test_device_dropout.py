@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -109,6 +110,23 @@ async def back_and_cleared(sim: Any, name: str) -> None:
     await sim.table.clear("LINK_LOST", FLOORPERSON)
 
 
+class Trap:
+    """Sets ``owner.method`` to spring on its next call: ``spring(*args)`` first (a link dies), then
+    the method itself, put back so that it springs once."""
+
+    def __init__(self, owner: Any, method: str, spring: Callable[..., None]) -> None:
+        self.sprung = False
+        original = getattr(owner, method)
+
+        async def springing(*args: Any) -> Any:
+            setattr(owner, method, original)
+            self.sprung = True
+            spring(*args)
+            return await original(*args)
+
+        setattr(owner, method, springing)
+
+
 def dead_link(lost: str) -> FaultPlan:
     """Every write from the device lost (its ``answer``: what it was asked did run) or every write
     to it (the ``command``: it did not)."""
@@ -184,14 +202,7 @@ def test_5_6_a_shuffle_lost_with_the_link_holds_until_its_batch_is_shuffled_agai
             options = table_options("crazy-4-poker", sim)
             players = simulated_players("crazy-4-poker", random.Random(5), **options)
             await table.play_round(players)
-            shuffle = table.shuffler.shuffle
-
-            async def into_a_dead_link() -> Any:
-                table.shuffler.shuffle = shuffle  # once
-                device.set_faults(dead_link("answer"))
-                return await shuffle()
-
-            table.shuffler.shuffle = into_a_dead_link
+            Trap(table.shuffler, "shuffle", lambda *_: device.set_faults(dead_link("answer")))
             playing = asyncio.create_task(table.play_round(players))
             await latched(table, "OUTCOME_UNKNOWN", "LINK_LOST")
             await back_and_cleared(sim, "shuffler")
@@ -219,14 +230,7 @@ def test_677a_10_e_a_stack_lost_with_the_link_is_racked_unseen_and_the_count_sti
             table, device = sim.table, sim.devices["shoe"]
             options = table_options("heads-up-holdem", sim)
             players = simulated_players("heads-up-holdem", random.Random(5), **options)
-            deal_stack = table.shoe.deal_stack
-
-            async def into_a_dead_link(count: int) -> Any:
-                table.shoe.deal_stack = deal_stack  # once
-                device.set_faults(dead_link("answer"))
-                return await deal_stack(count)
-
-            table.shoe.deal_stack = into_a_dead_link
+            Trap(table.shoe, "deal_stack", lambda *_: device.set_faults(dead_link("answer")))
             table.rounds_since_stub_count = 4  # the stub is counted this round
             playing = asyncio.create_task(table.play_round(players))
             await latched(table, "LINK_LOST")
@@ -253,18 +257,12 @@ def test_5_6_a_delivery_lost_with_the_link_is_reconciled_from_the_counts(lost: s
         async with simulated_table("free-bet-blackjack", name="DROP", settings=FAST, cover_depth=20) as sim:
             table, device = sim.table, sim.devices["shuffler"]
             players = BasicStrategyPlayers(random.Random(3))
-            deliver = table.shuffler.deliver_to_shoe
-
-            async def into_a_dead_link() -> Any:
-                table.shuffler.deliver_to_shoe = deliver  # once
-                device.set_faults(dead_link(lost))
-                return await deliver()
+            trap = Trap(table.shuffler, "deliver_to_shoe", lambda *_: device.set_faults(dead_link(lost)))
 
             async def to_the_first_shoe_change() -> None:
-                while table.shuffler.deliver_to_shoe is into_a_dead_link:
+                while not trap.sprung:
                     await table.play_round(players)
 
-            table.shuffler.deliver_to_shoe = into_a_dead_link
             playing = asyncio.create_task(to_the_first_shoe_change())
             await latched(table, "OUTCOME_UNKNOWN", "LINK_LOST")
             await back_and_cleared(sim, "shuffler")
@@ -375,18 +373,12 @@ def test_672a7g_the_card_reader_dropping_out_at_the_peek_holds_until_back_then_p
         async with simulated_table("free-bet-blackjack", name="DROP", settings=FAST) as sim:
             table, device = sim.table, sim.devices["card-reader"]
             players = BasicStrategyPlayers(random.Random(3))
-            peek = table.reader.peek
-
-            async def into_silence(up: Any) -> Any:
-                table.reader.peek = peek  # once
-                device.set_silent(True)
-                return await peek(up)
+            trap = Trap(table.reader, "peek", lambda *_: device.set_silent(True))
 
             async def to_the_first_peek() -> None:
-                while table.reader.peek is into_silence:
+                while not trap.sprung:
                     await table.play_round(players)
 
-            table.reader.peek = into_silence
             playing = asyncio.create_task(to_the_first_peek())
             await latched(table, "LINK_LOST")
             assert not playing.done(), "the round holds at the peek"
@@ -410,14 +402,7 @@ def test_657a9_a_3_a_lock_lost_with_the_controller_is_reconciled_never_resent(lo
             table, device = sim.table, sim.devices["progressive"]
             options = table_options("crazy-4-poker", sim)
             players = simulated_players("crazy-4-poker", random.Random(5), **options)
-            lock = table.progressive.lock
-
-            async def into_a_dead_link() -> Any:
-                table.progressive.lock = lock  # once
-                device.set_faults(dead_link(lost))
-                return await lock()
-
-            table.progressive.lock = into_a_dead_link
+            Trap(table.progressive, "lock", lambda *_: device.set_faults(dead_link(lost)))
             playing = asyncio.create_task(table.play_round(players))
             await latched(table, "LINK_LOST")
             await back_and_cleared(sim, "progressive")
@@ -443,20 +428,18 @@ def test_657a1_an_award_lost_with_the_controller_is_reconciled_from_its_hits_nev
             options = table_options("crazy-4-poker", sim)
             players = simulated_players("crazy-4-poker", random.Random(5), **options)
             reset_key = controller_key(sim)
-            award = table.progressive.award
             paid: list[int] = []
 
-            async def into_a_dead_link(level: int, seat: int) -> Any:
-                table.progressive.award = award  # once
+            def before_the_award(level: int, seat: int) -> None:
                 paid.append(table.progressive.levels[level].hits)
                 device.set_faults(dead_link(lost))
-                return await award(level, seat)
+
+            trap = Trap(table.progressive, "award", before_the_award)
 
             async def to_the_first_award() -> None:
-                while table.progressive.award is into_a_dead_link:  # rounds until one pays a hit
+                while not trap.sprung:  # rounds until one pays a hit
                     await table.play_round(players)
 
-            table.progressive.award = into_a_dead_link
             playing = asyncio.create_task(to_the_first_award())
             await latched(table, "LINK_LOST")
             await back_and_cleared(sim, "progressive")
@@ -483,14 +466,7 @@ def test_677a10_the_end_of_a_round_lost_with_the_shoe_is_reconciled_from_its_cou
             table, device = sim.table, sim.devices["shoe"]
             options = table_options("heads-up-holdem", sim)
             players = simulated_players("heads-up-holdem", random.Random(5), **options)
-            end_round = table.shoe.end_round
-
-            async def into_a_dead_link() -> None:
-                table.shoe.end_round = end_round  # once
-                device.set_faults(dead_link(lost))
-                await end_round()
-
-            table.shoe.end_round = into_a_dead_link
+            Trap(table.shoe, "end_round", lambda *_: device.set_faults(dead_link(lost)))
             playing = asyncio.create_task(table.play_round(players))
             await latched(table, "LINK_LOST")
             await back_and_cleared(sim, "shoe")
