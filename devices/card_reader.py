@@ -34,7 +34,7 @@ from datetime import date, datetime, time, timedelta
 import structlog
 from transitions import Machine
 
-from devices.equipment import Equipment
+from devices.equipment import LINK_REQUIRED, Equipment
 from devices.faults import LATCH_BLOCKS, FaultLatch, Operator, Role
 from devices.rules import Rule, RuleViolation
 from drivers.card_reader import CardReaderDriver
@@ -59,9 +59,6 @@ WORKING_ORDER = Rule("NOTES.md §1 673a.2(d)", "an inspection passes only with a
 INSPECTION_VOIDED = Rule(
     "NOTES.md §1 673a.2(d); NOTES.md §3",
     "a tamper alarm or a failed sensor voids the day's inspection: the reader is inspected again",
-)
-LINK_REQUIRED = Rule(
-    "docs/protocol.md §6.4", "a device is used only over a live link, its identity and firmware checked"
 )
 
 #: Faults after which the reader can no longer be taken as inspected (tampering, working order).

@@ -22,6 +22,9 @@ DEVICE_FAULT = Rule("NOTES.md §3; docs/protocol.md §7", "a fault the device re
 LINK_LOST = Rule(
     "ARCHITECTURE.md (faults latch)", "a lost link to a device latches until a supervisor clears it"
 )
+LINK_REQUIRED = Rule(
+    "docs/protocol.md §6.4", "a device is used only over a live link, its identity and firmware checked"
+)
 
 
 class Equipment(Generic[D]):

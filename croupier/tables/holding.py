@@ -13,8 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 import structlog
 
-from devices.card_reader import LINK_REQUIRED
-from devices.equipment import LINK_LOST, Equipment
+from devices.equipment import LINK_LOST, LINK_REQUIRED, Equipment
 from devices.faults import LATCH_BLOCKS, Fault, Operator
 from devices.rules import Rule, RuleViolation
 from devices.shoe import RECONCILED, Shoe, ShoeFault
