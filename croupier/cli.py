@@ -7,7 +7,7 @@ import os
 import sys
 
 from croupier import logs
-from croupier.errors import ConfigError
+from croupier.errors import ConfigError, StartupError
 
 #: The log level of a command run without ``--log-level``: info, but warning for ``sim``, whose live
 #: view redraws the screen and would be torn by every round's info lines (a fault's warning still
@@ -49,6 +49,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.handler(args) or 0)
     except ConfigError as exc:
         print(f"croupier: configuration error: {exc}", file=sys.stderr)
+        return 2
+    except StartupError as exc:
+        print(f"croupier: cannot start: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -14,7 +14,8 @@ import contextlib
 import hashlib
 import random
 import signal
-from collections.abc import AsyncIterator
+import socket
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,20 +25,22 @@ from aiohttp import web
 from croupier import logs
 from croupier.api.app import make_app
 from croupier.api.auth import Tokens
+from croupier.audit.record import AuditError
 from croupier.audit.rotation import Rotation
 from croupier.audit.writer import AuditTrail
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
-from croupier.errors import ConfigError
+from croupier.errors import ConfigError, StartupError
 from croupier.players import simulated_players, table_options
 from croupier.service.hardware import hardware_table
 from croupier.service.journal import TableJournal
 from croupier.service.screen import Screen
 from croupier.service.screen_dealer import ScreenDealer
 from croupier.service.systemd import notify, watchdog
+from croupier.service.table_lock import table_lock
 from croupier.service.table_service import TableService
 from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor
 from croupier.simulated import simulated_table
-from croupier.state import TableState
+from croupier.state import StateError, TableState
 from croupier.tables.watchers import RoundWatcher
 from firmware_sim.world import TableWorld
 
@@ -60,6 +63,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Start-up in the order that leaves nothing half-done: everything that can fail without a side
+    effect first (the configuration, the table's lock, the token file, the API's port), and only
+    then the state database, the audit trail and the devices. Any failure is one line and exit
+    status 2 (``croupier.errors.StartupError``)."""
     config = load_table_config(args.config or DEFAULT_TABLE_CONFIG)
     check_served(config)
     if args.log_level is None:  # the table's configuration sets it unless the command line does
@@ -68,7 +75,37 @@ def run(args: argparse.Namespace) -> int:
         devices = ", ".join(f"{name} ({device.url.url})" for name, device in config.devices.items())
         print(f"ok: {config.source}: table {config.name}, {config.game}, {config.seats} seats; {devices}")
         return 0
-    return asyncio.run(_serve(config, args.rounds, args.duration, args.seed))
+    with table_lock(config.name, config.service.state_db, config.service.audit_dir):
+        tokens = _tokens(config)
+        with _bound(config) if tokens is not None else contextlib.nullcontext() as sock:
+            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, tokens, sock))
+
+
+def _tokens(config: TableConfig) -> Tokens | None:
+    """The API's token file, read before anything is opened: a file that cannot be read or parsed
+    stops the start-up here."""
+    path = config.service.api_tokens
+    if path is None:
+        return None
+    try:
+        return Tokens.load(path)
+    except (OSError, ValueError) as exc:
+        raise StartupError(f"{config.source}: service.api_tokens: {path}: {exc}") from None
+
+
+@contextlib.contextmanager
+def _bound(config: TableConfig) -> Iterator[socket.socket]:
+    """The API's listening socket, bound before the state, the trail or a device is touched, so a
+    port already taken stops the start-up with nothing opened."""
+    host, port = config.service.api_host, config.service.api_port
+    try:
+        sock = socket.create_server((host, port))
+    except OSError as exc:
+        raise StartupError(
+            f"{config.source}: service.api_bind: cannot listen on {host}:{port}: {exc}"
+        ) from None
+    with sock:
+        yield sock
 
 
 def check_served(config: TableConfig) -> None:
@@ -88,29 +125,44 @@ def check_served(config: TableConfig) -> None:
         )
 
 
-async def _serve(config: TableConfig, rounds: int, duration: float, seed: int | None) -> int:
+async def _serve(
+    config: TableConfig,
+    rounds: int,
+    duration: float,
+    seed: int | None,
+    tokens: Tokens | None,
+    sock: socket.socket | None,
+) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     if duration > 0:
         loop.call_later(duration, stop.set)
-    trail = AuditTrail(config.service.audit_dir, config.name, rotation=Rotation.from_config(config.audit))
-    with TableState(config.service.state_db) as state:
-        journal = TableJournal(trail, state, table=config.name, game=config.game)
-        journal.service_started(
-            config.game, str(config.source), hashlib.sha256(config.source.read_bytes()).hexdigest()
-        )
-        async with watchdog(), table_in_service(config, journal, seed) as service:
-            table = service.table
-            async with _api(config, service):
-                log.info("table in service", table=config.name, game=config.game, audit=str(trail.path))
-                status = "open" if service.is_open else "closed until a supervisor opens it"
-                notify(f"READY=1\nSTATUS=table {config.name} {status}")
-                await service.serve(stop, rounds)
-                notify("STOPPING=1")
-        journal.table_event("table_closed", {"rounds": table.rounds})
-    trail.close()
+    try:
+        state = TableState(config.service.state_db)
+    except StateError as exc:
+        raise StartupError(str(exc)) from None
+    with state:
+        try:
+            rotation = Rotation.from_config(config.audit)
+            trail = AuditTrail(config.service.audit_dir, config.name, rotation=rotation)
+        except AuditError as exc:
+            raise StartupError(f"{config.service.audit_dir}: {exc}") from None
+        with trail:  # closed with its closing record however the service ends
+            journal = TableJournal(trail, state, table=config.name, game=config.game)
+            journal.service_started(
+                config.game, str(config.source), hashlib.sha256(config.source.read_bytes()).hexdigest()
+            )
+            async with watchdog(), table_in_service(config, journal, seed) as service:
+                table = service.table
+                async with _api(config, service, tokens, sock):
+                    log.info("table in service", table=config.name, game=config.game, audit=str(trail.path))
+                    status = "open" if service.is_open else "closed until a supervisor opens it"
+                    notify(f"READY=1\nSTATUS=table {config.name} {status}")
+                    await service.serve(stop, rounds)
+                    notify("STOPPING=1")
+            journal.table_event("table_closed", {"rounds": table.rounds})
     log.info("table closed", rounds=table.rounds)
     return 0
 
@@ -161,16 +213,18 @@ class RoundSummary(RoundWatcher):
 
 
 @contextlib.asynccontextmanager
-async def _api(config: TableConfig, service: TableService) -> AsyncIterator[None]:
-    """Serve the local API while the block runs, when the configuration names a token file."""
-    if config.service.api_tokens is None:
+async def _api(
+    config: TableConfig, service: TableService, tokens: Tokens | None, sock: socket.socket | None
+) -> AsyncIterator[None]:
+    """Serve the local API on its socket, bound at start-up, while the block runs, when the
+    configuration names a token file."""
+    if tokens is None or sock is None:
         yield
         return
-    tokens = Tokens.load(config.service.api_tokens)
     runner = web.AppRunner(make_app(service, tokens))
     await runner.setup()
     try:
-        await web.TCPSite(runner, config.service.api_host, config.service.api_port).start()
+        await web.SockSite(runner, sock).start()
         log.info("api listening", host=config.service.api_host, port=config.service.api_port)
         yield
     finally:

@@ -1,0 +1,147 @@
+"""``croupier run``'s start-up as a careless operator meets it: a second daemon started on a table
+that is running, a token file that cannot be read, an API port already taken. Each is refused with
+one line and exit status 2, before the state database, the audit trail or a device is touched, and
+the running table's trail still verifies."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.integration.test_run_command import ROOT, croupier, events, simulated_config
+
+
+def _wait_for(process: subprocess.Popen[str], what: str, path: Path) -> None:
+    deadline = time.monotonic() + 60
+    while not (path.exists() and what in path.read_text()):
+        assert process.poll() is None, process.communicate()[1]
+        assert time.monotonic() < deadline, f"{what!r} never reached {path}"
+        time.sleep(0.1)
+
+
+def _first_file(tmp_path: Path) -> Path:
+    return tmp_path / "state" / "audit" / "sim-free-bet-blackjack-000001.jsonl"
+
+
+def _trail(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "state" / "audit").glob("*.jsonl"))
+
+
+def _verify(files: list[Path]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "croupier", "audit", "verify", "--expect-closed", *map(str, files)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_second_daemon_on_a_running_table_exits_2_naming_the_holder(tmp_path):
+    """Two daemons on one table would interleave their records in one audit file. The second
+    start finds the table's lock held and exits at once, status 2, one line naming the first's
+    pid; the first plays on and its trail verifies closed."""
+    path = simulated_config(tmp_path)
+    first = croupier("run", "--config", str(path), "--seed", "3")
+    try:
+        _wait_for(first, '"kind":"wager"', _first_file(tmp_path))
+        before = [f.read_bytes() for f in _trail(tmp_path)]
+        second = croupier("run", "--config", str(path), "--seed", "4")
+        _, err = second.communicate(timeout=60)
+        assert second.returncode == 2, err
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert len(lines) == 1, err
+        assert lines[0].startswith("croupier: cannot start: table sim-free-bet-blackjack is already served")
+        assert f"pid {first.pid}" in lines[0]
+        assert "Traceback" not in err
+        # Nothing of the second reached the trail: each file only grew by the first's records.
+        after = [f.read_bytes() for f in _trail(tmp_path)]
+        assert all(now.startswith(then) for then, now in zip(before, after, strict=False))
+        assert first.poll() is None
+    finally:
+        first.send_signal(signal.SIGTERM)
+        _, first_err = first.communicate(timeout=120)
+    assert first.returncode == 0, first_err
+    report = _verify(_trail(tmp_path))
+    assert report.returncode == 0, report.stdout + report.stderr
+    records = [json.loads(line) for f in _trail(tmp_path) for line in f.read_text().splitlines()]
+    assert [r["kind"] for r in records if r["kind"].startswith("table_")] == ["table_open", "table_closed"]
+
+
+def test_two_configurations_naming_one_audit_directory_cannot_both_run(tmp_path):
+    """A second table configuration pointing at the same audit directory (another state database)
+    is refused too: the audit directory is locked for the life of the first."""
+    path = simulated_config(tmp_path)
+    other = tmp_path / "other.toml"
+    elsewhere = path.read_text().replace(str(tmp_path / "state" / "state.sqlite3"), str(tmp_path / "b.db"))
+    other.write_text(elsewhere)
+    assert str(tmp_path / "b.db") in other.read_text()
+    first = croupier("run", "--config", str(path))
+    try:
+        _wait_for(first, '"kind":"table_open"', _first_file(tmp_path))
+        second = croupier("run", "--config", str(other))
+        _, err = second.communicate(timeout=60)
+        assert second.returncode == 2, err
+        assert "the audit directory" in err and "in use by another croupier process" in err
+        assert not (tmp_path / "b.db").exists(), "the state database was opened before the lock"
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=120)
+    assert first.returncode == 0
+
+
+def test_the_lock_is_released_when_the_daemon_is_killed(tmp_path):
+    """The lock is the kernel's (flock): a daemon killed with SIGKILL leaves nothing to clear by
+    hand, and the next start serves the table."""
+    path = simulated_config(tmp_path)
+    first = croupier("run", "--config", str(path))
+    _wait_for(first, '"kind":"table_open"', _first_file(tmp_path))
+    first.kill()
+    first.communicate(timeout=60)
+    again = croupier("run", "--config", str(path), "--rounds", "1")
+    _, err = again.communicate(timeout=120)
+    assert again.returncode == 0, err
+
+
+def test_an_unreadable_token_file_stops_start_up_before_the_state_or_trail(tmp_path):
+    """The token file is read before anything is opened: exit 2, one line naming the key and the
+    file, and no state database or audit file made."""
+    tokens = tmp_path / "tokens.toml"
+    tokens.write_text("[[operators]\n")
+    bind = 'api_bind = "127.0.0.1:8443"'
+    path = simulated_config(tmp_path, replace=(bind, f'{bind}\napi_tokens = "{tokens}"'))
+    process = croupier("run", "--config", str(path))
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2, err
+    assert err.strip().count("\n") == 0, err
+    assert f"service.api_tokens: {tokens}" in err
+    assert _trail(tmp_path) == []
+    assert not (tmp_path / "state" / "state.sqlite3").exists()
+
+
+def test_an_api_port_already_taken_stops_start_up_before_the_state_or_trail(tmp_path):
+    """Binding the API's port is checked before the state, the trail and the devices: a taken port
+    is one line, exit 2, and nothing opened (before, the table opened, wrote its trail and only
+    then died on the port)."""
+    tokens = tmp_path / "tokens.toml"
+    tokens.write_text('[[operators]]\ntoken = "sup-token-0123456789"\nident = "S-1"\nrole = "supervisor"\n')
+    os.chmod(tokens, 0o600)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        bind = f'api_bind = "127.0.0.1:{port}"\napi_tokens = "{tokens}"'
+        path = simulated_config(tmp_path, replace=('api_bind = "127.0.0.1:8443"', bind))
+        process = croupier("run", "--config", str(path))
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 2, err
+    assert f"service.api_bind: cannot listen on 127.0.0.1:{port}" in err
+    assert not [e for e in events(err) if e.get("level") == "error"]
+    assert _trail(tmp_path) == []
+    assert not (tmp_path / "state" / "state.sqlite3").exists()
