@@ -4,12 +4,17 @@ Each token names an operator (employee id) and the role the table service grants
 that ``devices.faults.Operator``, so the device rules see who acted. A supervisor-only action asked by
 a dealer is refused here with the rule it breaks (``SUPERVISOR_CLEARS``: there is no dealer
 override); the device rules would refuse it too. Tokens are compared in constant time.
+
+A token is a password that deals cards and clears faults, so the file that holds them is refused if
+its group or others may read it, and each token must be long enough (``MIN_TOKEN_LENGTH``) that it
+cannot be guessed at the rate the API answers.
 """
 
 from __future__ import annotations
 
 import hmac
 import json
+import stat
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +23,9 @@ from aiohttp import web
 
 from croupier.api.errors import error_body
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
+
+#: 32 characters of a random token (for example ``openssl rand -hex 16``) are 128 bits.
+MIN_TOKEN_LENGTH = 32
 
 
 class Tokens:
@@ -31,15 +39,28 @@ class Tokens:
     @classmethod
     def load(cls, path: Path) -> Tokens:
         """Read a token file, TOML or JSON by its suffix: a list ``operators`` of tables with
-        ``token``, ``ident`` and ``role`` ("dealer" or "supervisor")."""
+        ``token``, ``ident`` and ``role`` ("dealer" or "supervisor"). Refused, naming the file,
+        when group or others may read it or a token is shorter than ``MIN_TOKEN_LENGTH``."""
+        mode = path.stat().st_mode
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise ValueError(
+                f"{path}: mode {stat.S_IMODE(mode):04o} lets group or others read the tokens "
+                f"(chmod 0600 {path}, owned by the service user)"
+            )
         text = path.read_text()
         data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
         tokens: dict[str, Operator] = {}
         for index, entry in enumerate(data.get("operators", [])):
             try:
-                tokens[entry["token"]] = Operator(entry["ident"], Role(entry["role"]))
+                token, operator = entry["token"], Operator(entry["ident"], Role(entry["role"]))
             except (KeyError, ValueError, TypeError) as error:
                 raise ValueError(f"{path}: operators[{index}]: {error!r}") from None
+            if not isinstance(token, str) or len(token) < MIN_TOKEN_LENGTH:
+                raise ValueError(
+                    f"{path}: operators[{index}].token: shorter than {MIN_TOKEN_LENGTH} characters "
+                    "(make one with: openssl rand -hex 16)"
+                )
+            tokens[token] = operator
         return cls(tokens)
 
     def operator(self, token: str) -> Operator | None:

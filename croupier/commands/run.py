@@ -15,7 +15,9 @@ import hashlib
 import random
 import signal
 import socket
-from collections.abc import AsyncIterator, Iterator
+import ssl
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -77,8 +79,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
         tokens = _tokens(config)
-        with _bound(config) if tokens is not None else contextlib.nullcontext() as sock:
-            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, tokens, sock))
+        if tokens is None:
+            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, None))
+        listener = Listener(_tls_context(config), _bound(config))
+        with listener.sock:
+            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, Api(tokens, listener)))
 
 
 def _tokens(config: TableConfig) -> Tokens | None:
@@ -93,19 +98,47 @@ def _tokens(config: TableConfig) -> Tokens | None:
         raise StartupError(f"{config.source}: service.api_tokens: {path}: {exc}") from None
 
 
-@contextlib.contextmanager
-def _bound(config: TableConfig) -> Iterator[socket.socket]:
+def _tls_context(config: TableConfig) -> ssl.SSLContext | None:
+    """The API's TLS context when the configuration names a certificate and key (required for an
+    API bound beyond loopback, croupier.config.service), loaded before anything is opened."""
+    cert, key = config.service.api_tls_cert, config.service.api_tls_key
+    if cert is None or key is None:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        context.load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as exc:
+        raise StartupError(f"{config.source}: service.api_tls_cert: {cert} (key {key}): {exc}") from None
+    return context
+
+
+def _bound(config: TableConfig) -> socket.socket:
     """The API's listening socket, bound before the state, the trail or a device is touched, so a
     port already taken stops the start-up with nothing opened."""
     host, port = config.service.api_host, config.service.api_port
     try:
-        sock = socket.create_server((host, port))
+        return socket.create_server((host, port))
     except OSError as exc:
         raise StartupError(
             f"{config.source}: service.api_bind: cannot listen on {host}:{port}: {exc}"
         ) from None
-    with sock:
-        yield sock
+
+
+@dataclass(frozen=True)
+class Listener:
+    """Where the API listens: its bound socket, over TLS when ``tls`` is set."""
+
+    tls: ssl.SSLContext | None
+    sock: socket.socket
+
+
+@dataclass(frozen=True)
+class Api:
+    """The local API's tokens and listener, both checked at start-up."""
+
+    tokens: Tokens
+    listener: Listener
 
 
 def check_served(config: TableConfig) -> None:
@@ -130,8 +163,7 @@ async def _serve(
     rounds: int,
     duration: float,
     seed: int | None,
-    tokens: Tokens | None,
-    sock: socket.socket | None,
+    api: Api | None,
 ) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -156,7 +188,7 @@ async def _serve(
             )
             async with watchdog(), table_in_service(config, journal, seed) as service:
                 table = service.table
-                async with _api(config, service, tokens, sock):
+                async with _api(config, service, api):
                     log.info("table in service", table=config.name, game=config.game, audit=str(trail.path))
                     status = "open" if service.is_open else "closed until a supervisor opens it"
                     notify(f"READY=1\nSTATUS=table {config.name} {status}")
@@ -213,19 +245,18 @@ class RoundSummary(RoundWatcher):
 
 
 @contextlib.asynccontextmanager
-async def _api(
-    config: TableConfig, service: TableService, tokens: Tokens | None, sock: socket.socket | None
-) -> AsyncIterator[None]:
+async def _api(config: TableConfig, service: TableService, api: Api | None) -> AsyncIterator[None]:
     """Serve the local API on its socket, bound at start-up, while the block runs, when the
     configuration names a token file."""
-    if tokens is None or sock is None:
+    if api is None:
         yield
         return
-    runner = web.AppRunner(make_app(service, tokens))
+    runner = web.AppRunner(make_app(service, api.tokens))
     await runner.setup()
     try:
-        await web.SockSite(runner, sock).start()
-        log.info("api listening", host=config.service.api_host, port=config.service.api_port)
+        await web.SockSite(runner, api.listener.sock, ssl_context=api.listener.tls).start()
+        scheme = "https" if api.listener.tls is not None else "http"
+        log.info("api listening", host=config.service.api_host, port=config.service.api_port, scheme=scheme)
         yield
     finally:
         await runner.cleanup()

@@ -1,8 +1,10 @@
 """The ``[service]`` and ``[audit]`` tables: where the service listens and keeps its records.
 
 The API binds to loopback by default: the dealer's screen runs on the table PC, and exposing the
-API to the casino network is a decision for casino IT (set ``api_bind``), not a default. 8443 is
-the usual unprivileged HTTPS port, so the service needs no root to bind it."""
+API to the casino network is a decision for casino IT (set ``api_bind``), not a default. Bearer
+tokens cross the wire with every request, so an API bound to anything but loopback must be served
+over TLS (``api_tls_cert`` and ``api_tls_key``); the configuration is refused otherwise. 8443 is the
+usual unprivileged HTTPS port, so the service needs no root to bind it."""
 
 from __future__ import annotations
 
@@ -16,6 +18,10 @@ from croupier.config.section import Section
 LOG_LEVELS = ("debug", "info", "warning", "error")
 ROTATIONS = ("daily", "weekly", "monthly")
 DEFAULT_BIND = "127.0.0.1:8443"
+KEYS = (
+    *("api_bind", "api_tokens", "api_tls_cert", "api_tls_key"),
+    *("audit_dir", "state_db", "log_level", "trace_dir"),
+)
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,8 @@ class ServiceConfig:
     log_level: str = "info"
     api_tokens: Path | None = None  # the token file; without one the API is not served
     trace_dir: Path = Path("/var/log/croupier/trace")  # each device's wire trace, when switched on
+    api_tls_cert: Path | None = None  # PEM certificate chain; with api_tls_key, the API speaks HTTPS
+    api_tls_key: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -41,8 +49,15 @@ class AuditConfig:
 
 
 def read_service(section: Section) -> ServiceConfig:
-    section.only(("api_bind", "api_tokens", "audit_dir", "state_db", "log_level", "trace_dir"))
+    section.only(KEYS)
     host, port = _bind(section)
+    cert, key = _tls(section)
+    if cert is None and not _loopback(host):
+        raise section.error(
+            "api_bind",
+            f"{host} is not loopback: bearer tokens would cross the network in clear",
+            "127.0.0.1 or ::1, or api_tls_cert and api_tls_key to serve HTTPS",
+        )
     return ServiceConfig(
         api_host=host,
         api_port=port,
@@ -51,7 +66,24 @@ def read_service(section: Section) -> ServiceConfig:
         log_level=section.choice("log_level", LOG_LEVELS, "info"),
         api_tokens=section.path_value("api_tokens", "") if "api_tokens" in section.data else None,
         trace_dir=section.path_value("trace_dir", "/var/log/croupier/trace"),
+        api_tls_cert=cert,
+        api_tls_key=key,
     )
+
+
+def _tls(section: Section) -> tuple[Path | None, Path | None]:
+    """The certificate and key, both or neither."""
+    given = [name for name in ("api_tls_cert", "api_tls_key") if section.has(name)]
+    if len(given) == 1:
+        missing = "api_tls_key" if given == ["api_tls_cert"] else "api_tls_cert"
+        raise section.error(missing, "missing", f"a path: {given[0]} is set, and TLS needs both")
+    if not given:
+        return None, None
+    return section.path_value("api_tls_cert", ""), section.path_value("api_tls_key", "")
+
+
+def _loopback(host: str) -> bool:
+    return host == "localhost" or ipaddress.ip_address(host).is_loopback
 
 
 def _bind(section: Section) -> tuple[str, int]:

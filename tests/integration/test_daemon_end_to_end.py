@@ -39,8 +39,8 @@ from games.heads_up_holdem.clauses import DECISION_ORDER as HOLDEM_ORDER
 from games.over_under.clauses import DECISION_ORDER as OU_ORDER
 from tests.integration.test_run_command import ROOT, croupier
 from tests.screen import WAGERS, Screen, answer_for, dealer_counts, jackpot_held
+from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN, write_token_file
 
-DEALER_TOKEN, SUPERVISOR_TOKEN = "dealer-token-0123456789", "sup-token-0123456789"
 DEALER = {"Authorization": f"Bearer {DEALER_TOKEN}"}
 SUPERVISOR = {"Authorization": f"Bearer {SUPERVISOR_TOKEN}"}
 CARD_TOKEN = re.compile(r"\b[A2-9TJQK][cdhs]\b")
@@ -87,11 +87,7 @@ SERIAL_ONLY = {"baudrate", "parity", "bytesize", "stopbits"}
 def daemon_config(tmp_path: Path, game: str) -> tuple[Path, str]:
     """The game's configuration with its devices simulated, its trail and state under ``tmp_path``,
     and the API on a free port with a dealer's and a supervisor's token."""
-    tokens = tmp_path / "tokens.toml"
-    tokens.write_text(
-        f'[[operators]]\ntoken = "{DEALER_TOKEN}"\nident = "D-1"\nrole = "dealer"\n\n'
-        f'[[operators]]\ntoken = "{SUPERVISOR_TOKEN}"\nident = "S-1"\nrole = "supervisor"\n'
-    )
+    tokens = write_token_file(tmp_path / "tokens.toml")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

@@ -53,19 +53,10 @@ from firmware_sim.world import (
 )
 from tests.links import run
 from tests.screen import WAGERS, Screen, dealer_counts
+from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN, write_token_file
 
-DEALER = {"Authorization": "Bearer dealer-token-0123456789"}
-SUPERVISOR = {"Authorization": "Bearer floor-token-0123456789"}
-TOKENS = """[[operators]]
-token = "dealer-token-0123456789"
-ident = "D-7"
-role = "dealer"
-
-[[operators]]
-token = "floor-token-0123456789"
-ident = "FLOOR-2"
-role = "supervisor"
-"""
+DEALER = {"Authorization": f"Bearer {DEALER_TOKEN}"}
+SUPERVISOR = {"Authorization": f"Bearer {SUPERVISOR_TOKEN}"}
 
 
 def _config(tmp_path: Path, game: str, devices: dict[str, tuple[Any, SimulatedDevice]]) -> Path:
@@ -81,7 +72,8 @@ firmware_allow_list = ["{device.engine.personality.firmware_hash.hex()}"]
 """
         for name, (port, device) in devices.items()
     )
-    (tmp_path / "tokens.toml").write_text(TOKENS)
+    operators = (DEALER_TOKEN, "D-7", "dealer"), (SUPERVISOR_TOKEN, "FLOOR-2", "supervisor")
+    write_token_file(tmp_path / "tokens.toml", *operators)
     path = tmp_path / "table.toml"
     path.write_text(
         f"""[table]

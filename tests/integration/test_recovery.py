@@ -20,8 +20,9 @@ from urllib.request import Request, urlopen
 import pytest
 
 from tests.integration.test_run_command import ROOT, croupier, key_a_round, simulated_config
+from tests.tokens import SUPERVISOR_TOKEN, write_token_file
 
-SUPERVISOR = "sup-token-0123456789"
+SUPERVISOR = SUPERVISOR_TOKEN
 #: Points of the kill, as audit records written by then: the table's opening, the first round's
 #: wagers, deal, decisions and pickup, then points in later rounds, many rounds in.
 KILL_AFTER_RECORDS = (2, 9, 20, 31, 55, 140, 330, 600)
@@ -36,8 +37,7 @@ def _lines(audit: Path) -> int:
 
 
 def _config_with_api(tmp_path: Path) -> tuple[Path, str]:
-    tokens = tmp_path / "tokens.toml"
-    tokens.write_text(f'[[operators]]\ntoken = "{SUPERVISOR}"\nident = "S-1"\nrole = "supervisor"\n')
+    tokens = write_token_file(tmp_path / "tokens.toml")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

@@ -18,6 +18,7 @@ import aiohttp
 import pytest
 
 from tests.screen import Screen
+from tests.tokens import SUPERVISOR_TOKEN, write_token_file
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -147,15 +148,14 @@ async def key_a_round(base: str, headers: dict[str, str]) -> int:
 
 def test_with_a_token_file_the_api_is_served_and_plays_the_rounds(tmp_path):
     """The dealer's screen drives the table through the API; each round it plays is audited."""
-    tokens = tmp_path / "tokens.toml"
-    tokens.write_text('[[operators]]\ntoken = "sup-token-0123456789"\nident = "S-1"\nrole = "supervisor"\n')
+    tokens = write_token_file(tmp_path / "tokens.toml")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     bind = f'api_bind = "127.0.0.1:{port}"\napi_tokens = "{tokens}"'
     path = simulated_config(tmp_path, replace=('api_bind = "127.0.0.1:8443"', bind))
     process = croupier("run", "--config", str(path), "--seed", "5")
-    headers = {"Authorization": "Bearer sup-token-0123456789", "Content-Type": "application/json"}
+    headers = {"Authorization": f"Bearer {SUPERVISOR_TOKEN}", "Content-Type": "application/json"}
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

@@ -6,15 +6,21 @@ the running table's trail still verifies."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
+from http.client import HTTPException
 from pathlib import Path
+from urllib.error import URLError
+from urllib.request import Request, urlopen
+
+import pytest
 
 from tests.integration.test_run_command import ROOT, croupier, events, simulated_config
+from tests.tokens import SUPERVISOR_TOKEN, write_token_file
 
 
 def _wait_for(process: subprocess.Popen[str], what: str, path: Path) -> None:
@@ -27,6 +33,17 @@ def _wait_for(process: subprocess.Popen[str], what: str, path: Path) -> None:
 
 def _first_file(tmp_path: Path) -> Path:
     return tmp_path / "state" / "audit" / "sim-free-bet-blackjack-000001.jsonl"
+
+
+def _finished(process: subprocess.Popen[str]) -> str:
+    """The process's standard error once it exits; killed if it is still running after 60 s (a
+    second daemon that was not refused must not outlive the test)."""
+    try:
+        return process.communicate(timeout=60)[1]
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
 
 
 def _trail(tmp_path: Path) -> list[Path]:
@@ -53,7 +70,7 @@ def test_a_second_daemon_on_a_running_table_exits_2_naming_the_holder(tmp_path):
         _wait_for(first, '"kind":"wager"', _first_file(tmp_path))
         before = [f.read_bytes() for f in _trail(tmp_path)]
         second = croupier("run", "--config", str(path), "--seed", "4")
-        _, err = second.communicate(timeout=60)
+        err = _finished(second)
         assert second.returncode == 2, err
         lines = [line for line in err.splitlines() if line.strip()]
         assert len(lines) == 1, err
@@ -86,7 +103,7 @@ def test_two_configurations_naming_one_audit_directory_cannot_both_run(tmp_path)
     try:
         _wait_for(first, '"kind":"table_open"', _first_file(tmp_path))
         second = croupier("run", "--config", str(other))
-        _, err = second.communicate(timeout=60)
+        err = _finished(second)
         assert second.returncode == 2, err
         assert "the audit directory" in err and "in use by another croupier process" in err
         assert not (tmp_path / "b.db").exists(), "the state database was opened before the lock"
@@ -129,9 +146,7 @@ def test_an_api_port_already_taken_stops_start_up_before_the_state_or_trail(tmp_
     """Binding the API's port is checked before the state, the trail and the devices: a taken port
     is one line, exit 2, and nothing opened (before, the table opened, wrote its trail and only
     then died on the port)."""
-    tokens = tmp_path / "tokens.toml"
-    tokens.write_text('[[operators]]\ntoken = "sup-token-0123456789"\nident = "S-1"\nrole = "supervisor"\n')
-    os.chmod(tokens, 0o600)
+    tokens = write_token_file(tmp_path / "tokens.toml")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -145,3 +160,46 @@ def test_an_api_port_already_taken_stops_start_up_before_the_state_or_trail(tmp_
     assert not [e for e in events(err) if e.get("level") == "error"]
     assert _trail(tmp_path) == []
     assert not (tmp_path / "state" / "state.sqlite3").exists()
+
+
+def test_a_table_with_tls_configured_serves_its_api_over_https_only(tmp_path):
+    """With ``api_tls_cert``/``api_tls_key`` the API speaks HTTPS (the only way it may be bound
+    beyond loopback): a client trusting the certificate's CA reads the table; plain HTTP on the
+    same port gets no API answer."""
+    trustme = pytest.importorskip("trustme", reason="pip install trustme (in the test extras)")
+    authority = trustme.CA()
+    certificate = authority.issue_cert("127.0.0.1")
+    certificate.private_key_and_cert_chain_pem.write_to_path(str(tmp_path / "api.pem"))
+    certificate.private_key_pem.write_to_path(str(tmp_path / "api.key"))
+    tokens = write_token_file(tmp_path / "tokens.toml")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    service = (
+        f'api_bind = "127.0.0.1:{port}"\napi_tokens = "{tokens}"\n'
+        f'api_tls_cert = "{tmp_path / "api.pem"}"\napi_tls_key = "{tmp_path / "api.key"}"'
+    )
+    path = simulated_config(tmp_path, replace=('api_bind = "127.0.0.1:8443"', service))
+    process = croupier("run", "--config", str(path))
+    context = ssl.create_default_context()
+    authority.configure_trust(context)
+    headers = {"Authorization": f"Bearer {SUPERVISOR_TOKEN}"}
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                request = Request(f"https://127.0.0.1:{port}/v1/table", headers=headers)
+                with urlopen(request, timeout=5, context=context) as reply:
+                    assert json.load(reply)["rounds"] == 0
+                    break
+            except (URLError, ConnectionError):
+                assert process.poll() is None, process.communicate()[1]
+                assert time.monotonic() < deadline, "the HTTPS API never came up"
+                time.sleep(0.1)
+        with pytest.raises((URLError, ConnectionError, HTTPException)):
+            urlopen(Request(f"http://127.0.0.1:{port}/v1/table", headers=headers), timeout=5)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert any(e["event"] == "api listening" and e["scheme"] == "https" for e in events(err))

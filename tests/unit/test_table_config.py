@@ -398,6 +398,17 @@ BAD = [
         "service.api_bind: 'table-pc' is not an IP address",
     ),
     (
+        "bind-beyond-loopback-without-tls",
+        BASE + '\n[service]\napi_bind = "0.0.0.0:8443"\n',
+        "service.api_bind: 0.0.0.0 is not loopback: bearer tokens would cross the network in clear "
+        "(expected 127.0.0.1 or ::1, or api_tls_cert and api_tls_key to serve HTTPS)",
+    ),
+    (
+        "tls-cert-without-key",
+        BASE + '\n[service]\napi_tls_cert = "api.pem"\n',
+        "service.api_tls_key: missing (expected a path: api_tls_cert is set, and TLS needs both)",
+    ),
+    (
         "bad-log-level",
         BASE + '\n[service]\nlog_level = "verbose"\n',
         "service.log_level: got 'verbose' (expected one of debug, info, warning, error)",
@@ -430,6 +441,21 @@ def test_a_bad_config_is_refused_naming_file_and_key(tmp_path: Path, text: str, 
     message = str(caught.value)
     assert message.startswith(f"{path}: ")
     assert fragment in message
+
+
+def test_an_api_beyond_loopback_is_served_only_over_tls(tmp_path: Path) -> None:
+    """Bearer tokens cross the wire with every request: a bind beyond loopback loads only with a
+    certificate and key, which the service then serves HTTPS with."""
+    tls = 'api_tls_cert = "api.pem"\napi_tls_key = "api.key"\n'
+    text = BASE + f'\n[service]\napi_bind = "10.1.2.3:8443"\n{tls}'
+    service = load_table_config(write(tmp_path, text)).service
+    assert (service.api_host, service.api_tls_cert, service.api_tls_key) == (
+        "10.1.2.3",
+        tmp_path / "api.pem",
+        tmp_path / "api.key",
+    )
+    loopback = load_table_config(write(tmp_path, BASE + '\n[service]\napi_bind = "[::1]:8443"\n'))
+    assert loopback.service.api_tls_cert is None
 
 
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
