@@ -11,6 +11,7 @@ chunks, so a pause proves nothing about frame boundaries.
 
 from __future__ import annotations
 
+import binascii
 import enum
 from dataclasses import dataclass
 
@@ -63,7 +64,8 @@ class Frame:
 
 
 class NoiseReason(enum.Enum):
-    """Why bytes were discarded by the decoder."""
+    """Why bytes were discarded by the decoder. A run of discarded bytes is reported with the most
+    telling reason met in it: a CRC failure over a header's mere disagreement over garbage."""
 
     GARBAGE = "garbage"  # bytes outside any frame
     BAD_HEADER = "bad-header"  # sync found but LEN/~LEN disagree or LEN too small
@@ -73,10 +75,18 @@ class NoiseReason(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Noise:
-    """Bytes the decoder threw away, reported so the link can NAK and count line quality."""
+    """Bytes the decoder threw away, reported so the link can NAK and count line quality. One
+    report covers a whole run of discarded bytes between two frames (within one ``feed``), so a
+    line of garbage costs one report and at most one NAK, not one per byte."""
 
     reason: NoiseReason
     discarded: int
+
+
+#: The CRC register after the LEN byte, for each LEN (the CRC skips ~LEN, so a frame's check runs
+#: from this state over the body and the CRC itself, and a good frame leaves the register at 0).
+_AFTER_LEN = tuple(crc16(bytes((length,))) for length in range(256))
+_SYNC0 = SYNC[0]
 
 
 class FrameDecoder:
@@ -85,6 +95,13 @@ class FrameDecoder:
     Never raises on input. After a bad header or CRC it drops only the first sync byte and scans on,
     so a valid frame that started inside the rejected bytes is still found. Memory is bounded by
     one maximal frame.
+
+    The cost of hostile input is bounded (docs/protocol.md §2.3, ``bench/codec_worst.py``): the
+    scan keeps an index into the buffer instead of deleting byte by byte, a candidate's CRC is one C
+    call over the body and the CRC (a good frame leaves the register at zero), discarded bytes are
+    reported as one run, and a periodic stretch — ``A5 5A`` repeated makes a self-consistent header
+    at every second byte — is judged once per period and skipped: inside it every candidate frame
+    is the same bytes as one already judged, so none of them can be a frame.
     """
 
     def __init__(self) -> None:
@@ -115,45 +132,88 @@ class FrameDecoder:
         buf = self._buf
         buf += data
         out: list[Frame | Noise] = []
-        while buf:
-            start = buf.find(SYNC)
+        find, crc, after_len = buf.find, binascii.crc_hqx, _AFTER_LEN  # the hot loop's names, local
+        size = len(buf)
+        pos = 0  # the first byte not yet judged
+        noise = 0  # bytes discarded since the last frame
+        reason = NoiseReason.GARBAGE
+        start = find(SYNC)
+        while True:
             if start < 0:
                 # Keep a trailing first sync byte: its partner may arrive in the next chunk.
-                drop = len(buf) - (buf[-1] == SYNC[0])
-                if drop:
-                    out.append(Noise(NoiseReason.GARBAGE, drop))
-                    del buf[:drop]
+                end = size - (size > pos and buf[-1] == _SYNC0)
+                noise += end - pos
+                pos = end
                 break
-            if start:
-                out.append(Noise(NoiseReason.GARBAGE, start))
-                del buf[:start]
-            if len(buf) < HEADER_SIZE:
+            noise += start - pos
+            pos = start
+            if size - pos < HEADER_SIZE:
                 break
-            length = buf[2]
-            if buf[3] != length ^ 0xFF or length < BODY_HEADER_SIZE:
-                out.append(Noise(NoiseReason.BAD_HEADER, 1))
-                del buf[:1]
-                continue
-            total = HEADER_SIZE + length + CRC_SIZE
-            if len(buf) < total:
-                break
-            frame = bytes(buf[:total])
-            if crc16(frame[2:3] + frame[HEADER_SIZE:-CRC_SIZE]) != int.from_bytes(frame[-CRC_SIZE:], "big"):
-                out.append(Noise(NoiseReason.BAD_CRC, 1))
-                del buf[:1]
-                continue
-            del buf[:total]
-            ctrl = frame[5]
-            kind = _KINDS.get(ctrl & 0x0F)
-            if kind is None:
-                out.append(Noise(NoiseReason.BAD_CTRL, total))
-                continue
-            out.append(
-                Frame(
-                    frame[4], kind, bool(ctrl & DIRECTION_FROM_DEVICE), frame[6], frame[7], frame[8:-CRC_SIZE]
-                )
-            )
+            length = buf[pos + 2]
+            judged = HEADER_SIZE  # the bytes this candidate is judged on
+            if buf[pos + 3] != length ^ 0xFF or length < BODY_HEADER_SIZE:
+                if reason is NoiseReason.GARBAGE:
+                    reason = NoiseReason.BAD_HEADER
+            else:
+                judged += length + CRC_SIZE
+                if size - pos < judged:
+                    break
+                if crc(buf[pos + HEADER_SIZE : pos + judged], after_len[length]) == 0:
+                    if noise:
+                        out.append(Noise(reason, noise))
+                        noise, reason = 0, NoiseReason.GARBAGE
+                    out.append(_frame(bytes(buf[pos : pos + judged])))
+                    pos += judged
+                    start = find(SYNC, pos)
+                    continue
+                reason = NoiseReason.BAD_CRC
+            # The candidate at ``pos`` is no frame: drop its first byte, or the whole repetition
+            # behind it when the bytes from here repeat up to the next sync marker.
+            start = find(SYNC, pos + 1)
+            if start > 0 and start + judged <= size and buf[start + 2] == length:
+                skip = _repeated(buf, pos, start, judged)
+                if skip:
+                    noise += skip
+                    pos += skip
+                    start = find(SYNC, pos)
+        if noise:
+            out.append(Noise(reason, noise))
+        del buf[:pos]
         return out
+
+
+def _repeated(buf: bytearray, pos: int, after: int, judged: int) -> int:
+    """How many bytes from ``pos`` may be dropped unjudged (0: none beyond the first), when the
+    candidate at ``pos`` was judged no frame on its first ``judged`` bytes and ``after`` is the
+    next sync marker. If the bytes from ``pos`` repeat with the period ``d = after - pos``, every
+    candidate in ``[pos, after)`` is judged (``pos`` just was; the rest hold no sync), and a
+    candidate at ``s`` inside the repetition has the same header as the one at ``s - d``, so it is
+    judged on as many bytes, and if those lie inside the repetition they are the same bytes: it is
+    no frame either. The repetition's extent is found by comparing doubling blocks, a few
+    ``memcmp`` calls in all, so ``A5 5A`` repeated costs no more than random bytes."""
+    if buf[pos : pos + judged] != buf[after : after + judged]:
+        return 0
+    size = len(buf)
+    same = judged  # buf[pos : pos + same] == buf[after : after + same]
+    block = judged
+    while block:
+        block = min(block, size - after - same)
+        if block and buf[pos + same : pos + same + block] == buf[after + same : after + same + block]:
+            same += block
+            block *= 2
+        else:
+            block //= 2
+    # Candidates from ``after`` up to ``after + same - judged`` repeat ones already judged.
+    return after - pos + same - judged + 1
+
+
+def _frame(frame: bytes) -> Frame | Noise:
+    kind = _KINDS.get(frame[5] & 0x0F)
+    if kind is None:
+        return Noise(NoiseReason.BAD_CTRL, len(frame))
+    from_device = bool(frame[5] & DIRECTION_FROM_DEVICE)
+    payload = frame[HEADER_SIZE + BODY_HEADER_SIZE : -CRC_SIZE]
+    return Frame(frame[4], kind, from_device, frame[6], frame[7], payload)
 
 
 _KINDS = {int(kind): kind for kind in Kind}
