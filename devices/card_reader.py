@@ -2,7 +2,7 @@
 
 672a.7(g): with an ace or a 10-value card up, the dealer learns from the reader whether the hole
 card gives the dealer a Blackjack; the hole card's rank stays unknown to everyone until it is
-turned up (672a.7(k)). NOTES.md §1 673a.2(d): a floorperson inspects the reader for tampering and
+turned up (672a.7(k)). 673a.2(d) (analog): a floorperson inspects the reader for tampering and
 working order at the start of each gaming day. So the reader here:
 
 - takes the dealer's up card (a Card, which is face up and public) and peeks only for an ace or a
@@ -47,17 +47,17 @@ PEEK_ONLY_ON_ACE_OR_TEN = Rule(
     "672a.7(g)", "the hole card is peeked at only when the dealer's up card is an ace or a 10-value card"
 )
 ONE_ANSWER_PER_ROUND = Rule(
-    "672a.7(g); NOTES.md §5 item 7",
+    "672a.7(g); decision 0018",
     "the reader answers blackjack or not once per round; the hole card's rank stays secret",
 )
 DAILY_INSPECTION = Rule(
-    "NOTES.md §1 673a.2(d)",
+    "673a.2(d) (analog)",
     "the reader is inspected for tampering and working order at the start of each gaming day before use",
 )
-FLOORPERSON_INSPECTS = Rule("NOTES.md §1 673a.2(d)", "the reader's daily inspection is made by a floorperson")
-WORKING_ORDER = Rule("NOTES.md §1 673a.2(d)", "an inspection passes only with a passed self-test")
+FLOORPERSON_INSPECTS = Rule("673a.2(d) (analog)", "the reader's daily inspection is made by a floorperson")
+WORKING_ORDER = Rule("673a.2(d) (analog)", "an inspection passes only with a passed self-test")
 INSPECTION_VOIDED = Rule(
-    "NOTES.md §1 673a.2(d); NOTES.md §3",
+    "673a.2(d) (analog); decision 0017",
     "a tamper alarm or a failed sensor voids the day's inspection: the reader is inspected again",
 )
 

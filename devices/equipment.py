@@ -1,6 +1,6 @@
 """The base of every device-class rule machine: driver, fault latch, and the device's events.
 
-Subclasses declare a ``transitions.Machine`` for their own states. Per ARCHITECTURE.md: no
+Subclasses declare a ``transitions.Machine`` for their own states. Per decision 0019: no
 ``to_<state>()`` backdoors (``auto_transitions=False``); checks and device I/O in conditions and
 ``before`` callbacks, which can still abort; ``on_enter``/``after`` only record.
 """
@@ -18,10 +18,8 @@ from drivers.protocol.core import FaultCleared, FaultCode, FaultRaised
 
 D = TypeVar("D", bound=Driver)
 
-DEVICE_FAULT = Rule("NOTES.md §3; docs/protocol.md §7", "a fault the device reports latches until cleared")
-LINK_LOST = Rule(
-    "ARCHITECTURE.md (faults latch)", "a lost link to a device latches until a supervisor clears it"
-)
+DEVICE_FAULT = Rule("decision 0017; docs/protocol.md §7", "a fault the device reports latches until cleared")
+LINK_LOST = Rule("decision 0017", "a lost link to a device latches until a supervisor clears it")
 LINK_REQUIRED = Rule(
     "docs/protocol.md §6.4", "a device is used only over a live link, its identity and firmware checked"
 )

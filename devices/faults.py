@@ -1,7 +1,7 @@
 """Faults that latch like regulated gaming equipment, and who may clear them.
 
 A wrong card count, a jam, a lost link or a tamper alarm blocks the device until a supervisor
-clears it; a dealer cannot. Enforcement history (NOTES.md §3): a dealer overriding a shuffler's
+clears it; a dealer cannot. Enforcement history (decision 0017): a dealer overriding a shuffler's
 error light put an extra card in play for 147 hands. The latch is plain data so the table service
 can persist it and restore it after a restart (a fault survives a power cycle).
 """
@@ -15,11 +15,11 @@ from dataclasses import asdict, dataclass
 from devices.rules import Rule, RuleViolation
 
 SUPERVISOR_CLEARS = Rule(
-    "NOTES.md §3 (enforcement history; 5.3)",
+    "decision 0017",
     "a latched fault or count mismatch is cleared only by a supervisor; there is no dealer override",
 )
 LATCH_BLOCKS = Rule(
-    "NOTES.md §3 (enforcement history)",
+    "decision 0017",
     "a latched fault blocks the device until an authorised clear",
 )
 

@@ -1,10 +1,11 @@
 """The progressive table game system's rules: lockout before any card, chip count, meters, awards.
 
-Crazy 4 Poker dealt from the hand (657a.9(a)(3)), and its sister chapters (NOTES.md §1): the dealer
-announces "no more bets" and locks the progressive system before any card is dealt, collects the
-progressive wagers and verifies that the value chips equal the wagers the system accepted; a
-mismatch calls a supervisor. The system keeps meters per level, freezes a level that hits until its
-keyed reset, and shows its meters and wins on a sign at the table (NOTES.md §3, 605a.7(a)).
+Crazy 4 Poker dealt from the hand (657a.9(a)(3)), and its sister chapters (657a.8(b);
+670a.10(a)(2)(ii), analog): the dealer announces "no more bets" and locks the progressive system
+before any card is dealt, collects the progressive wagers and verifies that the value chips equal
+the wagers the system accepted; a mismatch calls a supervisor. The system keeps meters per level,
+freezes a level that hits until its keyed reset, and shows its meters and wins on a sign at the
+table (605a.7(a)).
 
 Device I/O is asynchronous and a transitions machine is not, so each step runs in three parts:
 the machine's state and conditions are checked first (``may_<trigger>``: a step the rules refuse
@@ -47,19 +48,17 @@ CHIP_COUNT = Rule(
     "the value chips collected equal the Progressive Payout Wagers the system accepted",
 )
 READY_TO_DEAL = Rule("657a.9(a)(3)", "no card is dealt before the progressive lockout and the chip count")
-NEXT_ROUND = Rule(
-    "NOTES.md §5.2 (657a.9(a)(3))", "betting opens again only after the locked round was reconciled"
-)
+NEXT_ROUND = Rule("657a.9(a)(3)", "betting opens again only after the locked round was reconciled")
 AWARD_TO_WAGER = Rule(
-    "NOTES.md §2 657a.1", "a progressive award goes to a seat whose wager the system accepted this round"
+    "657a.1", "a progressive award goes to a seat whose wager the system accepted this round"
 )
-KEYED_RESET = Rule("NOTES.md §3 605a.7(a)", "a hit freezes its level (jackpot lock) until the keyed reset")
+KEYED_RESET = Rule("605a.7(a)", "a hit freezes its level (jackpot lock) until the keyed reset")
 METERS_AGREE = Rule(
-    "NOTES.md §3 605a.7(a)",
+    "605a.7(a)",
     "the meters agree with the wagers accepted and the awards paid, and the sign shows the meter kept",
 )
 SIGN_SHOWS = Rule(
-    "NOTES.md §3 605a.7(a) (visible meter; Arkansas: a win shown within 30 seconds)",
+    "605a.7(a) (visible meter; Arkansas: a win shown within 30 seconds)",
     "the meter is visible at the table and a win is shown on it within 30 seconds",
 )
 

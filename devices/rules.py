@@ -9,11 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The source of a rule taken from the game's published rules where no Pennsylvania text was found.
+PUBLISHED_RULES = "published game rules (not PA text)"
+#: The source of a rule the house sets where neither the regulation nor the published rules say.
+HOUSE_CONVENTION = "house convention"
+
 
 @dataclass(frozen=True)
 class Rule:
-    """One rule: ``clause`` as cited in the regulation (``672a.7(c)``) or a source with its section
-    (``NOTES.md §3 605a.4(c)``) where the rule comes from outside the seed sections."""
+    """One rule: ``clause`` as cited in the regulation (``672a.7(c)``), or its source where the rule
+    comes from outside the seed sections: a sister chapter's clause (``633a.3(b) (analog)``), another
+    section (``605a.4(c)``), ``PUBLISHED_RULES``, ``HOUSE_CONVENTION`` or a decision record
+    (``decision 0017``, docs/decisions/)."""
 
     clause: str
     summary: str

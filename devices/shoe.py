@@ -4,7 +4,7 @@ Whatever game is dealt from it, a shoe must not deal before its burn card, must 
 in which its cover card came out, and must account for every card of its batch. ``Shoe`` holds
 those rules as a transitions machine over a ShoeDriver.
 
-The machine is synchronous (ARCHITECTURE.md: plain Machines, no AsyncMachine) and the device is
+The machine is synchronous (decision 0019: plain Machines, no AsyncMachine) and the device is
 not, so each action that talks to the shoe runs in three steps, all under one lock:
 
 1. a *request* trigger (``request_deal``, ``request_burn``...) that changes no state: its guards
@@ -47,14 +47,12 @@ BURN_FIRST = Rule(
 )
 NEW_DEALER_BURNS = Rule("672a.7(c)", "each new dealer burns one card before dealing any cards to the players")
 NO_BURN_DUE = Rule("672a.7(c)", "a card is burned after a batch is loaded and for each new dealer")
-BURN_UNEXPOSED = Rule(
-    "NOTES.md §1 647a.1, 653a.1 (analog)", "a burn card goes to the discard rack without being exposed"
-)
+BURN_UNEXPOSED = Rule("647a.1, 653a.1 (analog)", "a burn card goes to the discard rack without being exposed")
 ROUND_FIRST = Rule("672a.7(e)", "cards are dealt once the wagers of a round are placed: within a round")
 ONE_ROUND = Rule("672a.7(e), (s)", "one round at a time: a round is completed before the next begins")
 COVER_ENDS = Rule("672a.7(d)", "after the cover card the round is completed and no new round is dealt")
 COVER_PLACEMENT = Rule(
-    "NOTES.md §1 (NJ 13:69F-2.5 analog); 672a.7(c)-(d)",
+    "NJ 13:69F-2.5 (analog); 672a.7(c)-(d)",
     "one cover card, placed well inside the batch: never the burn card, never inside a stack",
 )
 COLLECT_AND_COUNT = Rule(
@@ -63,7 +61,7 @@ COLLECT_AND_COUNT = Rule(
 )
 RESHUFFLE = Rule("672a.7(d)(2)", "the collected cards are reshuffled before they are dealt again")
 BATCH_COUNT = Rule(
-    "NOTES.md §3, §5.3 (COMAR 36.05.03.27(C) analog)",
+    "COMAR 36.05.03.27(C) (analog); decision 0017",
     "a batch whose card count is wrong is out of play until a supervisor clears it",
 )
 RECORD_EVERY_CARD = Rule(
@@ -73,7 +71,7 @@ COMMUNITY_FIRST = Rule(
     "677a.10(g)", "community cards may be dispensed first only from a shoe that reshuffles automatically"
 )
 MODE_BETWEEN_ROUNDS = Rule(
-    "NOTES.md §5.9 (analog)", "a shoe's shuffling mode is not changed while cards are in play"
+    "decision 0017 (analog)", "a shoe's shuffling mode is not changed while cards are in play"
 )
 RECONCILED = Rule(
     "docs/protocol.md §5.6",

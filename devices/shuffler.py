@@ -8,12 +8,12 @@ One batch's life in the shuffler, as a transitions machine:
     failed --batch_removed--> idle          (after a supervisor's clear)
 
 A wrong count or a foreign card latches a fault and takes the batch out of play; only a supervisor
-clears it, and the device refuses the clear while the batch is still in its output tray (NOTES.md
-§5.3: "a wrong count latches a fault, takes the deck out of play and needs a supervisor; no dealer
-override"). Batches alternate at the shoe (NOTES.md §1, 633a.3(b) analog). Non-random modes are
-refused while the table is open, here and on the device (NOTES.md §3 enforcement history, §5.9).
+clears it, and the device refuses the clear while the batch is still in its output tray (decision
+0017: a wrong count latches a fault, takes the batch out of play and needs a supervisor; no dealer
+override). Batches alternate at the shoe (633a.3(b), 673a.3(b), analog). Non-random modes are
+refused while the table is open, here and on the device (decision 0017).
 
-Why the operations are split: the machine is plain and synchronous (ARCHITECTURE.md), the device
+Why the operations are split: the machine is plain and synchronous (decision 0019), the device
 I/O is async. A card-moving operation is therefore a request trigger whose conditions check the
 rules (raising RuleViolation with the clause) and which enters an in-flight state, so the machine
 says where the batch is while the device works; then the await on the driver; then a completion
@@ -47,38 +47,38 @@ from drivers.shuffler import SealedOrder, ShufflerDriver
 T = TypeVar("T")
 
 COUNT_AFTER_SHUFFLE = Rule(
-    "NOTES.md §5.3 (COMAR 36.05.03.27(C); 657a.9(f))",
+    "COMAR 36.05.03.27(C) (analog); 657a.9(f); decision 0017",
     "the shuffler counts the batch after every shuffle against the batch's expected count; a wrong "
     "count latches, takes the batch out of play and needs a supervisor",
 )
 NO_FOREIGN_CARD = Rule(
-    "NOTES.md §3 603a.15",
+    "603a.15",
     "every card of a batch has the batch's back (and jokers only where configured); a foreign card "
     "latches and takes the batch out of play",
 )
 BATCH_AS_CONFIGURED = Rule(
-    "NOTES.md §5.3",
+    "decision 0017",
     "the shuffler counts against the batch the host configured: the same expected count and back",
 )
 ORDER_SEALED = Rule(
-    "ARCHITECTURE.md (every card's movement recorded; secrecy)",
+    "decision 0018",
     "the shuffled order read back opens the shuffle's commitment, so hands can be reconstructed in a dispute",
 )
 FAILED_BATCH_OUT_OF_PLAY = Rule(
-    "NOTES.md §5.3",
+    "COMAR 36.05.03.27(C) (analog); decision 0017",
     "a batch whose count failed is out of play: it is never handed to the shoe",
 )
 BATCHES_ALTERNATE = Rule(
-    "NOTES.md §1 633a.3(b), 673a.3(b) (analog)",
+    "633a.3(b), 673a.3(b) (analog)",
     "batches alternate every shoe: the batch handed to the shoe has another back than the one just played",
 )
 RANDOM_ON_OPEN_TABLE = Rule(
-    "NOTES.md §3 (enforcement history); §5.9",
+    "decision 0017",
     "non-random shuffler modes (sort, verify, demo) are refused while the table is open, and no batch "
     "arranged in one reaches an open table",
 )
 UNSEEDED_ON_OPEN_TABLE = Rule(
-    "NOTES.md §3 603a.17(d); §5.8",
+    "603a.17(d); COMAR 36.05.02.17(F) (analog)",
     "a batch shuffled from a seeded, repeatable generator never reaches an open table",
 )
 OUTCOME_RECONCILED = Rule(
@@ -86,9 +86,9 @@ OUTCOME_RECONCILED = Rule(
     "a card-moving command whose outcome is unknown takes the batch out of play until a supervisor "
     "has reconciled the counts",
 )
-WHOLE_BATCH_DELIVERED = Rule("NOTES.md §5.3", "the shoe receives every card of the counted batch")
+WHOLE_BATCH_DELIVERED = Rule("decision 0017", "the shoe receives every card of the counted batch")
 RESUMED_AS_LEFT = Rule(
-    "NOTES.md §5.3; docs/protocol.md §5.6",
+    "decision 0017; docs/protocol.md §5.6",
     "after the host restarts, a held batch goes back into play only if the shuffler's counters show "
     "it untouched: the same shuffle last, its cards all in the output tray",
 )

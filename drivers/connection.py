@@ -4,7 +4,7 @@ The supervisor owns the device's transport and sans-I/O link on the asyncio loop
 layers above one call, ``request``. It keeps the link alive on its own: a device that goes silent
 or disappears is reconnected with capped exponential backoff, at once when it reappears; a device
 that rebooted is handshaken again; a device that is not the configured one, or whose firmware hash
-is not on the allow-list, is refused for good (605a.4(c) software authenticity, NOTES.md §3).
+is not on the allow-list, is refused for good (605a.4(c), 461a.20(b): software authenticity).
 """
 
 from __future__ import annotations

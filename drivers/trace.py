@@ -1,6 +1,6 @@
 """The wire trace: every byte to and from one device, in hex, with face-down card values redacted.
 
-It is the second of the two logs (ARCHITECTURE.md "Two logs, never mixed"): the audit trail says
+It is the second of the two logs (decision 0018, "two logs, never mixed"): the audit trail says
 what happened at the table, the trace says what crossed the wire, for debugging a device or a
 link. It is switchable at run time (``enabled``), one file per device, capped in size with one
 rotation (``.1``), and it never holds a card face that is not yet turned up.

@@ -57,7 +57,7 @@ def _check_level(level: int, levels: int) -> None:
 
 @dataclass(frozen=True)
 class LevelConfig:
-    """A level's parameters (NOTES.md §3, New Jersey 13:69E-1.39A): where it restarts after a hit,
+    """A level's parameters (New Jersey 13:69E-1.39A, analog): where it restarts after a hit,
     the share of each wager it grows by and the share held in reserve, and the value it stops at."""
 
     reset_cents: int

@@ -289,7 +289,7 @@ class ShufflerPersonality(Personality):
     # -- the operator at the device, and the physical world -------------------------------------
     def change_mode(self, mode: ShuffleMode, engine: DeviceEngine) -> None:
         """Change the mode, from SetShuffleMode or from the front panel: a non-random mode is refused
-        while the table is open (NOTES.md §3 enforcement history, §5.9), whoever asks."""
+        while the table is open (decision 0017), whoever asks."""
         if self.table_open and mode is not ShuffleMode.RANDOM:
             raise Refusal(Status.REFUSED, f"{mode.name} mode is refused while the table is open")
         if mode is not self.mode:

@@ -91,7 +91,7 @@ class TableWorld:
             return cards
 
     def add_batch(self, place: str, back: str, decks: int, *, jokers: int = 0) -> list[PhysicalCard]:
-        """``decks`` standard decks with one back colour (a batch, NOTES.md §1)."""
+        """``decks`` standard decks with one back colour (a batch, 633a.3(b), analog)."""
         if decks < 1:
             raise WorldError("a batch has at least one deck")
         return self.add(place, standard_deck(jokers) * decks, back)

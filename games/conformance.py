@@ -208,7 +208,7 @@ def render_game(game_id: str) -> str:
         out.append("- tests: " + (", ".join(f"`{t}`" for t in tests.get(clause, [])) or "**none**"))
         out.append("")
     out += ["### Rules from outside the seed section", ""]
-    out += ["Defaults from NOTES.md or house convention, not from the text of the section.", ""]
+    out += [_OUTSIDE, ""]
     for name, rule in rules.items():
         if not citations.in_text(rule.clause) and rule.clause != clauses.SECTION:
             out.append(f"- `{name}` ({rule.clause}): {rule.summary}")
@@ -222,7 +222,8 @@ def render_game(game_id: str) -> str:
                     enforced[callback].update(part.strip() for part in rule.clause.split(";"))
     for guard, implementation in guards(game.machine_definition()).items():
         doc = next(f.doc for f in everything if f.short == implementation)
-        cited = sorted(enforced[guard]) or _sources(clauses.SECTION).findall(doc) or ["**none**"]
+        in_doc = [source[0].lower() + source[1:] for source in _sources(clauses.SECTION).findall(doc)]
+        cited = sorted(enforced[guard]) or in_doc or ["**none**"]
         used_on = ", ".join(machine.get(guard, [])) or "a supervisor's ruling, one per state"
         out.append(f"| `{guard}` | {'; '.join(cited)} | {used_on} |")
     out += [
@@ -252,8 +253,19 @@ def render_game(game_id: str) -> str:
 
 
 def _sources(section: str) -> re.Pattern[str]:
-    """A citation of the game's own section (``686a.7(f)``) or of NOTES.md in a docstring."""
-    return re.compile(re.escape(section) + r"(?:\([a-z]\)(?:\(\d+\))?)?|NOTES\.md §\d")
+    """A citation in a docstring: of the game's own section (``686a.7(f)``), of a decision record
+    (``decision 0008``), of published game rules or of a house convention."""
+    others = r"decision \d{4}|published game rules(?: \(not PA text\))?|house convention"
+    return re.compile(re.escape(section) + r"(?:\([a-z]\)(?:\(\d+\))?)?|" + others, re.IGNORECASE)
+
+
+#: What the rules cited from outside the seed section are, so a reader knows none of them is seed text.
+_OUTSIDE = (
+    "None of these is from the text of the section. Each cites its source: another section of the "
+    "same chapter; a sister chapter's clause, marked (analog), a configurable default; "
+    "another state's rule, marked (analog); published game rules (not PA text); a house convention; "
+    "configuration where no text was found; or a decision record in docs/decisions/."
+)
 
 
 _GUARDS = (

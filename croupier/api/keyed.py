@@ -31,7 +31,9 @@ from games.over_under import inputs as ou
 Body = Mapping[str, Any]
 
 INSURANCE_IN_TURN = Rule("672a.7(f)", "the insurance offer is answered by each player in turn, clockwise")
-CRAZY_4_IN_TURN = Rule("657a.9; NOTES.md §2", "each player in turn Plays or folds, having seen the hand")
+CRAZY_4_IN_TURN = Rule(
+    "657a.9; published game rules", "each player in turn Plays or folds, having seen the hand"
+)
 
 
 class KeyedCounts:

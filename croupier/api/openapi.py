@@ -66,7 +66,7 @@ def _answer(summary: str) -> dict[str, Any]:
 
 def document() -> dict[str, Any]:
     """The OpenAPI document of the API's routes."""
-    supervisor = "Supervisor only (NOTES.md §3: no dealer override)."
+    supervisor = "Supervisor only (decision 0017: no dealer override)."
     return {
         "openapi": "3.1.0",
         "info": {"title": "Croupier table API", "version": "0.1.0", "description": "See docs/api.md."},

@@ -1,6 +1,6 @@
 """The audit trail: the table's legal record, append-only, hash-chained and fsync'd (docs/audit.md).
 
-Kept apart from the wire trace (ARCHITECTURE.md, "Two logs, never mixed").
+Kept apart from the wire trace (decision 0018, "two logs, never mixed").
 """
 
 from croupier.audit.adapter import record_round

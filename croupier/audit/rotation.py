@@ -1,6 +1,6 @@
 """When a file is closed and a new one begun, and how long closed files must be kept.
 
-Retention follows NOTES.md §3 (461a.10(s), 465a.6): logs kept at least 30 days on line, records kept
+Retention follows 461a.10(s) and 465a.6: logs kept at least 30 days on line, records kept
 5 years. A file's age is the time of its closing record, which is inside the chain, so it cannot be
 made to look older by touching the file.
 

@@ -1,7 +1,7 @@
 """The ``secret_free`` contract: no face-down card's face enters the audit trail before it is turned up.
 
 A round's records carry face-down cards as commitments already (games/common/records.py); this check
-stops a caller who passes a ``Card`` where only a commitment belongs (ARCHITECTURE.md, secrecy).
+stops a caller who passes a ``Card`` where only a commitment belongs (decision 0018).
 """
 
 from __future__ import annotations

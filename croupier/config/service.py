@@ -41,7 +41,7 @@ class ServiceConfig:
 class AuditConfig:
     """How the audit trail rotates and keeps its files; ``croupier.audit.Rotation.from_config``
     turns these into the trail's policy (docs/audit.md §7). The minimums are the regulations' floors
-    (NOTES.md §3), checked here so a table with a shorter setting never starts."""
+    (461a.10(s), 465a.6), checked here so a table with a shorter setting never starts."""
 
     rotation: str = "daily"
     online_days: int = 30

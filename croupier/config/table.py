@@ -27,11 +27,9 @@ DEFAULT_TABLE_CONFIG = Path(__file__).resolve().parents[2] / "config" / "tables"
 #: The equipment each game's table drives, with the rule that asks for it.
 NEEDS: Mapping[str, Mapping[DeviceKind, Rule]] = {
     "free-bet-blackjack": {
-        DeviceKind.SHOE: Rule("NOTES.md §1 633a.3(b)", "the batches are dealt from a shoe to the cover card"),
-        DeviceKind.SHUFFLER: Rule(
-            "NOTES.md §1 633a.3(b)", "one batch is shuffled while the other is in play"
-        ),
-        DeviceKind.CARD_READER: Rule("NOTES.md §1 673a.2(d)", "a card reader device for the hole-card peek"),
+        DeviceKind.SHOE: Rule("633a.3(b) (analog)", "the batches are dealt from a shoe to the cover card"),
+        DeviceKind.SHUFFLER: Rule("633a.3(b) (analog)", "one batch is shuffled while the other is in play"),
+        DeviceKind.CARD_READER: Rule("673a.2(d) (analog)", "a card reader device for the hole-card peek"),
     },
     "over-under": {
         DeviceKind.SHOE: over_under_clauses.SHOE_LOADED,
@@ -43,12 +41,8 @@ NEEDS: Mapping[str, Mapping[DeviceKind, Rule]] = {
     },
     "crazy-4-poker": {
         DeviceKind.SHUFFLER: Rule("657a.9(a)(1)", "an automated shuffling device shall be used"),
-        DeviceKind.PROGRESSIVE: Rule(
-            "NOTES.md §1 657a.9(a)(3)", "the progressive system locks out before dealing"
-        ),
-        DeviceKind.METER_SIGN: Rule(
-            "NOTES.md §3 605a.7(a)", "a progressive meter visible from the front of the table"
-        ),
+        DeviceKind.PROGRESSIVE: Rule("657a.9(a)(3)", "the progressive system locks out before dealing"),
+        DeviceKind.METER_SIGN: Rule("605a.7(a)", "a progressive meter visible from the front of the table"),
     },
 }
 
@@ -98,7 +92,7 @@ def load_table_config(path: str | Path) -> TableConfig:
 
 def _rules(rules: Section, table: Section, game: str) -> tuple[Any, int]:
     """The game's RuleSet from ``[rules]`` and ``table.seats`` (the game's betting positions, whose
-    limits the game knows: at most six for Free Bet Blackjack, NOTES.md §2 672a.2)."""
+    limits the game knows: at most six for Free Bet Blackjack, 672a.2)."""
     rule_set = importlib.import_module(GAMES[game]).RuleSet
     if rules.has("positions"):
         raise rules.error("positions", "the seats are set by table.seats", "table.seats")

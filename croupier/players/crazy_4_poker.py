@@ -1,6 +1,6 @@
 """Simulated players at a Crazy 4 Poker table (``croupier.tables.crazy_4_poker.Crazy4Players``).
 
-657a.9 and NOTES.md §2: the Ante and the Super Bonus, equal, are required; Queens Up, the
+657a.9 and the published game rules: the Ante and the Super Bonus, equal, are required; Queens Up, the
 progressive (one value chip on the seat's sensor) and the Five and Six Card Bonus are optional. Each
 player looks at their five cards and Plays 1x to 3x the Ante (more than 1x only with a pair of aces
 or better in the best four) or folds. The table does not tell the player their cards (they stay

@@ -1,9 +1,10 @@
 """Simulated players at a Heads Up Hold 'Em table (``croupier.tables.heads_up_holdem.HoldemPlayers``).
 
-The game is Ultimate-style (677a.10, NOTES.md §2): Ante and equal Odds, then one Play wager at most:
-before the flop at the preflop multiple (3x by default), after the flop at 2x, after the river at
-1x, or fold there; checking is allowed only before the river. ``StrategyPlayers`` plays it the
-usual simple way, seeing only their own two cards (``Look``) and the community cards turned up.
+The game is Ultimate-style (677a.10, published Heads Up Hold 'Em rules): Ante and equal Odds, then
+one Play wager at most: before the flop at the preflop multiple (3x by default), after the flop at
+2x, after the river at 1x, or fold there; checking is allowed only before the river.
+``StrategyPlayers`` plays it the usual simple way, seeing only their own two cards (``Look``) and
+the community cards turned up.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@
   counters, each write committed before it returns.
 
 After a crash, ``restore`` puts the latched faults back on the devices' latches (a fault latched
-before a kill still blocks dealing, ARCHITECTURE.md "faults latch ... and survive a restart") and
+before a kill still blocks dealing, decision 0017: faults latch and survive a restart) and
 continues the round numbering. A round the crash cut off cannot be taken up again: the service's
 memory of it died with the process and the cards may have been moved meanwhile. It is held for a
 supervisor with the latched host fault ``ROUND_CUT_OFF``; the trail holds every card and wager of
@@ -39,7 +39,7 @@ log = structlog.get_logger("croupier.journal")
 ROUND_CUT_OFF_CODE = "ROUND_CUT_OFF"
 
 ROUND_CUT_OFF = Rule(
-    "ARCHITECTURE.md (faults latch and survive a restart); NOTES.md §3 (enforcement history)",
+    "decision 0012; decision 0017",
     "a round cut off by a restart is held for a supervisor: voided by hand, wagers returned",
 )
 
@@ -130,7 +130,7 @@ class TableJournal:
 
     def service_started(self, game: str, config: str, config_sha256: str) -> None:
         """The service took the table up with this configuration; a configuration that differs from
-        the one it last ran with is recorded as changed, from which to which (NOTES.md §3)."""
+        the one it last ran with is recorded as changed, from which to which (461a.10(s): the event log)."""
         counters = self._counters()
         previous = counters.get("config_sha256")
         if previous is not None and previous != config_sha256:

@@ -27,14 +27,14 @@ Json = dict[str, Any]
 Parse = Callable[[Mapping[str, Any]], Any]
 
 AWAITED = Rule(
-    "ARCHITECTURE.md (one event queue per table)",
+    "decision 0011",
     "the table takes, from the screen, only the answer it is waiting for",
 )
 NO_MORE_BETS = Rule("672a.7(e); 686a.7(e); 677a.10(a); 657a.9(a)", "no wager is taken after no more bets")
 NO_WAGER = Rule(
     "672a.7(e); 686a.7(e); 677a.10(a); 657a.9(a)", "the deal follows the wagers: a round has at least one"
 )
-TABLE_CLOSED = Rule("NOTES.md §3 (table open and closed by a supervisor)", "a closed table takes no wager")
+TABLE_CLOSED = Rule("decision 0013", "a closed table takes no wager")
 #: The answer that ends betting.
 CLOSE_BETTING = "no_more_bets"
 

@@ -8,7 +8,7 @@ table's order, and what the rules make the dealer count — the stub (677a.10(d)
 progressive chips (657a.9(a)(3)), each place after a wrong stub count (657a.9(f)), whether the cards
 were misdealt (677a.10(f)) — is a prompt the dealer answers. The discard rack is not counted round
 by round at a real table: its tally is the cards the table sent there, and the batch is counted
-for real by the shuffler when it is reshuffled (NOTES.md §5.3), which latches a wrong count.
+for real by the shuffler when it is reshuffled (decision 0017), which latches a wrong count.
 """
 
 from __future__ import annotations

@@ -30,16 +30,16 @@ from games.common.messages import Resolution
 log = structlog.get_logger("croupier.service")
 
 WIRE_TRACE = Rule(
-    "ARCHITECTURE.md (two logs, never mixed)",
+    "decision 0018",
     "each device on real equipment keeps a switchable hex trace, face-down values redacted",
 )
 DEVICES_READY = Rule(
-    "605a.4(c); ARCHITECTURE.md (connection supervision)",
+    "605a.4(c); decision 0013",
     "a table opens only with each of its devices connected and its firmware approved",
 )
 
 ONE_ROUND_AT_A_TIME = Rule(
-    "ARCHITECTURE.md (one event queue per table); 672a.7(c)",
+    "decision 0019; 672a.7(c)",
     "a table plays one round at a time, and a dealer changes only between rounds",
 )
 

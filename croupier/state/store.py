@@ -1,7 +1,7 @@
 """The table's state in SQLite, every write committed before its method returns.
 
-A fault latched before a crash must still block dealing after it (ARCHITECTURE.md, "Faults
-latch ... and survive a restart"; NOTES.md §3), and a round cut off by a kill -9 must be known
+A fault latched before a crash must still block dealing after it (decision 0017: faults
+latch and survive a restart), and a round cut off by a kill -9 must be known
 at restart. So each write is one transaction, committed with ``synchronous=FULL`` in WAL mode
 before the call returns: what a caller was told is saved survives the process and the power.
 

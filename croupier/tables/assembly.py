@@ -37,7 +37,7 @@ UNASSIGNED = "unassigned"
 
 
 def shoe_game_shuffler(connections: Connections, *, allow_seeded: bool = False) -> Shuffler:
-    """A shoe game's shuffler: two batches take turns at the shoe (NOTES.md §1)."""
+    """A shoe game's shuffler: two batches take turns at the shoe (633a.3(b), analog)."""
     return Shuffler(ShufflerDriver(connections["shuffler"]), allow_seeded=allow_seeded)
 
 

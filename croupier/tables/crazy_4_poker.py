@@ -110,7 +110,7 @@ class Crazy4Players(Protocol):
         seat's sensor too."""
 
     def decide(self, seat: int) -> Answer[Play | Fold]:
-        """The seat's Play (1x to 3x the Ante) or fold (NOTES.md §2)."""
+        """The seat's Play (1x to 3x the Ante) or fold (published game rules)."""
 
 
 def verify_order(sealed: object, cards: tuple[Card, ...]) -> bool:
@@ -229,7 +229,7 @@ class Crazy4PokerTable(SupervisorHolds):
         return {"rounds_since_stub_count": self.game.rounds_since_count, "shuffler": shuffler}
 
     async def reset_level(self, level: int, key: str, operator: Operator) -> None:
-        """The keyed reset of a level an award froze, by a supervisor (NOTES.md §3 605a.7(a))."""
+        """The keyed reset of a level an award froze, by a supervisor (605a.7(a))."""
         if operator.role is not Role.SUPERVISOR:
             raise RuleViolation(SUPERVISOR_CLEARS, f"{operator.ident} may not turn the reset key")
         await self.progressive.reset_level(level, key)
@@ -238,7 +238,7 @@ class Crazy4PokerTable(SupervisorHolds):
     # -- a round ----------------------------------------------------------------------------------
     async def prepare_round(self) -> None:
         """Before betting opens: no fault latched, and no level frozen by a hit: betting opens again
-        only after the keyed reset (NOTES.md §3 605a.7(a)). The deck is shuffled once it is open."""
+        only after the keyed reset (605a.7(a)). The deck is shuffled once it is open."""
         while True:
             await self._while_latched()
             frozen = self.progressive.frozen_levels

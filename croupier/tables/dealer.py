@@ -19,7 +19,7 @@ class Dealer(Protocol):
     """The physical actions of the dealer at one table, in the order a shoe's life asks for them."""
 
     def load_shuffler(self, back: str) -> None:
-        """Put the unwrapped batch with ``back`` into the shuffler's input (NOTES.md §1: batches)."""
+        """Put the unwrapped batch with ``back`` into the shuffler's input (633a.3(b), analog: batches)."""
 
     def insert_cover_card(self, depth: int) -> None:
         """Insert the cover card into the shoe, ``depth`` cards from the top (672a.7(d))."""

@@ -14,7 +14,7 @@ prompts, and what the devices report into the round's messages:
 - the shoe's life: the burn after each batch is loaded and for each new dealer (672a.7(c)); after
   the cover card the round is completed, the shoe's remaining cards are collected to the discard
   rack and counted, the batch goes back to the shuffler, and the other batch, shuffled and held
-  meanwhile, goes into the shoe (672a.7(d); batches alternate, NOTES.md §1).
+  meanwhile, goes into the shoe (672a.7(d); batches alternate, 633a.3(b), analog).
 
 The shoe's life, the fault hold and held rounds are every shoe game's (shoe_table.py, holding.py);
 this module adds Free Bet Blackjack's round: its reader, its insurance, peek, decisions and reveal.
@@ -63,7 +63,7 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
     """One Free Bet Blackjack table: shoe, shuffler and card reader, its dealer, its rule set."""
 
     def __init__(self, *, reader: CardReader, rules: RuleSet | None = None, **table: object) -> None:
-        """As ShoeTable's, with the card reader for the peek; ``rules`` defaults to NOTES.md §2."""
+        """As ShoeTable's, with the card reader for the peek; ``rules`` defaults to the published game."""
         self.reader = reader
         super().__init__(rules=rules or RuleSet(), **table)  # type: ignore[arg-type]
 
@@ -72,7 +72,7 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
         return (self.shoe, self.reader, self.shuffler)
 
     async def _inspect(self, floorperson: Operator) -> None:
-        """The reader's start-of-day inspection (NOTES.md §1 673a.2(d))."""
+        """The reader's start-of-day inspection (673a.2(d), analog)."""
         await self.reader.record_inspection(floorperson)
 
     def _new_round(self) -> Round:

@@ -30,7 +30,7 @@ LINK_POLL = 0.05
 FAULT_LATCHED = Status.FAULT_LATCHED.name
 
 HOLD_FOR_SUPERVISOR = Rule(
-    "NOTES.md §3 (enforcement history); ARCHITECTURE.md (faults latch)",
+    "decision 0017",
     "a latched device fault holds the table's dealing until a supervisor clears it",
 )
 
@@ -211,7 +211,7 @@ class SupervisorHolds:
             await self._cleared.wait()
 
     async def _shuffle_until_it_passes(self, shuffler: Any) -> None:
-        """The batch in the shuffler's input shuffled and counted until it passes (NOTES.md §5.3).
+        """The batch in the shuffler's input shuffled and counted until it passes (decision 0017).
         A failed batch (a wrong count, a foreign card, 603a.15) latches and is out of play: the table
         waits for the supervisor, who takes the batch out of the output tray, removes what does not
         belong and puts the rest back in the input before clearing; the table then shuffles it again.

@@ -11,7 +11,7 @@ and the shuffler, turning what the round expects into device commands and dealer
   rack, in the order dealt, before the next player is asked (so the rack reconstructs each Hand, (n));
 - the shoe's life is Free Bet Blackjack's, to the card: the burn after each batch is loaded and for
   each new dealer (c), the cover card ends the shoe (d), the remaining cards are collected and
-  counted, and the two batches alternate between the shoe and the shuffler (NOTES.md §1).
+  counted, and the two batches alternate between the shoe and the shuffler (633a.3(b), analog).
 
 The shoe's life, the fault hold and a supervisor's ``resolve`` are every shoe game's (shoe_table.py,
 holding.py); this module adds only the round of this game. A latched fault holds the table until a

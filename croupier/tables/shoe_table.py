@@ -1,6 +1,6 @@
 """What every game dealt from a dealing shoe does the same way: the shoe's life and the round loop.
 
-The batches alternate between the shoe and the shuffler (NOTES.md §1); a card is burned after each
+The batches alternate between the shoe and the shuffler (633a.3(b), analog); a card is burned after each
 batch is loaded and for each new dealer; after the cover card the round is completed, the shoe's
 remaining cards are collected to the discard rack and counted against the batch, and the other
 batch, shuffled and held meanwhile, goes into the shoe (672a.7(c)-(d), 686a.7(c)-(d)). A game's
@@ -30,9 +30,9 @@ from games.common.machine_parts import COMPLETE, HELD
 from games.common.messages import COVER_CARD, CardArrives, Discard, ShoeStatus, StartDeal
 from games.common.pickup import SET_ASIDE
 
-#: NOTES.md §1 (NJ 13:69F-2.5 analog): the cover card at least this many cards from either end.
+#: NJ 13:69F-2.5 (analog): the cover card at least this many cards from either end.
 COVER_MARGIN = 10
-#: NOTES.md §1: "about one quarter of the way in from the back".
+#: NJ 13:69F-2.5 (analog): "about one quarter of the way in from the back".
 DEFAULT_PENETRATION = 0.75
 
 
@@ -288,7 +288,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.log.info("shoe changed", in_shoe=self.in_shoe, held=self.held)
 
     async def _shuffle(self, back: str) -> None:
-        """The batch in the shuffler's input, configured, shuffled and counted (NOTES.md §5.3)."""
+        """The batch in the shuffler's input, configured, shuffled and counted (decision 0017)."""
         await self._held_on_fault(lambda: self.shuffler.configure(self.rules.decks, 0, back))
         await self._shuffle_until_it_passes(self.shuffler)
 

@@ -1,5 +1,5 @@
 """The end of a round every game shares: a supervisor's ruling closes the hold and puts the cards it
-held aside (NOTES.md §3), and the cards reach the discard rack in the recorded pick-up order. Mixed
+held aside (decision 0008), and the cards reach the discard rack in the recorded pick-up order. Mixed
 into each game's Round, which keeps ``set_aside`` and ``pickup`` and says ``pickup_order``.
 """
 

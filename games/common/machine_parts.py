@@ -33,7 +33,7 @@ def message_of(event: EventData) -> Any:
 
 class ResumesTo:
     """Guard of a supervisor's CONTINUE: true for the transition to the state the hold resumes to
-    (irregularities.py says where, per kind; NOTES.md §3: only a supervisor resumes a held round)."""
+    (irregularities.py says where, per kind; decision 0008: only a supervisor resumes a held round)."""
 
     def __init__(self, state: str) -> None:
         self.state = state
@@ -143,7 +143,7 @@ def held_arrival_transitions(
     trigger: str, active: list[str], *, irregular: str, hold: str
 ) -> list[dict[str, Any]]:
     """A card out while the round is held is set aside; an irregular one while it is active holds
-    the round (NOTES.md §3). These come before the trigger's regular transitions."""
+    the round (decision 0008). These come before the trigger's regular transitions."""
     return [
         dict(trigger=trigger, source=HELD, dest=None, before="set_aside_while_held"),
         dict(trigger=trigger, source=active, dest=HELD, conditions=irregular, before=hold),

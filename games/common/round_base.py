@@ -1,7 +1,7 @@
 """The methods every game's Round shares (used by all four games): taking a message through the
 shared machine, leaving it, saying what it accepts, its records and each player's net, recording
 changes of state and irregularities, holding the round, and the supervisor's ruling on a held round
-(NOTES.md §3: only a supervisor resolves one). A game's Round names its own machine, clauses
+(decision 0008: only a supervisor resolves one). A game's Round names its own machine, clauses
 module, record kinds and refusals.
 """
 
@@ -107,7 +107,7 @@ class RoundBase:
             self.log.add(self.kinds.STATE, source=source, dest=dest, trigger=event.event.name)
 
     def resolution_is_offered(self, event: EventData) -> bool:
-        """NOTES.md §3: only a supervisor rules on a held round, and only as the kind offers."""
+        """Decision 0008: only a supervisor rules on a held round, and only as the kind offers."""
         message = message_of(event)
         if message.operator.role is not Role.SUPERVISOR:
             raise RuleViolation(
@@ -125,7 +125,7 @@ class RoundBase:
         return True
 
     def resolution_is_void(self, event: EventData) -> bool:
-        """NOTES.md §3: a supervisor, not the dealer, voids a held round."""
+        """Decision 0008: a supervisor, not the dealer, voids a held round."""
         return message_of(event).resolution is Resolution.VOID
 
     def _hold(

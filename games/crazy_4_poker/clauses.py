@@ -2,13 +2,13 @@
 
 Every guard and every irregularity of a Crazy 4 Poker round dealt from the hand names one of these
 rules, so a refusal says which clause it enforces and games.conformance can generate
-docs/conformance.md from the code. Rules from outside the seed section cite NOTES.md (published
+docs/conformance.md from the code. Rules from outside the seed section cite their source (published
 game rules, configurable where no Pennsylvania text was found).
 """
 
 from __future__ import annotations
 
-from devices.rules import Rule
+from devices.rules import HOUSE_CONVENTION, PUBLISHED_RULES, Rule
 
 SECTION = "657a.9"
 GAME_ID = "crazy-4-poker"
@@ -59,51 +59,43 @@ DECK_REMOVED = Rule(
 )
 HANDS_COUNTED = Rule("657a.9(f)", "on a wrong count the dealer counts each hand's cards")
 
-# -- rules from outside the seed section (NOTES.md) ----------------------------------------------------
+# -- rules from outside the seed section, each with its source -------------------------------------------
 REQUIRED_WAGERS = Rule(
-    "657a.9(b); NOTES.md §2 657a.7(d)(1) (published rules)",
+    "657a.9(b); 657a.7(d)(1) not found: published game rules (not PA text)",
     "the required wagers are an Ante and an equal Super Bonus Wager",
 )
-SIX_POSITIONS = Rule("NOTES.md §1 (house convention)", "at most six betting positions")
-OPTIONAL_WAGER_OFFERED = Rule(
-    "NOTES.md §2 657a.1", "an optional wager is taken only where the table offers it"
-)
-PLAY_OR_FOLD = Rule("NOTES.md §2 (published rules)", "each player plays 1x to 3x the Ante, or folds")
-RAISE_NEEDS_ACES = Rule(
-    "NOTES.md §2 (published rules)", "a Play above 1x the Ante needs a pair of aces or better"
-)
-BEST_FOUR = Rule("NOTES.md §2 657a.1; 657a.6", "each hand is the best four-card hand of its five cards")
-DEALER_QUALIFIES = Rule(
-    "NOTES.md §2 (published rules)", "the dealer qualifies with king high; otherwise the Ante pushes"
-)
-PLAY_SHOWDOWN = Rule(
-    "NOTES.md §2 (published rules)", "Ante and Play are paid 1 to 1 when the hand beats the dealer's"
-)
+SIX_POSITIONS = Rule(HOUSE_CONVENTION, "at most six betting positions")
+OPTIONAL_WAGER_OFFERED = Rule("657a.1", "an optional wager is taken only where the table offers it")
+PLAY_OR_FOLD = Rule(PUBLISHED_RULES, "each player plays 1x to 3x the Ante, or folds")
+RAISE_NEEDS_ACES = Rule(PUBLISHED_RULES, "a Play above 1x the Ante needs a pair of aces or better")
+BEST_FOUR = Rule("657a.1; 657a.6", "each hand is the best four-card hand of its five cards")
+DEALER_QUALIFIES = Rule(PUBLISHED_RULES, "the dealer qualifies with king high; otherwise the Ante pushes")
+PLAY_SHOWDOWN = Rule(PUBLISHED_RULES, "Ante and Play are paid 1 to 1 when the hand beats the dealer's")
 SUPER_BONUS = Rule(
-    "NOTES.md §2 (published rules)",
+    PUBLISHED_RULES,
     "Super Bonus pays by its table on a straight or better; below, it pushes unless the dealer "
     "qualifies and wins",
 )
-QUEENS_UP = Rule("NOTES.md §2 (published rules)", "Queens Up pays by its table on a pair of queens or better")
-FOLD_FORFEITS = Rule("NOTES.md §2 (published rules)", "a player who folds loses the Ante and Super Bonus")
+QUEENS_UP = Rule(PUBLISHED_RULES, "Queens Up pays by its table on a pair of queens or better")
+FOLD_FORFEITS = Rule(PUBLISHED_RULES, "a player who folds loses the Ante and Super Bonus")
 PROGRESSIVE_AWARD = Rule(
-    "NOTES.md §2 657a.1", "a Progressive Payout Wager wins the award its hand earns on the configured table"
+    "657a.1", "a Progressive Payout Wager wins the award its hand earns on the configured table"
 )
 BONUS_BY_SYSTEM = Rule(
-    "NOTES.md §2 657a.1 (pay tables not found)",
+    "657a.1 (pay tables not found)",
     "Five Card Hand and Six Card Bonus Wagers are referred to their pay table, outside this round",
 )
 HAND_KNOWN = Rule(
-    "657a.9(a)(1); NOTES.md §1 (dealt from the hand, no reader)",
+    "657a.9(a)(1); decision 0018 (dealt from the hand: the sealed order)",
     "a hand is known from the shuffler's sealed order and the deal order, or from the dealer's report",
 )
 ORDER_OPENS = Rule("657a.9(a)(1)", "the order revealed is the order the shuffler sealed before the deal")
-DEALER_HAND_KNOWN = Rule(
-    "NOTES.md §2 (published rules)", "no wager is settled before the dealer's hand is known"
+DEALER_HAND_KNOWN = Rule(PUBLISHED_RULES, "no wager is settled before the dealer's hand is known")
+DISCARD_COUNT = Rule(
+    "657a.9(c); house convention (657a.11 not found)", "every card on the layout reaches the discard rack"
 )
-DISCARD_COUNT = Rule("657a.9(c); NOTES.md §1", "every card on the layout reaches the discard rack")
-VOID = Rule("657a.9(f); NOTES.md §3 (supervisor)", "a voided round returns every wager")
+VOID = Rule("657a.9(f); decision 0008", "a voided round returns every wager")
 HELD = Rule(
-    "657a.9 (silent); NOTES.md §3 (supervisor)",
+    "657a.9 (silent); decision 0008",
     "an irregularity the section does not resolve holds the round until a supervisor resolves it",
 )

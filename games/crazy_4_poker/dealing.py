@@ -99,7 +99,7 @@ class DealSteps:
         return True
 
     def progressive_offered(self, event: EventData) -> bool:
-        """657a.9(a)(3); NOTES.md §5: the lock is needed where Progressive or Five Card Hand Bonus
+        """657a.9(a)(3): the lock is needed where Progressive or Five Card Hand Bonus
         Wagers are offered."""
         return self.rules.progressive_offered or self.rules.five_card_bonus_offered
 
@@ -113,7 +113,7 @@ class DealSteps:
         )
 
     def chips_to_count(self, event: EventData) -> bool:
-        """657a.9(a)(3); NOTES.md §5: chips are counted when any progressive wager was made."""
+        """657a.9(a)(3): chips are counted when any progressive wager was made."""
         return message_of(event).accepted > 0 or any(p.progressive for p in self.positions.values())
 
     def note_lock(self, event: EventData) -> None:
@@ -123,7 +123,7 @@ class DealSteps:
         )
 
     def chips_mismatch(self, event: EventData) -> bool:
-        """657a.9(a)(3); NOTES.md §5: a mismatch calls a supervisor."""
+        """657a.9(a)(3); decision 0008: a mismatch calls a supervisor."""
         return message_of(event).chips != self.accepted
 
     def hold_chip_count(self, event: EventData) -> None:

@@ -115,19 +115,19 @@ def strength(cards: Sequence[Card]) -> Strength:
 
 
 def qualifies(dealer: Strength) -> bool:
-    """NOTES.md §2 (published rules): the dealer qualifies with king high or better."""
+    """published game rules (not PA text): the dealer qualifies with king high or better."""
     return dealer.category > Category.HIGH_CARD or dealer.high_card >= KING
 
 
 def aces_or_better(hand: Strength) -> bool:
-    """NOTES.md §2: a Play of more than 1x the Ante needs a pair of aces or better."""
+    """Published game rules (not PA text): a Play of more than 1x the Ante needs a pair of aces or better."""
     if hand.category == Category.PAIR:
         return hand.ranks[0] == ACE_HIGH
     return hand.category > Category.PAIR
 
 
 def queens_or_better(hand: Strength) -> bool:
-    """NOTES.md §2: Queens Up pays on a pair of queens or better."""
+    """Published game rules (not PA text): Queens Up pays on a pair of queens or better."""
     if hand.category == Category.PAIR:
         return hand.ranks[0] >= QUEEN
     return hand.category > Category.PAIR

@@ -219,7 +219,7 @@ class HandCounts(Message):
 
 @dataclass(frozen=True)
 class Play(Message):
-    """The Play Wager: ``multiple`` times the Ante (NOTES.md §2)."""
+    """The Play Wager: ``multiple`` times the Ante (published game rules, not PA text)."""
 
     trigger = "play"
     seat: int

@@ -41,14 +41,14 @@ PROGRESSIVE_MISMATCH = Kind(
 DEAL_OUT_OF_ORDER = Kind("deal-out-of-order", "657a.9(b)", Outcome.HELD)
 ILLEGAL_RAISE = Kind(
     "raise-without-aces",
-    "NOTES.md §2 (published rules)",
+    "published game rules (not PA text)",
     Outcome.HELD,
     "the Play is reduced to 1x the Ante, the excess returned, and the round settles",
     SHOWDOWN,
 )
 DISCARD_COUNT = Kind(
     "discard-count",
-    "657a.9(c); NOTES.md §1",
+    "657a.9(c); house convention (657a.11 not found)",
     Outcome.HELD,
     "the count is acknowledged as recorded and the round completes",
     COMPLETE,

@@ -54,7 +54,7 @@ STATE_NOTES = {
     DEALING: "Six Card Bonus card, then one card at a time clockwise until each has five (657a.9(b))",
     STUB: "the stub goes to the discard rack (657a.9(c)), counted when due (d), (e)",
     MISDEAL_CHECK: "a wrong stub count: the dealer counts each hand's cards (657a.9(f))",
-    DECISIONS: "each player plays 1x-3x the Ante or folds (NOTES.md §2)",
+    DECISIONS: "each player plays 1x-3x the Ante or folds (published game rules)",
     SHOWDOWN: "the hands become known: the shuffler's order or the dealer's report (657a.9(a)(1))",
     SETTLED: "wagers settled by the configured pay tables; progressive awards output",
     VOIDED: "all hands void, all wagers returned (657a.9(f), or a supervisor's ruling)",

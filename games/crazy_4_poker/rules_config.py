@@ -1,8 +1,8 @@
 """The configurable rules of Crazy 4 Poker: what § 657a.9 leaves to the house.
 
 The section fixes the procedure for dealing from the hand; the shuffler, the optional wagers and
-every pay table come from sections not found (NOTES.md §2: published rules) or from the
-certificate holder's Rules Submission. Each is a key with the NOTES.md default, and a bad value is
+every pay table come from sections not found (published game rules, not PA text) or from the
+certificate holder's Rules Submission. Each is a key with the published default, and a bad value is
 refused with an error that names the key, before a table opens. The number of positions, odds and
 the half-cent rounding share the readers of games/common/config.py.
 """
@@ -103,7 +103,7 @@ QUEENS_UP_DEFAULT = {
 
 @dataclass(frozen=True)
 class RuleSet(Configurable):
-    """One table's Crazy 4 Poker rules; ``RuleSet()`` is the NOTES.md §2 game with a counting shuffler."""
+    """One table's Crazy 4 Poker rules; ``RuleSet()`` is the published game with a counting shuffler."""
 
     positions: int = field(default=6, metadata=key("house convention: six betting positions", integer))
     shuffler: Shuffler = field(
@@ -111,28 +111,28 @@ class RuleSet(Configurable):
         metadata=key("657a.9(a)(1): an automated shuffler; (d): whether it counts", choice(Shuffler)),
     )
     progressive_offered: bool = field(
-        default=False, metadata=key("NOTES.md §2 657a.1: optional, off unless configured", flag)
+        default=False, metadata=key("657a.1: optional, off unless configured", flag)
     )
     five_card_bonus_offered: bool = field(
-        default=False, metadata=key("NOTES.md §2 657a.1: optional, off unless configured", flag)
+        default=False, metadata=key("657a.1: optional, off unless configured", flag)
     )
     six_card_bonus_offered: bool = field(
-        default=False, metadata=key("NOTES.md §2 657a.1: optional, off unless configured", flag)
+        default=False, metadata=key("657a.1: optional, off unless configured", flag)
     )
     max_play_multiple: int = field(
-        default=3, metadata=key("NOTES.md §2: Play up to 3x the Ante with aces or better", integer)
+        default=3, metadata=key("published game rules: Play up to 3x the Ante with aces or better", integer)
     )
     super_bonus_pay_table: Mapping[str, Odds] = field(
         default_factory=lambda: SUPER_BONUS_DEFAULT,
-        metadata=key("NOTES.md §2: published Super Bonus table", _odds_table(HAND_NAMES)),
+        metadata=key("published game rules: Super Bonus table", _odds_table(HAND_NAMES)),
     )
     queens_up_pay_table: Mapping[str, Odds] = field(
         default_factory=lambda: QUEENS_UP_DEFAULT,
-        metadata=key("NOTES.md §2: published Queens Up table", _odds_table(HAND_NAMES | {QUEENS_UP_PAIR})),
+        metadata=key("published game rules: Queens Up table", _odds_table(HAND_NAMES | {QUEENS_UP_PAIR})),
     )
     progressive_pay_table: Mapping[str, str] = field(
         default_factory=dict,
-        metadata=key("NOTES.md §2 657a.1: PA table not found; configuration", _awards),
+        metadata=key("657a.1: PA table not found; configuration", _awards),
     )
     odd_cent_rounding: Rounding = field(default=Rounding.DOWN, metadata=ROUNDING)
 

@@ -1,4 +1,4 @@
-"""Settlement of one position against the dealer's hand, by the published rules (NOTES.md §2) and
+"""Settlement of one position against the dealer's hand, by the published game rules (not PA text) and
 the configured pay tables; and the return of every wager when the round is void (657a.9(f)).
 
 Amounts are integer cents. ``Action.amount`` is the wager for a collect, push or referral, and the
@@ -148,7 +148,7 @@ def _side_wagers(position: Position) -> list[Action]:
 
 
 def legal_play(position: Position, hand: Strength | None) -> bool:
-    """A Play above 1x the Ante needs a pair of aces or better (NOTES.md §2)."""
+    """A Play above 1x the Ante needs a pair of aces or better (published game rules)."""
     return position.play <= position.ante or (hand is not None and aces_or_better(hand))
 
 

@@ -47,7 +47,7 @@ class ShowdownSteps(ClosingSteps):
         return True
 
     def last_decision(self, event: EventData) -> bool:
-        """NOTES.md §2: the showdown follows every player's Play or fold."""
+        """Published game rules (not PA text): the showdown follows every player's Play or fold."""
         return sum(not p.decided for p in self.positions.values()) == 1
 
     def record_decision(self, event: EventData) -> None:
@@ -121,7 +121,7 @@ class ShowdownSteps(ClosingSteps):
         return True
 
     def raise_is_illegal(self, event: EventData) -> bool:
-        """NOTES.md §2: a Play above 1x needs a pair of aces or better."""
+        """Published game rules (not PA text): a Play above 1x needs a pair of aces or better."""
         return any(not settlement.legal_play(p, self.strength(p.seat)) for p in self.positions.values())
 
     def hold_raise(self, event: EventData) -> None:
@@ -158,7 +158,8 @@ class ShowdownSteps(ClosingSteps):
             )
 
     def discard_count_is_wrong(self, event: EventData) -> bool:
-        """657a.9(c); NOTES.md §1: every card on the layout reaches the discard rack."""
+        """657a.9(c); house convention (657a.11 not found): every card on the layout reaches the
+        discard rack."""
         return message_of(event).cards != self.layout_cards
 
     def hold_discard(self, event: EventData) -> None:

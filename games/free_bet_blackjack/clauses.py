@@ -2,13 +2,13 @@
 
 Every guard and every irregularity of a Free Bet Blackjack round names one of these rules, so a
 refusal or an irregularity says which clause it enforces, and games.conformance can generate
-docs/conformance.md from the code. Rules that come from outside the seed section cite NOTES.md (and
-are configuration where NOTES.md found no Pennsylvania text).
+docs/conformance.md from the code. Rules that come from outside the seed section cite their source (and
+are configuration where no Pennsylvania text was found).
 """
 
 from __future__ import annotations
 
-from devices.rules import Rule
+from devices.rules import PUBLISHED_RULES, Rule
 
 SECTION = "672a.7"
 GAME_ID = "free-bet-blackjack"
@@ -141,42 +141,39 @@ DISCARD_COUNT = Rule(
     "672a.7(s); 672a.7(t)", "every card of the round reaches the discard rack; none is removed"
 )
 
-# -- rules from outside the seed section (NOTES.md) ----------------------------------------------------
-SIX_POSITIONS = Rule("NOTES.md §2 672a.2", "at most six betting positions")
+# -- rules from outside the seed section, each with its source -------------------------------------------
+SIX_POSITIONS = Rule("672a.2", "at most six betting positions")
 PUSH_22_NEEDS_BLACKJACK_WAGER = Rule(
-    "672a.7(e)(1); NOTES.md §2 672a.2",
+    "672a.7(e)(1); 672a.2",
     "a Push 22 Wager is optional beside a Blackjack Wager; a box without one receives no cards",
 )
 INSURANCE_LIMIT = Rule(
-    "NOTES.md §2 672a.8 (not found, house convention)",
+    "house convention (672a.8 not found)",
     "an Insurance Wager is at most half the Blackjack Wager",
 )
 INSURANCE_LOSES = Rule(
-    "672a.7(f); NOTES.md §2 672a.8 (not found)", "an Insurance Wager loses when the dealer has no Blackjack"
+    "672a.7(f); house convention (672a.8 not found)",
+    "an Insurance Wager loses when the dealer has no Blackjack",
 )
 EVEN_MONEY = Rule(
-    "672a.7(f); NOTES.md §2 672a.8 (not found)",
+    "672a.7(f); house convention (672a.8 not found)",
     "a player holding a Blackjack may take even money: paid 1 to 1 at once",
 )
 FREE_DOUBLE = Rule(
-    "NOTES.md §2 (published rules)",
+    PUBLISHED_RULES,
     "a free double on a two-card hard 9, 10 or 11, matched with a Free Bet lammer",
 )
-PAID_DOUBLE = Rule(
-    "NOTES.md §2 672a.9 (not found, configuration)", "paid doubles on two cards only if configured"
-)
-DOUBLE_AFTER_SPLIT = Rule("NOTES.md §2 (published rules)", "free doubles are allowed after free splits")
+PAID_DOUBLE = Rule("configuration (672a.9 not found)", "paid doubles on two cards only if configured")
+DOUBLE_AFTER_SPLIT = Rule(PUBLISHED_RULES, "free doubles are allowed after free splits")
 FREE_SPLIT = Rule(
-    "NOTES.md §2 (published rules)",
+    PUBLISHED_RULES,
     "a free split of a pair of equal rank except ten-value cards, matched with a Free Bet lammer",
 )
-PAID_SPLIT = Rule(
-    "NOTES.md §2 672a.10 (not found, configuration)", "paid splits of other pairs only if configured"
-)
-RESPLIT_LIMIT = Rule("NOTES.md §2 (published rules)", "resplits up to four hands, aces included")
-NO_JOKERS = Rule("NOTES.md §3 603a.15", "Free Bet Blackjack is dealt without jokers")
-VOID = Rule("672a.7 (silent); NOTES.md §3 (supervisor)", "a voided round returns every wager not settled yet")
+PAID_SPLIT = Rule("configuration (672a.10 not found)", "paid splits of other pairs only if configured")
+RESPLIT_LIMIT = Rule(PUBLISHED_RULES, "resplits up to four hands, aces included")
+NO_JOKERS = Rule("603a.15", "Free Bet Blackjack is dealt without jokers")
+VOID = Rule("672a.7 (silent); decision 0008", "a voided round returns every wager not settled yet")
 HELD = Rule(
-    "672a.7 (silent); NOTES.md §3 (supervisor)",
+    "672a.7 (silent); decision 0008",
     "an irregularity the section does not resolve holds the round until a supervisor resolves it",
 )

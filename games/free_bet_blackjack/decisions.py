@@ -3,7 +3,8 @@
 672a.7(h)(2) lets a player double down (672a.9), split pairs (672a.10), stand or draw, and never
 surrender; (j) bounds the draw. 672a.9 and 672a.10 were not found: the free double on a two-card
 hard 9, 10 or 11 and the free split of any pair but ten-value cards, resplit to four hands, come
-from NOTES.md §2 and the rule set; paid doubles and splits are offered only where configured.
+from the published game rules (not PA text) and the rule set; paid doubles and splits are offered
+only where configured.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Card values and hand totals of the blackjack family (NOTES.md §1: 633a.3(e), 673a.3(d)).
+"""Card values and hand totals of the blackjack family (633a.3(e), 673a.3(d), analog).
 
 2-10 count their face value, J, Q and K count 10, an ace counts 11 unless that would take the
 total over 21, then 1. A total is *soft* while an ace still counts 11: the difference matters for
@@ -19,7 +19,7 @@ TEN_VALUE_RANKS = frozenset({10, 11, 12, 13})
 def card_value(card: Card) -> int:
     """The count of one card, an ace as 1 (``total`` decides when it counts 11)."""
     if card.is_joker:
-        raise ValueError(f"{card} has no value in Free Bet Blackjack (NOTES.md §3 603a.15: no jokers)")
+        raise ValueError(f"{card} has no value in Free Bet Blackjack (603a.15: no jokers)")
     return 10 if card.rank in TEN_VALUE_RANKS else card.rank
 
 

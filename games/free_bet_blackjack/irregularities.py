@@ -36,7 +36,7 @@ HOLE_CARD_EXPOSED = Kind(
 FACE_DOWN_OUT_OF_PLACE = Kind(
     "face-down-card-out-of-place", "the clause of the card due: (e)(1)-(3), (i), (l)", Outcome.HELD, SET_ASIDE
 )
-JOKER = Kind("joker", "NOTES.md §3 603a.15", Outcome.HELD, SET_ASIDE)
+JOKER = Kind("joker", "603a.15", Outcome.HELD, SET_ASIDE)
 MISSING_CARD = Kind("missing-card", "the clause of the card due: (e)(1)-(4), (i), (l)", Outcome.STAYS)
 HOLE_CARD_MISMATCH = Kind(
     "hole-card-mismatch",

@@ -1,6 +1,6 @@
 """Betting positions, the order of the deal and the order of settlement.
 
-Positions are numbered 1 to 6 (at most six, NOTES.md §2 672a.2), position 1 being the player
+Positions are numbered 1 to 6 (at most six, 672a.2), position 1 being the player
 farthest to the dealer's left ("first base"). The deal and the players' turns run clockwise from
 there, so in ascending order (672a.7(e), (h)); settlement runs from the player farthest to the
 dealer's right, counterclockwise, so in descending order (672a.7(r)).

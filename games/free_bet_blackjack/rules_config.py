@@ -2,11 +2,11 @@
 
 § 672a.7 fixes the procedure; the number of decks, the Push 22 pay table, which pairs split free,
 the resplit limit, paid doubles and splits, and the settlement procedure of (r) come from sections
-not found (NOTES.md §2) or from the certificate holder's Rules Submission. Each is a key with the
-NOTES.md default, and a bad value is refused with an error that names the key, before a round
-starts. Amounts are integer cents; the only fraction the odds can produce is the half cent of
-3 to 2 on an odd wager, and ``odd_cent_rounding`` says which way it goes (house convention:
-down, the player is paid the whole cents).
+not found (published game rules, not PA text) or from the certificate holder's Rules Submission.
+Each is a key with the published default, and a bad value is refused with an error that names the
+key, before a round starts. Amounts are integer cents; the only fraction the odds can produce is the
+half cent of 3 to 2 on an odd wager, and ``odd_cent_rounding`` says which way it goes (house
+convention: down, the player is paid the whole cents).
 """
 
 from __future__ import annotations
@@ -46,14 +46,14 @@ class SettlementOrder(enum.StrEnum):
         return clauses.PLAYER_BY_PLAYER
 
 
-BLACKJACK_ODDS = Odds(3, 2)  # NOTES.md §2 672a.2 layout: "Blackjack pays 3 to 2"
-INSURANCE_ODDS = Odds(2, 1)  # NOTES.md §2 672a.2 layout: "Insurance pays 2 to 1"
+BLACKJACK_ODDS = Odds(3, 2)  # 672a.2 layout: "Blackjack pays 3 to 2"
+INSURANCE_ODDS = Odds(2, 1)  # 672a.2 layout: "Insurance pays 2 to 1"
 
 
 @dataclass(frozen=True)
 class Push22PayTable:
     """What a Push 22 Wager pays when the dealer's hand is 22: every card of one suit, every card of
-    one colour, or any other 22 (the field tables of NOTES.md §2 all fit this shape)."""
+    one colour, or any other 22 (the pay tables seen in the field all fit this shape)."""
 
     suited: Odds
     same_colour: Odds
@@ -106,41 +106,35 @@ def _pay_table(key: str, raw: Any) -> Push22PayTable:
 
 @dataclass(frozen=True)
 class RuleSet(Configurable):
-    """One table's Free Bet Blackjack rules; ``RuleSet()`` is the NOTES.md §2 game."""
+    """One table's Free Bet Blackjack rules; ``RuleSet()`` is the published game."""
 
-    positions: int = field(
-        default=6, metadata=key("NOTES.md §2 672a.2: at most six betting positions", integer)
-    )
-    decks: int = field(
-        default=6, metadata=key("NOTES.md §2: published descriptions deal 6 or 8 decks", integer)
-    )
+    positions: int = field(default=6, metadata=key("672a.2: at most six betting positions", integer))
+    decks: int = field(default=6, metadata=key("published game rules: 6 or 8 decks", integer))
     push22_pay_table: Push22PayTable = field(
         default=Push22PayTable.any_22(Odds(11)),
-        metadata=key(
-            "NOTES.md §2: PA table not found; default 'any 22 pays 11 to 1' (a field table)", _pay_table
-        ),
+        metadata=key("PA table not found; default 'any 22 pays 11 to 1' (a table in the field)", _pay_table),
     )
     free_double_totals: frozenset[int] = field(
         default=frozenset({9, 10, 11}),
-        metadata=key("NOTES.md §2: free double on two-card hard 9, 10, 11", _totals),
+        metadata=key("published game rules: free double on two-card hard 9, 10, 11", _totals),
     )
     paid_doubles: bool = field(
         default=False,
-        metadata=key("672a.9 not found; NOTES.md §2 names only free doubles: off by default", flag),
+        metadata=key("672a.9 not found; published rules name only free doubles: off by default", flag),
     )
     double_after_split: bool = field(
-        default=True, metadata=key("NOTES.md §2: free doubles allowed after free splits", flag)
+        default=True, metadata=key("published game rules: free doubles allowed after free splits", flag)
     )
     free_split_ranks: frozenset[int] = field(
         default=frozenset(range(1, 10)),
-        metadata=key("NOTES.md §2: any pair but ten-value cards (some exclude 4s, 5s)", _ranks),
+        metadata=key("published game rules: any pair but ten-value cards (some exclude 4s, 5s)", _ranks),
     )
     paid_splits: bool = field(
         default=False,
-        metadata=key("672a.10 not found; NOTES.md §2 names only free splits: off by default", flag),
+        metadata=key("672a.10 not found; published rules name only free splits: off by default", flag),
     )
-    max_hands: int = field(default=4, metadata=key("NOTES.md §2: resplit to four hands", integer))
-    resplit_aces: bool = field(default=True, metadata=key("NOTES.md §2: resplits include aces", flag))
+    max_hands: int = field(default=4, metadata=key("published game rules: resplit to four hands", integer))
+    resplit_aces: bool = field(default=True, metadata=key("published rules: resplits include aces", flag))
     settlement_order: SettlementOrder = field(
         default=SettlementOrder.COLLECT_THEN_PAY,
         metadata=key("672a.7(r): one procedure designated in the Rules Submission", choice(SettlementOrder)),
@@ -151,7 +145,7 @@ class RuleSet(Configurable):
         self.read_fields()
         self.check_range("positions", 1, 6, clauses.SIX_POSITIONS)
         if self.decks not in (6, 8):
-            raise ConfigError("decks", f"6 or 8 (NOTES.md §2), got {self.decks}")
+            raise ConfigError("decks", f"6 or 8 (published game rules), got {self.decks}")
         if not self.free_double_totals <= frozenset(range(4, 21)):
             raise ConfigError("free_double_totals", "two-card hard totals run from 4 to 20")
         if self.free_split_ranks & TEN_VALUE_RANKS:

@@ -1,6 +1,6 @@
 """The 677a Hold 'Em game (Heads Up Hold 'Em), 58 Pa. Code § 677a.10: dealing from an automated
 dealing shoe, the community cards, the stub count and the misdeal rule, with the betting rounds and
-pay tables of NOTES.md §2 as configuration.
+pay tables of the published Heads Up Hold 'Em rules (not PA text) as configuration.
 
 ``Round`` is the entry point (round.py); docs/games/heads-up-holdem.md explains how a table service
 drives it.

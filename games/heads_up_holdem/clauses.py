@@ -2,13 +2,13 @@
 
 Every guard and every irregularity of a round names one of these rules, so a refusal says which
 clause it enforces and games.conformance can list, clause by clause, the code that enforces it.
-The betting rounds and pay tables come from outside the seed section (NOTES.md §2, Heads Up
-Hold 'Em; chapter 677a's own text was not found) and cite NOTES.md.
+The betting rounds and pay tables come from outside the seed section (published Heads Up
+Hold 'Em rules; chapter 677a's own text was not found) and say so.
 """
 
 from __future__ import annotations
 
-from devices.rules import Rule
+from devices.rules import HOUSE_CONVENTION, PUBLISHED_RULES, Rule
 
 SECTION = "677a.10"
 GAME_ID = "heads-up-holdem"
@@ -58,62 +58,56 @@ COMMUNITY_FIRST = Rule(
     "677a.10(g)", "the community cards may come first only from a shoe that reshuffles automatically"
 )
 
-# -- rules from outside the seed section (NOTES.md) ----------------------------------------------------
-POSITIONS = Rule("NOTES.md §2 677a (house convention)", "a betting position is one of the table's seats")
-ANTE_EQUALS_ODDS = Rule("NOTES.md §2 677a", "the Ante and Odds Wagers are made together and are equal")
+# -- rules from outside the seed section, each with its source -------------------------------------------
+POSITIONS = Rule(HOUSE_CONVENTION, "a betting position is one of the table's seats")
+ANTE_EQUALS_ODDS = Rule(PUBLISHED_RULES, "the Ante and Odds Wagers are made together and are equal")
 SIDE_WAGER_OFFERED = Rule(
-    "NOTES.md §2 677a (configuration)",
+    "configuration (no pay table found)",
     "Trips Plus and Pocket Bonus are taken only with a configured pay table",
 )
 SHUFFLER_COUNT = Rule(
-    "677a.10(d); NOTES.md §1 (COMAR 36.05.03.27(C))",
+    "677a.10(d); COMAR 36.05.03.27(C) (analog)",
     "a deck the counting shuffler counted wrong is removed and not dealt",
 )
 KEPT_STUB_COUNTED = Rule(
     "677a.10(d); 677a.10(g)", "a shoe that keeps its stub must count the deck, since the stub is not counted"
 )
 DECISION_ORDER = Rule(
-    "NOTES.md §1 677a (deal order)", "players decide in turn, clockwise from the dealer's left"
+    "663a.9(a), 679a.9(a) (analog: deal order)", "players decide in turn, clockwise from the dealer's left"
 )
-PLAY_PREFLOP = Rule("NOTES.md §2 677a", "before the flop a player may Play 3x the Ante or check")
-PLAY_FLOP = Rule(
-    "NOTES.md §2 677a", "after the flop a player who has not played may Play 2x the Ante or check"
-)
-PLAY_RIVER = Rule(
-    "NOTES.md §2 677a", "after the river a player who has not played Plays 1x the Ante or folds"
-)
-ONE_PLAY = Rule("NOTES.md §2 677a", "a player makes one Play Wager in a round")
+PLAY_PREFLOP = Rule(PUBLISHED_RULES, "before the flop a player may Play 3x the Ante or check")
+PLAY_FLOP = Rule(PUBLISHED_RULES, "after the flop a player who has not played may Play 2x the Ante or check")
+PLAY_RIVER = Rule(PUBLISHED_RULES, "after the river a player who has not played Plays 1x the Ante or folds")
+ONE_PLAY = Rule(PUBLISHED_RULES, "a player makes one Play Wager in a round")
 REVEAL_AFTER_DECISIONS = Rule(
-    "NOTES.md §2 677a; 677a.10(g)",
+    "published game rules (not PA text); 677a.10(g)",
     "community cards are revealed flop, then turn and river, after the decisions",
 )
-REVEAL_MATCHES = Rule("NOTES.md §2 677a", "a card turned up is the card dealt face down, unaltered")
-FOLDED_UNEXPOSED = Rule(
-    "NOTES.md §2 677a (house convention)", "a folded hand is collected without being turned up"
-)
+REVEAL_MATCHES = Rule(PUBLISHED_RULES, "a card turned up is the card dealt face down, unaltered")
+FOLDED_UNEXPOSED = Rule(HOUSE_CONVENTION, "a folded hand is collected without being turned up")
 SHOWDOWN_COMPLETE = Rule(
-    "NOTES.md §2 677a", "wagers are settled once the dealer and every live hand are turned up"
+    PUBLISHED_RULES, "wagers are settled once the dealer and every live hand are turned up"
 )
-DEALER_OPENS = Rule(
-    "NOTES.md §2 677a", "the dealer needs a pair or better to open; otherwise the Ante pushes"
-)
-ANTE_AND_PLAY = Rule("NOTES.md §2 677a", "Ante and Play pay 1 to 1 on a win, push on a tie, lose otherwise")
-FOLD_FORFEITS = Rule("NOTES.md §2 677a", "a fold forfeits the Ante, Odds and any side wager")
-ODDS_WIN = Rule("NOTES.md §2 677a", "a winning hand's Odds Wager pays by the pay table; lower hands push")
+DEALER_OPENS = Rule(PUBLISHED_RULES, "the dealer needs a pair or better to open; otherwise the Ante pushes")
+ANTE_AND_PLAY = Rule(PUBLISHED_RULES, "Ante and Play pay 1 to 1 on a win, push on a tie, lose otherwise")
+FOLD_FORFEITS = Rule(PUBLISHED_RULES, "a fold forfeits the Ante, Odds and any side wager")
+ODDS_WIN = Rule(PUBLISHED_RULES, "a winning hand's Odds Wager pays by the pay table; lower hands push")
 ODDS_LOSE = Rule(
-    "NOTES.md §2 677a", "a losing hand's Odds Wager is collected unless the losing-Odds table pays it"
+    PUBLISHED_RULES, "a losing hand's Odds Wager is collected unless the losing-Odds table pays it"
 )
-TRIPS_PLUS = Rule("NOTES.md §2 677a (configuration)", "Trips Plus pays on the player's hand by its pay table")
+TRIPS_PLUS = Rule(
+    "configuration (no pay table found)", "Trips Plus pays on the player's hand by its pay table"
+)
 POCKET_BONUS = Rule(
-    "NOTES.md §2 677a (configuration)", "Pocket Bonus pays on the player's two cards by its table"
+    "configuration (no pay table found)", "Pocket Bonus pays on the player's two cards by its table"
 )
 SETTLEMENT_ORDER = Rule(
-    "NOTES.md §1 (house convention)", "settled from the dealer's right, counterclockwise, each player in turn"
+    HOUSE_CONVENTION, "settled from the dealer's right, counterclockwise, each player in turn"
 )
-COLLECT_COUNT = Rule("NOTES.md §1 (house convention)", "every card of the round reaches the discard rack")
-NO_JOKERS = Rule("NOTES.md §3 603a.15", "the game is dealt without jokers")
-VOID = Rule("677a.10 (silent); NOTES.md §3 (supervisor)", "a voided round returns every wager")
+COLLECT_COUNT = Rule(HOUSE_CONVENTION, "every card of the round reaches the discard rack")
+NO_JOKERS = Rule("603a.15", "the game is dealt without jokers")
+VOID = Rule("677a.10 (silent); decision 0008", "a voided round returns every wager")
 HELD = Rule(
-    "677a.10 (silent); NOTES.md §3 (supervisor)",
+    "677a.10 (silent); decision 0008",
     "an irregularity the section does not resolve holds the round until a supervisor resolves it",
 )

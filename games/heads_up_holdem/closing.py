@@ -46,7 +46,7 @@ class CloseSteps(ClosingSteps):
         self._record_actions(settlement.in_order(actions))
 
     def collect_count_is_wrong(self, event: EventData) -> bool:
-        """NOTES.md §1: every card of the round on the layout must reach the discard rack."""
+        """House convention: every card of the round on the layout must reach the discard rack."""
         return message_of(event).cards != len(self.pickup_order())
 
     def hold_collect(self, event: EventData) -> None:

@@ -183,7 +183,7 @@ class MisdealFinding(Message):
 
 
 class Choice(enum.StrEnum):
-    """A player's decision (NOTES.md §2); each is a trigger of the round machine."""
+    """A player's decision (published game rules, not PA text); each is a trigger of the round machine."""
 
     PLAY = "play"
     CHECK = "check"

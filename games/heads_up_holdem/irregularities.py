@@ -39,12 +39,12 @@ STACK_BEFORE_NO_MORE_BETS = Kind("stack-before-no-more-bets", "677a.10(a)(2)", O
 EXTRA_CARDS = Kind("extra-cards", "677a.10(b); 677a.10(c)", Outcome.HELD, SET_ASIDE)
 WRONG_STACK = Kind("wrong-stack", "677a.10(b); 677a.10(g)", Outcome.HELD)
 CARD_EXPOSED = Kind("card-exposed", "677a.10(b); 677a.10(c)", Outcome.HELD)
-JOKER = Kind("joker", "NOTES.md §3 603a.15", Outcome.HELD)
+JOKER = Kind("joker", "603a.15", Outcome.HELD)
 WRONG_COUNT = Kind("wrong-count", "677a.10(f)", Outcome.MISDEAL, voidable=False)
-REVEAL_MISMATCH = Kind("reveal-mismatch", "NOTES.md §2 677a", Outcome.HELD)
+REVEAL_MISMATCH = Kind("reveal-mismatch", "published game rules (not PA text)", Outcome.HELD)
 COLLECT_COUNT = Kind(
     "collect-count",
-    "NOTES.md §1 (house convention)",
+    "house convention",
     Outcome.HELD,
     "the count is acknowledged as recorded and the round completes",
     COMPLETE,

@@ -55,10 +55,10 @@ STATE_NOTES = {
     COMMUNITY: "the stub is out of the shoe: five community cards face down from the hand (677a.10(c))",
     STUB: "the stub to the discard rack unexposed, counted when due (677a.10(c)-(e))",
     MISDEAL_CHECK: "the count was wrong: the dealer determines whether the cards were misdealt (677a.10(f))",
-    PREFLOP: "each player in turn Plays 3x or checks (NOTES.md §2)",
-    FLOP: "three community cards up: Play 2x or check (NOTES.md §2)",
-    RIVER: "all five up: Play 1x or fold (NOTES.md §2)",
-    SHOWDOWN: "the dealer's and every live hand turned up (NOTES.md §2)",
+    PREFLOP: "each player in turn Plays 3x or checks (published game rules)",
+    FLOP: "three community cards up: Play 2x or check (published game rules)",
+    RIVER: "all five up: Play 1x or fold (published game rules)",
+    SHOWDOWN: "the dealer's and every live hand turned up (published game rules)",
     SETTLED: "wagers settled from the dealer's right; cards to the discard rack",
     VOIDED: "all hands void, all wagers returned (677a.10(f) or a supervisor); cards to the rack",
     HELD: "an irregularity the section does not resolve: a supervisor rules CONTINUE or VOID",
@@ -134,7 +134,8 @@ def _transitions() -> list[dict[str, Any]]:
             dest=VOIDED,
             before="void_for_misdeal",
         ),
-        # NOTES.md §2: the decisions, street by street, and the community cards revealed between.
+        # Published game rules (not PA text): the decisions, street by street, and the community cards
+        # revealed between.
         *decision_transitions(("play", "check", "fold"), STREETS),
         dict(
             trigger="reveal_community",

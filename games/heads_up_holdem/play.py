@@ -1,6 +1,6 @@
 """The round's callbacks for play: the decisions street by street, the community cards turned up
-between them, and the hands turned up at the showdown (NOTES.md §2; 677a.10(g) for the reveal of
-community cards dispensed first). Mixed into Round (round.py)."""
+between them, and the hands turned up at the showdown (published game rules, not PA text; 677a.10(g)
+for the reveal of community cards dispensed first). Mixed into Round (round.py)."""
 
 from __future__ import annotations
 
@@ -80,9 +80,9 @@ class PlaySteps:
         return True
 
     def community_mismatches(self, event: EventData) -> bool:
-        """NOTES.md §2 677a: a community card turned up must open the commitment it was dealt under;
-        one that does not holds the round (reveal-mismatch), and so does a joker (603a.15), which
-        no face-down delivery could show before."""
+        """Published game rules (not PA text): a community card turned up must open the commitment it
+        was dealt under; one that does not holds the round (reveal-mismatch), and so does a joker
+        (603a.15), which no face-down delivery could show before."""
         cards = message_of(event).cards
         sealed = self.community[REVEALS[self.state]]
         return _has_joker(cards) or _ordered(sealed, cards, self._verify) is None
@@ -105,8 +105,8 @@ class PlaySteps:
         return True
 
     def hand_mismatches(self, event: EventData) -> bool:
-        """NOTES.md §2 677a: a hand turned up must open the commitments of its stack; one that does
-        not holds the round (reveal-mismatch), and so does a joker (603a.15)."""
+        """Published game rules (not PA text): a hand turned up must open the commitments of its stack;
+        one that does not holds the round (reveal-mismatch), and so does a joker (603a.15)."""
         message = message_of(event)
         return (
             _has_joker(message.cards)
@@ -167,6 +167,6 @@ def _has_joker(cards: tuple[Card, ...]) -> bool:
 
 
 def choices_on(street: str) -> frozenset[Choice]:
-    """What a player may do on ``street`` (NOTES.md §2): Play or check before the river, Play or
+    """What a player may do on ``street`` (published game rules): Play or check before the river, Play or
     fold at it. The guard and the dealer's screen both ask here."""
     return frozenset({Choice.PLAY, Choice.FOLD} if street == RIVER else {Choice.PLAY, Choice.CHECK})

@@ -1,6 +1,6 @@
-"""The player's two cards as the Pocket Bonus reads them (NOTES.md §2: an optional wager on the
-two cards alone). The classes are those of the published field tables; which pay, and how much, is
-configuration (rules_config.RuleSet.pocket_bonus_pay_table)."""
+"""The player's two cards as the Pocket Bonus reads them (published game rules, not PA text: an
+optional wager on the two cards alone). The classes are those of the published field tables; which
+pay, and how much, is configuration (rules_config.RuleSet.pocket_bonus_pay_table)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """The configurable rules of the 677a Hold 'Em game: everything the seed section leaves to the house.
 
 § 677a.10 fixes the dealing; the betting rounds (Play 3x, 2x, 1x), the dealer's qualifier and the
-pay tables come from NOTES.md §2 (Heads Up Hold 'Em; the chapter's own text was not found), so each
-is a key with the NOTES.md default. Trips Plus and Pocket Bonus are optional wagers whose tables
-NOTES.md does not give: they are offered only once a pay table is configured. A bad value is
+pay tables come from the published Heads Up Hold 'Em rules (not PA text; the chapter's own text was not
+found), so each is a key with the published default. Trips Plus and Pocket Bonus are optional wagers
+whose tables were not found: they are offered only once a pay table is configured. A bad value is
 refused, before any round starts, with a ConfigError naming the key.
 """
 
@@ -37,7 +37,7 @@ ODDS_DEFAULT = {
     "flush": "3:2",
     "straight": "1:1",
 }
-LOSING_ODDS_DEFAULT = ODDS_DEFAULT  # NOTES.md gives no amounts: the winning table, straight or better
+LOSING_ODDS_DEFAULT = ODDS_DEFAULT  # published rules give no amounts: the winning table, straight or better
 
 
 def _table(kind: type[Category] | type[Pocket]) -> Any:
@@ -83,7 +83,7 @@ def _multiples(key: str, raw: Any) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class RuleSet(Configurable):
-    """One table's rules; ``RuleSet()`` is the NOTES.md §2 game."""
+    """One table's rules; ``RuleSet()`` is the published game."""
 
     positions: int = field(
         default=6, metadata=key("house convention (677a.2 not found): six betting positions", integer)
@@ -92,36 +92,38 @@ class RuleSet(Configurable):
         default=5, metadata=key("677a.10(d): the stub counted at least once every 5 rounds", integer)
     )
     preflop_multiples: tuple[int, ...] = field(
-        default=(3,), metadata=key("NOTES.md §2: Play 3x the Ante before the flop", _multiples)
+        default=(3,), metadata=key("published game rules: Play 3x the Ante before the flop", _multiples)
     )
     flop_multiples: tuple[int, ...] = field(
-        default=(2,), metadata=key("NOTES.md §2: Play 2x the Ante after the flop", _multiples)
+        default=(2,), metadata=key("published game rules: Play 2x the Ante after the flop", _multiples)
     )
     river_multiples: tuple[int, ...] = field(
-        default=(1,), metadata=key("NOTES.md §2: Play 1x the Ante after the river, or fold", _multiples)
+        default=(1,), metadata=key("published rules: Play 1x the Ante after the river, or fold", _multiples)
     )
     dealer_opens_with: Category = field(
         default=Category.PAIR,
-        metadata=key("NOTES.md §2: the dealer needs a pair or better to open", _category),
+        metadata=key("published game rules: the dealer needs a pair or better to open", _category),
     )
     odds_pay_table: PayTable = field(
         default_factory=lambda: ODDS_DEFAULT,
-        metadata=key("NOTES.md §2: 500, 50, 10, 3 to 1, 3 to 2, 1 to 1; lower hands push", _table(Category)),
+        metadata=key(
+            "published rules: 500, 50, 10, 3 to 1, 3 to 2, 1 to 1; lower hands push", _table(Category)
+        ),
     )
     losing_odds_pay_table: PayTable = field(
         default_factory=lambda: LOSING_ODDS_DEFAULT,
         metadata=key(
-            "NOTES.md §2 names a losing-Odds bonus on a straight or better, no amounts: the Odds table",
+            "published rules name a losing-Odds bonus on a straight or better, no amounts: the Odds table",
             _table(Category),
         ),
     )
     trips_plus_pay_table: PayTable = field(
         default_factory=dict,
-        metadata=key("NOTES.md §2: optional, table not found; empty: not offered", _table(Category)),
+        metadata=key("published game rules: optional, table not found; empty: not offered", _table(Category)),
     )
     pocket_bonus_pay_table: PayTable = field(
         default_factory=dict,
-        metadata=key("NOTES.md §2: optional, table not found; empty: not offered", _table(Pocket)),
+        metadata=key("published game rules: optional, table not found; empty: not offered", _table(Pocket)),
     )
     odd_cent_rounding: Rounding = field(default=Rounding.DOWN, metadata=ROUNDING)
 

@@ -1,10 +1,10 @@
 """Settlement: each wager of a seat collected, paid or pushed, for how much, by which rule.
 
 Amounts are integer cents; ``Action.amount`` is the wager for a collect or a push and the winnings
-for a pay (the wager itself stays with the player). The rules are NOTES.md §2's Heads Up Hold 'Em,
-with the tables from the RuleSet: the Ante pushes when the dealer does not open; Ante and Play pay
-1 to 1; the Odds Wager pays a winning hand by its table (lower hands push) and a losing hand by the
-losing-Odds table; Trips Plus and Pocket Bonus pay on the player's own cards.
+for a pay (the wager itself stays with the player). The rules are the published Heads Up Hold 'Em's
+(not PA text), with the tables from the RuleSet: the Ante pushes when the dealer does not open; Ante
+and Play pay 1 to 1; the Odds Wager pays a winning hand by its table (lower hands push) and a losing
+hand by the losing-Odds table; Trips Plus and Pocket Bonus pay on the player's own cards.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Every guard and every irregularity of an Over/Under round names one of these rules, so a refusal
 or an irregularity says which clause it enforces, and games.conformance can generate
-docs/conformance.md from the code. Rules from outside the seed section cite NOTES.md (and are
-configuration where NOTES.md found no Pennsylvania text).
+docs/conformance.md from the code. Rules from outside the seed section cite their source (and are
+configuration where no Pennsylvania text was found).
 """
 
 from __future__ import annotations
@@ -85,15 +85,13 @@ DISCARD_COUNT = Rule(
     "686a.7(n); 686a.7(o)", "every card of the round reaches the discard rack; none is removed"
 )
 
-# -- rules from outside the seed section (NOTES.md) ----------------------------------------------------
-ANTE_REQUIRED = Rule("NOTES.md §2 686a.1", "an Ante Wager is required; the Bonus Wager is optional")
-BONUS_POSTED = Rule(
-    "NOTES.md §2 686a.1", "a Bonus Wager is taken only against a posted (configured) payout table"
-)
-POSITIONS = Rule("NOTES.md §2 686a.2 (not found, house layout)", "the table's betting positions")
-NO_JOKERS = Rule("NOTES.md §3 603a.15", "Over/Under is dealt without jokers")
-VOID = Rule("686a.7 (silent); NOTES.md §3 (supervisor)", "a voided round returns every wager not settled yet")
+# -- rules from outside the seed section, each with its source -------------------------------------------
+ANTE_REQUIRED = Rule("686a.1", "an Ante Wager is required; the Bonus Wager is optional")
+BONUS_POSTED = Rule("686a.1", "a Bonus Wager is taken only against a posted (configured) payout table")
+POSITIONS = Rule("house layout (686a.2 not found)", "the table's betting positions")
+NO_JOKERS = Rule("603a.15", "Over/Under is dealt without jokers")
+VOID = Rule("686a.7 (silent); decision 0008", "a voided round returns every wager not settled yet")
 HELD = Rule(
-    "686a.7 (silent); NOTES.md §3 (supervisor)",
+    "686a.7 (silent); decision 0008",
     "an irregularity the section does not resolve holds the round until a supervisor resolves it",
 )

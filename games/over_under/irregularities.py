@@ -36,7 +36,7 @@ FACE_DOWN_CARD = Kind(
     Outcome.HELD,
     SET_ASIDE + "; the card is still due",
 )
-JOKER = Kind("joker", "NOTES.md §3 603a.15", Outcome.HELD, SET_ASIDE + "; the card is still due")
+JOKER = Kind("joker", "603a.15", Outcome.HELD, SET_ASIDE + "; the card is still due")
 DISCARD_COUNT = Kind(
     "discard-count",
     "686a.7(n); 686a.7(o)",

@@ -1,11 +1,12 @@
 """The configurable rules of Over/Under: what the seed section leaves to the house.
 
 § 686a.7 fixes the procedure and which totals win; the payout odds of § 686a.8, the Bonus pay table,
-the number of decks and of betting positions were not found (NOTES.md §2). Each is a key with the
-NOTES.md default, and a bad value is refused with an error naming the key before a round starts.
-The odds, the rounding and the key helpers are games.common.config's (one reading of configuration
-for every game). The Bonus pay table has no default: a Bonus Wager is taken only against a posted
-table, so until one is configured the round refuses Bonus Wagers.
+the number of decks and of betting positions were not found. Each is a key with a default from the
+game as published and played in the field (not PA text), and a bad value is refused with an error
+naming the key before a round starts. The odds, the rounding and the key helpers are
+games.common.config's (one reading of configuration for every game). The Bonus pay table has no
+default: a Bonus Wager is taken only against a posted table, so until one is configured the round
+refuses Bonus Wagers.
 """
 
 from __future__ import annotations
@@ -81,25 +82,25 @@ def _bonus_table(key: str, raw: Any) -> BonusPayTable | None:
 
 @dataclass(frozen=True)
 class RuleSet(Configurable):
-    """One table's Over/Under rules; ``RuleSet()`` is the NOTES.md §2 game without a Bonus table."""
+    """One table's Over/Under rules; ``RuleSet()`` is the published game without a Bonus table."""
 
     positions: int = field(
         default=6, metadata=key("686a.2 not found: the house layout's betting positions (1 to 7)", integer)
     )
-    decks: int = field(default=6, metadata=key("NOTES.md §2: 4, 6 or 8 decks in the field", integer))
+    decks: int = field(default=6, metadata=key("in the field (not PA text): 4, 6 or 8 decks", integer))
     ante_odds: Odds = field(
-        default=Odds(1), metadata=key("NOTES.md §2: 686a.8 not found; Ante pays 1 to 1", _odds)
+        default=Odds(1), metadata=key("686a.8 not found; published game: Ante pays 1 to 1", _odds)
     )
     over_23_odds: Odds = field(
-        default=Odds(1), metadata=key("NOTES.md §2: 686a.8 not found; Over 23 pays 1 to 1", _odds)
+        default=Odds(1), metadata=key("686a.8 not found; published game: Over 23 pays 1 to 1", _odds)
     )
     under_18_odds: Odds = field(
-        default=Odds(1), metadata=key("NOTES.md §2: 686a.8 not found; Under 18 pays 1 to 1", _odds)
+        default=Odds(1), metadata=key("686a.8 not found; published game: Under 18 pays 1 to 1", _odds)
     )
     bonus_pay_table: BonusPayTable | None = field(
         default=None,
         metadata=key(
-            "NOTES.md §2: PA table not found; keyed by the winning totals of 686a.7(m); "
+            "PA table (686a.8) not found; keyed by the winning totals of 686a.7(m); "
             "none: no Bonus Wager is taken",
             _bonus_table,
         ),
@@ -113,7 +114,7 @@ class RuleSet(Configurable):
         self.read_fields()
         self.check_range("positions", 1, 7, clauses.POSITIONS)
         if self.decks not in (4, 6, 8):
-            raise ConfigError("decks", f"4, 6 or 8 (NOTES.md §2), got {self.decks}")
+            raise ConfigError("decks", f"4, 6 or 8 (in the field), got {self.decks}")
 
     @staticmethod
     def shown(name: str, value: Any) -> str:

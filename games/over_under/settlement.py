@@ -2,7 +2,7 @@
 
 Amounts are integer cents. ``Action.amount`` is the wager for a collect or a push and the winnings
 for a pay (the wager itself stays with the player). The payout odds of § 686a.8 were not found:
-they come from the rule set (NOTES.md §2 defaults: 1 to 1, the Bonus by its posted table).
+they come from the rule set (defaults, 686a.8 not found: 1 to 1, the Bonus by its posted table).
 """
 
 from __future__ import annotations

@@ -334,7 +334,8 @@ def test_dealer_reports_hands_without_a_shuffler_order() -> None:
 
 
 def test_raise_without_aces_is_held_and_reduced_on_continue() -> None:
-    """NOTES.md §2: a 3x Play needs aces or better; CONTINUE reduces it to 1x and returns the excess."""
+    """Published game rules (not PA text): a 3x Play needs aces or better; CONTINUE reduces it to 1x
+    and returns the excess."""
     table, shuffler = open_table()
     round_ = wagered(table, shuffler)
     to_decisions(round_, shuffler)

@@ -122,7 +122,7 @@ def test_best_four_names_the_four_cards() -> None:
 
 
 def test_dealer_qualifies_with_king_high() -> None:
-    """NOTES.md §2: the dealer qualifies with king high or better."""
+    """Published game rules (not PA text): the dealer qualifies with king high or better."""
     assert qualifies(strength(hands("Kc 9d 7h 4s 2c")))
     assert not qualifies(strength(hands("Qc Jd 9h 4s 2c")))
     assert qualifies(strength(hands("2c 2d 5h 7s 9c")))

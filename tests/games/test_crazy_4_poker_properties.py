@@ -3,7 +3,7 @@
 For every round: the 52 cards are conserved (each hand, the Six Card Bonus card and the stub hold
 every card exactly once, as the deal order of 657a.9(b) places them); no face appears in a record
 before the hands are made known; and every seat's result equals an independent settlement written
-here from the rule text (NOTES.md §2), with its own four-card ranking.
+here from the published rule text (not PA text), with its own four-card ranking.
 """
 
 from __future__ import annotations

@@ -116,7 +116,7 @@ SPLITS = stacked(["8c 8d"], "9h 7h", "8h 8s 8h 2c Kc 3c 9d Td 7c")
 
 
 def test_splits_and_resplits_to_four_hands_with_a_free_double_after_a_split():
-    """NOTES.md §2: free splits of any pair but ten-value cards, resplit to four hands; free doubles
+    """Published game rules: free splits of any pair but ten-value cards, resplit to four hands; free doubles
     after free splits. Each split hand is staked with a Free Bet lammer."""
     round_, shoe = started(SPLITS)
     decide(round_, shoe, 1, SPLIT, SPLIT, SPLIT)  # 8c|8d, 8c|8h, 8c|8s: four hands
@@ -136,7 +136,7 @@ def test_splits_and_resplits_to_four_hands_with_a_free_double_after_a_split():
 
 
 def test_resplitting_aces_follows_the_rule_set():
-    """NOTES.md §2: resplits include aces by default; a table may turn that off."""
+    """Published game rules: resplits include aces by default; a table may turn that off."""
     stack = stacked(["As Ad"], "9h 7h", "Ac 5c 5d 5h")
     round_, shoe = started(stack)
     decide(round_, shoe, 1, SPLIT, SPLIT)
@@ -149,7 +149,7 @@ def test_resplitting_aces_follows_the_rule_set():
 
 
 def test_ten_value_pairs_and_soft_doubles_only_when_paid_ones_are_configured():
-    """NOTES.md §2: ten-value pairs never split free and soft totals never double free; a table that
+    """Published game rules: ten-value pairs never split free and soft totals never double free; a table that
     offers paid splits and doubles stakes them with the player's money."""
     stack = stacked(["Kc Kd", "As 6d"], "9h 7h", "9c 9s 4c Ts")
     round_, _ = dealt(["Kc Kd", "As 6d"], "9h 7h")
@@ -165,7 +165,7 @@ def test_ten_value_pairs_and_soft_doubles_only_when_paid_ones_are_configured():
 
 
 def test_no_double_after_split_when_the_table_says_so():
-    """NOTES.md §2: free doubles after splits are the default; a rule set can refuse them."""
+    """Published game rules: free doubles after splits are the default; a rule set can refuse them."""
     stack = stacked(["5c 5d"], "9h 7h", "6c")
     round_, shoe = started(stack, rules=RuleSet(double_after_split=False))
     decide(round_, shoe, 1, SPLIT)
@@ -362,7 +362,7 @@ def test_bad_input_names_what_was_wrong_and_changes_nothing():
 
 
 def test_rounds_share_one_machine_and_leave_it_when_complete():
-    """ARCHITECTURE.md: one machine per rule set, no model method named like a trigger."""
+    """Decisions 0008 and 0019: one machine per rule set, no model method named like a trigger."""
     first, first_shoe = dealt(["Tc 9d"], "9h 8h")
     second, _ = dealt(["Tc 9d"], "9h 8h")
     assert first in shared_machine().models and second in shared_machine().models

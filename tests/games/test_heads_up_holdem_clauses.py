@@ -1,6 +1,6 @@
 """One test per clause of 58 Pa. Code § 677a.10, each named after its clause (games.conformance
-reads the names and docstrings to list them in docs/conformance.md), then the NOTES.md §2 betting
-rules, bad input and the supervisor's rulings."""
+reads the names and docstrings to list them in docs/conformance.md), then the betting rules of
+the published game (not PA text), bad input and the supervisor's rulings."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import fields
 import pytest
 
 from devices.faults import Operator, Role
+from devices.rules import PUBLISHED_RULES
 from drivers.protocol.cards import Card
 from games import conformance
 from games.heads_up_holdem import CLAUSES, ConfigError, Round, RuleSet
@@ -103,7 +104,7 @@ def test_677a_10_a_2_a_stack_before_no_more_bets_holds_the_round():
     early = shoe.shoe.draw(face_up=False), shoe.shoe.draw(face_up=False)
     round_.handle(StackDelivered(early))
     assert round_.state == HELD and irregularities(round_) == [("stack-before-no-more-bets", "677a.10(a)(2)")]
-    refused("NOTES.md §3", round_, SupervisorResolve(DEALER, Resolution.CONTINUE))
+    refused("decision 0017", round_, SupervisorResolve(DEALER, Resolution.CONTINUE))
     round_.handle(SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
     assert round_.state == BETTING and len(round_.set_aside) == 2
     assert round_.log.of(RecordKind.NO_MORE_BETS) == []
@@ -204,7 +205,7 @@ def test_677a_10_d_the_stub_is_counted_at_least_every_5_rounds():
 
 def test_677a_10_d_a_counting_shuffler_stands_for_the_stub_count():
     """677a.10(d): with a shuffler that counted 52 cards the stub count is not required; a shuffler
-    count other than 52 is refused (NOTES.md §1: that deck is removed)."""
+    count other than 52 is refused (COMAR 36.05.03.27(C), analog: that deck is removed)."""
     round_, shoe = betting(rounds_since_stub_count=9)
     refused("677a.10(d)", round_, NoMoreBets(DeckReport(in_shoe=True, shuffler_count=51)))
     round_.handle(NoMoreBets(DeckReport(in_shoe=True, shuffler_count=52)))
@@ -315,45 +316,46 @@ def test_677a_10_g_needs_the_shoe_to_count_the_deck_it_keeps():
     refused("677a.10(d); 677a.10(g)", round_, NoMoreBets(report))
 
 
-# -- NOTES.md §2: the betting rounds -------------------------------------------------------------------
+# -- published game rules (not PA text): the betting rounds -------------------------------------------
 def test_play_3x_2x_1x_by_street_and_fold_only_after_the_river():
-    """NOTES.md §2: Play 3x before the flop, 2x after it, 1x after the river, or fold then."""
+    """Published game rules: Play 3x before the flop, 2x after it, 1x after the river, or fold then."""
     round_, shoe = start(DECK, {1: 500, 2: 500, 3: 500})
-    refused("NOTES.md §2", round_, PlayerDecision(1, Choice.PLAY, 2))
-    refused("NOTES.md §2", round_, PlayerDecision(1, Choice.FOLD))
-    refused("NOTES.md §1", round_, PlayerDecision(2, Choice.CHECK))  # seat 1 first
+    refused("published game rules", round_, PlayerDecision(1, Choice.PLAY, 2))
+    refused("published game rules", round_, PlayerDecision(1, Choice.FOLD))
+    refused("deal order", round_, PlayerDecision(2, Choice.CHECK))  # seat 1 first
     round_.handle(PlayerDecision(1, Choice.PLAY, 3))
     round_.handle(PlayerDecision(2, Choice.CHECK))
     round_.handle(PlayerDecision(3, Choice.CHECK))
-    refused("NOTES.md §2", round_, PlayerDecision(1, Choice.PLAY, 3))  # one Play only
+    refused("published game rules", round_, PlayerDecision(1, Choice.PLAY, 3))  # one Play only
     shoe.reveal_community(round_)
     assert round_.to_act == 2
-    refused("NOTES.md §2", round_, PlayerDecision(2, Choice.PLAY, 3))
+    refused("published game rules", round_, PlayerDecision(2, Choice.PLAY, 3))
     round_.handle(PlayerDecision(2, Choice.PLAY, 2))
     round_.handle(PlayerDecision(3, Choice.CHECK))
     shoe.reveal_community(round_)
-    refused("NOTES.md §2", round_, PlayerDecision(3, Choice.CHECK))
+    refused("published game rules", round_, PlayerDecision(3, Choice.CHECK))
     round_.handle(PlayerDecision(3, Choice.FOLD))
     plays = {seat: round_.positions[seat].stakes.play for seat in (1, 2, 3)}
     assert plays == {1: 1500, 2: 1000, 3: 0}
 
 
 def test_community_cards_turn_up_only_after_the_decisions_and_must_match():
-    """NOTES.md §2: the flop is turned up after every pre-flop decision; a card shown that does not
+    """Published game rules: the flop is turned up after every pre-flop decision; a card shown that does not
     open its commitment holds the round."""
     round_, _shoe = start(DECK, {1: 500})
-    refused("NOTES.md §2", round_, RevealCommunity(tuple(Card.parse(w) for w in ["Jh", "Th", "9s"])))
+    refused("published game rules", round_, RevealCommunity(tuple(Card.parse(w) for w in ["Jh", "Th", "9s"])))
     round_.handle(PlayerDecision(1, Choice.CHECK))
-    refused("NOTES.md §2", round_, RevealCommunity((Card.parse("Jh"),)))
+    refused("published game rules", round_, RevealCommunity((Card.parse("Jh"),)))
     round_.handle(RevealCommunity(tuple(Card.parse(w) for w in ["Jh", "Th", "2s"])))
-    assert round_.state == HELD and irregularities(round_) == [("reveal-mismatch", "NOTES.md §2 677a")]
+    assert round_.state == HELD and irregularities(round_) == [("reveal-mismatch", PUBLISHED_RULES)]
 
 
 def test_a_folded_hand_is_never_turned_up_and_its_face_is_never_recorded():
-    """NOTES.md §2; secrecy: a folded hand is collected face down, listed by its commitments only."""
+    """House convention; decision 0018: a folded hand is collected face down, listed by its
+    commitments only."""
     round_, shoe = start(DECK, {1: 500, 2: 500})
     to_preflop_check_all(round_, shoe)  # both fold at the river
-    refused("NOTES.md §2", round_, RevealHand(1, (Card.parse("Ah"), Card.parse("Kh"))))
+    refused("house convention", round_, RevealHand(1, (Card.parse("Ah"), Card.parse("Kh"))))
     round_.handle(Settle())  # nothing is left to turn up
     round_.handle(Collect(11))
     values = [str(v) for record in round_.records for v in record.fields.values()]
@@ -363,11 +365,11 @@ def test_a_folded_hand_is_never_turned_up_and_its_face_is_never_recorded():
 
 
 def test_wagers_are_checked_when_placed():
-    """NOTES.md §2: the Ante and Odds Wagers are equal; side wagers need a configured pay table;
+    """Published game rules: the Ante and Odds Wagers are equal; side wagers need a configured pay table;
     a seat must be one of the table's positions."""
     round_, _ = betting(wagers=())
-    refused("NOTES.md §2 677a", round_, PlaceWager(1, 500, 400))
-    refused("NOTES.md §2 677a (configuration)", round_, PlaceWager(1, 500, 500, trips_plus=100))
+    refused("published game rules (not PA text)", round_, PlaceWager(1, 500, 400))
+    refused("configuration (no pay table found)", round_, PlaceWager(1, 500, 500, trips_plus=100))
     refused("house convention", round_, PlaceWager(7, 500, 500))
     refused("677a.10(b)", round_, NoMoreBets(READY))  # no position holds wagers yet
 
@@ -399,14 +401,12 @@ def test_configuration_errors_name_the_key():
 
 
 def test_collect_count_wrong_holds_until_a_supervisor_acknowledges():
-    """NOTES.md §1: every card of the round reaches the discard rack; a short count holds the round."""
+    """House convention: every card of the round reaches the discard rack; a short count holds the round."""
     round_, shoe = start(DECK, {1: 500})
     to_preflop_check_all(round_, shoe)
     round_.handle(Settle())
     round_.handle(Collect(10))
-    assert round_.state == HELD and irregularities(round_) == [
-        ("collect-count", "NOTES.md §1 (house convention)")
-    ]
+    assert round_.state == HELD and irregularities(round_) == [("collect-count", "house convention")]
     refused("677a.10 (silent)", round_, SupervisorResolve(SUPERVISOR, Resolution.VOID))
     round_.handle(SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
     assert round_.state == COMPLETE and len(round_.pickup) == 2 + 2 + 5

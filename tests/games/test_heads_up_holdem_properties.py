@@ -3,7 +3,7 @@
 For every round: every card that left the shoe reaches the discard rack once and, with the stub,
 makes the 52 cards of the deck (677a.10(c), (e)); no face-down card's face is in a record or a log
 line before it is turned up, and a folded hand's never is; and every wager is settled as an
-independent reference settlement, written here from NOTES.md §2 with the reference evaluator of
+independent reference settlement, written here from the published game rules with the reference evaluator of
 test_heads_up_holdem_evaluator, settles it.
 """
 

@@ -52,7 +52,7 @@ def test_dealer_does_not_open_the_ante_pushes_and_a_flush_pays_3_to_2_on_the_odd
     round_, shoe = start(arrange(["Ah 9h"], "Kc 7d", "2h 5h Jh 3s 8c"), {1: 1000})
     play_out(round_, shoe, {1: [(PLAY, 3)]})
     assert settled(round_) == {
-        (1, "ante"): ("push", 1000),  # NOTES.md §2: K-high dealer does not open
+        (1, "ante"): ("push", 1000),  # published game rules: K-high dealer does not open
         (1, "play"): ("pay", 3000),
         (1, "odds"): ("pay", 1500),
     }
@@ -149,7 +149,7 @@ def test_a_deck_short_of_a_card_is_found_by_the_stub_count_voided_and_removed():
 
 
 def test_a_joker_turned_up_with_the_flop_holds_the_round_until_a_supervisor_voids_it():
-    """NOTES.md §3 603a.15: the game is dealt without jokers. Sealed stacks cannot show one, so the
+    """603a.15: the game is dealt without jokers. Sealed stacks cannot show one, so the
     round holds when it is turned up (no evaluation of a hand with a joker), and a supervisor's
     VOID returns every wager."""
     faces = arrange(["Ks Kd"], "Qc Qd", "2h 5h 9c 3s 8c")

@@ -121,7 +121,7 @@ def test_686a_7_e_one_card_face_up_to_each_ante_position_clockwise():
     """686a.7(e): after the Ante and Bonus Wagers, one card face up to each Ante position, from the
     player farthest to the dealer's left, clockwise; a position without an Ante receives none."""
     round_, shoe = new_round("2c 3c 4c", wagers={5: 1000, 2: (1000, 100), 3: 500})
-    refused("NOTES.md §2 686a.1", round_, PlaceWager(4, 0, 100))  # a Bonus Wager alone is no Ante
+    refused("686a.1", round_, PlaceWager(4, 0, 100))  # a Bonus Wager alone is no Ante
     round_.handle(StartDeal(READY))
     assert [round_.expected.seat] == [2]
     shoe.deal_all_due(round_)

@@ -22,9 +22,9 @@ def test_every_clause_of_686a_7_has_an_enforcing_rule_and_a_test():
 
 
 def test_every_guard_of_the_round_machine_carries_a_clause():
-    """ARCHITECTURE.md: every guard carries the clause it enforces, in the code it reaches or, for a
-    guard that only chooses a transition, in its docstring (games.conformance reads only 672a.7 and
-    NOTES.md citations from docstrings, so those are checked here)."""
+    """Every guard carries the clause it enforces, in the code it reaches or, for a
+    guard that only chooses a transition, in its docstring (games.conformance reads only the section's
+    citations and the other sources' from docstrings, so those are checked here)."""
     table = conformance.render_game("over-under").split("### Guards")[1].split("###")[0]
     rows = {row.split("`")[1]: row for row in table.splitlines() if row.startswith("| `")}
     guards = {

@@ -70,10 +70,10 @@ def test_wagers_replaced_before_the_deal_and_refused_after():
 
 
 def test_bonus_refused_without_a_posted_table_and_seats_outside_the_layout():
-    """NOTES.md §2 686a.1: a Bonus Wager needs a posted table; positions come from the layout."""
+    """686a.1: a Bonus Wager needs a posted table; positions come from the layout."""
     round_, _ = new_round("Kc", wagers={}, rules=RuleSet())
-    refused("NOTES.md §2 686a.1", round_, PlaceWager(1, 1000, 100))
-    refused("NOTES.md §2 686a.2", round_, PlaceWager(7, 1000))
+    refused("686a.1", round_, PlaceWager(1, 1000, 100))
+    refused("house layout", round_, PlaceWager(7, 1000))
     round_.handle(PlaceWager(1, 1000))
 
 
@@ -95,7 +95,7 @@ def test_an_extra_card_after_settlement_is_set_aside_on_continue():
     shoe.deal_all_due(round_)
     round_.handle(CardArrives(shoe.draw(face_up=True)))
     assert round_.state == HELD and irregularities(round_) == [("extra-card", "686a.7(j)")]
-    refused("NOTES.md §3", round_, SupervisorResolve(DEALER, Resolution.CONTINUE))
+    refused("decision 0017", round_, SupervisorResolve(DEALER, Resolution.CONTINUE))
     round_.handle(SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
     round_.handle(ClearHand(1))
     finish(round_)
@@ -103,7 +103,7 @@ def test_an_extra_card_after_settlement_is_set_aside_on_continue():
 
 
 def test_a_joker_and_a_misplaced_cover_card_hold_the_round():
-    """NOTES.md §3 603a.15: no jokers; 686a.7(d): the cover card only comes out when a card is due."""
+    """603a.15: no jokers; 686a.7(d): the cover card only comes out when a card is due."""
     round_, _ = dealt("Kc")
     round_.handle(CardArrives(COVER_CARD))
     assert irregularities(round_) == [("cover-card-out-of-place", "686a.7(d)")]
@@ -111,11 +111,11 @@ def test_a_joker_and_a_misplaced_cover_card_hold_the_round():
     assert round_.state == DECIDING and round_.reshuffle_required
     round_.handle(Choose(1, UNDER))
     round_.handle(CardArrives(Card.parse("Xr")))
-    assert irregularities(round_)[-1] == ("joker", "NOTES.md §3 603a.15")
+    assert irregularities(round_)[-1] == ("joker", "603a.15")
 
 
 def test_void_returns_every_unsettled_wager_and_keeps_settled_ones():
-    """686a.7 (silent), NOTES.md §3: VOID returns the wagers not settled; a settled player and a
+    """686a.7 (silent), decision 0008: VOID returns the wagers not settled; a settled player and a
     surrendered Ante stay as they were; every card on the layout goes to the rack."""
     round_, shoe = dealt("Kc 2d 5h 9h 5s", wagers={1: 1000, 2: (500, 100), 3: 700})
     play(round_, shoe, 1, OVER)
@@ -130,7 +130,7 @@ def test_void_returns_every_unsettled_wager_and_keeps_settled_ones():
 
 
 def test_a_held_round_takes_no_election_and_refuses_void_once_settled():
-    """NOTES.md §3: nothing moves while held; ClearHand and Choose are refused with the procedure."""
+    """Decision 0008: nothing moves while held; ClearHand and Choose are refused with the procedure."""
     round_, shoe = dealt("Kc 9h 5s")
     round_.handle(Choose(1, OVER))
     round_.handle(CardArrives(shoe.draw(face_up=False)))

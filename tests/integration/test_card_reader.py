@@ -118,7 +118,7 @@ async def table(
 
 
 def blackjack(up: str, hole: str) -> bool:
-    """Two-card 21 by card values (NOTES.md §1 673a.3(d)): an ace and a T, J, Q or K."""
+    """Two-card 21 by card values (673a.3(d), analog): an ace and a T, J, Q or K."""
     ranks = {up[0], hole[0]}
     return "A" in ranks and bool(ranks & set("TJQK"))
 

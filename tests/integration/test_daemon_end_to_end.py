@@ -7,10 +7,10 @@ Each game's daemon is started once (test_daemon_end_to_end) and exercises, throu
 - whole rounds keyed as a dealer keys them, the counts included: the stub count of Heads Up Hold 'Em
   (677a.10(c)-(e), due every ``stub_count_interval`` rounds, (d)) and the progressive chip count of
   Crazy 4 Poker (657a.9(a)(3));
-- the refusals: a decision out of turn (672a.7(h), 686a.7(f), NOTES.md §1/§2), an answer the table
-  does not wait for (ARCHITECTURE.md), a wager after no more bets (672a.7(e); 686a.7(e); 677a.10(a);
+- the refusals: a decision out of turn (672a.7(h), 686a.7(f), the deal order), an answer the table
+  does not wait for (decision 0011), a wager after no more bets (672a.7(e); 686a.7(e); 677a.10(a);
   657a.9(a)), a malformed body (400, the field named, nothing changed), a dealer closing the table
-  (403, devices.faults.SUPERVISOR_CLEARS), a closed table taking no wager (NOTES.md §3);
+  (403, devices.faults.SUPERVISOR_CLEARS), a closed table taking no wager (decision 0013);
 - for Heads Up Hold 'Em, a wrong stub count: the misdeal finding, the round void (677a.10(f));
 - after SIGTERM: exit 0, ``audit verify --expect-closed``, ``replay --json`` of every round, the
   operator actions audited, and (Free Bet Blackjack) no hole card's face before its reveal (672a.7(c)).
@@ -197,7 +197,7 @@ async def refusals_round(screen: Screen, game: str) -> tuple[int, bool]:
 
 async def close_and_open(screen: Screen, game: str) -> None:
     """A dealer may not close the table (403); a supervisor closes it, no wager is taken, then opens
-    it and betting goes on (NOTES.md §3)."""
+    it and betting goes on (decision 0017)."""
     await screen.wait_for("wagers")
     status, reply = await screen.post("/v1/table/close", {}, headers=DEALER)
     assert status == 403 and reply["clause"] == SUPERVISOR_CLEARS.clause, reply
@@ -265,7 +265,7 @@ def croupier_cli(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker"])
 def test_daemon_end_to_end(tmp_path: Path, game: str) -> None:
     """Rounds, counts (677a.10(c)-(f); 657a.9(a)(3)), refusals (672a.7(e),(h); 686a.7(e),(f);
-    677a.10(a); 657a.9(a); NOTES.md §1-§3), SIGTERM, audit verify and replay, hole card secrecy
+    677a.10(a); 657a.9(a); decisions 0011, 0013), SIGTERM, audit verify and replay, hole card secrecy
     (672a.7(c)) — see the module docstring."""
     config, base = daemon_config(tmp_path, game)
     log = tmp_path / "daemon.log"

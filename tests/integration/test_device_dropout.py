@@ -1,5 +1,5 @@
 """A device that drops out mid-round (it stops answering, as when its cable is pulled): the link
-supervisor notices, LINK_LOST latches (ARCHITECTURE.md "faults latch") and the round holds where
+supervisor notices, LINK_LOST latches (decision 0017) and the round holds where
 it is; a supervisor's clear is refused until the device is back; once it is back and cleared, the
 round goes on to its end with every card accounted for. The same when the shoe drops out with a
 dispense on the wire: its outcome is reconciled from the shoe's counts (docs/protocol.md §5.6)."""

@@ -221,7 +221,7 @@ def test_an_auto_reshuffling_shoe_deals_the_community_cards_first_and_keeps_its_
 
 
 def test_a_card_dropped_at_the_pickup_holds_the_round_until_a_supervisor_rules():
-    """NOTES.md §1: every card of the round reaches the rack. A card dropped on the way holds the
+    """House convention: every card of the round reaches the rack. A card dropped on the way holds the
     round; a dealer may not rule; the supervisor's CONTINUE completes it; the shoe then finds the
     card missing when it takes the round back (WRONG_COUNT, until a supervisor clears it)."""
 

@@ -251,7 +251,7 @@ def test_a_shoe_jam_mid_round_holds_the_round_until_a_supervisor_clears_it():
 
 
 def test_a_joker_holds_the_round_and_a_supervisor_continues_it_with_the_joker_set_aside():
-    """603a.15 (NOTES.md §3): no joker in Over/Under. The round holds with the joker beside the
+    """603a.15: no joker in Over/Under. The round holds with the joker beside the
     layout; a dealer may not rule; the supervisor's CONTINUE sets it aside, the card still due is
     dealt, and the joker reaches the rack after the Hands; no card is lost."""
 

@@ -186,7 +186,7 @@ def test_face_down_card_travels_as_a_commitment_until_turned_up(transport, tmp_p
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_face_down_value_reaches_no_log_event_or_record_before_it_is_turned_up(transport, tmp_path):
-    """Secrecy (ARCHITECTURE.md): the hole card's face, as text and as its code, is nowhere in the
+    """Secrecy (decision 0018): the hole card's face, as text and as its code, is nowhere in the
     structlog output, the device's events or the shoe's records until the reveal."""
     hole_face = Card.parse("Ks")
     events: list[object] = []

@@ -66,7 +66,7 @@ def test_scripted_jam_is_cleared_and_counted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], game: str, device: str
 ) -> None:
     """A jam holds the table until the floor clears it, whether the shoe jams mid-deal or the
-    shuffler refuses the round's shuffle with its fault latched (NOTES.md §5.3)."""
+    shuffler refuses the round's shuffle with its fault latched (decision 0017)."""
     profile = tmp_path / "jam.toml"
     profile.write_text(f'[[script]]\nround = 2\nfault = "jam"\ndevice = "{device}"\n')
     summary = sim(capsys, "--game", game, "--rounds", "3", "--seed", "2", "--faults", str(profile))

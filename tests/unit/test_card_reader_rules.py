@@ -1,7 +1,7 @@
 """The card reader's rules, each test named after the clause it enforces.
 
-Three layers, no transport: the protocol (no message can carry a rank: 672a.7(g), NOTES.md §5
-item 7), the simulated reader's firmware driven sans-I/O through its DeviceEngine, and the devices/
+Three layers, no transport: the protocol (no message can carry a rank: 672a.7(g), decision
+0018), the simulated reader's firmware driven sans-I/O through its DeviceEngine, and the devices/
 machine over a scripted driver, so every refusal and its clause can be reached in a line or two.
 """
 

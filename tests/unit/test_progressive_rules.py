@@ -239,7 +239,7 @@ def test_notes_5_2_betting_reopens_only_after_the_locked_round_is_reconciled():
     run(scenario())
 
 
-# -- awards, jackpot lock, keyed reset (605a.7(a) and vendor practice, NOTES.md §3) -----------------------
+# -- awards, jackpot lock, keyed reset (605a.7(a) and vendor practice, "jackpot lock") ------------------
 def test_657a_9_a_3_a_controller_back_from_a_dropout_keeps_its_round_where_it_was():
     """LINK_LOST cleared with the controller back: read again, a round being dealt goes on being
     dealt (its awards may follow), and after it betting opens on the next round."""
@@ -394,7 +394,7 @@ def test_605a_7_a_a_controller_meter_error_latches_meter_mismatch():
         table.cover(1)
         await table.progressive.lock()
         (fault,) = table.progressive.latch.faults
-        assert fault.code == "METER_MISMATCH" and fault.clause == "NOTES.md §3 605a.7(a)"
+        assert fault.code == "METER_MISMATCH" and fault.clause == "605a.7(a)"
         assert "level 1: value + overflow + wins" in fault.detail
         with pytest.raises(RuleViolation, match="latched METER_MISMATCH"):
             table.progressive.chip_count(1)

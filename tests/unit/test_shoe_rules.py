@@ -142,7 +142,7 @@ async def loaded_and_burned(t: Table, cards: int = 52) -> None:
 
 
 def test_no_attribute_of_the_shoe_shadows_a_trigger():
-    """ARCHITECTURE.md: a model method (or attribute) with a trigger's name silently wins over it."""
+    """Decision 0019: a model method (or attribute) with a trigger's name silently wins over it."""
 
     async def scenario():
         async with table(synced=False) as t:
@@ -338,7 +338,7 @@ def test_672a_7_k_face_down_card_is_sealed_until_revealed_and_the_reveal_is_prov
     run(scenario())
 
 
-# -- faults latch (NOTES.md §3) ------------------------------------------------------------------------------
+# -- faults latch (decision 0017) ---------------------------------------------------------------------------
 def test_latched_jam_blocks_dealing_until_a_supervisor_clears_it():
     async def scenario():
         async with table() as t:

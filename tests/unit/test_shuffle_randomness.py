@@ -1,4 +1,4 @@
-"""The shuffle is random, and the test can tell (NOTES.md §3 603a.17(d), COMAR 36.05.02.17(F); §5.8):
+"""The shuffle is random, and the test can tell (603a.17(d); COMAR 36.05.02.17(F), analog):
 a chi-squared goodness-of-fit test on where each card ends up, over many shuffles of a small deck.
 
 The statistic. Shuffle a deck of k = 13 cards N = 4000 times with the simulated shuffler's own
@@ -42,7 +42,7 @@ from firmware_sim.world import PhysicalCard
 K = 13  # cards in the test deck: one suit
 N = 4000  # shuffles
 DF = (K - 1) ** 2
-REGULATION_LEVEL = 0.05  # 95 % confidence (COMAR 36.05.02.17(F), NOTES.md §3)
+REGULATION_LEVEL = 0.05  # 95 % confidence (COMAR 36.05.02.17(F), analog)
 FALSE_FAILURE_BUDGET = 1e-7  # what this test may cost a correct shuffler
 
 DECK = [PhysicalCard(uid, Card(rank, 3), "red") for uid, rank in enumerate(range(1, K + 1))]

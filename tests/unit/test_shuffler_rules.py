@@ -153,7 +153,7 @@ def latched(shuffler: Shuffler) -> set[str]:
     return {fault.code for fault in shuffler.latch.faults}
 
 
-# -- NOTES.md §5.3: count after every shuffle --------------------------------------------------------
+# -- decision 0017: count after every shuffle --------------------------------------------------------
 def test_5_3_right_count_puts_the_batch_in_play_with_its_order_sealed():
     async def scenario():
         table = Table()
@@ -263,7 +263,7 @@ def test_5_3_configure_out_of_range_names_the_field_and_sends_nothing():
     run(scenario())
 
 
-# -- NOTES.md §3 603a.15: foreign cards ----------------------------------------------------------------
+# -- 603a.15: foreign cards ----------------------------------------------------------------
 def test_603a15_foreign_back_latches_and_a_supervisor_clears_once_it_is_out():
     async def scenario():
         table = Table()
@@ -309,7 +309,7 @@ def test_603a15_a_joker_or_a_cover_card_in_a_plain_batch_is_foreign(faces, back)
     run(scenario())
 
 
-# -- NOTES.md §1 633a.3(b): batches alternate ------------------------------------------------------
+# -- 633a.3(b) (analog): batches alternate ------------------------------------------------------
 def test_633a3b_batches_alternate_at_the_shoe():
     async def scenario():
         table = Table()
@@ -445,7 +445,7 @@ def test_device_refuses_a_second_batch_while_the_shoe_or_output_is_full():
     run(scenario())
 
 
-# -- NOTES.md §3 enforcement history, §5.9: non-random modes --------------------------------------------
+# -- decision 0017: non-random modes --------------------------------------------------------------------
 def test_5_9_non_random_mode_refused_while_the_table_is_open_by_host_and_device():
     async def scenario():
         table = Table()
@@ -514,7 +514,7 @@ def test_5_9_a_rebooted_shuffler_assumes_its_table_is_open():
     run(scenario())
 
 
-# -- NOTES.md §5.8: randomness; a seeded generator says so ---------------------------------------------
+# -- 603a.17(d), COMAR 36.05.02.17(F) (analog): randomness; a seeded generator says so --------------
 def test_5_8_a_seeded_shuffle_says_so_and_stays_off_an_open_table():
     async def scenario():
         table = Table(device={"seed": 7})
@@ -543,7 +543,7 @@ def test_5_8_the_same_seed_gives_the_same_order_and_the_system_generator_does_no
     run(scenario())
 
 
-# -- ARCHITECTURE.md: the shuffled order is sealed -----------------------------------------------------
+# -- decision 0018: the shuffled order is sealed ------------------------------------------------------
 def test_order_is_sealed_in_logs_reprs_and_events():
     async def scenario():
         with capture_logs() as logs:

@@ -175,7 +175,7 @@ BAD = [
         "table.game: got 'baccarat' (expected one of",
     ),
     ("game-not-a-string", edited('"free-bet-blackjack"', "7"), "table.game: got 7 (expected one of"),
-    ("seats-too-many", edited("seats = 6", "seats = 7"), "table.seats: 1 to 6 (NOTES.md §2 672a.2"),
+    ("seats-too-many", edited("seats = 6", "seats = 7"), "table.seats: 1 to 6 (672a.2"),
     ("seats-zero", edited("seats = 6", "seats = 0"), "table.seats: 1 to 6"),
     (
         "seats-wrong-type",
@@ -192,7 +192,7 @@ BAD = [
         BASE + "\n[rules]\nsurrender = true\n",
         "rules.surrender: unknown key; the keys are",
     ),
-    ("rules-bad-value", BASE + "\n[rules]\ndecks = 5\n", "rules.decks: 6 or 8 (NOTES.md §2), got 5"),
+    ("rules-bad-value", BASE + "\n[rules]\ndecks = 5\n", "rules.decks: 6 or 8 (published game rules), got 5"),
     (
         "pay-table-unknown-key",
         BASE + '\n[rules.push22_pay_table]\nsuited = "50:1"\nrainbow = "9:1"\n',
@@ -214,7 +214,7 @@ BAD = [
     (
         "blackjack-without-reader",
         edited('[devices.card-reader]\nkind = "card-reader"\nurl = "sim://card-reader"\n', ""),
-        "devices: free-bet-blackjack needs a card-reader (NOTES.md §1 673a.2(d)",
+        "devices: free-bet-blackjack needs a card-reader (673a.2(d) (analog)",
     ),
     (
         "over-under-without-shuffler",

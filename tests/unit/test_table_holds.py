@@ -37,7 +37,7 @@ class Feeds:
         self.machine = machine
 
     async def settled(self) -> None:
-        self.machine.latch.latch(Fault("LINK_LOST", "no heartbeat", "ARCHITECTURE.md", "host"))
+        self.machine.latch.latch(Fault("LINK_LOST", "no heartbeat", "decision 0017", "host"))
 
 
 class Table(SupervisorHolds):

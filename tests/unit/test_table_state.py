@@ -29,8 +29,8 @@ def db(tmp_path: Path) -> Path:
 
 def test_latches_survive_reopening(db: Path) -> None:
     latch = FaultLatch()
-    latch.latch(Fault("JAM", "card jammed at the gate", "NOTES.md §3", "device"))
-    latch.latch(Fault("LINK_LOST", "no heartbeat", "NOTES.md §3", "host"))
+    latch.latch(Fault("JAM", "card jammed at the gate", "decision 0017", "device"))
+    latch.latch(Fault("LINK_LOST", "no heartbeat", "decision 0017", "host"))
     with TableState(db) as state:
         state.save_latches("shoe", latch.to_records())
         state.save_latches("shuffler", [])

@@ -34,7 +34,7 @@ class UpCard(enum.IntEnum):
     TEN_VALUE = 10
 
 
-_TEN_VALUE_RANKS = range(10, 14)  # T, J, Q, K count 10 (NOTES.md §1 673a.3(d))
+_TEN_VALUE_RANKS = range(10, 14)  # T, J, Q, K count 10 (673a.3(d), analog)
 
 
 def peek_class(card: Card) -> UpCard | None:
@@ -87,7 +87,7 @@ class Peek(Command):
 
 
 class SelfTestReport(Reply):
-    """The self-test a floorperson runs at the start of each gaming day (NOTES.md §1 673a.2(d)).
+    """The self-test a floorperson runs at the start of each gaming day (673a.2(d), analog).
 
     ``passed`` is true exactly when ``code`` is OK. The sensor readings are bools; the counter
     counts Peeks answered since power-on, whatever the cards were, so the host can compare it with

@@ -21,7 +21,7 @@ from drivers.protocol.fields import BOOL, STR, U8, U16, U32, ListOf, PayloadErro
 from drivers.protocol.message import Command, Event, Reply
 
 MAX_SEATS = 16  # bits in the u16 seat mask
-HITS_KEPT = 25  # NOTES.md §3: New York 9 NYCRR 5320.8, a history of the last 25 hits
+HITS_KEPT = 25  # New York 9 NYCRR 5320.8 (analog): a history of the last 25 hits
 HITS_PAGE = 10  # hits per GetHits page: a full page fits one frame
 BASIS_POINTS = 10_000  # a rate of 10000 bp is 100 %
 
@@ -73,7 +73,7 @@ class RoundState(Reply):
 
 @CATALOG.add
 class Lock(Command):
-    """At "no more bets": the keypad's Start Game (NOTES.md §1, 687a.9(b)). The covered, working sensors
+    """At "no more bets": the keypad's Start Game (687a.9(b), analog). The covered, working sensors
     become the round's accepted wagers, each wager is added to every level's meters, and any wager
     placed afterwards is refused (657a.9(a)(3))."""
 
@@ -99,7 +99,7 @@ class GetRound(Command):
 
 
 class LevelInfo(Reply):
-    """One level's parameters and meters (NOTES.md §3: 605a.7(a), New Jersey 13:69E-1.39A).
+    """One level's parameters and meters (605a.7(a); New Jersey 13:69E-1.39A, analog).
 
     The meters obey one equation, which the host checks on every read (docs/protocol.md §11.4):
     ``value + overflow + wins = reset x (hits + 1) + in x increment_bp // 10000``.
@@ -174,7 +174,7 @@ class HitsPage(Reply):
 
 @CATALOG.add
 class GetHits(Command):
-    """Page ``page`` (from 0) of the level's last-25-hits history (NOTES.md §3, 9 NYCRR 5320.8)."""
+    """Page ``page`` (from 0) of the level's last-25-hits history (New York 9 NYCRR 5320.8, analog)."""
 
     MSG_ID = 0x2D
     REPLY = HitsPage

@@ -1,6 +1,6 @@
 """Automated card shuffler messages: configure a batch, shuffle and count it, hand it to the shoe.
 
-The shuffler counts the cards after every shuffle and checks their backs (NOTES.md §5.3: a wrong
+The shuffler counts the cards after every shuffle and checks their backs (decision 0017: a wrong
 count latches a fault and takes the batch out of play). The shuffled order never travels in the
 shuffle's report: the report carries a commitment, SHA-256 over the order's face bytes and a nonce
 (``commit_order``), and the host reads the order separately, page by page, to keep it sealed for a
@@ -38,7 +38,7 @@ SEEDED = "seeded"  # a repeatable generator, for tests and simulators only
 
 
 class ShuffleMode(enum.IntEnum):
-    """How the shuffler arranges a batch. Only RANDOM may serve an open table (NOTES.md §5.9)."""
+    """How the shuffler arranges a batch. Only RANDOM may serve an open table (decision 0017)."""
 
     RANDOM = 0  # a uniformly random permutation from a cryptographically secure generator
     SORT = 1  # new-deck order: for checking a batch by eye, on a closed table
@@ -257,7 +257,8 @@ class BatchDelivered(Event):
 
 @CATALOG.add
 class ShuffleModeChanged(Event):
-    """The mode changed, by SetShuffleMode or on the device's own panel (NOTES.md §5.12: options changed)."""
+    """The mode changed, by SetShuffleMode or on the device's own panel (an options change for the
+    event log, as SAS's "operator changed options" exception)."""
 
     MSG_ID = 0x92
     mode: Annotated[int, U8]
