@@ -5,7 +5,8 @@ functions that use each rule, the machine guards and callbacks that reach those 
 their transitions), and the tests that cite the clause in their name (``test_672a_7_e_1_...``) or
 docstring (``672a.7(e)(1)``). Nothing is written by hand, so the page cannot claim what the code
 does not do; ``--check`` (and tests/games/test_conformance_doc.py) fails when the committed page is
-stale.
+stale. Where a clause allows two readings, the one the code takes, and why, is written beside the
+clause in the game's clauses module (``READINGS``) and shown under the clause's heading.
 """
 
 from __future__ import annotations
@@ -197,8 +198,11 @@ def render_game(game_id: str) -> str:
         return lines
 
     out = [f"## {game.TITLE}", ""]
+    readings = getattr(clauses, "READINGS", {})  # a clause read one way of two, and why
     for clause, gist in game.CLAUSES.items():
         out += [f"### {clause} — {gist}", ""]
+        if clause in readings:
+            out += [f"**Reading.** {readings[clause]}", ""]
         cited = [(name, rule) for name, rule in rules.items() if clause in citations.in_text(rule.clause)]
         for name, rule in cited:
             out.append(f"- `{name}` ({rule.clause}): {rule.summary}")

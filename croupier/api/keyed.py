@@ -103,6 +103,9 @@ class KeyedFreeBetBlackjack(_Keyed):
 
 
 class KeyedOverUnder(_Keyed):
+    """The table asks for each seat's election in turn, clockwise, every one before any additional
+    card is dealt (686a.7(f)); a seat keyed out of turn is refused with (f)."""
+
     wager = ou.PlaceWager
 
     async def choose(self, position: Any) -> Offer[Any]:

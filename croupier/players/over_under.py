@@ -13,7 +13,8 @@ STAKES = (500, 1000, 2500, 5000)  # cents
 
 
 class FirstCardPlayers:
-    """Every position taken; each player elects by the first card alone: Over 23 on 9 or more
+    """Every position taken; each player elects by the first card alone (every election comes
+    before any additional card, 686a.7(f): first cards are all there is to see): Over 23 on 9 or more
     (ace counts 11), Under 18 on 5 or less, Surrender in between. The only chance is the stakes,
     drawn from ``rng``, so a seeded run replays exactly; a Bonus Wager where the table posts one."""
 

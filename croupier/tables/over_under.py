@@ -5,10 +5,11 @@ and the shuffler, turning what the round expects into device commands and dealer
 
 - (e): one card face up to each Ante position, clockwise; every card of this game is dealt face up,
   so the round gets the card's face from the shoe;
-- (f)-(i): each player in turn elects Over 23, Under 18 or Surrender, then two more cards face up
-  follow, even after a surrender;
-- (j): the third card settles the player at once; the dealer puts that player's three cards in the
-  rack, in the order dealt, before the next player is asked (so the rack reconstructs each Hand, (n));
+- (f)-(h): every player in turn, clockwise, elects Over 23, Under 18 or Surrender before any
+  additional card is dealt: the table asks for the elections one by one and deals nothing meanwhile;
+- (i)-(j): then, player by player, clockwise: two more cards face up, even after a surrender; the
+  third card settles the player at once; the dealer puts that player's three cards in the rack, in
+  the order dealt, before the next player's cards are dealt (so the rack reconstructs each Hand, (n));
 - the shoe's life is Free Bet Blackjack's, to the card: the burn after each batch is loaded and for
   each new dealer (c), the cover card ends the shoe (d), the remaining cards are collected and
   counted, and the two batches alternate between the shoe and the shuffler (633a.3(b), analog).
@@ -32,13 +33,15 @@ from games.over_under.positions import Position
 
 
 class Players(Protocol):
-    """Whoever sits at the table: their wagers and, in turn, their election (686a.7(e)-(g))."""
+    """Whoever sits at the table: their wagers and, in turn, their election (686a.7(e)-(g)), every
+    player's before any additional card (686a.7(f))."""
 
     def wagers(self, round_number: int, positions: int) -> Answers[PlaceWager]:
         """The wagers placed for a round on positions 1 to ``positions``."""
 
     def choose(self, position: Position) -> Answer[Choice]:
-        """The election of ``position``, whose first card is on the layout (686a.7(f))."""
+        """The election of ``position``, whose first card is on the layout beside every other
+        player's first card, and no additional card yet (686a.7(f))."""
 
 
 _Play = Play[Round]
@@ -57,7 +60,8 @@ class OverUnderTable(ShoeTable[Round]):
         return Round(self.rounds, rules=self.rules, dealer=self.dealer_on_duty, table=self.name)
 
     async def _step_in(self, play: _Play, state: str) -> None:
-        """What the round waits for when it expects no card: an election, the clearing, or the rack."""
+        """What the round waits for when it expects no card: the next election (every one before any
+        additional card, 686a.7(f)), the clearing of a settled player, or the rack."""
         if state == DECIDING:
             await self._elect(play)
         elif state == CLEARING:
@@ -67,7 +71,8 @@ class OverUnderTable(ShoeTable[Round]):
             self._pick_up(play)  # the cards not cleared yet, then the count
 
     async def _elect(self, play: _Play) -> None:
-        """686a.7(f)-(g): the player in turn elects; the round refuses an election out of turn."""
+        """686a.7(f)-(g): the player in turn, clockwise, elects; the round refuses an election out
+        of turn, and expects no card until the last player has elected."""
         position = play.round.current
         assert position is not None
         await ask(lambda: play.players.choose(position), partial(self._choose, play, position.seat))
@@ -77,7 +82,7 @@ class OverUnderTable(ShoeTable[Round]):
 
     def _clear(self, play: _Play) -> None:
         """686a.7(j), (n): the settled player's cards to the rack, in the order dealt, then the
-        round told; only then is the next player asked."""
+        round told; only then are the next player's two cards dealt."""
         position = play.round.current
         assert position is not None
         self.dealer.pick_up([position.label] * len(position.cards))

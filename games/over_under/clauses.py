@@ -13,6 +13,29 @@ from devices.rules import Rule
 SECTION = "686a.7"
 GAME_ID = "over-under"
 
+#: Where a clause allows two readings: the one taken, and why (docs/conformance.md, beside the clause).
+READINGS: dict[str, str] = {
+    "686a.7(f)": " ".join(
+        [
+            "\"Immediately after the first card is dealt to each player, but prior to",
+            "any additional cards being dealt the dealer shall start with the player farthest to the",
+            "dealer's left and continue around the table in a clockwise direction and determine the",
+            "decision of each player.\" Read as: every player decides, clockwise, before any additional card",
+            "is dealt to anyone; then (i) and (j) run player by player, clockwise: two cards, settlement,",
+            "rack, the next player. Why: \"prior to any additional cards being dealt\" names no player, so",
+            "no additional card may come before the last decision. Every other clause is kept: (i) \"After",
+            "a player indicates his decision, the dealer shall deal face up the two additional cards to",
+            "the player's hand\" holds, each player's cards following that player's decision; (j) \"After",
+            "the two additional cards have been dealt to a player, the dealer shall settle the player's",
+            "wagers placed prior to and during the round of play, remove the cards and place them in the",
+            "discard rack, and then move to the next player\" orders the cards and the settlements player",
+            "by player, not the decisions. The other reading (each player decides just before his own two",
+            "cards) would deal additional cards while later players have yet to decide, which (f)",
+            "forbids, and would let a later player see earlier players' Hands before deciding.",
+        ]
+    ),
+}
+
 #: Every lettered clause and sub-clause of § 686a.7, with the gist of its text.
 CLAUSES: dict[str, str] = {
     "686a.7(a)": "All cards are dealt from a dealing shoe, loaded after the shuffle and cut",
@@ -22,7 +45,7 @@ CLAUSES: dict[str, str] = {
     "686a.7(d)(1)": "Then the cards remaining in the shoe are collected into the discard rack",
     "686a.7(d)(2)": "Then the cards are shuffled",
     "686a.7(e)": "After the Ante and Bonus Wagers, one card face up to each Ante position, clockwise",
-    "686a.7(f)": "After the first cards, each player's decision, clockwise, before more cards",
+    "686a.7(f)": "After every first card, each player's decision, clockwise, before any additional card",
     "686a.7(g)": "Each player elects one of (1)-(3) when asked",
     "686a.7(g)(1)": "An Over 23 Wager equal to the Ante Wager",
     "686a.7(g)(2)": "An Under 18 Wager equal to the Ante Wager",
@@ -55,7 +78,7 @@ RESHUFFLE_AFTER_COVER = Rule(
 DEAL_AFTER_WAGERS = Rule("686a.7(e)", "the deal starts after the Ante and Bonus Wagers are placed")
 FIRST_CARDS = Rule("686a.7(e)", "one card face up to each Ante position, clockwise from the dealer's left")
 DECIDE_AFTER_FIRST_CARDS = Rule(
-    "686a.7(f)", "each decision comes after every first card and before that player's further cards"
+    "686a.7(f)", "every player's decision comes after every first card and before any additional card"
 )
 DECISION_ORDER = Rule("686a.7(f)", "decisions are asked clockwise, from the player farthest to the left")
 ONE_ELECTION = Rule("686a.7(g)", "a player elects exactly one of Over 23, Under 18 or Surrender")

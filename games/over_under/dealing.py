@@ -70,6 +70,7 @@ class DealSteps(ShoeSteps):
             RecordKind.CARD,
             place=slot.place,
             seat=slot.seat,
+            source="shoe",  # 686a.7(a): every card of this game leaves the dealing shoe
             card=str(item),
             face_up=True,
             clause=slot.rule.clause,

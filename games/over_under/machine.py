@@ -59,8 +59,8 @@ STATES = [BETTING, DEALING, DECIDING, DRAWING, CLEARING, SETTLED, VOIDED, HELD, 
 STATE_NOTES = {
     BETTING: "Ante and Bonus Wagers are placed; the deal waits for a ready shoe (686a.7(a), (c), (d), (e))",
     DEALING: "one card face up to each Ante position, clockwise (686a.7(e))",
-    DECIDING: "the next player, clockwise, elects Over 23, Under 18 or Surrender (686a.7(f)-(h))",
-    DRAWING: "two more cards face up to that player, even after a surrender (686a.7(i))",
+    DECIDING: "each player in turn, clockwise, elects Over 23, Under 18 or Surrender (686a.7(f)-(h))",
+    DRAWING: "all have elected: two more cards face up to the next player, clockwise (686a.7(f), (i))",
     CLEARING: "that player is settled; the dealer puts the cards in the rack (686a.7(j)-(m))",
     SETTLED: "every player settled; the rack's count confirms the round (686a.7(n))",
     VOIDED: "a supervisor voided the round: unsettled wagers returned; cards to the discard rack",
@@ -99,19 +99,25 @@ def _transitions() -> list[dict[str, Any]]:
             before=["place_card", "settle_player"],
         ),
         dict(trigger="card_arrives", source=[DEALING, DRAWING], dest=None, before="place_card"),
-        # 686a.7(f)-(h): the player's election; (i)-(j): the cards, the settlement, the rack.
+        # 686a.7(f)-(h): every player's election, clockwise, before any additional card; the last
+        # election opens the additional deal.
         dict(
             trigger="choose",
             source=DECIDING,
             dest=DRAWING,
-            conditions="choice_is_valid",
+            conditions=["choice_is_valid", "completes_elections"],
             before="apply_choice",
         ),
+        dict(
+            trigger="choose", source=DECIDING, dest=None, conditions="choice_is_valid", before="apply_choice"
+        ),
         *refusal_transitions(REFUSALS),
+        # 686a.7(i)-(j), player by player: the two cards settle the player (above); the cards go to
+        # the rack; then the next player's two cards, or, after the last player, (n).
         dict(
             trigger="clear_hand",
             source=CLEARING,
-            dest=DECIDING,
+            dest=DRAWING,
             conditions=["hand_is_current", "players_remain"],
             before="clear_player",
         ),

@@ -1,6 +1,6 @@
-"""The round's callbacks from the first election on: each player's election, settlement and
-clearing in turn (686a.7(f)-(m)), the rack's count (n), and a held round's ruling. Mixed into Round
-(round.py)."""
+"""The round's callbacks from the first election on: every player's election in turn, before any
+additional card (686a.7(f)-(h)); then each player's settlement and clearing in turn ((j)-(m)); the
+rack's count (n); a held round's ruling. Mixed into Round (round.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from games.common.seating import clockwise
 from games.over_under import clauses, settlement
 from games.over_under.inputs import Choice
 from games.over_under.irregularities import DISCARD_COUNT
-from games.over_under.machine import DEALING, DRAWING
+from games.over_under.machine import DEALING, DECIDING
 from games.over_under.positions import Position
 
 #: The Over 23 and Under 18 Wagers, each equal to the Ante (686a.7(g)(1)-(2)).
@@ -27,6 +27,9 @@ class PlaySteps(ClosingSteps):
 
     def choice_is_valid(self, event: EventData) -> bool:
         message = message_of(event)
+        position = self.positions.get(message.seat)
+        if position is not None and position.choice is not None:
+            self._refuse_second_election(position)
         position = self._turn_of(message.seat, clauses.DECISION_ORDER)
         rule = EQUAL_TO_ANTE.get(message.choice)
         if rule is not None and message.amount not in (None, position.ante):
@@ -35,6 +38,11 @@ class PlaySteps(ClosingSteps):
                 f"seat {message.seat}: {message.amount} cents is not the Ante Wager of {position.ante} cents",
             )
         return True
+
+    def completes_elections(self, event: EventData) -> bool:
+        """686a.7(f): the election of the last player clockwise completes the decisions; only then
+        is any additional card dealt (686a.7(i))."""
+        return self.current.seat == clockwise(self.positions)[-1]
 
     def apply_choice(self, event: EventData) -> None:
         choice = message_of(event).choice
@@ -65,16 +73,13 @@ class PlaySteps(ClosingSteps):
             raise RuleViolation(
                 clauses.DECIDE_AFTER_FIRST_CARDS, f"seat {seat}: the first cards are not all dealt"
             )
+        if seat not in self.positions:
+            raise RuleViolation(clauses.DECISION_ORDER, f"seat {seat} has no Ante Wager in this round")
         if self.state == SETTLED:
             raise RuleViolation(
                 clauses.ONE_ELECTION, f"seat {seat}: every player has elected and been settled"
             )
-        current = self.current
-        if current.seat == seat:
-            raise RuleViolation(clauses.ONE_ELECTION, f"seat {seat} has elected {current.choice.value}")
-        raise RuleViolation(
-            clauses.SETTLE_THEN_NEXT, f"seat {seat}: {current.label} is not settled and cleared yet"
-        )
+        self._refuse_second_election(self.positions[seat])
 
     def refuse_clear(self, event: EventData) -> bool:
         seat = message_of(event).seat
@@ -83,9 +88,15 @@ class PlaySteps(ClosingSteps):
             raise RuleViolation(
                 clauses.SETTLE_THEN_NEXT, f"seat {seat}: no Hand is settled and waiting for the rack"
             )
-        rule = clauses.TWO_MORE_CARDS if self.state == DRAWING else clauses.DECIDE_AFTER_FIRST_CARDS
+        if self.state == DECIDING:
+            raise RuleViolation(
+                clauses.DECIDE_AFTER_FIRST_CARDS,
+                f"seat {seat}: no additional card is dealt until every player has elected "
+                f"({current.label} is next)",
+            )
         raise RuleViolation(
-            rule, f"seat {seat}: {current.label} holds {len(current.cards)} card(s), not yet settled"
+            clauses.TWO_MORE_CARDS,
+            f"seat {seat}: {current.label} holds {len(current.cards)} card(s), not yet settled",
         )
 
     def settle_player(self, event: EventData) -> None:
@@ -132,6 +143,10 @@ class PlaySteps(ClosingSteps):
         hold = self._resolve(event)
         if hold.kind is DISCARD_COUNT:
             self.record_pickup(event)
+
+    def _refuse_second_election(self, position: Position) -> None:
+        """686a.7(g): a player elects once."""
+        raise RuleViolation(clauses.ONE_ELECTION, f"{position.label} has elected {position.choice.value}")
 
     def _turn_of(self, seat: int, rule: Rule) -> Position:
         """The position whose turn it is, if ``seat`` is it; else the clause that refuses it."""

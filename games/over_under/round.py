@@ -54,13 +54,16 @@ class Round(DealSteps, PlaySteps, RoundBase):
 
     @property
     def current(self) -> Position | None:
-        """The player being dealt with, clockwise from the dealer's left (686a.7(f), (j))."""
-        if self.state not in (DECIDING, DRAWING, CLEARING):
+        """The player being dealt with, clockwise from the dealer's left: while the players elect,
+        the first who has not (686a.7(f)); then the first whose cards are not in the rack yet, whose
+        two cards, settlement or clearing is awaited (686a.7(i), (j))."""
+        if self.state == DECIDING:
+            waiting = (position for position in self._clockwise() if position.choice is None)
+        elif self.state in (DRAWING, CLEARING):
+            waiting = (position for position in self._clockwise() if not position.cleared)
+        else:
             return None
-        return next(
-            (self.positions[seat] for seat in clockwise(self.positions) if not self.positions[seat].cleared),
-            None,
-        )
+        return next(waiting, None)
 
     @property
     def expected(self) -> Slot | None:
@@ -82,6 +85,9 @@ class Round(DealSteps, PlaySteps, RoundBase):
             for card in position.cards
         ]
         return [*self.pickup, *left, *self.set_aside]
+
+    def _clockwise(self) -> list[Position]:
+        return [self.positions[seat] for seat in clockwise(self.positions)]
 
     def _record_pickups(self, pickups: Iterable[Pickup]) -> None:
         for pickup in pickups:

@@ -27,11 +27,15 @@ from tests.games.test_over_under_helpers import (
     SURRENDER,
     UNDER,
     dealt,
+    draw,
+    elect,
     finish,
     irregularities,
     movements,
     new_round,
     play,
+    play_all,
+    steps,
 )
 
 
@@ -55,7 +59,7 @@ def test_686a_7_b_each_card_is_placed_where_the_round_names():
         assert "686a.7(b)" in slot.instruction and slot.place in slot.instruction
         announced.append(slot.place)
         shoe.deal(round_)
-    round_.handle(Choose(2, OVER))
+    elect(round_, {2: OVER, 5: UNDER})
     announced += [round_.expected.place]
     shoe.deal(round_)
     placed = [r.fields["place"] for r in round_.log.of(RecordKind.CARD)]
@@ -143,7 +147,7 @@ def test_686a_7_e_no_deal_without_an_ante():
 
 def test_686a_7_f_decisions_after_every_first_card_and_clockwise():
     """686a.7(f): no election before every first card is dealt; then the player farthest to the
-    dealer's left decides first, and no further card comes before that player's decision."""
+    dealer's left decides first, and no additional card comes before every player has decided."""
     round_, shoe = new_round("Kc 2d 9h 5s", wagers={1: 1000, 4: 1000})
     round_.handle(StartDeal(READY))
     shoe.deal(round_)
@@ -153,6 +157,44 @@ def test_686a_7_f_decisions_after_every_first_card_and_clockwise():
     refused("686a.7(f)", round_, Choose(4, UNDER))
     round_.handle(CardArrives(shoe.draw(face_up=True)))  # a card before seat 1 has decided
     assert round_.state == HELD and irregularities(round_) == [("extra-card", "686a.7(f)")]
+
+
+def test_686a_7_f_every_player_elects_clockwise_before_any_additional_card():
+    """686a.7(f): "prior to any additional cards being dealt" every player decides, clockwise from the
+    player farthest to the dealer's left: seat 2 elects before seat 1's additional cards, an election
+    out of that order is refused, and no card is due until the last player has elected."""
+    round_, _ = dealt("Kc 2d 5h", wagers={1: 1000, 2: 1000, 3: 1000})
+    refused("686a.7(f)", round_, Choose(2, UNDER))  # seat 1 first
+    round_.handle(Choose(1, OVER))
+    assert round_.state == DECIDING and round_.expected is None and round_.current.seat == 2
+    refused("686a.7(f)", round_, Choose(3, UNDER))  # seat 2 before seat 3
+    refused("686a.7(g)", round_, Choose(1, UNDER))  # seat 1 has elected
+    round_.handle(Choose(2, SURRENDER))
+    assert round_.expected is None and len(round_.log.of(RecordKind.CARD)) == 3
+    round_.handle(Choose(3, UNDER))
+    assert round_.state == DRAWING and round_.expected.seat == 1
+    assert [(r.fields["seat"], r.fields["choice"]) for r in round_.log.of(RecordKind.DECISION)] == [
+        (1, "over_23"),
+        (2, "surrender"),
+        (3, "under_18"),
+    ]
+
+
+def test_686a_7_f_an_additional_card_before_the_last_election_holds_the_round():
+    """686a.7(f): no additional card before every player has decided: one dealt after seat 1's
+    election, before seat 2's, is irregular; CONTINUE sets it aside, seat 2 elects, and the
+    additional cards then start with seat 1."""
+    round_, shoe = dealt("Kc 2d 7s 9h 5s", wagers={1: 1000, 2: 1000})
+    round_.handle(Choose(1, OVER))
+    refused("686a.7(f)", round_, ClearHand(1))
+    round_.handle(CardArrives(shoe.draw(face_up=True)))  # the 7s, for seat 1, too early
+    assert round_.state == HELD and irregularities(round_) == [("extra-card", "686a.7(f)")]
+    round_.handle(SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
+    assert round_.state == DECIDING and round_.current.seat == 2
+    round_.handle(Choose(2, UNDER))
+    shoe.deal_all_due(round_)
+    assert [str(c) for c in round_.positions[1].cards] == ["Kc", "9h", "5s"]
+    assert [p.card for p in round_.set_aside] == ["7s"] and round_.state == CLEARING
 
 
 def test_686a_7_g_one_election_per_player():
@@ -208,19 +250,47 @@ def test_686a_7_i_two_more_cards_even_after_a_surrender_without_bonus():
     assert round_.net(1) == -1000
 
 
+def test_686a_7_i_h_a_surrender_gets_its_two_cards_in_turn_after_every_election_and_keeps_its_bonus():
+    """686a.7(i): a player who surrendered is still dealt two more cards, in turn, once every player
+    has elected (686a.7(f)); 686a.7(h): the Bonus Wager stays and is settled on the Hand's total (j)."""
+    round_, shoe = dealt("2c Kd 2d 3h 9c 5d", wagers={1: (1000, 100), 2: 1000})
+    elect(round_, {1: SURRENDER, 2: OVER})
+    assert movements(round_) == [(1, "ante", "collect", 1000)] and round_.expected.seat == 1
+    [stays] = [r for r in round_.log.of(RecordKind.WAGER) if r.fields.get("stays")]
+    assert (stays.fields["wager"], stays.fields["clause"]) == ("bonus", "686a.7(h)")
+    draw(round_, shoe, 1)
+    assert [str(c) for c in round_.positions[1].cards] == ["2c", "2d", "3h"]
+    assert movements(round_)[1:] == [(1, "bonus", "pay", 5000)]  # 7 pays 50:1
+    draw(round_, shoe, 2)
+    assert round_.net(1) == 4000 and round_.net(2) == 2000  # K 9 5 = 24
+
+
 def test_686a_7_j_each_player_settled_and_cleared_before_the_next():
     """686a.7(j): once the two cards are dealt the player's wagers are settled and the cards go to
     the rack; only then does the dealer move to the next player."""
     round_, shoe = dealt("Kc 2d 9h 5s 3c 4c", wagers={1: 1000, 2: 1000})
-    round_.handle(Choose(1, OVER))
+    elect(round_, {1: OVER, 2: UNDER})
     shoe.deal_all_due(round_)
     assert round_.state == CLEARING and [a.seat for a in round_.actions] == [1, 1]
-    refused("686a.7(j)", round_, Choose(2, UNDER))
+    assert round_.expected is None and len(round_.positions[2].cards) == 1
     refused("686a.7(j)", round_, ClearHand(2))
     round_.handle(ClearHand(1))
     assert [p.place for p in round_.pickup] == ["seat 1"] * 3 and round_.current.seat == 2
-    play(round_, shoe, 2, UNDER)
+    draw(round_, shoe, 2)
     assert round_.state == SETTLED and round_.net(2) == 2000  # 2 + 3 + 4 = 9: Ante and Under 18 paid
+
+
+def test_686a_7_j_each_settlement_comes_after_that_players_two_cards_and_before_the_next_players():
+    """686a.7(j): the record shows, player by player clockwise, the two additional cards, the
+    settlement, the cards into the rack; every election comes before all of it (686a.7(f))."""
+    round_, shoe = dealt("Kc 2d 5h 9h 5s 3c 4c Kd Qd", wagers={1: 1000, 2: (500, 100), 3: 700})
+    play_all(round_, shoe, {1: OVER, 2: UNDER, 3: SURRENDER})
+    assert steps(round_) == (
+        "C1 C2 C3 D1 D2 D3 S3"  # first cards (e); elections (f), seat 3's surrendered Ante collected (g)(3)
+        " C1 C1 S1 S1 P1 P1 P1"
+        " C2 C2 S2 S2 S2 P2 P2 P2"
+        " C3 C3 P3 P3 P3"
+    )
 
 
 def test_686a_7_k_winners_are_paid_by_the_configured_odds():
@@ -299,8 +369,7 @@ def test_686a_7_n_the_rack_reconstructs_each_hand():
     """686a.7(n): after every player is settled the remaining cards go to the rack, and the record
     lists each Hand's cards together, player by player in the order dealt, so any Hand can be rebuilt."""
     round_, shoe = dealt("Kc 2d 9h 5s 3c 4c", wagers={1: 1000, 3: 1000})
-    play(round_, shoe, 1, OVER)
-    play(round_, shoe, 3, UNDER)
+    play_all(round_, shoe, {1: OVER, 3: UNDER})
     finish(round_)
     rack = [
         (r.fields["order"], r.fields["place"], r.fields["card"]) for r in round_.log.of(RecordKind.PICKUP)

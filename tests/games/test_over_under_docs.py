@@ -21,6 +21,16 @@ def test_every_clause_of_686a_7_has_an_enforcing_rule_and_a_test():
     covered_clauses("over-under", CLAUSES)
 
 
+def test_the_reading_of_686a_7_f_is_beside_the_clause_with_its_words():
+    """686a.7(f): the reading the round takes (every decision before any additional card, then
+    686a.7(i)-(j) player by player) is shown under the clause's heading, quoting the clause."""
+    section = conformance.render_game("over-under").split("### 686a.7(f) ")[1].split("\n### ")[0]
+    assert "before any additional card" in section.splitlines()[0]
+    reading = next(line for line in section.splitlines() if line.startswith("**Reading.**"))
+    assert "prior to any additional cards being dealt the dealer shall start" in reading
+    assert '(i) "After a player indicates his decision' in reading and "(j)" in reading
+
+
 def test_every_guard_of_the_round_machine_carries_a_clause():
     """Every guard carries the clause it enforces, in the code it reaches or, for a
     guard that only chooses a transition, in its docstring (games.conformance reads only the section's

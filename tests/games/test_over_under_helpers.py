@@ -49,11 +49,33 @@ def dealt(
     return round_, stacked
 
 
-def play(round_: Round, shoe: StackedShoe, seat: int, choice: Choice) -> None:
-    """``seat`` elects, receives its two cards, is settled, and its cards go to the rack."""
-    round_.handle(Choose(seat, choice))
+def elect(round_: Round, choices: Mapping[int, Choice]) -> None:
+    """Every player's election, in the order given (clockwise for a legal round), before any
+    additional card (686a.7(f))."""
+    for seat, choice in choices.items():
+        round_.handle(Choose(seat, choice))
+
+
+def draw(round_: Round, shoe: StackedShoe, seat: int) -> None:
+    """``seat``, whose turn it is, receives its two cards, is settled, and its cards go to the rack
+    (686a.7(i)-(j))."""
     shoe.deal_all_due(round_)
     round_.handle(ClearHand(seat))
+
+
+def play(round_: Round, shoe: StackedShoe, seat: int, choice: Choice) -> None:
+    """A round's only player elects, receives its two cards, is settled, and its cards go to the
+    rack."""
+    round_.handle(Choose(seat, choice))
+    draw(round_, shoe, seat)
+
+
+def play_all(round_: Round, shoe: StackedShoe, choices: Mapping[int, Choice]) -> None:
+    """Every player elects, clockwise, before any additional card (686a.7(f)); then each in turn
+    receives two cards, is settled and racked (686a.7(i)-(j))."""
+    elect(round_, choices)
+    for seat in choices:
+        draw(round_, shoe, seat)
 
 
 def finish(round_: Round) -> None:
@@ -63,6 +85,20 @@ def finish(round_: Round) -> None:
 def movements(round_: Round) -> list[tuple[int, str, str, int]]:
     """The settlement as (seat, wager, movement, amount), in the order made."""
     return [(a.seat, a.wager.value, a.movement.value, a.amount) for a in round_.actions]
+
+
+#: The steps of a round's record, by kind: a card, an election, a settlement, a card into the rack.
+STEP = {RecordKind.CARD: "C", RecordKind.DECISION: "D", RecordKind.SETTLEMENT: "S", RecordKind.PICKUP: "P"}
+
+
+def steps(round_: Round) -> str:
+    """The round's record as steps, each with its seat: ``C1 C2 D1 D2 C1 C1 S1 S1 P1 P1 P1 ...``
+    (a card set aside by a ruling is ``Pset aside``)."""
+    return " ".join(
+        f"{STEP[r.kind]}{r.fields.get('seat') or str(r.fields['place']).removeprefix('seat ')}"
+        for r in round_.records
+        if r.kind in STEP
+    )
 
 
 def irregularities(round_: Round) -> list[tuple[str, str]]:

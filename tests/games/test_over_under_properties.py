@@ -1,8 +1,9 @@
 """Random shoes, random seats and wagers, random elections: whole rounds of Over/Under.
 
-For every round: each card out of the shoe reaches the discard rack once, Hand by Hand (686a.7(j),
-(n)); and every seat's result equals an independent settlement written here from the clause text,
-(g)(3), (h), (k)-(m), with its own card counting (an ace 11, J, Q and K 10).
+For every round: every election comes before any additional card (686a.7(f)); each card out of the
+shoe reaches the discard rack once, Hand by Hand (686a.7(j), (n)); and every seat's result equals an
+independent settlement written here from the clause text, (g)(3), (h), (k)-(m), with its own card
+counting (an ace 11, J, Q and K 10).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.protocol.cards import Card
+from games.free_bet_blackjack.records import RecordKind
 from games.free_bet_blackjack.stacked import StackedShoe
 from games.over_under import Round, RuleSet
 from games.over_under.inputs import Choice, Choose, ClearHand, Discard, PlaceWager, StartDeal
@@ -77,9 +79,10 @@ def expected_net(ante: int, bonus: int, choice: Choice, hand: list[Card], odds: 
     ),
 )
 def test_686a_7_random_rounds_conserve_cards_and_settle_by_the_clauses(data, cards, odds):
-    """Random rounds: 686a.7(j), 686a.7(n) every card reaches the rack once, each Hand's cards
-    together; 686a.7(k), 686a.7(l), 686a.7(m), 686a.7(g)(3), 686a.7(h) every seat is settled as an
-    independent reading of the clauses settles it."""
+    """Random rounds: 686a.7(f) every election before any additional card; 686a.7(j), 686a.7(n)
+    every card reaches the rack once, each Hand's cards together; 686a.7(k), 686a.7(l), 686a.7(m),
+    686a.7(g)(3), 686a.7(h) every seat is settled as an independent reading of the clauses settles
+    it."""
     rules = RuleSet(
         ante_odds=odds["ante"],
         over_23_odds=odds["over"],
@@ -110,6 +113,9 @@ def test_686a_7_random_rounds_conserve_cards_and_settle_by_the_clauses(data, car
             assert round_.state == SETTLED
             round_.handle(Discard(len(round_.pickup_order())))
 
+    decided = [r.seq for r in round_.log.of(RecordKind.DECISION)]
+    additional = [r.seq for r in round_.log.of(RecordKind.CARD) if r.fields["clause"] == "686a.7(i)"]
+    assert len(decided) == len(seats) and max(decided) < min(additional)
     assert Counter(shoe.dealt) == Counter(Card.parse(p.card) for p in round_.pickup)
     for seat in seats:
         hand = [Card.parse(p.card) for p in round_.pickup if p.place == f"seat {seat}"]

@@ -30,30 +30,31 @@ from tests.games.test_over_under_helpers import (
     SURRENDER,
     UNDER,
     dealt,
+    draw,
+    elect,
     finish,
     irregularities,
     movements,
     new_round,
-    play,
+    play_all,
 )
 
 
 def test_a_full_table_over_under_and_surrender_with_bonuses():
-    """686a.7(e)-(n): three players, each settled in turn; the record and the money add up."""
+    """686a.7(e)-(n): three players elect, then each is dealt and settled in turn; the record and the
+    money add up."""
     shoe = "Kc 2d 5h  9h 5s  3c 4c  Kd Qd"
     round_, stacked = dealt(shoe, wagers={1: (1000, 100), 2: 500, 6: (2000, 50)})
     assert round_.accepts == ("card_arrives", "change_dealer", "choose", "confirm_burn")
-    play(round_, stacked, 1, OVER)  # K 9 5 = 24
-    play(round_, stacked, 2, UNDER)  # 2 3 4 = 9
-    play(round_, stacked, 6, SURRENDER)  # 5 K Q = 25
+    play_all(round_, stacked, {1: OVER, 2: UNDER, 6: SURRENDER})  # K 9 5 = 24, 2 3 4 = 9, 5 K Q = 25
     finish(round_)
     assert movements(round_) == [
+        (6, "ante", "collect", 2000),  # (g)(3): at the election, before any additional card
         (1, "ante", "pay", 1000),
         (1, "over_23", "pay", 1000),
         (1, "bonus", "collect", 100),
         (2, "ante", "pay", 500),
         (2, "under_18", "pay", 500),
-        (6, "ante", "collect", 2000),
         (6, "bonus", "collect", 50),
     ]
     assert {seat: round_.net(seat) for seat in (1, 2, 6)} == {1: 1900, 2: 1000, 6: -2050}
@@ -118,15 +119,45 @@ def test_void_returns_every_unsettled_wager_and_keeps_settled_ones():
     """686a.7 (silent), decision 0008: VOID returns the wagers not settled; a settled player and a
     surrendered Ante stay as they were; every card on the layout goes to the rack."""
     round_, shoe = dealt("Kc 2d 5h 9h 5s", wagers={1: 1000, 2: (500, 100), 3: 700})
-    play(round_, shoe, 1, OVER)
-    round_.handle(Choose(2, SURRENDER))
+    elect(round_, {1: OVER, 2: SURRENDER, 3: UNDER})
+    draw(round_, shoe, 1)
     round_.handle(CardArrives(Card.parse("Xb")))
     round_.handle(SupervisorResolve(SUPERVISOR, Resolution.VOID))
     assert round_.state == VOIDED
-    assert movements(round_)[3:] == [(2, "bonus", "push", 100), (3, "ante", "push", 700)]
+    assert movements(round_)[3:] == [
+        (2, "bonus", "push", 100),
+        (3, "ante", "push", 700),
+        (3, "under_18", "push", 700),
+    ]
     assert {seat: round_.net(seat) for seat in (1, 2, 3)} == {1: 2000, 2: -500, 3: 0}
     finish(round_)
     assert [p.place for p in round_.pickup] == ["seat 1"] * 3 + ["seat 2", "seat 3", "set aside"]
+
+
+def test_void_while_the_players_elect_returns_every_wager_but_a_surrendered_ante():
+    """686a.7(f): a card dealt before every player has elected holds the round; a supervisor's VOID
+    (the section is silent) returns the Ante and Over 23 Wagers of those who elected and the Ante of
+    those who had not; a surrendered Ante was collected at the election (686a.7(g)(3)) and stays
+    collected."""
+    round_, _ = dealt("Kc 2d 5h", wagers={1: 1000, 2: (500, 100), 3: 700})
+    elect(round_, {1: OVER, 2: SURRENDER})
+    round_.handle(CardArrives(Card.parse("9h")))  # while seat 3 has yet to elect
+    assert irregularities(round_) == [("extra-card", "686a.7(f)")]
+    round_.handle(SupervisorResolve(SUPERVISOR, Resolution.VOID))
+    assert movements(round_) == [
+        (2, "ante", "collect", 500),
+        (1, "ante", "push", 1000),
+        (1, "over_23", "push", 1000),
+        (2, "bonus", "push", 100),
+        (3, "ante", "push", 700),
+    ]
+    finish(round_)
+    assert round_.state == COMPLETE and [p.place for p in round_.pickup] == [
+        "seat 1",
+        "seat 2",
+        "seat 3",
+        "set aside",
+    ]
 
 
 def test_a_held_round_takes_no_election_and_refuses_void_once_settled():

@@ -242,6 +242,49 @@ def test_no_more_bets_before_any_wager_is_refused_and_the_table_goes_on(tmp_path
     run(scenario())
 
 
+def test_over_under_screen_asks_every_election_before_any_additional_card(tmp_path):
+    """686a.7(f): at Over/Under the screen shows one election prompt per seat, clockwise, and the
+    table deals no additional card until the last is keyed; a seat keyed out of turn is refused with
+    (f). Then each player's two cards (686a.7(i)), settled and racked before the next (686a.7(j))."""
+
+    async def scenario():
+        async with api_rig(tmp_path, "over-under") as rig:
+            async with rig.client.ws_connect("/v1/events", headers=DEALER) as ws:
+                await rig.wait_for("wagers")
+                for seat in (1, 2, 3):
+                    await rig.ok("/v1/wagers", {"seat": seat, "ante": 1000})
+                await rig.ok("/v1/rounds/no-more-bets", {})
+                for seat in (1, 2, 3):
+                    async with asyncio.timeout(15):
+                        while (prompt := (await rig.state())["prompt"]) is None or prompt["seat"] != seat:
+                            await asyncio.sleep(0.01)
+                    assert prompt["kind"] == "election"
+                    on_felt = [rig.sim.world.count(f"seat {s}") for s in (1, 2, 3)]
+                    assert on_felt == [1, 1, 1], "no additional card before the last election"
+                    later = {"seat": seat % 3 + 1, "choice": "under_18"}
+                    status, body = await rig.post("/v1/decisions", later)
+                    assert status == 409 and body["clause"] == "686a.7(f)", body
+                    await rig.ok("/v1/decisions", {"seat": seat, "choice": "over_23"})
+                records: list[dict[str, Any]] = []
+                async with asyncio.timeout(15):
+                    while (message := await ws.receive_json())["type"] != "round_ended":
+                        if message["type"] == "round_record":
+                            records.append(message["record"])
+            steps = [
+                f"{r['kind']} {r.get('seat') or r['place'].removeprefix('seat ')}"
+                for r in records
+                if r["kind"] in ("card", "decision", "settlement", "pickup")
+            ]
+            turns = [[f"card {s}"] * 2 + [f"settlement {s}"] * 2 + [f"pickup {s}"] * 3 for s in (1, 2, 3)]
+            assert steps == [
+                *[f"card {s}" for s in (1, 2, 3)],
+                *[f"decision {s}" for s in (1, 2, 3)],
+                *[step for turn in turns for step in turn],
+            ]
+
+    run(scenario())
+
+
 def test_the_served_openapi_document_is_the_committed_one(tmp_path):
     async def scenario():
         async with api_rig(tmp_path) as rig:

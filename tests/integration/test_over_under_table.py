@@ -30,6 +30,7 @@ from games.over_under.inputs import Choice, PlaceWager, Resolution
 from games.over_under.positions import Position
 from tests import dealing
 from tests.dealing import assert_batches_alternate, held_by_a_jam, play_after_a_dealer_change, stack_top
+from tests.games.test_over_under_helpers import steps
 from tests.links import FAST, run
 
 FLOORPERSON = Operator("floor-7", Role.SUPERVISOR)
@@ -42,7 +43,8 @@ CARD_TOKEN = re.compile(r"\b[A2-9TJQK][cdhs]\b")
 
 class WatchingDealer(dealing.WatchingDealer):
     """The dealer with a camera, watching also the burn cards and the Hands left on the felt when
-    a later player drew (686a.7(j): each player's cards are racked before the next is asked)."""
+    a later player drew (686a.7(j): each player's cards are racked before the next player's two
+    cards are dealt)."""
 
     def __init__(self, world: TableWorld) -> None:
         super().__init__(world)
@@ -106,22 +108,16 @@ def reconstruct(round_: Round) -> dict[str, list[str]]:
     return dict(places)
 
 
-STEP = {RecordKind.CARD: "C", RecordKind.DECISION: "D", RecordKind.SETTLEMENT: "S", RecordKind.PICKUP: "P"}
-
-
 def assert_procedure(round_: Round, seats: Sequence[int]) -> None:
-    """686a.7(e): one first card to each Ante position, clockwise; (f), (i): each player's election,
-    then two more cards, surrender or not; (j): settled and cleared into the rack before the next
-    player is asked; (n): the rack's records rebuild each Hand in the order dealt. A card set aside
-    by a ruling reaches the rack last."""
-    steps = []
-    for record in round_.records:
-        if record.kind in STEP:
-            seat = record.fields.get("seat") or str(record.fields["place"]).removeprefix("seat ")
-            steps.append(f"{STEP[record.kind]}{seat}")
+    """686a.7(e): one first card to each Ante position, clockwise; (f): every player's election,
+    clockwise, before any additional card (a surrendered Ante collected at once, (g)(3)); (i): then
+    each player's two more cards, surrender or not; (j): settled and cleared into the rack before
+    the next player's cards; (n): the rack's records rebuild each Hand in the order dealt. A card set
+    aside by a ruling reaches the rack last."""
     first = " ".join(f"C{seat}" for seat in seats)
-    turns = " ".join(rf"D{s}(?: S{s})* C{s} C{s}(?: S{s})* P{s} P{s} P{s}" for s in seats)
-    assert re.fullmatch(rf"{first} {turns}(?: Pset aside)*", " ".join(steps)), " ".join(steps)
+    elections = " ".join(rf"D{s}(?: S{s})?" for s in seats)
+    turns = " ".join(rf"C{s} C{s}(?: S{s})* P{s} P{s} P{s}" for s in seats)
+    assert re.fullmatch(rf"{first} {elections} {turns}(?: Pset aside)*", steps(round_)), steps(round_)
 
 
 def assert_complete_log(rig: Rig, round_: Round) -> None:
@@ -189,8 +185,13 @@ def test_a_surrendered_player_still_gets_two_more_cards_and_is_cleared_before_th
             assert round_.net(1) == -1000, "(g)(3): the surrendered Ante collected"
             assert round_.net(2) == 2000, "(k)(1): 24 pays the Ante and the Over 23 Wager"
             decision_2 = next(r for r in records_of(round_, RecordKind.DECISION) if r.fields["seat"] == 2)
+            cards = {
+                seat: [r.seq for r in records_of(round_, RecordKind.CARD) if r.fields["seat"] == seat]
+                for seat in (1, 2)
+            }
+            assert decision_2.seq < cards[1][1], "(f): seat 2 elects before seat 1's additional cards"
             racked_1 = [r for r in records_of(round_, RecordKind.PICKUP) if r.fields["place"] == "seat 1"]
-            assert len(racked_1) == 3 and all(r.seq < decision_2.seq for r in racked_1), "(j)"
+            assert len(racked_1) == 3 and all(r.seq < cards[2][1] for r in racked_1), "(j)"
 
     run(scenario())
 

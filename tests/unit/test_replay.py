@@ -25,7 +25,7 @@ from tests.games.test_heads_up_holdem_scenarios import CHECK, FOLD, PLAY, play_o
 from tests.games.test_over_under_helpers import OVER, UNDER
 from tests.games.test_over_under_helpers import dealt as ou_dealt
 from tests.games.test_over_under_helpers import finish as ou_finish
-from tests.games.test_over_under_helpers import play as ou_play
+from tests.games.test_over_under_helpers import play_all as ou_play_all
 
 
 def trail_of(tmp_path: Path, game: str, *rounds: Iterable[Record]) -> list[AuditRecord]:
@@ -112,8 +112,7 @@ def test_a_round_cut_before_the_reveal_keeps_the_hole_card_face_down(tmp_path):
 
 def test_over_under_hands_and_pickup(tmp_path):
     round_, shoe = ou_dealt("Kc 2d 9h 5s 3c 4c", wagers={1: (1000, 100), 2: 500})
-    ou_play(round_, shoe, 1, OVER)
-    ou_play(round_, shoe, 2, UNDER)
+    ou_play_all(round_, shoe, {1: OVER, 2: UNDER})
     ou_finish(round_)
     [rebuilt] = replay(trail_of(tmp_path, "over-under", round_.records))
     assert places(rebuilt) == {
