@@ -27,12 +27,17 @@ class WatchingDealer(SimulatedDealer):
         self.racked: list[str] = []
         self.placed = 0
         self.jam_after: int | None = None  # the shoe jams once this many cards have been placed
+        self.paid: list[tuple[str, int, int]] = []  # Blackjacks paid: place, amount, cards placed before
 
     def place(self, place: str, face_up: bool) -> None:
         super().place(place, face_up)
         self.placed += 1
         if self.placed == self.jam_after:
             self.world.faults.stuck.add(SHOE)
+
+    def pay_blackjack(self, place: str, amount: int) -> None:
+        super().pay_blackjack(place, amount)
+        self.paid.append((place, amount, self.placed))
 
     def pick_up(self, places: Sequence[str]) -> None:
         for place in places:
@@ -42,7 +47,7 @@ class WatchingDealer(SimulatedDealer):
             self.racked += [str(card.face) for card in self.world.cards(DISCARD)[-len(places) :]]
 
     def new_round(self) -> None:
-        self.felt, self.racked = {}, []
+        self.felt, self.racked, self.paid = {}, [], []
 
 
 def stack_top(world: TableWorld, names: Sequence[str]) -> None:

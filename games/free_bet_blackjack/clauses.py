@@ -31,7 +31,7 @@ CLAUSES: dict[str, str] = {
     "672a.7(g)(1)": "Dealer Blackjack, player Blackjack: return the wager, collect Push 22, pay insurance",
     "672a.7(g)(2)": "Dealer Blackjack, no player Blackjack: collect wager and Push 22, pay insurance",
     "672a.7(h)": "Otherwise players act from the dealer's left, clockwise",
-    "672a.7(h)(1)": "A player Blackjack is paid at once; its cards are tucked under a Push 22 Wager",
+    "672a.7(h)(1)": "A player Blackjack is announced and paid in turn; its cards tucked under a Push 22",
     "672a.7(h)(2)": "Other players double, split, stand or draw; no surrender",
     "672a.7(i)": "The dealer deals face up the cards each decision needs",
     "672a.7(j)": "A player may draw while the total is less than 21",
@@ -92,7 +92,8 @@ DEALER_BLACKJACK_NO_PLAYER_BLACKJACK = Rule(
 )
 PLAY_ORDER = Rule("672a.7(h)", "players act from the dealer's left, clockwise, one hand at a time")
 BLACKJACK_PAID = Rule(
-    "672a.7(h)(1)", "a player Blackjack is paid 3 to 2 at once; under a Push 22 Wager its cards stay"
+    "672a.7(h)(1)",
+    "a player Blackjack is paid 3 to 2 when the dealer reaches its seat; its cards stay under a Push 22",
 )
 PLAYER_DECISIONS = Rule("672a.7(h)(2)", "a player doubles, splits, stands or draws")
 NO_SURRENDER = Rule("672a.7(h)(2)", "players may not surrender in Free Bet Blackjack")
