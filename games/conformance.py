@@ -196,9 +196,12 @@ def render_game(game_id: str) -> str:
                 )
         return lines
 
+    readings = getattr(clauses, "READINGS", {})
     out = [f"## {game.TITLE}", ""]
     for clause, gist in game.CLAUSES.items():
         out += [f"### {clause} — {gist}", ""]
+        if clause in readings:
+            out += [f"Reading: {readings[clause]}", ""]
         cited = [(name, rule) for name, rule in rules.items() if clause in citations.in_text(rule.clause)]
         for name, rule in cited:
             out.append(f"- `{name}` ({rule.clause}): {rule.summary}")

@@ -32,7 +32,7 @@ from devices.equipment import Equipment
 from devices.faults import Operator
 from drivers.protocol.cards import SealedCard
 from games.free_bet_blackjack import Round, RuleSet
-from games.free_bet_blackjack.clauses import BLACKJACK_PAID
+from games.free_bet_blackjack.clauses import BLACKJACK_PAID, BURN_DUE
 from games.free_bet_blackjack.discard import hand_pickup
 from games.free_bet_blackjack.inputs import (
     CloseInsurance,
@@ -62,6 +62,8 @@ _Play = Play[Round]
 
 class FreeBetBlackjackTable(ShoeTable[Round]):
     """One Free Bet Blackjack table: shoe, shuffler and card reader, its dealer, its rule set."""
+
+    burn_rule = BURN_DUE  # 672a.7(c)
 
     def __init__(self, *, reader: CardReader, rules: RuleSet | None = None, **table: object) -> None:
         """As ShoeTable's, with the card reader for the peek; ``rules`` defaults to NOTES.md §2."""

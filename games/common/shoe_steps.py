@@ -19,6 +19,18 @@ from games.common.messages import COVER_CARD, Arrival, describe
 from games.common.records import RecordKind
 from games.common.seating import clockwise
 
+#: How both shoe games read their clause (c) (672a.7(c), 686a.7(c)), for docs/conformance.md.
+BURN_READING = (
+    "The first sentence owes the first card of each full batch placed in the shoe; the second has "
+    'each new dealer "also" remove one card "before dealing any cards to the players". So a new '
+    "dealer who takes over a freshly loaded batch whose first card is not yet burned burns two "
+    "cards, the batch's first and then their own, not one card standing for both. The new dealer's "
+    "card belongs to the dealer who is to deal: several changes before it is burned owe one card, "
+    "and a new dealer whose burn brought out the cover card still owes it after the next batch's "
+    "burn. A batch found in the shoe when the service starts again is burned as a freshly placed "
+    "one. Each burn is a `burn` record in the audit trail (reason `batch` or `new_dealer`)."
+)
+
 
 class ShoeSteps:
     """Guards and callbacks of the deal from a shoe. The Round sets ``clauses`` (the game's clauses

@@ -9,6 +9,7 @@ are configuration where NOTES.md found no Pennsylvania text).
 from __future__ import annotations
 
 from devices.rules import Rule
+from games.common.shoe_steps import BURN_READING
 
 SECTION = "672a.7"
 GAME_ID = "free-bet-blackjack"
@@ -55,6 +56,19 @@ CLAUSES: dict[str, str] = {
     "672a.7(r)(2)": "Collect and pay each player in turn, counterclockwise",
     "672a.7(s)": "Cards go to the discard rack in an order that lets each hand be reconstructed",
     "672a.7(t)": "Players and spectators may not handle, remove or alter the cards",
+}
+
+#: Where a clause allows two readings, the one taken and why (docs/conformance.md, beside the clause).
+READINGS: dict[str, str] = {
+    "672a.7(c)": BURN_READING,
+    "672a.7(h)(1)": (
+        '"start with the player farthest to the dealer\'s left and continue around the table" governs '
+        "both (h)(1) and (h)(2): each player is taken in turn, so a Blackjack is announced and paid "
+        "when the dealer reaches its seat, once every hand of the seats before it has finished "
+        "(stood, doubled and dealt its card, reached 21 or more, or been paid), and never before an "
+        "earlier seat has finished deciding; paying every Blackjack when the deal ends would skip "
+        "ahead of the players still to act. A Blackjack that took even money under (f) was paid then."
+    ),
 }
 
 # -- the section, clause by clause ---------------------------------------------------------------------

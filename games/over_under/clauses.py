@@ -9,6 +9,7 @@ configuration where NOTES.md found no Pennsylvania text).
 from __future__ import annotations
 
 from devices.rules import Rule
+from games.common.shoe_steps import BURN_READING
 
 SECTION = "686a.7"
 GAME_ID = "over-under"
@@ -97,3 +98,6 @@ HELD = Rule(
     "686a.7 (silent); NOTES.md §3 (supervisor)",
     "an irregularity the section does not resolve holds the round until a supervisor resolves it",
 )
+
+#: Where a clause allows two readings, the one taken and why (docs/conformance.md, beside the clause).
+READINGS: dict[str, str] = {"686a.7(c)": BURN_READING}

@@ -38,6 +38,7 @@ from games.free_bet_blackjack.records import Record, RecordKind
 from tests.dealing import (
     WatchingDealer,
     assert_batches_alternate,
+    burns_in_the_trail,
     held_by_a_jam,
     play_after_a_dealer_change,
     stack_top,
@@ -268,6 +269,20 @@ def test_a_new_dealer_burns_a_card_before_the_next_deal():
             assert_complete_log(rig, round_)
 
     run(scenario())
+
+
+def test_672a_7_c_every_burn_is_in_the_trail_and_a_new_dealer_on_a_fresh_batch_burns_twice(tmp_path):
+    """672a.7(c): the batch's burn and the new dealer's, each a ``burn`` record in the audit trail
+    with its clause, reason and dealer before any card is dealt; the next batch's burn before the
+    first card of the round after the shoe change; no burn card's face."""
+    players = BasicStrategyPlayers(random.Random(5))
+
+    async def scenario():
+        async with table_rig(cover_depth=60) as rig:
+            trail = await burns_in_the_trail(rig, players, tmp_path, "free-bet-blackjack")
+            assert {b.fields["clause"] for b in trail if b.kind == "burn"} == {"672a.7(c)"}
+
+    run(scenario(), timeout=90)
 
 
 def test_a_shoe_jam_mid_round_holds_the_round_until_a_supervisor_clears_it():
