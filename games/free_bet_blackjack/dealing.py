@@ -93,8 +93,7 @@ class DealSteps(ShoeSteps):
         if self.state == DEALING:
             self._dealt += 1
         pickup = Pickup.of(item, slot.place)
-        self.log.add(
-            RecordKind.CARD,
+        self._record_card(
             place=slot.place,
             seat=slot.seat,
             hand=slot.hand,

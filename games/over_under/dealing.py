@@ -66,8 +66,7 @@ class DealSteps(ShoeSteps):
         self.positions[slot.seat].cards.append(item)
         if self.state == DEALING:
             self._dealt += 1
-        self.log.add(
-            RecordKind.CARD,
+        self._record_card(
             place=slot.place,
             seat=slot.seat,
             card=str(item),

@@ -83,6 +83,17 @@ def test_672a_7_b_each_card_is_placed_where_the_round_names():
     assert placed == announced == ["seat 2 hand 0", "seat 5 hand 0", "dealer"] * 2
 
 
+def test_672a_7_a_every_card_record_names_the_shoe_as_its_source():
+    """672a.7(a): all cards are dealt from a dealing shoe, and each card's record says so (``source``
+    "shoe") beside its place; the hole card's record carries its commitment, never its face."""
+    round_, shoe = dealt(["9c 7d"], "9h 8h", "5s")
+    decide(round_, shoe, 1, HIT)
+    cards = [r.fields for r in round_.log.of(RecordKind.CARD)]
+    assert {card["source"] for card in cards} == {"shoe"} and len(cards) == 5
+    hole = next(card for card in cards if card["face_up"] is False)
+    assert hole["card"] is None and hole["commitment"] and hole["place"] == "dealer"
+
+
 def test_672a_7_c_no_deal_while_a_batch_burn_is_due():
     """672a.7(c): after a full batch is loaded the first card is burned before any is dealt."""
     round_, _ = new_round(stacked(["9c 9d"], "7h 8h"))
