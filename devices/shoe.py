@@ -78,10 +78,16 @@ RECONCILED = Rule(
     "the shoe's counts are read before dealing: after connecting and after an unknown outcome",
 )
 
+#: Why a burn card is owed (672a.7(c)): the first card of a batch freshly placed in the shoe, and the
+#: card each new dealer removes "also" before dealing any: a new dealer who takes over a fresh batch
+#: whose burn is still due owes both, the batch's first.
+BATCH_BURN = "batch"
+NEW_DEALER_BURN = "new_dealer"
+
 # -- states ---------------------------------------------------------------------------------------------
 OFFLINE = "offline"  # the shoe's counts not read yet
 EMPTY = "empty"  # no batch in the shoe
-NEEDS_BURN = "needs_burn"  # a batch was loaded, or a new dealer came: burn one card first
+NEEDS_BURN = "needs_burn"  # a batch was loaded, or a new dealer came: burn the cards owed first
 READY = "ready"  # burned; between rounds
 IN_ROUND = "in_round"  # dealing a round
 ENDING = "ending"  # the cover card came out: this round completes, then the shoe ends
@@ -107,6 +113,17 @@ class CoverCard:
 
     when: str  # "round-start", "during-play" or "burn"
     dispensed: int  # the shoe's dispensed count at that moment
+
+
+@dataclass(frozen=True)
+class Burn:
+    """One burn card gone to the discard rack, as the shoe knows it: why it was owed (BATCH_BURN or
+    NEW_DEALER_BURN) and the shoe's counts after it. Never the card's face: a burn card is never
+    turned up (BURN_UNEXPOSED)."""
+
+    reason: str
+    dispensed: int  # cards out of the shoe since the batch was loaded, this one included
+    remaining: int  # cards left in the shoe
 
 
 # -- guards ---------------------------------------------------------------------------------------------
@@ -216,6 +233,14 @@ TRANSITIONS: list[dict[str, Any]] = [
             **dict.fromkeys([READY, IN_ROUND, ENDING], refuse(NO_BURN_DUE, "no burn is due")),
         },
     ),
+    # A batch's burn and a new dealer's are owed together: the shoe is ready after the last.
+    {
+        "trigger": "burned",
+        "source": NEEDS_BURN,
+        "dest": None,
+        "conditions": "owes_another_burn",
+        "after": "_on_burned",
+    },
     {"trigger": "burned", "source": NEEDS_BURN, "dest": READY, "after": "_on_burned"},
     {
         "trigger": "dealer_change",
@@ -225,7 +250,13 @@ TRANSITIONS: list[dict[str, Any]] = [
         "after": "_on_dealer_change",
     },
     {"trigger": "dealer_change", "source": READY, "dest": None},
-    {"trigger": "dealer_change", "source": [OFFLINE, EMPTY, NEEDS_BURN, COLLECTING], "dest": None},
+    # Between shoes, or with a burn already owed: the new dealer's card is owed as well.
+    {
+        "trigger": "dealer_change",
+        "source": [OFFLINE, EMPTY, NEEDS_BURN, COLLECTING],
+        "dest": None,
+        "after": "_on_dealer_change",
+    },
     *_refusals(
         "dealer_change",
         dict.fromkeys(
@@ -337,6 +368,9 @@ class Shoe(Equipment[ShoeDriver]):
         self.community_first = False
         self.unreconciled = False  # a dispense's outcome is unknown until the counts are read
         self.burn_cards: list[SealedCard] = []  # this batch's burn cards: never revealed
+        self.last_burn: Burn | None = None  # the burn made last, for the table's record of it
+        self._batch_burn_due = False  # the batch in the shoe has not had its first card burned
+        self._new_dealer_burn_due = False  # the dealer on duty came to the table and has not burned
         self.round_cards: list[Card | SealedCard] = []  # dealt in the current (or last) round
         self.cover: CoverCard | None = None
         self._sealed: dict[int, SealedCard] = {}  # face-down cards dealt, by reference
@@ -357,6 +391,17 @@ class Shoe(Equipment[ShoeDriver]):
             auto_transitions=False,
             send_event=True,
         )
+
+    @property
+    def burns_owed(self) -> tuple[str, ...]:
+        """The burns owed before any card is dealt, in the order they are made (672a.7(c)): the
+        batch's first card, then the new dealer's."""
+        owed = (BATCH_BURN,) if self._batch_burn_due else ()
+        return owed + ((NEW_DEALER_BURN,) if self._new_dealer_burn_due else ())
+
+    def owes_another_burn(self, event: EventData) -> bool:
+        """Whether a burn is still owed after the one just made (a new dealer on a fresh batch)."""
+        return len(self.burns_owed) > 1
 
     @property
     def faulted(self) -> bool:
@@ -384,10 +429,13 @@ class Shoe(Equipment[ShoeDriver]):
             return counts
 
     async def burn(self) -> SealedCard | None:
-        """Burn the next card to the discard rack, face down and never revealed (672a.7(c)).
+        """Burn the next card owed (``burns_owed``) to the discard rack, face down and never revealed
+        (672a.7(c)); ``last_burn`` says why and the counts after it. The shoe stays NEEDS_BURN
+        while another is owed.
 
         Returns None when the cover card came out instead (at a new dealer's burn): the shoe then
-        ends at once and its cards are collected (672a.7(d)).
+        ends at once and its cards are collected (672a.7(d)); that dealer's burn is still owed after
+        the next batch's.
         """
         async with self._busy:
             result = await self._dispense("request_burn", lambda: self.driver.dispense(face_up=False))
@@ -574,6 +622,8 @@ class Shoe(Equipment[ShoeDriver]):
             )
         self.dispensed, self.remaining = counts.dispensed, counts.remaining
         self.unreconciled = False
+        if event.transition.source == OFFLINE and event.transition.dest == NEEDS_BURN:
+            self._batch_burn_due = True  # a batch found in the shoe: burned as a freshly placed one
         self._read_mode(counts)
         self.log.info("shoe synced", state=self.state, dispensed=counts.dispensed, remaining=counts.remaining)
 
@@ -583,6 +633,7 @@ class Shoe(Equipment[ShoeDriver]):
         self.batch_size = expected
         self.dispensed, self.remaining, self.unrecorded = counts.dispensed, counts.remaining, 0
         self.burn_cards, self.round_cards, self.cover = [], [], None
+        self._batch_burn_due = self.state == NEEDS_BURN
         self._sealed.clear()
         self._revealed.clear()
         for seen in self._covers:
@@ -596,10 +647,19 @@ class Shoe(Equipment[ShoeDriver]):
 
     def _on_burned(self, event: EventData) -> None:
         self.burn_cards.extend(card for card in event.kwargs["cards"] if isinstance(card, SealedCard))
-        self.log.info("card burned", burned=len(self.burn_cards))
+        reason = self.burns_owed[0]
+        if reason == BATCH_BURN:
+            self._batch_burn_due = False
+        else:
+            self._new_dealer_burn_due = False
+        self.last_burn = Burn(reason, self.dispensed, self.remaining)
+        self.log.info("card burned", reason=reason, burned=len(self.burn_cards), owed=list(self.burns_owed))
 
     def _on_dealer_change(self, event: EventData) -> None:
-        self.log.info("new dealer: burn one card before dealing")
+        if not self.burns:
+            return
+        self._new_dealer_burn_due = True
+        self.log.info("new dealer: burn one card before dealing", owed=list(self.burns_owed))
 
     def _on_round(self, event: EventData) -> None:
         self.round_cards = []
@@ -638,6 +698,7 @@ class Shoe(Equipment[ShoeDriver]):
     def _on_collected(self, event: EventData) -> None:
         counted: int = event.kwargs["counted"]
         self.remaining = 0
+        self._batch_burn_due = False  # the batch is gone; the next one owes its own
         self.log.info("batch collected", counted=counted, batch=self.batch_size)
         if counted != self.batch_size:
             self._latch_count(

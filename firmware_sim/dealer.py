@@ -70,6 +70,10 @@ class SimulatedDealer:
         with self.world.lock:
             self._pull(hand, self.world.count(hand) - 1, new_hand)
 
+    def pay_blackjack(self, place: str, amount: int) -> None:
+        """The world holds cards, not chips: announcing and paying a Blackjack moves no card (its
+        cards go to the rack with the ``pick_up`` that follows)."""
+
     def hole_card_to_reader(self) -> None:
         with self.world.lock:
             self._pull(DEALER, HOLE_INDEX, READER)

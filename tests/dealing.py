@@ -4,11 +4,17 @@ stacked top of the shoe, and the checks every table's end-to-end tests share."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from structlog.testing import capture_logs
 
+from croupier.audit.record import AuditRecord
+from croupier.audit.writer import AuditTrail
+from croupier.service.journal import TableJournal
+from croupier.state import TableState
 from drivers.protocol.cards import Card
 from drivers.protocol.classes.shuffler import BatchDelivered, ShuffleCompleted
 from firmware_sim.dealer import SimulatedDealer
@@ -27,12 +33,17 @@ class WatchingDealer(SimulatedDealer):
         self.racked: list[str] = []
         self.placed = 0
         self.jam_after: int | None = None  # the shoe jams once this many cards have been placed
+        self.paid: list[tuple[str, int, int]] = []  # Blackjacks paid: place, amount, cards placed before
 
     def place(self, place: str, face_up: bool) -> None:
         super().place(place, face_up)
         self.placed += 1
         if self.placed == self.jam_after:
             self.world.faults.stuck.add(SHOE)
+
+    def pay_blackjack(self, place: str, amount: int) -> None:
+        super().pay_blackjack(place, amount)
+        self.paid.append((place, amount, self.placed))
 
     def pick_up(self, places: Sequence[str]) -> None:
         for place in places:
@@ -42,7 +53,7 @@ class WatchingDealer(SimulatedDealer):
             self.racked += [str(card.face) for card in self.world.cards(DISCARD)[-len(places) :]]
 
     def new_round(self) -> None:
-        self.felt, self.racked = {}, []
+        self.felt, self.racked, self.paid = {}, [], []
 
 
 def stack_top(world: TableWorld, names: Sequence[str]) -> None:
@@ -74,7 +85,7 @@ async def play_after_a_dealer_change(rig: Any, players: object) -> tuple[Any, in
     await rig.play(players)
     assert len(rig.table.shoe.burn_cards) == 1
     rig.table.dealer_change("D-2")
-    assert rig.table.shoe.state == "needs_burn"
+    assert rig.table.shoe.state == "needs_burn" and rig.table.shoe.burns_owed == ("new_dealer",)
     rack = rig.world.count(DISCARD)
     with capture_logs() as logs:
         round_ = await rig.play(players)
@@ -83,6 +94,48 @@ async def play_after_a_dealer_change(rig: Any, players: object) -> tuple[Any, in
     assert events.index("card burned") < events.index("card dealt")
     assert round_.log.of(RecordKind.DEAL_STARTED)[0].fields["dealer"] == "D-2"
     return round_, rack
+
+
+@contextlib.contextmanager
+def journal_of(table: Any, directory: Path, game: str) -> Iterator[list[AuditRecord]]:
+    """The table's journal writing its audit trail into ``directory`` while the block runs; the list
+    yielded is filled with the trail's records, in order, when the block ends."""
+    records: list[AuditRecord] = []
+    with AuditTrail(directory, "T1") as trail, TableState(directory / "state.db") as state:
+        table.watchers.add(TableJournal(trail, state, table="T1", game=game))
+        yield records
+    records += [AuditRecord.parse(line) for path in trail.files() for line in path.read_bytes().splitlines()]
+
+
+async def burns_in_the_trail(rig: Any, players: object, directory: Path, game: str) -> list[AuditRecord]:
+    """A new dealer (D-2) takes over the batch the table opened with, its burn still due; a round,
+    then rounds until the cover card has changed the batch and one more. Every burn is in the trail
+    before the deal it precedes, two for the new dealer on the fresh batch; the trail's records."""
+    assert rig.table.shoe.burns_owed == ("batch",)
+    rig.table.dealer_change("D-2")
+    with journal_of(rig.table, directory, game) as trail:
+        await rig.play(players)
+        batches = [rig.table.in_shoe]
+        while len(batches) < 2:
+            await rig.play(players)
+            if rig.table.in_shoe != batches[-1]:
+                batches.append(rig.table.in_shoe)
+        await rig.play(players)
+    burns = [record for record in trail if record.kind == "burn"]
+    assert [(b.fields["reason"], b.fields["dealer"], b.fields["batch"]) for b in burns] == [
+        ("batch", "D-2", batches[0]),
+        ("new_dealer", "D-2", batches[0]),
+        ("batch", "D-2", batches[1]),
+    ], "one burn per batch loaded, and the new dealer's"
+    assert [b.fields["dispensed"] for b in burns] == [1, 2, 1]
+    assert all(b.round is None and "card" not in b.fields for b in burns), "never the burn card's face"
+    kinds = [record.kind for record in trail]
+    assert kinds[: kinds.index("card")].count("burn") == 2, "both burns before any card is dealt"
+    last = max(i for i, record in enumerate(trail) if record.kind == "burn")
+    following = next(record.round for record in trail[last:] if record.kind == "card")
+    cards = [i for i, record in enumerate(trail) if record.kind == "card" and record.round == following]
+    assert min(cards) > last, "the new batch's burn before any card of the round after it"
+    return trail
 
 
 async def held_by_a_jam(rig: Any, playing: asyncio.Task[Any]) -> None:

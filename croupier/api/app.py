@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from aiohttp import WSMsgType, web
@@ -81,6 +81,9 @@ class TableApi:
 
     def round_ended(self, round_: Any) -> None:
         self.hub.publish({"type": "round_ended", "round": round_.number, "state": round_.state})
+
+    def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:
+        self.hub.publish({"type": "table_record", "kind": kind, **fields})
 
     def _auth(self, action: Action, *, supervisor: bool = False) -> Callable[[web.Request], Awaitable[Any]]:
         """The handler behind the token check, and for a supervisor action the role check."""

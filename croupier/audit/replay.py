@@ -6,6 +6,10 @@ what the table saw: who dealt, the wagers, each hand's cards in dealing order, t
 settlement, irregularities and rulings, and the pickup order. It is pure (records in, a typed
 structure out) so the command, the API or a test can use it without files or a terminal.
 
+The burn cards the table burned before a round (``burn`` records, between rounds and so in no
+round: 672a.7(c), 686a.7(c)) are shown with the round they preceded, so a reviewer sees each batch's
+burn and each new dealer's before the first card they came before.
+
 Secrecy carries over from the trail: a card dealt face down has no face in its own record, only a
 commitment, and the replay takes its face only from the record that turned it up (``hole_revealed``,
 ``revealed``, or a Crazy 4 Poker ``hand``), noting which record that was. A card never turned up
@@ -26,6 +30,8 @@ IRREGULAR = ("irregularity", "set_aside", "resolution", "misdeal")
 #: other records already say (the round moved on because a card arrived, a decision was made...).
 QUIET = ("state",)
 DEALER, COMMUNITY = "dealer", "community"
+#: The table's record of a burn card (croupier.tables.shoe_table.BURN_RECORD), between rounds.
+BURN = "burn"
 
 
 @dataclass
@@ -103,6 +109,7 @@ class RoundReplay:
     timeline: list[Step]  # every record but state changes, in order
     states: list[Step]
     notes: list[str]  # what the records do not let the replay reconstruct
+    burns: list[Step] = field(default_factory=list)  # burned before the round, since the one before
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -132,13 +139,26 @@ def round_records(records: Iterable[AuditRecord]) -> list[list[AuditRecord]]:
 def replay(records: Iterable[AuditRecord], round_number: int | None = None) -> list[RoundReplay]:
     """Each round in ``records`` (only ``round_number``'s if given), rebuilt; ReplayError if that
     round is not there."""
+    records = list(records)
     groups = round_records(records)
     chosen = [group for group in groups if round_number is None or group[0].round == round_number]
     if round_number is not None and not chosen:
         present = sorted({group[0].round for group in groups})
         listed = ", ".join(map(str, present)) if present else "none"
         raise ReplayError(f"round {round_number} is not in the trail (rounds present: {listed})")
-    return [_Builder(group).build() for group in chosen]
+    burns = [record for record in records if record.kind == BURN and record.round is None]
+    rebuilt = []
+    for group in chosen:
+        before = max((g[-1].seq for g in groups if g[-1].seq < group[0].seq), default=0)
+        round_ = _Builder(group).build()
+        round_.burns = [_table_step(b) for b in burns if before < b.seq < group[0].seq]
+        rebuilt.append(round_)
+    return rebuilt
+
+
+def _table_step(record: AuditRecord) -> Step:
+    """A record of the table's own, between rounds: no number within a round (``seq`` 0)."""
+    return Step(0, record.seq, record.at, record.kind, dict(record.fields))
 
 
 def _place(fields: Mapping[str, Any]) -> tuple[str, int | None, int | None]:

@@ -102,6 +102,8 @@ def render(round_: RoundReplay) -> str:
         f"Round {round_.round} - {round_.game} - dealer {', '.join(round_.dealers) or 'not recorded'}",
         f"  audit records #{round_.first_audit_seq}..#{round_.last_audit_seq}; "
         f"reached: {round_.outcome or 'unknown'}",
+        *(["Burned before the round:"] if round_.burns else []),
+        *(f"  audit #{step.audit_seq} {describe(step)}" for step in round_.burns),
         "Wagers:",
         *(
             f"  {_who(w.fields)}: {w.fields.get('wager')} {_money(w.fields.get('amount'))}"

@@ -185,7 +185,7 @@ def run_scenario_file(path: Path, *, records: bool = False) -> int:
         print(f"{path}: scenario error\n  {exc}")
         return 1
     if records and outcome.rounds:
-        print(records_text(outcome.rounds))
+        print(records_text(outcome.rounds, outcome.before))
     print(outcome.report())
     return 0 if outcome.ok else 1
 

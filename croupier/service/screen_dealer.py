@@ -54,6 +54,9 @@ class ScreenDealer:
         self.felt[new_hand] += 1
         self._step("split", hand=hand, new_hand=new_hand)
 
+    def pay_blackjack(self, place: str, amount: int) -> None:
+        self._step("pay_blackjack", place=place, amount=amount)
+
     def hole_card_to_reader(self) -> None:
         self._step("hole_card_to_reader")
 

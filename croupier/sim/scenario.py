@@ -16,9 +16,10 @@ A scenario is plain text, one directive a line, ``#`` comments::
 The cards are stacked on the simulated devices (the shoe's top after the round's burn at the shoe
 games; the shuffler's order for a deck dealt from the hand), the players are scripted (an answer the
 file lacks stops the run naming the seat and the prompt, rather than guessing), and each ``expect``
-is matched against the round's records in order (games/common/records.py and each game's own
-kinds), so the file says what the round must have recorded, not how the code gets there. Every
-mistake in a file is a ScenarioError naming ``file:line``.
+is matched in order against the records the table made before the round (its burns) and then the
+round's own (games/common/records.py and each game's own kinds), so the file says what the trail
+must hold, not how the code gets there. ``dealer NAME`` has a new dealer take over before the
+round. Every mistake in a file is a ScenarioError naming ``file:line``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from croupier.sim.faults import FOREIGN_FACE, JOKER
 from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor, repair_world
 from croupier.sim.summary import Tally
 from croupier.simulated import GAMES, simulated_table
+from croupier.tables.watchers import RoundWatcher
 from devices.rules import RuleViolation
 from drivers.protocol.cards import Card, CardError
 from firmware_sim.dealer import FOREIGN_BACK
@@ -54,6 +56,9 @@ from games.over_under.inputs import Choice as OverUnderChoice
 #: The games whose cards come out of a shoe that the simulated devices let us stack on top; the
 #: others' deck goes from the shuffler to the dealer's hand, so its shuffled order is what we stack.
 SHOE_STACKED = ("free-bet-blackjack", "over-under", "heads-up-holdem")
+
+#: The games whose shoe burns (672a.7(c), 686a.7(c)): a ``dealer`` line changes the dealer there.
+SHOE_GAMES = ("free-bet-blackjack", "over-under")
 
 #: Each game's wager message, by slug (its fields, after ``seat``, are the ``wager`` keys).
 WAGER_MESSAGES = {
@@ -85,7 +90,7 @@ STUB_GAMES = ("heads-up-holdem", "crazy-4-poker")
 FOREIGN_IN_SHOE = ("free-bet-blackjack", "over-under", "heads-up-holdem")
 FOREIGN_IN_BATCH = ("crazy-4-poker",)
 GLOBAL_DIRECTIVES = ("game", "seats", "seed", "rule")
-ROUND_DIRECTIVES = ("round", "shoe", "wager", "insurance", "decide", "fault", "expect")
+ROUND_DIRECTIVES = ("round", "dealer", "shoe", "wager", "insurance", "decide", "fault", "expect")
 
 
 class ScenarioError(Exception):
@@ -148,6 +153,7 @@ class RoundScript:
     """What one round of the scenario stacks, bets, answers and expects."""
 
     where: Where
+    dealer: str | None = None  # a new dealer who takes over before the round (its burns first)
     shoe: list[Card] = field(default_factory=list)
     wagers: dict[int, tuple[dict[str, int], Where]] = field(default_factory=dict)
     insurance: dict[int, Answer] = field(default_factory=dict)
@@ -254,7 +260,12 @@ def parse(text: str, path: str = "<scenario>") -> Scenario:
 
 
 def _round_directive(script: RoundScript, game: str, directive: str, args: list[str], where: Where) -> None:
-    if directive == "shoe":
+    if directive == "dealer":
+        if game not in SHOE_GAMES:
+            games = ", ".join(SHOE_GAMES)
+            raise ScenarioError(f"{where}: 'dealer' changes the dealer at a game with a burn card: {games}")
+        script.dealer = _one(where, directive, args)
+    elif directive == "shoe":
         if not args:
             raise ScenarioError(f"{where}: 'shoe' names at least one card, e.g. 'shoe As Kd'")
         for word in args:
@@ -570,7 +581,7 @@ class StackingRandom(random.Random):
         x[0:0] = picked
 
 
-class FaultWatcher:
+class FaultWatcher(RoundWatcher):
     """A round watcher that strikes the round's faults as the card records come in."""
 
     def __init__(self, world: TableWorld, faults: Sequence[Fault]) -> None:
@@ -590,8 +601,30 @@ class FaultWatcher:
                 with self.world.lock:
                     self.world.faults.stuck.add(SHOE if fault.device == "shoe" else SHUFFLER_INPUT)
 
-    def round_ended(self, round_: Any) -> None:
-        pass
+
+@dataclass(frozen=True)
+class TableRecord:
+    """A record the table made before the round, between rounds (a burn), as ``expect`` matches
+    it; numbered ``t1``, ``t2``... apart from the round's own."""
+
+    seq: str
+    kind: str
+    fields: Mapping[str, Any]
+
+
+class TableRecords(RoundWatcher):
+    """The table's records made before each round (since the one before it began), for its
+    expectations."""
+
+    def __init__(self) -> None:
+        self.pending: list[TableRecord] = []
+        self.before_round: list[TableRecord] = []  # those made before the round last begun
+
+    def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:
+        self.pending.append(TableRecord(f"t{len(self.pending) + 1}", kind, dict(fields)))
+
+    def round_began(self, round_: Any) -> None:
+        self.before_round, self.pending = self.pending, []
 
 
 # -- checking --------------------------------------------------------------------------------------
@@ -604,6 +637,7 @@ class Outcome:
     failure: str | None = None
     checked: int = 0
     rounds: list[Any] = field(default_factory=list)
+    before: list[list[TableRecord]] = field(default_factory=list)  # each round's table records
 
     @property
     def ok(self) -> bool:
@@ -626,12 +660,16 @@ def _matches(record: Any, expect: Expect) -> bool:
 
 
 def check_round(
-    round_: Any, script: RoundScript, cleared: Mapping[str, int] | None = None
+    round_: Any,
+    script: RoundScript,
+    cleared: Mapping[str, int] | None = None,
+    before: Sequence[TableRecord] = (),
 ) -> tuple[int, str | None]:
-    """Each expectation against the round's records, in order; the first mismatch, said with its
-    file:line and the records of that kind the round did make. ``cleared``: the latched faults the
-    floor cleared during the round, by code (they latch on the equipment, not in the records)."""
-    records = list(round_.records)
+    """Each expectation against the table's records ``before`` the round (its burns), then the
+    round's own, in order; the first mismatch, said with its file:line and the records of that kind
+    there were. ``cleared``: the latched faults the floor cleared during the round, by code (they
+    latch on the equipment, not in the records)."""
+    records = [*before, *round_.records]
     position, checked = 0, 0
     for expect in script.expects:
         if expect.what == "cleared":
@@ -709,6 +747,8 @@ async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = N
             shuffler.call(lambda engine: setattr(engine.personality, "_rng", stacking))
         faults = FaultWatcher(sim.world, [])
         table.watchers.add(faults)
+        table_records = TableRecords()
+        table.watchers.add(table_records)
         cover = table_options(game, sim).get("cover")
         tally = Tally()
         repair = partial(repair_world, sim.world)
@@ -717,6 +757,8 @@ async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = N
             for script in scenario.rounds:
                 faults.faults, faults.struck = list(script.faults), []
                 before = dict(tally.faults)
+                if script.dealer is not None:
+                    table.dealer_change(script.dealer)
                 if game in SHOE_STACKED:
                     await table.prepare_round()  # the burn (and a new deck) before the stack
                     if script.shoe:
@@ -738,12 +780,13 @@ async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = N
                     )
                     return outcome
                 outcome.rounds.append(round_)
+                outcome.before.append(table_records.before_round)
                 cleared = {
                     code: n - before.get(code, 0)
                     for code, n in tally.faults.items()
                     if n > before.get(code, 0)
                 }
-                checked, failure = check_round(round_, script, cleared)
+                checked, failure = check_round(round_, script, cleared, table_records.before_round)
                 outcome.checked += checked
                 unstruck = [fault for fault in script.faults if fault not in faults.struck]
                 if failure is None and unstruck:
@@ -790,10 +833,16 @@ def _unasked(players: ScriptedPlayers) -> str | None:
     return None
 
 
-def records_text(rounds: Sequence[Any]) -> str:
-    """Every record of the rounds played, one a line, as ``expect`` lines would name them: what a
-    scenario author copies from when writing the expectations."""
-    return "\n".join(f"round {r.number} #{rec.seq} {_show(rec)}" for r in rounds for rec in r.records)
+def records_text(rounds: Sequence[Any], before: Sequence[Sequence[TableRecord]] = ()) -> str:
+    """Every record of the rounds played, one a line, as ``expect`` lines would name them, each
+    round's table records (``before``, its burns) first: what a scenario author copies from when
+    writing the expectations."""
+    lines = []
+    for number, round_ in enumerate(rounds):
+        table = before[number] if number < len(before) else ()
+        records = [*table, *round_.records]
+        lines += [f"round {round_.number} #{record.seq} {_show(record)}" for record in records]
+    return "\n".join(lines)
 
 
 __all__ = [

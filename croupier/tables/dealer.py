@@ -33,6 +33,11 @@ class Dealer(Protocol):
     def split(self, hand: str, new_hand: str) -> None:
         """Move the second card of ``hand`` to start ``new_hand`` beside it."""
 
+    def pay_blackjack(self, place: str, amount: int) -> None:
+        """Announce the Blackjack at ``place`` and pay it ``amount`` cents now, as the dealer reaches
+        its seat going clockwise (672a.7(h)(1)); its cards leave the layout next (``pick_up``), unless
+        they are tucked under a Push 22 Wager."""
+
     def hole_card_to_reader(self) -> None:
         """Slide the dealer's face-down card into the card reader (672a.7(g))."""
 

@@ -32,6 +32,7 @@ from devices.equipment import Equipment
 from devices.faults import Operator
 from drivers.protocol.cards import SealedCard
 from games.free_bet_blackjack import Round, RuleSet
+from games.free_bet_blackjack.clauses import BLACKJACK_PAID, BURN_DUE
 from games.free_bet_blackjack.discard import hand_pickup
 from games.free_bet_blackjack.inputs import (
     CloseInsurance,
@@ -61,6 +62,8 @@ _Play = Play[Round]
 
 class FreeBetBlackjackTable(ShoeTable[Round]):
     """One Free Bet Blackjack table: shoe, shuffler and card reader, its dealer, its rule set."""
+
+    burn_rule = BURN_DUE  # 672a.7(c)
 
     def __init__(self, *, reader: CardReader, rules: RuleSet | None = None, **table: object) -> None:
         """As ShoeTable's, with the card reader for the peek; ``rules`` defaults to the published game."""
@@ -147,8 +150,14 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
         self._handle(play, RevealHole(face))
 
     def _handle(self, play: _Play, message: Message) -> None:
-        """Give the round one message; a hand it paid at once leaves the layout now (672a.7(h)(1))."""
-        play.round.handle(message)
+        """Give the round one message. A Blackjack it paid on it, the dealer having reached its seat,
+        is announced and paid now, and its hand leaves the layout unless tucked under its Push 22
+        Wager (672a.7(h)(1))."""
+        round_, settled = play.round, len(play.round.actions)
+        round_.handle(message)
+        for action in round_.actions[settled:]:
+            if action.rule is BLACKJACK_PAID:
+                self.dealer.pay_blackjack(round_.positions[action.seat].dealt_hand.label, action.amount)
         early = [pickup.place for hand in play.round.removed for pickup in hand_pickup(hand)]
         if len(early) > play.removed:
             self.dealer.pick_up(early[play.removed :])

@@ -27,6 +27,7 @@ from typing import Protocol
 from croupier.tables.inputs import Answer, Answers, ask
 from croupier.tables.shoe_table import Play, ShoeTable
 from games.over_under import Round, RuleSet
+from games.over_under.clauses import BURN_DUE
 from games.over_under.inputs import Choice, Choose, ClearHand, PlaceWager
 from games.over_under.machine import CLEARING, DECIDING, SETTLED, VOIDED
 from games.over_under.positions import Position
@@ -50,6 +51,8 @@ _Play = Play[Round]
 class OverUnderTable(ShoeTable[Round]):
     """One Over/Under table: shoe and shuffler, its dealer, its rule set. No card reader: every card
     is dealt face up."""
+
+    burn_rule = BURN_DUE  # 686a.7(c)
 
     def __init__(self, *, rules: RuleSet | None = None, **table: object) -> None:
         """As ShoeTable's; ``rules`` is Over/Under's RuleSet (its ``decks`` size the batches, its

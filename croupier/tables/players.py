@@ -31,4 +31,5 @@ class Players(Protocol):
         """The player's answer to the insurance offer (672a.7(f)); None declines."""
 
     def decide(self, hand: Hand, dealer_up: Card, legal: Legal) -> Answer[PlayerAction]:
-        """A decision for ``hand``, one of ``legal`` (672a.7(h)(2))."""
+        """A decision for ``hand``, one of ``legal`` (672a.7(h)(2)), asked when the dealer reaches
+        it, clockwise; a Blackjack is never asked: it is paid when reached (672a.7(h)(1))."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import structlog
 
@@ -23,6 +23,7 @@ from croupier.tables.inputs import each, take
 from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
 from devices.faults import Operator
+from devices.rules import Rule
 from devices.shoe import COLLECTING, COVER_PLACEMENT, EMPTY, ENDING, NEEDS_BURN, OFFLINE, Shoe
 from devices.shuffler import BATCHES_ALTERNATE, Shuffler
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
@@ -30,6 +31,8 @@ from games.common.machine_parts import COMPLETE, HELD
 from games.common.messages import COVER_CARD, CardArrives, Discard, ShoeStatus, StartDeal
 from games.common.pickup import SET_ASIDE
 
+#: The kind of the record each burn card makes in the audit trail (``RoundWatchers.table_event``).
+BURN_RECORD = "burn"
 #: NJ 13:69F-2.5 (analog): the cover card at least this many cards from either end.
 COVER_MARGIN = 10
 #: NJ 13:69F-2.5 (analog): "about one quarter of the way in from the back".
@@ -90,6 +93,9 @@ class ShoeTable(SupervisorHolds, Generic[R]):
     """A table dealt from a shoe fed by a shuffler. Use it inside ``running()``, ``open`` it once,
     then ``play_round`` as often as wanted; ``dealer_change`` between rounds; ``clear`` a latched
     fault and ``resolve`` a held round as a supervisor."""
+
+    #: The game's burn clause (e.g. 672a.7(c)), cited by each burn's record.
+    burn_rule: ClassVar[Rule]
 
     def __init__(
         self,
@@ -182,7 +188,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         """A game's start-of-day checks of its own equipment (none for the shoe and shuffler)."""
 
     def dealer_change(self, new_dealer: str) -> None:
-        """A new dealer takes over between rounds; a card is burned before the next deal (672a.7(c))."""
+        """A new dealer takes over between rounds; the new dealer burns a card before the next deal,
+        after the batch's own burn if that is still due (672a.7(c): "shall also")."""
         self.shoe.dealer_change()
         self.dealer_on_duty = new_dealer
         self.log.info("dealer change", dealer=new_dealer)
@@ -260,19 +267,40 @@ class ShoeTable(SupervisorHolds, Generic[R]):
 
     # -- the shoe's life --------------------------------------------------------------------------
     async def prepare_round(self) -> None:
-        """Before betting opens: the burn that is due (672a.7(c)), the shoe changed after a cover
-        card that came out at a burn (672a.7(d)), and no fault latched. ``play_round`` does it too;
-        the service calls it first so that no wager waits on a burn."""
+        """Before betting opens: every burn that is owed, each recorded (672a.7(c)), the shoe changed
+        after a cover card that came out at a burn (672a.7(d)), and no fault latched. ``play_round``
+        does it too; the service calls it first so that no wager waits on a burn."""
         while True:
             await self._while_latched()
             if self.shoe.state == NEEDS_BURN:
                 burned, _aside = await self._reconciled(self.shoe, self.shoe.burn)
                 if burned is not None:
                     self.dealer.burn()
+                    self._record_burn()
             elif self.shoe.state == COLLECTING:
                 await self._change_shoe()
             else:
                 return
+
+    def _record_burn(self) -> None:
+        """The burn just made, to the watchers (the journal writes it to the audit trail) before
+        any card of the next deal: its clause, why it was owed (the batch's first card, a new
+        dealer's), the dealer who burned it, the batch by its back colour and the shoe's counts
+        after it, so a reviewer can show from the trail alone that every batch and every new dealer
+        burned. Never the card's face: a burn card is never turned up."""
+        burn = self.shoe.last_burn
+        assert burn is not None
+        self.watchers.table_event(
+            BURN_RECORD,
+            {
+                "clause": self.burn_rule.clause,
+                "reason": burn.reason,
+                "dealer": self.dealer_on_duty,
+                "batch": self.in_shoe,
+                "dispensed": burn.dispensed,
+                "remaining": burn.remaining,
+            },
+        )
 
     async def _change_shoe(self) -> None:
         """672a.7(d)(1)-(2): the remaining cards to the rack and the batch counted; the held batch

@@ -1,4 +1,5 @@
-"""Who is told of a table's rounds: each round as it begins, every record as it is made, its end.
+"""Who is told of a table's rounds: each round as it begins, every record as it is made, its end,
+and the records the table makes between rounds (a burn card, 672a.7(c), 686a.7(c)).
 
 The table service watches to write the audit trail record by record and to mark the round in
 progress in the state store; the log line per round and the simulator's summary watch the same way.
@@ -7,9 +8,10 @@ A table keeps one ``RoundWatchers`` and tells it of each round; it knows nothing
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from games.common.records import Record
+from games.common.records import Record, Value
 
 
 class RoundWatcher:
@@ -23,6 +25,10 @@ class RoundWatcher:
 
     def round_ended(self, round_: Any) -> None:
         """The round is complete, its cards in the rack, settled or voided."""
+
+    def table_event(self, kind: str, fields: Mapping[str, Value]) -> None:
+        """A record of the table's own, made between rounds and belonging to none (a burn): its
+        kind and plain fields, in the order made (the journal writes it to the trail as it is)."""
 
 
 class RoundWatchers:
@@ -42,3 +48,7 @@ class RoundWatchers:
     def ended(self, round_: Any) -> None:
         for watcher in self._watchers:
             watcher.round_ended(round_)
+
+    def table_event(self, kind: str, fields: Mapping[str, Value]) -> None:
+        for watcher in self._watchers:
+            watcher.table_event(kind, fields)

@@ -44,7 +44,7 @@ class ClosingSteps:
         self.set_aside.append(pickup)
         self.log.add(self.kinds.SET_ASIDE, card=pickup.card, commitment=pickup.commitment, code=code)
 
-    picked = 0  # cards recorded as picked up so far (a hand paid at once goes before the round ends)
+    picked = 0  # cards recorded as picked up so far (a hand paid in play goes before the round ends)
 
     def _record_pickup(self, **cited: str) -> None:
         """Record every card of the round in the order it goes to the rack (``cited``: the clause of
@@ -54,7 +54,7 @@ class ClosingSteps:
 
     def _pick_up(self, pickups: Sequence[Pickup], **cited: str) -> None:
         """Record ``pickups`` going to the rack, numbered on. Cards that leave the layout before the
-        round ends (a hand paid at once, 672a.7(h)(1)) are recorded as they go, first in the
+        round ends (a Blackjack paid in turn, 672a.7(h)(1)) are recorded as they go, first in the
         pick-up order: the trail says where every card is at any moment, so a round cut off after
         it names only the cards still on the layout."""
         for pickup in pickups:

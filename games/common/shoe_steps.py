@@ -16,8 +16,24 @@ from devices.rules import Irregularity, Rule, RuleViolation
 from games.common.holds import Kind
 from games.common.machine_parts import message_of
 from games.common.messages import COVER_CARD, Arrival, describe
-from games.common.records import RecordKind
+from games.common.records import RecordKind, Value
 from games.common.seating import clockwise
+
+#: Where every card of a shoe game comes from, as its card record says (``source``): it left the
+#: dealing shoe (672a.7(a), 686a.7(a): all cards are dealt from a dealing shoe).
+CARD_SOURCE = "shoe"
+
+#: How both shoe games read their clause (c) (672a.7(c), 686a.7(c)), for docs/conformance.md.
+BURN_READING = (
+    "The first sentence owes the first card of each full batch placed in the shoe; the second has "
+    'each new dealer "also" remove one card "before dealing any cards to the players". So a new '
+    "dealer who takes over a freshly loaded batch whose first card is not yet burned burns two "
+    "cards, the batch's first and then their own, not one card standing for both. The new dealer's "
+    "card belongs to the dealer who is to deal: several changes before it is burned owe one card, "
+    "and a new dealer whose burn brought out the cover card still owes it after the next batch's "
+    "burn. A batch found in the shoe when the service starts again is burned as a freshly placed "
+    "one. Each burn is a `burn` record in the audit trail (reason `batch` or `new_dealer`)."
+)
 
 
 class ShoeSteps:
@@ -93,6 +109,11 @@ class ShoeSteps:
         clauses = self.clauses
         self.burn_due = False
         self.log.add(RecordKind.BURN_CONFIRMED, dealer=self.dealer, clause=clauses.BURN_DUE.clause)
+
+    def _record_card(self, **fields: Value) -> None:
+        """One card placed on the layout (``fields``: its place, its face or, dealt face down, its
+        commitment only, the clause that called for it), recorded with its ``source``, the shoe."""
+        self.log.add(RecordKind.CARD, **fields, source=CARD_SOURCE)
 
     def _classify(self, item: Arrival) -> tuple[Kind, Irregularity] | None:
         """What is wrong with ``item`` arriving now, or None: the cover card while no card is due, a

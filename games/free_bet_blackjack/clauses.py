@@ -9,6 +9,7 @@ are configuration where no Pennsylvania text was found).
 from __future__ import annotations
 
 from devices.rules import PUBLISHED_RULES, Rule
+from games.common.shoe_steps import BURN_READING
 
 SECTION = "672a.7"
 GAME_ID = "free-bet-blackjack"
@@ -31,7 +32,7 @@ CLAUSES: dict[str, str] = {
     "672a.7(g)(1)": "Dealer Blackjack, player Blackjack: return the wager, collect Push 22, pay insurance",
     "672a.7(g)(2)": "Dealer Blackjack, no player Blackjack: collect wager and Push 22, pay insurance",
     "672a.7(h)": "Otherwise players act from the dealer's left, clockwise",
-    "672a.7(h)(1)": "A player Blackjack is paid at once; its cards are tucked under a Push 22 Wager",
+    "672a.7(h)(1)": "A player Blackjack is announced and paid in turn; its cards tucked under a Push 22",
     "672a.7(h)(2)": "Other players double, split, stand or draw; no surrender",
     "672a.7(i)": "The dealer deals face up the cards each decision needs",
     "672a.7(j)": "A player may draw while the total is less than 21",
@@ -55,6 +56,19 @@ CLAUSES: dict[str, str] = {
     "672a.7(r)(2)": "Collect and pay each player in turn, counterclockwise",
     "672a.7(s)": "Cards go to the discard rack in an order that lets each hand be reconstructed",
     "672a.7(t)": "Players and spectators may not handle, remove or alter the cards",
+}
+
+#: Where a clause allows two readings, the one taken and why (docs/conformance.md, beside the clause).
+READINGS: dict[str, str] = {
+    "672a.7(c)": BURN_READING,
+    "672a.7(h)(1)": (
+        '"start with the player farthest to the dealer\'s left and continue around the table" governs '
+        "both (h)(1) and (h)(2): each player is taken in turn, so a Blackjack is announced and paid "
+        "when the dealer reaches its seat, once every hand of the seats before it has finished "
+        "(stood, doubled and dealt its card, reached 21 or more, or been paid), and never before an "
+        "earlier seat has finished deciding; paying every Blackjack when the deal ends would skip "
+        "ahead of the players still to act. A Blackjack that took even money under (f) was paid then."
+    ),
 }
 
 # -- the section, clause by clause ---------------------------------------------------------------------
@@ -92,7 +106,8 @@ DEALER_BLACKJACK_NO_PLAYER_BLACKJACK = Rule(
 )
 PLAY_ORDER = Rule("672a.7(h)", "players act from the dealer's left, clockwise, one hand at a time")
 BLACKJACK_PAID = Rule(
-    "672a.7(h)(1)", "a player Blackjack is paid 3 to 2 at once; under a Push 22 Wager its cards stay"
+    "672a.7(h)(1)",
+    "a player Blackjack is paid 3 to 2 when the dealer reaches its seat; its cards stay under a Push 22",
 )
 PLAYER_DECISIONS = Rule("672a.7(h)(2)", "a player doubles, splits, stands or draws")
 NO_SURRENDER = Rule("672a.7(h)(2)", "players may not surrender in Free Bet Blackjack")

@@ -93,8 +93,7 @@ class DealSteps(ShoeSteps):
         if self.state == DEALING:
             self._dealt += 1
         pickup = Pickup.of(item, slot.place)
-        self.log.add(
-            RecordKind.CARD,
+        self._record_card(
             place=slot.place,
             seat=slot.seat,
             hand=slot.hand,
@@ -103,7 +102,9 @@ class DealSteps(ShoeSteps):
             face_up=slot.face_up,
             clause=slot.rule.clause,
         )
-        if self.state == DEALER_TURN:
+        if self.state == PLAYER_TURNS:
+            self._pay_blackjacks_reached()  # the card may finish the hand in turn (672a.7(h))
+        elif self.state == DEALER_TURN:
             self._announce_dealer_total()
 
     def card_is_due(self, event: EventData) -> bool:

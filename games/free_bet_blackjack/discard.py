@@ -1,7 +1,7 @@
 """The order in which a round's cards go to the discard rack (672a.7(s)).
 
 The order lets each hand be rebuilt from the rack in a dispute: first the cards removed during the
-round (a Blackjack paid at once, 672a.7(h)(1), or even money), as they went; then the hands from the
+round (a Blackjack paid in turn, 672a.7(h)(1), or even money), as they went; then the hands from the
 player farthest to the dealer's right, counterclockwise as in settlement, each hand's cards in the
 order dealt and the hands in the order played; then the dealer's cards in the order dealt; last the
 cards a supervisor set aside. The cover card is not among them: it is placed to the side (672a.7(d)).

@@ -58,7 +58,7 @@ STATE_NOTES = {
     INSURANCE: "the dealer shows an ace: insurance and even money (672a.7(f))",
     PEEKING: "waiting for the card reader's yes or no (672a.7(g))",
     DEALER_BLACKJACK: "the reader said Blackjack: no card is dealt; the hole card is turned up (672a.7(g))",
-    PLAYER_TURNS: "Blackjacks paid; each hand decides, clockwise (672a.7(h)-(j))",
+    PLAYER_TURNS: "clockwise: a Blackjack paid when reached, any other hand decides (672a.7(h)-(j))",
     DEALER_TURN: "the hole card is up; the dealer draws to 17 (672a.7(k)-(m))",
     SETTLED: "wagers settled in the designated order (672a.7(n)-(r)); cards to the discard rack (s)",
     VOIDED: "a supervisor voided the round: unsettled wagers returned; cards to the discard rack",

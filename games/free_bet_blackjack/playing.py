@@ -10,7 +10,6 @@ from drivers.protocol.cards import Card
 from games.common.holds import Kind
 from games.common.machine_parts import message_of
 from games.common.records import RecordKind
-from games.common.seating import clockwise
 from games.free_bet_blackjack import clauses, decisions, settlement
 from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.discard import hand_pickup
@@ -77,11 +76,20 @@ class PlaySteps:
         self.log.add(RecordKind.PEEK, dealer_blackjack=self.peek, clause=clauses.PEEK.clause)
 
     def pay_blackjacks(self, event: EventData) -> None:
-        """672a.7(h)(1): each player Blackjack is paid at once, clockwise."""
-        for seat in clockwise(self.positions):
-            position = self.positions[seat]
-            if position.dealt_hand.blackjack and not position.dealt_hand.paid:
+        """672a.7(h)(1): the players' turns begin; the Blackjacks the dealer reaches before the first
+        hand that decides are paid now."""
+        self._pay_blackjacks_reached()
+
+    def _pay_blackjacks_reached(self) -> None:
+        """672a.7(h): the dealer goes clockwise from the player farthest to the dealer's left and
+        stops at the first hand still to decide; each Blackjack on the way is announced and paid
+        then, (h)(1), so no Blackjack is paid before every earlier seat has finished deciding."""
+        for hand in self._hands_in_play_order():
+            if hand.blackjack and not hand.paid:
+                position = self.positions[hand.seat]
                 self._settle_early(position, settlement.blackjack_payment(position, self.rules))
+            elif not hand.done:
+                return
 
     def decision_is_legal(self, event: EventData) -> bool:
         message = message_of(event)
@@ -107,6 +115,7 @@ class PlaySteps:
         if stake is not None:
             fields.update(stake=stake.value, amount=position.blackjack)
         self.log.add(RecordKind.DECISION, **fields, clause=clauses.PLAYER_DECISIONS.clause)
+        self._pay_blackjacks_reached()  # a hand finished: the dealer moves on (672a.7(h))
 
     def refuse_surrender(self, event: EventData) -> bool:
         raise RuleViolation(clauses.NO_SURRENDER, f"seat {message_of(event).seat} asked to surrender")
@@ -147,8 +156,8 @@ class PlaySteps:
         raise RuleViolation(clauses.PLAY_ORDER, f"it is {current.label}'s turn, not seat {seat}'s")
 
     def _settle_early(self, position: Position, action: Action) -> None:
-        """A Blackjack or even money paid at once; its cards leave the layout unless a Push 22 Wager
-        is waiting for the dealer's hand (672a.7(h)(1): tucked under it)."""
+        """A Blackjack (paid in turn) or even money paid before the showdown; its cards leave the
+        layout unless a Push 22 Wager is waiting for the dealer's hand (672a.7(h)(1): tucked under it)."""
         hand = position.dealt_hand
         hand.paid = True
         self._record_actions([action], action.rule)

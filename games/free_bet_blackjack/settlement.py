@@ -53,7 +53,7 @@ class Action(SettledWager):
 
 
 def blackjack_payment(position: Position, rules: RuleSet) -> Action:
-    """672a.7(h)(1): a player Blackjack is paid 3 to 2 at once, rounded as configured."""
+    """672a.7(h)(1): a player Blackjack is paid 3 to 2 when the dealer reaches it, rounded as configured."""
     amount = BLACKJACK_ODDS.pay(position.blackjack, rules.odd_cent_rounding)
     return Action(position.seat, WagerKind.BLACKJACK, Movement.PAY, amount, clauses.BLACKJACK_PAID, 0)
 

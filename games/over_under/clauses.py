@@ -9,12 +9,14 @@ configuration where no Pennsylvania text was found).
 from __future__ import annotations
 
 from devices.rules import Rule
+from games.common.shoe_steps import BURN_READING
 
 SECTION = "686a.7"
 GAME_ID = "over-under"
 
 #: Where a clause allows two readings: the one taken, and why (docs/conformance.md, beside the clause).
 READINGS: dict[str, str] = {
+    "686a.7(c)": BURN_READING,
     "686a.7(f)": " ".join(
         [
             "\"Immediately after the first card is dealt to each player, but prior to",

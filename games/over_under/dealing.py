@@ -66,11 +66,9 @@ class DealSteps(ShoeSteps):
         self.positions[slot.seat].cards.append(item)
         if self.state == DEALING:
             self._dealt += 1
-        self.log.add(
-            RecordKind.CARD,
+        self._record_card(
             place=slot.place,
             seat=slot.seat,
-            source="shoe",  # 686a.7(a): every card of this game leaves the dealing shoe
             card=str(item),
             face_up=True,
             clause=slot.rule.clause,

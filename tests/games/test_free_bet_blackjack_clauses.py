@@ -83,6 +83,17 @@ def test_672a_7_b_each_card_is_placed_where_the_round_names():
     assert placed == announced == ["seat 2 hand 0", "seat 5 hand 0", "dealer"] * 2
 
 
+def test_672a_7_a_every_card_record_names_the_shoe_as_its_source():
+    """672a.7(a): all cards are dealt from a dealing shoe, and each card's record says so (``source``
+    "shoe") beside its place; the hole card's record carries its commitment, never its face."""
+    round_, shoe = dealt(["9c 7d"], "9h 8h", "5s")
+    decide(round_, shoe, 1, HIT)
+    cards = [r.fields for r in round_.log.of(RecordKind.CARD)]
+    assert {card["source"] for card in cards} == {"shoe"} and len(cards) == 5
+    hole = next(card for card in cards if card["face_up"] is False)
+    assert hole["card"] is None and hole["commitment"] and hole["place"] == "dealer"
+
+
 def test_672a_7_c_no_deal_while_a_batch_burn_is_due():
     """672a.7(c): after a full batch is loaded the first card is burned before any is dealt."""
     round_, _ = new_round(stacked(["9c 9d"], "7h 8h"))
@@ -272,19 +283,48 @@ def test_672a_7_h_players_act_clockwise_from_the_dealers_left():
     assert round_.current_hand.seat == 4
 
 
-def test_672a_7_h_1_blackjack_paid_at_once_cards_tucked_under_push_22():
-    """672a.7(h)(1): a player Blackjack is paid 3 to 2 at once and its cards removed; with a Push
-    22 Wager the cards stay under it until (n) settles it."""
+def test_672a_7_h_1_seat_1_decides_before_seat_2s_blackjack_is_paid():
+    """672a.7(h)(1): the dealer starts with the player farthest to the dealer's left and goes on in
+    turn: seat 1 hits and stands before seat 2's Blackjack is announced and paid, and seat 3 is
+    asked only after it; the settlement records come in that order."""
+    round_, shoe = dealt(["9c 4d", "As Kd", "Tc 7d"], "9h 8h", "2s")
+    assert movements(round_) == [] and round_.current_hand.seat == 1
+    decide(round_, shoe, 1, HIT)
+    assert movements(round_) == [], "not paid while seat 1 is still deciding"
+    decide(round_, shoe, 1, STAND)
+    assert movements(round_) == [(2, "blackjack", "pay", 1500)]
+    assert round_.current_hand.seat == 3
+    steps = [
+        (r.kind.value, r.fields["seat"], r.fields.get("action") or r.fields.get("clause"))
+        for r in round_.records
+        if r.kind in (RecordKind.DECISION, RecordKind.SETTLEMENT)
+    ]
+    assert steps == [("decision", 1, "hit"), ("decision", 1, "stand"), ("settlement", 2, "672a.7(h)(1)")]
+
+
+def test_672a_7_h_1_seat_1s_blackjack_is_paid_before_seat_2_is_asked():
+    """672a.7(h)(1): a Blackjack at the first seat is announced and paid when the dealer reaches it,
+    before the next seat is asked for a decision; its cards leave the layout then."""
+    round_, shoe = dealt(["As Kd", "9c 4d"], "9h 8h", "5s")
+    assert movements(round_) == [(1, "blackjack", "pay", 1500)]
+    assert round_.current_hand.seat == 2 and round_.log.of(RecordKind.DECISION) == []
+    decide(round_, shoe, 2, HIT, STAND)
+    assert movements(round_) == [(1, "blackjack", "pay", 1500)], "paid once"
+
+
+def test_672a_7_h_1_blackjack_paid_in_turn_cards_tucked_under_push_22():
+    """672a.7(h)(1): a player Blackjack is paid 3 to 2 when the dealer reaches it and its cards
+    removed; with a Push 22 Wager the cards stay under it until (n) settles it."""
     round_, shoe = dealt(["As Kd", "Ac Qc"], "9h 8h", wagers={1: 1001, 2: (1000, 500)})
     assert movements(round_) == [(1, "blackjack", "pay", 1501), (2, "blackjack", "pay", 1500)]
     assert round_.current_hand is None  # nothing left to decide
     finish(round_, shoe)
-    assert [p.card for p in round_.pickup][:2] == ["As", "Kd"]  # removed at once
+    assert [p.card for p in round_.pickup][:2] == ["As", "Kd"]  # removed when paid
     assert [p.place for p in round_.pickup][2:4] == ["seat 2 hand 0"] * 2  # tucked until (n)
     assert movements(round_)[-1] == (2, "push22", "collect", 500)
 
 
-def test_672a_7_h_1_a_hand_removed_at_once_is_recorded_picked_up_as_it_goes():
+def test_672a_7_h_1_a_hand_removed_when_paid_is_recorded_picked_up_as_it_goes():
     """672a.7(h)(1), (s): the removed Blackjack's cards are recorded going to the rack when they
     go, first in the pick-up order, so the trail never shows them on the layout after; the final
     pick-up numbers on after them."""

@@ -66,6 +66,24 @@ def test_686a_7_b_each_card_is_placed_where_the_round_names():
     assert placed == announced == ["seat 2", "seat 5", "seat 2"]
 
 
+def test_686a_7_a_every_card_record_names_the_shoe_as_its_source():
+    """686a.7(a): all cards are dealt from a dealing shoe, and each card's record says so
+    (``source`` "shoe") beside its place."""
+    round_, shoe = new_round("Kc 2d 9h 5s", wagers={2: 1000, 5: 1000})
+    round_.handle(StartDeal(READY))
+    shoe.deal_all_due(round_)
+    round_.handle(Choose(2, OVER))
+    round_.handle(Choose(5, OVER))  # 686a.7(f): every election before any additional card
+    shoe.deal_all_due(round_)
+    cards = round_.log.of(RecordKind.CARD)
+    assert [(r.fields["source"], r.fields["place"]) for r in cards] == [
+        ("shoe", "seat 2"),
+        ("shoe", "seat 5"),
+        ("shoe", "seat 2"),
+        ("shoe", "seat 2"),
+    ]
+
+
 def test_686a_7_c_no_deal_while_a_batch_burn_is_due():
     """686a.7(c): after a full batch is placed in the shoe the first card is burned before any deal."""
     round_, _ = new_round("Kc 9h 5s")

@@ -143,11 +143,15 @@ def test_a_jammed_shoe_holds_the_round_until_a_supervisor_clears_it_through_the_
 
 
 def test_no_response_or_event_shows_a_face_down_card_before_it_is_turned_up(tmp_path):
+    """Secrecy over the API, and 672a.7(c): the burn of the batch loaded after the cover card is a
+    ``table_record`` event carrying its reason and clause, never the burn card's face."""
+
     async def scenario():
         async with api_rig(tmp_path, cover_depth=20) as rig:  # the cover card within the first rounds
             async with rig.client.ws_connect("/v1/events", headers=DEALER) as ws:
                 records: list[dict[str, Any]] = []
                 device_events: list[str] = []
+                table_records: list[dict[str, Any]] = []
                 for _ in range(3):
                     played = asyncio.create_task(rig.play_round("free-bet-blackjack"))
                     prompts = []
@@ -163,6 +167,8 @@ def test_no_response_or_event_shows_a_face_down_card_before_it_is_turned_up(tmp_
                             break
                         if message["type"] == "round_record":
                             records.append(message["record"])
+                        elif message["type"] == "table_record":
+                            table_records.append(message)
                         elif message["type"] == "device_event":
                             assert not CARD_TOKEN.search(json.dumps(message)), message
                             device_events.append(message["event"])
@@ -177,6 +183,13 @@ def test_no_response_or_event_shows_a_face_down_card_before_it_is_turned_up(tmp_
                         if message["type"] == "device_event":
                             assert not CARD_TOKEN.search(json.dumps(message)), message
                             device_events.append(message["event"])
+                async with asyncio.timeout(10):  # 672a.7(c): the new batch's burn, before the next bets
+                    while not table_records:
+                        if (message := await ws.receive_json())["type"] == "table_record":
+                            table_records.append(message)
+                burn = table_records[0]
+                assert (burn["kind"], burn["reason"], burn["clause"]) == ("burn", "batch", "672a.7(c)")
+                assert not CARD_TOKEN.search(json.dumps(burn)), "never the burn card's face"
             assert {"CoverCardReached", "BatchDelivered"} <= set(device_events), "device events were checked"
             sealed = [r for r in records if r["kind"] == "card" and r["card"] is None]
             assert len(sealed) == 3, "one hole card a round, by its commitment only"

@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import pytest
 from structlog.testing import capture_logs
@@ -32,11 +33,12 @@ from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY, TableWorld
 from games.free_bet_blackjack import Round
 from games.free_bet_blackjack.hand import is_ace, is_ten_value
-from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager, Resolution
+from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager, PlayerAction, Resolution
 from games.free_bet_blackjack.records import Record, RecordKind
 from tests.dealing import (
     WatchingDealer,
     assert_batches_alternate,
+    burns_in_the_trail,
     held_by_a_jam,
     play_after_a_dealer_change,
     stack_top,
@@ -196,6 +198,46 @@ class StackedPlayers:
         raise AssertionError("no decision is asked for against a dealer Blackjack")
 
 
+class InTurnPlayers:
+    """Seats 1 to 3, one unit each: seat 1 hits once then stands, seat 3 stands; each decision asked
+    is noted with the Blackjacks the dealer had paid by then."""
+
+    def __init__(self, dealer: WatchingDealer) -> None:
+        self.dealer = dealer
+        self.asked: list[tuple[int, int]] = []  # (seat, Blackjacks paid when it was asked)
+
+    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
+        return [PlaceWager(seat, 1000) for seat in (1, 2, 3)]
+
+    def insurance(self, hand: object, dealer_up: Card) -> Insure | EvenMoney | None:
+        return None
+
+    def decide(self, hand: Any, dealer_up: Card, legal: object) -> PlayerAction:
+        self.asked.append((hand.seat, len(self.dealer.paid)))
+        first = hand.seat == 1 and len(hand.cards) == 2
+        return PlayerAction.HIT if first else PlayerAction.STAND
+
+
+def test_672a_7_h_1_the_dealer_pays_a_blackjack_when_reaching_its_seat():
+    """672a.7(h)(1) at the table: seat 2's Blackjack is announced and paid (the dealer's
+    ``pay_blackjack`` step) after seat 1's hit card is placed and seat 1 has stood, before seat 3 is
+    asked; its cards then go to the rack."""
+
+    async def scenario():
+        async with table_rig() as rig:
+            # burn, then seats 1-3, the dealer's 8, seats 1-3, the hole card (17), seat 1's hit.
+            stack_top(rig.world, ["2c", "9c", "As", "Tc", "8h", "4d", "Kd", "7d", "9s", "2s"])
+            players = InTurnPlayers(rig.dealer)
+            round_ = await rig.play(players)
+            assert_complete_log(rig, round_)
+            assert rig.dealer.paid == [("seat 2 hand 0", 1500, 9)], "after the deal's 8 cards and the hit"
+            assert players.asked == [(1, 0), (1, 0), (3, 1)]
+            assert rig.dealer.felt["seat 2 hand 0"] == ["As", "Kd"]
+            assert rig.dealer.racked[:2] == ["As", "Kd"], "the paid Blackjack leaves the layout first"
+
+    run(scenario())
+
+
 def test_dealer_blackjack_is_found_by_the_peek_and_settled_at_once():
     async def scenario():
         async with table_rig() as rig:
@@ -227,6 +269,20 @@ def test_a_new_dealer_burns_a_card_before_the_next_deal():
             assert_complete_log(rig, round_)
 
     run(scenario())
+
+
+def test_672a_7_c_every_burn_is_in_the_trail_and_a_new_dealer_on_a_fresh_batch_burns_twice(tmp_path):
+    """672a.7(c): the batch's burn and the new dealer's, each a ``burn`` record in the audit trail
+    with its clause, reason and dealer before any card is dealt; the next batch's burn before the
+    first card of the round after the shoe change; no burn card's face."""
+    players = BasicStrategyPlayers(random.Random(5))
+
+    async def scenario():
+        async with table_rig(cover_depth=60) as rig:
+            trail = await burns_in_the_trail(rig, players, tmp_path, "free-bet-blackjack")
+            assert {b.fields["clause"] for b in trail if b.kind == "burn"} == {"672a.7(c)"}
+
+    run(scenario(), timeout=90)
 
 
 def test_a_shoe_jam_mid_round_holds_the_round_until_a_supervisor_clears_it():

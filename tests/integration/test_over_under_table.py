@@ -230,6 +230,21 @@ def test_a_new_dealer_burns_a_card_before_the_next_deal():
     run(scenario())
 
 
+def test_686a_7_c_every_burn_is_in_the_trail_and_a_new_dealer_on_a_fresh_batch_burns_twice(tmp_path):
+    """686a.7(c): the batch's burn and the new dealer's, each a ``burn`` record in the audit trail
+    with its clause, reason and dealer before any card is dealt; the next batch's burn before the
+    first card of the round after the shoe change; no burn card's face."""
+    players = FirstCardPlayers(random.Random(5))
+
+    async def scenario():
+        async with table_rig(cover_depth=40) as rig:
+            trail = await dealing.burns_in_the_trail(rig, players, tmp_path, "over-under")
+            assert {b.fields["clause"] for b in trail if b.kind == "burn"} == {"686a.7(c)"}
+            assert len(rig.dealer.burned) == 3
+
+    run(scenario(), timeout=90)
+
+
 def test_a_shoe_jam_mid_round_holds_the_round_until_a_supervisor_clears_it():
     players = FirstCardPlayers(random.Random(4))
 

@@ -77,6 +77,7 @@ def test_every_game_has_scenarios() -> None:
         ("game over-under\nwager 1 ante=1000\nrule ante_odds '1:1'\n", 3, "'rule' comes after 'game'"),
         ("game over-under\nwager 1 ante=1000\nseats 2\n", 3, "must come before the first round"),
         ("game over-under\nwager 1 ante=1000\ndeal 1\n", 3, "unknown directive 'deal'"),
+        ("game heads-up-holdem\nwager 1 ante=1000 odds=1000\ndealer D-2\n", 3, "game with a burn card"),
         ("game over-under\nwager 1 ante=1000\nexpect card place='seat 1\n", 3, "No closing quotation"),
     ],
 )

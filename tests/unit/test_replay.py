@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -162,3 +163,23 @@ def test_a_round_not_in_the_trail_names_the_rounds_present(tmp_path):
     assert [r.round for r in replay(records, 1)] == [1]
     with pytest.raises(ReplayError, match=r"round 4 is not in the trail \(rounds present: 1\)"):
         replay(records, 4)
+
+
+def test_672a_7_c_the_burns_before_a_round_are_shown_with_it(tmp_path):
+    """672a.7(c): the ``burn`` records the table wrote between rounds (no round of their own) are
+    replayed with the round they came before: the batch's and a new dealer's before round 1, none
+    before round 2; no face of a burn card appears."""
+    burn = {"clause": "672a.7(c)", "dealer": "D-2", "batch": "red", "remaining": 310}
+    with AuditTrail(tmp_path / "audit", "t1") as trail:
+        trail.append("table_open", None, {"game": "free-bet-blackjack"})
+        trail.append("burn", None, {**burn, "reason": "batch", "dispensed": 1})
+        trail.append("burn", None, {**burn, "reason": "new_dealer", "dispensed": 2})
+        record_round(trail, "free-bet-blackjack", blackjack_round().records)
+        record_round(trail, "free-bet-blackjack", [replace(r, round=2) for r in blackjack_round().records])
+    path = next((tmp_path / "audit").glob("*.jsonl"))
+    first, second = replay(AuditRecord.parse(line) for line in path.read_bytes().splitlines())
+    assert [(b.fields["reason"], b.audit_seq) for b in first.burns] == [("batch", 3), ("new_dealer", 4)]
+    assert second.burns == []
+    shown = render(first)
+    assert shown.index("Burned before the round:") < shown.index("Wagers:")
+    assert 'reason="new_dealer"' in shown

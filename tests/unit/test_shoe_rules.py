@@ -40,6 +40,7 @@ from devices.shoe import (
     RECORD_EVERY_CARD,
     RESHUFFLE,
     ROUND_FIRST,
+    Burn,
     Shoe,
     ShoeFault,
 )
@@ -258,6 +259,57 @@ def test_672a_7_c_each_new_dealer_burns_one_card_before_dealing():
                 t.shoe.dealer_change()
             assert change.value.rule is NEW_DEALER_BURNS and t.shoe.state == "in_round"
             assert [c.uid for c in t.world.cards(DISCARD)] == [1, 2], "two burns, the first two cards"
+
+    run(scenario())
+
+
+def test_672a_7_c_a_new_dealer_on_a_fresh_batch_burns_twice():
+    """672a.7(c): a new dealer who takes over a batch just placed in the shoe, its first card not yet
+    burned, "shall also" burn one: two burns, the batch's then the new dealer's, each said by
+    ``last_burn`` with the shoe's counts; no card is dealt while the second is still owed."""
+
+    async def scenario():
+        async with table() as t:
+            await t.shoe.load(52)
+            t.shoe.dealer_change()
+            assert t.shoe.state == "needs_burn" and t.shoe.burns_owed == ("batch", "new_dealer")
+            await t.shoe.burn()
+            t.world.move(SHOE_TRAY, DISCARD)
+            assert t.shoe.last_burn == Burn("batch", 1, 51)
+            assert t.shoe.state == "needs_burn" and t.shoe.burns_owed == ("new_dealer",)
+            with pytest.raises(RuleViolation) as start:
+                t.shoe.start_round()
+            assert start.value.rule is BURN_FIRST
+            with pytest.raises(RuleViolation) as deal:
+                await t.shoe.deal(face_up=True)
+            assert deal.value.rule is BURN_FIRST and t.device.dispensed == 1, "refused, nothing dealt"
+            await t.shoe.burn()
+            t.world.move(SHOE_TRAY, DISCARD)
+            assert t.shoe.last_burn == Burn("new_dealer", 2, 50)
+            assert t.shoe.state == "ready" and t.shoe.burns_owed == ()
+            t.shoe.start_round()
+            assert await t.shoe.deal(face_up=True) == DECK[2], "the first two cards were burned"
+            t.world.move(SHOE_TRAY, seat(1))
+            assert [c.uid for c in t.world.cards(DISCARD)] == [1, 2]
+
+    run(scenario())
+
+
+def test_672a_7_c_the_new_dealers_burn_is_still_owed_after_a_cover_card_at_it():
+    """672a.7(c), (d): the cover card came out where a new dealer's burn card was due, ending the
+    shoe; the next batch then owes its own burn and the new dealer's, who has burned none yet."""
+
+    async def scenario():
+        async with table(faces=[DECK[0], None, *DECK[1:]]) as t:
+            await loaded_and_burned(t)
+            t.shoe.dealer_change()
+            assert await t.shoe.burn() is None and t.shoe.state == "collecting"
+            t.world.move_all(SHOE, DISCARD)
+            await t.shoe.collect(52)
+            assert t.shoe.burns_owed == ("new_dealer",)
+            t.world.move_all(DISCARD, SHOE)
+            await t.shoe.load(52)
+            assert t.shoe.burns_owed == ("batch", "new_dealer")
 
     run(scenario())
 
