@@ -23,7 +23,7 @@ from devices.faults import Operator, Role
 from devices.rules import RuleViolation
 from drivers.protocol.classes.shuffler import ShuffleCompleted
 from firmware_sim.dealer_holdem import SimulatedHoldemDealer
-from firmware_sim.world import DISCARD, FLOOR, SHOE, TableWorld
+from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHOE, SHOE_TRAY, TableWorld
 from games.heads_up_holdem import Round
 from games.heads_up_holdem.inputs import Resolution
 from games.heads_up_holdem.records import RecordKind
@@ -44,6 +44,13 @@ class ClumsyDealer(SimulatedHoldemDealer):
         super().__init__(world)
         self.felt: dict[str, list[str]] = {}
         self.racked: list[str] = []
+        # each card dealt from the hand: where to, its face, and the cards then in the shoe or its tray
+        self.from_hand: list[tuple[str, str, int]] = []
+
+    def deal_card(self, place: str) -> None:
+        top = self.world.cards(DEALER_HAND)[0]
+        self.from_hand.append((place, str(top.face), self.world.count(SHOE) + self.world.count(SHOE_TRAY)))
+        super().deal_card(place)
 
     def pick_up(self, places: Sequence[str]) -> None:
         for place in places:
@@ -61,7 +68,7 @@ class Rig:
     players: object
 
     async def play(self) -> Round:
-        self.dealer.felt, self.dealer.racked = {}, []
+        self.dealer.felt, self.dealer.racked, self.dealer.from_hand = {}, [], []
         round_ = await self.table.play_round(self.players)  # type: ignore[arg-type]
         self.world.check()
         return round_
@@ -170,6 +177,41 @@ def test_six_seats_play_60_rounds_with_the_stub_counted_every_fifth_round():
                 assert not any(CARD_TOKEN.search(text) for text in texts), event
 
     run(scenario(), timeout=45)
+
+
+def test_677a_10_c_the_stub_leaves_the_shoe_and_the_community_cards_come_from_the_hand():
+    """677a.10(c): after every stack (source shoe) the remaining cards are removed from the shoe
+    (a stub_removed record, before any community card, the shoe and its tray then empty); the five
+    community cards are dealt from the top of the dealer's hand (source hand), none out of the shoe;
+    each turned up is the very card the hand dealt (the shoe's seal of the stub, opened); the stub
+    in the hand is counted with the community cards counted as dealt (d), (e)."""
+
+    async def scenario():
+        async with holdem_rig(seed=10) as rig:
+            for _ in range(5):
+                round_ = await rig.play()
+                assert_complete(rig, round_)
+                order = [r.kind for r in round_.records]
+                cards = round_.log.of(RecordKind.CARD)
+                community = [r for r in cards if r.fields["place"] == "community"]
+                stacks = [r for r in cards if r.fields["place"] != "community"]
+                (removed,) = round_.log.of(RecordKind.STUB_REMOVED)
+                assert removed.fields == {"cards": 52 - len(stacks), "clause": "677a.10(c)"}
+                assert round_.records.index(removed) < round_.records.index(community[0])
+                assert order.index(RecordKind.STUB_REMOVED) > max(
+                    i for i, r in enumerate(round_.records) if r in stacks
+                ), "the stub out after every stack"
+                assert {r.fields["source"] for r in stacks} == {"shoe"}
+                assert {(r.fields["source"], r.fields["clause"]) for r in community} == {
+                    ("hand", "677a.10(c)")
+                }
+                assert [(place, left) for place, _, left in rig.dealer.from_hand] == [("community", 0)] * 5
+                revealed = [r.fields["card"] for r in round_.log.of(RecordKind.REVEALED)]
+                assert revealed[:5] == [face for _, face, _ in rig.dealer.from_hand], "flop, turn, river"
+            (stub,) = round_.log.of(RecordKind.STUB)
+            assert stub.fields["counted"] == 52 - len(stacks) - 5 and stub.fields["clause"] == "677a.10(e)"
+
+    run(scenario(), timeout=30)
 
 
 def test_a_dropped_card_gives_a_wrong_count_a_misdeal_finding_and_a_new_deck():
