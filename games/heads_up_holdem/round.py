@@ -87,7 +87,7 @@ class Round(DealSteps, PlaySteps, CloseSteps, RoundBase):
     def top_of_stub(self) -> Arrival | None:
         """The card the dealer's hand gives next (677a.10(c)): the stub's cards in the order the
         shoe read them leaving, less the community cards already dealt (None: none in hand)."""
-        dealt = len(self.community) if self.stub else 0
+        dealt = len(self.community)
         return self.stub[dealt] if dealt < len(self.stub) else None
 
     @property
