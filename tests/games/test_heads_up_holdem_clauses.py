@@ -162,7 +162,8 @@ def test_677a_10_c_the_stub_out_of_the_shoe_then_five_community_cards_from_the_h
     """677a.10(c): after every stack "the dealer shall remove the remaining cards from the automated
     dealing shoe" (a stub_removed record, before any community card) and "deal from his hand the five
     community cards": face down, one at a time, each the top card of the stub in the hand (source
-    hand); "after all five", the stub goes to the discard rack unexposed."""
+    hand); "After all five community cards have been dealt", the stub goes to the discard rack
+    unexposed."""
     round_, shoe = betting()
     round_.handle(NoMoreBets(READY))
     deliver_stacks(round_, shoe)
