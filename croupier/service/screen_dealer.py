@@ -87,6 +87,10 @@ class ScreenDealer:
     def take_stub(self) -> None:
         self._step("take_stub")
 
+    def rack_unread(self) -> None:
+        self.rack += 1
+        self._step("rack_unread")
+
     def deal_card(self, place: str) -> None:
         """One card from the hand (a Hold 'Em community card, 677a.10(c); every card at Crazy 4 Poker)."""
         self.felt[place] += 1

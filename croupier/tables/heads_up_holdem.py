@@ -38,10 +38,11 @@ from croupier.tables.inputs import Answer, Answers, ask, each, received, take
 from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
 from devices.faults import Operator
-from devices.shoe import EMPTY, READY, Shoe
+from devices.shoe import EMPTY, READY, Shoe, ShoeFault
 from devices.shuffler import Shuffler
 from drivers.protocol.cards import Card
 from drivers.protocol.classes.shoe import MAX_STACK
+from drivers.protocol.core import FaultCode
 from drivers.shoe import SealedCard
 from games.common.pickup import SET_ASIDE
 from games.common.seating import clockwise
@@ -93,6 +94,9 @@ class HoldemDealer(Dealer, Protocol):
     def take_stub(self) -> None:
         """Take the stub's cards the shoe let out into its tray into the hand, under those already
         there (677a.10(c))."""
+
+    def rack_unread(self) -> None:
+        """Move the card the shoe let out unread, the last in its tray, to the discard rack unseen."""
 
     def deal_card(self, place: str) -> None:
         """One card from the top of the hand, face down, to ``place`` (677a.10(c): a community card)."""
@@ -289,23 +293,35 @@ class HeadsUpHoldemTable(SupervisorHolds):
         them out through its reader into the tray, at most a frame's worth of commitments at a time
         (``MAX_STACK``), and the dealer takes each lot into the hand under the last, so the hand
         holds the stub in the order the shoe read it: the order the round deals the community
-        cards in. A lot whose outcome was unknown is reconciled as a stack is, its unrecorded cards
-        racked unseen and counted out of the deck (677a.10(e))."""
+        cards in. A card that left unread (a misread, the last the shoe let out) is racked unseen
+        before the lot goes on, and a lot whose outcome was unknown is reconciled as a stack is,
+        its unrecorded cards racked unseen: either way the hand holds only cards the shoe read, and
+        those racked count out of the deck (677a.10(e))."""
         round_ = play.round
         first = len(self.shoe.round_cards)
+        unread = 0
+
+        async def next_lot() -> tuple[SealedCard, ...]:
+            nonlocal unread
+            left = self.shoe.remaining
+            if not left:  # reconciling found the shoe already empty
+                return ()
+            try:
+                return await self.shoe.deal_stack(min(MAX_STACK, left))
+            except ShoeFault as fault:
+                if fault.code is FaultCode.MISREAD:
+                    self.dealer.rack_unread()
+                    unread += 1
+                raise
+
         while self.shoe.remaining:
-            _, unseen = await self._reconciled(self.shoe, self._next_lot_of_the_stub)
-            if unseen:
-                round_.handle(UnseenToRack(unseen))
+            before = unread
+            _, unseen = await self._reconciled(self.shoe, next_lot)
+            if unseen or unread > before:
+                round_.handle(UnseenToRack(unseen + unread - before))
             self.dealer.take_stub()
         stub = tuple(card for card in self.shoe.round_cards[first:] if isinstance(card, SealedCard))
         round_.handle(StubRemoved(stub))
-
-    async def _next_lot_of_the_stub(self) -> tuple[SealedCard, ...]:
-        """The next cards of the stub out of the shoe, read sealed (none when reconciling found
-        the shoe already empty)."""
-        left = self.shoe.remaining
-        return await self.shoe.deal_stack(min(MAX_STACK, left)) if left else ()
 
     def _deal_community(self, play: _Play) -> None:
         """677a.10(c): the top card of the hand, face down, to the community cards."""

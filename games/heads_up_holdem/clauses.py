@@ -54,8 +54,8 @@ STUB_COUNT_DUE = Rule(
 COUNT_OF_52 = Rule("677a.10(e)", "a count showing 52 cards in the deck: the stub to the rack unexposed")
 UNSEEN_OUT = Rule(
     "677a.10(e); docs/protocol.md §5.6",
-    "cards that left the shoe while a dispense's outcome was unknown go to the rack unseen and count as "
-    "out of the deck",
+    "cards that left the shoe unrecorded (while a dispense's outcome was unknown, or unread) go to the "
+    "rack unseen and count as out of the deck",
 )
 WRONG_COUNT = Rule("677a.10(f)", "a count showing a wrong number of cards: the dealer determines a misdeal")
 MISDEAL_VOIDS = Rule("677a.10(f)", "misdealt with 52 cards in the deck: all hands void, all wagers returned")

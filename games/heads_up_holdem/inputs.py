@@ -169,8 +169,9 @@ class CommunityDealt(Message):
 
 @dataclass(frozen=True)
 class UnseenToRack(Message):
-    """Cards that left the shoe while a dispense's outcome was unknown (docs/protocol.md §5.6),
-    moved unseen to the discard rack: out of the deck for the round's count (677a.10(e))."""
+    """Cards that left the shoe unrecorded — while a dispense's outcome was unknown (docs/protocol.md
+    §5.6), or unread as the stub came out — moved unseen to the discard rack: out of the deck for
+    the round's count (677a.10(e))."""
 
     trigger = "unseen_to_rack"
     cards: int

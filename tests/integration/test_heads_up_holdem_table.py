@@ -12,6 +12,7 @@ import random
 import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from structlog.testing import capture_logs
@@ -66,6 +67,7 @@ class Rig:
     dealer: ClumsyDealer
     events: list[object]
     players: object
+    shoe: Any  # the simulated shoe device, for its test hooks
 
     async def play(self) -> Round:
         self.dealer.felt, self.dealer.racked, self.dealer.from_hand = {}, [], []
@@ -85,7 +87,7 @@ async def holdem_rig(*, seed: int, community_first: bool = False) -> AsyncIterat
         assert isinstance(sim.dealer, ClumsyDealer)
         game = "heads-up-holdem"
         players = simulated_players(game, random.Random(seed), **table_options(game, sim))
-        yield Rig(sim.table, sim.world, sim.dealer, events, players)
+        yield Rig(sim.table, sim.world, sim.dealer, events, players, sim.devices["shoe"])
 
 
 def kinds(round_: Round) -> list[RecordKind]:
@@ -210,6 +212,44 @@ def test_677a_10_c_the_stub_leaves_the_shoe_and_the_community_cards_come_from_th
                 assert revealed[:5] == [face for _, face, _ in rig.dealer.from_hand], "flop, turn, river"
             (stub,) = round_.log.of(RecordKind.STUB)
             assert stub.fields["counted"] == 52 - len(stacks) - 5 and stub.fields["clause"] == "677a.10(e)"
+
+    run(scenario(), timeout=30)
+
+
+def test_677a_10_c_a_card_of_the_stub_out_unread_is_racked_unseen_and_the_hand_deals_on():
+    """677a.10(c), (e): a card of the stub leaves the shoe unread (MISREAD, latched): the dealer
+    racks it unseen, the supervisor clears the shoe, the rest of the stub comes out read; the hand
+    holds only the cards the shoe read, so each community card turned up is the card the hand
+    dealt, and the stub counted this round makes 52 with the card racked unseen."""
+
+    async def scenario():
+        async with holdem_rig(seed=10) as rig:
+            table, stacks, misread = rig.table, rig.table.shoe.deal_stack, []
+
+            async def misread_in_the_stub(count: int) -> Any:
+                if count > 2 and not misread:  # the first lot of the stub: every stack holds two
+                    misread.append(count)
+                    rig.shoe.call(lambda engine: setattr(engine.personality, "misread_next", 1))
+                return await stacks(count)
+
+            async def clear_the_misread() -> None:
+                while "MISREAD" not in {fault.code for fault in table.faults}:
+                    await asyncio.sleep(0.01)
+                await table.clear("MISREAD", FLOORPERSON)
+
+            table.shoe.deal_stack = misread_in_the_stub  # type: ignore[method-assign]
+            table.rounds_since_stub_count = 4  # the stub is counted this round
+            clearing = asyncio.create_task(clear_the_misread())
+            round_ = await rig.play()
+            await clearing
+            assert round_.state == "complete" and round_.cards_out == len(round_.log.of(RecordKind.CARD)) + 1
+            dealt = sum(len(p.stack) for p in round_.positions.values()) + len(round_.dealer_stack)
+            (removed,) = round_.log.of(RecordKind.STUB_REMOVED)
+            assert round_.unseen == 1 and removed.fields["cards"] == 52 - dealt - 1
+            revealed = [r.fields["card"] for r in round_.log.of(RecordKind.REVEALED)]
+            assert revealed[:5] == [face for _, face, _ in rig.dealer.from_hand]
+            assert round_.stub_counted == 52 - dealt - 1 - 5
+            assert not round_.log.of(RecordKind.IRREGULARITY), "the count made 52"
 
     run(scenario(), timeout=30)
 
