@@ -107,6 +107,11 @@ class SimulatedDealer:
         enters the table through ``add``, as from a pocket, so the world's books still balance."""
         self.world.add(place, [face], back, at=at)
 
+    def deal_card(self, place: str) -> None:
+        """The top card of the hand, face down, to ``place`` (dealing from the hand: 657a.9(b),
+        the community cards of 677a.10(c))."""
+        self.world.move(DEALER_HAND, place)
+
     def count_stub(self) -> int:
         """Count the cards left in the hand, face down (657a.9(d))."""
         self.fumble_stub()

@@ -31,10 +31,6 @@ class SimulatedCrazy4Dealer(SimulatedDealer):
         self.world.move_all(SHUFFLER_OUTPUT, DEALER_HAND)
         self.chips = 0  # last round's chips went to the progressive inventory
 
-    def deal_card(self, place: str) -> None:
-        """The top card of the hand, face down, to ``place`` (657a.9(b))."""
-        self.world.move(DEALER_HAND, place)
-
     def count_places(self, places: Iterable[str]) -> dict[str, int]:
         """The cards at each place, counted face down after a wrong stub count (657a.9(f))."""
         return {place: self.world.count(place) for place in places}

@@ -46,6 +46,7 @@ class ReplayCard:
     commitment: str | None
     revealed_seq: int | None
     clause: str | None
+    source: str | None = None  # "shoe" or "hand": where the card was dealt from, when the record says
 
     def shown(self) -> str:
         if self.face is None:
@@ -286,6 +287,7 @@ class _Builder:
             commitment=f.get("commitment"),
             revealed_seq=None,
             clause=f.get("clause"),
+            source=f.get("source"),
         )
         if card.commitment:
             self.by_commitment[card.commitment] = card

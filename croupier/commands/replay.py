@@ -75,7 +75,8 @@ def describe(step: Step) -> str:
         where = f"seat {place}" if isinstance(place, int) else str(place)
         card = f.get("card") if f.get("face_up") is not False else None
         shown = card or "face down" + (f" ({f['commitment'][:12]}…)" if f.get("commitment") else "")
-        return f"card to {where}: {shown}  [{f.get('clause')}]"
+        source = f" from the {f['source']}" if f.get("source") else ""
+        return f"card to {where}{source}: {shown}  [{f.get('clause')}]"
     if step.kind in ("hole_revealed", "revealed"):
         clause = f"  [{f['clause']}]" if f.get("clause") else ""
         return f"turned up at {f.get('place', 'dealer')}: {f.get('card')}{clause}"

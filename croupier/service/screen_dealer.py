@@ -90,6 +90,15 @@ class ScreenDealer:
     def take_stub(self) -> None:
         self._step("take_stub")
 
+    def rack_unread(self) -> None:
+        self.rack += 1
+        self._step("rack_unread")
+
+    def deal_card(self, place: str) -> None:
+        """One card from the hand (a Hold 'Em community card, 677a.10(c); every card at Crazy 4 Poker)."""
+        self.felt[place] += 1
+        self._step("deal_card", place=place)
+
     async def count_stub(self) -> Offer[int]:
         return await self.screen.ask("stub_count", counts_field("count"), clause="677a.10(d); 657a.9(d)")
 
@@ -108,10 +117,6 @@ class ScreenDealer:
     def take_deck(self) -> None:
         self._step("take_deck")
 
-    def deal_card(self, place: str) -> None:
-        self.felt[place] += 1
-        self._step("deal_card", place=place)
-
     def count_places(self, places: Sequence[str]) -> Mapping[str, int]:
         """The cards at each place as the table placed them (the pickup's order)."""
         return {place: self.felt[place] for place in places}
@@ -125,4 +130,3 @@ class ScreenDealer:
 
     async def count_progressive_chips(self) -> Offer[int]:
         return await self.screen.ask("chip_count", counts_field("count"), clause="657a.9(a)(3)")
-

@@ -8,16 +8,18 @@ supervisor ruling (see ``_SHARED``):
   auto-reshuffling mode (docs/devices.md), taking the round's cards back after each round;
 - "no more bets" is announced before any stack leaves the shoe (677a.10(a)(2));
 - each stack of two comes from the shoe face down (``Shoe.deal_stack``: SealedCards), revealed only
-  through the shoe at the showdown; the five community cards come next, one at a time, then the
-  stub is taken out, counted when due and put in the rack unexposed (677a.10(c)-(e));
+  through the shoe at the showdown;
+- after the last stack the dealer removes the remaining cards from the shoe (677a.10(c)): the shoe
+  lets the stub out through its reader, read sealed card by card into its tray
+  (``_remove_stub``), and the dealer takes it into the hand; the five community cards are dealt
+  from the top of the hand, one at a time, each known to the table as the stub card the shoe read
+  in that place, so it is proven by the shoe when turned up; then the stub is counted when due and
+  put in the rack unexposed (677a.10(c)-(e); docs/decisions/0020-holdem-community-cards-from-the-hand.md);
 - without a counting shuffler's report the dealer counts the stub at least every 5 rounds (d); a
   wrong count leads to the dealer's misdeal finding (f): the round is void and, unless misdealt with
   52 cards, the deck leaves the table and a new one is shuffled and loaded;
 - ``community_first``: the shoe dispenses the five community cards first and keeps its stub,
   reporting its own count in place of the stub count (677a.10(g)).
-
-Deviation (reported): the community cards are read by the shoe as they are dealt, so each is sealed
-and can be proven when turned up; the stub leaves the shoe after them.
 """
 
 from __future__ import annotations
@@ -36,9 +38,11 @@ from croupier.tables.inputs import Answer, Answers, ask, each, received, take
 from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
 from devices.faults import Operator
-from devices.shoe import EMPTY, READY, Shoe
+from devices.shoe import EMPTY, READY, Shoe, ShoeFault
 from devices.shuffler import Shuffler
 from drivers.protocol.cards import Card
+from drivers.protocol.classes.shoe import MAX_STACK
+from drivers.protocol.core import FaultCode
 from drivers.shoe import SealedCard
 from games.common.pickup import SET_ASIDE
 from games.common.seating import clockwise
@@ -57,11 +61,12 @@ from games.heads_up_holdem.inputs import (
     RevealHand,
     Settle,
     StackDelivered,
+    StubRemoved,
     StubToRack,
     UnseenToRack,
 )
 from games.heads_up_holdem.machine import (
-    DEALING,
+    COMMUNITY,
     FLOP,
     HELD,
     MISDEAL_CHECK,
@@ -69,6 +74,7 @@ from games.heads_up_holdem.machine import (
     SETTLED,
     STREETS,
     STUB,
+    STUB_OUT,
     VOIDED,
 )
 from games.heads_up_holdem.positions import Position
@@ -86,7 +92,14 @@ class HoldemDealer(Dealer, Protocol):
         """Move the stack in the shoe's tray to ``place``, face down (677a.10(b), (g))."""
 
     def take_stub(self) -> None:
-        """Take the stub out of the shoe into the hand (677a.10(c))."""
+        """Take the stub's cards the shoe let out into its tray into the hand, under those already
+        there (677a.10(c))."""
+
+    def rack_unread(self) -> None:
+        """Move the card the shoe let out unread, the last in its tray, to the discard rack unseen."""
+
+    def deal_card(self, place: str) -> None:
+        """One card from the top of the hand, face down, to ``place`` (677a.10(c): a community card)."""
 
     def count_stub(self) -> Answer[int]:
         """Count the stub in the hand, face down (677a.10(d)); keyed on the dealer's screen."""
@@ -240,8 +253,12 @@ class HeadsUpHoldemTable(SupervisorHolds):
     async def _step(self, play: _Play) -> None:
         round_ = play.round
         state = round_.state
-        if round_.expected is not None:
+        if state == COMMUNITY:
+            self._deal_community(play)
+        elif round_.expected is not None:
             await self._deliver(play)
+        elif state == STUB_OUT:
+            await self._remove_stub(play)
         elif state == STUB:
             await self._stub(play)
         elif state == MISDEAL_CHECK:
@@ -259,22 +276,62 @@ class HeadsUpHoldemTable(SupervisorHolds):
             await self._showdown(play)
 
     async def _deliver(self, play: _Play) -> None:
-        """677a.10(b), (c), (g): the stack or community card due, sealed, from the shoe; a stack
-        whose dispense's outcome was unknown is reconciled (``_reconciled``), its cards that left
-        racked unseen and counted out of the deck (677a.10(e))."""
+        """677a.10(b), (g): the stack due, sealed, from the shoe; a stack whose dispense's outcome
+        was unknown is reconciled (``_reconciled``), its cards that left racked unseen and counted
+        out of the deck (677a.10(e))."""
         round_ = play.round
         due = round_.expected
         assert due is not None
         cards, unseen = await self._reconciled(self.shoe, lambda: self.shoe.deal_stack(due.count))
         if unseen:  # out of the shoe unrecorded while the outcome was unknown: racked unseen
             round_.handle(UnseenToRack(unseen))
-        message = StackDelivered(cards) if round_.state == DEALING else CommunityDealt(cards[0])
-        play.round.handle(message)
+        play.round.handle(StackDelivered(cards))
         self.dealer.place_stack(SET_ASIDE if round_.state == HELD else due.place, len(cards))
 
+    async def _remove_stub(self, play: _Play) -> None:
+        """677a.10(c): the remaining cards out of the shoe into the dealer's hand. The shoe lets
+        them out through its reader into the tray, at most a frame's worth of commitments at a time
+        (``MAX_STACK``), and the dealer takes each lot into the hand under the last, so the hand
+        holds the stub in the order the shoe read it: the order the round deals the community
+        cards in. A card that left unread (a misread, the last the shoe let out) is racked unseen
+        before the lot goes on, and a lot whose outcome was unknown is reconciled as a stack is,
+        its unrecorded cards racked unseen: either way the hand holds only cards the shoe read, and
+        those racked count out of the deck (677a.10(e))."""
+        round_ = play.round
+        first = len(self.shoe.round_cards)
+        unread = 0
+
+        async def next_lot() -> tuple[SealedCard, ...]:
+            nonlocal unread
+            left = self.shoe.remaining
+            if not left:  # reconciling found the shoe already empty
+                return ()
+            try:
+                return await self.shoe.deal_stack(min(MAX_STACK, left))
+            except ShoeFault as fault:
+                if fault.code is FaultCode.MISREAD:
+                    self.dealer.rack_unread()
+                    unread += 1
+                raise
+
+        while self.shoe.remaining:
+            before = unread
+            _, unseen = await self._reconciled(self.shoe, next_lot)
+            if unseen or unread > before:
+                round_.handle(UnseenToRack(unseen + unread - before))
+            self.dealer.take_stub()
+        stub = tuple(card for card in self.shoe.round_cards[first:] if isinstance(card, SealedCard))
+        round_.handle(StubRemoved(stub))
+
+    def _deal_community(self, play: _Play) -> None:
+        """677a.10(c): the top card of the hand, face down, to the community cards."""
+        card = play.round.top_of_stub
+        assert card is not None
+        self.dealer.deal_card("community")
+        play.round.handle(CommunityDealt(card))
+
     async def _stub(self, play: _Play) -> None:
-        """677a.10(c)-(e): the stub out of the shoe, counted face down when due, to the rack."""
-        self.dealer.take_stub()
+        """677a.10(c)-(e): the stub in the hand, counted face down when due, to the rack."""
         if play.round.stub_count_due:
             await ask(self.dealer.count_stub, lambda counted: play.round.handle(StubToRack(counted)))
         else:

@@ -19,7 +19,14 @@ CLAUSES: dict[str, str] = {
     "677a.10(a)(1)": "After the shuffle and cut (677a.5) the cards are placed in the shoe",
     "677a.10(a)(2)": "The dealer announces 'no more bets' before delivering any stack",
     "677a.10(b)": "Two-card stacks face down, clockwise, to each player with Ante and Odds, then the dealer",
-    "677a.10(c)": "The stub is taken out; five community cards dealt from the hand; the stub to the rack",
+    "677a.10(c)": (
+        'After the stacks "the dealer shall remove the remaining cards from the automated dealing shoe" '
+        'and "deal from his hand the five community cards"; after all five, the stub to the rack unexposed. '
+        "Reading: the clause says who removes the stub and when, not how; the shoe lets it out through its "
+        "reader into the tray, whence the dealer takes it into the hand: nothing is exposed, the stub stays "
+        "whole for (d)-(f), and each community card dealt from the hand's top is the stub card the shoe "
+        "sealed in that place (docs/decisions/0020-holdem-community-cards-from-the-hand.md)"
+    ),
     "677a.10(d)": "Without a counting shuffler, the stub is counted face down at least every 5 rounds",
     "677a.10(e)": "A count showing 52 cards: the stub goes to the discard rack unexposed",
     "677a.10(f)": "A wrong count: misdealt with 52 cards, void and return; else also remove the deck",
@@ -36,7 +43,8 @@ STACKS_IN_ORDER = Rule(
 STACK_OF_TWO = Rule("677a.10(b)", "each stack holds exactly two cards, face down")
 COMMUNITY_FROM_HAND = Rule(
     "677a.10(c)",
-    "after the stacks, the stub comes out of the shoe and five community cards are dealt from it",
+    "after every stack the remaining cards are removed from the shoe, then the five community cards are "
+    "dealt from the hand, each the top card of the stub (following 677a.9(a)(2), which it cites)",
 )
 COMMUNITY_FACE_DOWN = Rule("677a.10(c); 677a.10(g)", "community cards are dealt face down until revealed")
 STUB_UNEXPOSED = Rule("677a.10(c)", "after the community cards the stub goes to the discard rack unexposed")
@@ -46,8 +54,8 @@ STUB_COUNT_DUE = Rule(
 COUNT_OF_52 = Rule("677a.10(e)", "a count showing 52 cards in the deck: the stub to the rack unexposed")
 UNSEEN_OUT = Rule(
     "677a.10(e); docs/protocol.md §5.6",
-    "cards that left the shoe while a dispense's outcome was unknown go to the rack unseen and count as "
-    "out of the deck",
+    "cards that left the shoe unrecorded (while a dispense's outcome was unknown, or unread) go to the "
+    "rack unseen and count as out of the deck",
 )
 WRONG_COUNT = Rule("677a.10(f)", "a count showing a wrong number of cards: the dealer determines a misdeal")
 MISDEAL_VOIDS = Rule("677a.10(f)", "misdealt with 52 cards in the deck: all hands void, all wagers returned")
@@ -99,7 +107,8 @@ TRIPS_PLUS = Rule(
     "configuration (no pay table found)", "Trips Plus pays on the player's hand by its pay table"
 )
 POCKET_BONUS = Rule(
-    "configuration (no pay table found)", "Pocket Bonus pays on the player's two cards by its table"
+    "configuration (no pay table found)",
+    "Pocket Bonus pays on the player's two cards by its table; aces against the dealer's aces by their line",
 )
 SETTLEMENT_ORDER = Rule(
     HOUSE_CONVENTION, "settled from the dealer's right, counterclockwise, each player in turn"

@@ -1,5 +1,6 @@
-"""The round's callbacks for the deal: wagers, "no more bets", the stacks, the community cards, the
-stub and its count, and the misdeal finding (677a.10(a)-(g)). Mixed into Round (round.py)."""
+"""The round's callbacks for the deal: wagers, "no more bets", the stacks, the stub out of the shoe,
+the community cards from the hand, the stub's count, and the misdeal finding (677a.10(a)-(g)).
+Mixed into Round (round.py)."""
 
 from __future__ import annotations
 
@@ -122,6 +123,33 @@ class DealSteps:
         self.unseen += cards
         self.log.add(RecordKind.SET_ASIDE, cards=cards, unseen=True, clause=clauses.UNSEEN_OUT.clause)
 
+    # -- 677a.10(c): the stub out of the shoe, the community cards from the hand ---------------------
+    def stub_holds_the_community(self, event: EventData) -> bool:
+        """677a.10(c): the five community cards are dealt from the stub, so it must hold them."""
+        cards = message_of(event).cards
+        if len(cards) < COMMUNITY_CARDS:
+            raise RuleViolation(
+                clauses.COMMUNITY_FROM_HAND,
+                f"the stub removed holds {len(cards)} card(s): the {COMMUNITY_CARDS} community cards "
+                "are dealt from it",
+            )
+        return True
+
+    def take_stub(self, event: EventData) -> None:
+        self.stub = message_of(event).cards
+        self.log.add(RecordKind.STUB_REMOVED, cards=len(self.stub), clause=clauses.COMMUNITY_FROM_HAND.clause)
+
+    def is_top_of_stub(self, event: EventData) -> bool:
+        """677a.10(c): a community card comes from the dealer's hand, the top card of the stub; any
+        other card (one the shoe dispensed since, say) is refused."""
+        card = message_of(event).card
+        if self.top_of_stub is None or card != self.top_of_stub:
+            raise RuleViolation(
+                clauses.COMMUNITY_FROM_HAND,
+                f"{describe(card)} is not the top card of the stub in the dealer's hand",
+            )
+        return True
+
     def completes_community(self, event: EventData) -> bool:
         """677a.10(c): the fifth community card completes the deal from the hand."""
         return len(self.community) == COMMUNITY_CARDS - 1
@@ -192,6 +220,7 @@ class DealSteps:
             self.log.add(
                 RecordKind.CARD,
                 place=due.place,
+                source=due.source,
                 card=pickup.card,
                 commitment=pickup.commitment,
                 face_up=False,

@@ -2,9 +2,10 @@
 
 A message checks its own fields when it is made, so bad input fails with an InputError naming the
 field before it reaches the round. Cards dealt face down (the two-card stacks the shoe dispenses,
-the community cards) arrive sealed: an object carrying only the shoe's ``commitment`` (the
-``SealedCard`` of drivers/shoe.py), whose face the round learns only when the card is turned up.
-The shoe's and the shuffler's reports (loaded, mode, card count) arrive as a ``DeckReport``.
+the stub the shoe read as it left, the community cards dealt from it) arrive sealed: an object
+carrying only the shoe's ``commitment`` (the ``SealedCard`` of drivers/shoe.py), whose face the
+round learns only when the card is turned up. The shoe's and the shuffler's reports (loaded, mode,
+card count) arrive as a ``DeckReport``.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ __all__ = [
     "Sealed",
     "Settle",
     "StackDelivered",
+    "StubRemoved",
     "StubToRack",
     "SupervisorResolve",
     "UnseenToRack",
@@ -132,8 +134,28 @@ class StackDelivered(Message):
 
 
 @dataclass(frozen=True, repr=False)
+class StubRemoved(Message):
+    """677a.10(c): after the last stack, the remaining cards removed from the automated dealing shoe
+    into the dealer's hand. ``cards`` is the stub as the shoe read it leaving, sealed, top card (the
+    first out) first: the hand deals from the top, so the round knows which sealed card each
+    community card is (docs/decisions/0020-holdem-community-cards-from-the-hand.md)."""
+
+    trigger = "stub_removed"
+    cards: tuple[Arrival, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.cards, tuple):
+            raise InputError(f"StubRemoved.cards: expected a tuple, got {self.cards!r}")
+        for item in self.cards:
+            _check_arrival("StubRemoved.cards", item)
+
+    def __repr__(self) -> str:
+        return f"StubRemoved({len(self.cards)} cards)"
+
+
+@dataclass(frozen=True, repr=False)
 class CommunityDealt(Message):
-    """677a.10(c): one community card dealt from the hand, face down."""
+    """677a.10(c): one community card dealt from the hand, face down: the top card of the stub."""
 
     trigger = "community_dealt"
     card: Arrival
@@ -147,8 +169,9 @@ class CommunityDealt(Message):
 
 @dataclass(frozen=True)
 class UnseenToRack(Message):
-    """Cards that left the shoe while a dispense's outcome was unknown (docs/protocol.md §5.6),
-    moved unseen to the discard rack: out of the deck for the round's count (677a.10(e))."""
+    """Cards that left the shoe unrecorded — while a dispense's outcome was unknown (docs/protocol.md
+    §5.6), or unread as the stub came out — moved unseen to the discard rack: out of the deck for
+    the round's count (677a.10(e))."""
 
     trigger = "unseen_to_rack"
     cards: int

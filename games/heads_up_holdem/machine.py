@@ -26,6 +26,7 @@ from games.common.machine_parts import (
 )
 
 DEALING = "dealing"
+STUB_OUT = "stub_out"
 COMMUNITY = "community"
 STUB = "stub"
 MISDEAL_CHECK = "misdeal_check"
@@ -37,6 +38,7 @@ SHOWDOWN = "showdown"
 STATES = [
     BETTING,
     DEALING,
+    STUB_OUT,
     COMMUNITY,
     STUB,
     MISDEAL_CHECK,
@@ -52,6 +54,7 @@ STATES = [
 STATE_NOTES = {
     BETTING: "Ante and Odds Wagers (and side wagers) are placed; 'no more bets' starts the deal (677a.10(a))",
     DEALING: "two-card stacks face down, clockwise, then the dealer; (g): community first (677a.10(b))",
+    STUB_OUT: "every stack delivered: the remaining cards removed from the shoe into the hand (677a.10(c))",
     COMMUNITY: "the stub is out of the shoe: five community cards face down from the hand (677a.10(c))",
     STUB: "the stub to the discard rack unexposed, counted when due (677a.10(c)-(e))",
     MISDEAL_CHECK: "the count was wrong: the dealer determines whether the cards were misdealt (677a.10(f))",
@@ -90,21 +93,35 @@ def _deliveries() -> list[dict[str, Any]]:
         dict(
             trigger="stack_delivered",
             source=DEALING,
-            dest=COMMUNITY,
+            dest=STUB_OUT,
             conditions="completes_deal",
             before="place_stack",
         ),
         dict(trigger="stack_delivered", source=DEALING, dest=None, before="place_stack"),
         # 677a.10(e); docs/protocol.md §5.6: cards the shoe let out unrecorded, racked unseen.
-        dict(trigger="unseen_to_rack", source=[DEALING, HELD], dest=None, before="rack_unseen"),
+        dict(trigger="unseen_to_rack", source=[DEALING, STUB_OUT, HELD], dest=None, before="rack_unseen"),
+        # 677a.10(c): the remaining cards out of the shoe, then the community cards from the hand.
+        dict(
+            trigger="stub_removed",
+            source=STUB_OUT,
+            dest=COMMUNITY,
+            conditions="stub_holds_the_community",
+            before="take_stub",
+        ),
         dict(
             trigger="community_dealt",
             source=COMMUNITY,
             dest=STUB,
-            conditions="completes_community",
+            conditions=["is_top_of_stub", "completes_community"],
             before="place_community",
         ),
-        dict(trigger="community_dealt", source=COMMUNITY, dest=None, before="place_community"),
+        dict(
+            trigger="community_dealt",
+            source=COMMUNITY,
+            dest=None,
+            conditions="is_top_of_stub",
+            before="place_community",
+        ),
     ]
 
 

@@ -1,6 +1,7 @@
 """The player's two cards as the Pocket Bonus reads them (published game rules, not PA text: an
-optional wager on the two cards alone). The classes are those of the published field tables; which
-pay, and how much, is configuration (rules_config.RuleSet.pocket_bonus_pay_table)."""
+optional wager on the player's two cards alone). The classes are those of the published field tables,
+whose top line is the player's pocket aces against the dealer's pocket aces; which pay, and how much,
+is configuration (rules_config.RuleSet.pocket_bonus_pay_table)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from games.heads_up_holdem.evaluator import ACE_HIGH, high_rank
 
 
 class Pocket(enum.StrEnum):
+    ACES_AGAINST_DEALER_ACES = "aces_against_dealer_aces"  # the player's aces and the dealer's
     ACES = "aces"
     ACE_KING_SUITED = "ace_king_suited"
     ACE_QUEEN_OR_JACK_SUITED = "ace_queen_or_jack_suited"
@@ -23,6 +25,18 @@ class Pocket(enum.StrEnum):
     @property
     def key(self) -> str:
         return self.value
+
+
+def pocket_lines(cards: Sequence[Card], dealer: Sequence[Card]) -> tuple[Pocket, ...]:
+    """The pay table lines the player's two ``cards`` are paid by, the first the table lists paying:
+    pocket aces against the ``dealer``'s pocket aces are paid by that line, or as aces where the
+    table has no such line."""
+    pocket = pocket_of(cards)
+    if pocket is None:
+        return ()
+    if pocket is Pocket.ACES and len(dealer) == 2 and pocket_of(dealer) is Pocket.ACES:
+        return (Pocket.ACES_AGAINST_DEALER_ACES, Pocket.ACES)
+    return (pocket,)
 
 
 def pocket_of(cards: Sequence[Card]) -> Pocket | None:

@@ -22,6 +22,7 @@ class Due:
     place: str  # "seat 3", "dealer", "community"
     count: int
     rule: Rule
+    source: str = "shoe"  # "shoe": dispensed by the automated dealing shoe; "hand": from the dealer's hand
 
     def __str__(self) -> str:
         return f"{self.count} card(s) face down to the {self.place}"

@@ -1,4 +1,5 @@
-"""What a round records, in order: wagers, stacks, community cards, the stub, decisions, reveals,
+"""What a round records, in order: wagers, stacks, the stub out of the shoe, community cards, the stub
+to the rack, decisions, reveals,
 settlement and irregularities. The log is games.common.records' RoundLog (plain values, a round and
 sequence number per entry, logged through structlog); a card dealt face down is recorded by its
 commitment until it is turned up, and a folded hand never is."""
@@ -16,7 +17,8 @@ class RecordKind(enum.StrEnum):
     STATE = "state"
     WAGER = "wager"
     NO_MORE_BETS = "no_more_bets"  # 677a.10(a)(2)
-    CARD = "card"  # a card placed face down (commitment) or, irregularly, face up
+    CARD = "card"  # a card placed face down (commitment) or, irregularly, face up; ``source``: shoe or hand
+    STUB_REMOVED = "stub_removed"  # 677a.10(c): the remaining cards out of the shoe, before the community
     STUB = "stub"  # 677a.10(c)-(f): to the rack, counted or not
     MISDEAL = "misdeal"  # 677a.10(f): the dealer's finding, and whether the deck is removed
     DECISION = "decision"

@@ -57,6 +57,7 @@ class Round(DealSteps, PlaySteps, CloseSteps, RoundBase):
         self.positions: dict[int, Position] = {}
         self.dealer_stack: tuple[Arrival, ...] = ()
         self.dealer_faces: tuple[Card, ...] = ()
+        self.stub: tuple[Arrival, ...] = ()  # 677a.10(c): the stub in the dealer's hand, as the shoe read it
         self.community: list[Arrival] = []
         self.community_faces: list[Card] = []
         self.deck: DeckReport | None = None
@@ -79,8 +80,15 @@ class Round(DealSteps, PlaySteps, CloseSteps, RoundBase):
         if self.state == DEALING:
             return self._deal[self._delivered]
         if self.state == COMMUNITY:
-            return Due("community", 1, clauses.COMMUNITY_FROM_HAND)
+            return Due("community", 1, clauses.COMMUNITY_FROM_HAND, source="hand")
         return None
+
+    @property
+    def top_of_stub(self) -> Arrival | None:
+        """The card the dealer's hand gives next (677a.10(c)): the stub's cards in the order the
+        shoe read them leaving, less the community cards already dealt (None: none in hand)."""
+        dealt = len(self.community)
+        return self.stub[dealt] if dealt < len(self.stub) else None
 
     @property
     def to_act(self) -> int | None:

@@ -4,7 +4,8 @@ Amounts are integer cents; ``Action.amount`` is the wager for a collect or a pus
 for a pay (the wager itself stays with the player). The rules are the published Heads Up Hold 'Em's
 (not PA text), with the tables from the RuleSet: the Ante pushes when the dealer does not open; Ante
 and Play pay 1 to 1; the Odds Wager pays a winning hand by its table (lower hands push) and a losing
-hand by the losing-Odds table; Trips Plus and Pocket Bonus pay on the player's own cards.
+hand by the losing-Odds table; Trips Plus and Pocket Bonus pay on the player's own cards, the Pocket
+Bonus's top line on the player's pocket aces against the dealer's.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from games.common.movement import Movement
 from games.common.seating import counterclockwise
 from games.heads_up_holdem import clauses
 from games.heads_up_holdem.evaluator import HandValue, best_five
-from games.heads_up_holdem.pocket import pocket_of
+from games.heads_up_holdem.pocket import pocket_lines
 from games.heads_up_holdem.rules_config import RuleSet
 
 
@@ -97,12 +98,12 @@ def showdown(
     if stakes.play:
         actions.append(act(Wager.PLAY, _even(outcome), clauses.ANTE_AND_PLAY))
     actions.append(_odds(act, outcome, player, rules))
-    for wager, table, key, rule in (
-        (Wager.TRIPS_PLUS, rules.trips_plus_pay_table, player.category, clauses.TRIPS_PLUS),
-        (Wager.POCKET_BONUS, rules.pocket_bonus_pay_table, pocket_of(hole), clauses.POCKET_BONUS),
+    for wager, table, lines, rule in (
+        (Wager.TRIPS_PLUS, rules.trips_plus_pay_table, (player.category,), clauses.TRIPS_PLUS),
+        (Wager.POCKET_BONUS, rules.pocket_bonus_pay_table, pocket_lines(hole, dealer), clauses.POCKET_BONUS),
     ):
         if getattr(stakes, wager.value):
-            actions.append(_by_table(act, wager, table, key, rule))
+            actions.append(_by_table(act, wager, table, lines, rule))
     return actions
 
 
@@ -124,8 +125,11 @@ def _odds(act: Act, outcome: int, player: HandValue, rules: RuleSet) -> Action:
     return act(Wager.ODDS, Movement.COLLECT, clauses.ODDS_LOSE)
 
 
-def _by_table(act: Act, wager: Wager, table: Mapping[object, Odds], key: object, rule: Rule) -> Action:
-    odds = table.get(key)
+def _by_table(
+    act: Act, wager: Wager, table: Mapping[object, Odds], lines: Sequence[object], rule: Rule
+) -> Action:
+    """Paid by the first of ``lines`` the table lists; collected when it lists none of them."""
+    odds = next((table[line] for line in lines if line in table), None)
     return act(wager, Movement.PAY, rule, odds) if odds else act(wager, Movement.COLLECT, rule)
 
 

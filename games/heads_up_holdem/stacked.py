@@ -2,9 +2,9 @@
 
 It plays the part of the automated dealing shoe (devices/shoe.py) at a real table: it dispenses the
 faces it was given, in order, as sealed stacks (games.common.stacked_shoe seals each card as
-the shoe driver does, with a commitment), and what remains after the stacks is the stub from which
-the dealer deals the community cards (677a.10(c)). Under 677a.10(g) the community cards come out
-first, as one stack of five.
+the shoe driver does, with a commitment); after the stacks the remaining cards leave it, read sealed,
+into the dealer's hand (``hand``), and the dealer deals the community cards from the top of it
+(677a.10(c)). Under 677a.10(g) the community cards come out first, as one stack of five.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from drivers.protocol.cards import Card, standard_deck
 from games.common.stacked_shoe import StackedShoe
 from games.heads_up_holdem.inputs import (
+    Arrival,
     CommunityDealt,
     DeckReport,
     NoMoreBets,
@@ -21,9 +22,10 @@ from games.heads_up_holdem.inputs import (
     RevealCommunity,
     RevealHand,
     StackDelivered,
+    StubRemoved,
     StubToRack,
 )
-from games.heads_up_holdem.machine import FLOP, PREFLOP, STUB
+from games.heads_up_holdem.machine import COMMUNITY, DEALING, FLOP, PREFLOP, STUB, STUB_OUT
 from games.heads_up_holdem.round import Round
 from games.heads_up_holdem.rules_config import RuleSet
 
@@ -46,24 +48,42 @@ def arrange(
 class StackedDeck:
     def __init__(self, faces: Iterable[Card]) -> None:
         self.shoe = StackedShoe(faces)
+        self.hand: list[Arrival] = []  # the stub in the dealer's hand, top card first (677a.10(c))
 
     def __len__(self) -> int:
-        """The cards still in the shoe (the stub, once the stacks are out)."""
-        return len(self.shoe)
+        """The stub: the cards still in the shoe, or in the dealer's hand once removed from it."""
+        return len(self.shoe) + len(self.hand)
+
+    def remove_stub(self) -> StubRemoved:
+        """677a.10(c): the remaining cards out of the shoe into the hand, each read sealed as it leaves."""
+        self.hand = [self.shoe.draw(face_up=False) for _ in range(len(self.shoe))]
+        return StubRemoved(tuple(self.hand))
+
+    def from_hand(self) -> CommunityDealt:
+        """677a.10(c): the top card of the hand dealt face down as a community card."""
+        return CommunityDealt(self.hand.pop(0))
 
     @property
     def dealt(self) -> list[Card]:
-        return self.shoe.dealt
+        """The cards put on the layout: out of the shoe, or dealt from the hand (not the stub left
+        in it, the last cards out of the shoe)."""
+        return self.shoe.dealt[: len(self.shoe.dealt) - len(self.hand)]
 
     def verify(self, sealed: object, card: Card) -> bool:
         return self.shoe.verify(sealed, card)
 
     def deliver(self, round_: Round) -> None:
-        """Deliver every stack and community card the round expects (677a.10(b), (c), (g))."""
-        while (due := round_.expected) is not None:
-            cards = tuple(self.shoe.draw(face_up=False) for _ in range(due.count))
-            message = CommunityDealt(cards[0]) if round_.state == "community" else StackDelivered(cards)
-            round_.handle(message)
+        """Deliver every stack the round expects, remove the stub and deal the community cards from
+        the hand (677a.10(b), (c), (g))."""
+        while round_.state in (DEALING, STUB_OUT, COMMUNITY):
+            if round_.state == STUB_OUT:
+                round_.handle(self.remove_stub())
+            elif round_.state == COMMUNITY:
+                round_.handle(self.from_hand())
+            else:
+                due = round_.expected
+                assert due is not None
+                round_.handle(StackDelivered(tuple(self.shoe.draw(face_up=False) for _ in range(due.count))))
 
     def reveal_community(self, round_: Round) -> None:
         """Turn up the flop (from the preflop) or the turn and river (from the flop)."""

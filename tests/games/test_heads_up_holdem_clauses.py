@@ -28,6 +28,7 @@ from games.heads_up_holdem.inputs import (
     RevealHand,
     Settle,
     StackDelivered,
+    StubRemoved,
     StubToRack,
     SupervisorResolve,
     UnseenToRack,
@@ -42,6 +43,7 @@ from games.heads_up_holdem.machine import (
     MISDEAL_CHECK,
     PREFLOP,
     STUB,
+    STUB_OUT,
     VOIDED,
 )
 from games.heads_up_holdem.records import RecordKind
@@ -66,6 +68,13 @@ def deliver_stacks(round_: Round, shoe: StackedDeck) -> None:
         round_.handle(
             StackDelivered(tuple(shoe.shoe.draw(face_up=False) for _ in range(round_.expected.count)))
         )
+
+
+def deal_community(round_: Round, shoe: StackedDeck) -> None:
+    """677a.10(c): the stub out of the shoe, then the five community cards from the hand."""
+    round_.handle(shoe.remove_stub())
+    while round_.state == COMMUNITY:
+        round_.handle(shoe.from_hand())
 
 
 def irregularities(round_: Round) -> list[tuple[str, str]]:
@@ -126,7 +135,8 @@ def test_677a_10_b_stacks_of_two_face_down_clockwise_then_the_dealer():
     assert [r.fields["place"] for r in cards] == ["seat 2"] * 2 + ["seat 5"] * 2 + ["dealer"] * 2
     assert all(r.fields["card"] is None and not r.fields["face_up"] for r in cards)
     assert {r.fields["clause"] for r in cards} == {"677a.10(b)"}
-    assert round_.state == COMMUNITY
+    assert {r.fields["source"] for r in cards} == {"shoe"}, "each stack dispensed by the shoe"
+    assert round_.state == STUB_OUT
 
 
 def test_677a_10_b_a_stack_of_the_wrong_size_or_face_up_holds_the_round():
@@ -149,23 +159,62 @@ def test_677a_10_b_a_stack_of_the_wrong_size_or_face_up_holds_the_round():
     assert irregularities(round_) == [("card-exposed", "677a.10(b)")]
 
 
-def test_677a_10_c_five_community_cards_from_the_hand_then_the_stub_unexposed():
-    """677a.10(c): after the stacks the stub comes out of the shoe; five community cards are dealt
-    from it face down, one at a time; then the stub goes to the discard rack unexposed."""
+def test_677a_10_c_the_stub_out_of_the_shoe_then_five_community_cards_from_the_hand():
+    """677a.10(c): after every stack "the dealer shall remove the remaining cards from the automated
+    dealing shoe" (a stub_removed record, before any community card) and "deal from his hand the five
+    community cards": face down, one at a time, each the top card of the stub in the hand (source
+    hand); "After all five community cards have been dealt", the stub goes to the discard rack
+    unexposed."""
     round_, shoe = betting()
     round_.handle(NoMoreBets(READY))
     deliver_stacks(round_, shoe)
+    assert round_.state == STUB_OUT and round_.expected is None
     refused("677a.10", round_, StubToRack())  # not before the five community cards
+    removed = round_.handle(shoe.remove_stub())
+    (record,) = [r for r in removed if r.kind is RecordKind.STUB_REMOVED]
+    assert record.fields == {"cards": 52 - 6, "clause": "677a.10(c)"}
     for _ in range(5):
         assert round_.state == COMMUNITY and round_.expected.count == 1
-        round_.handle(CommunityDealt(shoe.shoe.draw(face_up=False)))
-    assert round_.state == STUB and len(round_.community) == 5
+        assert round_.expected.source == "hand"
+        round_.handle(shoe.from_hand())
+    assert round_.state == STUB and len(round_.community) == 5 and len(shoe) == 52 - 6 - 5
     records = round_.handle(StubToRack())
     stub = next(r for r in records if r.kind is RecordKind.STUB)
     assert stub.fields["clause"] == "677a.10(c)" and stub.fields["exposed"] is False
     assert round_.state == PREFLOP
     community = [r for r in round_.log.of(RecordKind.CARD) if r.fields["place"] == "community"]
-    assert len(community) == 5 and all(r.fields["card"] is None for r in community)
+    assert len(community) == 5 and all(r.fields["card"] is None and r.fields["commitment"] for r in community)
+    assert {(r.fields["source"], r.fields["clause"]) for r in community} == {("hand", "677a.10(c)")}
+    assert record.seq < community[0].seq, "the stub leaves the shoe before the first community card"
+
+
+def test_677a_10_c_a_community_card_before_the_stub_is_out_holds_the_round():
+    """677a.10(c): the community cards come from the hand once the stub is out of the shoe; a card
+    dealt as a community card before that (out of the shoe, as one-card stacks were) is irregular:
+    the round is held, citing 677a.10(c)."""
+    round_, shoe = betting()
+    round_.handle(NoMoreBets(READY))
+    deliver_stacks(round_, shoe)
+    round_.handle(CommunityDealt(shoe.shoe.draw(face_up=False)))
+    assert round_.state == HELD and irregularities(round_) == [("extra-cards", "677a.10(c)")]
+    assert round_.log.of(RecordKind.STUB_REMOVED) == []
+
+
+def test_677a_10_c_no_community_card_leaves_the_shoe():
+    """677a.10(c): each community card is the top card of the stub in the dealer's hand; a card
+    from anywhere else (one the shoe dispensed, another of the stub) is refused, nothing changed;
+    a stub too small to deal five from is refused."""
+    round_, shoe = betting()
+    round_.handle(NoMoreBets(READY))
+    deliver_stacks(round_, shoe)
+    refused("677a.10(c)", round_, StubRemoved(tuple(shoe.shoe.draw(face_up=False) for _ in range(4))))
+    round_.handle(shoe.remove_stub())
+    from_the_shoe = StackedDeck(DECK).shoe.draw(face_up=False)
+    refused("677a.10(c)", round_, CommunityDealt(from_the_shoe))
+    refused("677a.10(c)", round_, CommunityDealt(shoe.hand[1]))  # the hand deals from its top
+    assert round_.community == [] and round_.state == COMMUNITY
+    round_.handle(shoe.from_hand())
+    assert round_.community == [round_.stub[0]]
 
 
 def test_677a_10_c_a_community_card_face_up_or_extra_holds_the_round():
@@ -174,11 +223,12 @@ def test_677a_10_c_a_community_card_face_up_or_extra_holds_the_round():
     round_, shoe = betting()
     round_.handle(NoMoreBets(READY))
     deliver_stacks(round_, shoe)
-    round_.handle(CommunityDealt(shoe.shoe.draw(face_up=True)))
+    round_.handle(shoe.remove_stub())
+    round_.handle(CommunityDealt(shoe.shoe.turn_up(shoe.hand.pop(0))))
     assert irregularities(round_) == [("card-exposed", "677a.10(c); 677a.10(g)")]
 
     round_, shoe = start(DECK, {1: 500})
-    round_.handle(CommunityDealt(shoe.shoe.draw(face_up=False)))
+    round_.handle(shoe.from_hand())
     assert round_.state == HELD and irregularities(round_)[0][0] == "extra-cards"
     round_.handle(SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
     assert round_.state == PREFLOP and len(round_.set_aside) == 1
@@ -191,8 +241,7 @@ def test_677a_10_d_the_stub_is_counted_at_least_every_5_rounds():
         round_, shoe = betting(rounds_since_stub_count=since)
         round_.handle(NoMoreBets(READY))
         deliver_stacks(round_, shoe)
-        while round_.state == COMMUNITY:
-            round_.handle(CommunityDealt(shoe.shoe.draw(face_up=False)))
+        deal_community(round_, shoe)
         assert round_.stub_count_due is due
         if due:
             refused("677a.10(d)", round_, StubToRack())
@@ -210,8 +259,7 @@ def test_677a_10_d_a_counting_shuffler_stands_for_the_stub_count():
     refused("677a.10(d)", round_, NoMoreBets(DeckReport(in_shoe=True, shuffler_count=51)))
     round_.handle(NoMoreBets(DeckReport(in_shoe=True, shuffler_count=52)))
     deliver_stacks(round_, shoe)
-    while round_.state == COMMUNITY:
-        round_.handle(CommunityDealt(shoe.shoe.draw(face_up=False)))
+    deal_community(round_, shoe)
     assert not round_.stub_count_due
     round_.handle(StubToRack())
     assert round_.state == PREFLOP and round_.rounds_since_stub_count_after == 0
@@ -222,8 +270,7 @@ def test_677a_10_e_a_count_of_52_sends_the_stub_to_the_rack_unexposed():
     round_, shoe = betting()
     round_.handle(NoMoreBets(READY))
     deliver_stacks(round_, shoe)
-    while round_.state == COMMUNITY:
-        round_.handle(CommunityDealt(shoe.shoe.draw(face_up=False)))
+    deal_community(round_, shoe)
     assert len(shoe) + round_.cards_out == 52
     records = round_.handle(StubToRack(len(shoe)))
     stub = next(r for r in records if r.kind is RecordKind.STUB)
@@ -242,8 +289,7 @@ def test_677a_10_e_cards_racked_unseen_count_as_out_of_the_deck():
     (aside,) = [r for r in records if r.kind is RecordKind.SET_ASIDE]
     assert aside.fields == {"cards": 2, "unseen": True, "clause": "677a.10(e); docs/protocol.md §5.6"}
     deliver_stacks(round_, shoe)
-    while round_.state == COMMUNITY:
-        round_.handle(CommunityDealt(shoe.shoe.draw(face_up=False)))
+    deal_community(round_, shoe)
     assert round_.cards_out == 11 + 2
     round_.handle(StubToRack(len(shoe)))
     assert round_.state == PREFLOP and not irregularities(round_)
@@ -256,8 +302,7 @@ def wrong_count() -> tuple[Round, StackedDeck]:
     round_, shoe = betting(rounds_since_stub_count=4)
     round_.handle(NoMoreBets(READY))
     deliver_stacks(round_, shoe)
-    while round_.state == COMMUNITY:
-        round_.handle(CommunityDealt(shoe.shoe.draw(face_up=False)))
+    deal_community(round_, shoe)
     round_.handle(StubToRack(len(shoe) - 1))
     return round_, shoe
 

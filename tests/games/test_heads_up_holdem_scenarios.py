@@ -7,7 +7,7 @@ from __future__ import annotations
 from devices.faults import Operator, Role
 from drivers.protocol.cards import Card
 from games.common.messages import Resolution, SupervisorResolve
-from games.heads_up_holdem import Round, RuleSet
+from games.heads_up_holdem import Round, RuleSet, clauses
 from games.heads_up_holdem.inputs import (
     Choice,
     Collect,
@@ -114,6 +114,26 @@ def test_trips_plus_and_pocket_bonus_pay_by_their_configured_tables():
     moves = settled(round_)
     assert moves[(1, "trips_plus")] == ("pay", 150) and moves[(1, "pocket_bonus")] == ("pay", 300)
     assert moves[(2, "trips_plus")] == ("collect", 50) and moves[(2, "pocket_bonus")] == ("pay", 150)
+
+
+def test_pocket_bonus_aces_against_dealer_aces_pays_the_pay_table_line_for_it():
+    """The Pocket Bonus (its clause: games.heads_up_holdem.clauses.POCKET_BONUS; its pay table:
+    the table's ``pocket_bonus_pay_table``): the player's pocket aces against the dealer's pocket
+    aces are paid by the ``aces_against_dealer_aces`` line; a table without that line pays them as
+    ``aces``; aces against any other dealer hand are paid as ``aces``."""
+    both = {"aces_against_dealer_aces": "1000:1", "aces": "30:1"}
+    for table, dealer, paid in (
+        (both, "Ac Ah", 10000),
+        ({"aces": "30:1"}, "Ac Ah", 300),
+        (both, "Kc Kh", 300),
+    ):
+        rules = RuleSet.from_mapping({"pocket_bonus_pay_table": table})
+        deck = arrange(["As Ad"], dealer, "2c 7d 9s Jh 4c")
+        round_, shoe = start(deck, {1: (100, 0, 10)}, rules=rules)
+        play_out(round_, shoe, {1: [(PLAY, 3)]})
+        assert settled(round_)[(1, "pocket_bonus")] == ("pay", paid), (table, dealer)
+        (action,) = [a for a in round_.actions if a.wager.value == "pocket_bonus"]
+        assert action.rule is clauses.POCKET_BONUS
 
 
 def test_fold_forfeits_every_wager_and_the_cards_stay_face_down():

@@ -245,6 +245,43 @@ def test_677a_10_e_a_stack_lost_with_the_link_is_racked_unseen_and_the_count_sti
     run(scenario(), timeout=60)
 
 
+def test_677a_10_c_a_lot_of_the_stub_lost_with_the_link_is_racked_unseen_and_the_count_still_holds() -> None:
+    """Heads Up Hold 'Em's shoe dies with the first lot of the stub on its way out to the dealer's
+    hand (677a.10(c)): held on LINK_LOST; once back and cleared, the lot left unrecorded is racked
+    unseen and counted out of the deck (UnseenToRack), the rest of the stub comes out read, the
+    community cards are dealt from the hand, and the stub counted this round (677a.10(d)) makes 52
+    with them (677a.10(e))."""
+
+    async def scenario() -> None:
+        async with simulated_table("heads-up-holdem", name="DROP", settings=FAST) as sim:
+            table, device = sim.table, sim.devices["shoe"]
+            options = table_options("heads-up-holdem", sim)
+            players = simulated_players("heads-up-holdem", random.Random(5), **options)
+            stacks, lots = table.shoe.deal_stack, []
+
+            async def the_stub_dies_first(count: int) -> Any:
+                if count > 2 and not lots:  # the first lot of the stub: every stack holds two
+                    lots.append(count)
+                    device.set_faults(dead_link("answer"))
+                return await stacks(count)
+
+            table.shoe.deal_stack = the_stub_dies_first  # type: ignore[method-assign]
+            table.rounds_since_stub_count = 4  # the stub is counted this round
+            playing = asyncio.create_task(table.play_round(players))
+            await latched(table, "LINK_LOST")
+            await back_and_cleared(sim, "shoe")
+            round_ = await asyncio.wait_for(playing, 15)
+            assert round_.state == COMPLETE and table.faults == ()
+            dealt = sum(len(p.stack) for p in round_.positions.values()) + len(round_.dealer_stack)
+            (removed,) = [r for r in round_.records if r.kind == "stub_removed"]
+            assert round_.unseen == lots[0] and removed.fields["cards"] == 52 - dealt - lots[0]
+            assert round_.stub_counted == 52 - dealt - lots[0] - 5
+            assert not [r for r in round_.records if r.kind == "irregularity"], "the count made 52"
+            sim.world.check()
+
+    run(scenario(), timeout=60)
+
+
 @pytest.mark.parametrize("lost", ["answer", "command"])
 def test_5_6_a_delivery_lost_with_the_link_is_reconciled_from_the_counts(lost: str) -> None:
     """The shuffler dies delivering a batch to the shoe (docs/protocol.md §5.6), its answer lost

@@ -12,6 +12,7 @@ import random
 import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from structlog.testing import capture_logs
@@ -23,7 +24,7 @@ from devices.faults import Operator, Role
 from devices.rules import RuleViolation
 from drivers.protocol.classes.shuffler import ShuffleCompleted
 from firmware_sim.dealer_holdem import SimulatedHoldemDealer
-from firmware_sim.world import DISCARD, FLOOR, SHOE, TableWorld
+from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHOE, SHOE_TRAY, TableWorld
 from games.heads_up_holdem import Round
 from games.heads_up_holdem.inputs import Resolution
 from games.heads_up_holdem.records import RecordKind
@@ -44,6 +45,13 @@ class ClumsyDealer(SimulatedHoldemDealer):
         super().__init__(world)
         self.felt: dict[str, list[str]] = {}
         self.racked: list[str] = []
+        # each card dealt from the hand: where to, its face, and the cards then in the shoe or its tray
+        self.from_hand: list[tuple[str, str, int]] = []
+
+    def deal_card(self, place: str) -> None:
+        top = self.world.cards(DEALER_HAND)[0]
+        self.from_hand.append((place, str(top.face), self.world.count(SHOE) + self.world.count(SHOE_TRAY)))
+        super().deal_card(place)
 
     def pick_up(self, places: Sequence[str]) -> None:
         for place in places:
@@ -59,9 +67,10 @@ class Rig:
     dealer: ClumsyDealer
     events: list[object]
     players: object
+    shoe: Any  # the simulated shoe device, for its test hooks
 
     async def play(self) -> Round:
-        self.dealer.felt, self.dealer.racked = {}, []
+        self.dealer.felt, self.dealer.racked, self.dealer.from_hand = {}, [], []
         round_ = await self.table.play_round(self.players)  # type: ignore[arg-type]
         self.world.check()
         return round_
@@ -78,7 +87,7 @@ async def holdem_rig(*, seed: int, community_first: bool = False) -> AsyncIterat
         assert isinstance(sim.dealer, ClumsyDealer)
         game = "heads-up-holdem"
         players = simulated_players(game, random.Random(seed), **table_options(game, sim))
-        yield Rig(sim.table, sim.world, sim.dealer, events, players)
+        yield Rig(sim.table, sim.world, sim.dealer, events, players, sim.devices["shoe"])
 
 
 def kinds(round_: Round) -> list[RecordKind]:
@@ -170,6 +179,79 @@ def test_six_seats_play_60_rounds_with_the_stub_counted_every_fifth_round():
                 assert not any(CARD_TOKEN.search(text) for text in texts), event
 
     run(scenario(), timeout=45)
+
+
+def test_677a_10_c_the_stub_leaves_the_shoe_and_the_community_cards_come_from_the_hand():
+    """677a.10(c): after every stack (source shoe) the remaining cards are removed from the shoe
+    (a stub_removed record, before any community card, the shoe and its tray then empty); the five
+    community cards are dealt from the top of the dealer's hand (source hand), none out of the shoe;
+    each turned up is the very card the hand dealt (the shoe's seal of the stub, opened); the stub
+    in the hand is counted with the community cards counted as dealt (d), (e)."""
+
+    async def scenario():
+        async with holdem_rig(seed=10) as rig:
+            for _ in range(5):
+                round_ = await rig.play()
+                assert_complete(rig, round_)
+                order = [r.kind for r in round_.records]
+                cards = round_.log.of(RecordKind.CARD)
+                community = [r for r in cards if r.fields["place"] == "community"]
+                stacks = [r for r in cards if r.fields["place"] != "community"]
+                (removed,) = round_.log.of(RecordKind.STUB_REMOVED)
+                assert removed.fields == {"cards": 52 - len(stacks), "clause": "677a.10(c)"}
+                assert round_.records.index(removed) < round_.records.index(community[0])
+                assert order.index(RecordKind.STUB_REMOVED) > max(
+                    i for i, r in enumerate(round_.records) if r in stacks
+                ), "the stub out after every stack"
+                assert {r.fields["source"] for r in stacks} == {"shoe"}
+                assert {(r.fields["source"], r.fields["clause"]) for r in community} == {
+                    ("hand", "677a.10(c)")
+                }
+                assert [(place, left) for place, _, left in rig.dealer.from_hand] == [("community", 0)] * 5
+                revealed = [r.fields["card"] for r in round_.log.of(RecordKind.REVEALED)]
+                assert revealed[:5] == [face for _, face, _ in rig.dealer.from_hand], "flop, turn, river"
+            (stub,) = round_.log.of(RecordKind.STUB)
+            assert stub.fields["counted"] == 52 - len(stacks) - 5 and stub.fields["clause"] == "677a.10(e)"
+
+    run(scenario(), timeout=30)
+
+
+def test_677a_10_c_a_card_of_the_stub_out_unread_is_racked_unseen_and_the_hand_deals_on():
+    """677a.10(c), (e): a card of the stub leaves the shoe unread (MISREAD, latched): the dealer
+    racks it unseen, the supervisor clears the shoe, the rest of the stub comes out read; the hand
+    holds only the cards the shoe read, so each community card turned up is the card the hand
+    dealt, and the stub counted this round makes 52 with the card racked unseen."""
+
+    async def scenario():
+        async with holdem_rig(seed=10) as rig:
+            table, stacks, misread = rig.table, rig.table.shoe.deal_stack, []
+
+            async def misread_in_the_stub(count: int) -> Any:
+                if count > 2 and not misread:  # the first lot of the stub: every stack holds two
+                    misread.append(count)
+                    rig.shoe.call(lambda engine: setattr(engine.personality, "misread_next", 1))
+                return await stacks(count)
+
+            async def clear_the_misread() -> None:
+                while "MISREAD" not in {fault.code for fault in table.faults}:
+                    await asyncio.sleep(0.01)
+                await table.clear("MISREAD", FLOORPERSON)
+
+            table.shoe.deal_stack = misread_in_the_stub  # type: ignore[method-assign]
+            table.rounds_since_stub_count = 4  # the stub is counted this round
+            clearing = asyncio.create_task(clear_the_misread())
+            round_ = await rig.play()
+            await clearing
+            assert round_.state == "complete" and round_.cards_out == len(round_.log.of(RecordKind.CARD)) + 1
+            dealt = sum(len(p.stack) for p in round_.positions.values()) + len(round_.dealer_stack)
+            (removed,) = round_.log.of(RecordKind.STUB_REMOVED)
+            assert round_.unseen == 1 and removed.fields["cards"] == 52 - dealt - 1
+            revealed = [r.fields["card"] for r in round_.log.of(RecordKind.REVEALED)]
+            assert revealed[:5] == [face for _, face, _ in rig.dealer.from_hand]
+            assert round_.stub_counted == 52 - dealt - 1 - 5
+            assert not round_.log.of(RecordKind.IRREGULARITY), "the count made 52"
+
+    run(scenario(), timeout=30)
 
 
 def test_a_dropped_card_gives_a_wrong_count_a_misdeal_finding_and_a_new_deck():

@@ -74,7 +74,7 @@ def test_replay_rebuilds_played_rounds_refuses_tampering_and_unknown_rounds(tmp_
     reveal = re.search(rf"turned up at dealer: {hole}\b", text)
     assert reveal, text
     before = text[: reveal.start()]
-    down = re.search(r"card to dealer: face down \((\w+)…\)", before)
+    down = re.search(r"card to dealer from the shoe: face down \((\w+)…\)", before)
     assert down, "the hole card is shown face down, by its commitment"
     # Six decks hold the hole card's face more than once: what must not appear is that card's face
     # beside its commitment before the reveal.

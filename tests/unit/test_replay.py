@@ -97,7 +97,7 @@ def test_secrecy_the_hole_card_is_face_down_until_its_reveal_record(tmp_path):
     text = render(rebuilt)
     reveal = text.index("turned up at dealer: Kd")
     assert "Kd" not in text[:reveal]
-    assert "card to dealer: face down" in text[:reveal]
+    assert "card to dealer from the shoe: face down" in text[:reveal]
 
 
 def test_a_round_cut_before_the_reveal_keeps_the_hole_card_face_down(tmp_path):
@@ -125,6 +125,8 @@ def test_over_under_hands_and_pickup(tmp_path):
 
 
 def test_heads_up_holdem_stacks_community_and_a_folded_hand_left_face_down(tmp_path):
+    """The stacks from the shoe, the stub out of it before the community cards dealt from the hand
+    (677a.10(c)), each card's source in the replay; a folded hand never turned up."""
     shown, folded = (
         start(arrange(["Ah 9h"], "Kc 7d", "2h 5h Jh 3s 8c"), {1: 1000}),
         start(arrange(["2c 7s"], "Kc 7d", "2h 5h Jh 3s 8c"), {1: 1000}, number=2),
@@ -137,6 +139,11 @@ def test_heads_up_holdem_stacks_community_and_a_folded_hand_left_face_down(tmp_p
     assert faces(one.dealer) == [str(card) for card in round_.dealer_faces]
     assert faces(one.community) == [str(card) for card in round_.community_faces]
     assert all(card.face_down for card in one.community.cards)
+    assert {card.source for card in one.community.cards} == {"hand"}, "677a.10(c): dealt from the hand"
+    assert {card.source for card in [*one.hands[0].cards, *one.dealer.cards]} == {"shoe"}
+    removed = next(step for step in one.events if step.kind == "stub_removed")
+    assert removed.seq < one.community.cards[0].seq and removed.fields["clause"] == "677a.10(c)"
+    assert "card to community from the hand: face down" in render(one)
     assert places(two) == {"seat 1": [None, None]}, "a folded hand is never turned up"
     assert not re.search(r"\b(2c|7s)\b", render(two)), "no face of the folded hand, even in hex"
     assert any("never turned up" in note for note in two.notes)
