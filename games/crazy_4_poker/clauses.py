@@ -89,9 +89,21 @@ FOLD_FORFEITS = Rule("NOTES.md §2 (published rules)", "a player who folds loses
 PROGRESSIVE_AWARD = Rule(
     "NOTES.md §2 657a.1", "a Progressive Payout Wager wins the award its hand earns on the configured table"
 )
-BONUS_BY_SYSTEM = Rule(
-    "NOTES.md §2 657a.1 (pay tables not found)",
-    "Five Card Hand and Six Card Bonus Wagers are referred to their pay table, outside this round",
+FIVE_CARD_BONUS = Rule(
+    "657a.1 (Five Card Hand Bonus Wager); docs/decisions/0017",
+    "the Five Card Hand Bonus Wager is paid by its configured table on the player's five cards as a "
+    "five-card poker hand, and collected below the table's lowest line",
+)
+SIX_CARD_BONUS = Rule(
+    "657a.9(b); docs/decisions/0017",
+    "reading: the Six Card Bonus Wager is paid by its configured table on the best five-card poker "
+    "hand of the player's five cards and the Six Card Bonus card dealt under 657a.9(b) (the card "
+    "dealt to its own area, common to every such wager), and collected below the lowest line",
+)
+ENVY_BONUS = Rule(
+    "657a.1 (Four-Card Envy Bonus); docs/decisions/0017",
+    "a Progressive Payout Wager is paid the configured fixed sum for each other player who holds a "
+    "Four-Card Envy Bonus Qualifying Hand, never for the player's own hand or the dealer's",
 )
 HAND_KNOWN = Rule(
     "657a.9(a)(1); NOTES.md §1 (dealt from the hand, no reader)",
@@ -100,6 +112,12 @@ HAND_KNOWN = Rule(
 ORDER_OPENS = Rule("657a.9(a)(1)", "the order revealed is the order the shuffler sealed before the deal")
 DEALER_HAND_KNOWN = Rule(
     "NOTES.md §2 (published rules)", "no wager is settled before the dealer's hand is known"
+)
+LIVE_HAND_KNOWN = Rule(
+    "657a.1 (Hand); docs/decisions/0017",
+    "no wager is settled on a hand not yet known: a live (not folded) hand, a hand with a bonus or "
+    "progressive wager, and, where an Envy Bonus may be owed, every player's hand; the settlement "
+    "waits for the dealer's report",
 )
 DISCARD_COUNT = Rule("657a.9(c); NOTES.md §1", "every card on the layout reaches the discard rack")
 VOID = Rule("657a.9(f); NOTES.md §3 (supervisor)", "a voided round returns every wager")

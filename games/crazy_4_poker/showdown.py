@@ -12,13 +12,17 @@ from games.common.machine_parts import message_of
 from games.common.movement import Movement
 from games.crazy_4_poker import clauses, settlement
 from games.crazy_4_poker.evaluator import Strength, best_four
-from games.crazy_4_poker.inputs import DEALER, Place
+from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
 from games.crazy_4_poker.irregularities import DISCARD_COUNT, ILLEGAL_RAISE
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.settlement import Position, Wager
 
 SHUFFLER_ORDER = "shuffler order"
 DEALER_REPORT = "dealer report"
+
+
+def _named(place: Place) -> str:
+    return f"seat {place}" if isinstance(place, int) else f"the {place} card"
 
 
 class ShowdownSteps(ClosingSteps):
@@ -111,12 +115,17 @@ class ShowdownSteps(ClosingSteps):
         self.log.add(RecordKind.HAND, **fields)
 
     def hands_are_known(self, event: EventData) -> bool:
+        """No wager is settled on a hand not known (657a.1 Hand; docs/decisions/0017): the settlement
+        is refused, the round staying at the showdown for the dealer's report, until every hand a
+        wager depends on is known."""
         if DEALER not in self.hands:
             raise RuleViolation(clauses.DEALER_HAND_KNOWN, "the dealer's hand is not known yet")
-        unknown = [p.seat for p in self.positions.values() if p.play > p.ante and p.seat not in self.hands]
+        unknown = [place for place in settlement.hands_needed(self.positions) if place not in self.hands]
         if unknown:
             raise RuleViolation(
-                clauses.RAISE_NEEDS_ACES, f"seats {unknown} raised above 1x: their hands must be shown"
+                clauses.LIVE_HAND_KNOWN,
+                f"{', '.join(map(_named, unknown))}: not known yet; no wager is settled until the dealer "
+                "reports each of these hands",
             )
         return True
 
@@ -134,11 +143,18 @@ class ShowdownSteps(ClosingSteps):
         )
 
     def settle_wagers(self, event: EventData) -> None:
+        """Every wager of every position, from the dealer's right: the showdown wagers, the bonus
+        wagers, then the Envy Bonuses its progressive wager earns (clauses.ENVY_BONUS)."""
         dealer = self.strength(DEALER)
+        assert dealer is not None, "hands_are_known guards the settlement"
+        players = {seat: strength for seat in self.positions if (strength := self.strength(seat)) is not None}
+        six = self.hands.get(SIX_CARD)
         actions = []
         for seat in sorted(self.positions, reverse=True):  # from the dealer's right
-            hand = self.strength(seat)
-            actions += settlement.showdown(self.positions[seat], hand, dealer, self.rules)
+            position, hand = self.positions[seat], self.strength(seat)
+            actions += settlement.showdown(position, hand, dealer, self.rules)
+            actions += settlement.bonuses(position, self.hands.get(seat), six[0] if six else None, self.rules)
+            actions += settlement.envy(position, players, self.rules)
             self._award(seat, hand)
         self._record_actions(actions)
         self.layout_cards = len(self.deal)
