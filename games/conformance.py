@@ -252,8 +252,9 @@ def render_game(game_id: str) -> str:
 
 
 def _sources(section: str) -> re.Pattern[str]:
-    """A citation of the game's own section (``686a.7(f)``) or of NOTES.md in a docstring."""
-    return re.compile(re.escape(section) + r"(?:\([a-z]\)(?:\(\d+\))?)?|NOTES\.md §\d")
+    """A citation of the game's own section (``686a.7(f)``), of a decision record
+    (``docs/decisions/0017``) or of NOTES.md in a docstring."""
+    return re.compile(re.escape(section) + r"(?:\([a-z]\)(?:\(\d+\))?)?|docs/decisions/\d{4}|NOTES\.md §\d")
 
 
 _GUARDS = (

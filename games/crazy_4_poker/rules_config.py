@@ -129,6 +129,14 @@ class RuleSet(Configurable):
         default=Shuffler.COUNTING,
         metadata=key("657a.9(a)(1): an automated shuffler; (d): whether it counts", choice(Shuffler)),
     )
+    shuffler_reports_order: bool = field(
+        default=True,
+        metadata=key(
+            "657a.9(a)(1): the shuffler reports its shuffled order, sealed, and the hands are reconstructed "
+            "from it; false: a shuffler that reports none, and the dealer reports each hand turned up",
+            flag,
+        ),
+    )
     progressive_offered: bool = field(
         default=False, metadata=key("NOTES.md §2 657a.1: optional, off unless configured", flag)
     )

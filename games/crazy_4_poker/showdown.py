@@ -13,7 +13,7 @@ from games.common.movement import Movement
 from games.crazy_4_poker import clauses, settlement
 from games.crazy_4_poker.evaluator import Strength, best_four
 from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
-from games.crazy_4_poker.irregularities import DISCARD_COUNT, ILLEGAL_RAISE
+from games.crazy_4_poker.irregularities import DISCARD_COUNT, HAND_UNREPORTED, ILLEGAL_RAISE
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.settlement import Position, Wager
 
@@ -114,20 +114,27 @@ class ShowdownSteps(ClosingSteps):
             fields.update(best=" ".join(map(str, four)), rank=str(strength), ranked=clauses.BEST_FOUR.clause)
         self.log.add(RecordKind.HAND, **fields)
 
-    def hands_are_known(self, event: EventData) -> bool:
-        """No wager is settled on a hand not known (657a.1 Hand; docs/decisions/0017): the settlement
-        is refused, the round staying at the showdown for the dealer's report, until every hand a
-        wager depends on is known."""
+    def dealer_hand_is_known(self, event: EventData) -> bool:
         if DEALER not in self.hands:
             raise RuleViolation(clauses.DEALER_HAND_KNOWN, "the dealer's hand is not known yet")
-        unknown = [place for place in settlement.hands_needed(self.positions) if place not in self.hands]
-        if unknown:
-            raise RuleViolation(
-                clauses.LIVE_HAND_KNOWN,
-                f"{', '.join(map(_named, unknown))}: not known yet; no wager is settled until the dealer "
-                "reports each of these hands",
-            )
         return True
+
+    @property
+    def unreported(self) -> list[Place]:
+        """The hands a wager is settled on that are not known yet (settlement.hands_needed)."""
+        return [place for place in settlement.hands_needed(self.positions) if place not in self.hands]
+
+    def hand_unreported(self, event: EventData) -> bool:
+        """657a.1 (Hand); docs/decisions/0017: no wager is settled on a hand not known."""
+        return bool(self.unreported)
+
+    def hold_unreported(self, event: EventData) -> None:
+        """Held, nothing settled, until the hands are reported (CONTINUE) or a supervisor voids."""
+        detail = (
+            f"{', '.join(map(_named, self.unreported))}: not reported; no wager is settled on a hand "
+            "not known"
+        )
+        self._hold(HAND_UNREPORTED, Irregularity(clauses.LIVE_HAND_KNOWN, detail))
 
     def raise_is_illegal(self, event: EventData) -> bool:
         """NOTES.md §2: a Play above 1x needs a pair of aces or better."""
@@ -146,7 +153,7 @@ class ShowdownSteps(ClosingSteps):
         """Every wager of every position, from the dealer's right: the showdown wagers, the bonus
         wagers, then the Envy Bonuses its progressive wager earns (clauses.ENVY_BONUS)."""
         dealer = self.strength(DEALER)
-        assert dealer is not None, "hands_are_known guards the settlement"
+        assert dealer is not None and not self.unreported, "the settle guards keep unknown hands out"
         players = {seat: strength for seat in self.positions if (strength := self.strength(seat)) is not None}
         six = self.hands.get(SIX_CARD)
         actions = []

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from devices.rules import RuleViolation
+from devices.faults import Operator, Role
 from drivers.protocol.cards import Card
 from games.common.config import ConfigError
 from games.crazy_4_poker import RuleSet, Table
@@ -23,13 +23,17 @@ from games.crazy_4_poker.inputs import (
     Play,
     ProgressiveLocked,
     ReportHand,
+    Resolution,
     RevealOrder,
     Settle,
     StubToRack,
+    SupervisorResolve,
 )
-from games.crazy_4_poker.machine import LOCKING, SETTLED, SHOWDOWN
+from games.crazy_4_poker.machine import HELD, LOCKING, SETTLED, SHOWDOWN, VOIDED
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.stacked import StackedShuffler, stack
+
+SUPERVISOR = Operator("S-1", Role.SUPERVISOR)
 
 
 def cards(text: str) -> tuple[Card, ...]:
@@ -62,24 +66,41 @@ def settlements(round_) -> list[dict]:
     return [record.fields for record in round_.log.of(RecordKind.SETTLEMENT)]
 
 
-def test_657a_1_an_unreported_live_hand_holds_the_settlement_pair_of_kings() -> None:
+def test_657a_1_an_unreported_live_hand_holds_the_round_pair_of_kings() -> None:
     """657a.1 (Hand); docs/decisions/0017: on the dealer-report path a live hand the dealer did not
     report is not settled as a loser: a pair of kings played 1x against the dealer's pair of fives
-    waits for its report, then wins Ante and Play, its Super Bonus pushing."""
+    holds the round, nothing settled; once reported (CONTINUE) it wins Ante and Play, its Super
+    Bonus pushing."""
     round_, _ = dealt_round(
         RuleSet.example(), {1: "Kc Kd 9h 6s 2c"}, "5h 5d Jc 8s 3d", [PlaceWagers(1, 1000, 1000)], sealed=False
     )
     round_.handle(Play(1))
     round_.handle(ReportHand(DEALER, cards("5h 5d Jc 8s 3d")))
-    with pytest.raises(RuleViolation, match=r"seat 1: not known yet.*\(657a\.1 \(Hand\)"):
-        round_.handle(Settle())
-    assert round_.state == SHOWDOWN and not round_.log.of(RecordKind.SETTLEMENT)
+    round_.handle(Settle())
+    assert round_.state == HELD and not round_.log.of(RecordKind.SETTLEMENT)
+    held = round_.log.of(RecordKind.IRREGULARITY)[-1].fields
+    assert held["code"] == "hand-not-reported" and held["clause"].startswith("657a.1 (Hand)")
+    assert held["detail"].startswith("seat 1: not reported")
+    round_.handle(SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
+    assert round_.state == SHOWDOWN
     round_.handle(ReportHand(1, cards("Kc Kd 9h 6s 2c")))
     round_.handle(Settle())
     assert round_.state == SETTLED
     moves = {(f["wager"], f["movement"], f["amount"]) for f in settlements(round_)}
     assert moves == {("ante", "pay", 1000), ("play", "pay", 1000), ("super_bonus", "push", 1000)}
     assert round_.net(1) == 2000
+
+
+def test_657a_1_a_held_unreported_hand_may_be_voided() -> None:
+    """657a.1 (Hand): a supervisor may void a round whose hand cannot be reported: every wager returned."""
+    round_, _ = dealt_round(
+        RuleSet.example(), {1: "Kc Kd 9h 6s 2c"}, "5h 5d Jc 8s 3d", [PlaceWagers(1, 1000, 1000)], sealed=False
+    )
+    round_.handle(Play(1))
+    round_.handle(ReportHand(DEALER, cards("5h 5d Jc 8s 3d")))
+    round_.handle(Settle())
+    round_.handle(SupervisorResolve(SUPERVISOR, Resolution.VOID))
+    assert round_.state == VOIDED and round_.net(1) == 0
 
 
 def test_657a_1_a_folded_hand_with_queens_up_must_be_reported_too() -> None:
@@ -94,8 +115,9 @@ def test_657a_1_a_folded_hand_with_queens_up_must_be_reported_too() -> None:
     )
     round_.handle(Fold(1))
     round_.handle(ReportHand(DEALER, cards("5h 5d Jc 8s 3d")))
-    with pytest.raises(RuleViolation, match="seat 1: not known yet"):
-        round_.handle(Settle())
+    round_.handle(Settle())
+    assert round_.state == HELD and "seat 1: not reported" in round_.hold.irregularity.detail
+    round_.handle(SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
     round_.handle(ReportHand(1, cards("Qs Qh 7c 4d 2s")))
     round_.handle(Settle())
     assert round_.net(1) == -2000 + 500
@@ -210,8 +232,9 @@ def test_six_card_place_is_reported_as_one_card() -> None:
     round_.handle(Play(1))
     round_.handle(ReportHand(DEALER, cards("2c 5d 8h Jd Kc")))
     round_.handle(ReportHand(1, cards("Ah Ad Ac 9d 3s")))
-    with pytest.raises(RuleViolation, match="the six-card card: not known yet"):
-        round_.handle(Settle())
+    round_.handle(Settle())
+    assert "the six-card card: not reported" in round_.hold.irregularity.detail
+    round_.handle(SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
     round_.handle(ReportHand(SIX_CARD, cards("As")))
     round_.handle(Settle())
     assert round_.net(1) == 1000 + 1000 + 2000 + 25000  # Ante, Play, Super Bonus (three aces 2:1), Six Card
