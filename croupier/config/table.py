@@ -86,6 +86,7 @@ def load_table_config(path: str | Path) -> TableConfig:
             raise top.section("devices").error(
                 None, f"{game} needs a {kind} ({rule})", f"a device of kind {kind}"
             )
+    service, audit = read_service(top.section("service")), read_audit(top.section("audit"))
     try:  # a casino pays by its approved tables: none is built in (Configurable.check_pay_tables)
         rules.check_pay_tables(given=set(top.section("rules").data))
     except RulesError as exc:
@@ -97,8 +98,8 @@ def load_table_config(path: str | Path) -> TableConfig:
         seats=seats,
         rules=rules,
         devices=devices,
-        service=read_service(top.section("service")),
-        audit=read_audit(top.section("audit")),
+        service=service,
+        audit=audit,
     )
 
 

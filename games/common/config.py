@@ -126,9 +126,14 @@ class Configurable:
         """The game's example rules (``example_pay_tables.toml`` beside its rules_config module,
         shipped with the package) with ``overrides``: what simulated tables and tests play. The
         file's pay tables are examples; a casino configures those the Board approved."""
-        path = Path(sys.modules[cls.__module__].__file__ or "").with_name(EXAMPLE_FILE)
+        path = cls.example_file()
         mapping = tomllib.loads(path.read_text())["rules"] if path.exists() else {}
         return cls.from_mapping({**mapping, **overrides})
+
+    @classmethod
+    def example_file(cls) -> Path:
+        """The game's example rules: a ``[rules]`` table, as a table's configuration file writes it."""
+        return Path(sys.modules[cls.__module__].__file__ or "").with_name(EXAMPLE_FILE)
 
     @classmethod
     def sources(cls) -> dict[str, tuple[str, str]]:

@@ -73,6 +73,8 @@ class Position:
         return self.decided and not self.play
 
     def wagers(self) -> dict[Wager, int]:
+        """The wagers placed, in cents (an Envy Bonus is paid on the progressive wager, no wager of
+        its own)."""
         return {wager: getattr(self, wager.value, 0) for wager in Wager if getattr(self, wager.value, 0)}
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,7 @@ from firmware_sim.world import (
     SHUFFLER_OUTPUT,
     TableWorld,
 )
+from games import GAMES
 from tests.links import run
 from tests.screen import WAGERS, Screen, dealer_counts
 
@@ -68,9 +70,15 @@ role = "supervisor"
 """
 
 
+def rules_of(game: str) -> Any:
+    """The game's RuleSet class."""
+    return importlib.import_module(GAMES[game]).RuleSet
+
+
 def _config(tmp_path: Path, game: str, devices: dict[str, tuple[Any, SimulatedDevice]]) -> Path:
     """The table's configuration: each device at its port's URL with its own firmware's hash;
-    devices on one multi-drop port share its URL, each at its address."""
+    devices on one multi-drop port share its URL, each at its address; the game's example pay
+    tables (none is built in)."""
     entries = "".join(
         f"""
 [devices.{name}]
@@ -94,7 +102,8 @@ api_tokens = "{tmp_path / "tokens.toml"}"
 audit_dir = "{tmp_path / "audit"}"
 state_db = "{tmp_path / "state.db"}"
 trace_dir = "{tmp_path / "trace"}"
-"""
+
+{rules_of(game).example_file().read_text()}"""
     )
     return path
 
