@@ -2,8 +2,9 @@
 
 Every guard and every irregularity of a Crazy 4 Poker round dealt from the hand names one of these
 rules, so a refusal says which clause it enforces and games.conformance can generate
-docs/conformance.md from the code. Rules from outside the seed section cite NOTES.md (published
-game rules, configurable where no Pennsylvania text was found).
+docs/conformance.md from the code. Rules from outside the seed section cite the chapter's
+definitions (657a.1) with the reading recorded in docs/decisions/0017, or NOTES.md (published game
+rules, configurable where no Pennsylvania text was found).
 """
 
 from __future__ import annotations
