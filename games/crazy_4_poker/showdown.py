@@ -22,7 +22,10 @@ DEALER_REPORT = "dealer report"
 
 
 def _named(place: Place) -> str:
-    return f"seat {place}" if isinstance(place, int) else f"the {place} card"
+    """A place as an irregularity's detail names it: ``seat 3``, the Six Card Bonus card."""
+    if isinstance(place, int):
+        return f"seat {place}"
+    return "the Six Card Bonus card" if place == SIX_CARD else f"the {place}'s hand"
 
 
 class ShowdownSteps(ClosingSteps):

@@ -233,7 +233,7 @@ def test_six_card_place_is_reported_as_one_card() -> None:
     round_.handle(ReportHand(DEALER, cards("2c 5d 8h Jd Kc")))
     round_.handle(ReportHand(1, cards("Ah Ad Ac 9d 3s")))
     round_.handle(Settle())
-    assert "the six-card card: not reported" in round_.hold.irregularity.detail
+    assert "the Six Card Bonus card: not reported" in round_.hold.irregularity.detail
     round_.handle(SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
     round_.handle(ReportHand(SIX_CARD, cards("As")))
     round_.handle(Settle())
