@@ -104,7 +104,8 @@ SIX_CARD_BONUS = Rule(
 ENVY_BONUS = Rule(
     "657a.1 (Four-Card Envy Bonus); docs/decisions/0017",
     "a Progressive Payout Wager is paid the configured fixed sum for each other player who holds a "
-    "Four-Card Envy Bonus Qualifying Hand, never for the player's own hand or the dealer's",
+    "Four-Card Envy Bonus Qualifying Hand, never for the player's own hand or the dealer's; reading: "
+    "a player who folded holds no hand",
 )
 HAND_KNOWN = Rule(
     "657a.9(a)(1); NOTES.md §1 (dealt from the hand, no reader)",
@@ -116,9 +117,9 @@ DEALER_HAND_KNOWN = Rule(
 )
 LIVE_HAND_KNOWN = Rule(
     "657a.1 (Hand); docs/decisions/0017",
-    "no wager is settled on a hand not yet known: a live (not folded) hand, a hand with a bonus or "
-    "progressive wager, and, where an Envy Bonus may be owed, every player's hand; the settlement "
-    "waits for the dealer's report",
+    "no wager is settled on a hand not yet known: each live (not folded) hand, each folded hand with a "
+    "Queens Up, bonus or progressive wager, and the Six Card Bonus card; the settlement waits for the "
+    "dealer's report",
 )
 DISCARD_COUNT = Rule("657a.9(c); NOTES.md §1", "every card on the layout reaches the discard rack")
 VOID = Rule("657a.9(f); NOTES.md §3 (supervisor)", "a voided round returns every wager")

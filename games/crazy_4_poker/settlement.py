@@ -96,15 +96,14 @@ class Action(SettledWager):
 
 
 def hands_needed(positions: Mapping[int, Position]) -> list[Place]:
-    """The hands a settlement needs known (657a.1 Hand; docs/decisions/0017): each live (not folded)
-    hand, each hand with a wager settled on it whatever the decision, the Six Card Bonus card when
-    that wager is placed, and every player's hand when an Envy Bonus may be owed (a Progressive
-    Payout Wager is placed: another player's qualifying hand pays it)."""
-    envy_owed = any(p.progressive for p in positions.values())
+    """The hands a settlement needs known (657a.1 Hand; docs/decisions/0017): the dealer's; each live
+    (not folded) hand, which also decides the Envy Bonuses owed to the others; each folded hand with
+    a wager settled on it whatever the decision; and the Six Card Bonus card when that wager is
+    placed."""
     seats: list[Place] = [
         seat
         for seat, p in sorted(positions.items())
-        if envy_owed or not p.folded or any(getattr(p, name) for name in HAND_WAGERS)
+        if not p.folded or any(getattr(p, name) for name in HAND_WAGERS)
     ]
     six = [SIX_CARD] if any(p.six_card_bonus for p in positions.values()) else []
     return [DEALER, *seats, *six]
@@ -248,7 +247,8 @@ def bonuses(
 
 def envy(position: Position, players: Mapping[int, Strength], rules: RuleSet) -> list[Action]:
     """657a.1 Four-Card Envy Bonus: a Progressive Payout Wager is paid the configured fixed sum for
-    each OTHER player holding a qualifying hand (never for the player's own hand or the dealer's)."""
+    each OTHER player holding a qualifying hand (never for the player's own hand or the dealer's).
+    ``players``: the hands held at the showdown (a player who folded holds none: docs/decisions/0017)."""
     if not position.progressive:
         return []
     actions = []

@@ -157,7 +157,8 @@ class ShowdownSteps(ClosingSteps):
         wagers, then the Envy Bonuses its progressive wager earns (clauses.ENVY_BONUS)."""
         dealer = self.strength(DEALER)
         assert dealer is not None and not self.unreported, "the settle guards keep unknown hands out"
-        players = {seat: strength for seat in self.positions if (strength := self.strength(seat)) is not None}
+        held = [seat for seat, p in self.positions.items() if not p.folded]  # a fold gives up the hand
+        players = {seat: strength for seat in held if (strength := self.strength(seat)) is not None}
         six = self.hands.get(SIX_CARD)
         actions = []
         for seat in sorted(self.positions, reverse=True):  # from the dealer's right

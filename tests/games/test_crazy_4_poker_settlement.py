@@ -208,6 +208,29 @@ def test_657a_1_envy_bonus_is_paid_for_another_players_four_of_a_kind() -> None:
     ]
 
 
+def test_657a_1_a_folded_hand_earns_no_envy_bonus_and_need_not_be_reported() -> None:
+    """657a.1 (Four-Card Envy Bonus; docs/decisions/0017 reading): a player who folded holds no hand,
+    so seat 1's folded four sevens earn seat 2 no Envy Bonus; on the dealer-report path that folded
+    hand, with nothing on it, is not asked for."""
+    rules = RuleSet.example(progressive_offered=True)
+    round_, _ = dealt_round(
+        rules,
+        {1: "7h 7d 7c 7s 2d", 2: "Kc Qd 9h 5s 3c"},
+        "2c 5d 8h Jd 4c",
+        [PlaceWagers(1, 1000, 1000), PlaceWagers(2, 1000, 1000, progressive=100)],
+        sealed=False,
+    )
+    round_.handle(Fold(1))
+    round_.handle(Play(2))
+    assert round_.unreported == [DEALER, 2]
+    round_.handle(ReportHand(DEALER, cards("2c 5d 8h Jd 4c")))
+    round_.handle(ReportHand(2, cards("Kc Qd 9h 5s 3c")))
+    round_.handle(Settle())
+    assert round_.state == SETTLED
+    assert not [f for f in settlements(round_) if f["wager"] == "envy_bonus"]
+    assert round_.net(1) == -2000 and round_.net(2) == 1000 - 100
+
+
 def test_pay_tables_come_from_configuration_and_an_offered_wager_needs_one() -> None:
     """No pay table is built in: a table offering a wager without its configured table is refused
     before it opens, naming the key."""
