@@ -3,14 +3,16 @@
 To SimulatedDealer's steps it adds what dealing from the hand asks: take the shuffled deck out of
 the shuffler's output into the hand (657a.9(a)(2)), give one card from the top of the hand to a
 place (b), count or rack the stub (c)-(e), count each place's cards after a wrong stub count (f),
-and count the value chips on the progressive sensors (a)(3). Cards move only through the world, so
-the count is conserved at every step; it never looks at a face.
+count the value chips on the progressive sensors (a)(3), and, where the shuffler reports no order,
+report each hand turned up at the showdown. Cards move only through the world, so the count is
+conserved at every step; it looks at a face only in a hand turned up for its report.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from drivers.protocol.cards import Card
 from firmware_sim.dealer import SimulatedDealer, batch_box
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHUFFLER_OUTPUT, TableWorld
@@ -25,6 +27,7 @@ class SimulatedCrazy4Dealer(SimulatedDealer):
         self.controller = controller
         self.chips = 0  # value chips collected this round, off the sensors
         self.miscount = 0  # added to the next chip count only: a dealer's counting error
+        self.skip_report: set[str] = set()  # places whose next hand report the dealer skips
 
     def take_deck(self) -> None:
         """The shuffled deck from the shuffler's output into the dealer's hand (657a.9(a)(2))."""
@@ -45,6 +48,14 @@ class SimulatedCrazy4Dealer(SimulatedDealer):
         self.world.remove(DISCARD)
         self.world.remove(FLOOR)
         self.world.add_batch(batch_box(back), back, 1)
+
+    def report_hand(self, place: str) -> tuple[Card, ...] | None:
+        """The cards at ``place``, turned up and reported (a shuffler that reports no order); a place
+        in ``skip_report`` is not reported, once: the dealer's slip a scenario strikes."""
+        if place in self.skip_report:
+            self.skip_report.discard(place)
+            return None
+        return tuple(card.face for card in self.world.cards(place) if card.face is not None)
 
     def count_progressive_chips(self) -> int:
         """Collect the value chips from the progressive sensors and count them (657a.9(a)(3))."""

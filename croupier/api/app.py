@@ -38,6 +38,7 @@ ANSWERS = {
     "/v1/chip-count": ("chip_count",),
     "/v1/misdeal-finding": ("misdeal_finding",),
     "/v1/place-counts": ("place_counts",),
+    "/v1/hand-report": ("hand_report",),
 }
 
 

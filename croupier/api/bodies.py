@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from croupier.api.errors import BadRequest
+from drivers.protocol.cards import Card, CardError
 from games.common.messages import InputError
 
 M = TypeVar("M")
@@ -89,6 +90,26 @@ def flag_field(name: str) -> Callable[[Mapping[str, Any]], bool]:
         if not isinstance(value, bool):
             raise BadRequest(f"field {name!r} must be true or false, got {value!r}")
         return value
+
+    return parse
+
+
+def cards_field(name: str, size: int) -> Callable[[Mapping[str, Any]], tuple[Card, ...] | None]:
+    """The parser of a hand the dealer reports: ``{name: ["Kc", "Kd", ...]}`` with ``size`` cards,
+    or ``{name: null}`` for a hand the dealer cannot report (its wagers then wait, held)."""
+
+    def parse(body: Mapping[str, Any]) -> tuple[Card, ...] | None:
+        if not isinstance(body, Mapping) or name not in body:
+            raise BadRequest(f"missing field {name!r}: {size} cards such as 'Kc', or null")
+        value = body[name]
+        if value is None:
+            return None
+        if not isinstance(value, list) or len(value) != size or not all(isinstance(v, str) for v in value):
+            raise BadRequest(f"field {name!r} must list {size} cards such as 'Kc', or be null, got {value!r}")
+        try:
+            return tuple(Card.parse(text) for text in value)
+        except CardError as error:
+            raise BadRequest(f"field {name!r}: {error}") from None
 
     return parse
 

@@ -48,6 +48,7 @@ ANSWER_ROUTES = {
     "/v1/chip-count": "The dealer's count of the progressive chips (657a.9(a)(3))",
     "/v1/misdeal-finding": "After a wrong stub count, whether the cards were misdealt (677a.10(f))",
     "/v1/place-counts": "After a wrong stub count, the cards counted at each place (657a.9(f))",
+    "/v1/hand-report": "A Crazy 4 Poker hand turned up, where the shuffler reports no order (657a.1)",
 }
 
 

@@ -95,7 +95,7 @@ def _rules(game: str, seats: int | None, rules: Mapping[str, Any] | None = None)
         base, extra = dict(RULES), {"award_levels": LEVELS}
     mapping = {**base, **({"positions": seats} if seats is not None else {}), **dict(rules or {})}
     try:
-        return {"rules": module.RuleSet.from_mapping(mapping), **extra}
+        return {"rules": module.RuleSet.example(**mapping), **extra}
     except RulesError as exc:
         said = f"--seats {seats}" if not rules else f"seats {seats}, rules {sorted(rules)}"
         raise ConfigError(f"{said}: {exc}") from None

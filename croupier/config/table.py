@@ -1,7 +1,9 @@
 """A table's configuration file: the game, its seats and rules, its devices and the service.
 
 ``load_table_config`` reads the TOML and checks it whole before anything is started, so a bad
-file is refused with one error naming the file, the key and what was expected. The game's own
+file is refused with one error naming the file, the key and what was expected; a table offering a
+wager whose pay table the file does not give is refused too (no pay table is built in: a casino
+pays by the tables the Board approved in its Rules Submission). The game's own
 rules (pay tables and options) are read by the game's ``RuleSet.from_mapping``: the game knows
 its keys; this module only re-raises its error with the file and the TOML key path."""
 
@@ -78,6 +80,11 @@ def load_table_config(path: str | Path) -> TableConfig:
             raise top.section("devices").error(
                 None, f"{game} needs a {kind} ({rule})", f"a device of kind {kind}"
             )
+    service, audit = read_service(top.section("service")), read_audit(top.section("audit"))
+    try:  # a casino pays by its approved tables: none is built in (Configurable.check_pay_tables)
+        rules.check_pay_tables(given=set(top.section("rules").data))
+    except RulesError as exc:
+        raise top.section("rules").error(exc.key, str(exc).removeprefix(f"{exc.key}: ")) from None
     return TableConfig(
         source=path,
         name=table.value("name", str, path.stem),
@@ -85,8 +92,8 @@ def load_table_config(path: str | Path) -> TableConfig:
         seats=seats,
         rules=rules,
         devices=devices,
-        service=read_service(top.section("service")),
-        audit=read_audit(top.section("audit")),
+        service=service,
+        audit=audit,
     )
 
 

@@ -57,7 +57,7 @@ class StrategyPlayers:
     ) -> None:
         self.rng = rng
         self.look = look
-        self.rules = rules or RuleSet()
+        self.rules = rules or RuleSet.example()
         self.cover = cover
         self.queens_up_rate = queens_up_rate
         self.progressive_rate = progressive_rate if cover and self.rules.progressive_offered else 0.0

@@ -55,7 +55,7 @@ class StrategyPlayers:
     ) -> None:
         self.rng = rng
         self.look = look
-        self.rules = rules or RuleSet()
+        self.rules = rules or RuleSet.example()
         self.trips_plus_rate = trips_plus_rate if self.rules.trips_plus_pay_table else 0.0
 
     def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:

@@ -6,7 +6,8 @@ cannot see those moves. So each step the table needs done is a ``dealer_step`` n
 screen's event stream ("burn the card in the tray", "place the card at seat 3 face up"), in the
 table's order, and what the rules make the dealer count — the stub (677a.10(d), 657a.9(d)), the
 progressive chips (657a.9(a)(3)), each place after a wrong stub count (657a.9(f)), whether the cards
-were misdealt (677a.10(f)) — is a prompt the dealer answers. The discard rack is not counted round
+were misdealt (677a.10(f)), a Crazy 4 Poker hand turned up where the shuffler reports no order — is a
+prompt the dealer answers. The discard rack is not counted round
 by round at a real table: its tally is the cards the table sent there, and the batch is counted
 for real by the shuffler when it is reshuffled (decision 0017), which latches a wrong count.
 """
@@ -17,9 +18,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from croupier.api.bodies import counts_field, flag_field
+from croupier.api.bodies import cards_field, counts_field, flag_field
 from croupier.service.screen import Screen
+from croupier.tables.crazy_4_poker import layout_place
 from croupier.tables.inputs import Offer
+from drivers.protocol.cards import Card
+from games.crazy_4_poker.evaluator import HAND_SIZE
+from games.crazy_4_poker.inputs import SIX_CARD
 
 
 class ScreenDealer:
@@ -127,6 +132,11 @@ class ScreenDealer:
     def replace_deck(self, back: str) -> None:
         self.rack = 0
         self._step("replace_deck", back=back)
+
+    async def report_hand(self, place: str) -> Offer[tuple[Card, ...] | None]:
+        """The hand at ``place`` turned up and keyed (five cards; the Six Card Bonus card alone)."""
+        size = 1 if place == layout_place(SIX_CARD) else HAND_SIZE
+        return await self.screen.ask("hand_report", cards_field("cards", size), place=place, clause="657a.1")
 
     async def count_progressive_chips(self) -> Offer[int]:
         return await self.screen.ask("chip_count", counts_field("count"), clause="657a.9(a)(3)")

@@ -82,7 +82,11 @@ FAULTS = {
     "foreign-card": "a joker slipped into the shoe as the Nth card dealt (the shoe games: Free Bet "
     "Blackjack, Over/Under, Heads Up Hold 'Em), or a foreign card into the batch the round shuffles "
     "(Crazy 4 Poker)",
+    "unreported": "the dealer does not report the hand at a place, once (Crazy 4 Poker whose shuffler "
+    "reports no order: rule shuffler_reports_order false)",
 }
+#: The games whose dealer reports hands turned up (``fault unreported PLACE``).
+REPORT_GAMES = ("crazy-4-poker",)
 #: The games whose dealer counts a stub (``fault miscount stub``).
 STUB_GAMES = ("heads-up-holdem", "crazy-4-poker")
 #: Where ``fault foreign-card`` can reach within the round: the shoe (a joker, ``at card N``) or
@@ -140,7 +144,8 @@ class Expect:
 class Fault:
     """``fault jam DEVICE at card N``: the device's card path jams once N card records are in;
     ``fault miscount stub|pickup`` (``device`` says where the card falls; ``at_card`` 0);
-    ``fault foreign-card [at card N]`` (``device`` is "shoe" or "batch")."""
+    ``fault foreign-card [at card N]`` (``device`` is "shoe" or "batch"); ``fault unreported
+    PLACE`` (``device`` is the layout place whose hand the dealer does not report, once)."""
 
     kind: str
     device: str
@@ -341,6 +346,11 @@ def _fault(args: list[str], where: Where) -> Fault:
         if len(args) != 2 or args[1] not in ("stub", "pickup"):
             raise ScenarioError(f"{where}: a miscount reads 'fault miscount stub' or 'fault miscount pickup'")
         return Fault("miscount", args[1], 0, where)
+    if args[:1] == ["unreported"]:
+        place = " ".join(args[1:])
+        if not (place == "six-card" or (args[1:2] == ["seat"] and len(args) == 3 and args[2].isdigit())):
+            raise ScenarioError(f"{where}: an unreported hand reads 'fault unreported seat N' (or six-card)")
+        return Fault("unreported", place, 0, where)
     if args[:1] == ["foreign-card"]:
         if len(args) == 1:
             return Fault("foreign-card", "batch", 0, where)
@@ -357,6 +367,8 @@ def _fault(args: list[str], where: Where) -> Fault:
 
 def _fault_fits(fault: Fault, game: str) -> None:
     """A dealer's fault only where the game has the step it strikes."""
+    if fault.kind == "unreported" and game not in REPORT_GAMES:
+        raise ScenarioError(f"{fault.where}: at {game} the dealer reports no hand: {', '.join(REPORT_GAMES)}")
     if fault.kind == "miscount" and fault.device == "stub" and game not in STUB_GAMES:
         raise ScenarioError(
             f"{fault.where}: {game} counts no stub; 'fault miscount pickup' drops a card there"
@@ -793,7 +805,7 @@ async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = N
                     failure = (
                         f"{unstruck[0].where}: the round dealt fewer than {unstruck[0].at_card} cards: no jam"
                     )
-                failure = failure or _unasked(players)
+                failure = failure or _unasked(players) or _report_not_skipped(sim.dealer, script)
                 if failure is not None:
                     outcome.failure = failure
                     return outcome
@@ -804,6 +816,9 @@ def _strike_dealer_fault(sim: Any, fault: Fault) -> bool:
     """Arm or strike a dealer's fault before the round (the simulated dealer's slips, as
     ``croupier sim --faults`` strikes them); False for a jam, which FaultWatcher strikes mid-round."""
     dealer, world = sim.dealer, sim.world
+    if fault.kind == "unreported":
+        dealer.skip_report.add(fault.device)
+        return True
     if fault.kind == "miscount":
         if fault.device == "stub":
             dealer.drop_from_stub = True
@@ -820,6 +835,18 @@ def _strike_dealer_fault(sim: Any, fault: Fault) -> bool:
             dealer.slip_foreign_card(FOREIGN_FACE)
         return True
     return False
+
+
+def _report_not_skipped(dealer: Any, script: RoundScript) -> str | None:
+    """A ``fault unreported`` the round never struck: the dealer was never asked for that hand."""
+    for fault in script.faults:
+        if fault.kind == "unreported" and fault.device in dealer.skip_report:
+            dealer.skip_report.discard(fault.device)
+            return (
+                f"{fault.where}: the dealer was never asked to report the hand at {fault.device} "
+                "(a shuffler that reports its order needs no report: rule shuffler_reports_order false)"
+            )
+    return None
 
 
 def _unasked(players: ScriptedPlayers) -> str | None:

@@ -18,8 +18,10 @@ from firmware_sim.progressive import ControllerPersonality, SignPersonality
 from firmware_sim.world import TableWorld
 from games.crazy_4_poker import RuleSet
 
-#: The simulated table's rules: every optional wager offered, so a simulated run shows them all,
-#: and a non-counting shuffler, so the table counts the stub every fifth round (657a.9(d)).
+#: The simulated table's rules over the game's example pay tables (RuleSet.example): the
+#: progressive and Six Card Bonus wagers offered, so a simulated run shows them, a progressive
+#: table that hits often enough to show its awards, and a non-counting shuffler, so the table
+#: counts the stub every fifth round (657a.9(d)).
 RULES: Mapping[str, object] = dict(
     shuffler="non-counting",
     progressive_offered=True,
@@ -49,7 +51,7 @@ async def simulated_crazy_4_poker(
     world, chips going to the controller's sensors; ``rules`` default to RULES, and then
     ``award_levels`` to LEVELS. ``win_deadline``: how long an award waits for the controller."""
     if rules is None:
-        rules, award_levels = RuleSet.from_mapping(RULES), award_levels or LEVELS
+        rules, award_levels = RuleSet.example(**RULES), award_levels or LEVELS
     world = TableWorld()
     shuffler = simulated_shuffler(world, seed=shuffler_seed)
     progressive = SimulatedDevice(ControllerPersonality(seats=rules.positions), name="progressive", seed=3)

@@ -49,7 +49,7 @@ async def simulated_free_bet_blackjack(
 
     async with simulated_shoe_table(
         "free-bet-blackjack",
-        rules=rules or RuleSet(),
+        rules=rules or RuleSet.example(),
         dealer=dealer,
         settings=settings,
         backs=backs,

@@ -42,7 +42,7 @@ async def simulated_heads_up_holdem(
         specs,
         settings=settings,
         shuffler_seed=shuffler_seed,
-        rules=rules,
+        rules=rules or RuleSet.example(),
         name=name,
         community_first=community_first,
         record_events=record_events,

@@ -36,7 +36,7 @@ async def simulated_over_under(
     prove no card was created or lost. ``dealer`` builds the dealer's hands on the world."""
     async with simulated_shoe_table(
         "over-under",
-        rules=rules or RuleSet(),
+        rules=rules or RuleSet.example(),
         dealer=dealer,
         settings=settings,
         backs=backs,

@@ -41,12 +41,15 @@ def shoe_game_shuffler(connections: Connections, *, allow_seeded: bool = False) 
     return Shuffler(ShufflerDriver(connections["shuffler"]), allow_seeded=allow_seeded)
 
 
-def one_deck_shuffler(connections: Connections, *, allow_seeded: bool = False) -> Shuffler:
+def one_deck_shuffler(
+    connections: Connections, *, allow_seeded: bool = False, read_order: bool = True
+) -> Shuffler:
     """The shuffler of a game dealt from one deck: it shuffles that deck again and again, rather
     than alternating two batches. ``allow_seeded``: the simulator's seeded shuffle may reach the
-    table (``croupier sim --seed``), never otherwise."""
+    table (``croupier sim --seed``), never otherwise; ``read_order``: False for a shuffler that
+    reports no shuffled order (the dealer then reports the hands)."""
     driver = ShufflerDriver(connections["shuffler"])
-    return Shuffler(driver, alternate_batches=False, allow_seeded=allow_seeded)
+    return Shuffler(driver, alternate_batches=False, allow_seeded=allow_seeded, read_order=read_order)
 
 
 def _free_bet_blackjack(connections: Connections, options: dict[str, Any]) -> FreeBetBlackjackTable:
@@ -84,8 +87,12 @@ def _crazy_4_poker(connections: Connections, options: dict[str, Any]) -> Crazy4P
         MeterSignDriver(connections["meter-sign"]),
         **({"win_deadline": options.pop("win_deadline")} if "win_deadline" in options else {}),
     )
+    rules = options.get("rules")
+    read_order = rules is None or rules.shuffler_reports_order
     return Crazy4PokerTable(
-        shuffler=one_deck_shuffler(connections, allow_seeded=options.pop("allow_seeded", False)),
+        shuffler=one_deck_shuffler(
+            connections, allow_seeded=options.pop("allow_seeded", False), read_order=read_order
+        ),
         progressive=progressive,
         **options,
     )

@@ -14,7 +14,9 @@ and dealer prompts:
   progressive (only a supervisor clears it) and holds the round until a supervisor rules;
 - (b): one card at a time from the hand, the Six Card Bonus card first, then clockwise, five each;
 - (c)-(f): the stub to the rack, counted when the round says so; a wrong count voids the round;
-- the showdown: the sealed order revealed, the hands reconstructed from it and the deal order;
+- the showdown: the sealed order revealed, the hands reconstructed from it and the deal order, or,
+  at a table whose shuffler reports no order (``shuffler_reports_order = false``), each hand a
+  wager is settled on reported by the dealer; a hand not reported holds the round (657a.1 Hand);
   progressive awards paid through the controller (``Progressive.award``).
 
 No face reaches a log or an exception before the showdown: the shuffler's order stays sealed until
@@ -39,13 +41,14 @@ from devices.equipment import Equipment
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.progressive import AWARD_TO_WAGER, CHIP_COUNT, KEYED_RESET, LOCKED, NO_MORE_BETS, Progressive
 from devices.rules import Rule, RuleViolation
-from devices.shuffler import Shuffler
+from devices.shuffler import Batch, Shuffler
 from drivers.protocol.cards import Card
 from drivers.protocol.classes.progressive import AwardResult, RoundState
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from drivers.shuffler import SealedOrder
 from games.crazy_4_poker import Round, RuleSet, Table, clauses
 from games.crazy_4_poker.inputs import (
+    DEALER,
     CardDealt,
     ChipCount,
     ChooseHand,
@@ -58,13 +61,14 @@ from games.crazy_4_poker.inputs import (
     PlaceWagers,
     Play,
     ProgressiveLocked,
+    ReportHand,
     RevealOrder,
     Settle,
     ShuffleReport,
     StubCount,
     StubToRack,
 )
-from games.crazy_4_poker.machine import COUNTING, DEALING, HELD, LOCKING, MISDEAL_CHECK, VOIDED
+from games.crazy_4_poker.machine import COUNTING, DEALING, HELD, LOCKING, MISDEAL_CHECK, SHOWDOWN, VOIDED
 from games.crazy_4_poker.rules_config import Shuffler as ShufflerKind
 
 TAKEN_BY_HAND = Rule(
@@ -96,6 +100,10 @@ class Crazy4Dealer(Dealer, Protocol):
 
     def replace_deck(self, back: str) -> None:
         """Remove the racked deck from the table and bring a new one (657a.9(f))."""
+
+    def report_hand(self, place: str) -> Answer[tuple[Card, ...] | None]:
+        """Turn up the hand at ``place`` and report its cards (the Six Card Bonus card alone), when
+        the shuffler reports no order; None: not reported."""
 
     def count_progressive_chips(self) -> Answer[int]:
         """Collect the value chips on the progressive sensors and count them (657a.9(a)(3));
@@ -252,14 +260,14 @@ class Crazy4PokerTable(SupervisorHolds):
         """Play one round to completion, its cards in the discard rack; returns the round."""
         await self.prepare_round()
         await self._held_on_fault(self.progressive.open_round)
-        order = await self._shuffle_deck()
+        batch = await self._shuffle_deck()
         round_ = self.game.new_round()
         self.watchers.began(round_)
         try:
             async for wager in each(players.wagers(round_.number, self.rules.positions)):
                 take(wager, round_.handle)
             counting = self.rules.shuffler is ShufflerKind.COUNTING
-            round_.handle(ShuffleReport(count=len(order) if counting else None, order=order))
+            round_.handle(ShuffleReport(count=batch.report.count if counting else None, order=batch.order))
             round_.handle(ChooseHand(self.deck_hand))
             self.dealer.take_deck()
             await self._close_betting(round_)
@@ -269,7 +277,7 @@ class Crazy4PokerTable(SupervisorHolds):
                 await self._deal(round_)
                 await self._stub(round_)
             if round_.state != VOIDED:
-                await self._showdown(round_, players, order)
+                await self._showdown(round_, players, batch.order)
             await self._pick_up(round_)
         finally:
             round_.close()
@@ -283,17 +291,20 @@ class Crazy4PokerTable(SupervisorHolds):
         self.watchers.ended(round_)
         return round_
 
-    async def _shuffle_deck(self) -> SealedOrder:
-        """One deck shuffled and counted, its order read sealed, then taken by the dealer's hand."""
+    async def _shuffle_deck(self) -> Batch:
+        """One deck shuffled and counted, its order read sealed (unless the table's shuffler reports
+        none: ``shuffler_reports_order``), then taken by the dealer's hand."""
         shuffler = self.shuffler
         assert shuffler is not None
         await self._held_on_fault(lambda: shuffler.configure(1, 0, self.back))
         await self._shuffle_until_it_passes(shuffler)  # a failed batch: out of play until cleared
         batch = shuffler.batch
-        if batch is None or batch.order is None or len(batch.order) != CARDS_PER_DECK:
+        if batch is None or batch.report.count != CARDS_PER_DECK:
+            raise RuleViolation(TAKEN_BY_HAND, "the shuffler holds no shuffled 52-card deck")
+        if self.rules.shuffler_reports_order and (batch.order is None or len(batch.order) != CARDS_PER_DECK):
             raise RuleViolation(TAKEN_BY_HAND, "the shuffler holds no sealed order of a 52-card deck")
         shuffler.taken_by_hand()
-        return batch.order
+        return batch
 
     async def _close_betting(self, round_: Round) -> None:
         """657a.9(a)(3): "no more bets", the progressive locked, the chips counted against it."""
@@ -365,18 +376,39 @@ class Crazy4PokerTable(SupervisorHolds):
             round_.handle(HandCounts({place: counted[layout_place(place)] for place in places}))
         self.dealer.stub_to_rack()
 
-    async def _showdown(self, round_: Round, players: Crazy4Players, order: SealedOrder) -> None:
-        """Each seat plays or folds; the sealed order opens the hands; wagers settle; the awards
-        are paid through the progressive controller."""
+    async def _showdown(self, round_: Round, players: Crazy4Players, order: SealedOrder | None) -> None:
+        """Each seat plays or folds; the sealed order opens the hands, or without one the dealer
+        reports each hand a wager is settled on; wagers settle; the awards are paid through the
+        progressive controller. A hand not reported holds the round (657a.1 Hand): on a
+        supervisor's CONTINUE the dealer is asked for it again, and the round settles once known."""
         for seat in sorted(round_.positions):
             await ask(lambda seat=seat: players.decide(seat), round_.handle)
-        round_.handle(RevealOrder(tuple(card for card in order.unseal() if card is not None)))
-        round_.handle(Settle())
-        if round_.state == HELD:
-            await self._await_ruling(round_)
+        if order is not None:
+            round_.handle(RevealOrder(tuple(card for card in order.unseal() if card is not None)))
+        while round_.state in (SHOWDOWN, HELD):
+            if round_.state == HELD:
+                await self._await_ruling(round_)
+                continue
+            if order is None:
+                await self._reports(round_)
+            round_.handle(Settle())
         for seat, line, _award in round_.awards:
             result = await self._awarded(self.award_levels.get(line, 1), seat)
             self.log.info("progressive award", seat=seat, hand=line, cents=result.amount_cents)
+
+    async def _reports(self, round_: Round) -> None:
+        """The dealer turns up and reports each hand not known yet that a wager is settled on, the
+        dealer's own first (asked until given: nothing settles without it); a player's hand the
+        dealer does not report stays unknown, and the settlement holds the round for it."""
+        for place in round_.unreported:
+
+            def report(cards: tuple[Card, ...] | None, place: Place = place) -> None:
+                if cards is not None:
+                    round_.handle(ReportHand(place, cards))
+                elif place == DEALER:
+                    raise RuleViolation(clauses.DEALER_HAND_KNOWN, "the dealer's hand must be reported")
+
+            await ask(lambda place=place: self.dealer.report_hand(layout_place(place)), report)
 
     async def _pick_up(self, round_: Round) -> None:
         """657a.9(c): every card on the layout to the discard rack, counted."""

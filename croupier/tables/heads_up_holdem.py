@@ -181,6 +181,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         last counted go on being counted (677a.10(d)); with the shoe emptied (the deck taken out
         of play after a round cut off), a new deck is opened, numbered on. Returns whether the day
         went on."""
+        self.rules.check_pay_tables()  # no pay table is built in: a ConfigError names the key
         await self.feeds.settled()
         counts = await self.shoe.sync()
         await self.shuffler.open_table()

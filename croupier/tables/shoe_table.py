@@ -155,6 +155,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         the held batch taken back from the shuffler as left, and a card burned before the next
         deal, as after a batch is placed in the shoe (672a.7(c)): the shoe was out of the table's
         sight. Returns whether the day went on from ``position``."""
+        self.rules.check_pay_tables()  # no pay table is built in: a ConfigError names the key
         await self.feeds.settled()  # the links' READY is in every machine
         counts = await self.shoe.sync()
         await self.shuffler.open_table()

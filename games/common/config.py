@@ -6,9 +6,15 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable, Mapping
+import sys
+import tomllib
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any, Self
+
+#: The example rules each game ships beside its rules_config module (``Configurable.example``).
+EXAMPLE_FILE = "example_pay_tables.toml"
 
 
 class ConfigError(ValueError):
@@ -60,9 +66,15 @@ class Odds:
 EVEN_ODDS = Odds(1, 1)
 
 
-def key(source: str, parse: Callable[[str, Any], Any]) -> dict[str, Any]:
-    """A configuration key's metadata: where its default comes from, and how to read a value."""
-    return {"source": source, "parse": parse}
+def key(
+    source: str, parse: Callable[[str, Any], Any], *, pays: str = "", offered_by: str = ""
+) -> dict[str, Any]:
+    """A configuration key's metadata: where its default comes from, and how to read a value.
+    ``pays``: the wager whose pay table (or odds) this key is: a casino pays by the table the Board
+    approved in its Rules Submission, so a table offering the wager opens only with the key
+    configured (``Configurable.unconfigured_pay_tables``); ``offered_by``: the flag key saying
+    whether the table offers it (none: always offered)."""
+    return {"source": source, "parse": parse, "pays": pays, "offered_by": offered_by}
 
 
 def integer(key: str, raw: Any) -> int:
@@ -110,6 +122,20 @@ class Configurable:
         return cls(**mapping)
 
     @classmethod
+    def example(cls, **overrides: Any) -> Self:
+        """The game's example rules (``example_pay_tables.toml`` beside its rules_config module,
+        shipped with the package) with ``overrides``: what simulated tables and tests play. The
+        file's pay tables are examples; a casino configures those the Board approved."""
+        path = cls.example_file()
+        mapping = tomllib.loads(path.read_text())["rules"] if path.exists() else {}
+        return cls.from_mapping({**mapping, **overrides})
+
+    @classmethod
+    def example_file(cls) -> Path:
+        """The game's example rules: a ``[rules]`` table, as a table's configuration file writes it."""
+        return Path(sys.modules[cls.__module__].__file__ or "").with_name(EXAMPLE_FILE)
+
+    @classmethod
     def sources(cls) -> dict[str, tuple[str, str]]:
         """Each key's default and where it comes from, for the documentation."""
         defaults = cls()
@@ -122,6 +148,25 @@ class Configurable:
     def shown(name: str, value: Any) -> str:
         """A default as the documentation shows it."""
         return str(value)
+
+    def unconfigured_pay_tables(self, given: Collection[str] | None = None) -> list[tuple[str, str]]:
+        """``(key, wager)`` for each pay table a wager the table offers needs and the configuration
+        lacks: ``given`` names the keys configured (a table's ``[rules]``); without it a key counts
+        as configured when its value is not empty."""
+        missing = []
+        for spec in fields(self):
+            wager, flag_key = spec.metadata.get("pays"), spec.metadata.get("offered_by")
+            if not wager or (flag_key and not getattr(self, flag_key)):
+                continue
+            configured = spec.name in given if given is not None else bool(getattr(self, spec.name))
+            if not configured:
+                missing.append((spec.name, wager))
+        return missing
+
+    def check_pay_tables(self, given: Collection[str] | None = None) -> None:
+        """Refuse, naming the key, a table offering a wager whose pay table is not configured."""
+        for name, wager in self.unconfigured_pay_tables(given):
+            raise ConfigError(name, f"required because the table offers the {wager}")
 
     def check_range(self, name: str, low: int, high: int, why: object, unit: str = "") -> None:
         """Refuse the key ``name`` unless its value lies from ``low`` to ``high``, citing ``why``."""

@@ -29,6 +29,11 @@ class Action:
     amount: int
     rule: Rule
 
+    def details(self) -> dict[str, object]:
+        """What a game's settlement record carries beyond the movement (a pay-table line, its odds):
+        none unless the game's Action says."""
+        return {}
+
     @property
     def net(self) -> int:
         """What the player gains (+) or loses (-), in cents (compared by value, so that a game's own

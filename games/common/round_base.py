@@ -152,6 +152,7 @@ class RoundBase:
                 amount=action.amount,
                 net=action.net,
                 clause=action.rule.clause,
+                **action.details(),
                 **cited,
             )
 

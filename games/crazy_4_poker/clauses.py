@@ -2,8 +2,9 @@
 
 Every guard and every irregularity of a Crazy 4 Poker round dealt from the hand names one of these
 rules, so a refusal says which clause it enforces and games.conformance can generate
-docs/conformance.md from the code. Rules from outside the seed section cite their source (published
-game rules, configurable where no Pennsylvania text was found).
+docs/conformance.md from the code. Rules from outside the seed section cite the chapter's
+definitions (657a.1) with the reading recorded in decision 0023, or their source (published game
+rules, configurable where no Pennsylvania text was found).
 """
 
 from __future__ import annotations
@@ -81,9 +82,22 @@ FOLD_FORFEITS = Rule(PUBLISHED_RULES, "a player who folds loses the Ante and Sup
 PROGRESSIVE_AWARD = Rule(
     "657a.1", "a Progressive Payout Wager wins the award its hand earns on the configured table"
 )
-BONUS_BY_SYSTEM = Rule(
-    "657a.1 (pay tables not found)",
-    "Five Card Hand and Six Card Bonus Wagers are referred to their pay table, outside this round",
+FIVE_CARD_BONUS = Rule(
+    "657a.1 (Five Card Hand Bonus Wager); decision 0023",
+    "the Five Card Hand Bonus Wager is paid by its configured table on the player's five cards as a "
+    "five-card poker hand, and collected below the table's lowest line",
+)
+SIX_CARD_BONUS = Rule(
+    "657a.9(b); decision 0023",
+    "reading: the Six Card Bonus Wager is paid by its configured table on the best five-card poker "
+    "hand of the player's five cards and the Six Card Bonus card dealt under 657a.9(b) (the card "
+    "dealt to its own area, common to every such wager), and collected below the lowest line",
+)
+ENVY_BONUS = Rule(
+    "657a.1 (Four-Card Envy Bonus); decision 0023",
+    "a Progressive Payout Wager is paid the configured fixed sum for each other player who holds a "
+    "Four-Card Envy Bonus Qualifying Hand, never for the player's own hand or the dealer's; reading: "
+    "a player who folded holds no hand",
 )
 HAND_KNOWN = Rule(
     "657a.9(a)(1); decision 0018 (dealt from the hand: the sealed order)",
@@ -93,6 +107,12 @@ ORDER_OPENS = Rule("657a.9(a)(1)", "the order revealed is the order the shuffler
 DEALER_HAND_KNOWN = Rule(PUBLISHED_RULES, "no wager is settled before the dealer's hand is known")
 DISCARD_COUNT = Rule(
     "657a.9(c); house convention (657a.11 not found)", "every card on the layout reaches the discard rack"
+)
+LIVE_HAND_KNOWN = Rule(
+    "657a.1 (Hand); decision 0023",
+    "no wager is settled on a hand not yet known: each live (not folded) hand, each folded hand with a "
+    "Queens Up, bonus or progressive wager, and the Six Card Bonus card; the settlement waits for the "
+    "dealer's report",
 )
 VOID = Rule("657a.9(f); decision 0008", "a voided round returns every wager")
 HELD = Rule(

@@ -166,7 +166,14 @@ class DealSteps:
         place = message_of(event).place
         self.dealt.append(place)
         rule = clauses.SIX_CARD_FIRST if place == SIX_CARD else clauses.DEAL_ORDER
-        self.log.add(RecordKind.CARD, place=place, order=len(self.dealt), face_up=False, clause=rule.clause)
+        self.log.add(  # source: dealt from the dealer's hand (657a.9(b)), as every game's card records say
+            RecordKind.CARD,
+            place=place,
+            source="hand",
+            order=len(self.dealt),
+            face_up=False,
+            clause=rule.clause,
+        )
         if len(self.dealt) == len(self.deal):  # five each: the deal is over, the stub is what is left
             self.log.add(RecordKind.STUB, cards=None, to="dealer's hand", clause=clauses.FIVE_EACH.clause)
 

@@ -252,12 +252,13 @@ class RevealOrder(Message):
 
 @dataclass(frozen=True)
 class ReportHand(Message):
-    """The five cards of a hand turned up, as the dealer reports them (no shuffler order)."""
+    """The five cards of a hand turned up, or the Six Card Bonus card, as the dealer reports them
+    (no shuffler order)."""
 
     trigger = "report_hand"
     place: Place
     cards: tuple[Card, ...]
 
     def __post_init__(self) -> None:
-        check_place("ReportHand.place", self.place, six_card=False)
-        _check_cards("ReportHand.cards", self.cards, HAND_SIZE)
+        check_place("ReportHand.place", self.place)
+        _check_cards("ReportHand.cards", self.cards, 1 if self.place == SIX_CARD else HAND_SIZE)

@@ -46,6 +46,13 @@ ILLEGAL_RAISE = Kind(
     "the Play is reduced to 1x the Ante, the excess returned, and the round settles",
     SHOWDOWN,
 )
+HAND_UNREPORTED = Kind(
+    "hand-not-reported",
+    "657a.1 (Hand); decision 0023",
+    Outcome.HELD,
+    "the hands not reported are asked for again; the round settles once each is known",
+    SHOWDOWN,
+)
 DISCARD_COUNT = Kind(
     "discard-count",
     "657a.9(c); house convention (657a.11 not found)",
@@ -57,4 +64,12 @@ DISCARD_COUNT = Kind(
 MISDEAL = Kind("misdeal", "657a.9(f)", Outcome.VOIDED, voidable=False)
 WRONG_DECK = Kind("wrong-card-count", "657a.9(f)", Outcome.DECK_REMOVED, voidable=False)
 
-KINDS = (PROGRESSIVE_MISMATCH, DEAL_OUT_OF_ORDER, ILLEGAL_RAISE, DISCARD_COUNT, MISDEAL, WRONG_DECK)
+KINDS = (
+    PROGRESSIVE_MISMATCH,
+    DEAL_OUT_OF_ORDER,
+    HAND_UNREPORTED,
+    ILLEGAL_RAISE,
+    DISCARD_COUNT,
+    MISDEAL,
+    WRONG_DECK,
+)

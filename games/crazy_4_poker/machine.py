@@ -178,14 +178,21 @@ def _transitions() -> list[dict[str, Any]]:
             conditions="report_is_valid",
             before="accept_report",
         ),
+        dict(
+            trigger="settle",
+            source=SHOWDOWN,
+            dest=HELD,
+            conditions=["dealer_hand_is_known", "hand_unreported"],
+            before="hold_unreported",
+        ),
         *_two_ways(
             "settle",
             SHOWDOWN,
             SETTLED,
             irregular=dict(
-                dest=HELD, conditions=["hands_are_known", "raise_is_illegal"], before="hold_raise"
+                dest=HELD, conditions=["dealer_hand_is_known", "raise_is_illegal"], before="hold_raise"
             ),
-            regular=dict(conditions="hands_are_known", before="settle_wagers"),
+            regular=dict(conditions="dealer_hand_is_known", before="settle_wagers"),
         ),
         *rack_transitions(
             "discard", wrong_count="discard_count_is_wrong", hold="hold_discard", record="record_discard"

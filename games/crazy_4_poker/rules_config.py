@@ -1,10 +1,12 @@
 """The configurable rules of Crazy 4 Poker: what § 657a.9 leaves to the house.
 
 The section fixes the procedure for dealing from the hand; the shuffler, the optional wagers and
-every pay table come from sections not found (published game rules, not PA text) or from the
-certificate holder's Rules Submission. Each is a key with the published default, and a bad value is
-refused with an error that names the key, before a table opens. The number of positions, odds and
-the half-cent rounding share the readers of games/common/config.py.
+every pay table come from the certificate holder's Rules Submission: a casino pays by the tables
+the Board approved, so no pay table is built in; a table offering a wager opens only with its
+table configured, and a bad value is refused with an error that names the key, before a table
+opens. example_pay_tables.toml (beside this module) holds example tables for simulations and
+tests. The number of positions, odds and the half-cent rounding share the readers of
+games/common/config.py.
 """
 
 from __future__ import annotations
@@ -29,12 +31,18 @@ from games.common.config import (
 )
 from games.crazy_4_poker import clauses
 from games.crazy_4_poker.evaluator import Category
+from games.heads_up_holdem.evaluator import Category as FiveCardCategory
 
 __all__ = ["ConfigError", "Odds", "Rounding", "RuleSet", "Shuffler"]
 
 FOUR_ACES = "four_aces"  # a Super Bonus and progressive line above four of a kind
 HAND_NAMES = frozenset({FOUR_ACES, *(category.name.lower() for category in Category)})
 QUEENS_UP_PAIR = "pair_of_queens"  # Queens Up's lowest line: a pair of queens or better
+#: The lines of the five-card tables (Five Card Hand Bonus, Six Card Bonus): five-card poker hands.
+FIVE_CARD_NAMES = frozenset(category.key for category in FiveCardCategory)
+#: 657a.1 Four-Card Envy Bonus Qualifying Hand: four of a kind (four aces among them) or, if the
+#: certificate holder's pay table includes it, a straight flush.
+ENVY_HANDS = frozenset({FOUR_ACES, "four_of_a_kind", "straight_flush"})
 _AWARD = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 
 
@@ -82,33 +90,52 @@ def _awards(key: str, raw: Any) -> Mapping[str, str]:
     return MappingProxyType(table)
 
 
-SUPER_BONUS_DEFAULT = {
-    FOUR_ACES: "200:1",
-    "four_of_a_kind": "30:1",
-    "straight_flush": "15:1",
-    "three_of_a_kind": "2:1",
-    "flush": "3:2",
-    "straight": "1:1",
-}
-QUEENS_UP_DEFAULT = {
-    "four_of_a_kind": "50:1",
-    "straight_flush": "40:1",
-    "three_of_a_kind": "8:1",
-    "flush": "4:1",
-    "straight": "3:1",
-    "two_pairs": "2:1",
-    QUEENS_UP_PAIR: "1:1",
-}
+def _amounts(names: frozenset[str]) -> Any:
+    """A table of fixed sums in whole cents by hand (``{four_of_a_kind = 5000}``): the Envy Bonus."""
+
+    def parse(key: str, raw: Any) -> Mapping[str, int]:
+        if not isinstance(raw, Mapping):
+            raise ConfigError(key, f"expected a table such as {{four_of_a_kind = 5000}}, got {raw!r}")
+        for name, amount in raw.items():
+            if name not in names:
+                raise ConfigError(
+                    f"{key}.{name}", f"not a qualifying hand; those are {', '.join(sorted(names))}"
+                )
+            if isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
+                raise ConfigError(f"{key}.{name}", f"expected a fixed sum in whole cents, got {amount!r}")
+        return MappingProxyType(dict(raw))
+
+    return parse
+
+
+def _pay_table(wager: str, names: frozenset[str], offered_by: str = "") -> dict[str, Any]:
+    """A pay-table key: none built in; the table offering ``wager`` needs it configured."""
+    return key(
+        "the Rules Submission's table (config/tables/crazy-4-poker.toml: an example)",
+        _odds_table(names),
+        pays=wager,
+        offered_by=offered_by,
+    )
 
 
 @dataclass(frozen=True)
 class RuleSet(Configurable):
-    """One table's Crazy 4 Poker rules; ``RuleSet()`` is the published game with a counting shuffler."""
+    """One table's Crazy 4 Poker rules. No pay table is built in: ``RuleSet()`` offers no wager until
+    its pay tables are configured (``check_pay_tables``); ``RuleSet.example()`` is the shipped
+    example (example_pay_tables.toml)."""
 
     positions: int = field(default=6, metadata=key("house convention: six betting positions", integer))
     shuffler: Shuffler = field(
         default=Shuffler.COUNTING,
         metadata=key("657a.9(a)(1): an automated shuffler; (d): whether it counts", choice(Shuffler)),
+    )
+    shuffler_reports_order: bool = field(
+        default=True,
+        metadata=key(
+            "657a.9(a)(1): the shuffler reports its shuffled order, sealed, and the hands are reconstructed "
+            "from it; false: a shuffler that reports none, and the dealer reports each hand turned up",
+            flag,
+        ),
     )
     progressive_offered: bool = field(
         default=False, metadata=key("657a.1: optional, off unless configured", flag)
@@ -123,16 +150,34 @@ class RuleSet(Configurable):
         default=3, metadata=key("published game rules: Play up to 3x the Ante with aces or better", integer)
     )
     super_bonus_pay_table: Mapping[str, Odds] = field(
-        default_factory=lambda: SUPER_BONUS_DEFAULT,
-        metadata=key("published game rules: Super Bonus table", _odds_table(HAND_NAMES)),
+        default_factory=dict, metadata=_pay_table("Super Bonus Wager", HAND_NAMES)
     )
     queens_up_pay_table: Mapping[str, Odds] = field(
-        default_factory=lambda: QUEENS_UP_DEFAULT,
-        metadata=key("published game rules: Queens Up table", _odds_table(HAND_NAMES | {QUEENS_UP_PAIR})),
+        default_factory=dict, metadata=_pay_table("Queens Up Wager", HAND_NAMES | {QUEENS_UP_PAIR})
     )
     progressive_pay_table: Mapping[str, str] = field(
         default_factory=dict,
-        metadata=key("657a.1: PA table not found; configuration", _awards),
+        metadata=key(
+            "657a.1: the Rules Submission's progressive table",
+            _awards,
+            pays="Progressive Payout Wager",
+            offered_by="progressive_offered",
+        ),
+    )
+    five_card_bonus_pay_table: Mapping[str, Odds] = field(
+        default_factory=dict,
+        metadata=_pay_table("Five Card Hand Bonus Wager", FIVE_CARD_NAMES, "five_card_bonus_offered"),
+    )
+    six_card_bonus_pay_table: Mapping[str, Odds] = field(
+        default_factory=dict,
+        metadata=_pay_table("Six Card Bonus Wager", FIVE_CARD_NAMES, "six_card_bonus_offered"),
+    )
+    envy_bonus_pay_table: Mapping[str, int] = field(
+        default_factory=dict,
+        metadata=key(
+            "657a.1 Four-Card Envy Bonus: a fixed sum per qualifying hand, in cents; empty: none paid",
+            _amounts(ENVY_HANDS),
+        ),
     )
     odd_cent_rounding: Rounding = field(default=Rounding.DOWN, metadata=ROUNDING)
 
@@ -140,8 +185,6 @@ class RuleSet(Configurable):
         self.read_fields()
         self.check_range("positions", 1, 6, clauses.SIX_POSITIONS)
         self.check_range("max_play_multiple", 1, 3, clauses.PLAY_OR_FOLD)
-        if self.progressive_offered and not self.progressive_pay_table:
-            raise ConfigError("progressive_pay_table", "a progressive table needs its pay table")
 
     @staticmethod
     def shown(name: str, value: Any) -> str:

@@ -12,13 +12,20 @@ from games.common.machine_parts import message_of
 from games.common.movement import Movement
 from games.crazy_4_poker import clauses, settlement
 from games.crazy_4_poker.evaluator import Strength, best_four
-from games.crazy_4_poker.inputs import DEALER, Place
-from games.crazy_4_poker.irregularities import DISCARD_COUNT, ILLEGAL_RAISE
+from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
+from games.crazy_4_poker.irregularities import DISCARD_COUNT, HAND_UNREPORTED, ILLEGAL_RAISE
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.settlement import Position, Wager
 
 SHUFFLER_ORDER = "shuffler order"
 DEALER_REPORT = "dealer report"
+
+
+def _named(place: Place) -> str:
+    """A place as an irregularity's detail names it: ``seat 3``, the Six Card Bonus card."""
+    if isinstance(place, int):
+        return f"seat {place}"
+    return "the Six Card Bonus card" if place == SIX_CARD else f"the {place}'s hand"
 
 
 class ShowdownSteps(ClosingSteps):
@@ -110,15 +117,27 @@ class ShowdownSteps(ClosingSteps):
             fields.update(best=" ".join(map(str, four)), rank=str(strength), ranked=clauses.BEST_FOUR.clause)
         self.log.add(RecordKind.HAND, **fields)
 
-    def hands_are_known(self, event: EventData) -> bool:
+    def dealer_hand_is_known(self, event: EventData) -> bool:
         if DEALER not in self.hands:
             raise RuleViolation(clauses.DEALER_HAND_KNOWN, "the dealer's hand is not known yet")
-        unknown = [p.seat for p in self.positions.values() if p.play > p.ante and p.seat not in self.hands]
-        if unknown:
-            raise RuleViolation(
-                clauses.RAISE_NEEDS_ACES, f"seats {unknown} raised above 1x: their hands must be shown"
-            )
         return True
+
+    @property
+    def unreported(self) -> list[Place]:
+        """The hands a wager is settled on that are not known yet (settlement.hands_needed)."""
+        return [place for place in settlement.hands_needed(self.positions) if place not in self.hands]
+
+    def hand_unreported(self, event: EventData) -> bool:
+        """657a.1 (Hand); decision 0023: no wager is settled on a hand not known."""
+        return bool(self.unreported)
+
+    def hold_unreported(self, event: EventData) -> None:
+        """Held, nothing settled, until the hands are reported (CONTINUE) or a supervisor voids."""
+        detail = (
+            f"{', '.join(map(_named, self.unreported))}: not reported; no wager is settled on a hand "
+            "not known"
+        )
+        self._hold(HAND_UNREPORTED, Irregularity(clauses.LIVE_HAND_KNOWN, detail))
 
     def raise_is_illegal(self, event: EventData) -> bool:
         """Published game rules (not PA text): a Play above 1x needs a pair of aces or better."""
@@ -134,11 +153,19 @@ class ShowdownSteps(ClosingSteps):
         )
 
     def settle_wagers(self, event: EventData) -> None:
+        """Every wager of every position, from the dealer's right: the showdown wagers, the bonus
+        wagers, then the Envy Bonuses its progressive wager earns (clauses.ENVY_BONUS)."""
         dealer = self.strength(DEALER)
+        assert dealer is not None and not self.unreported, "the settle guards keep unknown hands out"
+        held = [seat for seat, p in self.positions.items() if not p.folded]  # a fold gives up the hand
+        players = {seat: strength for seat in held if (strength := self.strength(seat)) is not None}
+        six = self.hands.get(SIX_CARD)
         actions = []
         for seat in sorted(self.positions, reverse=True):  # from the dealer's right
-            hand = self.strength(seat)
-            actions += settlement.showdown(self.positions[seat], hand, dealer, self.rules)
+            position, hand = self.positions[seat], self.strength(seat)
+            actions += settlement.showdown(position, hand, dealer, self.rules)
+            actions += settlement.bonuses(position, self.hands.get(seat), six[0] if six else None, self.rules)
+            actions += settlement.envy(position, players, self.rules)
             self._award(seat, hand)
         self._record_actions(actions)
         self.layout_cards = len(self.deal)

@@ -28,6 +28,9 @@ class Table:
         self.rounds = 0
 
     def open(self) -> None:
+        """657a.9(a)(1): only with an automated shuffler; and only with a pay table configured for
+        every wager the table offers (a ConfigError names the key)."""
+        self.rules.check_pay_tables()
         if self.rules.shuffler is Shuffler.NONE:
             raise RuleViolation(
                 clauses.SHUFFLER_REQUIRED, "no automated shuffler is configured for this table"

@@ -3,11 +3,12 @@
 § 672a.7 fixes the procedure; the number of decks, the Push 22 pay table, which pairs split free,
 the resplit limit, paid doubles and splits, and the settlement procedure of (r) come from sections
 not found (published game rules, not PA text) or from the certificate holder's Rules Submission.
-Each is a key with the published default, and a bad value is refused with an error that names the
-key, before a round starts. Amounts are integer cents; the only fraction the odds can produce is the
-half cent of 3 to 2 on an odd wager, and ``odd_cent_rounding`` says which way it goes (house
-convention: down, the player is paid the whole cents).
-"""
+Each is a key with the published default, except the Push 22 pay table: a casino pays by the table
+the Board approved, so none is built in (example_pay_tables.toml beside this module is an example);
+a bad value is refused with an error that names the key, before a round starts. Amounts are integer
+cents; the only fraction the odds can produce is the half cent of 3 to 2 on an odd wager, and
+``odd_cent_rounding`` says which way it goes (house convention: down, the player is paid the whole
+cents)."""
 
 from __future__ import annotations
 
@@ -86,9 +87,10 @@ def _ranks(key: str, raw: Any) -> frozenset[int]:
     return frozenset(ranks)
 
 
-def _pay_table(key: str, raw: Any) -> Push22PayTable:
-    """``{any = "11:1"}`` or ``{suited = "50:1", same_colour = "20:1", other = "8:1"}``."""
-    if isinstance(raw, Push22PayTable):
+def _pay_table(key: str, raw: Any) -> Push22PayTable | None:
+    """``{any = "11:1"}`` or ``{suited = "50:1", same_colour = "20:1", other = "8:1"}``; None: not
+    configured (a table opens only with it: ``check_pay_tables``)."""
+    if raw is None or isinstance(raw, Push22PayTable):
         return raw
     if not isinstance(raw, Mapping):
         raise ConfigError(key, f"expected a table such as {{any = '11:1'}}, got {raw!r}")
@@ -106,13 +108,22 @@ def _pay_table(key: str, raw: Any) -> Push22PayTable:
 
 @dataclass(frozen=True)
 class RuleSet(Configurable):
-    """One table's Free Bet Blackjack rules; ``RuleSet()`` is the published game."""
+    """One table's Free Bet Blackjack rules; ``RuleSet()`` is the published game without a pay
+    table, which no table opens with; ``RuleSet.example()`` adds the example pay table."""
 
-    positions: int = field(default=6, metadata=key("672a.2: at most six betting positions", integer))
-    decks: int = field(default=6, metadata=key("published game rules: 6 or 8 decks", integer))
-    push22_pay_table: Push22PayTable = field(
-        default=Push22PayTable.any_22(Odds(11)),
-        metadata=key("PA table not found; default 'any 22 pays 11 to 1' (a table in the field)", _pay_table),
+    positions: int = field(
+        default=6, metadata=key("672a.2: at most six betting positions", integer)
+    )
+    decks: int = field(
+        default=6, metadata=key("published game rules: 6 or 8 decks", integer)
+    )
+    push22_pay_table: Push22PayTable | None = field(
+        default=None,
+        metadata=key(
+            "the Rules Submission's table; none built in (config/tables/free-bet-blackjack.toml: an example)",
+            _pay_table,
+            pays="Push 22 Wager",
+        ),
     )
     free_double_totals: frozenset[int] = field(
         default=frozenset({9, 10, 11}),
@@ -162,4 +173,6 @@ class RuleSet(Configurable):
             return ", ".join(str(item) for item in sorted(value))
         if isinstance(value, Push22PayTable):
             return f"suited {value.suited}, same colour {value.same_colour}, other {value.other}"
+        if value is None:
+            return "none (required)"
         return str(value)

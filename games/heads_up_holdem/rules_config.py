@@ -1,11 +1,11 @@
 """The configurable rules of the 677a Hold 'Em game: everything the seed section leaves to the house.
 
 § 677a.10 fixes the dealing; the betting rounds (Play 3x, 2x, 1x), the dealer's qualifier and the
-pay tables come from the published Heads Up Hold 'Em rules (not PA text; the chapter's own text was not
-found), so each is a key with the published default. Trips Plus and Pocket Bonus are optional wagers
-whose tables were not found: they are offered only once a pay table is configured. A bad value is
-refused, before any round starts, with a ConfigError naming the key.
-"""
+pay tables come from the published Heads Up Hold 'Em rules (not PA text; the chapter's own text was
+not found), so each is a key with the published default, except the pay tables: a casino pays by the
+tables the Board approved, so none is built in (example_pay_tables.toml beside this module is an
+example). Trips Plus and Pocket Bonus are optional wagers, offered only once a pay table is
+configured. A bad value is refused, before any round starts, with a ConfigError naming the key."""
 
 from __future__ import annotations
 
@@ -28,17 +28,6 @@ from games.heads_up_holdem.evaluator import Category
 from games.heads_up_holdem.pocket import Pocket
 
 PayTable = Mapping[Any, Odds]
-
-ODDS_DEFAULT = {
-    "royal_flush": "500:1",
-    "straight_flush": "50:1",
-    "four_of_a_kind": "10:1",
-    "full_house": "3:1",
-    "flush": "3:2",
-    "straight": "1:1",
-}
-LOSING_ODDS_DEFAULT = ODDS_DEFAULT  # published rules give no amounts: the winning table, straight or better
-
 
 def _table(kind: type[Category] | type[Pocket]) -> Any:
     """A pay table keyed by category (``royal_flush``) or pocket (``AA``), values such as ``"3:2"``."""
@@ -83,7 +72,8 @@ def _multiples(key: str, raw: Any) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class RuleSet(Configurable):
-    """One table's rules; ``RuleSet()`` is the published game."""
+    """One table's rules; ``RuleSet()`` has no Odds table, and no table opens with it;
+    ``RuleSet.example()`` adds the example tables (example_pay_tables.toml)."""
 
     positions: int = field(
         default=6, metadata=key("house convention (677a.2 not found): six betting positions", integer)
@@ -105,16 +95,20 @@ class RuleSet(Configurable):
         metadata=key("published game rules: the dealer needs a pair or better to open", _category),
     )
     odds_pay_table: PayTable = field(
-        default_factory=lambda: ODDS_DEFAULT,
+        default_factory=dict,
         metadata=key(
-            "published rules: 500, 50, 10, 3 to 1, 3 to 2, 1 to 1; lower hands push", _table(Category)
+            "the Rules Submission's Odds table; none built in (config/tables/heads-up-holdem.toml: example)",
+            _table(Category),
+            pays="Odds Wager",
         ),
     )
     losing_odds_pay_table: PayTable = field(
-        default_factory=lambda: LOSING_ODDS_DEFAULT,
+        default_factory=dict,
         metadata=key(
-            "published rules name a losing-Odds bonus on a straight or better, no amounts: the Odds table",
+            "published rules name a losing-Odds bonus on a straight or better; the Rules Submission's "
+            "amounts, none built in",
             _table(Category),
+            pays="Odds Wager (its bonus when the hand loses)",
         ),
     )
     trips_plus_pay_table: PayTable = field(

@@ -109,7 +109,10 @@ def start(
     the rack (677a.10(c)-(e)): the round awaits the first decision."""
     shoe = StackedDeck(faces)
     round_ = Round(
-        number, rules=rules or RuleSet(), verify=shoe.verify, rounds_since_stub_count=rounds_since_stub_count
+        number,
+        rules=rules or RuleSet.example(),
+        verify=shoe.verify,
+        rounds_since_stub_count=rounds_since_stub_count,
     )
     for seat, amounts in ({1: 1000} if wagers is None else wagers).items():
         ante, trips, pocket = amounts if isinstance(amounts, tuple) else (amounts, 0, 0)

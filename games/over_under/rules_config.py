@@ -2,12 +2,12 @@
 
 § 686a.7 fixes the procedure and which totals win; the payout odds of § 686a.8, the Bonus pay table,
 the number of decks and of betting positions were not found. Each is a key with a default from the
-game as published and played in the field (not PA text), and a bad value is refused with an error
-naming the key before a round starts. The odds, the rounding and the key helpers are
-games.common.config's (one reading of configuration for every game). The Bonus pay table has no
-default: a Bonus Wager is taken only against a posted table, so until one is configured the round
-refuses Bonus Wagers.
-"""
+game as published and played in the field (not PA text), except the payout odds: a casino pays by
+the odds the Board approved, so none are built in (example_pay_tables.toml beside this module is an
+example); a bad value is refused with an error naming the key before a round starts. The odds, the
+rounding and the key helpers are games.common.config's (one reading of configuration for every
+game). The Bonus pay table has no default: a Bonus Wager is taken only against a posted table, so
+until one is configured the round refuses Bonus Wagers."""
 
 from __future__ import annotations
 
@@ -36,9 +36,9 @@ BonusPayTable = Mapping[int, Odds]
 __all__ = ["BONUS_WINNING_TOTALS", "BonusPayTable", "ConfigError", "Odds", "Rounding", "RuleSet"]
 
 
-def _odds(key: str, raw: Any) -> Odds:
-    """``"1:1"`` or ``"3 to 2"`` (an Odds given directly is taken as it is)."""
-    if isinstance(raw, Odds):
+def _odds(key: str, raw: Any) -> Odds | None:
+    """``"1:1"`` or ``"3 to 2"`` (an Odds given directly is taken as it is); None: not configured."""
+    if raw is None or isinstance(raw, Odds):
         return raw
     try:
         return Odds.parse(raw)
@@ -82,20 +82,36 @@ def _bonus_table(key: str, raw: Any) -> BonusPayTable | None:
 
 @dataclass(frozen=True)
 class RuleSet(Configurable):
-    """One table's Over/Under rules; ``RuleSet()`` is the published game without a Bonus table."""
+    """One table's Over/Under rules; ``RuleSet()`` has no payout odds, and no table opens with it;
+    ``RuleSet.example()`` adds the example odds (example_pay_tables.toml), without a Bonus table."""
 
     positions: int = field(
         default=6, metadata=key("686a.2 not found: the house layout's betting positions (1 to 7)", integer)
     )
     decks: int = field(default=6, metadata=key("in the field (not PA text): 4, 6 or 8 decks", integer))
-    ante_odds: Odds = field(
-        default=Odds(1), metadata=key("686a.8 not found; published game: Ante pays 1 to 1", _odds)
+    ante_odds: Odds | None = field(
+        default=None,
+        metadata=key(
+            "686a.8: the Rules Submission's odds; none built in (config/tables/over-under.toml: an example)",
+            _odds,
+            pays="Ante Wager",
+        ),
     )
-    over_23_odds: Odds = field(
-        default=Odds(1), metadata=key("686a.8 not found; published game: Over 23 pays 1 to 1", _odds)
+    over_23_odds: Odds | None = field(
+        default=None,
+        metadata=key(
+            "686a.8: the Rules Submission's odds; none built in (config/tables/over-under.toml: an example)",
+            _odds,
+            pays="Over 23 Wager",
+        ),
     )
-    under_18_odds: Odds = field(
-        default=Odds(1), metadata=key("686a.8 not found; published game: Under 18 pays 1 to 1", _odds)
+    under_18_odds: Odds | None = field(
+        default=None,
+        metadata=key(
+            "686a.8: the Rules Submission's odds; none built in (config/tables/over-under.toml: an example)",
+            _odds,
+            pays="Under 18 Wager",
+        ),
     )
     bonus_pay_table: BonusPayTable | None = field(
         default=None,
@@ -119,4 +135,6 @@ class RuleSet(Configurable):
     @staticmethod
     def shown(name: str, value: Any) -> str:
         """A default as the configuration documentation shows it."""
-        return "none (no Bonus Wager)" if value is None else str(value)
+        if value is None:
+            return "none (no Bonus Wager)" if name == "bonus_pay_table" else "none (required)"
+        return str(value)

@@ -53,7 +53,7 @@ def new_round(
 ) -> tuple[Round, StackedShoe]:
     """A round with its wagers placed (1000 cents at seats 1.. by default), not yet dealt."""
     shoe = StackedShoe(shoe_faces)
-    round_ = Round(number, rules=rules or RuleSet(), verify=shoe.verify, dealer="D-1")
+    round_ = Round(number, rules=rules or RuleSet.example(), verify=shoe.verify, dealer="D-1")
     for seat, amounts in ({1: 1000} if wagers is None else wagers).items():
         blackjack, push22 = amounts if isinstance(amounts, tuple) else (amounts, 0)
         round_.handle(PlaceWager(seat, blackjack, push22))

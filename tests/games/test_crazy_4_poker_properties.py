@@ -36,6 +36,31 @@ from games.crazy_4_poker.stacked import StackedShuffler
 
 SUPER_BONUS = {"four_aces": (200, 1), 7: (30, 1), 6: (15, 1), 5: (2, 1), 4: (3, 2), 3: (1, 1)}
 QUEENS_UP = {7: (50, 1), 6: (40, 1), 5: (8, 1), 4: (4, 1), 3: (3, 1), 2: (2, 1), 1: (1, 1)}
+#: The example Six Card Bonus table (example_pay_tables.toml), by five-card category: royal flush 9,
+#: straight flush 8, four of a kind 7, full house 6, flush 5, straight 4, three of a kind 3.
+SIX_CARD_BONUS = {9: 1000, 8: 200, 7: 50, 6: 25, 5: 20, 4: 10, 3: 5}
+
+
+def ref_five(five: tuple[Card, ...]) -> int:
+    """The category of five cards (0 high card to 9 royal flush), read afresh."""
+    values = sorted(14 if c.rank == 1 else c.rank for c in five)
+    shape = sorted(Counter(values).values(), reverse=True)
+    flush = len({c.suit for c in five}) == 1
+    straight = len(set(values)) == 5 and (values[4] - values[0] == 4 or values == [2, 3, 4, 5, 14])
+    if straight and flush:
+        return 9 if values[0] == 10 else 8
+    ranked = {(4, 1): 7, (3, 2): 6, (3, 1, 1): 3, (2, 2, 1): 2, (2, 1, 1, 1): 1}
+    if tuple(shape) in ((4, 1), (3, 2)):
+        return ranked[tuple(shape)]
+    if flush or straight:
+        return 5 if flush else 4
+    return ranked.get(tuple(shape), 0)
+
+
+def six_card_net(wager: int, six: tuple[Card, ...]) -> int:
+    """The Six Card Bonus on the best five of the player's five cards and the Six Card Bonus card."""
+    best = max(ref_five(five) for five in combinations(six, 5))
+    return wager * SIX_CARD_BONUS[best] if best in SIX_CARD_BONUS else -wager
 
 
 def ref_rank(four: tuple[Card, ...]) -> tuple:
@@ -115,7 +140,7 @@ seat_plan = st.tuples(
 )
 def test_rounds_conserve_cards_keep_secrets_and_settle_by_the_rules(deck, seats, sealed, six) -> None:
     shuffler = StackedShuffler(deck, sealed=sealed)
-    table = Table(RuleSet(six_card_bonus_offered=True), shuffler.verify)
+    table = Table(RuleSet.example(six_card_bonus_offered=True), shuffler.verify)
     table.open()
     round_ = table.new_round()
     for seat, (ante, queens, _) in seats.items():
@@ -150,11 +175,13 @@ def test_rounds_conserve_cards_keep_secrets_and_settle_by_the_rules(deck, seats,
         round_.handle(ReportHand(DEALER, tuple(hands[DEALER])))
         for seat in seats:  # the dealer reports every hand; a hand not reported is tested elsewhere
             round_.handle(ReportHand(seat, tuple(hands[seat])))
+        if six:
+            round_.handle(ReportHand(SIX_CARD, tuple(hands[SIX_CARD])))
     round_.handle(Settle())
     round_.handle(Discard(round_.layout_cards))
     assert round_.state == COMPLETE
     assert all(round_.hands[place] == tuple(hands[place]) for place in round_.hands)
-    assert set(round_.hands) == (set(hands) if sealed else {DEALER, *seats})
+    assert set(round_.hands) == set(hands)
 
     faces = {str(card) for card in deck}
     for record in before_known:
@@ -164,6 +191,8 @@ def test_rounds_conserve_cards_keep_secrets_and_settle_by_the_rules(deck, seats,
     dealer = ref_best(tuple(hands[DEALER]))
     for seat, (ante, queens, multiple) in seats.items():
         expected = reference(ante, queens, multiple, ref_best(tuple(hands[seat])), dealer)
+        if six and seat == min(seats):
+            expected += six_card_net(100, (*hands[seat], *hands[SIX_CARD]))
         assert round_.net(seat) == expected, (seat, hands[seat], hands[DEALER], multiple)
     assert {round_.known_by[place] for place in round_.known_by} == {
         "shuffler order" if sealed else "dealer report"

@@ -456,7 +456,7 @@ def test_672a_7_n_settlement_after_the_dealers_last_card():
 def test_672a_7_n_1_dealer_22_pushes_collects_lammers_pays_push_22():
     """672a.7(n)(1): dealer 22: remaining Blackjack Wagers returned, Free Bet lammers collected,
     Push 22 Wagers paid by the table (suited, same colour, other)."""
-    rules = RuleSet(push22_pay_table={"suited": "50:1", "same_colour": "20:1", "other": "8:1"})
+    rules = RuleSet.example(push22_pay_table={"suited": "50:1", "same_colour": "20:1", "other": "8:1"})
     for dealer, odds in (("2h Th", 50), ("2d Th", 20), ("2s Th", 8)):
         round_, shoe = dealt(["5c 5d"], dealer, "9c Kh", wagers={1: (1000, 100)}, rules=rules)
         decide(round_, shoe, 1, DOUBLE)
@@ -563,7 +563,7 @@ def test_672a_7_r_settlement_from_the_dealers_right_counterclockwise():
 
 def test_672a_7_r_1_collect_every_loss_then_pay():
     """672a.7(r)(1): all losing wagers collected counterclockwise, then the winning ones paid."""
-    round_, shoe = dealt(*WINNERS_AND_LOSERS, rules=RuleSet(settlement_order="collect-then-pay"))
+    round_, shoe = dealt(*WINNERS_AND_LOSERS, rules=RuleSet.example(settlement_order="collect-then-pay"))
     for seat in (1, 2, 3):
         decide(round_, shoe, seat, STAND)
     finish(round_, shoe)
@@ -576,7 +576,7 @@ def test_672a_7_r_1_collect_every_loss_then_pay():
 
 def test_672a_7_r_2_each_player_collected_then_paid_in_turn():
     """672a.7(r)(2): each player's losing wagers collected and winning wagers paid, player by player."""
-    rules = RuleSet(settlement_order="player-by-player")
+    rules = RuleSet.example(settlement_order="player-by-player")
     round_, shoe = dealt(["Tc 9d", "Tc 8d"], "9h 9s", wagers={1: 1000, 2: (1000, 500)}, rules=rules)
     for seat in (1, 2):
         decide(round_, shoe, seat, STAND)

@@ -142,7 +142,7 @@ def test_resplitting_aces_follows_the_rule_set():
     decide(round_, shoe, 1, SPLIT, SPLIT)
     assert len(round_.positions[1].hands) == 3
 
-    strict, shoe = started(stack, rules=RuleSet(resplit_aces=False))
+    strict, shoe = started(stack, rules=RuleSet.example(resplit_aces=False))
     decide(strict, shoe, 1, SPLIT)
     with pytest.raises(RuleViolation, match="does not resplit aces"):
         strict.handle(Decision(1, SPLIT))
@@ -155,7 +155,8 @@ def test_ten_value_pairs_and_soft_doubles_only_when_paid_ones_are_configured():
     round_, _ = dealt(["Kc Kd", "As 6d"], "9h 7h")
     assert SPLIT not in round_.legal_decisions()
 
-    paid, shoe = started(stack, wagers={1: 1000, 2: 1000}, rules=RuleSet(paid_splits=True, paid_doubles=True))
+    paid_rules = RuleSet.example(paid_splits=True, paid_doubles=True)
+    paid, shoe = started(stack, wagers={1: 1000, 2: 1000}, rules=paid_rules)
     decide(paid, shoe, 1, SPLIT, STAND, STAND)  # Kc 9c, Kd 9s
     decide(paid, shoe, 2, DOUBLE)  # soft 17 + 4c
     finish(paid, shoe)  # dealer 16 + Ts: 26
@@ -167,7 +168,7 @@ def test_ten_value_pairs_and_soft_doubles_only_when_paid_ones_are_configured():
 def test_no_double_after_split_when_the_table_says_so():
     """Published game rules: free doubles after splits are the default; a rule set can refuse them."""
     stack = stacked(["5c 5d"], "9h 7h", "6c")
-    round_, shoe = started(stack, rules=RuleSet(double_after_split=False))
+    round_, shoe = started(stack, rules=RuleSet.example(double_after_split=False))
     decide(round_, shoe, 1, SPLIT)
     with pytest.raises(RuleViolation, match="split hand"):
         round_.handle(Decision(1, DOUBLE))
@@ -337,7 +338,8 @@ def test_a_card_after_settlement_is_set_aside_and_cannot_undo_the_settlement():
 def test_odd_cents_round_as_configured():
     """House convention: 3 to 2 on an odd number of cents pays the half cent down, or up if set."""
     for rounding, paid in (("down", 1501), ("up", 1502)):
-        round_, _ = dealt(["As Kd"], "9h 7h", wagers={1: 1001}, rules=RuleSet(odd_cent_rounding=rounding))
+        rules = RuleSet.example(odd_cent_rounding=rounding)
+        round_, _ = dealt(["As Kd"], "9h 7h", wagers={1: 1001}, rules=rules)
         assert round_.net(1) == paid
 
 

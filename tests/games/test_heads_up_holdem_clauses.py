@@ -57,7 +57,7 @@ DECK = arrange(["Ah Kh", "2c 7d"], "Qs Qd", "Jh Th 9s 3c 4d")
 
 def betting(wagers=(1, 3), rules: RuleSet | None = None, faces=DECK, **kwargs) -> tuple[Round, StackedDeck]:
     shoe = StackedDeck(faces)
-    round_ = Round(1, rules=rules or RuleSet(), verify=shoe.verify, **kwargs)
+    round_ = Round(1, rules=rules or RuleSet.example(), verify=shoe.verify, **kwargs)
     for seat in wagers:
         round_.handle(PlaceWager(seat, 500, 500))
     return round_, shoe

@@ -84,7 +84,7 @@ def test_random_rounds_conserve_cards_keep_secrets_and_settle_as_the_reference(t
     deck, wagers, plans, community_first = table
     report = COMMUNITY_FIRST if community_first else READY
     with capture_logs() as logs:
-        round_, shoe = start(deck, wagers, rules=RuleSet.from_mapping(SIDE_RULES), deck=report)
+        round_, shoe = start(deck, wagers, rules=RuleSet.example(**SIDE_RULES), deck=report)
         sealed_at = len(round_.records)
         play_out(round_, shoe, {seat: DECISIONS[plan] for seat, plan in plans.items()})
 

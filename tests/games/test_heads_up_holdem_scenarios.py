@@ -93,17 +93,15 @@ def test_royal_flush_pays_500_to_1_and_a_tie_pushes_everything():
 def test_odd_cents_of_3_to_2_round_as_configured():
     deck = arrange(["Ah 9h"], "Kc 7d", "2h 5h Jh 3s 8c")
     for rounding, paid in (("down", 499), ("up", 500)):
-        round_, shoe = start(deck, {1: 333}, rules=RuleSet(odd_cent_rounding=rounding))
+        round_, shoe = start(deck, {1: 333}, rules=RuleSet.example(odd_cent_rounding=rounding))
         play_out(round_, shoe, {1: [(PLAY, 3)]})
         assert settled(round_)[(1, "odds")] == ("pay", paid)
 
 
 def test_trips_plus_and_pocket_bonus_pay_by_their_configured_tables():
-    rules = RuleSet.from_mapping(
-        {
-            "trips_plus_pay_table": {"three_of_a_kind": "3:1", "flush": "7:1"},
-            "pocket_bonus_pay_table": {"aces": "30:1", "ace_king": "15:1"},
-        }
+    rules = RuleSet.example(
+        trips_plus_pay_table={"three_of_a_kind": "3:1", "flush": "7:1"},
+        pocket_bonus_pay_table={"aces": "30:1", "ace_king": "15:1"},
     )
     round_, shoe = start(
         arrange(["As Ad", "Ac Kd"], "2c 3c", "Ah 9d 7s 5c Th"),
@@ -157,7 +155,7 @@ def test_a_deck_short_of_a_card_is_found_by_the_stub_count_voided_and_removed():
     the wagers returned and the deck removed."""
     deck = arrange(["Ah 9h"], "Kc 7d", "2h 5h Jh 3s 8c")[:-1]  # one card missing from the deck
     shoe = StackedDeck(deck)
-    round_ = Round(2, rules=RuleSet(), verify=shoe.verify, rounds_since_stub_count=4)
+    round_ = Round(2, rules=RuleSet.example(), verify=shoe.verify, rounds_since_stub_count=4)
     round_.handle(PlaceWager(1, 1000, 1000))
     round_.handle(NoMoreBets(READY))
     shoe.deliver(round_)

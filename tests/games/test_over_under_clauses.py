@@ -315,7 +315,7 @@ def test_686a_7_k_winners_are_paid_by_the_configured_odds():
     """686a.7(k): a winning player is paid by § 686a.8, not found: the configured odds."""
     from games.over_under import RuleSet
 
-    rules = RuleSet(ante_odds="1:1", over_23_odds="3:2")
+    rules = RuleSet.example(ante_odds="1:1", over_23_odds="3:2")
     round_, shoe = dealt("Kc 9h 5s", wagers={1: 1001}, rules=rules)
     play(round_, shoe, 1, OVER)
     assert movements(round_) == [(1, "ante", "pay", 1001), (1, "over_23", "pay", 1501)]

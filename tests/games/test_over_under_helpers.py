@@ -21,7 +21,7 @@ BONUS_TABLE = {6: "100:1", 7: "50:1", 8: "30:1", 9: "20:1", 10: "10:1", 11: "5:1
     32: "40:1",
     33: "200:1",
 }
-RULES = RuleSet(bonus_pay_table=BONUS_TABLE)
+RULES = RuleSet.example(bonus_pay_table=BONUS_TABLE)
 READY = ShoeStatus.ready()
 OVER, UNDER, SURRENDER = Choice.OVER_23, Choice.UNDER_18, Choice.SURRENDER
 

@@ -72,7 +72,7 @@ def test_wagers_replaced_before_the_deal_and_refused_after():
 
 def test_bonus_refused_without_a_posted_table_and_seats_outside_the_layout():
     """686a.1: a Bonus Wager needs a posted table; positions come from the layout."""
-    round_, _ = new_round("Kc", wagers={}, rules=RuleSet())
+    round_, _ = new_round("Kc", wagers={}, rules=RuleSet.example())
     refused("686a.1", round_, PlaceWager(1, 1000, 100))
     refused("house layout", round_, PlaceWager(7, 1000))
     round_.handle(PlaceWager(1, 1000))

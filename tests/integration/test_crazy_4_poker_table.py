@@ -54,7 +54,7 @@ class Rig:
 async def table_rig(rules: RuleSet | None = None) -> AsyncIterator[Rig]:
     """The product's simulated Crazy 4 Poker table (its rules unless ``rules``), opened for play."""
     async with simulated_crazy_4_poker(
-        rules=rules or RuleSet.from_mapping(RULES),
+        rules=rules or RuleSet.example(**RULES),
         name="C4-1",
         settings=QUIET,
         award_levels=LEVELS,
@@ -192,7 +192,7 @@ def test_a_table_without_an_automated_shuffler_refuses_to_open():
                 shuffler=rig.table.shuffler,
                 progressive=rig.table.progressive,
                 dealer=rig.dealer,
-                rules=RuleSet.from_mapping({**RULES, "shuffler": "none"}),
+                rules=RuleSet.example(**{**RULES, "shuffler": "none"}),
             )
             with pytest.raises(RuleViolation, match=re.escape("657a.9(a)(1)")):
                 await unconfigured.open(FLOORPERSON)

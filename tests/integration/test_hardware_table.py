@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,7 @@ from firmware_sim.world import (
     SHUFFLER_OUTPUT,
     TableWorld,
 )
+from games import GAMES
 from tests.links import run
 from tests.screen import WAGERS, Screen, dealer_counts
 from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN, write_token_file
@@ -59,9 +61,15 @@ DEALER = {"Authorization": f"Bearer {DEALER_TOKEN}"}
 SUPERVISOR = {"Authorization": f"Bearer {SUPERVISOR_TOKEN}"}
 
 
+def rules_of(game: str) -> Any:
+    """The game's RuleSet class."""
+    return importlib.import_module(GAMES[game]).RuleSet
+
+
 def _config(tmp_path: Path, game: str, devices: dict[str, tuple[Any, SimulatedDevice]]) -> Path:
     """The table's configuration: each device at its port's URL with its own firmware's hash;
-    devices on one multi-drop port share its URL, each at its address."""
+    devices on one multi-drop port share its URL, each at its address; the game's example pay
+    tables (none is built in)."""
     entries = "".join(
         f"""
 [devices.{name}]
@@ -86,7 +94,8 @@ api_tokens = "{tmp_path / "tokens.toml"}"
 audit_dir = "{tmp_path / "audit"}"
 state_db = "{tmp_path / "state.db"}"
 trace_dir = "{tmp_path / "trace"}"
-"""
+
+{rules_of(game).example_file().read_text()}"""
     )
     return path
 

@@ -9,9 +9,12 @@ from typing import Any
 
 import pytest
 
+from croupier.api.errors import BadRequest
 from croupier.service.screen import AWAITED, NO_MORE_BETS, NO_WAGER, TABLE_CLOSED, Screen
+from croupier.service.screen_dealer import ScreenDealer
 from croupier.tables.inputs import answered, take
 from devices.rules import Rule, RuleViolation
+from drivers.protocol.cards import Card
 from tests.links import run
 
 IN_TURN = Rule("TEST(h)", "players act in turn")
@@ -94,5 +97,35 @@ def test_a_closed_table_takes_no_wager_until_a_round_has_begun() -> None:
         with pytest.raises(StopAsyncIteration):
             await anext(stream)
         await closing
+
+    run(main())
+
+
+def test_657a_1_the_dealer_keys_a_hand_turned_up_or_says_it_is_not_reported() -> None:
+    """657a.1 (Hand): at a Crazy 4 Poker table whose shuffler reports no order the dealer keys each
+    hand turned up (``hand_report``): five cards, the Six Card Bonus card alone, or null for a hand
+    not reported (the round then holds); a malformed hand is refused before the table."""
+    async def main() -> None:
+        screen = Screen()
+        dealer = ScreenDealer(screen)
+        asking = asyncio.create_task(dealer.report_hand("seat 1"))
+        await asyncio.sleep(0)
+        prompt = screen.prompt.as_json()
+        assert prompt["kind"] == "hand_report" and prompt["place"] == "seat 1"
+        with pytest.raises(BadRequest, match="5 cards"):
+            await screen.answer("hand_report", {"cards": ["Kc", "Kd"]})
+        keyed = asyncio.create_task(screen.answer("hand_report", {"cards": ["Kc", "Kd", "9h", "6s", "2c"]}))
+        await asyncio.sleep(0)
+        got: list[object] = []
+        take(await asking, got.append)
+        await keyed
+        assert got == [tuple(Card.parse(word) for word in ["Kc", "Kd", "9h", "6s", "2c"])]
+        asking = asyncio.create_task(dealer.report_hand("six-card"))
+        await asyncio.sleep(0)
+        keyed = asyncio.create_task(screen.answer("hand_report", {"cards": None}))
+        await asyncio.sleep(0)
+        take(await asking, got.append)
+        await keyed
+        assert got[-1] is None
 
     run(main())

@@ -33,6 +33,9 @@ kind = "card-reader"
 url = "sim://card-reader"
 """
 
+#: BASE's Push 22 pay table: a table offering the wager opens only with one (none is built in).
+PAID = '\n[rules.push22_pay_table]\nany = "11:1"\n'
+
 PROGRESSIVE_LINE = f"""
 [devices.progressive]
 kind = "progressive"
@@ -113,7 +116,7 @@ def test_the_real_table_example_reads_every_device_setting() -> None:
 
 def test_defaults(tmp_path: Path) -> None:
     """What an absent key means: documented in docs/configuration.md."""
-    path = write(tmp_path, BASE)
+    path = write(tmp_path, BASE + PAID)
     config = load_table_config(path)
     shoe = config.devices["shoe"]
     assert (shoe.address, shoe.baudrate, shoe.parity) == (1, None, None)
@@ -126,17 +129,17 @@ def test_defaults(tmp_path: Path) -> None:
 
 
 def test_relative_paths_are_relative_to_the_file(tmp_path: Path) -> None:
-    path = write(tmp_path, BASE + '\n[service]\naudit_dir = "audit"\n')
+    path = write(tmp_path, BASE + PAID + '\n[service]\naudit_dir = "audit"\n')
     assert load_table_config(path).service.audit_dir == tmp_path / "audit"
 
 
 def test_seats_set_the_games_positions(tmp_path: Path) -> None:
-    config = load_table_config(write(tmp_path, edited("seats = 6", "seats = 3")))
+    config = load_table_config(write(tmp_path, edited("seats = 6", "seats = 3") + PAID))
     assert config.seats == config.rules.positions == 3
 
 
 def test_a_shared_line_with_distinct_addresses_loads(tmp_path: Path) -> None:
-    text = BASE + PROGRESSIVE_LINE.replace('kind = "meter-sign"', 'kind = "meter-sign"\naddress = 2')
+    text = BASE + PAID + PROGRESSIVE_LINE.replace('kind = "meter-sign"', 'kind = "meter-sign"\naddress = 2')
     config = load_table_config(write(tmp_path, text))
     assert config.devices["meter-sign"].address == 2
 
@@ -208,6 +211,11 @@ BAD = [
         CRAZY_4 + '\n[devices.shuffler]\nkind = "shuffler"\nurl = "sim://shuffler"\n'
         '\n[rules.super_bonus_pay_table]\nfive_aces = "999:1"\n',
         "rules.super_bonus_pay_table.five_aces: not a hand",
+    ),
+    (
+        "pay-table-missing",
+        BASE,
+        "rules.push22_pay_table: required because the table offers the Push 22 Wager",
     ),
     # -- devices the game needs
     ("crazy-4-without-shuffler", CRAZY_4, "devices: crazy-4-poker needs a shuffler (657a.9(a)(1)"),
@@ -443,19 +451,41 @@ def test_a_bad_config_is_refused_naming_file_and_key(tmp_path: Path, text: str, 
     assert fragment in message
 
 
-def test_an_api_beyond_loopback_is_served_only_over_tls(tmp_path: Path) -> None:
-    """Bearer tokens cross the wire with every request: a bind beyond loopback loads only with a
-    certificate and key, which the service then serves HTTPS with."""
-    tls = 'api_tls_cert = "api.pem"\napi_tls_key = "api.key"\n'
-    text = BASE + f'\n[service]\napi_bind = "10.1.2.3:8443"\n{tls}'
-    service = load_table_config(write(tmp_path, text)).service
-    assert (service.api_host, service.api_tls_cert, service.api_tls_key) == (
-        "10.1.2.3",
-        tmp_path / "api.pem",
-        tmp_path / "api.key",
-    )
-    loopback = load_table_config(write(tmp_path, BASE + '\n[service]\napi_bind = "[::1]:8443"\n'))
-    assert loopback.service.api_tls_cert is None
+@pytest.mark.parametrize(
+    ("shipped", "edit", "fragment"),
+    [
+        (
+            "crazy-4-poker.toml",
+            ("progressive_offered = true", "progressive_offered = true\nsix_card_bonus_offered = true"),
+            "rules.six_card_bonus_pay_table: required because the table offers the Six Card Bonus Wager",
+        ),
+        (
+            "over-under.toml",
+            ('under_18_odds = "1:1"\n', ""),
+            "rules.under_18_odds: required because the table offers the Under 18 Wager",
+        ),
+        (
+            "heads-up-holdem.toml",
+            (
+                '[rules.odds_pay_table]\nroyal_flush = "500:1"\nstraight_flush = "50:1"\n'
+                'four_of_a_kind = "10:1"\nfull_house = "3:1"\nflush = "3:2"\nstraight = "1:1"\n',
+                "",
+            ),
+            "rules.odds_pay_table: required because the table offers the Odds Wager",
+        ),
+    ],
+)
+def test_a_table_offering_a_wager_without_its_pay_table_is_refused_naming_the_key(
+    tmp_path: Path, shipped: str, edit: tuple[str, str], fragment: str
+) -> None:
+    """No pay table is built in (decision 0023): a casino pays by the tables the Board approved
+    in its Rules Submission, so a shipped example without one of its tables is refused, naming it."""
+    text = (DEFAULT_TABLE_CONFIG.parent / shipped).read_text()
+    assert edit[0] in text
+    path = write(tmp_path, text.replace(edit[0], edit[1], 1))
+    with pytest.raises(ConfigError) as caught:
+        load_table_config(path)
+    assert str(caught.value) == f"{path}: {fragment}"
 
 
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
