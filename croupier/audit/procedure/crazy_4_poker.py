@@ -29,6 +29,7 @@ HAND_SIZE = 5
 #: lock (657a.9(a)(3)): neither needs a hand known.
 WITHOUT_A_HAND = ("progressive",)
 FOLD_LOSES = ("ante", "super_bonus", "play")
+MOVEMENTS = ("collect", "pay", "push")
 
 CHECKS: tuple[Check, ...] = (
     Check(f"{SECTION}(a)(3)", 'every wager before "no more bets", and "no more bets" before the first card'),
@@ -47,6 +48,7 @@ SETTLEMENT_CHECKS: tuple[Check, ...] = (
         "no wager settled (paid, returned or collected) on a hand not reported, but a folded player's "
         "Ante, Super Bonus and Play and the progressive collected at the lock",
     ),
+    Check(SETTLED_ON_HANDS, "every wager settled: collected, paid or returned, none left referred"),
     Check(SETTLED_ON_HANDS, "Queens Up paid by the table's pay table on the player's best four cards"),
 )
 
@@ -56,7 +58,7 @@ def _order() -> tuple[Before, ...]:
         Before(
             f"{SECTION}(a)(3)",
             'every wager before "no more bets"',
-            lambda s: s.kind == "wager",
+            lambda s: s.kind == "wager" and not s.get("stays"),
             lambda s: s.kind == "no_more_bets",
             lambda s: f"{s.place}'s {s.get('wager')} wagered",
             lambda s: '"no more bets"',
@@ -110,6 +112,15 @@ def _settled(round_: Round, rules: Mapping[str, Any]) -> Iterator[Violation]:
     folded = {s.seat for s in round_.kind("decision") if s.get("decision") == "fold"}
     for step in round_.kind("settlement"):
         wager = step.get("wager")
+        if step.get("movement") not in MOVEMENTS:
+            yield Violation(
+                round_.number,
+                step.seq,
+                SETTLED_ON_HANDS,
+                f"{step.place}'s {wager} collected, paid or returned",
+                f"{step.get('movement')} {step.get('amount')}",
+            )
+            continue
         if step.seat is None or wager in WITHOUT_A_HAND or (step.seat in folded and wager in FOLD_LOSES):
             continue
         hand = hands.get(step.place)

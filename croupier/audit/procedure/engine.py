@@ -102,15 +102,19 @@ class Round:
     def kind(self, *kinds: str) -> list[Step]:
         return [step for step in self.steps if step.kind in kinds]
 
+    @property
+    def placed(self) -> list[Step]:
+        """The wagers placed (a ``wager`` record marked ``stays`` notes a wager kept in play, as
+        686a.7(h) keeps the Bonus Wager of a surrender, and places nothing)."""
+        return [s for s in self.kind("wager") if not s.get("stays")]
+
     def wagered(self, *wagers: str) -> list[int]:
         """The seats holding any of ``wagers``, clockwise (ascending: seat 1 is the player farthest to
         the dealer's left)."""
-        return sorted({s.seat for s in self.kind("wager") if s.get("wager") in wagers and s.seat is not None})
+        return sorted({s.seat for s in self.placed if s.get("wager") in wagers and s.seat is not None})
 
     def stake(self, seat: int, wager: str) -> int:
-        return sum(
-            int(s.get("amount", 0)) for s in self.kind("wager") if s.seat == seat and s.get("wager") == wager
-        )
+        return sum(int(s.get("amount", 0)) for s in self.placed if s.seat == seat and s.get("wager") == wager)
 
     @property
     def ended(self) -> bool:

@@ -32,6 +32,10 @@ CHECKS: tuple[Check, ...] = (
         "the deal: a card face up to each Blackjack position clockwise, one face up to the dealer, a "
         "second to each position, a second face down to the dealer, before any other card",
     ),
+    Check(
+        f"{SECTION}(f)",
+        "a Blackjack paid under the dealer's ace before the hole card is looked at: even money, 1 to 1",
+    ),
     Check(f"{SECTION}(g)", "on a dealer Blackjack no additional card is dealt"),
     Check(f"{SECTION}(h)", "the players taken clockwise: no record for a seat after a later seat's"),
     Check(
@@ -100,7 +104,7 @@ def _order() -> tuple[Before, ...]:
         Before(
             f"{SECTION}(e)",
             "every Blackjack and Push 22 Wager before the first card",
-            lambda s: s.kind == "wager",
+            lambda s: s.kind == "wager" and not s.get("stays"),
             lambda s: s.kind == "card",
             lambda s: f"{s.place}'s {s.get('wager')} wagered",
             lambda s: f"the card to {s.place}",
@@ -305,6 +309,8 @@ def _expected(
         return None
     stake = round_.stake(seat, "blackjack")
     natural = layout.natural(seat) and not _split(round_, seat)
+    if natural and _even_money(round_, layout, step):
+        return "(f)", "pay", owed(stake, EVEN, rules)
     if dealer_blackjack:
         return ("(g)(1)", "push", stake) if natural else ("(g)(2)", "collect", stake)
     if natural:
@@ -325,6 +331,14 @@ def _expected(
     if player == dealer:
         return "(p)", "push", stake if simple else None
     return "(q)(2)", "collect", stake if simple else None
+
+
+def _even_money(round_: Round, layout: _Layout, step: Step) -> bool:
+    """(f): under a dealer's ace, a Blackjack paid before the dealer looks at the hole card is even
+    money (§ 672a.8), paid 1 to 1 whatever the hole card."""
+    look = next((s.seq for s in round_.steps if s.kind in ("peek", "hole_revealed")), None)
+    ace = bool(layout.dealer) and layout.dealer[0][:1] == "A"
+    return ace and look is not None and step.seq < look
 
 
 def _plain_22(table: Mapping[str, Any]) -> bool:

@@ -50,7 +50,7 @@ def _order(deal: _Deal) -> tuple[Before, ...]:
         Before(
             f"{SECTION}(e)",
             "every Ante and Bonus Wager before the first card",
-            lambda s: s.kind == "wager",
+            lambda s: s.kind == "wager" and not s.get("stays"),
             lambda s: s.kind == "card",
             lambda s: f"{s.place} wagered",
             lambda s: f"{s.place}'s first card",
