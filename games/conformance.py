@@ -4,9 +4,9 @@ For each game, every clause of its seed section is listed with the Rule objects 
 functions that use each rule, the machine guards and callbacks that reach those functions (with
 their transitions), and the tests that cite the clause in their name (``test_672a_7_e_1_...``) or
 docstring (``672a.7(e)(1)``), and what the independent procedure auditor (``croupier audit
-procedure``, when installed beside the games) checks of each clause. Nothing is written by hand, so the page cannot claim what the code
-does not do; ``--check`` (and tests/games/test_conformance_doc.py) fails when the committed page is
-stale.
+procedure``, when installed beside the games) checks of each clause. Nothing is written by hand,
+so the page cannot claim what the code does not do; ``--check`` (and
+tests/games/test_conformance_doc.py) fails when the committed page is stale.
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ CHECKS: tuple[Check, ...] = (
         "the deal: a card face up to each Blackjack position clockwise, one face up to the dealer, a "
         "second to each position, a second face down to the dealer, before any other card",
     ),
+    Check(f"{SECTION}(e)(4)", "the dealer's second card dealt face down (recorded by its commitment)"),
     Check(
         f"{SECTION}(f)",
         "a Blackjack paid under the dealer's ace before the hole card is looked at: even money, 1 to 1",
