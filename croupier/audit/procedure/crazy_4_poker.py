@@ -61,14 +61,14 @@ def _order() -> tuple[Before, ...]:
             lambda s: s.kind == "wager" and not s.get("stays"),
             lambda s: s.kind == "no_more_bets",
             lambda s: f"{s.place}'s {s.get('wager')} wagered",
-            lambda s: '"no more bets"',
+            '"no more bets"',
         ),
         Before(
             f"{SECTION}(a)(3)",
             '"no more bets" before the first card',
             lambda s: s.kind == "no_more_bets",
             lambda s: s.kind == "card",
-            lambda s: '"no more bets"',
+            '"no more bets"',
             lambda s: f"the card to {s.place}",
         ),
         Before(
@@ -77,7 +77,7 @@ def _order() -> tuple[Before, ...]:
             lambda s: s.kind == "card",
             lambda s: s.kind == "stub" and s.get("to") != "dealer's hand",
             lambda s: f"a card to {s.place}",
-            lambda s: "the stub to the rack",
+            "the stub to the rack",
         ),
     )
 

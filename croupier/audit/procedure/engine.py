@@ -81,9 +81,6 @@ class Step:
         seat = self.seat
         return f"seat {seat}" if seat is not None else str(self.fields.get("place"))
 
-    def __str__(self) -> str:
-        return f"{self.kind} seq {self.seq}"
-
 
 @dataclass
 class Round:
@@ -130,6 +127,8 @@ class Round:
 
 
 Pred = Callable[[Step], bool]
+#: How a report names a record: a fixed text, or one made from the record ("seat 2's first card").
+Name = str | Callable[[Step], str]
 
 
 @dataclass(frozen=True)
@@ -141,8 +140,8 @@ class Before:
     expected: str
     first: Pred
     then: Pred
-    first_name: str
-    then_name: str
+    first_name: Name
+    then_name: Name
 
     def judge(self, round_: Round) -> Iterator[Violation]:
         seen: Step | None = None
@@ -155,13 +154,13 @@ class Before:
                     step.seq,
                     self.clause,
                     self.expected,
-                    f"{self.first_name(step)} after {self.then_name(seen)}",
+                    f"{_named(self.first_name, step)} after {_named(self.then_name, seen)}",
                 )
                 return
 
-    @property
-    def check(self) -> Check:
-        return Check(self.clause, self.expected)
+
+def _named(name: Name, step: Step) -> str:
+    return name if isinstance(name, str) else name(step)
 
 
 @dataclass

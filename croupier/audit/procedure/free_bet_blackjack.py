@@ -116,7 +116,7 @@ def _order() -> tuple[Before, ...]:
             lambda s: s.kind == "decision" or (s.kind == "card" and s.seat is not None),
             lambda s: s.kind == "hole_revealed",
             lambda s: f"{s.place}'s {s.kind}",
-            lambda s: "the hole card turned up",
+            "the hole card turned up",
         ),
     )
 

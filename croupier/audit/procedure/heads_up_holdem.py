@@ -43,7 +43,7 @@ def _order() -> tuple[Before, ...]:
             '"no more bets" before the first card',
             lambda s: s.kind == "no_more_bets",
             lambda s: s.kind == "card",
-            lambda s: '"no more bets"',
+            '"no more bets"',
             lambda s: f"the card to {s.place}",
         ),
         Before(
@@ -51,8 +51,8 @@ def _order() -> tuple[Before, ...]:
             "the stub removed from the shoe before any community card",
             lambda s: s.kind == "stub_removed",
             lambda s: s.kind == "card" and s.place == COMMUNITY,
-            lambda s: "the stub removed",
-            lambda s: "a community card",
+            "the stub removed",
+            "a community card",
         ),
         Before(
             f"{SECTION}(c)",
@@ -60,7 +60,7 @@ def _order() -> tuple[Before, ...]:
             lambda s: s.kind == "card" and s.place != COMMUNITY,
             lambda s: s.kind == "stub_removed",
             lambda s: f"a card to {s.place}",
-            lambda s: "the stub removed",
+            "the stub removed",
         ),
     )
 
