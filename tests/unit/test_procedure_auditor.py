@@ -180,3 +180,50 @@ def test_672a_7_h_1_a_blackjack_paid_before_the_dealer_reaches_the_seat():
     t.add("hole_revealed", card="Qs", commitment="c0ffee")
     t.add("settlement", seat=1, hand=0, wager="blackjack", movement="collect", amount=1000)
     assert found(t.records) == [("672a.7(h)(1)", t.seq("decision", seat=1))]
+
+
+def test_672a_7_c_a_burn_recorded_between_rounds_counts():
+    """672a.7(c): the burn may be recorded outside any round, before the first card is dealt."""
+    t = Trail("free-bet-blackjack")
+    t.table("burn", clause="672a.7(c)", reason="batch", dealer="D-1")
+    blackjack_round(t)
+    records = t.without([r.seq for r in t.records if r.kind == "burn" and r.round is not None])
+    assert found(records) == []
+
+
+def test_672a_7_d_after_a_cover_card_the_next_batch_is_burned():
+    """672a.7(c), (d): the round with the cover card is completed; the next, from a new batch, burns."""
+    t = blackjack_round(Trail("free-bet-blackjack"))
+    t.add("cover_card", clause="672a.7(d)")
+    blackjack_round(t, 2)
+    first_card = next(r.seq for r in t.records if r.round == 2 and r.kind == "card")
+    assert found(t.records) == [("672a.7(c)", first_card)]
+    burned = blackjack_round(Trail("free-bet-blackjack"))
+    burned.add("cover_card", clause="672a.7(d)")
+    burned.add("burn", clause="672a.7(c)", reason="batch", dealer="D-1")
+    blackjack_round(burned, 2)
+    assert found(burned.records) == []
+
+
+def test_672a_7_f_insurance_and_even_money_come_before_the_players_turns():
+    """672a.7(f): under the dealer's ace, insurance is wagered and even money paid before the peek,
+    not in the players' clockwise turns (h); even money pays 1 to 1."""
+    t = Trail("free-bet-blackjack").start(1)
+    t.add("wager", seat=1, wager="blackjack", amount=1000)
+    t.add("wager", seat=2, wager="blackjack", amount=1000)
+    t.add("deal_started", dealer="D-1", seats="1,2")
+    t.add("burn", clause="672a.7(c)", reason="new_dealer", dealer="D-1")
+    seat_card(t, 1, "9h")
+    seat_card(t, 2, "As")
+    dealer_card(t, "Ac")
+    seat_card(t, 1, "7d")
+    seat_card(t, 2, "Kd")
+    dealer_card(t, None, commitment="c0ffee")
+    t.add("wager", seat=1, wager="insurance", amount=500)
+    t.add("settlement", seat=2, hand=0, wager="blackjack", movement="pay", amount=1000)
+    t.add("peek", dealer_blackjack=False)
+    t.add("decision", seat=1, hand=0, action="stand")
+    t.add("hole_revealed", card="2s", commitment="c0ffee")
+    t.add("card", card="4s", seat=None, hand=None, place="dealer", face_up=True, source="shoe")
+    t.add("settlement", seat=1, hand=0, wager="blackjack", movement="collect", amount=1000)
+    assert found(t.records) == []

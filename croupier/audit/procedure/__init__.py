@@ -63,15 +63,14 @@ def judge(records: Iterable[AuditRecord], config: Path | None = None) -> Verdict
     """Every round of ``records`` (a table's series, in order) against its game's section."""
     records = list(records)
     verdict = Verdict()
-    tables: dict[str, Table] = {}
+    table = Table()  # a trail is one table's
     rounds = {id(group[0]): group for group in round_records(records)}
     recorded: dict[str, dict[str, Any]] = {}
     for record in records:
         if record.kind == RULES_IN_FORCE and isinstance(record.fields.get("rules"), dict):
             recorded[str(record.fields.get("game"))] = dict(record.fields["rules"])
         elif record.round is None and record.kind == "burn":
-            for table in tables.values():
-                shoe.burned(record.fields, table)
+            shoe.burned(record.fields, table)
         group = rounds.get(id(record))
         if group is None:
             continue
@@ -80,10 +79,9 @@ def judge(records: Iterable[AuditRecord], config: Path | None = None) -> Verdict
         if section is None:
             verdict.notes.append(f"round {round_.number}: game {round_.game!r} has no section to judge it by")
             continue
-        table = tables.get(round_.game)
-        if table is None:
-            table = tables[round_.game] = Table()
-        table.rules = recorded.get(round_.game) or table.rules or configured(round_.game, config)
+        if round_.game not in recorded:
+            recorded[round_.game] = configured(round_.game, config)
+        table.rules = recorded[round_.game]
         verdict.rounds.append((round_.number, round_.game, list(section.judge(round_, table))))
     return verdict
 

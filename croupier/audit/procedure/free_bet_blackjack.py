@@ -105,7 +105,7 @@ def _order() -> tuple[Before, ...]:
         Before(
             f"{SECTION}(e)",
             "every Blackjack and Push 22 Wager before the first card",
-            lambda s: s.kind == "wager" and not s.get("stays"),
+            lambda s: s.kind == "wager" and s.get("wager") in ("blackjack", "push22"),
             lambda s: s.kind == "card",
             lambda s: f"{s.place}'s {s.get('wager')} wagered",
             lambda s: f"the card to {s.place}",
@@ -157,6 +157,7 @@ def judge(round_: Round, table: Table) -> Iterator[Violation]:
 def _players(round_: Round, layout: _Layout) -> Iterator[Violation]:
     """(h)-(j): clockwise; a Blackjack paid at its seat; each card after a decision calling for it."""
     hole = next((s.seq for s in round_.kind("hole_revealed")), None)
+    peek = next((s.seq for s in round_.kind("peek")), 0)  # insurance and even money come before, (f)
     naturals = [seat for seat in layout.seats if layout.natural(seat)]
     reached: Step | None = None
     calls: dict[tuple[int, int], Step] = {}  # each hand's decision still to be carried out by a card
@@ -166,6 +167,7 @@ def _players(round_: Round, layout: _Layout) -> Iterator[Violation]:
         paying = step.kind == "settlement" and step.seat in naturals and step.get("wager") == "blackjack"
         if (
             step.seq in layout.deal_seqs
+            or step.seq < peek
             or step.seat is None
             or not (paying or step.kind in ("decision", "card"))
         ):

@@ -35,9 +35,14 @@ def checks(section: str) -> tuple[Check, ...]:
 
 def judge(section: str, round_: Round, table: Table) -> Iterator[Violation]:
     clause = f"{section}(c)"
+    cover = False  # a cover card came: the next batch is loaded after this round, and burned
     for step in round_.steps:
         if step.kind in ("deal_started", "dealer_change"):
             _arrives(step.get("dealer") or step.get("to"), table)
+        elif step.kind == "cover_card":
+            cover = True
+        elif step.kind == "burn" and cover and step.get("reason") == "batch":
+            cover = False  # the new batch loaded and burned before this round's records end
         elif step.kind == "burn":
             burned(step.fields, table)
         elif step.kind == "card" and table.burns_due:
@@ -51,7 +56,7 @@ def judge(section: str, round_: Round, table: Table) -> Iterator[Violation]:
                 f"a card to {step.place} with no burn since {since}",
             )
             table.burns_due.clear()
-    if round_.kind("cover_card"):
+    if cover:
         table.burns_due["batch"] = None  # (d): the round is completed, then the cards are reshuffled
     table.started = True
 
