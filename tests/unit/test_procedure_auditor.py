@@ -227,3 +227,18 @@ def test_672a_7_f_insurance_and_even_money_come_before_the_players_turns():
     t.add("card", card="4s", seat=None, hand=None, place="dealer", face_up=True, source="shoe")
     t.add("settlement", seat=1, hand=0, wager="blackjack", movement="collect", amount=1000)
     assert found(t.records) == []
+
+
+def test_686a_7_i_a_surrendered_hand_is_still_dealt_its_two_cards():
+    """686a.7(i): the two additional cards are dealt "even if the player decides to surrender"."""
+    t = Trail("over-under").start(1)
+    t.add("wager", seat=1, wager="ante", amount=1000)
+    t.add("deal_started", dealer="D-1", seats="1")
+    t.add("burn", clause="686a.7(c)", reason="new_dealer", dealer="D-1")
+    t.add("card", card="Kh", seat=1, place="seat 1", face_up=True)
+    t.add("decision", seat=1, choice="surrender")
+    t.add("settlement", seat=1, wager="ante", movement="collect", amount=1000)
+    assert found(t.records) == [("686a.7(i)", None)]
+    t.add("card", card="Qs", seat=1, place="seat 1", face_up=True)
+    t.add("card", card="5d", seat=1, place="seat 1", face_up=True)
+    assert found(t.records) == []

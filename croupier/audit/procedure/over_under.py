@@ -99,9 +99,8 @@ def judge(round_: Round, table: Table) -> Iterator[Violation]:
     )
     for card in deal.first + deal.additional:
         if card.get("face_up") is False:
-            yield Violation(
-                round_.number, card.seq, f"{SECTION}(i)", "every card face up", "a card face down"
-            )
+            clause = f"{SECTION}(e)" if card.seq in deal.first_seqs else f"{SECTION}(i)"
+            yield Violation(round_.number, card.seq, clause, "every card face up", "a card face down")
     yield from _elections(round_, deal)
     yield from _player_by_player(round_, deal)
     yield from _settled(round_, table.rules)
@@ -130,7 +129,7 @@ def _elections(round_: Round, deal: _Deal) -> Iterator[Violation]:
             f"none from seat {missing[0]}",
         )
     for step in decisions:
-        choice, stake = step.get("choice"), step.seat and round_.stake(step.seat, "ante")
+        choice, stake = step.get("choice"), round_.stake(step.seat or 0, "ante")
         if choice not in (*ELECTIONS, "surrender"):
             yield Violation(
                 round_.number, step.seq, f"{SECTION}(g)", "Over 23, Under 18 or surrender", f"{choice!r}"
@@ -198,6 +197,15 @@ def _player_by_player(round_: Round, deal: _Deal) -> Iterator[Violation]:
                 )
                 return
             settled = True
+    owed_cards = ([current] if current is not None and cards < 2 else []) + queue
+    if round_.ended and owed_cards:
+        yield Violation(
+            round_.number,
+            None,
+            f"{SECTION}(i)",
+            f"two additional cards to seat {owed_cards[0]}, even after a surrender",
+            "the round ended without them",
+        )
 
 
 def _found(round_: Round, step: Step, clause: str, expected: str, found: str) -> Violation:
