@@ -37,7 +37,8 @@ class Violation:
 
     def __str__(self) -> str:
         where = "" if self.round is None else f"round {self.round} "
-        return f"{where}seq {self.seq} {self.clause}: expected {self.expected}; {self.found}"
+        at = "" if self.seq is None else f"seq {self.seq} "  # none: a record missing at the round's end
+        return f"{where}{at}{self.clause}: expected {self.expected}; {self.found}"
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -115,15 +116,12 @@ class Round:
 
     @property
     def ended(self) -> bool:
-        """Whether the round reached its settlement: a round voided or cut off part-way is judged
-        only on what it did, not on what it did not reach."""
-        return bool(self.kind("settlement")) and not self.voided
-
-    @property
-    def voided(self) -> bool:
-        return any(s.kind == "state" and s.get("dest") in ("voided", "void") for s in self.steps) or any(
-            s.kind in ("misdeal", "resolution") for s in self.steps
-        )
+        """Whether the round ran its course to settlement: a round voided, found misdealt or ruled
+        on by a supervisor (its procedure interrupted) or cut off part-way is judged only on what
+        it did, not on what it did not reach."""
+        interrupted = any(s.kind in ("misdeal", "resolution", "round_voided") for s in self.steps)
+        voided = any(s.kind == "state" and s.get("dest") == "voided" for s in self.steps)
+        return bool(self.kind("settlement")) and not (interrupted or voided)
 
 
 Pred = Callable[[Step], bool]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from croupier.audit.procedure import stub
-from croupier.audit.procedure.engine import Before, Check, Round, Table, Violation, expect_places
+from croupier.audit.procedure.engine import Before, Check, Round, Step, Table, Violation, expect_places
 
 GAME = "heads-up-holdem"
 SECTION = "677a.10"
@@ -71,7 +71,7 @@ def judge(round_: Round, table: Table) -> Iterator[Violation]:
     community_first = any(s.get("community_first") is True for s in round_.kind("no_more_bets"))
     cards = round_.kind("card")
     seats = sorted(set(round_.wagered("ante")) & set(round_.wagered("odds")))
-    stacks = [place for seat in seats for place in (f"seat {seat}",) * 2] + ["dealer", "dealer"]
+    stacks = [f"seat {seat}" for seat in seats for _ in range(2)] + ["dealer", "dealer"]
     dealt = [c for c in cards if c.place != COMMUNITY]
     yield from expect_places(round_, dealt, stacks, f"{SECTION}(b)", "the stacks")
     for card in dealt[: len(stacks)]:
@@ -85,7 +85,7 @@ def judge(round_: Round, table: Table) -> Iterator[Violation]:
     yield from stub.judge(f"{SECTION}(d)", round_, table)
 
 
-def _community(round_: Round, community: list) -> Iterator[Violation]:
+def _community(round_: Round, community: list[Step]) -> Iterator[Violation]:
     if round_.kind("card") and not round_.kind("stub_removed") and round_.ended:
         yield Violation(
             round_.number,
