@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 #: ``prev`` of the first record of a series: no record comes before it.
@@ -94,3 +95,18 @@ class AuditRecord:
     def is_sound(self) -> bool:
         """Whether ``hash`` is the hash of the rest: false when any byte of the record was changed."""
         return digest(self.body()) == self.hash
+
+
+def read_records(paths: Iterable[Path]) -> Iterator[AuditRecord]:
+    """Every record of ``paths``, in series order (hashes not checked: verify.py does that).
+    AuditError names the file and line of a record that cannot be read."""
+    for path in paths:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise AuditError(f"{path}: cannot read: {exc.strerror}") from None
+        for number, line in enumerate(data.splitlines(), 1):
+            try:
+                yield AuditRecord.parse(line)
+            except AuditError as exc:
+                raise AuditError(f"{path}:{number}: {exc}") from None

@@ -1,4 +1,5 @@
-"""``croupier audit``: verify an audit trail, or show its records readably (docs/audit.md §7)."""
+"""``croupier audit``: verify an audit trail, show its records readably, or judge its rounds against
+their games' dealing procedure (docs/audit.md §7)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from croupier.audit.record import AuditError, AuditRecord
+from croupier.audit.record import AuditError, AuditRecord, read_records
 from croupier.audit.verify import verify_series
 
 
@@ -33,6 +34,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     show.add_argument("file", type=Path, metavar="FILE")
     show.add_argument("--round", type=int, default=None, help="only the records of this round")
     show.set_defaults(handler=_show)
+    procedure = actions.add_parser(
+        "procedure",
+        help="judge every round against its game's dealing procedure",
+        description="Judge each round of the trail against the clauses of its game's section: exit 0 "
+        "when every round is clean, 1 when any is not, 2 when the files cannot be read.",
+    )
+    procedure.add_argument(
+        "files", nargs="+", type=Path, metavar="FILE", help="files in series order (oldest first)"
+    )
+    procedure.add_argument("--json", action="store_true", help="the verdict as JSON (docs/audit.md)")
+    procedure.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        metavar="TABLE.toml",
+        help="the table configuration whose [rules] were in force, for a trail that does not record them",
+    )
+    procedure.set_defaults(handler=_procedure)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -48,6 +67,21 @@ def _verify(args: argparse.Namespace) -> int:
     suffix = "".join(f"; {note}" for note in notes)
     print(f"ok: {report.records} records, chain intact, last hash {report.last_hash}{suffix}")
     return 0
+
+
+def _procedure(args: argparse.Namespace) -> int:
+    from croupier.audit.procedure import judge, lines
+
+    try:
+        verdict = judge(read_records(args.files), args.config)
+    except AuditError as exc:
+        print(f"croupier audit procedure: {exc}")
+        return 2
+    if args.json:
+        print(json.dumps(verdict.as_json(), indent=2))
+    else:
+        print("\n".join(lines(verdict)))
+    return 0 if not verdict.violations else 1
 
 
 def _show(args: argparse.Namespace) -> int:

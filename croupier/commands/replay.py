@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from croupier.audit.record import AuditError, AuditRecord
+from croupier.audit.record import AuditError, read_records
 from croupier.audit.replay import ReplayCard, ReplayError, ReplayHand, RoundReplay, Step, replay
 from croupier.audit.verify import verify_series
 
@@ -34,11 +34,8 @@ def _replay(args: argparse.Namespace) -> int:
     if report.problem is not None:
         print(f"croupier replay: refused, the trail fails verification: {report.problem}")
         return 1
-    records: list[AuditRecord] = []
     try:
-        for path in args.files:
-            records += [AuditRecord.parse(line) for line in path.read_bytes().splitlines()]
-        rounds = replay(records, args.round)
+        rounds = replay(list(read_records(args.files)), args.round)
     except (AuditError, ReplayError, OSError) as exc:
         print(f"croupier replay: {exc}")
         return 1

@@ -57,6 +57,7 @@ class TableJournal:
         """Keep ``table``: its latches and round restored after a restart, then every record,
         fault, round end and the position of its cards written as they happen."""
         self.kept = table
+        self.rules_in_force(table.rules)
         self.watch_latches(table.equipment)
         table.rounds = self.restore(table.equipment)
         table.watchers.add(self)
@@ -137,6 +138,12 @@ class TableJournal:
             self.table_event("config_changed", {"config": config, "from": previous, "to": config_sha256})
         self.table_event("table_open", {"game": game, "config": config, "config_sha256": config_sha256})
         self.state.save_table(self.table, {**counters, "config_sha256": config_sha256})
+
+    def rules_in_force(self, rules: Any) -> None:
+        """The game's rules and pay tables the table plays by, as plain values: with them a
+        regulator holding only the trail can recompute every settlement (``croupier audit
+        procedure``; docs/audit.md)."""
+        self.table_event("rules_in_force", {"game": self.game, "rules": rules.plain()})
 
     def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:
         """The table's own events: opened with its configuration, closed, restored after a crash."""

@@ -168,6 +168,12 @@ class Configurable:
         for name, wager in self.unconfigured_pay_tables(given):
             raise ConfigError(name, f"required because the table offers the {wager}")
 
+    def plain(self) -> dict[str, Any]:
+        """The rules in force as plain values (odds as ``"3:2"``, tables as objects keyed by text,
+        sets as sorted lists): what the audit trail records at table open, so a regulator holding
+        only the trail can recompute every settlement."""
+        return {spec.name: plain(getattr(self, spec.name)) for spec in fields(self)}  # type: ignore[arg-type]
+
     def check_range(self, name: str, low: int, high: int, why: object, unit: str = "") -> None:
         """Refuse the key ``name`` unless its value lies from ``low`` to ``high``, citing ``why``."""
         value = getattr(self, name)
@@ -178,3 +184,21 @@ class Configurable:
         """Read values given directly as configuration values are (call from ``__post_init__``)."""
         for spec in fields(self):
             object.__setattr__(self, spec.name, spec.metadata["parse"](spec.name, getattr(self, spec.name)))
+
+
+def plain(value: Any) -> Any:
+    """One configuration value as JSON would hold it."""
+    if isinstance(value, Odds):
+        return f"{value.win}:{value.stake}"
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, bool | int | str) or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return {str(plain(k)): plain(v) for k, v in value.items()}
+    if isinstance(value, frozenset | set | tuple | list):
+        items = [plain(item) for item in value]
+        return sorted(items) if isinstance(value, frozenset | set) else items
+    if hasattr(value, "__dataclass_fields__"):
+        return {spec.name: plain(getattr(value, spec.name)) for spec in fields(value)}
+    return str(value)
