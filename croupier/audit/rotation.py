@@ -55,6 +55,16 @@ def series_files(directory: Path, table: str) -> list[Path]:
     return sorted(directory.glob(f"{check_table(table)}-[0-9][0-9][0-9][0-9][0-9][0-9].jsonl"))
 
 
+def table_of(path: Path) -> str:
+    """The table a series file belongs to, from its name (``T1-000004.jsonl``)."""
+    return Path(path).stem.rsplit("-", 1)[0]
+
+
+def tables_in(directory: Path) -> list[str]:
+    """The tables whose series are in ``directory``."""
+    return sorted({table_of(path) for path in Path(directory).glob("*-[0-9][0-9][0-9][0-9][0-9][0-9].jsonl")})
+
+
 def archived_files(directory: Path, table: str) -> list[Path]:
     """The table's files moved to ``directory/archive``, in series order: they come before the
     files still in ``directory``."""
