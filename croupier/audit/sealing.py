@@ -5,11 +5,12 @@ whoever can write the audit directory can recompute it. Each record is therefore
 HMAC-SHA256 tag under the key of its *epoch*. Epoch keys form a one-way chain,
 ``k(i+1) = SHA-256("croupier-fss-evolve" || k(i))`` (the hash-chain forward-secure generator of
 Bellare and Yee, 2003): the table PC holds only the current key and overwrites it with the next at
-each epoch (every ``period`` seconds, and at each file rotation), so whoever takes the PC at epoch i
-learns k(i) and can seal from epoch i on, never before. The verification key is k(0), generated once
+each epoch's end, so whoever takes the PC at epoch i learns k(i) and can seal from epoch i on, never
+before. An epoch ends when a new file begins or ``period`` seconds after it began, whichever comes
+first; its number is all a verifier needs. The verification key is k(0), generated once
 (``croupier audit keys``) and kept off the PC; from it the verifier recomputes every k(i).
 
-k(0) can also seal any epoch: it must be kept like the trail's own signature stamp (docs/audit.md).
+k(0) can also seal any epoch: it must be kept like the casino's own seals (docs/audit.md).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import json
 import os
 import secrets
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from croupier.audit.record import AuditError, canonical
 
 #: Seconds of wall time in one epoch: the longest a key stays on the PC while records are written.
 PERIOD = 15 * 60
+MIN_PERIOD = 60
 KEY_BYTES = 32
 _EVOLVE = b"croupier-fss-evolve"
 _IDENT = b"croupier-fss-key-id"
@@ -50,19 +52,12 @@ def key_id(seed: bytes) -> str:
     return hashlib.sha256(_IDENT + seed).hexdigest()[:16]
 
 
-def epoch_at(start: datetime, period: int, when: datetime) -> int:
-    """The epoch the clock alone puts ``when`` in: epoch 1 is the first ``period`` after ``start``
-    (epoch 0 is the verification key itself and seals nothing)."""
-    return 1 + max(0, int((when - start).total_seconds()) // period)
-
-
 @dataclass(frozen=True)
 class VerificationKey:
-    """k(0) with what it seals: the table, when epoch 1 began and the epoch length."""
+    """k(0) with what it seals: the table, and when it was made."""
 
     table: str
     start: datetime
-    period: int
     seed: bytes
 
     @property
@@ -73,12 +68,12 @@ class VerificationKey:
         return _KeyWalk(self.seed)
 
     def text(self) -> bytes:
-        return _key_text(VERIFICATION, self.table, self.start, self.period, 0, self.seed, self.ident)
+        return _key_text(VERIFICATION, self.table, self.ident, self.seed, start=_time(self.start))
 
     @classmethod
     def read(cls, path: Path) -> VerificationKey:
-        data = _read_key(path, VERIFICATION)
-        return cls(data["table"], datetime.fromisoformat(data["start"]), data["period"], data["key"])
+        data = _read_key(path, VERIFICATION, ("start",))
+        return cls(data["table"], datetime.fromisoformat(data["start"]), data["key"])
 
 
 class _KeyWalk:
@@ -97,37 +92,46 @@ class _KeyWalk:
 
 @dataclass(frozen=True)
 class SealingKey:
-    """The key the table PC holds: k(epoch) at ``path``, mode 0600, beside the state database."""
+    """The key the table PC holds: k(epoch) at ``path``, mode 0600, beside the state database; its
+    epoch began at ``since`` and ends ``period`` seconds later."""
 
     path: Path
     table: str
-    start: datetime
+    ident: str
     period: int
     epoch: int
+    since: datetime
     key: bytes
-    ident: str
 
     @classmethod
     def read(cls, path: Path) -> SealingKey:
-        data = _read_key(path, SEALING)
+        data = _read_key(path, SEALING, ("since",))
         if not isinstance(data.get("epoch"), int) or data["epoch"] < 1:
-            raise AuditError(f"{path}: not a sealing key: epoch must be a number from 1")
-        start = datetime.fromisoformat(data["start"])
-        return cls(Path(path), data["table"], start, data["period"], data["epoch"], data["key"], data["id"])
+            raise AuditError(f"{path}: the key file is damaged (epoch)")
+        if not isinstance(data.get("period"), int) or data["period"] < MIN_PERIOD:
+            raise AuditError(f"{path}: the key file is damaged (period)")
+        since = datetime.fromisoformat(data["since"])
+        return cls(Path(path), data["table"], data["id"], data["period"], data["epoch"], since, data["key"])
 
-    def epoch_for(self, when: datetime) -> int:
-        """The epoch to seal a record made at ``when``: never before the key's own."""
-        return max(self.epoch, epoch_at(self.start, self.period, when))
+    def current(self, now: datetime) -> SealingKey:
+        """The key for a record made at ``now``: moved on by every whole period since this epoch
+        began, so that no key seals for longer than one period of wall time."""
+        periods = int((now - self.since).total_seconds()) // self.period
+        if periods <= 0:
+            return self
+        return self._advanced(self.epoch + periods, self.since + timedelta(seconds=periods * self.period))
 
-    def advanced(self, epoch: int) -> SealingKey:
+    def next(self, now: datetime) -> SealingKey:
+        """The key of a new epoch beginning ``now`` (a new file)."""
+        return self._advanced(self.epoch + 1, now)
+
+    def _advanced(self, epoch: int, since: datetime) -> SealingKey:
         """The key of ``epoch``, stored in place of this one (atomically, the old bytes
         overwritten) before it is returned: from then on this key exists nowhere on the PC."""
-        if epoch <= self.epoch:
-            return self
         key = self.key
         for _ in range(epoch - self.epoch):
             key = evolve(key)
-        later = replace(self, epoch=epoch, key=key)
+        later = replace(self, epoch=epoch, since=since, key=key)
         write_secret(self.path, later.text())
         return later
 
@@ -135,16 +139,19 @@ class SealingKey:
         return tag(self.key, data)
 
     def text(self) -> bytes:
-        return _key_text(SEALING, self.table, self.start, self.period, self.epoch, self.key, self.ident)
+        more = {"epoch": self.epoch, "since": _time(self.since), "period": self.period}
+        return _key_text(SEALING, self.table, self.ident, self.key, **more)
 
 
 def generate(table: str, now: datetime, period: int = PERIOD) -> tuple[VerificationKey, bytes]:
     """A new verification key and the text of the table's first sealing key, k(1): the PC is never
     given k(0)."""
-    if period < 60:
-        raise AuditError(f"an epoch of {period} s is too short (at least 60 s)")
-    verify = VerificationKey(table, now.astimezone(UTC), period, secrets.token_bytes(KEY_BYTES))
-    first = _key_text(SEALING, table, verify.start, period, 1, evolve(verify.seed), verify.ident)
+    if period < MIN_PERIOD:
+        raise AuditError(f"an epoch of {period} s is too short (at least {MIN_PERIOD} s)")
+    verify = VerificationKey(table, now.astimezone(UTC), secrets.token_bytes(KEY_BYTES))
+    first = _key_text(
+        SEALING, table, verify.ident, evolve(verify.seed), epoch=1, since=_time(verify.start), period=period
+    )
     return verify, first
 
 
@@ -183,22 +190,15 @@ def _sync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def _key_text(
-    what: str, table: str, start: datetime, period: int, epoch: int, key: bytes, ident: str
-) -> bytes:
-    body = {
-        "kind": what,
-        "table": table,
-        "start": start.isoformat(timespec="milliseconds"),
-        "period": period,
-        "epoch": epoch,
-        "id": ident,
-        "key": key.hex(),
-    }
-    return canonical(body) + b"\n"
+def _time(when: datetime) -> str:
+    return when.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
-def _read_key(path: Path, what: str) -> dict[str, Any]:
+def _key_text(what: str, table: str, ident: str, key: bytes, **more: Any) -> bytes:
+    return canonical({"kind": what, "table": table, "id": ident, "key": key.hex(), **more}) + b"\n"
+
+
+def _read_key(path: Path, what: str, times: tuple[str, ...]) -> dict[str, Any]:
     """A key file's fields, ``key`` as bytes; the error names the file, never the key."""
     try:
         data = json.loads(Path(path).read_bytes())
@@ -210,10 +210,11 @@ def _read_key(path: Path, what: str) -> dict[str, Any]:
         raise AuditError(f"{path}: not a {what.removeprefix('croupier-').replace('-', ' ')} file")
     try:
         key = bytes.fromhex(data["key"])
-        datetime.fromisoformat(data["start"])
-        valid = len(key) == KEY_BYTES and isinstance(data["period"], int) and data["period"] > 0
+        for name in times:
+            datetime.fromisoformat(data[name])
+        valid = len(key) == KEY_BYTES and isinstance(data["table"], str) and isinstance(data["id"], str)
     except (KeyError, TypeError, ValueError):
         valid = False
-    if not valid or not isinstance(data.get("table"), str):
+    if not valid:
         raise AuditError(f"{path}: the key file is damaged")
     return {**data, "key": key}

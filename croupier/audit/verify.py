@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 from croupier.audit.head import Head
 from croupier.audit.record import CLOSE, FORMATS, GENESIS, HEADER, AuditError, AuditRecord
 from croupier.audit.rotation import archived_files, series_files
-from croupier.audit.sealing import VerificationKey, epoch_at, tag
+from croupier.audit.sealing import VerificationKey, tag
 
 
 @dataclass(frozen=True)
@@ -150,7 +149,7 @@ class _Walk:
 
     def _seal(self, number: int, index: int, record: AuditRecord) -> None:
         """A sealed file's records each carry an epoch, never going back, the first of a later file
-        in a new epoch; with the key, each tag must verify and no epoch be older than its time."""
+        in a new epoch; with the key, each tag must verify."""
         if not self.sealed:
             if record.epoch is not None:
                 raise _Bad(number, record.seq, "a sealed record in a file whose header says unsealed")
@@ -162,7 +161,7 @@ class _Walk:
         if index == 0 and self.epoch is not None and record.epoch == self.epoch:
             raise _Bad(number, record.seq, f"file begun in epoch {record.epoch}, the previous file's epoch")
         self.epoch = record.epoch
-        if self.key is None or self.keys is None:
+        if self.keys is None:
             return
         if not hmac.compare_digest(tag(self.keys.key(record.epoch), record.sealed_bytes()), record.tag or ""):
             raise _Bad(
@@ -170,14 +169,6 @@ class _Walk:
                 record.seq,
                 f"altered: the seal does not verify under epoch {record.epoch}'s key "
                 "(the record was changed or made without the key, even if its chain holds)",
-            )
-        try:
-            earliest = epoch_at(self.key.start, self.key.period, datetime.fromisoformat(record.at))
-        except (TypeError, ValueError):
-            raise _Bad(number, record.seq, f"at {record.at!r} is not a time") from None
-        if record.epoch < earliest:
-            raise _Bad(
-                number, record.seq, f"sealed in epoch {record.epoch}, but its time is in epoch {earliest}"
             )
 
     def _header(self, number: int, record: AuditRecord) -> None:

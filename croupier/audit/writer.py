@@ -148,7 +148,7 @@ class AuditTrail:
         keep an ended epoch's key (which could reseal that epoch's records) on the PC."""
         with self._lock:
             if self._key is not None and self._fd is not None:
-                self._advance(self._key, self._key.epoch_for(self._clock()))
+                self._advance(lambda key: key.current(self._clock()))
 
     def _evolving(self) -> None:
         while not self._stop.wait(EVOLVE_CHECK):
@@ -185,11 +185,14 @@ class AuditTrail:
             self._count = len(files[-1].read_bytes().splitlines())
             self._close_file("resumed")
 
-    def _advance(self, key: SealingKey, epoch: int) -> SealingKey:
-        """``key`` moved on to ``epoch`` (stored, the old one overwritten) before anything is sealed
+    def _advance(self, move: Callable[[SealingKey], SealingKey]) -> SealingKey:
+        """The key moved on by ``move`` (stored, the old one overwritten) before anything is sealed
         with it; a key that cannot be stored seals nothing."""
+        key = self._key
+        if key is None:
+            raise AuditError(f"the audit trail of {self.table} is not sealed")
         try:
-            self._key = key.advanced(epoch)
+            self._key = move(key)
         except OSError as exc:
             raise AuditError(f"{key.path}: the sealing key cannot be moved on: {exc.strerror}") from None
         return self._key
@@ -217,7 +220,7 @@ class AuditTrail:
         self._opened = self._clock()
         header = {"table": self.table, "file": self._file, "format": FORMAT, "sealed": self._key is not None}
         if self._key is not None:  # a new file, a new epoch: the closed file's key is gone
-            self._advance(self._key, max(self._key.epoch + 1, self._key.epoch_for(self._opened)))
+            self._advance(lambda key: key.next(self._opened))
             header["key"] = self._key.ident
         self._sealing_file = self._key is not None
         self._write(HEADER, None, header, self._opened)
@@ -241,7 +244,7 @@ class AuditTrail:
     def _write(self, kind: str, round: int | None, fields: Mapping[str, Any], now: datetime) -> AuditRecord:
         at = now.astimezone(UTC).isoformat(timespec="milliseconds")
         if self._sealing_file and self._key is not None:
-            key = self._advance(self._key, self._key.epoch_for(now))
+            key = self._advance(lambda key: key.current(now))
             record = AuditRecord.seal(
                 self._seq + 1, at, kind, round, fields, self._prev, sealer=key.seal, epoch=key.epoch
             )
