@@ -102,10 +102,6 @@ class AuditTrail:
         return self._prev
 
     @property
-    def sealed(self) -> bool:
-        return self._key is not None
-
-    @property
     def head(self) -> Head | None:
         """The newest record on disk, as ``croupier audit head`` prints it."""
         return self._head
