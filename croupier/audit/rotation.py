@@ -71,7 +71,7 @@ def archived_files(directory: Path, table: str) -> list[Path]:
     return series_files(directory / ARCHIVE, table) if (directory / ARCHIVE).is_dir() else []
 
 
-def _sync(directory: Path) -> None:
+def sync_directory(directory: Path) -> None:
     """A rename is durable only once both directories' entries are on disk."""
     fd = os.open(directory, os.O_RDONLY)
     try:
@@ -193,8 +193,8 @@ class Retention:
                 "audit: archived %s to %s (closed more than %d days ago)", path.name, target, self.online_days
             )
         if moved:
-            _sync(target)
-            _sync(directory)
+            sync_directory(target)
+            sync_directory(directory)
         expired = self.due_for_deletion(archived_files(directory, table), now)
         if expired:  # one line, not one per file: it repeats at every rotation until someone acts
             log.info(

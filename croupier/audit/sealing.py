@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from croupier.audit.record import AuditError, canonical
+from croupier.audit.rotation import sync_directory
 
 #: Seconds of wall time in one epoch: the longest a key stays on the PC while records are written.
 PERIOD = 15 * 60
@@ -173,21 +174,13 @@ def write_secret(path: Path, text: bytes) -> None:
         old = None
     try:
         os.replace(temporary, path)
-        _sync_directory(path.parent)
+        sync_directory(path.parent)
         if old is not None:
             os.pwrite(old, b"\0" * os.fstat(old).st_size, 0)
             os.fsync(old)
     finally:
         if old is not None:
             os.close(old)
-
-
-def _sync_directory(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _time(when: datetime) -> str:

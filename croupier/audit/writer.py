@@ -19,7 +19,14 @@ from typing import Any, Protocol
 
 from croupier.audit.head import Head
 from croupier.audit.record import CLOSE, FORMAT, GENESIS, HEADER, AuditError, AuditRecord, check_kind
-from croupier.audit.rotation import Rotation, archived_files, check_table, file_name, series_files
+from croupier.audit.rotation import (
+    Rotation,
+    archived_files,
+    check_table,
+    file_name,
+    series_files,
+    sync_directory,
+)
 from croupier.audit.sealing import SealingKey
 from croupier.audit.secrecy import secret_free
 from croupier.audit.verify import verify_series
@@ -211,7 +218,7 @@ class AuditTrail:
     def _open_next(self) -> None:
         self._file += 1
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o640)
-        self._sync_directory()
+        sync_directory(self.directory)  # a new file's entry must survive a power cut too
         self._size = self._count = 0
         self._opened = self._clock()
         header = {"table": self.table, "file": self._file, "format": FORMAT, "sealed": self._key is not None}
@@ -267,11 +274,3 @@ class AuditTrail:
         if self._heads is not None:
             self._heads.save_head(self.table, self._head)
         return record
-
-    def _sync_directory(self) -> None:
-        """A new file's directory entry must survive a power cut too."""
-        fd = os.open(self.directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
