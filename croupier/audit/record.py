@@ -1,7 +1,9 @@
-"""One audit record: its shape, its canonical bytes and its hash.
+"""One audit record: its shape, its canonical bytes, its hash and its seal.
 
-The hash covers the canonical encoding of every field but ``hash`` itself, ``prev`` included, so a
-record cannot be changed, moved or dropped without breaking the chain (docs/audit.md §2, §3).
+The hash covers the canonical encoding of every field but ``hash`` and ``tag``, ``prev`` (and
+``epoch``) included, so a record cannot be changed, moved or dropped without breaking the chain
+(docs/audit.md §2, §3). A sealed record's ``tag`` covers the rest of it, ``hash`` included, under its
+epoch's key (croupier.audit.sealing), so the chain cannot be recomputed by someone without that key.
 """
 
 from __future__ import annotations
@@ -9,8 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +21,14 @@ GENESIS = "0" * 64
 #: The record kinds the trail itself writes at the ends of each file.
 HEADER = "header"
 CLOSE = "close"
-FORMAT = 1
+#: Format 2 headers say whether the file is sealed (its records carry ``epoch`` and ``tag``);
+#: format 1 files, written before sealing, are read as unsealed.
+FORMAT = 2
+FORMATS = (1, 2)
 
 _KIND = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _KEYS = ("seq", "at", "kind", "round", "fields", "prev")
+_SEAL_KEYS = ("epoch", "tag")
 
 
 class AuditError(Exception):
@@ -57,10 +63,12 @@ class AuditRecord:
     fields: Mapping[str, Any]
     prev: str
     hash: str
+    epoch: int | None = None  # the sealing key's epoch; None in an unsealed file
+    tag: str | None = None  # HMAC-SHA256 of ``sealed_bytes`` under that epoch's key
 
     def body(self) -> dict[str, Any]:
         """Everything the hash covers."""
-        return {
+        body = {
             "seq": self.seq,
             "at": self.at,
             "kind": self.kind,
@@ -68,16 +76,37 @@ class AuditRecord:
             "fields": dict(self.fields),
             "prev": self.prev,
         }
+        return body if self.epoch is None else {**body, "epoch": self.epoch}
+
+    def sealed_bytes(self) -> bytes:
+        """Everything the tag covers: the record but its tag."""
+        return canonical({**self.body(), "hash": self.hash})
 
     def line(self) -> bytes:
-        return canonical({**self.body(), "hash": self.hash}) + b"\n"
+        """The record's one valid encoding on disk (the verifier refuses any other)."""
+        if self.tag is None:
+            return self.sealed_bytes() + b"\n"
+        return canonical({**self.body(), "hash": self.hash, "tag": self.tag}) + b"\n"
 
     @classmethod
     def seal(
-        cls, seq: int, at: str, kind: str, round: int | None, fields: Mapping[str, Any], prev: str
+        cls,
+        seq: int,
+        at: str,
+        kind: str,
+        round: int | None,
+        fields: Mapping[str, Any],
+        prev: str,
+        *,
+        sealer: Callable[[bytes], str] | None = None,
+        epoch: int | None = None,
     ) -> AuditRecord:
+        """The record hashed and, given the ``sealer`` of ``epoch``, tagged."""
         body = {"seq": seq, "at": at, "kind": kind, "round": round, "fields": dict(fields), "prev": prev}
-        return cls(seq, at, kind, round, dict(fields), prev, digest(body))
+        if sealer is None:
+            return cls(seq, at, kind, round, dict(fields), prev, digest(body))
+        hashed = cls(seq, at, kind, round, dict(fields), prev, digest({**body, "epoch": epoch}), epoch)
+        return replace(hashed, tag=sealer(hashed.sealed_bytes()))
 
     @classmethod
     def parse(cls, line: bytes) -> AuditRecord:
@@ -86,11 +115,14 @@ class AuditRecord:
             data = json.loads(line)
         except (ValueError, UnicodeDecodeError) as exc:
             raise AuditError(f"not a JSON record ({exc})") from None
-        if not isinstance(data, dict) or set(data) != {*_KEYS, "hash"}:
-            raise AuditError(f"not an audit record: keys must be {sorted((*_KEYS, 'hash'))}")
+        plain, sealed = {*_KEYS, "hash"}, {*_KEYS, "hash", *_SEAL_KEYS}
+        if not isinstance(data, dict) or set(data) not in (plain, sealed):
+            raise AuditError(f"not an audit record: keys must be {sorted(plain)} (and epoch, tag if sealed)")
         if not isinstance(data["seq"], int) or not isinstance(data["fields"], dict):
             raise AuditError("not an audit record: seq must be a number and fields an object")
-        return cls(**{key: data[key] for key in (*_KEYS, "hash")})
+        if "epoch" in data and (not isinstance(data["epoch"], int) or not isinstance(data["tag"], str)):
+            raise AuditError("not an audit record: epoch must be a number and tag text")
+        return cls(**data)
 
     def is_sound(self) -> bool:
         """Whether ``hash`` is the hash of the rest: false when any byte of the record was changed."""

@@ -55,13 +55,23 @@ def series_files(directory: Path, table: str) -> list[Path]:
     return sorted(directory.glob(f"{check_table(table)}-[0-9][0-9][0-9][0-9][0-9][0-9].jsonl"))
 
 
+def table_of(path: Path) -> str:
+    """The table a series file belongs to, from its name (``T1-000004.jsonl``)."""
+    return Path(path).stem.rsplit("-", 1)[0]
+
+
+def tables_in(directory: Path) -> list[str]:
+    """The tables whose series are in ``directory``."""
+    return sorted({table_of(path) for path in Path(directory).glob("*-[0-9][0-9][0-9][0-9][0-9][0-9].jsonl")})
+
+
 def archived_files(directory: Path, table: str) -> list[Path]:
     """The table's files moved to ``directory/archive``, in series order: they come before the
     files still in ``directory``."""
     return series_files(directory / ARCHIVE, table) if (directory / ARCHIVE).is_dir() else []
 
 
-def _sync(directory: Path) -> None:
+def sync_directory(directory: Path) -> None:
     """A rename is durable only once both directories' entries are on disk."""
     fd = os.open(directory, os.O_RDONLY)
     try:
@@ -183,8 +193,8 @@ class Retention:
                 "audit: archived %s to %s (closed more than %d days ago)", path.name, target, self.online_days
             )
         if moved:
-            _sync(target)
-            _sync(directory)
+            sync_directory(target)
+            sync_directory(directory)
         expired = self.due_for_deletion(archived_files(directory, table), now)
         if expired:  # one line, not one per file: it repeats at every rotation until someone acts
             log.info(

@@ -3,15 +3,23 @@
 What each check catches (docs/audit.md §6): a changed byte breaks that record's hash (altered); a
 missing record leaves a gap in ``seq`` (removed); an added one repeats or breaks ``seq`` or ``prev``
 (inserted); a moved one comes out of ``seq`` order (reordered); a partial last line, or a file that
-is not the newest and lacks its closing record, is truncated.
+is not the newest and lacks its closing record, is truncated. A line not in the record's canonical
+encoding is refused, whatever it says: the bytes on disk are what was sealed. With the verification
+key, a sealed record whose tag does not verify was changed even if the whole chain was recomputed
+(croupier.audit.sealing); with the state database's last sealed position (croupier.audit.head), a
+series that ends before it lost its newest records or files.
 """
 
 from __future__ import annotations
 
+import hmac
 from dataclasses import dataclass
 from pathlib import Path
 
-from croupier.audit.record import CLOSE, FORMAT, GENESIS, HEADER, AuditError, AuditRecord
+from croupier.audit.head import Head
+from croupier.audit.record import CLOSE, FORMATS, GENESIS, HEADER, AuditError, AuditRecord
+from croupier.audit.rotation import archived_files, series_files
+from croupier.audit.sealing import VerificationKey, tag
 
 
 @dataclass(frozen=True)
@@ -34,10 +42,19 @@ class Report:
     closed: bool  # the newest file ends with its closing record
     anchored: bool  # the series starts at genesis (file 1), not part-way after deletions
     problem: Problem | None
+    sealed: bool = False  # every file of the series is sealed
+    seals_checked: bool = False  # ... and every tag was checked with the verification key
+    last_file: str = ""
+    last_epoch: int | None = None
 
     @property
     def ok(self) -> bool:
         return self.problem is None
+
+    @property
+    def head(self) -> Head:
+        """The series' newest record as verified."""
+        return Head(self.last_file, self.last_seq, self.last_hash, self.last_epoch)
 
 
 class _Bad(Exception):
@@ -48,16 +65,25 @@ class _Bad(Exception):
 class _Walk:
     """The running state of one verification through the series."""
 
-    def __init__(self) -> None:
+    def __init__(self, key: VerificationKey | None, head: Head | None) -> None:
         self.prev: str | None = None  # None until the first header anchors the chain
         self.seq = 0
         self.file = 0
         self.records = 0
         self.closed = True
         self.anchored = True
+        self.sealed = False  # whether the file being read is sealed
+        self.unsealed = False  # whether any file read so far was not
+        self.epoch: int | None = None
+        self.key, self.keys = key, key.keys() if key is not None else None
+        self.head = head
+        self.name = ""
+        self.lines = 0
 
-    def file_lines(self, data: bytes, newest: bool) -> None:
+    def file_lines(self, name: str, data: bytes, newest: bool) -> None:
+        self.name = name
         lines = data.split(b"\n")
+        self.lines = len(lines) - 1
         partial = lines.pop()  # empty when the file ends with a newline
         if not lines and not partial:
             raise _Bad(1, None, "truncated: the file is empty (no header record)")
@@ -77,9 +103,17 @@ class _Walk:
     @staticmethod
     def _read(number: int, line: bytes) -> AuditRecord | _Bad:
         try:
-            return AuditRecord.parse(line)
+            record = AuditRecord.parse(line)
         except AuditError as exc:
             return _Bad(number, None, str(exc))
+        if record.line() != line + b"\n":
+            return _Bad(
+                number,
+                record.seq,
+                "not canonical: the line is not the record's one valid encoding "
+                "(a carriage return, spaces, \\u escapes, number forms or key order were changed)",
+            )
+        return record
 
     def _check(self, number: int, index: int, record: AuditRecord | _Bad, records: list) -> None:
         if isinstance(record, _Bad):
@@ -98,18 +132,53 @@ class _Walk:
             raise _Bad(number, record.seq, "inserted: a header record inside a file")
         elif record.prev != self.prev:
             raise _Bad(number, record.seq, "inserted or altered: prev is not the hash of the record before")
+        self._seal(number, index, record)
         if record.kind == CLOSE and (index != len(records) - 1 or record.fields.get("records") != index + 1):
             raise _Bad(number, record.seq, f"closing record does not close a file of {index + 1} records")
+        if self.head is not None and record.seq == self.head.seq and (
+            record.hash != self.head.hash or self.name != self.head.file
+        ):
+            raise _Bad(
+                number,
+                record.seq,
+                f"rewritten: the state database's last sealed position is {self.head}, "
+                f"and this record is not it",
+            )
         self.prev, self.seq = record.hash, record.seq
         self.records += 1
+
+    def _seal(self, number: int, index: int, record: AuditRecord) -> None:
+        """A sealed file's records each carry an epoch, never going back, the first of a later file
+        in a new epoch; with the key, each tag must verify."""
+        if not self.sealed:
+            if record.epoch is not None:
+                raise _Bad(number, record.seq, "a sealed record in a file whose header says unsealed")
+            return
+        if record.epoch is None or record.epoch < 1:
+            raise _Bad(number, record.seq, "unsealed record in a sealed file")
+        if self.epoch is not None and record.epoch < self.epoch:
+            raise _Bad(number, record.seq, f"epoch {record.epoch} goes back from epoch {self.epoch}")
+        if index == 0 and self.epoch is not None and record.epoch == self.epoch:
+            raise _Bad(number, record.seq, f"file begun in epoch {record.epoch}, the previous file's epoch")
+        self.epoch = record.epoch
+        if self.keys is None:
+            return
+        if not hmac.compare_digest(tag(self.keys.key(record.epoch), record.sealed_bytes()), record.tag or ""):
+            raise _Bad(
+                number,
+                record.seq,
+                f"altered: the seal does not verify under epoch {record.epoch}'s key "
+                "(the record was changed or made without the key, even if its chain holds)",
+            )
 
     def _header(self, number: int, record: AuditRecord) -> None:
         if record.kind != HEADER:
             raise _Bad(
                 number, record.seq, "the first record of a file must be its header (removed or reordered)"
             )
-        if record.fields.get("format") != FORMAT:
+        if record.fields.get("format") not in FORMATS:
             raise _Bad(number, record.seq, f"unknown format {record.fields.get('format')!r}")
+        self._header_seal(number, record)
         file = record.fields.get("file")
         if self.prev is None:
             self.anchored = file == 1 and record.prev == GENESIS and record.seq == 1
@@ -123,19 +192,82 @@ class _Walk:
             )
         self.file = file
 
+    def _header_seal(self, number: int, record: AuditRecord) -> None:
+        """Once a series is sealed every later file is: a file that says unsealed after a sealed one
+        had its seals stripped. With the key, every file must be sealed, under that key."""
+        sealed = record.fields.get("sealed", False) if record.fields.get("format") != 1 else False
+        if not isinstance(sealed, bool):
+            raise _Bad(number, record.seq, f"header says sealed {sealed!r}, not true or false")
+        if self.sealed and not sealed:
+            raise _Bad(number, record.seq, "an unsealed file after sealed files (seals stripped?)")
+        self.sealed = sealed
+        self.unsealed = self.unsealed or not sealed
+        if self.key is None:
+            return
+        if not sealed:
+            raise _Bad(number, record.seq, "not sealed: the file's header says unsealed")
+        if record.fields.get("key") != self.key.ident or record.fields.get("table") != self.key.table:
+            raise _Bad(
+                number,
+                record.seq,
+                f"sealed with key {record.fields.get('key')!r} of table {record.fields.get('table')!r}, "
+                f"not the verification key {self.key.ident} of table {self.key.table}",
+            )
 
-def verify_series(paths: list[Path], *, expect_closed: bool = False) -> Report:
+
+def verify_series(
+    paths: list[Path],
+    *,
+    expect_closed: bool = False,
+    key: VerificationKey | None = None,
+    head: Head | None = None,
+) -> Report:
     """Verify ``paths`` in series order; only the last may lack its closing record, and not even
-    the last with ``expect_closed`` (a series archived after shutdown or rotation)."""
-    walk = _Walk()
+    the last with ``expect_closed`` (a series archived after shutdown or rotation). With ``key``,
+    every record must be sealed and its seal verify; with ``head`` (the state database's last
+    sealed position) the series must hold that very record and not end before it."""
+    walk = _Walk(key, head)
     problem = None
     for position, path in enumerate(paths):
         try:
-            walk.file_lines(Path(path).read_bytes(), newest=position == len(paths) - 1 and not expect_closed)
+            newest = position == len(paths) - 1 and not expect_closed
+            walk.file_lines(Path(path).name, Path(path).read_bytes(), newest=newest)
         except _Bad as bad:
             problem = Problem(Path(path), bad.line, bad.seq, bad.reason)
             break
         except OSError as exc:
             problem = Problem(Path(path), 0, None, f"cannot read: {exc.strerror}")
             break
-    return Report(walk.records, walk.prev or GENESIS, walk.seq, walk.closed, walk.anchored, problem)
+    if problem is None and paths and head is not None and walk.seq < head.seq:
+        problem = Problem(
+            Path(paths[-1]),
+            walk.lines,
+            walk.seq,
+            f"removed: the series ends before the state database's last sealed position ({head}): "
+            "its newest records or files are gone",
+        )
+    sealed = bool(paths) and not walk.unsealed and problem is None
+    return Report(
+        walk.records,
+        walk.prev or GENESIS,
+        walk.seq,
+        walk.closed,
+        walk.anchored,
+        problem,
+        sealed=sealed,
+        seals_checked=sealed and key is not None,
+        last_file=walk.name,
+        last_epoch=walk.epoch,
+    )
+
+
+def current_head(directory: Path, table: str) -> Head:
+    """The newest record of ``table``'s trail in ``directory``, once the on-line files verify: what
+    ``croupier audit head`` prints and an outside witness notes."""
+    files = series_files(directory, table) or archived_files(directory, table)[-1:]
+    if not files:
+        raise AuditError(f"{directory}: no audit files of table {table}")
+    report = verify_series(files)
+    if report.problem is not None:
+        raise AuditError(str(report.problem))
+    return report.head

@@ -1,7 +1,10 @@
 """AuditTrail: appends records, each on disk (written and fsync'd) before ``append`` returns.
 
 A caller acknowledges an action only after its record is appended, so a crash can lose only records
-that were never acknowledged, and at most their last, partial line (docs/audit.md §5).
+that were never acknowledged, and at most their last, partial line (docs/audit.md §5). With a
+sealing key every record is sealed under the current epoch's key, which moves on with the clock and
+at each new file (croupier.audit.sealing); with a head store, each record's position is saved there
+once the record is on disk, and a series that no longer reaches it is refused (docs/audit.md §9).
 """
 
 from __future__ import annotations
@@ -12,18 +15,40 @@ import threading
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from croupier.audit.head import Head
 from croupier.audit.record import CLOSE, FORMAT, GENESIS, HEADER, AuditError, AuditRecord, check_kind
-from croupier.audit.rotation import Rotation, archived_files, check_table, file_name, series_files
+from croupier.audit.rotation import (
+    Rotation,
+    archived_files,
+    check_table,
+    file_name,
+    series_files,
+    sync_directory,
+)
+from croupier.audit.sealing import SealingKey
 from croupier.audit.secrecy import secret_free
 from croupier.audit.verify import verify_series
 
 log = logging.getLogger(__name__)
 
 
+#: How often, in seconds, an idle sealed trail checks whether its epoch has ended: the key of an
+#: ended epoch is erased within this time even when no record is written.
+EVOLVE_CHECK = 30.0
+
+
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+class HeadStore(Protocol):
+    """Where the trail's last durable position is kept (the state database, croupier.state)."""
+
+    def load_head(self, table: str) -> Head | None: ...
+
+    def save_head(self, table: str, head: Head) -> None: ...
 
 
 class AuditTrail:
@@ -36,6 +61,9 @@ class AuditTrail:
 
     Retention (``rotation.retention``) runs after the new file is open, at opening and at each
     rotation: the file being written is then the newest, which retention never moves.
+
+    With ``sealing`` every file is sealed; a sealed series is never continued without a key. With
+    ``heads`` a series that ends before (or differs at) the position saved there is refused.
     """
 
     def __init__(
@@ -45,6 +73,8 @@ class AuditTrail:
         *,
         rotation: Rotation | None = None,
         clock: Callable[[], datetime] = utc_now,
+        sealing: SealingKey | None = None,
+        heads: HeadStore | None = None,
     ) -> None:
         self.directory = Path(directory)
         self.table = check_table(table)
@@ -54,6 +84,12 @@ class AuditTrail:
         self._fd: int | None = None
         self._broken: str | None = None
         self._seq, self._prev, self._file = 0, GENESIS, 0
+        if sealing is not None and sealing.table != self.table:
+            raise AuditError(f"{sealing.path}: the sealing key is {sealing.table}'s, not {self.table}'s")
+        self._key, self._sealing_file = sealing, False
+        self._heads = heads
+        self._head: Head | None = None
+        self._stop = threading.Event()
         self.directory.mkdir(parents=True, exist_ok=True)
         with self._lock:
             self._resume(
@@ -61,6 +97,8 @@ class AuditTrail:
             )
             self._open_next()
             self._apply_retention()
+        if sealing is not None:
+            threading.Thread(target=self._evolving, name=f"audit-seal-{self.table}", daemon=True).start()
 
     @property
     def path(self) -> Path:
@@ -69,6 +107,11 @@ class AuditTrail:
     @property
     def last_hash(self) -> str:
         return self._prev
+
+    @property
+    def head(self) -> Head | None:
+        """The newest record on disk, as ``croupier audit head`` prints it."""
+        return self._head
 
     def files(self) -> list[Path]:
         """The series' files still on line, oldest first (what a restart reads back)."""
@@ -98,9 +141,24 @@ class AuditTrail:
 
     def close(self) -> None:
         """Write the closing record and close the file; later appends are refused."""
+        self._stop.set()
         with self._lock:
             if self._fd is not None:
                 self._close_file("shutdown")
+
+    def evolve(self) -> None:
+        """Move the sealing key on to the clock's epoch if it has ended, so an idle table does not
+        keep an ended epoch's key (which could reseal that epoch's records) on the PC."""
+        with self._lock:
+            if self._key is not None and self._fd is not None:
+                self._advance(lambda key: key.current(self._clock()))
+
+    def _evolving(self) -> None:
+        while not self._stop.wait(EVOLVE_CHECK):
+            try:
+                self.evolve()
+            except AuditError as exc:  # the next record tries again, and stops the table if it fails
+                log.error("audit: the sealing key of %s could not be moved on: %s", self.table, exc)
 
     def __enter__(self) -> AuditTrail:
         return self
@@ -109,12 +167,18 @@ class AuditTrail:
         self.close()
 
     def _resume(self, files: list[Path]) -> None:
+        saved = self._heads.load_head(self.table) if self._heads is not None else None
         if not files:
+            if saved is not None:
+                raise AuditError(f"cannot continue the audit trail: no files, but it had reached {saved}")
             return
-        report = verify_series(files)
+        report = verify_series(files, head=saved)
         if not report.ok:
             raise AuditError(f"cannot continue the audit trail: {report.problem}")
+        self._check_key(report.last_epoch)
         self._seq, self._prev = report.last_seq, report.last_hash
+        self._head = report.head
+        self._sealing_file = report.last_epoch is not None
         self._file = int(files[-1].stem.rsplit("-", 1)[1])
         if not report.closed and files[-1].parent != self.directory:
             raise AuditError(f"cannot continue the audit trail: archived {files[-1]} was never closed")
@@ -124,13 +188,45 @@ class AuditTrail:
             self._count = len(files[-1].read_bytes().splitlines())
             self._close_file("resumed")
 
+    def _advance(self, move: Callable[[SealingKey], SealingKey]) -> SealingKey:
+        """The key moved on by ``move`` (stored, the old one overwritten) before anything is sealed
+        with it; a key that cannot be stored seals nothing."""
+        key = self._key
+        if key is None:
+            raise AuditError(f"the audit trail of {self.table} is not sealed")
+        try:
+            self._key = move(key)
+        except OSError as exc:
+            raise AuditError(f"{key.path}: the sealing key cannot be moved on: {exc.strerror}") from None
+        return self._key
+
+    def _check_key(self, last_epoch: int | None) -> None:
+        """A sealed series goes on sealed, with a key no older than its last record's."""
+        if last_epoch is None:
+            return
+        if self._key is None:
+            raise AuditError(
+                f"cannot continue the audit trail: it is sealed (epoch {last_epoch}) and no sealing key is "
+                "configured ([audit] sealing_key)"
+            )
+        if self._key.epoch < last_epoch:
+            raise AuditError(
+                f"cannot continue the audit trail: {self._key.path} is at epoch {self._key.epoch}, but the "
+                f"trail already reached epoch {last_epoch} (an old copy of the key?)"
+            )
+
     def _open_next(self) -> None:
         self._file += 1
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o640)
-        self._sync_directory()
+        sync_directory(self.directory)  # a new file's entry must survive a power cut too
         self._size = self._count = 0
         self._opened = self._clock()
-        self._write(HEADER, None, {"table": self.table, "file": self._file, "format": FORMAT}, self._opened)
+        header = {"table": self.table, "file": self._file, "format": FORMAT, "sealed": self._key is not None}
+        if self._key is not None:  # a new file, a new epoch: the closed file's key is gone
+            self._advance(lambda key: key.next(self._opened))
+            header["key"] = self._key.ident
+        self._sealing_file = self._key is not None
+        self._write(HEADER, None, header, self._opened)
 
     def _apply_retention(self) -> None:
         """Archive what the retention allows. A failure to move files is logged, not raised: the
@@ -150,7 +246,13 @@ class AuditTrail:
 
     def _write(self, kind: str, round: int | None, fields: Mapping[str, Any], now: datetime) -> AuditRecord:
         at = now.astimezone(UTC).isoformat(timespec="milliseconds")
-        record = AuditRecord.seal(self._seq + 1, at, kind, round, fields, self._prev)
+        if self._sealing_file and self._key is not None:
+            key = self._advance(lambda key: key.current(now))
+            record = AuditRecord.seal(
+                self._seq + 1, at, kind, round, fields, self._prev, sealer=key.seal, epoch=key.epoch
+            )
+        else:
+            record = AuditRecord.seal(self._seq + 1, at, kind, round, fields, self._prev)
         line = record.line()
         try:
             view = memoryview(line)
@@ -166,12 +268,9 @@ class AuditTrail:
         self._seq, self._prev = record.seq, record.hash
         self._size += len(line)
         self._count += 1
+        # Only now, with the record on disk: a head saved first and then lost with its record would
+        # make an honest trail look cut (docs/audit.md §9).
+        self._head = Head(self.path.name, record.seq, record.hash, record.epoch)
+        if self._heads is not None:
+            self._heads.save_head(self.table, self._head)
         return record
-
-    def _sync_directory(self) -> None:
-        """A new file's directory entry must survive a power cut too."""
-        fd = os.open(self.directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

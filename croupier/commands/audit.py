@@ -1,5 +1,6 @@
 """``croupier audit``: verify an audit trail, show its records readably, or judge its rounds against
-their games' dealing procedure (docs/audit.md §7)."""
+their games' dealing procedure (docs/audit.md §7); provision a table's sealing keys and print the
+trail's head (docs/audit.md §8, §9)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ import json
 from pathlib import Path
 
 from croupier.audit.record import AuditError, AuditRecord, read_records
+from croupier.audit.rotation import table_of
+from croupier.audit.sealing import VerificationKey
 from croupier.audit.verify import verify_series
+from croupier.commands import audit_seal
+from croupier.state import StateError, TableState
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +32,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="the newest file must end with its closing record too (detects its last lines cut)",
     )
+    verify.add_argument(
+        "--key",
+        type=Path,
+        metavar="FILE",
+        help="the table's verification key: every record must be sealed and its seal verify",
+    )
+    verify.add_argument(
+        "--state",
+        type=Path,
+        metavar="DB",
+        help="the table's state database: the files must reach the last position it saved",
+    )
     verify.set_defaults(handler=_verify)
+    audit_seal.add_parsers(actions)
     show = actions.add_parser(
         "show", help="print records readably", description="Print an audit file's records."
     )
@@ -55,14 +73,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    report = verify_series(args.files, expect_closed=args.expect_closed)
+    try:
+        key = VerificationKey.read(args.key) if args.key is not None else None
+        saved = TableState.read_head(args.state, table_of(args.files[-1])) if args.state else None
+    except (AuditError, StateError) as exc:
+        print(f"croupier audit: {exc}")
+        return 2
+    report = verify_series(args.files, expect_closed=args.expect_closed, key=key, head=saved)
     if report.problem is not None:
         print(f"bad: {report.problem}")
         return 1
     notes = []
     if not report.anchored:
         notes.append("series starts after earlier files (not from genesis)")
-    if not report.closed:
+    if report.seals_checked:
+        notes.append(f"every record sealed, every seal verified (key {key.ident if key else ''})")
+    elif report.sealed:
+        notes.append("sealed, but the seals were not checked (no --key): a recomputed chain passes")
+    else:
+        notes.append("not sealed (files of a simulated table, or written before sealing)")
+    if saved is not None:
+        notes.append(f"reaches the state database's last position (seq {saved.seq})")
+    elif not report.closed:
         notes.append("newest file still open: records cut from its end cannot be detected")
     suffix = "".join(f"; {note}" for note in notes)
     print(f"ok: {report.records} records, chain intact, last hash {report.last_hash}{suffix}")

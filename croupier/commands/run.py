@@ -29,6 +29,7 @@ from croupier.api.app import make_app
 from croupier.api.auth import Tokens
 from croupier.audit.record import AuditError
 from croupier.audit.rotation import Rotation
+from croupier.audit.sealing import SealingKey
 from croupier.audit.writer import AuditTrail
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError, StartupError
@@ -156,6 +157,11 @@ def check_served(config: TableConfig) -> None:
             f"{config.source}: service.api_tokens: real equipment is played from the dealer's screen; "
             "name the API token file"
         )
+    if real and config.audit.sealing_key is None:
+        raise ConfigError(
+            f"{config.source}: audit.sealing_key: real equipment keeps a sealed audit trail; provision "
+            "the table's keys with `croupier audit keys` (docs/install.md) and name the sealing key"
+        )
 
 
 async def _serve(
@@ -178,7 +184,10 @@ async def _serve(
     with state:
         try:
             rotation = Rotation.from_config(config.audit)
-            trail = AuditTrail(config.service.audit_dir, config.name, rotation=rotation)
+            sealing = _sealing_key(config)
+            trail = AuditTrail(
+                config.service.audit_dir, config.name, rotation=rotation, sealing=sealing, heads=state
+            )
         except AuditError as exc:
             raise StartupError(f"{config.service.audit_dir}: {exc}") from None
         with trail:  # closed with its closing record however the service ends
@@ -197,6 +206,15 @@ async def _serve(
             journal.table_event("table_closed", {"rounds": table.rounds})
     log.info("table closed", rounds=table.rounds)
     return 0
+
+
+def _sealing_key(config: TableConfig) -> SealingKey | None:
+    """The table's sealing key; a simulated table may run without one, its trail unsealed (each
+    file's header says so) and a warning logged."""
+    if config.audit.sealing_key is None:
+        log.warning("audit trail unsealed: no [audit] sealing_key (a simulated table)", table=config.name)
+        return None
+    return SealingKey.read(config.audit.sealing_key)
 
 
 @contextlib.asynccontextmanager

@@ -46,6 +46,9 @@ class AuditConfig:
     rotation: str = "daily"
     online_days: int = 30
     retention_years: int = 5
+    #: The table's sealing key (``croupier audit keys``), beside the state database; required on
+    #: real equipment, optional on a simulated table, whose trail is then written unsealed.
+    sealing_key: Path | None = None
 
 
 def read_service(section: Section) -> ServiceConfig:
@@ -102,11 +105,12 @@ def _bind(section: Section) -> tuple[str, int]:
 
 
 def read_audit(section: Section) -> AuditConfig:
-    section.only(("rotation", "online_days", "retention_years"))
+    section.only(("rotation", "online_days", "retention_years", "sealing_key"))
     online = section.value("online_days", int, 30)
     if online < 30:
         raise section.error("online_days", f"{online} is too short ({ONLINE})", "at least 30")
     years = section.value("retention_years", int, 5)
     if years < 5:
         raise section.error("retention_years", f"{years} is too short ({RECORDS})", "at least 5")
-    return AuditConfig(section.choice("rotation", ROTATIONS, "daily"), online, years)
+    sealing_key = section.path_value("sealing_key", "") if "sealing_key" in section.data else None
+    return AuditConfig(section.choice("rotation", ROTATIONS, "daily"), online, years, sealing_key)

@@ -47,6 +47,9 @@ ROUND_CUT_OFF = Rule(
 class TableJournal:
     """The audit trail and state store of one table named ``table`` playing ``game``."""
 
+    #: Told of each record before any other watcher (croupier.tables.watchers): durable first.
+    durable = True
+
     def __init__(self, trail: AuditTrail, state: TableState, *, table: str, game: str) -> None:
         self.trail, self.state, self.table, self.game = trail, state, table, game
         self.round: int | None = None  # the round in play, for the fault records' round number

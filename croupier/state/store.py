@@ -11,6 +11,7 @@ One connection, used from the thread that opened it (the asyncio thread): sqlite
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator, Mapping
@@ -20,7 +21,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+from croupier.audit.head import Head
+
+SCHEMA_VERSION = 2
 APPLICATION_ID = 0x43525550  # "CRUP": marks the file as a Croupier state file (PRAGMA application_id)
 
 _SCHEMA = """
@@ -41,6 +44,16 @@ CREATE TABLE rounds (
     begun_at   TEXT NOT NULL,
     ended_at   TEXT,
     PRIMARY KEY (table_name, number)
+);
+"""
+#: Schema 2: the audit trail's last durable position (croupier.audit.head); added to a schema 1 file.
+_SCHEMA_2 = """
+CREATE TABLE trail_heads (
+    table_name TEXT PRIMARY KEY,
+    file       TEXT NOT NULL,
+    seq        INTEGER NOT NULL,
+    hash       TEXT NOT NULL,
+    epoch      INTEGER
 );
 """
 
@@ -156,6 +169,44 @@ class TableState:
         ).fetchone()
         return None if row is None else RoundInProgress(row[0], json.loads(row[1]), row[2])
 
+    # -- the audit trail's head (croupier.audit.writer.HeadStore) --
+
+    def save_head(self, table: str, head: Head) -> None:
+        """The trail's newest record, saved after it is on disk: never ahead of the trail.
+
+        Committed without a sync of its own (``synchronous=NORMAL`` for this one transaction), so a
+        record costs the trail one fsync, not two: the WAL keeps commits in order and the next
+        ``FULL`` commit or checkpoint syncs it, so after a power cut the saved head can only lag
+        the trail by a few records, which verifies, and never lead it (docs/audit.md §9). A kill
+        loses nothing: the commit is in the operating system's hands."""
+        self._db.execute("PRAGMA synchronous = NORMAL")
+        try:
+            with self._transaction():
+                self._db.execute(
+                    "INSERT OR REPLACE INTO trail_heads VALUES (?, ?, ?, ?, ?)",
+                    (table, head.file, head.seq, head.hash, head.epoch),
+                )
+        finally:
+            self._db.execute("PRAGMA synchronous = FULL")
+
+    def load_head(self, table: str) -> Head | None:
+        """Where ``table``'s trail had reached; a trail that ends before it was cut."""
+        return _head(self._db, table)
+
+    @staticmethod
+    def read_head(path: Path, table: str) -> Head | None:
+        """``load_head`` from the file at ``path`` opened read-only, as ``croupier audit verify
+        --state`` reads it beside a running service: nothing is created, migrated or locked."""
+        if not Path(path).is_file():
+            raise StateError(f"{path}: no such state database")
+        uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+        try:
+            with contextlib.closing(sqlite3.connect(uri, uri=True)) as db:
+                schema = db.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'trail_heads'")
+                return _head(db, table) if schema.fetchone()[0] else None  # schema 1 kept no head
+        except sqlite3.Error as exc:
+            raise StateError(f"{path}: cannot read the trail's head: {exc}") from None
+
     # -- the file --
 
     def _prepare(self) -> None:
@@ -175,10 +226,10 @@ class TableState:
             )
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = FULL")
-        if version == 0:
+        if version < SCHEMA_VERSION:
             with self._transaction():
                 self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                for statement in _SCHEMA.split(";"):
+                for statement in (_SCHEMA + _SCHEMA_2 if version == 0 else _SCHEMA_2).split(";"):
                     if statement.strip():
                         self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -209,6 +260,12 @@ class TableState:
         except (TypeError, ValueError):
             # json's own message (and so a chained exception) may quote the value: keep neither.
             raise StateError(f"{self.path}: {what} cannot be saved: not representable in JSON") from None
+
+
+def _head(db: sqlite3.Connection, table: str) -> Head | None:
+    query = "SELECT file, seq, hash, epoch FROM trail_heads WHERE table_name = ?"
+    row = db.execute(query, (table,)).fetchone()
+    return None if row is None else Head(*row)
 
 
 def _now() -> str:

@@ -15,7 +15,13 @@ from games.common.records import Record, Value
 
 
 class RoundWatcher:
-    """What a watcher is told; each hears nothing by default and overrides what it needs."""
+    """What a watcher is told; each hears nothing by default and overrides what it needs.
+
+    A ``durable`` watcher makes each record durable (the table service's journal): it is told of
+    every record before any other watcher, whatever the order they were added in, so nothing
+    publishes or logs a record before it is in the audit trail."""
+
+    durable = False
 
     def round_began(self, round_: Any) -> None:
         """A round was made, before any wager or card: its number is taken."""
@@ -32,13 +38,17 @@ class RoundWatcher:
 
 
 class RoundWatchers:
-    """The watchers of one table, told in the order they were added."""
+    """The watchers of one table, told durable ones first, then in the order they were added."""
 
     def __init__(self) -> None:
         self._watchers: list[RoundWatcher] = []
 
     def add(self, watcher: RoundWatcher) -> None:
-        self._watchers.append(watcher)
+        """Durable watchers go ahead of every other, in the order they were added."""
+        if getattr(watcher, "durable", False):  # the journal is a watcher by its methods alone
+            self._watchers.insert(sum(1 for w in self._watchers if getattr(w, "durable", False)), watcher)
+        else:
+            self._watchers.append(watcher)
 
     def began(self, round_: Any) -> None:
         for watcher in self._watchers:

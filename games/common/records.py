@@ -67,10 +67,10 @@ class RoundLog:
         # ``fields`` is this call's own dict: nothing else holds it, so the record can wrap it as is.
         record = Record(self.round, len(self._entries) + 1, kind, MappingProxyType(fields))
         self._entries.append(record)
+        for sink in self._sinks:  # the audit trail first: nothing logs a record not yet durable
+            sink(record)
         if self._logs_info:
             self._log.info(kind.value, seq=record.seq, **fields)
-        for sink in self._sinks:
-            sink(record)
         return record
 
     def attach(self, sink: Callable[[Record], None]) -> None:

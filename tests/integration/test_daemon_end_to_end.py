@@ -25,6 +25,8 @@ import signal
 import socket
 import subprocess
 import sys
+import tomllib
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ import aiohttp
 import pytest
 
 from croupier.api.keyed import CRAZY_4_IN_TURN
+from croupier.audit.sealing import generate
 from croupier.service.screen import AWAITED, NO_MORE_BETS, TABLE_CLOSED
 from devices.faults import SUPERVISOR_CLEARS
 from games.free_bet_blackjack.clauses import PLAY_ORDER
@@ -92,7 +95,8 @@ def daemon_config(tmp_path: Path, game: str) -> tuple[Path, str]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     lines, section = [], ""
-    for line in (ROOT / "config" / "tables" / f"{game}.toml").read_text().splitlines():
+    text = (ROOT / "config" / "tables" / f"{game}.toml").read_text()
+    for line in text.splitlines():
         if line.startswith("["):
             section = line.strip("[]").split("]")[0]
         if section == "service":
@@ -103,6 +107,10 @@ def daemon_config(tmp_path: Path, game: str) -> tuple[Path, str]:
             line = f'url = "sim://{section.removeprefix("devices.")}"'
         if section == "rules" and line.startswith("stub_count_interval"):
             line = f"stub_count_interval = {STUB_INTERVAL}"
+        if section == "audit" and line.startswith("sealing_key"):  # the table's own keys, sealed
+            sealing = tmp_path / "sealing.key"
+            sealing.write_bytes(generate(tomllib.loads(text)["table"]["name"], datetime.now(UTC))[1])
+            line = f'sealing_key = "{sealing}"'
         lines.append(line)
     lines += [
         "",
@@ -286,8 +294,10 @@ def test_daemon_end_to_end(tmp_path: Path, game: str) -> None:
     assert process.returncode == 0, log.read_text()
 
     files = sorted(map(str, (tmp_path / "audit").glob("*.jsonl")))
-    verify = croupier_cli("audit", "verify", "--expect-closed", *files)
+    state = str(tmp_path / "state.sqlite3")
+    verify = croupier_cli("audit", "verify", "--expect-closed", "--state", state, *files)
     assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert "sealed, but the seals were not checked" in verify.stdout  # a real table's trail is sealed
     replay = croupier_cli("replay", *files, "--json")
     assert replay.returncode == 0, replay.stderr
     rounds = json.loads(replay.stdout)["rounds"]

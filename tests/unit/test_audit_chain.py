@@ -4,10 +4,12 @@ secrecy of face-down cards, and a Free Bet Blackjack round recorded through the 
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -302,3 +304,29 @@ def test_adapter_refuses_a_face_down_record_that_names_its_face(tmp_path: Path) 
         with pytest.raises(AuditError, match="face-down card record") as refused:
             record_round(trail, "free_bet_blackjack", [leaky])
         assert "9d" not in str(refused.value) and trail.path.read_bytes() == before
+
+
+def _keys_reordered(line: bytes) -> bytes:
+    record = json.loads(line)
+    return json.dumps({"seq": record.pop("seq"), **record}, separators=(",", ":")).encode() + b"\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "change"),
+    [
+        ("CRLF line", lambda line: line.replace(b"\n", b"\r\n")),
+        ("extra whitespace", lambda line: line.replace(b'","', b'", "', 1)),
+        ("\\u-escaped char", lambda line: line.replace(b'"wager"', b'"w\\u0061ger"', 1)),
+        ("key order", _keys_reordered),
+    ],
+)
+def test_a_line_not_in_its_canonical_encoding_is_refused(tmp_path: Path, name: str, change: Any) -> None:
+    """The bytes on disk are what is hashed and sealed: the same record in other bytes (which JSON
+    reads alike) is not the record, so a trail's bytes can be compared and signed as they are."""
+    path = written(tmp_path)
+    lines = lines_of(path)
+    edited = change(lines[3])
+    assert edited != lines[3] and json.loads(edited) == json.loads(lines[3])
+    found = problem(path, [*lines[:3], edited, *lines[4:]])
+    assert (found.line, found.seq) == (4, 4), name
+    assert found.reason.startswith("not canonical")
