@@ -243,7 +243,9 @@ async def misdeal_round(screen: Screen, game: str) -> int:
     status, reply = await screen.post("/v1/faults/WRONG_COUNT/clear", {}, headers=DEALER)
     assert status == 403 and reply["clause"] == SUPERVISOR_CLEARS.clause
     assert (await screen.post("/v1/faults/WRONG_COUNT/clear", {}, headers=SUPERVISOR))[0] == 200
-    return int((await screen.wait_for("wagers"))["rounds"])
+    # A new deck is shuffled, counted and let into the shoe before betting opens: on a loaded
+    # machine that alone can take longer than an ordinary prompt's wait.
+    return int((await screen.wait_for("wagers", timeout=60))["rounds"])
 
 
 async def drive(base: str, game: str, shown: list[Any]) -> dict[str, Any]:
