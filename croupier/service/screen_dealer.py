@@ -17,9 +17,14 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from croupier.api.bodies import counts_field, flag_field
+from croupier.api.bodies import count_body, flag_body, place_counts_body
 from croupier.service.screen import Screen
 from croupier.tables.inputs import Offer
+
+#: The dealer's counts, read by their models (croupier.api.bodies).
+STUB_COUNT = count_body("count", "StubCount")
+CHIP_COUNT = count_body("count", "ChipCount")
+MISDEAL_FINDING = flag_body("misdealt", "MisdealFinding")
 
 
 class ScreenDealer:
@@ -88,13 +93,13 @@ class ScreenDealer:
         self._step("take_stub")
 
     async def count_stub(self) -> Offer[int]:
-        return await self.screen.ask("stub_count", counts_field("count"), clause="677a.10(d); 657a.9(d)")
+        return await self.screen.ask("stub_count", STUB_COUNT, clause="677a.10(d); 657a.9(d)")
 
     def stub_to_rack(self) -> None:
         self._step("stub_to_rack")
 
     async def misdealt(self) -> Offer[bool]:
-        return await self.screen.ask("misdeal_finding", flag_field("misdealt"), clause="677a.10(f)")
+        return await self.screen.ask("misdeal_finding", MISDEAL_FINDING, clause="677a.10(f)")
 
     def remove_deck(self) -> int:
         removed, self.rack = self.rack, 0
@@ -114,12 +119,12 @@ class ScreenDealer:
         return {place: self.felt[place] for place in places}
 
     async def recount_places(self, places: Sequence[str]) -> Offer[Mapping[str, int]]:
-        return await self.screen.ask("place_counts", counts_field("counts", places), places=list(places))
+        parse = place_counts_body("PlaceCounts", places)
+        return await self.screen.ask("place_counts", parse, places=list(places))
 
     def replace_deck(self, back: str) -> None:
         self.rack = 0
         self._step("replace_deck", back=back)
 
     async def count_progressive_chips(self) -> Offer[int]:
-        return await self.screen.ask("chip_count", counts_field("count"), clause="657a.9(a)(3)")
-
+        return await self.screen.ask("chip_count", CHIP_COUNT, clause="657a.9(a)(3)")

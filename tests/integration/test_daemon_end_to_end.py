@@ -162,15 +162,17 @@ async def refusals_round(screen: Screen, game: str) -> tuple[int, bool]:
     """One round keyed with every refusal on the way; its number, and whether a player was asked
     to decide (and refused out of turn first)."""
     state = await screen.wait_for("wagers")
-    await refused(screen, "/v1/decisions", {"seat": 1, "action": "stand"}, 409, AWAITED.clause)
+    betting = state["prompt"]["id"]
+    decision = {"prompt": betting, "seat": 1, "action": "stand"}
+    await refused(screen, "/v1/decisions", decision, 409, AWAITED.clause)
     for body, name in MALFORMED[game] + [({**KEYED[game](1), "tip": 5}, "tip")]:
-        error = await refused(screen, "/v1/wagers", body, 400, None)
+        error = await refused(screen, "/v1/wagers", {"prompt": betting, **body}, 400, None)
         assert repr(name) in error or name in error, (body, error)
     assert (await screen.state())["rounds"] == state["rounds"], "no round begun by a malformed wager"
     for seat in SEATS:
-        await screen.ok("/v1/wagers", KEYED[game](seat))
-    await screen.ok("/v1/rounds/no-more-bets", {})
-    status, reply = await screen.post("/v1/wagers", KEYED[game](4))
+        await screen.ok("/v1/wagers", {"prompt": betting, **KEYED[game](seat)})
+    await screen.ok("/v1/rounds/no-more-bets", {"prompt": betting})
+    status, reply = await screen.post("/v1/wagers", {"prompt": betting, **KEYED[game](4)})
     assert status == 409 and reply["clause"] in (NO_MORE_BETS.clause, AWAITED.clause), reply
     out_of_turn = False
     async with asyncio.timeout(30):
@@ -182,9 +184,8 @@ async def refusals_round(screen: Screen, game: str) -> tuple[int, bool]:
             if prompt is None:
                 await asyncio.sleep(0.01)
             elif prompt["kind"] in ("stub_count", "chip_count"):
-                await screen.ok(
-                    "/v1/" + prompt["kind"].replace("_", "-"), {"count": screen.count(prompt["kind"])}
-                )
+                count = {"prompt": prompt["id"], "count": screen.count(prompt["kind"])}
+                await screen.ok("/v1/" + prompt["kind"].replace("_", "-"), count)
             else:
                 route, body = answer_for(prompt)
                 if prompt["kind"] != "insurance" and not out_of_turn:
@@ -198,13 +199,15 @@ async def refusals_round(screen: Screen, game: str) -> tuple[int, bool]:
 async def close_and_open(screen: Screen, game: str) -> None:
     """A dealer may not close the table (403); a supervisor closes it, no wager is taken, then opens
     it and betting goes on (decision 0017)."""
-    await screen.wait_for("wagers")
+    betting = await screen.betting()
     status, reply = await screen.post("/v1/table/close", {}, headers=DEALER)
     assert status == 403 and reply["clause"] == SUPERVISOR_CLEARS.clause, reply
     assert (await screen.state())["open"]
     assert (await screen.post("/v1/table/close", {}, headers=SUPERVISOR))[0] == 200
     assert not (await screen.state())["open"]
-    error = await refused(screen, "/v1/wagers", KEYED[game](1), 409, TABLE_CLOSED.clause)
+    error = await refused(
+        screen, "/v1/wagers", {"prompt": betting, **KEYED[game](1)}, 409, TABLE_CLOSED.clause
+    )
     assert "closed" in error
     assert (await screen.post("/v1/table/open", {}, headers=SUPERVISOR))[0] == 200
     assert (await screen.state())["open"]
@@ -216,16 +219,16 @@ async def misdeal_round(screen: Screen, game: str) -> int:
     (WRONG_COUNT) until a supervisor clears it, and the table goes on."""
     right = dealer_counts(game, len(SEATS))
     keyed: list[int] = []
-    await screen.wait_for("wagers")
+    betting = await screen.betting()
     for seat in SEATS:
-        await screen.ok("/v1/wagers", KEYED[game](seat))
-    await screen.ok("/v1/rounds/no-more-bets", {})
+        await screen.ok("/v1/wagers", {"prompt": betting, **KEYED[game](seat)})
+    await screen.ok("/v1/rounds/no-more-bets", {"prompt": betting})
     async with asyncio.timeout(30):
         while not (state := await screen.state())["faults"]:
             prompt = state["prompt"]
             if prompt is not None and prompt["kind"] == "stub_count":
                 keyed.append(right("stub_count") + (1 if not keyed else 0))
-                await screen.ok("/v1/stub-count", {"count": keyed[-1]})
+                await screen.ok("/v1/stub-count", {"prompt": prompt["id"], "count": keyed[-1]})
             elif prompt is not None and prompt["kind"] != "wagers":
                 await screen.ok(*answer_for(prompt))
             else:

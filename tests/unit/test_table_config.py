@@ -9,6 +9,7 @@ import pytest
 
 from croupier.commands.run import check_served
 from croupier.config import DEFAULT_TABLE_CONFIG, ConfigError, DeviceKind, Via, load_table_config
+from croupier.config.limits import Limit
 from drivers.protocol.core import DeviceClass
 
 TABLES = Path(__file__).resolve().parents[2] / "config" / "tables"
@@ -151,7 +152,7 @@ BAD = [
     (
         "unknown-top-key",
         BASE + "\n[tables]\n",
-        "table.toml: tables: unknown key (expected one of table, rules, devices, service, audit)",
+        "table.toml: tables: unknown key (expected one of table, rules, limits, devices, service, audit)",
     ),
     (
         "no-table",
@@ -426,6 +427,26 @@ BAD = [
         "audit.retention_years: 1 is too short (465a.6",
     ),
     (
+        "limits-unknown-wager-kind",
+        BASE + "\n[limits]\nante = {min = 500, max = 50000}\n",
+        "limits.ante: unknown key (expected one of blackjack, push22)",
+    ),
+    (
+        "limits-max-below-min",
+        BASE + "\n[limits]\nblackjack = {min = 500, max = 100}\n",
+        "limits.blackjack.max: got 100 (expected a whole number of cents, at least min (500))",
+    ),
+    (
+        "limits-min-missing",
+        BASE + "\n[limits]\nblackjack = {max = 100}\n",
+        "limits.blackjack.min: missing",
+    ),
+    (
+        "limits-min-zero",
+        BASE + "\n[limits]\nblackjack = {min = 0, max = 100}\n",
+        "limits.blackjack.min: got 0 (expected a whole number of cents, at least 1)",
+    ),
+    (
         "bad-rotation",
         BASE + '\n[audit]\nrotation = "hourly"\n',
         "audit.rotation: got 'hourly' (expected one of daily, weekly, monthly)",
@@ -441,6 +462,13 @@ def test_a_bad_config_is_refused_naming_file_and_key(tmp_path: Path, text: str, 
     message = str(caught.value)
     assert message.startswith(f"{path}: ")
     assert fragment in message
+
+
+def test_the_posted_limits_are_read_per_wager_kind_of_the_game(tmp_path: Path) -> None:
+    """Decision 0022: [limits] gives each wager kind of the game its posted minimum and maximum."""
+    path = write(tmp_path, BASE + "\n[limits]\nblackjack = {min = 500, max = 50000}\n")
+    assert load_table_config(path).limits == {"blackjack": Limit(500, 50_000)}
+    assert load_table_config(write(tmp_path, BASE)).limits == {}
 
 
 def test_an_api_beyond_loopback_is_served_only_over_tls(tmp_path: Path) -> None:
