@@ -71,6 +71,9 @@ def test_the_same_hit_sent_twice_deals_one_card_and_gives_the_first_reply(tmp_pa
                 )
                 assert first[0] == second[0] == 200 and first[1] == second[1], (first, second)
                 assert first[1]["answered"] == prompt["id"] and first[1]["taken"] == "decision"
+                async with asyncio.timeout(10):  # the card dealt, the table asks again
+                    while (await rig.state())["prompt"] is None:
+                        await asyncio.sleep(0.01)
                 third = await rig.post("/v1/decisions", hit)
                 assert third == first, "a repeat after the answer was taken is given the first reply"
                 records = await received(ws)
@@ -190,6 +193,10 @@ def test_bodies_are_typed_a_wrong_type_or_an_unknown_field_is_a_400_naming_it(tm
             status, body = await rig.post("/v1/wagers", {"prompt": betting, "seat": "1", "blackjack": 500})
             assert status == 400 and "'seat'" in body["error"], body
             prompt = await until_decision(rig)
+            status, body = await rig.post(
+                "/v1/decisions", {"prompt": prompt["id"], "seat": "1", "action": "stand"}
+            )
+            assert status == 400 and "'seat'" in body["error"], body
             extra = {"prompt": prompt["id"], "seat": 1, "action": "stand", "extra": 1}
             status, body = await rig.post("/v1/decisions", extra)
             assert status == 400 and "'extra'" in body["error"], body
