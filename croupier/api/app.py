@@ -4,6 +4,10 @@ Each handler authenticates, checks the request, then asks the service: the table
 machines enforce the rules and refuse with the clause; errors.py turns a refusal into a 409 carrying
 it. The round is driven from the dealer's screen: wagers until "no more bets", then each prompt the
 table shows (a decision, an insurance answer, a count) answered in turn (croupier.service.screen).
+Every command takes effect once (decision 0022): an answer names the prompt it answers, and a repeat
+is given the first reply; any POST may carry an Idempotency-Key (croupier.api.once). Bodies are read
+and replies built by typed models (croupier.api.bodies, croupier.api.replies), from which the
+OpenAPI document is generated.
 """
 
 from __future__ import annotations

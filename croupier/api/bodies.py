@@ -98,33 +98,23 @@ def validated(shape: type[BaseModel], body: object) -> Any:
     try:
         return shape.model_validate(dict(body))
     except ValidationError as invalid:
-        raise BadRequest(problem(invalid, shape.__name__)) from None
+        raise BadRequest(problem(invalid, shape)) from None
 
 
-def problem(invalid: ValidationError, what: str) -> str:
+def problem(invalid: ValidationError, shape: type[BaseModel]) -> str:
     """The first error of ``invalid`` as one line naming the field (never more than its value)."""
     error = invalid.errors(include_url=False)[0]
-    name = ".".join(str(part) for part in error["loc"])
+    name, what = ".".join(str(part) for part in error["loc"]), shape.__name__
     if error["type"] == "missing":
         return f"missing field {name!r} ({what})"
     if error["type"] == "extra_forbidden":
-        return f"unknown field {name!r}; {what} takes {sorted(_fields(what))}"
+        return f"unknown field {name!r}; {what} takes {sorted(shape.model_fields)}"
     return f"field {name!r}: {error['msg']}, got {error.get('input')!r} ({what})"
-
-
-_MODELS: dict[str, type[BaseModel]] = {}
-
-
-def _fields(name: str) -> list[str]:
-    model = _MODELS.get(name)
-    return [] if model is None else list(model.model_fields)
 
 
 def strict_model(name: str, base: type[BaseModel] = Answer, **fields: Any) -> type[BaseModel]:
     """A strict model named ``name`` (its name in the API documents) with ``fields``."""
-    made = create_model(name, __base__=base, **fields)
-    _MODELS[name] = made
-    return made
+    return create_model(name, __base__=base, **fields)
 
 
 def _json_type(hint: object) -> object:
@@ -216,10 +206,15 @@ def count_body(name: str, title: str) -> Body:
     return Body((shape,), lambda body: getattr(validated(shape, body), name))
 
 
+@functools.cache
+def _place_counts(title: str) -> type[BaseModel]:
+    return strict_model(title, counts=(dict[str, Count], ...))
+
+
 def place_counts_body(title: str, places: Sequence[str]) -> Body:
     """The cards the dealer counts at each of ``places``: ``{"counts": {place: N, ...}}``, every
     place counted and no other; the model (``title``) is one for every list of places."""
-    shape = _MODELS.get(title) or strict_model(title, counts=(dict[str, Count], ...))
+    shape = _place_counts(title)
 
     def read(body: Mapping[str, Any]) -> Any:
         counted = validated(shape, body).counts

@@ -39,13 +39,18 @@ def error_body(status: int, error: str, clause: str | None = None, **more: Any) 
     return web.json_response({"error": error, "clause": clause, **more}, status=status)
 
 
+async def raw_body(request: web.Request) -> bytes:
+    """The request's body; one larger than MAX_BODY (the application's client_max_size) is a 400."""
+    try:
+        return await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise BadRequest(f"the body is larger than {MAX_BODY} bytes") from None
+
+
 async def json_body(request: web.Request) -> object:
     """The request's JSON body; a body that is not JSON, larger than MAX_BODY or nested deeper
     than the parser goes is a 400, not a 500."""
-    try:
-        raw = await request.read()
-    except web.HTTPRequestEntityTooLarge:
-        raise BadRequest(f"the body is larger than {MAX_BODY} bytes") from None
+    raw = await raw_body(request)
     if not raw:
         return None
     try:

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from croupier.api.errors import BadRequest
+from croupier.api.errors import BadRequest, raw_body
 from croupier.state import KeptResponse, TableState
 from devices.faults import Operator
 from devices.rules import Rule, RuleViolation
@@ -47,7 +47,7 @@ class Once:
         if not 1 <= len(key) <= LONGEST_KEY or not key.isprintable():
             raise BadRequest(f"header {HEADER!r} must be 1 to {LONGEST_KEY} printable characters")
         route = f"{request.method} {request.path}"
-        digest = hashlib.sha256(route.encode() + b"\n" + await request.read()).hexdigest()
+        digest = hashlib.sha256(route.encode() + b"\n" + await raw_body(request)).hexdigest()
         while (running := self._in_flight.get(key)) is not None:
             await running.wait()  # the same request sent twice at once: the first one's response
         kept = self.state.kept_response(key)

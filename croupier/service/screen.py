@@ -192,8 +192,8 @@ class Screen:
                 raise RuleViolation(
                     NO_MORE_BETS, f"wager refused: no more bets was called (prompt {prompt_id})"
                 )
-            waiting = "nothing from the screen" if shown is None else f"{shown.kind} (prompt {shown.id})"
-            refused = f"{kind} to prompt {prompt_id!r} refused: it is not shown; the screen shows {waiting}"
+            showing = "no prompt" if shown is None else f"{shown.kind} (prompt {shown.id})"
+            refused = f"{kind} to prompt {prompt_id!r} refused: it is not shown; the screen shows {showing}"
             raise PromptNotCurrent(ONCE, refused, None if shown is None else shown.as_json())
         if kind not in prompt.answers:
             raise RuleViolation(

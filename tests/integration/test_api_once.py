@@ -231,12 +231,21 @@ def test_a_wager_outside_the_posted_table_limits_is_refused_naming_the_limit(tmp
 
 
 def test_deeply_nested_or_oversized_json_is_a_json_400(tmp_path):
+    """Garbage JSON (nested 100,000 deep, or larger than the API reads) is refused with a JSON 400,
+    never a plain 500, and changes nothing."""
+
     async def scenario():
         async with api_rig(tmp_path) as rig:
-            for raw in ("[" * 100_000 + "]" * 100_000, json.dumps({"seat": 1, "pad": "x" * 100_000})):
+            nested = ('{"seat": ' * 2000 + "1" + "}" * 2000, "[" * 5000 + "]" * 5000)
+            for raw in (
+                *nested,
+                "[" * 100_000 + "]" * 100_000,
+                json.dumps({"seat": 1, "pad": "x" * 100_000}),
+            ):
                 for route in ("/v1/wagers", "/v1/table/dealer-change"):
-                    status, body = await rig.post(route, data=raw, headers=DEALER)
-                    assert status == 400 and body["error"], (route, body)
+                    for headers in (DEALER, {**DEALER, "Idempotency-Key": "k-1"}):
+                        status, body = await rig.post(route, data=raw, headers=headers)
+                        assert status == 400 and body["error"], (route, body)
             assert (await rig.state())["rounds"] == 0
 
     run(scenario())
@@ -265,6 +274,13 @@ def test_the_served_asyncapi_and_openapi_documents_describe_every_message_and_op
                         assert response["content"]["application/json"]["schema"] == {
                             "$ref": "#/components/schemas/Error"
                         }
+        served_routes = {
+            (route.method.lower(), route.resource.canonical)
+            for route in rig.client.server.app.router.routes()
+            if route.method != "HEAD" and route.resource is not None
+        }
+        documented = {(method, path) for path, methods in document["paths"].items() for method in methods}
+        assert served_routes == documented, served_routes ^ documented
         ids = [op["operationId"] for methods in document["paths"].values() for op in methods.values()]
         assert len(ids) == len(set(ids))
         wager = document["paths"]["/v1/wagers"]["post"]["requestBody"]["content"]["application/json"][

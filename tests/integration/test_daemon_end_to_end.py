@@ -32,6 +32,7 @@ import aiohttp
 import pytest
 
 from croupier.api.keyed import CRAZY_4_IN_TURN
+from croupier.config.limits import TABLE_LIMITS
 from croupier.service.screen import AWAITED, NO_MORE_BETS, TABLE_CLOSED
 from devices.faults import SUPERVISOR_CLEARS
 from games.free_bet_blackjack.clauses import PLAY_ORDER
@@ -64,6 +65,13 @@ KEYED = {
         "super_bonus": 1000,
         "progressive": 100 * (seat % 2),
     },
+}
+#: The wager kind each game's configuration posts limits for here (decision 0022).
+LIMITED = {
+    "free-bet-blackjack": "blackjack",
+    "over-under": "ante",
+    "heads-up-holdem": "ante",
+    "crazy-4-poker": "ante",
 }
 #: A malformed wager per game: a field missing, of the wrong type, unknown — and the field named.
 MALFORMED = {
@@ -105,6 +113,9 @@ def daemon_config(tmp_path: Path, game: str) -> tuple[Path, str]:
             line = f"stub_count_interval = {STUB_INTERVAL}"
         lines.append(line)
     lines += [
+        "",
+        "[limits]",
+        f"{LIMITED[game]} = {{min = 100, max = 100000}}",
         "",
         "[service]",
         f'api_bind = "127.0.0.1:{port}"',
@@ -168,6 +179,9 @@ async def refusals_round(screen: Screen, game: str) -> tuple[int, bool]:
     for body, name in MALFORMED[game] + [({**KEYED[game](1), "tip": 5}, "tip")]:
         error = await refused(screen, "/v1/wagers", {"prompt": betting, **body}, 400, None)
         assert repr(name) in error or name in error, (body, error)
+    over = {"prompt": betting, **KEYED[game](1), LIMITED[game]: 10**12}
+    error = await refused(screen, "/v1/wagers", over, 409, TABLE_LIMITS.clause)
+    assert f"limits.{LIMITED[game]}.max" in error, error
     assert (await screen.state())["rounds"] == state["rounds"], "no round begun by a malformed wager"
     for seat in SEATS:
         await screen.ok("/v1/wagers", {"prompt": betting, **KEYED[game](seat)})
