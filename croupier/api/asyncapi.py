@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from croupier.api.documents import render, write
+from croupier.api.replies import PromptShown
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "api" / "asyncapi.json"
 
@@ -26,17 +27,8 @@ def _message(name: str, summary: str, properties: dict[str, Any], required: list
     return {"name": name, "summary": summary, "payload": schema}
 
 
-_PROMPT = {
-    "type": ["object", "null"],
-    "description": "What the table waits for from the screen (null: nothing); see docs/api.md",
-    "required": ["id", "kind", "seat", "answers"],
-    "properties": {
-        "id": {"type": "integer", "description": "The prompt's id: an answer names it (`prompt`)"},
-        "kind": {"type": "string"},
-        "seat": {"type": ["integer", "null"], "description": "The seat in turn (null: any seat)"},
-        "answers": {"type": "array", "items": {"type": "string"}},
-    },
-}
+#: The prompt as croupier.api.replies.PromptShown describes it (GET /v1/prompt shows the same).
+_PROMPT = {"anyOf": [PromptShown.model_json_schema(), {"type": "null"}]}
 
 MESSAGES: dict[str, dict[str, Any]] = {
     "device_event": _message(
