@@ -109,7 +109,8 @@ def problem(invalid: ValidationError, shape: type[BaseModel]) -> str:
         return f"missing field {name!r} ({what})"
     if error["type"] == "extra_forbidden":
         return f"unknown field {name!r}; {what} takes {sorted(shape.model_fields)}"
-    return f"field {name!r}: {error['msg']}, got {error.get('input')!r} ({what})"
+    got = repr(error.get("input"))
+    return f"field {name!r}: {error['msg']}, got {got if len(got) <= 60 else got[:57] + '...'} ({what})"
 
 
 def strict_model(name: str, base: type[BaseModel] = Answer, **fields: Any) -> type[BaseModel]:
@@ -117,19 +118,20 @@ def strict_model(name: str, base: type[BaseModel] = Answer, **fields: Any) -> ty
     return create_model(name, __base__=base, **fields)
 
 
-def _json_type(hint: object) -> object:
+def _is_enum(hint: object) -> bool:
+    return isinstance(hint, type) and issubclass(hint, enum.Enum)
+
+
+def _json_type(hint: Any) -> object:
     """The JSON type of a message field: an enum by its values."""
-    if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        return Literal[tuple(member.value for member in hint)]
-    return hint
+    return Literal[tuple(member.value for member in hint)] if _is_enum(hint) else hint
 
 
-def _message_fields(message: type, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+def _message_fields(message: type) -> dict[str, Any]:
+    """The model fields of a message's dataclass fields, with their defaults."""
     hints = typing.get_type_hints(message)
     fields: dict[str, Any] = {}
-    for spec in dataclasses.fields(message):
-        if spec.name in skip:
-            continue
+    for spec in dataclasses.fields(message):  # type: ignore[arg-type]
         default = ... if spec.default is dataclasses.MISSING else spec.default
         value = default.value if isinstance(default, enum.Enum) else default
         fields[spec.name] = (_json_type(hints[spec.name]), value)
@@ -142,19 +144,16 @@ def _name(message: type) -> str:
     return "".join(part.title() for part in game.split("_")) + message.__name__
 
 
-def _build(message: type, values: Mapping[str, Any], **fixed: Any) -> Any:
+def _build(message: type, values: Mapping[str, Any]) -> Any:
+    """The message from a model's values (enums from their values); its own checks are a 400."""
     hints = typing.get_type_hints(message)
     arguments = {
         name: hints[name](value) if _is_enum(hints[name]) else value for name, value in values.items()
     }
     try:
-        return message(**arguments, **fixed)
+        return message(**arguments)
     except InputError as error:
         raise BadRequest(str(error)) from None
-
-
-def _is_enum(hint: object) -> bool:
-    return isinstance(hint, type) and issubclass(hint, enum.Enum)
 
 
 @functools.cache
