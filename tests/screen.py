@@ -22,7 +22,12 @@ Counts = Callable[[str], int]
 
 
 def answer_for(prompt: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """A plain player's answer to a decision prompt: the route and the body."""
+    """A plain player's answer to a decision prompt: the route and the body, naming the prompt."""
+    route, body = _choice(prompt)
+    return route, {"prompt": prompt["id"], **body}
+
+
+def _choice(prompt: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     seat, kind = prompt["seat"], prompt["kind"]
     if kind == "insurance":
         return "/v1/insurance", {"seat": seat, "choice": "decline"}
@@ -91,6 +96,10 @@ class Screen:
     async def state(self) -> dict[str, Any]:
         return (await self.get("/v1/table"))[1]
 
+    async def betting(self) -> int:
+        """The id of the betting prompt, once it is shown."""
+        return int((await self.wait_for("wagers"))["prompt"]["id"])
+
     async def wait_for(self, kind: str, timeout: float = 15) -> dict[str, Any]:
         """The table's state once it shows a prompt of ``kind``."""
         async with asyncio.timeout(timeout):
@@ -113,10 +122,10 @@ class Screen:
     ) -> int:
         """Key one whole round (``wagers``: the body for a seat, by default the game's WAGERS);
         returns its number once it is complete."""
-        await self.wait_for("wagers")
+        betting = (await self.wait_for("wagers"))["prompt"]["id"]
         for seat in seats:
-            await self.ok("/v1/wagers", (wagers or WAGERS[game])(seat))
-        await self.ok("/v1/rounds/no-more-bets", {})
+            await self.ok("/v1/wagers", {"prompt": betting, **(wagers or WAGERS[game])(seat)})
+        await self.ok("/v1/rounds/no-more-bets", {"prompt": betting})
         async with asyncio.timeout(timeout):
             while True:
                 state = await self.state()
@@ -132,6 +141,6 @@ class Screen:
                 elif prompt["kind"] in ("stub_count", "chip_count"):
                     assert self.count is not None, f"the table asks for a {prompt['kind']}"
                     route = "/v1/" + prompt["kind"].replace("_", "-")
-                    await self.ok(route, {"count": self.count(prompt["kind"])})
+                    await self.ok(route, {"prompt": prompt["id"], "count": self.count(prompt["kind"])})
                 else:
                     await self.ok(*answer_for(prompt))

@@ -4,6 +4,10 @@ Each handler authenticates, checks the request, then asks the service: the table
 machines enforce the rules and refuse with the clause; errors.py turns a refusal into a 409 carrying
 it. The round is driven from the dealer's screen: wagers until "no more bets", then each prompt the
 table shows (a decision, an insurance answer, a count) answered in turn (croupier.service.screen).
+Every command takes effect once (decision 0022): an answer names the prompt it answers, and a repeat
+is given the first reply; any POST may carry an Idempotency-Key (croupier.api.once). Bodies are read
+and replies built by typed models (croupier.api.bodies, croupier.api.replies), from which the
+OpenAPI document is generated.
 """
 
 from __future__ import annotations
@@ -16,30 +20,22 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from croupier.api import replies
+from croupier.api.asyncapi import document as asyncapi_document
 from croupier.api.auth import Tokens, authenticate, forbid_dealer
-from croupier.api.errors import BadRequest, field, json_body, json_errors
+from croupier.api.bodies import DealerChange, KeyedReset, Ruling, Trace, prompt_of, validated
+from croupier.api.errors import MAX_BODY, BadRequest, json_body, json_errors
 from croupier.api.events import Hub, Json, event_json, record_json
+from croupier.api.keyed import ANSWERS
+from croupier.api.once import Once
 from croupier.api.openapi import document
-from croupier.service.screen import CLOSE_BETTING
+from croupier.api.replies import reply
 from croupier.service.table_service import TableService
 from devices.faults import Operator
 from games.common.messages import Resolution
 from games.common.records import Record
 
 Action = Callable[[web.Request, Operator], Awaitable[web.StreamResponse]]
-
-#: The answers keyed on the screen, by route (openapi.ANSWER_ROUTES): refused unless awaited.
-ANSWERS = {
-    "/v1/wagers": ("wager",),
-    "/v1/rounds/no-more-bets": (CLOSE_BETTING,),
-    "/v1/decisions": ("decision", "election"),
-    "/v1/insurance": ("insurance",),
-    "/v1/stub-count": ("stub_count",),
-    "/v1/chip-count": ("chip_count",),
-    "/v1/misdeal-finding": ("misdeal_finding",),
-    "/v1/place-counts": ("place_counts",),
-    "/v1/hand-report": ("hand_report",),
-}
 
 
 class TableApi:
@@ -48,6 +44,7 @@ class TableApi:
     def __init__(self, service: TableService, tokens: Tokens) -> None:
         self.service, self.table, self.tokens = service, service.table, tokens
         self.hub = Hub()
+        self.once = Once(service.journal.state)
         self._sockets: set[web.WebSocketResponse] = set()
         self.table.feeds.add_listener(lambda event: self.hub.publish(event_json(event)))
         self.table.watchers.add(self)
@@ -59,6 +56,7 @@ class TableApi:
     def routes(self) -> list[web.RouteDef]:
         return [
             web.get("/openapi.json", self.openapi),
+            web.get("/asyncapi.json", self.asyncapi),
             web.get("/v1/table", self._auth(self.state)),
             web.get("/v1/prompt", self._auth(self.prompt)),
             web.get("/v1/faults", self._auth(self.faults)),
@@ -94,12 +92,19 @@ class TableApi:
             if isinstance(operator, web.Response):
                 return operator
             refused = forbid_dealer(operator) if supervisor else None
-            return refused or await action(request, operator)
+            if refused is not None:
+                return refused
+            if request.method == "POST":
+                return await self.once.respond(request, operator, lambda: action(request, operator))
+            return await action(request, operator)
 
         return handler
 
     async def openapi(self, request: web.Request) -> web.Response:
         return web.json_response(document())
+
+    async def asyncapi(self, request: web.Request) -> web.Response:
+        return web.json_response(asyncapi_document())
 
     async def state(self, request: web.Request, operator: Operator) -> web.Response:
         """What the table is doing; no card face-down, and no card at all but in the prompt."""
@@ -129,17 +134,17 @@ class TableApi:
         if hasattr(table, "shoe"):
             shoe = table.shoe
             state["shoe"] = {"state": shoe.state, "dispensed": shoe.dispensed, "remaining": shoe.remaining}
-        return web.json_response(state)
+        return reply(replies.TableState, **state)
 
     async def prompt(self, request: web.Request, operator: Operator) -> web.Response:
-        return web.json_response({"prompt": self._prompt()})
+        return reply(replies.PromptReply, prompt=self._prompt())
 
     def _prompt(self) -> Json | None:
         prompt = self.service.screen.shown
         return None if prompt is None else prompt.as_json()
 
     async def faults(self, request: web.Request, operator: Operator) -> web.Response:
-        return web.json_response({"faults": self._faults()})
+        return reply(replies.Faults, faults=self._faults())
 
     def _faults(self) -> list[Json]:
         return [dataclasses.asdict(fault) for fault in self.table.faults]
@@ -148,59 +153,57 @@ class TableApi:
         """A supervisor clears a latched fault; the device refuses while the condition persists."""
         code = request.match_info["code"]
         await self.service.clear(code, operator)
-        return web.json_response({"cleared": code, "by": operator.ident, "faults": self._faults()})
+        return reply(replies.Cleared, cleared=code, by=operator.ident, faults=self._faults())
 
     async def resolve(self, request: web.Request, operator: Operator) -> web.Response:
-        resolution = field(await json_body(request), "resolution", tuple(r.value for r in Resolution))
+        resolution = validated(Ruling, await json_body(request)).resolution
         self.service.resolve(operator, Resolution(resolution))
-        return web.json_response({"resolution": resolution, "by": operator.ident})
+        return reply(replies.Ruled, resolution=resolution, by=operator.ident)
 
     async def dealer_change(self, request: web.Request, operator: Operator) -> web.Response:
-        dealer = field(await json_body(request), "dealer")
+        dealer = validated(DealerChange, await json_body(request)).dealer
         self.service.dealer_change(dealer, operator)
-        return web.json_response({"dealer": dealer})
+        return reply(replies.DealerChanged, dealer=dealer)
 
     async def open(self, request: web.Request, operator: Operator) -> web.Response:
         await self.service.open(operator)
-        return web.json_response({"open": True, "by": operator.ident})
+        return reply(replies.Opened, open=True, by=operator.ident)
 
     async def close(self, request: web.Request, operator: Operator) -> web.Response:
         self.service.close(operator)
-        return web.json_response({"open": False, "by": operator.ident})
+        return reply(replies.Opened, open=False, by=operator.ident)
 
     async def reset_level(self, request: web.Request, operator: Operator) -> web.Response:
         """The keyed reset of a jackpot-locked level; the controller refuses a wrong key (409)."""
         text = request.match_info["level"]
         if not text.isdigit():
             raise BadRequest(f"the level must be a whole number, got {text!r}")
-        key = field(await json_body(request), "key")
+        key = validated(KeyedReset, await json_body(request)).key
         await self.service.reset_level(int(text), key, operator)
-        return web.json_response({"reset": int(text), "by": operator.ident})
+        return reply(replies.LevelReset, reset=int(text), by=operator.ident)
 
     async def trace(self, request: web.Request, operator: Operator) -> web.Response:
-        body = await json_body(request)
-        enabled = body.get("enabled") if isinstance(body, dict) else None
-        if not isinstance(enabled, bool):
-            raise BadRequest(f"field 'enabled' must be true or false, got {enabled!r}")
+        enabled = validated(Trace, await json_body(request)).enabled
         device = request.match_info["name"]
         self.service.trace(device, enabled, operator)
-        return web.json_response({"device": device, "trace": enabled, "by": operator.ident})
+        return reply(replies.Traced, device=device, trace=enabled, by=operator.ident)
 
     def _answer(self, kinds: tuple[str, ...]) -> Action:
-        """The handler keying one of ``kinds`` for the prompt shown; it answers once the round has
-        taken it (its records on disk) or with the round's refusal."""
+        """The handler keying one of ``kinds`` for the prompt the body names; it answers once the
+        round has taken it (its records on disk) or with the round's refusal. A repeat of an answer
+        that closed its prompt is given the first one's reply (decision 0022)."""
 
         async def answer(request: web.Request, operator: Operator) -> web.Response:
-            body = await json_body(request) if request.can_read_body else {}
-            if not isinstance(body, dict):
-                raise BadRequest("the body must be a JSON object")
-            prompt = self.service.screen.prompt
-            kind = next((k for k in kinds if prompt is not None and k in prompt.answers), kinds[0])
-            in_turn = prompt.seat if prompt is not None and kind in prompt.answers else None
-            if in_turn is not None and "seat" not in body:
-                raise BadRequest(f"missing field 'seat' (the seat in turn is {in_turn})")
-            await self.service.screen.answer(kind, body)
-            return web.json_response({"taken": kind, "by": operator.ident, "prompt": self._prompt()})
+            body = await json_body(request)
+            answered = prompt_of(body)
+            screen = self.service.screen
+            kind = screen.kind(answered, kinds)
+
+            def taken() -> Json:
+                taken = replies.Taken(taken=kind, answered=answered, by=operator.ident, prompt=self._prompt())
+                return taken.model_dump(mode="json")
+
+            return web.json_response(await screen.answer(kind, body, taken))
 
         return answer
 
@@ -246,7 +249,7 @@ def make_app(service: TableService, tokens: Tokens) -> web.Application:
     """The API application over a table in service, for ``croupier run`` to serve (127.0.0.1 by
     default)."""
     api = TableApi(service, tokens)
-    app = web.Application(middlewares=[json_errors])
+    app = web.Application(middlewares=[json_errors], client_max_size=MAX_BODY)
     app.add_routes(api.routes())
     app.on_shutdown.append(api.close_sockets)
     return app

@@ -7,7 +7,9 @@ request is refused before it reaches the table, so it changes nothing.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from aiohttp import web
 
@@ -16,33 +18,45 @@ from drivers.errors import DeviceRefused
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
+#: The largest body the API reads: its bodies are a few fields (a larger one is a 400).
+MAX_BODY = 16 * 1024
+
 
 class BadRequest(Exception):
     """A request the API cannot act on: bad JSON, or a field missing or of the wrong type."""
 
 
-def error_body(status: int, error: str, clause: str | None = None) -> web.Response:
-    return web.json_response({"error": error, "clause": clause}, status=status)
+class PromptNotCurrent(RuleViolation):
+    """An answer to a prompt the screen no longer shows (409); ``shown`` is the prompt it shows
+    (None: nothing), returned in the error body as ``prompt``."""
+
+    def __init__(self, rule: Any, detail: str, shown: dict[str, Any] | None) -> None:
+        super().__init__(rule, detail)
+        self.shown = shown
 
 
-def field(body: object, name: str, choices: tuple[str, ...] | None = None) -> str:
-    """The non-empty string field ``name`` of a JSON object body, one of ``choices`` if given."""
-    if not isinstance(body, dict):
-        raise BadRequest(f"the body must be a JSON object with the field {name!r}")
-    if name not in body:
-        raise BadRequest(f"missing field {name!r}")
-    value = body[name]
-    if not isinstance(value, str) or not value.strip():
-        raise BadRequest(f"field {name!r} must be a non-empty string, got {value!r}")
-    if choices is not None and value not in choices:
-        raise BadRequest(f"field {name!r} must be one of {list(choices)}, got {value!r}")
-    return value
+def error_body(status: int, error: str, clause: str | None = None, **more: Any) -> web.Response:
+    return web.json_response({"error": error, "clause": clause, **more}, status=status)
+
+
+async def raw_body(request: web.Request) -> bytes:
+    """The request's body; one larger than MAX_BODY (the application's client_max_size) is a 400."""
+    try:
+        return await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise BadRequest(f"the body is larger than {MAX_BODY} bytes") from None
 
 
 async def json_body(request: web.Request) -> object:
-    """The request's JSON body; a body that is not JSON is a 400, not a 500."""
+    """The request's JSON body; a body that is not JSON, larger than MAX_BODY or nested deeper
+    than the parser goes is a 400, not a 500."""
+    raw = await raw_body(request)
+    if not raw:
+        return None
     try:
-        return await request.json()
+        return json.loads(raw)
+    except RecursionError:
+        raise BadRequest("the body is not valid JSON: nested too deeply") from None
     except ValueError as error:
         raise BadRequest(f"the body is not valid JSON: {error}") from None
 
@@ -54,6 +68,8 @@ async def json_errors(request: web.Request, handler: Handler) -> web.StreamRespo
         return await handler(request)
     except BadRequest as error:
         return error_body(400, str(error))
+    except PromptNotCurrent as stale:
+        return error_body(409, stale.detail, stale.rule.clause, prompt=stale.shown)
     except RuleViolation as violation:
         return error_body(409, violation.detail, violation.rule.clause)
     except DeviceRefused as refusal:

@@ -10,15 +10,23 @@ a prompt: the table does not know its face.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from typing import Any
 
-from croupier.api.bodies import enum_value, from_json, one_of
-from croupier.service.screen import Screen
-from croupier.service.screen_dealer import ScreenDealer
+from croupier.api.bodies import Body, choice_body, message_body, one_of, place_counts_body
+from croupier.config.limits import Limits, check_limits
+from croupier.service.screen import CLOSE_BETTING, NO_MORE_BETS_BODY, Screen
+from croupier.service.screen_dealer import (
+    CHIP_COUNT,
+    HAND_REPORT,
+    MISDEAL_FINDING,
+    SIX_CARD_REPORT,
+    STUB_COUNT,
+    ScreenDealer,
+)
 from croupier.tables.inputs import Offer
-from devices.rules import Rule
+from devices.rules import Rule, RuleViolation
 from drivers.protocol.cards import Card
+from games.crazy_4_poker import clauses as crazy_4_clauses
 from games.crazy_4_poker import inputs as crazy_4
 from games.free_bet_blackjack import clauses as fbb_clauses
 from games.free_bet_blackjack import inputs as fbb
@@ -28,12 +36,23 @@ from games.heads_up_holdem.play import choices_on
 from games.over_under import clauses as ou_clauses
 from games.over_under import inputs as ou
 
-Body = Mapping[str, Any]
+Json = Mapping[str, Any]
 
 INSURANCE_IN_TURN = Rule("672a.7(f)", "the insurance offer is answered by each player in turn, clockwise")
 CRAZY_4_IN_TURN = Rule(
     "657a.9; published game rules", "each player in turn Plays or folds, having seen the hand"
 )
+
+#: The answers the players key, read by their models (croupier.api.bodies).
+FBB_INSURANCE = one_of(
+    "choice",
+    {"decline": None, "insure": fbb.Insure, "even_money": fbb.EvenMoney},
+    "FreeBetBlackjackInsurance",
+)
+FBB_DECISION = choice_body("action", fbb.PlayerAction, "FreeBetBlackjackDecision")
+OU_ELECTION = choice_body("choice", ou.Choice, "OverUnderElection")
+HOLDEM_DECISION = message_body(holdem.PlayerDecision)
+CRAZY_4_DECISION = one_of("action", {"play": crazy_4.Play, "fold": crazy_4.Fold}, "Crazy4PokerDecision")
 
 
 class KeyedCounts:
@@ -58,16 +77,31 @@ class _Keyed:
     """The wagers, the same for every game: the betting prompt's answers until no more bets."""
 
     wager: type
+    #: The game's rule of its betting positions, as its round cites it.
+    positions: Rule
 
     def __init__(
-        self, screen: Screen, *, rules: Any = None, cover: Callable[[int], object] | None = None
+        self,
+        screen: Screen,
+        *,
+        rules: Any = None,
+        cover: Callable[[int], object] | None = None,
+        limits: Limits | None = None,
     ) -> None:
         """``rules``: the table's, for what a prompt offers; ``cover``: puts a progressive wager's
-        chip on the seat's sensor (a simulated table)."""
-        self.screen, self.rules, self._cover = screen, rules, cover
+        chip on the seat's sensor (a simulated table); ``limits``: the posted table limits."""
+        self.screen, self.rules, self._cover, self.limits = screen, rules, cover, limits or {}
 
-    def parse_wager(self, body: Body) -> Any:
-        wager = from_json(self.wager, body)
+    def parse_wager(self, body: Json) -> Any:
+        """The wager keyed, refused before it reaches the table — so before the first one begins a
+        round — for a seat that is no betting position or an amount outside the posted limits."""
+        wager = message_body(self.wager)(body)
+        if self.rules is not None and not 1 <= wager.seat <= self.rules.positions:
+            refused = (
+                f"seat {wager.seat} is not a betting position (this table has 1 to {self.rules.positions})"
+            )
+            raise RuleViolation(self.positions, refused)
+        check_limits(wager, self.limits)
         if self._cover is not None and getattr(wager, "progressive", 0):
             self._cover(wager.seat)
         return wager
@@ -78,11 +112,12 @@ class _Keyed:
 
 class KeyedFreeBetBlackjack(_Keyed):
     wager = fbb.PlaceWager
+    positions = fbb_clauses.SIX_POSITIONS
 
     async def insurance(self, hand: Any, dealer_up: Card) -> Offer[Any]:
         return await self.screen.ask(
             "insurance",
-            partial(one_of, "choice", {"decline": None, "insure": fbb.Insure, "even_money": fbb.EvenMoney}),
+            FBB_INSURANCE,
             seat=hand.seat,
             turn=INSURANCE_IN_TURN,
             hand=hand.label,
@@ -92,7 +127,7 @@ class KeyedFreeBetBlackjack(_Keyed):
     async def decide(self, hand: Any, dealer_up: Card, legal: Mapping[Any, Any]) -> Offer[Any]:
         return await self.screen.ask(
             "decision",
-            lambda body: enum_value(fbb.PlayerAction, "action", body),
+            FBB_DECISION,
             seat=hand.seat,
             turn=fbb_clauses.PLAY_ORDER,
             hand=hand.label,
@@ -107,11 +142,12 @@ class KeyedOverUnder(_Keyed):
     card is dealt (686a.7(f)); a seat keyed out of turn is refused with (f)."""
 
     wager = ou.PlaceWager
+    positions = ou_clauses.POSITIONS
 
     async def choose(self, position: Any) -> Offer[Any]:
         return await self.screen.ask(
             "election",
-            lambda body: enum_value(ou.Choice, "choice", body),
+            OU_ELECTION,
             seat=position.seat,
             turn=ou_clauses.DECISION_ORDER,
             first_card=str(position.cards[0]),
@@ -121,11 +157,12 @@ class KeyedOverUnder(_Keyed):
 
 class KeyedHeadsUpHoldem(_Keyed):
     wager = holdem.PlaceWager
+    positions = holdem_clauses.POSITIONS
 
     async def decide(self, position: Any, street: str, community: Sequence[Card]) -> Offer[Any]:
         return await self.screen.ask(
             "decision",
-            lambda body: from_json(holdem.PlayerDecision, body),
+            HOLDEM_DECISION,
             seat=position.seat,
             turn=holdem_clauses.DECISION_ORDER,
             street=street,
@@ -137,10 +174,10 @@ class KeyedHeadsUpHoldem(_Keyed):
 
 class KeyedCrazy4Poker(_Keyed):
     wager = crazy_4.PlaceWagers
+    positions = crazy_4_clauses.SIX_POSITIONS
 
     async def decide(self, seat: int) -> Offer[Any]:
-        parse = partial(one_of, "action", {"play": crazy_4.Play, "fold": crazy_4.Fold})
-        return await self.screen.ask("decision", parse, seat=seat, turn=CRAZY_4_IN_TURN)
+        return await self.screen.ask("decision", CRAZY_4_DECISION, seat=seat, turn=CRAZY_4_IN_TURN)
 
 
 KEYED: dict[str, type[_Keyed]] = {
@@ -148,4 +185,33 @@ KEYED: dict[str, type[_Keyed]] = {
     "over-under": KeyedOverUnder,
     "heads-up-holdem": KeyedHeadsUpHoldem,
     "crazy-4-poker": KeyedCrazy4Poker,
+}
+
+#: The answers keyed on the screen, by route: each takes the kinds of answer listed, refused
+#: unless the prompt it names awaits one (croupier.api.app).
+ANSWERS: dict[str, tuple[str, ...]] = {
+    "/v1/wagers": ("wager",),
+    "/v1/rounds/no-more-bets": (CLOSE_BETTING,),
+    "/v1/decisions": ("decision", "election"),
+    "/v1/insurance": ("insurance",),
+    "/v1/stub-count": ("stub_count",),
+    "/v1/chip-count": ("chip_count",),
+    "/v1/misdeal-finding": ("misdeal_finding",),
+    "/v1/place-counts": ("place_counts",),
+    "/v1/hand-report": ("hand_report",),
+}
+
+#: Each kind of answer's bodies, every game's (the API documents are generated from their models).
+#: A new prompt's body is added here.
+BODIES: dict[str, tuple[Body, ...]] = {
+    "wager": tuple(message_body(keyed.wager) for keyed in KEYED.values()),
+    CLOSE_BETTING: (NO_MORE_BETS_BODY,),
+    "decision": (FBB_DECISION, HOLDEM_DECISION, CRAZY_4_DECISION),
+    "election": (OU_ELECTION,),
+    "insurance": (FBB_INSURANCE,),
+    "stub_count": (STUB_COUNT,),
+    "chip_count": (CHIP_COUNT,),
+    "misdeal_finding": (MISDEAL_FINDING,),
+    "place_counts": (place_counts_body("PlaceCounts", ()),),
+    "hand_report": (HAND_REPORT, SIX_CARD_REPORT),
 }

@@ -1,4 +1,7 @@
-"""The API's OpenAPI 3.1 document, built here and nowhere else.
+"""The API's OpenAPI 3.1 document, generated from the models the requests are read with
+(croupier.api.bodies, croupier.api.keyed.BODIES) and the replies are built with
+(croupier.api.replies): an operationId, the request and response schemas and the error schema for
+every operation.
 
 Served at ``GET /openapi.json`` and committed as docs/api/openapi.json, which
 ``python -m croupier.api.openapi`` rewrites; a test fails when the committed copy is stale.
@@ -6,199 +9,257 @@ Served at ``GET /openapi.json`` and committed as docs/api/openapi.json, which
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from croupier.api import bodies, replies
+from croupier.api.documents import render, write
+from croupier.api.keyed import ANSWERS, BODIES
+from croupier.api.once import HEADER
+
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "api" / "openapi.json"
+REF = "#/components/schemas/{model}"
 
-_ERROR = {"$ref": "#/components/schemas/Error"}
-
-
-def _responses(ok: str, *codes: int) -> dict[str, Any]:
-    """The success response and the error statuses a route can answer, each with the Error body."""
-    meaning = {
-        400: "Malformed body: the message names the field; nothing changed",
-        401: "No token, or an unknown token",
-        403: "A dealer asked a supervisor action; the clause is devices.faults.SUPERVISOR_CLEARS'",
-        404: "Not latched, or no such route",
-        409: "Refused by the rules (the clause it breaks) or by the device",
-    }
-    body = {"content": {"application/json": {"schema": _ERROR}}}
-    return {"200": {"description": ok}} | {
-        str(code): {"description": meaning[code], **body} for code in (401, *codes)
-    }
-
-
-def _body(name: str, enum: list[str] | None = None) -> dict[str, Any]:
-    prop: dict[str, Any] = {"type": "string", "minLength": 1}
-    if enum:
-        prop["enum"] = enum
-    schema = {"type": "object", "required": [name], "properties": {name: prop}}
-    return {"required": True, "content": {"application/json": {"schema": schema}}}
-
-
-#: The routes that key an answer for the prompt shown, with what each keys (croupier.api.app).
-ANSWER_ROUTES = {
-    "/v1/wagers": "A wager while betting is open: the game's wager fields, in cents (docs/api.md)",
-    "/v1/rounds/no-more-bets": "No more bets: the deal begins",
-    "/v1/decisions": "The decision (or election) of the seat in turn",
-    "/v1/insurance": "The insurance answer of the seat in turn (672a.7(f))",
-    "/v1/stub-count": "The dealer's count of the stub (677a.10(d), 657a.9(d))",
-    "/v1/chip-count": "The dealer's count of the progressive chips (657a.9(a)(3))",
-    "/v1/misdeal-finding": "After a wrong stub count, whether the cards were misdealt (677a.10(f))",
-    "/v1/place-counts": "After a wrong stub count, the cards counted at each place (657a.9(f))",
-    "/v1/hand-report": "A Crazy 4 Poker hand turned up, where the shuffler reports no order (657a.1)",
+MEANING = {
+    400: "Malformed body: the message names the field; nothing changed",
+    401: "No token, or an unknown token",
+    403: "A dealer asked a supervisor action; the clause is devices.faults.SUPERVISOR_CLEARS'",
+    404: "Not latched, or no such route",
+    409: "Refused by the rules (the clause it breaks) or by the device, an answer to a prompt no longer "
+    "shown (the prompt shown is in `prompt`), or an idempotency key used for another request",
 }
+SUPERVISOR = "Supervisor only (decision 0017: no dealer override)."
+ANSWER = (
+    "The body names the prompt it answers (`prompt`). Refused (409, with the clause) unless that "
+    "prompt is shown and awaits this kind of answer; answers once the round has taken it and its "
+    "records are on disk. A repeat of an answer that closed its prompt changes nothing and is given "
+    "the first one's reply (decision 0022)."
+)
 
 
-def _answer(summary: str) -> dict[str, Any]:
-    schema = {"type": "object", "description": "See docs/api.md for each game's fields"}
-    return {
-        "post": {
-            "summary": summary,
-            "description": "Refused (409, with the clause) unless the table waits for it; answers once "
-            "the round has taken it and its records are on disk.",
-            "requestBody": {"required": True, "content": {"application/json": {"schema": schema}}},
-            "responses": _responses("Taken", 400, 409),
-        }
+@dataclass(frozen=True)
+class Operation:
+    method: str
+    path: str
+    operation_id: str
+    summary: str
+    reply: type[BaseModel] | None
+    request: tuple[type[BaseModel], ...] = ()
+    errors: tuple[int, ...] = ()
+    supervisor: bool = False
+    description: str = ""
+
+
+def _answers() -> list[Operation]:
+    operations = []
+    summaries = {
+        "/v1/wagers": ("keyWager", "A wager while betting is open: the game's wager fields, in cents"),
+        "/v1/rounds/no-more-bets": ("callNoMoreBets", "No more bets: the deal begins"),
+        "/v1/decisions": ("keyDecision", "The decision (or Over/Under election) of the seat in turn"),
+        "/v1/insurance": ("keyInsurance", "The insurance answer of the seat in turn (672a.7(f))"),
+        "/v1/stub-count": ("keyStubCount", "The dealer's count of the stub (677a.10(d), 657a.9(d))"),
+        "/v1/chip-count": ("keyChipCount", "The dealer's count of the progressive chips (657a.9(a)(3))"),
+        "/v1/misdeal-finding": (
+            "keyMisdealFinding",
+            "After a wrong stub count, whether the cards were misdealt (677a.10(f))",
+        ),
+        "/v1/place-counts": (
+            "keyPlaceCounts",
+            "After a wrong stub count, the cards counted at each place (657a.9(f))",
+        ),
+        "/v1/hand-report": (
+            "keyHandReport",
+            "A Crazy 4 Poker hand turned up, where the shuffler reports no order (657a.1)",
+        ),
     }
+    for path, kinds in ANSWERS.items():
+        models = tuple(model for kind in kinds for body in BODIES[kind] for model in body.models)
+        operation_id, summary = summaries[path]
+        operations.append(
+            Operation(
+                "post", path, operation_id, summary, replies.Taken, models, (400, 409), description=ANSWER
+            )
+        )
+    return operations
+
+
+def operations() -> list[Operation]:
+    """Every operation of the API (croupier.api.app.TableApi.routes)."""
+    return [
+        Operation("get", "/openapi.json", "getOpenApi", "This document", None),
+        Operation("get", "/asyncapi.json", "getAsyncApi", "The AsyncAPI document of /v1/events", None),
+        Operation(
+            "get",
+            "/v1/table",
+            "getTable",
+            "Table state: rounds, prompt, shoe, faults, held round; no face-down card",
+            replies.TableState,
+        ),
+        Operation(
+            "get", "/v1/prompt", "getPrompt", "What the table waits for (null: nothing)", replies.PromptReply
+        ),
+        Operation("get", "/v1/faults", "getFaults", "Faults latched on the table's devices", replies.Faults),
+        Operation(
+            "post",
+            "/v1/faults/{code}/clear",
+            "clearFault",
+            "Clear a latched fault",
+            replies.Cleared,
+            errors=(403, 404, 409),
+            supervisor=True,
+        ),
+        Operation(
+            "post",
+            "/v1/rounds/held/resolve",
+            "resolveHeldRound",
+            "Rule on the held round",
+            replies.Ruled,
+            (bodies.Ruling,),
+            (400, 403, 409),
+            supervisor=True,
+        ),
+        Operation(
+            "post",
+            "/v1/table/dealer-change",
+            "changeDealer",
+            "A new dealer, between rounds (a burn follows, 672a.7(c))",
+            replies.DealerChanged,
+            (bodies.DealerChange,),
+            (400, 409),
+        ),
+        Operation(
+            "post",
+            "/v1/table/open",
+            "openTable",
+            "Open the table: betting opens for the next round",
+            replies.Opened,
+            errors=(403, 409),
+            supervisor=True,
+        ),
+        Operation(
+            "post",
+            "/v1/table/close",
+            "closeTable",
+            "Close the table: no new round begins; one in play is finished",
+            replies.Opened,
+            errors=(403,),
+            supervisor=True,
+        ),
+        Operation(
+            "post",
+            "/v1/devices/{name}/trace",
+            "switchWireTrace",
+            "Switch a device's hex wire trace on or off (docs/wire-trace.md)",
+            replies.Traced,
+            (bodies.Trace,),
+            (400, 403, 404, 409),
+            supervisor=True,
+        ),
+        Operation(
+            "post",
+            "/v1/progressive/levels/{level}/reset",
+            "resetProgressiveLevel",
+            "The keyed reset of a level a hit froze (605a.7(a)); betting opens again",
+            replies.LevelReset,
+            (bodies.KeyedReset,),
+            (400, 403, 404, 409),
+            supervisor=True,
+        ),
+        *_answers(),
+        Operation("get", "/v1/events", "streamEvents", "WebSocket: the event stream (asyncapi.json)", None),
+    ]
+
+
+def _schemas(listed: list[Operation]) -> dict[str, Any]:
+    models = {replies.Error, *(m for op in listed for m in (*op.request, *([op.reply] if op.reply else [])))}
+    ordered = sorted(models, key=lambda model: model.__name__)
+    _, schema = models_json_schema(
+        [(model, "validation" if model in _requests(listed) else "serialization") for model in ordered],
+        ref_template=REF,
+    )
+    return dict(sorted(schema.get("$defs", {}).items()))
+
+
+def _requests(listed: list[Operation]) -> set[type[BaseModel]]:
+    return {model for op in listed for model in op.request}
+
+
+def _ref(model: type[BaseModel]) -> dict[str, str]:
+    return {"$ref": REF.format(model=model.__name__)}
+
+
+def _operation(op: Operation) -> dict[str, Any]:
+    error = {"content": {"application/json": {"schema": _ref(replies.Error)}}}
+    ok: dict[str, Any] = {"description": "Done"}
+    if op.reply is not None:
+        ok["content"] = {"application/json": {"schema": _ref(op.reply)}}
+    responses = {"200": ok} | {
+        str(code): {"description": MEANING[code], **error} for code in (401, *op.errors)
+    }
+    described = " ".join(filter(None, [SUPERVISOR if op.supervisor else "", op.description]))
+    built: dict[str, Any] = {"operationId": op.operation_id, "summary": op.summary}
+    if described:
+        built["description"] = described
+    parameters = [
+        {
+            "name": name,
+            "in": "path",
+            "required": True,
+            "schema": {"type": "integer" if name == "level" else "string"},
+        }
+        for name in ("code", "name", "level")
+        if "{" + name + "}" in op.path
+    ]
+    if op.method == "post":
+        parameters.append(
+            {
+                "name": HEADER,
+                "in": "header",
+                "required": False,
+                "description": "Sent again with the same body, the request takes effect once and is given "
+                "the first reply, also after a restart (decision 0022)",
+                "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+            }
+        )
+    if parameters:
+        built["parameters"] = parameters
+    if op.request:
+        schema = _ref(op.request[0]) if len(op.request) == 1 else {"oneOf": [_ref(m) for m in op.request]}
+        built["requestBody"] = {"required": True, "content": {"application/json": {"schema": schema}}}
+    if op.path in ("/openapi.json", "/asyncapi.json"):
+        built["security"] = []
+        responses = {"200": {"description": "The document"}}
+    if op.path == "/v1/events":
+        responses = {
+            "101": {"description": "Switching to WebSocket"},
+            "401": {"description": MEANING[401], **error},
+        }
+    built["responses"] = responses
+    return built
 
 
 def document() -> dict[str, Any]:
     """The OpenAPI document of the API's routes."""
-    supervisor = "Supervisor only (decision 0017: no dealer override)."
+    listed = operations()
+    paths: dict[str, Any] = {}
+    for op in listed:
+        paths.setdefault(op.path, {})[op.method] = _operation(op)
     return {
         "openapi": "3.1.0",
         "info": {"title": "Croupier table API", "version": "0.1.0", "description": "See docs/api.md."},
         "servers": [{"url": "http://127.0.0.1:8443"}],
         "security": [{"bearer": []}],
-        "paths": {
-            "/openapi.json": {
-                "get": {
-                    "summary": "This document",
-                    "security": [],
-                    "responses": {"200": {"description": "OpenAPI 3.1"}},
-                }
-            },
-            "/v1/table": {
-                "get": {
-                    "summary": "Table state: rounds, prompt, shoe, faults, held round; no face-down card",
-                    "responses": _responses("The state"),
-                }
-            },
-            "/v1/faults": {
-                "get": {
-                    "summary": "Faults latched on the table's devices",
-                    "responses": _responses("The faults"),
-                }
-            },
-            "/v1/faults/{code}/clear": {
-                "post": {
-                    "summary": "Clear a latched fault",
-                    "description": supervisor,
-                    "parameters": [
-                        {"name": "code", "in": "path", "required": True, "schema": {"type": "string"}}
-                    ],
-                    "responses": _responses("Cleared", 403, 404, 409),
-                }
-            },
-            "/v1/rounds/held/resolve": {
-                "post": {
-                    "summary": "Rule on the held round",
-                    "description": supervisor,
-                    "requestBody": _body("resolution", ["continue", "void"]),
-                    "responses": _responses("Ruled", 400, 403, 409),
-                }
-            },
-            "/v1/table/dealer-change": {
-                "post": {
-                    "summary": "A new dealer, between rounds (a burn follows, 672a.7(c))",
-                    "requestBody": _body("dealer"),
-                    "responses": _responses("Changed", 400, 409),
-                }
-            },
-            "/v1/table/open": {
-                "post": {
-                    "summary": "Open the table: betting opens for the next round",
-                    "description": supervisor,
-                    "responses": _responses("Opened", 403),
-                }
-            },
-            "/v1/table/close": {
-                "post": {
-                    "summary": "Close the table: no new round begins; one in play is finished",
-                    "description": supervisor,
-                    "responses": _responses("Closed", 403),
-                }
-            },
-            "/v1/devices/{name}/trace": {
-                "post": {
-                    "summary": "Switch a device's hex wire trace on or off (docs/wire-trace.md)",
-                    "description": supervisor,
-                    "parameters": [
-                        {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
-                    ],
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "type": "object",
-                                    "required": ["enabled"],
-                                    "properties": {"enabled": {"type": "boolean"}},
-                                }
-                            }
-                        },
-                    },
-                    "responses": _responses("Switched", 400, 403, 404, 409),
-                }
-            },
-            "/v1/progressive/levels/{level}/reset": {
-                "post": {
-                    "summary": "The keyed reset of a level a hit froze (605a.7(a)); betting opens again",
-                    "description": supervisor,
-                    "parameters": [
-                        {"name": "level", "in": "path", "required": True, "schema": {"type": "integer"}}
-                    ],
-                    "requestBody": _body("key"),
-                    "responses": _responses("Reset", 400, 403, 404, 409),
-                }
-            },
-            "/v1/prompt": {
-                "get": {
-                    "summary": "What the table waits for from the screen (null: nothing)",
-                    "responses": _responses("The prompt"),
-                }
-            },
-            **{path: _answer(summary) for path, summary in ANSWER_ROUTES.items()},
-            "/v1/events": {
-                "get": {
-                    "summary": "WebSocket: device events and round records as JSON messages",
-                    "responses": {
-                        "101": {"description": "Switching to WebSocket"},
-                        "401": {"description": "No or unknown token"},
-                    },
-                }
-            },
-        },
+        "paths": paths,
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "schemas": {
-                "Error": {
-                    "type": "object",
-                    "required": ["error", "clause"],
-                    "properties": {"error": {"type": "string"}, "clause": {"type": ["string", "null"]}},
-                }
-            },
+            "schemas": _schemas(listed),
         },
     }
 
 
-def render() -> str:
-    return json.dumps(document(), indent=2) + "\n"
-
-
 if __name__ == "__main__":
-    COMMITTED.write_text(render())
-    print(f"wrote {COMMITTED}")
+    write(COMMITTED, render(document()))

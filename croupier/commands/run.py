@@ -235,13 +235,16 @@ async def table_in_service(
                 async with on_the_floor(floor):
                     yield TableService(sim.table, journal, game=config.game, players=players)
             else:  # the dealer's screen plays them through the API
-                yield TableService(sim.table, journal, game=config.game, cover=options.get("cover"))
+                cover = options.get("cover")
+                yield TableService(sim.table, journal, game=config.game, cover=cover, limits=config.limits)
         return
     screen = Screen()
     async with hardware_table(config, ScreenDealer(screen)) as table:
         journal.keep(table)
         table.watchers.add(RoundSummary(config.name))
-        yield TableService(table, journal, game=config.game, opened=False, screen=screen)
+        yield TableService(
+            table, journal, game=config.game, opened=False, screen=screen, limits=config.limits
+        )
 
 
 class RoundSummary(RoundWatcher):

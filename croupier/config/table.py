@@ -9,6 +9,7 @@ its keys; this module only re-raises its error with the file and the TOML key pa
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from croupier.config.devices import DeviceConfig, DeviceKind, read_devices
+from croupier.config.limits import Limits, read_limits
 from croupier.config.section import Section
 from croupier.config.service import AuditConfig, ServiceConfig, read_audit, read_service
 from devices.rules import Rule
@@ -59,6 +61,7 @@ class TableConfig:
     devices: Mapping[str, DeviceConfig]
     service: ServiceConfig
     audit: AuditConfig
+    limits: Limits = dataclasses.field(default_factory=dict)  # [limits]: posted, per wager kind
 
     def device(self, kind: DeviceKind) -> DeviceConfig | None:
         """The table's device of ``kind``, if it has one."""
@@ -69,7 +72,7 @@ def load_table_config(path: str | Path) -> TableConfig:
     """Read and check ``path``; a ConfigError names the file, the key and what is wrong."""
     path = Path(path)
     top = Section.read(path)
-    top.only(("table", "rules", "devices", "service", "audit"))
+    top.only(("table", "rules", "limits", "devices", "service", "audit"))
     table = top.section("table", required=True)
     table.only(("name", "game", "seats"))
     game = table.choice("game", tuple(GAMES))
@@ -94,6 +97,7 @@ def load_table_config(path: str | Path) -> TableConfig:
         devices=devices,
         service=service,
         audit=audit,
+        limits=read_limits(top.section("limits"), game),
     )
 
 

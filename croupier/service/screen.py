@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from croupier.api.bodies import empty_body
+from croupier.api.errors import PromptNotCurrent
 from croupier.tables.inputs import Offer
 from devices.rules import Rule, RuleViolation
 
@@ -35,8 +38,18 @@ NO_WAGER = Rule(
     "672a.7(e); 686a.7(e); 677a.10(a); 657a.9(a)", "the deal follows the wagers: a round has at least one"
 )
 TABLE_CLOSED = Rule("decision 0013", "a closed table takes no wager")
+ONCE = Rule(
+    "decision 0022",
+    "an answer names the prompt it answers; one to a prompt no longer shown is refused, naming the one shown",
+)
 #: The answer that ends betting.
 CLOSE_BETTING = "no_more_bets"
+#: How many answered prompts keep their first result, for a repeated answer (decision 0022).
+KEPT = 64
+
+
+#: "No more bets" carries only the prompt it answers.
+NO_MORE_BETS_BODY = empty_body("NoMoreBets")
 
 
 @dataclass(eq=False)
@@ -54,6 +67,19 @@ class Prompt:
     keyed: asyncio.Event = field(default_factory=asyncio.Event)  # an answer has been keyed
     pending: Offer[Any] | None = None
     taken: int = 0  # answers the round has taken
+    #: The first result of each kind of answer that closes the prompt (decision 0022).
+    results: dict[str, Any] = field(default_factory=dict)
+    settled: asyncio.Event = field(default_factory=asyncio.Event)  # the pending answer's outcome known
+
+    @property
+    def single(self) -> bool:
+        """Taking one answer (not betting, which takes any number of wagers)."""
+        return CLOSE_BETTING not in self.answers
+
+    def closes(self, kind: str) -> bool:
+        """Whether an answer of ``kind`` closes the prompt: any answer of a single one; of betting,
+        "no more bets"."""
+        return self.single or kind == CLOSE_BETTING
 
     def as_json(self) -> Json:
         shown = {"id": self.id, "kind": self.kind, "seat": self.seat, "answers": sorted(self.answers)}
@@ -71,6 +97,7 @@ class Screen:
         self.step_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
         self._ids = itertools.count(1)
         self._betting: Prompt | None = None
+        self._recent: OrderedDict[int, Prompt] = OrderedDict()  # the last prompts shown, by id
 
     # -- the table's side -----------------------------------------------------------------------
     async def ask(
@@ -93,7 +120,7 @@ class Screen:
     async def first_wager(self, parse: Parse) -> None:
         """Show the betting prompt and wait until a wager is keyed (the service then begins a round)."""
         betting = self._betting = Prompt(
-            next(self._ids), "wagers", {"wager": parse, CLOSE_BETTING: lambda body: None}
+            next(self._ids), "wagers", {"wager": parse, CLOSE_BETTING: NO_MORE_BETS_BODY}
         )
         self._show(betting)
         await betting.keyed.wait()
@@ -139,34 +166,68 @@ class Screen:
         self._announce()
 
     # -- the person's side ----------------------------------------------------------------------
-    async def answer(self, kind: str, body: Mapping[str, Any]) -> Any:
-        """Key an answer; returns the value the round took, or raises its refusal (a RuleViolation
-        with the clause) or, for a malformed body, the parser's error. Nothing changes on a refusal."""
+    def kind(self, prompt_id: int, kinds: tuple[str, ...]) -> str:
+        """Which of ``kinds`` (the kinds one route keys) an answer to ``prompt_id`` is."""
+        prompt = self._recent.get(prompt_id)
+        return next((kind for kind in kinds if prompt is not None and kind in prompt.answers), kinds[0])
+
+    async def answer(self, kind: str, body: Mapping[str, Any], reply: Callable[[], Any] | None = None) -> Any:
+        """Key an answer to the prompt ``body["prompt"]`` names; returns ``reply()`` (else the value)
+        once the round has taken it, or raises its refusal (a RuleViolation with the clause) or, for a
+        malformed body, the parser's error. Nothing changes on a refusal. An answer to a prompt an
+        answer has closed changes nothing and returns that answer's result (decision 0022)."""
+        prompt_id = body.get("prompt")
+        asked = self._recent.get(prompt_id) if isinstance(prompt_id, int) else None
+        if asked is not None and asked.closes(kind) and asked.pending is not None:
+            await asked.settled.wait()  # the same answer keyed twice at once: the first one's outcome
+        if asked is not None and kind in asked.results:
+            return asked.results[kind]
         prompt = self.prompt
         betting = self._betting
         if kind == "wager" and self.closed and (betting is None or not betting.keyed.is_set()):
             raise RuleViolation(TABLE_CLOSED, f"{kind} refused: the table is closed")  # a round begun ends
-        if prompt is None or kind not in prompt.answers:
-            waiting = "nothing from the screen" if prompt is None else f"{prompt.kind} (prompt {prompt.id})"
-            raise RuleViolation(AWAITED, f"{kind} refused: the table is waiting for {waiting}")
+        shown = self.shown
+        if prompt is None or prompt.id != prompt_id:
+            if asked is not None and not asked.single and kind == "wager":
+                raise RuleViolation(
+                    NO_MORE_BETS, f"wager refused: no more bets was called (prompt {prompt_id})"
+                )
+            showing = "no prompt" if shown is None else f"{shown.kind} (prompt {shown.id})"
+            refused = f"{kind} to prompt {prompt_id!r} refused: it is not shown; the screen shows {showing}"
+            raise PromptNotCurrent(ONCE, refused, None if shown is None else shown.as_json())
+        if kind not in prompt.answers:
+            raise RuleViolation(
+                AWAITED, f"{kind} refused: the table is waiting for {prompt.kind} (prompt {prompt.id})"
+            )
         value = prompt.answers[kind](body)  # a malformed body is refused first, by its parser
         if prompt.seat is not None and body.get("seat") != prompt.seat:
             rule = prompt.turn or AWAITED
             raise RuleViolation(rule, f"seat {body.get('seat')!r} is not in turn: seat {prompt.seat} is")
         if kind == CLOSE_BETTING and prompt.taken == 0:
             raise RuleViolation(NO_WAGER, "no more bets refused: no wager has been taken for this round")
-        if prompt.pending is not None and prompt is not self._betting:
-            raise RuleViolation(AWAITED, f"{kind} refused: an answer to prompt {prompt.id} is being taken")
         offer = Offer(CLOSE_BETTING if kind == CLOSE_BETTING else value)
-        prompt.pending = offer
+        if prompt.closes(kind):
+            prompt.pending, prompt.settled = offer, asyncio.Event()
         prompt.offers.put_nowait(offer)
         prompt.keyed.set()
-        await offer.outcome()
-        prompt.taken += 1
-        return value
+        try:
+            await offer.outcome()
+            prompt.taken += 1
+            result = value if reply is None else reply()
+            if prompt.closes(kind):
+                prompt.results[kind] = result
+            return result
+        finally:
+            if prompt.pending is offer:
+                prompt.pending = None
+                prompt.settled.set()
 
     def _show(self, prompt: Prompt | None) -> None:
         self.prompt = prompt if prompt is not None else self._betting
+        if prompt is not None:
+            self._recent[prompt.id] = prompt
+            while len(self._recent) > KEPT:
+                self._recent.popitem(last=False)
         self._announce()
 
     def _announce(self) -> None:

@@ -18,13 +18,21 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from croupier.api.bodies import cards_field, counts_field, flag_field
+from croupier.api.bodies import cards_body, count_body, flag_body, place_counts_body
 from croupier.service.screen import Screen
 from croupier.tables.crazy_4_poker import layout_place
 from croupier.tables.inputs import Offer
 from drivers.protocol.cards import Card
 from games.crazy_4_poker.evaluator import HAND_SIZE
 from games.crazy_4_poker.inputs import SIX_CARD
+
+#: The dealer's counts, read by their models (croupier.api.bodies).
+STUB_COUNT = count_body("count", "StubCount")
+CHIP_COUNT = count_body("count", "ChipCount")
+MISDEAL_FINDING = flag_body("misdealt", "MisdealFinding")
+#: A Crazy 4 Poker hand turned up and keyed (five cards), or the Six Card Bonus card alone.
+HAND_REPORT = cards_body("cards", HAND_SIZE, "HandReport")
+SIX_CARD_REPORT = cards_body("cards", 1, "SixCardReport")
 
 
 class ScreenDealer:
@@ -105,13 +113,13 @@ class ScreenDealer:
         self._step("deal_card", place=place)
 
     async def count_stub(self) -> Offer[int]:
-        return await self.screen.ask("stub_count", counts_field("count"), clause="677a.10(d); 657a.9(d)")
+        return await self.screen.ask("stub_count", STUB_COUNT, clause="677a.10(d); 657a.9(d)")
 
     def stub_to_rack(self) -> None:
         self._step("stub_to_rack")
 
     async def misdealt(self) -> Offer[bool]:
-        return await self.screen.ask("misdeal_finding", flag_field("misdealt"), clause="677a.10(f)")
+        return await self.screen.ask("misdeal_finding", MISDEAL_FINDING, clause="677a.10(f)")
 
     def remove_deck(self) -> int:
         removed, self.rack = self.rack, 0
@@ -127,7 +135,8 @@ class ScreenDealer:
         return {place: self.felt[place] for place in places}
 
     async def recount_places(self, places: Sequence[str]) -> Offer[Mapping[str, int]]:
-        return await self.screen.ask("place_counts", counts_field("counts", places), places=list(places))
+        parse = place_counts_body("PlaceCounts", places)
+        return await self.screen.ask("place_counts", parse, places=list(places))
 
     def replace_deck(self, back: str) -> None:
         self.rack = 0
@@ -136,7 +145,8 @@ class ScreenDealer:
     async def report_hand(self, place: str) -> Offer[tuple[Card, ...] | None]:
         """The hand at ``place`` turned up and keyed (five cards; the Six Card Bonus card alone)."""
         size = 1 if place == layout_place(SIX_CARD) else HAND_SIZE
-        return await self.screen.ask("hand_report", cards_field("cards", size), place=place, clause="657a.1")
+        body = HAND_REPORT if size == HAND_SIZE else SIX_CARD_REPORT
+        return await self.screen.ask("hand_report", body, place=place, clause="657a.1")
 
     async def count_progressive_chips(self) -> Offer[int]:
-        return await self.screen.ask("chip_count", counts_field("count"), clause="657a.9(a)(3)")
+        return await self.screen.ask("chip_count", CHIP_COUNT, clause="657a.9(a)(3)")

@@ -19,6 +19,7 @@ from typing import Any
 import structlog
 
 from croupier.api.keyed import KEYED, KeyedCounts
+from croupier.config.limits import Limits
 from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
 from croupier.service.screen import Screen
 from croupier.tables.holding import HOLD_FOR_SUPERVISOR
@@ -57,17 +58,19 @@ class TableService:
         cover: Callable[[int], object] | None = None,
         opened: bool = True,
         screen: Screen | None = None,
+        limits: Limits | None = None,
     ) -> None:
         """``cover``: at a simulated Crazy 4 Poker table, puts a keyed progressive wager's chip on
         the seat's sensor, as the player would (croupier.players.table_options). ``opened``:
         whether the table was opened for the day (a simulated one is; at real equipment a
         supervisor opens it from the screen). ``screen``: the one the table's dealer already
-        prompts on (a human dealer at real equipment)."""
+        prompts on (a human dealer at real equipment). ``limits``: the posted table limits a keyed
+        wager must be within ([limits] in the table configuration)."""
         self.table, self.journal, self.game = table, journal, game
         self.screen = screen or Screen()
         self.keyed = players is None
         if self.keyed:
-            players = KEYED[game](self.screen, rules=table.rules, cover=cover)
+            players = KEYED[game](self.screen, rules=table.rules, cover=cover, limits=limits)
         self.players = players
         if self.keyed and screen is None:  # a simulated dealer's hands; the counts are keyed
             table.dealer = KeyedCounts(table.dealer, self.screen)
@@ -215,4 +218,3 @@ async def _finish(
             log.warning("stopped with the round waiting for a person", table=table.name)
             return None
     return task.result()
-

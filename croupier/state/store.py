@@ -23,7 +23,7 @@ from typing import Any
 
 from croupier.audit.head import Head
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION_ID = 0x43525550  # "CRUP": marks the file as a Croupier state file (PRAGMA application_id)
 
 _SCHEMA = """
@@ -46,8 +46,11 @@ CREATE TABLE rounds (
     PRIMARY KEY (table_name, number)
 );
 """
-#: Schema 2: the audit trail's last durable position (croupier.audit.head); added to a schema 1 file.
-_SCHEMA_2 = """
+#: What each schema version adds to the one before, so an older file is brought up to date when it
+#: is opened: 2, the audit trail's last durable position (croupier.audit.head); 3, the idempotency
+#: keys of the API (decision 0022).
+_ADDED = {
+    2: """
 CREATE TABLE trail_heads (
     table_name TEXT PRIMARY KEY,
     file       TEXT NOT NULL,
@@ -55,11 +58,34 @@ CREATE TABLE trail_heads (
     hash       TEXT NOT NULL,
     epoch      INTEGER
 );
-"""
+""",
+    3: """
+CREATE TABLE idempotency (
+    key          TEXT PRIMARY KEY,
+    route        TEXT NOT NULL,
+    operator     TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    status       INTEGER NOT NULL,
+    body         TEXT NOT NULL,
+    at           TEXT NOT NULL
+);
+""",
+}
 
 
 class StateError(RuntimeError):
     """The state file cannot be used or a write was refused; the message names the file."""
+
+
+@dataclass(frozen=True)
+class KeptResponse:
+    """The response a request with an ``Idempotency-Key`` was given, kept for its repeats."""
+
+    route: str
+    operator: str
+    request_hash: str
+    status: int
+    body: Any
 
 
 @dataclass(frozen=True)
@@ -207,6 +233,22 @@ class TableState:
         except sqlite3.Error as exc:
             raise StateError(f"{path}: cannot read the trail's head: {exc}") from None
 
+    # -- idempotency keys (croupier.api.once) --
+
+    def keep_response(self, key: str, response: KeptResponse) -> None:
+        """Keep the response given to the request with the ``Idempotency-Key`` ``key``."""
+        body = self._json(response.body, f"the response to idempotency key {key!r}")
+        row = (key, response.route, response.operator, response.request_hash, response.status, body, _now())
+        with self._transaction():
+            self._db.execute("INSERT INTO idempotency VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+
+    def kept_response(self, key: str) -> KeptResponse | None:
+        """The response kept for ``key``; None for a key never used."""
+        row = self._db.execute(
+            "SELECT route, operator, request_hash, status, body FROM idempotency WHERE key = ?", (key,)
+        ).fetchone()
+        return None if row is None else KeptResponse(row[0], row[1], row[2], row[3], json.loads(row[4]))
+
     # -- the file --
 
     def _prepare(self) -> None:
@@ -227,11 +269,13 @@ class TableState:
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = FULL")
         if version < SCHEMA_VERSION:
+            added = [_ADDED[later] for later in range(max(version, 1) + 1, SCHEMA_VERSION + 1)]
             with self._transaction():
                 self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                for statement in (_SCHEMA + _SCHEMA_2 if version == 0 else _SCHEMA_2).split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
+                for script in ([_SCHEMA] if version == 0 else []) + added:
+                    for statement in script.split(";"):
+                        if statement.strip():
+                            self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     @contextmanager

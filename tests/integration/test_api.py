@@ -18,6 +18,7 @@ from croupier.api.app import ANSWERS, make_app
 from croupier.api.auth import Tokens
 from croupier.api.openapi import COMMITTED, document
 from croupier.audit.writer import AuditTrail
+from croupier.config.limits import Limits
 from croupier.players import table_options
 from croupier.service.journal import TableJournal
 from croupier.service.screen import NO_WAGER
@@ -44,13 +45,17 @@ class Rig(Screen):
 
 
 @contextlib.asynccontextmanager
-async def api_rig(tmp_path: Path, game: str = "free-bet-blackjack", **options: Any) -> AsyncIterator[Rig]:
-    """The game's simulated table in service, driven from the screen, its API on a real socket."""
+async def api_rig(
+    tmp_path: Path, game: str = "free-bet-blackjack", *, limits: Limits | None = None, **options: Any
+) -> AsyncIterator[Rig]:
+    """The game's simulated table in service, driven from the screen, its API on a real socket;
+    ``limits``: the posted table limits. Its state database is kept in ``tmp_path`` across rigs."""
     async with simulated_table(game, name="API", settings=FAST, **options) as sim:
         with AuditTrail(tmp_path / "audit", "API") as trail, TableState(tmp_path / "state.db") as state:
             journal = TableJournal(trail, state, table="API", game=game)
             journal.keep(sim.table)
-            service = TableService(sim.table, journal, game=game, cover=table_options(game, sim).get("cover"))
+            cover = table_options(game, sim).get("cover")
+            service = TableService(sim.table, journal, game=game, cover=cover, limits=limits)
             stop = asyncio.Event()
             serving = asyncio.create_task(service.serve(stop))
             try:
@@ -113,10 +118,10 @@ def test_an_unknown_route_is_a_json_404(tmp_path):
 def test_a_jammed_shoe_holds_the_round_until_a_supervisor_clears_it_through_the_api(tmp_path):
     async def scenario():
         async with api_rig(tmp_path) as rig:
-            await rig.wait_for("wagers")
-            await rig.ok("/v1/wagers", {"seat": 2, "blackjack": 2500})
+            betting = await rig.betting()
+            await rig.ok("/v1/wagers", {"prompt": betting, "seat": 2, "blackjack": 2500})
             rig.sim.world.faults.stuck.add(SHOE)
-            await rig.ok("/v1/rounds/no-more-bets")
+            await rig.ok("/v1/rounds/no-more-bets", {"prompt": betting})
             async with asyncio.timeout(10):
                 while not (await rig.get("/v1/faults"))[1]["faults"]:
                     await asyncio.sleep(0.05)
@@ -245,8 +250,8 @@ def test_no_more_bets_before_any_wager_is_refused_and_the_table_goes_on(tmp_path
 
     async def scenario():
         async with api_rig(tmp_path) as rig:
-            await rig.wait_for("wagers")
-            status, body = await rig.post("/v1/rounds/no-more-bets", {})
+            betting = await rig.betting()
+            status, body = await rig.post("/v1/rounds/no-more-bets", {"prompt": betting})
             assert status == 409 and body["clause"] == NO_WAGER.clause
             state = await rig.state()
             assert state["rounds"] == 0 and state["prompt"]["kind"] == "wagers"
@@ -263,10 +268,10 @@ def test_over_under_screen_asks_every_election_before_any_additional_card(tmp_pa
     async def scenario():
         async with api_rig(tmp_path, "over-under") as rig:
             async with rig.client.ws_connect("/v1/events", headers=DEALER) as ws:
-                await rig.wait_for("wagers")
+                betting = await rig.betting()
                 for seat in (1, 2, 3):
-                    await rig.ok("/v1/wagers", {"seat": seat, "ante": 1000})
-                await rig.ok("/v1/rounds/no-more-bets", {})
+                    await rig.ok("/v1/wagers", {"prompt": betting, "seat": seat, "ante": 1000})
+                await rig.ok("/v1/rounds/no-more-bets", {"prompt": betting})
                 for seat in (1, 2, 3):
                     async with asyncio.timeout(15):
                         while (prompt := (await rig.state())["prompt"]) is None or prompt["seat"] != seat:
@@ -274,10 +279,10 @@ def test_over_under_screen_asks_every_election_before_any_additional_card(tmp_pa
                     assert prompt["kind"] == "election"
                     on_felt = [rig.sim.world.count(f"seat {s}") for s in (1, 2, 3)]
                     assert on_felt == [1, 1, 1], "no additional card before the last election"
-                    later = {"seat": seat % 3 + 1, "choice": "under_18"}
+                    later = {"prompt": prompt["id"], "seat": seat % 3 + 1, "choice": "under_18"}
                     status, body = await rig.post("/v1/decisions", later)
                     assert status == 409 and body["clause"] == "686a.7(f)", body
-                    await rig.ok("/v1/decisions", {"seat": seat, "choice": "over_23"})
+                    await rig.ok("/v1/decisions", {"prompt": prompt["id"], "seat": seat, "choice": "over_23"})
                 records: list[dict[str, Any]] = []
                 async with asyncio.timeout(15):
                     while (message := await ws.receive_json())["type"] != "round_ended":

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from croupier.api.app import ANSWERS
+from croupier.api.keyed import ANSWERS
 from tests.integration.test_api import api_rig
 from tests.links import run
 from tests.screen import WAGERS, answer_for
 
 VALUES: list[Any] = [None, True, -1, 0, 1, 2, 3, 7, 10**12, 2.5, "", "x", "play", "fold", "hit", [], {}]
-FIELDS = ["seat", "action", "choice", "multiple", "amount", "count", "counts", "misdealt", "ante"]
+FIELDS = ["seat", "action", "choice", "multiple", "amount", "count", "counts", "misdealt", "ante", "prompt"]
 #: The routes a round's prompts are answered at (betting is keyed properly, so the rounds go on).
 PROMPTED = [route for route in ANSWERS if route not in ("/v1/wagers", "/v1/rounds/no-more-bets")]
 
@@ -24,14 +24,17 @@ PROMPTED = [route for route in ANSWERS if route not in ("/v1/wagers", "/v1/round
 def _proper(rig: Any, prompt: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The dealer's own answer to ``prompt``: a count as counted, else a plain player's choice."""
     if prompt["kind"] in ("stub_count", "chip_count"):
-        return "/v1/" + prompt["kind"].replace("_", "-"), {"count": rig.count(prompt["kind"])}
+        route = "/v1/" + prompt["kind"].replace("_", "-")
+        return route, {"prompt": prompt["id"], "count": rig.count(prompt["kind"])}
     return answer_for(prompt)
 
 
-def garbage(rng: random.Random) -> Any:
+def garbage(rng: random.Random, shown: int) -> Any:
+    """Garbage, naming the prompt shown (``shown``) half the time so that the body is read further."""
     if rng.random() < 0.1:
         return rng.choice(VALUES)
-    return {rng.choice(FIELDS): rng.choice(VALUES) for _ in range(rng.randint(0, 4))}
+    body = {rng.choice(FIELDS): rng.choice(VALUES) for _ in range(rng.randint(0, 4))}
+    return {"prompt": shown, **body} if rng.random() < 0.5 else body
 
 
 @pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker"])
@@ -40,14 +43,15 @@ def test_garbage_at_the_answer_routes_is_refused_and_the_table_plays_on(tmp_path
         rng = random.Random(game)
         async with api_rig(tmp_path, game) as rig:
             for number in (1, 2, 3, 4, 5):
-                await rig.wait_for("wagers")
+                betting = await rig.betting()
                 for seat in (1, 2, 3):
-                    await rig.ok("/v1/wagers", WAGERS[game](seat))
-                await rig.ok("/v1/rounds/no-more-bets")
+                    await rig.ok("/v1/wagers", {"prompt": betting, **WAGERS[game](seat)})
+                await rig.ok("/v1/rounds/no-more-bets", {"prompt": betting})
                 async with asyncio.timeout(30):
                     while (state := await rig.state())["round_in_progress"] or state["prompt"] is None:
+                        shown = state["prompt"]["id"] if state["prompt"] else 1
                         for _ in range(6):
-                            status, body = await rig.post(rng.choice(PROMPTED), garbage(rng))
+                            status, body = await rig.post(rng.choice(PROMPTED), garbage(rng, shown))
                             assert status in (200, 400, 409) and (status == 200 or body["error"]), body
                         prompt = (await rig.state())["prompt"]
                         if prompt is not None and prompt["kind"] != "wagers":

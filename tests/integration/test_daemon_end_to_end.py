@@ -35,6 +35,7 @@ import pytest
 
 from croupier.api.keyed import CRAZY_4_IN_TURN
 from croupier.audit.sealing import generate
+from croupier.config.limits import TABLE_LIMITS
 from croupier.service.screen import AWAITED, NO_MORE_BETS, TABLE_CLOSED
 from devices.faults import SUPERVISOR_CLEARS
 from games.free_bet_blackjack.clauses import PLAY_ORDER
@@ -67,6 +68,13 @@ KEYED = {
         "super_bonus": 1000,
         "progressive": 100 * (seat % 2),
     },
+}
+#: The wager kind each game's configuration posts limits for here (decision 0022).
+LIMITED = {
+    "free-bet-blackjack": "blackjack",
+    "over-under": "ante",
+    "heads-up-holdem": "ante",
+    "crazy-4-poker": "ante",
 }
 #: A malformed wager per game: a field missing, of the wrong type, unknown — and the field named.
 MALFORMED = {
@@ -113,6 +121,9 @@ def daemon_config(tmp_path: Path, game: str) -> tuple[Path, str]:
             line = f'sealing_key = "{sealing}"'
         lines.append(line)
     lines += [
+        "",
+        "[limits]",
+        f"{LIMITED[game]} = {{min = 100, max = 100000}}",
         "",
         "[service]",
         f'api_bind = "127.0.0.1:{port}"',
@@ -170,15 +181,20 @@ async def refusals_round(screen: Screen, game: str) -> tuple[int, bool]:
     """One round keyed with every refusal on the way; its number, and whether a player was asked
     to decide (and refused out of turn first)."""
     state = await screen.wait_for("wagers")
-    await refused(screen, "/v1/decisions", {"seat": 1, "action": "stand"}, 409, AWAITED.clause)
+    betting = state["prompt"]["id"]
+    decision = {"prompt": betting, "seat": 1, "action": "stand"}
+    await refused(screen, "/v1/decisions", decision, 409, AWAITED.clause)
     for body, name in MALFORMED[game] + [({**KEYED[game](1), "tip": 5}, "tip")]:
-        error = await refused(screen, "/v1/wagers", body, 400, None)
+        error = await refused(screen, "/v1/wagers", {"prompt": betting, **body}, 400, None)
         assert repr(name) in error or name in error, (body, error)
+    over = {"prompt": betting, **KEYED[game](1), LIMITED[game]: 10**12}
+    error = await refused(screen, "/v1/wagers", over, 409, TABLE_LIMITS.clause)
+    assert f"limits.{LIMITED[game]}.max" in error, error
     assert (await screen.state())["rounds"] == state["rounds"], "no round begun by a malformed wager"
     for seat in SEATS:
-        await screen.ok("/v1/wagers", KEYED[game](seat))
-    await screen.ok("/v1/rounds/no-more-bets", {})
-    status, reply = await screen.post("/v1/wagers", KEYED[game](4))
+        await screen.ok("/v1/wagers", {"prompt": betting, **KEYED[game](seat)})
+    await screen.ok("/v1/rounds/no-more-bets", {"prompt": betting})
+    status, reply = await screen.post("/v1/wagers", {"prompt": betting, **KEYED[game](4)})
     assert status == 409 and reply["clause"] in (NO_MORE_BETS.clause, AWAITED.clause), reply
     out_of_turn = False
     async with asyncio.timeout(30):
@@ -190,9 +206,8 @@ async def refusals_round(screen: Screen, game: str) -> tuple[int, bool]:
             if prompt is None:
                 await asyncio.sleep(0.01)
             elif prompt["kind"] in ("stub_count", "chip_count"):
-                await screen.ok(
-                    "/v1/" + prompt["kind"].replace("_", "-"), {"count": screen.count(prompt["kind"])}
-                )
+                count = {"prompt": prompt["id"], "count": screen.count(prompt["kind"])}
+                await screen.ok("/v1/" + prompt["kind"].replace("_", "-"), count)
             else:
                 route, body = answer_for(prompt)
                 if prompt["kind"] != "insurance" and not out_of_turn:
@@ -206,13 +221,15 @@ async def refusals_round(screen: Screen, game: str) -> tuple[int, bool]:
 async def close_and_open(screen: Screen, game: str) -> None:
     """A dealer may not close the table (403); a supervisor closes it, no wager is taken, then opens
     it and betting goes on (decision 0017)."""
-    await screen.wait_for("wagers")
+    betting = await screen.betting()
     status, reply = await screen.post("/v1/table/close", {}, headers=DEALER)
     assert status == 403 and reply["clause"] == SUPERVISOR_CLEARS.clause, reply
     assert (await screen.state())["open"]
     assert (await screen.post("/v1/table/close", {}, headers=SUPERVISOR))[0] == 200
     assert not (await screen.state())["open"]
-    error = await refused(screen, "/v1/wagers", KEYED[game](1), 409, TABLE_CLOSED.clause)
+    error = await refused(
+        screen, "/v1/wagers", {"prompt": betting, **KEYED[game](1)}, 409, TABLE_CLOSED.clause
+    )
     assert "closed" in error
     assert (await screen.post("/v1/table/open", {}, headers=SUPERVISOR))[0] == 200
     assert (await screen.state())["open"]
@@ -224,16 +241,16 @@ async def misdeal_round(screen: Screen, game: str) -> int:
     (WRONG_COUNT) until a supervisor clears it, and the table goes on."""
     right = dealer_counts(game, len(SEATS))
     keyed: list[int] = []
-    await screen.wait_for("wagers")
+    betting = await screen.betting()
     for seat in SEATS:
-        await screen.ok("/v1/wagers", KEYED[game](seat))
-    await screen.ok("/v1/rounds/no-more-bets", {})
+        await screen.ok("/v1/wagers", {"prompt": betting, **KEYED[game](seat)})
+    await screen.ok("/v1/rounds/no-more-bets", {"prompt": betting})
     async with asyncio.timeout(30):
         while not (state := await screen.state())["faults"]:
             prompt = state["prompt"]
             if prompt is not None and prompt["kind"] == "stub_count":
                 keyed.append(right("stub_count") + (1 if not keyed else 0))
-                await screen.ok("/v1/stub-count", {"count": keyed[-1]})
+                await screen.ok("/v1/stub-count", {"prompt": prompt["id"], "count": keyed[-1]})
             elif prompt is not None and prompt["kind"] != "wagers":
                 await screen.ok(*answer_for(prompt))
             else:

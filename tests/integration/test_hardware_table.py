@@ -206,7 +206,7 @@ def test_a_table_on_configured_equipment_opens_for_a_supervisor_and_plays_rounds
         async with felt(tmp_path, "free-bet-blackjack") as (screen, world, ports):
             state = await screen.state()
             assert state["open"] is False and state["prompt"] is None, "closed until a supervisor opens it"
-            status, body = await screen.post("/v1/wagers", {"seat": 1, "blackjack": 500})
+            status, body = await screen.post("/v1/wagers", {"prompt": 1, "seat": 1, "blackjack": 500})
             assert status == 409 and body["clause"] == TABLE_CLOSED.clause
             status, body = await screen.post("/v1/table/open")
             assert status == 403 and body["clause"] == SUPERVISOR_CLEARS.clause
@@ -364,10 +364,10 @@ async def _left_waiting_for_a_player(screen: Screen, game: str) -> int:
     number."""
     async with asyncio.timeout(30):
         while True:
-            await screen.wait_for("wagers")
+            betting = await screen.betting()
             for seat in (1, 2, 3):
-                await screen.ok("/v1/wagers", WAGERS[game](seat))
-            await screen.ok("/v1/rounds/no-more-bets", {})
+                await screen.ok("/v1/wagers", {"prompt": betting, **WAGERS[game](seat)})
+            await screen.ok("/v1/rounds/no-more-bets", {"prompt": betting})
             while True:
                 state = await screen.state()
                 prompt = state["prompt"]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from croupier.api.errors import BadRequest
-from croupier.service.screen import AWAITED, NO_MORE_BETS, NO_WAGER, TABLE_CLOSED, Screen
+from croupier.service.screen import AWAITED, NO_MORE_BETS, NO_WAGER, ONCE, TABLE_CLOSED, Screen
 from croupier.service.screen_dealer import ScreenDealer
 from croupier.tables.inputs import answered, take
 from devices.rules import Rule, RuleViolation
@@ -33,20 +33,24 @@ async def refused(screen: Screen, kind: str, body: Mapping[str, Any]) -> Rule:
 def test_an_answer_nobody_waits_for_or_from_the_wrong_seat_is_refused_with_its_rule() -> None:
     async def main() -> None:
         screen = Screen()
-        assert await refused(screen, "decision", {"seat": 1}) is AWAITED
+        assert await refused(screen, "decision", {"prompt": 1, "seat": 1}) is ONCE, "nothing is shown"
         asking = asyncio.create_task(screen.ask("decision", seat_of, seat=2, turn=IN_TURN))
         await asyncio.sleep(0)
         assert screen.prompt is not None and screen.prompt.as_json()["seat"] == 2
-        assert await refused(screen, "decision", {"seat": 1}) is IN_TURN
-        assert await refused(screen, "insurance", {"seat": 2}) is AWAITED
+        shown = screen.prompt.id
+        assert await refused(screen, "decision", {"prompt": shown, "seat": 1}) is IN_TURN
+        assert await refused(screen, "insurance", {"prompt": shown, "seat": 2}) is AWAITED
         # a malformed body: the parser's error, before the table
         with pytest.raises(ValueError, match=r"invalid literal for int\(\).*'two'"):
-            await screen.answer("decision", {"seat": "two"})
-        keyed = asyncio.create_task(screen.answer("decision", {"seat": 2}))
+            await screen.answer("decision", {"prompt": shown, "seat": "two"})
+        keyed = asyncio.create_task(screen.answer("decision", {"prompt": shown, "seat": 2}))
         await asyncio.sleep(0)
-        assert await refused(screen, "decision", {"seat": 2}) is AWAITED, "one answer at a time"
+        again = asyncio.create_task(screen.answer("decision", {"prompt": shown, "seat": 2}))
+        await asyncio.sleep(0)
+        assert not again.done(), "the same answer keyed twice at once waits for the first one's outcome"
         take(await asking, lambda value: None)
         assert await keyed == 2 and screen.prompt is None
+        assert await again == 2, "and is given its result"
 
     run(main())
 
@@ -56,14 +60,15 @@ def test_betting_needs_a_wager_taken_before_no_more_bets_and_refuses_late_wagers
         screen = Screen()
         opening = asyncio.create_task(screen.first_wager(seat_of))
         await asyncio.sleep(0)
-        assert await refused(screen, "no_more_bets", {}) is NO_WAGER, "no round without a wager"
-        first = asyncio.create_task(screen.answer("wager", {"seat": 1}))
+        betting = {"prompt": 1}
+        assert await refused(screen, "no_more_bets", betting) is NO_WAGER, "no round without a wager"
+        first = asyncio.create_task(screen.answer("wager", {**betting, "seat": 1}))
         await opening  # a wager keyed: the service begins the round
         stream = screen.betting()
         take(await answered(await anext(stream)), lambda wager: None)
         assert await first == 1
-        closing = asyncio.create_task(screen.answer("no_more_bets", {}))
-        late = asyncio.create_task(screen.answer("wager", {"seat": 2}))
+        closing = asyncio.create_task(screen.answer("no_more_bets", betting))
+        late = asyncio.create_task(screen.answer("wager", {**betting, "seat": 2}))
         await asyncio.sleep(0)
         with pytest.raises(StopAsyncIteration):
             await anext(stream)
@@ -81,19 +86,19 @@ def test_a_closed_table_takes_no_wager_until_a_round_has_begun() -> None:
         opening = asyncio.create_task(screen.first_wager(seat_of))
         await asyncio.sleep(0)
         screen.close()
-        assert await refused(screen, "wager", {"seat": 1}) is TABLE_CLOSED
+        assert await refused(screen, "wager", {"prompt": 1, "seat": 1}) is TABLE_CLOSED
         assert screen.shown is None, "no betting shown at a closed table"
         screen.open()
         assert screen.shown is screen.prompt is not None
-        first = asyncio.create_task(screen.answer("wager", {"seat": 1}))
+        first = asyncio.create_task(screen.answer("wager", {"prompt": 1, "seat": 1}))
         await opening
         screen.close()  # closed with a round begun: its betting goes on to the end
         stream = screen.betting()
         take(await answered(await anext(stream)), lambda wager: None)
-        second = asyncio.create_task(screen.answer("wager", {"seat": 2}))
+        second = asyncio.create_task(screen.answer("wager", {"prompt": 1, "seat": 2}))
         take(await answered(await anext(stream)), lambda wager: None)
         assert (await first, await second) == (1, 2)
-        closing = asyncio.create_task(screen.answer("no_more_bets", {}))
+        closing = asyncio.create_task(screen.answer("no_more_bets", {"prompt": 1}))
         with pytest.raises(StopAsyncIteration):
             await anext(stream)
         await closing
@@ -113,16 +118,18 @@ def test_657a_1_the_dealer_keys_a_hand_turned_up_or_says_it_is_not_reported() ->
         prompt = screen.prompt.as_json()
         assert prompt["kind"] == "hand_report" and prompt["place"] == "seat 1"
         with pytest.raises(BadRequest, match="5 cards"):
-            await screen.answer("hand_report", {"cards": ["Kc", "Kd"]})
-        keyed = asyncio.create_task(screen.answer("hand_report", {"cards": ["Kc", "Kd", "9h", "6s", "2c"]}))
+            await screen.answer("hand_report", {"prompt": prompt["id"], "cards": ["Kc", "Kd"]})
+        hand = ["Kc", "Kd", "9h", "6s", "2c"]
+        keyed = asyncio.create_task(screen.answer("hand_report", {"prompt": prompt["id"], "cards": hand}))
         await asyncio.sleep(0)
         got: list[object] = []
         take(await asking, got.append)
         await keyed
-        assert got == [tuple(Card.parse(word) for word in ["Kc", "Kd", "9h", "6s", "2c"])]
+        assert got == [tuple(Card.parse(word) for word in hand)]
         asking = asyncio.create_task(dealer.report_hand("six-card"))
         await asyncio.sleep(0)
-        keyed = asyncio.create_task(screen.answer("hand_report", {"cards": None}))
+        prompt = screen.prompt.as_json()
+        keyed = asyncio.create_task(screen.answer("hand_report", {"prompt": prompt["id"], "cards": None}))
         await asyncio.sleep(0)
         take(await asking, got.append)
         await keyed

@@ -9,6 +9,7 @@ import pytest
 
 from croupier.commands.run import check_served
 from croupier.config import DEFAULT_TABLE_CONFIG, ConfigError, DeviceKind, Via, load_table_config
+from croupier.config.limits import Limit
 from drivers.protocol.core import DeviceClass
 
 TABLES = Path(__file__).resolve().parents[2] / "config" / "tables"
@@ -154,7 +155,7 @@ BAD = [
     (
         "unknown-top-key",
         BASE + "\n[tables]\n",
-        "table.toml: tables: unknown key (expected one of table, rules, devices, service, audit)",
+        "table.toml: tables: unknown key (expected one of table, rules, limits, devices, service, audit)",
     ),
     (
         "no-table",
@@ -434,6 +435,26 @@ BAD = [
         "audit.retention_years: 1 is too short (465a.6",
     ),
     (
+        "limits-unknown-wager-kind",
+        BASE + PAID + "\n[limits]\nante = {min = 500, max = 50000}\n",
+        "limits.ante: unknown key (expected one of blackjack, push22)",
+    ),
+    (
+        "limits-max-below-min",
+        BASE + PAID + "\n[limits]\nblackjack = {min = 500, max = 100}\n",
+        "limits.blackjack.max: got 100 (expected a whole number of cents, at least min (500))",
+    ),
+    (
+        "limits-min-missing",
+        BASE + PAID + "\n[limits]\nblackjack = {max = 100}\n",
+        "limits.blackjack.min: missing",
+    ),
+    (
+        "limits-min-zero",
+        BASE + PAID + "\n[limits]\nblackjack = {min = 0, max = 100}\n",
+        "limits.blackjack.min: got 0 (expected a whole number of cents, at least 1)",
+    ),
+    (
         "bad-rotation",
         BASE + '\n[audit]\nrotation = "hourly"\n',
         "audit.rotation: got 'hourly' (expected one of daily, weekly, monthly)",
@@ -486,6 +507,28 @@ def test_a_table_offering_a_wager_without_its_pay_table_is_refused_naming_the_ke
     with pytest.raises(ConfigError) as caught:
         load_table_config(path)
     assert str(caught.value) == f"{path}: {fragment}"
+
+
+def test_the_posted_limits_are_read_per_wager_kind_of_the_game(tmp_path: Path) -> None:
+    """Decision 0022: [limits] gives each wager kind of the game its posted minimum and maximum."""
+    path = write(tmp_path, BASE + PAID + "\n[limits]\nblackjack = {min = 500, max = 50000}\n")
+    assert load_table_config(path).limits == {"blackjack": Limit(500, 50_000)}
+    assert load_table_config(write(tmp_path, BASE + PAID)).limits == {}
+
+
+def test_an_api_beyond_loopback_is_served_only_over_tls(tmp_path: Path) -> None:
+    """Bearer tokens cross the wire with every request: a bind beyond loopback loads only with a
+    certificate and key, which the service then serves HTTPS with."""
+    tls = 'api_tls_cert = "api.pem"\napi_tls_key = "api.key"\n'
+    text = BASE + PAID + f'\n[service]\napi_bind = "10.1.2.3:8443"\n{tls}'
+    service = load_table_config(write(tmp_path, text)).service
+    assert (service.api_host, service.api_tls_cert, service.api_tls_key) == (
+        "10.1.2.3",
+        tmp_path / "api.pem",
+        tmp_path / "api.key",
+    )
+    loopback = load_table_config(write(tmp_path, BASE + PAID + '\n[service]\napi_bind = "[::1]:8443"\n'))
+    assert loopback.service.api_tls_cert is None
 
 
 def test_a_missing_file_is_named(tmp_path: Path) -> None:

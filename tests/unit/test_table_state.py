@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from croupier.state import SCHEMA_VERSION, RoundInProgress, StateError, TableState
+from croupier.state import SCHEMA_VERSION, KeptResponse, RoundInProgress, StateError, TableState
 from devices.faults import Fault, FaultLatch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -162,6 +162,30 @@ def test_a_newer_schema_is_refused_and_the_current_one_reopens(db: Path) -> None
         StateError, match=rf"{db}: state schema {SCHEMA_VERSION + 1} was written by a newer Croupier"
     ):
         TableState(db)
+
+
+def test_a_schema_1_file_gains_the_idempotency_keys_and_keeps_its_state(db: Path) -> None:
+    """Decision 0022: a state file written before idempotency keys is opened, its latches and
+    counters kept, and it keeps the responses given to keyed requests."""
+    old = sqlite3.connect(db)
+    old.executescript(
+        "CREATE TABLE latches (device TEXT NOT NULL, position INTEGER NOT NULL, record TEXT NOT NULL,"
+        " PRIMARY KEY (device, position));"
+        "CREATE TABLE tables (name TEXT PRIMARY KEY, fields TEXT NOT NULL);"
+        "CREATE TABLE rounds (table_name TEXT NOT NULL, number INTEGER NOT NULL, wagers TEXT NOT NULL,"
+        " begun_at TEXT NOT NULL, ended_at TEXT, PRIMARY KEY (table_name, number));"
+        """INSERT INTO tables VALUES ('T1', '{"rounds": 7}');"""
+        "PRAGMA application_id = 1129469264; PRAGMA user_version = 1;"
+    )
+    old.close()
+    kept = KeptResponse("POST /v1/table/close", "FLOOR-7", "ab" * 32, 200, {"open": False, "by": "FLOOR-7"})
+    with TableState(db) as state:
+        assert state.load_table("T1") == {"rounds": 7}
+        assert state.kept_response("k-1") is None
+        state.keep_response("k-1", kept)
+    with TableState(db) as state:
+        assert state.kept_response("k-1") == kept
+        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
 
 
 def test_a_missing_directory_is_named(tmp_path: Path) -> None:

@@ -1,0 +1,112 @@
+"""The AsyncAPI 3.0 document of the event stream (``GET /v1/events``, a WebSocket), built here.
+
+Served at ``GET /asyncapi.json`` and committed as docs/api/asyncapi.json, which
+``python -m croupier.api.asyncapi`` rewrites; a test fails when the committed copy is stale. The
+messages are those croupier.api.app publishes (croupier.api.events): device events, round records,
+a round's beginning and end, the prompt shown and the dealer's physical steps. None carries a
+face-down card's face (decision 0018).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from croupier.api.documents import render, write
+from croupier.api.replies import PromptShown
+
+COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "api" / "asyncapi.json"
+
+
+def _message(name: str, summary: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    schema = {
+        "type": "object",
+        "required": ["type", *required],
+        "properties": {"type": {"const": name}, **properties},
+    }
+    return {"name": name, "summary": summary, "payload": schema}
+
+
+#: The prompt as croupier.api.replies.PromptShown describes it (GET /v1/prompt shows the same).
+_PROMPT = {"anyOf": [PromptShown.model_json_schema(), {"type": "null"}]}
+
+MESSAGES: dict[str, dict[str, Any]] = {
+    "device_event": _message(
+        "device_event",
+        "An event of one of the table's devices or links, as its machine applies it",
+        {"event": {"type": "string"}, "fields": {"type": "object"}},
+        ["event", "fields"],
+    ),
+    "round_began": _message(
+        "round_began",
+        "A round has begun: its first wager was taken (its number is taken)",
+        {"round": {"type": "integer"}},
+        ["round"],
+    ),
+    "round_record": _message(
+        "round_record",
+        "One record of the round in play, as it is made and written to the audit trail (docs/audit.md); "
+        "a face-down card by its commitment until turned up",
+        {
+            "record": {
+                "type": "object",
+                "required": ["kind"],
+                "properties": {"kind": {"type": "string"}},
+            }
+        },
+        ["record"],
+    ),
+    "round_ended": _message(
+        "round_ended",
+        "The round is complete, its cards in the rack, settled or voided",
+        {"round": {"type": "integer"}, "state": {"type": "string"}},
+        ["round", "state"],
+    ),
+    "prompt": _message(
+        "prompt", "The prompt the screen shows now (null: nothing awaited)", {"prompt": _PROMPT}, ["prompt"]
+    ),
+    "dealer_step": _message(
+        "dealer_step",
+        "A physical step the table asks of the dealer now (place a card, burn, pick up ...), "
+        "with its arguments",
+        {"step": {"type": "string"}},
+        ["step"],
+    ),
+}
+
+
+def document() -> dict[str, Any]:
+    """The AsyncAPI document of the event stream."""
+    refs = {name: {"$ref": f"#/components/messages/{name}"} for name in MESSAGES}
+    return {
+        "asyncapi": "3.0.0",
+        "info": {
+            "title": "Croupier table events",
+            "version": "0.1.0",
+            "description": "The event stream of one table: see docs/api.md. Messages are JSON objects "
+            "told apart by `type`; a subscriber too slow to keep up loses the oldest it has not read.",
+        },
+        "servers": {
+            "table": {
+                "host": "127.0.0.1:8443",
+                "protocol": "ws",
+                "security": [{"$ref": "#/components/securitySchemes/bearer"}],
+            }
+        },
+        "channels": {"events": {"address": "/v1/events", "messages": refs}},
+        "operations": {
+            "receiveEvents": {
+                "action": "receive",
+                "channel": {"$ref": "#/channels/events"},
+                "messages": [{"$ref": f"#/channels/events/messages/{name}"} for name in MESSAGES],
+            }
+        },
+        "components": {
+            "messages": MESSAGES,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+    }
+
+
+if __name__ == "__main__":
+    write(COMMITTED, render(document()))

@@ -1,0 +1,118 @@
+"""The API's replies as models (pydantic v2, decision 0022): the handlers build each reply with its
+model, and the OpenAPI document takes its response schemas from the same models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict
+
+
+class Reply(BaseModel):
+    """Exactly the fields the model names (a handler cannot add one the document does not show)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class PromptShown(BaseModel):
+    """What the table waits for from the screen; each kind adds its own fields (docs/api.md)."""
+
+    model_config = ConfigDict(extra="allow")
+    id: int
+    kind: str
+    seat: int | None
+    answers: list[str]
+
+
+class Error(Reply):
+    """Every error: the message, the clause a refusal cites (null when none), and for an answer to a
+    prompt no longer shown, the prompt shown now."""
+
+    error: str
+    clause: str | None
+    prompt: PromptShown | None = None
+
+
+class Taken(Reply):
+    """An answer taken (or, repeated, the reply the first was given)."""
+
+    taken: str
+    answered: int
+    by: str
+    prompt: PromptShown | None
+
+
+class Fault(Reply):
+    code: str
+    detail: str
+    clause: str
+    origin: str
+
+
+class Faults(Reply):
+    faults: list[Fault]
+
+
+class Cleared(Reply):
+    cleared: str
+    by: str
+    faults: list[Fault]
+
+
+class Ruled(Reply):
+    resolution: str
+    by: str
+
+
+class DealerChanged(Reply):
+    dealer: str
+
+
+class Opened(Reply):
+    open: bool
+    by: str
+
+
+class LevelReset(Reply):
+    reset: int
+    by: str
+
+
+class Traced(Reply):
+    device: str
+    trace: bool
+    by: str
+
+
+class PromptReply(Reply):
+    prompt: PromptShown | None
+
+
+class HeldRound(Reply):
+    round: int
+    clause: str
+    irregularity: str
+
+
+class TableState(BaseModel):
+    """The table's state; ``dealer``, ``shoe`` and ``progressive`` only at tables that have them."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    game: str
+    open: bool
+    rounds: int
+    round_in_progress: bool
+    prompt: PromptShown | None
+    devices: dict[str, str]
+    faults: list[Fault]
+    held_round: HeldRound | None
+    dealer: str | None = None
+    shoe: dict[str, Any] | None = None
+    progressive: dict[str, list[int]] | None = None
+
+
+def reply(model: type[BaseModel], **fields: Any) -> web.Response:
+    """``fields`` checked by ``model`` and sent as JSON (fields left at their default are left out)."""
+    return web.json_response(model(**fields).model_dump(mode="json", exclude_unset=True))
