@@ -12,30 +12,47 @@ transports:
   voided by the floor), and the whole trail must verify (``croupier audit verify``).
 - **faults**: ``croupier sim`` with random faults of every kind at a high rate; the run must end
   with the world's card count balanced (the simulator proves it after every round).
+- **duplicates**: ``croupier run`` with the local API, rounds keyed from a dealer's screen that
+  sends every request twice (a double tap, a retry after a lost answer): answers name their
+  prompt, wagers carry an ``Idempotency-Key``. The second reply must be the first's, and the
+  trail must hold each wager once.
 
 A crash is any run that ends on its own with a non-zero status or a traceback, other than the
-kills themselves. Prints the counts as it goes and, last, ``lost=N crashes=N extra_cards=N``:
-all 0 when everything held. ``extra_cards`` counts rounds whose trail holds more cards than were
-dealt to its places and racked (a card dealt twice), from the trail alone.
+kills themselves. Every trail is then judged by ``croupier audit procedure``: a card dealt twice
+(or anywhere the section does not call for one) is a violation of its deal, counted in
+``extra_cards``, and so is a wager recorded twice. Prints the counts as it goes and, last,
+``lost=N crashes=N extra_cards=N``: all 0 when everything held.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
 import os
 import random
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+import aiohttp
 from _common import ROOT
+
+from tests.screen import Screen, dealer_counts  # the dealer's screen the API tests key rounds with
+from tests.tokens import SUPERVISOR_TOKEN, write_token_file
+
+SUPERVISOR = {"Authorization": f"Bearer {SUPERVISOR_TOKEN}", "Content-Type": "application/json"}
 
 GAMES = {
     "free-bet-blackjack": "simulated.toml",
@@ -87,24 +104,29 @@ def crashed(log: Path) -> bool:
     return "Traceback" in log.read_text(errors="replace")
 
 
-def extra_cards(lines: list[str]) -> int:
-    """Rounds in which more cards reached the places than left them for the rack or were set
-    aside, once the round is complete: a card dealt twice shows as one the rack never got."""
-    placed: Counter[int] = Counter()
-    left: Counter[int] = Counter()
-    complete = set()
-    for line in lines:
-        record = json.loads(line)
-        number, kind, fields = record["round"], record["kind"], record["fields"] or {}
-        if number is None:
-            continue
-        if kind == "card":
-            placed[number] += 1
-        elif kind in ("pickup", "set_aside"):
-            left[number] += 1
-        elif kind == "state" and fields.get("dest") == "complete":
-            complete.add(number)
-    return sum(1 for number in complete if placed[number] > left[number] and left[number])
+def judged(audit: Path, game: str, tally: Tally) -> None:
+    """The trail under ``audit`` verified and judged by the procedure auditor: a chain that does not
+    verify is records lost; a violation of the section's deal is counted in ``extra_cards``."""
+    files = [str(path) for path in sorted(audit.glob("*.jsonl"))]
+    command = [sys.executable, "-m", "croupier", "audit", "verify", *files]
+    verify = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    if verify.returncode == 0:
+        tally.counts["trails_verified"] += 1
+    else:
+        tally.problem("lost", f"{game}: the trail does not verify: {verify.stdout.strip()}")
+    procedure = subprocess.run(
+        [sys.executable, "-m", "croupier", "audit", "procedure", "--json", *files],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if procedure.returncode not in (0, 1):
+        tally.problem("crashes", f"{game}: croupier audit procedure exited {procedure.returncode}")
+        return
+    verdict = json.loads(procedure.stdout)
+    tally.counts["rounds_judged"] += verdict["rounds_checked"]
+    for violation in verdict["violations"]:
+        tally.problem("extra_cards", f"{game}: {violation['clause']}: {violation['found']} ({audit})")
 
 
 def kills(game: str, rng: random.Random, tally: Tally) -> None:
@@ -151,19 +173,90 @@ def kills(game: str, rng: random.Random, tally: Tally) -> None:
                     "crashes", f"{game}: the restarted service exited {process.returncode} (see {log})"
                 )
                 return
-        lines = records(audit)
-        tally.counts["rounds"] += len({json.loads(line)["round"] for line in lines} - {None})
-        tally.counts["extra_cards"] += extra_cards(lines)
-        verify = subprocess.run(
-            [sys.executable, "-m", "croupier", "audit", "verify", *map(str, sorted(audit.glob("*.jsonl")))],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
+        tally.counts["rounds"] += len({json.loads(line)["round"] for line in records(audit)} - {None})
+        judged(audit, game, tally)
+
+
+class DoubleTap:
+    """An HTTP client that sends every POST twice, as a dealer's double tap or a retry after a lost
+    answer would: the same body, and for a request that creates something the same
+    ``Idempotency-Key``. It answers with the second reply and counts a second reply that differs
+    from the first."""
+
+    def __init__(self, session: aiohttp.ClientSession, tally: Tally, game: str) -> None:
+        self.session, self.tally, self.game = session, tally, game
+
+    def get(self, path: str, **kw: Any) -> Any:
+        return self.session.get(path, **kw)
+
+    @contextlib.asynccontextmanager
+    async def post(self, path: str, headers: dict[str, str], **kw: Any) -> AsyncIterator[Any]:
+        headers = {**headers, "Idempotency-Key": uuid.uuid4().hex}
+        async with self.session.post(path, headers=headers, **kw) as first:
+            once = (first.status, await first.json())
+        async with self.session.post(path, headers=headers, **kw) as second:
+            twice = (second.status, await second.json())
+            self.tally.counts["requests_doubled"] += 1
+            if once != twice:
+                self.tally.problem("lost", f"{self.game}: {path} answered {once} then {twice}")
+            yield second
+
+
+async def _keyed_rounds(base: str, game: str, rounds: int, tally: Tally) -> None:
+    async with aiohttp.ClientSession(base) as session:
+        client = DoubleTap(session, tally, game)
+        screen = Screen(client, SUPERVISOR, count=dealer_counts(game, 3), supervisor=SUPERVISOR)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                await screen.state()
+                break
+            except aiohttp.ClientError:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.1)
+        for _ in range(rounds):
+            await screen.play_round(game, timeout=60)
+
+
+def duplicates(game: str, rng: random.Random, tally: Tally) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        tokens = write_token_file(directory / "tokens.toml")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        config = table_config(game, directory)
+        text = config.read_text().replace(
+            'api_bind = "127.0.0.1:8443"', f'api_bind = "127.0.0.1:{port}"\napi_tokens = "{tokens}"'
         )
-        if verify.returncode == 0:
-            tally.counts["trails_verified"] += 1
-        else:
-            tally.problem("lost", f"{game}: the trail does not verify: {verify.stdout.strip()}")
+        config.write_text(text)
+        log = directory / "run.log"
+        process = croupier("run", "--config", str(config), "--seed", str(rng.randrange(1 << 30)), log=log)
+        try:
+            asyncio.run(_keyed_rounds(f"http://127.0.0.1:{port}", game, 3, tally))
+        except (AssertionError, TimeoutError, aiohttp.ClientError) as failed:
+            tally.problem(
+                "crashes", f"{game}: rounds keyed twice over did not complete: {failed!r} (see {log})"
+            )
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=120)
+        if process.returncode != 0 or crashed(log):
+            tally.problem("crashes", f"{game}: croupier run with the API exited {process.returncode}")
+        audit = directory / "state" / "audit"
+        wagers = Counter(
+            (record["round"], record["fields"].get("seat"), record["fields"].get("wager"))
+            for record in map(json.loads, records(audit))
+            if record["kind"] == "wager" and not record["fields"].get("stays")
+        )
+        for key, times in wagers.items():
+            if times > 1:
+                tally.problem(
+                    "extra_cards", f"{game}: round {key[0]} seat {key[1]}'s {key[2]} recorded {times} times"
+                )
+        tally.counts["rounds"] += len({json.loads(line)["round"] for line in records(audit)} - {None})
+        judged(audit, game, tally)
 
 
 def faults(game: str, rng: random.Random, tally: Tally) -> None:
@@ -202,7 +295,7 @@ def faults(game: str, rng: random.Random, tally: Tally) -> None:
         summary = json.loads(run.stdout)
         tally.counts["rounds"] += summary["rounds"]
         tally.counts["faults_injected"] += sum(summary["injected"].values())
-        tally.counts["extra_cards"] += extra_cards(records(Path(tmp)))
+        judged(Path(tmp), game, tally)
 
 
 def main() -> None:
@@ -220,6 +313,7 @@ def main() -> None:
         passes += 1
         kills(game, rng, tally)
         faults(game, rng, tally)
+        duplicates(game, rng, tally)
         print(
             f"pass {passes} ({game}): " + " ".join(f"{k}={v}" for k, v in sorted(tally.counts.items())),
             flush=True,
@@ -227,7 +321,16 @@ def main() -> None:
     counts = tally.counts
     print(
         " ".join(
-            f"{k}={counts[k]}" for k in ("kills", "restarts", "rounds", "faults_injected", "trails_verified")
+            f"{k}={counts[k]}"
+            for k in (
+                "kills",
+                "restarts",
+                "rounds",
+                "faults_injected",
+                "requests_doubled",
+                "trails_verified",
+                "rounds_judged",
+            )
         )
     )
     print(f"lost={counts['lost']} crashes={counts['crashes']} extra_cards={counts['extra_cards']}")
