@@ -24,16 +24,19 @@ from croupier.service.screen_dealer import (
     ScreenDealer,
 )
 from croupier.tables.inputs import Offer
-from devices.rules import Rule, RuleViolation
+from devices.rules import Rule
 from drivers.protocol.cards import Card
-from games.crazy_4_poker import clauses as crazy_4_clauses
+from games.crazy_4_poker import dealing as crazy_4_dealing
 from games.crazy_4_poker import inputs as crazy_4
 from games.free_bet_blackjack import clauses as fbb_clauses
+from games.free_bet_blackjack import dealing as fbb_dealing
 from games.free_bet_blackjack import inputs as fbb
 from games.heads_up_holdem import clauses as holdem_clauses
+from games.heads_up_holdem import dealing as holdem_dealing
 from games.heads_up_holdem import inputs as holdem
 from games.heads_up_holdem.play import choices_on
 from games.over_under import clauses as ou_clauses
+from games.over_under import dealing as ou_dealing
 from games.over_under import inputs as ou
 
 Json = Mapping[str, Any]
@@ -77,8 +80,8 @@ class _Keyed:
     """The wagers, the same for every game: the betting prompt's answers until no more bets."""
 
     wager: type
-    #: The game's rule of its betting positions, as its round cites it.
-    positions: Rule
+    #: The game's own check of a wager, the one its round's guard makes (games/<game>/dealing.py).
+    check: Callable[[Any, Any], None]
 
     def __init__(
         self,
@@ -96,11 +99,8 @@ class _Keyed:
         """The wager keyed, refused before it reaches the table — so before the first one begins a
         round — for a seat that is no betting position or an amount outside the posted limits."""
         wager = message_body(self.wager)(body)
-        if self.rules is not None and not 1 <= wager.seat <= self.rules.positions:
-            refused = (
-                f"seat {wager.seat} is not a betting position (this table has 1 to {self.rules.positions})"
-            )
-            raise RuleViolation(self.positions, refused)
+        if self.rules is not None:
+            self.check(wager, self.rules)
         check_limits(wager, self.limits)
         if self._cover is not None and getattr(wager, "progressive", 0):
             self._cover(wager.seat)
@@ -112,7 +112,7 @@ class _Keyed:
 
 class KeyedFreeBetBlackjack(_Keyed):
     wager = fbb.PlaceWager
-    positions = fbb_clauses.SIX_POSITIONS
+    check = staticmethod(fbb_dealing.check_wager)
 
     async def insurance(self, hand: Any, dealer_up: Card) -> Offer[Any]:
         return await self.screen.ask(
@@ -142,7 +142,7 @@ class KeyedOverUnder(_Keyed):
     card is dealt (686a.7(f)); a seat keyed out of turn is refused with (f)."""
 
     wager = ou.PlaceWager
-    positions = ou_clauses.POSITIONS
+    check = staticmethod(ou_dealing.check_wager)
 
     async def choose(self, position: Any) -> Offer[Any]:
         return await self.screen.ask(
@@ -157,7 +157,7 @@ class KeyedOverUnder(_Keyed):
 
 class KeyedHeadsUpHoldem(_Keyed):
     wager = holdem.PlaceWager
-    positions = holdem_clauses.POSITIONS
+    check = staticmethod(holdem_dealing.check_wager)
 
     async def decide(self, position: Any, street: str, community: Sequence[Card]) -> Offer[Any]:
         return await self.screen.ask(
@@ -174,7 +174,7 @@ class KeyedHeadsUpHoldem(_Keyed):
 
 class KeyedCrazy4Poker(_Keyed):
     wager = crazy_4.PlaceWagers
-    positions = crazy_4_clauses.SIX_POSITIONS
+    check = staticmethod(crazy_4_dealing.check_wager)
 
     async def decide(self, seat: int) -> Offer[Any]:
         return await self.screen.ask("decision", CRAZY_4_DECISION, seat=seat, turn=CRAZY_4_IN_TURN)

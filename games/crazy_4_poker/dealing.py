@@ -3,6 +3,8 @@ progressive lock, the deal from the hand and the stub (657a.9(a)-(f)). Mixed int
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from transitions import EventData
 
 from devices.rules import Irregularity, RuleViolation
@@ -13,6 +15,10 @@ from games.crazy_4_poker.irregularities import DEAL_OUT_OF_ORDER, MISDEAL, PROGR
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.rules_config import Shuffler
 from games.crazy_4_poker.settlement import Position
+
+if TYPE_CHECKING:
+    from games.crazy_4_poker.inputs import PlaceWagers
+    from games.crazy_4_poker.rules_config import RuleSet
 
 DECK = 52  # 603a.15, 657a.9(e)
 FIVE = 5
@@ -28,27 +34,7 @@ class DealSteps:
     """Guards and callbacks from the wagers to the stub."""
 
     def wagers_are_valid(self, event: EventData) -> bool:
-        m = message_of(event)
-        if not 1 <= m.seat <= self.rules.positions:
-            raise RuleViolation(
-                clauses.SIX_POSITIONS,
-                f"seat {m.seat} is not a betting position (1 to {self.rules.positions})",
-            )
-        if not m.ante or m.ante != m.super_bonus:
-            raise RuleViolation(
-                clauses.REQUIRED_WAGERS,
-                f"seat {m.seat}: Ante {m.ante} and Super Bonus {m.super_bonus} must be equal and placed",
-            )
-        offered = {
-            "progressive": self.rules.progressive_offered,
-            "five_card_bonus": self.rules.five_card_bonus_offered,
-            "six_card_bonus": self.rules.six_card_bonus_offered,
-        }
-        for name, on in offered.items():
-            if getattr(m, name) and not on:
-                raise RuleViolation(
-                    clauses.OPTIONAL_WAGER_OFFERED, f"seat {m.seat}: this table offers no {name} wager"
-                )
+        check_wager(message_of(event), self.rules)
         return True
 
     def accept_wagers(self, event: EventData) -> None:
@@ -231,3 +217,29 @@ class DealSteps:
         self._record_irregularity(kind, Irregularity(rule, detail))
         self.layout_cards = sum(counts.values())
         self._record_actions([a for p in self.positions.values() for a in settlement.void(p, rule)])
+
+
+def check_wager(m: PlaceWagers, rules: RuleSet) -> None:
+    """The wagers the table may take, whatever the round: a betting position, equal Ante and Super
+    Bonus Wagers, and an optional wager only where the table offers it. The round's guard and the
+    dealer's screen (before a wager begins a round) both ask it."""
+    if not 1 <= m.seat <= rules.positions:
+        raise RuleViolation(
+            clauses.SIX_POSITIONS,
+            f"seat {m.seat} is not a betting position (1 to {rules.positions})",
+        )
+    if not m.ante or m.ante != m.super_bonus:
+        raise RuleViolation(
+            clauses.REQUIRED_WAGERS,
+            f"seat {m.seat}: Ante {m.ante} and Super Bonus {m.super_bonus} must be equal and placed",
+        )
+    offered = {
+        "progressive": rules.progressive_offered,
+        "five_card_bonus": rules.five_card_bonus_offered,
+        "six_card_bonus": rules.six_card_bonus_offered,
+    }
+    for name, on in offered.items():
+        if getattr(m, name) and not on:
+            raise RuleViolation(
+                clauses.OPTIONAL_WAGER_OFFERED, f"seat {m.seat}: this table offers no {name} wager"
+            )

@@ -5,6 +5,8 @@ in games.common.shoe_steps."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from transitions import EventData
 
 from devices.rules import Rule, RuleViolation
@@ -27,6 +29,10 @@ from games.free_bet_blackjack.machine import (
 )
 from games.free_bet_blackjack.positions import Position
 
+if TYPE_CHECKING:
+    from games.free_bet_blackjack.inputs import PlaceWager
+    from games.free_bet_blackjack.rules_config import RuleSet
+
 #: The clause a card breaks when it arrives while no card is due, by state (the dealer's turn has
 #: its own; while dealing a card is always due).
 NOTHING_DUE = {
@@ -46,12 +52,7 @@ class DealSteps(ShoeSteps):
     """Guards and callbacks of the wagers, the deal and every card arriving from the shoe."""
 
     def wager_is_valid(self, event: EventData) -> bool:
-        message = message_of(event)
-        check_seat(message.seat, self.rules.positions)
-        if not message.blackjack:
-            raise RuleViolation(
-                clauses.PUSH_22_NEEDS_BLACKJACK_WAGER, f"seat {message.seat}: no Blackjack Wager placed"
-            )
+        check_wager(message_of(event), self.rules)
         return True
 
     def accept_wager(self, event: EventData) -> None:
@@ -121,3 +122,14 @@ class DealSteps(ShoeSteps):
         if self.dealer_total.value >= 17:
             return clauses.DEALER_DRAWS_TO_17
         return clauses.NO_DRAW_WITHOUT_EFFECT
+
+
+def check_wager(message: PlaceWager, rules: RuleSet) -> None:
+    """A wager the table may take, whatever the round: a betting position, and a Blackjack Wager
+    beside any Push 22 Wager (672a.2; 672a.7(e)(1)). The round's guard and the dealer's screen
+    (before a wager begins a round) both ask it."""
+    check_seat(message.seat, rules.positions)
+    if not message.blackjack:
+        raise RuleViolation(
+            clauses.PUSH_22_NEEDS_BLACKJACK_WAGER, f"seat {message.seat}: no Blackjack Wager placed"
+        )

@@ -4,6 +4,8 @@ Mixed into Round (round.py)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from transitions import EventData
 
 from devices.rules import Irregularity, Rule, RuleViolation
@@ -19,6 +21,10 @@ from games.heads_up_holdem.positions import Due, Position
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.settlement import Stakes
 
+if TYPE_CHECKING:
+    from games.heads_up_holdem.inputs import PlaceWager
+    from games.heads_up_holdem.rules_config import RuleSet
+
 DECK = 52  # 677a.10(e): the deck holds 52 cards
 COMMUNITY_CARDS = 5
 
@@ -27,23 +33,7 @@ class DealSteps:
     """Guards and callbacks from the wagers to the first decision."""
 
     def wager_is_valid(self, event: EventData) -> bool:
-        message = message_of(event)
-        if not 1 <= message.seat <= self.rules.positions:
-            raise RuleViolation(
-                clauses.POSITIONS,
-                f"seat {message.seat} is not a betting position (this table has 1 to {self.rules.positions})",
-            )
-        if message.ante != message.odds:
-            raise RuleViolation(
-                clauses.ANTE_EQUALS_ODDS,
-                f"seat {message.seat}: Ante {message.ante} and Odds {message.odds} differ",
-            )
-        for amount, table, name in (
-            (message.trips_plus, self.rules.trips_plus_pay_table, "Trips Plus"),
-            (message.pocket_bonus, self.rules.pocket_bonus_pay_table, "Pocket Bonus"),
-        ):
-            if amount and not table:
-                raise RuleViolation(clauses.SIDE_WAGER_OFFERED, f"seat {message.seat}: {name} is not offered")
+        check_wager(message_of(event), self.rules)
         return True
 
     def accept_wager(self, event: EventData) -> None:
@@ -237,3 +227,25 @@ class DealSteps:
 def _items(event: EventData) -> tuple[Arrival, ...]:
     message = message_of(event)
     return message.cards if hasattr(message, "cards") else (message.card,)
+
+
+def check_wager(message: PlaceWager, rules: RuleSet) -> None:
+    """A wager the table may take, whatever the round: a betting position, equal Ante and Odds
+    Wagers, and a side wager only where its pay table is configured. The round's guard and the
+    dealer's screen (before a wager begins a round) both ask it."""
+    if not 1 <= message.seat <= rules.positions:
+        raise RuleViolation(
+            clauses.POSITIONS,
+            f"seat {message.seat} is not a betting position (this table has 1 to {rules.positions})",
+        )
+    if message.ante != message.odds:
+        raise RuleViolation(
+            clauses.ANTE_EQUALS_ODDS,
+            f"seat {message.seat}: Ante {message.ante} and Odds {message.odds} differ",
+        )
+    for amount, table, name in (
+        (message.trips_plus, rules.trips_plus_pay_table, "Trips Plus"),
+        (message.pocket_bonus, rules.pocket_bonus_pay_table, "Pocket Bonus"),
+    ):
+        if amount and not table:
+            raise RuleViolation(clauses.SIDE_WAGER_OFFERED, f"seat {message.seat}: {name} is not offered")

@@ -5,6 +5,8 @@ in games.common.shoe_steps."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from transitions import EventData
 
 from devices.rules import Rule, RuleViolation
@@ -17,6 +19,10 @@ from games.over_under import clauses
 from games.over_under.machine import CLEARING, DEALING, DECIDING, DRAWING
 from games.over_under.points import HAND_SIZE
 from games.over_under.positions import Position, check_seat
+
+if TYPE_CHECKING:
+    from games.over_under.inputs import PlaceWager
+    from games.over_under.rules_config import RuleSet
 
 #: The clause a card breaks when it arrives while no card is due, by state.
 NOTHING_DUE = {
@@ -35,14 +41,7 @@ class DealSteps(ShoeSteps):
     """Guards and callbacks of the wagers, the deal and every card arriving from the shoe."""
 
     def wager_is_valid(self, event: EventData) -> bool:
-        message = message_of(event)
-        check_seat(message.seat, self.rules.positions)
-        if not message.ante:
-            raise RuleViolation(clauses.ANTE_REQUIRED, f"seat {message.seat}: no Ante Wager placed")
-        if message.bonus and self.rules.bonus_pay_table is None:
-            raise RuleViolation(
-                clauses.BONUS_POSTED, f"seat {message.seat}: this table posts no Bonus pay table"
-            )
+        check_wager(message_of(event), self.rules)
         return True
 
     def accept_wager(self, event: EventData) -> None:
@@ -76,3 +75,14 @@ class DealSteps(ShoeSteps):
 
     def _nothing_due(self) -> Rule:
         return NOTHING_DUE[self.state]
+
+
+def check_wager(message: PlaceWager, rules: RuleSet) -> None:
+    """A wager the table may take, whatever the round: a betting position, an Ante Wager, and a
+    Bonus Wager only against a posted table. The round's guard and the dealer's screen (before a
+    wager begins a round) both ask it."""
+    check_seat(message.seat, rules.positions)
+    if not message.ante:
+        raise RuleViolation(clauses.ANTE_REQUIRED, f"seat {message.seat}: no Ante Wager placed")
+    if message.bonus and rules.bonus_pay_table is None:
+        raise RuleViolation(clauses.BONUS_POSTED, f"seat {message.seat}: this table posts no Bonus pay table")

@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from croupier.api.asyncapi import COMMITTED as ASYNCAPI
 from croupier.api.asyncapi import document as asyncapi
 from croupier.api.openapi import document as openapi
@@ -162,15 +164,25 @@ def test_an_idempotency_key_is_kept_across_a_restart(tmp_path):
     run(scenario())
 
 
-def test_a_refused_wager_begins_no_round_and_leaves_the_dealer_change_open(tmp_path):
-    """672a.2: a seat that is no betting position is refused (409) before a round begins: no round
-    number is taken, no round_began is sent, and a dealer change between rounds is still taken."""
+@pytest.mark.parametrize(
+    ("wager", "rule"),
+    [
+        ({"seat": 9, "blackjack": 500}, fbb_clauses.SIX_POSITIONS),
+        ({"seat": 2, "blackjack": 0, "push22": 500}, fbb_clauses.PUSH_22_NEEDS_BLACKJACK_WAGER),
+    ],
+    ids=["no-betting-position", "push-22-without-a-blackjack-wager"],
+)
+def test_a_refused_wager_begins_no_round_and_leaves_the_dealer_change_open(tmp_path, wager, rule):
+    """672a.2, 672a.7(e)(1): a wager the game refuses — a seat that is no betting position, a Push
+    22 Wager without a Blackjack Wager — is refused (409) by the game's own check before a round
+    begins: no round number is taken, no round_began is sent, and a dealer change between rounds
+    is still taken."""
 
     async def scenario():
         async with api_rig(tmp_path) as rig, rig.client.ws_connect("/v1/events", headers=DEALER) as ws:
             betting = await rig.betting()
-            status, body = await rig.post("/v1/wagers", {"prompt": betting, "seat": 9, "blackjack": 500})
-            assert status == 409 and body["clause"] == fbb_clauses.SIX_POSITIONS.clause, body
+            status, body = await rig.post("/v1/wagers", {"prompt": betting, **wager})
+            assert status == 409 and body["clause"] == rule.clause, body
             await asyncio.sleep(0.2)
             state = await rig.state()
             assert (state["rounds"], state["round_in_progress"]) == (0, False)
