@@ -61,11 +61,12 @@ GAMES = {
     "crazy-4-poker": "simulated-crazy-4-poker.toml",
 }
 KILLS_PER_PASS = 3
-#: Every kind the simulator injects (docs/sim.md), at a rate that strikes most rounds.
+#: Every kind the simulator injects (docs/sim.md), at a rate that strikes most rounds, and a noisy
+#: line to the device that deals (Crazy 4 Poker has no shoe: its shuffler).
 FAULTS = """rate = 0.6
 seed = {seed}
 kinds = ["unplug", "reboot", "corrupt", "drop", "jam", "miscount", "foreign-card"]
-[devices.shoe]
+[devices.{dealing}]
 outbound = {{ corrupt_rate = 0.02, drop_rate = 0.02 }}
 """
 
@@ -262,7 +263,8 @@ def duplicates(game: str, rng: random.Random, tally: Tally) -> None:
 def faults(game: str, rng: random.Random, tally: Tally) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         profile = Path(tmp) / "faults.toml"
-        profile.write_text(FAULTS.format(seed=rng.randrange(1 << 30)))
+        dealing = "shuffler" if game == "crazy-4-poker" else "shoe"
+        profile.write_text(FAULTS.format(seed=rng.randrange(1 << 30), dealing=dealing))
         seed = str(rng.randrange(1 << 30))
         run = subprocess.run(
             [

@@ -22,6 +22,11 @@ class Trail:
     def table(self, kind: str, **fields: Any) -> AuditRecord:
         return self._add(kind, None, dict(fields))
 
+    def service(self, kind: str, number: int, **fields: Any) -> AuditRecord:
+        """A record the table service writes about round ``number`` (``round_cut_off``), not one of
+        the round's own: no ``game``, no ``round_seq``."""
+        return self._add(kind, number, dict(fields))
+
     def start(self, number: int) -> Trail:
         self.round, self.round_seq = number, 0
         return self

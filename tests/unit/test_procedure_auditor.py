@@ -242,3 +242,15 @@ def test_686a_7_i_a_surrendered_hand_is_still_dealt_its_two_cards():
     t.add("card", card="Qs", seat=1, place="seat 1", face_up=True)
     t.add("card", card="5d", seat=1, place="seat 1", face_up=True)
     assert found(t.records) == []
+
+
+def test_686a_7_i_a_round_a_restart_cut_off_is_judged_only_on_what_it_did():
+    """686a.7(i): a round that ended without a player's two additional cards breaks (i) — unless a
+    restart cut it off (the service's ``round_cut_off`` record names it, and a supervisor voids
+    it): then it is judged only on what it did before the cut."""
+    t = over_under_round(Trail("over-under"))
+    seat_2 = [r.seq for r in t.records if r.fields.get("seat") == 2 and r.kind in ("card", "settlement")]
+    t.records = t.without(seat_2[1:])  # cut before seat 2's two additional cards
+    assert found(t.records) == [("686a.7(i)", None)]
+    t.service("round_cut_off", 1, clause="decision 0012", wagers=[], cards_total=3)
+    assert found(t.records) == []

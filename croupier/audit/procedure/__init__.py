@@ -65,6 +65,9 @@ def judge(records: Iterable[AuditRecord], config: Path | None = None) -> Verdict
     verdict = Verdict()
     table = Table()  # a trail is one table's
     rounds = {id(group[0]): group for group in round_records(records)}
+    # A round a restart cut off is named, after its last record, by the service's ``round_cut_off``
+    # record (croupier.service.journal): it is judged only on what it did before the cut.
+    cut_off = {record.round for record in records if record.kind == "round_cut_off"}
     recorded: dict[str, dict[str, Any]] = {}
     for record in records:
         if record.kind == RULES_IN_FORCE and isinstance(record.fields.get("rules"), dict):
@@ -74,7 +77,7 @@ def judge(records: Iterable[AuditRecord], config: Path | None = None) -> Verdict
         group = rounds.get(id(record))
         if group is None:
             continue
-        round_ = Round.of(group)
+        round_ = Round.of(group, cut_off=group[0].round in cut_off)
         section = SECTIONS.get(round_.game)
         if section is None:
             verdict.notes.append(f"round {round_.number}: game {round_.game!r} has no section to judge it by")

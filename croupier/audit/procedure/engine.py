@@ -90,12 +90,13 @@ class Round:
     number: int
     game: str
     steps: list[Step]
+    cut_off: bool = False  # a restart cut it off: the trail names it in a ``round_cut_off`` record
 
     @classmethod
-    def of(cls, records: Sequence[AuditRecord]) -> Round:
+    def of(cls, records: Sequence[AuditRecord], cut_off: bool = False) -> Round:
         first = records[0]
         steps = [Step(r.seq, r.kind, r.fields) for r in records]
-        return cls(first.round or 0, str(first.fields.get("game")), steps)
+        return cls(first.round or 0, str(first.fields.get("game")), steps, cut_off)
 
     def kind(self, *kinds: str) -> list[Step]:
         return [step for step in self.steps if step.kind in kinds]
@@ -121,7 +122,7 @@ class Round:
         it did, not on what it did not reach."""
         interrupted = any(s.kind in ("misdeal", "resolution", "round_voided") for s in self.steps)
         voided = any(s.kind == "state" and s.get("dest") == "voided" for s in self.steps)
-        return bool(self.kind("settlement")) and not (interrupted or voided)
+        return bool(self.kind("settlement")) and not (interrupted or voided or self.cut_off)
 
 
 Pred = Callable[[Step], bool]
