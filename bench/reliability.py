@@ -33,6 +33,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -61,6 +62,8 @@ GAMES = {
     "crazy-4-poker": "simulated-crazy-4-poker.toml",
 }
 KILLS_PER_PASS = 3
+#: Where a trail the procedure auditor faults is kept for review.
+KEEP = Path(tempfile.gettempdir()) / "croupier-reliability"
 #: Every kind the simulator injects (docs/sim.md), at a rate that strikes most rounds, and a noisy
 #: line to the device that deals (Crazy 4 Poker has no shoe: its shuffler).
 FAULTS = """rate = 0.6
@@ -126,8 +129,14 @@ def judged(audit: Path, game: str, tally: Tally) -> None:
         return
     verdict = json.loads(procedure.stdout)
     tally.counts["rounds_judged"] += verdict["rounds_checked"]
+    if verdict["violations"]:
+        kept = KEEP / f"{game}-{len(tally.problems)}"
+        shutil.copytree(audit, kept, dirs_exist_ok=True)  # the temporary trail goes with its run
     for violation in verdict["violations"]:
-        tally.problem("extra_cards", f"{game}: {violation['clause']}: {violation['found']} ({audit})")
+        where = f"round {violation['round']} seq {violation['seq']}"
+        tally.problem(
+            "extra_cards", f"{game}: {where} {violation['clause']}: {violation['found']} (kept: {kept})"
+        )
 
 
 def kills(game: str, rng: random.Random, tally: Tally) -> None:
