@@ -12,12 +12,14 @@ from drivers.protocol.core import (
     ReadTestCounter,
     RequestDiagnosticEvents,
 )
-from drivers.protocol.frame import Frame, FrameDecoder, Kind
+from drivers.protocol.frame import Frame, FrameDecoder, Kind, Noise, NoiseReason
 from drivers.protocol.host_link import (
     CommandTimedOut,
     EventReceived,
     HostLink,
+    LineNoise,
     LinkTimings,
+    NakReason,
     ReplyReceived,
 )
 from firmware_sim.engine import DeviceEngine
@@ -154,3 +156,18 @@ def test_event_before_the_identity_after_a_reconnect_waits_for_it():
     wire.drop_to_host = 0
     outcomes = wire.run(until=5.0)
     assert [o.event for o in outcomes if isinstance(o, EventReceived)] == [DiagnosticEvent(2)]
+
+
+def test_a_frame_with_a_bad_crc_is_reported_as_such_and_the_host_naks_it():
+    """A device frame whose CRC fails is line noise of reason BAD_CRC (not garbage or a bad header),
+    one byte dropped; the host answers with exactly one NAK frame naming BAD_CRC (docs/protocol.md)."""
+    host = HostLink(1, timings=LinkTimings())
+    good = Frame(1, Kind.EVENT, True, 3, 0x40, b"\x01\x02").encode()
+    bad = good[:-1] + bytes((good[-1] ^ 0x01,))
+    assert FrameDecoder().feed(bad)[0] == Noise(NoiseReason.BAD_CRC, 1)
+    host.receive(bad, 0.0)
+    noise = [o for o in host.outcomes() if isinstance(o, LineNoise)]
+    assert noise[0] == LineNoise(NoiseReason.BAD_CRC, 1)
+    assert host.counters.naks_out == 1
+    nak = Frame(1, Kind.NAK, False, 0, 0, bytes((NakReason.BAD_CRC,)))
+    assert host.data_to_send() == nak.encode() == b"\xa5\x5a\x05\xfa\x01\x05\x00\x00\x01" + nak.encode()[-2:]
