@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from croupier.tables.feeding import Feeds
-from devices.faults import LATCH_BLOCKS, SUPERVISOR_CLEARS, Operator, Role
+from devices.faults import LATCH_BLOCKS, SUPERVISOR_CLEARS, Fault, FaultLatch, Operator, Role
 from devices.rules import RuleViolation
 from devices.shoe import (
     BATCH_COUNT,
@@ -478,6 +478,26 @@ def test_cover_card_inside_a_stack_is_misplaced_and_nothing_moves():
     run(scenario())
 
 
+def test_672a_7_d_a_second_cover_card_in_the_same_shoe_is_irregular():
+    """672a.7(d): one cover card per batch; a second one out while the round completes is recorded
+    as a misplaced cover card, set aside, and the shoe still ends after the round."""
+
+    async def scenario():
+        async with table(faces=[*DECK[:2], None, DECK[2], None, *DECK[3:]]) as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            assert await t.shoe.deal(face_up=True) == DECK[1]
+            assert await t.shoe.deal(face_up=True) == DECK[2]
+            assert t.shoe.state == "ending" and not t.shoe.irregularities
+            assert await t.shoe.deal(face_up=True) == DECK[3]
+            assert t.clauses() == [COVER_PLACEMENT.clause]
+            assert "a second cover card" in t.shoe.irregularities[0].detail
+            assert t.shoe.state == "ending" and t.world.count(ASIDE) == 2
+            t.world.move_all(SHOE_TRAY, DISCARD)
+
+    run(scenario())
+
+
 # -- 672a.7(d)(1)-(2): collect, count, reshuffle -------------------------------------------------------------
 async def to_collecting(t: Table) -> None:
     await loaded_and_burned(t)
@@ -622,6 +642,79 @@ def test_auto_reshuffling_shoe_found_after_a_host_restart_counts_its_deck_as_loa
             t.world.move_all(SHOE_TRAY, DISCARD)
             await t.shoe.end_round()
             assert not t.shoe.faulted, "the whole deck is back, as loaded"
+
+    run(scenario())
+
+
+def test_reconcile_end_round_after_a_lost_answer_takes_nothing_twice():
+    """672a.7(d)(2)/677a.10(g): the end of a round whose answer was lost, the shoe having taken the
+    discards back: the counts say so (the whole batch in the shoe), and the round ends on them
+    without a second EndRound."""
+
+    async def scenario():
+        async with table() as t:
+            await t.shoe.set_mode(auto_reshuffle=True)
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            for _ in range(3):
+                await t.shoe.deal(face_up=True)
+            t.world.move_all(SHOE_TRAY, DISCARD)
+            t.wire.swallow = 1 + FAST.timings.max_retries  # every answer to EndRound is lost
+            with pytest.raises(OutcomeUnknown):
+                await t.shoe.end_round()
+            await eventually(lambda: t.shoe.faulted)
+            await t.shoe.driver.conn.wait_ready(5.0)
+            await t.shoe.clear("LINK_LOST", SUPERVISOR)
+            executions = t.wire.engine.executions
+            await t.shoe.reconcile_end_round()
+            assert t.wire.engine.executions == executions + 1, "the counts read, no EndRound sent"
+            assert t.shoe.state == "ready" and not t.shoe.faulted
+            assert t.world.count(SHOE) == 52 and t.shoe.remaining == 52
+
+    run(scenario())
+
+
+def test_reconcile_end_round_sends_the_end_the_shoe_never_received():
+    """The end of a round the shoe never took: its counts show the round's cards out, so it is
+    asked to take the discards back now, and the round ends with the whole batch counted."""
+
+    async def scenario():
+        async with table() as t:
+            await t.shoe.set_mode(auto_reshuffle=True)
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            for _ in range(3):
+                await t.shoe.deal(face_up=True)
+            t.world.move_all(SHOE_TRAY, DISCARD)
+            await t.shoe.reconcile_end_round()
+            assert t.shoe.state == "ready" and not t.shoe.faulted
+            assert t.world.count(SHOE) == 52 and t.world.count(DISCARD) == 0
+            assert (t.shoe.dispensed, t.shoe.remaining) == (4, 52)
+
+    run(scenario())
+
+
+def test_a_latch_given_to_the_shoe_is_shared_even_while_empty():
+    """A fault latch handed to the shoe (one the table shares, or restores after a restart) is the
+    one it keeps and checks, empty or not: a fault latched there blocks dealing (LATCH_BLOCKS), and
+    the shoe's own faults land there."""
+
+    async def scenario():
+        async with table() as t:
+            shared = FaultLatch()
+            shoe = Shoe(t.driver, shared)
+            assert shoe.latch is shared
+            await shoe.sync()  # finds the batch the dealer placed: a card to burn
+            shared.latch(Fault("JAM", "held by the table", "672a.7(d)", "host"))
+            assert shoe.faulted
+            with pytest.raises(RuleViolation) as blocked:
+                await shoe.burn()
+            assert blocked.value.rule is LATCH_BLOCKS
+            shared.release("JAM")
+            t.world.move_all(SHOE, DISCARD)
+            shoe.close_shoe()
+            await shoe.collect(51)
+            assert [f.code for f in shared.faults] == ["WRONG_COUNT"]
 
     run(scenario())
 
