@@ -16,6 +16,7 @@ from games.free_bet_blackjack.settlement import (
     against_dealer_blackjack,
     blackjack_payment,
     even_money_payment,
+    push22_odds,
     showdown,
     void,
 )
@@ -163,3 +164,14 @@ def test_void_after_a_blackjack_paid_at_once_returns_only_the_push_22_wager():
     paid = position(3, 1000, "As Kd", push22=200)
     paid.hands[0].paid = True
     assert void(paid) == [Action(3, PUSH22, PUSH, 200, clauses.VOID)]
+
+
+def test_672a_7_n_1_the_push_22_line_the_dealers_22_hits():
+    """672a.7(n)(1): the dealer's 22 in one suit, in one colour (diamonds and hearts are red, clubs
+    and spades black), or mixed, each paid by its own line of the posted table."""
+    table = Push22PayTable(suited=Odds(50), same_colour=Odds(20), other=Odds(8))
+    assert push22_odds(cards("Kh 6h 6h"), table) == Odds(50)
+    assert push22_odds(cards("Kh 6d 6h"), table) == Odds(20)
+    assert push22_odds(cards("Kc 6s 6c"), table) == Odds(20)
+    assert push22_odds(cards("Kh 6d 6s"), table) == Odds(8)
+    assert push22_odds(cards("Kc 6h 6s"), table) == Odds(8)

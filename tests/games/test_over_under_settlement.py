@@ -68,6 +68,25 @@ def test_686a_7_k_the_other_side_and_the_middle_lose_with_the_total():
     assert net(middle) == -2002
 
 
+def test_686a_7_k_l_the_edges_of_each_range_and_the_clause_each_cites():
+    """686a.7(k)(1): Over 23 wins on 24 to 33; (k)(2): Under 18 on 6 to 17; (l): 18 to 23 loses
+    both; a total on the other side loses by (k)."""
+    edges = {
+        (Choice.OVER_23, "Kc Qd 4h"): (PAY, clauses.WIN_OVER, 24),
+        (Choice.OVER_23, "Kc Qd 3h"): (COLLECT, clauses.LOSE_MIDDLE, 23),
+        (Choice.OVER_23, "Kc 6d 2h"): (COLLECT, clauses.LOSE_MIDDLE, 18),
+        (Choice.OVER_23, "Kc 5d 2h"): (COLLECT, clauses.OTHER_SIDE_LOSES, 17),
+        (Choice.UNDER_18, "2c 2d 2h"): (PAY, clauses.WIN_UNDER, 6),
+        (Choice.UNDER_18, "Kc 5d 2h"): (PAY, clauses.WIN_UNDER, 17),
+        (Choice.UNDER_18, "Kc 6d 2h"): (COLLECT, clauses.LOSE_MIDDLE, 18),
+        (Choice.UNDER_18, "Kc Qd 3h"): (COLLECT, clauses.LOSE_MIDDLE, 23),
+        (Choice.UNDER_18, "Kc Qd 4h"): (COLLECT, clauses.OTHER_SIDE_LOSES, 24),
+    }
+    for (choice, hand), expected in edges.items():
+        actions = settle(position(choice, hand), RULES)
+        assert {(a.movement, a.rule, a.total) for a in actions} == {expected}, (choice, hand)
+
+
 def test_686a_7_m_bonus_paid_by_the_table_or_collected_with_the_total():
     """686a.7(m): the Bonus Wager paid by the posted odds of its total (33 pays 33 to 2 here) or
     collected on a total of 13 to 26, each with the Hand's total."""
