@@ -92,11 +92,13 @@ def test_a_losing_or_unreported_hand_loses_ante_play_super_bonus_and_queens_up()
 
 
 def test_a_tie_pushes_ante_and_play():
-    """Equal hands against a qualifying dealer: the Ante and Play are returned."""
+    """Equal hands against a qualifying dealer: the Ante, the Play and a Super Bonus below a straight
+    are returned (the Super Bonus loses only to a qualifying dealer who beats the hand)."""
     actions = showdown(position(1001), hand("8h 8s 3c 5d 2h"), DEALER_PAIR, UP)
-    assert [(a.wager, a.movement, a.rule) for a in actions[:2]] == [
-        (ANTE, PUSH, clauses.PLAY_SHOWDOWN),
-        (PLAY, PUSH, clauses.PLAY_SHOWDOWN),
+    assert actions == [
+        Action(6, ANTE, PUSH, 1001, clauses.PLAY_SHOWDOWN),
+        Action(6, PLAY, PUSH, 1001, clauses.PLAY_SHOWDOWN),
+        Action(6, SUPER, PUSH, 1001, clauses.SUPER_BONUS),
     ]
 
 
