@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from drivers.protocol.core import (
     DiagnosticEvent,
     GetStatus,
@@ -171,3 +173,12 @@ def test_a_frame_with_a_bad_crc_is_reported_as_such_and_the_host_naks_it():
     assert host.counters.naks_out == 1
     nak = Frame(1, Kind.NAK, False, 0, 0, bytes((NakReason.BAD_CRC,)))
     assert host.data_to_send() == nak.encode() == b"\xa5\x5a\x05\xfa\x01\x05\x00\x00\x01" + nak.encode()[-2:]
+
+
+def test_a_device_address_is_neither_the_hosts_nor_the_reserved_one():
+    """docs/protocol.md §2: address 0 is the host's and 0xFF is reserved (no broadcast in version 1);
+    a device is addressed 1 to 254."""
+    for address in (0x00, 0xFF):
+        with pytest.raises(ValueError, match=r"device address must be 0x01\.\.0xfe"):
+            HostLink(address, timings=LinkTimings())
+    assert HostLink(0xFE, timings=LinkTimings()).address == 0xFE
