@@ -32,7 +32,8 @@ class Equipment(Generic[D]):
 
     def __init__(self, driver: D, latch: FaultLatch | None = None) -> None:
         self.driver = driver
-        self.latch = latch or FaultLatch()
+        # ``is None``, not ``or``: an empty latch is falsy, and a shared one must be kept while empty.
+        self.latch = latch if latch is not None else FaultLatch()
         self._was_ready = False
         self.link: ConnectionState | None = None  # the link's state as its last event told
         self.irregularities: list[Irregularity] = []

@@ -73,6 +73,11 @@ class NoiseReason(enum.Enum):
     BAD_CTRL = "bad-ctrl"  # CRC good but CTRL names no kind
 
 
+#: How telling a reason is, for the one report of a run: a CRC failure over a header's mere
+#: disagreement over garbage (BAD_CTRL is a whole frame's own report, never part of a run).
+_RANK = {NoiseReason.GARBAGE: 0, NoiseReason.BAD_HEADER: 1, NoiseReason.BAD_CRC: 2}
+
+
 @dataclass(frozen=True, slots=True)
 class Noise:
     """Bytes the decoder threw away, reported so the link can NAK and count line quality. One
@@ -125,7 +130,12 @@ class FrameDecoder:
         if not self._buf.startswith(SYNC):
             return []
         del self._buf[:1]
-        return [Noise(NoiseReason.BAD_HEADER, 1), *self.feed(b"")]
+        given_up = Noise(NoiseReason.BAD_HEADER, 1)
+        items = self.feed(b"")
+        if items and isinstance(items[0], Noise) and items[0].reason is not NoiseReason.BAD_CTRL:
+            first = items.pop(0)  # the run goes on from the byte given up: one report for it
+            given_up = Noise(max(first.reason, given_up.reason, key=_RANK.__getitem__), first.discarded + 1)
+        return [given_up, *items]
 
     def feed(self, data: bytes) -> list[Frame | Noise]:
         """Add bytes; return every complete frame and noise report they produce, in order."""
@@ -152,8 +162,7 @@ class FrameDecoder:
             length = buf[pos + 2]
             judged = HEADER_SIZE  # the bytes this candidate is judged on
             if buf[pos + 3] != length ^ 0xFF or length < BODY_HEADER_SIZE:
-                if reason is NoiseReason.GARBAGE:
-                    reason = NoiseReason.BAD_HEADER
+                reason = max(reason, NoiseReason.BAD_HEADER, key=_RANK.__getitem__)
             else:
                 judged += length + CRC_SIZE
                 if size - pos < judged:

@@ -222,6 +222,30 @@ def test_686a_7_g_one_election_per_player():
     refused("686a.7(g)", round_, Choose(1, UNDER))
 
 
+def test_686a_7_g_no_election_once_every_player_is_settled():
+    """686a.7(g): once every player has elected and been settled, a further election is refused
+    as a second election, saying so."""
+    round_, shoe = dealt("Kc Qd Th")
+    play(round_, shoe, 1, OVER)
+    assert round_.state == SETTLED
+    violation = refused("686a.7(g)", round_, Choose(1, UNDER))
+    assert "every player has elected and been settled" in str(violation)
+
+
+def test_686a_7_f_a_seat_without_an_ante_may_not_elect_or_be_cleared():
+    """686a.7(f): decisions are asked of the players with an Ante Wager; a seat without one is
+    refused for that reason, not as out of turn, and so is clearing its Hand (686a.7(j))."""
+    round_, shoe = dealt("Kc 9d 2h 3s", wagers={1: 1000, 2: 1000})
+    violation = refused("686a.7(f)", round_, Choose(4, OVER))
+    assert "seat 4 has no Ante Wager in this round" in str(violation)
+    round_.handle(Choose(1, OVER))
+    round_.handle(Choose(2, OVER))  # every election before any additional card (f)
+    shoe.deal_all_due(round_)
+    assert round_.state == CLEARING
+    violation = refused("686a.7(j)", round_, ClearHand(4))
+    assert "seat 4 has no Ante Wager" in str(violation)
+
+
 def test_686a_7_g_1_over_23_wager_equals_the_ante():
     """686a.7(g)(1): the Over 23 Wager equals the Ante Wager; another amount is refused."""
     round_, _ = dealt("Kc", wagers={1: 2500})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from drivers.protocol.core import (
     DiagnosticEvent,
     GetStatus,
@@ -12,12 +14,14 @@ from drivers.protocol.core import (
     ReadTestCounter,
     RequestDiagnosticEvents,
 )
-from drivers.protocol.frame import Frame, FrameDecoder, Kind
+from drivers.protocol.frame import Frame, FrameDecoder, Kind, Noise, NoiseReason
 from drivers.protocol.host_link import (
     CommandTimedOut,
     EventReceived,
     HostLink,
+    LineNoise,
     LinkTimings,
+    NakReason,
     ReplyReceived,
 )
 from firmware_sim.engine import DeviceEngine
@@ -154,3 +158,28 @@ def test_event_before_the_identity_after_a_reconnect_waits_for_it():
     wire.drop_to_host = 0
     outcomes = wire.run(until=5.0)
     assert [o.event for o in outcomes if isinstance(o, EventReceived)] == [DiagnosticEvent(2)]
+
+
+def test_a_frame_with_a_bad_crc_is_reported_as_such_and_the_host_naks_it():
+    """A device frame whose CRC fails is line noise of reason BAD_CRC (not garbage or a bad header):
+    its first byte dropped and the rest, which holds no other sync, discarded with it as one run; the
+    host answers with exactly one NAK frame naming BAD_CRC (docs/protocol.md §3, §5.4)."""
+    host = HostLink(1, timings=LinkTimings())
+    good = Frame(1, Kind.EVENT, True, 3, 0x40, b"\x01\x02").encode()
+    bad = good[:-1] + bytes((good[-1] ^ 0x01,))
+    assert FrameDecoder().feed(bad) == [Noise(NoiseReason.BAD_CRC, len(bad))]
+    host.receive(bad, 0.0)
+    noise = [o for o in host.outcomes() if isinstance(o, LineNoise)]
+    assert noise == [LineNoise(NoiseReason.BAD_CRC, len(bad))]
+    assert host.counters.naks_out == 1
+    nak = Frame(1, Kind.NAK, False, 0, 0, bytes((NakReason.BAD_CRC,)))
+    assert host.data_to_send() == nak.encode() == b"\xa5\x5a\x05\xfa\x01\x05\x00\x00\x01" + nak.encode()[-2:]
+
+
+def test_a_device_address_is_neither_the_hosts_nor_the_reserved_one():
+    """docs/protocol.md §2: address 0 is the host's and 0xFF is reserved (no broadcast in version 1);
+    a device is addressed 1 to 254."""
+    for address in (0x00, 0xFF):
+        with pytest.raises(ValueError, match=r"device address must be 0x01\.\.0xfe"):
+            HostLink(address, timings=LinkTimings())
+    assert HostLink(0xFE, timings=LinkTimings()).address == 0xFE

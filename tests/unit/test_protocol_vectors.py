@@ -23,7 +23,7 @@ import drivers
 from drivers.protocol.core import CATALOG, DoorChanged, FaultCode, FaultRaised
 from drivers.protocol.crc import crc16
 from drivers.protocol.fields import BLOB, STR, Fixed, ListOf, WireType
-from drivers.protocol.frame import SYNC, Frame, FrameDecoder, Kind
+from drivers.protocol.frame import SYNC, Frame, FrameDecoder, Kind, Noise, NoiseReason
 from drivers.protocol.host_link import NakReason
 from drivers.protocol.message import Message, Status
 from firmware_sim.engine import DeviceEngine
@@ -283,3 +283,39 @@ def test_simulated_device_speaks_the_conversation_of_the_spec():
     assert answer("diagnostic-event-ack") == b""
     # The host's NAK: the device sends its last response again.
     assert answer("nak-from-host") == frames("request-diagnostic-events-response")
+
+
+# -- what the decoder throws away, and why (docs/protocol.md §2) -----------------------------------------
+def test_each_discard_is_reported_with_its_reason_and_size():
+    """Bytes outside a frame are GARBAGE, a sync whose LEN and ~LEN disagree is BAD_HEADER (one byte
+    dropped, decided as soon as the four header bytes are in), one report for a run of discarded
+    bytes with its most telling reason (docs/protocol.md §3), a frame whose CTRL names no kind is
+    BAD_CTRL (the whole frame); a trailing first sync byte is kept for the next chunk."""
+    good = Frame(1, Kind.EVENT, True, 3, 0x40, b"\x01").encode()
+    decoder = FrameDecoder()
+    assert decoder.feed(b"\x01\x02\x03\xa5") == [Noise(NoiseReason.GARBAGE, 3)]
+    assert decoder.buffered == 1
+    assert decoder.feed(b"\x5a\x03\x00") == [Noise(NoiseReason.BAD_HEADER, 4)]
+    frame = Frame(1, Kind.EVENT, True, 3, 0x40, b"\x01")
+    assert decoder.feed(b"\x07\x07" + good) == [Noise(NoiseReason.GARBAGE, 2), frame]
+    checked = bytes((4, 0xFB, 1, 0x0E, 0, 0))  # CTRL 0x0E: kind 14 is no kind
+    unknown = SYNC + checked + crc16(checked[0:1] + checked[2:]).to_bytes(2, "big")
+    assert decoder.feed(unknown) == [Noise(NoiseReason.BAD_CTRL, len(unknown))]
+    assert decoder.feed(b"\xa5\x5a\x40\xbf") == [], "a header announcing 64 bytes waits for them"
+    assert decoder.resync() == [Noise(NoiseReason.BAD_HEADER, 4)]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [dict(address=256), dict(seq=256), dict(msg=256), dict(address=-1), dict(seq=-1), dict(msg=-1)],
+)
+def test_a_frame_field_out_of_a_byte_is_refused_by_name(fields):
+    frame = Frame(**{"address": 1, "kind": Kind.COMMAND, "from_device": False, "seq": 0, "msg": 0, **fields})
+    with pytest.raises(ValueError, match="frame field out of range: Frame"):
+        frame.encode()
+
+
+def test_the_largest_payload_encodes_and_one_byte_more_is_refused():
+    assert len(Frame(255, Kind.EVENT, True, 255, 255, bytes(251)).encode()) == 261
+    with pytest.raises(ValueError, match="payload of 252 bytes exceeds 251"):
+        Frame(1, Kind.EVENT, True, 0, 0, bytes(252)).encode()

@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from croupier.tables.feeding import Feeds
-from devices.faults import LATCH_BLOCKS, SUPERVISOR_CLEARS, Operator, Role
+from devices.equipment import DEVICE_FAULT
+from devices.faults import LATCH_BLOCKS, SUPERVISOR_CLEARS, Fault, FaultLatch, Operator, Role
 from devices.rules import RuleViolation
 from devices.shoe import (
     BATCH_COUNT,
@@ -41,6 +42,7 @@ from devices.shoe import (
     RESHUFFLE,
     ROUND_FIRST,
     Burn,
+    CoverCard,
     Shoe,
     ShoeFault,
 )
@@ -177,16 +179,82 @@ def test_672a_7_a_load_counts_the_batch_and_a_wrong_count_latches_for_a_supervis
         async with table(faces=DECK[:51]) as t:
             await t.shoe.load(52)
             assert t.shoe.state == "needs_burn"
-            assert [f.code for f in t.shoe.latch.faults] == ["WRONG_COUNT"]
-            assert t.shoe.irregularities[-1].rule is BATCH_COUNT
+            detail = "the shoe counts 51 cards, the batch has 52"
+            assert t.shoe.latch.faults == (Fault("WRONG_COUNT", detail, BATCH_COUNT.clause, "host"),)
+            assert (t.shoe.irregularities[-1].rule, t.shoe.irregularities[-1].detail) == (BATCH_COUNT, detail)
             with pytest.raises(RuleViolation) as burn:
                 await t.shoe.burn()
             assert burn.value.rule is LATCH_BLOCKS
+            assert str(burn.value).startswith("burn refused: latched WRONG_COUNT (the shoe counts 51")
             with pytest.raises(RuleViolation) as clear:
                 await t.shoe.clear("WRONG_COUNT", DEALER)
             assert clear.value.rule is SUPERVISOR_CLEARS
             await t.shoe.clear("WRONG_COUNT", SUPERVISOR)
             assert not t.shoe.faulted
+
+    run(scenario())
+
+
+def test_a_shoe_not_yet_synced_knows_nothing_and_moves_only_by_its_rules():
+    """Before its first sync the shoe's books are empty (no batch, no counts, no mode, nothing
+    unrecorded or unreconciled, no cover card), and no state can be reached but by a transition of
+    its rules (no ``to_<state>`` shortcuts)."""
+
+    async def scenario():
+        async with table() as t:
+            shoe = Shoe(t.driver)
+            books = (shoe.state, shoe.batch_size, shoe.dispensed, shoe.remaining, shoe.unrecorded)
+            assert books == ("offline", None, 0, 0, 0)
+            assert (shoe.auto_reshuffle, shoe.community_first, shoe.unreconciled) == (False,) * 3
+            assert shoe.auto_reshuffle is shoe.community_first is shoe.unreconciled is False
+            assert shoe.round_cards == [] and shoe.burn_cards == [] and shoe.cover is None and shoe.burns
+            assert not hasattr(shoe, "to_ready") and not hasattr(shoe, "to_in_round")
+
+    run(scenario())
+
+
+def test_a_host_restarted_mid_batch_counts_the_cards_dealt_as_part_of_the_batch():
+    """A shoe that does not reshuffle, found by a restarted host after cards were dealt: the batch
+    is what was dealt plus what remains; a later sync that finds nothing new records nothing."""
+
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            await t.shoe.deal(face_up=True)
+            t.world.move(SHOE_TRAY, seat(1))
+            again = Shoe(t.driver)
+            counts = await again.sync()
+            assert (counts.dispensed, counts.remaining, again.batch_size) == (2, 50, 52)
+            await again.sync()
+            assert not again.irregularities and again.unrecorded == 0
+
+    run(scenario())
+
+
+def test_672a_7_s_a_misread_card_is_an_irregularity_and_latches():
+    """672a.7(s): a card that leaves the shoe unread has no value in the record: it is counted as
+    unrecorded, recorded as irregular and latched (MISREAD) for a supervisor."""
+
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            t.device.misread_next = 1
+            with pytest.raises(ShoeFault) as misread:
+                await t.shoe.deal(face_up=True)
+            assert misread.value.code is FaultCode.MISREAD and t.shoe.unrecorded == 1
+            unread = "a card left the shoe unread"
+            assert t.shoe.latch.faults == (Fault("MISREAD", unread, DEVICE_FAULT.clause, "device"),)
+            assert [(i.rule, i.detail) for i in t.shoe.irregularities] == [
+                (RECORD_EVERY_CARD, "a card left the shoe unread: its value is not in the record")
+            ]
+            await t.shoe.clear("MISREAD", SUPERVISOR)
+            t.device.misread_next = 1
+            with pytest.raises(ShoeFault):
+                await t.shoe.deal(face_up=True)
+            assert t.shoe.unrecorded == 2, "each unread card is counted"
+            t.world.move_all(SHOE_TRAY, seat(1))
 
     run(scenario())
 
@@ -237,6 +305,7 @@ def test_672a_7_c_burn_card_is_never_exposed():
             with pytest.raises(RuleViolation) as reveal:
                 await t.shoe.reveal(burn)
             assert reveal.value.rule is BURN_UNEXPOSED
+            assert str(reveal.value).startswith(f"{burn} is a burn card")
             assert str(DECK[0]) not in str(reveal.value)
             t.world.move(SHOE_TRAY, DISCARD)
 
@@ -364,6 +433,10 @@ def test_dispense_reports_the_card_read_and_the_counts():
             t.world.move(SHOE_TRAY, seat(1))
             assert (t.shoe.dispensed, t.shoe.remaining) == (2, 50), "the cover card is not counted"
             assert t.shoe.round_cards == [DECK[1]]
+            executions = t.wire.engine.executions
+            await t.shoe.end_round()
+            assert t.wire.engine.executions == executions, "a shoe that does not reshuffle is told nothing"
+            assert t.shoe.state == "ready"
 
     run(scenario())
 
@@ -379,9 +452,14 @@ def test_672a_7_k_face_down_card_is_sealed_until_revealed_and_the_reveal_is_prov
             assert re.fullmatch(r"SealedCard\(#\d+, commitment [0-9a-f]{8}\.\.\.\)", repr(hole))
             assert not hasattr(hole, "face")
             t.world.move(SHOE_TRAY, seat(1))
+            assert not t.shoe.opens(hole, DECK[1]), "not turned up yet: it opens nothing"
             assert await t.shoe.reveal(hole) == DECK[1]
+            executions = t.wire.engine.executions
             assert await t.shoe.reveal(hole) == DECK[1], "a second look costs nothing"
+            assert t.wire.engine.executions == executions, "and asks the shoe nothing"
+            assert t.shoe.opens(hole, DECK[1]) and not t.shoe.opens(hole, DECK[2])
             forged = SealedCard(hole.reference, bytes(32))
+            assert not t.shoe.opens(forged, DECK[1]), "a card not dealt by this shoe opens nothing"
             with pytest.raises(CommitmentMismatch):
                 await t.driver.reveal(forged)
             with pytest.raises(ValueError, match="not a face-down card dealt by shoe"):
@@ -400,10 +478,15 @@ def test_latched_jam_blocks_dealing_until_a_supervisor_clears_it():
             with pytest.raises(ShoeFault) as jam:
                 await t.shoe.deal(face_up=True)
             assert jam.value.code is FaultCode.JAM and t.device.dispensed == 1
+            detail = "a card jammed in the shoe: nothing was dealt"
+            assert jam.value.detail == detail
+            assert str(jam.value) == f"shoe: {detail}: JAM latched until a supervisor clears it"
+            assert t.shoe.latch.faults == (Fault("JAM", detail, DEVICE_FAULT.clause, "device"),)
             executions = t.wire.engine.executions
             with pytest.raises(RuleViolation) as blocked:
                 await t.shoe.deal(face_up=True)
             assert blocked.value.rule is LATCH_BLOCKS
+            assert str(blocked.value).startswith(f"deal refused: latched JAM ({detail})")
             assert t.wire.engine.executions == executions, "refused before reaching the device"
             with pytest.raises(RuleViolation) as dealer:
                 await t.shoe.clear("JAM", DEALER)
@@ -440,11 +523,13 @@ def test_672a_7_d_cover_card_during_play_completes_the_round_then_no_new_round()
             assert await t.shoe.deal(face_up=True) == DECK[1]
             assert await t.shoe.deal(face_up=True) == DECK[2]
             assert await t.shoe.deal(face_up=True) == DECK[3], "the cover card is set aside, the next dealt"
-            assert t.shoe.state == "ending" and t.shoe.cover.when == "during-play"
+            assert t.shoe.state == "ending" and t.shoe.cover == CoverCard("during-play", 3)
             assert t.world.count(ASIDE) == 1 and t.world.cards(ASIDE)[0].is_cover
             assert await t.shoe.deal(face_up=True) == DECK[4], "the round is completed"
             t.world.move_all(SHOE_TRAY, DISCARD)
+            executions = t.wire.engine.executions
             await t.shoe.end_round()
+            assert t.wire.engine.executions == executions, "a shoe that does not reshuffle is told nothing"
             assert t.shoe.state == "collecting"
             with pytest.raises(RuleViolation) as start:
                 t.shoe.start_round()
@@ -496,7 +581,26 @@ def test_672a_7_d_cover_card_at_a_new_dealers_burn_ends_the_shoe_at_once():
             await loaded_and_burned(t)
             t.shoe.dealer_change()
             assert await t.shoe.burn() is None
-            assert t.shoe.state == "collecting" and t.shoe.cover.when == "burn"
+            assert t.shoe.state == "collecting" and t.shoe.cover == CoverCard("burn", 1)
+            await events_applied(t)  # CoverCardReached, after the burn's reply reported it
+            assert t.shoe.state == "collecting" and not t.shoe.irregularities
+
+    run(scenario())
+
+
+def test_672a_7_d_a_cover_card_reported_between_rounds_is_irregular_each_time():
+    """672a.7(d): a cover card comes out only while cards are dealt; one reported while the shoe
+    waits between rounds is recorded as misplaced, and a second report at the same count is a
+    second card, recorded again."""
+
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            for _ in range(2):
+                t.shoe.apply(CoverCardReached(dispensed=t.shoe.dispensed, remaining=t.shoe.remaining))
+            detail = "a cover card came out while the shoe was ready"
+            assert [(i.rule, i.detail) for i in t.shoe.irregularities] == [(COVER_PLACEMENT, detail)] * 2
+            assert t.shoe.state == "ready" and t.shoe.cover is None
 
     run(scenario())
 
@@ -509,6 +613,11 @@ def test_cover_card_as_the_burn_card_is_misplaced_and_set_aside():
                 await t.shoe.burn()
             assert burn.value.code is FaultCode.COVER_CARD_MISPLACED
             assert t.clauses() == [COVER_PLACEMENT.clause] and t.world.count(ASIDE) == 1
+            out_of_place = "the cover card is out of place"
+            fault = Fault("COVER_CARD_MISPLACED", out_of_place, DEVICE_FAULT.clause, "device")
+            assert t.shoe.latch.faults == (fault,)
+            misplaced = "the cover card came out as the burn card or inside a stack"
+            assert t.shoe.irregularities[0].detail == misplaced
             await t.shoe.clear("COVER_CARD_MISPLACED", SUPERVISOR)
             await t.shoe.burn()
             t.world.move(SHOE_TRAY, DISCARD)
@@ -526,6 +635,26 @@ def test_cover_card_inside_a_stack_is_misplaced_and_nothing_moves():
                 await t.shoe.deal_stack(2)
             assert stack.value.code is FaultCode.COVER_CARD_MISPLACED
             assert t.world.count(SHOE_TRAY) == 0 and t.world.count(SHOE) == 52
+
+    run(scenario())
+
+
+def test_672a_7_d_a_second_cover_card_in_the_same_shoe_is_irregular():
+    """672a.7(d): one cover card per batch; a second one out while the round completes is recorded
+    as a misplaced cover card, set aside, and the shoe still ends after the round."""
+
+    async def scenario():
+        async with table(faces=[*DECK[:2], None, DECK[2], None, *DECK[3:]]) as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            assert await t.shoe.deal(face_up=True) == DECK[1]
+            assert await t.shoe.deal(face_up=True) == DECK[2]
+            assert t.shoe.state == "ending" and not t.shoe.irregularities
+            assert await t.shoe.deal(face_up=True) == DECK[3]
+            assert t.clauses() == [COVER_PLACEMENT.clause]
+            assert t.shoe.irregularities[0].detail == "a second cover card came out in the same shoe"
+            assert t.shoe.state == "ending" and t.world.count(ASIDE) == 2
+            t.world.move_all(SHOE_TRAY, DISCARD)
 
     run(scenario())
 
@@ -566,8 +695,9 @@ def test_672a_7_d_1_a_card_missing_at_collection_latches_wrong_count_for_a_super
             t.world.move_all(SHOE, DISCARD)
             t.world.move(DISCARD, FLOOR)  # a card gone from the rack
             await t.shoe.collect(t.world.count(DISCARD))
-            assert t.shoe.state == "empty"
-            assert [f.code for f in t.shoe.latch.faults] == ["WRONG_COUNT"]
+            assert t.shoe.state == "empty" and t.shoe.remaining == 0
+            detail = "51 cards counted in the discard rack, the batch has 52"
+            assert t.shoe.latch.faults == (Fault("WRONG_COUNT", detail, COLLECT_AND_COUNT.clause, "host"),)
             assert t.clauses() == [COLLECT_AND_COUNT.clause]
             with pytest.raises(RuleViolation):
                 await t.shoe.clear("WRONG_COUNT", DEALER)
@@ -617,6 +747,9 @@ def test_677a_10_g_community_cards_first_only_from_a_shoe_that_reshuffles():
             with pytest.raises(RuleViolation) as host:
                 await t.shoe.set_mode(auto_reshuffle=False, community_first=True)
             assert host.value.rule is COMMUNITY_FIRST
+            assert str(host.value).startswith(
+                "community cards first asked of a shoe that does not reshuffle automatically"
+            )
             with pytest.raises(DeviceRefused, match=r"677a\.10\(g\)"):
                 await t.driver.set_mode(auto_reshuffle=False, community_first=True)
             await t.shoe.set_mode(auto_reshuffle=True, community_first=True)
@@ -629,6 +762,7 @@ def test_auto_reshuffling_shoe_takes_the_discards_back_after_each_round():
     async def scenario():
         async with table() as t:
             await t.shoe.set_mode(auto_reshuffle=True)
+            assert t.shoe.auto_reshuffle and t.shoe.community_first is False, "community first only if asked"
             await loaded_and_burned(t)
             t.shoe.start_round()
             dealt = [await t.shoe.deal(face_up=True) for _ in range(4)]
@@ -645,7 +779,8 @@ def test_auto_reshuffling_shoe_takes_the_discards_back_after_each_round():
             t.world.faults.drop_next = 1  # the dealer drops the card on its way to the rack
             t.world.move(SHOE_TRAY, DISCARD)
             await t.shoe.end_round()
-            assert [f.code for f in t.shoe.latch.faults] == ["WRONG_COUNT"]
+            detail = "after the reshuffle the shoe holds 51 of 52 cards"
+            assert t.shoe.latch.faults == (Fault("WRONG_COUNT", detail, BATCH_COUNT.clause, "host"),)
             assert t.clauses() == [BATCH_COUNT.clause]
 
     run(scenario())
@@ -678,6 +813,79 @@ def test_auto_reshuffling_shoe_found_after_a_host_restart_counts_its_deck_as_loa
     run(scenario())
 
 
+def test_reconcile_end_round_after_a_lost_answer_takes_nothing_twice():
+    """672a.7(d)(2)/677a.10(g): the end of a round whose answer was lost, the shoe having taken the
+    discards back: the counts say so (the whole batch in the shoe), and the round ends on them
+    without a second EndRound."""
+
+    async def scenario():
+        async with table() as t:
+            await t.shoe.set_mode(auto_reshuffle=True)
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            for _ in range(3):
+                await t.shoe.deal(face_up=True)
+            t.world.move_all(SHOE_TRAY, DISCARD)
+            t.wire.swallow = 1 + FAST.timings.max_retries  # every answer to EndRound is lost
+            with pytest.raises(OutcomeUnknown):
+                await t.shoe.end_round()
+            await eventually(lambda: t.shoe.faulted)
+            await t.shoe.driver.conn.wait_ready(5.0)
+            await t.shoe.clear("LINK_LOST", SUPERVISOR)
+            executions = t.wire.engine.executions
+            await t.shoe.reconcile_end_round()
+            assert t.wire.engine.executions == executions + 1, "the counts read, no EndRound sent"
+            assert t.shoe.state == "ready" and not t.shoe.faulted
+            assert t.world.count(SHOE) == 52 and t.shoe.remaining == 52
+
+    run(scenario())
+
+
+def test_reconcile_end_round_sends_the_end_the_shoe_never_received():
+    """The end of a round the shoe never took: its counts show the round's cards out, so it is
+    asked to take the discards back now, and the round ends with the whole batch counted."""
+
+    async def scenario():
+        async with table() as t:
+            await t.shoe.set_mode(auto_reshuffle=True)
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            for _ in range(3):
+                await t.shoe.deal(face_up=True)
+            t.world.move_all(SHOE_TRAY, DISCARD)
+            await t.shoe.reconcile_end_round()
+            assert t.shoe.state == "ready" and not t.shoe.faulted
+            assert t.world.count(SHOE) == 52 and t.world.count(DISCARD) == 0
+            assert (t.shoe.dispensed, t.shoe.remaining) == (4, 52)
+
+    run(scenario())
+
+
+def test_a_latch_given_to_the_shoe_is_shared_even_while_empty():
+    """A fault latch handed to the shoe (one the table shares, or restores after a restart) is the
+    one it keeps and checks, empty or not: a fault latched there blocks dealing (LATCH_BLOCKS), and
+    the shoe's own faults land there."""
+
+    async def scenario():
+        async with table() as t:
+            shared = FaultLatch()
+            shoe = Shoe(t.driver, shared)
+            assert shoe.latch is shared
+            await shoe.sync()  # finds the batch the dealer placed: a card to burn
+            shared.latch(Fault("JAM", "held by the table", "672a.7(d)", "host"))
+            assert shoe.faulted
+            with pytest.raises(RuleViolation) as blocked:
+                await shoe.burn()
+            assert blocked.value.rule is LATCH_BLOCKS
+            shared.release("JAM")
+            t.world.move_all(SHOE, DISCARD)
+            shoe.close_shoe()
+            await shoe.collect(51)
+            assert [f.code for f in shared.faults] == ["WRONG_COUNT"]
+
+    run(scenario())
+
+
 # -- docs/protocol.md §5.6: an unknown outcome is reconciled before dealing on -------------------------------
 def test_unknown_outcome_blocks_dealing_until_the_counts_are_read():
     async def scenario():
@@ -693,8 +901,11 @@ def test_unknown_outcome_blocks_dealing_until_the_counts_are_read():
             with pytest.raises(RuleViolation) as deal:
                 await t.shoe.deal(face_up=True)
             assert deal.value.rule is RECONCILED
+            assert str(deal.value).startswith("a dispense's outcome is unknown: sync the counts first")
             await t.shoe.sync()
             assert t.shoe.unrecorded == 1 and t.clauses() == [RECORD_EVERY_CARD.clause]
+            unseen = "1 card(s) left the shoe while the outcome was unknown: not recorded"
+            assert t.shoe.irregularities[0].detail == unseen and not t.shoe.unreconciled
             assert await t.shoe.deal(face_up=True) == DECK[2]
             t.world.move_all(SHOE_TRAY, seat(1))
 
@@ -713,6 +924,15 @@ def test_a_shoe_found_holding_cards_is_burned_before_dealing():
     run(scenario())
 
 
+def test_672a_7_a_a_batch_of_one_card_is_a_batch():
+    async def scenario():
+        async with table(faces=DECK[:1]) as t:
+            await t.shoe.load(1)
+            assert t.shoe.state == "needs_burn" and not t.shoe.faulted
+
+    run(scenario())
+
+
 def test_bad_input_is_named_and_moves_nothing():
     async def scenario():
         async with table() as t:
@@ -724,6 +944,9 @@ def test_bad_input_is_named_and_moves_nothing():
                 await t.shoe.deal_stack(0)
             with pytest.raises(ValueError, match="negative"):
                 await t.shoe.collect(-1)
+            with pytest.raises(RuleViolation) as nothing:
+                await t.shoe.collect(0)  # a count of none is a count: refused here only as out of turn
+            assert nothing.value.rule is COVER_ENDS
             with pytest.raises(DeviceRefused, match="no face-down card with reference 999"):
                 await t.driver.reveal(SealedCard(999, bytes(32)))
             assert t.world.count(SHOE) == 51 and t.device.dispensed == 1
