@@ -254,3 +254,17 @@ def test_686a_7_i_a_round_a_restart_cut_off_is_judged_only_on_what_it_did():
     assert found(t.records) == [("686a.7(i)", None)]
     t.service("round_cut_off", 1, clause="decision 0012", wagers=[], cards_total=3)
     assert found(t.records) == []
+
+
+def test_657a_9_f_a_void_returns_every_wager_without_a_hand_being_known():
+    """657a.9(f): a wrong stub count voids every hand and returns every wager; the returns are no
+    settlement on a hand (657a.11), so no hand need be reported — but a wager paid in a voided
+    round still is one."""
+    t = crazy_4_round(Trail("crazy-4-poker"), report=())
+    t.records = [r for r in t.records if r.kind != "settlement"]
+    for seat in (1, 2):
+        t.add("settlement", seat=seat, wager="ante", movement="push", amount=500, clause="657a.9(f)")
+    t.add("state", source="misdeal_check", dest="voided", trigger="hand_counts")
+    assert found(t.records) == []
+    paid = t.add("settlement", seat=1, wager="super_bonus", movement="pay", amount=500)
+    assert found(t.records) == [("657a.11", paid.seq)]

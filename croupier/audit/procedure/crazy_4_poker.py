@@ -110,7 +110,11 @@ def _hands(round_: Round) -> dict[str, list[str]]:
 def _settled(round_: Round, rules: Mapping[str, Any]) -> Iterator[Violation]:
     hands = _hands(round_)
     folded = {s.seat for s in round_.kind("decision") if s.get("decision") == "fold"}
+    # 657a.9(f): a void returns every wager whatever the hands; a return is no settlement on a hand.
+    voided = any(s.kind == "state" and s.get("dest") == "voided" for s in round_.steps)
     for step in round_.kind("settlement"):
+        if voided and step.get("movement") == "push":
+            continue
         wager = step.get("wager")
         if step.get("movement") not in MOVEMENTS:
             yield Violation(
