@@ -179,6 +179,28 @@ def tests_citing(citations: Citations) -> dict[str, list[str]]:
     return cited
 
 
+def _unjudged(clause: str, checks: dict[str, list[Any]], unjudged: dict[str, str]) -> str:
+    """Why the auditor shows no check of ``clause``: judged with the clause it belongs to, or the
+    auditor's own reason for leaving it."""
+    parent = clause
+    while parent.count("(") > 1:
+        parent = parent[: parent.rindex("(")]
+        if checks.get(parent):
+            return f"judged with {parent} (above)"
+    if any(other.startswith(clause + "(") for other, found in checks.items() if found):
+        return "judged through its sub-clauses (below)"
+    return f"does not judge it: {unjudged.get(clause, 'not judged yet')}"
+
+
+def auditor_unjudged() -> dict[str, str]:
+    """Why the procedure auditor judges a clause not, where it is installed (``auditor_checks``)."""
+    try:
+        auditor = importlib.import_module("croupier.audit.procedure")
+    except ImportError:
+        return {}
+    return auditor.unjudged_by_clause()
+
+
 def auditor_checks() -> dict[str, dict[str, list[Any]]]:
     """The procedure auditor's checks, by game and clause, when the auditor is installed beside the
     games (``croupier.audit.procedure.checks_by_clause``): the games never depend on it, so it is
@@ -191,8 +213,11 @@ def auditor_checks() -> dict[str, dict[str, list[Any]]]:
     return auditor.checks_by_clause()
 
 
-def render_game(game_id: str, checks: dict[str, list[Any]] | None = None) -> str:
-    """The game's part of the page; ``checks`` are the procedure auditor's for its clauses."""
+def render_game(
+    game_id: str, checks: dict[str, list[Any]] | None = None, unjudged: dict[str, str] | None = None
+) -> str:
+    """The game's part of the page; ``checks`` are the procedure auditor's for its clauses and
+    ``unjudged`` why it judges the others not (absent: the auditor is not installed)."""
     game = importlib.import_module(GAMES[game_id])
     clauses = importlib.import_module(f"{GAMES[game_id]}.clauses")
     irregularities = importlib.import_module(f"{GAMES[game_id]}.irregularities")
@@ -229,6 +254,8 @@ def render_game(game_id: str, checks: dict[str, list[Any]] | None = None) -> str
             out.append(f"- the procedure auditor checks: {check.says}")
             if check.reading:
                 out.append(f"  - reading: {check.reading}")
+        if checks is not None and not checks.get(clause):
+            out.append(f"- the procedure auditor: {_unjudged(clause, checks, unjudged or {})}")
         out.append("")
     out += ["### Rules from outside the seed section", ""]
     out += [_OUTSIDE, ""]
@@ -311,6 +338,7 @@ def _via(names: list[str], machine: dict[str, list[str]]) -> str:
 
 def render(checks: dict[str, dict[str, list[Any]]] | None = None) -> str:
     """The page; ``checks`` default to the procedure auditor's (``auditor_checks``)."""
+    unjudged = auditor_unjudged() if checks is None else {}
     checks = auditor_checks() if checks is None else checks
     head = (
         "# Conformance: the clauses and the code that enforces them\n\n"
@@ -319,7 +347,7 @@ def render(checks: dict[str, dict[str, list[Any]]] | None = None) -> str:
         "(`croupier audit procedure`, docs/audit.md) with the reading each takes where a clause allows "
         "two; do not edit by hand.\n"
     )
-    return head + "".join("\n" + render_game(game_id, checks.get(game_id)) for game_id in GAMES)
+    return head + "".join("\n" + render_game(game_id, checks.get(game_id), unjudged) for game_id in GAMES)
 
 
 def main(argv: list[str] | None = None) -> int:

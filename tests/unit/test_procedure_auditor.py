@@ -78,16 +78,16 @@ def test_686a_7_f_a_decision_after_an_additional_card():
     t.add("wager", seat=2, wager="ante", amount=1000)
     t.add("deal_started", dealer="D-1", seats="1,2")
     t.add("burn", clause="686a.7(c)", reason="new_dealer", dealer="D-1")
-    t.add("card", card="Kh", seat=1, place="seat 1", face_up=True)
-    t.add("card", card="2c", seat=2, place="seat 2", face_up=True)
+    t.add("card", card="Kh", seat=1, place="seat 1", face_up=True, source="shoe")
+    t.add("card", card="2c", seat=2, place="seat 2", face_up=True, source="shoe")
     t.add("decision", seat=1, choice="over_23", amount=1000)
-    t.add("card", card="Qs", seat=1, place="seat 1", face_up=True)
-    t.add("card", card="5d", seat=1, place="seat 1", face_up=True)
+    t.add("card", card="Qs", seat=1, place="seat 1", face_up=True, source="shoe")
+    t.add("card", card="5d", seat=1, place="seat 1", face_up=True, source="shoe")
     t.add("settlement", seat=1, wager="ante", movement="pay", amount=1000)
     t.add("settlement", seat=1, wager="over_23", movement="pay", amount=1000)
     t.add("decision", seat=2, choice="under_18", amount=1000)
-    t.add("card", card="3d", seat=2, place="seat 2", face_up=True)
-    t.add("card", card="4h", seat=2, place="seat 2", face_up=True)
+    t.add("card", card="3d", seat=2, place="seat 2", face_up=True, source="shoe")
+    t.add("card", card="4h", seat=2, place="seat 2", face_up=True, source="shoe")
     t.add("settlement", seat=2, wager="ante", movement="pay", amount=1000)
     t.add("settlement", seat=2, wager="under_18", movement="pay", amount=1000)
     verdict = judge(t.records)
@@ -235,12 +235,12 @@ def test_686a_7_i_a_surrendered_hand_is_still_dealt_its_two_cards():
     t.add("wager", seat=1, wager="ante", amount=1000)
     t.add("deal_started", dealer="D-1", seats="1")
     t.add("burn", clause="686a.7(c)", reason="new_dealer", dealer="D-1")
-    t.add("card", card="Kh", seat=1, place="seat 1", face_up=True)
+    t.add("card", card="Kh", seat=1, place="seat 1", face_up=True, source="shoe")
     t.add("decision", seat=1, choice="surrender")
     t.add("settlement", seat=1, wager="ante", movement="collect", amount=1000)
     assert found(t.records) == [("686a.7(i)", None)]
-    t.add("card", card="Qs", seat=1, place="seat 1", face_up=True)
-    t.add("card", card="5d", seat=1, place="seat 1", face_up=True)
+    t.add("card", card="Qs", seat=1, place="seat 1", face_up=True, source="shoe")
+    t.add("card", card="5d", seat=1, place="seat 1", face_up=True, source="shoe")
     assert found(t.records) == []
 
 
@@ -268,3 +268,13 @@ def test_657a_9_f_a_void_returns_every_wager_without_a_hand_being_known():
     assert found(t.records) == []
     paid = t.add("settlement", seat=1, wager="super_bonus", movement="pay", amount=500)
     assert found(t.records) == [("657a.11", paid.seq)]
+
+
+def test_672a_7_a_every_card_from_the_dealing_shoe():
+    """672a.7(a): all cards are dealt from a dealing shoe; a card recorded from elsewhere breaks it."""
+    t = blackjack_round(Trail("free-bet-blackjack"))
+    first = t.records[[r.kind for r in t.records].index("card")]
+    t.records[t.records.index(first)] = type(first).seal(
+        first.seq, first.at, "card", first.round, {**first.fields, "source": "hand"}, first.prev
+    )
+    assert ("672a.7(a)", first.seq) in found(t.records)

@@ -17,6 +17,7 @@ from typing import Any
 from croupier.audit.procedure import crazy_4_poker, free_bet_blackjack, heads_up_holdem, over_under, shoe
 from croupier.audit.procedure.engine import Check, Round, Table, Violation
 from croupier.audit.procedure.rules import RULES_IN_FORCE, configured
+from croupier.audit.procedure.unjudged import NOT_JUDGED
 from croupier.audit.record import AuditRecord
 from croupier.audit.replay import round_records
 
@@ -101,6 +102,11 @@ def checks_by_clause() -> dict[str, dict[str, list[Check]]]:
         for check in section.CHECKS:
             table.setdefault(game, {}).setdefault(check.clause, []).append(check)
     return table
+
+
+def unjudged_by_clause() -> dict[str, str]:
+    """The clauses the auditor does not judge, each with why (docs/conformance.md shows it)."""
+    return dict(NOT_JUDGED)
 
 
 def lines(verdict: Verdict) -> Iterator[str]:

@@ -24,6 +24,7 @@ READING = (
 
 def checks(section: str) -> tuple[Check, ...]:
     return (
+        Check(f"{section}(a)", "every card of the round dealt from the dealing shoe (`source` `shoe`)"),
         Check(
             f"{section}(c)",
             "a `burn` record (reason `batch`, and `new_dealer` for each new dealer) before the first "
@@ -34,6 +35,11 @@ def checks(section: str) -> tuple[Check, ...]:
 
 
 def judge(section: str, round_: Round, table: Table) -> Iterator[Violation]:
+    for step in round_.kind("card"):
+        if step.get("source") != "shoe":
+            found = f"{step.place}'s card from {step.get('source') or 'an unnamed source'}"
+            expected = "every card from the dealing shoe"
+            yield Violation(round_.number, step.seq, f"{section}(a)", expected, found)
     clause = f"{section}(c)"
     cover = False  # a cover card came: the next batch is loaded after this round, and burned
     for step in round_.steps:
