@@ -166,6 +166,13 @@ class SupervisorHolds:
                 return
             await reshuffle()
 
+    async def _collected(self, shoe: Shoe) -> None:
+        """The ended shoe's cards collected to the rack and the batch counted there (672a.7(d)(1)),
+        held on a fault like any card-moving step: the count is the dealer's, and the shoe's counts are
+        only read, so a step a lost link interrupted is simply asked again once the link is cleared."""
+        counted = self.dealer.count_rack()
+        await self._held_on_fault(lambda: shoe.collect(counted))
+
     async def _shoe_round_ended(self, shoe: Shoe) -> None:
         """The shoe told the round is over (an auto-reshuffling shoe takes the discards back); an
         end whose answer was lost is reconciled from the shoe's counts (``Shoe.reconcile_end_round``)."""
