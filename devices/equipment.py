@@ -77,15 +77,8 @@ class Equipment(Generic[D]):
                 self._was_ready = True
             elif self._was_ready and event.state in (ConnectionState.BACKOFF, ConnectionState.FAILED):
                 self.latch.latch(Fault("LINK_LOST", event.reason or "link lost", LINK_LOST.clause, "host"))
-        elif isinstance(event, DeviceSwapped):
-            detail = f"{self.name} swapped: was {describe(event.old)}; now {describe(event.new)}"
-            self.latch.latch(Fault("DEVICE_SWAPPED", detail, DEVICE_SWAPPED.clause, "host"))
-        elif isinstance(event, EventsHeldBack):
-            detail = (
-                f"{self.name}: more than {event.limit} events waited to be applied; {event.held} event "
-                "frame(s) were left unacknowledged for the device to send again"
-            )
-            self.latch.latch(Fault("EVENT_OVERFLOW", detail, EVENTS_OUTRAN.clause, "host"))
+        elif isinstance(event, DeviceSwapped | EventsHeldBack):
+            self.latch.latch(link_fault(self.name, event))
         elif isinstance(event, FaultCleared):
             pass  # recorded by the service; the host latch is released by ``clear``
 
@@ -105,6 +98,20 @@ class Equipment(Generic[D]):
         if fault.origin == "device":
             await self.driver.clear_fault(FaultCode[code], operator.ident)
         self.latch.release(code)
+
+
+def link_fault(device: str, event: DeviceSwapped | EventsHeldBack, prefix: str = "") -> Fault:
+    """The host fault a connection's report latches on ``device`` (``prefix``: a meter sign's, latched
+    on its progressive controller): DEVICE_SWAPPED naming the old and the new unit, or EVENT_OVERFLOW
+    naming the bound and the event frames held back."""
+    if isinstance(event, DeviceSwapped):
+        detail = f"{device} swapped: was {describe(event.old)}; now {describe(event.new)}"
+        return Fault(prefix + "DEVICE_SWAPPED", detail, DEVICE_SWAPPED.clause, "host")
+    detail = (
+        f"{device}: more than {event.limit} events waited to be applied; {event.held} event frame(s) "
+        "were left unacknowledged for the device to send again"
+    )
+    return Fault(prefix + "EVENT_OVERFLOW", detail, EVENTS_OUTRAN.clause, "host")
 
 
 def _fault_name(code: int) -> str:
