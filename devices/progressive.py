@@ -360,7 +360,11 @@ class Progressive(Equipment[ProgressiveDriver]):
         if code == "SIGN_LINK_LOST":
             await self._show_all()
         elif code == "LINK_LOST":  # the controller is back: its round, sensors and meters read again
-            await self.sync()
+            try:
+                await self.sync()
+            except BaseException:  # lost again before it was read: the table must not go on offline
+                self.latch.latch(fault)
+                raise
 
     # -- the sign and the meters -------------------------------------------------------------------
     async def _show_all(self) -> None:

@@ -275,6 +275,29 @@ def test_657a_9_a_3_a_controller_back_from_a_dropout_keeps_its_round_where_it_wa
     run(scenario())
 
 
+def test_decision_0017_a_controller_lost_again_before_it_is_read_keeps_link_lost_latched():
+    """decision 0017, 657a.9(a)(3): the clear of LINK_LOST reads the controller again; when the link
+    goes again before that read, LINK_LOST stays latched and the clear is refused, so the table holds
+    rather than going on with the controller offline (before, the latch was released first and the
+    next "no more bets" was refused out of the table)."""
+
+    async def scenario():
+        table = Table()
+        progressive = await table.locked_round(3)
+        progressive.apply(StateChanged(ConnectionState.READY, "connected"))
+        progressive.apply(StateChanged(ConnectionState.BACKOFF, "no response after 4 attempts"))
+        progressive.apply(StateChanged(ConnectionState.READY, "back"))
+        table.controller.state = ConnectionState.BACKOFF  # gone again before it is read
+        with pytest.raises(NotConnected):
+            await progressive.clear("LINK_LOST", SUPERVISOR)
+        assert progressive.state == "offline" and codes(progressive) == {"LINK_LOST"}
+        table.controller.state = ConnectionState.READY
+        await progressive.clear("LINK_LOST", SUPERVISOR)
+        assert progressive.state == "dealing" and not progressive.latch
+
+    run(scenario())
+
+
 def test_notes_657a_1_an_award_goes_only_to_a_seat_whose_wager_was_accepted():
     async def scenario():
         table = Table()
