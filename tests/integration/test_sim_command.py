@@ -197,6 +197,22 @@ def test_wire_faults_between_rounds_hold_the_table_and_every_round_is_played(
     assert house["total"] == sum(house["by_wager"].values()) == -summary["players_net"]
 
 
+@pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under"])
+def test_672a7d_the_shoe_rebooting_as_each_round_ends_holds_the_shoe_change_not_a_crash(
+    game: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """672a.7(d)(1), decision 0016: the shoe reboots as every round ends (``at = "end"``), so the shoe
+    change meets a device that lost its session: the collect and count holds on LINK_LOST like a step
+    of a round and goes on once the floor cleared it. Before, ``croupier sim`` died with an uncaught
+    LinkLost ("GetCounts not run: the device lost its session") at the first shoe change."""
+    profile = tmp_path / "reboots.toml"
+    strike = '[[script]]\nround = {}\nfault = "reboot"\ndevice = "shoe"\nat = "end"\n'
+    profile.write_text("".join(strike.format(n) for n in range(1, 21)))
+    summary = sim(capsys, "--game", game, "--rounds", "20", "--seed", "3", "--faults", str(profile))
+    assert summary["rounds"] == 20 and summary["injected"] == {"reboot": 20}
+    assert "LINK_LOST" in summary["faults"]
+
+
 def test_random_jams_strike_the_shuffler_where_no_shoe_deals(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
