@@ -26,7 +26,7 @@ from devices.equipment import DEVICE_FAULT, Equipment, link_fault
 from devices.faults import Fault, FaultLatch, Operator
 from devices.rules import Rule, RuleViolation
 from drivers.connection import ConnectionState, DeviceSwapped, EventsHeldBack, StateChanged
-from drivers.errors import DriverError
+from drivers.errors import CommandTimeout, DriverError, LinkLost, NotConnected, OutcomeUnknown
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.progressive import (
     BASIS_POINTS,
@@ -253,8 +253,14 @@ class Progressive(Equipment[ProgressiveDriver]):
         round_state = await self.driver.lock()
         self.bets_locked(round_state=round_state)
         wagered = round_state.count * round_state.wager_cents
-        for level in range(1, round_state.levels + 1):
-            self._keep(await self.driver.level(level), in_added=wagered)
+        try:
+            for level in range(1, round_state.levels + 1):
+                self._keep(await self.driver.level(level), in_added=wagered)
+        except (NotConnected, LinkLost, CommandTimeout) as lost:
+            # Locked, but the link went before its meters were read: the lock is not asked again
+            # (it would be refused, the system being locked); it is finished as a lock whose answer
+            # was lost, from the controller once it is back (``reconcile_lock``).
+            raise OutcomeUnknown(f"{self.name}: locked, its meters not read: {lost}") from lost
         await self._show_all()
         if round_state.count == 0 and not self.latch:
             self.chips_reconciled(count=0)

@@ -29,7 +29,7 @@ from devices.progressive import (
 )
 from devices.rules import RuleViolation
 from drivers.connection import ConnectionState, DeviceSwapped, StateChanged
-from drivers.errors import DeviceRefused, NotConnected
+from drivers.errors import CommandTimeout, DeviceRefused, NotConnected, OutcomeUnknown
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.meter_sign import Shown
 from drivers.protocol.classes.progressive import GetHits, Hit, HitsPage, LevelInfo, seat_mask, seats_in
@@ -294,6 +294,35 @@ def test_decision_0017_a_controller_lost_again_before_it_is_read_keeps_link_lost
         table.controller.state = ConnectionState.READY
         await progressive.clear("LINK_LOST", SUPERVISOR)
         assert progressive.state == "dealing" and not progressive.latch
+
+    run(scenario())
+
+
+def test_657a_9_a_3_a_lock_whose_meter_read_is_lost_is_reconciled_not_locked_again():
+    """657a.9(a)(3), decision 0016: the controller locks at "no more bets" and its link goes before
+    the levels' meters are read: the lock reports an unknown outcome (asking it again would be
+    refused, the system being locked, and crashed the table out of the round), and once the
+    controller is back ``reconcile_lock`` takes the round as locked with its accepted wagers."""
+
+    async def scenario():
+        table = Table()
+        progressive = table.progressive
+        await progressive.sync()
+        table.cover(3)
+        driver, level = progressive.driver, progressive.driver.level
+
+        async def lost(number: int):
+            driver.level = level  # the link is back for the reconciliation
+            raise CommandTimeout("controller: GetLevel: no response after 4 attempts")
+
+        driver.level = lost
+        with pytest.raises(OutcomeUnknown, match="locked, its meters not read"):
+            await progressive.lock()
+        assert progressive.state == "locked"
+        state = await progressive.reconcile_lock()
+        assert state.locked and state.count == 1 and progressive.state == "locked"
+        progressive.chip_count(1)
+        assert progressive.state == "reconciled"
 
     run(scenario())
 
