@@ -12,7 +12,7 @@ from typing import Generic, TypeVar
 
 from devices.faults import Fault, FaultLatch, Operator
 from devices.rules import Irregularity, Rule, RuleViolation
-from drivers.connection import ConnectionState, StateChanged
+from drivers.connection import ConnectionState, DeviceSwapped, EventsHeldBack, StateChanged, describe
 from drivers.driver import Driver
 from drivers.protocol.core import FaultCleared, FaultCode, FaultRaised
 
@@ -20,6 +20,23 @@ D = TypeVar("D", bound=Driver)
 
 DEVICE_FAULT = Rule("decision 0017; docs/protocol.md §7", "a fault the device reports latches until cleared")
 LINK_LOST = Rule("decision 0017", "a lost link to a device latches until a supervisor clears it")
+DEVICE_SWAPPED = Rule(
+    "605a.4(c); decision 0017",
+    "a device that is not the unit the table opened with (another model or serial number) latches until "
+    "a supervisor has checked the new unit against the firmware allow-list and cleared it",
+)
+IMPOSSIBLE_COUNT = Rule(
+    "COMAR 36.05.03.27(C) (analog); decision 0017",
+    "a device counting more cards than it was given (a shoe's dispensed and remaining above its batch, "
+    "a shuffler delivering more cards than it counted) latches a count fault at once",
+)
+#: The code of the fault IMPOSSIBLE_COUNT latches, on the host (the device did not find it).
+IMPOSSIBLE_COUNT_CODE = "IMPOSSIBLE_COUNT"
+EVENTS_OUTRAN = Rule(
+    "decision 0017; docs/protocol.md §5.7",
+    "a device whose events outrun the table (more waiting than the device's event_queue) latches until a "
+    "supervisor clears it; its further events wait unacknowledged on the device, none is lost",
+)
 LINK_REQUIRED = Rule(
     "docs/protocol.md §6.4", "a device is used only over a live link, its identity and firmware checked"
 )
@@ -61,21 +78,41 @@ class Equipment(Generic[D]):
                 self._was_ready = True
             elif self._was_ready and event.state in (ConnectionState.BACKOFF, ConnectionState.FAILED):
                 self.latch.latch(Fault("LINK_LOST", event.reason or "link lost", LINK_LOST.clause, "host"))
+        elif isinstance(event, DeviceSwapped | EventsHeldBack):
+            self.latch.latch(link_fault(self.name, event))
         elif isinstance(event, FaultCleared):
             pass  # recorded by the service; the host latch is released by ``clear``
 
     async def clear(self, code: str, operator: Operator) -> None:
         """Clear a latched fault: a supervisor only; a device fault is cleared on the device first,
-        which refuses while the condition persists."""
+        which refuses while the condition persists. A swapped device clears only over a live link and
+        once the new unit passes the host's checks again (the firmware allow-list): it is then the
+        unit the table goes on with."""
         fault = self.latch.authorise_clear(code, operator)
-        if code == "LINK_LOST" and self.link is not ConnectionState.READY:
+        rule = {"LINK_LOST": LINK_LOST, "DEVICE_SWAPPED": DEVICE_SWAPPED}.get(code)
+        if rule is not None and self.link is not ConnectionState.READY:
             state = self.link.value if self.link else "unknown"
-            raise RuleViolation(
-                LINK_LOST, f"{self.name}: the link is {state}; LINK_LOST clears once the device is back"
-            )
+            detail = f"{self.name}: the link is {state}; {code} clears once the device is back"
+            raise RuleViolation(rule, detail)
+        if code == "DEVICE_SWAPPED":
+            self.driver.conn.accept_identity()  # HandshakeRejected: the new unit fails a check
         if fault.origin == "device":
             await self.driver.clear_fault(FaultCode[code], operator.ident)
         self.latch.release(code)
+
+
+def link_fault(device: str, event: DeviceSwapped | EventsHeldBack, prefix: str = "") -> Fault:
+    """The host fault a connection's report latches on ``device`` (``prefix``: a meter sign's, latched
+    on its progressive controller): DEVICE_SWAPPED naming the old and the new unit, or EVENT_OVERFLOW
+    naming the bound and the event frames held back."""
+    if isinstance(event, DeviceSwapped):
+        detail = f"{device} swapped: was {describe(event.old)}; now {describe(event.new)}"
+        return Fault(prefix + "DEVICE_SWAPPED", detail, DEVICE_SWAPPED.clause, "host")
+    detail = (
+        f"{device}: more than {event.limit} events waited to be applied; {event.held} event frame(s) "
+        "were left unacknowledged for the device to send again"
+    )
+    return Fault(prefix + "EVENT_OVERFLOW", detail, EVENTS_OUTRAN.clause, "host")
 
 
 def _fault_name(code: int) -> str:

@@ -22,11 +22,11 @@ import asyncio
 
 from transitions import EventData, Machine
 
-from devices.equipment import DEVICE_FAULT, Equipment
+from devices.equipment import DEVICE_FAULT, Equipment, link_fault
 from devices.faults import Fault, FaultLatch, Operator
 from devices.rules import Rule, RuleViolation
-from drivers.connection import ConnectionState, StateChanged
-from drivers.errors import DriverError
+from drivers.connection import ConnectionState, DeviceSwapped, EventsHeldBack, StateChanged
+from drivers.errors import CommandTimeout, DriverError, LinkLost, NotConnected, OutcomeUnknown
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.progressive import (
     BASIS_POINTS,
@@ -72,6 +72,8 @@ OFFLINE, OPEN_BETTING, LOCKED, RECONCILED, DEALING = (
 ONLINE = [OPEN_BETTING, LOCKED, RECONCILED, DEALING]
 SIGN_FAULT_PREFIX = "SIGN_"  # a fault the sign itself raised, latched as SIGN_<code>
 _SIGN = "sign"  # Fault.origin of those: cleared on the sign
+#: The sign's host faults that clear only with the sign's link up.
+SIGN_LINK_FAULTS = ("SIGN_LINK_LOST", SIGN_FAULT_PREFIX + "DEVICE_SWAPPED")
 # Link states of a device that is not there (STOPPED too: a connection stopped on purpose is gone).
 _GONE = (ConnectionState.BACKOFF, ConnectionState.FAILED, ConnectionState.STOPPED)
 
@@ -206,6 +208,8 @@ class Progressive(Equipment[ProgressiveDriver]):
             except ValueError:
                 name = f"FAULT_{event.code}"
             self.latch.latch(Fault(SIGN_FAULT_PREFIX + name, event.detail, DEVICE_FAULT.clause, _SIGN))
+        elif isinstance(event, DeviceSwapped | EventsHeldBack):
+            self.latch.latch(link_fault(self.sign.name, event, SIGN_FAULT_PREFIX))
 
     # -- the round ----------------------------------------------------------------------------------
     async def sync(self) -> RoundState:
@@ -249,8 +253,14 @@ class Progressive(Equipment[ProgressiveDriver]):
         round_state = await self.driver.lock()
         self.bets_locked(round_state=round_state)
         wagered = round_state.count * round_state.wager_cents
-        for level in range(1, round_state.levels + 1):
-            self._keep(await self.driver.level(level), in_added=wagered)
+        try:
+            for level in range(1, round_state.levels + 1):
+                self._keep(await self.driver.level(level), in_added=wagered)
+        except (NotConnected, LinkLost, CommandTimeout) as lost:
+            # Locked, but the link went before its meters were read: the lock is not asked again
+            # (it would be refused, the system being locked); it is finished as a lock whose answer
+            # was lost, from the controller once it is back (``reconcile_lock``).
+            raise OutcomeUnknown(f"{self.name}: locked, its meters not read: {lost}") from lost
         await self._show_all()
         if round_state.count == 0 and not self.latch:
             self.chips_reconciled(count=0)
@@ -344,10 +354,10 @@ class Progressive(Equipment[ProgressiveDriver]):
         being dealt goes on being dealt, and one it had locked and the host had reconciled stays
         reconciled, so betting opens on the next."""
         fault = self.latch.authorise_clear(code, operator)
-        if code == "SIGN_LINK_LOST" and self.sign.conn.state is not ConnectionState.READY:
-            raise RuleViolation(
-                SIGN_SHOWS, f"SIGN_LINK_LOST stays: {self.sign.name} is {self.sign.conn.state.value}"
-            )
+        if code in SIGN_LINK_FAULTS and self.sign.conn.state is not ConnectionState.READY:
+            raise RuleViolation(SIGN_SHOWS, f"{code} stays: {self.sign.name} is {self.sign.conn.state.value}")
+        if code == SIGN_FAULT_PREFIX + "DEVICE_SWAPPED":
+            self.sign.conn.accept_identity()  # HandshakeRejected: the new sign fails the host's checks
         if fault.origin == _SIGN:
             await self.sign.clear_fault(FaultCode[code.removeprefix(SIGN_FAULT_PREFIX)], operator.ident)
             self.latch.release(code)
@@ -356,7 +366,11 @@ class Progressive(Equipment[ProgressiveDriver]):
         if code == "SIGN_LINK_LOST":
             await self._show_all()
         elif code == "LINK_LOST":  # the controller is back: its round, sensors and meters read again
-            await self.sync()
+            try:
+                await self.sync()
+            except BaseException:  # lost again before it was read: the table must not go on offline
+                self.latch.latch(fault)
+                raise
 
     # -- the sign and the meters -------------------------------------------------------------------
     async def _show_all(self) -> None:

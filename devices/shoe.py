@@ -31,7 +31,7 @@ from typing import Any, NoReturn
 import structlog
 from transitions import EventData, Machine
 
-from devices.equipment import DEVICE_FAULT, Equipment
+from devices.equipment import DEVICE_FAULT, IMPOSSIBLE_COUNT, IMPOSSIBLE_COUNT_CODE, Equipment
 from devices.faults import Fault, FaultLatch
 from devices.rules import Rule, RuleViolation
 from drivers.errors import OutcomeUnknown
@@ -367,6 +367,7 @@ class Shoe(Equipment[ShoeDriver]):
         self.auto_reshuffle = False
         self.community_first = False
         self.unreconciled = False  # a dispense's outcome is unknown until the counts are read
+        self.excess = 0  # cards the shoe counts above its batch, latched as IMPOSSIBLE_COUNT once found
         self.burn_cards: list[SealedCard] = []  # this batch's burn cards: never revealed
         self.last_burn: Burn | None = None  # the burn made last, for the table's record of it
         self._batch_burn_due = False  # the batch in the shoe has not had its first card burned
@@ -521,6 +522,7 @@ class Shoe(Equipment[ShoeDriver]):
             raise ValueError(f"a count of cards cannot be negative: {counted}")
         async with self._busy:
             counts = await self.driver.counts()
+            self._check_counts(counts.dispensed, counts.remaining)
             self.trigger("collected", counts=counts, counted=counted)
 
     async def set_mode(self, *, auto_reshuffle: bool, community_first: bool = False) -> None:
@@ -555,6 +557,7 @@ class Shoe(Equipment[ShoeDriver]):
             raise
         self.dispensed, self.remaining = result.dispensed, result.remaining
         self.unrecorded += result.unread
+        self._check_counts(result.dispensed, result.remaining)
         return result
 
     def _record_dealt(self, result: Dispensed) -> None:
@@ -601,6 +604,25 @@ class Shoe(Equipment[ShoeDriver]):
         self.latch.latch(Fault(FaultCode.WRONG_COUNT.name, detail, rule.clause, "host"))
         self._irregular(rule, detail)
 
+    def _check_counts(self, dispensed: int, remaining: int) -> None:
+        """Cards never appear inside a shoe: what it reports out and left (left alone for a shoe that
+        reshuffles automatically, whose dispensed count runs on) is at most its batch. More is a count
+        that cannot be, latched at once (IMPOSSIBLE_COUNT); a supervisor's clear accepts the excess
+        found, and only a larger one latches again within the batch. An empty shoe has no batch to
+        count against: its dispensed count is still the last batch's until the next load."""
+        if self.batch_size is None or self.state in (OFFLINE, EMPTY):
+            return
+        held = remaining if self.auto_reshuffle else dispensed + remaining
+        excess = held - self.batch_size
+        if excess > self.excess:
+            self.excess = excess
+            detail = (
+                f"the shoe counts {dispensed} card(s) out and {remaining} left: {excess} more than "
+                f"its batch of {self.batch_size}"
+            )
+            self.latch.latch(Fault(IMPOSSIBLE_COUNT_CODE, detail, IMPOSSIBLE_COUNT.clause, "host"))
+            self.log.warning("impossible count", detail=detail, clause=IMPOSSIBLE_COUNT.clause)
+
     def _read_mode(self, counts: ShoeCounts) -> None:
         self.auto_reshuffle, self.community_first = counts.auto_reshuffle, counts.community_first
 
@@ -612,7 +634,7 @@ class Shoe(Equipment[ShoeDriver]):
             # auto-reshuffling shoe's dispensed count runs on across its reshuffles, and between
             # rounds every card is back in it: what remains is the batch.
             whole = counts.remaining if counts.auto_reshuffle else counts.dispensed + counts.remaining
-            self.batch_size = whole or None
+            self.batch_size, self.excess = whole or None, 0
         elif counts.dispensed > self.dispensed:
             unseen = counts.dispensed - self.dispensed
             self.unrecorded += unseen
@@ -625,6 +647,7 @@ class Shoe(Equipment[ShoeDriver]):
         if event.transition.source == OFFLINE and event.transition.dest == NEEDS_BURN:
             self._batch_burn_due = True  # a batch found in the shoe: burned as a freshly placed one
         self._read_mode(counts)
+        self._check_counts(counts.dispensed, counts.remaining)
         self.log.info("shoe synced", state=self.state, dispensed=counts.dispensed, remaining=counts.remaining)
 
     def _on_loaded(self, event: EventData) -> None:
@@ -632,6 +655,7 @@ class Shoe(Equipment[ShoeDriver]):
         expected: int = event.kwargs["expected"]
         self.batch_size = expected
         self.dispensed, self.remaining, self.unrecorded = counts.dispensed, counts.remaining, 0
+        self.excess = 0
         self.burn_cards, self.round_cards, self.cover = [], [], None
         self._batch_burn_due = self.state == NEEDS_BURN
         self._sealed.clear()

@@ -36,7 +36,7 @@ from typing import TypeVar
 import structlog
 from transitions import EventData, Machine, MachineError
 
-from devices.equipment import Equipment
+from devices.equipment import IMPOSSIBLE_COUNT, IMPOSSIBLE_COUNT_CODE, Equipment
 from devices.faults import Fault, FaultLatch, Operator
 from devices.rules import Rule, RuleViolation
 from drivers.errors import DeviceRefused, LinkLost, NotConnected
@@ -95,7 +95,15 @@ RESUMED_AS_LEFT = Rule(
 
 # Host-found faults that tie a batch to the failed state, with the device faults that do.
 BATCH_FAULTS = frozenset(
-    {"WRONG_COUNT", "FOREIGN_CARD", "BATCH_MISMATCH", "ORDER_UNSEALED", "OUTCOME_UNKNOWN", "DELIVERY_SHORT"}
+    {
+        "WRONG_COUNT",
+        "FOREIGN_CARD",
+        "BATCH_MISMATCH",
+        "ORDER_UNSEALED",
+        "OUTCOME_UNKNOWN",
+        "DELIVERY_SHORT",
+        IMPOSSIBLE_COUNT_CODE,
+    }
 )
 # Refused before anything ran on the device: the batch is where it was.
 _NOT_EXECUTED = (DeviceRefused, NotConnected, LinkLost)
@@ -577,7 +585,10 @@ class Shuffler(Equipment[ShufflerDriver]):
             f"reached the shoe (device reported shuffle {reply.shuffle_id})"
         )
         self.in_play, self.batch = self.batch, None
-        self._irregular(_Problem(WHOLE_BATCH_DELIVERED, "DELIVERY_SHORT", "host", detail))
+        if reply.count > self.in_play.report.count:  # more out than it counted in: a count that cannot be
+            self._irregular(_Problem(IMPOSSIBLE_COUNT, IMPOSSIBLE_COUNT_CODE, "host", detail))
+        else:
+            self._irregular(_Problem(WHOLE_BATCH_DELIVERED, "DELIVERY_SHORT", "host", detail))
 
     def _record_removal(self, event: EventData) -> None:
         if event.kwargs.get("delivered"):  # reconciled: the unconfirmed delivery did reach the shoe

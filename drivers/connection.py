@@ -4,7 +4,9 @@ The supervisor owns the device's transport and sans-I/O link on the asyncio loop
 layers above one call, ``request``. It keeps the link alive on its own: a device that goes silent
 or disappears is reconnected with capped exponential backoff, at once when it reappears; a device
 that rebooted is handshaken again; a device that is not the configured one, or whose firmware hash
-is not on the allow-list, is refused for good (605a.4(c), 461a.20(b): software authenticity).
+is not on the allow-list, is refused for good (605a.4(c), 461a.20(b): software authenticity). A unit
+of another model or serial number answering after a reconnect or a reboot is reported
+(``DeviceSwapped``): the table holds until a supervisor accepts it (``accept_identity``).
 """
 
 from __future__ import annotations
@@ -73,6 +75,9 @@ class SupervisorSettings:
     backoff_max: float = 5.0
     presence_poll: float = 0.1  # how often to look for a device that disappeared
     firmware_recheck: float = 24 * 3600.0  # 461a.20(b): authenticity checked every 24 hours
+    # Device events waiting for the table: at this many the device's further events are left
+    # unacknowledged (it sends them again, docs/protocol.md §5.7) until half have been applied.
+    event_queue_limit: int = 1000
     timings: LinkTimings = field(default_factory=LinkTimings)
 
     def __post_init__(self) -> None:
@@ -80,6 +85,8 @@ class SupervisorSettings:
             raise ValueError("heartbeat_interval must be positive")
         if not 0 < self.backoff_initial <= self.backoff_max:
             raise ValueError("need 0 < backoff_initial <= backoff_max")
+        if self.event_queue_limit < 2:
+            raise ValueError("event_queue_limit must be at least 2")
 
 
 @dataclass(frozen=True)
@@ -96,7 +103,26 @@ class DeviceRebooted:
     new_boot_id: int
 
 
-ConnectionEvent = StateChanged | DeviceRebooted | Event
+@dataclass(frozen=True)
+class DeviceSwapped:
+    """The unit answering is not the one the link first identified (or a supervisor last accepted):
+    another model or serial number, found at a reconnect, a reboot or the daily re-check."""
+
+    old: Identity
+    new: Identity
+
+
+@dataclass(frozen=True)
+class EventsHeldBack:
+    """The device's events outran the table: ``limit`` waited to be applied, and ``held`` event frames
+    were left unacknowledged meanwhile, for the device to send again (none lost). Told once the
+    queue has drained to half, with the count of the whole episode."""
+
+    limit: int
+    held: int
+
+
+ConnectionEvent = StateChanged | DeviceRebooted | DeviceSwapped | EventsHeldBack | Event
 
 
 class DeviceConnection:
@@ -123,6 +149,7 @@ class DeviceConnection:
         self.link = HostLink(address, catalog, self.settings.timings)
         self.state = ConnectionState.STOPPED
         self.identity: Identity | None = None
+        self.accepted: Identity | None = None  # the unit the table opened with, or a supervisor accepted
         self.last_error: DriverError | None = None
         self.events: asyncio.Queue[ConnectionEvent] = asyncio.Queue()
         self.log = structlog.get_logger("croupier.link").bind(device=name)
@@ -133,6 +160,7 @@ class DeviceConnection:
         self._ready: asyncio.Event = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._sessions = itertools.count(int.from_bytes(os.urandom(4), "little"))
+        self._held_from = 0  # the link's events_held count when the present hold began
 
     # -- public API ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -212,6 +240,9 @@ class DeviceConnection:
     def _settle(self, outcome: object) -> None:
         if isinstance(outcome, EventReceived):
             self.events.put_nowait(outcome.event)
+            if self.events.qsize() >= self.settings.event_queue_limit and not self.link.hold_events:
+                self.link.hold_events, self._held_from = True, self.link.counters.events_held
+                self.log.warning("event queue full: events left unacknowledged", queued=self.events.qsize())
         elif isinstance(outcome, ReplyReceived):
             self._resolve(outcome.request, result=outcome.reply)
         elif isinstance(outcome, CommandRejected):
@@ -345,6 +376,11 @@ class DeviceConnection:
         identity = await self._await_or_lost(self._send(hello))
         assert isinstance(identity, Identity)
         self._check_identity(identity)
+        if self.accepted is None:
+            self.accepted = identity
+        elif unit(identity) != unit(self.accepted):
+            self.events.put_nowait(DeviceSwapped(self.accepted, identity))
+            self.log.warning("device swapped", was=describe(self.accepted), now=describe(identity))
         if self.identity is not None and self.identity.boot_id != identity.boot_id:
             self.events.put_nowait(DeviceRebooted(self.identity.boot_id, identity.boot_id))
             self.log.warning(
@@ -374,10 +410,32 @@ class DeviceConnection:
                 f"{identity.firmware_hash.hex()} is not on the allow-list (605a.4(c))"
             )
 
+    def accept_identity(self) -> Identity:
+        """A supervisor accepts the unit now answering as this device, once it passes the host's
+        checks again (§6.4: protocol version, class, firmware allow-list); it is the unit the link
+        compares with from then on. Raises NotConnected without a live link, HandshakeRejected for a
+        unit that fails a check."""
+        if self.state is not ConnectionState.READY or self.identity is None:
+            raise NotConnected(f"{self.name}: the link is {self.state.value}: no unit to check")
+        self._check_identity(self.identity)
+        self.accepted = self.identity
+        self.log.warning("device identity accepted", unit=describe(self.identity))
+        return self.identity
+
     def _describe(self) -> str:
         i = self.identity
         assert i is not None
         return f"{i.vendor} {i.model} s/n {i.serial_number} fw {i.firmware_version}"
+
+    def _release_events(self) -> None:
+        """Once the table has applied half the events that filled the queue, acknowledge events again
+        (the device resends the one it holds within 0.3 s) and tell how many were held back."""
+        limit = self.settings.event_queue_limit
+        if self.link.hold_events and self.events.qsize() <= limit // 2:
+            self.link.hold_events = False
+            held = self.link.counters.events_held - self._held_from
+            self.events.put_nowait(EventsHeldBack(limit, held))
+            self.log.warning("event queue drained: events acknowledged again", limit=limit, held=held)
 
     async def _await_or_lost(self, coro: object) -> Reply:
         """Await a command, but give up as soon as the link is lost underneath it."""
@@ -408,11 +466,25 @@ class DeviceConnection:
             if loop.time() - checked_at >= self.settings.firmware_recheck:
                 await self._handshake()
                 checked_at = loop.time()
+            self._release_events()
             status = await self._await_or_lost(self._send(GetStatus()))
             assert isinstance(status, DeviceStatus) and self.identity is not None
             if status.boot_id != self.identity.boot_id:
                 raise LinkLost(f"{self.name}: device rebooted")  # the new handshake reports it
             # A multidrop device sends an event only behind a response: poll again at once while
             # it says more are waiting. (A point-to-point device has sent them already.)
-            events_waiting = status.pending_events > 0 and not self.link.busy
+            events_waiting = status.pending_events > 0 and not self.link.busy and not self.link.hold_events
         raise self.last_error or LinkLost(f"{self.name}: link lost")
+
+
+def unit(identity: Identity) -> tuple[str, str, str]:
+    """What tells one unit from another: its vendor, model and serial number."""
+    return identity.vendor, identity.model, identity.serial_number
+
+
+def describe(identity: Identity) -> str:
+    """A unit for people and the audit trail: model, serial number, firmware version and hash."""
+    return (
+        f"{identity.vendor} {identity.model} s/n {identity.serial_number} "
+        f"fw {identity.firmware_version} hash {identity.firmware_hash.hex()}"
+    )

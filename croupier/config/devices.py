@@ -57,6 +57,7 @@ _KEYS = (
     "response_timeout",
     "retries",
     "trace",
+    "event_queue",
 )
 
 
@@ -84,6 +85,9 @@ class DeviceConfig:
     parity: str | None = None  # a pyserial parity letter; None: the transport's default (none)
     link: LinkTiming = LinkTiming()
     trace: bool = False  # the hex wire trace on from the start (docs/wire-trace.md)
+    # Events waiting for the table before the device's further events are left unacknowledged
+    # (docs/protocol.md §5.7: it sends them again); reaching it latches EVENT_OVERFLOW.
+    event_queue: int = _SUPERVISOR.event_queue_limit
 
 
 def read_device(section: Section, name: str) -> DeviceConfig:
@@ -119,6 +123,7 @@ def read_device(section: Section, name: str) -> DeviceConfig:
             retries=section.number("retries", int, defaults.retries, 0, MAX_RETRIES),
         ),
         trace=section.value("trace", bool, False, "true or false"),
+        event_queue=section.number("event_queue", int, _SUPERVISOR.event_queue_limit, 2),
     )
 
 

@@ -43,7 +43,9 @@ def supervisor_settings(device: DeviceConfig) -> SupervisorSettings:
     timings = dataclasses.replace(
         base.timings, response_timeout=device.link.response_timeout, max_retries=device.link.retries
     )
-    return dataclasses.replace(base, heartbeat_interval=device.link.heartbeat, timings=timings)
+    return dataclasses.replace(
+        base, heartbeat_interval=device.link.heartbeat, timings=timings, event_queue_limit=device.event_queue
+    )
 
 
 def transport_for(device: DeviceConfig) -> Transport:

@@ -111,15 +111,10 @@ class TableService:
 
     # -- people's actions -----------------------------------------------------------------------
     async def clear(self, code: str, operator: Operator) -> None:
-        await self.table.clear(code, operator)
-        self.journal.operator_action("clear", operator, code=code)
-        if code == ROUND_CUT_OFF_CODE:
-            self.journal.cut_off_settled(operator)
+        await supervisor_clear(self.table, self.journal, code, operator)
 
     def resolve(self, operator: Operator, resolution: Resolution) -> None:
-        held = self.table.held_round
-        self.table.resolve(operator, resolution)
-        self.journal.operator_action("ruling", operator, resolution=resolution.value, held_round=held.number)
+        supervisor_ruling(self.table, self.journal, operator, resolution)
 
     def dealer_change(self, dealer: str, operator: Operator) -> None:
         """A new dealer between rounds; the shoe burns a card before the next deal (672a.7(c))."""
@@ -186,6 +181,27 @@ class TableService:
         if operator.role is not Role.SUPERVISOR:
             refused = f"{operator.ident} ({operator.role.value}) may not {action}"
             raise RuleViolation(SUPERVISOR_CLEARS, refused)
+
+
+async def supervisor_clear(table: Any, journal: TableJournal | None, code: str, operator: Operator) -> None:
+    """A supervisor clears a latched fault, audited before it is acknowledged: the one path of the
+    API and of the simulated floor supervisor, so that clearing ROUND_CUT_OFF always writes the cut-off
+    round's ``round_voided`` record (decision 0012), whoever clears it."""
+    await table.clear(code, operator)
+    if journal is not None:
+        journal.operator_action("clear", operator, code=code)
+        if code == ROUND_CUT_OFF_CODE:
+            journal.cut_off_settled(operator)
+
+
+def supervisor_ruling(
+    table: Any, journal: TableJournal | None, operator: Operator, resolution: Resolution
+) -> None:
+    """A supervisor's ruling on the held round, audited: the one path of the API and the floor."""
+    held = table.held_round
+    table.resolve(operator, resolution)
+    if journal is not None:
+        journal.operator_action("ruling", operator, resolution=resolution.value, held_round=held.number)
 
 
 async def _until(waiting: Awaitable[None], stop: asyncio.Event) -> bool:

@@ -44,6 +44,9 @@ SCRIPTED = {
 }
 #: Other names a profile may use.
 ALIASES = {"extra-card": "foreign-card"}
+#: The faults of a device's wire, which may also strike as a round ends: between rounds, where the
+#: shoe is changed, a batch shuffled and delivered (docs/sim.md).
+WIRE_FAULTS = ("unplug", "reboot", "corrupt", "drop")
 #: The faults of the dealer's hands, not of a device's wire: no ``device`` to name.
 DEALER_FAULTS = ("miscount", "foreign-card")
 MISCOUNT_AT = ("stub", "pickup")
@@ -64,7 +67,7 @@ class Strike:
     fault: str
     device: str
     seconds: float = 1.0
-    at: str = ""  # miscount only: "stub" or "pickup" ("": the stub where the game counts one)
+    at: str = ""  # miscount: "stub" or "pickup" ("": the stub where the game counts one); a wire fault: "end"
 
 
 @dataclass
@@ -134,8 +137,12 @@ def _strike(entry: Mapping[str, Any], at: str) -> Strike:
     if bad:
         raise ValueError(f"{at}: unknown key(s) {sorted(bad)}")
     where = entry.get("at", "")
-    if where and (fault != "miscount" or where not in MISCOUNT_AT):
-        raise ValueError(f"{at}: at = {where!r}: only a miscount takes at, one of {', '.join(MISCOUNT_AT)}")
+    allowed = MISCOUNT_AT if fault == "miscount" else ("end",) if fault in WIRE_FAULTS else ()
+    if where and where not in allowed:
+        raise ValueError(
+            f"{at}: at = {where!r}: a miscount takes at = {' or '.join(MISCOUNT_AT)}, "
+            f"a wire fault ({', '.join(WIRE_FAULTS)}) at = 'end'"
+        )
     default = "shoe" if fault == "jam" else "dealer" if fault in DEALER_FAULTS else "shuffler"
     device = entry.get("device", default)
     return Strike(entry["round"], fault, device, float(entry.get("seconds", 1.0)), where)
@@ -157,7 +164,7 @@ class FaultScript(RoundWatcher):
 
     def round_began(self, round_: Any) -> None:
         for strike in self.profile.script:
-            if strike.round == round_.number:
+            if strike.round == round_.number and strike.at != "end":
                 self._strike(strike)
         if self.profile.rate:
             drawn = self.rng.random()  # drawn every round, so one round's outcome never shifts the next's
@@ -168,6 +175,18 @@ class FaultScript(RoundWatcher):
                 elif kind in DEALER_FAULTS:
                     device = "dealer"
                 self._strike(Strike(round_.number, kind, device))
+
+    def round_ended(self, round_: Any) -> None:
+        """A wire fault as the round ends, before the shoe change, shuffle or delivery between rounds:
+        a scripted ``at = "end"``, and in random mode a second draw, striking a wire fault only."""
+        for strike in self.profile.script:
+            if strike.round == round_.number and strike.at == "end":
+                self._strike(strike)
+        if self.profile.rate:
+            drawn = self.rng.random()
+            kind, device = self.rng.choice(self.profile.kinds), self.rng.choice(sorted(self.sim.devices))
+            if drawn < self.profile.rate and kind in WIRE_FAULTS:
+                self._strike(Strike(round_.number, kind, device, at="end"))
 
     def _strike(self, strike: Strike) -> None:
         world, dealer = self.sim.world, self.sim.dealer

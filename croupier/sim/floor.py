@@ -1,6 +1,7 @@
 """The simulated floor supervisor: on a real floor a person clears a latched fault and rules on a
 held round; in the simulator one does so after a short delay, so that a batch run finishes and the
-rules' reaction is still visible (the hold happens, is audited, and is counted in the summary)."""
+rules' reaction is still visible (the hold happens, is audited, and is counted in the summary). It
+clears and rules through the table service's own path (``supervisor_clear``), as the API does."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import structlog
 
 from croupier.service.journal import TableJournal
+from croupier.service.table_service import supervisor_clear, supervisor_ruling
 from croupier.sim.summary import Tally
 from croupier.simulated import FLOORPERSON
 from firmware_sim.dealer import FOREIGN_BACK
@@ -52,30 +54,28 @@ class FloorSupervisor:
             held = self.table.held_round
             if held is not None:
                 self._rule(held)
-            await keyed_resets(self.table, self.reset_key, self.journal)
+            try:
+                await keyed_resets(self.table, self.reset_key, self.journal)
+            except Exception as exc:  # the controller down or held: turn the key again on the next walk
+                log.warning("keyed reset refused", error=str(exc))
 
     async def _clear(self) -> None:
         codes = sorted({fault.code for fault in self.table.faults})
         self.repair(codes)
         for code in codes:
             try:
-                await self.table.clear(code, FLOORPERSON)
+                await supervisor_clear(self.table, self.journal, code, FLOORPERSON)
             except Exception as exc:  # the device still down (unplugged): try again on the next walk
                 log.warning("clear refused", code=code, error=str(exc))
                 continue
             if self.tally is not None:
                 self.tally.fault_cleared(code)
-            if self.journal is not None:
-                self.journal.operator_action("clear", FLOORPERSON, code=code)
 
     def _rule(self, held: Any) -> None:
         self.repair(())  # a card dropped on the way to the rack is found and racked before the ruling
         offered = held.hold.resolutions
         ruling = Resolution.CONTINUE if Resolution.CONTINUE in offered else Resolution.VOID
-        self.table.resolve(FLOORPERSON, ruling)
-        if self.journal is not None:
-            fields = {"resolution": ruling.value, "held_round": held.number}
-            self.journal.operator_action("ruling", FLOORPERSON, **fields)
+        supervisor_ruling(self.table, self.journal, FLOORPERSON, ruling)
 
 
 #: The place a card the floor person took off the table passes through on its way out.

@@ -238,7 +238,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         if round_.deck_removed:
             self.shoe.close_shoe()
             self.dealer.empty_shoe()
-            await self.shoe.collect(self.dealer.count_rack())
+            await self._collected(self.shoe)
         self.watchers.ended(round_)
         return round_
 

@@ -98,11 +98,16 @@ class SupervisorHolds:
         finally:
             self.held_round = None
 
-    async def _held_on_fault(self, action: Callable[[], Awaitable[T]]) -> T:
+    async def _held_on_fault(self, action: Callable[[], Awaitable[T]], *, runs_latched: bool = False) -> T:
         """Run a card-moving action; if a fault is (or gets) latched, wait for the supervisor's
-        clear and run it again. A jam or an empty shoe moved no card, so nothing is lost."""
+        clear and run it again. A jam or an empty shoe moved no card, so nothing is lost.
+        ``runs_latched``: a step no latched fault blocks (a count read, an inspection) runs at once,
+        and waits for a clear only after its link was lost."""
+        wait = not runs_latched
         while True:
-            await self._while_latched()
+            if wait:
+                await self._while_latched()
+            wait = True
             try:
                 return await action()
             except ShoeFault as fault:
@@ -165,6 +170,14 @@ class SupervisorHolds:
             if (await self._held_on_fault(shoe.sync)).remaining:
                 return
             await reshuffle()
+
+    async def _collected(self, shoe: Shoe) -> None:
+        """The ended shoe's cards collected to the rack and the batch counted there (672a.7(d)(1)),
+        held on a lost link like any step: the count is the dealer's, and the shoe's counts are only
+        read, so a collect a lost link interrupted is simply asked again once the link is cleared. A
+        fault already latched does not hold it (a wrong count latches on it in turn)."""
+        counted = self.dealer.count_rack()
+        await self._held_on_fault(lambda: shoe.collect(counted), runs_latched=True)
 
     async def _shoe_round_ended(self, shoe: Shoe) -> None:
         """The shoe told the round is over (an auto-reshuffling shoe takes the discards back); an

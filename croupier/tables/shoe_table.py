@@ -307,7 +307,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         """672a.7(d)(1)-(2): the remaining cards to the rack and the batch counted; the held batch
         into the shoe with the cover card; the played batch back to the shuffler, shuffled, held."""
         self.dealer.empty_shoe()
-        await self.shoe.collect(self.dealer.count_rack())
+        await self._collected(self.shoe)
         played = self.in_shoe
         await self._to_shoe(self.held)
         self.in_shoe, self.held = self.held, played

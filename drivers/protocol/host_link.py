@@ -122,6 +122,7 @@ class LinkCounters:
     naks_out: int = 0
     noise_bytes: int = 0
     duplicate_events: int = 0
+    events_held: int = 0  # event frames left unacknowledged while the host's event queue was full
     stale_responses: int = 0
 
 
@@ -149,6 +150,9 @@ class HostLink:
         self._outcomes: list[LinkOutcome] = []
         self._last_rx: float | None = None
         self.counters = LinkCounters()
+        #: Set by the connection while its event queue is full: a new event is left unacknowledged,
+        #: so the device keeps it and sends it again (§5.7) instead of the host holding it in memory.
+        self.hold_events = False
 
     # -- inputs ---------------------------------------------------------------------------
     def submit(self, command: Command, now: float) -> Request:
@@ -317,8 +321,12 @@ class HostLink:
     def _on_event(self, frame: Frame) -> None:
         if not self._identified:
             return
+        duplicate = frame.seq == self._last_event_seq
+        if self.hold_events and not duplicate:
+            self.counters.events_held += 1
+            return
         self._send(Frame(self.address, Kind.ACK, False, frame.seq, frame.msg))
-        if frame.seq == self._last_event_seq:
+        if duplicate:
             self.counters.duplicate_events += 1
             return
         self._last_event_seq = frame.seq

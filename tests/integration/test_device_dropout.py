@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -20,12 +21,13 @@ from croupier.players import simulated_players, table_options
 from croupier.players.crazy_4_poker import StrategyPlayers
 from croupier.players.free_bet_blackjack import BasicStrategyPlayers
 from croupier.service.journal import TableJournal
-from croupier.sim.floor import controller_key, keyed_resets
+from croupier.sim.floor import FloorSupervisor, controller_key, keyed_resets, on_the_floor, repair_world
 from croupier.simulated import FLOORPERSON, simulated_table
 from croupier.state import TableState
+from croupier.tables.watchers import RoundWatcher
 from devices.equipment import LINK_LOST
 from devices.rules import RuleViolation
-from devices.shoe import RECORD_EVERY_CARD
+from devices.shoe import COLLECTING, EMPTY, RECORD_EVERY_CARD
 from devices.shuffler import OUTCOME_RECONCILED
 from drivers.connection import ConnectionState
 from firmware_sim.faults import ChannelFaults, FaultPlan
@@ -515,3 +517,48 @@ def test_677a10_the_end_of_a_round_lost_with_the_shoe_is_reconciled_from_its_cou
             sim.world.check()
 
     run(scenario(), timeout=60)
+
+
+class DropAtTheShoeChange(RoundWatcher):
+    """As the round that ends a shoe ends (672a.7(d): its cover card came out), device ``name`` goes
+    silent, so the shoe change between rounds (collect and count, delivery, shuffle) meets a lost link;
+    it comes back ``after`` seconds later."""
+
+    def __init__(self, sim: Any, name: str, after: float = 0.5) -> None:
+        self.sim, self.name, self.after, self.struck = sim, name, after, 0
+
+    def round_ended(self, round_: Any) -> None:
+        if self.sim.table.shoe.state == COLLECTING and not self.struck:
+            self.struck = round_.number
+            device = self.sim.devices[self.name]
+            device.set_silent(True)
+            asyncio.get_running_loop().call_later(self.after, device.set_silent, False)
+
+
+@pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under"])
+@pytest.mark.parametrize("name", ["shoe", "shuffler"])
+def test_672a7d_a_device_dropping_out_at_the_shoe_change_holds_it_until_back_and_cleared(
+    game: str, name: str
+) -> None:
+    """672a.7(d)(1)-(2), 686a.7(d): the shoe or the shuffler goes silent as the shoe ends; the shoe
+    change between rounds (the collect and count, the delivery, the shuffle) holds on the lost link
+    like a mid-round step (decision 0016) instead of raising LinkLost out of the table; the floor
+    clears it once the device is back, the change completes, the next round is played and every card
+    is accounted for."""
+
+    async def scenario() -> None:
+        async with simulated_table(game, name="DROP", settings=FAST, shuffler_seed=3) as sim:
+            table = sim.table
+            drop = DropAtTheShoeChange(sim, name)
+            table.watchers.add(drop)
+            players = simulated_players(game, random.Random(5), **table_options(game, sim))
+            floor = FloorSupervisor(table, None, None, repair=partial(repair_world, sim.world), delay=0.05)
+            async with on_the_floor(floor):
+                while not drop.struck:
+                    await asyncio.wait_for(table.play_round(players), 30)
+                round_ = await asyncio.wait_for(table.play_round(players), 30)
+            assert round_.state == COMPLETE and round_.number == drop.struck + 1
+            assert table.shoe.state not in (COLLECTING, EMPTY), "the shoe was changed"
+            sim.world.check()
+
+    run(scenario(), timeout=120)

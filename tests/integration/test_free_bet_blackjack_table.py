@@ -337,12 +337,18 @@ def test_a_lost_response_to_a_dispense_still_deals_exactly_one_card():
 def test_a_joker_in_the_batch_holds_the_round_until_a_supervisor_voids_it():
     """672a.7 is silent on a joker dealt at a Free Bet table (603a.15: jokers only where the game
     allows them): the round holds with the cards where they lie; a dealer may not rule; the
-    supervisor's VOID returns every wager and the cards go to the rack; none is lost."""
+    supervisor's VOID returns every wager and the cards go to the rack; none is lost.
+    The joker slipped in makes the shoe count a card above its batch: IMPOSSIBLE_COUNT latches at
+    the first card (decision 0017) and a supervisor clears it first."""
 
     async def scenario():
         async with table_rig() as rig:
             rig.dealer.slip_foreign_card(Card.parse("Xr"), SHOE, back="red", at=2)  # third card out
             playing = asyncio.create_task(rig.play(BasicStrategyPlayers(random.Random(8))))
+            async with asyncio.timeout(5):  # one card above the batch: IMPOSSIBLE_COUNT at once
+                while "IMPOSSIBLE_COUNT" not in {fault.code for fault in rig.table.faults}:
+                    await asyncio.sleep(0.01)
+            await rig.table.clear("IMPOSSIBLE_COUNT", FLOORPERSON)  # the supervisor looks, then holds
             async with asyncio.timeout(5):
                 while rig.table.held_round is None:
                     await asyncio.sleep(0.01)

@@ -269,12 +269,18 @@ def test_a_shoe_jam_mid_round_holds_the_round_until_a_supervisor_clears_it():
 def test_a_joker_holds_the_round_and_a_supervisor_continues_it_with_the_joker_set_aside():
     """603a.15: no joker in Over/Under. The round holds with the joker beside the
     layout; a dealer may not rule; the supervisor's CONTINUE sets it aside, the card still due is
-    dealt, and the joker reaches the rack after the Hands; no card is lost."""
+    dealt, and the joker reaches the rack after the Hands; no card is lost.
+    The joker slipped in makes the shoe count a card above its batch: IMPOSSIBLE_COUNT latches at
+    the first card (decision 0017) and a supervisor clears it first."""
 
     async def scenario():
         async with table_rig() as rig:
             rig.world.add(SHOE, [Card.parse("Xr")], "red", at=2)  # the burn, one card, then the joker
             playing = asyncio.create_task(rig.play(TwoPlayers({1: Choice.UNDER_18, 2: Choice.OVER_23})))
+            async with asyncio.timeout(5):  # one card above the batch: IMPOSSIBLE_COUNT at once
+                while "IMPOSSIBLE_COUNT" not in {fault.code for fault in rig.table.faults}:
+                    await asyncio.sleep(0.01)
+            await rig.table.clear("IMPOSSIBLE_COUNT", FLOORPERSON)  # the supervisor looks, then holds
             async with asyncio.timeout(5):
                 while rig.table.held_round is None:
                     await asyncio.sleep(0.01)

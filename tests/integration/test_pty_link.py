@@ -5,13 +5,16 @@ card-moving command executes exactly once."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import time
 from dataclasses import dataclass, field
 
 import pytest
 
-from drivers.connection import ConnectionState, DeviceRebooted
+from devices.equipment import Equipment
+from drivers.connection import ConnectionState, DeviceRebooted, EventsHeldBack
+from drivers.driver import Driver
 from drivers.errors import (
     CommandTimeout,
     DeviceNotFound,
@@ -374,5 +377,48 @@ def test_retransmission_into_a_rebooted_device_is_an_unknown_outcome():
             with pytest.raises(OutcomeUnknown, match="rebooted device"):
                 await pending
             assert rig.device.engine.personality.executed == [1]
+
+    run(scenario())
+
+
+class DiagnosticDriver(Driver):
+    DEVICE_CLASS = DeviceClass.DIAGNOSTIC
+
+
+def test_5_7_a_device_flooding_events_is_held_back_unacknowledged_and_latches_none_lost():
+    """docs/protocol.md §5.7, decision 0017: a device whose events outrun the table cannot grow the
+    host's memory: at the device's event_queue (10 here) further events are left unacknowledged, so
+    the queue stays at its bound while the device keeps them; once the table has applied half, they
+    are acknowledged again and every event arrives exactly once and in order, followed by
+    EventsHeldBack with the count held back, which latches EVENT_OVERFLOW naming the device."""
+    settings = dataclasses.replace(FAST, event_queue_limit=10)
+
+    async def scenario():
+        async with connected(pty(), SerialTransport, settings=settings) as rig:
+            while not rig.conn.events.empty():  # the link's own state changes, taken by the table
+                rig.conn.events.get_nowait()
+            rig.device.call(lambda engine: [engine.emit(DiagnosticEvent(n)) for n in range(1, 41)])
+            async with asyncio.timeout(5):
+                while not rig.conn.link.counters.events_held:
+                    await asyncio.sleep(0.01)
+            await asyncio.sleep(0.5)  # the device resends every 0.3 s: still held back, not queued
+            assert rig.conn.events.qsize() == 10 and rig.conn.link.counters.events_held >= 2
+            assert rig.device.call(lambda engine: engine.pending_events) == 30, "kept on the device"
+            got, notices = [], []
+            async with asyncio.timeout(15):
+                while len(got) < 40 or not notices:
+                    event = await rig.conn.events.get()
+                    if isinstance(event, DiagnosticEvent):
+                        got.append(event.number)
+                    elif isinstance(event, EventsHeldBack):
+                        notices.append(event)
+            assert got == list(range(1, 41))
+            assert notices[0].limit == 10 and notices[0].held >= 2
+            machine = Equipment(DiagnosticDriver(rig.conn))
+            machine.apply(notices[0])
+            (fault,) = machine.latch.faults
+            assert fault.code == "EVENT_OVERFLOW" and fault.clause == "decision 0017; docs/protocol.md §5.7"
+            assert fault.detail.startswith(f"{rig.conn.name}: more than 10 events")
+            assert f"{notices[0].held} event frame(s) were left unacknowledged" in fault.detail
 
     run(scenario())

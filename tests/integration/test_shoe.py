@@ -19,7 +19,7 @@ from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import RuleViolation
 from devices.shoe import COLLECT_AND_COUNT, RECORD_EVERY_CARD, Shoe, ShoeFault
 from drivers.connection import DeviceConnection, SupervisorSettings
-from drivers.errors import DeviceRefused
+from drivers.errors import DeviceRefused, HandshakeRejected
 from drivers.protocol.cards import Card
 from drivers.protocol.classes.shoe import CoverCardReached
 from drivers.protocol.core import FaultCleared, FaultCode, FaultRaised
@@ -334,5 +334,55 @@ def test_card_dropped_on_the_way_shows_as_a_wrong_count_at_collection(transport,
             with pytest.raises(RuleViolation):
                 await rig.shoe.clear("WRONG_COUNT", DEALER_ON_DUTY)
             await rig.shoe.clear("WRONG_COUNT", SUPERVISOR)
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_605a4c_a_shoe_swapped_for_another_unit_latches_until_a_supervisor_accepts_it(transport):
+    """605a.4(c), decision 0017: the shoe answering after a reboot is another unit (another model and
+    serial number): DEVICE_SWAPPED latches, naming the old and the new unit (model, serial number,
+    firmware hash); a dealer may not clear it; a supervisor's clear checks the new unit against the
+    firmware allow-list first (refused while its hash is not on it), and then the table goes on with
+    the new unit: a reboot of it latches nothing more."""
+
+    async def scenario():
+        async with shoe_over(transport, faces("9h", "7c", "Ad")) as rig:
+            identity = rig.conn.identity
+            assert identity is not None and identity.serial_number == "SH-CONF-1"
+            old_hash = identity.firmware_hash
+            rig.conn.allow_list = frozenset({old_hash})
+
+            def swap(engine):
+                engine.personality.model, engine.personality.serial_number = "SIM-2", "SH-OTHER-9"
+                engine.personality.firmware_image = b"another build, also allowed"
+
+            rig.device.call(swap)
+            new_hash = rig.device.call(lambda engine: engine.personality.firmware_hash)
+            rig.conn.allow_list = frozenset({old_hash, new_hash})
+            rig.device.reboot()
+            await eventually(lambda: "DEVICE_SWAPPED" in codes(rig.shoe), timeout=5)
+            (fault,) = [f for f in rig.shoe.latch.faults if f.code == "DEVICE_SWAPPED"]
+            assert fault.clause == "605a.4(c); decision 0017" and fault.origin == "host"
+            for shown in ("SIM-SHOE s/n SH-CONF-1", old_hash.hex(), "SIM-2 s/n SH-OTHER-9", new_hash.hex()):
+                assert shown in fault.detail
+            await rig.conn.wait_ready(5)
+            with pytest.raises(RuleViolation) as dealer:
+                await rig.shoe.clear("DEVICE_SWAPPED", DEALER_ON_DUTY)
+            assert dealer.value.rule is SUPERVISOR_CLEARS
+            rig.conn.allow_list = frozenset({old_hash})  # the new unit's firmware is not approved
+            with pytest.raises(HandshakeRejected, match="allow-list"):
+                await rig.shoe.clear("DEVICE_SWAPPED", SUPERVISOR)
+            assert "DEVICE_SWAPPED" in codes(rig.shoe)
+            rig.conn.allow_list = frozenset({old_hash, new_hash})
+            await rig.shoe.clear("DEVICE_SWAPPED", SUPERVISOR)
+            assert rig.conn.accepted is not None and rig.conn.accepted.serial_number == "SH-OTHER-9"
+            for code in codes(rig.shoe):  # the reboot's LINK_LOST
+                await rig.shoe.clear(code, SUPERVISOR)
+            rig.device.reboot()
+            await eventually(lambda: "LINK_LOST" in codes(rig.shoe), timeout=5)
+            await rig.conn.wait_ready(5)
+            await events_delivered(rig)
+            assert codes(rig.shoe) == ["LINK_LOST"], "the accepted unit rebooting is no swap"
 
     run(scenario())

@@ -4,13 +4,16 @@ shows it unfinished; one killed after its last record was written is simply clos
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from croupier.audit.record import AuditRecord
 from croupier.audit.writer import AuditTrail
 from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
+from croupier.sim.floor import FloorSupervisor
+from croupier.simulated import FLOORPERSON
 from croupier.state import TableState
-from devices.faults import FaultLatch
+from devices.faults import Fault, FaultLatch, Operator
 from games.free_bet_blackjack.inputs import PlayerAction
 from tests.games import dealt, decide, finish
 
@@ -53,3 +56,39 @@ def test_a_round_killed_mid_deal_is_held_for_a_supervisor(tmp_path: Path) -> Non
     played, machine, kinds = killed_during(tmp_path, finished=False)
     assert played == 1 and [f.code for f in machine.latch.faults] == [ROUND_CUT_OFF_CODE]
     assert "round_cut_off" in kinds
+
+
+class HeldTable:
+    """What the floor supervisor sees of a table whose restart cut a round off: the latch restore
+    put ROUND_CUT_OFF on, and a supervisor's clear."""
+
+    name, held_round = "T1", None
+
+    def __init__(self, machine: Machine) -> None:
+        self.machine = machine
+
+    @property
+    def faults(self) -> tuple[Fault, ...]:
+        return self.machine.latch.faults
+
+    async def clear(self, code: str, operator: Operator) -> None:
+        self.machine.latch.authorise_clear(code, operator)
+        self.machine.latch.release(code)
+
+
+def test_decision_0012_the_floor_clearing_a_cut_off_round_writes_round_voided(
+    tmp_path: Path,
+) -> None:
+    """decision 0012: the simulated floor supervisor (``croupier run`` with no screen) clears
+    ROUND_CUT_OFF through the table service's path, as the API does, so the cut-off round is closed
+    in the trail by its ``round_voided`` record (before, the floor cleared it on the table alone)."""
+    _, machine, _ = killed_during(tmp_path, finished=False)  # restored: ROUND_CUT_OFF latched
+    with AuditTrail(tmp_path / "audit", "T1") as trail, TableState(tmp_path / "state.db") as state:
+        journal = TableJournal(trail, state, table="T1", game="free-bet-blackjack")
+        asyncio.run(FloorSupervisor(HeldTable(machine), None, journal)._clear())
+        lines = [line for path in trail.files() for line in path.read_bytes().splitlines()]
+        records = [AuditRecord.parse(line) for line in lines]
+    assert not machine.latch.faults
+    (voided,) = [record for record in records if record.kind == "round_voided"]
+    assert voided.round == 1 and voided.fields["by"] == FLOORPERSON.ident
+    assert any(r.kind == "operator_action" and r.fields.get("code") == ROUND_CUT_OFF_CODE for r in records)

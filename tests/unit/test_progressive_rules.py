@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import random
 import re
+from hashlib import sha256
 
 import pytest
 
@@ -27,12 +28,12 @@ from devices.progressive import (
     meter_problems,
 )
 from devices.rules import RuleViolation
-from drivers.connection import ConnectionState, StateChanged
-from drivers.errors import DeviceRefused, NotConnected
+from drivers.connection import ConnectionState, DeviceSwapped, StateChanged
+from drivers.errors import CommandTimeout, DeviceRefused, NotConnected, OutcomeUnknown
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.meter_sign import Shown
 from drivers.protocol.classes.progressive import GetHits, Hit, HitsPage, LevelInfo, seat_mask, seats_in
-from drivers.protocol.core import PROTOCOL_VERSION, FaultCode, Hello
+from drivers.protocol.core import PROTOCOL_VERSION, DeviceClass, FaultCode, Hello, Identity
 from drivers.protocol.fields import U8, ListOf, PayloadError
 from drivers.protocol.host_link import CommandRejected, EventReceived, HostLink, ReplyReceived
 from drivers.protocol.message import Command, Event, Reply
@@ -56,6 +57,7 @@ class Loopback:
         self.engine = DeviceEngine(personality, rng=random.Random(7))
         self.link = HostLink(self.engine.address)
         self.received: list[Event] = []
+        self.accepted = False
         self._exchange(Hello(session_id=1, protocol_version=PROTOCOL_VERSION))
 
     @property
@@ -66,6 +68,10 @@ class Loopback:
         if self.state is not ConnectionState.READY:
             raise NotConnected(f"{self.name}: link is {self.state.value}")
         return self._exchange(command)
+
+    def accept_identity(self) -> None:
+        """A supervisor accepts the unit answering (the real connection checks it again first)."""
+        self.accepted = True
 
     async def wait_ready(self, timeout: float) -> None:
         if self.state is not ConnectionState.READY:
@@ -269,6 +275,58 @@ def test_657a_9_a_3_a_controller_back_from_a_dropout_keeps_its_round_where_it_wa
     run(scenario())
 
 
+def test_decision_0017_a_controller_lost_again_before_it_is_read_keeps_link_lost_latched():
+    """decision 0017, 657a.9(a)(3): the clear of LINK_LOST reads the controller again; when the link
+    goes again before that read, LINK_LOST stays latched and the clear is refused, so the table holds
+    rather than going on with the controller offline (before, the latch was released first and the
+    next "no more bets" was refused out of the table)."""
+
+    async def scenario():
+        table = Table()
+        progressive = await table.locked_round(3)
+        progressive.apply(StateChanged(ConnectionState.READY, "connected"))
+        progressive.apply(StateChanged(ConnectionState.BACKOFF, "no response after 4 attempts"))
+        progressive.apply(StateChanged(ConnectionState.READY, "back"))
+        table.controller.state = ConnectionState.BACKOFF  # gone again before it is read
+        with pytest.raises(NotConnected):
+            await progressive.clear("LINK_LOST", SUPERVISOR)
+        assert progressive.state == "offline" and codes(progressive) == {"LINK_LOST"}
+        table.controller.state = ConnectionState.READY
+        await progressive.clear("LINK_LOST", SUPERVISOR)
+        assert progressive.state == "dealing" and not progressive.latch
+
+    run(scenario())
+
+
+def test_657a_9_a_3_a_lock_whose_meter_read_is_lost_is_reconciled_not_locked_again():
+    """657a.9(a)(3), decision 0016: the controller locks at "no more bets" and its link goes before
+    the levels' meters are read: the lock reports an unknown outcome (asking it again would be
+    refused, the system being locked, and crashed the table out of the round), and once the
+    controller is back ``reconcile_lock`` takes the round as locked with its accepted wagers."""
+
+    async def scenario():
+        table = Table()
+        progressive = table.progressive
+        await progressive.sync()
+        table.cover(3)
+        driver, level = progressive.driver, progressive.driver.level
+
+        async def lost(number: int):
+            driver.level = level  # the link is back for the reconciliation
+            raise CommandTimeout("controller: GetLevel: no response after 4 attempts")
+
+        driver.level = lost
+        with pytest.raises(OutcomeUnknown, match="locked, its meters not read"):
+            await progressive.lock()
+        assert progressive.state == "locked"
+        state = await progressive.reconcile_lock()
+        assert state.locked and state.count == 1 and progressive.state == "locked"
+        progressive.chip_count(1)
+        assert progressive.state == "reconciled"
+
+    run(scenario())
+
+
 def test_notes_657a_1_an_award_goes_only_to_a_seat_whose_wager_was_accepted():
     async def scenario():
         table = Table()
@@ -455,6 +513,46 @@ def test_605a_7_a_a_sign_gone_or_too_slow_for_a_win_latches_sign_link_lost():
         await progressive.clear("SIGN_LINK_LOST", SUPERVISOR)
         assert table.sign.personality.shown[1] == Shown(1, award.amount_cents, True, 6)
         assert not progressive.latch
+
+    run(scenario())
+
+
+def sign_unit(serial: str, image: bytes) -> Identity:
+    return Identity(
+        DeviceClass.METER_SIGN, "Croupier", "SIGN", serial, "1.0", 1, (), sha256(image).digest(), 7
+    )
+
+
+def test_605a_4_c_a_meter_sign_swapped_for_another_unit_latches_until_a_supervisor_accepts_it():
+    """605a.4(c), decision 0017: the meter sign answering is another unit: SIGN_DEVICE_SWAPPED latches
+    on its progressive, naming the old and the new sign (model, serial number, firmware hash); a
+    dealer may not clear it; a supervisor clears it only with the sign's link up, accepting the new
+    unit after the host's checks."""
+
+    async def scenario():
+        table = Table()
+        await table.progressive.sync()
+        old, new = sign_unit("SG-1", b"sign fw"), sign_unit("SG-2", b"sign fw")
+        table.progressive.apply_sign(DeviceSwapped(old, new))
+        (fault,) = table.progressive.latch.faults
+        assert (fault.code, fault.clause, fault.origin) == (
+            "SIGN_DEVICE_SWAPPED",
+            "605a.4(c); decision 0017",
+            "host",
+        )
+        assert (
+            "s/n SG-1" in fault.detail
+            and "s/n SG-2" in fault.detail
+            and new.firmware_hash.hex() in fault.detail
+        )
+        with pytest.raises(RuleViolation):
+            await table.progressive.clear("SIGN_DEVICE_SWAPPED", DEALER)
+        table.sign.state = ConnectionState.BACKOFF
+        with pytest.raises(RuleViolation, match="SIGN_DEVICE_SWAPPED stays: sign is backoff"):
+            await table.progressive.clear("SIGN_DEVICE_SWAPPED", SUPERVISOR)
+        table.sign.state = ConnectionState.READY
+        await table.progressive.clear("SIGN_DEVICE_SWAPPED", SUPERVISOR)
+        assert table.sign.accepted and not table.progressive.latch
 
     run(scenario())
 

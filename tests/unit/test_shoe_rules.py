@@ -996,3 +996,43 @@ def test_simulated_shoe_speaks_its_test_vectors_byte_for_byte():
     assert jam == frames("shoe-dispense-face-up-jam-response", "shoe-jam-fault-raised")
     assert answer("shoe-jam-fault-raised-ack") == ""
     world.check()
+
+
+def test_decision_0017_a_shoe_counting_more_than_its_batch_latches_a_count_fault_at_once():
+    """decision 0017 (COMAR 36.05.03.27(C), analog): cards never appear inside a shoe. A card slipped
+    in after the load makes the shoe's dispensed and remaining one more than its batch: the very
+    dispense that reports it latches IMPOSSIBLE_COUNT, on the host, so nothing more is dealt until a
+    supervisor clears it; a dealer may not. The clear accepts the excess found: only another card
+    more latches it again within the batch."""
+
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            t.world.add(SHOE, [Card.parse("As")], BACK)  # one more card than the batch of 52
+            await t.shoe.deal(face_up=True)
+            t.world.move(SHOE_TRAY, seat(1))
+            (fault,) = t.shoe.latch.faults
+            assert (fault.code, fault.origin, fault.clause) == (
+                "IMPOSSIBLE_COUNT",
+                "host",
+                "COMAR 36.05.03.27(C) (analog); decision 0017",
+            )
+            assert "1 more than its batch of 52" in fault.detail
+            with pytest.raises(RuleViolation) as blocked:
+                await t.shoe.deal(face_up=True)
+            assert blocked.value.rule is LATCH_BLOCKS
+            with pytest.raises(RuleViolation) as dealer:
+                await t.shoe.clear("IMPOSSIBLE_COUNT", DEALER)
+            assert dealer.value.rule is SUPERVISOR_CLEARS
+            await t.shoe.clear("IMPOSSIBLE_COUNT", SUPERVISOR)
+            await t.shoe.deal(face_up=True)
+            t.world.move(SHOE_TRAY, seat(1))
+            assert not t.shoe.faulted, "the excess a supervisor accepted does not latch again"
+            t.world.add(SHOE, [Card.parse("Ks")], BACK)
+            await t.shoe.deal(face_up=True)
+            t.world.move(SHOE_TRAY, seat(1))
+            assert [f.code for f in t.shoe.latch.faults] == ["IMPOSSIBLE_COUNT"]
+            assert "2 more than its batch" in t.shoe.latch.faults[0].detail
+
+    run(scenario())

@@ -32,6 +32,7 @@ from drivers.errors import DeviceRefused, OutcomeUnknown
 from drivers.protocol.cards import Card, standard_deck
 from drivers.protocol.classes.shuffler import (
     ConfigureBatch,
+    DeliveredToShoe,
     DeliverToShoe,
     ReadShuffledOrder,
     SetShuffleMode,
@@ -692,6 +693,35 @@ def test_a_short_delivery_latches_and_the_batch_is_out_of_play():
         assert await table.shuffler.deliver_to_shoe() == 51
         assert table.shuffler.state == "failed" and latched(table.shuffler) == {"DELIVERY_SHORT"}
         assert table.shuffler.irregularities[0].rule is WHOLE_BATCH_DELIVERED
+
+    run(scenario())
+
+
+def test_decision_0017_a_delivery_of_more_cards_than_counted_latches_a_count_fault_at_once():
+    """decision 0017 (COMAR 36.05.03.27(C), analog): a shuffler's output cannot exceed its input. A
+    shuffler reporting a delivery of 53 cards of a batch it counted at 52 (a faulty counter, or a card
+    slipped into the output tray): IMPOSSIBLE_COUNT latches at once (not a short delivery), the batch is
+    out of play, and only a supervisor clears it."""
+
+    async def scenario():
+        table = Table()
+        await table.shuffled_batch("red")
+        driver, deliver = table.shuffler.driver, table.shuffler.driver.deliver_to_shoe
+
+        async def one_more(shuffle_id: int) -> DeliveredToShoe:
+            reply = await deliver(shuffle_id)
+            return DeliveredToShoe(reply.shuffle_id, reply.count + 1)
+
+        driver.deliver_to_shoe = one_more
+        assert await table.shuffler.deliver_to_shoe() == 53
+        assert table.shuffler.state == "failed" and latched(table.shuffler) == {"IMPOSSIBLE_COUNT"}
+        (fault,) = table.shuffler.latch.faults
+        assert fault.clause == "COMAR 36.05.03.27(C) (analog); decision 0017"
+        assert "53 of 52 cards" in fault.detail
+        with pytest.raises(RuleViolation):
+            await table.shuffler.clear("IMPOSSIBLE_COUNT", Operator("D-1", Role.DEALER))
+        await table.shuffler.clear("IMPOSSIBLE_COUNT", SUPERVISOR)
+        assert table.shuffler.state == "idle"
 
     run(scenario())
 

@@ -10,6 +10,7 @@ import pytest
 from croupier.commands.run import check_served
 from croupier.config import DEFAULT_TABLE_CONFIG, ConfigError, DeviceKind, Via, load_table_config
 from croupier.config.limits import Limit
+from croupier.service.hardware import supervisor_settings
 from drivers.protocol.core import DeviceClass
 
 TABLES = Path(__file__).resolve().parents[2] / "config" / "tables"
@@ -122,11 +123,22 @@ def test_defaults(tmp_path: Path) -> None:
     shoe = config.devices["shoe"]
     assert (shoe.address, shoe.baudrate, shoe.parity) == (1, None, None)
     assert (shoe.link.heartbeat, shoe.link.response_timeout, shoe.link.retries) == (1.0, 0.3, 3)
+    assert shoe.event_queue == 1000
     assert config.name == "table"
     assert config.service.log_level == "info"
     assert config.service.audit_dir == Path("/var/lib/croupier/audit")
     assert (config.audit.rotation, config.audit.online_days, config.audit.retention_years) == ("daily", 30, 5)
     assert config.rules.decks == 6
+
+
+def test_5_7_the_event_queue_bound_is_a_device_setting(tmp_path: Path) -> None:
+    """docs/protocol.md §5.7: ``event_queue`` bounds the device's events waiting for the table (its
+    connection supervisor holds the rest back unacknowledged); fewer than 2 is refused."""
+    path = write(tmp_path, BASE.replace('url = "sim://shoe"', 'url = "sim://shoe"\nevent_queue = 50'))
+    assert supervisor_settings(load_table_config(path).devices["shoe"]).event_queue_limit == 50
+    path = write(tmp_path, BASE.replace('url = "sim://shoe"', 'url = "sim://shoe"\nevent_queue = 1'))
+    with pytest.raises(ConfigError, match=r"devices\.shoe\.event_queue: got 1"):
+        load_table_config(path)
 
 
 def test_relative_paths_are_relative_to_the_file(tmp_path: Path) -> None:
