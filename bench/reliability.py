@@ -62,6 +62,8 @@ GAMES = {
     "crazy-4-poker": "simulated-crazy-4-poker.toml",
 }
 KILLS_PER_PASS = 3
+#: How long 20 simulated rounds may take, faults and all, before the run counts as hung.
+SIM_TIMEOUT = 300
 #: Where a trail the procedure auditor faults is kept for review.
 KEEP = Path(tempfile.gettempdir()) / "croupier-reliability"
 #: Every kind the simulator injects (docs/sim.md), at a rate that strikes most rounds, and a noisy
@@ -275,29 +277,17 @@ def faults(game: str, rng: random.Random, tally: Tally) -> None:
         dealing = "shuffler" if game == "crazy-4-poker" else "shoe"
         profile.write_text(FAULTS.format(seed=rng.randrange(1 << 30), dealing=dealing))
         seed = str(rng.randrange(1 << 30))
-        run = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "croupier",
-                "sim",
-                "--game",
-                game,
-                "--rounds",
-                "20",
-                "--seed",
-                seed,
-                "--faults",
-                str(profile),
-                "--json",
-                "--audit",
-                tmp,
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        command = [sys.executable, "-m", "croupier", "sim", "--game", game, "--rounds", "20"]
+        command += ["--seed", seed, "--faults", str(profile), "--json", "--audit", tmp]
+        try:
+            run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=SIM_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            kept = KEEP / f"{game}-hang-{seed}"
+            shutil.copytree(tmp, kept, dirs_exist_ok=True)
+            tally.problem(
+                "crashes", f"{game}: croupier sim --seed {seed} hung past {SIM_TIMEOUT} s (kept: {kept})"
+            )
+            return
         if run.returncode != 0 or "Traceback" in run.stderr:
             tally.problem(
                 "crashes", f"{game}: croupier sim --seed {seed} exited {run.returncode}: {run.stderr[-300:]}"

@@ -134,7 +134,7 @@ def test_defaults(tmp_path: Path) -> None:
 def test_5_7_the_event_queue_bound_is_a_device_setting(tmp_path: Path) -> None:
     """docs/protocol.md §5.7: ``event_queue`` bounds the device's events waiting for the table (its
     connection supervisor holds the rest back unacknowledged); fewer than 2 is refused."""
-    path = write(tmp_path, BASE.replace('url = "sim://shoe"', 'url = "sim://shoe"\nevent_queue = 50'))
+    path = write(tmp_path, BASE.replace('url = "sim://shoe"', 'url = "sim://shoe"\nevent_queue = 50') + PAID)
     assert supervisor_settings(load_table_config(path).devices["shoe"]).event_queue_limit == 50
     path = write(tmp_path, BASE.replace('url = "sim://shoe"', 'url = "sim://shoe"\nevent_queue = 1'))
     with pytest.raises(ConfigError, match=r"devices\.shoe\.event_queue: got 1"):
