@@ -97,11 +97,12 @@ class _Keyed:
 
     def parse_wager(self, body: Json) -> Any:
         """The wager keyed, refused before it reaches the table — so before the first one begins a
-        round — for a seat that is no betting position or an amount outside the posted limits."""
+        round — for an amount outside the posted limits, or anything the game's own check of a
+        wager refuses (a seat that is no betting position, a combination its rules forbid)."""
         wager = message_body(self.wager)(body)
+        check_limits(wager, self.limits)
         if self.rules is not None:
             self.check(wager, self.rules)
-        check_limits(wager, self.limits)
         if self._cover is not None and getattr(wager, "progressive", 0):
             self._cover(wager.seat)
         return wager
