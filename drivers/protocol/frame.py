@@ -130,12 +130,12 @@ class FrameDecoder:
         if not self._buf.startswith(SYNC):
             return []
         del self._buf[:1]
-        given_up = Noise(NoiseReason.BAD_HEADER, 1)
-        items = self.feed(b"")
-        if items and isinstance(items[0], Noise) and items[0].reason is not NoiseReason.BAD_CTRL:
-            first = items.pop(0)  # the run goes on from the byte given up: one report for it
-            given_up = Noise(max(first.reason, given_up.reason, key=_RANK.__getitem__), first.discarded + 1)
-        return [given_up, *items]
+        # The 5A left in front is no sync: the run of discarded bytes always goes on from the byte
+        # given up, so the first report covers both (one report per run).
+        first, *rest = self.feed(b"")
+        assert isinstance(first, Noise)
+        reason = max(first.reason, NoiseReason.BAD_HEADER, key=_RANK.__getitem__)
+        return [Noise(reason, first.discarded + 1), *rest]
 
     def feed(self, data: bytes) -> list[Frame | Noise]:
         """Add bytes; return every complete frame and noise report they produce, in order."""
