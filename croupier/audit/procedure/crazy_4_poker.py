@@ -15,7 +15,16 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from croupier.audit.procedure import stub
-from croupier.audit.procedure.engine import Before, Check, Round, Step, Table, Violation, expect_places
+from croupier.audit.procedure.engine import (
+    Before,
+    Check,
+    Round,
+    Step,
+    Table,
+    Violation,
+    expect_places,
+    no_more_bets_first,
+)
 from croupier.audit.procedure.hands import faces
 from croupier.audit.procedure.pay import owed
 from games.crazy_4_poker.evaluator import Category, best_four, four_aces, queens_or_better
@@ -63,14 +72,7 @@ def _order() -> tuple[Before, ...]:
             lambda s: f"{s.place}'s {s.get('wager')} wagered",
             '"no more bets"',
         ),
-        Before(
-            f"{SECTION}(a)(3)",
-            '"no more bets" before the first card',
-            lambda s: s.kind == "no_more_bets",
-            lambda s: s.kind == "card",
-            '"no more bets"',
-            lambda s: f"the card to {s.place}",
-        ),
+        no_more_bets_first(f"{SECTION}(a)(3)"),
         Before(
             f"{SECTION}(c)",
             "the stub to the rack after the last card dealt",

@@ -176,6 +176,19 @@ class Table:
     since_stub_count: int = 0
 
 
+def no_more_bets_first(clause: str) -> Before:
+    """"No more bets" announced before any card is dealt: 677a.10(a)(2) and 657a.9(a)(3) say it
+    alike, each for its own section."""
+    return Before(
+        clause,
+        '"no more bets" before the first card',
+        lambda s: s.kind == "no_more_bets",
+        lambda s: s.kind == "card",
+        '"no more bets"',
+        lambda s: f"the card to {s.place}",
+    )
+
+
 def expect_places(
     round_: Round, cards: Sequence[Step], expected: Sequence[str], clause: str, what: str
 ) -> Iterator[Violation]:

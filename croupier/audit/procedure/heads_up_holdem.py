@@ -12,7 +12,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from croupier.audit.procedure import stub
-from croupier.audit.procedure.engine import Before, Check, Round, Step, Table, Violation, expect_places
+from croupier.audit.procedure.engine import (
+    Before,
+    Check,
+    Round,
+    Step,
+    Table,
+    Violation,
+    expect_places,
+    no_more_bets_first,
+)
 
 GAME = "heads-up-holdem"
 SECTION = "677a.10"
@@ -38,14 +47,7 @@ CHECKS: tuple[Check, ...] = (
 
 def _order() -> tuple[Before, ...]:
     return (
-        Before(
-            f"{SECTION}(a)(2)",
-            '"no more bets" before the first card',
-            lambda s: s.kind == "no_more_bets",
-            lambda s: s.kind == "card",
-            '"no more bets"',
-            lambda s: f"the card to {s.place}",
-        ),
+        no_more_bets_first(f"{SECTION}(a)(2)"),
         Before(
             f"{SECTION}(c)",
             "the stub removed from the shoe before any community card",
