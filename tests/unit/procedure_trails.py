@@ -78,15 +78,22 @@ def dealer_card(trail: Trail, card: str | None, commitment: str | None = None) -
     )
 
 
-def blackjack_round(trail: Trail, number: int = 1, *, natural_pays: int = 1500) -> Trail:
-    """Seats 1 and 2; seat 2 has Blackjack, paid when the dealer reaches it (672a.7(h)(1)); seat 1
-    draws to 18 and beats the dealer's 17 (672a.7(o)(2))."""
+def blackjack_opening(trail: Trail, number: int = 1) -> Trail:
+    """Round ``number`` of Free Bet Blackjack up to its first card: seats 1 and 2 wager, the deal
+    starts, and at the first round the new dealer's burn (672a.7(c))."""
     t = trail.start(number)
     t.add("wager", seat=1, wager="blackjack", amount=1000)
     t.add("wager", seat=2, wager="blackjack", amount=1000)
     t.add("deal_started", dealer="D-1", seats="1,2")
     if number == 1:
         t.add("burn", clause="672a.7(c)", reason="new_dealer", dealer="D-1")
+    return t
+
+
+def blackjack_round(trail: Trail, number: int = 1, *, natural_pays: int = 1500) -> Trail:
+    """Seats 1 and 2; seat 2 has Blackjack, paid when the dealer reaches it (672a.7(h)(1)); seat 1
+    draws to 18 and beats the dealer's 17 (672a.7(o)(2))."""
+    t = blackjack_opening(trail, number)
     seat_card(t, 1, "9h")
     seat_card(t, 2, "As")
     dealer_card(t, "7c")

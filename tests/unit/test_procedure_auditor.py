@@ -8,6 +8,7 @@ import pytest
 from croupier.audit.procedure import judge
 from tests.unit.procedure_trails import (
     Trail,
+    blackjack_opening,
     blackjack_round,
     crazy_4_round,
     dealer_card,
@@ -39,11 +40,7 @@ def test_a_round_dealt_as_the_section_reads_is_clean(trail):
 
 def test_672a_7_e_a_card_out_of_order_is_the_deal_clause():
     """672a.7(e)(3): the second cards go clockwise; seat 2's before seat 1's is out of order."""
-    t = Trail("free-bet-blackjack").start(1)
-    t.add("wager", seat=1, wager="blackjack", amount=1000)
-    t.add("wager", seat=2, wager="blackjack", amount=1000)
-    t.add("deal_started", dealer="D-1", seats="1,2")
-    t.add("burn", clause="672a.7(c)", reason="new_dealer", dealer="D-1")
+    t = blackjack_opening(Trail("free-bet-blackjack"))
     seat_card(t, 1, "9h")
     seat_card(t, 2, "8s")
     dealer_card(t, "7c")
@@ -164,11 +161,7 @@ def test_686a_7_k_a_wager_paid_at_other_odds_than_the_trail_records():
 
 def test_672a_7_h_1_a_blackjack_paid_before_the_dealer_reaches_the_seat():
     """672a.7(h)(1): seat 2's Blackjack is paid when the dealer reaches seat 2, after seat 1 played."""
-    t = Trail("free-bet-blackjack").start(1)
-    t.add("wager", seat=1, wager="blackjack", amount=1000)
-    t.add("wager", seat=2, wager="blackjack", amount=1000)
-    t.add("deal_started", dealer="D-1", seats="1,2")
-    t.add("burn", clause="672a.7(c)", reason="new_dealer", dealer="D-1")
+    t = blackjack_opening(Trail("free-bet-blackjack"))
     seat_card(t, 1, "9h")
     seat_card(t, 2, "As")
     dealer_card(t, "7c")
@@ -208,11 +201,7 @@ def test_672a_7_d_after_a_cover_card_the_next_batch_is_burned():
 def test_672a_7_f_insurance_and_even_money_come_before_the_players_turns():
     """672a.7(f): under the dealer's ace, insurance is wagered and even money paid before the peek,
     not in the players' clockwise turns (h); even money pays 1 to 1."""
-    t = Trail("free-bet-blackjack").start(1)
-    t.add("wager", seat=1, wager="blackjack", amount=1000)
-    t.add("wager", seat=2, wager="blackjack", amount=1000)
-    t.add("deal_started", dealer="D-1", seats="1,2")
-    t.add("burn", clause="672a.7(c)", reason="new_dealer", dealer="D-1")
+    t = blackjack_opening(Trail("free-bet-blackjack"))
     seat_card(t, 1, "9h")
     seat_card(t, 2, "As")
     dealer_card(t, "Ac")
