@@ -201,10 +201,10 @@ async def _serve(
                     log.info("table in service", table=config.name, game=config.game, audit=str(trail.path))
                     status = "open" if service.is_open else "closed until a supervisor opens it"
                     notify(f"READY=1\nSTATUS=table {config.name} {status}")
-                    await service.serve(stop, rounds)
+                    reason = await service.serve(stop, rounds)
                     notify("STOPPING=1")
-            journal.table_event("table_closed", {"rounds": table.rounds})
-    log.info("table closed", rounds=table.rounds)
+            journal.table_event("table_closed", {"rounds": table.rounds, "reason": reason})
+    log.info("table closed", rounds=table.rounds, reason=reason)
     return 0
 
 
