@@ -7,15 +7,26 @@ that fault, with nobody to clear it, is stopped the same way."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 
+from croupier.api.auth import Tokens
+from croupier.audit.writer import AuditTrail
+from croupier.commands.run import API_DRAIN, Api, Listener, _api, _bound
+from croupier.config import load_table_config
+from croupier.service.journal import TableJournal
+from croupier.service.table_service import TableService
+from croupier.simulated import simulated_table
+from croupier.state import TableState
 from tests.integration.test_recovery import _config_with_api, _records, _verify, _wait_for_api
 from tests.integration.test_run_command import croupier
+from tests.links import FAST, run
 from tests.screen import WAGERS, Screen
 from tests.tokens import SUPERVISOR_TOKEN
 
@@ -85,3 +96,41 @@ def test_sigterm_ends_a_table_waiting_for_a_person_and_one_held_on_a_fault(tmp_p
     finally:
         stopped(second, tmp_path / "second.log")
     assert closed_as(audit)["reason"] == "held: ROUND_CUT_OFF"
+
+
+def test_sigterm_does_not_wait_on_a_request_no_round_will_take(tmp_path: Path) -> None:
+    """Issue 13: a wager keyed on the screen waits until a round takes it; when the table stops
+    instead, the stop gives that request ``API_DRAIN`` seconds, not aiohttp's 60, so the service
+    still ends within a bounded time."""
+
+    async def scenario() -> float:
+        config, base = _config_with_api(tmp_path)
+        table = load_table_config(config)
+        tokens = Tokens.load(table.service.api_tokens)
+        headers = {"Authorization": f"Bearer {SUPERVISOR_TOKEN}", "Content-Type": "application/json"}
+        async with (
+            simulated_table("free-bet-blackjack", name="STOP", settings=FAST) as sim,
+            aiohttp.ClientSession(base_url=base) as session,
+        ):
+            with (
+                AuditTrail(tmp_path / "audit", "STOP") as trail,
+                TableState(tmp_path / "state.db") as state,
+                _bound(table) as sock,
+            ):
+                journal = TableJournal(trail, state, table="STOP", game="free-bet-blackjack")
+                service = TableService(sim.table, journal, game="free-bet-blackjack")
+                betting = asyncio.create_task(service.screen.first_wager(service.players.parse_wager))
+                async with _api(table, service, Api(tokens, Listener(None, sock))):
+                    screen = Screen(session, headers)
+                    prompt = (await screen.wait_for("wagers"))["prompt"]["id"]
+                    body = {"prompt": prompt, **WAGERS["free-bet-blackjack"](1)}
+                    keyed = asyncio.create_task(screen.post("/v1/wagers", body))
+                    await asyncio.wait_for(betting, 5)  # keyed: it now waits for a round to take it
+                    started = time.monotonic()
+                stopped_in = time.monotonic() - started
+                keyed.cancel()
+                with contextlib.suppress(asyncio.CancelledError, aiohttp.ClientError):
+                    await keyed
+        return stopped_in
+
+    assert run(scenario(), timeout=90) < API_DRAIN + 3
