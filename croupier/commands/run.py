@@ -49,6 +49,11 @@ from firmware_sim.world import TableWorld
 
 log = structlog.get_logger("croupier.run")
 
+#: Seconds a stop gives the API's requests still in flight before they are cut off: one waiting for
+#: a round that will not take its answer (the round was left waiting for a person) must not hold the
+#: stop (aiohttp's default is 60, longer than a service manager waits before killing the service).
+API_DRAIN = 2.0
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -201,10 +206,10 @@ async def _serve(
                     log.info("table in service", table=config.name, game=config.game, audit=str(trail.path))
                     status = "open" if service.is_open else "closed until a supervisor opens it"
                     notify(f"READY=1\nSTATUS=table {config.name} {status}")
-                    await service.serve(stop, rounds)
+                    reason = await service.serve(stop, rounds)
                     notify("STOPPING=1")
-            journal.table_event("table_closed", {"rounds": table.rounds})
-    log.info("table closed", rounds=table.rounds)
+            journal.table_event("table_closed", {"rounds": table.rounds, "reason": reason})
+    log.info("table closed", rounds=table.rounds, reason=reason)
     return 0
 
 
@@ -272,7 +277,7 @@ async def _api(config: TableConfig, service: TableService, api: Api | None) -> A
     if api is None:
         yield
         return
-    runner = web.AppRunner(make_app(service, api.tokens))
+    runner = web.AppRunner(make_app(service, api.tokens), shutdown_timeout=API_DRAIN)
     await runner.setup()
     try:
         await web.SockSite(runner, api.listener.sock, ssl_context=api.listener.tls).start()

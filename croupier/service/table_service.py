@@ -39,6 +39,9 @@ DEVICES_READY = Rule(
     "a table opens only with each of its devices connected and its firmware approved",
 )
 
+#: The journal's ``table_closed`` reason when the table was stopped with nothing held or awaited.
+STOPPED = "stopped"
+
 ONE_ROUND_AT_A_TIME = Rule(
     "decision 0019; 672a.7(c)",
     "a table plays one round at a time, and a dealer changes only between rounds",
@@ -83,23 +86,35 @@ class TableService:
             self.screen.close()
 
     # -- rounds ---------------------------------------------------------------------------------
-    async def serve(self, stop: asyncio.Event, rounds: int = 0) -> None:
-        """Play rounds until ``stop`` (or ``rounds`` are played): a round in play is finished first;
-        only one waiting for a supervisor is left as it is (and found again after a restart)."""
+    async def serve(self, stop: asyncio.Event, rounds: int = 0) -> str:
+        """Play rounds until ``stop`` (or ``rounds`` are played) and say why the table closed, for
+        the journal's ``table_closed``: a round in play is finished first; one held or waiting for a
+        person (``waiting_for``) is left as it is, to be held as cut off at the next start
+        (docs/recovery.md), so that a stop never waits on someone who is not there."""
         while not stop.is_set() and (rounds <= 0 or self.table.rounds < rounds):
             if not await _until(self._ready_for_round(), stop):
-                return
+                return self.waiting_for() or STOPPED
             self.round_in_play = True
             try:
-                played = _finish(self.table.play_round(self.players), stop, self.table, self._awaits_a_person)
-                if await played is None:
-                    return
+                cut_off = await _finish(self.table.play_round(self.players), stop, self.waiting_for)
+                if cut_off is not None:
+                    return cut_off
                 self.journal.save_position()  # the cards where the round and any shoe change left them
             finally:
                 self.round_in_play = False
+        return STOPPED if stop.is_set() else f"{self.table.rounds} rounds played"
 
-    def _awaits_a_person(self) -> bool:
-        return self.screen.prompt is not None
+    def waiting_for(self) -> str | None:
+        """What the table waits for a person to do, if anything: a supervisor's clear of its
+        latched faults (``held: CODE``), a supervisor's ruling on a held round, or an answer on the
+        screen (``waiting: PROMPT``)."""
+        if self.table.faults:
+            return "held: " + ", ".join(fault.code for fault in self.table.faults)
+        if self.table.held_round is not None:
+            return f"held: round {self.table.held_round.number} for a supervisor's ruling"
+        if self.screen.prompt is not None:
+            return f"waiting: {self.screen.prompt.kind}"
+        return None
 
     async def _ready_for_round(self) -> None:
         """The table open and ready (a burn due done first) and, at a keyed table, the first wager
@@ -218,19 +233,22 @@ async def _until(waiting: Awaitable[None], stop: asyncio.Event) -> bool:
 
 
 async def _finish(
-    play: Awaitable[Any], stop: asyncio.Event, table: Any, awaits_a_person: Callable[[], bool]
-) -> Any | None:
+    play: Awaitable[Any], stop: asyncio.Event, waiting_for: Callable[[], str | None]
+) -> str | None:
     """Play the round to its end even when told to stop: a round is not abandoned mid-deal. Only a
-    round waiting for a person (a supervisor's clear or ruling, an answer on the screen) is left."""
+    round waiting for a person (a supervisor's clear or ruling, an answer on the screen) is left:
+    returns what it waits for then, None once the round has ended."""
     task = asyncio.ensure_future(play)
     while not task.done():
         stopper = asyncio.ensure_future(stop.wait())
         await asyncio.wait({task, stopper}, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
         stopper.cancel()
-        if stop.is_set() and (table.held_round is not None or table.faults or awaits_a_person()):
+        waiting = waiting_for() if stop.is_set() else None
+        if waiting is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            log.warning("stopped with the round waiting for a person", table=table.name)
-            return None
-    return task.result()
+            log.warning("stopped with the round waiting for a person", waiting=waiting)
+            return waiting
+    task.result()
+    return None

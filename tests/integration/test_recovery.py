@@ -66,10 +66,10 @@ def _plain(wagers: list[dict[str, object]]) -> list[dict[str, object]]:
     return [{k: v for k, v in w.items() if k not in ("game", "round_seq")} for w in wagers]
 
 
-def _verify(audit: Path) -> subprocess.CompletedProcess[str]:
+def _verify(audit: Path, *options: str) -> subprocess.CompletedProcess[str]:
     files = sorted(map(str, audit.glob("*.jsonl")))
     return subprocess.run(
-        [sys.executable, "-m", "croupier", "audit", "verify", *files],
+        [sys.executable, "-m", "croupier", "audit", "verify", *options, *files],
         cwd=ROOT,
         capture_output=True,
         text=True,
