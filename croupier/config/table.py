@@ -78,11 +78,7 @@ def load_table_config(path: str | Path) -> TableConfig:
     game = table.choice("game", tuple(GAMES))
     rules, seats = _rules(top.section("rules"), table, game)
     devices = read_devices(top.section("devices", required=True))
-    for kind, rule in NEEDS[game].items():
-        if not any(device.kind is kind for device in devices.values()):
-            raise top.section("devices").error(
-                None, f"{game} needs a {kind} ({rule})", f"a device of kind {kind}"
-            )
+    _check_devices(top.section("devices"), devices, game)
     service, audit = read_service(top.section("service")), read_audit(top.section("audit"))
     try:  # a casino pays by its approved tables: none is built in (Configurable.check_pay_tables)
         rules.check_pay_tables(given=set(top.section("rules").data))
@@ -99,6 +95,19 @@ def load_table_config(path: str | Path) -> TableConfig:
         audit=audit,
         limits=read_limits(top.section("limits"), game),
     )
+
+
+def _check_devices(section: Section, devices: Mapping[str, DeviceConfig], game: str) -> None:
+    """Every device ``game`` needs is configured, and no other: a device the game's rounds never
+    use would pass the check and never be connected, so the file would promise equipment (a
+    progressive's meters, 605a.7(a)) that the table does not run."""
+    for kind, rule in NEEDS[game].items():
+        if not any(device.kind is kind for device in devices.values()):
+            raise section.error(None, f"{game} needs a {kind} ({rule})", f"a device of kind {kind}")
+    for name, device in devices.items():
+        if device.kind not in NEEDS[game]:
+            uses = ", ".join(NEEDS[game])
+            raise section.error(name, f"a {device.kind} device is never used by {game} (it uses: {uses})")
 
 
 def _rules(rules: Section, table: Section, game: str) -> tuple[Any, int]:

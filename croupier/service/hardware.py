@@ -21,20 +21,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from croupier.config import TableConfig
 from croupier.config.devices import DeviceConfig
 from croupier.config.urls import Via
-from croupier.tables.assembly import DEVICES, assemble
+from croupier.tables.assembly import assemble
 from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.trace import WireTrace
 from drivers.transport.base import Transport
 from drivers.transport.serial import SerialTransport
 from drivers.transport.shared import SharedLine
 from drivers.transport.usb import UsbTransport
-
-log = structlog.get_logger("croupier.hardware")
 
 
 def supervisor_settings(device: DeviceConfig) -> SupervisorSettings:
@@ -91,11 +87,7 @@ async def hardware_table(config: TableConfig, dealer: Any) -> AsyncIterator[Any]
     """The configured game's table over its devices, their events applied while the block runs;
     the connections keep trying in the background (a device not yet plugged in is connected as
     soon as it appears) and are stopped afterwards."""
-    used = [device for device in config.devices.values() if device.kind.value in DEVICES[config.game]]
-    for device in config.devices.values():
-        if device not in used:
-            log.warning("device not used by this game", device=device.name, game=config.game)
-    connections = device_connections(used, config.service.trace_dir)
+    connections = device_connections(config.devices.values(), config.service.trace_dir)  # each one used
     table = assemble(config.game, connections, dealer=dealer, rules=config.rules, name=config.name)
     try:
         for connection in connections.values():

@@ -55,6 +55,7 @@ class TableJournal:
         self.round: int | None = None  # the round in play, for the fault records' round number
         self.kept: Any = None  # the table kept (``keep``)
         self._latched: dict[str, set[str]] = {}
+        self._configuration: dict[str, str] = {"game": game}  # what table_open names (service_started)
 
     def keep(self, table: Any) -> None:
         """Keep ``table``: its latches and round restored after a restart, then every record,
@@ -134,13 +135,21 @@ class TableJournal:
 
     def service_started(self, game: str, config: str, config_sha256: str) -> None:
         """The service took the table up with this configuration; a configuration that differs from
-        the one it last ran with is recorded as changed, from which to which (461a.10(s): the event log)."""
+        the one it last ran with is recorded as changed, from which to which (461a.10(s): the event log).
+        The table is not open yet (real equipment waits for a supervisor): ``table_opened`` says
+        when it is, naming this configuration."""
         counters = self._counters()
         previous = counters.get("config_sha256")
         if previous is not None and previous != config_sha256:
             self.table_event("config_changed", {"config": config, "from": previous, "to": config_sha256})
-        self.table_event("table_open", {"game": game, "config": config, "config_sha256": config_sha256})
+        self._configuration = {"game": game, "config": config, "config_sha256": config_sha256}
         self.state.save_table(self.table, {**counters, "config_sha256": config_sha256})
+
+    def table_opened(self) -> None:
+        """The table is open for play, with the configuration the service started with: written
+        when it actually opens (a simulated table at once, real equipment when a supervisor first
+        opens it), never for a table that stayed closed."""
+        self.table_event("table_open", self._configuration)
 
     def rules_in_force(self, rules: Any) -> None:
         """The game's rules and pay tables the table plays by, as plain values: with them a

@@ -82,6 +82,7 @@ class TableService:
         self._opened = asyncio.Event()
         if opened:
             self._opened.set()
+            journal.table_opened()
         else:
             self.screen.close()
 
@@ -161,6 +162,7 @@ class TableService:
             self.journal.save_position()
             self._day_opened = True
             self.journal.operator_action("table_open", operator, resumed=resumed)
+            self.journal.table_opened()
         else:
             self.journal.operator_action("table_open", operator)
         self.screen.open()

@@ -49,6 +49,7 @@ from drivers.shuffler import SealedOrder
 from games.crazy_4_poker import Round, RuleSet, Table, clauses
 from games.crazy_4_poker.inputs import (
     DEALER,
+    AwardPaid,
     CardDealt,
     ChipCount,
     ChooseHand,
@@ -394,6 +395,7 @@ class Crazy4PokerTable(SupervisorHolds):
             round_.handle(Settle())
         for seat, line, _award in round_.awards:
             result = await self._awarded(self.award_levels.get(line, 1), seat)
+            round_.handle(AwardPaid(seat, result.level, result.amount_cents, result.hit_number))
             self.log.info("progressive award", seat=seat, hand=line, cents=result.amount_cents)
 
     async def _reports(self, round_: Round) -> None:

@@ -35,6 +35,7 @@ from games.crazy_4_poker.evaluator import HAND_SIZE
 __all__ = [
     "DEALER",
     "SIX_CARD",
+    "AwardPaid",
     "CardDealt",
     "ChipCount",
     "ChooseHand",
@@ -160,6 +161,25 @@ class ProgressiveLocked(Message):
 
     def __post_init__(self) -> None:
         check_int("ProgressiveLocked.accepted", self.accepted, minimum=0)
+
+
+@dataclass(frozen=True)
+class AwardPaid(Message):
+    """The progressive system's answer to a seat's award (657a.1): the ``level`` that paid, the
+    ``amount`` paid in cents (the level's value at the hit) and ``hit``, the hit's number in the
+    level's hit history, so the round's record matches the controller's meters (605a.7(a))."""
+
+    trigger = "award_paid"
+    seat: int
+    level: int
+    amount: int
+    hit: int
+
+    def __post_init__(self) -> None:
+        check_int("AwardPaid.seat", self.seat, minimum=1)
+        check_int("AwardPaid.level", self.level, minimum=0)
+        check_int("AwardPaid.amount", self.amount, minimum=0)
+        check_int("AwardPaid.hit", self.hit, minimum=0)
 
 
 @dataclass(frozen=True)

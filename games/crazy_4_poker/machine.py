@@ -194,6 +194,7 @@ def _transitions() -> list[dict[str, Any]]:
             ),
             regular=dict(conditions="dealer_hand_is_known", before="settle_wagers"),
         ),
+        dict(trigger="award_paid", source=SETTLED, dest=None, before="record_award"),
         *rack_transitions(
             "discard", wrong_count="discard_count_is_wrong", hold="hold_discard", record="record_discard"
         ),

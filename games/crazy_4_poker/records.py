@@ -27,7 +27,7 @@ class RecordKind(enum.StrEnum):
     DECISION = "decision"
     HAND = "hand"  # a hand's five cards, its best four and how it was known
     SETTLEMENT = "settlement"
-    AWARD = "award"  # a progressive award, an output for the progressive system
+    AWARD = "award"  # a progressive award the progressive system paid: amount, level and hit
     IRREGULARITY = "irregularity"
     RESOLUTION = "resolution"
     DISCARD = "discard"

@@ -68,6 +68,7 @@ class Round(DealSteps, ShowdownSteps, RoundBase):
         self.awards: list[
             tuple[int, str, str]
         ] = []  # (seat, hand, award): outputs for the progressive system
+        self.awards_paid: set[int] = set()  # the seats whose award the system paid (AwardPaid)
         self.hold: Hold | None = None
         self._verify_order = verify_order
         shared_machine().add_model(self)

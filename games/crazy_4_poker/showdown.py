@@ -176,13 +176,27 @@ class ShowdownSteps(ClosingSteps):
         award = self.rules.progressive_pay_table.get(settlement.pay_line(hand))
         if award is not None:
             self.awards.append((seat, settlement.pay_line(hand), award))
-            self.log.add(
-                RecordKind.AWARD,
-                seat=seat,
-                hand=settlement.pay_line(hand),
-                award=award,
-                clause=clauses.PROGRESSIVE_AWARD.clause,
-            )
+
+    def record_award(self, event: EventData) -> None:
+        """657a.1: an award is recorded when the progressive system has paid it, with what it paid
+        and the hit it counted (605a.7(a)), so the trail and the controller's hit history agree;
+        an answer for a seat with no award due, or paid already, is refused."""
+        paid = message_of(event)
+        due = [(hand, award) for seat, hand, award in self.awards if seat == paid.seat]
+        if not due or paid.seat in self.awards_paid:
+            raise RuleViolation(clauses.PROGRESSIVE_AWARD, f"seat {paid.seat} has no progressive award due")
+        self.awards_paid.add(paid.seat)
+        ((hand, award),) = due
+        self.log.add(
+            RecordKind.AWARD,
+            seat=paid.seat,
+            hand=hand,
+            award=award,
+            level=paid.level,
+            amount=paid.amount,
+            hit=paid.hit,
+            clause=clauses.PROGRESSIVE_AWARD.clause,
+        )
 
     def discard_count_is_wrong(self, event: EventData) -> bool:
         """657a.9(c); house convention (657a.11 not found): every card on the layout reaches the

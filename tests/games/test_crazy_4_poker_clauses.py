@@ -11,6 +11,7 @@ from games.crazy_4_poker import ConfigError, RuleSet, Shuffler, Table
 from games.crazy_4_poker.inputs import (
     DEALER,
     SIX_CARD,
+    AwardPaid,
     CardDealt,
     ChipCount,
     ChooseHand,
@@ -151,6 +152,41 @@ def test_657a_9_a_3_progressive_lock_and_chip_count_before_any_card() -> None:
     round_.handle(StubToRack())
     finish(round_, shuffler)
     assert round_.awards == [(1, "three_of_a_kind", "2500 cents")]
+
+
+def test_657a_1_605a_7_a_an_award_is_recorded_with_the_amount_level_and_hit_the_system_paid() -> None:
+    """657a.1: the award is recorded once the progressive system has paid it, with the amount, the
+    level and the hit number from the controller (605a.7(a)), so the trail matches its hit history;
+    an answer for a seat with no award due, or one paid already, is refused."""
+    table, shuffler = open_table(progressive_rules())
+    round_ = wagered(
+        table, shuffler, {1: PlaceWagers(1, 1000, 1000, progressive=100), 2: PlaceWagers(2, 1000, 1000)}
+    )
+    for message in (NoMoreBets(), ProgressiveLocked(1), ChipCount(1)):
+        round_.handle(message)
+    shuffler.deal(round_)
+    round_.handle(StubToRack())
+    for message in (Play(1), Play(2), RevealOrder(shuffler.order), Settle()):
+        round_.handle(message)
+    assert round_.log.of(RecordKind.AWARD) == [], "not paid yet"
+    with pytest.raises(RuleViolation, match="seat 2 has no progressive award due") as refused:
+        round_.handle(AwardPaid(2, 1, 2500, 7))
+    assert refused.value.rule.clause == "657a.1"
+    round_.handle(AwardPaid(1, 3, 2500, 7))
+    (award,) = round_.log.of(RecordKind.AWARD)
+    assert dict(award.fields) == {
+        "seat": 1,
+        "hand": "three_of_a_kind",
+        "award": "2500 cents",
+        "level": 3,
+        "amount": 2500,
+        "hit": 7,
+        "clause": "657a.1",
+    }
+    with pytest.raises(RuleViolation, match="seat 1 has no progressive award due"):
+        round_.handle(AwardPaid(1, 3, 2500, 8))
+    round_.handle(Discard(round_.layout_cards))
+    assert round_.state == COMPLETE
 
 
 def test_657a_9_a_3_chip_count_mismatch_holds_for_a_supervisor() -> None:

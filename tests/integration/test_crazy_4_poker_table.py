@@ -83,6 +83,8 @@ def test_sixty_rounds_dealt_from_the_hand_with_progressive_and_stub_counts():
         with capture_logs() as logs:
             async with table_rig() as rig:
                 rounds = [await play(rig) for _ in range(60)]
+                driver = rig.table.progressive.driver
+                history = {level: await driver.hits(level) for level in rig.table.progressive.levels}
         awards = 0
         for round_ in rounds:
             assert round_.state == COMPLETE
@@ -119,6 +121,12 @@ def test_sixty_rounds_dealt_from_the_hand_with_progressive_and_stub_counts():
         assert awards > 0  # the pay table is wide enough that some hands hit in 60 rounds
         hits = sum(info.hits for info in rig.table.progressive.levels.values())
         assert hits == awards
+        # 657a.1, 605a.7(a): each award record names the level, the amount and the hit the controller paid
+        recorded = [r.fields for round_ in rounds for r in round_.log.of(RecordKind.AWARD)]
+        paid = {(f["level"], f["hit"], f["seat"], f["amount"]) for f in recorded}
+        kept = {(level, h.number, h.seat, h.amount_cents) for level, hs in history.items() for h in hs}
+        assert len(paid) == len(recorded) == awards and all(amount > 0 for *_, amount in paid)
+        assert kept and kept <= paid  # the controller keeps its last 25 hits a level (HITS_KEPT)
         # secrecy: the only log lines with a face are the hands made known at the showdown
         faced = [entry for entry in logs if CARD_TOKEN.search(str(entry))]
         assert faced and all(entry["event"] == RecordKind.HAND for entry in faced)

@@ -178,6 +178,7 @@ async def in_service(config: TableConfig, hands: Any, game: str) -> AsyncIterato
         TableState(config.service.state_db) as state,
     ):
         journal = TableJournal(trail, state, table=config.name, game=config.game)
+        journal.service_started(config.game, str(config.source), "sha256")  # as croupier run does
         async with table_in_service(config, journal, None) as service:
             steps = service.screen.step_listeners  # the dealer's hands do what the screen shows
             steps.append(lambda step, arguments: getattr(hands, step)(**arguments))
@@ -196,6 +197,38 @@ async def _all_ready(screen: Screen) -> None:
     async with asyncio.timeout(15):
         while set((await screen.state())["devices"].values()) != {"ready"}:
             await asyncio.sleep(0.05)
+
+
+def test_table_open_is_written_only_once_the_supervisor_has_opened_the_table(tmp_path: Path) -> None:
+    """The audit trail's ``table_open`` (docs/audit.md) says the table opened: at real equipment
+    not when the service starts (the table is closed until a supervisor opens it), and not for a
+    refused open; once opened, one record naming the configuration, after the supervisor's action."""
+
+    async def scenario() -> None:
+        config = tmp_path / "table.toml"
+        async with felt(tmp_path, "free-bet-blackjack") as (screen, _world, ports):
+            await _all_ready(screen)
+            ports["card-reader"].unplug()
+            async with asyncio.timeout(10):
+                while (await screen.state())["devices"]["card-reader"] == "ready":
+                    await asyncio.sleep(0.05)
+            status, _body = await screen.post("/v1/table/open", headers=SUPERVISOR)
+            assert status == 409, "refused: a device is not connected"
+            assert "table_open" not in [r.kind for r in _trail(load_table_config(config))], (
+                "still closed: no table_open"
+            )
+            ports["card-reader"].replug()
+            await _all_ready(screen)
+            await screen.ok_as(SUPERVISOR, "/v1/faults/LINK_LOST/clear")
+            await screen.ok_as(SUPERVISOR, "/v1/table/open")
+            assert await screen.play_round("free-bet-blackjack") == 1
+        trail = _trail(load_table_config(config))
+        kinds = [(r.kind, r.fields.get("action")) for r in trail]
+        opened = [r.fields for r in trail if r.kind == "table_open"]
+        assert opened == [{"game": "free-bet-blackjack", "config": str(config), "config_sha256": "sha256"}]
+        assert kinds.index(("table_open", None)) == kinds.index(("operator_action", "table_open")) + 1
+
+    run(scenario(), timeout=90)
 
 
 def test_a_table_on_configured_equipment_opens_for_a_supervisor_and_plays_rounds(tmp_path: Path) -> None:

@@ -106,14 +106,18 @@ def test_the_real_table_example_reads_every_device_setting() -> None:
     config = load_table_config(TABLES / "free-bet-blackjack.toml")
     reader = config.device(DeviceKind.CARD_READER)
     assert reader is not None and reader.url.via is Via.USB
+    assert len(config.devices["shuffler"].firmware_allow_list) == 2
+    assert config.rules.push22_pay_table.suited.win == 50
+    assert config.audit.online_days == 90
+
+
+def test_the_crazy_4_example_shares_one_rs485_line() -> None:
+    config = load_table_config(TABLES / "crazy-4-poker.toml")
     progressive, sign = config.devices["progressive"], config.devices["meter-sign"]
     assert progressive.url.line == sign.url.line
     assert (progressive.address, sign.address) == (1, 2)
     assert progressive.baudrate == 19200 and progressive.link.response_timeout == 0.5
     assert progressive.kind.device_class is DeviceClass.PROGRESSIVE_CONTROLLER
-    assert len(config.devices["shuffler"].firmware_allow_list) == 2
-    assert config.rules.push22_pay_table.suited.win == 50
-    assert config.audit.online_days == 90
 
 
 def test_defaults(tmp_path: Path) -> None:
@@ -152,7 +156,12 @@ def test_seats_set_the_games_positions(tmp_path: Path) -> None:
 
 
 def test_a_shared_line_with_distinct_addresses_loads(tmp_path: Path) -> None:
-    text = BASE + PAID + PROGRESSIVE_LINE.replace('kind = "meter-sign"', 'kind = "meter-sign"\naddress = 2')
+    """A game that uses the progressive controller and its meter sign (Crazy 4 Poker), both on one line."""
+    example = (TABLES / "simulated-crazy-4-poker.toml").read_text(encoding="utf-8")
+    simulated = example[example.index("[devices.progressive]") : example.index("[service]")]
+    text = example.replace(simulated, "") + PROGRESSIVE_LINE.replace(
+        'kind = "meter-sign"', 'kind = "meter-sign"\naddress = 2'
+    )
     config = load_table_config(write(tmp_path, text))
     assert config.devices["meter-sign"].address == 2
 
@@ -241,6 +250,20 @@ BAD = [
         "over-under-without-shuffler",
         '[table]\ngame = "over-under"\n\n[devices.shoe]\nkind = "shoe"\nurl = "sim://shoe"\n',
         "devices: over-under needs a shuffler (686a.7(d)(2)",
+    ),
+    # -- devices the game never uses (the table would pass its check and never connect them)
+    (
+        "blackjack-with-progressive",
+        BASE + PAID + PROGRESSIVE_LINE.replace('kind = "meter-sign"', 'kind = "meter-sign"\naddress = 2'),
+        "devices.progressive: a progressive device is never used by free-bet-blackjack "
+        "(it uses: shoe, shuffler, card-reader)",
+    ),
+    (
+        "over-under-with-card-reader",
+        '[table]\ngame = "over-under"\n\n[devices.shoe]\nkind = "shoe"\nurl = "sim://shoe"\n'
+        '\n[devices.shuffler]\nkind = "shuffler"\nurl = "sim://shuffler"\n'
+        '\n[devices.peek]\nkind = "card-reader"\nurl = "sim://card-reader"\n',
+        "devices.peek: a card-reader device is never used by over-under (it uses: shoe, shuffler)",
     ),
     ("no-devices", "[table]\ngame = 'over-under'\n", "devices: missing (expected a table)"),
     # -- one device
