@@ -144,6 +144,17 @@ async def loaded_and_burned(t: Table, cards: int = 52) -> None:
     t.world.move(SHOE_TRAY, DISCARD)
 
 
+async def round_dealt_on_a_reshuffling_shoe(t: Table, cards: int) -> None:
+    """An auto-reshuffling shoe loaded and burned, ``cards`` dealt face up in a round and picked up
+    into the discard rack: the round waits for its end."""
+    await t.shoe.set_mode(auto_reshuffle=True)
+    await loaded_and_burned(t)
+    t.shoe.start_round()
+    for _ in range(cards):
+        await t.shoe.deal(face_up=True)
+    t.world.move_all(SHOE_TRAY, DISCARD)
+
+
 def test_no_attribute_of_the_shoe_shadows_a_trigger():
     """Decision 0019: a model method (or attribute) with a trigger's name silently wins over it."""
 
@@ -792,12 +803,7 @@ def test_auto_reshuffling_shoe_found_after_a_host_restart_counts_its_deck_as_loa
 
     async def scenario():
         async with table() as t:
-            await t.shoe.set_mode(auto_reshuffle=True)
-            await loaded_and_burned(t)
-            t.shoe.start_round()
-            for _ in range(4):
-                await t.shoe.deal(face_up=True)
-            t.world.move_all(SHOE_TRAY, DISCARD)
+            await round_dealt_on_a_reshuffling_shoe(t, 4)
             await t.shoe.end_round()
             again = Shoe(t.shoe.driver, burns=True)
             counts = await again.sync()
@@ -820,12 +826,7 @@ def test_reconcile_end_round_after_a_lost_answer_takes_nothing_twice():
 
     async def scenario():
         async with table() as t:
-            await t.shoe.set_mode(auto_reshuffle=True)
-            await loaded_and_burned(t)
-            t.shoe.start_round()
-            for _ in range(3):
-                await t.shoe.deal(face_up=True)
-            t.world.move_all(SHOE_TRAY, DISCARD)
+            await round_dealt_on_a_reshuffling_shoe(t, 3)
             t.wire.swallow = 1 + FAST.timings.max_retries  # every answer to EndRound is lost
             with pytest.raises(OutcomeUnknown):
                 await t.shoe.end_round()
@@ -847,12 +848,7 @@ def test_reconcile_end_round_sends_the_end_the_shoe_never_received():
 
     async def scenario():
         async with table() as t:
-            await t.shoe.set_mode(auto_reshuffle=True)
-            await loaded_and_burned(t)
-            t.shoe.start_round()
-            for _ in range(3):
-                await t.shoe.deal(face_up=True)
-            t.world.move_all(SHOE_TRAY, DISCARD)
+            await round_dealt_on_a_reshuffling_shoe(t, 3)
             await t.shoe.reconcile_end_round()
             assert t.shoe.state == "ready" and not t.shoe.faulted
             assert t.world.count(SHOE) == 52 and t.world.count(DISCARD) == 0
