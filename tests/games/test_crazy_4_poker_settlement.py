@@ -123,13 +123,12 @@ def test_657a_1_a_folded_hand_with_queens_up_must_be_reported_too() -> None:
     assert round_.net(1) == -2000 + 500
 
 
-def test_657a_9_b_six_card_bonus_pays_the_best_five_of_six_by_its_table() -> None:
-    """657a.9(b); decision 0023: the Six Card Bonus Wager is paid on the best five-card hand of
-    the player's five cards and the Six Card Bonus card: Ah Ad Ac 9d 3s with the As is four of a
-    kind, 50 to 1 on the example table: 500 wins 25000."""
+def six_card_bonus_settled(hand: str) -> list[dict[str, object]]:
+    """The Six Card Bonus settlements of a round where seat 1 holds ``hand``, wagers 500 on the
+    Six Card Bonus, plays against a dealer without a pair, and the Six Card Bonus card is the As."""
     round_, shuffler = dealt_round(
         RuleSet.example(six_card_bonus_offered=True),
-        {1: "Ah Ad Ac 9d 3s"},
+        {1: hand},
         "2c 5d 8h Jd Kc",
         [PlaceWagers(1, 1000, 1000, six_card_bonus=500)],
         six="As",
@@ -137,7 +136,14 @@ def test_657a_9_b_six_card_bonus_pays_the_best_five_of_six_by_its_table() -> Non
     round_.handle(Play(1))
     round_.handle(RevealOrder(shuffler.order))
     round_.handle(Settle())
-    six = [f for f in settlements(round_) if f["wager"] == "six_card_bonus"]
+    return [f for f in settlements(round_) if f["wager"] == "six_card_bonus"]
+
+
+def test_657a_9_b_six_card_bonus_pays_the_best_five_of_six_by_its_table() -> None:
+    """657a.9(b); decision 0023: the Six Card Bonus Wager is paid on the best five-card hand of
+    the player's five cards and the Six Card Bonus card: Ah Ad Ac 9d 3s with the As is four of a
+    kind, 50 to 1 on the example table: 500 wins 25000."""
+    six = six_card_bonus_settled("Ah Ad Ac 9d 3s")
     assert six == [
         dict(
             seat=1,
@@ -156,17 +162,7 @@ def test_657a_9_b_six_card_bonus_pays_the_best_five_of_six_by_its_table() -> Non
 
 def test_657a_9_b_six_card_bonus_below_the_table_is_collected() -> None:
     """657a.9(b): a pair among the six cards pays nothing on the example table: the wager is collected."""
-    round_, shuffler = dealt_round(
-        RuleSet.example(six_card_bonus_offered=True),
-        {1: "Ah 2d 9d 3s 7h"},
-        "2c 5d 8h Jd Kc",
-        [PlaceWagers(1, 1000, 1000, six_card_bonus=500)],
-        six="As",
-    )
-    round_.handle(Play(1))
-    round_.handle(RevealOrder(shuffler.order))
-    round_.handle(Settle())
-    six = [f for f in settlements(round_) if f["wager"] == "six_card_bonus"]
+    six = six_card_bonus_settled("Ah 2d 9d 3s 7h")
     assert [(f["movement"], f["amount"]) for f in six] == [("collect", 500)]
 
 
