@@ -8,9 +8,6 @@ earlier, or holds another record there, was cut or rewritten after that head was
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-
-from croupier.audit.record import AuditRecord
 
 
 @dataclass(frozen=True)
@@ -19,10 +16,6 @@ class Head:
     seq: int
     hash: str
     epoch: int | None  # the sealing epoch of the record; None when unsealed
-
-    @classmethod
-    def of(cls, path: Path, record: AuditRecord) -> Head:
-        return cls(Path(path).name, record.seq, record.hash, record.epoch)
 
     def __str__(self) -> str:
         epoch = "unsealed" if self.epoch is None else f"epoch {self.epoch}"

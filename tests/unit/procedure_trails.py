@@ -154,7 +154,7 @@ def holdem_round(
     t.add("no_more_bets", seats="1,2", community_first=False)
     for place in ("seat 1", "seat 1", "seat 2", "seat 2", "dealer", "dealer"):
         t.add("card", card=None, commitment="c", place=place, face_up=False, source="shoe")
-    t.add("stub_removed", clause="677a.10(c)")
+    t.add("stub_removed", cards=38, clause="677a.10(c)")  # what the shoe let out, as the game writes it
     for _ in range(5):
         t.add("card", card=None, commitment="c", place="community", face_up=False, source=community)
     t.add("stub", counted=counted, exposed=False, to_rack=True)

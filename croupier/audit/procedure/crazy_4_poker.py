@@ -113,9 +113,8 @@ def _settled(round_: Round, rules: Mapping[str, Any]) -> Iterator[Violation]:
     hands = _hands(round_)
     folded = {s.seat for s in round_.kind("decision") if s.get("decision") == "fold"}
     # 657a.9(f): a void returns every wager whatever the hands; a return is no settlement on a hand.
-    voided = any(s.kind == "state" and s.get("dest") == "voided" for s in round_.steps)
     for step in round_.kind("settlement"):
-        if voided and step.get("movement") == "push":
+        if round_.voided and step.get("movement") == "push":
             continue
         wager = step.get("wager")
         if step.get("movement") not in MOVEMENTS:
@@ -146,6 +145,8 @@ def _queens_up(round_: Round, step: Step, hand: list[str], rules: Mapping[str, A
     strength = best_four(faces(hand))[0]
     stake = round_.stake(step.seat or 0, "queens_up")
     table = rules.get("queens_up_pay_table") or {}
+    if not table:  # no rules in force: the amount is not judged (the report's note says so)
+        return
     at = None
     if queens_or_better(strength):
         line = "four_aces" if four_aces(strength) else strength.category.name.lower()

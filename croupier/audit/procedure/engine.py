@@ -121,8 +121,12 @@ class Round:
         on by a supervisor (its procedure interrupted) or cut off part-way is judged only on what
         it did, not on what it did not reach."""
         interrupted = any(s.kind in ("misdeal", "resolution", "round_voided") for s in self.steps)
-        voided = any(s.kind == "state" and s.get("dest") == "voided" for s in self.steps)
-        return bool(self.kind("settlement")) and not (interrupted or voided or self.cut_off)
+        return bool(self.kind("settlement")) and not (interrupted or self.voided or self.cut_off)
+
+    @property
+    def voided(self) -> bool:
+        """The round went to its voided state: every wager returned (657a.9(f), 677a.10(f), a ruling)."""
+        return any(s.kind == "state" and s.get("dest") == "voided" for s in self.steps)
 
 
 Pred = Callable[[Step], bool]

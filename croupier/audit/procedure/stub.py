@@ -41,7 +41,9 @@ def judge(clause: str, round_: Round, table: Table) -> Iterator[Violation]:
         return
     shuffler = any(_is_count(s.get("count")) or _is_count(s.get("shuffler_count")) for s in round_.steps)
     stubs = round_.kind("stub", "stub_removed")
-    counted = any(_is_count(s.get("counted")) or _is_count(s.get("cards")) for s in stubs)
+    # The dealer's count: a ``stub`` record's ``counted`` (Hold 'Em) or ``cards`` (Crazy 4 Poker).
+    # A ``stub_removed`` record's ``cards`` is what the shoe let out, not a count (677a.10(c)).
+    counted = any(_is_count(s.get("counted")) or _is_count(s.get("cards")) for s in round_.kind("stub"))
     if shuffler or counted:
         table.since_stub_count = 0
         return
