@@ -80,8 +80,9 @@ def assert_batches_alternate(events: Sequence[object], backs: Sequence[str], dec
 
 
 async def play_after_a_dealer_change(rig: Any, players: object) -> tuple[Any, int]:
-    """A round, then a new dealer (D-2) and a round: the new dealer burns a card before the deal.
-    The second round, and the discard rack's count before it."""
+    """A round, then a new dealer (D-2) and a round: the new dealer burns a card before the deal;
+    the same change sent again afterwards owes nothing (672a.7(c): each *new* dealer). The second
+    round, and the discard rack's count before it."""
     await rig.play(players)
     assert len(rig.table.shoe.burn_cards) == 1
     rig.table.dealer_change("D-2")
@@ -93,6 +94,8 @@ async def play_after_a_dealer_change(rig: Any, players: object) -> tuple[Any, in
     events = [entry["event"] for entry in logs]
     assert events.index("card burned") < events.index("card dealt")
     assert round_.log.of(RecordKind.DEAL_STARTED)[0].fields["dealer"] == "D-2"
+    rig.table.dealer_change("D-2")  # the change sent again after the burn: D-2 is no new dealer
+    assert rig.table.shoe.burns_owed == (), "a repeated dealer change owes no second burn"
     return round_, rack
 
 

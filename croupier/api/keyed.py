@@ -24,7 +24,7 @@ from croupier.service.screen_dealer import (
     ScreenDealer,
 )
 from croupier.tables.inputs import Offer
-from devices.rules import Rule
+from devices.rules import PUBLISHED_RULES, Rule
 from drivers.protocol.cards import Card
 from games.crazy_4_poker import dealing as crazy_4_dealing
 from games.crazy_4_poker import inputs as crazy_4
@@ -42,9 +42,7 @@ from games.over_under import inputs as ou
 Json = Mapping[str, Any]
 
 INSURANCE_IN_TURN = Rule("672a.7(f)", "the insurance offer is answered by each player in turn, clockwise")
-CRAZY_4_IN_TURN = Rule(
-    "657a.9; published game rules", "each player in turn Plays or folds, having seen the hand"
-)
+CRAZY_4_IN_TURN = Rule(PUBLISHED_RULES, "each player in turn Plays or folds, having seen the hand")
 
 #: The answers the players key, read by their models (croupier.api.bodies).
 FBB_INSURANCE = one_of(

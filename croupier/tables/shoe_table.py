@@ -190,7 +190,10 @@ class ShoeTable(SupervisorHolds, Generic[R]):
 
     def dealer_change(self, new_dealer: str) -> None:
         """A new dealer takes over between rounds; the new dealer burns a card before the next deal,
-        after the batch's own burn if that is still due (672a.7(c): "shall also")."""
+        after the batch's own burn if that is still due (672a.7(c): "shall also"). The dealer on
+        duty named again (a request repeated) is no new dealer: nothing changes, no card is owed."""
+        if new_dealer == self.dealer_on_duty:
+            return
         self.shoe.dealer_change()
         self.dealer_on_duty = new_dealer
         self.log.info("dealer change", dealer=new_dealer)

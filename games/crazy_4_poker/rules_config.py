@@ -111,7 +111,7 @@ def _amounts(names: frozenset[str]) -> Any:
 def _pay_table(wager: str, names: frozenset[str], offered_by: str = "") -> dict[str, Any]:
     """A pay-table key: none built in; the table offering ``wager`` needs it configured."""
     return key(
-        "the Rules Submission's table (config/tables/crazy-4-poker.toml: an example)",
+        "the Rules Submission's table (example_pay_tables.toml: an example)",
         _odds_table(names),
         pays=wager,
         offered_by=offered_by,

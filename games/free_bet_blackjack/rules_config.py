@@ -120,7 +120,7 @@ class RuleSet(Configurable):
     push22_pay_table: Push22PayTable | None = field(
         default=None,
         metadata=key(
-            "the Rules Submission's table; none built in (config/tables/free-bet-blackjack.toml: an example)",
+            "the Rules Submission's table; none built in (example_pay_tables.toml: an example)",
             _pay_table,
             pays="Push 22 Wager",
         ),

@@ -19,18 +19,22 @@ CLAUSES: dict[str, str] = {
     "677a.10(a)(1)": "After the shuffle and cut (677a.5) the cards are placed in the shoe",
     "677a.10(a)(2)": "The dealer announces 'no more bets' before delivering any stack",
     "677a.10(b)": "Two-card stacks face down, clockwise, to each player with Ante and Odds, then the dealer",
-    "677a.10(c)": (
-        'After the stacks "the dealer shall remove the remaining cards from the automated dealing shoe" '
-        'and "deal from his hand the five community cards"; after all five, the stub to the rack unexposed. '
-        "Reading: the clause says who removes the stub and when, not how; the shoe lets it out through its "
-        "reader into the tray, whence the dealer takes it into the hand: nothing is exposed, the stub stays "
-        "whole for (d)-(f), and each community card dealt from the hand's top is the stub card the shoe "
-        "sealed in that place (docs/decisions/0020-holdem-community-cards-from-the-hand.md)"
-    ),
+    "677a.10(c)": "Stacks, then the stub out of the shoe; five community cards from the hand; stub racked",
     "677a.10(d)": "Without a counting shuffler, the stub is counted face down at least every 5 rounds",
     "677a.10(e)": "A count showing 52 cards: the stub goes to the discard rack unexposed",
     "677a.10(f)": "A wrong count: misdealt with 52 cards, void and return; else also remove the deck",
     "677a.10(g)": "A shoe that reshuffles automatically may dispense the five community cards first",
+}
+
+#: Where a clause allows two readings: the one taken, and why (docs/conformance.md, beside the clause).
+READINGS: dict[str, str] = {
+    "677a.10(c)": (
+        'After the stacks "the dealer shall remove the remaining cards from the automated dealing shoe" '
+        'and "deal from his hand the five community cards". The clause says who removes the stub and '
+        "when, not how; the shoe lets it out through its reader into the tray, whence the dealer takes "
+        "it into the hand: nothing is exposed, the stub stays whole for (d)-(f), and each community card "
+        "dealt from the hand's top is the stub card the shoe sealed in that place (decision 0020)."
+    ),
 }
 
 # -- the section, clause by clause ---------------------------------------------------------------------

@@ -97,7 +97,7 @@ class RuleSet(Configurable):
     odds_pay_table: PayTable = field(
         default_factory=dict,
         metadata=key(
-            "the Rules Submission's Odds table; none built in (config/tables/heads-up-holdem.toml: example)",
+            "the Rules Submission's Odds table; none built in (example_pay_tables.toml: an example)",
             _table(Category),
             pays="Odds Wager",
         ),

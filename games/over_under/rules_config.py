@@ -92,7 +92,7 @@ class RuleSet(Configurable):
     ante_odds: Odds | None = field(
         default=None,
         metadata=key(
-            "686a.8: the Rules Submission's odds; none built in (config/tables/over-under.toml: an example)",
+            "686a.8: the Rules Submission's odds; none built in (example_pay_tables.toml: an example)",
             _odds,
             pays="Ante Wager",
         ),
@@ -100,7 +100,7 @@ class RuleSet(Configurable):
     over_23_odds: Odds | None = field(
         default=None,
         metadata=key(
-            "686a.8: the Rules Submission's odds; none built in (config/tables/over-under.toml: an example)",
+            "686a.8: the Rules Submission's odds; none built in (example_pay_tables.toml: an example)",
             _odds,
             pays="Over 23 Wager",
         ),
@@ -108,7 +108,7 @@ class RuleSet(Configurable):
     under_18_odds: Odds | None = field(
         default=None,
         metadata=key(
-            "686a.8: the Rules Submission's odds; none built in (config/tables/over-under.toml: an example)",
+            "686a.8: the Rules Submission's odds; none built in (example_pay_tables.toml: an example)",
             _odds,
             pays="Under 18 Wager",
         ),

@@ -1,8 +1,8 @@
 """Settlement of one player's wagers (686a.7(g)(3), (h), (j)-(m)), and of a voided round.
 
 Amounts are integer cents. ``Action.amount`` is the wager for a collect or a push and the winnings
-for a pay (the wager itself stays with the player). The payout odds of § 686a.8 were not found:
-they come from the rule set (defaults, 686a.8 not found: 1 to 1, the Bonus by its posted table).
+for a pay (the wager itself stays with the player). The payout odds of § 686a.8 come from the rule
+set: the Rules Submission's odds, none built in (decision 0023), the Bonus by its posted table.
 """
 
 from __future__ import annotations
