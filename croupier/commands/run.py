@@ -72,9 +72,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Start-up in the order that leaves nothing half-done: everything that can fail without a side
-    effect first (the configuration, the table's lock, the token file, the API's port), and only
-    then the state database, the audit trail and the devices. Any failure is one line and exit
-    status 2 (``croupier.errors.StartupError``)."""
+    effect first (the configuration, the token file, the TLS certificate, the sealing key), then
+    the table's lock (its lock file only) and the API's port, and only then the state database,
+    the audit trail and the devices. Any failure is one line and exit status 2
+    (``croupier.errors.StartupError``)."""
     config = load_table_config(args.config or DEFAULT_TABLE_CONFIG)
     check_served(config)
     if args.log_level is None:  # the table's configuration sets it unless the command line does
@@ -83,13 +84,16 @@ def run(args: argparse.Namespace) -> int:
         devices = ", ".join(f"{name} ({device.url.url})" for name, device in config.devices.items())
         print(f"ok: {config.source}: table {config.name}, {config.game}, {config.seats} seats; {devices}")
         return 0
+    tokens = _tokens(config)
+    tls = _tls_context(config) if tokens is not None else None
+    sealing = _sealing_key(config)
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
-        tokens = _tokens(config)
         if tokens is None:
-            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, None))
-        listener = Listener(_tls_context(config), _bound(config))
+            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, None, sealing))
+        listener = Listener(tls, _bound(config))
         with listener.sock:
-            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, Api(tokens, listener)))
+            api = Api(tokens, listener)
+            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, api, sealing))
 
 
 def _tokens(config: TableConfig) -> Tokens | None:
@@ -175,6 +179,7 @@ async def _serve(
     duration: float,
     seed: int | None,
     api: Api | None,
+    sealing: SealingKey | None,
 ) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -189,7 +194,8 @@ async def _serve(
     with state:
         try:
             rotation = Rotation.from_config(config.audit)
-            sealing = _sealing_key(config)
+            if sealing is None:
+                log.warning("audit trail unsealed: no [audit] sealing_key", table=config.name)
             trail = AuditTrail(
                 config.service.audit_dir, config.name, rotation=rotation, sealing=sealing, heads=state
             )
@@ -214,12 +220,14 @@ async def _serve(
 
 
 def _sealing_key(config: TableConfig) -> SealingKey | None:
-    """The table's sealing key; a simulated table may run without one, its trail unsealed (each
-    file's header says so) and a warning logged."""
+    """The table's sealing key, read before anything is opened; a simulated table may run without
+    one, its trail unsealed (each file's header says so, and ``_serve`` logs a warning)."""
     if config.audit.sealing_key is None:
-        log.warning("audit trail unsealed: no [audit] sealing_key (a simulated table)", table=config.name)
         return None
-    return SealingKey.read(config.audit.sealing_key)
+    try:
+        return SealingKey.read(config.audit.sealing_key)
+    except AuditError as exc:
+        raise StartupError(f"{config.source}: audit.sealing_key: {exc}") from None
 
 
 @contextlib.asynccontextmanager

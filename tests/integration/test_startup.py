@@ -203,3 +203,16 @@ def test_a_table_with_tls_configured_serves_its_api_over_https_only(tmp_path):
         _, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
     assert any(e["event"] == "api listening" and e["scheme"] == "https" for e in events(err))
+
+
+def test_a_sealing_key_that_cannot_be_read_stops_start_up_before_the_state_or_trail(tmp_path):
+    """The sealing key is read with the other files before anything is opened: a missing key is one
+    line naming the key, exit 2, and no state database or audit file made."""
+    path = simulated_config(tmp_path)
+    path.write_text(path.read_text() + f'\n[audit]\nsealing_key = "{tmp_path / "no-such.key"}"\n')
+    process = croupier("run", "--config", str(path))
+    err = _finished(process)
+    assert process.returncode == 2, err
+    assert err.strip().count("\n") == 0 and "audit.sealing_key" in err, err
+    assert _trail(tmp_path) == []
+    assert not (tmp_path / "state" / "state.sqlite3").exists()
