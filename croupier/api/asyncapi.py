@@ -56,6 +56,13 @@ MESSAGES: dict[str, dict[str, Any]] = {
         },
         ["record"],
     ),
+    "table_record": _message(
+        "table_record",
+        "A record the table makes between rounds (a burn, docs/audit.md), with its fields; never a "
+        "burn card's face",
+        {"kind": {"type": "string"}},
+        ["kind"],
+    ),
     "round_ended": _message(
         "round_ended",
         "The round is complete, its cards in the rack, settled or voided",
