@@ -1,4 +1,5 @@
-"""Payout odds as a trail records them (``"3:2"``), and what a winning wager is owed at those odds.
+"""What a winning wager is owed at the odds a trail records (``"3:2"``), read by the games'
+configuration schema (``games.common.config.Odds``: configuration, shared, not round code).
 
 The rules in force come from the trail's ``rules_in_force`` record (written at table open) or,
 for a trail that has none, from ``--config``: the same plain values either way.
@@ -6,18 +7,10 @@ for a trail that has none, from ``--config``: the same plain values either way.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
-_ODDS = re.compile(r"^\s*(\d+)\s*(?::|to)\s*(\d+)\s*$")
-
-
-def odds(text: Any) -> tuple[int, int]:
-    match = _ODDS.match(str(text))
-    if match is None:
-        raise ValueError(f"{text!r} is not odds")
-    return int(match[1]), int(match[2])
+from games.common.config import Odds, Rounding
 
 
 def owed(stake: int, at: Any, rules: Mapping[str, Any]) -> int | None:
@@ -26,6 +19,4 @@ def owed(stake: int, at: Any, rules: Mapping[str, Any]) -> int | None:
     without its ``rules_in_force`` judged without ``--config`` has none."""
     if at is None:
         return None
-    win, per = odds(at)
-    whole, part = divmod(stake * win, per)
-    return whole + (1 if part and rules.get("odd_cent_rounding") == "up" else 0)
+    return Odds.parse(str(at)).pay(stake, Rounding(rules.get("odd_cent_rounding", Rounding.DOWN)))
