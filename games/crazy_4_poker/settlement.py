@@ -115,14 +115,22 @@ def pay_line(hand: Strength) -> str:
 
 
 def _by_table(
-    seat: int, wager: Wager, amount: int, line: str, table: Mapping[str, Odds], rule: Rule, rules: RuleSet
+    seat: int,
+    wager: Wager,
+    amount: int,
+    line: str,
+    table: Mapping[str, Odds],
+    rule: Rule,
+    rules: RuleSet,
+    hand: str = "",
 ) -> Action:
-    """``wager`` paid at its table's ``line``; a line the table does not pay: collected."""
+    """``wager`` paid at its table's ``line``; a line the table does not pay: collected. ``hand``:
+    the hand named on the record, where the line alone does not say it."""
     odds = table.get(line)
     if odds is None:
-        return Action(seat, wager, Movement.COLLECT, amount, rule)
+        return Action(seat, wager, Movement.COLLECT, amount, rule, hand=hand)
     won = odds.pay(amount, rules.odd_cent_rounding)
-    return Action(seat, wager, Movement.PAY, won, rule, line=line, odds=str(odds))
+    return Action(seat, wager, Movement.PAY, won, rule, hand=hand, line=line, odds=str(odds))
 
 
 def _queens_up_line(hand: Strength, rules: RuleSet) -> str:
@@ -201,14 +209,9 @@ def _by_five_card_table(
     rules: RuleSet,
 ) -> Action:
     """A wager paid by a five-card table on the best five of ``cards``; no line: collected."""
+    value = best_five(cards)[0]  # its category names the line; the cards are in the HAND records
     amount = getattr(position, wager.value)
-    value = best_five(cards)[0]
-    line, hand = value.category.key, str(value)  # the category; the cards are in the HAND records
-    odds = table.get(line)
-    if odds is None:
-        return Action(position.seat, wager, Movement.COLLECT, amount, rule, hand=hand)
-    won = odds.pay(amount, rules.odd_cent_rounding)
-    return Action(position.seat, wager, Movement.PAY, won, rule, hand=hand, line=line, odds=str(odds))
+    return _by_table(position.seat, wager, amount, value.category.key, table, rule, rules, hand=str(value))
 
 
 def bonuses(
