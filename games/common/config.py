@@ -126,8 +126,7 @@ class Configurable:
         """The game's example rules (``example_pay_tables.toml`` beside its rules_config module,
         shipped with the package) with ``overrides``: what simulated tables and tests play. The
         file's pay tables are examples; a casino configures those the Board approved."""
-        path = cls.example_file()
-        mapping = tomllib.loads(path.read_text())["rules"] if path.exists() else {}
+        mapping = tomllib.loads(cls.example_file().read_text())["rules"]  # every game ships one
         return cls.from_mapping({**mapping, **overrides})
 
     @classmethod
