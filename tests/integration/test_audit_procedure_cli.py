@@ -20,6 +20,7 @@ from croupier.audit.procedure import judge
 from croupier.audit.record import read_records
 from croupier.commands.sim import _rules
 from croupier.sim.scenario import load, run_scenario
+from tests.unit.procedure_trails import Trail, holdem_round
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.txt"))
@@ -68,10 +69,21 @@ def test_exit_codes_and_json(tmp_path: Path) -> None:
     files = [str(p) for p in sorted(tmp_path.glob("*.jsonl"))]
     judged = croupier("audit", "procedure", "--json", *files)
     verdict = json.loads(judged.stdout)
-    assert verdict["rounds_checked"] == 2
-    assert judged.returncode == (1 if verdict["violations"] else 0)
-    for violation in verdict["violations"]:
-        assert set(violation) == {"round", "seq", "clause", "expected", "found"}
+    assert (judged.returncode, verdict["rounds_checked"], verdict["violations"]) == (0, 2, [])
+    # Five Hold 'Em rounds with no stub count: 677a.10(d) broken once, exit 1, named in the JSON.
+    uncounted = Trail("heads-up-holdem")
+    for number in range(1, 6):
+        holdem_round(uncounted, number, counted=None)
+    with AuditTrail(tmp_path / "uncounted", "T1") as trail:
+        for record in uncounted.records:
+            trail.append(record.kind, record.round, dict(record.fields))
+        written = [str(path) for path in trail.files()]
+    judged = croupier("audit", "procedure", "--json", *written)
+    verdict = json.loads(judged.stdout)
+    assert judged.returncode == 1, judged.stdout
+    (violation,) = verdict["violations"]
+    assert violation["clause"] == "677a.10(d)" and violation["round"] == 5
+    assert set(violation) == {"round", "seq", "clause", "expected", "found"}
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not a record\n")
     assert croupier("audit", "procedure", str(bad)).returncode == 2
