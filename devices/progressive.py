@@ -10,10 +10,12 @@ table (605a.7(a)).
 Device I/O is asynchronous and a transitions machine is not, so each step runs in three parts:
 the machine's state and conditions are checked first (``may_<trigger>``: a step the rules refuse
 never reaches the device), then the device is asked, then the trigger records what the device did.
-The conditions of such a trigger read only this model, which nothing changes while the device is
-asked (the table's queue runs one step at a time), so they cannot fail after the device has acted.
-The fault latch, which a device event may set at any moment, is checked before the device is asked
-and not after.
+The conditions of such a trigger read only this model, which no other step changes while the device
+is asked (the table's queue runs one step at a time), so they cannot fail after the device has acted.
+A device event may still arrive meanwhile: the fault latch is checked before the device is asked and
+not after, and a link that went as the answer came (the machine offline) is reported as a lost link,
+or as an unknown outcome for a step that moves money, and the controller is read again (``sync``)
+before the step is finished.
 """
 
 from __future__ import annotations
@@ -241,6 +243,7 @@ class Progressive(Equipment[ProgressiveDriver]):
         self._require("betting_opened", "opening betting", NEXT_ROUND)
         self.latch.require_clear("opening betting")
         round_state = await self.driver.new_round()
+        self._still_online("opening betting", moves_money=False)
         self.betting_opened(round_state=round_state)
         return round_state
 
@@ -251,6 +254,7 @@ class Progressive(Equipment[ProgressiveDriver]):
         self._require("bets_locked", "no more bets", NO_MORE_BETS)
         self.latch.require_clear("no more bets")
         round_state = await self.driver.lock()
+        self._still_online("no more bets", moves_money=True)
         self.bets_locked(round_state=round_state)
         wagered = round_state.count * round_state.wager_cents
         try:
@@ -309,7 +313,9 @@ class Progressive(Equipment[ProgressiveDriver]):
         self.latch.require_clear("the award")
         known = self.levels.get(level)
         self._hits_before_award = 0 if known is None else known.hits
-        return await self._paid(level, seat, await self.driver.award(level, seat))
+        result = await self.driver.award(level, seat)
+        self._still_online("the award", moves_money=True)
+        return await self._paid(level, seat, result)
 
     async def reconcile_award(self, level: int, seat: int) -> AwardResult:
         """The award whose answer was lost, once the controller is back and cleared: a hit the
@@ -325,8 +331,14 @@ class Progressive(Equipment[ProgressiveDriver]):
         return await self._paid(level, seat, AwardResult(level, last.seat, last.amount_cents, last.number))
 
     async def _paid(self, level: int, seat: int, result: AwardResult) -> AwardResult:
+        """Record the award, then read its level and show the win. The award is paid once recorded:
+        a link lost after that is not the award's (asking it again would be refused as paid twice);
+        the level is read and the win shown when the controller is back (``sync``)."""
         self.jackpot_paid(seat=seat, award=result)
-        self._keep(await self.driver.level(level))
+        try:
+            self._keep(await self.driver.level(level))
+        except (NotConnected, LinkLost, CommandTimeout):
+            return result
         await self._show(level)
         return result
 
@@ -341,6 +353,7 @@ class Progressive(Equipment[ProgressiveDriver]):
         level stays frozen."""
         self._require("level_reset", "the keyed reset", KEYED_RESET, level=level)
         info = await self.driver.reset_level(level, key)
+        self._still_online("the keyed reset", moves_money=True)
         self.level_reset(level=level)
         self._keep(info)
         await self._show(level)
@@ -411,6 +424,15 @@ class Progressive(Equipment[ProgressiveDriver]):
         if problems:
             self._latch("METER_MISMATCH", f"level {info.level}: {'; '.join(problems)}", METERS_AGREE)
         self.levels[info.level] = info
+
+    def _still_online(self, action: str, *, moves_money: bool) -> None:
+        """The device answered, but its link went as the answer came (a device event applied while
+        it was asked): the machine is offline and waits for the controller to be read again. A step
+        that moves nothing is asked again then (LinkLost); one that moves money is reconciled from
+        the controller, never resent (OutcomeUnknown)."""
+        if self.state == OFFLINE:
+            lost = OutcomeUnknown if moves_money else LinkLost
+            raise lost(f"{self.name}: the link went as {action} was answered")
 
     def _latch(self, code: str, detail: str, rule: Rule) -> None:
         self.latch.latch(Fault(code, detail, rule.clause, "host"))

@@ -611,3 +611,67 @@ def test_a_hits_page_whose_columns_disagree_yields_no_hits():
     assert page.hits == (Hit(1, 9, 3, 500),)
     with pytest.raises(PayloadError, match="HitsPage: its columns hold 1, 1, 2, 1 entries"):
         _ = two_seats.hits
+
+
+@pytest.mark.parametrize(
+    ("step", "command", "raised"),
+    [
+        ("open", "new_round", "LinkLost"),
+        ("lock", "lock", "OutcomeUnknown"),
+        ("award", "award", "OutcomeUnknown"),
+    ],
+)
+def test_decision_0016_a_link_that_goes_as_the_controller_answers_is_a_lost_link_not_a_crash(
+    step, command, raised
+):
+    """657a.9(a)(3), decision 0016: the controller answers, and its link goes before the answer is
+    taken (the connection's state change is applied while the command is out). The machine is
+    offline, so the step is reported as a lost link (opening betting, asked again once the
+    controller is back) or an unknown outcome (the lock and the award move money: reconciled from
+    the controller, never resent) — before, the trigger ran from "offline" and a MachineError threw
+    the table out of the round. Once LINK_LOST is cleared the step finishes exactly once."""
+
+    async def scenario():
+        table = Table()
+        progressive = table.progressive
+        progressive.apply(StateChanged(ConnectionState.READY, "connected"))
+        if step == "award":
+            await table.locked_round(3)
+        else:
+            await progressive.sync()
+            if step == "lock":
+                table.cover(3)
+        driver = progressive.driver
+        answered = getattr(driver, command)
+
+        async def lost_as_answered(*args):
+            result = await answered(*args)
+            progressive.apply(StateChanged(ConnectionState.BACKOFF, "no response after 4 attempts"))
+            return result
+
+        setattr(driver, command, lost_as_answered)
+        act = {
+            "open": progressive.open_round,
+            "lock": progressive.lock,
+            "award": lambda: progressive.award(1, 3),
+        }[step]
+        with pytest.raises(Exception) as lost:
+            await act()
+        assert type(lost.value).__name__ == raised and "the link went as" in str(lost.value)
+        assert progressive.state == "offline" and codes(progressive) == {"LINK_LOST"}
+        setattr(driver, command, answered)
+        progressive.apply(StateChanged(ConnectionState.READY, "back"))
+        await progressive.clear("LINK_LOST", SUPERVISOR)
+        if step == "open":
+            await progressive.open_round()
+            assert progressive.state == "open_betting"
+        elif step == "lock":
+            state = await progressive.reconcile_lock()
+            assert state.locked and state.count == 1 and progressive.state == "locked"
+        else:
+            award = await progressive.reconcile_award(1, 3)
+            assert award.seat == 3 and progressive.frozen_levels == [1]
+            assert table.controller.personality.levels[0].history[0].number == award.hit_number
+            assert len(table.controller.personality.levels[0].history) == 1  # paid once
+
+    run(scenario())
