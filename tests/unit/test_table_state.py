@@ -12,11 +12,19 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from croupier.state import SCHEMA_VERSION, KeptResponse, RoundInProgress, StateError, TableState
+from croupier.state import (
+    IDEMPOTENCY_KEPT,
+    SCHEMA_VERSION,
+    KeptResponse,
+    RoundInProgress,
+    StateError,
+    TableState,
+)
 from devices.faults import Fault, FaultLatch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -261,3 +269,24 @@ def test_every_write_reported_done_survives_sigkill(db: Path) -> None:
     assert begun <= reported["begun"] + 1 and ended <= reported["ended"] + 1
     if current is not None:
         assert current.number == begun and current.wagers == json.loads(json.dumps({"seat-1": begun}))
+
+
+def test_decision_0022_an_idempotency_key_is_kept_24_hours_then_forgotten(tmp_path: Path) -> None:
+    """decision 0022: a response is kept for its Idempotency-Key for 24 hours, across restarts; a key
+    older than that is a new request, and old keys are dropped as new ones are kept, so the state
+    database does not grow with every request the table ever took."""
+    kept = KeptResponse("POST /v1/wagers", "DEALER-7", "cd" * 32, 200, {"round": 1})
+    with TableState(tmp_path / "state.sqlite3") as state:
+        state.keep_response("fresh", kept)
+        old = (datetime.now(UTC) - IDEMPOTENCY_KEPT - timedelta(minutes=1)).isoformat(timespec="milliseconds")
+        with state._db:
+            state._db.execute(
+                "INSERT INTO idempotency VALUES ('stale', 'POST /v1/wagers', 'DEALER-7', ?, 200, '{}', ?)",
+                ("ef" * 32, old),
+            )
+        assert state.kept_response("fresh") == kept
+        assert state.kept_response("stale") is None, "a key older than 24 hours is a new request"
+        state.keep_response("stale", kept)  # the key used again, for a new request
+        assert state.kept_response("stale") == kept
+        keys = [row[0] for row in state._db.execute("SELECT key FROM idempotency ORDER BY key")]
+        assert keys == ["fresh", "stale"]
