@@ -59,9 +59,7 @@ def test_audit_trail_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "chain intact" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize(
-    ("game", "device"), [("free-bet-blackjack", "shoe"), ("crazy-4-poker", "shuffler")]
-)
+@pytest.mark.parametrize(("game", "device"), [("free-bet-blackjack", "shoe"), ("crazy-4-poker", "shuffler")])
 def test_scripted_jam_is_cleared_and_counted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], game: str, device: str
 ) -> None:
