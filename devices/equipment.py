@@ -7,14 +7,23 @@ Subclasses declare a ``transitions.Machine`` for their own states. Per decision 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from devices.faults import Fault, FaultLatch, Operator
 from devices.rules import Irregularity, Rule, RuleViolation
-from drivers.connection import ConnectionState, DeviceSwapped, EventsHeldBack, StateChanged, describe
+from drivers.connection import (
+    ConnectionState,
+    DeviceConnection,
+    DeviceRebooted,
+    DeviceSwapped,
+    EventsHeldBack,
+    StateChanged,
+    describe,
+)
 from drivers.driver import Driver
-from drivers.protocol.core import FaultCleared, FaultCode, FaultRaised
+from drivers.protocol.core import DoorChanged, FaultCleared, FaultCode, FaultRaised, Identity
 
 D = TypeVar("D", bound=Driver)
 
@@ -37,9 +46,68 @@ EVENTS_OUTRAN = Rule(
     "a device whose events outrun the table (more waiting than the device's event_queue) latches until a "
     "supervisor clears it; its further events wait unacknowledged on the device, none is lost",
 )
+DOOR_ACCESS = Rule(
+    "461a.10(s); decision 0027",
+    "every door or lid of a device opened or closed is an access record in the audit trail, with the "
+    "round in play; the device latches DOOR_OPEN while it is open, which holds dealing until a "
+    "supervisor clears it with the door closed",
+)
+DEVICE_REBOOT = Rule(
+    "461a.10(s); decision 0027",
+    "a device that restarted (a new boot id at the handshake: a power loss, a watchdog) is recorded as "
+    "a reboot, with both boot ids",
+)
+LINK_BACK = Rule(
+    "461a.10(s); decision 0017; decision 0027",
+    "a lost link that comes back is recorded; its LINK_LOST stays latched until a supervisor clears it",
+)
+LINE_ERRORS = Rule(
+    "461a.10(s); docs/protocol.md §5; decision 0027",
+    "errors on a device's line (frames corrupted, lost and sent again, noise) are recorded, each device's "
+    "since its last such record, at the end of the round they came in",
+)
+#: The line-error counters of a link (drivers.protocol.host_link.LinkCounters) a record reports.
+LINE_ERROR_COUNTERS = (
+    "retransmissions",
+    "naks_in",
+    "naks_out",
+    "noise_bytes",
+    "stale_responses",
+    "duplicate_events",
+)
 LINK_REQUIRED = Rule(
     "docs/protocol.md §6.4", "a device is used only over a live link, its identity and firmware checked"
 )
+
+
+@dataclass(frozen=True)
+class EquipmentEvent:
+    """Something that happened to or on a device that the audit trail keeps as a record of its own
+    (a door, a reboot, a shuffle, a batch loaded): its record ``kind``, the ``clause`` it serves, the
+    ``device`` by its configured name and ``unit`` its identity as the link knew it then
+    (``identity_fields``), and its plain ``fields`` (never a card's face). The table service adds
+    the round in play (croupier.service.journal)."""
+
+    kind: str
+    clause: str
+    device: str
+    unit: Mapping[str, str | None]
+    fields: Mapping[str, object] = field(default_factory=dict)
+
+
+def identity_fields(identity: Identity | None) -> dict[str, str | None]:
+    """The unit a record is about, as the handshake identified it: model (vendor and model),
+    serial number, firmware version and the firmware's hash (hex), which a regulator compares with
+    the approved list (605a.4(c)). A device not yet identified (no handshake since the service
+    started) gives nulls: the record still says which device, by its configured name."""
+    if identity is None:
+        return {"model": None, "serial": None, "firmware": None, "firmware_hash": None}
+    return {
+        "model": f"{identity.vendor} {identity.model}",
+        "serial": identity.serial_number,
+        "firmware": identity.firmware_version,
+        "firmware_hash": identity.firmware_hash.hex(),
+    }
 
 
 class Equipment(Generic[D]):
@@ -55,6 +123,12 @@ class Equipment(Generic[D]):
         self.link: ConnectionState | None = None  # the link's state as its last event told
         self.irregularities: list[Irregularity] = []
         self.irregularity_listeners: list[Callable[[Irregularity], None]] = []
+        #: Told of each EquipmentEvent (the table service writes each to the audit trail).
+        self.event_listeners: list[Callable[[EquipmentEvent], None]] = []
+        self._unheard: list[EquipmentEvent] = []  # made before anyone listened (``listen``)
+        self._links_up: set[str] = set()  # links (by device name) that have been ready
+        self._links_lost: set[str] = set()  # lost since they were ready: their return is recorded
+        self._line_errors_seen: dict[str, dict[str, int]] = {}  # each link's counters as last reported
 
     def irregular(self, rule: Rule, detail: str) -> Irregularity:
         """Record an irregularity the rule found: kept, and told to every listener."""
@@ -64,12 +138,75 @@ class Equipment(Generic[D]):
             listener(irregularity)
         return irregularity
 
+    def notify(
+        self, rule: Rule, kind: str, *, conn: DeviceConnection | None = None, **fields: object
+    ) -> None:
+        """Tell every listener of an equipment event ``kind`` serving ``rule``, with plain fields, on
+        the device of ``conn`` (this device's own by default; a progressive's sign has its own);
+        with no listener yet, keep it for the first (``listen``)."""
+        conn = conn or self.driver.conn
+        event = EquipmentEvent(kind, rule.clause, conn.name, identity_fields(conn.identity), fields)
+        if not self.event_listeners:
+            self._unheard.append(event)
+        for listener in self.event_listeners:
+            listener(event)
+
+    def listen(self, listener: Callable[[EquipmentEvent], None]) -> None:
+        """Tell ``listener`` of every equipment event from now on, and first of those made before
+        anyone listened: a table opened before the table service took it up (a simulated table
+        shuffles and loads its first batches as it opens) keeps them for the audit trail."""
+        unheard, self._unheard = self._unheard, []
+        self.event_listeners.append(listener)
+        for event in unheard:
+            listener(event)
+
+    def connections(self) -> tuple[DeviceConnection, ...]:
+        """The links this machine's devices answer on: its own (a progressive adds its sign's)."""
+        return (self.driver.conn,)
+
+    def report_line_errors(self) -> None:
+        """Tell the listeners of the errors on each of its lines since the last report, if any: a
+        corrupted frame the host refused (``naks_out``) or the device did (``naks_in``), a frame sent
+        again (``retransmissions``), noise on the line; each counter given as it grew."""
+        for conn in self.connections():
+            now = _line_errors(conn)
+            before = self._line_errors_seen.get(conn.name, {})
+            grown = {name: count - before.get(name, 0) for name, count in now.items()}
+            self._line_errors_seen[conn.name] = now
+            if any(count > 0 for count in grown.values()):
+                self.notify(
+                    LINE_ERRORS, "link_errors", conn=conn, **{k: v for k, v in grown.items() if v > 0}
+                )
+
+    def note_link_event(self, conn: DeviceConnection, event: object) -> None:
+        """The records a link's own events make, on whichever device of this machine: a door opened
+        or closed, a reboot (a new boot id at the handshake) and a lost link come back. (The lost
+        link itself is the ``LINK_LOST`` fault the machine latches: one record, not two.)"""
+        if isinstance(event, StateChanged):
+            if event.state is ConnectionState.READY:
+                if conn.name in self._links_lost:
+                    self.notify(LINK_BACK, "link_restored", conn=conn, unit=event.reason)
+                self._links_lost.discard(conn.name)
+                self._links_up.add(conn.name)
+            elif conn.name in self._links_up and event.state in (
+                ConnectionState.BACKOFF,
+                ConnectionState.FAILED,
+            ):
+                self._links_lost.add(conn.name)
+        elif isinstance(event, DoorChanged):
+            kind = "door_opened" if event.is_open else "door_closed"
+            self.notify(DOOR_ACCESS, kind, conn=conn, door=event.door)
+        elif isinstance(event, DeviceRebooted):
+            boots = {"old_boot_id": event.old_boot_id, "new_boot_id": event.new_boot_id}
+            self.notify(DEVICE_REBOOT, "device_reboot", conn=conn, **boots)
+
     @property
     def name(self) -> str:
         return self.driver.name
 
     def apply(self, event: object) -> None:
         """Update the rules' view from one driver event; subclasses extend for their own events."""
+        self.note_link_event(self.driver.conn, event)
         if isinstance(event, FaultRaised):
             self.latch.latch(Fault(_fault_name(event.code), event.detail, DEVICE_FAULT.clause, "device"))
         elif isinstance(event, StateChanged):
@@ -113,6 +250,11 @@ def link_fault(device: str, event: DeviceSwapped | EventsHeldBack, prefix: str =
         "were left unacknowledged for the device to send again"
     )
     return Fault(prefix + "EVENT_OVERFLOW", detail, EVENTS_OUTRAN.clause, "host")
+
+
+def _line_errors(conn: DeviceConnection) -> dict[str, int]:
+    counters = conn.link.counters
+    return {name: getattr(counters, name) for name in LINE_ERROR_COUNTERS}
 
 
 def _fault_name(code: int) -> str:

@@ -27,7 +27,7 @@ from transitions import EventData, Machine
 from devices.equipment import DEVICE_FAULT, Equipment, link_fault
 from devices.faults import Fault, FaultLatch, Operator
 from devices.rules import Rule, RuleViolation
-from drivers.connection import ConnectionState, DeviceSwapped, EventsHeldBack, StateChanged
+from drivers.connection import ConnectionState, DeviceConnection, DeviceSwapped, EventsHeldBack, StateChanged
 from drivers.errors import CommandTimeout, DriverError, LinkLost, NotConnected, OutcomeUnknown
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.progressive import (
@@ -49,6 +49,8 @@ CHIP_COUNT = Rule(
     "657a.9(a)(3)",
     "the value chips collected equal the Progressive Payout Wagers the system accepted",
 )
+#: The kind of the audit record of each chip count, the first and every recount (decision 0027).
+CHIP_COUNT_RECORD = "chips_counted"
 READY_TO_DEAL = Rule("657a.9(a)(3)", "no card is dealt before the progressive lockout and the chip count")
 NEXT_ROUND = Rule("657a.9(a)(3)", "betting opens again only after the locked round was reconciled")
 AWARD_TO_WAGER = Rule(
@@ -175,6 +177,7 @@ class Progressive(Equipment[ProgressiveDriver]):
         self.wins: dict[int, AwardResult] = {}  # the win a frozen level shows until its reset
         self.covered: tuple[int, ...] = ()
         self._reconciled_round: int | None = None
+        self._chip_counts = 0  # the chip counts made for the locked round: the first, then recounts
         Machine(
             model=self,
             states=[OFFLINE, *ONLINE],
@@ -200,8 +203,13 @@ class Progressive(Equipment[ProgressiveDriver]):
                 f"{event.round} was refused by the controller",
             )
 
+    def connections(self) -> tuple[DeviceConnection, ...]:
+        return (self.driver.conn, self.sign.conn)
+
     def apply_sign(self, event: object) -> None:
-        """The sign's events: a sign that is gone, or faulted, stops the progressive."""
+        """The sign's events: a sign that is gone, or faulted, stops the progressive; its doors,
+        reboots and returns are recorded as the controller's are (``note_link_event``)."""
+        self.note_link_event(self.sign.conn, event)
         if isinstance(event, StateChanged) and event.state in _GONE:
             self._latch("SIGN_LINK_LOST", f"{self.sign.name}: {event.reason or 'link lost'}", SIGN_SHOWS)
         elif isinstance(event, FaultRaised):
@@ -289,8 +297,25 @@ class Progressive(Equipment[ProgressiveDriver]):
         which only a supervisor clears, before the dealer may count again."""
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise ValueError(f"a chip count is a whole number of chips, not {count!r}")
+        if self.state == LOCKED and self.round is not None and not self.latch:
+            self._record_chip_count(self.round, count)
         self._require("chips_reconciled", "the chip count", CHIP_COUNT, count=count)
         self.chips_reconciled(count=count)
+
+    def _record_chip_count(self, round_state: RoundState, counted: int) -> None:
+        """Each count the rules judge, the first and every recount after a mismatch, to the audit
+        trail before its judgment: what the dealer counted, what the controller accepted, whether
+        they agree, and which count of the round it is."""
+        self._chip_counts += 1
+        self.notify(
+            CHIP_COUNT,
+            CHIP_COUNT_RECORD,
+            controller_round=round_state.round,
+            count=self._chip_counts,
+            counted=counted,
+            accepted=round_state.count,
+            match=counted == round_state.count,
+        )
 
     def begin_dealing(self) -> None:
         """The first card of the round is about to leave. A lock with no wager accepted has no chips
@@ -495,6 +520,7 @@ class Progressive(Equipment[ProgressiveDriver]):
     # -- records (after a transition; they only note what happened) --------------------------------------
     def _record_round(self, event: EventData) -> None:
         self.round = event.kwargs["round_state"]
+        self._chip_counts = 0
 
     def _record_reconciled(self, event: EventData) -> None:
         assert self.round is not None

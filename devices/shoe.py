@@ -359,6 +359,7 @@ class Shoe(Equipment[ShoeDriver]):
         super().__init__(driver, latch)
         self.burns = burns
         self.batch_size: int | None = None  # cards the batch must hold, the cover card not counted
+        self.batch: str | None = None  # the batch in the shoe by its back colour, where the table said
         self.dispensed = 0  # the device's count of cards out since the load
         self.remaining = 0  # the device's count of cards left
         # Cards of this batch out of the shoe whose value is not in the record: misread, or out
@@ -418,14 +419,16 @@ class Shoe(Equipment[ShoeDriver]):
             self.trigger("synced", counts=counts)
             return counts
 
-    async def load(self, expected: int) -> ShoeCounts:
+    async def load(self, expected: int, batch: str | None = None) -> ShoeCounts:
         """A shuffled batch of ``expected`` cards (cover card not counted) was placed in the shoe by
-        the dealer or a shuffler (672a.7(a)). A shoe that counts otherwise latches WRONG_COUNT."""
+        the dealer or a shuffler (672a.7(a)); ``batch`` names it by its back colour where the table
+        alternates batches, for the audit trail. A shoe that counts otherwise latches WRONG_COUNT."""
         if expected < 1:
             raise ValueError(f"a batch holds at least one card, not {expected}")
         async with self._busy:
             self.trigger("request_load")
             counts = await self.driver.batch_loaded()
+            self.batch = batch
             self.trigger("loaded", counts=counts, expected=expected)
             return counts
 
@@ -664,10 +667,17 @@ class Shoe(Equipment[ShoeDriver]):
             seen.clear()
         self._read_mode(counts)
         self.log.info("batch loaded", cards=counts.remaining, expected=expected)
+        self._record_count(LOADED, "batch_loaded", counts.remaining, expected)
         if counts.remaining != expected:
             self._latch_count(
                 BATCH_COUNT, f"the shoe counts {counts.remaining} cards, the batch has {expected}"
             )
+
+    def _record_count(self, rule: Rule, kind: str, counted: int, expected: int | None) -> None:
+        """A batch loaded, collected and counted, or reshuffled in the shoe, to the audit trail with
+        its count against the batch's and whether they agree (a wrong one also latches)."""
+        match = counted == expected
+        self.notify(rule, kind, batch=self.batch, counted=counted, expected=expected, result=_RESULT[match])
 
     def _on_burned(self, event: EventData) -> None:
         self.burn_cards.extend(card for card in event.kwargs["cards"] if isinstance(card, SealedCard))
@@ -713,6 +723,7 @@ class Shoe(Equipment[ShoeDriver]):
         # Reshuffled: the round's face-down cards are back in the shoe, and the whole batch with them.
         self._sealed.clear()
         self.dispensed, self.remaining = counts.dispensed, counts.remaining
+        self._record_count(RESHUFFLE, "shoe_reshuffled", counts.remaining, self.batch_size)
         if self.batch_size is not None and counts.remaining != self.batch_size:
             self._latch_count(
                 BATCH_COUNT,
@@ -724,12 +735,16 @@ class Shoe(Equipment[ShoeDriver]):
         self.remaining = 0
         self._batch_burn_due = False  # the batch is gone; the next one owes its own
         self.log.info("batch collected", counted=counted, batch=self.batch_size)
+        self._record_count(COLLECT_AND_COUNT, "batch_collected", counted, self.batch_size)
         if counted != self.batch_size:
             self._latch_count(
                 COLLECT_AND_COUNT,
                 f"{counted} cards counted in the discard rack, the batch has {self.batch_size}",
             )
 
+
+#: A count's result in its record: the words a reader of the trail searches for.
+_RESULT = {True: "passed", False: "failed"}
 
 _FAILURE = {
     DispenseOutcome.MISREAD: "a card left the shoe unread",

@@ -93,6 +93,9 @@ RESUMED_AS_LEFT = Rule(
     "it untouched: the same shuffle last, its cards all in the output tray",
 )
 
+#: The kind of the audit record each shuffle makes (decision 0027).
+SHUFFLE_RECORD = "batch_shuffled"
+
 # Host-found faults that tie a batch to the failed state, with the device faults that do.
 BATCH_FAULTS = frozenset(
     {
@@ -546,6 +549,7 @@ class Shuffler(Equipment[ShufflerDriver]):
     def _record_batch(self, event: EventData) -> None:
         report = event.kwargs["report"]
         self.batch = Batch(report, event.kwargs["order"])
+        self._record_shuffle(report, "passed")
         self.log.info(
             "batch shuffled",
             shuffle_id=report.shuffle_id,
@@ -559,8 +563,25 @@ class Shuffler(Equipment[ShufflerDriver]):
     def _record_failed_batch(self, event: EventData) -> None:
         report, order = event.kwargs["report"], event.kwargs["order"]
         self.batch = Batch(report, order)
+        self._record_shuffle(report, "failed")
         for problem in self._problems(report, order, event.kwargs["unread"]):
             self._irregular(problem)
+
+    def _record_shuffle(self, report: ShuffleReport, result: str) -> None:
+        """Every shuffle to the audit trail as judged: the device's count against the batch's
+        expected count, any foreign card, passed or failed, the batch by its back and the order's
+        sealed commitment (decision 0018: never the order itself)."""
+        self.notify(
+            COUNT_AFTER_SHUFFLE,
+            SHUFFLE_RECORD,
+            shuffle_id=report.shuffle_id,
+            count=report.count,
+            expected=report.expected,
+            foreign=report.foreign,
+            result=result,
+            batch=report.back,
+            commitment=report.commitment.hex(),
+        )
 
     def _record_unconfirmed(self, event: EventData) -> None:
         error = event.kwargs["error"]

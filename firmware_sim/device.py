@@ -122,6 +122,19 @@ class SimulatedDevice:
         """Power cycle: the host sees a new boot id and must handshake again."""
         self.call(lambda engine: engine.reboot(time.monotonic()))
 
+    @property
+    def has_door(self) -> bool:
+        """Whether the device has a door or lid to open (the shoe's loading gate, the shuffler's lid)."""
+        return hasattr(self.engine.personality, "open_door")
+
+    def set_door(self, is_open: bool) -> None:
+        """Someone opens or closes the device's door: it sends DoorChanged, and latches DOOR_OPEN as it
+        opens (docs/protocol.md §7). A device without one raises ValueError naming it."""
+        if not self.has_door:
+            raise ValueError(f"the {type(self.engine.personality).__name__} has no door or lid")
+        personality = self.engine.personality
+        self.call(lambda engine: (personality.open_door if is_open else personality.close_door)(engine))
+
     def set_faults(self, plan: FaultPlan) -> None:
         """Arm a new fault plan on a running device (the console and tests use this)."""
         with self._cond:

@@ -90,6 +90,10 @@ class AuditTrail:
         self._heads = heads
         self._head: Head | None = None
         self._stop = threading.Event()
+        #: How the series' last run ended, as the files show it: True, its newest file closed
+        #: (``shutdown``); False, left open (a crash, a kill, a power loss) and closed now with reason
+        #: ``resumed``; None, a new series (the service's ``service_start`` record says which).
+        self.previous_clean: bool | None = None
         self.directory.mkdir(parents=True, exist_ok=True)
         with self._lock:
             self._resume(
@@ -180,6 +184,7 @@ class AuditTrail:
         self._head = report.head
         self._sealing_file = report.last_epoch is not None
         self._file = int(files[-1].stem.rsplit("-", 1)[1])
+        self.previous_clean = report.closed
         if not report.closed and files[-1].parent != self.directory:
             raise AuditError(f"cannot continue the audit trail: archived {files[-1]} was never closed")
         if not report.closed:

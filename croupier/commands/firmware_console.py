@@ -228,6 +228,17 @@ class FirmwareConsole(cmd.Cmd):
         self.device.reboot()
         self.say(f"rebooted: boot id {self.device.call(lambda engine: engine.boot_id):#010x}")
 
+    def do_door(self, arg: str) -> None:
+        """door open|close: open or close the device's door or lid (the shoe's loading gate, the
+        shuffler's lid): DoorChanged to the host, and DOOR_OPEN latched as it opens."""
+        word = arg.strip()
+        if word not in ("open", "close"):
+            raise ConsoleError(f"door: expected open or close, got {word!r}")
+        if not self.device.has_door:
+            raise ConsoleError(f"the {self.kind} has no door or lid; door is for the shoe and the shuffler")
+        self.device.set_door(word == "open")
+        self.say(f"door {'open' if word == 'open' else 'closed'}")
+
     # -- the cards -------------------------------------------------------------------------------
     def do_jam(self, arg: str) -> None:
         """jam on|off: the next card in the device's mechanism sticks (a JAM on the next move), or frees."""

@@ -203,6 +203,7 @@ async def _serve(
             raise StartupError(f"{config.service.audit_dir}: {exc}") from None
         with trail:  # closed with its closing record however the service ends
             journal = TableJournal(trail, state, table=config.name, game=config.game)
+            journal.service_start()
             journal.service_started(
                 config.game, str(config.source), hashlib.sha256(config.source.read_bytes()).hexdigest()
             )
@@ -215,6 +216,7 @@ async def _serve(
                     reason = await service.serve(stop, rounds)
                     notify("STOPPING=1")
             journal.table_event("table_closed", {"rounds": table.rounds, "reason": reason})
+            journal.service_stop(reason)
     log.info("table closed", rounds=table.rounds, reason=reason)
     return 0
 

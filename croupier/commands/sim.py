@@ -167,6 +167,7 @@ async def simulate(
             sim.world.check()  # whatever faults struck, every card is still accounted for
         if journal is not None:
             journal.table_event("table_closed", {"rounds": table.rounds})
+            journal.service_stop(f"{table.rounds} rounds played")
     seats = int(table.rules.positions)
     summary = tally.summary(game=game, seed=seed, seats=seats, seconds=time.monotonic() - started)
     summary["injected"] = script.injected() if script is not None else {}
@@ -198,6 +199,7 @@ def _journal(stack: contextlib.ExitStack, directory: Path, game: str) -> TableJo
     stack.callback(trail.close)
     state = stack.enter_context(TableState(directory / f"{TABLE_NAME}.state.sqlite"))
     journal = TableJournal(trail, state, table=TABLE_NAME, game=game)
+    journal.service_start()
     journal.table_event("table_open", {"game": game, "simulated": True})
     return journal
 

@@ -6,6 +6,9 @@
   anything the round took is acknowledged (games.common.records.RoundLog.attach);
 - a fault latched or released, a supervisor's clear or ruling, a dealer change, the table opened
   or closed: one audit record each, written before the action is acknowledged;
+- every equipment event a device's machine reports (a door, a reboot, a link back, a shuffle, a
+  batch loaded or collected, a chip count: devices.equipment.EquipmentEvent): one record each, with
+  the device's name and identity and the clause it serves (decision 0027);
 - the state store (croupier/state) keeps the latched faults, the round in progress and the table's
   counters, each write committed before it returns.
 
@@ -20,6 +23,7 @@ clears (docs/recovery.md).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -30,13 +34,19 @@ from croupier.audit.record import AuditRecord
 from croupier.audit.replay import RoundReplay, replay
 from croupier.audit.writer import AuditTrail
 from croupier.state import TableState
-from devices.equipment import Equipment
+from devices.equipment import Equipment, EquipmentEvent
 from devices.faults import Fault, Operator
 from devices.rules import Irregularity, Rule
 from games.common.records import Record
 
 log = structlog.get_logger("croupier.journal")
 ROUND_CUT_OFF_CODE = "ROUND_CUT_OFF"
+
+SERVICE_LIFE = Rule(
+    "461a.10(s); decision 0027",
+    "the table PC's service records its own start, with whether the run before it stopped cleanly, and "
+    "its clean stop",
+)
 
 ROUND_CUT_OFF = Rule(
     "decision 0012; decision 0017",
@@ -55,6 +65,7 @@ class TableJournal:
         self.round: int | None = None  # the round in play, for the fault records' round number
         self.kept: Any = None  # the table kept (``keep``)
         self._latched: dict[str, set[str]] = {}
+        self._machines: list[Equipment[Any]] = []  # the devices watched (``watch_latches``)
         self._configuration: dict[str, str] = {"game": game}  # what table_open names (service_started)
 
     def keep(self, table: Any) -> None:
@@ -88,6 +99,7 @@ class TableJournal:
         append_record(self.trail, self.game, record)
 
     def round_ended(self, round_: Any) -> None:
+        self._line_errors()
         self.state.end_round(self.table, round_.number, {**self._counters(), "rounds": round_.number})
         self.round = None
 
@@ -97,13 +109,28 @@ class TableJournal:
     # -- the devices' latches and irregularities ------------------------------------------------
     def watch_latches(self, equipment: Iterable[Equipment[Any]]) -> None:
         """Keep each device's latched faults in the state store and in the trail as they change,
-        and write each irregularity its rules find to the trail (``device_irregularity``)."""
+        and write each irregularity its rules find (``device_irregularity``) and each equipment
+        event it reports (``equipment_event``) to the trail."""
         for machine in equipment:
+            self._machines.append(machine)
             self._latched[machine.name] = {fault.code for fault in machine.latch.faults}
             machine.latch.listeners.append(lambda machine=machine: self._latch_changed(machine))
             machine.irregularity_listeners.append(
                 lambda irregularity, machine=machine: self._irregular(machine, irregularity)
             )
+            machine.listen(self.equipment_event)
+
+    def equipment_event(self, event: EquipmentEvent) -> None:
+        """One equipment event as a record of its own kind: the device by name and identity (model,
+        serial, firmware and its hash), the clause, the event's fields, and the round in play (null
+        between rounds), so a door opened mid-round is found in that round's place in the trail."""
+        fields = {"device": event.device, **event.unit, "clause": event.clause}
+        self.trail.append(event.kind, self.round, {**fields, **event.fields})
+
+    def _line_errors(self) -> None:
+        """Each watched device's line errors since its last report, as a ``link_errors`` record."""
+        for machine in self._machines:
+            machine.report_line_errors()
 
     def _irregular(self, machine: Equipment[Any], irregularity: Irregularity) -> None:
         fields = {"device": machine.name, "clause": irregularity.rule.clause, "detail": irregularity.detail}
@@ -144,6 +171,25 @@ class TableJournal:
             self.table_event("config_changed", {"config": config, "from": previous, "to": config_sha256})
         self._configuration = {"game": game, "config": config, "config_sha256": config_sha256}
         self.state.save_table(self.table, {**counters, "config_sha256": config_sha256})
+
+    def service_start(self) -> None:
+        """The table service (``croupier run``, ``croupier sim --audit``) took up the trail: the table
+        PC's own start, with whether its previous run stopped cleanly (its file closed) or not (a
+        crash or a power loss: the file left open, closed now with reason ``resumed``), so a restart
+        is in the trail as what it was (461a.10(s): the event log; decision 0027)."""
+        fields = {
+            "clause": SERVICE_LIFE.clause,
+            "pid": os.getpid(),
+            "previous_clean": self.trail.previous_clean,
+        }
+        self.table_event("service_start", fields)
+
+    def service_stop(self, reason: str) -> None:
+        """The table service stops cleanly, for ``reason``: the last record before the file's close.
+        A run that ends without one (and a ``service_start`` whose ``previous_clean`` is false)
+        did not stop cleanly. The devices' line errors since the last round come first."""
+        self._line_errors()
+        self.table_event("service_stop", {"clause": SERVICE_LIFE.clause, "reason": reason})
 
     def table_opened(self) -> None:
         """The table is open for play, with the configuration the service started with: written

@@ -35,6 +35,8 @@ SCRIPTED = {
     "corrupt": "the device's next frame reaches the host with one bit flipped",
     "drop": "the host's next frame to the device is lost",
     "jam": "the device's card path jams (the shoe, or the shuffler's input) until the floor clears it",
+    "door": "someone opens the device's door or lid (the shoe's loading gate, the shuffler's lid) for "
+    "`seconds` (default 1.0): an access record, and DOOR_OPEN latched until the floor clears it closed",
     "miscount": "a card falls to the floor: from the stub as it is next counted (at = 'stub', Hold 'Em "
     "and Crazy 4 Poker: a wrong stub count, 677a.10(f), 657a.9(f)) or at the pickup (at = 'pickup': "
     "the rack count is short, the round holds for a supervisor)",
@@ -124,6 +126,14 @@ class FaultProfile:
         missing = sorted(named - set(devices))
         if missing:
             raise ConfigError(f"fault profile names {missing}; this table's devices: {sorted(devices)}")
+        doorless = sorted(
+            {s.device for s in self.script if s.fault == "door" and not devices[s.device].has_door}
+        )
+        if doorless:
+            with_doors = sorted(name for name, device in devices.items() if device.has_door)
+            raise ConfigError(
+                f"fault profile opens the door of {doorless}, which have none; doors: {with_doors}"
+            )
 
 
 def _strike(entry: Mapping[str, Any], at: str) -> Strike:
@@ -170,7 +180,7 @@ class FaultScript(RoundWatcher):
             drawn = self.rng.random()  # drawn every round, so one round's outcome never shifts the next's
             kind, device = self.rng.choice(self.profile.kinds), self.rng.choice(sorted(self.sim.devices))
             if drawn < self.profile.rate:  # a jam strikes the shoe where one deals, else the shuffler
-                if kind == "jam":
+                if kind in ("jam", "door"):
                     device = SHOE if SHOE in self.sim.devices else "shuffler"
                 elif kind in DEALER_FAULTS:
                     device = "dealer"
@@ -216,6 +226,9 @@ class FaultScript(RoundWatcher):
                 device.set_faults(FaultPlan(outbound=ChannelFaults(corrupt_next=1)))
             case "drop":
                 device.set_faults(FaultPlan(inbound=ChannelFaults(drop_next=1)))
+            case "door":
+                device.set_door(True)
+                asyncio.get_running_loop().call_later(strike.seconds, device.set_door, False)
             case "jam":
                 with world.lock:
                     world.faults.stuck.add(SHOE if strike.device == "shoe" else SHUFFLER_INPUT)

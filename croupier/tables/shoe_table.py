@@ -329,4 +329,4 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         told."""
         await self._delivered_to_shoe(self.shoe, self.shuffler, lambda: self._shuffle(back))
         self.dealer.insert_cover_card(self.cover_depth)
-        await self._held_on_fault(lambda: self.shoe.load(self.batch_size))
+        await self._held_on_fault(lambda: self.shoe.load(self.batch_size, back))
