@@ -405,5 +405,5 @@ class HeadsUpHoldemTable(SupervisorHolds):
         await self._delivered_to_shoe(
             self.shoe, self.shuffler, lambda: self._shuffle_until_it_passes(self.shuffler)
         )
-        await self._held_on_fault(lambda: self.shoe.load(DECK))
+        await self._held_on_fault(lambda: self.shoe.load(DECK, back))
         self.log.info("deck in play", back=back)

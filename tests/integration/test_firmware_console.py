@@ -11,17 +11,22 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
+from devices.equipment import EquipmentEvent
+from devices.shoe import Shoe
 from drivers.connection import ConnectionState, DeviceConnection
 from drivers.errors import DeviceRefused
 from drivers.protocol.classes.shoe import DispenseFaceUp, DispenseOutcome
-from drivers.protocol.core import ClearFault, DeviceClass, FaultCode, GetStatus, fault_mask
+from drivers.protocol.core import ClearFault, DeviceClass, DoorChanged, FaultCode, GetStatus, fault_mask
+from drivers.shoe import ShoeDriver
 from drivers.transport.serial import SerialTransport
 from tests.links import FAST, run, wait_for_state
 
 ROOT = Path(__file__).resolve().parents[2]
+T = TypeVar("T")
 
 
 class Console:
@@ -169,3 +174,44 @@ def test_wire_faults_reach_the_driver(shoe: Console) -> None:
             await conn.stop()
 
     run(scenario())
+
+
+def test_461a10s_the_console_opens_a_door_and_the_shoe_records_the_access(shoe: Console) -> None:
+    """``door open|close`` on the console: the shoe sends DoorChanged and latches DOOR_OPEN, whose
+    clear it refuses while the gate is open; the shoe's machine makes of each an access record
+    (``door_opened``, ``door_closed``) naming the unit (decision 0027)."""
+
+    async def scenario() -> None:
+        conn = connection(shoe.url)
+        machine = Shoe(ShoeDriver(conn))
+        heard: list[EquipmentEvent] = []
+        machine.listen(heard.append)
+        await conn.start()
+        try:
+            await conn.wait_ready(5.0)
+            assert shoe.ask("door open") == ["door open"]
+            machine.apply(await next_of(conn, DoorChanged))
+            assert (await conn.request(GetStatus())).faults & fault_mask({FaultCode.DOOR_OPEN})
+            with pytest.raises(DeviceRefused, match="DOOR_OPEN condition still present"):
+                await conn.request(ClearFault(int(FaultCode.DOOR_OPEN), "S-2"))
+            assert shoe.ask("door close") == ["door closed"]
+            machine.apply(await next_of(conn, DoorChanged))
+            await conn.request(ClearFault(int(FaultCode.DOOR_OPEN), "S-2"))
+        finally:
+            await conn.stop()
+        assert [(e.kind, e.device, e.fields["door"]) for e in heard] == [
+            ("door_opened", "shoe", 1),
+            ("door_closed", "shoe", 1),
+        ]
+        assert heard[0].unit["serial"] and heard[0].clause.startswith("461a.10(s)")
+
+    run(scenario())
+    assert shoe.ask("door ajar") == ["error: door: expected open or close, got 'ajar'"]
+
+
+async def next_of(conn: DeviceConnection, kind: type[T], timeout: float = 3.0) -> T:
+    """The next event of ``kind`` the connection queued, skipping the others."""
+    async with asyncio.timeout(timeout):
+        while not isinstance(event := await conn.events.get(), kind):
+            pass
+        return event

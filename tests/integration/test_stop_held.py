@@ -64,13 +64,15 @@ def stopped(process: subprocess.Popen[str], log: Path) -> None:
 
 
 def closed_as(audit: Path) -> dict[str, Any]:
-    """The trail verifies as closed and ends with ``table_closed`` then the closing record; returns
-    the ``table_closed`` fields."""
+    """The trail verifies as closed and ends with ``table_closed``, the service's clean stop (after
+    any line errors since the last round, decision 0027) and the closing record; returns the
+    ``table_closed`` fields."""
     result = _verify(audit, "--expect-closed")
     assert result.returncode == 0, result.stdout + result.stderr
-    last = [(r["kind"], r["fields"]) for r in _records(audit)[-2:]]
-    assert [kind for kind, _ in last] == ["table_closed", "close"], last
-    return last[0][1]
+    ending = [(r["kind"], r["fields"]) for r in _records(audit) if r["kind"] != "link_errors"][-3:]
+    assert [kind for kind, _ in ending] == ["table_closed", "service_stop", "close"], ending
+    assert ending[1][1]["reason"] == ending[0][1]["reason"]
+    return ending[0][1]
 
 
 def test_sigterm_ends_a_table_waiting_for_a_person_and_one_held_on_a_fault(tmp_path: Path) -> None:
