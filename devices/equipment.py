@@ -7,6 +7,7 @@ Subclasses declare a ``transitions.Machine`` for their own states. Per decision 
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -110,6 +111,11 @@ def identity_fields(identity: Identity | None) -> dict[str, str | None]:
     }
 
 
+#: The equipment events a machine keeps for its first listener: far more than a table makes while it
+#: opens (a few shuffles and loads), before the table service takes it up.
+UNHEARD_KEPT = 1000
+
+
 class Equipment(Generic[D]):
     """A device's rules over its driver. ``apply`` feeds it the driver's events in order.
     ``irregularities`` holds what the device's rules found irregular, each also told to the
@@ -125,7 +131,9 @@ class Equipment(Generic[D]):
         self.irregularity_listeners: list[Callable[[Irregularity], None]] = []
         #: Told of each EquipmentEvent (the table service writes each to the audit trail).
         self.event_listeners: list[Callable[[EquipmentEvent], None]] = []
-        self._unheard: list[EquipmentEvent] = []  # made before anyone listened (``listen``)
+        # Made before anyone listened (``listen``); bounded, so that a table nobody journals (a
+        # simulation without a trail) does not keep its events for ever.
+        self._unheard: collections.deque[EquipmentEvent] = collections.deque(maxlen=UNHEARD_KEPT)
         self._links_up: set[str] = set()  # links (by device name) that have been ready
         self._links_lost: set[str] = set()  # lost since they were ready: their return is recorded
         self._line_errors_seen: dict[str, dict[str, int]] = {}  # each link's counters as last reported
@@ -155,7 +163,7 @@ class Equipment(Generic[D]):
         """Tell ``listener`` of every equipment event from now on, and first of those made before
         anyone listened: a table opened before the table service took it up (a simulated table
         shuffles and loads its first batches as it opens) keeps them for the audit trail."""
-        unheard, self._unheard = self._unheard, []
+        unheard, self._unheard = list(self._unheard), collections.deque(maxlen=UNHEARD_KEPT)
         self.event_listeners.append(listener)
         for event in unheard:
             listener(event)

@@ -40,7 +40,15 @@ from drivers.protocol.classes.card_reader import (
     SelfTestReport,
     UpCard,
 )
-from drivers.protocol.core import CATALOG, FaultCode, FaultRaised, Hello
+from drivers.protocol.core import (
+    CATALOG,
+    PROTOCOL_VERSION,
+    DeviceClass,
+    FaultCode,
+    FaultRaised,
+    Hello,
+    Identity,
+)
 from drivers.protocol.fields import BOOL, U8, U32, PayloadError
 from drivers.protocol.frame import Frame, FrameDecoder, Kind
 from drivers.protocol.message import Command, Status
@@ -300,12 +308,19 @@ PASSED = SelfTestReport(True, SelfTestCode.OK, True, True, True, True, 0)
 MONDAY_NOON = datetime(2026, 3, 2, 12, 0)
 
 
+def unit(serial: str) -> Identity:
+    """A card reader's identity as its handshake gives it, with serial number ``serial``."""
+    return Identity(
+        int(DeviceClass.CARD_READER), "Test", "PEEK", serial, "1.0", PROTOCOL_VERSION, (), bytes(32), 1
+    )
+
+
 class ScriptedReader:
     """Stands in for CardReaderDriver: the test sets the answers and may hold a peek in flight."""
 
     def __init__(self) -> None:
         self.name = "reader-1"
-        self.conn = SimpleNamespace(identity=SimpleNamespace(serial_number="CR-0001"))
+        self.conn = SimpleNamespace(name=self.name, identity=unit("CR-0001"))
         self.blackjack = False
         self.report = PASSED
         self.error: Exception | None = None
@@ -459,7 +474,7 @@ def test_673a_2_d_the_inspection_lasts_one_gaming_day():
 def test_673a_2_d_the_inspection_is_of_the_unit_inspected():
     """A reader swapped during the day (another serial number behind the same link) is uninspected."""
     card_reader, driver = reader()
-    driver.conn.identity = SimpleNamespace(serial_number="CR-0002")
+    driver.conn.identity = unit("CR-0002")
     refused(DAILY_INSPECTION, card_reader.peek(Card.parse("As")))
 
 

@@ -58,7 +58,7 @@ class Loopback:
         self.link = HostLink(self.engine.address)
         self.received: list[Event] = []
         self.accepted = False
-        self._exchange(Hello(session_id=1, protocol_version=PROTOCOL_VERSION))
+        self.identity = self._exchange(Hello(session_id=1, protocol_version=PROTOCOL_VERSION))
 
     @property
     def personality(self):
