@@ -296,7 +296,7 @@ def test_461a10s_random_faults_of_every_kind_are_found_in_the_trail(
     game: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``croupier sim`` with random faults of every kind: every kind it injected is in the trail, on
-    some device, and the trail verifies and passes the procedure auditor."""
+    some device, and the trail verifies, passes the procedure auditor and replays."""
     profile = 'rate = 0.4\nseed = 5\nkinds = ["unplug", "reboot", "corrupt", "drop", "door", "jam"]\n'
     summary, records = simulated(tmp_path, capsys, game, 24, profile)
     devices = {r.fields["device"] for r in records if isinstance(r.fields.get("device"), str)}
@@ -305,3 +305,4 @@ def test_461a10s_random_faults_of_every_kind_are_found_in_the_trail(
     files = sorted((tmp_path / "audit").glob("*.jsonl"))
     assert main(["audit", "verify", *map(str, files)]) == 0
     assert main(["audit", "procedure", *map(str, files)]) == 0
+    assert main(["replay", *map(str, files)]) == 0
