@@ -519,8 +519,10 @@ class Progressive(Equipment[ProgressiveDriver]):
 
     # -- records (after a transition; they only note what happened) --------------------------------------
     def _record_round(self, event: EventData) -> None:
-        self.round = event.kwargs["round_state"]
-        self._chip_counts = 0
+        round_state: RoundState = event.kwargs["round_state"]
+        if self.round is None or round_state.round != self.round.round:  # not the same round read again
+            self._chip_counts = 0
+        self.round = round_state
 
     def _record_reconciled(self, event: EventData) -> None:
         assert self.round is not None
