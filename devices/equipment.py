@@ -135,7 +135,7 @@ class Equipment(Generic[D]):
         # simulation without a trail) does not keep its events for ever.
         self._unheard: collections.deque[EquipmentEvent] = collections.deque(maxlen=UNHEARD_KEPT)
         self._links_up: set[str] = set()  # links (by device name) that have been ready
-        self._links_lost: set[str] = set()  # lost since they were ready: their return is recorded
+        self._links_lost: dict[str, str] = {}  # lost since they were ready, and why: their return is recorded
         self._line_errors_seen: dict[str, dict[str, int]] = {}  # each link's counters as last reported
 
     def irregular(self, rule: Rule, detail: str) -> Irregularity:
@@ -188,19 +188,18 @@ class Equipment(Generic[D]):
 
     def note_link_event(self, conn: DeviceConnection, event: object) -> None:
         """The records a link's own events make, on whichever device of this machine: a door opened
-        or closed, a reboot (a new boot id at the handshake) and a lost link come back. (The lost
-        link itself is the ``LINK_LOST`` fault the machine latches: one record, not two.)"""
+        or closed, a reboot (a new boot id at the handshake) and a lost link come back, with why it
+        was lost. (The loss itself is the ``LINK_LOST`` fault the machine latches: one record, not
+        two; a link lost again while that fault is still latched shows only in its return.)"""
         if isinstance(event, StateChanged):
+            gone = event.state in (ConnectionState.BACKOFF, ConnectionState.FAILED)
             if event.state is ConnectionState.READY:
                 if conn.name in self._links_lost:
-                    self.notify(LINK_BACK, "link_restored", conn=conn, unit=event.reason)
-                self._links_lost.discard(conn.name)
+                    lost = self._links_lost.pop(conn.name)
+                    self.notify(LINK_BACK, "link_restored", conn=conn, lost=lost, unit=event.reason)
                 self._links_up.add(conn.name)
-            elif conn.name in self._links_up and event.state in (
-                ConnectionState.BACKOFF,
-                ConnectionState.FAILED,
-            ):
-                self._links_lost.add(conn.name)
+            elif gone and conn.name in self._links_up:
+                self._links_lost[conn.name] = event.reason or "link lost"
         elif isinstance(event, DoorChanged):
             kind = "door_opened" if event.is_open else "door_closed"
             self.notify(DOOR_ACCESS, kind, conn=conn, door=event.door)

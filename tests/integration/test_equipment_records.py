@@ -145,9 +145,10 @@ def test_461a10s_a_reboot_is_recorded_with_its_boot_ids_and_the_link_coming_back
     _, records = simulated(tmp_path, capsys, "over-under", 16, profile)
     [lost] = of(records, "fault_latched", device="shuffler", code="LINK_LOST")
     [reboot] = of(records, "device_reboot", device="shuffler")
-    [back] = of(records, "link_restored", device="shuffler")
+    back = of(records, "link_restored", device="shuffler")[0]  # (lost again as it came back: a second)
     assert lost.seq < reboot.seq < back.seq and identified(reboot) and identified(back)
     assert reboot.fields["old_boot_id"] != reboot.fields["new_boot_id"]
+    assert back.fields["lost"] == lost.fields["detail"]
 
 
 def test_461a10s_the_table_pcs_start_says_whether_the_run_before_stopped_cleanly(tmp_path: Path) -> None:

@@ -47,5 +47,5 @@ def test_decision_0027_a_lost_link_is_one_fault_record_and_its_return_one_record
     shoe.apply(StateChanged(ConnectionState.CONNECTING))
     shoe.apply(StateChanged(ConnectionState.READY, "unit"))
     shoe.apply(StateChanged(ConnectionState.READY, "unit"))
-    assert [(e.kind, e.fields) for e in heard] == [("link_restored", {"unit": "unit"})]
+    assert [(e.kind, e.fields) for e in heard] == [("link_restored", {"lost": "no response", "unit": "unit"})]
     assert [f.code for f in shoe.latch.faults] == ["LINK_LOST"]
