@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from croupier.audit.procedure import crazy_4_poker, free_bet_blackjack, heads_up_holdem, over_under, shoe
+from croupier.audit.procedure import crazy_4_poker, free_bet_blackjack, heads_up_holdem, over_under, shoe, stub
 from croupier.audit.procedure.engine import Check, Round, Table, Violation
 from croupier.audit.procedure.rules import RULES_IN_FORCE, configured
 from croupier.audit.procedure.unjudged import NOT_JUDGED
@@ -75,6 +75,8 @@ def judge(records: Iterable[AuditRecord], config: Path | None = None) -> Verdict
             recorded[str(record.fields.get("game"))] = dict(record.fields["rules"])
         elif record.round is None and record.kind == "burn":
             shoe.burned(record.fields, table)
+        elif record.round is None and record.kind == "batch_loaded":
+            stub.new_deck(table)
         group = rounds.get(id(record))
         if group is None:
             continue

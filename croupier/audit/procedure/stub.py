@@ -15,7 +15,10 @@ from croupier.audit.procedure.engine import Check, Round, Table, Violation
 INTERVAL = 5
 READING = (
     '"At least once every 5 rounds" is read as: of any 5 rounds in a row dealt without a counting '
-    "shuffler, one has its stub counted; the violation is reported at the fifth round without a count."
+    "shuffler, one has its stub counted; the violation is reported at the fifth round without a count. "
+    "The count is made \"to determine if the correct number of cards are still present in the deck\": "
+    "the rounds are those dealt from the deck in play, so a new deck placed in the shoe (a "
+    "`batch_loaded` record) begins its own count."
 )
 
 
@@ -32,6 +35,11 @@ def checks(clause: str) -> tuple[Check, ...]:
 
 def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def new_deck(table: Table) -> None:
+    """A deck placed in the shoe between rounds (``batch_loaded``): no round has been dealt from it."""
+    table.since_stub_count = 0
 
 
 def judge(clause: str, round_: Round, table: Table) -> Iterator[Violation]:
