@@ -14,7 +14,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from croupier.audit.procedure import crazy_4_poker, free_bet_blackjack, heads_up_holdem, over_under, shoe, stub
+from croupier.audit.procedure import (
+    crazy_4_poker,
+    free_bet_blackjack,
+    heads_up_holdem,
+    over_under,
+    shoe,
+    stub,
+)
 from croupier.audit.procedure.engine import Check, Round, Table, Violation
 from croupier.audit.procedure.rules import RULES_IN_FORCE, configured
 from croupier.audit.procedure.unjudged import NOT_JUDGED
