@@ -85,6 +85,26 @@ class Traced(Reply):
     by: str
 
 
+class Verified(Reply):
+    """An on-demand firmware authenticity check (58 Pa. Code § 461a.20(b)), as the trail records it."""
+
+    device: str
+    check: str
+    trigger: str
+    result: str
+    detail: str
+    model: str
+    serial_number: str
+    firmware_version: str
+    firmware_hash: str
+    nonce: str
+    expected: list[str]
+    reported: str
+    next_due: str
+    by: str
+    faults: list[Fault]
+
+
 class PromptReply(Reply):
     prompt: PromptShown | None
 

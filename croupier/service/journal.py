@@ -33,6 +33,7 @@ from croupier.state import TableState
 from devices.equipment import Equipment
 from devices.faults import Fault, Operator
 from devices.rules import Irregularity, Rule
+from drivers.authenticity import AuthenticityChecked
 from games.common.records import Record
 
 log = structlog.get_logger("croupier.journal")
@@ -97,8 +98,12 @@ class TableJournal:
     # -- the devices' latches and irregularities ------------------------------------------------
     def watch_latches(self, equipment: Iterable[Equipment[Any]]) -> None:
         """Keep each device's latched faults in the state store and in the trail as they change,
-        and write each irregularity its rules find to the trail (``device_irregularity``)."""
+        and write each irregularity its rules find to the trail (``device_irregularity``) and each
+        authenticity check of its firmware (``authenticity_check``, those made already first)."""
         for machine in equipment:
+            for check in machine.checks:
+                self.authenticity_checked(check)
+            machine.check_listeners.append(self.authenticity_checked)
             self._latched[machine.name] = {fault.code for fault in machine.latch.faults}
             machine.latch.listeners.append(lambda machine=machine: self._latch_changed(machine))
             machine.irregularity_listeners.append(
@@ -108,6 +113,13 @@ class TableJournal:
     def _irregular(self, machine: Equipment[Any], irregularity: Irregularity) -> None:
         fields = {"device": machine.name, "clause": irregularity.rule.clause, "detail": irregularity.detail}
         self.trail.append("device_irregularity", self.round, fields)
+
+    def authenticity_checked(self, check: AuthenticityChecked) -> None:
+        """One firmware authenticity check, passed or failed, to the trail; and when the device's
+        next check is due, to the state store, so a restart does not defer it (58 Pa. Code
+        § 461a.20(b), § 461a.10(s); decision 0026)."""
+        self.trail.append("authenticity_check", self.round, check.fields())
+        self.state.save_check_due(check.device, check.next_due)
 
     def _latch_changed(self, machine: Equipment[Any]) -> None:
         faults = {fault.code: fault for fault in machine.latch.faults}

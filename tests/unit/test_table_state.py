@@ -185,7 +185,7 @@ def test_a_schema_1_file_gains_the_idempotency_keys_and_keeps_its_state(db: Path
         state.keep_response("k-1", kept)
     with TableState(db) as state:
         assert state.kept_response("k-1") == kept
-        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
 
 
 def test_a_missing_directory_is_named(tmp_path: Path) -> None:
