@@ -101,6 +101,7 @@ class Verified(Reply):
     expected: list[str]
     reported: str
     next_due: str
+    clause: str
     by: str
     faults: list[Fault]
 
@@ -133,6 +134,6 @@ class TableState(BaseModel):
     progressive: dict[str, list[int]] | None = None
 
 
-def reply(model: type[BaseModel], **fields: Any) -> web.Response:
+def reply(model: type[BaseModel], /, **fields: Any) -> web.Response:
     """``fields`` checked by ``model`` and sent as JSON (fields left at their default are left out)."""
     return web.json_response(model(**fields).model_dump(mode="json", exclude_unset=True))
