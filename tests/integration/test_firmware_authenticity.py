@@ -9,12 +9,17 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from croupier.commands.devices import TOKEN_ENV
 from devices.equipment import FIRMWARE_UNVERIFIED, FIRMWARE_UNVERIFIED_CODE, Equipment
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import RuleViolation
@@ -29,7 +34,10 @@ from firmware_sim.ports.pty import PtyPort
 from tests.integration.test_api import DEALER as API_DEALER
 from tests.integration.test_api import SUPERVISOR as API_SUPERVISOR
 from tests.integration.test_api import api_rig
+from tests.integration.test_recovery import _config_with_api, _wait_for_api
+from tests.integration.test_run_command import croupier
 from tests.links import FAST, connected, run, wait_for_state
+from tests.tokens import SUPERVISOR_TOKEN
 
 IMAGE = DiagnosticPersonality().firmware_image
 SUPERVISOR = Operator("FLOOR-7", Role.SUPERVISOR)
@@ -234,3 +242,49 @@ def test_a_supervisor_verifies_a_device_on_demand_through_the_api_and_every_chec
         assert actions.count("verify") == 3 and "clear" in actions
 
     run(scenario(), timeout=60)
+
+
+def test_croupier_devices_verify_asks_the_running_service(tmp_path):
+    """§ 461a.20(b) on demand from the command line: ``croupier devices verify`` asks ``croupier run``
+    over its API with a supervisor's token from a 0600 file; every device is checked and recorded;
+    a token file others may read, or an unknown device, is refused before anything is sent."""
+    config, base = _config_with_api(tmp_path)
+    token = tmp_path / "supervisor.token"
+    token.touch(mode=0o600)
+    token.write_text(SUPERVISOR_TOKEN + "\n")
+    verify = (sys.executable, "-m", "croupier", "devices", "verify", "--config", str(config))
+    with (tmp_path / "run.log").open("w") as log:
+        service = croupier("run", "--config", str(config), stderr=log)
+    try:
+        _wait_for_api(base, service)
+        done = subprocess.run(
+            [*verify, "--token-file", str(token)], capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert [line.split(":")[0] for line in lines] == ["shoe", "shuffler", "card-reader"]
+        assert all("passed (challenge check, on demand)" in line and "next due" in line for line in lines)
+        one = subprocess.run(
+            [*verify, "shoe"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, TOKEN_ENV: SUPERVISOR_TOKEN},
+        )
+        assert one.returncode == 0 and one.stdout.startswith("shoe: passed"), one.stderr
+        unknown = subprocess.run(
+            [*verify, "roulette", "--token-file", str(token)], capture_output=True, text=True
+        )
+        assert unknown.returncode == 2 and "no [devices.roulette]" in unknown.stderr
+        token.chmod(0o644)
+        exposed = subprocess.run([*verify, "--token-file", str(token)], capture_output=True, text=True)
+        assert exposed.returncode == 2 and "lets others read it" in exposed.stderr
+    finally:
+        service.send_signal(signal.SIGTERM)
+        service.communicate(timeout=60)
+    demanded = [
+        r["fields"]["device"]
+        for r in _trail(tmp_path / "state" / "audit")
+        if r["kind"] == "authenticity_check" and r["fields"]["trigger"] == "on demand"
+    ]
+    assert demanded == ["shoe", "shuffler", "card-reader", "shoe"]
