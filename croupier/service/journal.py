@@ -101,11 +101,13 @@ class TableJournal:
         and write each irregularity its rules find to the trail (``device_irregularity``) and each
         authenticity check of its firmware (``authenticity_check``, those made already first)."""
         for machine in equipment:
-            for check in machine.checks:
+            for check in machine.checks:  # made before the journal watched (a firmware refused at start-up)
                 self.authenticity_checked(check)
             machine.check_listeners.append(self.authenticity_checked)
-            self._latched[machine.name] = {fault.code for fault in machine.latch.faults}
+            self._latched[machine.name] = set()
             machine.latch.listeners.append(lambda machine=machine: self._latch_changed(machine))
+            if machine.latch:  # latched before the journal watched: recorded now
+                self._latch_changed(machine)
             machine.irregularity_listeners.append(
                 lambda irregularity, machine=machine: self._irregular(machine, irregularity)
             )

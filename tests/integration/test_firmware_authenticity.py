@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from croupier.commands.devices import TOKEN_ENV
+from croupier.state import TableState
 from devices.equipment import FIRMWARE_UNVERIFIED, FIRMWARE_UNVERIFIED_CODE, Equipment
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import RuleViolation
@@ -34,6 +35,9 @@ from firmware_sim.ports.pty import PtyPort
 from tests.integration.test_api import DEALER as API_DEALER
 from tests.integration.test_api import SUPERVISOR as API_SUPERVISOR
 from tests.integration.test_api import api_rig
+from tests.integration.test_hardware_table import SUPERVISOR as HW_SUPERVISOR
+from tests.integration.test_hardware_table import _trail as _trail_of
+from tests.integration.test_hardware_table import equipment_served, in_service
 from tests.integration.test_recovery import _config_with_api, _wait_for_api
 from tests.integration.test_run_command import croupier
 from tests.links import FAST, connected, run, wait_for_state
@@ -288,3 +292,45 @@ def test_croupier_devices_verify_asks_the_running_service(tmp_path):
         if r["kind"] == "authenticity_check" and r["fields"]["trigger"] == "on demand"
     ]
     assert demanded == ["shoe", "shuffler", "card-reader", "shoe"]
+
+
+def test_on_real_equipment_a_refused_firmware_is_a_fault_and_a_record_and_the_due_time_survives_a_restart(
+    tmp_path,
+):
+    """§ 605a.4(c): a shoe whose firmware is not approved is refused at start-up, and that is a
+    FIRMWARE_UNVERIFIED in /v1/faults and an ``authenticity_check`` record, not only a log line; once
+    the approved firmware is back, a check on demand connects it and the supervisor clears.
+    § 461a.20(b): the due time saved by the first run is the one the restarted service keeps."""
+
+    async def scenario():
+        async with equipment_served(tmp_path, "over-under") as (hands, _world, ports, config):
+            shoe = ports["shoe"].device
+            approved = shoe.call(lambda engine: engine.personality.firmware_image)
+            shoe.call(lambda engine: setattr(engine.personality, "firmware_image", b"unapproved build"))
+            async with in_service(config, hands, "over-under") as screen:
+                async with asyncio.timeout(15):
+                    while not (await screen.get("/v1/faults", HW_SUPERVISOR))[1]["faults"]:
+                        await asyncio.sleep(0.05)
+                (fault,) = (await screen.get("/v1/faults", HW_SUPERVISOR))[1]["faults"]
+                assert (
+                    fault["code"] == FIRMWARE_UNVERIFIED_CODE and "not on the allow-list" in fault["detail"]
+                )
+                assert (await screen.state())["devices"]["shoe"] == "failed"
+                shoe.call(lambda engine: setattr(engine.personality, "firmware_image", approved))
+                status, body = await screen.post("/v1/devices/shoe/verify", headers=HW_SUPERVISOR)
+                assert status == 200 and (body["result"], body["check"]) == ("passed", "hash")
+                await screen.ok_as(HW_SUPERVISOR, f"/v1/faults/{FIRMWARE_UNVERIFIED_CODE}/clear")
+            with TableState(config.service.state_db) as state:
+                first = state.check_due("shuffler")
+            async with in_service(config, hands, "over-under") as screen:
+                async with asyncio.timeout(15):
+                    while set((await screen.state())["devices"].values()) != {"ready"}:
+                        await asyncio.sleep(0.05)
+            with TableState(config.service.state_db) as state:
+                assert first is not None and state.check_due("shuffler") == first, "not pushed back"
+        checks = [r.fields for r in _trail_of(config) if r.kind == "authenticity_check"]
+        shoe_checks = [(c["trigger"], c["result"]) for c in checks if c["device"] == "shoe"]
+        assert shoe_checks[:2] == [("start-up", "failed"), ("on demand", "passed")]
+        assert [c["trigger"] for c in checks if c["device"] == "shuffler"] == ["start-up", "start-up"]
+
+    run(scenario(), timeout=90)
