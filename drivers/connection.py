@@ -468,11 +468,13 @@ class DeviceConnection:
 
     async def _authenticate(self, identity: Identity, trigger: Trigger) -> AuthenticityChecked | None:
         """Check the firmware ``identity`` reports, report the check (AuthenticityChecked) and return
-        it; None with no allow-list configured (a simulated device of a test). A hash whose image
-        the host holds is challenged (docs/protocol.md §6.6), any other compared with the
-        allow-list. A due or on-demand check, or the very first, sets when the next is due; a
-        start-up or reconnect handshake leaves it, so neither pushes the daily check back."""
+        it; None with no allow-list configured (a simulated device of a test: only its identity is
+        checked). A hash whose image the host holds is challenged (docs/protocol.md §6.6), any other
+        compared with the allow-list. A due or on-demand check, or the very first, sets when the
+        next is due; a start-up or reconnect handshake leaves it, so neither pushes it back. A
+        link lost during the check leaves it too: the check is made again once the link is back."""
         if self.allow_list is None:
+            self._checked(trigger)
             return None
         passed, detail = hash_check(self.allow_list, identity)
         kind, nonce, reported = CheckKind.HASH, b"", identity.firmware_hash.hex()
@@ -491,8 +493,8 @@ class DeviceConnection:
                 passed, reported = hmac.compare_digest(answer.digest, digest), answer.digest.hex()
                 verdict = "matches" if passed else "differs from"
                 detail = f"firmware {identity.firmware_version}: its digest {verdict} the approved image's"
-        if self.check_due is None or trigger in (Trigger.DUE, Trigger.ON_DEMAND):
-            self.check_due = self.clock() + self.settings.firmware_recheck
+        self._checked(trigger)
+        assert self.check_due is not None
         check = AuthenticityChecked(
             self.name,
             trigger,
@@ -511,6 +513,11 @@ class DeviceConnection:
         if self._verifying is not None and not self._verifying.done():
             self._verifying.set_result(check)
         return check
+
+    def _checked(self, trigger: Trigger) -> None:
+        """A check was made: a due or on-demand one, or the very first, sets when the next is due."""
+        if self.check_due is None or trigger in (Trigger.DUE, Trigger.ON_DEMAND):
+            self.check_due = self.clock() + self.settings.firmware_recheck
 
     def _check_identity(self, identity: Identity) -> None:
         if identity.protocol_version != PROTOCOL_VERSION:
@@ -585,9 +592,7 @@ class DeviceConnection:
                 except TimeoutError:
                     pass
             if self.check_due is not None and self.clock() >= self.check_due:
-                identity = await self._identify()
-                if await self._authenticate(identity, Trigger.DUE) is None:  # no allow-list: identity only
-                    self.check_due = self.clock() + self.settings.firmware_recheck
+                await self._authenticate(await self._identify(), Trigger.DUE)
             self._release_events()
             status = await self._await_or_lost(self._send(GetStatus()))
             assert isinstance(status, DeviceStatus) and self.identity is not None
