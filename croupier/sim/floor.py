@@ -118,11 +118,14 @@ def repair_world(world: TableWorld, codes: Collection[str] = ()) -> None:
 
 def repair_sim(sim: SimulatedTable[Any, Any], codes: Collection[str] = ()) -> None:
     """``repair_world`` on the simulated table's world and, for a FIRMWARE_UNVERIFIED, the approved
-    firmware installed again on every device that was tampered with (the ``tamper`` fault)."""
+    firmware installed again on each device whose last check failed (the ``tamper`` fault); one
+    tampered with since is left for its own check to find."""
     repair_world(sim.world, codes)
     if any(code.endswith(FIRMWARE_UNVERIFIED_CODE) for code in codes):
-        for device in sim.devices.values():
-            device.call(lambda engine: engine.personality.reinstall())
+        for machine in sim.table.equipment:
+            for device, check in machine.last_check.items():
+                if not check.passed:
+                    sim.devices[device].call(lambda engine: engine.personality.reinstall())
 
 
 def _foreign(card: PhysicalCard) -> bool:
