@@ -65,7 +65,6 @@ class CardClock(RoundWatcher):
     def __init__(self, stamp: WireStamp) -> None:
         self.stamp, self.samples = stamp, list[float]()
 
-
     def record(self, record: Record) -> None:
         if record.kind is RecordKind.CARD:
             self.samples.append(time.perf_counter() - self.stamp.arrived)

@@ -64,9 +64,7 @@ def measure(seconds: float, interval: float) -> tuple[float, float, float]:
     with tempfile.TemporaryDirectory() as scratch:
         config, port = daemon_config(Path(scratch))
         command = [sys.executable, "-m", "croupier", "--log-json", "--log-level", "warning", "run"]
-        daemon = subprocess.Popen(
-            [*command, "--config", str(config)], stderr=subprocess.DEVNULL, cwd=ROOT
-        )
+        daemon = subprocess.Popen([*command, "--config", str(config)], stderr=subprocess.DEVNULL, cwd=ROOT)
         try:
             _wait_for_api(daemon, port)
             time.sleep(1.0)  # past the start-up work: measure the idle state

@@ -296,7 +296,12 @@ class Progressive(Equipment[ProgressiveDriver]):
         self.chips_reconciled(count=count)
 
     def begin_dealing(self) -> None:
-        """The first card of the round is about to leave."""
+        """The first card of the round is about to leave. A lock with no wager accepted has no chips
+        to count; if a fault was latched at the lock, it was left unreconciled while the fault held
+        the table, and is reconciled now that a supervisor has cleared it."""
+        self.latch.require_clear("dealing")
+        if self.state == LOCKED and self.round is not None and self.round.count == 0:
+            self.chips_reconciled(count=0)
         self._require("dealing_started", "dealing", READY_TO_DEAL)
         self.dealing_started()
 

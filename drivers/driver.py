@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import ClassVar, TypeVar
 
 from drivers.connection import ConnectionEvent, DeviceConnection
-from drivers.protocol.core import ClearFault, DeviceClass, DeviceStatus, FaultCode, GetStatus
-from drivers.protocol.message import Command, Reply
+from drivers.errors import DeviceRefused
+from drivers.protocol.core import ClearFault, DeviceClass, DeviceStatus, FaultCode, GetStatus, faults_in
+from drivers.protocol.message import Command, Reply, Status
 
 R = TypeVar("R", bound=Reply)
 
@@ -50,8 +51,17 @@ class Driver:
         return await self.call(GetStatus(), DeviceStatus)
 
     async def clear_fault(self, code: FaultCode, operator: str) -> None:
-        """Ask the device to clear a latched fault; it refuses while the condition persists."""
-        await self.conn.request(ClearFault(int(code), operator))
+        """Ask the device to clear a latched fault; it refuses while the condition persists.
+
+        A clear refused as REFUSED is checked against the device's status: a fault the device no
+        longer holds was cleared by an earlier ClearFault whose answer was lost with the link (the
+        device does not remember a request across sessions, docs/protocol.md §5.5), so the clear is
+        done — asked again it would be refused for ever, and the table held with it (§7)."""
+        try:
+            await self.conn.request(ClearFault(int(code), operator))
+        except DeviceRefused as refused:
+            if refused.status != Status.REFUSED.name or code in faults_in((await self.status()).faults):
+                raise
 
     async def next_event(self) -> ConnectionEvent:
         """The next device event or connection change, in arrival order."""

@@ -135,8 +135,10 @@ class _Walk:
         self._seal(number, index, record)
         if record.kind == CLOSE and (index != len(records) - 1 or record.fields.get("records") != index + 1):
             raise _Bad(number, record.seq, f"closing record does not close a file of {index + 1} records")
-        if self.head is not None and record.seq == self.head.seq and (
-            record.hash != self.head.hash or self.name != self.head.file
+        if (
+            self.head is not None
+            and record.seq == self.head.seq
+            and (record.hash != self.head.hash or self.name != self.head.file)
         ):
             raise _Bad(
                 number,

@@ -61,13 +61,23 @@ def _keys(args: argparse.Namespace) -> int:
             return 2
     try:
         fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        print(f"croupier audit keys: cannot write {exc.filename}: {exc.strerror}")
+        return 2
+    try:
         with os.fdopen(fd, "wb") as out:
             out.write(verify.text())
             out.flush()
             os.fsync(out.fileno())
         write_secret(args.sealing_key, first)
     except OSError as exc:
-        print(f"croupier audit keys: cannot write {exc.filename}: {exc.strerror}")
+        # Half a key pair is none: a verification key whose sealing key was never written would
+        # be taken to the compliance department for a trail no table can seal, and would block
+        # the next attempt ("never overwritten"). It is removed, so the command can be run again.
+        args.out.unlink(missing_ok=True)
+        print(
+            f"croupier audit keys: cannot write {exc.filename or args.out}: {exc.strerror}; nothing was kept"
+        )
         return 2
     print(f"table {verify.table}: key {verify.ident}, epoch 1 from {verify.start.isoformat()}")
     print(f"verification key (hex, for paper): {verify.seed.hex()}")

@@ -62,7 +62,6 @@ class LiveView(RoundWatcher):
         self.out.write(CLEAR + "\n".join(lines) + "\n")
         self.out.flush()
 
-
     def _progressive(self) -> list[str]:
         """The progressive meters as the table last read them (a table with a progressive only):
         each level's value, hits and whether a hit froze it."""

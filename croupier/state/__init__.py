@@ -4,6 +4,20 @@ Kept apart from the audit trail: the trail is the legal record of what happened,
 working state the service resumes from (latched faults, the table's counters, a round cut off).
 """
 
-from croupier.state.store import SCHEMA_VERSION, KeptResponse, RoundInProgress, StateError, TableState
+from croupier.state.store import (
+    IDEMPOTENCY_KEPT,
+    SCHEMA_VERSION,
+    KeptResponse,
+    RoundInProgress,
+    StateError,
+    TableState,
+)
 
-__all__ = ["SCHEMA_VERSION", "KeptResponse", "RoundInProgress", "StateError", "TableState"]
+__all__ = [
+    "IDEMPOTENCY_KEPT",
+    "SCHEMA_VERSION",
+    "KeptResponse",
+    "RoundInProgress",
+    "StateError",
+    "TableState",
+]

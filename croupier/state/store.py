@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +78,12 @@ CREATE TABLE authenticity (
 );
 """,
 }
+
+
+#: How long a response is kept for its ``Idempotency-Key``: far longer than any screen retries a
+#: request (seconds, or minutes across a restart), and short enough that the table's state stays
+#: small (decision 0022). A key sent again after that is a new request.
+IDEMPOTENCY_KEPT = timedelta(hours=24)
 
 
 class StateError(RuntimeError):
@@ -256,16 +262,22 @@ class TableState:
     # -- idempotency keys (croupier.api.once) --
 
     def keep_response(self, key: str, response: KeptResponse) -> None:
-        """Keep the response given to the request with the ``Idempotency-Key`` ``key``."""
+        """Keep the response given to the request with the ``Idempotency-Key`` ``key``; keys older
+        than ``IDEMPOTENCY_KEPT`` are dropped first, so the table grows no record of every request
+        it ever took."""
         body = self._json(response.body, f"the response to idempotency key {key!r}")
-        row = (key, response.route, response.operator, response.request_hash, response.status, body, _now())
+        now = datetime.now(UTC)
+        row = (key, response.route, response.operator, response.request_hash, response.status, body, _at(now))
         with self._transaction():
+            self._db.execute("DELETE FROM idempotency WHERE at < ?", (_at(now - IDEMPOTENCY_KEPT),))
             self._db.execute("INSERT INTO idempotency VALUES (?, ?, ?, ?, ?, ?, ?)", row)
 
     def kept_response(self, key: str) -> KeptResponse | None:
-        """The response kept for ``key``; None for a key never used."""
+        """The response kept for ``key``; None for a key never used, or used more than
+        ``IDEMPOTENCY_KEPT`` ago (a new request)."""
         row = self._db.execute(
-            "SELECT route, operator, request_hash, status, body FROM idempotency WHERE key = ?", (key,)
+            "SELECT route, operator, request_hash, status, body FROM idempotency WHERE key = ? AND at >= ?",
+            (key, _at(datetime.now(UTC) - IDEMPOTENCY_KEPT)),
         ).fetchone()
         return None if row is None else KeptResponse(row[0], row[1], row[2], row[3], json.loads(row[4]))
 
@@ -333,4 +345,9 @@ def _head(db: sqlite3.Connection, table: str) -> Head | None:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    return _at(datetime.now(UTC))
+
+
+def _at(moment: datetime) -> str:
+    """A time as the database keeps it: UTC, ISO 8601 with milliseconds, so text order is time order."""
+    return moment.isoformat(timespec="milliseconds")

@@ -182,6 +182,7 @@ class Crazy4PokerTable(SupervisorHolds):
         self.shuffler, self.progressive, self.dealer = shuffler, progressive, dealer
         self.name, self.back, self.deck_hand = name, back, deck_hand
         self.game = Table(self.rules, verify_order, name)
+        self.in_play: Round | None = None  # the round being dealt, for ``position``
         machines: list[Any] = [progressive, _SignFeed(progressive)]
         self.feeds = Feeds([*machines, *([shuffler] if shuffler else [])], record_events)
         self.log = structlog.get_logger("croupier.tables").bind(table=name)
@@ -233,9 +234,12 @@ class Crazy4PokerTable(SupervisorHolds):
 
     def position(self) -> dict[str, Any]:
         """Where the day is, for ``open`` after a restart: the rounds since the stub was counted
-        (657a.9(d)) and the shuffler's batches; the deck waits in the shuffler's input tray."""
+        (657a.9(d)) and the shuffler's batches; the deck waits in the shuffler's input tray. A round
+        in play counts as a round whose stub was not counted: if the service stops in it, the round
+        is cut off and voided, but it was dealt from the deck."""
         shuffler = None if self.shuffler is None else self.shuffler.saved()
-        return {"rounds_since_stub_count": self.game.rounds_since_count, "shuffler": shuffler}
+        uncounted = self.game.rounds_since_count + (self.in_play is not None)
+        return {"rounds_since_stub_count": uncounted, "shuffler": shuffler}
 
     async def reset_level(self, level: int, key: str, operator: Operator) -> None:
         """The keyed reset of a level an award froze, by a supervisor (605a.7(a))."""
@@ -263,6 +267,7 @@ class Crazy4PokerTable(SupervisorHolds):
         await self._held_on_fault(self.progressive.open_round)
         batch = await self._shuffle_deck()
         round_ = self.game.new_round()
+        self.in_play = round_
         self.watchers.began(round_)
         try:
             async for wager in each(players.wagers(round_.number, self.rules.positions)):
@@ -283,6 +288,7 @@ class Crazy4PokerTable(SupervisorHolds):
         finally:
             round_.close()
         self.game.round_over(round_)
+        self.in_play = None
         if round_.deck_removed:
             self.dealer.replace_deck(self.back)
             self.game.new_deck()

@@ -158,6 +158,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         self.rounds = 0
         self.decks = 0  # decks put in play so far
         self.rounds_since_stub_count = 0
+        self.in_play: Round | None = None  # the round being dealt, for ``position``
         self.feeds = Feeds(self.equipment, record_events)
         self.log = structlog.get_logger("croupier.tables").bind(table=name)
         self._init_holds()
@@ -199,10 +200,13 @@ class HeadsUpHoldemTable(SupervisorHolds):
 
     def position(self) -> dict[str, Any]:
         """Where the day is, for ``open`` after a restart: the decks put in play, the rounds since
-        the stub was counted, the shuffler's batches."""
+        the stub was counted, the shuffler's batches. A round in play counts as a round of play
+        whose stub was not counted (677a.10(d): "at least once every 5 rounds of play"): if the
+        service stops in it, the round is cut off and voided, but cards were dealt from the deck,
+        and the next round must not be the sixth without a count."""
         return {
             "decks": self.decks,
-            "rounds_since_stub_count": self.rounds_since_stub_count,
+            "rounds_since_stub_count": self.rounds_since_stub_count + (self.in_play is not None),
             "shuffler": self.shuffler.saved(),
         }
 
@@ -218,6 +222,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
             rounds_since_stub_count=self.rounds_since_stub_count,
             table=self.name,
         )
+        self.in_play = round_
         self.watchers.began(round_)
         try:
             async for wager in each(players.wagers(self.rounds, self.rules.positions)):
@@ -230,7 +235,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         play = _Play(round_, players)
         while round_.state != "complete":
             await self._step(play)
-        self.rounds_since_stub_count = round_.rounds_since_stub_count_after
+        self.rounds_since_stub_count, self.in_play = round_.rounds_since_stub_count_after, None
         if round_.deck_removed:
             removed = self.dealer.remove_deck()
             self.log.warning("deck removed", round=round_.number, cards=removed, clause="677a.10(f)")

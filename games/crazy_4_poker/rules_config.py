@@ -29,9 +29,9 @@ from games.common.config import (
     integer,
     key,
 )
+from games.common.poker_hands import Category as FiveCardCategory
 from games.crazy_4_poker import clauses
 from games.crazy_4_poker.evaluator import Category
-from games.heads_up_holdem.evaluator import Category as FiveCardCategory
 
 __all__ = ["ConfigError", "Odds", "Rounding", "RuleSet", "Shuffler"]
 

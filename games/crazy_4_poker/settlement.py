@@ -18,6 +18,7 @@ from devices.rules import Rule
 from drivers.protocol.cards import Card
 from games.common.config import Odds
 from games.common.movement import Action as SettledWager
+from games.common.poker_hands import best_five
 from games.crazy_4_poker import clauses
 from games.crazy_4_poker.evaluator import (
     Category,
@@ -29,7 +30,6 @@ from games.crazy_4_poker.evaluator import (
 )
 from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
 from games.crazy_4_poker.rules_config import FOUR_ACES, QUEENS_UP_PAIR, RuleSet
-from games.heads_up_holdem.evaluator import best_five
 
 
 class Wager(enum.StrEnum):

@@ -111,12 +111,8 @@ class RuleSet(Configurable):
     """One table's Free Bet Blackjack rules; ``RuleSet()`` is the published game without a pay
     table, which no table opens with; ``RuleSet.example()`` adds the example pay table."""
 
-    positions: int = field(
-        default=6, metadata=key("672a.2: at most six betting positions", integer)
-    )
-    decks: int = field(
-        default=6, metadata=key("published game rules: 6 or 8 decks", integer)
-    )
+    positions: int = field(default=6, metadata=key("672a.2: at most six betting positions", integer))
+    decks: int = field(default=6, metadata=key("published game rules: 6 or 8 decks", integer))
     push22_pay_table: Push22PayTable | None = field(
         default=None,
         metadata=key(

@@ -8,8 +8,8 @@ from transitions import EventData
 from devices.rules import RuleViolation
 from games.common.closing import ClosingSteps
 from games.common.machine_parts import message_of
+from games.common.poker_hands import best_five
 from games.heads_up_holdem import clauses, settlement
-from games.heads_up_holdem.evaluator import best_five
 from games.heads_up_holdem.irregularities import COLLECT_COUNT
 from games.heads_up_holdem.records import RecordKind
 

@@ -9,7 +9,7 @@ import enum
 from collections.abc import Sequence
 
 from drivers.protocol.cards import Card
-from games.heads_up_holdem.evaluator import ACE_HIGH, high_rank
+from games.common.poker_hands import ACE_HIGH, high_rank
 
 
 class Pocket(enum.StrEnum):

@@ -23,11 +23,12 @@ from games.common.config import (
     integer,
     key,
 )
+from games.common.poker_hands import Category
 from games.heads_up_holdem import clauses
-from games.heads_up_holdem.evaluator import Category
 from games.heads_up_holdem.pocket import Pocket
 
 PayTable = Mapping[Any, Odds]
+
 
 def _table(kind: type[Category] | type[Pocket]) -> Any:
     """A pay table keyed by category (``royal_flush``) or pocket (``AA``), values such as ``"3:2"``."""

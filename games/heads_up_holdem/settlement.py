@@ -19,9 +19,9 @@ from drivers.protocol.cards import Card
 from games.common.config import EVEN_ODDS, Odds
 from games.common.movement import Action as SettledWager
 from games.common.movement import Movement
+from games.common.poker_hands import HandValue, best_five
 from games.common.seating import counterclockwise
 from games.heads_up_holdem import clauses
-from games.heads_up_holdem.evaluator import HandValue, best_five
 from games.heads_up_holdem.pocket import pocket_lines
 from games.heads_up_holdem.rules_config import RuleSet
 

@@ -4,7 +4,7 @@ For every round: every card that left the shoe reaches the discard rack once and
 makes the 52 cards of the deck (677a.10(c), (e)); no face-down card's face is in a record or a log
 line before it is turned up, and a folded hand's never is; and every wager is settled as an
 independent reference settlement, written here from the published game rules with the reference evaluator of
-test_heads_up_holdem_evaluator, settles it.
+test_poker_hands, settles it.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from games.heads_up_holdem import RuleSet
 from games.heads_up_holdem.inputs import Choice
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.stacked import COMMUNITY_FIRST, READY, start
-from tests.games.test_heads_up_holdem_evaluator import reference_value
 from tests.games.test_heads_up_holdem_scenarios import play_out
+from tests.games.test_poker_hands import reference_value
 
 STRAIGHT, PAIR = 4, 1
 ODDS = {9: (500, 1), 8: (50, 1), 7: (10, 1), 6: (3, 1), 5: (3, 2), 4: (1, 1)}

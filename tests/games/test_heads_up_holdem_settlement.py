@@ -7,8 +7,8 @@ from __future__ import annotations
 from drivers.protocol.cards import Card
 from games.common.config import Odds, Rounding
 from games.common.movement import Movement
+from games.common.poker_hands import Category
 from games.heads_up_holdem import clauses
-from games.heads_up_holdem.evaluator import Category
 from games.heads_up_holdem.pocket import Pocket
 from games.heads_up_holdem.rules_config import RuleSet
 from games.heads_up_holdem.settlement import Action, Stakes, Wager, fold, in_order, showdown, void

@@ -92,3 +92,19 @@ def test_real_equipment_without_a_sealing_key_does_not_start(
     config.write_text("\n".join(line for line in text.splitlines() if not line.startswith("sealing_key")))
     assert main(["run", "--config", str(config), "--check"]) == 2
     assert "audit.sealing_key: real equipment keeps a sealed audit trail" in capsys.readouterr().err
+
+
+def test_audit_keys_that_cannot_write_the_sealing_key_keeps_no_half_pair(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """decision 0021: a key pair is written whole or not at all. The sealing key's directory does
+    not exist: the command fails naming it, and the verification key it had already written is
+    removed (before, it stayed, and every later attempt was refused as "never overwritten")."""
+    verify, sealing = tmp_path / "verify.key", tmp_path / "missing" / "sealing.key"
+    args = ["audit", "keys", "--table", "T1", "--out", str(verify), "--sealing-key", str(sealing)]
+    assert main(args) == 2
+    out = capsys.readouterr().out
+    assert "cannot write" in out and "sealing.key" in out and "nothing was kept" in out
+    assert not verify.exists() and not sealing.exists()
+    sealing.parent.mkdir()
+    assert main(args) == 0 and verify.exists() and sealing.exists()

@@ -21,6 +21,7 @@ from croupier.players import simulated_players, table_options
 from croupier.simulated import FLOORPERSON
 from croupier.simulated.crazy_4_poker import LEVELS, RULES, simulated_crazy_4_poker
 from croupier.tables.crazy_4_poker import Crazy4PokerTable, layout_place
+from croupier.tables.watchers import RoundWatcher
 from devices.faults import Operator, Role
 from devices.rules import RuleViolation
 from drivers.protocol.cards import Card
@@ -208,3 +209,30 @@ def test_a_table_without_an_automated_shuffler_refuses_to_open():
                 unconfigured.game.new_round()
 
     run(scenario())
+
+
+def test_657a_9_d_a_round_in_play_is_saved_as_a_round_whose_stub_was_not_counted():
+    """657a.9(d): the position saved as a round begins (what a restart goes on from if the service
+    stops in that round) counts the round in play as one dealt without a stub count, so a round
+    cut off and voided still brings the next count nearer; between rounds it is the rounds dealt
+    since the last count."""
+
+    class Saved(RoundWatcher):
+        def __init__(self, table: Crazy4PokerTable) -> None:
+            self.table, self.saved = table, []
+
+        def round_began(self, round_: Round) -> None:
+            self.saved.append(
+                (self.table.game.rounds_since_count, self.table.position()["rounds_since_stub_count"])
+            )
+
+    async def scenario():
+        async with table_rig() as rig:
+            saved = Saved(rig.table)
+            rig.table.watchers.add(saved)
+            for _ in range(3):
+                await play(rig)
+            assert [position for _, position in saved.saved] == [since + 1 for since, _ in saved.saved]
+            assert rig.table.position()["rounds_since_stub_count"] == rig.table.game.rounds_since_count
+
+    run(scenario(), timeout=60)

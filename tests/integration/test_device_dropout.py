@@ -64,6 +64,7 @@ def test_a_shoe_dropping_out_mid_round_holds_it_until_back_and_cleared_by_a_supe
         async with simulated_table("free-bet-blackjack", name="DROP", settings=FAST) as sim:
             table, shoe = sim.table, sim.devices["shoe"]
             players = DroppingPlayers(shoe, sim.connections["shoe"])
+
             async def until_dropped() -> Any:
                 """Rounds until one asks a player to decide (a dealer Blackjack asks nobody)."""
                 while True:

@@ -422,3 +422,27 @@ def test_5_7_a_device_flooding_events_is_held_back_unacknowledged_and_latches_no
             assert f"{notices[0].held} event frame(s) were left unacknowledged" in fault.detail
 
     run(scenario())
+
+
+def test_a_clear_whose_answer_was_lost_is_found_done_in_the_devices_status():
+    """docs/protocol.md §7, decision 0016: a ClearFault the device carried out but whose answer was
+    lost with the link leaves the host's latch set; asked again, the device refuses ("not
+    latched"). The driver reads the device's status: the fault is no longer latched there, so the
+    clear is done (before, the refusal repeated for ever and the table stayed held: found by
+    bench/reliability.py). A fault the device still holds is refused as before."""
+
+    async def scenario():
+        async with connected(pty(), SerialTransport) as rig:
+            driver = DiagnosticDriver(rig.conn)
+            rig.device.call(lambda engine: engine.raise_fault(FaultCode.JAM, "card stuck"))
+            await next_event(rig.conn, FaultRaised)
+            rig.device.call(lambda engine: engine.latched.pop(FaultCode.JAM))  # cleared; answer lost
+            await driver.clear_fault(FaultCode.JAM, "supervisor-17")
+            rig.device.engine.personality.door_open = True
+            rig.device.call(lambda engine: engine.raise_fault(FaultCode.DOOR_OPEN, "door 1 open"))
+            with pytest.raises(DeviceRefused, match="condition still present"):
+                await driver.clear_fault(FaultCode.DOOR_OPEN, "supervisor-17")
+            with pytest.raises(DeviceRefused, match="must name the authorising operator"):
+                await driver.clear_fault(FaultCode.DOOR_OPEN, "")
+
+    run(scenario())

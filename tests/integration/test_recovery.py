@@ -42,7 +42,9 @@ def _config_with_api(tmp_path: Path) -> tuple[Path, str]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     bind = f'api_bind = "127.0.0.1:{port}"\napi_tokens = "{tokens}"'
-    return simulated_config(tmp_path, replace=('api_bind = "127.0.0.1:8443"', bind)), f"http://127.0.0.1:{port}"
+    return simulated_config(
+        tmp_path, replace=('api_bind = "127.0.0.1:8443"', bind)
+    ), f"http://127.0.0.1:{port}"
 
 
 def _call(url: str, body: bytes | None = None) -> dict[str, object]:

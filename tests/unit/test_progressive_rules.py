@@ -226,6 +226,30 @@ def test_657a_9_a_3_without_progressive_wagers_there_are_no_chips_to_count():
     run(scenario())
 
 
+def test_657a_9_a_3_a_lock_without_wagers_met_by_a_fault_is_reconciled_once_the_fault_is_cleared():
+    """657a.9(a)(3): with no Progressive Payout Wager there are no chips to count, but the lock met a
+    fault (the sign gone as the meters were shown): the system stays locked, unreconciled, while the
+    fault holds the table. Once a supervisor clears it, dealing begins — before, begin_dealing was
+    refused ("the progressive is locked") and threw the table out of the round."""
+
+    async def scenario():
+        table = Table()
+        progressive = table.progressive
+        await progressive.sync()
+        table.sign.state = ConnectionState.BACKOFF
+        assert (await progressive.lock()).count == 0
+        assert progressive.state == "locked" and codes(progressive) == {"SIGN_LINK_LOST"}
+        with pytest.raises(RuleViolation, match="latched SIGN_LINK_LOST"):
+            progressive.begin_dealing()
+        table.sign.state = ConnectionState.READY
+        await progressive.clear("SIGN_LINK_LOST", SUPERVISOR)
+        progressive.begin_dealing()
+        assert progressive.state == "dealing"
+        progressive.require_ready_to_deal()
+
+    run(scenario())
+
+
 def test_notes_5_2_betting_reopens_only_after_the_locked_round_is_reconciled():
     async def scenario():
         table = Table()

@@ -110,6 +110,7 @@ def test_657a_1_the_dealer_keys_a_hand_turned_up_or_says_it_is_not_reported() ->
     """657a.1 (Hand): at a Crazy 4 Poker table whose shuffler reports no order the dealer keys each
     hand turned up (``hand_report``): five cards, the Six Card Bonus card alone, or null for a hand
     not reported (the round then holds); a malformed hand is refused before the table."""
+
     async def main() -> None:
         screen = Screen()
         dealer = ScreenDealer(screen)

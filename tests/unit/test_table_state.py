@@ -12,11 +12,19 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from croupier.state import SCHEMA_VERSION, KeptResponse, RoundInProgress, StateError, TableState
+from croupier.state import (
+    IDEMPOTENCY_KEPT,
+    SCHEMA_VERSION,
+    KeptResponse,
+    RoundInProgress,
+    StateError,
+    TableState,
+)
 from devices.faults import Fault, FaultLatch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -279,3 +287,24 @@ def test_a_schema_3_file_gains_the_due_times_of_the_firmware_checks(db: Path) ->
     with TableState(db) as state:
         assert state.check_due("shoe") == 1_900_086_400.5 and state.check_due("shuffler") is None
         assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+
+
+def test_decision_0022_an_idempotency_key_is_kept_24_hours_then_forgotten(tmp_path: Path) -> None:
+    """decision 0022: a response is kept for its Idempotency-Key for 24 hours, across restarts; a key
+    older than that is a new request, and old keys are dropped as new ones are kept, so the state
+    database does not grow with every request the table ever took."""
+    kept = KeptResponse("POST /v1/wagers", "DEALER-7", "cd" * 32, 200, {"round": 1})
+    with TableState(tmp_path / "state.sqlite3") as state:
+        state.keep_response("fresh", kept)
+        old = (datetime.now(UTC) - IDEMPOTENCY_KEPT - timedelta(minutes=1)).isoformat(timespec="milliseconds")
+        with state._db:
+            state._db.execute(
+                "INSERT INTO idempotency VALUES ('stale', 'POST /v1/wagers', 'DEALER-7', ?, 200, '{}', ?)",
+                ("ef" * 32, old),
+            )
+        assert state.kept_response("fresh") == kept
+        assert state.kept_response("stale") is None, "a key older than 24 hours is a new request"
+        state.keep_response("stale", kept)  # the key used again, for a new request
+        assert state.kept_response("stale") == kept
+        keys = [row[0] for row in state._db.execute("SELECT key FROM idempotency ORDER BY key")]
+        assert keys == ["fresh", "stale"]

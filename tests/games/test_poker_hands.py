@@ -17,7 +17,7 @@ from math import comb, prod
 import pytest
 
 from drivers.protocol.cards import Card, standard_deck
-from games.heads_up_holdem.evaluator import Category, best_five, evaluate5
+from games.common.poker_hands import Category, best_five, evaluate5
 
 
 def card(rank: int, suit: int) -> Card:

@@ -1,7 +1,9 @@
 """Poker hands: the best five of seven cards, as a value that orders hands as the rankings do.
 
-Heads Up Hold 'Em ranks the best five-card hand each player and the dealer make from their two cards
-and the five community cards (published rules, not PA text; chapter 677a). Aces play high, and low only in the
+Shared by the poker games: Heads Up Hold 'Em ranks the best five-card hand each player and the
+dealer make from their two cards and the five community cards (published rules, not PA text;
+chapter 677a); Crazy 4 Poker's five-card bonus wagers rank the best five of a player's five cards
+(chapter 657a). Aces play high, and low only in the
 five-high straight (A-2-3-4-5); suits never break a tie. The royal flush is a category of its own
 because the published Odds pay table pays it apart from other straight flushes.
 """
