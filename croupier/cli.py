@@ -31,13 +31,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-json", action="store_true", default=None, help="JSON log lines even on a terminal"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    from croupier.commands import audit, firmware, replay, run, sim
+    from croupier.commands import audit, devices, firmware, replay, run, sim
 
     run.add_parser(sub)
     firmware.add_parser(sub)
     audit.add_parser(sub)
     replay.add_parser(sub)
     sim.add_parser(sub)
+    devices.add_parser(sub)
     return parser
 
 

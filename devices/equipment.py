@@ -14,6 +14,7 @@ from typing import Generic, TypeVar
 
 from devices.faults import Fault, FaultLatch, Operator
 from devices.rules import Irregularity, Rule, RuleViolation
+from drivers.authenticity import CLAUSE, AuthenticityChecked
 from drivers.connection import (
     ConnectionState,
     DeviceConnection,
@@ -76,6 +77,13 @@ LINE_ERROR_COUNTERS = (
     "stale_responses",
     "duplicate_events",
 )
+FIRMWARE_UNVERIFIED = Rule(
+    f"{CLAUSE}; decision 0026",
+    "a device whose firmware fails an authenticity check latches FIRMWARE_UNVERIFIED, which holds the "
+    "table until a check passes again and a supervisor clears it",
+)
+#: The code of the fault FIRMWARE_UNVERIFIED latches (a meter sign's: SIGN_FIRMWARE_UNVERIFIED).
+FIRMWARE_UNVERIFIED_CODE = "FIRMWARE_UNVERIFIED"
 LINK_REQUIRED = Rule(
     "docs/protocol.md §6.4", "a device is used only over a live link, its identity and firmware checked"
 )
@@ -137,6 +145,12 @@ class Equipment(Generic[D]):
         self._links_up: set[str] = set()  # links (by device name) that have been ready
         self._links_lost: dict[str, str] = {}  # lost since they were ready, and why: their return is recorded
         self._line_errors_seen: dict[str, dict[str, int]] = {}  # each link's counters as last reported
+        #: Each authenticity check of the device's firmware (a meter sign's too), in order, and who
+        #: hears of each (the table service records it); the last one by device.
+        self.checks: list[AuthenticityChecked] = []
+        self.check_listeners: list[Callable[[AuthenticityChecked], None]] = []
+        self.last_check: dict[str, AuthenticityChecked] = {}
+        self._unverified: dict[str, str] = {}  # a FIRMWARE_UNVERIFIED code latched: the device it names
 
     def irregular(self, rule: Rule, detail: str) -> Irregularity:
         """Record an irregularity the rule found: kept, and told to every listener."""
@@ -224,8 +238,44 @@ class Equipment(Generic[D]):
                 self.latch.latch(Fault("LINK_LOST", event.reason or "link lost", LINK_LOST.clause, "host"))
         elif isinstance(event, DeviceSwapped | EventsHeldBack):
             self.latch.latch(link_fault(self.name, event))
+        elif isinstance(event, AuthenticityChecked):
+            self.checked(event)
         elif isinstance(event, FaultCleared):
             pass  # recorded by the service; the host latch is released by ``clear``
+
+    def checked(self, check: AuthenticityChecked, prefix: str = "") -> None:
+        """An authenticity check of this device's firmware (``prefix``: a meter sign's, latched on
+        its progressive controller): told to the listeners, and a failure latches FIRMWARE_UNVERIFIED
+        naming the expected and the reported digest."""
+        self.checks.append(check)
+        self.last_check[check.device] = check
+        for listener in self.check_listeners:
+            listener(check)
+        if not check.passed:
+            code = prefix + FIRMWARE_UNVERIFIED_CODE
+            expected = ", ".join(check.expected) or "none"
+            detail = (
+                f"{check.device}: {check.kind.value} check ({check.trigger.value}) failed: {check.detail}; "
+                f"expected {expected}, reported {check.reported or 'nothing'}"
+            )
+            self._unverified[code] = check.device
+            self.latch.latch(Fault(code, detail, FIRMWARE_UNVERIFIED.clause, "host"))
+
+    def unverified_device(self, code: str) -> str:
+        """The device whose failed check latched ``code`` (this one's, or its meter sign's)."""
+        return self._unverified.get(code, self.name)
+
+    def require_verified(self, code: str) -> None:
+        """A FIRMWARE_UNVERIFIED clears only once the device's last check passed (decision 0026)."""
+        device = self.unverified_device(code)
+        last = self.last_check.get(device)
+        if last is None or not last.passed:
+            found = "no check since" if last is None else f"the last check ({last.trigger.value}) failed"
+            raise RuleViolation(
+                FIRMWARE_UNVERIFIED,
+                f"{code} stays: {found}; verify {device} on demand (croupier devices verify {device}) "
+                "once the approved firmware is installed, then clear",
+            )
 
     async def clear(self, code: str, operator: Operator) -> None:
         """Clear a latched fault: a supervisor only; a device fault is cleared on the device first,
@@ -240,6 +290,8 @@ class Equipment(Generic[D]):
             raise RuleViolation(rule, detail)
         if code == "DEVICE_SWAPPED":
             self.driver.conn.accept_identity()  # HandshakeRejected: the new unit fails a check
+        if code.endswith(FIRMWARE_UNVERIFIED_CODE):
+            self.require_verified(code)
         if fault.origin == "device":
             await self.driver.clear_fault(FaultCode[code], operator.ident)
         self.latch.release(code)

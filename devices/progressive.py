@@ -27,6 +27,7 @@ from transitions import EventData, Machine
 from devices.equipment import DEVICE_FAULT, Equipment, link_fault
 from devices.faults import Fault, FaultLatch, Operator
 from devices.rules import Rule, RuleViolation
+from drivers.authenticity import AuthenticityChecked
 from drivers.connection import ConnectionState, DeviceConnection, DeviceSwapped, EventsHeldBack, StateChanged
 from drivers.errors import CommandTimeout, DriverError, LinkLost, NotConnected, OutcomeUnknown
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
@@ -220,6 +221,8 @@ class Progressive(Equipment[ProgressiveDriver]):
             self.latch.latch(Fault(SIGN_FAULT_PREFIX + name, event.detail, DEVICE_FAULT.clause, _SIGN))
         elif isinstance(event, DeviceSwapped | EventsHeldBack):
             self.latch.latch(link_fault(self.sign.name, event, SIGN_FAULT_PREFIX))
+        elif isinstance(event, AuthenticityChecked):
+            self.checked(event, SIGN_FAULT_PREFIX)
 
     # -- the round ----------------------------------------------------------------------------------
     async def sync(self) -> RoundState:

@@ -3,8 +3,12 @@
 The supervisor owns the device's transport and sans-I/O link on the asyncio loop and offers the
 layers above one call, ``request``. It keeps the link alive on its own: a device that goes silent
 or disappears is reconnected with capped exponential backoff, at once when it reappears; a device
-that rebooted is handshaken again; a device that is not the configured one, or whose firmware hash
-is not on the allow-list, is refused for good (605a.4(c), 461a.20(b): software authenticity). A unit
+that rebooted is handshaken again; a device that is not the configured one, or whose firmware fails
+its authenticity check at a handshake, is refused for good. The firmware is checked at every
+handshake, when the next check falls due (``check_due``, a wall-clock time the service keeps across
+restarts) and on demand (``verify``); each check is reported (``AuthenticityChecked``), and a check
+that fails while the link is up leaves it up for the table to hold on (58 Pa. Code § 605a.4(c),
+§ 461a.20(b); decision 0026). A unit
 of another model or serial number answering after a reconnect or a reboot is reported
 (``DeviceSwapped``): the table holds until a supervisor accepts it (``accept_identity``).
 """
@@ -14,13 +18,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import hmac
 import itertools
 import os
+import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 import structlog
 
+from drivers.authenticity import (
+    CLAUSE,
+    MAX_INTERVAL,
+    AuthenticityChecked,
+    CheckKind,
+    Trigger,
+    hash_check,
+    images_by_hash,
+)
 from drivers.errors import (
     BadAddress,
     CommandTimeout,
@@ -34,12 +49,16 @@ from drivers.errors import (
 )
 from drivers.protocol.core import (
     CATALOG,
+    NONCE_SIZE,
     PROTOCOL_VERSION,
+    Attest,
+    Attestation,
     DeviceClass,
     DeviceStatus,
     GetStatus,
     Hello,
     Identity,
+    attestation_digest,
 )
 from drivers.protocol.host_link import (
     CommandRejected,
@@ -74,7 +93,8 @@ class SupervisorSettings:
     backoff_initial: float = 0.1
     backoff_max: float = 5.0
     presence_poll: float = 0.1  # how often to look for a device that disappeared
-    firmware_recheck: float = 24 * 3600.0  # 461a.20(b): authenticity checked every 24 hours
+    # § 461a.20(b): authenticity checked every 24 hours at most; the service may set it shorter.
+    firmware_recheck: float = MAX_INTERVAL
     # Device events waiting for the table: at this many the device's further events are left
     # unacknowledged (it sends them again, docs/protocol.md §5.7) until half have been applied.
     event_queue_limit: int = 1000
@@ -87,6 +107,9 @@ class SupervisorSettings:
             raise ValueError("need 0 < backoff_initial <= backoff_max")
         if self.event_queue_limit < 2:
             raise ValueError("event_queue_limit must be at least 2")
+        if not 0 < self.firmware_recheck <= MAX_INTERVAL:
+            most = f"at most {MAX_INTERVAL:g} s ({CLAUSE})"
+            raise ValueError(f"firmware_recheck must be more than 0 and {most}")
 
 
 @dataclass(frozen=True)
@@ -122,7 +145,12 @@ class EventsHeldBack:
     held: int
 
 
-ConnectionEvent = StateChanged | DeviceRebooted | DeviceSwapped | EventsHeldBack | Event
+class FirmwareRefused(HandshakeRejected):
+    """A device whose firmware failed its authenticity check at a handshake: refused for good, until
+    a supervisor verifies it again (``verify``) after the approved firmware is installed."""
+
+
+ConnectionEvent = StateChanged | DeviceRebooted | DeviceSwapped | EventsHeldBack | AuthenticityChecked | Event
 
 
 class DeviceConnection:
@@ -136,6 +164,8 @@ class DeviceConnection:
         address: int = 0x01,
         expected_class: DeviceClass | None = None,
         firmware_allow_list: Collection[bytes] | None = None,
+        firmware_images: Collection[bytes] = (),
+        check_due: float | None = None,
         settings: SupervisorSettings | None = None,
         catalog: Catalog = CATALOG,
         trace: WireTrace | None = None,
@@ -145,7 +175,13 @@ class DeviceConnection:
         self.trace = trace  # the hex wire trace of this device, when one is kept
         self.settings = settings or SupervisorSettings()
         self.expected_class = expected_class
-        self.allow_list = frozenset(firmware_allow_list) if firmware_allow_list is not None else None
+        #: The approved images the host holds, by hash: a reported hash found here is challenged.
+        self.images = images_by_hash(firmware_images)
+        approved = None if firmware_allow_list is None else frozenset(firmware_allow_list)
+        self.allow_list = approved if not self.images else (approved or frozenset()) | set(self.images)
+        #: When the next due check is (seconds since the epoch); None: at the first handshake's.
+        self.check_due = check_due
+        self.clock: Callable[[], float] = time.time  # the wall clock the due time is kept in
         self.link = HostLink(address, catalog, self.settings.timings)
         self.state = ConnectionState.STOPPED
         self.identity: Identity | None = None
@@ -161,6 +197,9 @@ class DeviceConnection:
         self._task: asyncio.Task[None] | None = None
         self._sessions = itertools.count(int.from_bytes(os.urandom(4), "little"))
         self._held_from = 0  # the link's events_held count when the present hold began
+        self._session_id = 0  # the session of the present link
+        #: An on-demand check waiting for the handshake of a link refused for its firmware.
+        self._verifying: asyncio.Future[AuthenticityChecked] | None = None
 
     # -- public API ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -197,6 +236,29 @@ class DeviceConnection:
                 f"{self.state.value}" + (f" ({self.last_error})" if self.last_error else "")
             )
         return await self._send(command)
+
+    async def verify(self, timeout: float = 10.0) -> AuthenticityChecked:
+        """Check the firmware now, on demand (§ 461a.20(b)). A link refused for its firmware is
+        tried again first (the approved firmware may have been installed since): its handshake is
+        then the check, and a refusal again leaves it refused. Raises NotConnected when the device
+        does not answer within ``timeout``, or when there is nothing to verify against."""
+        if self.allow_list is None:
+            raise NotConnected(f"{self.name}: no firmware allow-list configured: nothing to verify against")
+        if self.state is ConnectionState.FAILED and isinstance(self.last_error, FirmwareRefused):
+            self._task = None
+            self._verifying = asyncio.get_running_loop().create_future()
+            try:
+                await self.start()
+                return await asyncio.wait_for(asyncio.shield(self._verifying), timeout)
+            except TimeoutError:
+                late = f"{self.name}: no handshake within {timeout} s ({self.state.value})"
+                raise NotConnected(late) from None
+            finally:
+                self._verifying = None
+        await self.wait_ready(timeout)
+        check = await self._authenticate(await self._identify(), Trigger.ON_DEMAND)
+        assert check is not None
+        return check
 
     # -- I/O plumbing ---------------------------------------------------------------------------
     def _now(self) -> float:
@@ -372,7 +434,22 @@ class DeviceConnection:
         self._ready.set()
 
     async def _handshake(self) -> None:
-        hello = Hello(session_id=next(self._sessions) & 0xFFFFFFFF, protocol_version=PROTOCOL_VERSION)
+        """A new session: the unit identified and its firmware checked (at start-up, at a reconnect,
+        or on demand for a device refused before); a failed check refuses it (FirmwareRefused)."""
+        self._session_id = next(self._sessions) & 0xFFFFFFFF
+        trigger = Trigger.STARTUP if self.identity is None else Trigger.RECONNECT
+        if self._verifying is not None:
+            trigger = Trigger.ON_DEMAND
+        check = await self._authenticate(await self._identify(), trigger)
+        if check is not None and not check.passed:
+            raise FirmwareRefused(f"{self.name}: {check.detail} ({CLAUSE})")
+
+    async def _identify(self) -> Identity:
+        """Hello in the present session: the Identity, checked (protocol version, class), and the
+        unit compared with the one accepted (a swap) and the boot before (a reboot). A Hello with
+        the session's own id resets nothing on the device (docs/protocol.md §6.2), so a check
+        while commands are in flight keeps them exactly-once."""
+        hello = Hello(session_id=self._session_id, protocol_version=PROTOCOL_VERSION)
         identity = await self._await_or_lost(self._send(hello))
         assert isinstance(identity, Identity)
         self._check_identity(identity)
@@ -387,6 +464,60 @@ class DeviceConnection:
                 "device rebooted", old_boot_id=self.identity.boot_id, new_boot_id=identity.boot_id
             )
         self.identity = identity
+        return identity
+
+    async def _authenticate(self, identity: Identity, trigger: Trigger) -> AuthenticityChecked | None:
+        """Check the firmware ``identity`` reports, report the check (AuthenticityChecked) and return
+        it; None with no allow-list configured (a simulated device of a test: only its identity is
+        checked). A hash whose image the host holds is challenged (docs/protocol.md §6.6), any other
+        compared with the allow-list. A due or on-demand check, or the very first, sets when the
+        next is due; a start-up or reconnect handshake leaves it, so neither pushes it back. A
+        link lost during the check leaves it too: the check is made again once the link is back."""
+        if self.allow_list is None:
+            self._checked(trigger)
+            return None
+        passed, detail = hash_check(self.allow_list, identity)
+        kind, nonce, reported = CheckKind.HASH, b"", identity.firmware_hash.hex()
+        expected = tuple(sorted(approved.hex() for approved in self.allow_list))
+        image = self.images.get(identity.firmware_hash) if passed else None
+        if image is not None:
+            kind, nonce = CheckKind.CHALLENGE, os.urandom(NONCE_SIZE)
+            digest = attestation_digest(nonce, image)
+            expected = (digest.hex(),)
+            try:
+                answer = await self._await_or_lost(self._send(Attest(nonce)))
+            except DeviceRefused as exc:
+                passed, reported, detail = False, "", f"the device does not answer the challenge: {exc}"
+            else:
+                assert isinstance(answer, Attestation)
+                passed, reported = hmac.compare_digest(answer.digest, digest), answer.digest.hex()
+                verdict = "matches" if passed else "differs from"
+                detail = f"firmware {identity.firmware_version}: its digest {verdict} the approved image's"
+        self._checked(trigger)
+        assert self.check_due is not None
+        check = AuthenticityChecked(
+            self.name,
+            trigger,
+            kind,
+            identity,
+            expected,
+            reported,
+            passed,
+            detail,
+            self.check_due,
+            nonce=nonce.hex(),
+        )
+        self.events.put_nowait(check)
+        say = self.log.info if passed else self.log.error
+        say("firmware checked", trigger=trigger.value, check=kind.value, passed=passed, detail=detail)
+        if self._verifying is not None and not self._verifying.done():
+            self._verifying.set_result(check)
+        return check
+
+    def _checked(self, trigger: Trigger) -> None:
+        """A check was made: a due or on-demand one, or the very first, sets when the next is due."""
+        if self.check_due is None or trigger in (Trigger.DUE, Trigger.ON_DEMAND):
+            self.check_due = self.clock() + self.settings.firmware_recheck
 
     def _check_identity(self, identity: Identity) -> None:
         if identity.protocol_version != PROTOCOL_VERSION:
@@ -404,11 +535,6 @@ class DeviceConnection:
                 f"is a {found} ({identity.vendor} {identity.model} "
                 f"{identity.serial_number})"
             )
-        if self.allow_list is not None and identity.firmware_hash not in self.allow_list:
-            raise HandshakeRejected(
-                f"{self.name}: firmware {identity.firmware_version} hash "
-                f"{identity.firmware_hash.hex()} is not on the allow-list (605a.4(c))"
-            )
 
     def accept_identity(self) -> Identity:
         """A supervisor accepts the unit now answering as this device, once it passes the host's
@@ -418,6 +544,10 @@ class DeviceConnection:
         if self.state is not ConnectionState.READY or self.identity is None:
             raise NotConnected(f"{self.name}: the link is {self.state.value}: no unit to check")
         self._check_identity(self.identity)
+        if self.allow_list is not None:
+            listed, detail = hash_check(self.allow_list, self.identity)
+            if not listed:
+                raise HandshakeRejected(f"{self.name}: {detail} ({CLAUSE})")
         self.accepted = self.identity
         self.log.warning("device identity accepted", unit=describe(self.identity))
         return self.identity
@@ -452,9 +582,7 @@ class DeviceConnection:
         raise self.last_error or LinkLost(f"{self.name}: link lost")
 
     async def _serve(self) -> None:
-        """While ready: heartbeat, watch for silence, reboots and the 24-hour firmware re-check."""
-        loop = asyncio.get_running_loop()
-        checked_at = loop.time()
+        """While ready: heartbeat, watch for silence, reboots and the firmware check falling due."""
         events_waiting = False
         while not self._lost.is_set():
             if not events_waiting:
@@ -463,9 +591,8 @@ class DeviceConnection:
                     break
                 except TimeoutError:
                     pass
-            if loop.time() - checked_at >= self.settings.firmware_recheck:
-                await self._handshake()
-                checked_at = loop.time()
+            if self.check_due is not None and self.clock() >= self.check_due:
+                await self._authenticate(await self._identify(), Trigger.DUE)
             self._release_events()
             status = await self._await_or_lost(self._send(GetStatus()))
             assert isinstance(status, DeviceStatus) and self.identity is not None

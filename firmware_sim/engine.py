@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from drivers.protocol.core import (
     CATALOG,
     PROTOCOL_VERSION,
+    Attest,
+    Attestation,
     ClearFault,
     DeviceStatus,
     FaultCleared,
@@ -23,6 +25,7 @@ from drivers.protocol.core import (
     GetStatus,
     Hello,
     Identity,
+    attestation_digest,
     fault_mask,
 )
 from drivers.protocol.fields import STR, PayloadError
@@ -238,6 +241,8 @@ class DeviceEngine:
             )
         if isinstance(command, ClearFault):
             return self._clear(command)
+        if isinstance(command, Attest):
+            return Attestation(attestation_digest(command.nonce, self.personality.running_image))
         if command.MOVES_CARDS and self.latched:
             names = ", ".join(code.name for code in self.latched)
             raise Refusal(Status.FAULT_LATCHED, f"latched fault(s) {names}: clear before moving cards")

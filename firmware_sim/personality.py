@@ -46,11 +46,27 @@ class Personality:
     firmware_version: str = "1.0.0"
     capabilities: tuple[str, ...] = ()
     firmware_image: bytes = b"croupier firmware_sim"
+    #: The image actually running when it is not ``firmware_image``: a tampered device that goes on
+    #: reporting the approved image's stored hash (``croupier sim``'s ``tamper`` fault). None: intact.
+    tampered_image: bytes | None = None
 
     @property
     def firmware_hash(self) -> bytes:
         """SHA-256 of the firmware image, as reported in the handshake (605a.4(c) authenticity)."""
         return hashlib.sha256(self.firmware_image).digest()
+
+    @property
+    def running_image(self) -> bytes:
+        """The image a challenge is answered over (docs/protocol.md §6.6): the one that runs."""
+        return self.firmware_image if self.tampered_image is None else self.tampered_image
+
+    def tamper(self) -> None:
+        """Alter the running image; the device goes on reporting the approved image's stored hash."""
+        self.tampered_image = self.firmware_image + b"\x00patched"
+
+    def reinstall(self) -> None:
+        """The approved image installed again."""
+        self.tampered_image = None
 
     def handle(self, command: Command, engine: DeviceEngine) -> Reply:
         """Execute a class command. The default knows none."""

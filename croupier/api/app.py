@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import WSMsgType, web
@@ -66,6 +67,7 @@ class TableApi:
             web.post("/v1/table/open", self._auth(self.open, supervisor=True)),
             web.post("/v1/table/close", self._auth(self.close, supervisor=True)),
             web.post("/v1/devices/{name}/trace", self._auth(self.trace, supervisor=True)),
+            web.post("/v1/devices/{name}/verify", self._auth(self.verify, supervisor=True)),
             web.post("/v1/progressive/levels/{level}/reset", self._auth(self.reset_level, supervisor=True)),
             *(web.post(path, self._auth(self._answer(kinds))) for path, kinds in ANSWERS.items()),
             web.get("/v1/events", self._auth(self.events)),
@@ -187,6 +189,16 @@ class TableApi:
         device = request.match_info["name"]
         self.service.trace(device, enabled, operator)
         return reply(replies.Traced, device=device, trace=enabled, by=operator.ident)
+
+    async def verify(self, request: web.Request, operator: Operator) -> web.Response:
+        """The device's firmware checked now; the reply is the check's record, and a failure is also
+        a latched FIRMWARE_UNVERIFIED in ``faults``."""
+        device = request.match_info["name"]
+        check = await self.service.verify(device, operator)
+        due = datetime.fromtimestamp(check.next_due, UTC).isoformat(timespec="seconds")
+        return reply(
+            replies.Verified, **check.fields(), next_due=due, by=operator.ident, faults=self._faults()
+        )
 
     def _answer(self, kinds: tuple[str, ...]) -> Action:
         """The handler keying one of ``kinds`` for the prompt the body names; it answers once the

@@ -161,6 +161,15 @@ def operations() -> list[Operation]:
         ),
         Operation(
             "post",
+            "/v1/devices/{name}/verify",
+            "verifyFirmware",
+            "Check a device's firmware for authenticity now (461a.20(b)); a failure latches a fault",
+            replies.Verified,
+            errors=(403, 404, 409),
+            supervisor=True,
+        ),
+        Operation(
+            "post",
             "/v1/progressive/levels/{level}/reset",
             "resetProgressiveLevel",
             "The keyed reset of a level a hit froze (605a.7(a)); betting opens again",

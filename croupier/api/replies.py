@@ -85,6 +85,27 @@ class Traced(Reply):
     by: str
 
 
+class Verified(Reply):
+    """An on-demand firmware authenticity check (58 Pa. Code § 461a.20(b)), as the trail records it."""
+
+    device: str
+    check: str
+    trigger: str
+    result: str
+    detail: str
+    model: str
+    serial_number: str
+    firmware_version: str
+    firmware_hash: str
+    nonce: str
+    expected: list[str]
+    reported: str
+    next_due: str
+    clause: str
+    by: str
+    faults: list[Fault]
+
+
 class PromptReply(Reply):
     prompt: PromptShown | None
 
@@ -113,6 +134,6 @@ class TableState(BaseModel):
     progressive: dict[str, list[int]] | None = None
 
 
-def reply(model: type[BaseModel], **fields: Any) -> web.Response:
+def reply(model: type[BaseModel], /, **fields: Any) -> web.Response:
     """``fields`` checked by ``model`` and sent as JSON (fields left at their default are left out)."""
     return web.json_response(model(**fields).model_dump(mode="json", exclude_unset=True))

@@ -239,6 +239,14 @@ class FirmwareConsole(cmd.Cmd):
         self.device.set_door(word == "open")
         self.say(f"door {'open' if word == 'open' else 'closed'}")
 
+    def do_tamper(self, arg: str) -> None:
+        """tamper on|off: alter the running firmware image (the device goes on reporting the approved
+        hash, so only a challenge finds it, docs/protocol.md §6.6), or reinstall the approved one."""
+        on = self._on_off("tamper", arg)
+        self.device.call(lambda engine: engine.personality.tamper() if on else engine.personality.reinstall())
+        after = ": the next challenge fails" if on else ": approved image reinstalled"
+        self.say(f"tamper {'on' if on else 'off'}{after}")
+
     # -- the cards -------------------------------------------------------------------------------
     def do_jam(self, arg: str) -> None:
         """jam on|off: the next card in the device's mechanism sticks (a JAM on the next move), or frees."""

@@ -254,7 +254,8 @@ async def table_in_service(
                 yield TableService(sim.table, journal, game=config.game, cover=cover, limits=config.limits)
         return
     screen = Screen()
-    async with hardware_table(config, ScreenDealer(screen)) as table:
+    dues = {name: journal.state.check_due(name) for name in config.devices}  # no restart defers one
+    async with hardware_table(config, ScreenDealer(screen), dues) as table:
         journal.keep(table)
         table.watchers.add(RoundSummary(config.name))
         yield TableService(

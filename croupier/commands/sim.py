@@ -24,7 +24,7 @@ from croupier.errors import ConfigError
 from croupier.players import simulated_players, table_options
 from croupier.service.journal import TableJournal
 from croupier.sim.faults import FaultProfile, FaultScript
-from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor, repair_world
+from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor, repair_sim
 from croupier.sim.summary import Tally
 from croupier.sim.view import LiveView, ProgressBar
 from croupier.simulated import GAMES, simulated_table
@@ -156,7 +156,7 @@ async def simulate(
             elif view == "bar":
                 table.watchers.add(ProgressBar(rounds))
             players = simulated_players(game, random.Random(seed), **table_options(game, sim))
-            repair = partial(repair_world, sim.world)
+            repair = partial(repair_sim, sim)
             floor = FloorSupervisor(table, tally, journal, repair=repair, reset_key=controller_key(sim))
             async with on_the_floor(floor):
                 for n in range(rounds):

@@ -5,14 +5,16 @@ addresses on a shared RS-485 line, one device per USB address) are here too."""
 from __future__ import annotations
 
 import enum
+import hashlib
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from croupier.config.section import Section
 from croupier.config.urls import DeviceUrl, Via, parse_device_url
 from devices.rules import Rule
+from drivers.authenticity import CLAUSE, MAX_INTERVAL
 from drivers.connection import SupervisorSettings
 from drivers.protocol.core import DeviceClass
 from drivers.protocol.host_link import MAX_RETRIES
@@ -51,6 +53,8 @@ _KEYS = (
     "url",
     "address",
     "firmware_allow_list",
+    "firmware_images",
+    "firmware_check_interval",
     "baudrate",
     "parity",
     "heartbeat",
@@ -72,6 +76,8 @@ class LinkTiming:
     heartbeat: float = _SUPERVISOR.heartbeat_interval
     response_timeout: float = _SUPERVISOR.timings.response_timeout
     retries: int = _SUPERVISOR.timings.max_retries
+    #: Seconds between two due authenticity checks: 24 hours at most (§ 461a.20(b)).
+    firmware_check_interval: float = _SUPERVISOR.firmware_recheck
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,9 @@ class DeviceConfig:
     url: DeviceUrl
     address: int = 1
     firmware_allow_list: frozenset[bytes] = frozenset()
+    #: The approved images the host holds (their contents), each on the allow-list: a device
+    #: reporting one of their hashes is challenged with it (docs/protocol.md §6.6).
+    firmware_images: tuple[bytes, ...] = field(default=(), repr=False)
     baudrate: int | None = None  # None: the transport's default (115200)
     parity: str | None = None  # a pyserial parity letter; None: the transport's default (none)
     link: LinkTiming = LinkTiming()
@@ -109,18 +118,21 @@ def read_device(section: Section, name: str) -> DeviceConfig:
             if section.has(setting):
                 raise section.error(setting, f"does not apply to {url.url}", "a serial port or pyserial URL")
     defaults = LinkTiming()
+    allow_list = _allow_list(section, url)
     return DeviceConfig(
         name=name,
         kind=kind,
         url=url,
         address=section.number("address", int, 1, 1, 0xFE),
-        firmware_allow_list=_allow_list(section, url),
+        firmware_allow_list=allow_list,
+        firmware_images=_images(section, allow_list),
         baudrate=section.number("baudrate", int, None, 1) if section.has("baudrate") else None,
         parity=PARITY[section.choice("parity", tuple(PARITY))] if section.has("parity") else None,
         link=LinkTiming(
             heartbeat=section.number("heartbeat", float, defaults.heartbeat, 0),
             response_timeout=section.number("response_timeout", float, defaults.response_timeout, 0),
             retries=section.number("retries", int, defaults.retries, 0, MAX_RETRIES),
+            firmware_check_interval=_check_interval(section),
         ),
         trace=section.value("trace", bool, False, "true or false"),
         event_queue=section.number("event_queue", int, _SUPERVISOR.event_queue_limit, 2),
@@ -144,6 +156,37 @@ def _allow_list(section: Section, url: DeviceUrl) -> frozenset[bytes]:
                 f"firmware_allow_list[{index}]", f"{text!r} is not a SHA-256 hash", "64 hex digits"
             )
     return frozenset(bytes.fromhex(text) for text in hashes)
+
+
+def _images(section: Section, allow_list: frozenset[bytes]) -> tuple[bytes, ...]:
+    """The approved images named by ``firmware_images``, read now: each must be readable and its
+    SHA-256 on the allow-list, so that a file swapped or mistyped is found before a device is."""
+    images = []
+    for index, text in enumerate(section.strings("firmware_images", [])):
+        key, where = f"firmware_images[{index}]", section.resolve(text)
+        try:
+            image = where.read_bytes()
+        except OSError as exc:
+            problem = f"{where}: cannot be read: {exc.strerror or exc}"
+            raise section.error(key, problem, "a firmware image file") from None
+        digest = hashlib.sha256(image).hexdigest()
+        if bytes.fromhex(digest) not in allow_list:
+            problem = f"{where}: its SHA-256 {digest} is not on firmware_allow_list"
+            raise section.error(key, problem, "the image of an approved hash")
+        images.append(image)
+    return tuple(images)
+
+
+def _check_interval(section: Section) -> float:
+    """``firmware_check_interval``: seconds, more than 0 and at most a day (§ 461a.20(b))."""
+    interval = section.value("firmware_check_interval", float, MAX_INTERVAL)
+    if not 0 < interval <= MAX_INTERVAL:
+        raise section.error(
+            "firmware_check_interval",
+            f"got {interval:g}: the firmware must be checked at least every 24 hours ({CLAUSE})",
+            f"seconds, above 0 and at most {MAX_INTERVAL:g}",
+        )
+    return interval
 
 
 def read_devices(section: Section) -> Mapping[str, DeviceConfig]:

@@ -117,5 +117,9 @@ class Section:
         text = self.value(name, str, default, "a path")
         if not text:
             raise self.error(name, "empty", "a path")
+        return self.resolve(text)
+
+    def resolve(self, text: str) -> Path:
+        """The path ``text`` names, as ``path_value`` reads it."""
         path = Path(text).expanduser()
         return path if path.is_absolute() else self.file.parent / path

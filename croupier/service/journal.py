@@ -37,6 +37,7 @@ from croupier.state import TableState
 from devices.equipment import Equipment, EquipmentEvent
 from devices.faults import Fault, Operator
 from devices.rules import Irregularity, Rule
+from drivers.authenticity import AuthenticityChecked
 from games.common.records import Record
 
 log = structlog.get_logger("croupier.journal")
@@ -109,12 +110,18 @@ class TableJournal:
     # -- the devices' latches and irregularities ------------------------------------------------
     def watch_latches(self, equipment: Iterable[Equipment[Any]]) -> None:
         """Keep each device's latched faults in the state store and in the trail as they change,
-        and write each irregularity its rules find (``device_irregularity``) and each equipment
-        event it reports (``equipment_event``) to the trail."""
+        and write each irregularity its rules find (``device_irregularity``), each equipment event
+        it reports (``equipment_event``) and each authenticity check of its firmware
+        (``authenticity_check``, those made already first) to the trail."""
         for machine in equipment:
             self._machines.append(machine)
-            self._latched[machine.name] = {fault.code for fault in machine.latch.faults}
+            for check in machine.checks:  # made before the journal watched (a firmware refused at start-up)
+                self.authenticity_checked(check)
+            machine.check_listeners.append(self.authenticity_checked)
+            self._latched[machine.name] = set()
             machine.latch.listeners.append(lambda machine=machine: self._latch_changed(machine))
+            if machine.latch:  # latched before the journal watched: recorded now
+                self._latch_changed(machine)
             machine.irregularity_listeners.append(
                 lambda irregularity, machine=machine: self._irregular(machine, irregularity)
             )
@@ -135,6 +142,13 @@ class TableJournal:
     def _irregular(self, machine: Equipment[Any], irregularity: Irregularity) -> None:
         fields = {"device": machine.name, "clause": irregularity.rule.clause, "detail": irregularity.detail}
         self.trail.append("device_irregularity", self.round, fields)
+
+    def authenticity_checked(self, check: AuthenticityChecked) -> None:
+        """One firmware authenticity check, passed or failed, to the trail; and when the device's
+        next check is due, to the state store, so a restart does not defer it (58 Pa. Code
+        § 461a.20(b), § 461a.10(s); decision 0026)."""
+        self.trail.append("authenticity_check", self.round, check.fields())
+        self.state.save_check_due(check.device, check.next_due)
 
     def _latch_changed(self, machine: Equipment[Any]) -> None:
         faults = {fault.code: fault for fault in machine.latch.faults}

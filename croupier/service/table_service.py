@@ -23,9 +23,12 @@ from croupier.config.limits import Limits
 from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
 from croupier.service.screen import Screen
 from croupier.tables.holding import HOLD_FOR_SUPERVISOR
+from devices.equipment import FIRMWARE_UNVERIFIED
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import Rule, RuleViolation
+from drivers.authenticity import AuthenticityChecked
 from drivers.connection import ConnectionState
+from drivers.errors import NotConnected
 from games.common.messages import Resolution
 
 log = structlog.get_logger("croupier.service")
@@ -180,14 +183,16 @@ class TableService:
     def trace(self, device: str, enabled: bool, operator: Operator) -> None:
         """A supervisor switches a device's hex wire trace on or off (docs/wire-trace.md)."""
         self._supervisor(operator, "switch a wire trace")
-        connections = {machine.name: machine.driver.conn for machine in self.table.feeds.machines}
-        if device not in connections:
-            raise KeyError(f"no device {device!r} at {self.table.name}; devices: {sorted(connections)}")
-        trace = connections[device].trace
+        trace = _connection(self.table, device).trace
         if trace is None:
             raise RuleViolation(WIRE_TRACE, f"{device} keeps no wire trace (a simulated device)")
         trace.enabled = enabled
         self.journal.operator_action("wire_trace", operator, device=device, enabled=enabled)
+
+    async def verify(self, device: str, operator: Operator) -> AuthenticityChecked:
+        """A supervisor has a device's firmware checked now (58 Pa. Code § 461a.20(b): on demand)."""
+        self._supervisor(operator, "verify a device's firmware")
+        return await supervisor_verify(self.table, self.journal, device, operator)
 
     @property
     def is_open(self) -> bool:
@@ -209,6 +214,33 @@ async def supervisor_clear(table: Any, journal: TableJournal | None, code: str, 
         journal.operator_action("clear", operator, code=code)
         if code == ROUND_CUT_OFF_CODE:
             journal.cut_off_settled(operator)
+
+
+async def supervisor_verify(
+    table: Any, journal: TableJournal | None, device: str, operator: Operator
+) -> AuthenticityChecked:
+    """A device's firmware checked on demand (58 Pa. Code § 461a.20(b); decision 0026), for the API
+    and the simulated floor supervisor alike: the check is applied before this returns (its
+    ``authenticity_check`` record written, a failure latched), then the supervisor's request is
+    recorded. A device refused for its firmware is tried again. Raises RuleViolation when the device
+    cannot be reached to check."""
+    try:
+        check = await _connection(table, device).verify()
+    except NotConnected as exc:
+        raise RuleViolation(FIRMWARE_UNVERIFIED, f"{device} cannot be verified now: {exc}") from None
+    await table.feeds.settled()
+    if journal is not None:
+        result = "passed" if check.passed else "failed"
+        journal.operator_action("verify", operator, device=device, check=check.kind.value, result=result)
+    return check
+
+
+def _connection(table: Any, device: str) -> Any:
+    """The connection of the table's ``device``; KeyError naming the devices there are."""
+    connections = table.feeds.connections()
+    if device not in connections:
+        raise KeyError(f"no device {device!r} at {table.name}; devices: {sorted(connections)}")
+    return connections[device]
 
 
 def supervisor_ruling(

@@ -43,6 +43,9 @@ SCRIPTED = {
     "foreign-card": "a card that does not belong: into the next batch (Crazy 4 Poker, Hold 'Em: the shuffler "
     "latches FOREIGN_CARD and WRONG_COUNT, 603a.15) or, at Free Bet Blackjack and Over/Under, a joker "
     "into the shoe (the round holds for a supervisor)",
+    "tamper": "the device's firmware image is altered while it goes on reporting the approved hash; its "
+    "authenticity check is brought forward, fails the challenge and latches FIRMWARE_UNVERIFIED "
+    "(461a.20(b)) until the floor reinstalls the firmware, verifies it and clears",
 }
 #: Other names a profile may use.
 ALIASES = {"extra-card": "foreign-card"}
@@ -232,6 +235,9 @@ class FaultScript(RoundWatcher):
             case "jam":
                 with world.lock:
                     world.faults.stuck.add(SHOE if strike.device == "shoe" else SHUFFLER_INPUT)
+            case "tamper":
+                device.call(lambda engine: engine.personality.tamper())
+                self.sim.connections[strike.device].check_due = 0.0  # due now: checked at the next poll
 
     def injected(self) -> dict[str, int]:
         """The faults struck, by kind: the summary's ``injected``."""

@@ -13,9 +13,10 @@ from typing import Any
 import structlog
 
 from croupier.service.journal import TableJournal
-from croupier.service.table_service import supervisor_clear, supervisor_ruling
+from croupier.service.table_service import supervisor_clear, supervisor_ruling, supervisor_verify
 from croupier.sim.summary import Tally
-from croupier.simulated import FLOORPERSON
+from croupier.simulated import FLOORPERSON, SimulatedTable
+from devices.equipment import FIRMWARE_UNVERIFIED_CODE
 from firmware_sim.dealer import FOREIGN_BACK
 from firmware_sim.world import DISCARD, FLOOR, SHUFFLER_INPUT, SHUFFLER_OUTPUT, PhysicalCard, TableWorld
 from games.common.messages import Resolution
@@ -64,12 +65,22 @@ class FloorSupervisor:
         self.repair(codes)
         for code in codes:
             try:
+                if code.endswith(FIRMWARE_UNVERIFIED_CODE):  # the approved firmware checked again first
+                    await self._verify(code)
                 await supervisor_clear(self.table, self.journal, code, FLOORPERSON)
             except Exception as exc:  # the device still down (unplugged): try again on the next walk
                 log.warning("clear refused", code=code, error=str(exc))
                 continue
             if self.tally is not None:
                 self.tally.fault_cleared(code)
+
+    async def _verify(self, code: str) -> None:
+        """The device whose check latched ``code`` verified on demand, as the floor would before the
+        clear (decision 0026: FIRMWARE_UNVERIFIED clears only after a check passes)."""
+        for machine in self.table.equipment:
+            if code in {fault.code for fault in machine.latch.faults}:
+                device = machine.unverified_device(code)
+                await supervisor_verify(self.table, self.journal, device, FLOORPERSON)
 
     def _rule(self, held: Any) -> None:
         self.repair(())  # a card dropped on the way to the rack is found and racked before the ruling
@@ -103,6 +114,18 @@ def repair_world(world: TableWorld, codes: Collection[str] = ()) -> None:
             world.put(CONFISCATED, [card for card in batch if _foreign(card)])
             world.put(SHUFFLER_INPUT, [card for card in batch if not _foreign(card)], bottom=True)
             world.remove(CONFISCATED)
+
+
+def repair_sim(sim: SimulatedTable[Any, Any], codes: Collection[str] = ()) -> None:
+    """``repair_world`` on the simulated table's world and, for a FIRMWARE_UNVERIFIED, the approved
+    firmware installed again on each device whose last check failed (the ``tamper`` fault); one
+    tampered with since is left for its own check to find."""
+    repair_world(sim.world, codes)
+    if any(code.endswith(FIRMWARE_UNVERIFIED_CODE) for code in codes):
+        for machine in sim.table.equipment:
+            for device, check in machine.last_check.items():
+                if not check.passed:
+                    sim.devices[device].call(lambda engine: engine.personality.reinstall())
 
 
 def _foreign(card: PhysicalCard) -> bool:

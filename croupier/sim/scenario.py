@@ -39,7 +39,7 @@ from typing import Any
 
 from croupier.players import table_options
 from croupier.sim.faults import FOREIGN_FACE, JOKER
-from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor, repair_world
+from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor, repair_sim
 from croupier.sim.summary import Tally
 from croupier.simulated import GAMES, simulated_table
 from croupier.tables.watchers import RoundWatcher
@@ -763,7 +763,7 @@ async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = N
         table.watchers.add(table_records)
         cover = table_options(game, sim).get("cover")
         tally = Tally()
-        repair = partial(repair_world, sim.world)
+        repair = partial(repair_sim, sim)
         floor = FloorSupervisor(table, tally, None, repair=repair, reset_key=controller_key(sim))
         async with on_the_floor(floor):
             for script in scenario.rounds:

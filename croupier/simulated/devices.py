@@ -84,10 +84,13 @@ async def connected_devices(
         for spec in specs:
             port = UsbPort(spec.device, bus) if spec.usb else PtyPort(spec.device)
             ports[spec.name] = port.start()
+            # The host holds each simulated device's approved image: every check is a challenge.
+            image = spec.device.call(lambda engine: engine.personality.firmware_image)
             connections[spec.name] = DeviceConnection(
                 _transport(ports[spec.name], bus if spec.usb else None),
                 name=spec.name,
                 expected_class=spec.expected_class,
+                firmware_images=(image,),
                 settings=spec.settings or settings,
             )
         for conn in connections.values():

@@ -23,7 +23,7 @@ from typing import Any
 
 from croupier.audit.head import Head
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APPLICATION_ID = 0x43525550  # "CRUP": marks the file as a Croupier state file (PRAGMA application_id)
 
 _SCHEMA = """
@@ -48,7 +48,8 @@ CREATE TABLE rounds (
 """
 #: What each schema version adds to the one before, so an older file is brought up to date when it
 #: is opened: 2, the audit trail's last durable position (croupier.audit.head); 3, the idempotency
-#: keys of the API (decision 0022).
+#: keys of the API (decision 0022); 4, when each device's next firmware authenticity check is due
+#: (decision 0026).
 _ADDED = {
     2: """
 CREATE TABLE trail_heads (
@@ -68,6 +69,12 @@ CREATE TABLE idempotency (
     status       INTEGER NOT NULL,
     body         TEXT NOT NULL,
     at           TEXT NOT NULL
+);
+""",
+    4: """
+CREATE TABLE authenticity (
+    device TEXT PRIMARY KEY,
+    due    REAL NOT NULL
 );
 """,
 }
@@ -238,6 +245,19 @@ class TableState:
                 return _head(db, table) if schema.fetchone()[0] else None  # schema 1 kept no head
         except sqlite3.Error as exc:
             raise StateError(f"{path}: cannot read the trail's head: {exc}") from None
+
+    # -- firmware authenticity checks (drivers.connection.DeviceConnection.check_due) --
+
+    def save_check_due(self, device: str, due: float) -> None:
+        """When ``device``'s next authenticity check is due, in seconds since the epoch: kept so that
+        a restart does not push the daily check back (58 Pa. Code § 461a.20(b))."""
+        with self._transaction():
+            self._db.execute("INSERT OR REPLACE INTO authenticity VALUES (?, ?)", (device, due))
+
+    def check_due(self, device: str) -> float | None:
+        """The due time last saved for ``device``; None for a device never checked."""
+        row = self._db.execute("SELECT due FROM authenticity WHERE device = ?", (device,)).fetchone()
+        return None if row is None else float(row[0])
 
     # -- idempotency keys (croupier.api.once) --
 

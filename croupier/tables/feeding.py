@@ -51,9 +51,13 @@ class Feeds:
                     await task
             self._tasks = []
 
+    def connections(self) -> dict[str, Any]:
+        """Each device's connection by name (a meter sign's too, which has no machine of its own)."""
+        return {machine.name: machine.driver.conn for machine in self.machines}
+
     def links(self) -> dict[str, str]:
-        """Each device's link state by name (a meter sign too, which has no machine of its own)."""
-        return {machine.name: machine.driver.conn.state.value for machine in self.machines}
+        """Each device's link state by name."""
+        return {name: conn.state.value for name, conn in self.connections().items()}
 
     async def settled(self) -> None:
         """Return once every event already queued on each connection has been applied."""

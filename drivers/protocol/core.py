@@ -7,6 +7,8 @@ Ids 0x01-0x0F are core commands, 0x40-0x4F diagnostic commands, 0x80-0x8F core e
 from __future__ import annotations
 
 import enum
+import hashlib
+import hmac
 from typing import Annotated
 
 from drivers.protocol.fields import BLOB, BOOL, STR, U8, U16, U32, Fixed, ListOf
@@ -14,6 +16,7 @@ from drivers.protocol.message import Catalog, Command, Event, Reply
 
 PROTOCOL_VERSION = 1
 FIRMWARE_HASH_SIZE = 32  # SHA-256 of the firmware image
+NONCE_SIZE = 32  # the host's challenge to Attest: 32 bytes from the operating system's CSPRNG
 
 CATALOG = Catalog()
 
@@ -83,6 +86,30 @@ class Hello(Command):
     REPLY = Identity
     session_id: Annotated[int, U32]
     protocol_version: Annotated[int, U8]
+
+
+class Attestation(Reply):
+    """The device's answer to a challenge: HMAC-SHA256 of its running image keyed by the nonce."""
+
+    digest: Annotated[bytes, Fixed(FIRMWARE_HASH_SIZE)]
+
+
+@CATALOG.add
+class Attest(Command):
+    """A challenge (58 Pa. Code § 461a.20(b), § 605a.4(c)): the device proves it holds its image now,
+    not a stored hash, by a digest over a fresh nonce and the whole image (docs/protocol.md §6.6)."""
+
+    MSG_ID = 0x04
+    REPLY = Attestation
+    nonce: Annotated[bytes, Fixed(NONCE_SIZE)]
+
+
+def attestation_digest(nonce: bytes, image: bytes) -> bytes:
+    """HMAC-SHA256 keyed by ``nonce`` over ``image``: what a device answers to Attest, and what the
+    host computes from the approved image to compare. Keyed by the nonce, the digest cannot be
+    computed before the nonce is known, nor from a stored hash or a hash state saved part-way
+    through the image (docs/protocol.md §6.6; decision 0026)."""
+    return hmac.new(nonce, image, hashlib.sha256).digest()
 
 
 class DeviceStatus(Reply):

@@ -4,6 +4,7 @@ pty, driven by console commands on its stdin, its effects seen only through the 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import queue
 import subprocess
@@ -23,6 +24,7 @@ from drivers.protocol.classes.shoe import DispenseFaceUp, DispenseOutcome
 from drivers.protocol.core import ClearFault, DeviceClass, DoorChanged, FaultCode, GetStatus, fault_mask
 from drivers.shoe import ShoeDriver
 from drivers.transport.serial import SerialTransport
+from firmware_sim.shoe import ShoePersonality
 from tests.links import FAST, run, wait_for_state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,3 +217,29 @@ async def next_of(conn: DeviceConnection, kind: type[T], timeout: float = 3.0) -
         while not isinstance(event := await conn.events.get(), kind):
             pass
         return event
+
+
+def test_tampered_firmware_fails_the_hosts_challenge_until_reinstalled(shoe: Console) -> None:
+    """58 Pa. Code § 605a.4(c), § 461a.20(b): ``tamper on`` alters the running image while the shoe
+    goes on reporting the approved hash; a host holding the approved image challenges it on demand
+    and the check fails; ``tamper off`` reinstalls it and the next check passes."""
+    image = ShoePersonality().firmware_image
+
+    async def scenario() -> None:
+        conn = DeviceConnection(
+            lambda: SerialTransport(shoe.url), name="shoe", settings=FAST, firmware_images=(image,)
+        )
+        await conn.start()
+        try:
+            await conn.wait_ready(5.0)
+            assert (await conn.verify()).passed
+            assert shoe.ask("tamper on") == ["tamper on: the next challenge fails"]
+            tampered = await conn.verify()
+            assert not tampered.passed and tampered.identity.firmware_hash == hashlib.sha256(image).digest()
+            assert shoe.ask("tamper off")[0].startswith("tamper off")
+            assert (await conn.verify()).passed
+        finally:
+            await conn.stop()
+
+    run(scenario())
+    assert shoe.close() == 0

@@ -315,7 +315,7 @@ def test_wrong_device_class_and_unlisted_firmware_are_refused_for_good():
             assert "expected a SHOE, the device is a DIAGNOSTIC" in str(rig.conn.last_error)
         async with connected(pty(), SerialTransport, wait=False, firmware_allow_list={bytes(32)}) as rig:
             await wait_for_state(rig.conn, ConnectionState.FAILED)
-            assert "not on the allow-list (605a.4(c))" in str(rig.conn.last_error)
+            assert "not on the allow-list (58 Pa. Code § 605a.4(c)" in str(rig.conn.last_error)
 
     run(scenario())
 

@@ -296,3 +296,37 @@ def test_the_live_view_shows_the_progressive_meters_at_a_table_with_one() -> Non
 
     last = asyncio.run(play()).split(CLEAR)[-1]
     assert re.search(r"meters \(progressive\): L1 \$[\d,.]+ \(\d+ hits", last), last
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_tampered_firmware_among_every_kind_of_fault_and_each_authenticity_check_in_the_trail(
+    game: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """58 Pa. Code § 461a.20(b), § 461a.10(s): with faults of every kind at random and a device's
+    firmware tampered with in round 2, the trail holds each authenticity check: every device's at
+    start-up, a reconnect's, the failed challenge (its own fault, FIRMWARE_UNVERIFIED) and the
+    floor's check on demand that passes before it clears; every round is still played."""
+    profile = tmp_path / "everything.toml"
+    profile.write_text('rate = 0.3\nseed = 11\n\n[[script]]\nround = 2\nfault = "tamper"\n')
+    audit = tmp_path / "audit"
+    args = ("--game", game, "--rounds", "16", "--seed", "4", "--faults", str(profile), "--audit", str(audit))
+    summary = sim(capsys, *args)
+    assert summary["rounds"] == 16 and summary["injected"]["tamper"] >= 1
+    records = [json.loads(line) for path in sorted(audit.glob("*.jsonl")) for line in path.open()]
+    checks = [record["fields"] for record in records if record["kind"] == "authenticity_check"]
+    assert {check["device"] for check in checks} == {
+        c["device"] for c in checks if c["trigger"] == "start-up"
+    }
+    assert all(check["check"] == "challenge" and check["expected"] for check in checks)
+    (failed, *_) = [check for check in checks if check["result"] == "failed"]
+    assert failed["trigger"] in ("due", "reconnect") and failed["reported"] not in failed["expected"]
+    later = checks[checks.index(failed) + 1 :]
+    assert any(
+        c["device"] == failed["device"] and c["trigger"] == "on demand" and c["result"] == "passed"
+        for c in later
+    )
+    latched = {r["fields"]["code"] for r in records if r["kind"] == "fault_latched"}
+    assert any(code.endswith("FIRMWARE_UNVERIFIED") for code in latched)
+    assert any(code.endswith("FIRMWARE_UNVERIFIED") for code in summary["faults"]), "cleared by the floor"
+    if "reboot" in summary["injected"]:
+        assert any(check["trigger"] == "reconnect" for check in checks)

@@ -283,6 +283,8 @@ def test_simulated_device_speaks_the_conversation_of_the_spec():
     assert answer("diagnostic-event-ack") == b""
     # The host's NAK: the device sends its last response again.
     assert answer("nak-from-host") == frames("request-diagnostic-events-response")
+    # The challenge (§6.6, 58 Pa. Code § 461a.20(b)): HMAC-SHA256 keyed by the nonce over the image.
+    assert answer("attest-command") == frames("attest-response")
 
 
 # -- what the decoder throws away, and why (docs/protocol.md §2) -----------------------------------------

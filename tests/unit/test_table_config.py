@@ -3,6 +3,8 @@ error naming the file, the TOML key and what is wrong."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 from pathlib import Path
 
 import pytest
@@ -569,3 +571,32 @@ def test_an_api_beyond_loopback_is_served_only_over_tls(tmp_path: Path) -> None:
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"absent\.toml: cannot be read: No such file"):
         load_table_config(tmp_path / "absent.toml")
+
+
+def test_firmware_images_and_the_check_interval_are_read_and_checked(tmp_path: Path) -> None:
+    """58 Pa. Code § 461a.20(b), § 605a.4(c): an approved image is read when the file is loaded and
+    must be on the allow-list (a device reporting its hash is then challenged with it); the check
+    interval is seconds up to 24 hours, 24 hours by default, and a longer one is refused by name."""
+    image = tmp_path / "shoe-1.0.bin"
+    image.write_bytes(b"approved shoe firmware")
+    approved = hashlib.sha256(image.read_bytes()).hexdigest()
+    extra = 'firmware_images = ["shoe-1.0.bin"]\nfirmware_check_interval = 3600'
+    shoe = load_table_config(
+        write(tmp_path, shoe_url("/dev/ttyUSB0", f'firmware_allow_list = ["{approved}"]\n{extra}') + PAID)
+    ).devices["shoe"]
+    assert shoe.firmware_images == (b"approved shoe firmware",)
+    assert supervisor_settings(shoe).firmware_recheck == 3600
+    default = load_table_config(write(tmp_path, hardware_shoe("/dev/ttyUSB0") + PAID)).devices["shoe"]
+    assert supervisor_settings(default).firmware_recheck == 24 * 3600 and default.firmware_images == ()
+    refused = {
+        "firmware_check_interval = 86401": "devices.shoe.firmware_check_interval: got 86401: the firmware "
+        "must be checked at least every 24 hours (58 Pa. Code § 605a.4(c), § 461a.20(b))",
+        "firmware_check_interval = 0": "devices.shoe.firmware_check_interval: got 0",
+        'firmware_images = ["missing.bin"]': f"devices.shoe.firmware_images[0]: {tmp_path / 'missing.bin'}: "
+        "cannot be read",
+        'firmware_images = ["shoe-1.0.bin"]': f"devices.shoe.firmware_images[0]: {image}: its SHA-256 "
+        f"{approved} is not on firmware_allow_list",
+    }
+    for setting, message in refused.items():
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            load_table_config(write(tmp_path, hardware_shoe("/dev/ttyUSB0", setting) + PAID))

@@ -193,7 +193,7 @@ def test_a_schema_1_file_gains_the_idempotency_keys_and_keeps_its_state(db: Path
         state.keep_response("k-1", kept)
     with TableState(db) as state:
         assert state.kept_response("k-1") == kept
-        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
 
 
 def test_a_missing_directory_is_named(tmp_path: Path) -> None:
@@ -269,6 +269,24 @@ def test_every_write_reported_done_survives_sigkill(db: Path) -> None:
     assert begun <= reported["begun"] + 1 and ended <= reported["ended"] + 1
     if current is not None:
         assert current.number == begun and current.wagers == json.loads(json.dumps({"seat-1": begun}))
+
+
+def test_a_schema_3_file_gains_the_due_times_of_the_firmware_checks(db: Path) -> None:
+    """58 Pa. Code § 461a.20(b), decision 0026: when each device's next authenticity check is due is
+    kept across restarts (schema 4), so a restart never pushes the daily check back; a file written
+    before it is brought up to date with its state kept."""
+    with TableState(db) as state:
+        state.save_table("T1", {"rounds": 7})
+    old = sqlite3.connect(db)
+    old.executescript("DROP TABLE authenticity; PRAGMA user_version = 3;")
+    old.close()
+    with TableState(db) as state:
+        assert state.load_table("T1") == {"rounds": 7} and state.check_due("shoe") is None
+        state.save_check_due("shoe", 1_900_000_000.5)
+        state.save_check_due("shoe", 1_900_086_400.5)  # the next check replaces the due time
+    with TableState(db) as state:
+        assert state.check_due("shoe") == 1_900_086_400.5 and state.check_due("shuffler") is None
+        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
 
 
 def test_decision_0022_an_idempotency_key_is_kept_24_hours_then_forgotten(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ INTERVAL = 5
 READING = (
     '"At least once every 5 rounds" is read as: of any 5 rounds in a row dealt without a counting '
     "shuffler, one has its stub counted; the violation is reported at the fifth round without a count. "
-    "The count is made \"to determine if the correct number of cards are still present in the deck\": "
+    'The count is made "to determine if the correct number of cards are still present in the deck": '
     "the rounds are those dealt from the deck in play, so a new deck placed in the shoe (a "
     "`batch_loaded` record) begins its own count."
 )
