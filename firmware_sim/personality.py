@@ -60,11 +60,11 @@ class Personality:
         """The image a challenge is answered over (docs/protocol.md §6.6): the one that runs."""
         return self.firmware_image if self.tampered_image is None else self.tampered_image
 
-    def tamper(self) -> None:
+    def tamper_firmware(self) -> None:
         """Alter the running image; the device goes on reporting the approved image's stored hash."""
         self.tampered_image = self.firmware_image + b"\x00patched"
 
-    def reinstall(self) -> None:
+    def reinstall_firmware(self) -> None:
         """The approved image installed again."""
         self.tampered_image = None
 

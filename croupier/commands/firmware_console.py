@@ -243,7 +243,14 @@ class FirmwareConsole(cmd.Cmd):
         """tamper on|off: alter the running firmware image (the device goes on reporting the approved
         hash, so only a challenge finds it, docs/protocol.md §6.6), or reinstall the approved one."""
         on = self._on_off("tamper", arg)
-        self.device.call(lambda engine: engine.personality.tamper() if on else engine.personality.reinstall())
+
+        def image(engine: DeviceEngine) -> None:
+            if on:
+                engine.personality.tamper_firmware()
+            else:
+                engine.personality.reinstall_firmware()
+
+        self.device.call(image)
         after = ": the next challenge fails" if on else ": approved image reinstalled"
         self.say(f"tamper {'on' if on else 'off'}{after}")
 

@@ -236,7 +236,7 @@ class FaultScript(RoundWatcher):
                 with world.lock:
                     world.faults.stuck.add(SHOE if strike.device == "shoe" else SHUFFLER_INPUT)
             case "tamper":
-                device.call(lambda engine: engine.personality.tamper())
+                device.call(lambda engine: engine.personality.tamper_firmware())
                 self.sim.connections[strike.device].check_due = 0.0  # due now: checked at the next poll
 
     def injected(self) -> dict[str, int]:

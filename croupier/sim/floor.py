@@ -125,7 +125,7 @@ def repair_sim(sim: SimulatedTable[Any, Any], codes: Collection[str] = ()) -> No
         for machine in sim.table.equipment:
             for device, check in machine.last_check.items():
                 if not check.passed:
-                    sim.devices[device].call(lambda engine: engine.personality.reinstall())
+                    sim.devices[device].call(lambda engine: engine.personality.reinstall_firmware())
 
 
 def _foreign(card: PhysicalCard) -> bool:

@@ -57,7 +57,7 @@ class DiagnosticDriver(Driver):
 def pty(*, tampered: bool = False) -> PtyPort:
     personality = DiagnosticPersonality()
     if tampered:
-        personality.tamper()
+        personality.tamper_firmware()
     return PtyPort(SimulatedDevice(personality, seed=5)).start()
 
 
@@ -109,7 +109,7 @@ def test_a_check_failing_later_in_the_day_latches_firmware_unverified_not_link_l
         async with connected(port, SerialTransport, firmware_images=(IMAGE,), settings=DAILY) as rig:
             machine = Equipment(DiagnosticDriver(rig.conn))
             machine.apply(await next_check(rig.conn))
-            port.device.call(lambda engine: engine.personality.tamper())
+            port.device.call(lambda engine: engine.personality.tamper_firmware())
             rig.conn.check_due = rig.conn.clock()  # the day is over
             check = await next_check(rig.conn)
             machine.apply(check)
@@ -126,7 +126,7 @@ def test_a_check_failing_later_in_the_day_latches_firmware_unverified_not_link_l
             assert refused.value.rule is FIRMWARE_UNVERIFIED and machine.latch
             assert (await rig.conn.verify()).passed is False, "still tampered: still unverified"
             machine.apply(await next_check(rig.conn))
-            port.device.call(lambda engine: engine.personality.reinstall())
+            port.device.call(lambda engine: engine.personality.reinstall_firmware())
             again = await rig.conn.verify()
             assert (again.trigger, again.passed) == (Trigger.ON_DEMAND, True)
             machine.apply(await next_check(rig.conn))
@@ -178,7 +178,7 @@ def test_a_device_refused_for_its_firmware_is_verified_again_on_demand():
         async with connected(port, SerialTransport, wait=False, firmware_images=(IMAGE,)) as rig:
             await wait_for_state(rig.conn, ConnectionState.FAILED)
             assert (await next_check(rig.conn)).passed is False
-            port.device.call(lambda engine: engine.personality.reinstall())
+            port.device.call(lambda engine: engine.personality.reinstall_firmware())
             check = await rig.conn.verify()
             assert (check.trigger, check.kind, check.passed) == (Trigger.ON_DEMAND, CheckKind.CHALLENGE, True)
             await rig.conn.wait_ready(5.0)
@@ -211,7 +211,7 @@ def test_a_supervisor_verifies_a_device_on_demand_through_the_api_and_every_chec
                 "on demand",
             )
             assert body["by"] == "FLOOR-7" and body["reported"] == body["expected"][0]
-            shoe.call(lambda engine: engine.personality.tamper())
+            shoe.call(lambda engine: engine.personality.tamper_firmware())
             status, body = await rig.post("/v1/devices/shoe/verify", headers=API_SUPERVISOR)
             assert status == 200 and body["result"] == "failed" and body["reported"] != body["expected"][0]
             status, faults = await rig.get("/v1/faults", API_SUPERVISOR)
@@ -222,7 +222,7 @@ def test_a_supervisor_verifies_a_device_on_demand_through_the_api_and_every_chec
                 f"/v1/faults/{FIRMWARE_UNVERIFIED_CODE}/clear", headers=API_SUPERVISOR
             )
             assert status == 409 and "461a.20(b)" in body["clause"]
-            shoe.call(lambda engine: engine.personality.reinstall())
+            shoe.call(lambda engine: engine.personality.reinstall_firmware())
             status, body = await rig.post("/v1/devices/shoe/verify", headers=API_SUPERVISOR)
             assert status == 200 and body["result"] == "passed"
             status, body = await rig.post(

@@ -528,3 +528,16 @@ def test_offline_reader_refuses_and_comes_back_inspected():
     assert card_reader.state == "faulted"
     run(card_reader.clear("LINK_LOST", FLOORPERSON))
     assert card_reader.state == "ready" and driver.clears == []
+
+
+def test_decision_0026_the_readers_firmware_is_tampered_apart_from_its_case():
+    """decision 0026: every simulated device's firmware image can be altered (the `tamper` fault of
+    ``croupier sim``, the console's ``tamper on``) — the card reader too, whose own ``tamper`` is its
+    case opened (a TAMPER fault). The two are told apart: before, the reader's case tamper hid the
+    firmware one and a random ``tamper`` striking the reader crashed ``croupier sim``."""
+    bench = Bench()
+    approved = bench.personality.running_image
+    bench.personality.tamper_firmware()
+    assert bench.personality.running_image != approved and FaultCode.TAMPER not in bench.engine.latched
+    bench.personality.reinstall_firmware()
+    assert bench.personality.running_image == approved
