@@ -130,11 +130,13 @@ class AuditRecord:
 
 
 def read_records(paths: Iterable[Path]) -> Iterator[AuditRecord]:
-    """Every record of ``paths``, in series order (hashes not checked: verify.py does that).
-    AuditError names the file and line of a record that cannot be read."""
+    """Every record of ``paths``, in series order, plain or compressed (hashes not checked:
+    verify.py does that). AuditError names the file and line of a record that cannot be read."""
+    from croupier.audit.storage import read_bytes  # storage needs AuditError from this module
+
     for path in paths:
         try:
-            data = Path(path).read_bytes()
+            data = read_bytes(path)
         except OSError as exc:
             raise AuditError(f"{path}: cannot read: {exc.strerror}") from None
         for number, line in enumerate(data.splitlines(), 1):

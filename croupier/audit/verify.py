@@ -20,6 +20,7 @@ from croupier.audit.head import Head
 from croupier.audit.record import CLOSE, FORMATS, GENESIS, HEADER, AuditError, AuditRecord
 from croupier.audit.rotation import archived_files, series_files
 from croupier.audit.sealing import VerificationKey, tag
+from croupier.audit.storage import plain_name, read_bytes
 
 
 @dataclass(frozen=True)
@@ -135,8 +136,10 @@ class _Walk:
         self._seal(number, index, record)
         if record.kind == CLOSE and (index != len(records) - 1 or record.fields.get("records") != index + 1):
             raise _Bad(number, record.seq, f"closing record does not close a file of {index + 1} records")
-        if self.head is not None and record.seq == self.head.seq and (
-            record.hash != self.head.hash or self.name != self.head.file
+        if (
+            self.head is not None
+            and record.seq == self.head.seq
+            and (record.hash != self.head.hash or self.name != self.head.file)
         ):
             raise _Bad(
                 number,
@@ -231,9 +234,12 @@ def verify_series(
     for position, path in enumerate(paths):
         try:
             newest = position == len(paths) - 1 and not expect_closed
-            walk.file_lines(Path(path).name, Path(path).read_bytes(), newest=newest)
+            walk.file_lines(plain_name(path), read_bytes(Path(path)), newest=newest)
         except _Bad as bad:
             problem = Problem(Path(path), bad.line, bad.seq, bad.reason)
+            break
+        except AuditError as exc:  # a compressed file whose data is damaged
+            problem = Problem(Path(path), 0, None, str(exc).removeprefix(f"{path}: "))
             break
         except OSError as exc:
             problem = Problem(Path(path), 0, None, f"cannot read: {exc.strerror}")

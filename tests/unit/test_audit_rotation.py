@@ -133,10 +133,10 @@ def test_files_past_online_days_move_to_archive_and_the_chain_still_verifies(
         trail = AuditTrail(tmp_path, "T1", rotation=policy, clock=clock)
     archived, online = archived_files(tmp_path, "T1"), series_files(tmp_path, "T1")
     # Now is 2026-02-10 12:00; files 1..10 closed at 12:00 on 2 to 11 January, 30 days or more ago.
-    assert [p.name for p in archived] == [f"T1-{n:06d}.jsonl" for n in range(1, 11)]
+    assert [p.name for p in archived] == [f"T1-{n:06d}.jsonl.gz" for n in range(1, 11)]
     assert all(clock.now - closed_at(p) >= timedelta(days=30) for p in archived)
     assert all(clock.now - closed_at(p) < timedelta(days=30) for p in online[:-1])
-    assert "archived T1-000001.jsonl" in caplog.text
+    assert "archived T1-000001.jsonl.gz" in caplog.text
     trail.append("wager", 2, {"amount": 5})
     trail.close()
     report = verify_series(archived + series_files(tmp_path, "T1"), expect_closed=True)
