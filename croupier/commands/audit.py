@@ -8,7 +8,8 @@ import argparse
 import json
 from pathlib import Path
 
-from croupier.audit.record import AuditError, AuditRecord, read_records
+from croupier.audit.lookup import find_round
+from croupier.audit.record import AuditError, read_records
 from croupier.audit.rotation import table_of
 from croupier.audit.sealing import VerificationKey
 from croupier.audit.verify import verify_series
@@ -47,9 +48,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     verify.set_defaults(handler=_verify)
     audit_seal.add_parsers(actions)
     show = actions.add_parser(
-        "show", help="print records readably", description="Print an audit file's records."
+        "show",
+        help="print records readably",
+        description="Print the records of audit files (plain or compressed), one a line.",
     )
-    show.add_argument("file", type=Path, metavar="FILE")
+    show.add_argument(
+        "files", nargs="+", type=Path, metavar="FILE", help="files in series order (oldest first)"
+    )
     show.add_argument("--round", type=int, default=None, help="only the records of this round")
     show.set_defaults(handler=_show)
     procedure = actions.add_parser(
@@ -117,19 +122,17 @@ def _procedure(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    """Every record of the files, or round N's; with ``--round`` the files' indexes find the round
+    (croupier.audit.lookup), and the files are read whole when they cannot."""
+    found = find_round(args.files, args.round) if args.round is not None else None
+    records = found.records if found is not None else read_records(args.files)
     try:
-        lines = args.file.read_bytes().splitlines()
-    except OSError as exc:
-        print(f"croupier audit: cannot read {args.file}: {exc.strerror}")
+        for record in records:
+            if args.round is None or record.round == args.round:
+                where = "" if record.round is None else f" round {record.round}"
+                fields = " ".join(f"{key}={json.dumps(value)}" for key, value in record.fields.items())
+                print(f"#{record.seq} {record.at}{where} {record.kind}: {fields}")
+    except AuditError as exc:
+        print(f"croupier audit: {exc}")
         return 1
-    for number, line in enumerate(lines, 1):
-        try:
-            record = AuditRecord.parse(line)
-        except AuditError as exc:
-            print(f"{args.file}:{number}: {exc}")
-            return 1
-        if args.round is None or record.round == args.round:
-            where = "" if record.round is None else f" round {record.round}"
-            fields = " ".join(f"{key}={json.dumps(value)}" for key, value in record.fields.items())
-            print(f"#{record.seq} {record.at}{where} {record.kind}: {fields}")
     return 0
