@@ -19,7 +19,7 @@ from pathlib import Path
 from croupier.audit.head import Head
 from croupier.audit.record import CLOSE, FORMATS, GENESIS, HEADER, AuditError, AuditRecord
 from croupier.audit.rotation import archived_files, series_files
-from croupier.audit.sealing import VerificationKey, tag
+from croupier.audit.sealing import KeyWalk, VerificationKey, tag
 from croupier.audit.storage import plain_name, read_bytes
 
 
@@ -56,6 +56,14 @@ class Report:
     def head(self) -> Head:
         """The series' newest record as verified."""
         return Head(self.last_file, self.last_seq, self.last_hash, self.last_epoch)
+
+
+def seal_holds(keys: KeyWalk, record: AuditRecord) -> bool:
+    """Whether the record's tag is the HMAC of its sealed bytes under its epoch's key (records
+    taken in seq order: the key walk only goes forward)."""
+    if record.epoch is None or record.epoch < 1:
+        return False
+    return hmac.compare_digest(tag(keys.key(record.epoch), record.sealed_bytes()), record.tag or "")
 
 
 class _Bad(Exception):
@@ -166,7 +174,7 @@ class _Walk:
         self.epoch = record.epoch
         if self.keys is None:
             return
-        if not hmac.compare_digest(tag(self.keys.key(record.epoch), record.sealed_bytes()), record.tag or ""):
+        if not seal_holds(self.keys, record):
             raise _Bad(
                 number,
                 record.seq,

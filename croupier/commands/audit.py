@@ -8,12 +8,13 @@ import argparse
 import json
 from pathlib import Path
 
+from croupier.audit.export import verify_export
 from croupier.audit.lookup import find_round
 from croupier.audit.record import AuditError, read_records
 from croupier.audit.rotation import table_of
 from croupier.audit.sealing import VerificationKey
 from croupier.audit.verify import verify_series
-from croupier.commands import audit_seal
+from croupier.commands import audit_export, audit_seal
 from croupier.state import StateError, TableState
 
 
@@ -45,8 +46,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="DB",
         help="the table's state database: the files must reach the last position it saved",
     )
+    verify.add_argument(
+        "--manifest",
+        type=Path,
+        metavar="FILE",
+        help="FILE is an export (croupier audit export): check it against this manifest",
+    )
     verify.set_defaults(handler=_verify)
     audit_seal.add_parsers(actions)
+    audit_export.add_parser(actions)
     show = actions.add_parser(
         "show",
         help="print records readably",
@@ -80,6 +88,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _verify(args: argparse.Namespace) -> int:
     try:
         key = VerificationKey.read(args.key) if args.key is not None else None
+        if args.manifest is not None:
+            return _verify_export(args, key)
         saved = TableState.read_head(args.state, table_of(args.files[-1])) if args.state else None
     except (AuditError, StateError) as exc:
         print(f"croupier audit: {exc}")
@@ -103,6 +113,21 @@ def _verify(args: argparse.Namespace) -> int:
         notes.append("newest file still open: records cut from its end cannot be detected")
     suffix = "".join(f"; {note}" for note in notes)
     print(f"ok: {report.records} records, chain intact, last hash {report.last_hash}{suffix}")
+    return 0
+
+
+def _verify_export(args: argparse.Namespace, key: VerificationKey | None) -> int:
+    if len(args.files) != 1 or args.state is not None:
+        print("croupier audit: with --manifest give the one exported file (and no --state)")
+        return 2
+    report = verify_export(args.files[0], args.manifest, key)
+    if report.problem is not None:
+        print(f"bad: {report.problem}")
+        return 1
+    print(
+        f"ok: {report.records} exported records, each a record of the series"
+        + "".join(f"; {n}" for n in report.notes)
+    )
     return 0
 
 
