@@ -30,11 +30,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from croupier.audit.record import AuditError, AuditRecord, canonical
+from croupier.audit.record import AuditError, AuditRecord, canonical, checked
 from croupier.audit.storage import index_path, plain_name, read_range, sync_directory
 
 #: Table records between rounds that a replay shows with the round they preceded (replay.BURN).
 BURN = "burn"
+#: Runs per chunk of the index, about: a round is found by reading the index's first line and one
+#: or two chunks, not every run of a 64 MiB file.
+CHUNK = 64
+_MEMBERS = b'{"members":'
 
 
 @dataclass(frozen=True)
@@ -129,17 +133,47 @@ class IndexBuilder:
         numbers = [run.round for run in runs if run.round is not None]
         return [min(numbers), max(numbers)] if numbers else None
 
-    def bound_bytes(self) -> bytes:
-        """The index's first line: what the close record's ``index`` digest covers."""
+    def lines(self) -> list[bytes]:
+        """The index as written: its first line lists the chunks (what the close record's ``index``
+        digest covers), each with the digest of its own line, one line a chunk after it."""
         self._close_run()
-        return canonical({"file": self.name, "runs": [run.as_list() for run in self.runs]})
+        chunks = [canonical([run.as_list() for run in chunk]) for chunk in _chunks(self.runs)]
+        top = [
+            [*_round_range(chunk), chunk[0].first_seq, chunk[-1].last_seq, hashlib.sha256(line).hexdigest()]
+            for chunk, line in zip(_chunks(self.runs), chunks, strict=True)
+        ]
+        return [canonical({"file": self.name, "chunks": top}), *chunks]
 
     def write(self, path: Path) -> str:
         """Write the index beside ``path`` (temporary file, fsync, rename) and return its digest for
         the close record."""
-        bound = self.bound_bytes()
-        _write_atomic(index_path(path), bound + b"\n")
-        return hashlib.sha256(bound).hexdigest()
+        lines = self.lines()
+        _write_atomic(index_path(path), b"\n".join(lines) + b"\n")
+        return hashlib.sha256(lines[0]).hexdigest()
+
+
+def _round_range(runs: list[Run]) -> list[int | None]:
+    numbers = [run.round for run in runs if run.round is not None]
+    return [min(numbers), max(numbers)] if numbers else [None, None]
+
+
+def _chunks(runs: list[Run]) -> list[list[Run]]:
+    """The runs cut into chunks of about ``CHUNK``, each cut where no round is open (every round
+    whose records began before the cut ended before it), so that a chunk and the one before it
+    hold every round that ends near it: what a replay needs to place the burns before a round."""
+    index_of = {id(run): i for i, run in enumerate(runs)}
+    end_of: dict[int, int] = {}  # a run's position -> the position of its round's last run
+    for group in groups(runs):
+        last = index_of[id(group[-1])]
+        for run in group:
+            end_of[index_of[id(run)]] = last
+    open_until, chunks, start = -1, [], 0
+    for i in range(len(runs)):
+        open_until = max(open_until, end_of.get(i, i))
+        if i + 1 - start >= CHUNK and open_until <= i:
+            chunks.append(runs[start : i + 1])
+            start = i + 1
+    return [*chunks, runs[start:]] if start < len(runs) else chunks
 
 
 def _write_atomic(target: Path, data: bytes) -> None:
@@ -153,19 +187,47 @@ def _write_atomic(target: Path, data: bytes) -> None:
 
 
 def add_members(path: Path, member_map: list[tuple[int, int]]) -> None:
-    """Keep a compressed file's member map on its index's second line (unbound: see the module)."""
+    """Keep a compressed file's member map on its index's last line (unbound: see the module), as
+    plain and compressed offsets in turn."""
     if not path.exists():
         return
-    bound = path.read_bytes().split(b"\n", 1)[0]
-    _write_atomic(path, bound + b"\n" + canonical({"members": [list(pair) for pair in member_map]}) + b"\n")
+    lines = [line for line in path.read_bytes().split(b"\n") if line and not line.startswith(_MEMBERS)]
+    flat = [offset for pair in member_map for offset in pair]
+    _write_atomic(path, b"\n".join([*lines, _MEMBERS + canonical(flat) + b"}"]) + b"\n")
 
 
 @dataclass(frozen=True)
-class FileIndex:
-    """A file's index, once its digest matched the close record's."""
+class Chunk:
+    """One chunk of an index: the rounds and seqs its runs cover."""
 
-    runs: list[Run]
-    members: list[tuple[int, int]] | None
+    first_round: int | None
+    last_round: int | None
+    first_seq: int
+    last_seq: int
+    digest: str
+
+    def holds(self, number: int) -> bool:
+        return self.first_round is not None and self.first_round <= number <= (self.last_round or 0)
+
+
+class FileIndex:
+    """A file's index, once its first line's digest matched the close record's; each chunk is
+    checked against its digest there when it is read."""
+
+    def __init__(
+        self, chunks: list[Chunk], lines: list[bytes], members: list[tuple[int, int]] | None
+    ) -> None:
+        self.chunks, self._lines, self.members = chunks, lines, members
+
+    def runs(self, position: int) -> list[Run] | None:
+        """The runs of chunk ``position``; None if its line is not the one the first line names."""
+        line = self._lines[position] if position < len(self._lines) else b""
+        if hashlib.sha256(line).hexdigest() != self.chunks[position].digest:
+            return None
+        try:
+            return [Run(*entry) for entry in json.loads(line)]
+        except (ValueError, TypeError):
+            return None
 
 
 def load(path: Path, digest: str) -> FileIndex | None:
@@ -175,15 +237,16 @@ def load(path: Path, digest: str) -> FileIndex | None:
         lines = index_path(path).read_bytes().split(b"\n")
         if hashlib.sha256(lines[0]).hexdigest() != digest:
             return None
-        bound = json.loads(lines[0])
-        if bound.get("file") != plain_name(path):
+        top = json.loads(lines[0])
+        if top.get("file") != plain_name(path):
             return None
-        runs = [Run(*entry) for entry in bound["runs"]]
-        extra = json.loads(lines[1]) if len(lines) > 1 and lines[1] else {}
-        members = [tuple(pair) for pair in extra["members"]] if "members" in extra else None
+        chunks = [Chunk(*entry) for entry in top["chunks"]]
+        found = [line for line in lines if line.startswith(_MEMBERS)]
+        flat = json.loads(found[0][len(_MEMBERS) : -1]) if found else None
     except (OSError, ValueError, TypeError, KeyError):
         return None
-    return FileIndex(runs, members)  # type: ignore[arg-type]
+    members = list(zip(flat[::2], flat[1::2], strict=True)) if flat else None
+    return FileIndex(chunks, lines[1 : 1 + len(chunks)], members)
 
 
 def read_run(path: Path, index: FileIndex, run: Run) -> list[AuditRecord] | None:
@@ -195,15 +258,10 @@ def read_run(path: Path, index: FileIndex, run: Run) -> list[AuditRecord] | None
         return None
     records: list[AuditRecord] = []
     for line in data.splitlines(keepends=True):
-        try:
-            record = AuditRecord.parse(line)
-        except AuditError:
-            return None
-        expected_seq = run.first_seq + len(records)
+        record = checked(line)
         if (
-            record.line() != line
-            or not record.is_sound()
-            or record.seq != expected_seq
+            record is None
+            or record.seq != run.first_seq + len(records)
             or (records and record.prev != records[-1].hash)
             or _label(record) != (run.round, run.numbered)
         ):

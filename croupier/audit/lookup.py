@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from croupier.audit.index import FileIndex, IndexBuilder, Run, groups, load, read_run
-from croupier.audit.record import CLOSE, HEADER, AuditError, AuditRecord
+from croupier.audit.record import CLOSE, HEADER, AuditError, AuditRecord, checked
 from croupier.audit.storage import first_line, last_line, read_bytes
 from croupier.audit.verify import verify_series
 
@@ -43,6 +43,7 @@ class _File:
     close: AuditRecord | None
     index: FileIndex | None = None
     whole: list[AuditRecord] | None = None  # the file's records, when read whole
+    whole_runs: list[Run] | None = None
 
     def holds(self, number: int) -> bool:
         rounds = self.close.fields.get("rounds") if self.close is not None else None
@@ -50,19 +51,36 @@ class _File:
             return True  # no bound round numbers: it may hold the round
         return isinstance(rounds, list) and len(rounds) == 2 and rounds[0] <= number <= rounds[1]
 
-    def runs(self) -> list[Run]:
+    def open(self) -> bool:
+        """Load the file's bound index, or read and verify it whole (checks 2 and 3)."""
+        if self.index is not None or self.whole is not None:
+            return True
+        if self.close is not None and isinstance(self.close.fields.get("index"), str):
+            self.index = load(self.path, self.close.fields["index"])
+            if self.index is not None:
+                return True
+        report = verify_series([self.path])
+        if not report.ok or (self.close is not None and report.last_hash != self.close.hash):
+            return False
+        try:
+            data = read_bytes(self.path)
+            self.whole = [AuditRecord.parse(line) for line in data.splitlines()]
+        except (OSError, AuditError):
+            return False
+        self.whole_runs = IndexBuilder.of_lines(self.path.name, data).runs
+        return self.whole[0].hash == self.header.hash
+
+    def positions(self) -> int:
+        """How many chunks the file is read in (one when read whole)."""
+        return len(self.index.chunks) if self.index is not None else 1
+
+    def chunk_runs(self, position: int) -> list[Run] | None:
+        return self.index.runs(position) if self.index is not None else self.whole_runs
+
+    def records(self, run: Run) -> list[AuditRecord] | None:
         if self.index is not None:
-            return self.index.runs
-        data = b"".join(record.line() for record in self.whole or [])
-        return IndexBuilder.of_lines(self.path.name, data).runs
-
-
-def _record(line: bytes) -> AuditRecord | None:
-    try:
-        record = AuditRecord.parse(line)
-    except AuditError:
-        return None
-    return record if record.line() == line + b"\n" and record.is_sound() else None
+            return read_run(self.path, self.index, run)
+        return [record for record in self.whole or [] if run.first_seq <= record.seq <= run.last_seq]
 
 
 def _ends(paths: list[Path]) -> list[_File] | None:
@@ -70,7 +88,7 @@ def _ends(paths: list[Path]) -> list[_File] | None:
     files: list[_File] = []
     for position, path in enumerate(paths):
         try:
-            header, last = _record(first_line(path)), _record(last_line(path))
+            header, last = checked(first_line(path) + b"\n"), checked(last_line(path) + b"\n")
         except (OSError, AuditError):
             return None
         if header is None or header.kind != HEADER or last is None:
@@ -90,26 +108,43 @@ def _ends(paths: list[Path]) -> list[_File] | None:
     return files
 
 
-def _open(file: _File) -> bool:
-    """Load the file's bound index, or read and verify it whole (checks 2 and 3)."""
-    if file.close is not None and isinstance(file.close.fields.get("index"), str):
-        file.index = load(file.path, file.close.fields["index"])
-        if file.index is not None:
-            return True
-    report = verify_series([file.path])
-    if not report.ok or report.last_hash != (file.close.hash if file.close else report.last_hash):
-        return False
-    try:
-        file.whole = [AuditRecord.parse(line) for line in read_bytes(file.path).splitlines()]
-    except (OSError, AuditError):
-        return False
-    return file.whole[0].hash == file.header.hash
+class _Reading:
+    """The chunks of the series read so far, in series order, each as (file, chunk) positions."""
 
+    def __init__(self, files: list[_File]) -> None:
+        self.files = files
+        self.loaded: dict[tuple[int, int], list[Run]] = {}
 
-def _records(file: _File, run: Run) -> list[AuditRecord] | None:
-    if file.index is not None:
-        return read_run(file.path, file.index, run)
-    return [record for record in file.whole or [] if run.first_seq <= record.seq <= run.last_seq]
+    def load(self, where: tuple[int, int]) -> bool:
+        if where not in self.loaded:
+            runs = self.files[where[0]].chunk_runs(where[1])
+            if runs is None:
+                return False
+            self.loaded[where] = runs
+        return True
+
+    def earlier(self, where: tuple[int, int]) -> tuple[int, int] | None:
+        file, position = where
+        if position > 0:
+            return file, position - 1
+        if file == 0 or not self.files[file - 1].open():
+            return None
+        return file - 1, self.files[file - 1].positions() - 1
+
+    def with_round_before(self, where: tuple[int, int]) -> bool:
+        """Load the chunks before ``where`` back to one holding a round's records: the round that
+        ended last before it, after which the burns a replay shows were recorded."""
+        back = self.earlier(where)
+        while back is not None:
+            if not self.load(back):
+                return False
+            if any(run.numbered for run in self.loaded[back]):
+                return True
+            back = self.earlier(back)
+        return True
+
+    def runs(self) -> list[tuple[_File, Run]]:
+        return [(self.files[where[0]], run) for where in sorted(self.loaded) for run in self.loaded[where]]
 
 
 def find_round(paths: list[Path], number: int) -> Found | None:
@@ -118,13 +153,20 @@ def find_round(paths: list[Path], number: int) -> Found | None:
     files = _ends(paths)
     if files is None:
         return None
-    chosen = [i for i, file in enumerate(files) if file.holds(number)]
-    if not chosen:
-        return None
-    wanted = sorted({*chosen, max(chosen[0] - 1, 0)})
-    if not all(_open(files[i]) for i in wanted):
-        return None
-    located = [(files[i], run) for i in wanted for run in files[i].runs()]
+    reading = _Reading(files)
+    for i, file in enumerate(files):
+        if not file.holds(number):
+            continue
+        if not file.open():
+            return None
+        for position in range(file.positions()):
+            chunk = file.index.chunks[position] if file.index is not None else None
+            if (chunk is None or chunk.holds(number)) and not reading.load((i, position)):
+                return None
+    for where in list(reading.loaded):
+        if not reading.with_round_before(where):
+            return None
+    located = reading.runs()
     owner = {id(run): file for file, run in located}
     runs = [run for _, run in located]
     rounds = groups(runs)
@@ -138,7 +180,7 @@ def find_round(paths: list[Path], number: int) -> Found | None:
     mine = [run for run in runs if run.round == number]
     if not mine:
         return None
-    read = {id(run): _records(owner[id(run)], run) for run in [*mine, *burns]}
+    read = {id(run): owner[id(run)].records(run) for run in [*mine, *burns]}
     if any(records is None for records in read.values()):
         return None
     return Found(

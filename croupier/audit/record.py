@@ -129,6 +129,26 @@ class AuditRecord:
         return digest(self.body()) == self.hash
 
 
+def checked(line: bytes) -> AuditRecord | None:
+    """The record on ``line`` (with its newline) if the line is its one valid encoding and its
+    hash holds; None otherwise. One encoding instead of two: in a canonical line the body's own
+    encoding is the line less its ``hash`` pair and (sealed) its ``tag`` pair, which come after
+    ``fields`` (keys are sorted) and are found from the end, where no string can hold them (a quote
+    inside a string is escaped)."""
+    try:
+        record = AuditRecord.parse(line)
+    except AuditError:
+        return None
+    if record.line() != line:
+        return None
+    body = line[:-1]
+    at = body.rfind(b',"hash":"')
+    body = body[:at] + body[at + len(b',"hash":"') + 65 :]
+    if record.tag is not None:
+        body = body[: body.rfind(b',"tag":"')] + b"}"
+    return record if hashlib.sha256(body).hexdigest() == record.hash else None
+
+
 def read_records(paths: Iterable[Path]) -> Iterator[AuditRecord]:
     """Every record of ``paths``, in series order, plain or compressed (hashes not checked:
     verify.py does that). AuditError names the file and line of a record that cannot be read."""

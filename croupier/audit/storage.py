@@ -112,12 +112,13 @@ def compress(path: Path) -> tuple[Path, list[tuple[int, int]]]:
 
 
 def first_line(path: Path) -> bytes:
-    """The file's first line (its header) without reading the rest: the first member's start."""
+    """The file's first line (its header, far shorter than ``_TAIL``) without reading the rest:
+    the first member's start."""
     with Path(path).open("rb") as file:
-        head = file.read(MEMBER if not is_compressed(path) else MEMBER // 2)
+        head = file.read(_TAIL)
         if is_compressed(path):
             try:
-                head = zlib.decompressobj(wbits=31).decompress(head, MEMBER)
+                head = zlib.decompressobj(wbits=31).decompress(head, _TAIL)
             except zlib.error as exc:
                 raise AuditError(f"{path}: the compressed file is damaged ({exc})") from None
     return head.split(b"\n", 1)[0]

@@ -5,6 +5,7 @@ trail (decision 0025), which can make an answer faster but never different."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import logging
 from datetime import UTC, datetime, timedelta
@@ -12,11 +13,21 @@ from pathlib import Path
 
 import pytest
 
-from croupier.audit import AuditError, AuditTrail, Retention, Rotation, verify_series
+from croupier.audit import (
+    AuditError,
+    AuditRecord,
+    AuditTrail,
+    Retention,
+    Rotation,
+    index,
+    storage,
+    verify_series,
+)
 from croupier.audit.lookup import find_round
 from croupier.audit.record import read_records
+from croupier.audit.replay import replay
 from croupier.audit.rotation import archived_files, compress_closed, series_files
-from croupier.audit.storage import compress, index_path, is_compressed, read_bytes
+from croupier.audit.storage import compress, index_path, is_compressed, last_line, read_bytes
 from croupier.cli import main
 
 GAME = "free-bet-blackjack"
@@ -49,6 +60,10 @@ def series(tmp_path: Path, *, compressed: bool = True) -> list[Path]:
             if number == 4:
                 trail.append("settlement", 3, {"game": GAME, "round_seq": 2, "seat": 2, "movement": "push"})
     return series_files(tmp_path, "T1")
+
+
+def last(path: Path) -> AuditRecord:
+    return AuditRecord.parse(last_line(path))
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -119,29 +134,29 @@ def test_show_and_replay_of_a_round_through_the_index_equal_a_full_read(
         assert [step["kind"] for step in replayed[0]["burns"]] == ["burn"]
 
 
-def _runs_of(path: Path) -> tuple[dict, list[bytes]]:
-    lines = path.read_bytes().split(b"\n")
-    return json.loads(lines[0]), lines[1:]
-
-
 def test_a_stale_or_tampered_index_never_changes_the_answer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A run dropped or moved, an index of another file, or none: the digest in the close record no
-    longer matches, and that file is read whole and verified whole instead."""
+    """A run dropped or moved in a chunk, the chunk's digest rewritten too, an index of another
+    file, or none: a chunk that does not match its digest sends the reader to the whole series, a
+    first line that does not match the close record's digest sends it to that file read whole."""
     files = series(tmp_path)
     names = list(map(str, files))
     expected = cli(capsys, "replay", *names, "--round", "1", "--json")
     round_1 = [r for r in read_records(files) if r.round == 1]
     first = index_path(files[0])
-    bound, rest = _runs_of(first)
-    tampered = [
-        {**bound, "runs": bound["runs"][1:]},  # an occurrence of the round hidden
-        {**bound, "runs": [[*run[:6], run[6] + 1, *run[7:]] for run in bound["runs"]]},  # offsets moved
-    ]
-    for index in tampered:
-        first.write_bytes(b"\n".join([json.dumps(index, separators=(",", ":")).encode(), *rest]))
-        found = find_round(files, 1)
+    top, chunk, *rest = first.read_bytes().split(b"\n")
+    runs = json.loads(chunk)
+    dropped = json.dumps(runs[1:], separators=(",", ":")).encode()  # an occurrence of round 1 hidden
+    moved = json.dumps([[*run[:6], run[6] + 1, *run[7:]] for run in runs], separators=(",", ":")).encode()
+    for line in (dropped, moved):
+        first.write_bytes(b"\n".join([top, line, *rest]))
+        assert find_round(files, 1) is None  # the chunk is not the one the first line names
+        assert cli(capsys, "replay", *names, "--round", "1", "--json") == expected
+        document = json.loads(top)
+        document["chunks"][0][4] = hashlib.sha256(line).hexdigest()
+        first.write_bytes(b"\n".join([json.dumps(document, separators=(",", ":")).encode(), line, *rest]))
+        found = find_round(files, 1)  # the first line is not the close record's: file 1 read whole
         assert found is not None and found.records == round_1
         assert cli(capsys, "replay", *names, "--round", "1", "--json") == expected
     first.write_bytes(index_path(files[1]).read_bytes())  # another file's index
@@ -193,3 +208,27 @@ def test_deletion_past_retention_spares_the_newest_file_and_is_logged_465a_6(
         retention.delete(files[0], later)
     assert not files[0].exists() and not index_path(files[0]).exists()
     assert f"deleted {files[0]}" in caplog.text
+
+
+def test_every_round_found_across_many_chunks_equals_a_full_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks of three runs, cut only where no round is open (round 3 is held over round 4): each
+    round's records and the burns before it are those the whole series gives."""
+    monkeypatch.setattr(index, "CHUNK", 3)
+    monkeypatch.setattr(storage, "MEMBER", 512)
+    with AuditTrail(tmp_path, "T1", rotation=Rotation(max_bytes=16384, compress=True)) as trail:
+        for number in [*range(1, 41), *range(1, 6)]:
+            if number % 5 == 0:
+                trail.append("burn", None, {"reason": "batch", "dealer": "D-1"})
+            play(trail, number)
+            if number == 4:
+                trail.append("settlement", 3, {"game": GAME, "round_seq": 5, "seat": 2, "movement": "push"})
+    files = series_files(tmp_path, "T1")
+    assert len(index.load(files[0], last(files[0]).fields["index"]).chunks) > 3
+    everything = list(read_records(files))
+    for number in range(1, 41):
+        found = find_round(files, number)
+        assert found is not None, number
+        assert found.records == [r for r in everything if r.round == number]
+        assert replay(found.burns + found.records, number) == replay(everything, number)

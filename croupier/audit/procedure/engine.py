@@ -181,7 +181,7 @@ class Table:
 
 
 def no_more_bets_first(clause: str) -> Before:
-    """"No more bets" announced before any card is dealt: 677a.10(a)(2) and 657a.9(a)(3) say it
+    """ "No more bets" announced before any card is dealt: 677a.10(a)(2) and 657a.9(a)(3) say it
     alike, each for its own section."""
     return Before(
         clause,
