@@ -4,10 +4,12 @@ Retention follows 461a.10(s) and 465a.6: logs kept at least 30 days on line, rec
 5 years. A file's age is the time of its closing record, which is inside the chain, so it cannot be
 made to look older by touching the file.
 
-Closed files older than the on-line period move to ``archive/`` beside the series, under the same
-names, so ``croupier audit verify archive/T-*.jsonl T-*.jsonl`` still checks one unbroken chain. Nothing
-is ever deleted automatically: 465a.6 sets a floor, not a deadline, and the decision to destroy a legal
-record belongs to the casino, so ``Retention.delete`` only refuses what is too young.
+Closed files are compressed (croupier.audit.storage); those older than the on-line period move to
+``archive/`` beside the series, under the same names and with their indexes, so ``croupier audit
+verify archive/T-*.jsonl* T-*.jsonl*`` still checks one unbroken chain. Nothing is ever deleted
+automatically: 465a.6 sets a floor, not a deadline, and the decision to destroy a legal record
+belongs to the casino, so ``Retention.delete`` refuses what is too young and the newest file, and
+logs what it deletes.
 """
 
 from __future__ import annotations

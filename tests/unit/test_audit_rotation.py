@@ -150,11 +150,15 @@ def test_the_cli_verifies_archive_and_online_files_together(tmp_path: Path) -> N
     AuditTrail(tmp_path, "T1", rotation=policy, clock=clock).close()
     files = archived_files(tmp_path, "T1") + series_files(tmp_path, "T1")
     assert (tmp_path / ARCHIVE).is_dir() and len(archived_files(tmp_path, "T1")) >= 1
-    assert _verify(argparse.Namespace(files=files, expect_closed=True, key=None, state=None, manifest=None)) == 0
+    assert (
+        _verify(argparse.Namespace(files=files, expect_closed=True, key=None, state=None, manifest=None)) == 0
+    )
     # Leaving out the file where archive meets on-line storage is named: the chain is one across both.
     seam = len(archived_files(tmp_path, "T1"))
     gap = files[:seam] + files[seam + 1 :]
-    assert _verify(argparse.Namespace(files=gap, expect_closed=True, key=None, state=None, manifest=None)) == 1
+    assert (
+        _verify(argparse.Namespace(files=gap, expect_closed=True, key=None, state=None, manifest=None)) == 1
+    )
 
 
 def test_young_and_newest_files_are_never_moved_and_young_ones_never_deleted(tmp_path: Path) -> None:
