@@ -35,6 +35,10 @@ class Found:
     records: list[AuditRecord]
     burns: list[AuditRecord]
 
+    def in_order(self) -> list[AuditRecord]:
+        """Both, in series order: what ``croupier.audit.replay.replay`` rebuilds the round from."""
+        return sorted(self.burns + self.records, key=lambda record: record.seq)
+
 
 @dataclass
 class _File:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from croupier.audit.lookup import find_round
-from croupier.audit.record import AuditError, AuditRecord, read_records
+from croupier.audit.record import AuditError, read_records
 from croupier.audit.replay import ReplayCard, ReplayError, ReplayHand, RoundReplay, Step, replay
 from croupier.audit.verify import verify_series
 
@@ -41,7 +41,7 @@ def _replay(args: argparse.Namespace) -> int:
             print(f"croupier replay: refused, the trail fails verification: {report.problem}")
             return 1
     try:
-        records = read_records(args.files) if found is None else sorted(found.burns + found.records, key=_seq)
+        records = read_records(args.files) if found is None else found.in_order()
         rounds = replay(list(records), args.round)
     except (AuditError, ReplayError, OSError) as exc:
         print(f"croupier replay: {exc}")
@@ -51,10 +51,6 @@ def _replay(args: argparse.Namespace) -> int:
     else:
         print("\n\n".join(render(round_) for round_ in rounds) if rounds else "no rounds in the trail")
     return 0
-
-
-def _seq(record: AuditRecord) -> int:
-    return record.seq
 
 
 def _money(amount: Any) -> str:

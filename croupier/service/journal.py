@@ -26,6 +26,7 @@ from typing import Any
 import structlog
 
 from croupier.audit.adapter import append_record
+from croupier.audit.lookup import find_round
 from croupier.audit.record import read_records
 from croupier.audit.replay import RoundReplay, replay
 from croupier.audit.writer import AuditTrail
@@ -223,7 +224,9 @@ class TableJournal:
 
     def _trail_of(self, number: int) -> RoundReplay | None:
         """Round ``number`` as the trail rebuilds it (its last run, were numbers ever reused)."""
-        rounds = [r for r in replay(read_records(self.trail.files())) if r.round == number]
+        found = find_round(self.trail.files(), number)  # through the indexes when they check
+        records = found.in_order() if found is not None else read_records(self.trail.files())
+        rounds = [r for r in replay(records) if r.round == number]
         return rounds[-1] if rounds else None
 
 
