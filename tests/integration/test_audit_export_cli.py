@@ -116,3 +116,14 @@ def test_bad_dates_and_empty_periods_are_named(
     code, out = run(capsys, "audit", "export", *files, "--from", "2027-01-01", "--to", "2027-01-02",
                     "--out", str(tmp_path))  # fmt: skip
     assert code == 1 and "no record of T1" in out
+
+
+def test_a_sealed_compressed_series_verifies_with_the_key_and_replays(
+    trail: tuple[list[str], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The seals are of the decompressed lines: verify --key reads the compressed files as written."""
+    files, key = trail
+    code, out = run(capsys, "audit", "verify", *files, "--key", str(key))
+    assert code == 0 and "every record sealed, every seal verified" in out, out
+    code, out = run(capsys, "audit", "show", *files, "--round", "30")
+    assert code == 0 and [line.split()[2:4] for line in out.splitlines()] == [["round", "30"]] * 2
