@@ -23,7 +23,7 @@ from pathlib import Path
 
 from croupier.audit.index import FileIndex, IndexBuilder, Run, groups, load, read_run
 from croupier.audit.record import CLOSE, HEADER, AuditError, AuditRecord, checked
-from croupier.audit.storage import first_line, last_line, read_bytes
+from croupier.audit.storage import first_and_last_lines, read_bytes
 from croupier.audit.verify import verify_series
 
 
@@ -92,7 +92,8 @@ def _ends(paths: list[Path]) -> list[_File] | None:
     files: list[_File] = []
     for position, path in enumerate(paths):
         try:
-            header, last = checked(first_line(path) + b"\n"), checked(last_line(path) + b"\n")
+            first, final = first_and_last_lines(path)
+            header, last = checked(first + b"\n"), checked(final + b"\n")
         except (OSError, AuditError):
             return None
         if header is None or header.kind != HEADER or last is None:

@@ -111,29 +111,33 @@ def compress(path: Path) -> tuple[Path, list[tuple[int, int]]]:
     return target, offsets
 
 
-def first_line(path: Path) -> bytes:
-    """The file's first line (its header, far shorter than ``_TAIL``) without reading the rest:
-    the first member's start."""
+def first_and_last_lines(path: Path) -> tuple[bytes, bytes]:
+    """The file's first line (its header, far shorter than ``_TAIL``) and last line (its close
+    record, once closed) from its first and last ``_TAIL`` bytes, without reading the rest. In a
+    compressed file the first line is at the first member's start and the last line is a member of
+    its own, found by scanning back for a gzip header whose member runs exactly to the end of the
+    file. The last line is b"" if none is found (a plain file cut mid-line)."""
     with Path(path).open("rb") as file:
         head = file.read(_TAIL)
-        if is_compressed(path):
-            try:
-                head = zlib.decompressobj(wbits=31).decompress(head, _TAIL)
-            except zlib.error as exc:
-                raise AuditError(f"{path}: the compressed file is damaged ({exc})") from None
-    return head.split(b"\n", 1)[0]
-
-
-def last_line(path: Path) -> bytes:
-    """The file's last line (its close record, once closed) from its last ``_TAIL`` bytes. In a
-    compressed file the last line is a member of its own: the member found by scanning back for a
-    gzip header whose member runs exactly to the end of the file. b"" if none is found."""
-    with Path(path).open("rb") as file:
         size = file.seek(0, os.SEEK_END)
         file.seek(max(0, size - _TAIL))
         tail = file.read()
     if not is_compressed(path):
-        return tail.rstrip(b"\n").rsplit(b"\n", 1)[-1] if tail.endswith(b"\n") else b""
+        last = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1] if tail.endswith(b"\n") else b""
+        return head.split(b"\n", 1)[0], last
+    try:
+        head = zlib.decompressobj(wbits=31).decompress(head, _TAIL)
+    except zlib.error as exc:
+        raise AuditError(f"{path}: the compressed file is damaged ({exc})") from None
+    return head.split(b"\n", 1)[0], _last_member_line(tail)
+
+
+def last_line(path: Path) -> bytes:
+    """The file's last line: see ``first_and_last_lines``."""
+    return first_and_last_lines(path)[1]
+
+
+def _last_member_line(tail: bytes) -> bytes:
     start = tail.rfind(_MAGIC)
     while start >= 0:
         try:
