@@ -232,3 +232,14 @@ def test_every_round_found_across_many_chunks_equals_a_full_read(
         assert found is not None, number
         assert found.records == [r for r in everything if r.round == number]
         assert replay(found.burns + found.records, number) == replay(everything, number)
+
+
+def test_the_procedure_auditor_reads_a_compressed_series_as_the_plain_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = series(tmp_path / "plain", compressed=False)
+    packed = series(tmp_path / "packed")
+    assert any(is_compressed(path) for path in packed)
+    assert cli(capsys, "audit", "procedure", *map(str, packed), "--json") == cli(
+        capsys, "audit", "procedure", *map(str, plain), "--json"
+    )
