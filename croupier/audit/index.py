@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from croupier.audit.record import AuditError, AuditRecord, canonical, checked
-from croupier.audit.storage import index_path, plain_name, read_range, sync_directory
+from croupier.audit.storage import MemberMap, index_path, plain_name, read_range, sync_directory
 
 #: Table records between rounds that a replay shows with the round they preceded (replay.BURN).
 BURN = "burn"
@@ -135,13 +135,18 @@ class IndexBuilder:
 
     def lines(self) -> list[bytes]:
         """The index as written: its first line lists the chunks (what the close record's ``index``
-        digest covers), each with the digest of its own line, one line a chunk after it."""
+        digest covers), each with the digest of its own line and where that line is (from the
+        start of the second line), one line a chunk after it."""
         self._close_run()
-        chunks = [canonical([run.as_list() for run in chunk]) for chunk in _chunks(self.runs)]
-        top = [
-            [*_round_range(chunk), chunk[0].first_seq, chunk[-1].last_seq, hashlib.sha256(line).hexdigest()]
-            for chunk, line in zip(_chunks(self.runs), chunks, strict=True)
-        ]
+        runs = _chunks(self.runs)
+        chunks = [canonical([run.as_list() for run in chunk]) for chunk in runs]
+        top, offset = [], 0
+        for chunk, line in zip(runs, chunks, strict=True):
+            digest = hashlib.sha256(line).hexdigest()
+            top.append(
+                [*_round_range(chunk), chunk[0].first_seq, chunk[-1].last_seq, digest, offset, len(line)]
+            )
+            offset += len(line) + 1
         return [canonical({"file": self.name, "chunks": top}), *chunks]
 
     def write(self, path: Path) -> str:
@@ -186,25 +191,26 @@ def _write_atomic(target: Path, data: bytes) -> None:
     sync_directory(target.parent)
 
 
-def add_members(path: Path, member_map: list[tuple[int, int]]) -> None:
-    """Keep a compressed file's member map on its index's last line (unbound: see the module), as
-    plain and compressed offsets in turn."""
+def add_members(path: Path, member_map: MemberMap) -> None:
+    """Keep a compressed file's member map on its index's last line (unbound: see the module)."""
     if not path.exists():
         return
     lines = [line for line in path.read_bytes().split(b"\n") if line and not line.startswith(_MEMBERS)]
-    flat = [offset for pair in member_map for offset in pair]
-    _write_atomic(path, b"\n".join([*lines, _MEMBERS + canonical(flat) + b"}"]) + b"\n")
+    members = canonical([member_map.plain, member_map.packed])
+    _write_atomic(path, b"\n".join([*lines, _MEMBERS + members + b"}"]) + b"\n")
 
 
 @dataclass(frozen=True)
 class Chunk:
-    """One chunk of an index: the rounds and seqs its runs cover."""
+    """One chunk of an index: the rounds and seqs its runs cover, its line's digest and place."""
 
     first_round: int | None
     last_round: int | None
     first_seq: int
     last_seq: int
     digest: str
+    offset: int  # from the start of the index's second line
+    length: int
 
     def holds(self, number: int) -> bool:
         return self.first_round is not None and self.first_round <= number <= (self.last_round or 0)
@@ -214,15 +220,14 @@ class FileIndex:
     """A file's index, once its first line's digest matched the close record's; each chunk is
     checked against its digest there when it is read."""
 
-    def __init__(
-        self, chunks: list[Chunk], lines: list[bytes], members: list[tuple[int, int]] | None
-    ) -> None:
-        self.chunks, self._lines, self.members = chunks, lines, members
+    def __init__(self, chunks: list[Chunk], body: bytes, members: MemberMap | None) -> None:
+        self.chunks, self._body, self.members = chunks, body, members
 
     def runs(self, position: int) -> list[Run] | None:
         """The runs of chunk ``position``; None if its line is not the one the first line names."""
-        line = self._lines[position] if position < len(self._lines) else b""
-        if hashlib.sha256(line).hexdigest() != self.chunks[position].digest:
+        chunk = self.chunks[position]
+        line = self._body[chunk.offset : chunk.offset + chunk.length]
+        if hashlib.sha256(line).hexdigest() != chunk.digest:
             return None
         try:
             return [Run(*entry) for entry in json.loads(line)]
@@ -234,19 +239,23 @@ def load(path: Path, digest: str) -> FileIndex | None:
     """The index of ``path`` if it is there, names the file and its first line hashes to
     ``digest`` (the close record's); None otherwise (the caller reads the file whole)."""
     try:
-        lines = index_path(path).read_bytes().split(b"\n")
-        if hashlib.sha256(lines[0]).hexdigest() != digest:
+        data = index_path(path).read_bytes()
+        end = data.find(b"\n")
+        if end < 0 or hashlib.sha256(data[:end]).hexdigest() != digest:
             return None
-        top = json.loads(lines[0])
+        top = json.loads(data[:end])
         if top.get("file") != plain_name(path):
             return None
         chunks = [Chunk(*entry) for entry in top["chunks"]]
-        found = [line for line in lines if line.startswith(_MEMBERS)]
-        flat = json.loads(found[0][len(_MEMBERS) : -1]) if found else None
+        body = data[end + 1 :]
+        rest = body[chunks[-1].offset + chunks[-1].length + 1 :] if chunks else body
+        members = None
+        if rest.startswith(_MEMBERS):
+            plain, packed = json.loads(rest[len(_MEMBERS) : rest.find(b"}")])
+            members = MemberMap(plain, packed)
     except (OSError, ValueError, TypeError, KeyError):
         return None
-    members = list(zip(flat[::2], flat[1::2], strict=True)) if flat else None
-    return FileIndex(chunks, lines[1 : 1 + len(chunks)], members)
+    return FileIndex(chunks, body, members)
 
 
 def read_run(path: Path, index: FileIndex, run: Run) -> list[AuditRecord] | None:

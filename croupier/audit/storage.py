@@ -23,6 +23,7 @@ import bisect
 import gzip
 import os
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 from croupier.audit.record import AuditError
@@ -83,19 +84,27 @@ def members(data: bytes) -> list[bytes]:
     return [*chunks, data[last:]] if last < len(data) else chunks
 
 
-def compress(path: Path) -> tuple[Path, list[tuple[int, int]]]:
+@dataclass(frozen=True)
+class MemberMap:
+    """Where each member of a compressed file starts: in the lines as written and in the file."""
+
+    plain: list[int]
+    packed: list[int]
+
+
+def compress(path: Path) -> tuple[Path, MemberMap]:
     """Compress the closed plain file ``path`` to ``path.gz`` and remove ``path``; return the new
-    path and the member map ``[(plain offset, compressed offset), ...]``. Atomic as the module
-    says; a copy that does not read back identical is removed and AuditError raised, the plain file
-    kept."""
+    path and its member map. Atomic as the module says; a copy that does not read back identical is
+    removed and AuditError raised, the plain file kept."""
     path = Path(path)
     target = path.with_name(path.name + COMPRESSED)
     temporary = path.with_name(f".{path.name}{COMPRESSED}.tmp")
     data = path.read_bytes()
-    offsets, plain, packed = [], 0, 0
+    offsets, plain, packed = MemberMap([], []), 0, 0
     with temporary.open("wb") as out:
         for chunk in members(data):
-            offsets.append((plain, packed))
+            offsets.plain.append(plain)
+            offsets.packed.append(packed)
             member = gzip.compress(chunk, compresslevel=_LEVEL, mtime=0)
             out.write(member)
             plain, packed = plain + len(chunk), packed + len(member)
@@ -151,7 +160,7 @@ def _last_member_line(tail: bytes) -> bytes:
     return b""
 
 
-def read_range(path: Path, offset: int, length: int, member_map: list[tuple[int, int]] | None) -> bytes:
+def read_range(path: Path, offset: int, length: int, member_map: MemberMap | None) -> bytes:
     """``length`` bytes from ``offset`` of the file's lines as written. A plain file is read there
     directly; a compressed one decompresses only the members covering the range, found in
     ``member_map`` (a wrong map gives wrong bytes, which the caller's checks refuse)."""
@@ -159,17 +168,18 @@ def read_range(path: Path, offset: int, length: int, member_map: list[tuple[int,
         with Path(path).open("rb") as file:
             file.seek(offset)
             return file.read(length)
-    if not member_map:
+    if member_map is None or not member_map.plain:
         return read_bytes(path)[offset : offset + length]
-    first = max(0, bisect.bisect_right([plain for plain, _ in member_map], offset) - 1)
-    out, start = bytearray(), member_map[first][0]
+    plain, packed_at = member_map.plain, member_map.packed
+    first = max(0, bisect.bisect_right(plain, offset) - 1)
+    out, start = bytearray(), plain[first]
     with Path(path).open("rb") as file:
-        file.seek(member_map[first][1])
-        for index in range(first, len(member_map)):
+        file.seek(packed_at[first])
+        for index in range(first, len(plain)):
             if start + len(out) >= offset + length:
                 break
-            end = member_map[index + 1][1] if index + 1 < len(member_map) else None
-            packed = file.read(end - member_map[index][1]) if end is not None else file.read()
+            end = packed_at[index + 1] if index + 1 < len(plain) else None
+            packed = file.read(end - packed_at[index]) if end is not None else file.read()
             try:
                 out += gzip.decompress(packed)
             except (OSError, EOFError, zlib.error) as exc:
