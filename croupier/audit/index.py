@@ -220,13 +220,14 @@ class FileIndex:
     """A file's index, once its first line's digest matched the close record's; each chunk is
     checked against its digest there when it is read."""
 
-    def __init__(self, chunks: list[Chunk], body: bytes, members: MemberMap | None) -> None:
-        self.chunks, self._body, self.members = chunks, body, members
+    def __init__(self, chunks: list[Chunk], data: bytes, base: int, members: MemberMap | None) -> None:
+        self.chunks, self._data, self._base, self.members = chunks, data, base, members
 
     def runs(self, position: int) -> list[Run] | None:
         """The runs of chunk ``position``; None if its line is not the one the first line names."""
         chunk = self.chunks[position]
-        line = self._body[chunk.offset : chunk.offset + chunk.length]
+        start = self._base + chunk.offset
+        line = self._data[start : start + chunk.length]
         if hashlib.sha256(line).hexdigest() != chunk.digest:
             return None
         try:
@@ -240,22 +241,21 @@ def load(path: Path, digest: str) -> FileIndex | None:
     ``digest`` (the close record's); None otherwise (the caller reads the file whole)."""
     try:
         data = index_path(path).read_bytes()
-        end = data.find(b"\n")
-        if end < 0 or hashlib.sha256(data[:end]).hexdigest() != digest:
+        base = data.find(b"\n") + 1
+        if not base or hashlib.sha256(data[: base - 1]).hexdigest() != digest:
             return None
-        top = json.loads(data[:end])
+        top = json.loads(data[: base - 1])
         if top.get("file") != plain_name(path):
             return None
         chunks = [Chunk(*entry) for entry in top["chunks"]]
-        body = data[end + 1 :]
-        rest = body[chunks[-1].offset + chunks[-1].length + 1 :] if chunks else body
+        start = base + (chunks[-1].offset + chunks[-1].length + 1 if chunks else 0)
         members = None
-        if rest.startswith(_MEMBERS):
-            plain, packed = json.loads(rest[len(_MEMBERS) : rest.find(b"}")])
+        if data.startswith(_MEMBERS, start):
+            plain, packed = json.loads(data[start + len(_MEMBERS) : data.find(b"}", start)])
             members = MemberMap(plain, packed)
     except (OSError, ValueError, TypeError, KeyError):
         return None
-    return FileIndex(chunks, body, members)
+    return FileIndex(chunks, data, base, members)
 
 
 def read_run(path: Path, index: FileIndex, run: Run) -> list[AuditRecord] | None:

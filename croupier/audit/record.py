@@ -111,10 +111,11 @@ class AuditRecord:
     @classmethod
     def parse(cls, line: bytes) -> AuditRecord:
         """A record from one line, shape-checked; the hash is not checked here (verify.py does)."""
-        try:
-            data = json.loads(line)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise AuditError(f"not a JSON record ({exc})") from None
+        return cls.of(_loads(line))
+
+    @classmethod
+    def of(cls, data: Any) -> AuditRecord:
+        """A record from a line's JSON value, shape-checked."""
         plain, sealed = {*_KEYS, "hash"}, {*_KEYS, "hash", *_SEAL_KEYS}
         if not isinstance(data, dict) or set(data) not in (plain, sealed):
             raise AuditError(f"not an audit record: keys must be {sorted(plain)} (and epoch, tag if sealed)")
@@ -129,6 +130,13 @@ class AuditRecord:
         return digest(self.body()) == self.hash
 
 
+def _loads(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise AuditError(f"not a JSON record ({exc})") from None
+
+
 def checked(line: bytes) -> AuditRecord | None:
     """The record on ``line`` (with its newline) if the line is its one valid encoding and its
     hash holds; None otherwise. One encoding instead of two: in a canonical line the body's own
@@ -136,10 +144,11 @@ def checked(line: bytes) -> AuditRecord | None:
     ``fields`` (keys are sorted) and are found from the end, where no string can hold them (a quote
     inside a string is escaped)."""
     try:
-        record = AuditRecord.parse(line)
+        data = _loads(line)
+        record = AuditRecord.of(data)
     except AuditError:
         return None
-    if record.line() != line:
+    if canonical(data) + b"\n" != line:  # the line's keys are the record's: its one valid encoding
         return None
     body = line[:-1]
     at = body.rfind(b',"hash":"')
