@@ -6,8 +6,10 @@ decision 0025). What it checks before answering, so that a replay still refuses 
 1. every file's first record (its header) and, when closed, its last (its close record): each
    canonical and sound; each header chained to the previous file's close record (``prev`` its hash,
    ``seq`` the next) and numbered the next file; each close record counting the file's records;
-2. every file that holds round N by its close record's ``rounds``, and the one before it (burns
-   before the round may be there): its index bound to its close record (croupier.audit.index), and
+2. every file that holds round N by its close record's ``rounds``: its index bound to its close
+   record (croupier.audit.index), the chunks holding N each checked against the index's first line,
+   and, where the round begins with no round ending before it in its chunk, the chunks before it
+   back to one holding a round (the burns a replay shows before the round are after that round);
    each run read there checked record by record and against the run's last hash;
 3. any file it cannot read that way (the newest, still open; a file written before indexes; an
    index missing or not matching): read whole and verified whole, chained to its neighbours' ends.
@@ -148,6 +150,22 @@ class _Reading:
             back = self.earlier(back)
         return True
 
+    def without_round_before(self, number: int) -> list[tuple[int, int]]:
+        """The chunks where a round ``number`` begins with no round ending before it in the same
+        chunk: the round before it, and the burns since, are in an earlier chunk. Chunks are cut
+        where no round is open, so a round ending earlier in the chunk is the last before it."""
+        where_of = {id(run): where for where, runs in self.loaded.items() for run in runs}
+        rounds = groups(run for where in sorted(self.loaded) for run in self.loaded[where])
+        ends = [(where_of[id(group[-1])], group[-1].last_seq) for group in rounds]
+        return sorted(
+            {
+                where_of[id(group[0])]
+                for group in rounds
+                if group[0].round == number
+                and not any(at == where_of[id(group[0])] and end < group[0].first_seq for at, end in ends)
+            }
+        )
+
     def runs(self) -> list[tuple[_File, Run]]:
         return [(self.files[where[0]], run) for where in sorted(self.loaded) for run in self.loaded[where]]
 
@@ -168,7 +186,7 @@ def find_round(paths: list[Path], number: int) -> Found | None:
             chunk = file.index.chunks[position] if file.index is not None else None
             if (chunk is None or chunk.holds(number)) and not reading.load((i, position)):
                 return None
-    for where in list(reading.loaded):
+    for where in reading.without_round_before(number):
         if not reading.with_round_before(where):
             return None
     located = reading.runs()
