@@ -31,10 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from croupier.audit.record import AuditError, AuditRecord, canonical, checked
+from croupier.audit.replay import BURN  # burns between rounds, shown with the round they preceded
 from croupier.audit.storage import MemberMap, index_path, plain_name, read_range, sync_directory
 
-#: Table records between rounds that a replay shows with the round they preceded (replay.BURN).
-BURN = "burn"
 #: Runs per chunk of the index, about: a round is found by reading the index's first line and one
 #: or two chunks, not every run of a 64 MiB file.
 CHUNK = 64

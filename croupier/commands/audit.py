@@ -1,6 +1,7 @@
-"""``croupier audit``: verify an audit trail, show its records readably, or judge its rounds against
-their games' dealing procedure (docs/audit.md §7); provision a table's sealing keys and print the
-trail's head (docs/audit.md §8, §9)."""
+"""``croupier audit``: verify an audit trail (or an export against its manifest), show its records
+readably, or judge its rounds against their games' dealing procedure (docs/audit.md §6, §11);
+provision a table's sealing keys and print the trail's head (docs/audit.md §8, §9); export a period
+(croupier.commands.audit_export)."""
 
 from __future__ import annotations
 
