@@ -93,13 +93,14 @@ class AuditTrail:
         self._heads = heads
         self._head: Head | None = None
         self._stop = threading.Event()
+        self._tidying: threading.Thread | None = None
         self.directory.mkdir(parents=True, exist_ok=True)
         with self._lock:
             self._resume(
                 series_files(self.directory, self.table) or archived_files(self.directory, self.table)[-1:]
             )
             self._open_next()
-            self._apply_retention()
+            self._tidy()  # at opening, before any record waits on it
         if sealing is not None:
             threading.Thread(target=self._evolving, name=f"audit-seal-{self.table}", daemon=True).start()
 
@@ -117,7 +118,10 @@ class AuditTrail:
         return self._head
 
     def files(self) -> list[Path]:
-        """The series' files still on line, oldest first (what a restart reads back)."""
+        """The series' files still on line, oldest first (what a restart reads back), once any
+        tidying under way has finished: a file is not compressed or archived while it is read."""
+        if self._tidying is not None:
+            self._tidying.join()
         return series_files(self.directory, self.table)
 
     def append(
@@ -139,15 +143,19 @@ class AuditTrail:
             if self.rotation.due(self._size, self._opened, now):
                 self._close_file("rotation")
                 self._open_next()
-                self._apply_retention()
+                self._tidy_behind()
             return self._write(kind, round, plain, now)
 
     def close(self) -> None:
-        """Write the closing record and close the file; later appends are refused."""
+        """Write the closing record and close the file; later appends are refused. Tidying still
+        under way is waited for, and what it left (a file closed while it ran) done."""
         self._stop.set()
         with self._lock:
             if self._fd is not None:
                 self._close_file("shutdown")
+        if self._tidying is not None:
+            self._tidying.join()
+        self._tidy()
 
     def evolve(self) -> None:
         """Move the sealing key on to the clock's epoch if it has ended, so an idle table does not
@@ -233,7 +241,17 @@ class AuditTrail:
         self._sealing_file = self._key is not None
         self._write(HEADER, None, header, self._opened)
 
-    def _apply_retention(self) -> None:
+    def _tidy_behind(self) -> None:
+        """Tidy in a thread of its own, so that the record that rotated the file is not kept waiting
+        while a day's file is compressed (about a second for 64 MiB). It touches only closed files
+        but the newest, never the file being written; one runs at a time, and a rotation while one
+        runs leaves its files to the next."""
+        if self._tidying is not None and self._tidying.is_alive():
+            return
+        self._tidying = threading.Thread(target=self._tidy, name=f"audit-tidy-{self.table}", daemon=True)
+        self._tidying.start()
+
+    def _tidy(self) -> None:
         """Compress the closed files (``rotation.compress``), then archive what the retention
         allows. A failure is logged, not raised: the record being appended matters more than
         tidying, and what failed is tried again at the next rotation."""
