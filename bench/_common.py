@@ -1,4 +1,5 @@
-"""What the benchmarks share: the raw pty echo that is this machine's floor for one round trip.
+"""What the benchmarks share: the raw pty echo that is this machine's floor for one round trip, and
+simulated audit trails to measure the trail's tools on.
 
 A peer process answers every write on a raw pty with a fixed number of bytes, and ``RawEcho`` times
 a write and the read of that answer: the cost of the link alone, with no protocol code on either
@@ -13,6 +14,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,3 +95,30 @@ def raw_pty_rtt(count: int = 2000, warmup: int = 200) -> list[float]:
 
 def median_us(samples: list[float]) -> float:
     return statistics.median(samples) * 1e6
+
+
+def simulated_trail(directory: Path, game: str, rounds: int, seats: int | None = None) -> list[Path]:
+    """The trail's files (``croupier sim --audit``), played into ``directory`` unless it holds a
+    trail already (a second run reuses it, skipping the minutes of play)."""
+    files = sorted(directory.glob("*.jsonl*"))
+    if not files:
+        started = time.monotonic()
+        more = ["--seats", str(seats)] if seats is not None else []
+        subprocess.run(
+            [sys.executable, "-m", "croupier", "sim", "--game", game, "--rounds", str(rounds), "--seed", "1",
+             *more, "--audit", str(directory), "--json"],
+            cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        print(f"played {rounds} rounds of {game} in {time.monotonic() - started:.0f} s into {directory}")
+        files = sorted(directory.glob("*.jsonl*"))
+    return files
+
+
+def best(repeat: int, work: Callable[[], object]) -> float:
+    """The shortest of ``repeat`` timings of ``work``: the least disturbed by the rest of the machine."""
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - started)
+    return min(times)

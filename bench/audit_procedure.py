@@ -14,42 +14,14 @@ section), in this process. Prints records, rounds and records per second of each
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from _common import ROOT  # the bench directory is on sys.path when a script in it runs
+from _common import best, simulated_trail  # the bench directory is on sys.path when a script in it runs
 
 from croupier.audit.procedure import judge
 from croupier.audit.record import read_records
 from croupier.audit.verify import verify_series
-
-
-def trail(directory: Path, game: str, rounds: int) -> list[Path]:
-    """The trail's files, played into ``directory`` unless it holds one already."""
-    files = sorted(directory.glob("*.jsonl"))
-    if not files:
-        started = time.monotonic()
-        subprocess.run(
-            [sys.executable, "-m", "croupier", "sim", "--game", game, "--rounds", str(rounds), "--seed", "1",
-             "--audit", str(directory), "--json"],
-            cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
-        )  # fmt: skip
-        print(f"played {rounds} rounds of {game} in {time.monotonic() - started:.0f} s into {directory}")
-        files = sorted(directory.glob("*.jsonl"))
-    return files
-
-
-def best(repeat: int, work: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def main() -> None:
@@ -64,7 +36,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         directory = args.trail or Path(scratch)
         directory.mkdir(parents=True, exist_ok=True)
-        files = trail(directory, args.game, args.rounds)
+        files = simulated_trail(directory, args.game, args.rounds)
         report = verify_series(files)
         assert report.ok, report.problem
         verdict = judge(read_records(files))

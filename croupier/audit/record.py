@@ -111,10 +111,11 @@ class AuditRecord:
     @classmethod
     def parse(cls, line: bytes) -> AuditRecord:
         """A record from one line, shape-checked; the hash is not checked here (verify.py does)."""
-        try:
-            data = json.loads(line)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise AuditError(f"not a JSON record ({exc})") from None
+        return cls.of(_loads(line))
+
+    @classmethod
+    def of(cls, data: Any) -> AuditRecord:
+        """A record from a line's JSON value, shape-checked."""
         plain, sealed = {*_KEYS, "hash"}, {*_KEYS, "hash", *_SEAL_KEYS}
         if not isinstance(data, dict) or set(data) not in (plain, sealed):
             raise AuditError(f"not an audit record: keys must be {sorted(plain)} (and epoch, tag if sealed)")
@@ -129,12 +130,42 @@ class AuditRecord:
         return digest(self.body()) == self.hash
 
 
+def _loads(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise AuditError(f"not a JSON record ({exc})") from None
+
+
+def checked(line: bytes) -> AuditRecord | None:
+    """The record on ``line`` (with its newline) if the line is its one valid encoding and its
+    hash holds; None otherwise. One encoding instead of two: in a canonical line the body's own
+    encoding is the line less its ``hash`` pair and (sealed) its ``tag`` pair, which come after
+    ``fields`` (keys are sorted) and are found from the end, where no string can hold them (a quote
+    inside a string is escaped)."""
+    try:
+        data = _loads(line)
+        record = AuditRecord.of(data)
+    except AuditError:
+        return None
+    if canonical(data) + b"\n" != line:  # the line's keys are the record's: its one valid encoding
+        return None
+    body = line[:-1]
+    at = body.rfind(b',"hash":"')
+    body = body[:at] + body[at + len(b',"hash":"') + 65 :]
+    if record.tag is not None:
+        body = body[: body.rfind(b',"tag":"')] + b"}"
+    return record if hashlib.sha256(body).hexdigest() == record.hash else None
+
+
 def read_records(paths: Iterable[Path]) -> Iterator[AuditRecord]:
-    """Every record of ``paths``, in series order (hashes not checked: verify.py does that).
-    AuditError names the file and line of a record that cannot be read."""
+    """Every record of ``paths``, in series order, plain or compressed (hashes not checked:
+    verify.py does that). AuditError names the file and line of a record that cannot be read."""
+    from croupier.audit.storage import read_bytes  # storage needs AuditError from this module
+
     for path in paths:
         try:
-            data = Path(path).read_bytes()
+            data = read_bytes(path)
         except OSError as exc:
             raise AuditError(f"{path}: cannot read: {exc.strerror}") from None
         for number, line in enumerate(data.splitlines(), 1):

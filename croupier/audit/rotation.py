@@ -4,10 +4,12 @@ Retention follows 461a.10(s) and 465a.6: logs kept at least 30 days on line, rec
 5 years. A file's age is the time of its closing record, which is inside the chain, so it cannot be
 made to look older by touching the file.
 
-Closed files older than the on-line period move to ``archive/`` beside the series, under the same
-names, so ``croupier audit verify archive/T-*.jsonl T-*.jsonl`` still checks one unbroken chain. Nothing
-is ever deleted automatically: 465a.6 sets a floor, not a deadline, and the decision to destroy a legal
-record belongs to the casino, so ``Retention.delete`` only refuses what is too young.
+Closed files are compressed (croupier.audit.storage); those older than the on-line period move to
+``archive/`` beside the series, under the same names and with their indexes, so ``croupier audit
+verify archive/T-*.jsonl* T-*.jsonl*`` still checks one unbroken chain. Nothing is ever deleted
+automatically: 465a.6 sets a floor, not a deadline, and the decision to destroy a legal record
+belongs to the casino, so ``Retention.delete`` refuses what is too young and the newest file, and
+logs what it deletes.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from croupier.audit.index import add_members
 from croupier.audit.record import CLOSE, AuditError, AuditRecord
+from croupier.audit.storage import compress, index_path, is_compressed, last_line, plain_name, sync_directory
 from devices.rules import Rule
 
 if TYPE_CHECKING:  # the config package must not need the audit package to load, nor the reverse
@@ -33,7 +37,6 @@ RECORDS = Rule("465a.6", "records kept 5 years")
 MIN_ONLINE_DAYS = 30
 RECORD_DAYS = 5 * 365 + 2  # five years, leap days included
 ARCHIVE = "archive"
-_TAIL = 4096  # bytes read from a file's end to find its close record, far longer than one
 PERIODS = ("daily", "weekly", "monthly")  # config.service.ROTATIONS names the same periods
 
 _TABLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -50,34 +53,41 @@ def file_name(table: str, number: int) -> str:
     return f"{table}-{number:06d}.jsonl"
 
 
+_NUMBERED = "-[0-9][0-9][0-9][0-9][0-9][0-9].jsonl"
+
+
 def series_files(directory: Path, table: str) -> list[Path]:
-    """The table's files in series order."""
-    return sorted(directory.glob(f"{check_table(table)}-[0-9][0-9][0-9][0-9][0-9][0-9].jsonl"))
+    """The table's files in series order, plain or compressed. A file found both ways (a crash
+    between the compressed copy's rename and the plain file's removal) is read plain, the file the
+    writer wrote (croupier.audit.storage)."""
+    found: dict[str, Path] = {}
+    for path in Path(directory).glob(f"{check_table(table)}{_NUMBERED}*"):
+        if path.name.endswith((".jsonl", ".jsonl.gz")) and not (
+            is_compressed(path) and plain_name(path) in found
+        ):
+            found[plain_name(path)] = path
+    return [found[name] for name in sorted(found)]
 
 
 def table_of(path: Path) -> str:
-    """The table a series file belongs to, from its name (``T1-000004.jsonl``)."""
-    return Path(path).stem.rsplit("-", 1)[0]
+    """The table a series file belongs to, from its name (``T1-000004.jsonl``, or ``.jsonl.gz``)."""
+    return plain_name(path).rsplit("-", 1)[0]
+
+
+def number_of(path: Path) -> int:
+    """The file's number in its series, from its name."""
+    return int(plain_name(path).removesuffix(".jsonl").rsplit("-", 1)[1])
 
 
 def tables_in(directory: Path) -> list[str]:
     """The tables whose series are in ``directory``."""
-    return sorted({table_of(path) for path in Path(directory).glob("*-[0-9][0-9][0-9][0-9][0-9][0-9].jsonl")})
+    return sorted({table_of(path) for path in Path(directory).glob(f"*{_NUMBERED}*")})
 
 
 def archived_files(directory: Path, table: str) -> list[Path]:
     """The table's files moved to ``directory/archive``, in series order: they come before the
     files still in ``directory``."""
     return series_files(directory / ARCHIVE, table) if (directory / ARCHIVE).is_dir() else []
-
-
-def sync_directory(directory: Path) -> None:
-    """A rename is durable only once both directories' entries are on disk."""
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def years_in_days(years: int) -> int:
@@ -109,6 +119,9 @@ class Rotation:
     max_bytes: int = 64 * 1024 * 1024
     period: str | None = "daily"
     retention: Retention | None = None
+    #: Closed files compressed at opening and each rotation (croupier.audit.storage): always at a
+    #: table service (``from_config``); a trail made in code (a test, ``croupier sim``) stays plain.
+    compress: bool = False
 
     def __post_init__(self) -> None:
         if self.max_bytes < 4096:
@@ -119,8 +132,9 @@ class Rotation:
     @classmethod
     def from_config(cls, audit: AuditConfig) -> Rotation:
         """The table's ``[audit]`` settings: its period, and retention from ``online_days`` and
-        ``retention_years``. The config has no size key, so the size limit stays the default."""
-        return cls(period=audit.rotation, retention=Retention.from_config(audit))
+        ``retention_years``; closed files compressed. The config has no size key, so the size limit
+        stays the default."""
+        return cls(period=audit.rotation, retention=Retention.from_config(audit), compress=True)
 
     def due(self, size: int, opened: datetime, now: datetime) -> bool:
         if size >= self.max_bytes:
@@ -131,14 +145,8 @@ class Rotation:
 def closed_at(path: Path) -> datetime | None:
     """When the file was closed, from its last record; None for a file still open (the newest) or
     whose last record does not hold together."""
-    with path.open("rb") as file:  # only the tail: a file may be 64 MiB and a close record is short
-        size = file.seek(0, os.SEEK_END)
-        file.seek(max(0, size - _TAIL))
-        lines = file.read().splitlines()
-    if not lines:
-        return None
-    try:
-        last = AuditRecord.parse(lines[-1])
+    try:  # only the tail: a file may be 64 MiB and a close record is short
+        last = AuditRecord.parse(last_line(path))
     except AuditError:
         return None
     # An unsound record (its hash not matching its contents) gives no age: an edited date must not
@@ -187,6 +195,8 @@ class Retention:
             if destination.exists():
                 log.warning("audit: %s not archived: %s already exists", path, destination)
                 continue
+            if index_path(path).exists():  # the index first: a file is never archived without it
+                os.rename(index_path(path), index_path(destination))
             os.rename(path, destination)
             moved.append(destination)
             log.info(
@@ -218,14 +228,43 @@ class Retention:
         return expired
 
     def delete(self, path: Path, now: datetime) -> None:
-        """Delete one file, refusing any file not closed or younger than ``keep_days``."""
+        """Delete one file (and its index), refusing any file not closed, younger than
+        ``keep_days``, or the newest of its series (the chain continues from it); each deletion is
+        logged."""
         if not self._older(path, now, self.keep_days):
             raise AuditError(
                 f"{path}: not deleted: not closed, or closed less than {self.keep_days} days ago ({RECORDS})"
             )
+        directory = path.parent.parent if path.parent.name == ARCHIVE else path.parent
+        newest = (series_files(directory, table_of(path)) or archived_files(directory, table_of(path)))[-1:]
+        if [plain_name(p) for p in newest] == [plain_name(path)]:
+            raise AuditError(
+                f"{path}: not deleted: the newest file of its series (the chain goes on from it)"
+            )
         path.unlink()
+        index_path(path).unlink(missing_ok=True)
+        log.warning("audit: deleted %s, closed more than %d days ago (%s)", path, self.keep_days, RECORDS)
 
     @staticmethod
     def _older(path: Path, now: datetime, days: int) -> bool:
         closed = closed_at(path)
         return closed is not None and now - closed >= timedelta(days=days)
+
+
+def compress_closed(directory: Path, table: str) -> list[Path]:
+    """Compress the table's closed plain files in ``directory`` but the newest (croupier.audit.storage),
+    and record each member map in the file's index. A file that cannot be compressed is logged and
+    left plain; it is tried again at the next rotation."""
+    done = []
+    for path in series_files(directory, table)[:-1]:
+        if is_compressed(path) or closed_at(path) is None:
+            continue
+        try:
+            target, member_map = compress(path)
+        except (OSError, AuditError) as exc:
+            log.error("audit: %s not compressed: %s", path, exc)
+            continue
+        add_members(index_path(target), member_map)
+        done.append(target)
+        log.info("audit: compressed %s to %s", path.name, target.name)
+    return done

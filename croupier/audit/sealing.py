@@ -65,8 +65,8 @@ class VerificationKey:
     def ident(self) -> str:
         return key_id(self.seed)
 
-    def keys(self) -> _KeyWalk:
-        return _KeyWalk(self.seed)
+    def keys(self) -> KeyWalk:
+        return KeyWalk(self.seed)
 
     def text(self) -> bytes:
         return _key_text(VERIFICATION, self.table, self.ident, self.seed, start=_time(self.start))
@@ -77,7 +77,7 @@ class VerificationKey:
         return cls(data["table"], datetime.fromisoformat(data["start"]), data["key"])
 
 
-class _KeyWalk:
+class KeyWalk:
     """Epoch keys from k(0) upwards, for a verifier reading records in order (epochs never go back)."""
 
     def __init__(self, seed: bytes) -> None:

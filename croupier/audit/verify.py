@@ -19,7 +19,8 @@ from pathlib import Path
 from croupier.audit.head import Head
 from croupier.audit.record import CLOSE, FORMATS, GENESIS, HEADER, AuditError, AuditRecord
 from croupier.audit.rotation import archived_files, series_files
-from croupier.audit.sealing import VerificationKey, tag
+from croupier.audit.sealing import KeyWalk, VerificationKey, tag
+from croupier.audit.storage import plain_name, read_bytes
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,14 @@ class Report:
     def head(self) -> Head:
         """The series' newest record as verified."""
         return Head(self.last_file, self.last_seq, self.last_hash, self.last_epoch)
+
+
+def seal_holds(keys: KeyWalk, record: AuditRecord) -> bool:
+    """Whether the record's tag is the HMAC of its sealed bytes under its epoch's key (records
+    taken in seq order: the key walk only goes forward)."""
+    if record.epoch is None or record.epoch < 1:
+        return False
+    return hmac.compare_digest(tag(keys.key(record.epoch), record.sealed_bytes()), record.tag or "")
 
 
 class _Bad(Exception):
@@ -165,7 +174,7 @@ class _Walk:
         self.epoch = record.epoch
         if self.keys is None:
             return
-        if not hmac.compare_digest(tag(self.keys.key(record.epoch), record.sealed_bytes()), record.tag or ""):
+        if not seal_holds(self.keys, record):
             raise _Bad(
                 number,
                 record.seq,
@@ -233,9 +242,12 @@ def verify_series(
     for position, path in enumerate(paths):
         try:
             newest = position == len(paths) - 1 and not expect_closed
-            walk.file_lines(Path(path).name, Path(path).read_bytes(), newest=newest)
+            walk.file_lines(plain_name(path), read_bytes(Path(path)), newest=newest)
         except _Bad as bad:
             problem = Problem(Path(path), bad.line, bad.seq, bad.reason)
+            break
+        except AuditError as exc:  # a compressed file whose data is damaged
+            problem = Problem(Path(path), 0, None, str(exc).removeprefix(f"{path}: "))
             break
         except OSError as exc:
             problem = Problem(Path(path), 0, None, f"cannot read: {exc.strerror}")

@@ -18,17 +18,20 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from croupier.audit.head import Head
+from croupier.audit.index import IndexBuilder
 from croupier.audit.record import CLOSE, FORMAT, GENESIS, HEADER, AuditError, AuditRecord, check_kind
 from croupier.audit.rotation import (
     Rotation,
     archived_files,
     check_table,
+    compress_closed,
     file_name,
+    number_of,
     series_files,
-    sync_directory,
 )
 from croupier.audit.sealing import SealingKey
 from croupier.audit.secrecy import secret_free
+from croupier.audit.storage import read_bytes, sync_directory
 from croupier.audit.verify import verify_series
 
 log = logging.getLogger(__name__)
@@ -94,13 +97,14 @@ class AuditTrail:
         #: (``shutdown``); False, left open (a crash, a kill, a power loss) and closed now with reason
         #: ``resumed``; None, a new series (the service's ``service_start`` record says which).
         self.previous_clean: bool | None = None
+        self._tidying: threading.Thread | None = None
         self.directory.mkdir(parents=True, exist_ok=True)
         with self._lock:
             self._resume(
                 series_files(self.directory, self.table) or archived_files(self.directory, self.table)[-1:]
             )
             self._open_next()
-            self._apply_retention()
+            self._tidy()  # at opening, before any record waits on it
         if sealing is not None:
             threading.Thread(target=self._evolving, name=f"audit-seal-{self.table}", daemon=True).start()
 
@@ -118,7 +122,10 @@ class AuditTrail:
         return self._head
 
     def files(self) -> list[Path]:
-        """The series' files still on line, oldest first (what a restart reads back)."""
+        """The series' files still on line, oldest first (what a restart reads back), once any
+        tidying under way has finished: a file is not compressed or archived while it is read."""
+        if self._tidying is not None:
+            self._tidying.join()
         return series_files(self.directory, self.table)
 
     def append(
@@ -140,15 +147,19 @@ class AuditTrail:
             if self.rotation.due(self._size, self._opened, now):
                 self._close_file("rotation")
                 self._open_next()
-                self._apply_retention()
+                self._tidy_behind()
             return self._write(kind, round, plain, now)
 
     def close(self) -> None:
-        """Write the closing record and close the file; later appends are refused."""
+        """Write the closing record and close the file; later appends are refused. Tidying still
+        under way is waited for, and what it left (a file closed while it ran) done."""
         self._stop.set()
         with self._lock:
             if self._fd is not None:
                 self._close_file("shutdown")
+        if self._tidying is not None:
+            self._tidying.join()
+        self._tidy()
 
     def evolve(self) -> None:
         """Move the sealing key on to the clock's epoch if it has ended, so an idle table does not
@@ -183,14 +194,15 @@ class AuditTrail:
         self._seq, self._prev = report.last_seq, report.last_hash
         self._head = report.head
         self._sealing_file = report.last_epoch is not None
-        self._file = int(files[-1].stem.rsplit("-", 1)[1])
+        self._file = number_of(files[-1])
         self.previous_clean = report.closed
         if not report.closed and files[-1].parent != self.directory:
             raise AuditError(f"cannot continue the audit trail: archived {files[-1]} was never closed")
         if not report.closed:
             self._fd = os.open(files[-1], os.O_WRONLY | os.O_APPEND)
-            self._size = files[-1].stat().st_size
-            self._count = len(files[-1].read_bytes().splitlines())
+            data = read_bytes(files[-1])
+            self._size, self._count = len(data), len(data.splitlines())
+            self._index = IndexBuilder.of_lines(files[-1].name, data)
             self._close_file("resumed")
 
     def _advance(self, move: Callable[[SealingKey], SealingKey]) -> SealingKey:
@@ -225,6 +237,7 @@ class AuditTrail:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o640)
         sync_directory(self.directory)  # a new file's entry must survive a power cut too
         self._size = self._count = 0
+        self._index = IndexBuilder(self.path.name)
         self._opened = self._clock()
         header = {"table": self.table, "file": self._file, "format": FORMAT, "sealed": self._key is not None}
         if self._key is not None:  # a new file, a new epoch: the closed file's key is gone
@@ -233,19 +246,38 @@ class AuditTrail:
         self._sealing_file = self._key is not None
         self._write(HEADER, None, header, self._opened)
 
-    def _apply_retention(self) -> None:
-        """Archive what the retention allows. A failure to move files is logged, not raised: the
-        record being appended matters more than tidying, and the move is retried at the next
-        rotation."""
-        if self.rotation.retention is None:
+    def _tidy_behind(self) -> None:
+        """Tidy in a thread of its own, so that the record that rotated the file is not kept waiting
+        while a day's file is compressed (about a second for 64 MiB). It touches only closed files
+        but the newest, never the file being written; one runs at a time, and a rotation while one
+        runs leaves its files to the next."""
+        if self._tidying is not None and self._tidying.is_alive():
             return
+        self._tidying = threading.Thread(target=self._tidy, name=f"audit-tidy-{self.table}", daemon=True)
+        self._tidying.start()
+
+    def _tidy(self) -> None:
+        """Compress the closed files (``rotation.compress``), then archive what the retention
+        allows. A failure is logged, not raised: the record being appended matters more than
+        tidying, and what failed is tried again at the next rotation."""
         try:
-            self.rotation.retention.archive(self.directory, self.table, self._clock())
+            if self.rotation.compress:
+                compress_closed(self.directory, self.table)
+            if self.rotation.retention is not None:
+                self.rotation.retention.archive(self.directory, self.table, self._clock())
         except OSError as exc:
-            log.error("audit: archiving %s's closed files failed: %s", self.table, exc)
+            log.error("audit: compressing or archiving %s's closed files failed: %s", self.table, exc)
 
     def _close_file(self, reason: str) -> None:
-        self._write(CLOSE, None, {"records": self._count + 1, "reason": reason}, self._clock())
+        """The close record, with the digest of the file's index written just before it and the
+        file's round numbers (croupier.audit.index): the index is bound into the chain. An index that
+        cannot be written is left out (logged); the file is then read whole, as before indexes."""
+        fields: dict[str, Any] = {"records": self._count + 1, "reason": reason}
+        try:
+            fields |= {"index": self._index.write(self.path), "rounds": self._index.rounds()}
+        except OSError as exc:
+            log.error("audit: the index of %s was not written (%s); it will be read whole", self.path, exc)
+        self._write(CLOSE, None, fields, self._clock())
         fd, self._fd = self._fd, None
         os.close(fd)
 
@@ -271,6 +303,7 @@ class AuditTrail:
             self._fd = None
             raise AuditError(self._broken) from exc
         self._seq, self._prev = record.seq, record.hash
+        self._index.add(record, self._size, len(line))
         self._size += len(line)
         self._count += 1
         # Only now, with the record on disk: a head saved first and then lost with its record would

@@ -1,6 +1,7 @@
-"""``croupier audit``: verify an audit trail, show its records readably, or judge its rounds against
-their games' dealing procedure (docs/audit.md §7); provision a table's sealing keys and print the
-trail's head (docs/audit.md §8, §9)."""
+"""``croupier audit``: verify an audit trail (or an export against its manifest), show its records
+readably, or judge its rounds against their games' dealing procedure (docs/audit.md §6, §11);
+provision a table's sealing keys and print the trail's head (docs/audit.md §8, §9); export a period
+(croupier.commands.audit_export)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import argparse
 import json
 from pathlib import Path
 
-from croupier.audit.record import AuditError, AuditRecord, read_records
+from croupier.audit.export import verify_export
+from croupier.audit.lookup import find_round
+from croupier.audit.record import AuditError, read_records
 from croupier.audit.rotation import table_of
 from croupier.audit.sealing import VerificationKey
 from croupier.audit.verify import verify_series
-from croupier.commands import audit_seal
+from croupier.commands import audit_export, audit_seal
 from croupier.state import StateError, TableState
 
 
@@ -44,12 +47,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="DB",
         help="the table's state database: the files must reach the last position it saved",
     )
+    verify.add_argument(
+        "--manifest",
+        type=Path,
+        metavar="FILE",
+        help="FILE is an export (croupier audit export): check it against this manifest",
+    )
     verify.set_defaults(handler=_verify)
     audit_seal.add_parsers(actions)
+    audit_export.add_parser(actions)
     show = actions.add_parser(
-        "show", help="print records readably", description="Print an audit file's records."
+        "show",
+        help="print records readably",
+        description="Print the records of audit files (plain or compressed), one a line.",
     )
-    show.add_argument("file", type=Path, metavar="FILE")
+    show.add_argument(
+        "files", nargs="+", type=Path, metavar="FILE", help="files in series order (oldest first)"
+    )
     show.add_argument("--round", type=int, default=None, help="only the records of this round")
     show.set_defaults(handler=_show)
     procedure = actions.add_parser(
@@ -75,6 +89,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _verify(args: argparse.Namespace) -> int:
     try:
         key = VerificationKey.read(args.key) if args.key is not None else None
+        if args.manifest is not None:
+            return _verify_export(args, key)
         saved = TableState.read_head(args.state, table_of(args.files[-1])) if args.state else None
     except (AuditError, StateError) as exc:
         print(f"croupier audit: {exc}")
@@ -101,6 +117,21 @@ def _verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify_export(args: argparse.Namespace, key: VerificationKey | None) -> int:
+    if len(args.files) != 1 or args.state is not None:
+        print("croupier audit: with --manifest give the one exported file (and no --state)")
+        return 2
+    report = verify_export(args.files[0], args.manifest, key)
+    if report.problem is not None:
+        print(f"bad: {report.problem}")
+        return 1
+    print(
+        f"ok: {report.records} exported records, each a record of the series"
+        + "".join(f"; {n}" for n in report.notes)
+    )
+    return 0
+
+
 def _procedure(args: argparse.Namespace) -> int:
     from croupier.audit.procedure import judge, lines
 
@@ -117,19 +148,17 @@ def _procedure(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    """Every record of the files, or round N's; with ``--round`` the files' indexes find the round
+    (croupier.audit.lookup), and the files are read whole when they cannot."""
+    found = find_round(args.files, args.round) if args.round is not None else None
+    records = found.records if found is not None else read_records(args.files)
     try:
-        lines = args.file.read_bytes().splitlines()
-    except OSError as exc:
-        print(f"croupier audit: cannot read {args.file}: {exc.strerror}")
+        for record in records:
+            if args.round is None or record.round == args.round:
+                where = "" if record.round is None else f" round {record.round}"
+                fields = " ".join(f"{key}={json.dumps(value)}" for key, value in record.fields.items())
+                print(f"#{record.seq} {record.at}{where} {record.kind}: {fields}")
+    except AuditError as exc:
+        print(f"croupier audit: {exc}")
         return 1
-    for number, line in enumerate(lines, 1):
-        try:
-            record = AuditRecord.parse(line)
-        except AuditError as exc:
-            print(f"{args.file}:{number}: {exc}")
-            return 1
-        if args.round is None or record.round == args.round:
-            where = "" if record.round is None else f" round {record.round}"
-            fields = " ".join(f"{key}={json.dumps(value)}" for key, value in record.fields.items())
-            print(f"#{record.seq} {record.at}{where} {record.kind}: {fields}")
     return 0

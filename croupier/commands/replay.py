@@ -2,7 +2,10 @@
 round"); 672a.7(s) and 686a.7(n) require that each hand can be reconstructed from the pickup.
 
 The chain is verified first: a replay of a trail that fails verification would present altered
-evidence as the table's, so it is refused, naming the first bad record.
+evidence as the table's, so it is refused, naming the first bad record. With ``--round`` the
+files' indexes let it read and verify only what the round needs (croupier.audit.lookup); whatever
+does not check there sends it back to reading and verifying the whole series, so the answer is the
+same either way.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from croupier.audit.lookup import find_round
 from croupier.audit.record import AuditError, read_records
 from croupier.audit.replay import ReplayCard, ReplayError, ReplayHand, RoundReplay, Step, replay
 from croupier.audit.verify import verify_series
@@ -30,12 +34,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    report = verify_series(args.files)
-    if report.problem is not None:
-        print(f"croupier replay: refused, the trail fails verification: {report.problem}")
-        return 1
+    found = find_round(args.files, args.round) if args.round is not None else None
+    if found is None:
+        report = verify_series(args.files)
+        if report.problem is not None:
+            print(f"croupier replay: refused, the trail fails verification: {report.problem}")
+            return 1
     try:
-        rounds = replay(list(read_records(args.files)), args.round)
+        records = read_records(args.files) if found is None else found.in_order()
+        rounds = replay(list(records), args.round)
     except (AuditError, ReplayError, OSError) as exc:
         print(f"croupier replay: {exc}")
         return 1

@@ -30,7 +30,8 @@ from typing import Any
 import structlog
 
 from croupier.audit.adapter import append_record
-from croupier.audit.record import AuditRecord
+from croupier.audit.lookup import find_round
+from croupier.audit.record import read_records
 from croupier.audit.replay import RoundReplay, replay
 from croupier.audit.writer import AuditTrail
 from croupier.state import TableState
@@ -266,8 +267,7 @@ class TableJournal:
         """The supervisor cleared ROUND_CUT_OFF: they returned the cut-off round's wagers and picked
         up its cards as its ``round_cut_off`` record listed them. The round is recorded voided,
         with what was returned and picked up, so the trail closes it."""
-        lines = [line for path in self.trail.files() for line in path.read_bytes().splitlines()]
-        cut = [r for r in map(AuditRecord.parse, lines) if r.kind == "round_cut_off"]
+        cut = [r for r in read_records(self.trail.files()) if r.kind == "round_cut_off"]
         if not cut:
             return
         left = cut[-1].fields
@@ -284,8 +284,9 @@ class TableJournal:
 
     def _trail_of(self, number: int) -> RoundReplay | None:
         """Round ``number`` as the trail rebuilds it (its last run, were numbers ever reused)."""
-        lines = [line for path in self.trail.files() for line in path.read_bytes().splitlines()]
-        rounds = [r for r in replay(AuditRecord.parse(line) for line in lines) if r.round == number]
+        found = find_round(self.trail.files(), number)  # through the indexes when they check
+        records = found.in_order() if found is not None else read_records(self.trail.files())
+        rounds = [r for r in replay(records) if r.round == number]
         return rounds[-1] if rounds else None
 
 

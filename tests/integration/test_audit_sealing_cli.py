@@ -45,7 +45,7 @@ def test_a_provisioned_simulated_table_writes_a_sealed_trail_that_verifies_and_n
         _, err = croupier("run", "--config", str(config), "--rounds", "1").communicate(timeout=120)
         assert "audit trail unsealed" not in err
     audit_dir, state = tmp_path / "state" / "audit", tmp_path / "state" / "state.sqlite3"
-    files = sorted(audit_dir.glob("*.jsonl"))
+    files = sorted(audit_dir.glob("*.jsonl*"))  # the closed file compressed (croupier.audit.storage)
     assert len(files) == 2
     checked = audit("verify", *map(str, files), "--key", str(verify), "--state", str(state))
     assert checked.returncode == 0, checked.stdout

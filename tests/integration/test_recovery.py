@@ -19,6 +19,7 @@ from urllib.request import Request, urlopen
 
 import pytest
 
+from croupier.audit.storage import read_bytes
 from tests.integration.test_run_command import ROOT, croupier, key_a_round, simulated_config
 from tests.tokens import SUPERVISOR_TOKEN, write_token_file
 
@@ -29,11 +30,16 @@ KILL_AFTER_RECORDS = (2, 9, 20, 31, 55, 140, 330, 600)
 
 
 def _records(audit: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for path in sorted(audit.glob("*.jsonl")) for line in path.open()]
+    return [json.loads(line) for path in _files(audit) for line in read_bytes(path).splitlines()]
 
 
 def _lines(audit: Path) -> int:
-    return sum(len(path.read_bytes().splitlines()) for path in audit.glob("*.jsonl"))
+    return sum(len(read_bytes(path).splitlines()) for path in _files(audit))
+
+
+def _files(audit: Path) -> list[Path]:
+    """The series, closed files compressed by the service (croupier.audit.storage), oldest first."""
+    return sorted(audit.glob("*.jsonl*"))
 
 
 def _config_with_api(tmp_path: Path) -> tuple[Path, str]:
@@ -69,7 +75,7 @@ def _plain(wagers: list[dict[str, object]]) -> list[dict[str, object]]:
 
 
 def _verify(audit: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    files = sorted(map(str, audit.glob("*.jsonl")))
+    files = list(map(str, _files(audit)))
     return subprocess.run(
         [sys.executable, "-m", "croupier", "audit", "verify", *options, *files],
         cwd=ROOT,

@@ -133,10 +133,10 @@ def test_files_past_online_days_move_to_archive_and_the_chain_still_verifies(
         trail = AuditTrail(tmp_path, "T1", rotation=policy, clock=clock)
     archived, online = archived_files(tmp_path, "T1"), series_files(tmp_path, "T1")
     # Now is 2026-02-10 12:00; files 1..10 closed at 12:00 on 2 to 11 January, 30 days or more ago.
-    assert [p.name for p in archived] == [f"T1-{n:06d}.jsonl" for n in range(1, 11)]
+    assert [p.name for p in archived] == [f"T1-{n:06d}.jsonl.gz" for n in range(1, 11)]
     assert all(clock.now - closed_at(p) >= timedelta(days=30) for p in archived)
     assert all(clock.now - closed_at(p) < timedelta(days=30) for p in online[:-1])
-    assert "archived T1-000001.jsonl" in caplog.text
+    assert "archived T1-000001.jsonl.gz" in caplog.text
     trail.append("wager", 2, {"amount": 5})
     trail.close()
     report = verify_series(archived + series_files(tmp_path, "T1"), expect_closed=True)
@@ -150,11 +150,15 @@ def test_the_cli_verifies_archive_and_online_files_together(tmp_path: Path) -> N
     AuditTrail(tmp_path, "T1", rotation=policy, clock=clock).close()
     files = archived_files(tmp_path, "T1") + series_files(tmp_path, "T1")
     assert (tmp_path / ARCHIVE).is_dir() and len(archived_files(tmp_path, "T1")) >= 1
-    assert _verify(argparse.Namespace(files=files, expect_closed=True, key=None, state=None)) == 0
+    assert (
+        _verify(argparse.Namespace(files=files, expect_closed=True, key=None, state=None, manifest=None)) == 0
+    )
     # Leaving out the file where archive meets on-line storage is named: the chain is one across both.
     seam = len(archived_files(tmp_path, "T1"))
     gap = files[:seam] + files[seam + 1 :]
-    assert _verify(argparse.Namespace(files=gap, expect_closed=True, key=None, state=None)) == 1
+    assert (
+        _verify(argparse.Namespace(files=gap, expect_closed=True, key=None, state=None, manifest=None)) == 1
+    )
 
 
 def test_young_and_newest_files_are_never_moved_and_young_ones_never_deleted(tmp_path: Path) -> None:
