@@ -256,7 +256,7 @@ class DeviceConnection:
             finally:
                 self._verifying = None
         await self.wait_ready(timeout)
-        check = await self._authenticate(await self._identify(), Trigger.ON_DEMAND)
+        check = await self._authenticate(await self._identify(in_session=True), Trigger.ON_DEMAND)
         assert check is not None
         return check
 
@@ -444,14 +444,23 @@ class DeviceConnection:
         if check is not None and not check.passed:
             raise FirmwareRefused(f"{self.name}: {check.detail} ({CLAUSE})")
 
-    async def _identify(self) -> Identity:
+    async def _identify(self, *, in_session: bool = False) -> Identity:
         """Hello in the present session: the Identity, checked (protocol version, class), and the
         unit compared with the one accepted (a swap) and the boot before (a reboot). A Hello with
         the session's own id resets nothing on the device (docs/protocol.md §6.2), so a check
-        while commands are in flight keeps them exactly-once."""
+        while commands are in flight keeps them exactly-once.
+
+        ``in_session``: a check made while the link is up (due, or on demand). A new boot id then
+        means the device restarted under the session and lost it: the link is dropped as the
+        heartbeat drops it (LinkLost), so LINK_LOST latches and the reconnect's handshake reports
+        the reboot and checks the firmware again — never the session simply carried on."""
         hello = Hello(session_id=self._session_id, protocol_version=PROTOCOL_VERSION)
         identity = await self._await_or_lost(self._send(hello))
         assert isinstance(identity, Identity)
+        if in_session and self.identity is not None and identity.boot_id != self.identity.boot_id:
+            lost = LinkLost(f"{self.name}: device rebooted: its session is gone")
+            self._lost_link(lost)
+            raise lost
         self._check_identity(identity)
         if self.accepted is None:
             self.accepted = identity
@@ -592,7 +601,7 @@ class DeviceConnection:
                 except TimeoutError:
                     pass
             if self.check_due is not None and self.clock() >= self.check_due:
-                await self._authenticate(await self._identify(), Trigger.DUE)
+                await self._authenticate(await self._identify(in_session=True), Trigger.DUE)
             self._release_events()
             status = await self._await_or_lost(self._send(GetStatus()))
             assert isinstance(status, DeviceStatus) and self.identity is not None

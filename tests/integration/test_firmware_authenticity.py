@@ -25,8 +25,9 @@ from devices.equipment import FIRMWARE_UNVERIFIED, FIRMWARE_UNVERIFIED_CODE, Equ
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import RuleViolation
 from drivers.authenticity import MAX_INTERVAL, AuthenticityChecked, CheckKind, Trigger
-from drivers.connection import ConnectionState, FirmwareRefused, SupervisorSettings
+from drivers.connection import ConnectionState, DeviceRebooted, FirmwareRefused, SupervisorSettings
 from drivers.driver import Driver
+from drivers.errors import LinkLost
 from drivers.protocol.core import DeviceClass, attestation_digest
 from drivers.transport.serial import SerialTransport
 from firmware_sim.device import SimulatedDevice
@@ -165,6 +166,37 @@ def test_the_due_time_is_kept_through_a_reconnect_and_moved_only_by_a_due_or_on_
             assert due_now.next_due == pytest.approx(rig.conn.clock() + MAX_INTERVAL, abs=5)
         with pytest.raises(ValueError, match="at most 86400 s"):
             SupervisorSettings(firmware_recheck=MAX_INTERVAL + 1)
+
+    run(scenario())
+
+
+def test_a_reboot_found_by_an_on_demand_check_drops_the_link_and_is_reported_at_the_reconnect():
+    """docs/protocol.md §6.3, decision 0027: a device that restarted under the session has lost it.
+    A check made while the link is up (on demand, or due) that finds a new boot id drops the link
+    as the heartbeat does, so LINK_LOST latches and the reconnect's handshake reports the reboot and
+    checks the firmware again. Before, the check took the new boot id as the session's and the link
+    stayed up: no LINK_LOST, the device's lost state unnoticed (found in review)."""
+
+    async def scenario():
+        port = pty()
+        quiet = SupervisorSettings(**{**DAILY.__dict__, "heartbeat_interval": 30.0})
+        async with connected(port, SerialTransport, firmware_images=(IMAGE,), settings=quiet) as rig:
+            machine = Equipment(DiagnosticDriver(rig.conn))
+            assert (await next_check(rig.conn)).trigger is Trigger.STARTUP
+            port.device.reboot()  # between heartbeats: only the check can find it
+            with pytest.raises(LinkLost, match="device rebooted"):
+                await rig.conn.verify()
+            seen = []
+            async with asyncio.timeout(10):
+                while not any(isinstance(e, DeviceRebooted) for e in seen) or not any(
+                    isinstance(e, AuthenticityChecked) for e in seen
+                ):
+                    event = await rig.conn.events.get()
+                    machine.apply(event)
+                    seen.append(event)
+            assert FIRMWARE_UNVERIFIED_CODE not in {f.code for f in machine.latch.faults}
+            assert "LINK_LOST" in {f.code for f in machine.latch.faults}
+            assert [e.trigger for e in seen if isinstance(e, AuthenticityChecked)] == [Trigger.RECONNECT]
 
     run(scenario())
 
