@@ -36,7 +36,12 @@ from typing import TypeVar
 import structlog
 from transitions import EventData, Machine, MachineError
 
-from devices.equipment import IMPOSSIBLE_COUNT, IMPOSSIBLE_COUNT_CODE, Equipment
+from devices.equipment import (
+    FIRMWARE_UNVERIFIED_CODE,
+    IMPOSSIBLE_COUNT,
+    IMPOSSIBLE_COUNT_CODE,
+    Equipment,
+)
 from devices.faults import Fault, FaultLatch, Operator
 from devices.rules import Rule, RuleViolation
 from drivers.errors import DeviceRefused, LinkLost, NotConnected
@@ -51,6 +56,13 @@ COUNT_AFTER_SHUFFLE = Rule(
     "the shuffler counts the batch after every shuffle against the batch's expected count; a wrong "
     "count latches, takes the batch out of play and needs a supervisor",
 )
+SHUFFLED_BY_VERIFIED_FIRMWARE = Rule(
+    "461a.20(b); 605a.4(c); decision 0026",
+    "a batch whose shuffle ended while the shuffler's firmware stood unverified (a failed authenticity "
+    "check latched) is out of play: shuffled again once the firmware is verified and cleared",
+)
+#: The host fault a batch shuffled by unverified firmware latches.
+BATCH_UNVERIFIED = "BATCH_UNVERIFIED"
 NO_FOREIGN_CARD = Rule(
     "603a.15",
     "every card of a batch has the batch's back (and jokers only where configured); a foreign card "
@@ -106,6 +118,7 @@ BATCH_FAULTS = frozenset(
         "OUTCOME_UNKNOWN",
         "DELIVERY_SHORT",
         IMPOSSIBLE_COUNT_CODE,
+        BATCH_UNVERIFIED,
     }
 )
 # Refused before anything ran on the device: the batch is where it was.
@@ -434,6 +447,9 @@ class Shuffler(Equipment[ShufflerDriver]):
                 f"the host configured a {self.back} batch of {self.expected}"
             )
             found.append(_Problem(BATCH_AS_CONFIGURED, "BATCH_MISMATCH", "host", detail))
+        if FIRMWARE_UNVERIFIED_CODE in {fault.code for fault in self.latch.faults}:
+            detail = f"shuffle {sid}: ended while the shuffler's firmware failed its authenticity check"
+            found.append(_Problem(SHUFFLED_BY_VERIFIED_FIRMWARE, BATCH_UNVERIFIED, "host", detail))
         if self.reads_order and (order is None or not order.opens(report.commitment)):
             why = f"could not be read ({unread})" if order is None else "does not open the commitment"
             found.append(_Problem(ORDER_SEALED, "ORDER_UNSEALED", "host", f"shuffle {sid}: the order {why}"))

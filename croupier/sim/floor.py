@@ -17,6 +17,7 @@ from croupier.service.table_service import supervisor_clear, supervisor_ruling, 
 from croupier.sim.summary import Tally
 from croupier.simulated import FLOORPERSON, SimulatedTable
 from devices.equipment import FIRMWARE_UNVERIFIED_CODE
+from devices.shuffler import BATCH_UNVERIFIED
 from firmware_sim.dealer import FOREIGN_BACK
 from firmware_sim.world import DISCARD, FLOOR, SHUFFLER_INPUT, SHUFFLER_OUTPUT, PhysicalCard, TableWorld
 from games.common.messages import Resolution
@@ -100,14 +101,15 @@ def repair_world(world: TableWorld, codes: Collection[str] = ()) -> None:
     for a batch the shuffler failed (FOREIGN_CARD, WRONG_COUNT), take it out of the output tray, take
     every foreign card off the table and put the rest back in the input to be shuffled again (the
     device keeps the fault while the failed batch is in its output tray); a batch whose shuffle's
-    outcome was unknown (OUTCOME_UNKNOWN) goes back to the input whole. Every card moves through
+    outcome was unknown (OUTCOME_UNKNOWN), or that unverified firmware shuffled (BATCH_UNVERIFIED),
+    goes back to the input whole. Every card moves through
     the world, and a confiscated one leaves through ``remove``, so the books stay balanced."""
     with world.lock:
         world.faults.stuck.clear()
         if world.count(FLOOR):
             world.move_all(FLOOR, DISCARD)
         output = world.cards(SHUFFLER_OUTPUT)
-        if "OUTCOME_UNKNOWN" in codes and output:  # a shuffle that ran unconfirmed: shuffled again
+        if {"OUTCOME_UNKNOWN", BATCH_UNVERIFIED} & set(codes) and output:  # shuffled again, whole
             world.move_all(SHUFFLER_OUTPUT, SHUFFLER_INPUT)
         elif set(codes) & {"FOREIGN_CARD", "WRONG_COUNT"} and any(map(_foreign, output)):
             batch = world.take(SHUFFLER_OUTPUT, len(output))

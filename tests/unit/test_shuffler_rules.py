@@ -13,9 +13,11 @@ import pytest
 from structlog.testing import capture_logs
 from transitions import MachineError
 
-from devices.faults import Operator, Role
+from devices.equipment import FIRMWARE_UNVERIFIED, FIRMWARE_UNVERIFIED_CODE
+from devices.faults import Fault, Operator, Role
 from devices.rules import RuleViolation
 from devices.shuffler import (
+    BATCH_UNVERIFIED,
     BATCHES_ALTERNATE,
     COUNT_AFTER_SHUFFLE,
     FAILED_BATCH_OUT_OF_PLAY,
@@ -24,6 +26,7 @@ from devices.shuffler import (
     OUTCOME_RECONCILED,
     RANDOM_ON_OPEN_TABLE,
     RESUMED_AS_LEFT,
+    SHUFFLED_BY_VERIFIED_FIRMWARE,
     UNSEEDED_ON_OPEN_TABLE,
     WHOLE_BATCH_DELIVERED,
     Shuffler,
@@ -199,6 +202,40 @@ def test_5_3_wrong_count_latches_takes_the_batch_out_of_play_and_needs_a_supervi
         table.world.remove(FLOOR)
         await table.shuffler.clear("WRONG_COUNT", SUPERVISOR)
         assert table.shuffler.state == "idle" and not table.shuffler.latch and table.shuffler.batch is None
+
+    run(scenario())
+
+
+def test_461a_20_b_a_shuffle_ending_while_the_firmware_stands_unverified_fails_the_batch():
+    """461a.20(b), decision 0026: the shuffler's firmware fails its due authenticity check while a
+    batch is being shuffled (FIRMWARE_UNVERIFIED latched). The shuffle's result cannot be trusted:
+    the batch fails (BATCH_UNVERIFIED, out of play) rather than going into play once a supervisor
+    has verified and cleared the firmware. Before, it was recorded "passed", loaded and dealt
+    (found in review)."""
+
+    async def scenario():
+        table = Table()
+        table.world.add_batch(SHUFFLER_INPUT, "red", 1)
+        await table.shuffler.configure(1, 0, "red")
+        shuffle = table.driver.shuffle
+
+        async def check_fails_meanwhile():
+            report = await shuffle()
+            detail = "shuffler: challenge check (due) failed"
+            table.shuffler.latch.latch(
+                Fault(FIRMWARE_UNVERIFIED_CODE, detail, FIRMWARE_UNVERIFIED.clause, "host")
+            )
+            return report
+
+        table.driver.shuffle = check_fails_meanwhile  # type: ignore[method-assign]
+        report = await table.shuffler.shuffle()
+        assert report.count == report.expected == 52
+        assert table.shuffler.state == "failed"
+        assert latched(table.shuffler) == {FIRMWARE_UNVERIFIED_CODE, BATCH_UNVERIFIED}
+        assert table.shuffler.irregularities[-1].rule is SHUFFLED_BY_VERIFIED_FIRMWARE
+        with pytest.raises(RuleViolation) as refused:
+            await table.shuffler.deliver_to_shoe()
+        assert refused.value.rule is FAILED_BATCH_OUT_OF_PLAY
 
     run(scenario())
 
