@@ -600,8 +600,12 @@ class DeviceConnection:
                     break
                 except TimeoutError:
                     pass
-            if self.check_due is not None and self.clock() >= self.check_due:
-                await self._authenticate(await self._identify(in_session=True), Trigger.DUE)
+            if self.check_due is not None:
+                # Never further off than one interval: a due time saved before the clock was stepped
+                # back, or the interval shortened since, cannot push the check back (§ 461a.20(b)).
+                self.check_due = min(self.check_due, self.clock() + self.settings.firmware_recheck)
+                if self.clock() >= self.check_due:
+                    await self._authenticate(await self._identify(in_session=True), Trigger.DUE)
             self._release_events()
             status = await self._await_or_lost(self._send(GetStatus()))
             assert isinstance(status, DeviceStatus) and self.identity is not None

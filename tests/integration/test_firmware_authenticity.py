@@ -144,7 +144,7 @@ def test_the_due_time_is_kept_through_a_reconnect_and_moved_only_by_a_due_or_on_
 
     async def scenario():
         port = pty()
-        due = 4_000_000_000.0  # some day in 2096
+        due = time.time() + 3600.0  # an hour from now, as a restart found it saved
         kwargs = {"firmware_images": (IMAGE,), "check_due": due, "settings": DAILY}
         async with connected(port, SerialTransport, **kwargs) as rig:
             assert (await next_check(rig.conn)).trigger is Trigger.STARTUP and rig.conn.check_due == due
@@ -197,6 +197,24 @@ def test_a_reboot_found_by_an_on_demand_check_drops_the_link_and_is_reported_at_
             assert FIRMWARE_UNVERIFIED_CODE not in {f.code for f in machine.latch.faults}
             assert "LINK_LOST" in {f.code for f in machine.latch.faults}
             assert [e.trigger for e in seen if isinstance(e, AuthenticityChecked)] == [Trigger.RECONNECT]
+
+    run(scenario())
+
+
+def test_a_due_time_further_off_than_one_interval_is_brought_back_to_it():
+    """§ 461a.20(b): the check comes at least every interval. A due time saved further off (the
+    clock stepped forward and corrected back, or the interval shortened since) is brought back to
+    one interval from now, so it cannot push the daily check back (found in review)."""
+
+    async def scenario():
+        hourly = SupervisorSettings(**{**FAST.__dict__, "firmware_recheck": 3600.0})
+        kwargs = {"firmware_images": (IMAGE,), "check_due": 4_000_000_000.0, "settings": hourly}
+        async with connected(pty(), SerialTransport, **kwargs) as rig:
+            await next_check(rig.conn)
+            async with asyncio.timeout(5):
+                while rig.conn.check_due == 4_000_000_000.0:
+                    await asyncio.sleep(0.05)
+            assert rig.conn.check_due == pytest.approx(time.time() + 3600.0, abs=5)
 
     run(scenario())
 
