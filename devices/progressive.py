@@ -207,6 +207,14 @@ class Progressive(Equipment[ProgressiveDriver]):
     def connections(self) -> tuple[DeviceConnection, ...]:
         return (self.driver.conn, self.sign.conn)
 
+    def unverified_device(self, code: str) -> str:
+        """The sign's own faults name the sign, also a FIRMWARE_UNVERIFIED restored after a restart,
+        before the sign has been checked again: its clear then waits for the sign's check, never
+        the controller's."""
+        if code.startswith(SIGN_FAULT_PREFIX):
+            return self.sign.name
+        return super().unverified_device(code)
+
     def apply_sign(self, event: object) -> None:
         """The sign's events: a sign that is gone, or faulted, stops the progressive; its doors,
         reboots and returns are recorded as the controller's are (``note_link_event``)."""

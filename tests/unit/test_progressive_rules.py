@@ -15,7 +15,8 @@ from hashlib import sha256
 
 import pytest
 
-from devices.faults import Operator, Role
+from devices.equipment import FIRMWARE_UNVERIFIED
+from devices.faults import Fault, Operator, Role
 from devices.progressive import (
     AWARD_TO_WAGER,
     CHIP_COUNT,
@@ -28,6 +29,7 @@ from devices.progressive import (
     meter_problems,
 )
 from devices.rules import RuleViolation
+from drivers.authenticity import AuthenticityChecked, CheckKind, Trigger
 from drivers.connection import ConnectionState, DeviceSwapped, StateChanged
 from drivers.errors import CommandTimeout, DeviceRefused, NotConnected, OutcomeUnknown
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
@@ -697,5 +699,34 @@ def test_decision_0016_a_link_that_goes_as_the_controller_answers_is_a_lost_link
             assert award.seat == 3 and progressive.frozen_levels == [1]
             assert table.controller.personality.levels[0].history[0].number == award.hit_number
             assert len(table.controller.personality.levels[0].history) == 1  # paid once
+
+    run(scenario())
+
+
+def test_decision_0026_a_signs_firmware_fault_restored_after_a_restart_waits_for_the_signs_check():
+    """461a.20(b), decision 0026: SIGN_FIRMWARE_UNVERIFIED restored after a restart (the state
+    database keeps latched faults) clears only once the SIGN has passed a check, not on the
+    controller's passing start-up check (before, the device it named was known only in memory and
+    the controller's check was taken: found in review)."""
+
+    def check(device: str) -> AuthenticityChecked:
+        unit = sign_unit("SG-1", b"fw")
+        return AuthenticityChecked(
+            device, Trigger.STARTUP, CheckKind.HASH, unit, ("ab",), "ab", True, "ok", 0.0
+        )
+
+    async def scenario():
+        table = Table()
+        progressive = table.progressive
+        await progressive.sync()
+        code = "SIGN_FIRMWARE_UNVERIFIED"
+        progressive.latch.latch(Fault(code, "restored", FIRMWARE_UNVERIFIED.clause, "host"))
+        progressive.last_check[progressive.name] = check(progressive.name)  # the controller passed
+        with pytest.raises(RuleViolation, match=f"verify {progressive.sign.name}") as refused:
+            await progressive.clear(code, SUPERVISOR)
+        assert refused.value.rule is FIRMWARE_UNVERIFIED and codes(progressive) == {code}
+        progressive.last_check[progressive.sign.name] = check(progressive.sign.name)
+        await progressive.clear(code, SUPERVISOR)
+        assert not progressive.latch
 
     run(scenario())
