@@ -3,6 +3,7 @@ is rebuilt from the trail alone with the hands the round itself holds, in dealin
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import replace
@@ -10,12 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from croupier.audit.adapter import record_round
 from croupier.audit.record import AuditRecord
 from croupier.audit.replay import ReplayError, RoundReplay, replay
 from croupier.audit.writer import AuditTrail
-from croupier.commands.replay import render
+from croupier.commands.replay import _json, render
 from games.common.records import Record
 from games.free_bet_blackjack.inputs import PlayerAction
 from games.heads_up_holdem.stacked import arrange, start
@@ -190,3 +193,16 @@ def test_672a_7_c_the_burns_before_a_round_are_shown_with_it(tmp_path):
     shown = render(first)
     assert shown.index("Burned before the round:") < shown.index("Wagers:")
     assert 'reason="new_dealer"' in shown
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+        max_leaves=6,
+    )
+)
+def test_a_field_is_printed_as_its_json(value: Any) -> None:
+    """``croupier replay`` prints each field as JSON; the direct writing of plain numbers and texts
+    (for speed) gives exactly ``json.dumps``'s text, escapes and all."""
+    assert _json(value) == json.dumps(value, ensure_ascii=False)
