@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -92,15 +93,24 @@ class TableApi:
         async def handler(request: web.Request) -> web.StreamResponse:
             operator = authenticate(self.tokens, request)
             if isinstance(operator, web.Response):
+                self._refused(request, operator, None)
                 return operator
             refused = forbid_dealer(operator) if supervisor else None
             if refused is not None:
+                self._refused(request, refused, operator)
                 return refused
             if request.method == "POST":
                 return await self.once.respond(request, operator, lambda: action(request, operator))
             return await action(request, operator)
 
         return handler
+
+    def _refused(self, request: web.Request, response: web.Response, operator: Operator | None) -> None:
+        """An access refused, to the audit trail (``access_refused``): the request and why."""
+        reason = json.loads(response.text or "{}").get("error", "")
+        self.service.journal.access_refused(
+            f"{request.method} {request.path}", response.status, reason, operator
+        )
 
     async def openapi(self, request: web.Request) -> web.Response:
         return web.json_response(document())

@@ -24,6 +24,7 @@ clears (docs/recovery.md).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -50,6 +51,16 @@ SERVICE_LIFE = Rule(
     "its clean stop",
 )
 
+ACCESS_REFUSED = Rule(
+    "461a.10(s); decision 0022",
+    "every request refused for who sent it (no or an unknown token, a role that may not) is an access "
+    "record, without the token; a flood is counted, not written line by line",
+)
+#: The clause each access record carries.
+ACCESS_LOGGED = ACCESS_REFUSED.clause
+#: Access records written in a minute at most; the rest are counted in the next one.
+ACCESS_RECORDS = 20
+
 ROUND_CUT_OFF = Rule(
     "decision 0012; decision 0017",
     "a round cut off by a restart is held for a supervisor: voided by hand, wagers returned",
@@ -69,6 +80,8 @@ class TableJournal:
         self._latched: dict[str, set[str]] = {}
         self._machines: list[Equipment[Any]] = []  # the devices watched (``watch_latches``)
         self._configuration: dict[str, str] = {"game": game}  # what table_open names (service_started)
+        # access_refused's bound: the minute's start, the records written in it, the ones left out.
+        self._access_window, self._access_written, self._access_unrecorded = time.monotonic(), 0, 0
 
     def keep(self, table: Any) -> None:
         """Keep ``table``: its latches and round restored after a restart, then every record,
@@ -174,6 +187,31 @@ class TableJournal:
             self.round,
             {"action": action, "operator": operator.ident, "role": operator.role.value, **fields},
         )
+
+    def access_refused(self, request: str, status: int, reason: str, operator: Operator | None) -> None:
+        """A request the API refused for who sent it (461a.10(s): access is logged): no or an unknown
+        token (401), or a role that may not (403). Never the token. At most ACCESS_RECORDS a minute
+        are written; the refusals left out are counted in the next one written (``unrecorded``), so
+        that a flood of bad requests cannot flood the trail and none goes uncounted."""
+        now = time.monotonic()
+        if now - self._access_window >= 60.0:
+            self._access_window, self._access_written = now, 0
+        if self._access_written >= ACCESS_RECORDS:
+            self._access_unrecorded += 1
+            return
+        self._access_written += 1
+        fields: dict[str, Any] = {"request": request, "status": status, "reason": reason}
+        fields |= (
+            {"operator": None, "role": None}
+            if operator is None
+            else {
+                "operator": operator.ident,
+                "role": operator.role.value,
+            }
+        )
+        fields |= {"unrecorded": self._access_unrecorded, "clause": ACCESS_LOGGED}
+        self._access_unrecorded = 0
+        self.trail.append("access_refused", self.round, fields)
 
     def service_started(self, game: str, config: str, config_sha256: str) -> None:
         """The service took the table up with this configuration; a configuration that differs from

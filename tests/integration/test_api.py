@@ -20,7 +20,7 @@ from croupier.api.openapi import COMMITTED, document
 from croupier.audit.writer import AuditTrail
 from croupier.config.limits import Limits
 from croupier.players import table_options
-from croupier.service.journal import TableJournal
+from croupier.service.journal import ACCESS_LOGGED, ACCESS_RECORDS, TableJournal
 from croupier.service.screen import NO_WAGER
 from croupier.service.table_service import TableService
 from croupier.simulated import SimulatedTable, simulated_table
@@ -82,6 +82,43 @@ def test_no_token_or_a_wrong_token_is_401_and_says_so(tmp_path):
             assert rig.sim.table.rounds == 0, "nothing was played"
 
     run(scenario())
+
+
+def test_461a_10_s_every_access_refused_is_an_access_record_without_the_token(tmp_path):
+    """461a.10(s): a request refused for who sent it is an access record: no or an unknown token
+    (401) with no operator, a dealer on a supervisor's route (403) naming the dealer; the token is
+    never written. Past ACCESS_RECORDS a minute the refusals are counted in the next record instead
+    (before, no refusal reached the trail: found in review)."""
+
+    async def scenario():
+        async with api_rig(tmp_path) as rig:
+            assert (await rig.get("/v1/table", {"Authorization": "Bearer not-a-token-of-ours"}))[0] == 401
+            assert (await rig.post("/v1/table/close", {}, headers=DEALER))[0] == 403
+            for _ in range(ACCESS_RECORDS + 5):
+                await rig.get("/v1/table", {})
+            rig.service.journal._access_window -= 60.0  # a minute later
+            await rig.get("/v1/table", {})
+
+    run(scenario())
+    lines = b"".join(path.read_bytes() for path in sorted((tmp_path / "audit").glob("*.jsonl")))
+    assert b"not-a-token-of-ours" not in lines
+    refused = [r["fields"] for r in map(json.loads, lines.splitlines()) if r["kind"] == "access_refused"]
+    assert refused[0] == {
+        "request": "GET /v1/table",
+        "status": 401,
+        "reason": "unknown token",
+        "operator": None,
+        "role": None,
+        "unrecorded": 0,
+        "clause": ACCESS_LOGGED,
+    }
+    assert (refused[1]["request"], refused[1]["status"], refused[1]["operator"], refused[1]["role"]) == (
+        "POST /v1/table/close",
+        403,
+        "D-1",
+        "dealer",
+    )
+    assert len(refused) == ACCESS_RECORDS + 1 and refused[-1]["unrecorded"] == 7
 
 
 def test_malformed_bodies_are_400_naming_the_field_and_change_nothing(tmp_path):
