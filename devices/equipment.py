@@ -261,6 +261,10 @@ class Equipment(Generic[D]):
             self._unverified[code] = check.device
             self.latch.latch(Fault(code, detail, FIRMWARE_UNVERIFIED.clause, "host"))
 
+    def unit_of(self, code: str) -> dict[str, str | None]:
+        """The identity of the unit a fault ``code`` is about, for its record: this device's."""
+        return identity_fields(self.driver.conn.identity)
+
     def unverified_device(self, code: str) -> str:
         """The device whose failed check latched ``code`` (this one's, or its meter sign's)."""
         return self._unverified.get(code, self.name)

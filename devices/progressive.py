@@ -24,7 +24,7 @@ import asyncio
 
 from transitions import EventData, Machine
 
-from devices.equipment import DEVICE_FAULT, Equipment, link_fault
+from devices.equipment import DEVICE_FAULT, Equipment, identity_fields, link_fault
 from devices.faults import Fault, FaultLatch, Operator
 from devices.rules import Rule, RuleViolation
 from drivers.authenticity import AuthenticityChecked
@@ -206,6 +206,12 @@ class Progressive(Equipment[ProgressiveDriver]):
 
     def connections(self) -> tuple[DeviceConnection, ...]:
         return (self.driver.conn, self.sign.conn)
+
+    def unit_of(self, code: str) -> dict[str, str | None]:
+        """The sign's own faults are about the sign's unit."""
+        if code.startswith(SIGN_FAULT_PREFIX):
+            return identity_fields(self.sign.conn.identity)
+        return super().unit_of(code)
 
     def unverified_device(self, code: str) -> str:
         """The sign's own faults name the sign, also a FIRMWARE_UNVERIFIED restored after a restart,

@@ -77,7 +77,7 @@ class TableJournal:
         self.trail, self.state, self.table, self.game = trail, state, table, game
         self.round: int | None = None  # the round in play, for the fault records' round number
         self.kept: Any = None  # the table kept (``keep``)
-        self._latched: dict[str, set[str]] = {}
+        self._latched: dict[str, dict[str, Fault]] = {}  # by device: the faults last recorded latched
         self._machines: list[Equipment[Any]] = []  # the devices watched (``watch_latches``)
         self._configuration: dict[str, str] = {"game": game}  # what table_open names (service_started)
         # access_refused's bound: the minute's start, the records written in it, the ones left out.
@@ -132,7 +132,7 @@ class TableJournal:
             for check in machine.checks:  # made before the journal watched (a firmware refused at start-up)
                 self.authenticity_checked(check)
             machine.check_listeners.append(self.authenticity_checked)
-            self._latched[machine.name] = set()
+            self._latched[machine.name] = {}
             machine.latch.listeners.append(lambda machine=machine: self._latch_changed(machine))
             if machine.latch:  # latched before the journal watched: recorded now
                 self._latch_changed(machine)
@@ -165,19 +165,19 @@ class TableJournal:
         self.state.save_check_due(check.device, check.next_due)
 
     def _latch_changed(self, machine: Equipment[Any]) -> None:
+        """Each fault latched or released as a record, with the unit it is about (model, serial,
+        firmware: a regulator matches it to the approved list) and the clause it enforces."""
         faults = {fault.code: fault for fault in machine.latch.faults}
-        before = self._latched.get(machine.name, set())
+        before = self._latched.get(machine.name, {})
         self.state.save_latches(machine.name, machine.latch.to_records())
-        for code in sorted(set(faults) - before):
+        for code in sorted(set(faults) - set(before)):
             fault = faults[code]
-            self.trail.append(
-                "fault_latched",
-                self.round,
-                {"device": machine.name, "code": code, "detail": fault.detail, "clause": fault.clause},
-            )
-        for code in sorted(before - set(faults)):
-            self.trail.append("fault_released", self.round, {"device": machine.name, "code": code})
-        self._latched[machine.name] = set(faults)
+            fields = {"device": machine.name, "code": code, "detail": fault.detail, "clause": fault.clause}
+            self.trail.append("fault_latched", self.round, {**fields, **machine.unit_of(code)})
+        for code in sorted(set(before) - set(faults)):
+            fields = {"device": machine.name, "code": code, "clause": before[code].clause}
+            self.trail.append("fault_released", self.round, {**fields, **machine.unit_of(code)})
+        self._latched[machine.name] = faults
 
     # -- people ---------------------------------------------------------------------------------
     def operator_action(self, action: str, operator: Operator, **fields: Any) -> None:

@@ -131,6 +131,8 @@ def test_461a10s_a_door_opened_mid_round_is_an_access_record_and_holds_the_shoe_
     [latched] = of(records, "fault_latched", device="shoe", code="DOOR_OPEN")
     [released] = of(records, "fault_released", device="shoe", code="DOOR_OPEN")
     assert opened.seq < latched.seq and opened.seq < closed.seq < released.seq
+    assert identified(latched) and identified(released), "a fault's records name the unit"
+    assert released.fields["clause"] == latched.fields["clause"]
     held = [r for r in records if opened.seq < r.seq < released.seq]
     assert not [r for r in held if r.kind == "card" and r.fields.get("source") == "shoe"]
 
