@@ -14,7 +14,7 @@ from typing import Generic, TypeVar
 
 from devices.faults import Fault, FaultLatch, Operator
 from devices.rules import Irregularity, Rule, RuleViolation
-from drivers.authenticity import CLAUSE, AuthenticityChecked
+from drivers.authenticity import CLAUSE, AuthenticityChecked, identity_fields
 from drivers.connection import (
     ConnectionState,
     DeviceConnection,
@@ -25,7 +25,7 @@ from drivers.connection import (
     describe,
 )
 from drivers.driver import Driver
-from drivers.protocol.core import DoorChanged, FaultCleared, FaultCode, FaultRaised, Identity
+from drivers.protocol.core import DoorChanged, FaultCleared, FaultCode, FaultRaised
 
 D = TypeVar("D", bound=Driver)
 
@@ -104,21 +104,6 @@ class EquipmentEvent:
     fields: Mapping[str, object] = field(default_factory=dict)
 
 
-def identity_fields(identity: Identity | None) -> dict[str, str | None]:
-    """The unit a record is about, as the handshake identified it: model (vendor and model),
-    serial number, firmware version and the firmware's hash (hex), which a regulator compares with
-    the approved list (605a.4(c)). A device not yet identified (no handshake since the service
-    started) gives nulls: the record still says which device, by its configured name."""
-    if identity is None:
-        return {"model": None, "serial": None, "firmware": None, "firmware_hash": None}
-    return {
-        "model": f"{identity.vendor} {identity.model}",
-        "serial": identity.serial_number,
-        "firmware": identity.firmware_version,
-        "firmware_hash": identity.firmware_hash.hex(),
-    }
-
-
 #: The equipment events a machine keeps for its first listener: far more than a table makes while it
 #: opens (a few shuffles and loads), before the table service takes it up.
 UNHEARD_KEPT = 1000
@@ -145,9 +130,9 @@ class Equipment(Generic[D]):
         self._links_up: set[str] = set()  # links (by device name) that have been ready
         self._links_lost: dict[str, str] = {}  # lost since they were ready, and why: their return is recorded
         self._line_errors_seen: dict[str, dict[str, int]] = {}  # each link's counters as last reported
-        #: Each authenticity check of the device's firmware (a meter sign's too), in order, and who
-        #: hears of each (the table service records it); the last one by device.
-        self.checks: list[AuthenticityChecked] = []
+        #: The latest authenticity checks of the device's firmware (a meter sign's too), in order (bounded:
+        #: a flapping link checks at every return), who hears of each (the journal) and the last by device.
+        self.checks: collections.deque[AuthenticityChecked] = collections.deque(maxlen=UNHEARD_KEPT)
         self.check_listeners: list[Callable[[AuthenticityChecked], None]] = []
         self.last_check: dict[str, AuthenticityChecked] = {}
         self._unverified: dict[str, str] = {}  # a FIRMWARE_UNVERIFIED code latched: the device it names

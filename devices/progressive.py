@@ -24,10 +24,10 @@ import asyncio
 
 from transitions import EventData, Machine
 
-from devices.equipment import DEVICE_FAULT, Equipment, identity_fields, link_fault
+from devices.equipment import DEVICE_FAULT, Equipment, link_fault
 from devices.faults import Fault, FaultLatch, Operator
 from devices.rules import Rule, RuleViolation
-from drivers.authenticity import AuthenticityChecked
+from drivers.authenticity import AuthenticityChecked, identity_fields
 from drivers.connection import ConnectionState, DeviceConnection, DeviceSwapped, EventsHeldBack, StateChanged
 from drivers.errors import CommandTimeout, DriverError, LinkLost, NotConnected, OutcomeUnknown
 from drivers.progressive import MeterSignDriver, ProgressiveDriver

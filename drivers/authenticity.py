@@ -70,13 +70,9 @@ class AuthenticityChecked:
 
     def fields(self) -> dict[str, object]:
         """The audit record's fields (docs/audit.md §4, ``authenticity_check``)."""
-        identity = self.identity
         return {
             "device": self.device,
-            "model": f"{identity.vendor} {identity.model}",
-            "serial_number": identity.serial_number,
-            "firmware_version": identity.firmware_version,
-            "firmware_hash": identity.firmware_hash.hex(),
+            **identity_fields(self.identity),
             "check": self.kind.value,
             "trigger": self.trigger.value,
             "nonce": self.nonce,
@@ -86,6 +82,21 @@ class AuthenticityChecked:
             "detail": self.detail,
             "clause": CLAUSE,
         }
+
+
+def identity_fields(identity: Identity | None) -> dict[str, str | None]:
+    """The unit a record is about, as the handshake identified it: model (vendor and model),
+    serial number, firmware version and the firmware's hash (hex), which a regulator compares with
+    the approved list (605a.4(c)). A device not yet identified (no handshake since the service
+    started) gives nulls: the record still says which device, by its configured name."""
+    if identity is None:
+        return {"model": None, "serial": None, "firmware": None, "firmware_hash": None}
+    return {
+        "model": f"{identity.vendor} {identity.model}",
+        "serial": identity.serial_number,
+        "firmware": identity.firmware_version,
+        "firmware_hash": identity.firmware_hash.hex(),
+    }
 
 
 def hash_check(allow_list: Collection[bytes], identity: Identity) -> tuple[bool, str]:

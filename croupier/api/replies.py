@@ -94,8 +94,8 @@ class Verified(Reply):
     result: str
     detail: str
     model: str
-    serial_number: str
-    firmware_version: str
+    serial: str
+    firmware: str
     firmware_hash: str
     nonce: str
     expected: list[str]

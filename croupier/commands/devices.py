@@ -90,7 +90,7 @@ def _line(check: dict[str, Any]) -> str:
     return (
         f"{check['device']}: {check['result']} ({check['check']} check, {check['trigger']}): "
         f"{check['detail']}; "
-        f"{check['model']} s/n {check['serial_number']} fw {check['firmware_version']}; "
+        f"{check['model']} s/n {check['serial']} fw {check['firmware']}; "
         f"next due {check['next_due']}"
     )
 

@@ -287,7 +287,7 @@ def test_a_supervisor_verifies_a_device_on_demand_through_the_api_and_every_chec
         demanded = [c["result"] for c in checks if c["trigger"] == "on demand"]
         assert demanded == ["passed", "failed", "passed"]
         for check in checks:
-            assert check["check"] == "challenge" and check["model"] and check["serial_number"]
+            assert check["check"] == "challenge" and check["model"] and check["serial"]
             assert check["expected"] and check["nonce"] and "461a.20(b)" in check["clause"]
         assert due == pytest.approx(time.time() + MAX_INTERVAL, abs=60)
         latched = [r["fields"]["code"] for r in records if r["kind"] == "fault_latched"]
