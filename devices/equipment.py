@@ -8,6 +8,7 @@ Subclasses declare a ``transitions.Machine`` for their own states. Per decision 
 from __future__ import annotations
 
 import collections
+import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -102,6 +103,12 @@ class EquipmentEvent:
     device: str
     unit: Mapping[str, str | None]
     fields: Mapping[str, object] = field(default_factory=dict)
+    #: The order events were made in, across every device of the process: the events kept before
+    #: anyone listened are written in it (``take_unheard``), not device by device.
+    order: int = field(default_factory=lambda: next(_EVENT_ORDER), compare=False)
+
+
+_EVENT_ORDER = itertools.count()
 
 
 #: The equipment events a machine keeps for its first listener: far more than a table makes while it
@@ -162,10 +169,16 @@ class Equipment(Generic[D]):
         """Tell ``listener`` of every equipment event from now on, and first of those made before
         anyone listened: a table opened before the table service took it up (a simulated table
         shuffles and loads its first batches as it opens) keeps them for the audit trail."""
-        unheard, self._unheard = list(self._unheard), collections.deque(maxlen=UNHEARD_KEPT)
+        unheard = self.take_unheard()
         self.event_listeners.append(listener)
         for event in unheard:
             listener(event)
+
+    def take_unheard(self) -> list[EquipmentEvent]:
+        """The events made before anyone listened, handed over (and no longer kept): a listener of
+        several devices takes them all first and puts them in the order they were made."""
+        unheard, self._unheard = list(self._unheard), collections.deque(maxlen=UNHEARD_KEPT)
+        return unheard
 
     def connections(self) -> tuple[DeviceConnection, ...]:
         """The links this machine's devices answer on: its own (a progressive adds its sign's)."""

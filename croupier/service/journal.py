@@ -126,7 +126,13 @@ class TableJournal:
         """Keep each device's latched faults in the state store and in the trail as they change,
         and write each irregularity its rules find (``device_irregularity``), each equipment event
         it reports (``equipment_event``) and each authenticity check of its firmware
-        (``authenticity_check``, those made already first) to the trail."""
+        (``authenticity_check``, those made already first) to the trail. The equipment events the
+        devices made before (a simulated table's opening shuffles and loads) are written first, in
+        the order they were made across the devices."""
+        equipment = list(equipment)
+        backlog = sorted((e for machine in equipment for e in machine.take_unheard()), key=lambda e: e.order)
+        for event in backlog:
+            self.equipment_event(event)
         for machine in equipment:
             self._machines.append(machine)
             for check in machine.checks:  # made before the journal watched (a firmware refused at start-up)
