@@ -13,8 +13,14 @@ What the check proves, and what it cannot:
 - Records with consecutive ``seq`` are chained (``prev`` the hash of the one before): each such run
   is a piece of the series with nothing removed, added or reordered inside it.
 - A whole period (no ``--kind``) is one run, and the manifest carries the records just outside it
-  (``before``, ``after``): the first exported record chains to a record before the period and the
-  last to one after it, so no record of the period is missing at either end.
+  (``before``, ``after``): the first exported record chains to a record before the period (or is
+  seq 1, from genesis) and the last to one after it, so no record of the period is missing at
+  either end.
+- Without ``after`` the end is not proven: records after the last exported one may be missing, and
+  nothing in the export can show they are not. Not even a shutdown's close record as the last: the
+  service started again opens a new file chained on, whose records may fall in the period. The
+  verifier then says the end is unproven (``unproven``), never "complete"; a head noted outside the
+  PC after the period's end (docs/audit.md §9) equal to the last record shows it, by hand.
 - A subset by kind is not contiguous: each record is proved a record of the series (sealed, with
   the key), but not that every record of those kinds is there; that needs the whole period.
 
@@ -38,7 +44,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from croupier.audit.record import GENESIS, HEADER, AuditError, AuditRecord, canonical, read_records
+from croupier.audit.record import CLOSE, GENESIS, HEADER, AuditError, AuditRecord, canonical, read_records
 from croupier.audit.rotation import table_of
 from croupier.audit.sealing import VerificationKey
 from croupier.audit.storage import plain_name
@@ -159,12 +165,21 @@ def read_export(path: Path, fmt: str) -> list[AuditRecord]:
     return records
 
 
-def export(
-    paths: list[Path], period: Period, kinds: list[str] | None, fmt: str, out: Path
-) -> tuple[Path, Path, int]:
+@dataclass(frozen=True)
+class Exported:
+    """What ``export`` wrote; ``unproven`` says which end of the period the files given cannot
+    prove complete, and what to give instead (empty when both ends are provable)."""
+
+    data: Path
+    manifest: Path
+    records: int
+    unproven: list[str]
+
+
+def export(paths: list[Path], period: Period, kinds: list[str] | None, fmt: str, out: Path) -> Exported:
     """Verify the series, then write the period's records (of ``kinds`` if given) to ``out`` and
-    their manifest beside; return both paths and the number of records. AuditError if the series
-    fails verification (naming the first bad record) or holds no record of the period."""
+    their manifest beside. AuditError if the series fails verification (naming the first bad
+    record) or holds no record of the period."""
     if fmt not in FORMATS:
         raise AuditError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
     report = verify_series(paths)
@@ -172,11 +187,15 @@ def export(
         raise AuditError(f"not exported, the trail fails verification: {report.problem}")
     table = table_of(paths[0])
     chosen, before, after, sources = [], None, None, {}
+    first: AuditRecord | None = None  # the first record read in the period
+    last: tuple[Path, AuditRecord] | None = None  # the last record read, and its file
     for path in paths:
         for record in read_records([path]):
+            last = (path, record)
             if datetime.fromisoformat(record.at) < period.start:
                 before = record
             elif period.holds(record):
+                first = first or record
                 sources.setdefault(plain_name(path), []).append(record)
                 if kinds is None or record.kind in kinds:
                     chosen.append(record)
@@ -220,13 +239,44 @@ def export(
             file.write(content)
             file.flush()
             os.fsync(file.fileno())
-    return target, manifest, len(chosen)
+    return Exported(target, manifest, len(chosen), _unproven_ends(period, before, first, after, last))
+
+
+def _unproven_ends(
+    period: Period,
+    before: AuditRecord | None,
+    first: AuditRecord | None,
+    after: AuditRecord | None,
+    last: tuple[Path, AuditRecord] | None,
+) -> list[str]:
+    """Which end of the period the files given leave unproven: the file before or after missing,
+    or the series not yet past the period's end."""
+    unproven = []
+    if before is None and first is not None and first.seq != 1:
+        unproven.append(
+            f"the files given begin inside the period, at seq {first.seq} ({first.at}): give the file "
+            "before it too, or the export's start cannot be proved complete"
+        )
+    if after is None and last is not None:
+        path, record = last
+        unproven.append(
+            f"the files given end inside the period, at seq {record.seq} ({record.at}, in "
+            f"{plain_name(path)}), before its end ({period.end.isoformat()}): the export cannot be "
+            "proved complete at its end. Give the next file of the series too; if this is the "
+            "series' newest record, export again once the table has written a record after the "
+            "period"
+        )
+    return unproven
 
 
 @dataclass
 class ExportReport:
+    """``problem``: the first thing wrong (exit 1). ``unproven``: every record checks, but the
+    whole period's end is not proven complete, and why (exit 3). ``notes``: what was proved."""
+
     records: int = 0
     problem: str | None = None
+    unproven: str | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -241,6 +291,23 @@ def _fence(line: str | None, key: VerificationKey | None) -> AuditRecord | None:
             f"the manifest's record seq {record.seq} outside the period is not sealed by the key"
         )
     return record
+
+
+def _end_unproven(last: AuditRecord, period: Period) -> str:
+    """Why the end of a whole period without the record after it is not proven, and what would
+    prove it."""
+    said = (
+        f"NOT proven complete at its end: the manifest holds no record after the period, so records "
+        f"after seq {last.seq} ({last.at}) and before {period.end.isoformat()} may be missing"
+    )
+    if last.kind == CLOSE and last.fields.get("reason") == "shutdown":
+        return (
+            f"{said}; seq {last.seq} closed the trail at a shutdown, and had the service started "
+            "again it would have written on in a new file: only a head noted after the period's end "
+            f"(croupier audit head, docs/audit.md §9) that is seq {last.seq}, hash {last.hash}, shows "
+            "the period complete"
+        )
+    return f"{said}; export again with the series' next file, or once it has a record after the period"
 
 
 def verify_export(path: Path, manifest_path: Path, key: VerificationKey | None = None) -> ExportReport:
@@ -329,15 +396,14 @@ def verify_export(path: Path, manifest_path: Path, key: VerificationKey | None =
             return ExportReport(
                 problem=f"{path}: the last record is not followed by the record after the period"
             )
-        report.notes.append(
-            "complete for the period: chained from the record before it"
-            + (" (or from genesis)" if before is None else f" (seq {before.seq})")
-            + (
-                " to the record after it" + f" (seq {after.seq})"
-                if after is not None
-                else " to the series' last record"
+        start = "from genesis (seq 1)" if before is None else f"from the record before it (seq {before.seq})"
+        if after is None:
+            report.unproven = _end_unproven(last, period)
+            report.notes.append(f"chained {start}; {report.unproven}")
+        else:
+            report.notes.append(
+                f"complete for the period: chained {start} to the record after it (seq {after.seq})"
             )
-        )
     else:
         report.notes.append(
             "a subset by kind: each record is a record of the series, but whether every record of "

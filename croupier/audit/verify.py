@@ -47,6 +47,7 @@ class Report:
     seals_checked: bool = False  # ... and every tag was checked with the verification key
     last_file: str = ""
     last_epoch: int | None = None
+    close_reason: str | None = None  # the newest file's close record's reason, if it is closed
 
     @property
     def ok(self) -> bool:
@@ -80,6 +81,7 @@ class _Walk:
         self.file = 0
         self.records = 0
         self.closed = True
+        self.close_reason: str | None = None
         self.anchored = True
         self.sealed = False  # whether the file being read is sealed
         self.unsealed = False  # whether any file read so far was not
@@ -102,6 +104,7 @@ class _Walk:
         if partial:
             raise _Bad(len(lines) + 1, None, "truncated: the last line is incomplete")
         self.closed = records[-1].kind == CLOSE
+        self.close_reason = records[-1].fields.get("reason") if self.closed else None
         if not self.closed and not newest:
             raise _Bad(
                 len(lines),
@@ -272,6 +275,7 @@ def verify_series(
         seals_checked=sealed and key is not None,
         last_file=walk.name,
         last_epoch=walk.epoch,
+        close_reason=walk.close_reason,
     )
 
 

@@ -93,9 +93,10 @@ class AuditTrail:
         self._heads = heads
         self._head: Head | None = None
         self._stop = threading.Event()
-        #: How the series' last run ended, as the files show it: True, its newest file closed
-        #: (``shutdown``); False, left open (a crash, a kill, a power loss) and closed now with reason
-        #: ``resumed``; None, a new series (the service's ``service_start`` record says which).
+        #: How the series' last run ended, as the files show it: True, its newest file closed with
+        #: reason ``shutdown``; False, left open (a crash, a kill, a power loss) and closed now with
+        #: reason ``resumed``, or ending on a rotation's close (a crash before the next file's
+        #: header); None, a new series (the service's ``service_start`` record says which).
         self.previous_clean: bool | None = None
         self._tidying: threading.Thread | None = None
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -195,7 +196,9 @@ class AuditTrail:
         self._head = report.head
         self._sealing_file = report.last_epoch is not None
         self._file = number_of(files[-1])
-        self.previous_clean = report.closed
+        # Only a shutdown's close is a clean stop: a file closed by a rotation is followed at once
+        # by the next file's header, so a series ending on one lost that header to a crash.
+        self.previous_clean = report.close_reason == "shutdown"
         if not report.closed and files[-1].parent != self.directory:
             raise AuditError(f"cannot continue the audit trail: archived {files[-1]} was never closed")
         if not report.closed:

@@ -25,7 +25,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     verify = actions.add_parser(
         "verify",
         help="check the hash chain of a file or a rotation series",
-        description="Exit 0 if the chain is intact; exit 1 naming the first bad record.",
+        description="Exit 0 if the chain is intact; exit 1 naming the first bad record. With "
+        "--manifest, exit 3 if every record checks but the export is not proven complete at the end "
+        "of its period (no record after the period in the manifest).",
     )
     verify.add_argument(
         "files", nargs="+", type=Path, metavar="FILE", help="files in series order (oldest first)"
@@ -125,11 +127,12 @@ def _verify_export(args: argparse.Namespace, key: VerificationKey | None) -> int
     if report.problem is not None:
         print(f"bad: {report.problem}")
         return 1
+    verdict = "ok" if report.unproven is None else "unproven"
     print(
-        f"ok: {report.records} exported records, each a record of the series"
+        f"{verdict}: {report.records} exported records, each a record of the series"
         + "".join(f"; {n}" for n in report.notes)
     )
-    return 0
+    return 0 if report.unproven is None else 3
 
 
 def _procedure(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ Board (docs/audit.md §11; 465a.6). ``croupier audit verify EXPORT --manifest MA
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from croupier.audit.export import FORMATS, Period, export, parse_moment
@@ -42,14 +43,18 @@ def _export(args: argparse.Namespace) -> int:
     try:
         period = Period(parse_moment(args.start, end=False), parse_moment(args.end, end=True))
         kinds = [check_kind(kind) for kind in args.kind] if args.kind else None
-        target, manifest, count = export(args.files, period, kinds, args.format, args.out)
+        written = export(args.files, period, kinds, args.format, args.out)
     except AuditError as exc:
         print(f"croupier audit export: {exc}")
         return 1
     except OSError as exc:
         print(f"croupier audit export: cannot write {exc.filename}: {exc.strerror}")
         return 2
-    print(f"exported {count} records to {target}")
-    print(f"manifest: {manifest}")
-    print(f"check with: croupier audit verify {target} --manifest {manifest} [--key VERIFY_KEY]")
+    print(f"exported {written.records} records to {written.data}")
+    print(f"manifest: {written.manifest}")
+    print(
+        f"check with: croupier audit verify {written.data} --manifest {written.manifest} [--key VERIFY_KEY]"
+    )
+    for warning in written.unproven:
+        print(f"croupier audit export: WARNING: {warning}", file=sys.stderr)
     return 0

@@ -14,6 +14,7 @@ import pytest
 from croupier.audit import AuditTrail, Rotation
 from croupier.audit.rotation import series_files
 from croupier.audit.sealing import SealingKey, generate
+from croupier.audit.storage import read_bytes
 from croupier.cli import main
 from tests.unit.test_audit_chain import START, Clock
 
@@ -40,9 +41,15 @@ def trail(tmp_path: Path) -> tuple[list[str], Path]:
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code, out, _ = run_with_err(capsys, *args)
+    return code, out
+
+
+def run_with_err(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     capsys.readouterr()
     code = main(list(args))
-    return code, capsys.readouterr().out
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
 
 
 def exported(out: str) -> tuple[Path, Path]:
@@ -127,3 +134,52 @@ def test_a_sealed_compressed_series_verifies_with_the_key_and_replays(
     assert code == 0 and "every record sealed, every seal verified" in out, out
     code, out = run(capsys, "audit", "show", *files, "--round", "30")
     assert code == 0 and [line.split()[2:4] for line in out.splitlines()] == [["round", "30"]] * 2
+
+
+def test_465a6_an_export_whose_files_stop_inside_the_period_is_not_called_complete(
+    tmp_path: Path, trail: tuple[list[str], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """465a.6, decision 0025: given only the files of the period's first two days, the export warns
+    where they stop, and the verifier says the end is unproven (exit 3), never "complete"."""
+    files, key = trail
+    code, out, err = run_with_err(capsys, "audit", "export", *files[:2], "--from", "2026-03-01",
+                                  "--to", "2026-03-04", "--out", str(tmp_path / "board"))  # fmt: skip
+    assert code == 0, out
+    last = json.loads(read_bytes(Path(files[1])).splitlines()[-1])
+    assert "WARNING: the files given end inside the period" in err
+    assert f"at seq {last['seq']} ({last['at']}" in err and "Give the next file" in err, err
+    data, manifest = exported(out)
+    code, out = run(capsys, "audit", "verify", str(data), "--manifest", str(manifest), "--key", str(key))
+    assert code == 3, out
+    assert out.startswith("unproven: ") and "complete for the period" not in out
+    assert "NOT proven complete at its end" in out and f"after seq {last['seq']}" in out
+
+
+def test_465a6_an_export_cut_at_the_series_end_and_its_manifest_rewritten_is_not_complete(
+    tmp_path: Path, trail: tuple[list[str], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """465a.6, decision 0025: a period running past the series' last record has no record after it;
+    its last 20 lines (the shutdown's close among them) cut and the manifest's count, runs and digest
+    rewritten to match, the verifier still verifies every seal but says the end is unproven. So does
+    the untouched export: a later start could have written on in a new file."""
+    files, key = trail
+    code, out, err = run_with_err(capsys, "audit", "export", *files, "--from", "2026-03-04",
+                                  "--to", "2026-03-05", "--out", str(tmp_path / "board"))  # fmt: skip
+    assert code == 0 and "end inside the period" in err, err
+    data, manifest = exported(out)
+    code, out = run(capsys, "audit", "verify", str(data), "--manifest", str(manifest), "--key", str(key))
+    assert code == 3 and "closed the trail at a shutdown" in out, out
+    assert "complete for the period" not in out
+
+    lines = data.read_bytes().splitlines(keepends=True)[:-20]
+    data.write_bytes(b"".join(lines))
+    kept = json.loads(lines[-1])
+    document = json.loads(manifest.read_text())
+    document["records"] = len(lines)
+    document["runs"][0] |= {"last_seq": kept["seq"], "last_hash": kept["hash"]}
+    document["sha256"] = hashlib.sha256(data.read_bytes()).hexdigest()
+    manifest.write_text(json.dumps(document))
+    code, out = run(capsys, "audit", "verify", str(data), "--manifest", str(manifest), "--key", str(key))
+    assert code == 3, out
+    assert "complete for the period" not in out and f"after seq {kept['seq']}" in out
+    assert "every seal verified" in out

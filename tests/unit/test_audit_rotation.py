@@ -206,3 +206,19 @@ def test_a_fully_archived_series_continues_its_chain(tmp_path: Path) -> None:
     online = series_files(tmp_path, "T1")
     assert online[0].name == "T1-000004.jsonl" and record.seq > 3
     assert verify_series(archived_files(tmp_path, "T1") + online, expect_closed=True).ok
+
+
+def test_461a10s_a_series_ending_on_a_rotations_close_is_not_a_clean_stop(tmp_path: Path) -> None:
+    """461a.10(s), decision 0027: ``previous_clean`` is true only after a shutdown's close. A
+    rotation's close is followed at once by the next file's header, so a series that ends on one was
+    cut by a crash between the two, and the next run must say so, not report a clean stop."""
+    audit, crashed = tmp_path / "audit", tmp_path / "crashed"
+    clock = daily_series(audit, 2)
+    first = series_files(audit, "T1")[0]
+    assert json.loads(first.read_bytes().splitlines()[-1])["fields"]["reason"] == "rotation"
+    crashed.mkdir()  # the disk as the power loss left it: file 1 closed, file 2 not yet begun
+    (crashed / first.name).write_bytes(first.read_bytes())
+    with AuditTrail(audit, "T1", clock=clock) as trail:
+        assert trail.previous_clean is True
+    with AuditTrail(crashed, "T1", clock=clock) as trail:
+        assert trail.previous_clean is False
