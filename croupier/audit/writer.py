@@ -184,6 +184,15 @@ class AuditTrail:
 
     def _resume(self, files: list[Path]) -> None:
         saved = self._heads.load_head(self.table) if self._heads is not None else None
+        if files and files[-1].parent == self.directory and files[-1].stat().st_size == 0:
+            # Created, and the power went before its header was written: the file holds no record,
+            # so nothing can be lost with it (a header written and fsync'd is never in an empty
+            # file). It is removed and the series goes on from the file before; a newest file
+            # emptied on purpose is still found, against the state database's saved head.
+            log.warning("audit: %s is empty (cut off before its header): removed", files[-1])
+            files[-1].unlink()
+            sync_directory(self.directory)
+            files = files[:-1]
         if not files:
             if saved is not None:
                 raise AuditError(f"cannot continue the audit trail: no files, but it had reached {saved}")

@@ -222,3 +222,23 @@ def test_461a10s_a_series_ending_on_a_rotations_close_is_not_a_clean_stop(tmp_pa
         assert trail.previous_clean is True
     with AuditTrail(crashed, "T1", clock=clock) as trail:
         assert trail.previous_clean is False
+
+
+def test_461a10s_a_newest_file_cut_off_before_its_header_is_removed_and_the_series_goes_on(
+    tmp_path: Path,
+) -> None:
+    """461a.10(s): the power goes between a rotation creating the next file and writing its header:
+    the newest file is empty. It holds no record, so the next start removes it and goes on from the
+    file before (not refusing to start for ever, as "an empty file" is no valid trail file); the
+    series verifies whole afterwards. Found when export's completeness was reviewed."""
+    clock = daily_series(tmp_path, 2)
+    files = series_files(tmp_path, "T1")
+    files[-1].unlink()  # as the crash left it: file 1 closed by its rotation, file 2 created empty
+    files[-1].write_bytes(b"")
+    with AuditTrail(tmp_path, "T1", clock=clock) as trail:
+        assert trail.previous_clean is False
+        record = trail.append("wager", 9, {"amount": 5})
+    after = series_files(tmp_path, "T1")
+    assert [path.name for path in after] == ["T1-000001.jsonl", "T1-000002.jsonl"]
+    assert record.seq == json.loads(files[0].read_bytes().splitlines()[-1])["seq"] + 2  # header, then it
+    assert verify_series(after, expect_closed=True).ok
