@@ -84,6 +84,11 @@ BATCHES_ALTERNATE = Rule(
     "633a.3(b), 673a.3(b) (analog)",
     "batches alternate every shoe: the batch handed to the shoe has another back than the one just played",
 )
+SETTINGS_RECORDED = Rule(
+    "461a.10(s); decision 0027",
+    "every change of the shuffler's mode and settings, set by the host or at the device's own panel, is "
+    "a record (a configuration change of the equipment)",
+)
 RANDOM_ON_OPEN_TABLE = Rule(
     "decision 0017",
     "non-random shuffler modes (sort, verify, demo) are refused while the table is open, and no batch "
@@ -417,6 +422,9 @@ class Shuffler(Equipment[ShufflerDriver]):
             self.log.warning("unknown shuffler mode reported", mode=raw)
             return
         self.mode = mode
+        self.notify(
+            SETTINGS_RECORDED, "shuffler_mode", mode=mode.name, by="device", table_open=self.table_is_open
+        )
         if self.table_is_open and mode is not ShuffleMode.RANDOM:
             self._irregular(
                 _Problem(
@@ -561,6 +569,9 @@ class Shuffler(Equipment[ShufflerDriver]):
     def _record_settings(self, event: EventData) -> None:
         self.mode, self.table_is_open = event.kwargs["mode"], event.kwargs["table_open"]
         self.log.info("shuffler settings", mode=self.mode.name, table_open=self.table_is_open)
+        self.notify(
+            SETTINGS_RECORDED, "shuffler_mode", mode=self.mode.name, by="host", table_open=self.table_is_open
+        )
 
     def _record_batch(self, event: EventData) -> None:
         report = event.kwargs["report"]

@@ -13,7 +13,7 @@ import pytest
 from structlog.testing import capture_logs
 from transitions import MachineError
 
-from devices.equipment import FIRMWARE_UNVERIFIED, FIRMWARE_UNVERIFIED_CODE
+from devices.equipment import FIRMWARE_UNVERIFIED, FIRMWARE_UNVERIFIED_CODE, EquipmentEvent
 from devices.faults import Fault, Operator, Role
 from devices.rules import RuleViolation
 from devices.shuffler import (
@@ -26,6 +26,7 @@ from devices.shuffler import (
     OUTCOME_RECONCILED,
     RANDOM_ON_OPEN_TABLE,
     RESUMED_AS_LEFT,
+    SETTINGS_RECORDED,
     SHUFFLED_BY_VERIFIED_FIRMWARE,
     UNSEEDED_ON_OPEN_TABLE,
     WHOLE_BATCH_DELIVERED,
@@ -524,14 +525,20 @@ def test_5_9_a_table_does_not_open_on_a_shuffler_left_in_sort_mode():
 
 
 def test_5_9_a_mode_change_at_the_device_panel_on_an_open_table():
-    """Refused by the device; and were a device to report one, the host latches it."""
+    """Refused by the device; and were a device to report one, the host latches it. Every mode
+    change, the device's own included, is an equipment record (461a.10(s), SETTINGS_RECORDED)."""
 
     async def scenario():
         table = Table()
+        heard: list[EquipmentEvent] = []
+        table.shuffler.listen(heard.append)
         with pytest.raises(Refusal, match="SORT mode is refused while the table is open"):
             table.device.change_mode(ShuffleMode.SORT, table.conn.engine)
         table.shuffler.apply(ShuffleModeChanged(mode=int(ShuffleMode.DEMO), table_open=True))
         assert latched(table.shuffler) == {"NON_RANDOM_MODE"}
+        [changed] = [e for e in heard if e.kind == "shuffler_mode"]
+        assert changed.fields == {"mode": "DEMO", "by": "device", "table_open": table.shuffler.table_is_open}
+        assert changed.clause == SETTINGS_RECORDED.clause
         assert table.shuffler.irregularities[-1].rule is RANDOM_ON_OPEN_TABLE
         await table.shuffler.clear("NON_RANDOM_MODE", SUPERVISOR)
         assert not table.shuffler.latch
