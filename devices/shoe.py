@@ -1,4 +1,5 @@
-"""The dealing shoe's own rules: batch, burn, cover card, collection and count (672a.7(a)-(d)).
+"""The dealing shoe's own rules: batch, burn, cover card, collection and count (672a.7(a)-(d) and
+the like clauses of each game dealt from a shoe, ShoeClauses).
 
 Whatever game is dealt from it, a shoe must not deal before its burn card, must end after the round
 in which its cover card came out, and must account for every card of its batch. ``Shoe`` holds
@@ -41,31 +42,12 @@ from drivers.protocol.core import FaultCode
 from drivers.shoe import Dispensed, SealedCard, ShoeDriver
 
 # -- the rules, each with the clause or source it enforces ---------------------------------------------
-LOADED = Rule("672a.7(a)", "cards are dealt from a shoe in which a shuffled batch was placed")
-BURN_FIRST = Rule(
-    "672a.7(c)", "after a batch is placed in the shoe, its first card is burned before any is dealt"
-)
-NEW_DEALER_BURNS = Rule("672a.7(c)", "each new dealer burns one card before dealing any cards to the players")
-NO_BURN_DUE = Rule("672a.7(c)", "a card is burned after a batch is loaded and for each new dealer")
+# The rules a game's section lays down for its shoe are the table's (ShoeClauses, below); these serve
+# every game alike, from an equipment standard, an analog or a decision.
 BURN_UNEXPOSED = Rule("647a.1, 653a.1 (analog)", "a burn card goes to the discard rack without being exposed")
-ROUND_FIRST = Rule("672a.7(e)", "cards are dealt once the wagers of a round are placed: within a round")
-ONE_ROUND = Rule("672a.7(e), (s)", "one round at a time: a round is completed before the next begins")
-COVER_ENDS = Rule("672a.7(d)", "after the cover card the round is completed and no new round is dealt")
-COVER_PLACEMENT = Rule(
-    "NJ 13:69F-2.5 (analog); 672a.7(c)-(d)",
-    "one cover card, placed well inside the batch: never the burn card, never inside a stack",
-)
-COLLECT_AND_COUNT = Rule(
-    "672a.7(d)(1)",
-    "the cards remaining in the shoe are collected to the discard rack and counted so none is missing",
-)
-RESHUFFLE = Rule("672a.7(d)(2)", "the collected cards are reshuffled before they are dealt again")
 BATCH_COUNT = Rule(
     "COMAR 36.05.03.27(C) (analog); decision 0017",
     "a batch whose card count is wrong is out of play until a supervisor clears it",
-)
-RECORD_EVERY_CARD = Rule(
-    "672a.7(s)", "every card is recorded so that each hand can be reconstructed in a dispute"
 )
 COMMUNITY_FIRST = Rule(
     "677a.10(g)", "community cards may be dispensed first only from a shoe that reshuffles automatically"
@@ -77,6 +59,75 @@ RECONCILED = Rule(
     "docs/protocol.md §5.6",
     "the shoe's counts are read before dealing: after connecting and after an unknown outcome",
 )
+
+
+@dataclass(frozen=True)
+class ShoeClauses:
+    """The rules a shoe applies and records at one table, each citing that table's game: the same
+    machine deals Free Bet Blackjack (672a.7), Over/Under (686a.7) and Heads Up Hold 'Em (677a.10),
+    and a refusal, an irregularity or an equipment record (decision 0027) must name the clause of the
+    game being dealt, never another game's. The table's assembly builds its shoe with its game's
+    (the table class's ``shoe_clauses``); guards and records use these very instances, so a rule is
+    recognised by identity (``rule is table.shoe_clauses.loaded``)."""
+
+    loaded: Rule  # a shuffled batch placed in the shoe; nothing dealt from an empty one
+    burn_first: Rule  # the batch's first card burned before any is dealt
+    new_dealer_burns: Rule  # a new dealer burns one card before dealing
+    no_burn_due: Rule  # a burn asked when none is owed
+    round_first: Rule  # cards are dealt within a round, after the wagers
+    one_round: Rule  # one round at a time
+    cover_ends: Rule  # the shoe has ended: nothing more dealt from it
+    cover_placement: Rule  # a cover card where it may be
+    collect_and_count: Rule  # the ended shoe's cards collected to the rack and counted
+    reshuffle: Rule  # the cards reshuffled before they are dealt again
+    record_every_card: Rule  # every card recorded, so each hand can be reconstructed
+
+    @classmethod
+    def of_batch_game(cls, section: str, reconstruct: str) -> ShoeClauses:
+        """The clauses of a game whose section deals a batch from a shoe as 672a.7 does, letter for
+        letter: (a) the batch placed in the shoe, (c) the burn after each batch and for each new
+        dealer, (d) the cover card ends the shoe, (d)(1) the remaining cards collected to the rack
+        and counted, (d)(2) shuffled again, (e) the deal after the wagers. ``reconstruct``: the
+        letter of its clause that keeps the cards so each hand can be reconstructed ("s" in
+        672a.7, "n" in 686a.7)."""
+        burn = f"{section}(c)"
+        return cls(
+            loaded=Rule(f"{section}(a)", "cards are dealt from a shoe in which a shuffled batch was placed"),
+            burn_first=Rule(
+                burn, "after a batch is placed in the shoe, its first card is burned before any is dealt"
+            ),
+            new_dealer_burns=Rule(
+                burn, "each new dealer burns one card before dealing any cards to the players"
+            ),
+            no_burn_due=Rule(burn, "a card is burned after a batch is loaded and for each new dealer"),
+            round_first=Rule(
+                f"{section}(e)", "cards are dealt once the wagers of a round are placed: within a round"
+            ),
+            one_round=Rule(
+                f"{section}(e), ({reconstruct})",
+                "one round at a time: a round is completed before the next begins",
+            ),
+            cover_ends=Rule(
+                f"{section}(d)", "after the cover card the round is completed and no new round is dealt"
+            ),
+            cover_placement=Rule(
+                f"NJ 13:69F-2.5 (analog); {section}(c)-(d)",
+                "one cover card, placed well inside the batch: never the burn card, never inside a stack",
+            ),
+            collect_and_count=Rule(
+                f"{section}(d)(1)",
+                "the cards remaining in the shoe are collected to the discard rack and counted so none "
+                "is missing",
+            ),
+            reshuffle=Rule(
+                f"{section}(d)(2)", "the collected cards are reshuffled before they are dealt again"
+            ),
+            record_every_card=Rule(
+                f"{section}({reconstruct})",
+                "every card is recorded so that each hand can be reconstructed in a dispute",
+            ),
+        )
+
 
 #: Why a burn card is owed (672a.7(c)): the first card of a batch freshly placed in the shoe, and the
 #: card each new dealer removes "also" before dealing any: a new dealer who takes over a fresh batch
@@ -179,9 +230,6 @@ def _no_cards(event: EventData) -> bool:
 NOT_LATCHED = _not_latched
 COUNTS_KNOWN = Guard(RECONCILED, _unreconciled)
 SYNC_FIRST = refuse(RECONCILED, "the shoe's counts have not been read: sync first")
-NO_BATCH = refuse(LOADED, "no batch in the shoe")
-SHOE_ENDED = refuse(COVER_ENDS, "the cover card has ended this shoe: collect and count its cards")
-ROUND_ON = refuse(ONE_ROUND, "a round is in progress: complete it first")
 
 
 def _refusals(trigger: str, reasons: dict[str, Guard]) -> list[dict[str, Any]]:
@@ -189,174 +237,208 @@ def _refusals(trigger: str, reasons: dict[str, Guard]) -> list[dict[str, Any]]:
     return [{"trigger": trigger, "source": s, "dest": None, "conditions": g} for s, g in reasons.items()]
 
 
-_DISPENSE_REFUSALS = {OFFLINE: SYNC_FIRST, EMPTY: NO_BATCH, COLLECTING: SHOE_ENDED}
-
-TRANSITIONS: list[dict[str, Any]] = [
-    # Reading the counts: the first time places the shoe; later it reconciles (docs/protocol.md §5.6).
-    {"trigger": "synced", "source": OFFLINE, "dest": EMPTY, "conditions": _no_cards, "after": "_on_synced"},
-    {
-        "trigger": "synced",
-        "source": OFFLINE,
-        "dest": NEEDS_BURN,
-        "conditions": "burns",
-        "after": "_on_synced",
-    },
-    {"trigger": "synced", "source": OFFLINE, "dest": READY, "after": "_on_synced"},
-    {"trigger": "synced", "source": [s for s in STATES if s != OFFLINE], "dest": None, "after": "_on_synced"},
-    # A batch goes into an empty shoe only (672a.7(a), (d)(1)-(2)), and is burned before dealing.
-    {"trigger": "request_load", "source": EMPTY, "dest": None},
-    *_refusals(
-        "request_load",
+def transitions(clauses: ShoeClauses) -> list[dict[str, Any]]:
+    """The shoe's transitions, each refusal citing ``clauses``: the table's game's."""
+    c = clauses
+    no_batch = refuse(c.loaded, "no batch in the shoe")
+    shoe_ended = refuse(c.cover_ends, "this shoe has ended: collect and count its cards")
+    round_on = refuse(c.one_round, "a round is in progress: complete it first")
+    dispense_refusals = {OFFLINE: SYNC_FIRST, EMPTY: no_batch, COLLECTING: shoe_ended}
+    return [
+        # Reading the counts: the first time places the shoe; later it reconciles (docs/protocol.md §5.6).
         {
-            OFFLINE: SYNC_FIRST,
-            COLLECTING: refuse(COLLECT_AND_COUNT, "collect and count the cards of the last shoe first"),
-            **dict.fromkeys(
-                [NEEDS_BURN, READY, IN_ROUND, ENDING],
-                refuse(RESHUFFLE, "the shoe holds a batch in play: close it, collect and count first"),
-            ),
+            "trigger": "synced",
+            "source": OFFLINE,
+            "dest": EMPTY,
+            "conditions": _no_cards,
+            "after": "_on_synced",
         },
-    ),
-    {"trigger": "loaded", "source": EMPTY, "dest": NEEDS_BURN, "conditions": "burns", "after": "_on_loaded"},
-    # A game with no burn card (677a.10: the deck dealt holds all 52 cards) deals at once.
-    {"trigger": "loaded", "source": EMPTY, "dest": READY, "after": "_on_loaded"},
-    # The burn (672a.7(c)).
-    {
-        "trigger": "request_burn",
-        "source": NEEDS_BURN,
-        "dest": None,
-        "conditions": [NOT_LATCHED, COUNTS_KNOWN],
-    },
-    *_refusals(
-        "request_burn",
         {
-            **_DISPENSE_REFUSALS,
-            **dict.fromkeys([READY, IN_ROUND, ENDING], refuse(NO_BURN_DUE, "no burn is due")),
+            "trigger": "synced",
+            "source": OFFLINE,
+            "dest": NEEDS_BURN,
+            "conditions": "burns",
+            "after": "_on_synced",
         },
-    ),
-    # A batch's burn and a new dealer's are owed together: the shoe is ready after the last.
-    {
-        "trigger": "burned",
-        "source": NEEDS_BURN,
-        "dest": None,
-        "conditions": "owes_another_burn",
-        "after": "_on_burned",
-    },
-    {"trigger": "burned", "source": NEEDS_BURN, "dest": READY, "after": "_on_burned"},
-    {
-        "trigger": "dealer_change",
-        "source": READY,
-        "dest": NEEDS_BURN,
-        "conditions": "burns",
-        "after": "_on_dealer_change",
-    },
-    {"trigger": "dealer_change", "source": READY, "dest": None},
-    # Between shoes, or with a burn already owed: the new dealer's card is owed as well.
-    {
-        "trigger": "dealer_change",
-        "source": [OFFLINE, EMPTY, NEEDS_BURN, COLLECTING],
-        "dest": None,
-        "after": "_on_dealer_change",
-    },
-    *_refusals(
-        "dealer_change",
-        dict.fromkeys(
-            DEALING, refuse(NEW_DEALER_BURNS, "a new dealer takes over between rounds, then burns")
+        {"trigger": "synced", "source": OFFLINE, "dest": READY, "after": "_on_synced"},
+        {
+            "trigger": "synced",
+            "source": [s for s in STATES if s != OFFLINE],
+            "dest": None,
+            "after": "_on_synced",
+        },
+        # A batch goes into an empty shoe only (672a.7(a), (d)(1)-(2)), and is burned before dealing.
+        {"trigger": "request_load", "source": EMPTY, "dest": None},
+        *_refusals(
+            "request_load",
+            {
+                OFFLINE: SYNC_FIRST,
+                COLLECTING: refuse(c.collect_and_count, "collect and count the cards of the last shoe first"),
+                **dict.fromkeys(
+                    [NEEDS_BURN, READY, IN_ROUND, ENDING],
+                    refuse(c.reshuffle, "the shoe holds a batch in play: close it, collect and count first"),
+                ),
+            },
         ),
-    ),
-    # Rounds.
-    {
-        "trigger": "start_round",
-        "source": READY,
-        "dest": IN_ROUND,
-        "conditions": NOT_LATCHED,
-        "after": "_on_round",
-    },
-    *_refusals(
-        "start_round",
         {
-            **_DISPENSE_REFUSALS,
-            NEEDS_BURN: refuse(BURN_FIRST, "burn a card before dealing a round"),
-            **dict.fromkeys(DEALING, ROUND_ON),
+            "trigger": "loaded",
+            "source": EMPTY,
+            "dest": NEEDS_BURN,
+            "conditions": "burns",
+            "after": "_on_loaded",
         },
-    ),
-    {"trigger": "request_end_round", "source": DEALING, "dest": None},
-    *_refusals(
-        "request_end_round",
-        dict.fromkeys(
-            [OFFLINE, EMPTY, NEEDS_BURN, READY, COLLECTING], refuse(ONE_ROUND, "no round in progress")
+        # A game with no burn card (677a.10: the deck dealt holds all 52 cards) deals at once.
+        {"trigger": "loaded", "source": EMPTY, "dest": READY, "after": "_on_loaded"},
+        # The burn (672a.7(c)).
+        {
+            "trigger": "request_burn",
+            "source": NEEDS_BURN,
+            "dest": None,
+            "conditions": [NOT_LATCHED, COUNTS_KNOWN],
+        },
+        *_refusals(
+            "request_burn",
+            {
+                **dispense_refusals,
+                **dict.fromkeys([READY, IN_ROUND, ENDING], refuse(c.no_burn_due, "no burn is due")),
+            },
         ),
-    ),
-    {"trigger": "round_ended", "source": IN_ROUND, "dest": READY, "after": "_on_round_ended"},
-    {"trigger": "round_ended", "source": ENDING, "dest": COLLECTING, "after": "_on_round_ended"},
-    # Dealing.
-    {"trigger": "request_deal", "source": DEALING, "dest": None, "conditions": [NOT_LATCHED, COUNTS_KNOWN]},
-    *_refusals(
-        "request_deal",
+        # A batch's burn and a new dealer's are owed together: the shoe is ready after the last.
         {
-            **_DISPENSE_REFUSALS,
-            NEEDS_BURN: refuse(BURN_FIRST, "no card may be dealt before the burn card"),
-            READY: refuse(ROUND_FIRST, "start a round before dealing"),
+            "trigger": "burned",
+            "source": NEEDS_BURN,
+            "dest": None,
+            "conditions": "owes_another_burn",
+            "after": "_on_burned",
         },
-    ),
-    {"trigger": "dealt", "source": DEALING, "dest": None, "after": "_on_dealt"},
-    # The cover card (672a.7(d)): the round completes, then the shoe ends; at a burn it ends at once.
-    {"trigger": "cover_seen", "source": IN_ROUND, "dest": ENDING, "after": "_on_cover"},
-    {"trigger": "cover_seen", "source": NEEDS_BURN, "dest": COLLECTING, "after": "_on_cover"},
-    {"trigger": "cover_seen", "source": ENDING, "dest": None, "after": "_on_second_cover"},
-    # Ending a shoe before its cover card (the table closes, the batch is changed).
-    {"trigger": "close_shoe", "source": [NEEDS_BURN, READY], "dest": COLLECTING},
-    {"trigger": "close_shoe", "source": COLLECTING, "dest": None},
-    *_refusals("close_shoe", {OFFLINE: SYNC_FIRST, EMPTY: NO_BATCH, **dict.fromkeys(DEALING, ROUND_ON)}),
-    # Collection and count (672a.7(d)(1)).
-    {
-        "trigger": "collected",
-        "source": COLLECTING,
-        "dest": EMPTY,
-        "conditions": Guard(COLLECT_AND_COUNT, _cards_left),
-        "after": "_on_collected",
-    },
-    *_refusals(
-        "collected",
+        {"trigger": "burned", "source": NEEDS_BURN, "dest": READY, "after": "_on_burned"},
         {
-            OFFLINE: SYNC_FIRST,
-            **dict.fromkeys(
-                [EMPTY, NEEDS_BURN, READY],
-                refuse(COLLECT_AND_COUNT, "the shoe has not ended: nothing to collect"),
+            "trigger": "dealer_change",
+            "source": READY,
+            "dest": NEEDS_BURN,
+            "conditions": "burns",
+            "after": "_on_dealer_change",
+        },
+        {"trigger": "dealer_change", "source": READY, "dest": None},
+        # Between shoes, or with a burn already owed: the new dealer's card is owed as well.
+        {
+            "trigger": "dealer_change",
+            "source": [OFFLINE, EMPTY, NEEDS_BURN, COLLECTING],
+            "dest": None,
+            "after": "_on_dealer_change",
+        },
+        *_refusals(
+            "dealer_change",
+            dict.fromkeys(
+                DEALING, refuse(c.new_dealer_burns, "a new dealer takes over between rounds, then burns")
             ),
-            **dict.fromkeys(
-                DEALING, refuse(COVER_ENDS, "the round is completed before the cards are collected")
-            ),
-        },
-    ),
-    # Mode (677a.10(g)).
-    {
-        "trigger": "request_set_mode",
-        "source": [EMPTY, NEEDS_BURN, READY],
-        "dest": None,
-        "conditions": Guard(COMMUNITY_FIRST, _community_without_reshuffle),
-    },
-    *_refusals(
-        "request_set_mode",
+        ),
+        # Rounds.
         {
-            OFFLINE: SYNC_FIRST,
-            **dict.fromkeys([IN_ROUND, ENDING, COLLECTING], refuse(MODE_BETWEEN_ROUNDS, "cards are in play")),
+            "trigger": "start_round",
+            "source": READY,
+            "dest": IN_ROUND,
+            "conditions": NOT_LATCHED,
+            "after": "_on_round",
         },
-    ),
-]
+        *_refusals(
+            "start_round",
+            {
+                **dispense_refusals,
+                NEEDS_BURN: refuse(c.burn_first, "burn a card before dealing a round"),
+                **dict.fromkeys(DEALING, round_on),
+            },
+        ),
+        {"trigger": "request_end_round", "source": DEALING, "dest": None},
+        *_refusals(
+            "request_end_round",
+            dict.fromkeys(
+                [OFFLINE, EMPTY, NEEDS_BURN, READY, COLLECTING], refuse(c.one_round, "no round in progress")
+            ),
+        ),
+        {"trigger": "round_ended", "source": IN_ROUND, "dest": READY, "after": "_on_round_ended"},
+        {"trigger": "round_ended", "source": ENDING, "dest": COLLECTING, "after": "_on_round_ended"},
+        # Dealing.
+        {
+            "trigger": "request_deal",
+            "source": DEALING,
+            "dest": None,
+            "conditions": [NOT_LATCHED, COUNTS_KNOWN],
+        },
+        *_refusals(
+            "request_deal",
+            {
+                **dispense_refusals,
+                NEEDS_BURN: refuse(c.burn_first, "no card may be dealt before the burn card"),
+                READY: refuse(c.round_first, "start a round before dealing"),
+            },
+        ),
+        {"trigger": "dealt", "source": DEALING, "dest": None, "after": "_on_dealt"},
+        # The cover card (672a.7(d)): the round completes, then the shoe ends; at a burn it ends at once.
+        {"trigger": "cover_seen", "source": IN_ROUND, "dest": ENDING, "after": "_on_cover"},
+        {"trigger": "cover_seen", "source": NEEDS_BURN, "dest": COLLECTING, "after": "_on_cover"},
+        {"trigger": "cover_seen", "source": ENDING, "dest": None, "after": "_on_second_cover"},
+        # Ending a shoe before its cover card (the table closes, the batch is changed).
+        {"trigger": "close_shoe", "source": [NEEDS_BURN, READY], "dest": COLLECTING},
+        {"trigger": "close_shoe", "source": COLLECTING, "dest": None},
+        *_refusals("close_shoe", {OFFLINE: SYNC_FIRST, EMPTY: no_batch, **dict.fromkeys(DEALING, round_on)}),
+        # Collection and count (672a.7(d)(1)).
+        {
+            "trigger": "collected",
+            "source": COLLECTING,
+            "dest": EMPTY,
+            "conditions": Guard(c.collect_and_count, _cards_left),
+            "after": "_on_collected",
+        },
+        *_refusals(
+            "collected",
+            {
+                OFFLINE: SYNC_FIRST,
+                **dict.fromkeys(
+                    [EMPTY, NEEDS_BURN, READY],
+                    refuse(c.collect_and_count, "the shoe has not ended: nothing to collect"),
+                ),
+                **dict.fromkeys(
+                    DEALING, refuse(c.cover_ends, "the round is completed before the cards are collected")
+                ),
+            },
+        ),
+        # Mode (677a.10(g)).
+        {
+            "trigger": "request_set_mode",
+            "source": [EMPTY, NEEDS_BURN, READY],
+            "dest": None,
+            "conditions": Guard(COMMUNITY_FIRST, _community_without_reshuffle),
+        },
+        *_refusals(
+            "request_set_mode",
+            {
+                OFFLINE: SYNC_FIRST,
+                **dict.fromkeys(
+                    [IN_ROUND, ENDING, COLLECTING], refuse(MODE_BETWEEN_ROUNDS, "cards are in play")
+                ),
+            },
+        ),
+    ]
 
 
 class Shoe(Equipment[ShoeDriver]):
-    """An automated dealing shoe under the rules of 672a.7(a)-(d) and 677a.10(b), (g).
+    """An automated dealing shoe under its game's rules (ShoeClauses: 672a.7(a)-(e), 686a.7(a)-(e),
+    677a.10) and the mode of 677a.10(g).
 
     Feed it the driver's events with ``apply``. Read ``state``, ``irregularities`` and ``latch``.
     """
 
     state: str  # kept by the machine
 
-    def __init__(self, driver: ShoeDriver, latch: FaultLatch | None = None, *, burns: bool = True) -> None:
-        """``burns``: a card is burned after each batch is loaded (672a.7(c) and the other shoe
-        games); False for a game whose deck is dealt whole (677a.10)."""
+    def __init__(
+        self, driver: ShoeDriver, latch: FaultLatch | None = None, *, clauses: ShoeClauses, burns: bool = True
+    ) -> None:
+        """``clauses``: the rules of the game dealt at this table, as its sections cite them (each
+        table class's ``shoe_clauses``). ``burns``: a card is burned after each batch is loaded
+        (672a.7(c), 686a.7(c)); False for a game whose deck is dealt whole (677a.10)."""
         super().__init__(driver, latch)
+        self.clauses = clauses
         self.burns = burns
         self.batch_size: int | None = None  # cards the batch must hold, the cover card not counted
         self.batch: str | None = None  # the batch in the shoe by its back colour, where the table said
@@ -388,7 +470,7 @@ class Shoe(Equipment[ShoeDriver]):
         self.machine = Machine(
             model=self,
             states=STATES,
-            transitions=TRANSITIONS,
+            transitions=transitions(clauses),
             initial=OFFLINE,
             auto_transitions=False,
             send_event=True,
@@ -577,9 +659,13 @@ class Shoe(Equipment[ShoeDriver]):
         detail = _FAILURE[result.outcome]
         self.latch.latch(Fault(code.name, detail, DEVICE_FAULT.clause, "device"))
         if result.outcome is DispenseOutcome.MISREAD:
-            self._irregular(RECORD_EVERY_CARD, "a card left the shoe unread: its value is not in the record")
+            self._irregular(
+                self.clauses.record_every_card, "a card left the shoe unread: its value is not in the record"
+            )
         elif result.outcome is DispenseOutcome.COVER_CARD_MISPLACED:
-            self._irregular(COVER_PLACEMENT, "the cover card came out as the burn card or inside a stack")
+            self._irregular(
+                self.clauses.cover_placement, "the cover card came out as the burn card or inside a stack"
+            )
         self._fail(code, detail)
 
     def _fail(self, code: FaultCode, detail: str) -> NoReturn:
@@ -594,7 +680,9 @@ class Shoe(Equipment[ShoeDriver]):
         if max(replies[dispensed], events[dispensed]) == before:
             return  # the other path already reported this one
         if not self.may_trigger("cover_seen"):
-            self._irregular(COVER_PLACEMENT, f"a cover card came out while the shoe was {self.state}")
+            self._irregular(
+                self.clauses.cover_placement, f"a cover card came out while the shoe was {self.state}"
+            )
             return
         self.trigger("cover_seen", dispensed=dispensed)
 
@@ -642,7 +730,7 @@ class Shoe(Equipment[ShoeDriver]):
             unseen = counts.dispensed - self.dispensed
             self.unrecorded += unseen
             self._irregular(
-                RECORD_EVERY_CARD,
+                self.clauses.record_every_card,
                 f"{unseen} card(s) left the shoe while the outcome was unknown: not recorded",
             )
         self.dispensed, self.remaining = counts.dispensed, counts.remaining
@@ -667,7 +755,7 @@ class Shoe(Equipment[ShoeDriver]):
             seen.clear()
         self._read_mode(counts)
         self.log.info("batch loaded", cards=counts.remaining, expected=expected)
-        self._record_count(LOADED, "batch_loaded", counts.remaining, expected)
+        self._record_count(self.clauses.loaded, "batch_loaded", counts.remaining, expected)
         if counts.remaining != expected:
             self._latch_count(
                 BATCH_COUNT, f"the shoe counts {counts.remaining} cards, the batch has {expected}"
@@ -714,7 +802,7 @@ class Shoe(Equipment[ShoeDriver]):
         self.log.info("cover card reached", when=when, state=self.state)
 
     def _on_second_cover(self, event: EventData) -> None:
-        self._irregular(COVER_PLACEMENT, "a second cover card came out in the same shoe")
+        self._irregular(self.clauses.cover_placement, "a second cover card came out in the same shoe")
 
     def _on_round_ended(self, event: EventData) -> None:
         counts: ShoeCounts | None = event.kwargs["counts"]
@@ -723,7 +811,7 @@ class Shoe(Equipment[ShoeDriver]):
         # Reshuffled: the round's face-down cards are back in the shoe, and the whole batch with them.
         self._sealed.clear()
         self.dispensed, self.remaining = counts.dispensed, counts.remaining
-        self._record_count(RESHUFFLE, "shoe_reshuffled", counts.remaining, self.batch_size)
+        self._record_count(self.clauses.reshuffle, "shoe_reshuffled", counts.remaining, self.batch_size)
         if self.batch_size is not None and counts.remaining != self.batch_size:
             self._latch_count(
                 BATCH_COUNT,
@@ -735,10 +823,10 @@ class Shoe(Equipment[ShoeDriver]):
         self.remaining = 0
         self._batch_burn_due = False  # the batch is gone; the next one owes its own
         self.log.info("batch collected", counted=counted, batch=self.batch_size)
-        self._record_count(COLLECT_AND_COUNT, "batch_collected", counted, self.batch_size)
+        self._record_count(self.clauses.collect_and_count, "batch_collected", counted, self.batch_size)
         if counted != self.batch_size:
             self._latch_count(
-                COLLECT_AND_COUNT,
+                self.clauses.collect_and_count,
                 f"{counted} cards counted in the discard rack, the batch has {self.batch_size}",
             )
 

@@ -52,7 +52,7 @@ from drivers.shuffler import SealedOrder, ShufflerDriver
 T = TypeVar("T")
 
 COUNT_AFTER_SHUFFLE = Rule(
-    "COMAR 36.05.03.27(C) (analog); 657a.9(f); decision 0017",
+    "COMAR 36.05.03.27(C) (analog); decision 0017",
     "the shuffler counts the batch after every shuffle against the batch's expected count; a wrong "
     "count latches, takes the batch out of play and needs a supervisor",
 )

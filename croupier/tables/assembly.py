@@ -56,7 +56,7 @@ def _free_bet_blackjack(connections: Connections, options: dict[str, Any]) -> Fr
     reader_options = {"clock": options.pop("reader_clock")} if options.get("reader_clock") else {}
     options.pop("reader_clock", None)
     return FreeBetBlackjackTable(
-        shoe=Shoe(ShoeDriver(connections["shoe"])),
+        shoe=Shoe(ShoeDriver(connections["shoe"]), clauses=FreeBetBlackjackTable.shoe_clauses),
         reader=CardReader(CardReaderDriver(connections["card-reader"]), **reader_options),
         shuffler=shoe_game_shuffler(connections, allow_seeded=options.pop("allow_seeded", False)),
         **options,
@@ -65,7 +65,7 @@ def _free_bet_blackjack(connections: Connections, options: dict[str, Any]) -> Fr
 
 def _over_under(connections: Connections, options: dict[str, Any]) -> OverUnderTable:
     return OverUnderTable(
-        shoe=Shoe(ShoeDriver(connections["shoe"])),
+        shoe=Shoe(ShoeDriver(connections["shoe"]), clauses=OverUnderTable.shoe_clauses),
         shuffler=shoe_game_shuffler(connections, allow_seeded=options.pop("allow_seeded", False)),
         **options,
     )
@@ -74,7 +74,9 @@ def _over_under(connections: Connections, options: dict[str, Any]) -> OverUnderT
 def _heads_up_holdem(connections: Connections, options: dict[str, Any]) -> HeadsUpHoldemTable:
     options.pop("dealer_on_duty", None)  # a Hold 'Em round does not name its dealer
     return HeadsUpHoldemTable(
-        shoe=Shoe(ShoeDriver(connections["shoe"]), burns=False),  # 677a.10 burns no card
+        shoe=Shoe(  # 677a.10 burns no card
+            ShoeDriver(connections["shoe"]), clauses=HeadsUpHoldemTable.shoe_clauses, burns=False
+        ),
         shuffler=one_deck_shuffler(connections, allow_seeded=options.pop("allow_seeded", False)),
         **options,
     )

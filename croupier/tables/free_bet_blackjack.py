@@ -30,6 +30,7 @@ from croupier.tables.shoe_table import Play, ShoeTable
 from devices.card_reader import CardReader
 from devices.equipment import Equipment
 from devices.faults import Operator
+from devices.shoe import ShoeClauses
 from drivers.protocol.cards import SealedCard
 from games.free_bet_blackjack import Round, RuleSet
 from games.free_bet_blackjack.clauses import BLACKJACK_PAID, BURN_DUE
@@ -64,6 +65,7 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
     """One Free Bet Blackjack table: shoe, shuffler and card reader, its dealer, its rule set."""
 
     burn_rule = BURN_DUE  # 672a.7(c)
+    shoe_clauses = ShoeClauses.of_batch_game("672a.7", reconstruct="s")
 
     def __init__(self, *, reader: CardReader, rules: RuleSet | None = None, **table: object) -> None:
         """As ShoeTable's, with the card reader for the peek; ``rules`` defaults to the published game."""

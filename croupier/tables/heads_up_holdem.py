@@ -38,7 +38,8 @@ from croupier.tables.inputs import Answer, Answers, ask, each, received, take
 from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
 from devices.faults import Operator
-from devices.shoe import EMPTY, READY, Shoe, ShoeFault
+from devices.rules import Rule
+from devices.shoe import EMPTY, READY, Shoe, ShoeClauses, ShoeFault
 from devices.shuffler import Shuffler
 from drivers.protocol.cards import Card
 from drivers.protocol.classes.shoe import MAX_STACK
@@ -132,12 +133,51 @@ class _Play:
     players: HoldemPlayers
 
 
+#: The automated dealing shoe's rules as 677a.10 lays them down: the deck placed in it ((a)(1)), no
+#: stack before "no more bets" ((a)(2)), no card burned (the first stack dispensed goes to the first
+#: player, (b)), the round's cards reshuffled by the shoe itself ((g)), and a deck found short or long
+#: removed from the table ((f)), which is when this shoe's cards are collected and counted. There is
+#: no cover card in a deck dealt whole; where the section is silent the rule cites its standard.
+HOLDEM_SHOE = Rule(
+    "677a.10(b)", "no card is burned: the first stack the shoe dispenses goes to the first player"
+)
+DECK_REMOVED_FROM_SHOE = Rule(
+    "677a.10(f)", "a deck removed from the table is collected from the shoe and counted, and not dealt again"
+)
+SHOE_CLAUSES = ShoeClauses(
+    loaded=Rule(
+        "677a.10(a)(1)", "cards are dealt from the automated dealing shoe in which the deck was placed"
+    ),
+    burn_first=HOLDEM_SHOE,
+    new_dealer_burns=HOLDEM_SHOE,
+    no_burn_due=HOLDEM_SHOE,
+    round_first=Rule(
+        "677a.10(a)(2)", "no stack is dispensed before 'no more bets': cards are dealt within a round"
+    ),
+    one_round=Rule("677a.10(b)-(c)", "one round at a time: its stacks and the stub, then the next round"),
+    cover_ends=DECK_REMOVED_FROM_SHOE,
+    cover_placement=Rule(
+        "NJ 13:69F-2.5 (analog)", "a deck dealt whole has no cover card: one that comes out is irregular"
+    ),
+    collect_and_count=DECK_REMOVED_FROM_SHOE,
+    reshuffle=Rule(
+        "677a.10(g)", "the shoe reshuffles the round's cards into the deck before they are dealt again"
+    ),
+    record_every_card=Rule(
+        "decision 0018", "every card is recorded so that each hand can be reconstructed in a dispute"
+    ),
+)
+
+
 class HeadsUpHoldemTable(SupervisorHolds):
     """One table: its shoe and shuffler machines, its dealer, its rule set, and the rounds it plays.
 
     Use it inside ``running()``, ``open`` it once, then ``play_round`` as often as wanted; a
     supervisor ``clear``s a latched fault and ``resolve``s a held round.
     """
+
+    #: The game's clauses for its shoe: the table's shoe is built with them.
+    shoe_clauses = SHOE_CLAUSES
 
     def __init__(
         self,

@@ -153,12 +153,12 @@ class SupervisorHolds:
     async def _delivered_to_shoe(
         self, shoe: Shoe, shuffler: Any, reshuffle: Callable[[], Awaitable[None]]
     ) -> None:
-        """The shuffler's batch into the shoe (672a.7(a)), held on a fault like any card-moving
-        step. A delivery whose outcome is unknown (the link died with it out, docs/protocol.md
-        §5.6) takes the batch out of play (OUTCOME_UNKNOWN); the step waits for the supervisor's
-        clears, then the shoe's counts tell: holding the batch, the delivery ran; empty, it did not,
-        the supervisor put the batch back in the shuffler's input to clear, and ``reshuffle``
-        shuffles it again before the next delivery."""
+        """The shuffler's batch into the shoe (672a.7(a), 686a.7(a), 677a.10(a)(1)), held on a fault like any
+        card-moving step. A delivery whose outcome is unknown (the link died with it out, docs/protocol.md
+        §5.6) takes the batch out of play (OUTCOME_UNKNOWN); the step waits for the supervisor's clears, then
+        the shoe's counts tell: holding the batch, the delivery ran; empty, it did not, the supervisor put the
+        batch back in the shuffler's input to clear, and ``reshuffle`` shuffles it again before the next
+        delivery."""
         while True:
             try:
                 await self._held_on_fault(shuffler.deliver_to_shoe)
@@ -172,9 +172,9 @@ class SupervisorHolds:
             await reshuffle()
 
     async def _collected(self, shoe: Shoe) -> None:
-        """The ended shoe's cards collected to the rack and the batch counted there (672a.7(d)(1)),
-        held on a lost link like any step: the count is the dealer's, and the shoe's counts are only
-        read, so a collect a lost link interrupted is simply asked again once the link is cleared. A
+        """The ended shoe's cards collected to the rack and the batch counted there (672a.7(d)(1),
+        686a.7(d)(1)), held on a lost link like any step: the count is the dealer's, and the shoe's counts are
+        only read, so a collect a lost link interrupted is simply asked again once the link is cleared. A
         fault already latched does not hold it (a wrong count latches on it in turn)."""
         counted = self.dealer.count_rack()
         await self._held_on_fault(lambda: shoe.collect(counted), runs_latched=True)

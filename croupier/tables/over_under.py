@@ -26,6 +26,7 @@ from typing import Protocol
 
 from croupier.tables.inputs import Answer, Answers, ask
 from croupier.tables.shoe_table import Play, ShoeTable
+from devices.shoe import ShoeClauses
 from games.over_under import Round, RuleSet
 from games.over_under.clauses import BURN_DUE
 from games.over_under.inputs import Choice, Choose, ClearHand, PlaceWager
@@ -53,6 +54,7 @@ class OverUnderTable(ShoeTable[Round]):
     is dealt face up."""
 
     burn_rule = BURN_DUE  # 686a.7(c)
+    shoe_clauses = ShoeClauses.of_batch_game("686a.7", reconstruct="n")
 
     def __init__(self, *, rules: RuleSet | None = None, **table: object) -> None:
         """As ShoeTable's; ``rules`` is Over/Under's RuleSet (its ``decks`` size the batches, its

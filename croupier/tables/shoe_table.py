@@ -24,7 +24,7 @@ from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
 from devices.faults import Operator
 from devices.rules import Rule
-from devices.shoe import COLLECTING, COVER_PLACEMENT, EMPTY, ENDING, NEEDS_BURN, OFFLINE, Shoe
+from devices.shoe import COLLECTING, EMPTY, ENDING, NEEDS_BURN, OFFLINE, Shoe, ShoeClauses
 from devices.shuffler import BATCHES_ALTERNATE, Shuffler
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from games.common.machine_parts import COMPLETE, HELD
@@ -96,6 +96,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
 
     #: The game's burn clause (e.g. 672a.7(c)), cited by each burn's record.
     burn_rule: ClassVar[Rule]
+    #: The game's clauses for its shoe (ShoeClauses): the table's shoe is built with them.
+    shoe_clauses: ClassVar[ShoeClauses]
 
     def __init__(
         self,
@@ -121,7 +123,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         if not COVER_MARGIN <= depth <= self.batch_size - COVER_MARGIN:
             raise ValueError(
                 f"cover_depth: {depth} is not {COVER_MARGIN} to {self.batch_size - COVER_MARGIN} cards "
-                f"into a batch of {self.batch_size} ({COVER_PLACEMENT})"
+                f"into a batch of {self.batch_size} ({self.shoe_clauses.cover_placement})"
             )
         self.cover_depth = depth
         self.shoe, self.shuffler, self.dealer = shoe, shuffler, dealer

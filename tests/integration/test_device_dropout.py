@@ -27,7 +27,7 @@ from croupier.state import TableState
 from croupier.tables.watchers import RoundWatcher
 from devices.equipment import LINK_LOST
 from devices.rules import RuleViolation
-from devices.shoe import COLLECTING, EMPTY, RECORD_EVERY_CARD
+from devices.shoe import COLLECTING, EMPTY
 from devices.shuffler import OUTCOME_RECONCILED
 from drivers.connection import ConnectionState
 from firmware_sim.faults import ChannelFaults, FaultPlan
@@ -155,8 +155,8 @@ class HitIntoADeadLink(BasicStrategyPlayers):
 
 def test_672a7s_a_dispense_lost_with_the_link_is_reconciled_and_its_card_set_aside_unseen(tmp_path) -> None:
     """The shoe dies with a dispense out: the round holds (LINK_LOST); once the shoe is back and a
-    supervisor cleared it, the shoe's counts show the card left unrecorded (672a.7(s):
-    RECORD_EVERY_CARD, written to the trail); the dealer moves it unseen to the rack, the card is
+    supervisor cleared it, the shoe's counts show the card left unrecorded (672a.7(s),
+    written to the trail); the dealer moves it unseen to the rack, the card is
     dispensed again, and the round ends with its own cards counted and the world balanced."""
 
     async def scenario() -> None:
@@ -178,12 +178,12 @@ def test_672a7s_a_dispense_lost_with_the_link_is_reconciled_and_its_card_set_asi
                 await back_and_cleared(sim, "shoe")
                 round_ = await asyncio.wait_for(playing, 15)
                 assert round_.state == COMPLETE and table.faults == ()
-                assert table.shoe.irregularities[-1].rule is RECORD_EVERY_CARD
+                assert table.shoe.irregularities[-1].rule is table.shoe_clauses.record_every_card
                 lines = [line for path in trail.files() for line in path.read_bytes().splitlines()]
                 records = [AuditRecord.parse(line) for line in lines]
             sim.world.check()
         irregular = [r for r in records if r.kind == "device_irregularity"]
-        assert [r.fields["clause"] for r in irregular] == [RECORD_EVERY_CARD.clause]
+        assert [r.fields["clause"] for r in irregular] == ["672a.7(s)"]
         assert irregular[0].round == round_.number and irregular[0].fields["device"] == "shoe"
         assert not [r for r in records if r.round == round_.number and r.kind == "irregularity"], (
             "the round's own cards were all counted at the pickup"
@@ -242,7 +242,7 @@ def test_677a_10_e_a_stack_lost_with_the_link_is_racked_unseen_and_the_count_sti
             assert round_.state == COMPLETE and table.faults == ()
             assert round_.unseen == 2 and round_.stub_counted is not None
             assert not [r for r in round_.records if r.kind == "irregularity"], "the count made 52"
-            assert table.shoe.irregularities[-1].rule is RECORD_EVERY_CARD
+            assert table.shoe.irregularities[-1].rule is table.shoe_clauses.record_every_card
             sim.world.check()
 
     run(scenario(), timeout=60)

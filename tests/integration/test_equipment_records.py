@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import random
 import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -18,15 +19,17 @@ import pytest
 from croupier.audit.record import AuditRecord
 from croupier.audit.writer import AuditTrail
 from croupier.cli import main
+from croupier.players import simulated_players, table_options
 from croupier.service.journal import TableJournal
-from croupier.simulated import GAMES
+from croupier.simulated import GAMES, simulated_table
 from croupier.state import TableState
 from devices.faults import Operator, Role
+from devices.rules import RuleViolation
 from firmware_sim.world import DEALER_HAND
 from games.crazy_4_poker.inputs import Resolution
 from games.crazy_4_poker.machine import COMPLETE
 from tests.integration.test_crazy_4_poker_table import reset_frozen, table_rig
-from tests.links import run
+from tests.links import FAST, run
 
 SUPERVISOR = Operator("floor-7", Role.SUPERVISOR)
 IDENTITY = ("model", "serial", "firmware", "firmware_hash")
@@ -67,13 +70,14 @@ def identified(record: AuditRecord) -> bool:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_657a9f_every_shuffle_is_a_record_with_its_count_result_batch_and_commitment(
+def test_comar_every_shuffle_is_a_record_with_its_count_result_batch_and_commitment(
     game: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """COMAR 36.05.03.27(C) (analog), 657a.9(f): each shuffle's count against the batch's expected
-    count, passed or failed, the batch and the order's sealed commitment, at every game — the shoe
-    games shuffle between shoes, Crazy 4 Poker every round (on main its round record said
-    ``count=null`` and no shoe game recorded a shuffle at all). Never the order itself."""
+    """COMAR 36.05.03.27(C) (analog), decision 0017: each shuffle's count against the batch's
+    expected count, passed or failed, the batch and the order's sealed commitment, at every game —
+    the shoe games shuffle between shoes, Crazy 4 Poker every round. Never the order itself. The
+    record cites the equipment standard, never a game's clause: it cited Crazy 4 Poker's void rule,
+    657a.9(f), at every game."""
     _, records = simulated(tmp_path, capsys, game, 3)
     shuffles = of(records, "batch_shuffled", device="shuffler")
     assert len(shuffles) >= (3 if game == "crazy-4-poker" else 1)  # one deck a round
@@ -82,6 +86,7 @@ def test_657a9f_every_shuffle_is_a_record_with_its_count_result_batch_and_commit
         assert fields["count"] == fields["expected"] > 0 and fields["result"] == "passed"
         assert isinstance(fields["batch"], str) and len(fields["commitment"]) == 64
         assert identified(shuffle) and "order" not in fields
+        assert fields["clause"] == "COMAR 36.05.03.27(C) (analog); decision 0017"
 
 
 def test_672a7d_the_shoes_batches_loaded_collected_counted_and_alternating_across_30_rounds(
@@ -119,6 +124,53 @@ def test_677a10_the_auto_reshuffling_shoe_records_each_reshuffle_with_its_count(
     reshuffles = of(records, "shoe_reshuffled", result="passed")
     assert [r.round for r in reshuffles] == [1, 2, 3]
     assert all(r.fields["counted"] == r.fields["expected"] == 52 and identified(r) for r in reshuffles)
+
+
+def shoe_refusal(game: str) -> RuleViolation:
+    """What ``game``'s shoe answers, its table open and a round played, to a card asked for between
+    rounds: refused by its rules before any command reaches the device."""
+
+    async def scenario() -> RuleViolation:
+        async with simulated_table(game, name="CLAUSES", settings=FAST) as sim:
+            table = sim.table
+            players = simulated_players(game, random.Random(5), **table_options(game, sim))
+            await table.play_round(players)
+            with pytest.raises(RuleViolation) as refused:
+                await table.shoe.deal(face_up=True)
+            assert refused.value.rule is table.shoe_clauses.round_first
+            return refused.value
+
+    return run(scenario(), timeout=60)
+
+
+def test_686a7_an_over_under_shoe_cites_686a7_in_its_records_and_refusals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """686a.7(a), (d)(1), (e): at an Over/Under table the shoe's batch placed in it
+    (``batch_loaded``), its cards collected and counted after the cover card (``batch_collected``)
+    and a card asked for outside a round are Over/Under's clauses, not Free Bet Blackjack's (on main
+    they cited 672a.7(a), 672a.7(d)(1) and 672a.7(e))."""
+    _, records = simulated(tmp_path, capsys, "over-under", 40)
+    loaded, collected = of(records, "batch_loaded"), of(records, "batch_collected")
+    assert loaded and collected
+    assert {r.fields["clause"] for r in loaded} == {"686a.7(a)"}
+    assert {r.fields["clause"] for r in collected} == {"686a.7(d)(1)"}
+    assert shoe_refusal("over-under").rule.clause == "686a.7(e)"
+
+
+def test_677a10_a_heads_up_holdem_shoe_cites_677a10_in_its_records_and_refusals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """677a.10(a)(1), (a)(2), (g): at a Heads Up Hold 'Em table the deck placed in the automated
+    dealing shoe (``batch_loaded``), the shoe's own reshuffle of each round's cards
+    (``shoe_reshuffled``) and a card asked for before "no more bets" cite 677a.10 (on main they
+    cited 672a.7(a), 672a.7(d)(2) and 672a.7(e), Free Bet Blackjack's)."""
+    _, records = simulated(tmp_path, capsys, "heads-up-holdem", 3)
+    loaded, reshuffled = of(records, "batch_loaded"), of(records, "shoe_reshuffled")
+    assert loaded and reshuffled
+    assert {r.fields["clause"] for r in loaded} == {"677a.10(a)(1)"}
+    assert {r.fields["clause"] for r in reshuffled} == {"677a.10(g)"}
+    assert shoe_refusal("heads-up-holdem").rule.clause == "677a.10(a)(2)"
 
 
 def test_461a10s_a_door_opened_mid_round_is_an_access_record_and_holds_the_shoe_until_cleared(

@@ -16,6 +16,7 @@ from typing import TypeVar
 
 import pytest
 
+from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from devices.equipment import EquipmentEvent
 from devices.shoe import Shoe
 from drivers.connection import ConnectionState, DeviceConnection
@@ -185,7 +186,7 @@ def test_461a10s_the_console_opens_a_door_and_the_shoe_records_the_access(shoe: 
 
     async def scenario() -> None:
         conn = connection(shoe.url)
-        machine = Shoe(ShoeDriver(conn))
+        machine = Shoe(ShoeDriver(conn), clauses=FreeBetBlackjackTable.shoe_clauses)
         heard: list[EquipmentEvent] = []
         machine.listen(heard.append)
         await conn.start()

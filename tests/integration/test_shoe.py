@@ -15,9 +15,10 @@ import pytest
 from structlog.testing import capture_logs
 
 from croupier.tables.feeding import Feeds
+from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.rules import RuleViolation
-from devices.shoe import COLLECT_AND_COUNT, RECORD_EVERY_CARD, Shoe, ShoeFault
+from devices.shoe import Shoe, ShoeFault
 from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.errors import DeviceRefused, HandshakeRejected
 from drivers.protocol.cards import Card
@@ -68,6 +69,9 @@ FIRST_CARDS = [
     (seat(2), True),
 ]
 
+#: The shoe under test deals Free Bet Blackjack: its rules cite 672a.7.
+CLAUSES = FreeBetBlackjackTable.shoe_clauses
+
 
 @dataclass
 class ShoeRig:
@@ -98,7 +102,7 @@ async def shoe_over(
     """An empty simulated shoe, connected and synced; then the dealer places ``faces`` in it."""
     async with simulated(EMPTY_TABLE, transport, settings=settings) as target:
         assert target.sim is not None and isinstance(target.driver, ShoeDriver)
-        shoe = Shoe(target.driver)
+        shoe = Shoe(target.driver, clauses=CLAUSES)
         async with Feeds([shoe], events).running():
             await shoe.sync()
             target.sim.world.add(SHOE, faces, BACK)
@@ -267,7 +271,7 @@ def test_jam_and_misread_latch_and_only_a_supervisor_clears_them(transport):
                 await rig.shoe.deal(face_up=False)
             assert misread.value.code is FaultCode.MISREAD
             assert rig.world.count(SHOE_TRAY) == 1, "the unreadable card left the shoe"
-            assert rig.shoe.unrecorded == 1 and rig.shoe.irregularities[-1].rule is RECORD_EVERY_CARD
+            assert rig.shoe.unrecorded == 1 and rig.shoe.irregularities[-1].rule is CLAUSES.record_every_card
             with pytest.raises(RuleViolation):
                 await rig.shoe.clear("MISREAD", DEALER_ON_DUTY)
             await rig.shoe.clear("MISREAD", SUPERVISOR)
@@ -329,7 +333,7 @@ def test_card_dropped_on_the_way_shows_as_a_wrong_count_at_collection(transport,
                 rig.world.move_all(place, DISCARD)
             await rig.shoe.collect(rig.world.count(DISCARD))
             assert codes(rig.shoe) == ["WRONG_COUNT"]
-            assert rig.shoe.irregularities[-1].rule is COLLECT_AND_COUNT
+            assert rig.shoe.irregularities[-1].rule is CLAUSES.collect_and_count
             assert "10 cards counted" in rig.shoe.irregularities[-1].detail
             with pytest.raises(RuleViolation):
                 await rig.shoe.clear("WRONG_COUNT", DEALER_ON_DUTY)

@@ -3,6 +3,7 @@ the unit's identity and the clause, and keeps what it reports before anyone list
 
 from __future__ import annotations
 
+from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from devices.equipment import EquipmentEvent
 from devices.shoe import Shoe
 from drivers.connection import ConnectionState, DeviceConnection, DeviceRebooted, StateChanged
@@ -16,7 +17,7 @@ def unidentified_shoe() -> Shoe:
     conn = DeviceConnection(
         lambda: SerialTransport("/dev/null"), name="shoe", expected_class=DeviceClass.SHOE
     )
-    return Shoe(ShoeDriver(conn))
+    return Shoe(ShoeDriver(conn), clauses=FreeBetBlackjackTable.shoe_clauses)
 
 
 def test_461a10s_a_device_not_yet_identified_is_named_with_null_identity_and_its_events_kept():

@@ -21,26 +21,16 @@ from pathlib import Path
 import pytest
 
 from croupier.tables.feeding import Feeds
+from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from devices.equipment import DEVICE_FAULT
 from devices.faults import LATCH_BLOCKS, SUPERVISOR_CLEARS, Fault, FaultLatch, Operator, Role
 from devices.rules import RuleViolation
 from devices.shoe import (
     BATCH_COUNT,
-    BURN_FIRST,
     BURN_UNEXPOSED,
-    COLLECT_AND_COUNT,
     COMMUNITY_FIRST,
-    COVER_ENDS,
-    COVER_PLACEMENT,
-    LOADED,
     MODE_BETWEEN_ROUNDS,
-    NEW_DEALER_BURNS,
-    NO_BURN_DUE,
-    ONE_ROUND,
     RECONCILED,
-    RECORD_EVERY_CARD,
-    RESHUFFLE,
-    ROUND_FIRST,
     Burn,
     CoverCard,
     Shoe,
@@ -63,6 +53,9 @@ from tests.links import FAST, run
 DEALER = Operator("D-17", Role.DEALER)
 SUPERVISOR = Operator("S-2", Role.SUPERVISOR)
 DECK = [Card(rank, suit) for suit in range(4) for rank in range(1, 14)]
+
+#: The shoe under test deals Free Bet Blackjack: its rules cite 672a.7.
+CLAUSES = FreeBetBlackjackTable.shoe_clauses
 
 
 class MemoryWire(Transport):
@@ -122,7 +115,7 @@ async def table(
     await conn.start()
     try:
         await conn.wait_ready(5.0)
-        shoe = Shoe(ShoeDriver(conn), burns=burns)
+        shoe = Shoe(ShoeDriver(conn), clauses=CLAUSES, burns=burns)
         async with Feeds([shoe]).running():
             if synced:
                 await shoe.sync()
@@ -179,7 +172,7 @@ def test_672a_7_a_nothing_is_burned_or_dealt_from_an_empty_shoe():
                 await t.shoe.burn()
             with pytest.raises(RuleViolation) as start:
                 t.shoe.start_round()
-            assert burn.value.rule is LOADED and start.value.rule is LOADED
+            assert burn.value.rule is CLAUSES.loaded and start.value.rule is CLAUSES.loaded
             assert t.device.dispensed == 0
 
     run(scenario())
@@ -213,7 +206,7 @@ def test_a_shoe_not_yet_synced_knows_nothing_and_moves_only_by_its_rules():
 
     async def scenario():
         async with table() as t:
-            shoe = Shoe(t.driver)
+            shoe = Shoe(t.driver, clauses=CLAUSES)
             books = (shoe.state, shoe.batch_size, shoe.dispensed, shoe.remaining, shoe.unrecorded)
             assert books == ("offline", None, 0, 0, 0)
             assert (shoe.auto_reshuffle, shoe.community_first, shoe.unreconciled) == (False,) * 3
@@ -234,7 +227,7 @@ def test_a_host_restarted_mid_batch_counts_the_cards_dealt_as_part_of_the_batch(
             t.shoe.start_round()
             await t.shoe.deal(face_up=True)
             t.world.move(SHOE_TRAY, seat(1))
-            again = Shoe(t.driver)
+            again = Shoe(t.driver, clauses=CLAUSES)
             counts = await again.sync()
             assert (counts.dispensed, counts.remaining, again.batch_size) == (2, 50, 52)
             await again.sync()
@@ -258,7 +251,7 @@ def test_672a_7_s_a_misread_card_is_an_irregularity_and_latches():
             unread = "a card left the shoe unread"
             assert t.shoe.latch.faults == (Fault("MISREAD", unread, DEVICE_FAULT.clause, "device"),)
             assert [(i.rule, i.detail) for i in t.shoe.irregularities] == [
-                (RECORD_EVERY_CARD, "a card left the shoe unread: its value is not in the record")
+                (CLAUSES.record_every_card, "a card left the shoe unread: its value is not in the record")
             ]
             await t.shoe.clear("MISREAD", SUPERVISOR)
             t.device.misread_next = 1
@@ -279,7 +272,7 @@ def test_672a_7_c_no_card_is_dealt_after_a_load_until_the_first_is_burned():
                 t.shoe.start_round()
             with pytest.raises(RuleViolation) as deal:
                 await t.shoe.deal(face_up=True)
-            assert start.value.rule is BURN_FIRST and deal.value.rule is BURN_FIRST
+            assert start.value.rule is CLAUSES.burn_first and deal.value.rule is CLAUSES.burn_first
             assert t.world.count(SHOE) == 52, "no card left the shoe"
             burn = await t.shoe.burn()
             assert isinstance(burn, SealedCard) and t.shoe.burn_cards == [burn]
@@ -331,13 +324,13 @@ def test_672a_7_c_each_new_dealer_burns_one_card_before_dealing():
             assert t.shoe.state == "needs_burn"
             with pytest.raises(RuleViolation) as start:
                 t.shoe.start_round()
-            assert start.value.rule is BURN_FIRST
+            assert start.value.rule is CLAUSES.burn_first
             await t.shoe.burn()
             t.world.move(SHOE_TRAY, DISCARD)
             t.shoe.start_round()
             with pytest.raises(RuleViolation) as change:
                 t.shoe.dealer_change()
-            assert change.value.rule is NEW_DEALER_BURNS and t.shoe.state == "in_round"
+            assert change.value.rule is CLAUSES.new_dealer_burns and t.shoe.state == "in_round"
             assert [c.uid for c in t.world.cards(DISCARD)] == [1, 2], "two burns, the first two cards"
 
     run(scenario())
@@ -359,10 +352,10 @@ def test_672a_7_c_a_new_dealer_on_a_fresh_batch_burns_twice():
             assert t.shoe.state == "needs_burn" and t.shoe.burns_owed == ("new_dealer",)
             with pytest.raises(RuleViolation) as start:
                 t.shoe.start_round()
-            assert start.value.rule is BURN_FIRST
+            assert start.value.rule is CLAUSES.burn_first
             with pytest.raises(RuleViolation) as deal:
                 await t.shoe.deal(face_up=True)
-            assert deal.value.rule is BURN_FIRST and t.device.dispensed == 1, "refused, nothing dealt"
+            assert deal.value.rule is CLAUSES.burn_first and t.device.dispensed == 1, "refused, nothing dealt"
             await t.shoe.burn()
             t.world.move(SHOE_TRAY, DISCARD)
             assert t.shoe.last_burn == Burn("new_dealer", 2, 50)
@@ -400,7 +393,7 @@ def test_672a_7_c_no_burn_when_none_is_due():
             await loaded_and_burned(t)
             with pytest.raises(RuleViolation) as burn:
                 await t.shoe.burn()
-            assert burn.value.rule is NO_BURN_DUE
+            assert burn.value.rule is CLAUSES.no_burn_due
             assert t.device.dispensed == 1
 
     run(scenario())
@@ -413,7 +406,7 @@ def test_672a_7_e_cards_are_dealt_only_within_a_round():
             await loaded_and_burned(t)
             with pytest.raises(RuleViolation) as deal:
                 await t.shoe.deal(face_up=True)
-            assert deal.value.rule is ROUND_FIRST and t.device.dispensed == 1
+            assert deal.value.rule is CLAUSES.round_first and t.device.dispensed == 1
 
     run(scenario())
 
@@ -429,7 +422,7 @@ def test_672a_7_e_one_round_at_a_time():
                 t.shoe.start_round()
             with pytest.raises(RuleViolation) as close:
                 t.shoe.close_shoe()
-            assert no_round.value.rule is again.value.rule is close.value.rule is ONE_ROUND
+            assert no_round.value.rule is again.value.rule is close.value.rule is CLAUSES.one_round
             assert t.shoe.state == "in_round"
 
     run(scenario())
@@ -544,7 +537,7 @@ def test_672a_7_d_cover_card_during_play_completes_the_round_then_no_new_round()
             assert t.shoe.state == "collecting"
             with pytest.raises(RuleViolation) as start:
                 t.shoe.start_round()
-            assert start.value.rule is COVER_ENDS
+            assert start.value.rule is CLAUSES.cover_ends
             assert t.shoe.cover is not None and not t.shoe.irregularities
 
     run(scenario())
@@ -610,7 +603,9 @@ def test_672a_7_d_a_cover_card_reported_between_rounds_is_irregular_each_time():
             for _ in range(2):
                 t.shoe.apply(CoverCardReached(dispensed=t.shoe.dispensed, remaining=t.shoe.remaining))
             detail = "a cover card came out while the shoe was ready"
-            assert [(i.rule, i.detail) for i in t.shoe.irregularities] == [(COVER_PLACEMENT, detail)] * 2
+            assert [(i.rule, i.detail) for i in t.shoe.irregularities] == [
+                (CLAUSES.cover_placement, detail)
+            ] * 2
             assert t.shoe.state == "ready" and t.shoe.cover is None
 
     run(scenario())
@@ -623,7 +618,7 @@ def test_cover_card_as_the_burn_card_is_misplaced_and_set_aside():
             with pytest.raises(ShoeFault) as burn:
                 await t.shoe.burn()
             assert burn.value.code is FaultCode.COVER_CARD_MISPLACED
-            assert t.clauses() == [COVER_PLACEMENT.clause] and t.world.count(ASIDE) == 1
+            assert t.clauses() == [CLAUSES.cover_placement.clause] and t.world.count(ASIDE) == 1
             out_of_place = "the cover card is out of place"
             fault = Fault("COVER_CARD_MISPLACED", out_of_place, DEVICE_FAULT.clause, "device")
             assert t.shoe.latch.faults == (fault,)
@@ -662,7 +657,7 @@ def test_672a_7_d_a_second_cover_card_in_the_same_shoe_is_irregular():
             assert await t.shoe.deal(face_up=True) == DECK[2]
             assert t.shoe.state == "ending" and not t.shoe.irregularities
             assert await t.shoe.deal(face_up=True) == DECK[3]
-            assert t.clauses() == [COVER_PLACEMENT.clause]
+            assert t.clauses() == [CLAUSES.cover_placement.clause]
             assert t.shoe.irregularities[0].detail == "a second cover card came out in the same shoe"
             assert t.shoe.state == "ending" and t.world.count(ASIDE) == 2
             t.world.move_all(SHOE_TRAY, DISCARD)
@@ -686,12 +681,12 @@ def test_672a_7_d_1_cards_left_in_the_shoe_are_removed_before_the_count():
             await to_collecting(t)
             with pytest.raises(RuleViolation) as early:
                 await t.shoe.collect(52)
-            assert early.value.rule is COLLECT_AND_COUNT and "49 card(s) still in the shoe" in str(
+            assert early.value.rule is CLAUSES.collect_and_count and "49 card(s) still in the shoe" in str(
                 early.value
             )
             with pytest.raises(RuleViolation) as load:
                 await t.shoe.load(52)
-            assert load.value.rule is COLLECT_AND_COUNT
+            assert load.value.rule is CLAUSES.collect_and_count
             t.world.move_all(SHOE, DISCARD)
             await t.shoe.collect(t.world.count(DISCARD))
             assert t.shoe.state == "empty" and not t.shoe.faulted
@@ -708,8 +703,10 @@ def test_672a_7_d_1_a_card_missing_at_collection_latches_wrong_count_for_a_super
             await t.shoe.collect(t.world.count(DISCARD))
             assert t.shoe.state == "empty" and t.shoe.remaining == 0
             detail = "51 cards counted in the discard rack, the batch has 52"
-            assert t.shoe.latch.faults == (Fault("WRONG_COUNT", detail, COLLECT_AND_COUNT.clause, "host"),)
-            assert t.clauses() == [COLLECT_AND_COUNT.clause]
+            assert t.shoe.latch.faults == (
+                Fault("WRONG_COUNT", detail, CLAUSES.collect_and_count.clause, "host"),
+            )
+            assert t.clauses() == [CLAUSES.collect_and_count.clause]
             with pytest.raises(RuleViolation):
                 await t.shoe.clear("WRONG_COUNT", DEALER)
             await t.shoe.clear("WRONG_COUNT", SUPERVISOR)
@@ -723,7 +720,7 @@ def test_672a_7_d_2_a_batch_in_play_is_collected_before_another_is_loaded():
             await loaded_and_burned(t)
             with pytest.raises(RuleViolation) as load:
                 await t.shoe.load(52)
-            assert load.value.rule is RESHUFFLE
+            assert load.value.rule is CLAUSES.reshuffle
             t.shoe.close_shoe()
             t.world.move_all(SHOE, DISCARD)
             await t.shoe.collect(52)
@@ -805,7 +802,7 @@ def test_auto_reshuffling_shoe_found_after_a_host_restart_counts_its_deck_as_loa
         async with table() as t:
             await round_dealt_on_a_reshuffling_shoe(t, 4)
             await t.shoe.end_round()
-            again = Shoe(t.shoe.driver, burns=True)
+            again = Shoe(t.shoe.driver, burns=True, clauses=CLAUSES)
             counts = await again.sync()
             assert counts.dispensed == 5 and again.batch_size == 52
             t.shoe = again
@@ -865,7 +862,7 @@ def test_a_latch_given_to_the_shoe_is_shared_even_while_empty():
     async def scenario():
         async with table() as t:
             shared = FaultLatch()
-            shoe = Shoe(t.driver, shared)
+            shoe = Shoe(t.driver, shared, clauses=CLAUSES)
             assert shoe.latch is shared
             await shoe.sync()  # finds the batch the dealer placed: a card to burn
             shared.latch(Fault("JAM", "held by the table", "672a.7(d)", "host"))
@@ -899,7 +896,7 @@ def test_unknown_outcome_blocks_dealing_until_the_counts_are_read():
             assert deal.value.rule is RECONCILED
             assert str(deal.value).startswith("a dispense's outcome is unknown: sync the counts first")
             await t.shoe.sync()
-            assert t.shoe.unrecorded == 1 and t.clauses() == [RECORD_EVERY_CARD.clause]
+            assert t.shoe.unrecorded == 1 and t.clauses() == [CLAUSES.record_every_card.clause]
             unseen = "1 card(s) left the shoe while the outcome was unknown: not recorded"
             assert t.shoe.irregularities[0].detail == unseen and not t.shoe.unreconciled
             assert await t.shoe.deal(face_up=True) == DECK[2]
@@ -942,7 +939,7 @@ def test_bad_input_is_named_and_moves_nothing():
                 await t.shoe.collect(-1)
             with pytest.raises(RuleViolation) as nothing:
                 await t.shoe.collect(0)  # a count of none is a count: refused here only as out of turn
-            assert nothing.value.rule is COVER_ENDS
+            assert nothing.value.rule is CLAUSES.cover_ends
             with pytest.raises(DeviceRefused, match="no face-down card with reference 999"):
                 await t.driver.reveal(SealedCard(999, bytes(32)))
             assert t.world.count(SHOE) == 51 and t.device.dispensed == 1
