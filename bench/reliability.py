@@ -50,6 +50,8 @@ from typing import Any
 import aiohttp
 from _common import ROOT
 
+from croupier.audit.rotation import series_files, tables_in
+from croupier.audit.storage import read_bytes
 from tests.screen import Screen, dealer_counts  # the dealer's screen the API tests key rounds with
 from tests.tokens import SUPERVISOR_TOKEN, write_token_file
 
@@ -102,8 +104,14 @@ def table_config(game: str, directory: Path) -> Path:
     return path
 
 
+def trail_files(audit: Path) -> list[Path]:
+    """The trail's files in series order, plain and compressed (the service compresses the closed
+    ones at each start, decision 0025)."""
+    return [path for table in tables_in(audit) for path in series_files(audit, table)]
+
+
 def records(audit: Path) -> list[str]:
-    return [line for path in sorted(audit.glob("*.jsonl")) for line in path.read_text().splitlines()]
+    return [line for path in trail_files(audit) for line in read_bytes(path).decode().splitlines()]
 
 
 def crashed(log: Path) -> bool:
@@ -113,7 +121,7 @@ def crashed(log: Path) -> bool:
 def judged(audit: Path, game: str, tally: Tally) -> None:
     """The trail under ``audit`` verified and judged by the procedure auditor: a chain that does not
     verify is records lost; a violation of the section's deal is counted in ``extra_cards``."""
-    files = [str(path) for path in sorted(audit.glob("*.jsonl"))]
+    files = [str(path) for path in trail_files(audit)]
     command = [sys.executable, "-m", "croupier", "audit", "verify", *files]
     verify = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     if verify.returncode == 0:
@@ -181,8 +189,10 @@ def kills(game: str, rng: random.Random, tally: Tally) -> None:
             if lost:
                 tally.problem("lost", f"{game}: {lost} records changed or gone after a restart")
             if process.returncode != 0 or crashed(log):
+                kept = KEEP / f"{game}-crash-{len(tally.problems)}"
+                shutil.copytree(directory, kept, dirs_exist_ok=True)  # the log and trail outlive the run
                 tally.problem(
-                    "crashes", f"{game}: the restarted service exited {process.returncode} (see {log})"
+                    "crashes", f"{game}: the restarted service exited {process.returncode} (kept: {kept})"
                 )
                 return
         tally.counts["rounds"] += len({json.loads(line)["round"] for line in records(audit)} - {None})
