@@ -80,8 +80,15 @@ def number_of(path: Path) -> int:
 
 
 def tables_in(directory: Path) -> list[str]:
-    """The tables whose series are in ``directory``."""
-    return sorted({table_of(path) for path in Path(directory).glob(f"*{_NUMBERED}*")})
+    """The tables whose series are in ``directory``: from their files' names, not from the hidden
+    temporary file a compression writes beside one while it runs (croupier.audit.storage)."""
+    return sorted(
+        {
+            table_of(path)
+            for path in Path(directory).glob(f"*{_NUMBERED}*")
+            if path.name.endswith((".jsonl", ".jsonl.gz")) and not path.name.startswith(".")
+        }
+    )
 
 
 def archived_files(directory: Path, table: str) -> list[Path]:

@@ -21,6 +21,7 @@ from croupier.audit.rotation import (
     archived_files,
     closed_at,
     series_files,
+    tables_in,
     years_in_days,
 )
 from croupier.commands.audit import _verify
@@ -242,3 +243,14 @@ def test_461a10s_a_newest_file_cut_off_before_its_header_is_removed_and_the_seri
     assert [path.name for path in after] == ["T1-000001.jsonl", "T1-000002.jsonl"]
     assert record.seq == json.loads(files[0].read_bytes().splitlines()[-1])["seq"] + 2  # header, then it
     assert verify_series(after, expect_closed=True).ok
+
+
+def test_the_tables_of_a_directory_are_read_from_their_files_not_a_compressions_temporary(
+    tmp_path: Path,
+) -> None:
+    """``croupier audit head DIR`` finds the tables from the series' names; a compression running
+    beside them writes a hidden temporary file (``.T1-000001.jsonl.gz.tmp``) that names no table
+    (before, it was taken for a table '.T1' and the command failed)."""
+    daily_series(tmp_path, 2)
+    (tmp_path / ".T1-000001.jsonl.gz.tmp").write_bytes(b"")
+    assert tables_in(tmp_path) == ["T1"]
