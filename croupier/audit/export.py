@@ -242,7 +242,7 @@ def export(paths: list[Path], period: Period, kinds: list[str] | None, fmt: str,
             written = _write(paths, period, kinds, _Output(file, fmt))
             file.flush()
             os.fsync(file.fileno())
-        if written.runs.runs == []:
+        if not written.runs.runs:
             raise AuditError(
                 f"no record of {table} from {period.start.isoformat()} to {period.end.isoformat()}"
             )
