@@ -38,15 +38,25 @@ import hashlib
 import io
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from croupier.audit.record import CLOSE, GENESIS, HEADER, AuditError, AuditRecord, canonical, read_records
+from croupier.audit.record import (
+    CLOSE,
+    GENESIS,
+    HEADER,
+    AuditError,
+    AuditRecord,
+    canonical,
+    read_records,
+    split_lines,
+)
 from croupier.audit.rotation import table_of
-from croupier.audit.sealing import VerificationKey
+from croupier.audit.sealing import KeyWalk, VerificationKey
 from croupier.audit.storage import plain_name
 from croupier.audit.verify import seal_holds, verify_series
 
@@ -87,14 +97,18 @@ class Period:
         return self.start <= datetime.fromisoformat(record.at) < self.end
 
 
-def _runs(records: list[AuditRecord]) -> list[dict[str, Any]]:
-    """The records' runs of consecutive seq: first and last seq, the first's prev, the last's hash."""
-    runs: list[dict[str, Any]] = []
-    for record in records:
-        if runs and runs[-1]["last_seq"] + 1 == record.seq:
-            runs[-1] |= {"last_seq": record.seq, "last_hash": record.hash}
+class _Runs:
+    """The runs of consecutive seq of records taken in order: first and last seq, the first's prev,
+    the last's hash (the manifest's ``runs``), kept as the records pass."""
+
+    def __init__(self) -> None:
+        self.runs: list[dict[str, Any]] = []
+
+    def add(self, record: AuditRecord) -> None:
+        if self.runs and self.runs[-1]["last_seq"] + 1 == record.seq:
+            self.runs[-1] |= {"last_seq": record.seq, "last_hash": record.hash}
         else:
-            runs.append(
+            self.runs.append(
                 {
                     "first_seq": record.seq,
                     "last_seq": record.seq,
@@ -102,7 +116,6 @@ def _runs(records: list[AuditRecord]) -> list[dict[str, Any]]:
                     "last_hash": record.hash,
                 }
             )
-    return runs
 
 
 def _row(record: AuditRecord) -> list[Any]:
@@ -138,31 +151,58 @@ def _from_row(row: dict[str, str]) -> AuditRecord:
         raise AuditError(f"not a record row ({exc})") from None
 
 
-def _encode(records: list[AuditRecord], fmt: str) -> bytes:
-    if fmt == "jsonl":
-        return b"".join(record.line() for record in records)
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    writer.writerows(_row(record) for record in records)
-    return text.getvalue().encode()
+class _Output:
+    """The export file being written, a record at a time, and the SHA-256 of what was written."""
+
+    def __init__(self, file: BinaryIO, fmt: str) -> None:
+        self.file, self.fmt, self.sha256 = file, fmt, hashlib.sha256()
+        self._text = io.StringIO()
+        self._csv = csv.writer(self._text, lineterminator="\n")
+        if fmt == "csv":
+            self._row(COLUMNS)
+
+    def _row(self, row: Iterable[Any]) -> None:
+        self._csv.writerow(row)
+        self._write(self._text.getvalue().encode())
+        self._text.seek(0)
+        self._text.truncate()
+
+    def _write(self, data: bytes) -> None:
+        self.file.write(data)
+        self.sha256.update(data)
+
+    def add(self, record: AuditRecord) -> None:
+        if self.fmt == "jsonl":
+            self._write(record.line())
+        else:
+            self._row(_row(record))
 
 
-def read_export(path: Path, fmt: str) -> list[AuditRecord]:
-    """The records of an exported file; AuditError naming the line of one that cannot be read."""
-    data = path.read_bytes()
-    if fmt == "jsonl":
-        lines: Iterable[Any] = data.splitlines()
-        parse = AuditRecord.parse
-    else:
-        lines, parse = csv.DictReader(io.StringIO(data.decode())), _from_row
-    records = []
-    for number, line in enumerate(lines, 1 if fmt == "jsonl" else 2):
+def read_export(path: Path, fmt: str) -> Iterator[tuple[int, AuditRecord, bytes]]:
+    """The records of an exported file, one at a time, each with its line number and (jsonl) the
+    line it was read from, its line end kept; AuditError naming the line of one that cannot be
+    read."""
+    with path.open("rb") as file:
+        if fmt == "jsonl":
+            for number, line in enumerate(split_lines(file, keepends=True), 1):
+                body = line.splitlines()[0]  # one line: split_lines gave it
+                yield number, _parsed(path, number, AuditRecord.parse, body), line
+            return
+        rows = csv.DictReader(io.TextIOWrapper(file, encoding="utf-8", newline="\n"))
         try:
-            records.append(parse(line))
-        except AuditError as exc:
-            raise AuditError(f"{path}:{number}: {exc}") from None
-    return records
+            for number, row in enumerate(rows, 2):
+                yield number, _parsed(path, number, _from_row, row), b""
+        except UnicodeDecodeError as exc:
+            raise AuditError(f"{path}: not UTF-8 text ({exc})") from None
+        except csv.Error as exc:
+            raise AuditError(f"{path}:{rows.line_num}: not a csv row ({exc})") from None
+
+
+def _parsed(path: Path, number: int, parse: Callable[[Any], AuditRecord], line: Any) -> AuditRecord:
+    try:
+        return parse(line)
+    except AuditError as exc:
+        raise AuditError(f"{path}:{number}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -179,36 +219,41 @@ class Exported:
 def export(paths: list[Path], period: Period, kinds: list[str] | None, fmt: str, out: Path) -> Exported:
     """Verify the series, then write the period's records (of ``kinds`` if given) to ``out`` and
     their manifest beside. AuditError if the series fails verification (naming the first bad
-    record) or holds no record of the period."""
+    record) or holds no record of the period.
+
+    Both passes read one record at a time and each exported record is written as it is read, so
+    memory holds the manifest's summary, not the period (a month of a busy table is a gigabyte of
+    trail, decision 0025)."""
     if fmt not in FORMATS:
         raise AuditError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
     report = verify_series(paths)
     if report.problem is not None:
         raise AuditError(f"not exported, the trail fails verification: {report.problem}")
     table = table_of(paths[0])
-    chosen, before, after, sources = [], None, None, {}
-    first: AuditRecord | None = None  # the first record read in the period
-    last: tuple[Path, AuditRecord] | None = None  # the last record read, and its file
-    for path in paths:
-        for record in read_records([path]):
-            last = (path, record)
-            if datetime.fromisoformat(record.at) < period.start:
-                before = record
-            elif period.holds(record):
-                first = first or record
-                sources.setdefault(plain_name(path), []).append(record)
-                if kinds is None or record.kind in kinds:
-                    chosen.append(record)
-            elif after is None:
-                after = record
-    if not chosen:
-        raise AuditError(f"no record of {table} from {period.start.isoformat()} to {period.end.isoformat()}")
     name = f"{table}-{period.start:%Y%m%dT%H%M%SZ}-{period.end:%Y%m%dT%H%M%SZ}" + (
         "-" + "-".join(kinds) if kinds else ""
     )
-    data = _encode(chosen, fmt)
     target, manifest = out / f"{name}.{fmt}", out / f"{name}.manifest.json"
+    temporary = out / f".{target.name}.tmp"
+    made = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        with temporary.open("wb") as file:
+            written = _write(paths, period, kinds, _Output(file, fmt))
+            file.flush()
+            os.fsync(file.fileno())
+        if not written.runs.runs:
+            raise AuditError(
+                f"no record of {table} from {period.start.isoformat()} to {period.end.isoformat()}"
+            )
+        os.rename(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        if made:
+            out.rmdir()
+        raise
     whole = kinds is None
+    before, after = written.before, written.after
     document = {
         "manifest": MANIFEST,
         "table": table,
@@ -217,29 +262,66 @@ def export(paths: list[Path], period: Period, kinds: list[str] | None, fmt: str,
         "kinds": kinds,
         "format": fmt,
         "file": target.name,
-        "sha256": hashlib.sha256(data).hexdigest(),
-        "records": len(chosen),
+        "sha256": written.output.sha256.hexdigest(),
+        "records": written.records,
         "sources": [
             {
                 "file": file,
-                "first_seq": records[0].seq,
-                "last_seq": records[-1].seq,
-                "last_hash": records[-1].hash,
-                "last_epoch": records[-1].epoch,
+                "first_seq": first,
+                "last_seq": last.seq,
+                "last_hash": last.hash,
+                "last_epoch": last.epoch,
             }
-            for file, records in sources.items()
+            for file, (first, last) in written.sources.items()
         ],
-        "runs": _runs(chosen),
+        "runs": written.runs.runs,
         "before": before.line().decode().rstrip("\n") if whole and before is not None else None,
         "after": after.line().decode().rstrip("\n") if whole and after is not None else None,
     }
-    out.mkdir(parents=True, exist_ok=True)
-    for path, content in ((target, data), (manifest, json.dumps(document, indent=2).encode() + b"\n")):
-        with path.open("wb") as file:
-            file.write(content)
-            file.flush()
-            os.fsync(file.fileno())
-    return Exported(target, manifest, len(chosen), _unproven_ends(period, before, first, after, last))
+    with manifest.open("wb") as file:
+        file.write(json.dumps(document, indent=2).encode() + b"\n")
+        file.flush()
+        os.fsync(file.fileno())
+    return Exported(
+        target, manifest, written.records, _unproven_ends(period, before, written.first, after, written.last)
+    )
+
+
+@dataclass
+class _Written:
+    """What one pass over the series wrote, and the manifest's summary of it."""
+
+    output: _Output
+    runs: _Runs = field(default_factory=_Runs)
+    records: int = 0
+    before: AuditRecord | None = None  # the last record read before the period
+    first: AuditRecord | None = None  # the first record read in the period
+    after: AuditRecord | None = None  # the first record read after it
+    last: tuple[Path, AuditRecord] | None = None  # the last record read, and its file
+    sources: dict[str, tuple[int, AuditRecord]] = field(default_factory=dict)  # first seq, last record
+
+
+def _write(paths: list[Path], period: Period, kinds: list[str] | None, output: _Output) -> _Written:
+    """Read the series a record at a time and write the period's records (of ``kinds``) to
+    ``output`` as they come."""
+    written = _Written(output)
+    for path in paths:
+        with closing(read_records([path])) as records:
+            for record in records:
+                written.last = (path, record)
+                if datetime.fromisoformat(record.at) < period.start:
+                    written.before = record
+                elif period.holds(record):
+                    written.first = written.first or record
+                    source = plain_name(path)
+                    written.sources[source] = (written.sources.get(source, (record.seq, record))[0], record)
+                    if kinds is None or record.kind in kinds:
+                        output.add(record)
+                        written.runs.add(record)
+                        written.records += 1
+                elif written.after is None:
+                    written.after = record
+    return written
 
 
 def _unproven_ends(
@@ -310,64 +392,95 @@ def _end_unproven(last: AuditRecord, period: Period) -> str:
     return f"{said}; export again with the series' next file, or once it has a record after the period"
 
 
+def _problem(where: str, record: AuditRecord, line: bytes | None, previous: AuditRecord | None) -> str | None:
+    """What is wrong with an exported record as a record of the series, after ``previous``."""
+    if line is not None and record.line() != line:
+        return f"{where}: not canonical: the line is not the record's one valid encoding"
+    if not record.is_sound():
+        return f"{where}: altered: the record's hash does not match its contents"
+    if previous is not None and record.seq <= previous.seq:
+        return f"{where}: reordered or inserted: seq does not increase"
+    if previous is not None and previous.seq + 1 == record.seq and record.prev != previous.hash:
+        return f"{where}: inserted or altered: prev is not the hash of the record before"
+    return None
+
+
+def _outside(
+    where: str,
+    record: AuditRecord,
+    period: Period,
+    kinds: list[str] | None,
+    keys: KeyWalk | None,
+    key: VerificationKey | None,
+) -> str | None:
+    """What makes a sound record not one the manifest says the export holds, or not the key's."""
+    if not period.holds(record) or (kinds is not None and record.kind not in kinds):
+        return f"{where}: outside the period or kinds the manifest names"
+    if keys is not None and not seal_holds(keys, record):
+        return (
+            f"{where}: altered: the seal does not verify under epoch {record.epoch}'s key "
+            "(changed, or made without the key)"
+        )
+    if key is not None and record.kind == HEADER and record.fields.get("key") != key.ident:
+        return f"{where}: sealed with key {record.fields.get('key')!r}, not {key.ident}"
+    return None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        while chunk := file.read(64 * 1024):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def verify_export(path: Path, manifest_path: Path, key: VerificationKey | None = None) -> ExportReport:
-    """Check an exported file against its manifest as the module says; the report names the first
-    problem, or says what was proved."""
+    """Check an exported file against its manifest as the module says, reading it a record at a
+    time; the report names the first problem, or says what was proved."""
     try:
         manifest = json.loads(manifest_path.read_bytes())
         fmt, kinds = manifest["format"], manifest["kinds"]
         period = Period(datetime.fromisoformat(manifest["from"]), datetime.fromisoformat(manifest["to"]))
         if manifest.get("manifest") != MANIFEST or fmt not in FORMATS:
             raise AuditError("not a manifest this version reads")
-        data = path.read_bytes()
+        sha256 = _sha256(path)
     except (OSError, ValueError, KeyError, TypeError, AuditError) as exc:
         return ExportReport(problem=f"{manifest_path}: cannot read the manifest or the export: {exc}")
-    if hashlib.sha256(data).hexdigest() != manifest["sha256"]:
+    if sha256 != manifest["sha256"]:
         return ExportReport(
             problem=f"{path}: not the file the manifest lists (its SHA-256 differs): changed or replaced"
         )
+    wrong_key = key is not None and key.table != manifest["table"]
+    keys = key.keys() if key is not None else None
+    seen, count, problem = _Runs(), 0, None
+    first: AuditRecord | None = None
+    previous: AuditRecord | None = None
     try:
-        records = read_export(path, fmt)
+        # A line that cannot be read is named before any other problem, as when the file was read
+        # whole before its records were checked: after a problem the rest is still read.
+        for number, record, line in read_export(path, fmt):
+            if problem is None and not wrong_key:
+                where = f"{path}:{number} (seq {record.seq})"
+                problem = _problem(where, record, line if fmt == "jsonl" else None, previous)
+                problem = problem or _outside(where, record, period, kinds, keys, key)
+            if problem is None:
+                first, previous, count = first or record, record, count + 1
+                seen.add(record)
     except AuditError as exc:
         return ExportReport(problem=str(exc))
-    if key is not None and key.table != manifest["table"]:
+    except OSError as exc:
+        return ExportReport(problem=f"{path}: cannot read: {exc.strerror}")
+    if wrong_key and key is not None:
         return ExportReport(
             problem=f"the verification key is table {key.table}'s, the export table {manifest['table']}'s"
         )
-    keys = key.keys() if key is not None else None
-    first_line = 1 if fmt == "jsonl" else 2
-    lines = data.splitlines(keepends=True)
-    for number, record in enumerate(records, first_line):
-        where = f"{path}:{number} (seq {record.seq})"
-        if fmt == "jsonl" and record.line() != lines[number - 1]:
-            return ExportReport(
-                problem=f"{where}: not canonical: the line is not the record's one valid encoding"
-            )
-        if not record.is_sound():
-            return ExportReport(problem=f"{where}: altered: the record's hash does not match its contents")
-        if number > first_line and record.seq <= records[number - first_line - 1].seq:
-            return ExportReport(problem=f"{where}: reordered or inserted: seq does not increase")
-        previous = records[number - first_line - 1] if number > first_line else None
-        if previous is not None and previous.seq + 1 == record.seq and record.prev != previous.hash:
-            return ExportReport(
-                problem=f"{where}: inserted or altered: prev is not the hash of the record before"
-            )
-        if not period.holds(record) or (kinds is not None and record.kind not in kinds):
-            return ExportReport(problem=f"{where}: outside the period or kinds the manifest names")
-        if keys is not None and not seal_holds(keys, record):
-            return ExportReport(
-                problem=f"{where}: altered: the seal does not verify under epoch {record.epoch}'s key "
-                "(changed, or made without the key)"
-            )
-        if key is not None and record.kind == HEADER and record.fields.get("key") != key.ident:
-            return ExportReport(
-                problem=f"{where}: sealed with key {record.fields.get('key')!r}, not {key.ident}"
-            )
-    if len(records) != manifest["records"] or _runs(records) != manifest["runs"]:
+    if problem is not None:
+        return ExportReport(problem=problem)
+    if count != manifest["records"] or seen.runs != manifest["runs"]:
         return ExportReport(
             problem=f"{path}: records removed or added: the runs of seq are not the manifest's"
         )
-    report = ExportReport(records=len(records))
+    report = ExportReport(records=count)
     runs = manifest["runs"]
     report.notes.append(f"{len(runs)} run(s) of consecutive records, each chained")
     if kinds is None:
@@ -375,7 +488,9 @@ def verify_export(path: Path, manifest_path: Path, key: VerificationKey | None =
             before, after = _fence(manifest["before"], key), _fence(manifest["after"], key)
         except (AuditError, ValueError) as exc:
             return ExportReport(problem=f"{manifest_path}: {exc}")
-        first, last = records[0], records[-1]
+        last = previous
+        if first is None or last is None:
+            return ExportReport(problem=f"{path}: the export holds no record")
         if len(runs) != 1:
             return ExportReport(
                 problem=f"{path}: removed: records of the period are missing after seq {runs[0]['last_seq']}"

@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -159,17 +160,26 @@ def checked(line: bytes) -> AuditRecord | None:
 
 
 def read_records(paths: Iterable[Path]) -> Iterator[AuditRecord]:
-    """Every record of ``paths``, in series order, plain or compressed (hashes not checked:
-    verify.py does that). AuditError names the file and line of a record that cannot be read."""
-    from croupier.audit.storage import read_bytes  # storage needs AuditError from this module
+    """Every record of ``paths``, in series order, plain or compressed, read one line at a time
+    (hashes not checked: verify.py does that). AuditError names the file and line of a record that
+    cannot be read."""
+    from croupier.audit.storage import lines_of  # storage needs AuditError from this module
 
     for path in paths:
         try:
-            data = read_bytes(path)
+            with closing(lines_of(path)) as lines:
+                for number, line in enumerate(split_lines(lines), 1):
+                    try:
+                        record = AuditRecord.parse(line)
+                    except AuditError as exc:
+                        raise AuditError(f"{path}:{number}: {exc}") from None
+                    yield record
         except OSError as exc:
             raise AuditError(f"{path}: cannot read: {exc.strerror}") from None
-        for number, line in enumerate(data.splitlines(), 1):
-            try:
-                yield AuditRecord.parse(line)
-            except AuditError as exc:
-                raise AuditError(f"{path}:{number}: {exc}") from None
+
+
+def split_lines(lines: Iterable[bytes], *, keepends: bool = False) -> Iterator[bytes]:
+    """``b"".join(lines).splitlines(keepends)`` one line at a time (a carriage return ends a line
+    too), for lines each ending with at most one newline: how records have always been read."""
+    for line in lines:
+        yield from line.splitlines(keepends)

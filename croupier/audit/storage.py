@@ -23,8 +23,10 @@ import bisect
 import gzip
 import os
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from croupier.audit.record import AuditError
 
@@ -37,6 +39,7 @@ INDEX = ".idx"
 _LEVEL = 6
 _TAIL = 4096  # bytes read from a file's end to find its close record, far longer than one
 _MAGIC = b"\x1f\x8b\x08"  # a gzip member's first bytes (RFC 1952: ID1, ID2, deflate)
+_READ = 64 * 1024  # bytes read at a time by ``lines_of``
 
 
 def is_compressed(path: Path) -> bool:
@@ -67,6 +70,60 @@ def read_bytes(path: Path) -> bytes:
         return gzip.decompress(data)
     except (OSError, EOFError, zlib.error) as exc:
         raise AuditError(f"{path}: the compressed file is damaged ({exc})") from None
+
+
+def lines_of(path: Path) -> Iterator[bytes]:
+    """The file's lines as written, each with its newline (the last without, if the file was cut
+    mid-line), one at a time: what ``read_bytes(path).split(b"\n")`` holds, without holding the
+    file (an export of a month, decision 0025). A compressed file is decompressed a member at a
+    time and a member's lines given only once its CRC has checked, so a damaged member raises the
+    same AuditError as ``read_bytes`` before any of its bytes are used. OSError if it cannot be read."""
+    with Path(path).open("rb") as file:
+        if not is_compressed(path):
+            yield from file
+            return
+        cut = b""  # a line begun in one member and ended in the next (a gzip not written here)
+        for member in _members_of(file, path):
+            lines = (cut + member).split(b"\n")
+            cut = lines.pop()
+            for line in lines:
+                yield line + b"\n"
+        if cut:
+            yield cut
+
+
+def check_members(path: Path) -> None:
+    """AuditError naming the file if any member of the compressed file is damaged, as
+    ``read_bytes`` would, without holding more than one member."""
+    with Path(path).open("rb") as file:
+        for _ in _members_of(file, path):
+            pass
+
+
+def _members_of(file: BinaryIO, path: Path) -> Iterator[bytes]:
+    """Each gzip member's decompressed bytes, once its CRC and length have checked; a damaged one
+    is named with the reason ``gzip.decompress`` gives for it, as ``read_bytes`` names it."""
+    inflate, out, fed = zlib.decompressobj(wbits=31), bytearray(), bytearray()
+    try:
+        while packed := file.read(_READ):
+            while packed:
+                fed += packed
+                out += inflate.decompress(packed)
+                if not inflate.eof:
+                    break
+                yield bytes(out)
+                packed, inflate = inflate.unused_data, zlib.decompressobj(wbits=31)
+                out.clear()
+                fed.clear()
+        if fed:
+            raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+    except (EOFError, zlib.error) as exc:
+        try:
+            gzip.decompress(bytes(fed))
+            reason: Exception = exc
+        except (OSError, EOFError, zlib.error) as said:
+            reason = said
+        raise AuditError(f"{path}: the compressed file is damaged ({reason})") from None
 
 
 def members(data: bytes) -> list[bytes]:

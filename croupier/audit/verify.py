@@ -13,14 +13,17 @@ series that ends before it lost its newest records or files.
 from __future__ import annotations
 
 import hmac
+from collections.abc import Iterable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 from croupier.audit.head import Head
 from croupier.audit.record import CLOSE, FORMATS, GENESIS, HEADER, AuditError, AuditRecord
 from croupier.audit.rotation import archived_files, series_files
 from croupier.audit.sealing import KeyWalk, VerificationKey, tag
-from croupier.audit.storage import plain_name, read_bytes
+from croupier.audit.storage import check_members, is_compressed, lines_of, plain_name
 
 
 @dataclass(frozen=True)
@@ -91,24 +94,34 @@ class _Walk:
         self.name = ""
         self.lines = 0
 
-    def file_lines(self, name: str, data: bytes, newest: bool) -> None:
-        self.name = name
-        lines = data.split(b"\n")
-        self.lines = len(lines) - 1
-        partial = lines.pop()  # empty when the file ends with a newline
-        if not lines and not partial:
-            raise _Bad(1, None, "truncated: the file is empty (no header record)")
-        records = [self._read(number, line) for number, line in enumerate(lines, 1)]
-        for index, record in enumerate(records):
-            self._check(index + 1, index, record, records)
+    def file_lines(self, name: str, lines: Iterable[bytes], newest: bool) -> None:
+        """Check a file's lines (each with its newline, the last without if cut) as they come, so
+        that a file of any size is verified in the memory of a few records. Each record is checked
+        once the next line is read: a close record must be the file's last."""
+        self.name, self.lines = name, 0
+        rest = iter(lines)
+        held: tuple[int, AuditRecord | _Bad] | None = None  # read, checked once the next line is
+        previous: AuditRecord | None = None
+        partial = b""
+        for number, line in enumerate(rest, 1):
+            if not line.endswith(b"\n"):
+                partial = line  # only ever the last: lines end with their newline but the last
+                break
+            if held is not None:
+                previous = self._check(*held, chain([line], rest), last=False)
+            held, self.lines = (number, self._read(number, line[:-1])), number
+        if held is not None:
+            previous = self._check(*held, iter(()), last=True)
         if partial:
-            raise _Bad(len(lines) + 1, None, "truncated: the last line is incomplete")
-        self.closed = records[-1].kind == CLOSE
-        self.close_reason = records[-1].fields.get("reason") if self.closed else None
+            raise _Bad(self.lines + 1, None, "truncated: the last line is incomplete")
+        if previous is None:
+            raise _Bad(1, None, "truncated: the file is empty (no header record)")
+        self.closed = previous.kind == CLOSE
+        self.close_reason = previous.fields.get("reason") if self.closed else None
         if not self.closed and not newest:
             raise _Bad(
-                len(lines),
-                records[-1].seq,
+                self.lines,
+                previous.seq,
                 "truncated: the file ends without its closing record (its last records were cut)",
             )
 
@@ -127,14 +140,23 @@ class _Walk:
             )
         return record
 
-    def _check(self, number: int, index: int, record: AuditRecord | _Bad, records: list) -> None:
+    def _check(
+        self, number: int, record: AuditRecord | _Bad, rest: Iterator[bytes], last: bool
+    ) -> AuditRecord:
+        """Check a record after those before it (``last``: the file's last whole line); ``rest``,
+        the file's lines after it, is read only to tell a record reordered or inserted from
+        records removed."""
+        index = number - 1
         if isinstance(record, _Bad):
             raise record
         if not record.is_sound():
             raise _Bad(number, record.seq, "altered: the record's hash does not match its contents")
         expected = self.seq + 1
         if self.prev is not None and record.seq != expected:
-            later = any(isinstance(r, AuditRecord) and r.seq == expected for r in records[index + 1 :])
+            later = any(
+                isinstance(r, AuditRecord) and r.seq == expected
+                for r in (self._read(0, line[:-1]) for line in rest if line.endswith(b"\n"))
+            )
             if later or record.seq < expected:
                 raise _Bad(number, record.seq, f"reordered or inserted: expected seq {expected}")
             raise _Bad(number, record.seq, f"removed: records {expected}..{record.seq - 1} are missing")
@@ -145,7 +167,7 @@ class _Walk:
         elif record.prev != self.prev:
             raise _Bad(number, record.seq, "inserted or altered: prev is not the hash of the record before")
         self._seal(number, index, record)
-        if record.kind == CLOSE and (index != len(records) - 1 or record.fields.get("records") != index + 1):
+        if record.kind == CLOSE and (not last or record.fields.get("records") != index + 1):
             raise _Bad(number, record.seq, f"closing record does not close a file of {index + 1} records")
         if (
             self.head is not None
@@ -160,6 +182,7 @@ class _Walk:
             )
         self.prev, self.seq = record.hash, record.seq
         self.records += 1
+        return record
 
     def _seal(self, number: int, index: int, record: AuditRecord) -> None:
         """A sealed file's records each carry an epoch, never going back, the first of a later file
@@ -245,7 +268,10 @@ def verify_series(
     for position, path in enumerate(paths):
         try:
             newest = position == len(paths) - 1 and not expect_closed
-            walk.file_lines(plain_name(path), read_bytes(Path(path)), newest=newest)
+            if is_compressed(path):  # a damaged file is named as such before any record in it
+                check_members(Path(path))
+            with closing(lines_of(Path(path))) as lines:
+                walk.file_lines(plain_name(path), lines, newest=newest)
         except _Bad as bad:
             problem = Problem(Path(path), bad.line, bad.seq, bad.reason)
             break
