@@ -111,7 +111,13 @@ def trail_files(audit: Path) -> list[Path]:
 
 
 def records(audit: Path) -> list[str]:
-    return [line for path in trail_files(audit) for line in read_bytes(path).decode().splitlines()]
+    """Every line of the trail; read again when a file was compressed (and its plain copy removed)
+    by the running service between listing and reading."""
+    while True:
+        try:
+            return [line for path in trail_files(audit) for line in read_bytes(path).decode().splitlines()]
+        except FileNotFoundError:
+            continue
 
 
 def crashed(log: Path) -> bool:
