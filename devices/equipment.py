@@ -8,7 +8,7 @@ Subclasses declare a ``transitions.Machine`` for their own states. Per decision 
 from __future__ import annotations
 
 import collections
-import itertools
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -103,12 +103,9 @@ class EquipmentEvent:
     device: str
     unit: Mapping[str, str | None]
     fields: Mapping[str, object] = field(default_factory=dict)
-    #: The order events were made in, across every device of the process: the events kept before
-    #: anyone listened are written in it (``take_unheard``), not device by device.
-    order: int = field(default_factory=lambda: next(_EVENT_ORDER), compare=False)
-
-
-_EVENT_ORDER = itertools.count()
+    #: When it was made (``time.monotonic_ns``), as an authenticity check's ``made``: the events
+    #: kept before anyone listened are written in that order (``take_unheard``), not device by device.
+    made: int = field(default_factory=time.monotonic_ns, compare=False)
 
 
 #: The equipment events a machine keeps for its first listener: far more than a table makes while it

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import time
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from drivers.protocol.core import Identity
@@ -67,6 +68,9 @@ class AuthenticityChecked:
     detail: str
     next_due: float
     nonce: str = ""
+    #: When it was made (``time.monotonic_ns``): a check made before the service listened is written
+    #: in order with the equipment events of the same time (croupier.service.journal).
+    made: int = field(default_factory=time.monotonic_ns, compare=False)
 
     def fields(self) -> dict[str, object]:
         """The audit record's fields (docs/audit.md §4, ``authenticity_check``)."""

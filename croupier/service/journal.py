@@ -130,13 +130,19 @@ class TableJournal:
         devices made before (a simulated table's opening shuffles and loads) are written first, in
         the order they were made across the devices."""
         equipment = list(equipment)
-        backlog = sorted((e for machine in equipment for e in machine.take_unheard()), key=lambda e: e.order)
-        for event in backlog:
-            self.equipment_event(event)
+        # Made before the journal watched (the opening's handshakes, shuffles and loads; a firmware
+        # refused at start-up): written first, in the order they were made across the devices.
+        backlog: list[EquipmentEvent | AuthenticityChecked] = [
+            *(event for machine in equipment for event in machine.take_unheard()),
+            *(check for machine in equipment for check in machine.checks),
+        ]
+        for made in sorted(backlog, key=lambda made: made.made):
+            if isinstance(made, AuthenticityChecked):
+                self.authenticity_checked(made)
+            else:
+                self.equipment_event(made)
         for machine in equipment:
             self._machines.append(machine)
-            for check in machine.checks:  # made before the journal watched (a firmware refused at start-up)
-                self.authenticity_checked(check)
             machine.check_listeners.append(self.authenticity_checked)
             self._latched[machine.name] = {}
             machine.latch.listeners.append(lambda machine=machine: self._latch_changed(machine))

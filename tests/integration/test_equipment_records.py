@@ -113,6 +113,8 @@ def test_672a7d_the_shoes_batches_loaded_collected_counted_and_alternating_acros
     # made across the devices: each batch shuffled before it is loaded (found in review).
     first_shuffle = of(records, "batch_shuffled", batch=backs[0])[0]
     assert records.index(first_shuffle) < records.index(loaded[0])
+    start_up = [r for r in of(records, "authenticity_check") if r.fields["trigger"] == "start-up"]
+    assert start_up and max(map(records.index, start_up)) < records.index(first_shuffle), "handshakes first"
 
 
 def test_677a10_the_auto_reshuffling_shoe_records_each_reshuffle_with_its_count(
