@@ -15,6 +15,7 @@ from firmware_sim.device import SimulatedDevice
 from firmware_sim.ports import Port
 
 T = TypeVar("T")
+E = TypeVar("E")
 
 #: Fast timers for tests, still generous against scheduling noise on a shared machine.
 FAST = SupervisorSettings(
@@ -80,3 +81,12 @@ async def wait_for_state(conn: DeviceConnection, state: ConnectionState, timeout
             )
         await asyncio.sleep(0.005)
     return loop.time() - start
+
+
+async def next_event(conn: DeviceConnection, kind: type[E], timeout: float = 3.0) -> E:
+    """The next queued connection event of ``kind``, skipping others."""
+    async with asyncio.timeout(timeout):
+        while True:
+            event = await conn.events.get()
+            if isinstance(event, kind):
+                return event

@@ -184,22 +184,24 @@ class AuditTrail:
 
     def _resume(self, files: list[Path]) -> None:
         saved = self._heads.load_head(self.table) if self._heads is not None else None
-        if files and files[-1].parent == self.directory and files[-1].stat().st_size == 0:
-            # Created, and the power went before its header was written: the file holds no record,
-            # so nothing can be lost with it (a header written and fsync'd is never in an empty
-            # file). It is removed and the series goes on from the file before; a newest file
-            # emptied on purpose is still found, against the state database's saved head.
-            log.warning("audit: %s is empty (cut off before its header): removed", files[-1])
-            files[-1].unlink()
-            sync_directory(self.directory)
+        # Created, and the power went before its header was written: the newest file holds no
+        # record, so nothing can be lost with it (a header written and fsync'd is never in an empty
+        # file). The series is checked without it, and only a series that passes goes on, the empty
+        # file removed: a failing one is left as found for an operator. A newest file emptied on
+        # purpose is still found, against the state database's saved head.
+        newest = files[-1] if files else None
+        empty = newest if newest and newest.parent == self.directory and not newest.stat().st_size else None
+        if empty is not None:
             files = files[:-1]
         if not files:
             if saved is not None:
                 raise AuditError(f"cannot continue the audit trail: no files, but it had reached {saved}")
+            _drop_empty(empty)
             return
         report = verify_series(files, head=saved)
         if not report.ok:
             raise AuditError(f"cannot continue the audit trail: {report.problem}")
+        _drop_empty(empty)
         self._check_key(report.last_epoch)
         self._seq, self._prev = report.last_seq, report.last_hash
         self._head = report.head
@@ -324,3 +326,11 @@ class AuditTrail:
         if self._heads is not None:
             self._heads.save_head(self.table, self._head)
         return record
+
+
+def _drop_empty(empty: Path | None) -> None:
+    """Remove a newest file left empty by a power cut before its header (``_resume``)."""
+    if empty is not None:
+        log.warning("audit: %s is empty (cut off before its header): removed", empty)
+        empty.unlink()
+        sync_directory(empty.parent)

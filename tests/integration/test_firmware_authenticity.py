@@ -41,7 +41,7 @@ from tests.integration.test_hardware_table import _trail as _trail_of
 from tests.integration.test_hardware_table import equipment_served, in_service
 from tests.integration.test_recovery import _config_with_api, _wait_for_api
 from tests.integration.test_run_command import croupier
-from tests.links import FAST, connected, run, wait_for_state
+from tests.links import FAST, connected, next_event, run, wait_for_state
 from tests.tokens import SUPERVISOR_TOKEN
 
 IMAGE = DiagnosticPersonality().firmware_image
@@ -63,11 +63,7 @@ def pty(*, tampered: bool = False) -> PtyPort:
 
 
 async def next_check(conn, timeout: float = 5.0) -> AuthenticityChecked:
-    async with asyncio.timeout(timeout):
-        while True:
-            event = await conn.events.get()
-            if isinstance(event, AuthenticityChecked):
-                return event
+    return await next_event(conn, AuthenticityChecked, timeout)
 
 
 def test_a_device_replaying_its_stored_hash_fails_the_challenge_and_is_refused():

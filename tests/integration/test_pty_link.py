@@ -44,7 +44,7 @@ from firmware_sim.engine import DeviceEngine
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.personality import DiagnosticPersonality
 from firmware_sim.ports.pty import PtyPort
-from tests.links import FAST, connected, run, wait_for_state
+from tests.links import FAST, connected, next_event, run, wait_for_state
 
 
 @dataclass
@@ -65,15 +65,6 @@ class RecordingPersonality(DiagnosticPersonality):
 
 def pty(faults: FaultPlan | None = None) -> PtyPort:
     return PtyPort(SimulatedDevice(RecordingPersonality(), faults=faults, seed=3)).start()
-
-
-async def next_event(conn, kind, timeout: float = 3.0):
-    """The next queued connection event of ``kind``, skipping others."""
-    async with asyncio.timeout(timeout):
-        while True:
-            event = await conn.events.get()
-            if isinstance(event, kind):
-                return event
 
 
 def test_handshake_reports_identity_and_echo_round_trips():

@@ -244,6 +244,14 @@ def test_461a10s_a_newest_file_cut_off_before_its_header_is_removed_and_the_seri
     assert record.seq == json.loads(files[0].read_bytes().splitlines()[-1])["seq"] + 2  # header, then it
     assert verify_series(after, expect_closed=True).ok
 
+    altered, empty = tmp_path / "altered", tmp_path / "altered" / "T1-000002.jsonl"
+    altered.mkdir()  # a series that fails its check keeps its empty newest file, as found
+    (altered / after[0].name).write_bytes(after[0].read_bytes().replace(b'"seq":2}', b'"seq":9}', 1))
+    empty.write_bytes(b"")
+    with pytest.raises(AuditError):
+        AuditTrail(altered, "T1", clock=clock).__enter__()
+    assert empty.exists()
+
 
 def test_the_tables_of_a_directory_are_read_from_their_files_not_a_compressions_temporary(
     tmp_path: Path,
