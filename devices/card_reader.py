@@ -35,13 +35,14 @@ import structlog
 from transitions import Machine
 
 from devices.equipment import LINK_REQUIRED, Equipment
-from devices.faults import LATCH_BLOCKS, FaultLatch, Operator, Role
-from devices.rules import Rule, RuleViolation
+from devices.faults import LATCH_BLOCKS, FaultLatch
 from drivers.card_reader import CardReaderDriver
 from drivers.connection import ConnectionState
-from drivers.protocol.cards import Card
 from drivers.protocol.classes.card_reader import SelfTestCode, SelfTestReport, peek_class
 from drivers.protocol.core import FaultCode, FaultRaised
+from vocabulary.cards import Card
+from vocabulary.operators import Operator, Role
+from vocabulary.rules import Rule, RuleViolation
 
 PEEK_ONLY_ON_ACE_OR_TEN = Rule(
     "672a.7(g)", "the hole card is peeked at only when the dealer's up card is an ace or a 10-value card"

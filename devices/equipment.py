@@ -13,8 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from devices.faults import Fault, FaultLatch, Operator
-from devices.rules import Irregularity, Rule, RuleViolation
+from devices.faults import Fault, FaultLatch
 from drivers.authenticity import CLAUSE, AuthenticityChecked, identity_fields
 from drivers.connection import (
     ConnectionState,
@@ -27,6 +26,8 @@ from drivers.connection import (
 )
 from drivers.driver import Driver
 from drivers.protocol.core import DoorChanged, FaultCleared, FaultCode, FaultRaised
+from vocabulary.operators import Operator
+from vocabulary.rules import Irregularity, Rule, RuleViolation
 
 D = TypeVar("D", bound=Driver)
 

@@ -8,33 +8,16 @@ can persist it and restore it after a restart (a fault survives a power cycle).
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from devices.rules import Rule, RuleViolation
+from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
+from vocabulary.rules import Rule, RuleViolation
 
-SUPERVISOR_CLEARS = Rule(
-    "decision 0017",
-    "a latched fault or count mismatch is cleared only by a supervisor; there is no dealer override",
-)
 LATCH_BLOCKS = Rule(
     "decision 0017",
     "a latched fault blocks the device until an authorised clear",
 )
-
-
-class Role(enum.Enum):
-    DEALER = "dealer"
-    SUPERVISOR = "supervisor"
-
-
-@dataclass(frozen=True)
-class Operator:
-    """Who acts: an employee id and the role the table service authenticated."""
-
-    ident: str
-    role: Role
 
 
 @dataclass(frozen=True)

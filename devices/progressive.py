@@ -25,8 +25,7 @@ import asyncio
 from transitions import EventData, Machine
 
 from devices.equipment import DEVICE_FAULT, Equipment, link_fault
-from devices.faults import Fault, FaultLatch, Operator
-from devices.rules import Rule, RuleViolation
+from devices.faults import Fault, FaultLatch
 from drivers.authenticity import AuthenticityChecked, identity_fields
 from drivers.connection import ConnectionState, DeviceConnection, DeviceSwapped, EventsHeldBack, StateChanged
 from drivers.errors import CommandTimeout, DriverError, LinkLost, NotConnected, OutcomeUnknown
@@ -41,6 +40,8 @@ from drivers.protocol.classes.progressive import (
     seats_in,
 )
 from drivers.protocol.core import FaultCode, FaultRaised
+from vocabulary.operators import Operator
+from vocabulary.rules import Rule, RuleViolation
 
 NO_MORE_BETS = Rule(
     "657a.9(a)(3)",

@@ -34,12 +34,12 @@ from transitions import EventData, Machine
 
 from devices.equipment import DEVICE_FAULT, IMPOSSIBLE_COUNT, IMPOSSIBLE_COUNT_CODE, Equipment
 from devices.faults import Fault, FaultLatch
-from devices.rules import Rule, RuleViolation
 from drivers.errors import OutcomeUnknown
-from drivers.protocol.cards import Card
 from drivers.protocol.classes.shoe import FAULT_OF_OUTCOME, CoverCardReached, DispenseOutcome, ShoeCounts
 from drivers.protocol.core import FaultCode
 from drivers.shoe import Dispensed, SealedCard, ShoeDriver
+from vocabulary.cards import Card
+from vocabulary.rules import Rule, RuleViolation
 
 # -- the rules, each with the clause or source it enforces ---------------------------------------------
 # The rules a game's section lays down for its shoe are the table's (ShoeClauses, below); these serve

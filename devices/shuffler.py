@@ -42,12 +42,13 @@ from devices.equipment import (
     IMPOSSIBLE_COUNT_CODE,
     Equipment,
 )
-from devices.faults import Fault, FaultLatch, Operator
-from devices.rules import Rule, RuleViolation
+from devices.faults import Fault, FaultLatch
 from drivers.errors import DeviceRefused, LinkLost, NotConnected
 from drivers.protocol.classes.shuffler import ShuffleMode, ShuffleModeChanged, ShuffleReport
 from drivers.protocol.core import FaultCode
 from drivers.shuffler import SealedOrder, ShufflerDriver
+from vocabulary.operators import Operator
+from vocabulary.rules import Rule, RuleViolation
 
 T = TypeVar("T")
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from drivers.driver import Driver, ProtocolMismatch
 from drivers.errors import DriverError, Severity
-from drivers.protocol.cards import Card, CardError, SealedCard, opens
 from drivers.protocol.classes.shoe import (
     MAX_STACK,
     NO_REFERENCE,
@@ -32,6 +31,7 @@ from drivers.protocol.classes.shoe import (
     StackDispensed,
 )
 from drivers.protocol.core import DeviceClass
+from vocabulary.cards import Card, CardError, SealedCard, opens
 
 
 class CommitmentMismatch(DriverError):

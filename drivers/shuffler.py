@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from drivers.driver import Driver, ProtocolMismatch
-from drivers.protocol.cards import Card
 from drivers.protocol.classes.shuffler import (
     NO_FACE,
     BatchConfigured,
@@ -35,6 +34,7 @@ from drivers.protocol.classes.shuffler import (
     expected_count,
 )
 from drivers.protocol.core import DeviceClass
+from vocabulary.cards import Card
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from drivers.protocol.cards import Card
 from drivers.protocol.classes.card_reader import (
     Peek,
     PeekAnswer,
@@ -31,6 +30,7 @@ from drivers.protocol.fields import PayloadError
 from drivers.protocol.message import Command, Reply, Status
 from firmware_sim.personality import Personality, Refusal
 from firmware_sim.world import READER, TableWorld
+from vocabulary.cards import Card
 
 if TYPE_CHECKING:
     from firmware_sim.engine import DeviceEngine

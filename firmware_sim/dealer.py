@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from drivers.protocol.cards import Card
 from firmware_sim.world import (
     ASIDE,
     COVER,
@@ -26,6 +25,7 @@ from firmware_sim.world import (
     TableWorld,
     WorldError,
 )
+from vocabulary.cards import Card
 
 HOLE_INDEX = 1  # the hole card lies under the up card, the dealer's second card (672a.7(e)(4))
 FOREIGN_BACK = "foreign"  # the back of a card that belongs to no batch of the table

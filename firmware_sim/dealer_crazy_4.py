@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from drivers.protocol.cards import Card
 from firmware_sim.dealer import SimulatedDealer, batch_box
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHUFFLER_OUTPUT, TableWorld
+from vocabulary.cards import Card
 
 
 class SimulatedCrazy4Dealer(SimulatedDealer):

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from drivers.protocol.cards import COMMITMENT_SIZE, Card, commit, new_nonce
 from drivers.protocol.classes.shoe import (
     FAULT_OF_OUTCOME,
     MAX_STACK,
@@ -41,6 +40,7 @@ from drivers.protocol.core import DeviceClass, DoorChanged, FaultCode
 from drivers.protocol.message import Command, Reply, Status
 from firmware_sim.personality import Personality, Refusal
 from firmware_sim.world import ASIDE, DISCARD, SHOE, SHOE_TRAY, PhysicalCard, TableWorld
+from vocabulary.cards import COMMITMENT_SIZE, Card, commit, new_nonce
 
 if TYPE_CHECKING:
     from firmware_sim.engine import DeviceEngine

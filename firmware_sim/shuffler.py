@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
-from drivers.protocol.cards import NONCE_SIZE
 from drivers.protocol.classes.shuffler import (
     CAPABILITIES,
     LOADS_SHOE,
@@ -53,6 +52,7 @@ from drivers.protocol.fields import PayloadError
 from drivers.protocol.message import Command, Reply, Status
 from firmware_sim.personality import Personality, Refusal
 from firmware_sim.world import SHOE, SHUFFLER_INPUT, SHUFFLER_OUTPUT, PhysicalCard, TableWorld, WorldError
+from vocabulary.cards import NONCE_SIZE
 
 if TYPE_CHECKING:
     from firmware_sim.engine import DeviceEngine

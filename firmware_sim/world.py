@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drivers.protocol.cards import Card, CardError, standard_deck
+from vocabulary.cards import Card, CardError, standard_deck
 
 # Places. Index 0 of a place is its top card (the next to come out of a shoe).
 SHUFFLER_INPUT = "shuffler-input"

@@ -24,8 +24,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from devices.rules import Rule
 from games import GAMES
+from vocabulary.rules import Rule
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "conformance.md"

@@ -15,11 +15,11 @@ from croupier.audit.record import AuditRecord
 from croupier.audit.writer import AuditTrail
 from croupier.service.journal import TableJournal
 from croupier.state import TableState
-from drivers.protocol.cards import Card
 from drivers.protocol.classes.shuffler import BatchDelivered, ShuffleCompleted
 from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.world import DISCARD, SHOE, TableWorld
 from games.common.records import RecordKind
+from vocabulary.cards import Card
 
 
 class WatchingDealer(SimulatedDealer):

@@ -33,9 +33,9 @@ from croupier.api.once import Once
 from croupier.api.openapi import document
 from croupier.api.replies import reply
 from croupier.service.table_service import TableService
-from devices.faults import Operator
 from games.common.messages import Resolution
 from games.common.records import Record
+from vocabulary.operators import Operator
 
 Action = Callable[[web.Request, Operator], Awaitable[web.StreamResponse]]
 

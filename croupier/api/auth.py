@@ -1,7 +1,7 @@
 """Bearer tokens and the two roles, dealer and supervisor.
 
 Each token names an operator (employee id) and the role the table service grants; the API acts as
-that ``devices.faults.Operator``, so the device rules see who acted. A supervisor-only action asked by
+that ``vocabulary.operators.Operator``, so the device rules see who acted. A supervisor-only action asked by
 a dealer is refused here with the rule it breaks (``SUPERVISOR_CLEARS``: there is no dealer
 override); the device rules would refuse it too. Tokens are compared in constant time.
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from aiohttp import web
 
 from croupier.api.errors import error_body
-from devices.faults import SUPERVISOR_CLEARS, Operator, Role
+from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
 
 #: 32 characters of a random token (for example ``openssl rand -hex 16``) are 128 bits.
 MIN_TOKEN_LENGTH = 32

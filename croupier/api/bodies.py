@@ -24,8 +24,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from croupier.api.errors import BadRequest
-from drivers.protocol.cards import Card, CardError
 from games.common.messages import InputError
+from vocabulary.cards import Card, CardError
 
 #: Exactly the declared fields, each of its exact JSON type.
 STRICT = ConfigDict(extra="forbid", strict=True)

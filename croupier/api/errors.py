@@ -13,8 +13,8 @@ from typing import Any
 
 from aiohttp import web
 
-from devices.rules import RuleViolation
 from drivers.errors import DeviceRefused
+from vocabulary.rules import RuleViolation
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

@@ -24,8 +24,6 @@ from croupier.service.screen_dealer import (
     ScreenDealer,
 )
 from croupier.tables.inputs import Offer
-from devices.rules import PUBLISHED_RULES, Rule
-from drivers.protocol.cards import Card
 from games.crazy_4_poker import dealing as crazy_4_dealing
 from games.crazy_4_poker import inputs as crazy_4
 from games.free_bet_blackjack import clauses as fbb_clauses
@@ -38,6 +36,8 @@ from games.heads_up_holdem.play import choices_on
 from games.over_under import clauses as ou_clauses
 from games.over_under import dealing as ou_dealing
 from games.over_under import inputs as ou
+from vocabulary.cards import Card
+from vocabulary.rules import PUBLISHED_RULES, Rule
 
 Json = Mapping[str, Any]
 

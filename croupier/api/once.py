@@ -21,8 +21,8 @@ from aiohttp import web
 
 from croupier.api.errors import BadRequest, raw_body
 from croupier.state import KeptResponse, TableState
-from devices.faults import Operator
-from devices.rules import Rule, RuleViolation
+from vocabulary.operators import Operator
+from vocabulary.rules import Rule, RuleViolation
 
 HEADER = "Idempotency-Key"
 KEY_NAMES_ONE_REQUEST = Rule("decision 0022", "an idempotency key names one request: route, operator, body")

@@ -27,7 +27,7 @@ REF = "#/components/schemas/{model}"
 MEANING = {
     400: "Malformed body: the message names the field; nothing changed",
     401: "No token, or an unknown token",
-    403: "A dealer asked a supervisor action; the clause is devices.faults.SUPERVISOR_CLEARS'",
+    403: "A dealer asked a supervisor action; the clause is vocabulary.operators.SUPERVISOR_CLEARS'",
     404: "Not latched, or no such route",
     409: "Refused by the rules (the clause it breaks) or by the device, an answer to a prompt no longer "
     "shown (the prompt shown is in `prompt`), or an idempotency key used for another request",

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from croupier.audit.index import add_members
 from croupier.audit.record import CLOSE, AuditError, AuditRecord
 from croupier.audit.storage import compress, index_path, is_compressed, last_line, plain_name, sync_directory
-from devices.rules import Rule
+from vocabulary.rules import Rule
 
 if TYPE_CHECKING:  # the config package must not need the audit package to load, nor the reverse
     from croupier.config.service import AuditConfig

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from croupier.audit.record import AuditError
-from drivers.protocol.cards import Card
+from vocabulary.cards import Card
 
 Plain = str | int | bool | None | list["Plain"] | dict[str, "Plain"]
 

@@ -16,7 +16,6 @@ import random
 import sys
 from typing import IO
 
-from drivers.protocol.cards import standard_deck
 from drivers.protocol.core import FaultCode
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.engine import DeviceEngine
@@ -33,6 +32,7 @@ from firmware_sim.world import (
     WorldError,
     seat,
 )
+from vocabulary.cards import standard_deck
 
 #: Where each device takes its cards from: a batch is loaded there, a foreign card slipped in there,
 #: and ``jam`` makes its next card stick there. Devices without cards are absent.

@@ -13,11 +13,11 @@ from types import MappingProxyType
 
 from croupier.config.section import Section
 from croupier.config.urls import DeviceUrl, Via, parse_device_url
-from devices.rules import Rule
 from drivers.authenticity import CLAUSE, MAX_INTERVAL
 from drivers.connection import SupervisorSettings
 from drivers.protocol.core import DeviceClass
 from drivers.protocol.host_link import MAX_RETRIES
+from vocabulary.rules import Rule
 
 ALLOW_LIST = Rule("605a.4(c)", "control software verifiable for authenticity: a firmware allow-list")
 _SHA256 = re.compile(r"[0-9a-f]{64}")

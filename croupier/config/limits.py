@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from croupier.config.section import Section
-from devices.rules import Rule, RuleViolation
 from games import GAMES
 from games.common.messages import PlaceWager
+from vocabulary.rules import Rule, RuleViolation
 
 TABLE_LIMITS = Rule("decision 0022", "a wager is within the table's posted minimum and maximum for its kind")
 

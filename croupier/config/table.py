@@ -20,10 +20,10 @@ from croupier.config.devices import DeviceConfig, DeviceKind, read_devices
 from croupier.config.limits import Limits, read_limits
 from croupier.config.section import Section
 from croupier.config.service import AuditConfig, ServiceConfig, read_audit, read_service
-from devices.rules import Rule
 from games import GAMES
 from games.common.config import ConfigError as RulesError
 from games.over_under import clauses as over_under_clauses
+from vocabulary.rules import Rule
 
 DEFAULT_TABLE_CONFIG = Path(__file__).resolve().parents[2] / "config" / "tables" / "simulated.toml"
 

@@ -13,10 +13,10 @@ import random
 from collections.abc import Callable, Sequence
 
 from croupier.players.seen import Look
-from drivers.protocol.cards import Card
 from games.crazy_4_poker import RuleSet
 from games.crazy_4_poker.evaluator import KING, QUEEN, Category, aces_or_better, strength
 from games.crazy_4_poker.inputs import Fold, PlaceWagers, Play
+from vocabulary.cards import Card
 
 STAKES = (500, 1000, 2500, 5000)  # cents: the Ante, and the Super Bonus equal to it
 QUEENS_UP_STAKE = 500

@@ -10,11 +10,11 @@ import random
 from collections.abc import Sequence
 
 from croupier.tables.players import Legal
-from drivers.protocol.cards import Card
 from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.hand import card_value, is_ace
 from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager, PlayerAction
 from games.free_bet_blackjack.positions import Hand
+from vocabulary.cards import Card
 
 STAKES = (500, 1000, 2500, 5000)  # cents
 PUSH22_STAKE = 500

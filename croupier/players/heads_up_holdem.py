@@ -13,12 +13,12 @@ import random
 from collections.abc import Sequence
 
 from croupier.players.seen import Look
-from drivers.protocol.cards import Card
 from games.common.poker_hands import Category, best_five, evaluate5, high_rank
 from games.heads_up_holdem import RuleSet
 from games.heads_up_holdem.inputs import Choice, PlaceWager, PlayerDecision
 from games.heads_up_holdem.machine import PREFLOP, RIVER
 from games.heads_up_holdem.positions import Position
+from vocabulary.cards import Card
 
 STAKES = (500, 1000, 2500, 5000)  # cents: the Ante, and the Odds equal to it
 TRIPS_PLUS_STAKE = 500

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from drivers.protocol.cards import Card
 from firmware_sim.world import TableWorld
+from vocabulary.cards import Card
 
 #: The faces of the cards lying at a seat, as the player sitting there lifts them.
 Look = Callable[[int], Sequence[Card]]

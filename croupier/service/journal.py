@@ -37,10 +37,11 @@ from croupier.audit.replay import RoundReplay, replay
 from croupier.audit.writer import AuditTrail
 from croupier.state import TableState
 from devices.equipment import Equipment, EquipmentEvent
-from devices.faults import Fault, Operator
-from devices.rules import Irregularity, Rule
+from devices.faults import Fault
 from drivers.authenticity import AuthenticityChecked
 from games.common.records import Record
+from vocabulary.operators import Operator
+from vocabulary.rules import Irregularity, Rule
 
 log = structlog.get_logger("croupier.journal")
 ROUND_CUT_OFF_CODE = "ROUND_CUT_OFF"

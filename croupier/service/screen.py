@@ -24,7 +24,7 @@ from typing import Any
 from croupier.api.bodies import empty_body
 from croupier.api.errors import PromptNotCurrent
 from croupier.tables.inputs import Offer
-from devices.rules import Rule, RuleViolation
+from vocabulary.rules import Rule, RuleViolation
 
 Json = dict[str, Any]
 Parse = Callable[[Mapping[str, Any]], Any]

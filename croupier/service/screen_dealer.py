@@ -22,9 +22,9 @@ from croupier.api.bodies import cards_body, count_body, flag_body, place_counts_
 from croupier.service.screen import Screen
 from croupier.tables.crazy_4_poker import layout_place
 from croupier.tables.inputs import Offer
-from drivers.protocol.cards import Card
 from games.crazy_4_poker.evaluator import HAND_SIZE
 from games.crazy_4_poker.inputs import SIX_CARD
+from vocabulary.cards import Card
 
 #: The dealer's counts, read by their models (croupier.api.bodies).
 STUB_COUNT = count_body("count", "StubCount")

@@ -24,12 +24,12 @@ from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
 from croupier.service.screen import Screen
 from croupier.tables.holding import HOLD_FOR_SUPERVISOR
 from devices.equipment import FIRMWARE_UNVERIFIED
-from devices.faults import SUPERVISOR_CLEARS, Operator, Role
-from devices.rules import Rule, RuleViolation
 from drivers.authenticity import AuthenticityChecked
 from drivers.connection import ConnectionState
 from drivers.errors import NotConnected
 from games.common.messages import Resolution
+from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
+from vocabulary.rules import Rule, RuleViolation
 
 log = structlog.get_logger("croupier.service")
 

@@ -24,9 +24,9 @@ from typing import Any
 
 from croupier.errors import ConfigError
 from croupier.tables.watchers import RoundWatcher
-from drivers.protocol.cards import Card
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.world import SHOE, SHUFFLER_INPUT
+from vocabulary.cards import Card
 
 #: The scripted faults, and what each does to the simulated table.
 SCRIPTED = {

@@ -43,8 +43,6 @@ from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor, re
 from croupier.sim.summary import Tally
 from croupier.simulated import GAMES, simulated_table
 from croupier.tables.watchers import RoundWatcher
-from devices.rules import RuleViolation
-from drivers.protocol.cards import Card, CardError
 from firmware_sim.dealer import FOREIGN_BACK
 from firmware_sim.world import SHOE, SHUFFLER_INPUT, PhysicalCard, TableWorld
 from games.crazy_4_poker.inputs import Fold, Play
@@ -52,6 +50,8 @@ from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlayerAction
 from games.heads_up_holdem.inputs import Choice as HoldemChoice
 from games.heads_up_holdem.inputs import PlayerDecision
 from games.over_under.inputs import Choice as OverUnderChoice
+from vocabulary.cards import Card, CardError
+from vocabulary.rules import RuleViolation
 
 #: The games whose cards come out of a shoe that the simulated devices let us stack on top; the
 #: others' deck goes from the shuffler to the dealer's hand, so its shuffled order is what we stack.

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from croupier.tables.assembly import assemble
-from devices.faults import Operator, Role
 from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.protocol.core import DeviceClass
 from drivers.transport.base import Transport
@@ -29,6 +28,7 @@ from firmware_sim.ports.usb import SimulatedUsbBus, UsbPort
 from firmware_sim.shoe import ShoePersonality
 from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import TableWorld
+from vocabulary.operators import Operator, Role
 
 TableT = TypeVar("TableT")
 DealerT = TypeVar("DealerT")

@@ -11,7 +11,6 @@ from datetime import datetime
 from croupier.simulated.devices import FLOORPERSON, DeviceSpec, SimulatedTable
 from croupier.simulated.shoe_tables import simulated_shoe_table
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
-from devices.faults import Operator
 from drivers.connection import SupervisorSettings
 from drivers.protocol.core import DeviceClass
 from firmware_sim.card_reader import CardReaderPersonality
@@ -19,6 +18,7 @@ from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.world import TableWorld
 from games.free_bet_blackjack import RuleSet
+from vocabulary.operators import Operator
 
 FreeBetBlackjack = SimulatedTable[FreeBetBlackjackTable, SimulatedDealer]
 

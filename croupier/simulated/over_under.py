@@ -10,11 +10,11 @@ from collections.abc import AsyncIterator, Callable
 from croupier.simulated.devices import FLOORPERSON, SimulatedTable
 from croupier.simulated.shoe_tables import simulated_shoe_table
 from croupier.tables.over_under import OverUnderTable
-from devices.faults import Operator
 from drivers.connection import SupervisorSettings
 from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.world import TableWorld
 from games.over_under import RuleSet
+from vocabulary.operators import Operator
 
 OverUnder = SimulatedTable[OverUnderTable, SimulatedDealer]
 

@@ -38,11 +38,8 @@ from croupier.tables.holding import SupervisorHolds
 from croupier.tables.inputs import Answer, Answers, ask, each, received, take
 from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
-from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from devices.progressive import AWARD_TO_WAGER, CHIP_COUNT, KEYED_RESET, LOCKED, NO_MORE_BETS, Progressive
-from devices.rules import Rule, RuleViolation
 from devices.shuffler import Batch, Shuffler
-from drivers.protocol.cards import Card
 from drivers.protocol.classes.progressive import AwardResult, RoundState
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from drivers.shuffler import SealedOrder
@@ -71,6 +68,9 @@ from games.crazy_4_poker.inputs import (
 )
 from games.crazy_4_poker.machine import COUNTING, DEALING, HELD, LOCKING, MISDEAL_CHECK, SHOWDOWN, VOIDED
 from games.crazy_4_poker.rules_config import Shuffler as ShufflerKind
+from vocabulary.cards import Card
+from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
+from vocabulary.rules import Rule, RuleViolation
 
 TAKEN_BY_HAND = Rule(
     "657a.9(a)(1)-(2)",

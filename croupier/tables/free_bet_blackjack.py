@@ -29,9 +29,7 @@ from croupier.tables.inputs import ask
 from croupier.tables.shoe_table import Play, ShoeTable
 from devices.card_reader import CardReader
 from devices.equipment import Equipment
-from devices.faults import Operator
 from devices.shoe import ShoeClauses
-from drivers.protocol.cards import SealedCard
 from games.free_bet_blackjack import Round, RuleSet
 from games.free_bet_blackjack.clauses import BLACKJACK_PAID, BURN_DUE
 from games.free_bet_blackjack.discard import hand_pickup
@@ -57,6 +55,8 @@ from games.free_bet_blackjack.machine import (
     VOIDED,
 )
 from games.free_bet_blackjack.positions import Hand
+from vocabulary.cards import SealedCard
+from vocabulary.operators import Operator
 
 _Play = Play[Round]
 

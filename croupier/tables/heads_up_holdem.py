@@ -37,11 +37,8 @@ from croupier.tables.holding import SupervisorHolds
 from croupier.tables.inputs import Answer, Answers, ask, each, received, take
 from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
-from devices.faults import Operator
-from devices.rules import Rule
 from devices.shoe import EMPTY, READY, Shoe, ShoeClauses, ShoeFault
 from devices.shuffler import Shuffler
-from drivers.protocol.cards import Card
 from drivers.protocol.classes.shoe import MAX_STACK
 from drivers.protocol.core import FaultCode
 from drivers.shoe import SealedCard
@@ -79,6 +76,9 @@ from games.heads_up_holdem.machine import (
     VOIDED,
 )
 from games.heads_up_holdem.positions import Position
+from vocabulary.cards import Card
+from vocabulary.operators import Operator
+from vocabulary.rules import Rule
 
 T = TypeVar("T")
 

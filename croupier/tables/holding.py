@@ -14,13 +14,14 @@ from typing import Any, Protocol, TypeVar
 import structlog
 
 from devices.equipment import LINK_LOST, LINK_REQUIRED, Equipment
-from devices.faults import LATCH_BLOCKS, Fault, Operator
-from devices.rules import Rule, RuleViolation
+from devices.faults import LATCH_BLOCKS, Fault
 from devices.shoe import RECONCILED, Shoe, ShoeFault
 from devices.shuffler import OUTCOME_RECONCILED
 from drivers.errors import CommandTimeout, DeviceRefused, LinkLost, NotConnected, OutcomeUnknown
 from drivers.protocol.message import Status
 from games.common.messages import Resolution, SupervisorResolve
+from vocabulary.operators import Operator
+from vocabulary.rules import Rule, RuleViolation
 
 T = TypeVar("T")
 
@@ -68,7 +69,7 @@ class SupervisorHolds:
 
     async def clear(self, code: str, operator: Operator) -> None:
         """A supervisor clears a latched fault (the device too, for its own faults); a held step
-        then goes on. A dealer is refused (devices.faults.SUPERVISOR_CLEARS)."""
+        then goes on. A dealer is refused (vocabulary.operators.SUPERVISOR_CLEARS)."""
         await self.feeds.settled()  # the clear acts on every device event already received
         owners = [machine for machine in self.equipment if code in {f.code for f in machine.latch.faults}]
         if not owners:

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from devices.rules import RuleViolation
+from vocabulary.rules import RuleViolation
 
 T = TypeVar("T")
 

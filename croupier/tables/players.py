@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from croupier.tables.inputs import Answer, Answers
-from drivers.protocol.cards import Card
 from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager, PlayerAction
 from games.free_bet_blackjack.positions import Hand
+from vocabulary.cards import Card
 
 Legal = Mapping[PlayerAction, Stake | None]
 

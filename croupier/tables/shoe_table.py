@@ -22,14 +22,14 @@ from croupier.tables.holding import SupervisorHolds
 from croupier.tables.inputs import each, take
 from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
-from devices.faults import Operator
-from devices.rules import Rule
 from devices.shoe import COLLECTING, EMPTY, ENDING, NEEDS_BURN, OFFLINE, Shoe, ShoeClauses
 from devices.shuffler import BATCHES_ALTERNATE, Shuffler
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from games.common.machine_parts import COMPLETE, HELD
 from games.common.messages import COVER_CARD, CardArrives, Discard, ShoeStatus, StartDeal
 from games.common.pickup import SET_ASIDE
+from vocabulary.operators import Operator
+from vocabulary.rules import Rule
 
 #: The kind of the record each burn card makes in the audit trail (``RoundWatchers.table_event``).
 BURN_RECORD = "burn"

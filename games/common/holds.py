@@ -10,10 +10,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from devices.rules import Irregularity, Rule
-from drivers.protocol.cards import Card
 from games.common.machine_parts import SETTLED, VOIDED
 from games.common.messages import Arrival, Resolution
+from vocabulary.cards import Card
+from vocabulary.rules import Irregularity, Rule
 
 
 class Outcome(enum.StrEnum):

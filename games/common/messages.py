@@ -4,7 +4,7 @@ A message checks its own fields when it is made, so bad input fails with an erro
 before it reaches a round. These are the messages of more than one game (a card out of the shoe,
 the shoe's status, the deal, the settlement, the discard rack's count, a new dealer and the burn, a
 supervisor's ruling), and the face-down card's sealed form, which carries only the shoe's commitment
-(SHA-256 of face and nonce, drivers.protocol.cards), so that no face reaches a record before it is
+(SHA-256 of face and nonce, vocabulary.cards), so that no face reaches a record before it is
 turned up.
 Used by all four games' inputs modules.
 """
@@ -15,8 +15,8 @@ import enum
 from dataclasses import dataclass, fields
 from typing import ClassVar, Protocol
 
-from devices.faults import Operator
-from drivers.protocol.cards import COMMITMENT_SIZE, Card
+from vocabulary.cards import COMMITMENT_SIZE, Card
+from vocabulary.operators import Operator
 
 
 class InputError(ValueError):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from devices.rules import Rule
+from vocabulary.rules import Rule
 
 
 class Movement(enum.StrEnum):

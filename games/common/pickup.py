@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from drivers.protocol.cards import Card
 from games.common.messages import Arrival
+from vocabulary.cards import Card
 
 #: Where a card the round held out of play lies until the pickup.
 SET_ASIDE = "set aside"

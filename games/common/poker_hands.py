@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from drivers.protocol.cards import Card
+from vocabulary.cards import Card
 
 ACE_HIGH = 14
 WHEEL = (14, 5, 4, 3, 2)

@@ -14,14 +14,14 @@ from typing import ClassVar, Protocol
 
 from transitions import EventData, Machine
 
-from devices.faults import SUPERVISOR_CLEARS, Role
-from devices.rules import Irregularity, RuleViolation
-from drivers.protocol.cards import Card
 from games.common.holds import Hold, Kind
 from games.common.machine_parts import COMPLETE, message_of, triggers_by_state
 from games.common.messages import Arrival, Message, Resolution
 from games.common.movement import Action
 from games.common.records import Record, RoundLog
+from vocabulary.cards import Card
+from vocabulary.operators import SUPERVISOR_CLEARS, Role
+from vocabulary.rules import Irregularity, RuleViolation
 
 
 class Settled(Protocol):

@@ -12,12 +12,12 @@ from typing import ClassVar
 
 from transitions import EventData
 
-from devices.rules import Irregularity, Rule, RuleViolation
 from games.common.holds import Kind
 from games.common.machine_parts import message_of
 from games.common.messages import COVER_CARD, Arrival, describe
 from games.common.records import RecordKind, Value
 from games.common.seating import clockwise
+from vocabulary.rules import Irregularity, Rule, RuleViolation
 
 #: Where every card of a shoe game comes from, as its card record says (``source``): it left the
 #: dealing shoe (672a.7(a), 686a.7(a): all cards are dealt from a dealing shoe).

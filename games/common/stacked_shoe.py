@@ -3,7 +3,7 @@ adds the card reader's answer), Over/Under's tests and Heads Up Hold'em's stacke
 
 It plays the part devices/shoe.py plays at a real table: it deals the faces it was given, in order,
 as the round expects them (a face-down card as the shoe driver's own SealedCard, with a commitment
-made as drivers.protocol.cards makes it), turns a sealed card up on request and checks a card shown
+made as vocabulary.cards makes it), turns a sealed card up on request and checks a card shown
 against its seal. A ``None`` face is the cover card, as in firmware_sim.world.read_stack_file.
 """
 
@@ -13,9 +13,9 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Protocol
 
-from drivers.protocol.cards import Card, SealedCard, commit, new_nonce, opens
 from games.common.messages import COVER_CARD, Arrival, CardArrives, Message, Sealed
 from games.common.records import Record
+from vocabulary.cards import Card, SealedCard, commit, new_nonce, opens
 
 
 class _Due(Protocol):

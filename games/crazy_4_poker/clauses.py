@@ -9,7 +9,7 @@ rules, configurable where no Pennsylvania text was found).
 
 from __future__ import annotations
 
-from devices.rules import HOUSE_CONVENTION, PUBLISHED_RULES, Rule
+from vocabulary.rules import HOUSE_CONVENTION, PUBLISHED_RULES, Rule
 
 SECTION = "657a.9"
 GAME_ID = "crazy-4-poker"

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from transitions import EventData
 
-from devices.rules import Irregularity, RuleViolation
 from games.common.machine_parts import message_of
 from games.crazy_4_poker import clauses, settlement
 from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
@@ -15,6 +14,7 @@ from games.crazy_4_poker.irregularities import DEAL_OUT_OF_ORDER, MISDEAL, PROGR
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.rules_config import Shuffler
 from games.crazy_4_poker.settlement import Position
+from vocabulary.rules import Irregularity, RuleViolation
 
 if TYPE_CHECKING:
     from games.crazy_4_poker.inputs import PlaceWagers

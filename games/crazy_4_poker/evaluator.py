@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from drivers.protocol.cards import Card
+from vocabulary.cards import Card
 
 ACE_HIGH = 14
 KING = 13

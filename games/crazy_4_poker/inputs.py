@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from drivers.protocol.cards import COMMITMENT_SIZE, Card
 from games.common import messages as common
 from games.common.messages import (
     Discard,
@@ -31,6 +30,7 @@ from games.common.messages import (
     check_int,
 )
 from games.crazy_4_poker.evaluator import HAND_SIZE
+from vocabulary.cards import COMMITMENT_SIZE, Card
 
 __all__ = [
     "DEALER",

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from drivers.protocol.cards import Card
 from games.common.holds import Hold
 from games.common.records import RoundLog
 from games.common.round_base import RoundBase
@@ -28,6 +27,7 @@ from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.rules_config import RuleSet
 from games.crazy_4_poker.settlement import Action, Position
 from games.crazy_4_poker.showdown import ShowdownSteps
+from vocabulary.cards import Card
 
 #: The shuffler's check that ``cards`` is the order it sealed (devices/shuffler.py provides it).
 VerifyOrder = Callable[[SealedOrder, tuple[Card, ...]], bool]

@@ -14,8 +14,6 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from devices.rules import Rule
-from drivers.protocol.cards import Card
 from games.common.config import Odds
 from games.common.movement import Action as SettledWager
 from games.common.poker_hands import best_five
@@ -30,6 +28,8 @@ from games.crazy_4_poker.evaluator import (
 )
 from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
 from games.crazy_4_poker.rules_config import FOUR_ACES, QUEENS_UP_PAIR, RuleSet
+from vocabulary.cards import Card
+from vocabulary.rules import Rule
 
 
 class Wager(enum.StrEnum):

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from transitions import EventData
 
-from devices.rules import Irregularity, RuleViolation
-from drivers.protocol.cards import Card
 from games.common.closing import ClosingSteps
 from games.common.machine_parts import message_of
 from games.common.movement import Movement
@@ -16,6 +14,8 @@ from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
 from games.crazy_4_poker.irregularities import DISCARD_COUNT, HAND_UNREPORTED, ILLEGAL_RAISE
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.settlement import Position, Wager
+from vocabulary.cards import Card
+from vocabulary.rules import Irregularity, RuleViolation
 
 SHUFFLER_ORDER = "shuffler order"
 DEALER_REPORT = "dealer report"

@@ -1,7 +1,7 @@
 """A stacked automated shuffler, for scenarios and simulations without devices.
 
 It plays the part devices/shuffler.py plays at a real table: it reports the count and the order
-of the deck it shuffled, sealed (SHA-256 of the 52 face bytes and a nonce, as drivers.protocol.cards
+of the deck it shuffled, sealed (SHA-256 of the 52 face bytes and a nonce, as vocabulary.cards
 seals one face), reveals the order for the round, and checks an order against its seal (the
 round's ``verify_order``). ``deal`` then plays the dealer: a ``CardDealt`` for each place due.
 """
@@ -13,10 +13,10 @@ import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from drivers.protocol.cards import Card, new_nonce, standard_deck
 from games.crazy_4_poker.dealing import deal_sequence
 from games.crazy_4_poker.inputs import DEALER, SIX_CARD, CardDealt, SealedOrder, ShuffleReport
 from games.crazy_4_poker.round import Round
+from vocabulary.cards import Card, new_nonce, standard_deck
 
 
 @dataclass(frozen=True)

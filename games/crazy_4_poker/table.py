@@ -8,11 +8,11 @@ the table must be replaced before the next round.
 
 from __future__ import annotations
 
-from devices.rules import RuleViolation
 from games.common.machine_parts import COMPLETE
 from games.crazy_4_poker import clauses
 from games.crazy_4_poker.round import Round, VerifyOrder
 from games.crazy_4_poker.rules_config import RuleSet, Shuffler
+from vocabulary.rules import RuleViolation
 
 ROUNDS_PER_COUNT = 5
 

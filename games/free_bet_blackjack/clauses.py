@@ -8,8 +8,8 @@ are configuration where no Pennsylvania text was found).
 
 from __future__ import annotations
 
-from devices.rules import PUBLISHED_RULES, Rule
 from games.common.shoe_steps import BURN_READING
+from vocabulary.rules import PUBLISHED_RULES, Rule
 
 SECTION = "672a.7"
 GAME_ID = "free-bet-blackjack"

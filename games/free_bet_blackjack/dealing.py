@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from transitions import EventData
 
-from devices.rules import Rule, RuleViolation
 from games.common.machine_parts import BETTING, HELD, SETTLED, VOIDED, message_of
 from games.common.messages import Arrival
 from games.common.pickup import Pickup
@@ -28,6 +27,7 @@ from games.free_bet_blackjack.machine import (
     PLAYER_TURNS,
 )
 from games.free_bet_blackjack.positions import Position
+from vocabulary.rules import Rule, RuleViolation
 
 if TYPE_CHECKING:
     from games.free_bet_blackjack.inputs import PlaceWager

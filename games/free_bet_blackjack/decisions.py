@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import enum
 
-from devices.rules import Rule, RuleViolation
 from games.free_bet_blackjack import clauses
 from games.free_bet_blackjack.hand import is_ace, is_pair
 from games.free_bet_blackjack.inputs import PlayerAction
 from games.free_bet_blackjack.positions import Hand, Position
 from games.free_bet_blackjack.rules_config import RuleSet
+from vocabulary.rules import Rule, RuleViolation
 
 
 class Stake(enum.StrEnum):

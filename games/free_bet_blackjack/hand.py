@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from drivers.protocol.cards import Card
+from vocabulary.cards import Card
 
 ACE = 1
 TEN_VALUE_RANKS = frozenset({10, 11, 12, 13})

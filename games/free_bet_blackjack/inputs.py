@@ -6,7 +6,7 @@ reader's answer, a player's decision, a supervisor's ruling) on one queue and ha
 an error naming the field before it reaches the round.
 
 Cards arrive as the shoe dispenses them: a ``Card`` when dealt face up; for the hole card a sealed
-object carrying only a ``commitment`` (the shoe's SHA-256 of face and nonce, drivers.protocol.cards),
+object carrying only a ``commitment`` (the shoe's SHA-256 of face and nonce, vocabulary.cards),
 whose face the round never sees before 672a.7(k); or ``COVER_CARD``. The messages more than one
 game takes are games.common.messages', re-exported here so a table service imports one module.
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from drivers.protocol.cards import Card
 from games.common import messages as common
 from games.common.messages import (
     COVER_CARD,
@@ -38,6 +37,7 @@ from games.common.messages import (
     check_int,
     describe,
 )
+from vocabulary.cards import Card
 
 __all__ = [
     "COVER_CARD",

@@ -8,14 +8,14 @@ nothing moves until a supervisor rules CONTINUE (what it means is fixed per kind
 
 from __future__ import annotations
 
-from devices.rules import Irregularity
-from drivers.protocol.cards import Card
 from games.common.holds import SET_ASIDE, Kind, Outcome
 from games.common.machine_parts import COMPLETE
 from games.common.messages import Arrival, describe
 from games.free_bet_blackjack import clauses
 from games.free_bet_blackjack.layout import Slot
 from games.free_bet_blackjack.machine import DEALER_TURN
+from vocabulary.cards import Card
+from vocabulary.rules import Irregularity
 
 #: What the section itself resolves, for docs/conformance.md (games.conformance).
 SECTION_SAYS = (

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from devices.rules import Rule, RuleViolation
 from games.common.seating import clockwise
 from games.free_bet_blackjack import clauses
+from vocabulary.rules import Rule, RuleViolation
 
 
 @dataclass(frozen=True)

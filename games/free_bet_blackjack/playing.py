@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from transitions import EventData
 
-from devices.rules import Irregularity, RuleViolation
-from drivers.protocol.cards import Card
 from games.common.holds import Kind
 from games.common.machine_parts import message_of
 from games.common.records import RecordKind
@@ -23,6 +21,8 @@ from games.free_bet_blackjack.irregularities import (
 from games.free_bet_blackjack.machine import DEALING
 from games.free_bet_blackjack.positions import Hand, Position
 from games.free_bet_blackjack.settlement import Action
+from vocabulary.cards import Card
+from vocabulary.rules import Irregularity, RuleViolation
 
 
 class PlaySteps:

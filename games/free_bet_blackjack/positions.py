@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from drivers.protocol.cards import Card
 from games.free_bet_blackjack.hand import Total, is_blackjack, total
+from vocabulary.cards import Card
 
 
 @dataclass(eq=False)

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from devices.rules import Rule, RuleViolation
-from drivers.protocol.cards import Card
 from games.common.holds import Hold
 from games.common.messages import Sealed
 from games.common.pickup import Pickup
@@ -35,6 +33,8 @@ from games.free_bet_blackjack.playing import PlaySteps
 from games.free_bet_blackjack.positions import Hand, Position
 from games.free_bet_blackjack.rules_config import RuleSet
 from games.free_bet_blackjack.settlement import Action
+from vocabulary.cards import Card
+from vocabulary.rules import Rule, RuleViolation
 
 #: The shoe's check that ``card`` is the card sealed in ``sealed`` (devices/shoe.py provides it).
 Verify = Callable[[Sealed, Card], bool]

@@ -17,8 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from devices.rules import Rule
-from drivers.protocol.cards import RANKS
 from games.common.config import (
     ROUNDING,
     ConfigError,
@@ -32,6 +30,8 @@ from games.common.config import (
 )
 from games.free_bet_blackjack import clauses
 from games.free_bet_blackjack.hand import TEN_VALUE_RANKS
+from vocabulary.cards import RANKS
+from vocabulary.rules import Rule
 
 
 class SettlementOrder(enum.StrEnum):

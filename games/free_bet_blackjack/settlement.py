@@ -12,7 +12,6 @@ import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from drivers.protocol.cards import Card
 from games.common.config import EVEN_ODDS, Odds
 from games.common.movement import Action as SettledWager
 from games.common.movement import Movement
@@ -27,6 +26,7 @@ from games.free_bet_blackjack.rules_config import (
     RuleSet,
     SettlementOrder,
 )
+from vocabulary.cards import Card
 
 RED_SUITS = frozenset({1, 2})  # diamonds, hearts
 

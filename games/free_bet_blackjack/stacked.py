@@ -6,10 +6,10 @@ plays at a real table: it answers the peek with yes or no only (672a.7(g)).
 
 from __future__ import annotations
 
-from drivers.protocol.cards import Card
 from games.common import stacked_shoe
 from games.common.messages import Sealed
 from games.free_bet_blackjack.hand import is_blackjack
+from vocabulary.cards import Card
 
 
 class StackedShoe(stacked_shoe.StackedShoe):

@@ -8,7 +8,7 @@ Hold 'Em rules; chapter 677a's own text was not found) and say so.
 
 from __future__ import annotations
 
-from devices.rules import HOUSE_CONVENTION, PUBLISHED_RULES, Rule
+from vocabulary.rules import HOUSE_CONVENTION, PUBLISHED_RULES, Rule
 
 SECTION = "677a.10"
 GAME_ID = "heads-up-holdem"

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from transitions import EventData
 
-from devices.rules import RuleViolation
 from games.common.closing import ClosingSteps
 from games.common.machine_parts import message_of
 from games.common.poker_hands import best_five
 from games.heads_up_holdem import clauses, settlement
 from games.heads_up_holdem.irregularities import COLLECT_COUNT
 from games.heads_up_holdem.records import RecordKind
+from vocabulary.rules import RuleViolation
 
 
 class CloseSteps(ClosingSteps):

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from transitions import EventData
 
-from devices.rules import Irregularity, Rule, RuleViolation
 from games.common.holds import Kind
 from games.common.machine_parts import BETTING, message_of
 from games.common.messages import Arrival, describe
@@ -20,6 +19,7 @@ from games.heads_up_holdem.machine import DEALING, DELIVERIES
 from games.heads_up_holdem.positions import Due, Position
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.settlement import Stakes
+from vocabulary.rules import Irregularity, Rule, RuleViolation
 
 if TYPE_CHECKING:
     from games.heads_up_holdem.inputs import PlaceWager

@@ -14,7 +14,6 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from drivers.protocol.cards import COMMITMENT_SIZE, Card
 from games.common import messages as common
 from games.common.messages import (
     InputError,
@@ -27,6 +26,7 @@ from games.common.messages import (
     check_int,
     describe,
 )
+from vocabulary.cards import COMMITMENT_SIZE, Card
 
 __all__ = [
     "Arrival",

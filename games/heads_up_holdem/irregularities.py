@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import enum
 
-from devices.rules import Irregularity, Rule
-from drivers.protocol.cards import Card
 from games.common.holds import Hold, Kind
 from games.common.machine_parts import COMPLETE
 from games.common.messages import Arrival, describe
 from games.heads_up_holdem import clauses
 from games.heads_up_holdem.positions import Due
+from vocabulary.cards import Card
+from vocabulary.rules import Irregularity, Rule
 
 __all__ = ["KINDS", "SECTION_SAYS", "Hold", "Kind", "Outcome", "classify"]
 

@@ -9,8 +9,6 @@ import itertools
 
 from transitions import EventData
 
-from devices.rules import RuleViolation
-from drivers.protocol.cards import Card
 from games.common.machine_parts import message_of
 from games.common.messages import Arrival
 from games.heads_up_holdem import clauses
@@ -19,6 +17,8 @@ from games.heads_up_holdem.irregularities import JOKER, REVEAL_MISMATCH
 from games.heads_up_holdem.machine import FLOP, PREFLOP, RIVER
 from games.heads_up_holdem.positions import Position
 from games.heads_up_holdem.records import RecordKind
+from vocabulary.cards import Card
+from vocabulary.rules import RuleViolation
 
 STREET_RULES = {PREFLOP: clauses.PLAY_PREFLOP, FLOP: clauses.PLAY_FLOP, RIVER: clauses.PLAY_RIVER}
 #: How many community cards each reveal turns up, by the state it is made in.

@@ -8,8 +8,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 
-from drivers.protocol.cards import Card
 from games.common.poker_hands import ACE_HIGH, high_rank
+from vocabulary.cards import Card
 
 
 class Pocket(enum.StrEnum):

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from devices.rules import Rule
-from drivers.protocol.cards import Card
 from games.common.messages import Arrival
 from games.heads_up_holdem.settlement import Stakes
+from vocabulary.cards import Card
+from vocabulary.rules import Rule
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from drivers.protocol.cards import Card
 from games.common.holds import Hold
 from games.common.messages import Arrival
 from games.common.pickup import Pickup
@@ -32,6 +31,7 @@ from games.heads_up_holdem.positions import Due, Position
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.rules_config import RuleSet
 from games.heads_up_holdem.settlement import Action
+from vocabulary.cards import Card
 
 
 class Round(DealSteps, PlaySteps, CloseSteps, RoundBase):

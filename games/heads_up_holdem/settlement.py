@@ -14,8 +14,6 @@ import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from devices.rules import Rule
-from drivers.protocol.cards import Card
 from games.common.config import EVEN_ODDS, Odds
 from games.common.movement import Action as SettledWager
 from games.common.movement import Movement
@@ -24,6 +22,8 @@ from games.common.seating import counterclockwise
 from games.heads_up_holdem import clauses
 from games.heads_up_holdem.pocket import pocket_lines
 from games.heads_up_holdem.rules_config import RuleSet
+from vocabulary.cards import Card
+from vocabulary.rules import Rule
 
 
 class Wager(enum.StrEnum):

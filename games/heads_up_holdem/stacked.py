@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from drivers.protocol.cards import Card, standard_deck
 from games.common.stacked_shoe import StackedShoe
 from games.heads_up_holdem.inputs import (
     Arrival,
@@ -28,6 +27,7 @@ from games.heads_up_holdem.inputs import (
 from games.heads_up_holdem.machine import COMMUNITY, DEALING, FLOP, PREFLOP, STUB, STUB_OUT
 from games.heads_up_holdem.round import Round
 from games.heads_up_holdem.rules_config import RuleSet
+from vocabulary.cards import Card, standard_deck
 
 READY = DeckReport(in_shoe=True)
 COMMUNITY_FIRST = DeckReport(in_shoe=True, shuffler_count=52, auto_reshuffle=True, community_first=True)

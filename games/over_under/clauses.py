@@ -8,8 +8,8 @@ configuration where no Pennsylvania text was found).
 
 from __future__ import annotations
 
-from devices.rules import Rule
 from games.common.shoe_steps import BURN_READING
+from vocabulary.rules import Rule
 
 SECTION = "686a.7"
 GAME_ID = "over-under"

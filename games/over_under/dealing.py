@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from transitions import EventData
 
-from devices.rules import Rule, RuleViolation
 from games.common.machine_parts import BETTING, HELD, SETTLED, VOIDED, message_of
 from games.common.messages import Arrival
 from games.common.records import RecordKind
@@ -19,6 +18,7 @@ from games.over_under import clauses
 from games.over_under.machine import CLEARING, DEALING, DECIDING, DRAWING
 from games.over_under.points import HAND_SIZE
 from games.over_under.positions import Position, check_seat
+from vocabulary.rules import Rule, RuleViolation
 
 if TYPE_CHECKING:
     from games.over_under.inputs import PlaceWager

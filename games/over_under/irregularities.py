@@ -9,13 +9,13 @@ Blackjack's (``Kind``, ``Hold``, ``Outcome``), shared by every game's held state
 
 from __future__ import annotations
 
-from devices.rules import Irregularity
-from drivers.protocol.cards import Card
 from games.common.holds import SET_ASIDE, Hold, Kind, Outcome
 from games.common.machine_parts import COMPLETE
 from games.common.messages import Arrival, describe
 from games.over_under import clauses
 from games.over_under.positions import Slot
+from vocabulary.cards import Card
+from vocabulary.rules import Irregularity
 
 __all__ = ["KINDS", "SECTION_SAYS", "Hold", "Kind", "Outcome", "classify_card"]
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from transitions import EventData
 
-from devices.rules import Rule, RuleViolation
 from games.common.closing import ClosingSteps
 from games.common.machine_parts import BETTING, SETTLED, message_of
 from games.common.pickup import Pickup
@@ -17,6 +16,7 @@ from games.over_under.inputs import Choice
 from games.over_under.irregularities import DISCARD_COUNT
 from games.over_under.machine import DEALING, DECIDING
 from games.over_under.positions import Position
+from vocabulary.rules import Rule, RuleViolation
 
 #: The Over 23 and Under 18 Wagers, each equal to the Ante (686a.7(g)(1)-(2)).
 EQUAL_TO_ANTE = {Choice.OVER_23: clauses.OVER_EQUALS_ANTE, Choice.UNDER_18: clauses.UNDER_EQUALS_ANTE}

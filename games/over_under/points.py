@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from drivers.protocol.cards import Card
 from games.over_under import clauses
+from vocabulary.cards import Card
 
 ACE = 1
 HAND_SIZE = 3

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from devices.rules import Rule, RuleViolation
-from drivers.protocol.cards import Card
 from games.common.seating import clockwise
 from games.over_under import clauses
 from games.over_under.inputs import Choice
 from games.over_under.points import HAND_SIZE, total
+from vocabulary.cards import Card
+from vocabulary.rules import Rule, RuleViolation
 
 __all__ = ["Position", "Slot", "check_seat", "clockwise"]
 

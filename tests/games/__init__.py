@@ -8,9 +8,6 @@ from typing import Any
 
 import pytest
 
-from devices.faults import Operator, Role
-from devices.rules import RuleViolation
-from drivers.protocol.cards import Card
 from games import conformance
 from games.free_bet_blackjack import Round, RuleSet
 from games.free_bet_blackjack.inputs import (
@@ -26,6 +23,9 @@ from games.free_bet_blackjack.inputs import (
 )
 from games.free_bet_blackjack.machine import DEALER_BLACKJACK, DEALER_TURN, PEEKING, PLAYER_TURNS
 from games.free_bet_blackjack.stacked import StackedShoe
+from vocabulary.cards import Card
+from vocabulary.operators import Operator, Role
+from vocabulary.rules import RuleViolation
 
 SUPERVISOR = Operator("S-1", Role.SUPERVISOR)
 DEALER = Operator("D-1", Role.DEALER)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from devices.faults import Operator, Role
-from devices.rules import RuleViolation
 from games.crazy_4_poker import ConfigError, RuleSet, Shuffler, Table
 from games.crazy_4_poker.inputs import (
     DEALER,
@@ -44,6 +42,8 @@ from games.crazy_4_poker.machine import (
 )
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.stacked import StackedShuffler, stack
+from vocabulary.operators import Operator, Role
+from vocabulary.rules import RuleViolation
 
 SUPERVISOR = Operator("S-1", Role.SUPERVISOR)
 DEALER_OP = Operator("D-1", Role.DEALER)

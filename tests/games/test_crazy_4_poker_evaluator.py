@@ -13,8 +13,8 @@ import itertools
 from collections import Counter
 from math import comb, prod
 
-from drivers.protocol.cards import Card
 from games.crazy_4_poker.evaluator import Category, best_four, qualifies, rank_four, strength
+from vocabulary.cards import Card
 
 # Four consecutive ranks (1 = ace .. 13 = king), A-2-3-4 lowest and J-Q-K-A highest; no wrap-around.
 WINDOWS = [frozenset({1, 2, 3, 4})] + [frozenset(range(low, low + 4)) for low in range(2, 11)]

@@ -14,7 +14,6 @@ from itertools import combinations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drivers.protocol.cards import Card, standard_deck
 from games.crazy_4_poker import RuleSet, Table
 from games.crazy_4_poker.inputs import (
     DEALER,
@@ -33,6 +32,7 @@ from games.crazy_4_poker.inputs import (
 )
 from games.crazy_4_poker.machine import COMPLETE
 from games.crazy_4_poker.stacked import StackedShuffler
+from vocabulary.cards import Card, standard_deck
 
 SUPER_BONUS = {"four_aces": (200, 1), 7: (30, 1), 6: (15, 1), 5: (2, 1), 4: (3, 2), 3: (1, 1)}
 QUEENS_UP = {7: (50, 1), 6: (40, 1), 5: (8, 1), 4: (4, 1), 3: (3, 1), 2: (2, 1), 1: (1, 1)}

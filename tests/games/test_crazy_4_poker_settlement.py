@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from devices.faults import Operator, Role
-from drivers.protocol.cards import Card
 from games.common.config import ConfigError
 from games.crazy_4_poker import RuleSet, Table
 from games.crazy_4_poker.inputs import (
@@ -32,6 +30,8 @@ from games.crazy_4_poker.inputs import (
 from games.crazy_4_poker.machine import HELD, LOCKING, SETTLED, SHOWDOWN, VOIDED
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.stacked import StackedShuffler, stack
+from vocabulary.cards import Card
+from vocabulary.operators import Operator, Role
 
 SUPERVISOR = Operator("S-1", Role.SUPERVISOR)
 

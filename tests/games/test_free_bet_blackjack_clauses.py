@@ -3,7 +3,6 @@ the names and docstrings to list, in docs/conformance.md, the tests that stand f
 
 from __future__ import annotations
 
-from drivers.protocol.cards import SealedCard
 from games.free_bet_blackjack import RuleSet
 from games.free_bet_blackjack.inputs import (
     COVER_CARD,
@@ -50,6 +49,7 @@ from tests.games import (
     stacked,
     started,
 )
+from vocabulary.cards import SealedCard
 
 STAND, HIT, DOUBLE, SPLIT = PlayerAction.STAND, PlayerAction.HIT, PlayerAction.DOUBLE_DOWN, PlayerAction.SPLIT
 READY = ShoeStatus.ready()

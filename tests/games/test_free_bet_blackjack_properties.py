@@ -15,7 +15,6 @@ import structlog
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from drivers.protocol.cards import Card
 from games.free_bet_blackjack import Round, RuleSet
 from games.free_bet_blackjack.inputs import (
     CloseInsurance,
@@ -41,6 +40,7 @@ from games.free_bet_blackjack.machine import (
 from games.free_bet_blackjack.records import RecordKind
 from games.free_bet_blackjack.stacked import StackedShoe
 from tests.games import peek, reveal
+from vocabulary.cards import Card
 
 RULE_SETS = st.builds(
     RuleSet,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 import structlog
 
-from devices.rules import RuleViolation
 from games.free_bet_blackjack import ConfigError, Round, RuleSet
 from games.free_bet_blackjack.inputs import (
     COVER_CARD,
@@ -54,6 +53,7 @@ from tests.games import (
     stacked,
     started,
 )
+from vocabulary.rules import RuleViolation
 
 STAND, HIT, DOUBLE, SPLIT = PlayerAction.STAND, PlayerAction.HIT, PlayerAction.DOUBLE_DOWN, PlayerAction.SPLIT
 READY = ShoeStatus.ready()

@@ -4,7 +4,6 @@ clause and hand, and the position's net, as the record will carry them. The roun
 
 from __future__ import annotations
 
-from drivers.protocol.cards import Card
 from games.common.config import Odds, Rounding
 from games.free_bet_blackjack import RuleSet, clauses
 from games.free_bet_blackjack.positions import Hand, Position
@@ -20,6 +19,7 @@ from games.free_bet_blackjack.settlement import (
     showdown,
     void,
 )
+from vocabulary.cards import Card
 
 UP = RuleSet(odd_cent_rounding=Rounding.UP)
 BJ, LAMMER, PUSH22, INSURANCE = WagerKind.BLACKJACK, WagerKind.LAMMER, WagerKind.PUSH22, WagerKind.INSURANCE

@@ -8,9 +8,6 @@ from dataclasses import fields
 
 import pytest
 
-from devices.faults import Operator, Role
-from devices.rules import PUBLISHED_RULES
-from drivers.protocol.cards import Card
 from games import conformance
 from games.heads_up_holdem import CLAUSES, ConfigError, Round, RuleSet
 from games.heads_up_holdem.inputs import (
@@ -49,6 +46,9 @@ from games.heads_up_holdem.machine import (
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.stacked import COMMUNITY_FIRST, READY, StackedDeck, arrange, start
 from tests.games import refused
+from vocabulary.cards import Card
+from vocabulary.operators import Operator, Role
+from vocabulary.rules import PUBLISHED_RULES
 
 SUPERVISOR = Operator("S-1", Role.SUPERVISOR)
 DEALER = Operator("D-1", Role.DEALER)

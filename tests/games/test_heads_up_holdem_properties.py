@@ -15,13 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
-from drivers.protocol.cards import standard_deck
 from games.heads_up_holdem import RuleSet
 from games.heads_up_holdem.inputs import Choice
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.stacked import COMMUNITY_FIRST, READY, start
 from tests.games.test_heads_up_holdem_scenarios import play_out
 from tests.games.test_poker_hands import reference_value
+from vocabulary.cards import standard_deck
 
 STRAIGHT, PAIR = 4, 1
 ODDS = {9: (500, 1), 8: (50, 1), 7: (10, 1), 6: (3, 1), 5: (3, 2), 4: (1, 1)}

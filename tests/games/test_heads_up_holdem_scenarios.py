@@ -4,8 +4,6 @@ and the misdeal paths of 677a.10(f)."""
 
 from __future__ import annotations
 
-from devices.faults import Operator, Role
-from drivers.protocol.cards import Card
 from games.common.messages import Resolution, SupervisorResolve
 from games.heads_up_holdem import Round, RuleSet, clauses
 from games.heads_up_holdem.inputs import (
@@ -21,6 +19,8 @@ from games.heads_up_holdem.inputs import (
 from games.heads_up_holdem.machine import COMPLETE, HELD, VOIDED
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.stacked import COMMUNITY_FIRST, READY, StackedDeck, arrange, start
+from vocabulary.cards import Card
+from vocabulary.operators import Operator, Role
 
 PLAY, CHECK, FOLD = Choice.PLAY, Choice.CHECK, Choice.FOLD
 

@@ -4,7 +4,6 @@ amount or a rounding taken from the wrong place shows. The round tests show when
 
 from __future__ import annotations
 
-from drivers.protocol.cards import Card
 from games.common.config import Odds, Rounding
 from games.common.movement import Movement
 from games.common.poker_hands import Category
@@ -12,6 +11,7 @@ from games.heads_up_holdem import clauses
 from games.heads_up_holdem.pocket import Pocket
 from games.heads_up_holdem.rules_config import RuleSet
 from games.heads_up_holdem.settlement import Action, Stakes, Wager, fold, in_order, showdown, void
+from vocabulary.cards import Card
 
 COLLECT, PAY, PUSH = Movement.COLLECT, Movement.PAY, Movement.PUSH
 ANTE, ODDS, PLAY, TRIPS, POCKET = Wager.ANTE, Wager.ODDS, Wager.PLAY, Wager.TRIPS_PLUS, Wager.POCKET_BONUS

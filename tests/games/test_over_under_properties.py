@@ -13,13 +13,13 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.protocol.cards import Card
 from games.free_bet_blackjack.records import RecordKind
 from games.free_bet_blackjack.stacked import StackedShoe
 from games.over_under import Round, RuleSet
 from games.over_under.inputs import Choice, Choose, ClearHand, Discard, PlaceWager, StartDeal
 from games.over_under.machine import CLEARING, COMPLETE, DECIDING, SETTLED
 from tests.games.test_over_under_helpers import BONUS_TABLE, READY
+from vocabulary.cards import Card
 
 
 @st.composite

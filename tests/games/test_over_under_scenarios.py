@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from devices.rules import RuleViolation
-from drivers.protocol.cards import Card
 from games.free_bet_blackjack.records import RecordKind
 from games.over_under import ConfigError, RuleSet
 from games.over_under.inputs import (
@@ -38,6 +36,8 @@ from tests.games.test_over_under_helpers import (
     new_round,
     play_all,
 )
+from vocabulary.cards import Card
+from vocabulary.rules import RuleViolation
 
 
 def test_a_full_table_over_under_and_surrender_with_bonuses():

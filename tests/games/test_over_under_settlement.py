@@ -4,13 +4,13 @@ the Hand's total, and the position's net, as the record will carry them. The rou
 
 from __future__ import annotations
 
-from drivers.protocol.cards import Card
 from games.common.config import Odds, Rounding
 from games.over_under import clauses
 from games.over_under.inputs import Choice
 from games.over_under.positions import Position
 from games.over_under.rules_config import BONUS_WINNING_TOTALS, RuleSet
 from games.over_under.settlement import Action, Movement, WagerKind, settle, surrender, void
+from vocabulary.cards import Card
 
 ANTE, OVER, UNDER, BONUS = WagerKind.ANTE, WagerKind.OVER_23, WagerKind.UNDER_18, WagerKind.BONUS
 COLLECT, PAY, PUSH = Movement.COLLECT, Movement.PAY, Movement.PUSH

@@ -16,8 +16,8 @@ from math import comb, prod
 
 import pytest
 
-from drivers.protocol.cards import Card, standard_deck
 from games.common.poker_hands import Category, best_five, evaluate5
+from vocabulary.cards import Card, standard_deck
 
 
 def card(rank: int, suit: int) -> Card:

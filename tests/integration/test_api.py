@@ -25,10 +25,10 @@ from croupier.service.screen import NO_WAGER
 from croupier.service.table_service import TableService
 from croupier.simulated import SimulatedTable, simulated_table
 from croupier.state import TableState
-from devices.faults import SUPERVISOR_CLEARS, Operator, Role
 from firmware_sim.world import SHOE
 from tests.links import FAST, run
 from tests.screen import Screen, answer_for
+from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
 
 DEALER = {"Authorization": "Bearer dealer-token"}
 SUPERVISOR = {"Authorization": "Bearer floor-token"}

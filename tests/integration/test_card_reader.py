@@ -20,11 +20,9 @@ import pytest
 import structlog.testing
 
 from devices.card_reader import DAILY_INSPECTION, PEEK_ONLY_ON_ACE_OR_TEN, CardReader
-from devices.faults import LATCH_BLOCKS, SUPERVISOR_CLEARS, Operator, Role
-from devices.rules import RuleViolation
+from devices.faults import LATCH_BLOCKS
 from drivers.card_reader import CardReaderDriver
 from drivers.errors import DeviceRefused
-from drivers.protocol.cards import Card
 from drivers.protocol.classes.card_reader import PeekAnswer
 from drivers.protocol.core import DeviceClass, Hello
 from drivers.protocol.frame import Frame, FrameDecoder
@@ -39,6 +37,9 @@ from firmware_sim.ports.pty import PtyPort
 from firmware_sim.ports.usb import SimulatedUsbBus, UsbPort
 from firmware_sim.world import DEALER, READER, TableWorld
 from tests.links import FAST, connected, run
+from vocabulary.cards import Card
+from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
+from vocabulary.rules import RuleViolation
 
 NO_HEARTBEAT = dataclasses.replace(FAST, heartbeat_interval=30.0)  # only the test's own frames
 FLOORPERSON = Operator("floor-0042", Role.SUPERVISOR)

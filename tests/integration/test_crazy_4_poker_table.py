@@ -22,9 +22,6 @@ from croupier.simulated import FLOORPERSON
 from croupier.simulated.crazy_4_poker import LEVELS, RULES, simulated_crazy_4_poker
 from croupier.tables.crazy_4_poker import Crazy4PokerTable, layout_place
 from croupier.tables.watchers import RoundWatcher
-from devices.faults import Operator, Role
-from devices.rules import RuleViolation
-from drivers.protocol.cards import Card
 from firmware_sim.dealer_crazy_4 import SimulatedCrazy4Dealer
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.world import DEALER_HAND, TableWorld
@@ -34,6 +31,9 @@ from games.crazy_4_poker.inputs import Resolution
 from games.crazy_4_poker.machine import COMPLETE
 from games.crazy_4_poker.records import RecordKind
 from tests.links import FAST, run
+from vocabulary.cards import Card
+from vocabulary.operators import Operator, Role
+from vocabulary.rules import RuleViolation
 
 SUPERVISOR = Operator("floor-7", Role.SUPERVISOR)
 DEALER = Operator("D-1", Role.DEALER)

@@ -10,7 +10,7 @@ Each game's daemon is started once (test_daemon_end_to_end) and exercises, throu
 - the refusals: a decision out of turn (672a.7(h), 686a.7(f), the deal order), an answer the table
   does not wait for (decision 0011), a wager after no more bets (672a.7(e); 686a.7(e); 677a.10(a);
   657a.9(a)), a malformed body (400, the field named, nothing changed), a dealer closing the table
-  (403, devices.faults.SUPERVISOR_CLEARS), a closed table taking no wager (decision 0013);
+  (403, vocabulary.operators.SUPERVISOR_CLEARS), a closed table taking no wager (decision 0013);
 - for Heads Up Hold 'Em, a wrong stub count: the misdeal finding, the round void (677a.10(f));
 - after SIGTERM: exit 0, ``audit verify --expect-closed``, ``replay --json`` of every round, the
   operator actions audited, and (Free Bet Blackjack) no hole card's face before its reveal (672a.7(c)).
@@ -37,13 +37,13 @@ from croupier.api.keyed import CRAZY_4_IN_TURN
 from croupier.audit.sealing import generate
 from croupier.config.limits import TABLE_LIMITS
 from croupier.service.screen import AWAITED, NO_MORE_BETS, TABLE_CLOSED
-from devices.faults import SUPERVISOR_CLEARS
 from games.free_bet_blackjack.clauses import PLAY_ORDER
 from games.heads_up_holdem.clauses import DECISION_ORDER as HOLDEM_ORDER
 from games.over_under.clauses import DECISION_ORDER as OU_ORDER
 from tests.integration.test_run_command import ROOT, croupier
 from tests.screen import WAGERS, Screen, answer_for, dealer_counts, jackpot_held
 from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN, write_token_file
+from vocabulary.operators import SUPERVISOR_CLEARS
 
 DEALER = {"Authorization": f"Bearer {DEALER_TOKEN}"}
 SUPERVISOR = {"Authorization": f"Bearer {SUPERVISOR_TOKEN}"}

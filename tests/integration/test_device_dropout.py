@@ -26,7 +26,6 @@ from croupier.simulated import FLOORPERSON, simulated_table
 from croupier.state import TableState
 from croupier.tables.watchers import RoundWatcher
 from devices.equipment import LINK_LOST
-from devices.rules import RuleViolation
 from devices.shoe import COLLECTING, EMPTY
 from devices.shuffler import OUTCOME_RECONCILED
 from drivers.connection import ConnectionState
@@ -35,6 +34,7 @@ from firmware_sim.world import SHUFFLER_INPUT, SHUFFLER_OUTPUT
 from games.common.machine_parts import COMPLETE
 from games.free_bet_blackjack.inputs import PlayerAction
 from tests.links import FAST, run
+from vocabulary.rules import RuleViolation
 
 
 class DroppingPlayers(BasicStrategyPlayers):

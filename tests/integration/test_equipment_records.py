@@ -23,13 +23,13 @@ from croupier.players import simulated_players, table_options
 from croupier.service.journal import TableJournal
 from croupier.simulated import GAMES, simulated_table
 from croupier.state import TableState
-from devices.faults import Operator, Role
-from devices.rules import RuleViolation
 from firmware_sim.world import DEALER_HAND
 from games.crazy_4_poker.inputs import Resolution
 from games.crazy_4_poker.machine import COMPLETE
 from tests.integration.test_crazy_4_poker_table import reset_frozen, table_rig
 from tests.links import FAST, run
+from vocabulary.operators import Operator, Role
+from vocabulary.rules import RuleViolation
 
 SUPERVISOR = Operator("floor-7", Role.SUPERVISOR)
 IDENTITY = ("model", "serial", "firmware", "firmware_hash")

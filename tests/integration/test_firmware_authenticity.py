@@ -22,8 +22,6 @@ import pytest
 from croupier.commands.devices import TOKEN_ENV
 from croupier.state import TableState
 from devices.equipment import FIRMWARE_UNVERIFIED, FIRMWARE_UNVERIFIED_CODE, Equipment
-from devices.faults import SUPERVISOR_CLEARS, Operator, Role
-from devices.rules import RuleViolation
 from drivers.authenticity import MAX_INTERVAL, AuthenticityChecked, CheckKind, Trigger
 from drivers.connection import ConnectionState, DeviceRebooted, FirmwareRefused, SupervisorSettings
 from drivers.driver import Driver
@@ -43,6 +41,8 @@ from tests.integration.test_recovery import _config_with_api, _wait_for_api
 from tests.integration.test_run_command import croupier
 from tests.links import FAST, connected, next_event, run, wait_for_state
 from tests.tokens import SUPERVISOR_TOKEN
+from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
+from vocabulary.rules import RuleViolation
 
 IMAGE = DiagnosticPersonality().firmware_image
 SUPERVISOR = Operator("FLOOR-7", Role.SUPERVISOR)

@@ -23,11 +23,8 @@ from structlog.testing import capture_logs
 from croupier.players.free_bet_blackjack import BasicStrategyPlayers
 from croupier.simulated import simulated_free_bet_blackjack
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
-from devices.faults import SUPERVISOR_CLEARS, Operator, Role
-from devices.rules import RuleViolation
 from drivers.connection import SupervisorSettings
 from drivers.errors import DeviceRefused
-from drivers.protocol.cards import Card
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY, TableWorld
@@ -44,6 +41,9 @@ from tests.dealing import (
     stack_top,
 )
 from tests.links import FAST, run
+from vocabulary.cards import Card
+from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
+from vocabulary.rules import RuleViolation
 
 FLOORPERSON = Operator("floor-7", Role.SUPERVISOR)
 DEALER_ON_SHIFT = Operator("D-1", Role.DEALER)

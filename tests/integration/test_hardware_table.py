@@ -28,7 +28,6 @@ from croupier.service.journal import TableJournal
 from croupier.service.screen import TABLE_CLOSED
 from croupier.service.table_service import DEVICES_READY
 from croupier.state import TableState
-from devices.faults import SUPERVISOR_CLEARS
 from devices.shuffler import RESUMED_AS_LEFT
 from firmware_sim.card_reader import CardReaderPersonality
 from firmware_sim.dealer import SimulatedDealer
@@ -56,6 +55,7 @@ from games import GAMES
 from tests.links import run
 from tests.screen import WAGERS, Screen, dealer_counts
 from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN, write_token_file
+from vocabulary.operators import SUPERVISOR_CLEARS
 
 DEALER = {"Authorization": f"Bearer {DEALER_TOKEN}"}
 SUPERVISOR = {"Authorization": f"Bearer {SUPERVISOR_TOKEN}"}

@@ -21,8 +21,6 @@ from croupier.players import simulated_players, table_options
 from croupier.simulated.heads_up_holdem import simulated_heads_up_holdem
 from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
 from croupier.tables.watchers import RoundWatcher
-from devices.faults import Operator, Role
-from devices.rules import RuleViolation
 from drivers.protocol.classes.shuffler import ShuffleCompleted
 from firmware_sim.dealer_holdem import SimulatedHoldemDealer
 from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHOE, SHOE_TRAY, TableWorld
@@ -30,6 +28,8 @@ from games.heads_up_holdem import Round
 from games.heads_up_holdem.inputs import Resolution
 from games.heads_up_holdem.records import RecordKind
 from tests.links import FAST, run
+from vocabulary.operators import Operator, Role
+from vocabulary.rules import RuleViolation
 
 FLOORPERSON = Operator("floor-7", Role.SUPERVISOR)
 DEALER_ON_SHIFT = Operator("D-1", Role.DEALER)

@@ -20,9 +20,6 @@ from structlog.testing import capture_logs
 from croupier.players.over_under import FirstCardPlayers
 from croupier.simulated import simulated_over_under
 from croupier.tables.over_under import OverUnderTable
-from devices.faults import SUPERVISOR_CLEARS, Operator, Role
-from devices.rules import RuleViolation
-from drivers.protocol.cards import Card
 from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY, TableWorld
 from games.free_bet_blackjack.records import Record, RecordKind
 from games.over_under import Round
@@ -32,6 +29,9 @@ from tests import dealing
 from tests.dealing import assert_batches_alternate, held_by_a_jam, play_after_a_dealer_change, stack_top
 from tests.games.test_over_under_helpers import steps
 from tests.links import FAST, run
+from vocabulary.cards import Card
+from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
+from vocabulary.rules import RuleViolation
 
 FLOORPERSON = Operator("floor-7", Role.SUPERVISOR)
 DEALER_ON_SHIFT = Operator("D-1", Role.DEALER)

@@ -19,9 +19,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from devices.faults import Operator, Role
 from devices.progressive import Progressive
-from devices.rules import RuleViolation
 from drivers.connection import ConnectionState, DeviceConnection, SupervisorSettings
 from drivers.errors import DeviceRefused
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
@@ -42,6 +40,8 @@ from firmware_sim.progressive import ControllerPersonality, SignPersonality
 from firmware_sim.world import TableWorld
 from tests.conformance.profiles.progressive import PROFILE
 from tests.links import FAST, connected, run, wait_for_state
+from vocabulary.operators import Operator, Role
+from vocabulary.rules import RuleViolation
 
 CONTROLLER, SIGN = 0x10, 0x11
 KEY = "PROG-KEY-1"

@@ -16,12 +16,9 @@ from structlog.testing import capture_logs
 
 from croupier.tables.feeding import Feeds
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
-from devices.faults import SUPERVISOR_CLEARS, Operator, Role
-from devices.rules import RuleViolation
 from devices.shoe import Shoe, ShoeFault
 from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.errors import DeviceRefused, HandshakeRejected
-from drivers.protocol.cards import Card
 from drivers.protocol.classes.shoe import CoverCardReached
 from drivers.protocol.core import FaultCleared, FaultCode, FaultRaised
 from drivers.shoe import SealedCard, ShoeDriver
@@ -42,6 +39,9 @@ from firmware_sim.world import (
 from tests.conformance.profiles.shoe import BACK, PROFILE, eventually
 from tests.conformance.targets import TRANSPORTS, simulated
 from tests.links import FAST, run
+from vocabulary.cards import Card
+from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
+from vocabulary.rules import RuleViolation
 
 DEALER_ON_DUTY = Operator("D-17", Role.DEALER)
 SUPERVISOR = Operator("S-2", Role.SUPERVISOR)

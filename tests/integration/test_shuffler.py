@@ -14,11 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from devices.faults import Operator, Role
-from devices.rules import RuleViolation
 from devices.shuffler import FAILED_BATCH_OUT_OF_PLAY, RANDOM_ON_OPEN_TABLE, Shuffler
 from drivers.errors import DeviceRefused
-from drivers.protocol.cards import Card
 from drivers.protocol.classes.shuffler import ShuffleCompleted, ShuffleMode
 from drivers.protocol.core import PROTOCOL_VERSION, DeviceClass, FaultRaised, Hello
 from drivers.protocol.frame import Frame, Kind
@@ -35,6 +32,9 @@ from firmware_sim.ports.usb import SimulatedUsbBus, UsbPort
 from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import ASIDE, FLOOR, SHOE, SHUFFLER_INPUT, SHUFFLER_OUTPUT, TableWorld
 from tests.links import FAST, connected, run
+from vocabulary.cards import Card
+from vocabulary.operators import Operator, Role
+from vocabulary.rules import RuleViolation
 
 SUPERVISOR = Operator("super-1", Role.SUPERVISOR)
 DEALER = Operator("dealer-7", Role.DEALER)

@@ -10,8 +10,8 @@ import pytest
 
 from croupier.players import simulated_players, table_options
 from croupier.simulated import GAMES, SimulatedTable, simulated_table
-from devices.faults import Operator, Role
 from tests.links import FAST, run
+from vocabulary.operators import Operator, Role
 
 SUPERVISOR = Operator("floor-7", Role.SUPERVISOR)
 RESET_KEY = "PROG-KEY-1"  # the simulated controller's reset key

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from croupier.api.auth import MIN_TOKEN_LENGTH, Tokens
-from devices.faults import Role
 from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN, write_token_file
+from vocabulary.operators import Role
 
 
 def test_a_private_file_of_long_tokens_is_read(tmp_path: Path) -> None:

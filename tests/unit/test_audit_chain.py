@@ -25,10 +25,10 @@ from croupier.audit import (
 from croupier.audit.rotation import series_files
 from croupier.service.journal import TableJournal
 from croupier.state import TableState
-from drivers.protocol.cards import Card
 from games.common.records import Record, RecordKind
 from games.free_bet_blackjack.inputs import PlayerAction
 from tests.games import dealt, decide, finish
+from vocabulary.cards import Card
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -25,13 +25,11 @@ from devices.card_reader import (
     WORKING_ORDER,
     CardReader,
 )
-from devices.faults import LATCH_BLOCKS, SUPERVISOR_CLEARS, Operator, Role
-from devices.rules import RuleViolation
+from devices.faults import LATCH_BLOCKS
 from drivers.card_reader import CardReaderDriver
 from drivers.connection import ConnectionState, StateChanged
 from drivers.driver import ProtocolMismatch
 from drivers.errors import DeviceRefused
-from drivers.protocol.cards import Card, standard_deck
 from drivers.protocol.classes.card_reader import (
     Peek,
     PeekAnswer,
@@ -56,6 +54,9 @@ from firmware_sim.card_reader import MISREAD_DETAIL, CardReaderPersonality
 from firmware_sim.engine import DeviceEngine
 from firmware_sim.world import DEALER, READER, TableWorld
 from tests.links import run
+from vocabulary.cards import Card, standard_deck
+from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
+from vocabulary.rules import RuleViolation
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "card_reader.json"
 COMMAND_IDS = range(0x20, 0x28)

@@ -13,9 +13,10 @@ from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
 from croupier.sim.floor import FloorSupervisor
 from croupier.simulated import FLOORPERSON
 from croupier.state import TableState
-from devices.faults import Fault, FaultLatch, Operator
+from devices.faults import Fault, FaultLatch
 from games.free_bet_blackjack.inputs import PlayerAction
 from tests.games import dealt, decide, finish
+from vocabulary.operators import Operator
 
 
 class Machine:

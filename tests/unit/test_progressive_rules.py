@@ -16,7 +16,7 @@ from hashlib import sha256
 import pytest
 
 from devices.equipment import FIRMWARE_UNVERIFIED
-from devices.faults import Fault, Operator, Role
+from devices.faults import Fault
 from devices.progressive import (
     AWARD_TO_WAGER,
     CHIP_COUNT,
@@ -28,7 +28,6 @@ from devices.progressive import (
     Progressive,
     meter_problems,
 )
-from devices.rules import RuleViolation
 from drivers.authenticity import AuthenticityChecked, CheckKind, Trigger
 from drivers.connection import ConnectionState, DeviceSwapped, StateChanged
 from drivers.errors import CommandTimeout, DeviceRefused, NotConnected, OutcomeUnknown
@@ -43,6 +42,8 @@ from firmware_sim.engine import DeviceEngine
 from firmware_sim.personality import Personality
 from firmware_sim.progressive import ControllerPersonality, LevelConfig, SignPersonality
 from tests.links import run
+from vocabulary.operators import Operator, Role
+from vocabulary.rules import RuleViolation
 
 DEALER = Operator("dealer-7", Role.DEALER)
 SUPERVISOR = Operator("supervisor-2", Role.SUPERVISOR)

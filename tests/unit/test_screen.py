@@ -13,9 +13,9 @@ from croupier.api.errors import BadRequest
 from croupier.service.screen import AWAITED, NO_MORE_BETS, NO_WAGER, ONCE, TABLE_CLOSED, Screen
 from croupier.service.screen_dealer import ScreenDealer
 from croupier.tables.inputs import answered, take
-from devices.rules import Rule, RuleViolation
-from drivers.protocol.cards import Card
 from tests.links import run
+from vocabulary.cards import Card
+from vocabulary.rules import Rule, RuleViolation
 
 IN_TURN = Rule("TEST(h)", "players act in turn")
 

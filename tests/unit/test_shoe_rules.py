@@ -23,8 +23,7 @@ import pytest
 from croupier.tables.feeding import Feeds
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from devices.equipment import DEVICE_FAULT
-from devices.faults import LATCH_BLOCKS, SUPERVISOR_CLEARS, Fault, FaultLatch, Operator, Role
-from devices.rules import RuleViolation
+from devices.faults import LATCH_BLOCKS, Fault, FaultLatch
 from devices.shoe import (
     BATCH_COUNT,
     BURN_UNEXPOSED,
@@ -38,7 +37,6 @@ from devices.shoe import (
 )
 from drivers.connection import DeviceConnection
 from drivers.errors import DeviceRefused, OutcomeUnknown
-from drivers.protocol.cards import Card
 from drivers.protocol.classes.shoe import CoverCardReached
 from drivers.protocol.core import DeviceClass, FaultCode, Hello
 from drivers.protocol.frame import Frame, Kind
@@ -49,6 +47,9 @@ from firmware_sim.shoe import ShoePersonality
 from firmware_sim.world import ASIDE, DISCARD, FLOOR, SHOE, SHOE_TRAY, TableWorld, seat
 from tests.conformance.profiles.shoe import BACK, eventually
 from tests.links import FAST, run
+from vocabulary.cards import Card
+from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
+from vocabulary.rules import RuleViolation
 
 DEALER = Operator("D-17", Role.DEALER)
 SUPERVISOR = Operator("S-2", Role.SUPERVISOR)

@@ -34,10 +34,10 @@ from collections.abc import Callable
 
 import pytest
 
-from drivers.protocol.cards import Card
 from drivers.protocol.classes.shuffler import ShuffleMode
 from firmware_sim.shuffler import arrange
 from firmware_sim.world import PhysicalCard
+from vocabulary.cards import Card
 
 K = 13  # cards in the test deck: one suit
 N = 4000  # shuffles

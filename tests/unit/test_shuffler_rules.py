@@ -14,8 +14,7 @@ from structlog.testing import capture_logs
 from transitions import MachineError
 
 from devices.equipment import FIRMWARE_UNVERIFIED, FIRMWARE_UNVERIFIED_CODE, EquipmentEvent
-from devices.faults import Fault, Operator, Role
-from devices.rules import RuleViolation
+from devices.faults import Fault
 from devices.shuffler import (
     BATCH_UNVERIFIED,
     BATCHES_ALTERNATE,
@@ -33,7 +32,6 @@ from devices.shuffler import (
     Shuffler,
 )
 from drivers.errors import DeviceRefused, OutcomeUnknown
-from drivers.protocol.cards import Card, standard_deck
 from drivers.protocol.classes.shuffler import (
     ConfigureBatch,
     DeliveredToShoe,
@@ -64,6 +62,9 @@ from firmware_sim.world import (
     TableWorld,
 )
 from tests.links import run
+from vocabulary.cards import Card, standard_deck
+from vocabulary.operators import Operator, Role
+from vocabulary.rules import RuleViolation
 
 DEALER = Operator("dealer-7", Role.DEALER)
 SUPERVISOR = Operator("super-1", Role.SUPERVISOR)

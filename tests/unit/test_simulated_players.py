@@ -11,7 +11,6 @@ import pytest
 
 from croupier.players import GAMES, simulated_players
 from croupier.players.crazy_4_poker import play_multiple
-from drivers.protocol.cards import Card
 from games.crazy_4_poker import RuleSet as Crazy4Rules
 from games.crazy_4_poker.inputs import Fold, Play
 from games.heads_up_holdem import RuleSet as HoldemRules
@@ -20,6 +19,7 @@ from games.heads_up_holdem.positions import Position as HoldemPosition
 from games.heads_up_holdem.settlement import Stakes
 from games.over_under.inputs import Choice as OverUnderChoice
 from games.over_under.positions import Position as OverUnderPosition
+from vocabulary.cards import Card
 
 
 def cards(text: str) -> list[Card]:

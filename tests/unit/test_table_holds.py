@@ -10,9 +10,10 @@ from typing import Any
 import structlog
 
 from croupier.tables.holding import SupervisorHolds
-from devices.faults import Fault, FaultLatch, Operator, Role
+from devices.faults import Fault, FaultLatch
 from drivers.errors import NotConnected
 from tests.links import run
+from vocabulary.operators import Operator, Role
 
 FLOOR = Operator("FLOOR-1", Role.SUPERVISOR)
 

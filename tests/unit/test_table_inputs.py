@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from croupier.tables.inputs import Offer, answered, ask, each, received, take
-from devices.rules import Rule, RuleViolation
 from tests.links import run
+from vocabulary.rules import Rule, RuleViolation
 
 ODD_ONLY = Rule("TEST(a)", "only odd numbers are taken")
 

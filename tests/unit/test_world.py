@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.protocol.cards import Card, CardError
 from firmware_sim.world import (
     DISCARD,
     FLOOR,
@@ -21,6 +20,7 @@ from firmware_sim.world import (
     read_stack_file,
     seat,
 )
+from vocabulary.cards import Card, CardError
 
 PLACES = [SHUFFLER_INPUT, SHOE, SHOE_TRAY, DISCARD, FLOOR, seat(1), seat(2)]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from drivers.protocol.cards import Card
+from vocabulary.cards import Card
 
 ACE = 1
 

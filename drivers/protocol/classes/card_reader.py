@@ -20,10 +20,10 @@ from __future__ import annotations
 import enum
 from typing import Annotated
 
-from drivers.protocol.cards import Card
 from drivers.protocol.core import CATALOG
 from drivers.protocol.fields import BOOL, U8, U32, PayloadError, enum_member
 from drivers.protocol.message import Command, Reply
+from vocabulary.cards import Card
 
 
 class UpCard(enum.IntEnum):

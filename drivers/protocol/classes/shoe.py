@@ -12,11 +12,11 @@ from __future__ import annotations
 import enum
 from typing import Annotated
 
-from drivers.protocol.cards import COMMITMENT_SIZE, NONCE_SIZE
 from drivers.protocol.core import CATALOG, FaultCode
 from drivers.protocol.fields import BOOL, U8, U16, Fixed, ListOf
 from drivers.protocol.frame import MAX_PAYLOAD
 from drivers.protocol.message import Command, Event, Reply
+from vocabulary.cards import COMMITMENT_SIZE, NONCE_SIZE
 
 NO_CARD = 0  # the face byte of a reply that dealt no readable card: rank 0 names no card
 NO_REFERENCE = 0  # the reference of a reply that sealed no card; references run 1..65535

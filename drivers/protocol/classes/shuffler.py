@@ -4,7 +4,7 @@ The shuffler counts the cards after every shuffle and checks their backs (decisi
 count latches a fault and takes the batch out of play). The shuffled order never travels in the
 shuffle's report: the report carries a commitment, SHA-256 over the order's face bytes and a nonce
 (``commit_order``), and the host reads the order separately, page by page, to keep it sealed for a
-dispute. A face byte is ``drivers.protocol.cards.Card.code``; ``NO_FACE`` stands for a card with no
+dispute. A face byte is ``vocabulary.cards.Card.code``; ``NO_FACE`` stands for a card with no
 face (a cover card slipped into a batch).
 
 Enumerations travel as ``u8`` and are checked by both ends (``checked_*``), not by the codec: the
@@ -19,10 +19,10 @@ import enum
 import hashlib
 from typing import Annotated
 
-from drivers.protocol.cards import COMMITMENT_SIZE, NONCE_SIZE
 from drivers.protocol.core import CATALOG
 from drivers.protocol.fields import BLOB, BOOL, STR, U8, U16, U32, Fixed, ListOf, PayloadError, enum_member
 from drivers.protocol.message import Command, Event, Message, Reply
+from vocabulary.cards import COMMITMENT_SIZE, NONCE_SIZE
 
 CARDS_PER_DECK = 52
 MAX_DECKS = 8

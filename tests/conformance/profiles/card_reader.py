@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from drivers.card_reader import CardReaderDriver
 from drivers.driver import Driver
-from drivers.protocol.cards import Card
 from drivers.protocol.classes.card_reader import UpCard
 from drivers.protocol.core import DeviceClass, FaultCode
 from firmware_sim.card_reader import CardReaderPersonality
 from firmware_sim.personality import Personality
 from firmware_sim.world import DEALER, READER, TableWorld
 from tests.conformance.profile import ConformanceProfile
+from vocabulary.cards import Card
 
 
 def _personality(world: TableWorld) -> CardReaderPersonality:
