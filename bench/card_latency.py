@@ -35,13 +35,13 @@ sys.path.insert(0, str(ROOT))
 
 from bench._common import percentile  # noqa: E402
 from croupier.audit.writer import AuditTrail  # noqa: E402
-from croupier.players import simulated_players  # noqa: E402
 from croupier.service.journal import TableJournal  # noqa: E402
-from croupier.simulated import simulated_table  # noqa: E402
 from croupier.state import TableState  # noqa: E402
 from croupier.tables.watchers import RoundWatcher  # noqa: E402
 from drivers.connection import SupervisorSettings  # noqa: E402
 from games.common.records import Record, RecordKind  # noqa: E402
+from simulator.players import simulated_players  # noqa: E402
+from simulator.tables import simulated_table  # noqa: E402
 
 GAME = "free-bet-blackjack"
 

@@ -2,7 +2,7 @@
 
     python bench/sim_throughput.py [--seconds S] [--games GAME ...]
 
-Each game's simulated table (croupier.simulated: every device over its real transport, pty or the
+Each game's simulated table (simulator.tables: every device over its real transport, pty or the
 simulated USB bus) is played by its simulated players for about ``--seconds`` after two warm-up
 rounds. The host's requests to the devices are counted per round: every one is a round trip the
 round waits on, so with the raw pty round trip measured in the same run (the echo floor of
@@ -28,12 +28,12 @@ from typing import Any
 import structlog
 from _common import median_us, raw_pty_rtt  # the bench directory is on sys.path when a script in it runs
 
-from croupier.players import simulated_players, table_options
-from croupier.sim.floor import FloorSupervisor, controller_key, keyed_resets, on_the_floor
-from croupier.sim.summary import Tally
-from croupier.simulated import GAMES, simulated_table
 from drivers.connection import DeviceConnection
 from drivers.protocol.message import Command, Reply
+from simulator.floor import FloorSupervisor, controller_key, keyed_resets, on_the_floor
+from simulator.players import simulated_players, table_options
+from simulator.summary import Tally
+from simulator.tables import GAMES, simulated_table
 
 RequestFn = Callable[[Command], Awaitable[Reply]]
 WARMUP_ROUNDS = 2

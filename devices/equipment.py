@@ -70,7 +70,7 @@ LINE_ERRORS = Rule(
     "errors on a device's line (frames corrupted, lost and sent again, noise) are recorded, each device's "
     "since its last such record, at the end of the round they came in",
 )
-#: The line-error counters of a link (drivers.protocol.host_link.LinkCounters) a record reports.
+#: The line-error counters of a link (drivers.host_link.LinkCounters) a record reports.
 LINE_ERROR_COUNTERS = (
     "retransmissions",
     "naks_in",

@@ -47,6 +47,17 @@ from drivers.errors import (
     OutcomeUnknown,
     Severity,
 )
+from drivers.host_link import (
+    CommandRejected,
+    CommandTimedOut,
+    EventReceived,
+    HostLink,
+    LineNoise,
+    LinkTimings,
+    ProtocolViolation,
+    ReplyReceived,
+    Request,
+)
 from drivers.protocol.core import (
     CATALOG,
     NONCE_SIZE,
@@ -59,17 +70,6 @@ from drivers.protocol.core import (
     Hello,
     Identity,
     attestation_digest,
-)
-from drivers.protocol.host_link import (
-    CommandRejected,
-    CommandTimedOut,
-    EventReceived,
-    HostLink,
-    LineNoise,
-    LinkTimings,
-    ProtocolViolation,
-    ReplyReceived,
-    Request,
 )
 from drivers.protocol.message import Catalog, Command, Event, Reply, Status
 from drivers.trace import WireTrace

@@ -1,4 +1,4 @@
-"""The device end of one link, sans-I/O: the mirror of drivers.protocol.host_link.
+"""The device end of one link, sans-I/O: the mirror of drivers.host_link.
 
 It keeps what a real device must keep for the host's guarantees: a cache of recent responses by
 sequence number, so a retransmitted command is answered again and never executed twice; events
@@ -29,8 +29,7 @@ from drivers.protocol.core import (
     fault_mask,
 )
 from drivers.protocol.fields import STR, PayloadError
-from drivers.protocol.frame import MAX_PAYLOAD, Frame, FrameDecoder, Kind, Noise, NoiseReason
-from drivers.protocol.host_link import NakReason
+from drivers.protocol.frame import MAX_PAYLOAD, Frame, FrameDecoder, Kind, NakReason, Noise, NoiseReason
 from drivers.protocol.message import Catalog, Command, Empty, Event, Reply, Status, UnknownMessage
 from firmware_sim.personality import Personality, Refusal
 

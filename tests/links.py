@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from drivers.connection import ConnectionState, DeviceConnection, SupervisorSettings
-from drivers.protocol.host_link import LinkTimings
+from drivers.host_link import LinkTimings
 from drivers.transport.base import Transport
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.ports import Port

@@ -3,10 +3,10 @@
 Each handler authenticates, checks the request, then asks the service: the table and its device
 machines enforce the rules and refuse with the clause; errors.py turns a refusal into a 409 carrying
 it. The round is driven from the dealer's screen: wagers until "no more bets", then each prompt the
-table shows (a decision, an insurance answer, a count) answered in turn (croupier.service.screen).
+table shows (a decision, an insurance answer, a count) answered in turn (croupier.screen.prompts).
 Every command takes effect once (decision 0022): an answer names the prompt it answers, and a repeat
 is given the first reply; any POST may carry an Idempotency-Key (croupier.api.once). Bodies are read
-and replies built by typed models (croupier.api.bodies, croupier.api.replies), from which the
+and replies built by typed models (croupier.screen.bodies, croupier.api.replies), from which the
 OpenAPI document is generated.
 """
 
@@ -25,13 +25,13 @@ from aiohttp import WSMsgType, web
 from croupier.api import replies
 from croupier.api.asyncapi import document as asyncapi_document
 from croupier.api.auth import Tokens, authenticate, forbid_dealer
-from croupier.api.bodies import DealerChange, KeyedReset, Ruling, Trace, prompt_of, validated
 from croupier.api.errors import MAX_BODY, BadRequest, json_body, json_errors
 from croupier.api.events import Hub, Json, event_json, record_json
-from croupier.api.keyed import ANSWERS
 from croupier.api.once import Once
 from croupier.api.openapi import document
 from croupier.api.replies import reply
+from croupier.screen.bodies import DealerChange, KeyedReset, Ruling, Trace, prompt_of, validated
+from croupier.screen.players import ANSWERS
 from croupier.service.table_service import TableService
 from games.common.messages import Resolution
 from games.common.records import Record

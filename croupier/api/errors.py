@@ -13,6 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
+from croupier.screen.errors import BadRequest, PromptNotCurrent
 from drivers.errors import DeviceRefused
 from vocabulary.rules import RuleViolation
 
@@ -20,19 +21,6 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 #: The largest body the API reads: its bodies are a few fields (a larger one is a 400).
 MAX_BODY = 16 * 1024
-
-
-class BadRequest(Exception):
-    """A request the API cannot act on: bad JSON, or a field missing or of the wrong type."""
-
-
-class PromptNotCurrent(RuleViolation):
-    """An answer to a prompt the screen no longer shows (409); ``shown`` is the prompt it shows
-    (None: nothing), returned in the error body as ``prompt``."""
-
-    def __init__(self, rule: Any, detail: str, shown: dict[str, Any] | None) -> None:
-        super().__init__(rule, detail)
-        self.shown = shown
 
 
 def error_body(status: int, error: str, clause: str | None = None, **more: Any) -> web.Response:

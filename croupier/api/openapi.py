@@ -1,5 +1,5 @@
 """The API's OpenAPI 3.1 document, generated from the models the requests are read with
-(croupier.api.bodies, croupier.api.keyed.BODIES) and the replies are built with
+(croupier.screen.bodies, croupier.screen.players.BODIES) and the replies are built with
 (croupier.api.replies): an operationId, the request and response schemas and the error schema for
 every operation.
 
@@ -16,10 +16,11 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from croupier.api import bodies, replies
+from croupier.api import replies
 from croupier.api.documents import render, write
-from croupier.api.keyed import ANSWERS, BODIES
 from croupier.api.once import HEADER
+from croupier.screen import bodies
+from croupier.screen.players import ANSWERS, BODIES
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "api" / "openapi.json"
 REF = "#/components/schemas/{model}"

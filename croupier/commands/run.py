@@ -33,19 +33,19 @@ from croupier.audit.sealing import SealingKey
 from croupier.audit.writer import AuditTrail
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError, StartupError
-from croupier.players import simulated_players, table_options
+from croupier.screen.dealer import ScreenDealer
+from croupier.screen.prompts import Screen
 from croupier.service.hardware import hardware_table
 from croupier.service.journal import TableJournal
-from croupier.service.screen import Screen
-from croupier.service.screen_dealer import ScreenDealer
 from croupier.service.systemd import notify, watchdog
 from croupier.service.table_lock import table_lock
 from croupier.service.table_service import TableService
-from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor
-from croupier.simulated import simulated_table
 from croupier.state import StateError, TableState
 from croupier.tables.watchers import RoundWatcher
 from firmware_sim.world import TableWorld
+from simulator.floor import FloorSupervisor, controller_key, on_the_floor
+from simulator.players import simulated_players, table_options
+from simulator.tables import simulated_table
 
 log = structlog.get_logger("croupier.run")
 

@@ -21,15 +21,15 @@ from typing import Any
 
 from croupier.audit.writer import AuditTrail
 from croupier.errors import ConfigError
-from croupier.players import simulated_players, table_options
 from croupier.service.journal import TableJournal
-from croupier.sim.faults import FaultProfile, FaultScript
-from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor, repair_sim
-from croupier.sim.summary import Tally
-from croupier.sim.view import LiveView, ProgressBar
-from croupier.simulated import GAMES, simulated_table
 from croupier.state import TableState
 from games.common.config import ConfigError as RulesError
+from simulator.faults import FaultProfile, FaultScript
+from simulator.floor import FloorSupervisor, controller_key, on_the_floor, repair_sim
+from simulator.players import simulated_players, table_options
+from simulator.summary import Tally
+from simulator.tables import GAMES, simulated_table
+from simulator.view import LiveView, ProgressBar
 
 #: The games' rules modules, by slug, for the number of seats.
 RULES_MODULES = {
@@ -90,7 +90,7 @@ def _rules(game: str, seats: int | None, rules: Mapping[str, Any] | None = None)
     base: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     if game == "crazy-4-poker":
-        from croupier.simulated.crazy_4_poker import LEVELS, RULES
+        from simulator.tables.crazy_4_poker import LEVELS, RULES
 
         base, extra = dict(RULES), {"award_levels": LEVELS}
     mapping = {**base, **({"positions": seats} if seats is not None else {}), **dict(rules or {})}
@@ -177,7 +177,7 @@ async def simulate(
 def run_scenario_file(path: Path, *, records: bool = False) -> int:
     """``--scenario FILE``: play it and print the report; 0 if every expectation held, 1 if the file
     is wrong or the round went otherwise (the first mismatch, with file:line)."""
-    from croupier.sim.scenario import ScenarioError, load, records_text, run_scenario
+    from simulator.scenario import ScenarioError, load, records_text, run_scenario
 
     try:
         scenario = load(path)

@@ -15,8 +15,8 @@ from croupier.config.section import Section
 from croupier.config.urls import DeviceUrl, Via, parse_device_url
 from drivers.authenticity import CLAUSE, MAX_INTERVAL
 from drivers.connection import SupervisorSettings
+from drivers.host_link import MAX_RETRIES
 from drivers.protocol.core import DeviceClass
-from drivers.protocol.host_link import MAX_RETRIES
 from vocabulary.rules import Rule
 
 ALLOW_LIST = Rule("605a.4(c)", "control software verifiable for authenticity: a firmware allow-list")

@@ -3,7 +3,7 @@
 ``[limits]`` in the table configuration names, per wager kind of the game (the fields of its
 ``PlaceWager``: ``blackjack``, ``push22``, ``ante``, ...), ``{min = CENTS, max = CENTS}``. A wager
 kind without limits takes any amount the game allows. A wager outside them is refused before it
-reaches the table, naming the limit (croupier.api.keyed; decision 0022).
+reaches the table, naming the limit (croupier.screen.players; decision 0022).
 """
 
 from __future__ import annotations

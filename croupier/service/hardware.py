@@ -8,7 +8,7 @@ allow-list and approved images, and the due time of its next authenticity check,
 database across restarts (58 Pa. Code § 605a.4(c), § 461a.20(b); decision 0026). Devices that
 share one RS-485 line (the same URL, each at its own address) share one port through the host-side
 arbiter (decision 0007). The dealer is the human at the table, prompted on the dealer's screen
-(croupier.service.screen_dealer). The table is not opened here: a supervisor opens it from the screen,
+(croupier.screen.dealer). The table is not opened here: a supervisor opens it from the screen,
 which records the reader's start-of-day inspection under their name (673a.2(d)).
 """
 

@@ -5,8 +5,8 @@ with no API configured, simulated players.
 actions go through it so that each is audited before it is acknowledged (croupier.service.journal):
 a supervisor's clear or ruling, a dealer change, the table opened or closed, a keyed reset, a wire
 trace switched. Rounds are played one at a time: at a table driven from the screen a round begins
-when the first wager is keyed and takes wagers until "no more bets" (croupier.service.screen); the
-table's questions (decisions, counts) become the screen's prompts (croupier.api.keyed).
+when the first wager is keyed and takes wagers until "no more bets" (croupier.screen.prompts); the
+table's questions (decisions, counts) become the screen's prompts (croupier.screen.players).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from typing import Any
 
 import structlog
 
-from croupier.api.keyed import KEYED, KeyedCounts
 from croupier.config.limits import Limits
+from croupier.screen.players import KEYED, KeyedCounts
+from croupier.screen.prompts import Screen
 from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
-from croupier.service.screen import Screen
 from croupier.tables.holding import HOLD_FOR_SUPERVISOR
 from devices.equipment import FIRMWARE_UNVERIFIED
 from drivers.authenticity import AuthenticityChecked
@@ -67,7 +67,7 @@ class TableService:
         limits: Limits | None = None,
     ) -> None:
         """``cover``: at a simulated Crazy 4 Poker table, puts a keyed progressive wager's chip on
-        the seat's sensor, as the player would (croupier.players.table_options). ``opened``:
+        the seat's sensor, as the player would (simulator.players.table_options). ``opened``:
         whether the table was opened for the day (a simulated one is; at real equipment a
         supervisor opens it from the screen). ``screen``: the one the table's dealer already
         prompts on (a human dealer at real equipment). ``limits``: the posted table limits a keyed

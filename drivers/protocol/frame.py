@@ -39,6 +39,12 @@ class Kind(enum.IntEnum):
     NAK = 5
 
 
+class NakReason:
+    """Payload byte of a NAK frame: why the receiver refused a frame (docs/protocol.md)."""
+
+    BAD_CRC = 1
+
+
 @dataclass(frozen=True, slots=True)
 class Frame:
     """One decoded frame. ``address`` is always the device's address, in both directions."""

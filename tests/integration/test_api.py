@@ -19,13 +19,13 @@ from croupier.api.auth import Tokens
 from croupier.api.openapi import COMMITTED, document
 from croupier.audit.writer import AuditTrail
 from croupier.config.limits import Limits
-from croupier.players import table_options
+from croupier.screen.prompts import NO_WAGER
 from croupier.service.journal import ACCESS_LOGGED, ACCESS_RECORDS, TableJournal
-from croupier.service.screen import NO_WAGER
 from croupier.service.table_service import TableService
-from croupier.simulated import SimulatedTable, simulated_table
 from croupier.state import TableState
 from firmware_sim.world import SHOE
+from simulator.players import table_options
+from simulator.tables import SimulatedTable, simulated_table
 from tests.links import FAST, run
 from tests.screen import Screen, answer_for
 from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role

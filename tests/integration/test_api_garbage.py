@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from croupier.api.keyed import ANSWERS
+from croupier.screen.players import ANSWERS
 from tests.integration.test_api import api_rig
 from tests.links import run
 from tests.screen import WAGERS, answer_for

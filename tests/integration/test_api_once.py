@@ -16,7 +16,7 @@ from croupier.api.asyncapi import COMMITTED as ASYNCAPI
 from croupier.api.asyncapi import document as asyncapi
 from croupier.api.openapi import document as openapi
 from croupier.config.limits import TABLE_LIMITS, Limit
-from croupier.service.screen import ONCE
+from croupier.screen.prompts import ONCE
 from games.free_bet_blackjack import clauses as fbb_clauses
 from tests.integration.test_api import DEALER, SUPERVISOR, Rig, api_rig
 from tests.links import run

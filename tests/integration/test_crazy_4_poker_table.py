@@ -17,9 +17,6 @@ from dataclasses import dataclass
 import pytest
 from structlog.testing import capture_logs
 
-from croupier.players import simulated_players, table_options
-from croupier.simulated import FLOORPERSON
-from croupier.simulated.crazy_4_poker import LEVELS, RULES, simulated_crazy_4_poker
 from croupier.tables.crazy_4_poker import Crazy4PokerTable, layout_place
 from croupier.tables.watchers import RoundWatcher
 from firmware_sim.dealer_crazy_4 import SimulatedCrazy4Dealer
@@ -30,6 +27,9 @@ from games.crazy_4_poker.dealing import deal_sequence
 from games.crazy_4_poker.inputs import Resolution
 from games.crazy_4_poker.machine import COMPLETE
 from games.crazy_4_poker.records import RecordKind
+from simulator.players import simulated_players, table_options
+from simulator.tables import FLOORPERSON
+from simulator.tables.crazy_4_poker import LEVELS, RULES, simulated_crazy_4_poker
 from tests.links import FAST, run
 from vocabulary.cards import Card
 from vocabulary.operators import Operator, Role

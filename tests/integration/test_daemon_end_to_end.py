@@ -33,10 +33,10 @@ from typing import Any
 import aiohttp
 import pytest
 
-from croupier.api.keyed import CRAZY_4_IN_TURN
 from croupier.audit.sealing import generate
 from croupier.config.limits import TABLE_LIMITS
-from croupier.service.screen import AWAITED, NO_MORE_BETS, TABLE_CLOSED
+from croupier.screen.players import CRAZY_4_IN_TURN
+from croupier.screen.prompts import AWAITED, NO_MORE_BETS, TABLE_CLOSED
 from games.free_bet_blackjack.clauses import PLAY_ORDER
 from games.heads_up_holdem.clauses import DECISION_ORDER as HOLDEM_ORDER
 from games.over_under.clauses import DECISION_ORDER as OU_ORDER

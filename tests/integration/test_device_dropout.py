@@ -17,12 +17,7 @@ from structlog.testing import capture_logs
 
 from croupier.audit.record import AuditRecord
 from croupier.audit.writer import AuditTrail
-from croupier.players import simulated_players, table_options
-from croupier.players.crazy_4_poker import StrategyPlayers
-from croupier.players.free_bet_blackjack import BasicStrategyPlayers
 from croupier.service.journal import TableJournal
-from croupier.sim.floor import FloorSupervisor, controller_key, keyed_resets, on_the_floor, repair_world
-from croupier.simulated import FLOORPERSON, simulated_table
 from croupier.state import TableState
 from croupier.tables.watchers import RoundWatcher
 from devices.equipment import LINK_LOST
@@ -33,6 +28,11 @@ from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.world import SHUFFLER_INPUT, SHUFFLER_OUTPUT
 from games.common.machine_parts import COMPLETE
 from games.free_bet_blackjack.inputs import PlayerAction
+from simulator.floor import FloorSupervisor, controller_key, keyed_resets, on_the_floor, repair_world
+from simulator.players import simulated_players, table_options
+from simulator.players.crazy_4_poker import StrategyPlayers
+from simulator.players.free_bet_blackjack import BasicStrategyPlayers
+from simulator.tables import FLOORPERSON, simulated_table
 from tests.links import FAST, run
 from vocabulary.rules import RuleViolation
 

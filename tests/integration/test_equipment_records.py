@@ -19,13 +19,13 @@ import pytest
 from croupier.audit.record import AuditRecord
 from croupier.audit.writer import AuditTrail
 from croupier.cli import main
-from croupier.players import simulated_players, table_options
 from croupier.service.journal import TableJournal
-from croupier.simulated import GAMES, simulated_table
 from croupier.state import TableState
 from firmware_sim.world import DEALER_HAND
 from games.crazy_4_poker.inputs import Resolution
 from games.crazy_4_poker.machine import COMPLETE
+from simulator.players import simulated_players, table_options
+from simulator.tables import GAMES, simulated_table
 from tests.integration.test_crazy_4_poker_table import reset_frozen, table_rig
 from tests.links import FAST, run
 from vocabulary.operators import Operator, Role

@@ -20,8 +20,6 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from croupier.players.free_bet_blackjack import BasicStrategyPlayers
-from croupier.simulated import simulated_free_bet_blackjack
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from drivers.connection import SupervisorSettings
 from drivers.errors import DeviceRefused
@@ -32,6 +30,8 @@ from games.free_bet_blackjack import Round
 from games.free_bet_blackjack.hand import is_ace, is_ten_value
 from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager, PlayerAction, Resolution
 from games.free_bet_blackjack.records import Record, RecordKind
+from simulator.players.free_bet_blackjack import BasicStrategyPlayers
+from simulator.tables import simulated_free_bet_blackjack
 from tests.dealing import (
     WatchingDealer,
     assert_batches_alternate,

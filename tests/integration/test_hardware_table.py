@@ -24,8 +24,8 @@ from croupier.audit.record import AuditRecord
 from croupier.audit.writer import AuditTrail
 from croupier.commands.run import table_in_service
 from croupier.config import TableConfig, load_table_config
+from croupier.screen.prompts import TABLE_CLOSED
 from croupier.service.journal import TableJournal
-from croupier.service.screen import TABLE_CLOSED
 from croupier.service.table_service import DEVICES_READY
 from croupier.state import TableState
 from devices.shuffler import RESUMED_AS_LEFT

@@ -17,8 +17,6 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from croupier.players import simulated_players, table_options
-from croupier.simulated.heads_up_holdem import simulated_heads_up_holdem
 from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
 from croupier.tables.watchers import RoundWatcher
 from drivers.protocol.classes.shuffler import ShuffleCompleted
@@ -27,6 +25,8 @@ from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHOE, SHOE_TRAY, Tab
 from games.heads_up_holdem import Round
 from games.heads_up_holdem.inputs import Resolution
 from games.heads_up_holdem.records import RecordKind
+from simulator.players import simulated_players, table_options
+from simulator.tables.heads_up_holdem import simulated_heads_up_holdem
 from tests.links import FAST, run
 from vocabulary.operators import Operator, Role
 from vocabulary.rules import RuleViolation

@@ -22,12 +22,12 @@ import pytest
 from devices.progressive import Progressive
 from drivers.connection import ConnectionState, DeviceConnection, SupervisorSettings
 from drivers.errors import DeviceRefused
+from drivers.host_link import LinkTimings
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.meter_sign import Shown
 from drivers.protocol.classes.progressive import JackpotHit, SensorChanged, seats_in
 from drivers.protocol.core import DeviceClass
 from drivers.protocol.frame import Frame, FrameDecoder, Kind
-from drivers.protocol.host_link import LinkTimings
 from drivers.transport.serial import SerialTransport
 from drivers.transport.shared import SharedLine
 from drivers.transport.usb import UsbTransport

@@ -13,11 +13,11 @@ from pathlib import Path
 from croupier.audit.adapter import record_round
 from croupier.audit.writer import AuditTrail
 from croupier.cli import main
-from croupier.players.free_bet_blackjack import BasicStrategyPlayers
+from simulator.players.free_bet_blackjack import BasicStrategyPlayers
 from tests.links import FAST, run
 
 try:
-    from croupier.simulated import simulated_free_bet_blackjack
+    from simulator.tables import simulated_free_bet_blackjack
 except ImportError:  # before the package was renamed
     from croupier.simulated_table import simulated_free_bet_blackjack  # type: ignore[no-redef]
 

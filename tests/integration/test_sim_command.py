@@ -17,11 +17,11 @@ import pytest
 from croupier import logs
 from croupier.cli import main
 from croupier.commands.sim import _rules
-from croupier.players import simulated_players, table_options
-from croupier.sim.scenario import ScriptedPlayers, parse, stack_top
-from croupier.sim.summary import Tally, without_timing
-from croupier.sim.view import CLEAR, LiveView
-from croupier.simulated import GAMES, simulated_table
+from simulator.players import simulated_players, table_options
+from simulator.scenario import ScriptedPlayers, parse, stack_top
+from simulator.summary import Tally, without_timing
+from simulator.tables import GAMES, simulated_table
+from simulator.view import CLEAR, LiveView
 
 
 def sim(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from croupier.players import simulated_players, table_options
-from croupier.simulated import GAMES, SimulatedTable, simulated_table
+from simulator.players import simulated_players, table_options
+from simulator.tables import GAMES, SimulatedTable, simulated_table
 from tests.links import FAST, run
 from vocabulary.operators import Operator, Role
 

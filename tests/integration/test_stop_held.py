@@ -22,8 +22,8 @@ from croupier.commands.run import API_DRAIN, Api, Listener, _api, _bound
 from croupier.config import load_table_config
 from croupier.service.journal import TableJournal
 from croupier.service.table_service import TableService
-from croupier.simulated import simulated_table
 from croupier.state import TableState
+from simulator.tables import simulated_table
 from tests.integration.test_recovery import _config_with_api, _records, _verify, _wait_for_api
 from tests.integration.test_run_command import croupier
 from tests.links import FAST, run

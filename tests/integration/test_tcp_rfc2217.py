@@ -19,9 +19,9 @@ import serial
 
 from drivers.connection import ConnectionState, DeviceConnection
 from drivers.errors import NotConnected
+from drivers.host_link import LinkTimings
 from drivers.protocol.core import DeviceClass, Echo, EchoReply, IncrementTestCounter, ReadTestCounter
 from drivers.protocol.frame import Frame, Kind
-from drivers.protocol.host_link import LinkTimings
 from drivers.protocol.message import Status
 from drivers.transport.serial import SerialTransport
 from firmware_sim.device import SimulatedDevice

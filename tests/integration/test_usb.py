@@ -28,6 +28,7 @@ from drivers.errors import (
     PortBusy,
     PortPermissionDenied,
 )
+from drivers.host_link import HostLink, LinkTimings, ReplyReceived
 from drivers.protocol.core import (
     PROTOCOL_VERSION,
     CounterValue,
@@ -38,7 +39,6 @@ from drivers.protocol.core import (
     IncrementTestCounter,
     ReadTestCounter,
 )
-from drivers.protocol.host_link import HostLink, LinkTimings, ReplyReceived
 from drivers.transport.usb import UsbTransport
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.faults import ChannelFaults, FaultPlan

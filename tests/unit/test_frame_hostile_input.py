@@ -15,6 +15,7 @@ import random
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from drivers.host_link import HostLink
 from drivers.protocol import frame as frame_module
 from drivers.protocol.crc import crc16
 from drivers.protocol.frame import (
@@ -27,7 +28,6 @@ from drivers.protocol.frame import (
     Noise,
     NoiseReason,
 )
-from drivers.protocol.host_link import HostLink
 
 GOOD = Frame(1, Kind.EVENT, True, 7, 0x21, b"\x01\x02\x03").encode()
 

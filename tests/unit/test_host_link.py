@@ -6,6 +6,15 @@ import random
 
 import pytest
 
+from drivers.host_link import (
+    CommandTimedOut,
+    EventReceived,
+    HostLink,
+    LineNoise,
+    LinkTimings,
+    NakReason,
+    ReplyReceived,
+)
 from drivers.protocol.core import (
     DiagnosticEvent,
     GetStatus,
@@ -15,15 +24,6 @@ from drivers.protocol.core import (
     RequestDiagnosticEvents,
 )
 from drivers.protocol.frame import Frame, FrameDecoder, Kind, Noise, NoiseReason
-from drivers.protocol.host_link import (
-    CommandTimedOut,
-    EventReceived,
-    HostLink,
-    LineNoise,
-    LinkTimings,
-    NakReason,
-    ReplyReceived,
-)
 from firmware_sim.engine import DeviceEngine
 from firmware_sim.personality import DiagnosticPersonality
 

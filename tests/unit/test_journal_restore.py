@@ -10,11 +10,11 @@ from pathlib import Path
 from croupier.audit.record import AuditRecord
 from croupier.audit.writer import AuditTrail
 from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
-from croupier.sim.floor import FloorSupervisor
-from croupier.simulated import FLOORPERSON
 from croupier.state import TableState
 from devices.faults import Fault, FaultLatch
 from games.free_bet_blackjack.inputs import PlayerAction
+from simulator.floor import FloorSupervisor
+from simulator.tables import FLOORPERSON
 from tests.games import dealt, decide, finish
 from vocabulary.operators import Operator
 

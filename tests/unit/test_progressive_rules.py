@@ -31,12 +31,12 @@ from devices.progressive import (
 from drivers.authenticity import AuthenticityChecked, CheckKind, Trigger
 from drivers.connection import ConnectionState, DeviceSwapped, StateChanged
 from drivers.errors import CommandTimeout, DeviceRefused, NotConnected, OutcomeUnknown
+from drivers.host_link import CommandRejected, EventReceived, HostLink, ReplyReceived
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.meter_sign import Shown
 from drivers.protocol.classes.progressive import GetHits, Hit, HitsPage, LevelInfo, seat_mask, seats_in
 from drivers.protocol.core import PROTOCOL_VERSION, DeviceClass, FaultCode, Hello, Identity
 from drivers.protocol.fields import U8, ListOf, PayloadError
-from drivers.protocol.host_link import CommandRejected, EventReceived, HostLink, ReplyReceived
 from drivers.protocol.message import Command, Event, Reply
 from firmware_sim.engine import DeviceEngine
 from firmware_sim.personality import Personality

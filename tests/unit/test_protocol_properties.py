@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from drivers.host_link import HostLink
 from drivers.protocol.core import CATALOG, ClearFault, Echo, FaultCode, Hello
 from drivers.protocol.fields import BLOB, BOOL, STR, U8, U16, U32, Fixed, ListOf, PayloadError, WireType
 from drivers.protocol.frame import (
@@ -33,7 +34,6 @@ from drivers.protocol.frame import (
     Noise,
     NoiseReason,
 )
-from drivers.protocol.host_link import HostLink
 from drivers.protocol.message import Command, Event, Message, Status
 from firmware_sim.engine import DeviceEngine
 from firmware_sim.personality import DiagnosticPersonality

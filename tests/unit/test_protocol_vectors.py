@@ -23,8 +23,7 @@ import drivers
 from drivers.protocol.core import CATALOG, DoorChanged, FaultCode, FaultRaised
 from drivers.protocol.crc import crc16
 from drivers.protocol.fields import BLOB, STR, Fixed, ListOf, WireType
-from drivers.protocol.frame import SYNC, Frame, FrameDecoder, Kind, Noise, NoiseReason
-from drivers.protocol.host_link import NakReason
+from drivers.protocol.frame import SYNC, Frame, FrameDecoder, Kind, NakReason, Noise, NoiseReason
 from drivers.protocol.message import Message, Status
 from firmware_sim.engine import DeviceEngine
 from firmware_sim.personality import DiagnosticPersonality

@@ -1,4 +1,4 @@
-"""The dealer's screen (croupier.service.screen), one layer: what it takes, from whom, and when —
+"""The dealer's screen (croupier.screen.prompts), one layer: what it takes, from whom, and when —
 every answer refused before it reaches the round names its rule; nothing is left waiting."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from croupier.api.errors import BadRequest
-from croupier.service.screen import AWAITED, NO_MORE_BETS, NO_WAGER, ONCE, TABLE_CLOSED, Screen
-from croupier.service.screen_dealer import ScreenDealer
+from croupier.screen.dealer import ScreenDealer
+from croupier.screen.errors import BadRequest
+from croupier.screen.prompts import AWAITED, NO_MORE_BETS, NO_WAGER, ONCE, TABLE_CLOSED, Screen
 from croupier.tables.inputs import answered, take
 from tests.links import run
 from vocabulary.cards import Card

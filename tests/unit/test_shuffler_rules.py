@@ -32,6 +32,7 @@ from devices.shuffler import (
     Shuffler,
 )
 from drivers.errors import DeviceRefused, OutcomeUnknown
+from drivers.host_link import CommandRejected, EventReceived, HostLink, ReplyReceived
 from drivers.protocol.classes.shuffler import (
     ConfigureBatch,
     DeliveredToShoe,
@@ -47,7 +48,6 @@ from drivers.protocol.classes.shuffler import (
 )
 from drivers.protocol.core import PROTOCOL_VERSION, DeviceClass, FaultCode, FaultRaised, Hello
 from drivers.protocol.fields import PayloadError
-from drivers.protocol.host_link import CommandRejected, EventReceived, HostLink, ReplyReceived
 from drivers.protocol.message import Command, Reply, Status
 from drivers.shuffler import SealedOrder, ShufflerDriver
 from firmware_sim.engine import DeviceEngine

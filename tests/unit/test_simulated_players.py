@@ -1,4 +1,4 @@
-"""The product's simulated players (croupier.players): each game's strategy on chosen hands, seen
+"""The product's simulated players (simulator.players): each game's strategy on chosen hands, seen
 only through the player's own cards and the community cards turned up; the same seed gives the same
 wagers and decisions; an unknown game is refused naming the known ones."""
 
@@ -9,8 +9,6 @@ from collections.abc import Sequence
 
 import pytest
 
-from croupier.players import GAMES, simulated_players
-from croupier.players.crazy_4_poker import play_multiple
 from games.crazy_4_poker import RuleSet as Crazy4Rules
 from games.crazy_4_poker.inputs import Fold, Play
 from games.heads_up_holdem import RuleSet as HoldemRules
@@ -19,6 +17,8 @@ from games.heads_up_holdem.positions import Position as HoldemPosition
 from games.heads_up_holdem.settlement import Stakes
 from games.over_under.inputs import Choice as OverUnderChoice
 from games.over_under.positions import Position as OverUnderPosition
+from simulator.players import GAMES, simulated_players
+from simulator.players.crazy_4_poker import play_multiple
 from vocabulary.cards import Card
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from croupier.players.seen import Look
 from games.crazy_4_poker import RuleSet
 from games.crazy_4_poker.evaluator import KING, QUEEN, Category, aces_or_better, strength
 from games.crazy_4_poker.inputs import Fold, PlaceWagers, Play
+from simulator.players.seen import Look
 from vocabulary.cards import Card
 
 STAKES = (500, 1000, 2500, 5000)  # cents: the Ante, and the Super Bonus equal to it

@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from croupier.api.errors import BadRequest
+from croupier.screen.errors import BadRequest
 from games.common.messages import InputError
 from vocabulary.cards import Card, CardError
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 
-from croupier.simulated.devices import DeviceSpec, SimulatedTable, opened_table, simulated_shuffler
 from croupier.tables.crazy_4_poker import Crazy4PokerTable
 from drivers.connection import SupervisorSettings
 from drivers.protocol.core import DeviceClass
@@ -17,6 +16,7 @@ from firmware_sim.device import SimulatedDevice
 from firmware_sim.progressive import ControllerPersonality, SignPersonality
 from firmware_sim.world import TableWorld
 from games.crazy_4_poker import RuleSet
+from simulator.tables.devices import DeviceSpec, SimulatedTable, opened_table, simulated_shuffler
 
 #: The simulated table's rules over the game's example pay tables (RuleSet.example): the
 #: progressive and Six Card Bonus wagers offered, so a simulated run shows them, a progressive

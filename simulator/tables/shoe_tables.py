@@ -8,11 +8,11 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from croupier.simulated.devices import DeviceSpec, SimulatedTable, opened_table, shoe_and_shuffler
 from croupier.tables.shoe_table import ShoeRules
 from drivers.connection import SupervisorSettings
 from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.world import TableWorld
+from simulator.tables.devices import DeviceSpec, SimulatedTable, opened_table, shoe_and_shuffler
 
 
 @contextlib.asynccontextmanager

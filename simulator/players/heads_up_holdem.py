@@ -12,12 +12,12 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from croupier.players.seen import Look
 from games.common.poker_hands import Category, best_five, evaluate5, high_rank
 from games.heads_up_holdem import RuleSet
 from games.heads_up_holdem.inputs import Choice, PlaceWager, PlayerDecision
 from games.heads_up_holdem.machine import PREFLOP, RIVER
 from games.heads_up_holdem.positions import Position
+from simulator.players.seen import Look
 from vocabulary.cards import Card
 
 STAKES = (500, 1000, 2500, 5000)  # cents: the Ante, and the Odds equal to it
@@ -48,7 +48,7 @@ class StrategyPlayers:
     as ``trips_plus_rate`` says, where ``rules`` offer it. Preflop: Play the largest multiple with
     ``strong_start``; flop: Play 2x with ``made_hand``; river: Play 1x with ``made_hand``, else fold;
     otherwise check. Only the stakes come from ``rng``, so a seeded run replays exactly. ``look``
-    gives a seat's own two cards (croupier.players.seen)."""
+    gives a seat's own two cards (simulator.players.seen)."""
 
     def __init__(
         self, rng: random.Random, *, look: Look, rules: RuleSet | None = None, trips_plus_rate: float = 0.25

@@ -18,15 +18,15 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from croupier.api.bodies import cards_body, count_body, flag_body, place_counts_body
-from croupier.service.screen import Screen
+from croupier.screen.bodies import cards_body, count_body, flag_body, place_counts_body
+from croupier.screen.prompts import Screen
 from croupier.tables.crazy_4_poker import layout_place
 from croupier.tables.inputs import Offer
 from games.crazy_4_poker.evaluator import HAND_SIZE
 from games.crazy_4_poker.inputs import SIX_CARD
 from vocabulary.cards import Card
 
-#: The dealer's counts, read by their models (croupier.api.bodies).
+#: The dealer's counts, read by their models (croupier.screen.bodies).
 STUB_COUNT = count_body("count", "StubCount")
 CHIP_COUNT = count_body("count", "ChipCount")
 MISDEAL_FINDING = flag_body("misdealt", "MisdealFinding")

@@ -4,7 +4,7 @@
 with the same players. Each game's players answer its table's protocol with plain values
 (croupier.tables.inputs) and decide deterministically; only stakes and side wagers are drawn from
 the ``random.Random`` given, so a seeded run replays exactly. Players of a game dealt face down see
-their own cards through a ``look`` (croupier.players.seen); ``table_options`` wires it, and the
+their own cards through a ``look`` (simulator.players.seen); ``table_options`` wires it, and the
 progressive chips, to a simulated table.
 """
 
@@ -14,8 +14,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from croupier.players import crazy_4_poker, free_bet_blackjack, heads_up_holdem, over_under
-from croupier.players.seen import own_cards
+from simulator.players import crazy_4_poker, free_bet_blackjack, heads_up_holdem, over_under
+from simulator.players.seen import own_cards
 
 #: The players of each game, by the game's slug; ``options`` go to them as keywords.
 PLAYERS: dict[str, Callable[..., object]] = {
@@ -39,7 +39,7 @@ def simulated_players(game: str, rng: random.Random, **options: Any) -> object:
 
 def table_options(game: str, sim: Any) -> dict[str, Any]:
     """The options that seat ``game``'s players at the simulated table ``sim``
-    (croupier.simulated.SimulatedTable): their own cards from its world, its rules, and at Crazy 4
+    (simulator.tables.SimulatedTable): their own cards from its world, its rules, and at Crazy 4
     Poker the progressive chips onto the simulated controller's sensors."""
     if game not in ("heads-up-holdem", "crazy-4-poker"):
         return {}

@@ -20,17 +20,11 @@ from drivers.protocol.frame import (
     Frame,
     FrameDecoder,
     Kind,
+    NakReason,
     Noise,
     NoiseReason,
 )
 from drivers.protocol.message import Catalog, Command, Event, Reply, Status, UnknownMessage
-
-
-class NakReason:
-    """Payload byte of a NAK frame."""
-
-    BAD_CRC = 1
-
 
 MAX_RETRIES = 20  # beyond this a dead device would hold its link for tens of seconds
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable
 
-from croupier.simulated.devices import FLOORPERSON, SimulatedTable
-from croupier.simulated.shoe_tables import simulated_shoe_table
 from croupier.tables.over_under import OverUnderTable
 from drivers.connection import SupervisorSettings
 from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.world import TableWorld
 from games.over_under import RuleSet
+from simulator.tables.devices import FLOORPERSON, SimulatedTable
+from simulator.tables.shoe_tables import simulated_shoe_table
 from vocabulary.operators import Operator
 
 OverUnder = SimulatedTable[OverUnderTable, SimulatedDealer]

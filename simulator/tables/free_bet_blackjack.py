@@ -8,8 +8,6 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 
-from croupier.simulated.devices import FLOORPERSON, DeviceSpec, SimulatedTable
-from croupier.simulated.shoe_tables import simulated_shoe_table
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from drivers.connection import SupervisorSettings
 from drivers.protocol.core import DeviceClass
@@ -18,6 +16,8 @@ from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.world import TableWorld
 from games.free_bet_blackjack import RuleSet
+from simulator.tables.devices import FLOORPERSON, DeviceSpec, SimulatedTable
+from simulator.tables.shoe_tables import simulated_shoe_table
 from vocabulary.operators import Operator
 
 FreeBetBlackjack = SimulatedTable[FreeBetBlackjackTable, SimulatedDealer]

@@ -59,7 +59,7 @@ class Tally(RoundWatcher):
 
     # -- the floor ------------------------------------------------------------------------------
     def fault_cleared(self, code: str) -> None:
-        """The simulated floor supervisor cleared a latched fault (croupier.sim.floor)."""
+        """The simulated floor supervisor cleared a latched fault (simulator.floor)."""
         self.faults[code] += 1
 
     # -- the summary ----------------------------------------------------------------------------

@@ -14,15 +14,15 @@ import structlog
 
 from croupier.service.journal import TableJournal
 from croupier.service.table_service import supervisor_clear, supervisor_ruling, supervisor_verify
-from croupier.sim.summary import Tally
-from croupier.simulated import FLOORPERSON, SimulatedTable
 from devices.equipment import FIRMWARE_UNVERIFIED_CODE
 from devices.shuffler import BATCH_UNVERIFIED
 from firmware_sim.dealer import FOREIGN_BACK
 from firmware_sim.world import DISCARD, FLOOR, SHUFFLER_INPUT, SHUFFLER_OUTPUT, PhysicalCard, TableWorld
 from games.common.messages import Resolution
+from simulator.summary import Tally
+from simulator.tables import FLOORPERSON, SimulatedTable
 
-log = structlog.get_logger("croupier.sim")
+log = structlog.get_logger("simulator")
 
 #: How long the floor person takes to walk over: long enough that a hold is a hold.
 DELAY = 0.2

@@ -37,11 +37,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from croupier.players import table_options
-from croupier.sim.faults import FOREIGN_FACE, JOKER
-from croupier.sim.floor import FloorSupervisor, controller_key, on_the_floor, repair_sim
-from croupier.sim.summary import Tally
-from croupier.simulated import GAMES, simulated_table
 from croupier.tables.watchers import RoundWatcher
 from firmware_sim.dealer import FOREIGN_BACK
 from firmware_sim.world import SHOE, SHUFFLER_INPUT, PhysicalCard, TableWorld
@@ -50,6 +45,11 @@ from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlayerAction
 from games.heads_up_holdem.inputs import Choice as HoldemChoice
 from games.heads_up_holdem.inputs import PlayerDecision
 from games.over_under.inputs import Choice as OverUnderChoice
+from simulator.faults import FOREIGN_FACE, JOKER
+from simulator.floor import FloorSupervisor, controller_key, on_the_floor, repair_sim
+from simulator.players import table_options
+from simulator.summary import Tally
+from simulator.tables import GAMES, simulated_table
 from vocabulary.cards import Card, CardError
 from vocabulary.rules import RuleViolation
 

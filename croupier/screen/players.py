@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from croupier.api.bodies import Body, choice_body, message_body, one_of, place_counts_body
 from croupier.config.limits import Limits, check_limits
-from croupier.service.screen import CLOSE_BETTING, NO_MORE_BETS_BODY, Screen
-from croupier.service.screen_dealer import (
+from croupier.screen.bodies import Body, choice_body, message_body, one_of, place_counts_body
+from croupier.screen.dealer import (
     CHIP_COUNT,
     HAND_REPORT,
     MISDEAL_FINDING,
@@ -23,6 +22,7 @@ from croupier.service.screen_dealer import (
     STUB_COUNT,
     ScreenDealer,
 )
+from croupier.screen.prompts import CLOSE_BETTING, NO_MORE_BETS_BODY, Screen
 from croupier.tables.inputs import Offer
 from games.crazy_4_poker import dealing as crazy_4_dealing
 from games.crazy_4_poker import inputs as crazy_4
@@ -44,7 +44,7 @@ Json = Mapping[str, Any]
 INSURANCE_IN_TURN = Rule("672a.7(f)", "the insurance offer is answered by each player in turn, clockwise")
 CRAZY_4_IN_TURN = Rule(PUBLISHED_RULES, "each player in turn Plays or folds, having seen the hand")
 
-#: The answers the players key, read by their models (croupier.api.bodies).
+#: The answers the players key, read by their models (croupier.screen.bodies).
 FBB_INSURANCE = one_of(
     "choice",
     {"decline": None, "insure": fbb.Insure, "even_money": fbb.EvenMoney},

@@ -7,12 +7,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable
 
-from croupier.simulated.devices import SimulatedTable, opened_table, shoe_and_shuffler
 from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
 from drivers.connection import SupervisorSettings
 from firmware_sim.dealer_holdem import SimulatedHoldemDealer
 from firmware_sim.world import TableWorld
 from games.heads_up_holdem import RuleSet
+from simulator.tables.devices import SimulatedTable, opened_table, shoe_and_shuffler
 
 HeadsUpHoldem = SimulatedTable[HeadsUpHoldemTable, SimulatedHoldemDealer]
 

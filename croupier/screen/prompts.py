@@ -21,8 +21,8 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from croupier.api.bodies import empty_body
-from croupier.api.errors import PromptNotCurrent
+from croupier.screen.bodies import empty_body
+from croupier.screen.errors import PromptNotCurrent
 from croupier.tables.inputs import Offer
 from vocabulary.rules import Rule, RuleViolation
 
@@ -93,7 +93,7 @@ class Screen:
         self.prompt: Prompt | None = None
         self.closed = False
         self.listeners: list[Callable[[Json | None], None]] = []
-        #: Hear each physical step the table asks of the dealer (croupier.service.screen_dealer).
+        #: Hear each physical step the table asks of the dealer (croupier.screen.dealer).
         self.step_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
         self._ids = itertools.count(1)
         self._betting: Prompt | None = None

@@ -12,11 +12,11 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from croupier.simulated.crazy_4_poker import simulated_crazy_4_poker
-from croupier.simulated.devices import FLOORPERSON, SimulatedTable
-from croupier.simulated.free_bet_blackjack import simulated_free_bet_blackjack
-from croupier.simulated.heads_up_holdem import simulated_heads_up_holdem
-from croupier.simulated.over_under import simulated_over_under
+from simulator.tables.crazy_4_poker import simulated_crazy_4_poker
+from simulator.tables.devices import FLOORPERSON, SimulatedTable
+from simulator.tables.free_bet_blackjack import simulated_free_bet_blackjack
+from simulator.tables.heads_up_holdem import simulated_heads_up_holdem
+from simulator.tables.over_under import simulated_over_under
 
 #: The builder of each game's simulated table, by the game's slug.
 BUILDERS: dict[str, Callable[..., contextlib.AbstractAsyncContextManager[SimulatedTable[Any, Any]]]] = {

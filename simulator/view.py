@@ -9,9 +9,9 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from croupier.sim.summary import Tally
 from croupier.tables.watchers import RoundWatcher
 from firmware_sim.world import DISCARD, SHOE
+from simulator.summary import Tally
 
 CLEAR = "\x1b[H\x1b[2J"
 WIDTH = 30
