@@ -4,7 +4,7 @@ On a real table the players act and the dealer keys it in; the table asks throug
 simulation (``croupier sim``) or a test can stand in. The table offers only what the round allows
 (``legal_decisions()``), and the round still refuses anything against the rules, with its clause.
 
-The simulated players are simulator.players.free_bet_blackjack's ``BasicStrategyPlayers``.
+The simulated players are simulator.games.free_bet_blackjack's ``BasicStrategyPlayers``.
 """
 
 from __future__ import annotations
