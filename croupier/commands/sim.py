@@ -171,7 +171,9 @@ async def simulate(
 def run_scenario_file(path: Path, *, records: bool = False) -> int:
     """``--scenario FILE``: play it and print the report; 0 if every expectation held, 1 if the file
     is wrong or the round went otherwise (the first mismatch, with file:line)."""
-    from simulator.scenario import ScenarioError, load, records_text, run_scenario
+    from simulator.scenario.judge import records_text
+    from simulator.scenario.parse import ScenarioError
+    from simulator.scenario.run import load, run_scenario
 
     try:
         scenario = load(path)

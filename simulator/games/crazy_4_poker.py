@@ -33,7 +33,7 @@ from games.crazy_4_poker.inputs import Fold, PlaceWagers, Play
 from simulator.games.registry import Simulation, Vocabulary
 from simulator.players import face_down
 from simulator.players.seen import Look
-from simulator.scenario import ScriptedPlayers
+from simulator.scenario.actors import ScriptedPlayers
 from simulator.tables.devices import DeviceSpec, SimulatedTable, opened_table, simulated_shuffler
 from vocabulary.cards import Card
 

@@ -32,7 +32,8 @@ from games.free_bet_blackjack.hand import card_value, is_ace
 from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager, PlayerAction
 from games.free_bet_blackjack.positions import Hand
 from simulator.games.registry import Simulation, Vocabulary
-from simulator.scenario import ScenarioError, ScriptedPlayers
+from simulator.scenario.actors import ScriptedPlayers
+from simulator.scenario.parse import ScenarioError
 from simulator.tables.devices import FLOORPERSON, DeviceSpec, SimulatedTable
 from simulator.tables.shoe_tables import simulated_shoe_table
 from vocabulary.cards import Card

@@ -32,7 +32,7 @@ from games.heads_up_holdem.positions import Position
 from simulator.games.registry import Simulation, Vocabulary
 from simulator.players import face_down
 from simulator.players.seen import Look
-from simulator.scenario import ScriptedPlayers
+from simulator.scenario.actors import ScriptedPlayers
 from simulator.tables.devices import SimulatedTable, opened_table, shoe_and_shuffler
 from vocabulary.cards import Card
 

@@ -23,7 +23,7 @@ from games.over_under.inputs import Choice, PlaceWager
 from games.over_under.points import card_points
 from games.over_under.positions import Position
 from simulator.games.registry import Simulation, Vocabulary
-from simulator.scenario import ScriptedPlayers
+from simulator.scenario.actors import ScriptedPlayers
 from simulator.tables.devices import FLOORPERSON, SimulatedTable
 from simulator.tables.shoe_tables import simulated_shoe_table
 from vocabulary.operators import Operator

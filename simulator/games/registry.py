@@ -29,7 +29,7 @@ class Vocabulary:
     foreign-card`` reaches the batch), whether a ``dealer`` line may change the dealer (the game
     burns for a new dealer), whether ``insurance`` lines are answered, whether the dealer reports
     hands (``fault unreported``), and ``scripted``: the game's scripted players
-    (simulator.scenario.ScriptedPlayers with the game's prompts)."""
+    (simulator.scenario.actors.ScriptedPlayers with the game's prompts)."""
 
     decisions: tuple[str, ...]
     stacked: Literal["shoe", "shuffler"]

@@ -19,7 +19,7 @@ from croupier.audit import AuditTrail, record_round
 from croupier.audit.procedure import judge
 from croupier.audit.record import read_records
 from croupier.commands.sim import _rules
-from simulator.scenario import load, run_scenario
+from simulator.scenario.run import load, run_scenario
 from tests.unit.procedure_trails import Trail, holdem_round
 
 ROOT = Path(__file__).resolve().parents[2]

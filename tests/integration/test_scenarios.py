@@ -17,7 +17,8 @@ import pytest
 from croupier.cli import main
 from croupier.commands.sim import _rules
 from croupier.errors import ConfigError
-from simulator.scenario import ScenarioError, load, parse, run_scenario
+from simulator.scenario.parse import ScenarioError, parse
+from simulator.scenario.run import load, run_scenario
 from tests import hil
 
 SCENARIOS = sorted((Path(__file__).parent.parent / "scenarios").glob("*.txt"))

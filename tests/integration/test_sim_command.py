@@ -20,7 +20,8 @@ from croupier.commands.sim import _rules
 from games import registry
 from simulator.games.free_bet_blackjack import ScriptedFreeBetBlackjack
 from simulator.players import simulated_players, table_options
-from simulator.scenario import parse, stack_top
+from simulator.scenario.actors import stack_top
+from simulator.scenario.parse import parse
 from simulator.summary import Tally, without_timing
 from simulator.tables import simulated_table
 from simulator.view import CLEAR, LiveView
