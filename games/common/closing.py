@@ -15,7 +15,7 @@ from games.common.messages import COVER_CARD, Arrival, Resolution
 from games.common.pickup import SET_ASIDE, Pickup
 
 
-class ClosingSteps:
+class RulingAndPickup:
     """The supervisor's ruling and the pick-up record, in the game's own record kinds."""
 
     def _resolve(self, event: EventData) -> Hold:

@@ -4,7 +4,7 @@ round machine.
 As Free Bet Blackjack's round: the table service makes a ``Round`` and feeds it every event of the
 table in order through ``handle``; ``expected`` is the place the next card goes; ``accepts`` the
 messages taken now; a refusal is a RuleViolation naming its clause, and nothing changes. Rounds
-are made by ``Table.new_round`` (table.py), which knows whether the stub count is due (657a.9(d)).
+are made by ``Table.new_round`` (table_state.py), which knows whether the stub count is due (657a.9(d)).
 
 The round never sees a face while the cards are face down: the deal records places only; faces
 arrive with the shuffler's revealed order (checked with ``verify_order``, the shuffler's check of
@@ -19,21 +19,22 @@ from games.common.holds import Hold
 from games.common.records import RoundLog
 from games.common.round_base import RoundBase
 from games.crazy_4_poker import clauses
+from games.crazy_4_poker.closing import CloseSteps
 from games.crazy_4_poker.dealing import DECK, DealSteps
 from games.crazy_4_poker.evaluator import Strength, strength
 from games.crazy_4_poker.inputs import DeckHand, Place, SealedOrder, ShuffleReport
 from games.crazy_4_poker.machine import DEALING, shared_machine
+from games.crazy_4_poker.playing import PlaySteps
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.rules_config import RuleSet
 from games.crazy_4_poker.settlement import Action, Position
-from games.crazy_4_poker.showdown import ShowdownSteps
 from vocabulary.cards import Card
 
 #: The shuffler's check that ``cards`` is the order it sealed (devices/shuffler.py provides it).
 VerifyOrder = Callable[[SealedOrder, tuple[Card, ...]], bool]
 
 
-class Round(DealSteps, ShowdownSteps, RoundBase):
+class Round(DealSteps, PlaySteps, CloseSteps, RoundBase):
     shared_machine = staticmethod(shared_machine)
     clauses = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
     kinds = RecordKind

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from transitions import EventData
 
-from games.common.closing import ClosingSteps
+from games.common.closing import RulingAndPickup
 from games.common.machine_parts import message_of
 from games.free_bet_blackjack import clauses, settlement
 from games.free_bet_blackjack.irregularities import DISCARD_COUNT
 from games.free_bet_blackjack.settlement import Action
 
 
-class CloseSteps(ClosingSteps):
+class CloseSteps(RulingAndPickup):
     """Guards and callbacks of settlement, the discard rack and a supervisor's ruling."""
 
     def settle_wagers(self, event: EventData) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from transitions import EventData
 
-from games.common.closing import ClosingSteps
+from games.common.closing import RulingAndPickup
 from games.common.machine_parts import message_of
 from games.common.poker_hands import best_five
 from games.heads_up_holdem import clauses, settlement
@@ -14,7 +14,7 @@ from games.heads_up_holdem.records import RecordKind
 from vocabulary.rules import RuleViolation
 
 
-class CloseSteps(ClosingSteps):
+class CloseSteps(RulingAndPickup):
     """Guards and callbacks of settlement, the discard rack and a supervisor's ruling."""
 
     def hands_are_up(self, event: EventData) -> bool:

@@ -26,7 +26,7 @@ from games.heads_up_holdem.closing import CloseSteps
 from games.heads_up_holdem.dealing import DealSteps
 from games.heads_up_holdem.inputs import DeckReport, Verify
 from games.heads_up_holdem.machine import COMMUNITY, DEALING, STREETS, shared_machine
-from games.heads_up_holdem.play import PlaySteps
+from games.heads_up_holdem.playing import PlaySteps
 from games.heads_up_holdem.positions import Due, Position
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.rules_config import RuleSet

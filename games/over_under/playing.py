@@ -1,19 +1,17 @@
-"""The round's callbacks from the first election on: every player's election in turn, before any
-additional card (686a.7(f)-(h)); then each player's settlement and clearing in turn ((j)-(m)); the
-rack's count (n); a held round's ruling. Mixed into Round (round.py)."""
+"""The round's callbacks for play: every player's election in turn, before any additional card
+(686a.7(f)-(h)); then each player's settlement and clearing in turn ((j)-(m): at Over/Under a player
+is settled as play reaches them, not at the end). Mixed into Round (round.py)."""
 
 from __future__ import annotations
 
 from transitions import EventData
 
-from games.common.closing import ClosingSteps
 from games.common.machine_parts import BETTING, SETTLED, message_of
 from games.common.pickup import Pickup
 from games.common.records import RecordKind
 from games.common.seating import clockwise
 from games.over_under import clauses, settlement
 from games.over_under.inputs import Choice
-from games.over_under.irregularities import DISCARD_COUNT
 from games.over_under.machine import DEALING, DECIDING
 from games.over_under.positions import Position
 from vocabulary.rules import Rule, RuleViolation
@@ -22,8 +20,8 @@ from vocabulary.rules import Rule, RuleViolation
 EQUAL_TO_ANTE = {Choice.OVER_23: clauses.OVER_EQUALS_ANTE, Choice.UNDER_18: clauses.UNDER_EQUALS_ANTE}
 
 
-class PlaySteps(ClosingSteps):
-    """Guards and callbacks of the elections, the settlement, the rack and a supervisor's ruling."""
+class PlaySteps:
+    """Guards and callbacks of the elections and of each player's settlement and clearing."""
 
     def choice_is_valid(self, event: EventData) -> bool:
         message = message_of(event)
@@ -119,30 +117,6 @@ class PlaySteps(ClosingSteps):
         pickups = [Pickup(position.label, str(card)) for card in position.cards]
         position.cleared = True
         self._record_pickups(pickups)
-
-    def discard_count_is_wrong(self, event: EventData) -> bool:
-        """686a.7(n), 686a.7(o): every card of the round must reach the rack; none may go missing."""
-        return message_of(event).cards != len(self.pickup_order())
-
-    def hold_discard(self, event: EventData) -> None:
-        cards, dealt = message_of(event).cards, len(self.pickup_order())
-        detail = f"the discard rack received {cards} card(s) this round; the round put {dealt} there"
-        self._hold(*DISCARD_COUNT(clauses.DISCARD_COUNT, detail))
-
-    def record_pickup(self, event: EventData) -> None:
-        self._record_pickups(self.pickup_order()[len(self.pickup) :])
-
-    def void_round(self, event: EventData) -> None:
-        self._resolve(event)
-        for seat in clockwise(self.positions):
-            position = self.positions[seat]
-            self._record_actions(settlement.void(position))
-            position.settled = True
-
-    def continue_round(self, event: EventData) -> None:
-        hold = self._resolve(event)
-        if hold.kind is DISCARD_COUNT:
-            self.record_pickup(event)
 
     def _refuse_second_election(self, position: Position) -> None:
         """686a.7(g): a player elects once."""

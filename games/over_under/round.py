@@ -18,6 +18,7 @@ from games.common.records import RecordKind, RoundLog
 from games.common.round_base import RoundBase
 from games.common.seating import clockwise
 from games.over_under import clauses, irregularities
+from games.over_under.closing import CloseSteps
 from games.over_under.dealing import DealSteps
 from games.over_under.machine import CLEARING, DEALING, DECIDING, DRAWING, REFUSALS, shared_machine
 from games.over_under.playing import PlaySteps
@@ -26,7 +27,7 @@ from games.over_under.rules_config import RuleSet
 from games.over_under.settlement import Action
 
 
-class Round(DealSteps, PlaySteps, RoundBase):
+class Round(DealSteps, PlaySteps, CloseSteps, RoundBase):
     """A round: wagers, cards, elections, settlement and the record of all of it. The machine's
     guards and callbacks come from the two mixins, one per part of the procedure."""
 
