@@ -83,7 +83,7 @@ SIGN_LINK_FAULTS = ("SIGN_LINK_LOST", SIGN_FAULT_PREFIX + "DEVICE_SWAPPED")
 # Link states of a device that is not there (STOPPED too: a connection stopped on purpose is gone).
 _GONE = (ConnectionState.BACKOFF, ConnectionState.FAILED, ConnectionState.STOPPED)
 
-_TRANSITIONS = [
+TRANSITIONS = [
     # Coming online, the controller's round decides the state; a round reconciled before the link
     # dropped stays reconciled.
     {
@@ -183,7 +183,7 @@ class Progressive(Equipment[ProgressiveDriver]):
         Machine(
             model=self,
             states=[OFFLINE, *ONLINE],
-            transitions=_TRANSITIONS,
+            transitions=TRANSITIONS,
             initial=OFFLINE,
             auto_transitions=False,
             send_event=True,

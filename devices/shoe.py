@@ -430,6 +430,7 @@ class Shoe(Equipment[ShoeDriver]):
     """
 
     state: str  # kept by the machine
+    burns: bool  # the game burns a card after each batch is loaded (a condition of the machine's)
 
     def __init__(
         self, driver: ShoeDriver, latch: FaultLatch | None = None, *, clauses: ShoeClauses, burns: bool = True

@@ -8,7 +8,8 @@ Each game package holds the same files for the same jobs:
 
 - ``clauses.py``: the rules the round cites; ``rules_config.py``: what the house configures
 - ``inputs.py``: the messages the round is fed; ``records.py``: what it records
-- ``machine.py``: the round's one transitions machine; ``round.py``: the round, its model
+- ``machine.py``: the round's one transitions machine; ``round.py``: the Round it runs, made of
+  ``round_state.py`` (what the round holds: the typed base of the steps) and the steps:
 - ``dealing.py``, ``playing.py``, ``closing.py``: the round's callbacks for the deal, the play and
   the end (settlement, the discard rack, a supervisor's ruling), mixed into the round
 - ``irregularities.py``: what the round does or holds for; ``settlement.py``: what each wager gets

@@ -19,6 +19,8 @@ from typing import Any
 
 from transitions import EventData, Machine
 
+from vocabulary.machines import DeclaredMachine
+
 BETTING = "betting"
 SETTLED = "settled"
 VOIDED = "voided"
@@ -186,5 +188,7 @@ def triggers_by_state(machine: Machine) -> dict[str, frozenset[str]]:
 
 def shared_machine_of(definition: Callable[[], dict[str, Any]]) -> Callable[[], Machine]:
     """A game's one Machine, built on first use from its ``definition``: every round joins it
-    (``add_model``) and leaves it when it completes."""
-    return functools.cache(lambda: Machine(model=None, **definition()))
+    (``add_model``) and leaves it when it completes. It binds nothing to a round
+    (``model_override=True``; vocabulary/machines.py): a round fires its triggers by name through
+    the machine's events, and every callback the machine names is a method its class declares."""
+    return functools.cache(lambda: DeclaredMachine(model=None, model_override=True, **definition()))

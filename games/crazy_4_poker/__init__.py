@@ -8,7 +8,8 @@ from games.common.config import ConfigError
 from games.crazy_4_poker.clauses import CLAUSES, GAME_ID
 from games.crazy_4_poker.machine import STATE_NOTES
 from games.crazy_4_poker.machine import definition as machine_definition
-from games.crazy_4_poker.round import Round, VerifyOrder
+from games.crazy_4_poker.round import Round
+from games.crazy_4_poker.round_state import VerifyOrder
 from games.crazy_4_poker.rules_config import RuleSet, Shuffler
 from games.crazy_4_poker.table_state import Table
 

@@ -13,6 +13,7 @@ from games.crazy_4_poker.evaluator import Strength
 from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
 from games.crazy_4_poker.irregularities import DISCARD_COUNT, HAND_UNREPORTED, ILLEGAL_RAISE
 from games.crazy_4_poker.records import RecordKind
+from games.crazy_4_poker.round_state import RoundState
 from games.crazy_4_poker.settlement import Wager
 from vocabulary.rules import Irregularity, RuleViolation
 
@@ -24,7 +25,7 @@ def _named(place: Place) -> str:
     return "the Six Card Bonus card" if place == SIX_CARD else f"the {place}'s hand"
 
 
-class CloseSteps(RulingAndPickup):
+class CloseSteps(RulingAndPickup, RoundState):
     """Guards and callbacks from the showdown to the discard rack."""
 
     def dealer_hand_is_known(self, event: EventData) -> bool:

@@ -12,6 +12,7 @@ from games.crazy_4_poker import clauses, settlement
 from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
 from games.crazy_4_poker.irregularities import DEAL_OUT_OF_ORDER, MISDEAL, PROGRESSIVE_MISMATCH, WRONG_DECK
 from games.crazy_4_poker.records import RecordKind
+from games.crazy_4_poker.round_state import DECK, RoundState
 from games.crazy_4_poker.rules_config import Shuffler
 from games.crazy_4_poker.settlement import Position
 from vocabulary.rules import Irregularity, RuleViolation
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
     from games.crazy_4_poker.inputs import PlaceWagers
     from games.crazy_4_poker.rules_config import RuleSet
 
-DECK = 52  # 603a.15, 657a.9(e)
 FIVE = 5
 
 
@@ -30,7 +30,7 @@ def deal_sequence(seats: list[int], six_card: bool) -> tuple[Place, ...]:
     return ((SIX_CARD,) if six_card else ()) + tuple([*sorted(seats), DEALER] * FIVE)
 
 
-class DealSteps:
+class DealSteps(RoundState):
     """Guards and callbacks from the wagers to the stub."""
 
     def wagers_are_valid(self, event: EventData) -> bool:

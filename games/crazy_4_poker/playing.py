@@ -10,6 +10,7 @@ from games.crazy_4_poker import clauses
 from games.crazy_4_poker.evaluator import best_four
 from games.crazy_4_poker.inputs import DEALER, Place
 from games.crazy_4_poker.records import RecordKind
+from games.crazy_4_poker.round_state import RoundState
 from games.crazy_4_poker.settlement import Position
 from vocabulary.cards import Card
 from vocabulary.rules import RuleViolation
@@ -18,7 +19,7 @@ SHUFFLER_ORDER = "shuffler order"
 DEALER_REPORT = "dealer report"
 
 
-class PlaySteps:
+class PlaySteps(RoundState):
     """Guards and callbacks of the decisions and the hands made known."""
 
     def _decider(self, seat: int) -> Position:

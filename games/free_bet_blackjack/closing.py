@@ -9,10 +9,11 @@ from games.common.closing import RulingAndPickup
 from games.common.machine_parts import message_of
 from games.free_bet_blackjack import clauses, settlement
 from games.free_bet_blackjack.irregularities import DISCARD_COUNT
+from games.free_bet_blackjack.round_state import RoundState
 from games.free_bet_blackjack.settlement import Action
 
 
-class CloseSteps(RulingAndPickup):
+class CloseSteps(RulingAndPickup, RoundState):
     """Guards and callbacks of settlement, the discard rack and a supervisor's ruling."""
 
     def settle_wagers(self, event: EventData) -> None:

@@ -27,6 +27,7 @@ from games.free_bet_blackjack.machine import (
     PLAYER_TURNS,
 )
 from games.free_bet_blackjack.positions import Position
+from games.free_bet_blackjack.round_state import RoundState
 from vocabulary.rules import Rule, RuleViolation
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ NOTHING_DUE = {
 }
 
 
-class DealSteps(ShoeSteps):
+class DealSteps(ShoeSteps, RoundState):
     """Guards and callbacks of the wagers, the deal and every card arriving from the shoe."""
 
     def wager_is_valid(self, event: EventData) -> bool:

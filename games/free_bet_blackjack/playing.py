@@ -20,12 +20,13 @@ from games.free_bet_blackjack.irregularities import (
 )
 from games.free_bet_blackjack.machine import DEALING
 from games.free_bet_blackjack.positions import Hand, Position
+from games.free_bet_blackjack.round_state import RoundState
 from games.free_bet_blackjack.settlement import Action
 from vocabulary.cards import Card
 from vocabulary.rules import Irregularity, RuleViolation
 
 
-class PlaySteps:
+class PlaySteps(RoundState):
     """Guards and callbacks from the insurance offer to the hole card turned up."""
 
     def insurance_is_valid(self, event: EventData) -> bool:

@@ -11,10 +11,11 @@ from games.common.poker_hands import best_five
 from games.heads_up_holdem import clauses, settlement
 from games.heads_up_holdem.irregularities import COLLECT_COUNT
 from games.heads_up_holdem.records import RecordKind
+from games.heads_up_holdem.round_state import RoundState
 from vocabulary.rules import RuleViolation
 
 
-class CloseSteps(RulingAndPickup):
+class CloseSteps(RulingAndPickup, RoundState):
     """Guards and callbacks of settlement, the discard rack and a supervisor's ruling."""
 
     def hands_are_up(self, event: EventData) -> bool:

@@ -18,6 +18,7 @@ from games.heads_up_holdem.irregularities import EXTRA_CARDS, WRONG_COUNT, class
 from games.heads_up_holdem.machine import DEALING, DELIVERIES
 from games.heads_up_holdem.positions import Due, Position
 from games.heads_up_holdem.records import RecordKind
+from games.heads_up_holdem.round_state import RoundState
 from games.heads_up_holdem.settlement import Stakes
 from vocabulary.rules import Irregularity, Rule, RuleViolation
 
@@ -29,7 +30,7 @@ DECK = 52  # 677a.10(e): the deck holds 52 cards
 COMMUNITY_CARDS = 5
 
 
-class DealSteps:
+class DealSteps(RoundState):
     """Guards and callbacks from the wagers to the first decision."""
 
     def wager_is_valid(self, event: EventData) -> bool:

@@ -17,6 +17,7 @@ from games.heads_up_holdem.irregularities import JOKER, REVEAL_MISMATCH
 from games.heads_up_holdem.machine import FLOP, PREFLOP, RIVER
 from games.heads_up_holdem.positions import Position
 from games.heads_up_holdem.records import RecordKind
+from games.heads_up_holdem.round_state import RoundState
 from vocabulary.cards import Card
 from vocabulary.rules import RuleViolation
 
@@ -25,7 +26,7 @@ STREET_RULES = {PREFLOP: clauses.PLAY_PREFLOP, FLOP: clauses.PLAY_FLOP, RIVER: c
 REVEALS = {PREFLOP: slice(0, 3), FLOP: slice(3, 5)}
 
 
-class PlaySteps:
+class PlaySteps(RoundState):
     """Guards and callbacks from the first decision to the showdown."""
 
     def decision_is_legal(self, event: EventData) -> bool:

@@ -10,9 +10,10 @@ from games.common.machine_parts import message_of
 from games.common.seating import clockwise
 from games.over_under import clauses, settlement
 from games.over_under.irregularities import DISCARD_COUNT
+from games.over_under.round_state import RoundState
 
 
-class CloseSteps(RulingAndPickup):
+class CloseSteps(RulingAndPickup, RoundState):
     """Guards and callbacks of the discard rack and a supervisor's ruling."""
 
     def discard_count_is_wrong(self, event: EventData) -> bool:

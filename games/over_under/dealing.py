@@ -18,6 +18,7 @@ from games.over_under import clauses
 from games.over_under.machine import CLEARING, DEALING, DECIDING, DRAWING
 from games.over_under.points import HAND_SIZE
 from games.over_under.positions import Position, check_seat
+from games.over_under.round_state import RoundState
 from vocabulary.rules import Rule, RuleViolation
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ NOTHING_DUE = {
 }
 
 
-class DealSteps(ShoeSteps):
+class DealSteps(ShoeSteps, RoundState):
     """Guards and callbacks of the wagers, the deal and every card arriving from the shoe."""
 
     def wager_is_valid(self, event: EventData) -> bool:

@@ -14,13 +14,14 @@ from games.over_under import clauses, settlement
 from games.over_under.inputs import Choice
 from games.over_under.machine import DEALING, DECIDING
 from games.over_under.positions import Position
+from games.over_under.round_state import RoundState
 from vocabulary.rules import Rule, RuleViolation
 
 #: The Over 23 and Under 18 Wagers, each equal to the Ante (686a.7(g)(1)-(2)).
 EQUAL_TO_ANTE = {Choice.OVER_23: clauses.OVER_EQUALS_ANTE, Choice.UNDER_18: clauses.UNDER_EQUALS_ANTE}
 
 
-class PlaySteps:
+class PlaySteps(RoundState):
     """Guards and callbacks of the elections and of each player's settlement and clearing."""
 
     def choice_is_valid(self, event: EventData) -> bool:
