@@ -14,7 +14,7 @@ from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
 from games.crazy_4_poker.irregularities import DISCARD_COUNT, HAND_UNREPORTED, ILLEGAL_RAISE
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.round_state import RoundState
-from games.crazy_4_poker.settlement import Wager
+from games.crazy_4_poker.settlement import Action, Wager
 from vocabulary.rules import Irregularity, RuleViolation
 
 
@@ -25,7 +25,7 @@ def _named(place: Place) -> str:
     return "the Six Card Bonus card" if place == SIX_CARD else f"the {place}'s hand"
 
 
-class CloseSteps(RulingAndPickup, RoundState):
+class CloseSteps(RoundState, RulingAndPickup[Action]):
     """Guards and callbacks from the showdown to the discard rack."""
 
     def dealer_hand_is_known(self, event: EventData) -> bool:
@@ -112,7 +112,7 @@ class CloseSteps(RulingAndPickup, RoundState):
     def discard_count_is_wrong(self, event: EventData) -> bool:
         """657a.9(c); house convention (657a.11 not found): every card on the layout reaches the
         discard rack."""
-        return message_of(event).cards != self.layout_cards
+        return bool(message_of(event).cards != self.layout_cards)
 
     def hold_discard(self, event: EventData) -> None:
         cards = message_of(event).cards

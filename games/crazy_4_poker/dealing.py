@@ -110,7 +110,7 @@ class DealSteps(RoundState):
 
     def chips_mismatch(self, event: EventData) -> bool:
         """657a.9(a)(3); decision 0008: a mismatch calls a supervisor."""
-        return message_of(event).chips != self.accepted
+        return bool(message_of(event).chips != self.accepted)
 
     def hold_chip_count(self, event: EventData) -> None:
         """The count is recorded as for a match, then the round waits for a supervisor."""
@@ -134,7 +134,7 @@ class DealSteps(RoundState):
         return True
 
     def card_out_of_order(self, event: EventData) -> bool:
-        return message_of(event).place != self.expected
+        return bool(message_of(event).place != self.expected)
 
     def hold_card(self, event: EventData) -> None:
         place = message_of(event).place
@@ -174,7 +174,7 @@ class DealSteps(RoundState):
         self.log.add(RecordKind.STUB, cards=None, to="discard rack", clause=clauses.STUB_TO_RACK.clause)
 
     def stub_count_is_wrong(self, event: EventData) -> bool:
-        return message_of(event).cards != self.stub_size
+        return bool(message_of(event).cards != self.stub_size)
 
     def stub_counted_right(self, event: EventData) -> None:
         self.stub_counted = True

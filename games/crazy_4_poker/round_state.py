@@ -7,6 +7,8 @@ into the Round the machine runs.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
+from typing import ClassVar
 
 from games.common.holds import Hold
 from games.common.records import RoundLog
@@ -26,11 +28,11 @@ VerifyOrder = Callable[[SealedOrder, tuple[Card, ...]], bool]
 DECK = 52  # 603a.15, 657a.9(e)
 
 
-class RoundState(RoundBase):
+class RoundState(RoundBase[Action]):
     """The round's state and its helpers; the steps (round.py: the Round) change it."""
 
     shared_machine = staticmethod(shared_machine)
-    clauses = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
+    clauses: ClassVar[ModuleType] = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
     kinds = RecordKind
 
     def __init__(

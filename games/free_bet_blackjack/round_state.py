@@ -7,6 +7,8 @@ into the Round the machine runs.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from types import ModuleType
+from typing import ClassVar
 
 from games.common.holds import Hold
 from games.common.messages import Sealed
@@ -30,11 +32,11 @@ from vocabulary.rules import Rule, RuleViolation
 Verify = Callable[[Sealed, Card], bool]
 
 
-class RoundState(RoundBase):
+class RoundState(RoundBase[Action]):
     """The round's state and its helpers; the steps (round.py: the Round) change it."""
 
     shared_machine = staticmethod(shared_machine)
-    clauses = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
+    clauses: ClassVar[ModuleType] = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
     kinds = RecordKind
     irregularities = irregularities  # the module: ShoeSteps classifies arrivals by it
     first_wager = "Blackjack Wager"
@@ -125,7 +127,7 @@ class RoundState(RoundBase):
         except KeyError:
             raise RuleViolation(rule, f"seat {seat} has no Blackjack Wager in this round") from None
 
-    def _record_actions(self, actions: list[Action], order: Rule) -> None:
+    def _record_actions(self, actions: list[Action], order: Rule) -> None:  # type: ignore[override]  # cites the order
         for action in actions:
             self.actions.append(action)
             self.log.add(
@@ -139,6 +141,15 @@ class RoundState(RoundBase):
                 clause=action.rule.clause,
                 order=order.clause,
             )
+
+    # Declared here, done in playing.py: a card dealt or a ruling may need them too.
+    def _pay_blackjacks_reached(self) -> None:
+        """Pay each Blackjack the dealer's turn has reached (PlaySteps)."""
+        raise NotImplementedError
+
+    def _turn_up(self, card: Card) -> None:
+        """Take the hole card turned up (PlaySteps)."""
+        raise NotImplementedError
 
     def _announce_dealer_total(self) -> None:
         dealer = self.dealer_total

@@ -12,10 +12,11 @@ from games.heads_up_holdem import clauses, settlement
 from games.heads_up_holdem.irregularities import COLLECT_COUNT
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.round_state import RoundState
+from games.heads_up_holdem.settlement import Action
 from vocabulary.rules import RuleViolation
 
 
-class CloseSteps(RulingAndPickup, RoundState):
+class CloseSteps(RoundState, RulingAndPickup[Action]):
     """Guards and callbacks of settlement, the discard rack and a supervisor's ruling."""
 
     def hands_are_up(self, event: EventData) -> bool:
@@ -48,7 +49,7 @@ class CloseSteps(RulingAndPickup, RoundState):
 
     def collect_count_is_wrong(self, event: EventData) -> bool:
         """House convention: every card of the round on the layout must reach the discard rack."""
-        return message_of(event).cards != len(self.pickup_order())
+        return bool(message_of(event).cards != len(self.pickup_order()))
 
     def hold_collect(self, event: EventData) -> None:
         cards, dealt = message_of(event).cards, len(self.pickup_order())

@@ -7,15 +7,16 @@ into the Round the machine runs.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import ModuleType
+from typing import ClassVar
 
 from games.common.holds import Hold
-from games.common.messages import Arrival
 from games.common.pickup import Pickup
 from games.common.records import RoundLog
 from games.common.round_base import RoundBase
 from games.common.seating import clockwise, counterclockwise
 from games.heads_up_holdem import clauses
-from games.heads_up_holdem.inputs import DeckReport, Verify
+from games.heads_up_holdem.inputs import Arrival, DeckReport, Verify
 from games.heads_up_holdem.machine import COMMUNITY, DEALING, STREETS, shared_machine
 from games.heads_up_holdem.positions import Due, Position
 from games.heads_up_holdem.records import RecordKind
@@ -24,11 +25,11 @@ from games.heads_up_holdem.settlement import Action
 from vocabulary.cards import Card
 
 
-class RoundState(RoundBase):
+class RoundState(RoundBase[Action]):
     """The round's state and its helpers; the steps (round.py: the Round) change it."""
 
     shared_machine = staticmethod(shared_machine)
-    clauses = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
+    clauses: ClassVar[ModuleType] = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
     kinds = RecordKind
 
     def __init__(
@@ -117,9 +118,9 @@ class RoundState(RoundBase):
         stacks = sum(len(p.stack) for p in self.positions.values()) + len(self.dealer_stack)
         return stacks + len(self.community) + len(self.set_aside) + self.unseen
 
-    def _record_actions(self, actions: Iterable[Action]) -> None:
+    def _record_actions(self, actions: Iterable[Action], **cited: str) -> None:
         """Every settlement is recorded with the order it follows."""
-        super()._record_actions(actions, order=clauses.SETTLEMENT_ORDER.clause)
+        super()._record_actions(actions, order=clauses.SETTLEMENT_ORDER.clause, **cited)
 
     def pickup_order(self) -> list[Pickup]:
         """Every card of the round on the layout, in the order it goes to the discard rack: folded

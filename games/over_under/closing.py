@@ -11,14 +11,15 @@ from games.common.seating import clockwise
 from games.over_under import clauses, settlement
 from games.over_under.irregularities import DISCARD_COUNT
 from games.over_under.round_state import RoundState
+from games.over_under.settlement import Action
 
 
-class CloseSteps(RulingAndPickup, RoundState):
+class CloseSteps(RoundState, RulingAndPickup[Action]):
     """Guards and callbacks of the discard rack and a supervisor's ruling."""
 
     def discard_count_is_wrong(self, event: EventData) -> bool:
         """686a.7(n), 686a.7(o): every card of the round must reach the rack; none may go missing."""
-        return message_of(event).cards != len(self.pickup_order())
+        return bool(message_of(event).cards != len(self.pickup_order()))
 
     def hold_discard(self, event: EventData) -> None:
         cards, dealt = message_of(event).cards, len(self.pickup_order())

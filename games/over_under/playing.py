@@ -4,6 +4,8 @@ is settled as play reaches them, not at the end). Mixed into Round (round.py).""
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from transitions import EventData
 
 from games.common.machine_parts import BETTING, SETTLED, message_of
@@ -41,11 +43,11 @@ class PlaySteps(RoundState):
     def completes_elections(self, event: EventData) -> bool:
         """686a.7(f): the election of the last player clockwise completes the decisions; only then
         is any additional card dealt (686a.7(i))."""
-        return self.current.seat == clockwise(self.positions)[-1]
+        return self.in_turn.seat == clockwise(self.positions)[-1]
 
     def apply_choice(self, event: EventData) -> None:
         choice = message_of(event).choice
-        position = self.current
+        position = self.in_turn
         position.choice = choice
         fields = dict(seat=position.seat, choice=choice.value, first_card=str(position.cards[0]))
         if choice is Choice.SURRENDER:
@@ -100,7 +102,7 @@ class PlaySteps(RoundState):
 
     def settle_player(self, event: EventData) -> None:
         """686a.7(j): the Hand is complete: the player's wagers are settled at once by (k)-(m)."""
-        position = self.current
+        position = self.in_turn
         position.settled = True
         self._record_actions(settlement.settle(position, self.rules))
 
@@ -114,20 +116,21 @@ class PlaySteps(RoundState):
         return any(not position.cleared for position in self.positions.values() if position is not current)
 
     def clear_player(self, event: EventData) -> None:
-        position = self.current
+        position = self.in_turn
         pickups = [Pickup(position.label, str(card)) for card in position.cards]
         position.cleared = True
         self._record_pickups(pickups)
 
-    def _refuse_second_election(self, position: Position) -> None:
+    def _refuse_second_election(self, position: Position) -> NoReturn:
         """686a.7(g): a player elects once."""
+        assert position.choice is not None, "only an election made is refused again"
         raise RuleViolation(clauses.ONE_ELECTION, f"{position.label} has elected {position.choice.value}")
 
     def _turn_of(self, seat: int, rule: Rule) -> Position:
         """The position whose turn it is, if ``seat`` is it; else the clause that refuses it."""
-        current = self.current
         if seat not in self.positions:
             raise RuleViolation(rule, f"seat {seat} has no Ante Wager in this round")
+        current = self.in_turn
         if current.seat != seat:
             raise RuleViolation(rule, f"it is {current.label}'s turn, not seat {seat}'s")
         return current

@@ -7,6 +7,8 @@ into the Round the machine runs.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import ModuleType
+from typing import ClassVar
 
 from games.common.holds import Hold
 from games.common.pickup import Pickup
@@ -20,11 +22,11 @@ from games.over_under.rules_config import RuleSet
 from games.over_under.settlement import Action
 
 
-class RoundState(RoundBase):
+class RoundState(RoundBase[Action]):
     """The round's state and its helpers; the steps (round.py: the Round) change it."""
 
     shared_machine = staticmethod(shared_machine)
-    clauses = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
+    clauses: ClassVar[ModuleType] = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
     kinds = RecordKind
     irregularities = irregularities  # the module: ShoeSteps classifies arrivals by it
     first_wager = "Ante Wager"
@@ -59,12 +61,19 @@ class RoundState(RoundBase):
         return next(waiting, None)
 
     @property
+    def in_turn(self) -> Position:
+        """The current player, in the states that have one (where the machine calls for one)."""
+        current = self.current
+        assert current is not None, f"no player is in turn while the round is {self.state}"
+        return current
+
+    @property
     def expected(self) -> Slot | None:
         """The card due from the shoe next, or None when no card is due."""
         if self.state == DEALING:
             return Slot(clockwise(self.positions)[self._dealt], clauses.FIRST_CARDS)
         if self.state == DRAWING:
-            return Slot(self.current.seat, clauses.TWO_MORE_CARDS)
+            return Slot(self.in_turn.seat, clauses.TWO_MORE_CARDS)
         return None
 
     def pickup_order(self) -> list[Pickup]:
@@ -94,7 +103,7 @@ class RoundState(RoundBase):
                 clause=clauses.DISCARD_ORDER.clause,
             )
 
-    def _record_actions(self, actions: Iterable[Action]) -> None:
+    def _record_actions(self, actions: Iterable[Action]) -> None:  # type: ignore[override]  # records the Hand's total
         for action in actions:
             self.actions.append(action)
             self.log.add(
