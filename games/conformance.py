@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import Any
 
 from games import GAMES
-from games.common.machine_parts import Spec
+from vocabulary.machines import Spec
 from vocabulary.rules import Rule
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from transitions import EventData, Machine
 
-from vocabulary.machines import DeclaredMachine
+from vocabulary.machines import DeclaredMachine, Spec
 
 if TYPE_CHECKING:
     from games.common.movement import Action
@@ -30,11 +30,6 @@ SETTLED = "settled"
 VOIDED = "voided"
 HELD = "held"
 COMPLETE = "complete"
-
-
-#: transitions' keyword arguments for one transition or a whole machine (Any: transitions takes
-#: names, lists of names, guard objects and flags alike).
-Spec = dict[str, Any]  # Any: names, lists of names, guard objects, flags
 
 
 def message_of(event: EventData) -> Any:  # Any: each trigger's own message type, known to its callbacks

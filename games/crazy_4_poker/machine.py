@@ -16,11 +16,11 @@ from games.common.machine_parts import (
     HELD,
     SETTLED,
     VOIDED,
-    Spec,
     message_of,
     rack_transitions,
     resolution_transitions,
 )
+from vocabulary.machines import Spec
 
 __all__ = ["definition", "message_of", "shared_machine"]
 

@@ -20,7 +20,6 @@ from games.common.machine_parts import (
     HELD,
     SETTLED,
     VOIDED,
-    Spec,
     dealer_change_transitions,
     decision_transitions,
     opening_transitions,
@@ -29,6 +28,7 @@ from games.common.machine_parts import (
     resolution_transitions,
     shoe_arrival_transitions,
 )
+from vocabulary.machines import Spec
 
 DEALING = "dealing"
 INSURANCE = "insurance"

@@ -16,13 +16,13 @@ from games.common.machine_parts import (
     HELD,
     SETTLED,
     VOIDED,
-    Spec,
     decision_transitions,
     held_arrival_transitions,
     opening_transitions,
     rack_transitions,
     resolution_transitions,
 )
+from vocabulary.machines import Spec
 
 DEALING = "dealing"
 STUB_OUT = "stub_out"

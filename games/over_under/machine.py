@@ -21,7 +21,6 @@ from games.common.machine_parts import (
     HELD,
     SETTLED,
     VOIDED,
-    Spec,
     dealer_change_transitions,
     message_of,
     opening_transitions,
@@ -30,6 +29,7 @@ from games.common.machine_parts import (
     resolution_transitions,
     shoe_arrival_transitions,
 )
+from vocabulary.machines import Spec
 
 __all__ = [
     "BETTING",
