@@ -22,7 +22,7 @@ import hmac
 import itertools
 import os
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 
 import structlog
@@ -576,9 +576,9 @@ class DeviceConnection:
             self.events.put_nowait(EventsHeldBack(limit, held))
             self.log.warning("event queue drained: events acknowledged again", limit=limit, held=held)
 
-    async def _await_or_lost(self, coro: object) -> Reply:
+    async def _await_or_lost(self, coro: Awaitable[Reply]) -> Reply:
         """Await a command, but give up as soon as the link is lost underneath it."""
-        task = asyncio.ensure_future(coro)  # type: ignore[arg-type]
+        task = asyncio.ensure_future(coro)
         lost = asyncio.ensure_future(self._lost.wait())
         try:
             done, _ = await asyncio.wait({task, lost}, return_when=asyncio.FIRST_COMPLETED)

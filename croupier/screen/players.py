@@ -32,7 +32,7 @@ from games.free_bet_blackjack import inputs as fbb
 from games.heads_up_holdem import clauses as holdem_clauses
 from games.heads_up_holdem import dealing as holdem_dealing
 from games.heads_up_holdem import inputs as holdem
-from games.heads_up_holdem.play import choices_on
+from games.heads_up_holdem.playing import choices_on
 from games.over_under import clauses as ou_clauses
 from games.over_under import dealing as ou_dealing
 from games.over_under import inputs as ou

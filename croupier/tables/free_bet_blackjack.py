@@ -22,16 +22,18 @@ this module adds Free Bet Blackjack's round: its reader, its insurance, peek, de
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
-from croupier.tables.inputs import ask
+from croupier.tables.inputs import Answer, Answers, ask
 from croupier.tables.shoe_table import Play, ShoeTable
 from devices.card_reader import CardReader
 from devices.equipment import Equipment
 from devices.shoe import ShoeClauses
 from games.free_bet_blackjack import Round, RuleSet
 from games.free_bet_blackjack.clauses import BLACKJACK_PAID, BURN_DUE
+from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.discard import hand_pickup
 from games.free_bet_blackjack.inputs import (
     CloseInsurance,
@@ -40,6 +42,7 @@ from games.free_bet_blackjack.inputs import (
     Insure,
     Message,
     PeekAnswer,
+    PlaceWager,
     PlayerAction,
     RevealHole,
     Settle,
@@ -55,8 +58,27 @@ from games.free_bet_blackjack.machine import (
     VOIDED,
 )
 from games.free_bet_blackjack.positions import Hand
-from vocabulary.cards import SealedCard
+from vocabulary.cards import Card, SealedCard
 from vocabulary.operators import Operator
+
+Legal = Mapping[PlayerAction, Stake | None]
+
+
+class Players(Protocol):
+    """Whoever sits at the table: on a real table the players act and the dealer keys it in; a
+    simulation (``croupier sim``) or a test stands in through this. The table offers only what the
+    round allows (``legal_decisions()``), and the round still refuses anything against the rules."""
+
+    def wagers(self, round_number: int, positions: int) -> Answers[PlaceWager]:
+        """The wagers placed for a round on positions 1 to ``positions`` (none: no round)."""
+
+    def insurance(self, hand: Hand, dealer_up: Card) -> Answer[Insure | EvenMoney | None]:
+        """The player's answer to the insurance offer (672a.7(f)); None declines."""
+
+    def decide(self, hand: Hand, dealer_up: Card, legal: Legal) -> Answer[PlayerAction]:
+        """A decision for ``hand``, one of ``legal`` (672a.7(h)(2)), asked when the dealer reaches
+        it, clockwise; a Blackjack is never asked: it is paid when reached (672a.7(h)(1))."""
+
 
 _Play = Play[Round]
 

@@ -139,7 +139,8 @@ class _Str(WireType):
     def decode(self, data: bytes, offset: int) -> tuple[object, int]:
         raw, end = BLOB.decode(data, offset)
         try:
-            return raw.decode("utf-8"), end  # type: ignore[union-attr]
+            assert isinstance(raw, bytes)
+            return raw.decode("utf-8"), end
         except UnicodeDecodeError as exc:
             raise PayloadError(f"text is not UTF-8: {raw!r}") from exc
 

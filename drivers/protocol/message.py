@@ -28,6 +28,7 @@ class Status(enum.IntEnum):
     NO_SESSION = 6
 
 
+@typing.dataclass_transform(frozen_default=True)
 class Message:
     """Base of every message. Subclasses are frozen dataclasses whose fields carry wire types."""
 
@@ -106,6 +107,9 @@ class UnknownMessage(LookupError):
     """A message id the catalog does not hold."""
 
 
+M = typing.TypeVar("M", type["Command"], type["Event"])
+
+
 class Catalog:
     """Message ids to classes, one namespace for commands and one for events."""
 
@@ -113,9 +117,10 @@ class Catalog:
         self.commands: dict[int, type[Command]] = {}
         self.events: dict[int, type[Event]] = {}
 
-    def add(self, cls: type[Command] | type[Event]) -> type:
+    def add(self, cls: M) -> M:
         """Register a class (usable as a decorator); a clashing id is a programming error."""
-        table: dict = self.commands if issubclass(cls, Command) else self.events
+        # The commands' table or the events', by the class's kind.
+        table: dict[int, type[Message]] = self.commands if issubclass(cls, Command) else self.events  # type: ignore[assignment]
         other = table.get(cls.MSG_ID)
         if other is not None and other is not cls:
             raise ValueError(f"message id 0x{cls.MSG_ID:02X} is both {other.__name__} and {cls.__name__}")

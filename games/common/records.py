@@ -44,7 +44,7 @@ class RecordKind(enum.StrEnum):
 class Record:
     round: int
     seq: int
-    kind: RecordKind
+    kind: enum.StrEnum  # the game's RecordKind
     fields: Mapping[str, Value]
 
     def as_dict(self) -> dict[str, Value]:
@@ -63,7 +63,7 @@ class RoundLog:
         enabled = getattr(self._log, "is_enabled_for", None)
         self._logs_info = True if enabled is None else bool(enabled(logging.INFO))
 
-    def add(self, kind: RecordKind, **fields: Value) -> Record:
+    def add(self, kind: enum.StrEnum, **fields: Value) -> Record:
         # ``fields`` is this call's own dict: nothing else holds it, so the record can wrap it as is.
         record = Record(self.round, len(self._entries) + 1, kind, MappingProxyType(fields))
         self._entries.append(record)
@@ -85,7 +85,7 @@ class RoundLog:
     def since(self, start: int) -> tuple[Record, ...]:
         return tuple(self._entries[start:])
 
-    def of(self, kind: RecordKind) -> list[Record]:
+    def of(self, kind: enum.StrEnum) -> list[Record]:
         return [record for record in self._entries if record.kind is kind]
 
     def __iter__(self) -> Iterator[Record]:

@@ -1,4 +1,4 @@
-"""Simulated players at a Free Bet Blackjack table (``croupier.tables.players.Players``).
+"""Simulated players at a Free Bet Blackjack table (``croupier.tables.free_bet_blackjack.Players``).
 
 ``BasicStrategyPlayers`` plays Free Bet basic strategy roughly, deterministically: the only chance
 is in the wagers, drawn from the ``random.Random`` it is given, so a seeded run replays exactly.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from croupier.tables.players import Legal
+from croupier.tables.free_bet_blackjack import Legal
 from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.hand import card_value, is_ace
 from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager, PlayerAction
