@@ -1,9 +1,10 @@
 """The table's memory: the audit trail written as things happen, and the state that survives a kill.
 
-``TableJournal`` watches one table (croupier.tables.watchers) and its devices' fault latches:
+``TableJournal`` listens to one table (croupier.tables.events) and its devices' fault latches,
+as the durable listener of each (vocabulary.events, decision 0031):
 
-- every round record goes to the audit trail as the round makes it, so it is on disk before
-  anything the round took is acknowledged (games.common.records.RoundLog.attach);
+- every round record goes to the audit trail before the table publishes it to anyone else, so it
+  is on disk before anything the round took is acknowledged;
 - a fault latched or released, a supervisor's clear or ruling, a dealer change, the table opened
   or closed: one audit record each, written before the action is acknowledged;
 - every equipment event a device's machine reports (a door, a reboot, a link back, a shuffle, a
@@ -36,6 +37,7 @@ from croupier.audit.record import read_records
 from croupier.audit.replay import RoundReplay, replay
 from croupier.audit.writer import AuditTrail
 from croupier.state import TableState
+from croupier.tables.events import RoundListener
 from devices.equipment import Equipment, EquipmentEvent
 from devices.faults import Fault
 from drivers.authenticity import AuthenticityChecked
@@ -68,11 +70,9 @@ ROUND_CUT_OFF = Rule(
 )
 
 
-class TableJournal:
-    """The audit trail and state store of one table named ``table`` playing ``game``."""
-
-    #: Told of each record before any other watcher (croupier.tables.watchers): durable first.
-    durable = True
+class TableJournal(RoundListener):
+    """The audit trail and state store of one table named ``table`` playing ``game``: a durable
+    listener of the table's events, told of each before any other listener."""
 
     def __init__(self, trail: AuditTrail, state: TableState, *, table: str, game: str) -> None:
         self.trail, self.state, self.table, self.game = trail, state, table, game
@@ -91,7 +91,7 @@ class TableJournal:
         self.rules_in_force(table.rules)
         self.watch_latches(table.equipment)
         table.rounds = self.restore(table.equipment)
-        table.watchers.add(self)
+        table.events.subscribe(self, durable=True)
 
     def save_position(self) -> None:
         """Where the day's cards are (the table's ``position()``: the batches in the shoe and the
