@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Mapping
+from functools import partial
 from typing import Any
 
 import structlog
@@ -38,10 +39,11 @@ from croupier.audit.replay import RoundReplay, replay
 from croupier.audit.writer import AuditTrail
 from croupier.state import TableState
 from croupier.tables.events import RoundListener
-from devices.equipment import Equipment, EquipmentEvent
+from devices.equipment import DeviceIrregularity, Equipment, EquipmentEvent
 from devices.faults import Fault
 from drivers.authenticity import AuthenticityChecked
 from games.common.records import Record
+from vocabulary.events import Event
 from vocabulary.operators import Operator
 from vocabulary.rules import Irregularity, Rule
 
@@ -138,21 +140,24 @@ class TableJournal(RoundListener):
             *(check for machine in equipment for check in machine.checks),
         ]
         for made in sorted(backlog, key=lambda made: made.made):
-            if isinstance(made, AuthenticityChecked):
-                self.authenticity_checked(made)
-            else:
-                self.equipment_event(made)
+            self._equipment_heard(made)
         for machine in equipment:
             self._machines.append(machine)
-            machine.check_listeners.append(self.authenticity_checked)
             self._latched[machine.name] = {}
-            machine.latch.listeners.append(lambda machine=machine: self._latch_changed(machine))
+            machine.latch.events.subscribe(partial(self._latch_heard, machine), durable=True)
             if machine.latch:  # latched before the journal watched: recorded now
                 self._latch_changed(machine)
-            machine.irregularity_listeners.append(
-                lambda irregularity, machine=machine: self._irregular(machine, irregularity)
-            )
-            machine.listen(self.equipment_event)
+            machine.listen(self._equipment_heard, durable=True)
+
+    def _equipment_heard(self, event: Event) -> None:
+        """A device's event: each irregularity, equipment event and authenticity check to the trail."""
+        match event:
+            case EquipmentEvent():
+                self.equipment_event(event)
+            case AuthenticityChecked():
+                self.authenticity_checked(event)
+            case DeviceIrregularity(device=device, irregularity=irregularity):
+                self._irregular(device, irregularity)
 
     def equipment_event(self, event: EquipmentEvent) -> None:
         """One equipment event as a record of its own kind: the device by name and identity (model,
@@ -166,8 +171,8 @@ class TableJournal(RoundListener):
         for machine in self._machines:
             machine.report_line_errors()
 
-    def _irregular(self, machine: Equipment[Any], irregularity: Irregularity) -> None:
-        fields = {"device": machine.name, "clause": irregularity.rule.clause, "detail": irregularity.detail}
+    def _irregular(self, device: str, irregularity: Irregularity) -> None:
+        fields = {"device": device, "clause": irregularity.rule.clause, "detail": irregularity.detail}
         self.trail.append("device_irregularity", self.round, fields)
 
     def authenticity_checked(self, check: AuthenticityChecked) -> None:
@@ -176,6 +181,10 @@ class TableJournal(RoundListener):
         § 461a.20(b), § 461a.10(s); decision 0026)."""
         self.trail.append("authenticity_check", self.round, check.fields())
         self.state.save_check_due(check.device, check.next_due)
+
+    def _latch_heard(self, machine: Equipment[Any], event: Event) -> None:
+        """A fault latched or released on ``machine``'s latch (FaultLatched, FaultReleased)."""
+        self._latch_changed(machine)
 
     def _latch_changed(self, machine: Equipment[Any]) -> None:
         """Each fault latched or released as a record, with the unit it is about (model, serial,
