@@ -64,4 +64,4 @@ class Events:
             try:
                 listener(event)
             except Exception:  # a listener's fault is its own: the table goes on
-                _log.exception("event listener failed", event=type(event).__name__, listener=repr(listener))
+                _log.exception("event listener failed", kind=type(event).__name__, listener=repr(listener))

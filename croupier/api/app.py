@@ -128,12 +128,12 @@ class TableApi:
                 "irregularity": held.hold.irregularity.detail,
             },
         }
-        if hasattr(table, "dealer_on_duty"):
+        if table.dealer_on_duty is not None:
             state["dealer"] = table.dealer_on_duty
-        if hasattr(table, "progressive"):
+        if table.progressive is not None:
             state["progressive"] = {"jackpot_locked": table.progressive.frozen_levels}
-        if hasattr(table, "shoe"):
-            shoe = table.shoe
+        shoe = table.shoe
+        if shoe is not None:
             state["shoe"] = {"state": shoe.state, "dispensed": shoe.dispensed, "remaining": shoe.remaining}
         return reply(replies.TableState, **state)
 

@@ -160,6 +160,8 @@ class Crazy4PokerTable(SupervisorHolds):
     award froze (the next round opens betting only after that keyed reset).
     """
 
+    progressive: Progressive
+
     def __init__(
         self,
         *,

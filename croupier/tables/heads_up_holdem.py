@@ -177,6 +177,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
     supervisor ``clear``s a latched fault and ``resolve``s a held round.
     """
 
+    shoe: Shoe
     #: The game's clauses for its shoe: the table's shoe is built with them.
     shoe_clauses = SHOE_CLAUSES
 

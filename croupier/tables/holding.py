@@ -16,6 +16,7 @@ import structlog
 from croupier.tables.events import Publishing
 from devices.equipment import LINK_LOST, LINK_REQUIRED, Equipment
 from devices.faults import LATCH_BLOCKS, Fault
+from devices.progressive import Progressive
 from devices.shoe import RECONCILED, Shoe, ShoeFault
 from devices.shuffler import OUTCOME_RECONCILED
 from drivers.errors import CommandTimeout, DeviceRefused, LinkLost, NotConnected, OutcomeUnknown
@@ -48,8 +49,14 @@ class HeldRound(Protocol):
 
 
 class SupervisorHolds(Publishing):
-    """Fault holds and held rounds for a table; call ``_init_holds`` from the table's __init__."""
+    """Fault holds and held rounds for a table; call ``_init_holds`` from the table's __init__.
 
+    Every table also says what it has, for whoever shows the table (the API's table state): its
+    dealing shoe, its progressive system and the dealer on duty, None where it has none."""
+
+    shoe: Shoe | None = None
+    progressive: Progressive | None = None
+    dealer_on_duty: str | None = None
     name: str
     log: structlog.typing.FilteringBoundLogger
     feeds: Any  # croupier.tables.feeding.Feeds

@@ -97,6 +97,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
     then ``play_round`` as often as wanted; ``dealer_change`` between rounds; ``clear`` a latched
     fault and ``resolve`` a held round as a supervisor."""
 
+    shoe: Shoe
+    dealer_on_duty: str
     #: The game's burn clause (e.g. 672a.7(c)), cited by each burn's record.
     burn_rule: ClassVar[Rule]
     #: The game's clauses for its shoe (ShoeClauses): the table's shoe is built with them.
