@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from croupier.errors import ConfigError
-from croupier.tables.watchers import RoundWatcher
+from croupier.tables.events import RoundListener
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.world import SHOE, SHUFFLER_INPUT
 from vocabulary.cards import Card
@@ -161,8 +161,8 @@ def _strike(entry: Mapping[str, Any], at: str) -> Strike:
     return Strike(entry["round"], fault, device, float(entry.get("seconds", 1.0)), where)
 
 
-class FaultScript(RoundWatcher):
-    """A round watcher that applies the profile: the plans when the table is up, each strike as
+class FaultScript(RoundListener):
+    """A table listener that applies the profile: the plans when the table is up, each strike as
     its round begins, and in random mode a drawn strike with the profile's chance. ``world``,
     ``dealer`` and ``devices`` are the SimulatedTable's; ``game`` says which dealer's faults apply."""
 

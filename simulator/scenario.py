@@ -37,7 +37,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from croupier.tables.watchers import RoundWatcher
+from croupier.tables.events import RoundListener
 from firmware_sim.dealer import FOREIGN_BACK
 from firmware_sim.world import SHOE, SHUFFLER_INPUT, PhysicalCard, TableWorld
 from games.crazy_4_poker.inputs import Fold, Play
@@ -593,8 +593,8 @@ class StackingRandom(random.Random):
         x[0:0] = picked
 
 
-class FaultWatcher(RoundWatcher):
-    """A round watcher that strikes the round's faults as the card records come in."""
+class FaultWatcher(RoundListener):
+    """A table listener that strikes the round's faults as the card records come in."""
 
     def __init__(self, world: TableWorld, faults: Sequence[Fault]) -> None:
         self.world, self.faults, self.cards = world, list(faults), 0
@@ -624,7 +624,7 @@ class TableRecord:
     fields: Mapping[str, Any]
 
 
-class TableRecords(RoundWatcher):
+class TableRecords(RoundListener):
     """The table's records made before each round (since the one before it began), for its
     expectations."""
 
@@ -758,9 +758,9 @@ async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = N
             shuffler = sim.devices["shuffler"]
             shuffler.call(lambda engine: setattr(engine.personality, "_rng", stacking))
         faults = FaultWatcher(sim.world, [])
-        table.watchers.add(faults)
+        table.events.subscribe(faults)
         table_records = TableRecords()
-        table.watchers.add(table_records)
+        table.events.subscribe(table_records)
         cover = table_options(game, sim).get("cover")
         tally = Tally()
         repair = partial(repair_sim, sim)

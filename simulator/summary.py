@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from croupier.tables.watchers import RoundWatcher
+from croupier.tables.events import RoundListener
 from games.common.machine_parts import VOIDED
 from games.common.records import Record
 
@@ -18,8 +18,8 @@ from games.common.records import Record
 SCHEMA = 1
 
 
-class Tally(RoundWatcher):
-    """A round watcher (croupier.tables.watchers) counting rounds, hands, settlements by wager and
+class Tally(RoundListener):
+    """A table listener (croupier.tables.events) counting rounds, hands, settlements by wager and
     movement, irregularities by code, supervisors' rulings, voided rounds and the faults the floor
     cleared."""
 
@@ -35,7 +35,7 @@ class Tally(RoundWatcher):
         self.faults: Counter[str] = Counter()
         self.voided_rounds = 0
 
-    # -- RoundWatcher ---------------------------------------------------------------------------
+    # -- RoundListener ---------------------------------------------------------------------------
 
     def record(self, record: Record) -> None:
         kind, fields = record.kind.value, record.fields

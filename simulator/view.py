@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from croupier.tables.watchers import RoundWatcher
+from croupier.tables.events import RoundListener
 from firmware_sim.world import DISCARD, SHOE
 from simulator.summary import Tally
 
@@ -21,8 +21,8 @@ def _money(cents: int) -> str:
     return f"{'-' if cents < 0 else ''}${abs(cents) / 100:,.2f}"
 
 
-class LiveView(RoundWatcher):
-    """A round watcher that redraws the whole screen after each record: the round's last records
+class LiveView(RoundListener):
+    """A table listener that redraws the whole screen after each record: the round's last records
     (the felt), the card counts (the shoe and rack), the house meters and each device's state."""
 
     def __init__(self, sim: Any, tally: Tally, *, game: str, rounds: int, out: TextIO = sys.stdout) -> None:
@@ -75,8 +75,8 @@ class LiveView(RoundWatcher):
         return ["meters (progressive): " + ", ".join(levels)]
 
 
-class ProgressBar(RoundWatcher):
-    """A round watcher drawing one line on stderr: how many rounds are done, of how many."""
+class ProgressBar(RoundListener):
+    """A table listener drawing one line on stderr: how many rounds are done, of how many."""
 
     def __init__(self, rounds: int, out: TextIO = sys.stderr) -> None:
         self.rounds, self.out, self.done = rounds, out, 0

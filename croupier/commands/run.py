@@ -41,7 +41,7 @@ from croupier.service.systemd import notify, watchdog
 from croupier.service.table_lock import table_lock
 from croupier.service.table_service import TableService
 from croupier.state import StateError, TableState
-from croupier.tables.watchers import RoundWatcher
+from croupier.tables.events import RoundListener
 from firmware_sim.world import TableWorld
 from simulator.floor import FloorSupervisor, controller_key, on_the_floor
 from simulator.players import simulated_players, table_options
@@ -242,7 +242,7 @@ async def table_in_service(
     if all(device.url.sim_kind is not None for device in config.devices.values()):
         async with simulated_table(config.game, rules=config.rules, name=config.name) as sim:
             journal.keep(sim.table)
-            sim.table.watchers.add(RoundSummary(config.name, sim.world))
+            sim.table.events.subscribe(RoundSummary(config.name, sim.world))
             options = table_options(config.game, sim)
             if config.service.api_tokens is None:  # no screen: simulated players and floor supervisor
                 players = simulated_players(config.game, random.Random(seed), **options)
@@ -257,13 +257,13 @@ async def table_in_service(
     dues = {name: journal.state.check_due(name) for name in config.devices}  # no restart defers one
     async with hardware_table(config, ScreenDealer(screen), dues) as table:
         journal.keep(table)
-        table.watchers.add(RoundSummary(config.name))
+        table.events.subscribe(RoundSummary(config.name))
         yield TableService(
             table, journal, game=config.game, opened=False, screen=screen, limits=config.limits
         )
 
 
-class RoundSummary(RoundWatcher):
+class RoundSummary(RoundListener):
     """One log line per completed round, and the status that systemd shows (``systemctl
     status``); at a simulated table the world's card count is proven after each round."""
 

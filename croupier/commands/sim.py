@@ -145,16 +145,16 @@ async def simulate(
             table = sim.table
             if journal is not None:
                 journal.keep(table)
-            table.watchers.add(tally)
+            table.events.subscribe(tally)
             script = None
             if profile is not None:
                 profile.check(sim.devices)
                 script = FaultScript(profile, sim, game)
-                table.watchers.add(script)
+                table.events.subscribe(script)
             if view == "live":
-                table.watchers.add(LiveView(sim, tally, game=game, rounds=rounds))
+                table.events.subscribe(LiveView(sim, tally, game=game, rounds=rounds))
             elif view == "bar":
-                table.watchers.add(ProgressBar(rounds))
+                table.events.subscribe(ProgressBar(rounds))
             players = simulated_players(game, random.Random(seed), **table_options(game, sim))
             repair = partial(repair_sim, sim)
             floor = FloorSupervisor(table, tally, journal, repair=repair, reset_key=controller_key(sim))

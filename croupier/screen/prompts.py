@@ -24,6 +24,7 @@ from typing import Any
 from croupier.screen.bodies import empty_body
 from croupier.screen.errors import PromptNotCurrent
 from croupier.tables.inputs import Offer
+from vocabulary.events import Event, Events
 from vocabulary.rules import Rule, RuleViolation
 
 Json = dict[str, Any]
@@ -86,15 +87,31 @@ class Prompt:
         return {**shown, **self.context}
 
 
+@dataclass(frozen=True)
+class PromptShown(Event):
+    """What the screen shows now: a prompt as JSON, None when nothing is awaited. A prompt names no
+    face-down card's face."""
+
+    prompt: Json | None
+
+
+@dataclass(frozen=True)
+class DealerStep(Event):
+    """A physical step the table asks of the dealer now (croupier.screen.dealer): its name, as a
+    method of the dealer's, and its arguments."""
+
+    step: str
+    arguments: Mapping[str, Any]
+
+
 class Screen:
-    """The dealer's screen of one table; ``listeners`` hear each prompt shown (None: nothing awaited)."""
+    """The dealer's screen of one table; its ``events`` hub publishes each prompt shown
+    (``PromptShown``) and each step asked of the dealer (``DealerStep``), decision 0031."""
 
     def __init__(self) -> None:
         self.prompt: Prompt | None = None
         self.closed = False
-        self.listeners: list[Callable[[Json | None], None]] = []
-        #: Hear each physical step the table asks of the dealer (croupier.screen.dealer).
-        self.step_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
+        self.events = Events()
         self._ids = itertools.count(1)
         self._betting: Prompt | None = None
         self._recent: OrderedDict[int, Prompt] = OrderedDict()  # the last prompts shown, by id
@@ -144,8 +161,7 @@ class Screen:
 
     def step(self, step: str, arguments: Mapping[str, Any]) -> None:
         """Show the dealer a physical step to do now (place a card, burn, pick up...)."""
-        for listener in self.step_listeners:
-            listener(step, arguments)
+        self.events.publish(DealerStep(step, arguments))
 
     @property
     def shown(self) -> Prompt | None:
@@ -233,5 +249,4 @@ class Screen:
     def _announce(self) -> None:
         """Tell the listeners what the screen shows now."""
         shown = self.shown
-        for listener in self.listeners:
-            listener(None if shown is None else shown.as_json())
+        self.events.publish(PromptShown(None if shown is None else shown.as_json()))

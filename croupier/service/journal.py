@@ -1,9 +1,10 @@
 """The table's memory: the audit trail written as things happen, and the state that survives a kill.
 
-``TableJournal`` watches one table (croupier.tables.watchers) and its devices' fault latches:
+``TableJournal`` listens to one table (croupier.tables.events) and its devices' fault latches,
+as the durable listener of each (vocabulary.events, decision 0031):
 
-- every round record goes to the audit trail as the round makes it, so it is on disk before
-  anything the round took is acknowledged (games.common.records.RoundLog.attach);
+- every round record goes to the audit trail before the table publishes it to anyone else, so it
+  is on disk before anything the round took is acknowledged;
 - a fault latched or released, a supervisor's clear or ruling, a dealer change, the table opened
   or closed: one audit record each, written before the action is acknowledged;
 - every equipment event a device's machine reports (a door, a reboot, a link back, a shuffle, a
@@ -26,6 +27,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Mapping
+from functools import partial
 from typing import Any
 
 import structlog
@@ -36,10 +38,12 @@ from croupier.audit.record import read_records
 from croupier.audit.replay import RoundReplay, replay
 from croupier.audit.writer import AuditTrail
 from croupier.state import TableState
-from devices.equipment import Equipment, EquipmentEvent
+from croupier.tables.events import RoundListener
+from devices.equipment import DeviceIrregularity, Equipment, EquipmentEvent
 from devices.faults import Fault
 from drivers.authenticity import AuthenticityChecked
 from games.common.records import Record
+from vocabulary.events import Event
 from vocabulary.operators import Operator
 from vocabulary.rules import Irregularity, Rule
 
@@ -68,11 +72,9 @@ ROUND_CUT_OFF = Rule(
 )
 
 
-class TableJournal:
-    """The audit trail and state store of one table named ``table`` playing ``game``."""
-
-    #: Told of each record before any other watcher (croupier.tables.watchers): durable first.
-    durable = True
+class TableJournal(RoundListener):
+    """The audit trail and state store of one table named ``table`` playing ``game``: a durable
+    listener of the table's events, told of each before any other listener."""
 
     def __init__(self, trail: AuditTrail, state: TableState, *, table: str, game: str) -> None:
         self.trail, self.state, self.table, self.game = trail, state, table, game
@@ -91,7 +93,7 @@ class TableJournal:
         self.rules_in_force(table.rules)
         self.watch_latches(table.equipment)
         table.rounds = self.restore(table.equipment)
-        table.watchers.add(self)
+        table.events.subscribe(self, durable=True)
 
     def save_position(self) -> None:
         """Where the day's cards are (the table's ``position()``: the batches in the shoe and the
@@ -138,21 +140,24 @@ class TableJournal:
             *(check for machine in equipment for check in machine.checks),
         ]
         for made in sorted(backlog, key=lambda made: made.made):
-            if isinstance(made, AuthenticityChecked):
-                self.authenticity_checked(made)
-            else:
-                self.equipment_event(made)
+            self._equipment_heard(made)
         for machine in equipment:
             self._machines.append(machine)
-            machine.check_listeners.append(self.authenticity_checked)
             self._latched[machine.name] = {}
-            machine.latch.listeners.append(lambda machine=machine: self._latch_changed(machine))
+            machine.latch.events.subscribe(partial(self._latch_heard, machine), durable=True)
             if machine.latch:  # latched before the journal watched: recorded now
                 self._latch_changed(machine)
-            machine.irregularity_listeners.append(
-                lambda irregularity, machine=machine: self._irregular(machine, irregularity)
-            )
-            machine.listen(self.equipment_event)
+            machine.listen(self._equipment_heard, durable=True)
+
+    def _equipment_heard(self, event: Event) -> None:
+        """A device's event: each irregularity, equipment event and authenticity check to the trail."""
+        match event:
+            case EquipmentEvent():
+                self.equipment_event(event)
+            case AuthenticityChecked():
+                self.authenticity_checked(event)
+            case DeviceIrregularity(device=device, irregularity=irregularity):
+                self._irregular(device, irregularity)
 
     def equipment_event(self, event: EquipmentEvent) -> None:
         """One equipment event as a record of its own kind: the device by name and identity (model,
@@ -166,8 +171,8 @@ class TableJournal:
         for machine in self._machines:
             machine.report_line_errors()
 
-    def _irregular(self, machine: Equipment[Any], irregularity: Irregularity) -> None:
-        fields = {"device": machine.name, "clause": irregularity.rule.clause, "detail": irregularity.detail}
+    def _irregular(self, device: str, irregularity: Irregularity) -> None:
+        fields = {"device": device, "clause": irregularity.rule.clause, "detail": irregularity.detail}
         self.trail.append("device_irregularity", self.round, fields)
 
     def authenticity_checked(self, check: AuthenticityChecked) -> None:
@@ -176,6 +181,10 @@ class TableJournal:
         § 461a.20(b), § 461a.10(s); decision 0026)."""
         self.trail.append("authenticity_check", self.round, check.fields())
         self.state.save_check_due(check.device, check.next_due)
+
+    def _latch_heard(self, machine: Equipment[Any], event: Event) -> None:
+        """A fault latched or released on ``machine``'s latch (FaultLatched, FaultReleased)."""
+        self._latch_changed(machine)
 
     def _latch_changed(self, machine: Equipment[Any]) -> None:
         """Each fault latched or released as a record, with the unit it is about (model, serial,

@@ -174,10 +174,9 @@ class TableService:
     async def reset_level(self, level: int, key: str, operator: Operator) -> None:
         """A supervisor turns the reset key of a level a hit froze (605a.7(a)); betting then opens
         again. The key is checked by the controller and never recorded."""
-        reset = getattr(self.table, "reset_level", None)
-        if reset is None:
+        if self.table.progressive is None:
             raise KeyError(f"{self.table.name} has no progressive system")
-        await reset(level, key, operator)
+        await self.table.reset_level(level, key, operator)
         self.journal.operator_action("progressive_reset", operator, level=level)
 
     def trace(self, device: str, enabled: bool, operator: Operator) -> None:

@@ -178,7 +178,7 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
         is announced and paid now, and its hand leaves the layout unless tucked under its Push 22
         Wager (672a.7(h)(1))."""
         round_, settled = play.round, len(play.round.actions)
-        round_.handle(message)
+        self._give(round_, message)
         for action in round_.actions[settled:]:
             if action.rule is BLACKJACK_PAID:
                 self.dealer.pay_blackjack(round_.positions[action.seat].dealt_hand.label, action.amount)

@@ -13,13 +13,16 @@ from typing import Any, Protocol, TypeVar
 
 import structlog
 
+from croupier.tables.events import Publishing
 from devices.equipment import LINK_LOST, LINK_REQUIRED, Equipment
 from devices.faults import LATCH_BLOCKS, Fault
+from devices.progressive import Progressive
 from devices.shoe import RECONCILED, Shoe, ShoeFault
 from devices.shuffler import OUTCOME_RECONCILED
 from drivers.errors import CommandTimeout, DeviceRefused, LinkLost, NotConnected, OutcomeUnknown
 from drivers.protocol.message import Status
 from games.common.messages import Resolution, SupervisorResolve
+from games.common.records import Record
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule, RuleViolation
 
@@ -42,12 +45,18 @@ class HeldRound(Protocol):
     number: int
     hold: Any
 
-    def handle(self, message: Any) -> None: ...
+    def handle(self, message: Any) -> tuple[Record, ...]: ...
 
 
-class SupervisorHolds:
-    """Fault holds and held rounds for a table; call ``_init_holds`` from the table's __init__."""
+class SupervisorHolds(Publishing):
+    """Fault holds and held rounds for a table; call ``_init_holds`` from the table's __init__.
 
+    Every table also says what it has, for whoever shows the table (the API's table state): its
+    dealing shoe, its progressive system and the dealer on duty, None where it has none."""
+
+    shoe: Shoe | None = None
+    progressive: Progressive | None = None
+    dealer_on_duty: str | None = None
     name: str
     log: structlog.typing.FilteringBoundLogger
     feeds: Any  # croupier.tables.feeding.Feeds
@@ -85,7 +94,7 @@ class SupervisorHolds:
         offered for this irregularity, is refused with its rule and changes nothing."""
         if self.held_round is None:
             raise LookupError(f"{self.name}: no round is held")
-        self.held_round.handle(SupervisorResolve(operator, resolution))
+        self._give(self.held_round, SupervisorResolve(operator, resolution))
         self._ruled.set()
 
     async def _await_ruling(self, round_: HeldRound) -> None:

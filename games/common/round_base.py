@@ -81,8 +81,9 @@ class RoundBase(Generic[A]):
         raise NotImplementedError
 
     def handle(self, message: Message) -> tuple[Record, ...]:
-        """Apply one message; returns the records it produced. Raises RuleViolation (nothing changed)
-        for an input the rules refuse."""
+        """Apply one message; returns the records it produced, the only way they leave the round
+        (the table writes them to the audit trail, then publishes them: decision 0031). Raises
+        RuleViolation (nothing changed) for an input the rules refuse."""
         start = len(self.log)
         accepted = self.state != COMPLETE and self._fire(message)
         if not accepted:

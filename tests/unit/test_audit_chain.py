@@ -27,6 +27,7 @@ from croupier.service.journal import TableJournal
 from croupier.state import TableState
 from games.common.records import Record, RecordKind
 from games.free_bet_blackjack.inputs import PlayerAction
+from tests.dealing import journaled
 from tests.games import dealt, decide, finish
 from vocabulary.cards import Card
 
@@ -284,7 +285,7 @@ def test_the_journal_writes_each_round_record_as_it_is_made_once_in_order(tmp_pa
     round_, shoe = dealt(["Ts 7c"], "6h 9d", rest="5s 8c")
     with AuditTrail(tmp_path, "T1") as trail, TableState(tmp_path / "state.db") as state:
         journal = TableJournal(trail, state, table="T1", game="free_bet_blackjack")
-        round_.log.attach(journal.record)
+        journaled(round_, journal)
 
         def on_disk() -> list[int]:
             lines = b"".join(lines_of(series_files(tmp_path, "T1")[0])).splitlines()
