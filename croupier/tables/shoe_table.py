@@ -67,8 +67,11 @@ class ShoeRound(Protocol):
 
 
 class ShoeRules(Protocol):
-    decks: int
-    positions: int
+    @property
+    def decks(self) -> int: ...
+
+    @property
+    def positions(self) -> int: ...
 
 
 class Slot(Protocol):
