@@ -75,19 +75,21 @@ class TableApi:
         ]
 
     # -- the round's records to the stream (croupier.tables.watchers) --
-    def round_began(self, round_: Any) -> None:
+    def round_began(self, round_: Any) -> None:  # Any: a round of any game
         self.hub.publish({"type": "round_began", "round": round_.number})
 
     def record(self, record: Record) -> None:
         self.hub.publish(record_json(record))
 
-    def round_ended(self, round_: Any) -> None:
+    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
         self.hub.publish({"type": "round_ended", "round": round_.number, "state": round_.state})
 
-    def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:
+    def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:  # Any: JSON values
         self.hub.publish({"type": "table_record", "kind": kind, **fields})
 
-    def _auth(self, action: Action, *, supervisor: bool = False) -> Callable[[web.Request], Awaitable[Any]]:
+    def _auth(
+        self, action: Action, *, supervisor: bool = False
+    ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         """The handler behind the token check, and for a supervisor action the role check."""
 
         async def handler(request: web.Request) -> web.StreamResponse:
@@ -218,6 +220,7 @@ class TableApi:
         async def answer(request: web.Request, operator: Operator) -> web.Response:
             body = await json_body(request)
             answered = prompt_of(body)
+            assert isinstance(body, Mapping)  # prompt_of refused any other body
             screen = self.service.screen
             kind = screen.kind(answered, kinds)
 

@@ -101,7 +101,7 @@ class _Keyed:
         check_limits(wager, self.limits)
         if self.rules is not None:
             self.check(wager, self.rules)
-        if self._cover is not None and getattr(wager, "progressive", 0):
+        if self._cover is not None and getattr(wager, "progressive", False):
             self._cover(wager.seat)
         return wager
 

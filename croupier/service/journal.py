@@ -23,6 +23,7 @@ clears (docs/recovery.md).
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Iterable, Mapping
@@ -146,12 +147,10 @@ class TableJournal:
             self._machines.append(machine)
             machine.check_listeners.append(self.authenticity_checked)
             self._latched[machine.name] = {}
-            machine.latch.listeners.append(lambda machine=machine: self._latch_changed(machine))
+            machine.latch.listeners.append(functools.partial(self._latch_changed, machine))
             if machine.latch:  # latched before the journal watched: recorded now
                 self._latch_changed(machine)
-            machine.irregularity_listeners.append(
-                lambda irregularity, machine=machine: self._irregular(machine, irregularity)
-            )
+            machine.irregularity_listeners.append(functools.partial(self._irregular, machine))
             machine.listen(self.equipment_event)
 
     def equipment_event(self, event: EquipmentEvent) -> None:

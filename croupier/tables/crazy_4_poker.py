@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 import structlog
@@ -43,6 +44,7 @@ from devices.shuffler import Batch, Shuffler
 from drivers.protocol.classes.progressive import AwardResult, RoundState
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from drivers.shuffler import SealedOrder
+from games.common.machine_parts import HELD, VOIDED
 from games.crazy_4_poker import Round, RuleSet, Table, clauses
 from games.crazy_4_poker.inputs import (
     DEALER,
@@ -66,7 +68,7 @@ from games.crazy_4_poker.inputs import (
     StubCount,
     StubToRack,
 )
-from games.crazy_4_poker.machine import COUNTING, DEALING, HELD, LOCKING, MISDEAL_CHECK, SHOWDOWN, VOIDED
+from games.crazy_4_poker.machine import COUNTING, DEALING, LOCKING, MISDEAL_CHECK, SHOWDOWN
 from games.crazy_4_poker.rules_config import Shuffler as ShufflerKind
 from vocabulary.cards import Card
 from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
@@ -389,7 +391,7 @@ class Crazy4PokerTable(SupervisorHolds):
         progressive controller. A hand not reported holds the round (657a.1 Hand): on a
         supervisor's CONTINUE the dealer is asked for it again, and the round settles once known."""
         for seat in sorted(round_.positions):
-            await ask(lambda seat=seat: players.decide(seat), round_.handle)
+            await ask(partial(players.decide, seat), round_.handle)
         if order is not None:
             round_.handle(RevealOrder(tuple(card for card in order.unseal() if card is not None)))
         while round_.state in (SHOWDOWN, HELD):
@@ -416,7 +418,7 @@ class Crazy4PokerTable(SupervisorHolds):
                 elif place == DEALER:
                     raise RuleViolation(clauses.DEALER_HAND_KNOWN, "the dealer's hand must be reported")
 
-            await ask(lambda place=place: self.dealer.report_hand(layout_place(place)), report)
+            await ask(partial(self.dealer.report_hand, layout_place(place)), report)
 
     async def _pick_up(self, round_: Round) -> None:
         """657a.9(c): every card on the layout to the discard rack, counted."""

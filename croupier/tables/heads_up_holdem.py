@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 import structlog
@@ -41,13 +42,13 @@ from devices.shoe import EMPTY, READY, Shoe, ShoeClauses, ShoeFault
 from devices.shuffler import Shuffler
 from drivers.protocol.classes.shoe import MAX_STACK
 from drivers.protocol.core import FaultCode
-from drivers.shoe import SealedCard
+from games.common.machine_parts import HELD, SETTLED, VOIDED
+from games.common.messages import Arrival
 from games.common.pickup import SET_ASIDE
 from games.common.seating import clockwise
 from games.heads_up_holdem import Round, RuleSet
 from games.heads_up_holdem.dealing import DECK
 from games.heads_up_holdem.inputs import (
-    Arrival,
     Collect,
     CommunityDealt,
     DeckReport,
@@ -63,20 +64,9 @@ from games.heads_up_holdem.inputs import (
     StubToRack,
     UnseenToRack,
 )
-from games.heads_up_holdem.machine import (
-    COMMUNITY,
-    FLOP,
-    HELD,
-    MISDEAL_CHECK,
-    PREFLOP,
-    SETTLED,
-    STREETS,
-    STUB,
-    STUB_OUT,
-    VOIDED,
-)
+from games.heads_up_holdem.machine import COMMUNITY, FLOP, MISDEAL_CHECK, PREFLOP, STREETS, STUB, STUB_OUT
 from games.heads_up_holdem.positions import Position
-from vocabulary.cards import Card
+from vocabulary.cards import Card, SealedCard
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule
 
@@ -416,7 +406,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         faces = []
         for card in cards:
             assert isinstance(card, SealedCard)
-            faces.append(await self._held_on_fault(lambda card=card: self.shoe.reveal(card)))
+            faces.append(await self._held_on_fault(partial(self.shoe.reveal, card)))
         return tuple(faces)
 
     def _collect(self, play: _Play) -> None:

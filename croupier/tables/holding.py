@@ -19,7 +19,9 @@ from devices.shoe import RECONCILED, Shoe, ShoeFault
 from devices.shuffler import OUTCOME_RECONCILED
 from drivers.errors import CommandTimeout, DeviceRefused, LinkLost, NotConnected, OutcomeUnknown
 from drivers.protocol.message import Status
-from games.common.messages import Resolution, SupervisorResolve
+from games.common.holds import Hold
+from games.common.messages import Message, Resolution, SupervisorResolve
+from games.common.records import Record
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule, RuleViolation
 
@@ -40,9 +42,9 @@ class HeldRound(Protocol):
     """What a table needs of a round of any game to hold it and pass on a ruling."""
 
     number: int
-    hold: Any
+    hold: Hold | None
 
-    def handle(self, message: Any) -> None: ...
+    def handle(self, message: Message) -> tuple[Record, ...]: ...
 
 
 class SupervisorHolds:
@@ -91,6 +93,7 @@ class SupervisorHolds:
     async def _await_ruling(self, round_: HeldRound) -> None:
         """An irregularity the section does not resolve holds the round, cards where they lie,
         until a supervisor rules on it through ``resolve``."""
+        assert round_.hold is not None  # a held round holds
         self.log.warning("round held", round=round_.number, irregularity=str(round_.hold.irregularity))
         self.held_round = round_
         self._ruled.clear()

@@ -25,9 +25,11 @@ from devices.equipment import Equipment
 from devices.shoe import COLLECTING, EMPTY, ENDING, NEEDS_BURN, OFFLINE, Shoe, ShoeClauses
 from devices.shuffler import BATCHES_ALTERNATE, Shuffler
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
+from games.common.holds import Hold
 from games.common.machine_parts import COMPLETE, HELD
-from games.common.messages import COVER_CARD, CardArrives, Discard, ShoeStatus, StartDeal
+from games.common.messages import COVER_CARD, CardArrives, Discard, Message, ShoeStatus, StartDeal
 from games.common.pickup import SET_ASIDE
+from games.common.records import Record
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule
 
@@ -53,13 +55,13 @@ class ShoeRound(Protocol):
 
     number: int
     state: str
-    hold: Any
+    hold: Hold | None
 
     @property
     def expected(self) -> Any:
         """The Slot of the card the round expects next, None when it expects none."""
 
-    def handle(self, message: Any) -> None: ...
+    def handle(self, message: Message) -> tuple[Record, ...]: ...
 
     def close(self) -> None: ...
 
@@ -72,6 +74,8 @@ class ShoeRules(Protocol):
 
     @property
     def positions(self) -> int: ...
+
+    def check_pay_tables(self) -> None: ...
 
 
 class Slot(Protocol):
