@@ -15,7 +15,7 @@ from typing import Any
 
 from games.common.records import Record
 
-Json = dict[str, Any]
+Json = dict[str, Any]  # Any: JSON values
 
 
 def event_json(event: object) -> Json:
@@ -28,7 +28,7 @@ def record_json(record: Record) -> Json:
     return {"type": "round_record", "record": record.as_dict()}
 
 
-def _plain(value: object) -> Any:
+def _plain(value: object) -> Any:  # Any: JSON values
     """JSON-safe: bytes as hex, enums by name, containers element by element."""
     if isinstance(value, bytes):
         return value.hex()

@@ -146,7 +146,7 @@ class _SignFeed:
         return self.progressive.sign.name
 
     @property
-    def driver(self) -> Any:
+    def driver(self) -> Any:  # Any: the controller's driver
         return self.progressive.sign
 
     def apply(self, event: object) -> None:
@@ -185,14 +185,14 @@ class Crazy4PokerTable(SupervisorHolds):
         self.name, self.back, self.deck_hand = name, back, deck_hand
         self.game = Table(self.rules, verify_order, name)
         self.in_play: Round | None = None  # the round being dealt, for ``position``
-        machines: list[Any] = [progressive, _SignFeed(progressive)]
+        machines: list[Any] = [progressive, _SignFeed(progressive)]  # Any: a machine and its sign's feed
         self.feeds = Feeds([*machines, *([shuffler] if shuffler else [])], record_events)
         self.log = structlog.get_logger("croupier.tables").bind(table=name)
         self._init_holds()
         self.watchers = RoundWatchers()
 
     @property
-    def equipment(self) -> tuple[Equipment[Any], ...]:
+    def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         return (self.progressive, *([self.shuffler] if self.shuffler else []))
 
     @property
@@ -211,7 +211,9 @@ class Crazy4PokerTable(SupervisorHolds):
             yield self
 
     # -- the table's day --------------------------------------------------------------------------
-    async def open(self, floorperson: Operator, position: Mapping[str, Any] | None = None) -> bool:
+    async def open(
+        self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
+    ) -> bool:
         """657a.9(a)(1): refused without an automated shuffler (configured and connected); then the
         shuffler opened (random mode only), the progressive synced and the first deck loaded.
 
@@ -234,7 +236,7 @@ class Crazy4PokerTable(SupervisorHolds):
         self.log.info("table open", back=self.back, deck_hand=self.deck_hand.value, resumed=resumed)
         return resumed
 
-    def position(self) -> dict[str, Any]:
+    def position(self) -> dict[str, Any]:  # Any: JSON values
         """Where the day is, for ``open`` after a restart: the rounds since the stub was counted
         (657a.9(d)) and the shuffler's batches; the deck waits in the shuffler's input tray. A round
         in play counts as a round whose stub was not counted: if the service stops in it, the round

@@ -73,7 +73,7 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
         super().__init__(rules=rules or RuleSet(), **table)  # type: ignore[arg-type]
 
     @property
-    def equipment(self) -> tuple[Equipment[Any], ...]:
+    def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         return (self.shoe, self.reader, self.shuffler)
 
     async def _inspect(self, floorperson: Operator) -> None:

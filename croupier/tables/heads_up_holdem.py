@@ -195,7 +195,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         self.watchers = RoundWatchers()
 
     @property
-    def equipment(self) -> tuple[Equipment[Any], ...]:
+    def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         return (self.shoe, self.shuffler)
 
     @contextlib.asynccontextmanager
@@ -203,7 +203,9 @@ class HeadsUpHoldemTable(SupervisorHolds):
         async with self.feeds.running():
             yield self
 
-    async def open(self, floorperson: Operator, position: Mapping[str, Any] | None = None) -> bool:
+    async def open(
+        self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
+    ) -> bool:
         """Read the shoe, open the shuffler (random mode only), set the shoe's mode, and put the
         first deck in play.
 
@@ -228,7 +230,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         self.log.info("table open", community_first=self.community_first)
         return False
 
-    def position(self) -> dict[str, Any]:
+    def position(self) -> dict[str, Any]:  # Any: JSON values
         """Where the day is, for ``open`` after a restart: the decks put in play, the rounds since
         the stub was counted, the shuffler's batches. A round in play counts as a round of play
         whose stub was not counted (677a.10(d): "at least once every 5 rounds of play"): if the

@@ -56,7 +56,7 @@ class SupervisorHolds:
     dealer: Any  # the table's dealer (croupier.tables.dealer.Dealer)
 
     @property
-    def equipment(self) -> tuple[Equipment[Any], ...]:
+    def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         raise NotImplementedError
 
     def _init_holds(self) -> None:
@@ -155,7 +155,7 @@ class SupervisorHolds:
                 aside += 1
 
     async def _delivered_to_shoe(
-        self, shoe: Shoe, shuffler: Any, reshuffle: Callable[[], Awaitable[None]]
+        self, shoe: Shoe, shuffler: Any, reshuffle: Callable[[], Awaitable[None]]  # Any: any shuffler
     ) -> None:
         """The shuffler's batch into the shoe (672a.7(a), 686a.7(a), 677a.10(a)(1)), held on a fault like any
         card-moving step. A delivery whose outcome is unknown (the link died with it out, docs/protocol.md
@@ -227,7 +227,7 @@ class SupervisorHolds:
             self._cleared.clear()
             await self._cleared.wait()
 
-    async def _shuffle_until_it_passes(self, shuffler: Any) -> None:
+    async def _shuffle_until_it_passes(self, shuffler: Any) -> None:  # Any: a shuffler of any kind
         """The batch in the shuffler's input shuffled and counted until it passes (decision 0017).
         A failed batch (a wrong count, a foreign card, 603a.15) latches and is out of play: the table
         waits for the supervisor, who takes the batch out of the output tray, removes what does not

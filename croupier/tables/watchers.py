@@ -23,13 +23,13 @@ class RoundWatcher:
 
     durable = False
 
-    def round_began(self, round_: Any) -> None:
+    def round_began(self, round_: Any) -> None:  # Any: a round of any game
         """A round was made, before any wager or card: its number is taken."""
 
     def record(self, record: Record) -> None:
         """One record of the round in play, as it is made (RoundLog.attach)."""
 
-    def round_ended(self, round_: Any) -> None:
+    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
         """The round is complete, its cards in the rack, settled or voided."""
 
     def table_event(self, kind: str, fields: Mapping[str, Value]) -> None:
@@ -50,12 +50,12 @@ class RoundWatchers:
         else:
             self._watchers.append(watcher)
 
-    def began(self, round_: Any) -> None:
+    def began(self, round_: Any) -> None:  # Any: a round of any game
         for watcher in self._watchers:
             watcher.round_began(round_)
             round_.log.attach(watcher.record)
 
-    def ended(self, round_: Any) -> None:
+    def ended(self, round_: Any) -> None:  # Any: a round of any game
         for watcher in self._watchers:
             watcher.round_ended(round_)
 
