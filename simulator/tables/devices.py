@@ -156,8 +156,8 @@ async def opened_table(
     settings: SupervisorSettings | None,
     floorperson: Operator = FLOORPERSON,
     shuffler_seed: int | None = None,
-    **options: Any,
-) -> AsyncIterator[SimulatedTable[Any, DealerT]]:
+    **options: Any,  # Any: TOML values
+) -> AsyncIterator[SimulatedTable[Any, DealerT]]:  # Any: any game's table
     """Every game's table comes up the same way: its devices connected (``connected_devices``),
     the table assembled on the connections as real equipment's is (``assemble``: a simulated
     device's name is its kind), dealt by ``hands``, running and opened by ``floorperson``.
