@@ -99,7 +99,7 @@ class FaultProfile:
             raise ConfigError(str(exc)) from None
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], where: str) -> FaultProfile:
+    def from_mapping(cls, data: Mapping[str, Any], where: str) -> FaultProfile:  # Any: TOML values
         known = {"devices", "script", "rate", "seed", "kinds"}
         if not set(data) & known:
             return cls(plans={"*": FaultPlan.from_mapping(data, where)})
@@ -122,7 +122,7 @@ class FaultProfile:
             raise ValueError(f"{where}: kinds {list(kinds)}; known: {', '.join(SCRIPTED)}")
         return cls(plans=plans, script=script, rate=float(rate), seed=seed, kinds=kinds)
 
-    def check(self, devices: Mapping[str, Any]) -> None:
+    def check(self, devices: Mapping[str, Any]) -> None:  # Any: any device
         """Every device the profile names is one of this table's, said before a round is played."""
         named = {name for name in self.plans if name != "*"}
         named |= {strike.device for strike in self.script if strike.fault not in DEALER_FAULTS}
@@ -139,7 +139,7 @@ class FaultProfile:
             )
 
 
-def _strike(entry: Mapping[str, Any], at: str) -> Strike:
+def _strike(entry: Mapping[str, Any], at: str) -> Strike:  # Any: TOML values
     """One ``[[script]]`` entry, checked; ``at`` names it in an error."""
     fault = ALIASES.get(entry.get("fault", ""), entry.get("fault"))
     if fault not in SCRIPTED:
@@ -166,7 +166,9 @@ class FaultScript(RoundListener):
     its round begins, and in random mode a drawn strike with the profile's chance. ``world``,
     ``dealer`` and ``devices`` are the SimulatedTable's; ``game`` says which dealer's faults apply."""
 
-    def __init__(self, profile: FaultProfile, sim: Any, game: str = "") -> None:
+    def __init__(
+        self, profile: FaultProfile, sim: Any, game: str = ""  # Any: a simulated table of any game
+    ) -> None:
         self.profile, self.sim, self.game = profile, sim, game
         self.rng = random.Random(profile.seed)
         self.struck: list[Strike] = []
@@ -175,7 +177,7 @@ class FaultScript(RoundListener):
             if plan is not None:
                 device.set_faults(plan)
 
-    def round_began(self, round_: Any) -> None:
+    def round_began(self, round_: Any) -> None:  # Any: a round of any game
         for strike in self.profile.script:
             if strike.round == round_.number and strike.at != "end":
                 self._strike(strike)
@@ -189,7 +191,7 @@ class FaultScript(RoundListener):
                     device = "dealer"
                 self._strike(Strike(round_.number, kind, device))
 
-    def round_ended(self, round_: Any) -> None:
+    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
         """A wire fault as the round ends, before the shoe change, shuffle or delivery between rounds:
         a scripted ``at = "end"``, and in random mode a second draw, striking a wire fault only."""
         for strike in self.profile.script:

@@ -201,7 +201,7 @@ def parse(text: str, path: str = "<scenario>") -> Scenario:
     game: str | None = None
     seats: int | None = None
     seed = 1
-    rules: dict[str, Any] = {}
+    rules: dict[str, Any] = {}  # Any: configured values
     rounds: list[RoundScript] = []
     header = True
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -326,7 +326,7 @@ def _decision(game: str, word: str, where: Where) -> Answer:
     return Answer(word, 0, where)
 
 
-def _rule(raw: str, where: Where) -> tuple[str, Any]:
+def _rule(raw: str, where: Where) -> tuple[str, Any]:  # Any: a configured value
     """``rule KEY VALUE``: VALUE is a TOML value (``"3:1"``, ``6``, ``{ 6 = "100:1", ... }``), as
     the key is written in a table's configuration file; the game's RuleSet checks it when the table
     is built, and a refusal names this line."""
@@ -440,7 +440,7 @@ def _pair(where: Where, text: str) -> tuple[str, str]:
     return key, value
 
 
-def _wager_message(game: str) -> Any:
+def _wager_message(game: str) -> Any:  # Any: any game's wager
     module, _, name = WAGER_MESSAGES[game].partition(":")
     return getattr(importlib.import_module(module), name)
 
@@ -467,12 +467,14 @@ class ScriptedPlayers:
     and decisions in the order the file gives them. A prompt the file has no answer for raises
     ScenarioError naming the seat and the prompt, so a scenario never plays on a guess."""
 
-    def __init__(self, game: str, script: RoundScript, cover: Any = None) -> None:
+    def __init__(
+        self, game: str, script: RoundScript, cover: Any = None  # Any: a progressive's cover
+    ) -> None:
         self.game, self.script, self.cover = game, script, cover
         self.pending = {seat: deque(answers) for seat, answers in script.decisions.items()}
         self.insurance_asked: set[int] = set()
 
-    def wagers(self, round_number: int, positions: int) -> list[Any]:
+    def wagers(self, round_number: int, positions: int) -> list[Any]:  # Any: any game's wagers
         message = _wager_message(self.game)
         placed = []
         for seat, (amounts, where) in sorted(self.script.wagers.items()):
@@ -497,7 +499,7 @@ class ScriptedPlayers:
         return queue.popleft()
 
     # Free Bet Blackjack
-    def insurance(self, hand: Any, dealer_up: Card) -> Any:
+    def insurance(self, hand: Any, dealer_up: Card) -> Any:  # Any: any game's hand and answer
         seat = hand.seat
         answer = self.script.insurance.get(seat)
         if answer is None:
@@ -510,14 +512,16 @@ class ScriptedPlayers:
             return EvenMoney(seat)
         return Insure(seat, answer.number) if answer.word == "insure" else None
 
-    def decide(self, *args: Any) -> Any:
+    def decide(self, *args: Any) -> Any:  # Any: any game's decision
         if self.game == "free-bet-blackjack":
             return self._blackjack(*args)
         if self.game == "heads-up-holdem":
             return self._holdem(*args)
         return self._crazy_4(*args)
 
-    def _blackjack(self, hand: Any, dealer_up: Card, legal: Mapping[Any, Any]) -> Any:
+    def _blackjack(
+        self, hand: Any, dealer_up: Card, legal: Mapping[Any, Any]  # Any: any game's hand and choices
+    ) -> Any:  # Any: any game's hand and choices
         answer = self._next(
             hand.seat,
             f"a decision on hand {hand.number} (dealer shows {dealer_up}; offered: {_offered(legal)})",
@@ -530,17 +534,19 @@ class ScriptedPlayers:
             )
         return action
 
-    def _holdem(self, position: Any, street: str, community: Sequence[Card]) -> Any:
+    def _holdem(
+        self, position: Any, street: str, community: Sequence[Card]  # Any: any game's position and decision
+    ) -> Any:  # Any: any game's position and decision
         answer = self._next(position.seat, f"the {street} decision")
         multiple = answer.number if answer.word == "play" else 0
         return PlayerDecision(position.seat, HoldemChoice(answer.word), multiple)
 
-    def _crazy_4(self, seat: int) -> Any:
+    def _crazy_4(self, seat: int) -> Any:  # Any: any game's decision
         answer = self._next(seat, "Play or fold")
         return Play(seat, answer.number) if answer.word == "play" else Fold(seat)
 
     # Over/Under
-    def choose(self, position: Any) -> Any:
+    def choose(self, position: Any) -> Any:  # Any: any game's position and choice
         return OverUnderChoice(
             self._next(position.seat, "the election (over_23, under_18 or surrender)").word
         )
@@ -550,7 +556,7 @@ class ScriptedPlayers:
         return [answer for queue in self.pending.values() for answer in queue]
 
 
-def _offered(legal: Mapping[Any, Any]) -> str:
+def _offered(legal: Mapping[Any, Any]) -> str:  # Any: any game's choices
     return ", ".join(str(action) for action in legal)
 
 
@@ -600,10 +606,10 @@ class FaultWatcher(RoundListener):
         self.world, self.faults, self.cards = world, list(faults), 0
         self.struck: list[Fault] = []
 
-    def round_began(self, round_: Any) -> None:
+    def round_began(self, round_: Any) -> None:  # Any: a round of any game
         self.cards = 0
 
-    def record(self, record: Any) -> None:
+    def record(self, record: Any) -> None:  # Any: a record of any game
         if str(record.kind) != "card":
             return
         self.cards += 1
@@ -621,7 +627,7 @@ class TableRecord:
 
     seq: str
     kind: str
-    fields: Mapping[str, Any]
+    fields: Mapping[str, Any]  # Any: JSON values
 
 
 class TableRecords(RoundListener):
@@ -632,10 +638,10 @@ class TableRecords(RoundListener):
         self.pending: list[TableRecord] = []
         self.before_round: list[TableRecord] = []  # those made before the round last begun
 
-    def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:
+    def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:  # Any: JSON values
         self.pending.append(TableRecord(f"t{len(self.pending) + 1}", kind, dict(fields)))
 
-    def round_began(self, round_: Any) -> None:
+    def round_began(self, round_: Any) -> None:  # Any: a round of any game
         self.before_round, self.pending = self.pending, []
 
 
@@ -648,7 +654,7 @@ class Outcome:
     scenario: Scenario
     failure: str | None = None
     checked: int = 0
-    rounds: list[Any] = field(default_factory=list)
+    rounds: list[Any] = field(default_factory=list)  # Any: rounds of any game
     before: list[list[TableRecord]] = field(default_factory=list)  # each round's table records
 
     @property
@@ -663,7 +669,7 @@ class Outcome:
         return f"{head}\n  FAILED: {self.failure}"
 
 
-def _matches(record: Any, expect: Expect) -> bool:
+def _matches(record: Any, expect: Expect) -> bool:  # Any: a round's or the table's record
     if str(record.kind) != expect.what:
         return False
     return all(
@@ -672,7 +678,7 @@ def _matches(record: Any, expect: Expect) -> bool:
 
 
 def check_round(
-    round_: Any,
+    round_: Any,  # Any: a round of any game
     script: RoundScript,
     cleared: Mapping[str, int] | None = None,
     before: Sequence[TableRecord] = (),
@@ -721,11 +727,13 @@ def check_round(
     return checked, None
 
 
-def _show(record: Any) -> str:
+def _show(record: Any) -> str:  # Any: a round's or the table's record
     return f"{record.kind} " + " ".join(f"{k}={shlex.quote(str(v))}" for k, v in record.fields.items())
 
 
-def _missing(expect: Expect, records: Sequence[Any], position: int) -> str:
+def _missing(
+    expect: Expect, records: Sequence[Any], position: int  # Any: a round's or the table's record
+) -> str:
     after = f" after record #{records[position - 1].seq}" if position else ""
     same = [r for r in records[position:] if str(r.kind) == expect.what]
     earlier = [r for r in records[:position] if _matches(r, expect)]
@@ -742,7 +750,9 @@ def _missing(expect: Expect, records: Sequence[Any], position: int) -> str:
 
 
 # -- running ---------------------------------------------------------------------------------------
-async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = None) -> Outcome:
+async def run_scenario(
+    scenario: Scenario, options: Mapping[str, Any] | None = None  # Any: TOML values
+) -> Outcome:
     """Play the scenario's rounds on the game's simulated table, stacked and scripted as the file
     says, with the simulated floor supervisor clearing any fault; check each round as it ends.
     ``options`` are the table builder's (the rules for ``seats``); a file error raises, a round
@@ -812,7 +822,7 @@ async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = N
     return outcome
 
 
-def _strike_dealer_fault(sim: Any, fault: Fault) -> bool:
+def _strike_dealer_fault(sim: Any, fault: Fault) -> bool:  # Any: a simulated table of any game
     """Arm or strike a dealer's fault before the round (the simulated dealer's slips, as
     ``croupier sim --faults`` strikes them); False for a jam, which FaultWatcher strikes mid-round."""
     dealer, world = sim.dealer, sim.world
@@ -837,7 +847,7 @@ def _strike_dealer_fault(sim: Any, fault: Fault) -> bool:
     return False
 
 
-def _report_not_skipped(dealer: Any, script: RoundScript) -> str | None:
+def _report_not_skipped(dealer: Any, script: RoundScript) -> str | None:  # Any: any game's dealer
     """A ``fault unreported`` the round never struck: the dealer was never asked for that hand."""
     for fault in script.faults:
         if fault.kind == "unreported" and fault.device in dealer.skip_report:
@@ -860,7 +870,9 @@ def _unasked(players: ScriptedPlayers) -> str | None:
     return None
 
 
-def records_text(rounds: Sequence[Any], before: Sequence[Sequence[TableRecord]] = ()) -> str:
+def records_text(
+    rounds: Sequence[Any], before: Sequence[Sequence[TableRecord]] = ()  # Any: rounds of any game
+) -> str:
     """Every record of the rounds played, one a line, as ``expect`` lines would name them, each
     round's table records (``before``, its burns) first: what a scenario author copies from when
     writing the expectations."""

@@ -52,7 +52,7 @@ class Tally(RoundListener):
         elif kind == "state" and fields.get("dest") == VOIDED:  # by a ruling or by the rules (a misdeal)
             self.voided_rounds += 1
 
-    def round_ended(self, round_: Any) -> None:
+    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
         self.rounds += 1
         self.hands += len(round_.positions)
         self.players_net += sum(round_.net(seat) for seat in round_.positions)
@@ -63,7 +63,9 @@ class Tally(RoundListener):
         self.faults[code] += 1
 
     # -- the summary ----------------------------------------------------------------------------
-    def summary(self, *, game: str, seed: int | None, seats: int, seconds: float) -> dict[str, Any]:
+    def summary(
+        self, *, game: str, seed: int | None, seats: int, seconds: float
+    ) -> dict[str, Any]:  # Any: a JSON summary
         """The JSON summary (docs/sim.md). Everything but ``timing`` is a function of the seed."""
         house = {wager: self.house[wager] for wager in sorted(self.house)}
         return {
@@ -84,6 +86,6 @@ class Tally(RoundListener):
         }
 
 
-def without_timing(summary: dict[str, Any]) -> dict[str, Any]:
+def without_timing(summary: dict[str, Any]) -> dict[str, Any]:  # Any: a JSON summary
     """The summary less what depends on the machine's speed: equal for equal seeds."""
     return {key: value for key, value in summary.items() if key != "timing"}

@@ -16,9 +16,8 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any
 
 from aiohttp import WSMsgType, web
 
@@ -76,7 +75,9 @@ class TableApi:
         if message is not None:
             self.hub.publish(message)
 
-    def _auth(self, action: Action, *, supervisor: bool = False) -> Callable[[web.Request], Awaitable[Any]]:
+    def _auth(
+        self, action: Action, *, supervisor: bool = False
+    ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         """The handler behind the token check, and for a supervisor action the role check."""
 
         async def handler(request: web.Request) -> web.StreamResponse:
@@ -207,6 +208,7 @@ class TableApi:
         async def answer(request: web.Request, operator: Operator) -> web.Response:
             body = await json_body(request)
             answered = prompt_of(body)
+            assert isinstance(body, Mapping)  # prompt_of refused any other body
             screen = self.service.screen
             kind = screen.kind(answered, kinds)
 

@@ -22,7 +22,7 @@ from croupier.tables.feeding import DeviceEventApplied
 from games.common.records import Record
 from vocabulary.events import Event
 
-Json = dict[str, Any]
+Json = dict[str, Any]  # Any: JSON values
 
 
 def message_of(event: Event) -> Json | None:
@@ -52,7 +52,7 @@ def event_json(event: object) -> Json:
     return {"type": "device_event", "event": type(event).__name__, "fields": _plain(fields)}
 
 
-def _plain(value: object) -> Any:
+def _plain(value: object) -> Any:  # Any: JSON values
     """JSON-safe: bytes as hex, enums by name, containers element by element."""
     if isinstance(value, bytes):
         return value.hex()

@@ -270,7 +270,7 @@ class RoundSummary(RoundListener):
     def __init__(self, table: str, world: TableWorld | None = None) -> None:
         self.table, self.world = table, world
 
-    def round_ended(self, round_: Any) -> None:
+    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
         if self.world is not None:
             self.world.check()
         notify(f"STATUS=table {self.table}: {round_.number} rounds played")

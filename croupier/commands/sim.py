@@ -81,14 +81,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
-def _rules(game: str, seats: int | None, rules: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def _rules(
+    game: str, seats: int | None, rules: Mapping[str, Any] | None = None  # Any: TOML values
+) -> dict[str, Any]:  # Any: TOML values
     """The table's rules with ``seats`` positions (a refused count names the limit) and ``rules``,
     a scenario's ``rule KEY VALUE`` lines, over the simulated table's own (a refusal names them)."""
     if seats is None and not rules:
         return {}
     module = importlib.import_module(RULES_MODULES[game])
-    base: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
+    base: dict[str, Any] = {}  # Any: TOML values
+    extra: dict[str, Any] = {}  # Any: TOML values
     if game == "crazy-4-poker":
         from simulator.tables.crazy_4_poker import LEVELS, RULES
 
@@ -129,12 +131,12 @@ async def simulate(
     game: str,
     rounds: int,
     seed: int,
-    options: dict[str, Any],
+    options: dict[str, Any],  # Any: TOML values
     audit: Path | None = None,
     profile: FaultProfile | None = None,
     view: str = "none",
     pace: float = 0.0,
-) -> dict[str, Any]:
+) -> dict[str, Any]:  # Any: a JSON summary
     """Play ``rounds`` rounds and return the summary (docs/sim.md). The players draw from
     ``random.Random(seed)`` and the shuffler is seeded with ``seed`` (it reports itself seeded)."""
     started = time.monotonic()
@@ -204,7 +206,7 @@ def _journal(stack: contextlib.ExitStack, directory: Path, game: str) -> TableJo
     return journal
 
 
-def format_summary(summary: dict[str, Any]) -> str:
+def format_summary(summary: dict[str, Any]) -> str:  # Any: a JSON summary
     """The summary for a person: one fact a line."""
     lines = [
         f"{summary['game']}: {summary['rounds']} rounds, {summary['hands']} hands, {summary['seats']} seats, "

@@ -44,7 +44,7 @@ class ScreenDealer:
         self.rack = 0  # cards the table has sent to the discard rack
         self.felt: Counter[str] = Counter()  # cards the table has placed at each place
 
-    def _step(self, step: str, **arguments: Any) -> None:
+    def _step(self, step: str, **arguments: Any) -> None:  # Any: JSON values
         self.screen.step(step, arguments)
 
     # -- a shoe's life (croupier.tables.dealer.Dealer) --------------------------------------------

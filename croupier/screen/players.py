@@ -39,7 +39,7 @@ from games.over_under import inputs as ou
 from vocabulary.cards import Card
 from vocabulary.rules import PUBLISHED_RULES, Rule
 
-Json = Mapping[str, Any]
+Json = Mapping[str, Any]  # Any: JSON values
 
 INSURANCE_IN_TURN = Rule("672a.7(f)", "the insurance offer is answered by each player in turn, clockwise")
 CRAZY_4_IN_TURN = Rule(PUBLISHED_RULES, "each player in turn Plays or folds, having seen the hand")
@@ -61,16 +61,16 @@ class KeyedCounts:
     progressive chips (657a.9(a)(3)) — at a simulated table driven from the screen: every other
     step is done by ``hands``, the simulated dealer's."""
 
-    def __init__(self, hands: Any, screen: Screen) -> None:
+    def __init__(self, hands: Any, screen: Screen) -> None:  # Any: the dealer's hands of any game
         self._hands, self._screen = hands, ScreenDealer(screen)
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # Any: as the hands'
         return getattr(self._hands, name)
 
-    def count_stub(self) -> Any:
+    def count_stub(self) -> Any:  # Any: a keyed count
         return self._screen.count_stub()
 
-    def count_progressive_chips(self) -> Any:
+    def count_progressive_chips(self) -> Any:  # Any: a keyed count
         return self._screen.count_progressive_chips()
 
 
@@ -79,13 +79,13 @@ class _Keyed:
 
     wager: type
     #: The game's own check of a wager, the one its round's guard makes (games/<game>/dealing.py).
-    check: Callable[[Any, Any], None]
+    check: Callable[[Any, Any], None]  # Any: a wager and rules of any game
 
     def __init__(
         self,
         screen: Screen,
         *,
-        rules: Any = None,
+        rules: Any = None,  # Any: any game's RuleSet
         cover: Callable[[int], object] | None = None,
         limits: Limits | None = None,
     ) -> None:
@@ -93,7 +93,7 @@ class _Keyed:
         chip on the seat's sensor (a simulated table); ``limits``: the posted table limits."""
         self.screen, self.rules, self._cover, self.limits = screen, rules, cover, limits or {}
 
-    def parse_wager(self, body: Json) -> Any:
+    def parse_wager(self, body: Json) -> Any:  # Any: a wager of any game
         """The wager keyed, refused before it reaches the table — so before the first one begins a
         round — for an amount outside the posted limits, or anything the game's own check of a
         wager refuses (a seat that is no betting position, a combination its rules forbid)."""
@@ -101,11 +101,11 @@ class _Keyed:
         check_limits(wager, self.limits)
         if self.rules is not None:
             self.check(wager, self.rules)
-        if self._cover is not None and getattr(wager, "progressive", 0):
+        if self._cover is not None and getattr(wager, "progressive", False):
             self._cover(wager.seat)
         return wager
 
-    def wagers(self, round_number: int, positions: int) -> Any:
+    def wagers(self, round_number: int, positions: int) -> Any:  # Any: wagers of any game
         return self.screen.betting()
 
 
@@ -113,7 +113,7 @@ class KeyedFreeBetBlackjack(_Keyed):
     wager = fbb.PlaceWager
     check = staticmethod(fbb_dealing.check_wager)
 
-    async def insurance(self, hand: Any, dealer_up: Card) -> Offer[Any]:
+    async def insurance(self, hand: Any, dealer_up: Card) -> Offer[Any]:  # Any: a hand of any game
         return await self.screen.ask(
             "insurance",
             FBB_INSURANCE,
@@ -123,7 +123,9 @@ class KeyedFreeBetBlackjack(_Keyed):
             dealer_up=str(dealer_up),
         )
 
-    async def decide(self, hand: Any, dealer_up: Card, legal: Mapping[Any, Any]) -> Offer[Any]:
+    async def decide(
+        self, hand: Any, dealer_up: Card, legal: Mapping[Any, Any]  # Any: a hand and its choices, of any game
+    ) -> Offer[Any]:  # Any: a hand and its choices, of any game
         return await self.screen.ask(
             "decision",
             FBB_DECISION,
@@ -143,7 +145,7 @@ class KeyedOverUnder(_Keyed):
     wager = ou.PlaceWager
     check = staticmethod(ou_dealing.check_wager)
 
-    async def choose(self, position: Any) -> Offer[Any]:
+    async def choose(self, position: Any) -> Offer[Any]:  # Any: a position of any game
         return await self.screen.ask(
             "election",
             OU_ELECTION,
@@ -158,7 +160,9 @@ class KeyedHeadsUpHoldem(_Keyed):
     wager = holdem.PlaceWager
     check = staticmethod(holdem_dealing.check_wager)
 
-    async def decide(self, position: Any, street: str, community: Sequence[Card]) -> Offer[Any]:
+    async def decide(
+        self, position: Any, street: str, community: Sequence[Card]  # Any: a position of any game
+    ) -> Offer[Any]:  # Any: a position of any game
         return await self.screen.ask(
             "decision",
             HOLDEM_DECISION,
@@ -175,7 +179,7 @@ class KeyedCrazy4Poker(_Keyed):
     wager = crazy_4.PlaceWagers
     check = staticmethod(crazy_4_dealing.check_wager)
 
-    async def decide(self, seat: int) -> Offer[Any]:
+    async def decide(self, seat: int) -> Offer[Any]:  # Any: a decision of any game
         return await self.screen.ask("decision", CRAZY_4_DECISION, seat=seat, turn=CRAZY_4_IN_TURN)
 
 

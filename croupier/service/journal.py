@@ -86,7 +86,7 @@ class TableJournal(RoundListener):
         # access_refused's bound: the minute's start, the records written in it, the ones left out.
         self._access_window, self._access_written, self._access_unrecorded = time.monotonic(), 0, 0
 
-    def keep(self, table: Any) -> None:
+    def keep(self, table: Any) -> None:  # Any: a table of any game
         """Keep ``table``: its latches and round restored after a restart, then every record,
         fault, round end and the position of its cards written as they happen."""
         self.kept = table
@@ -102,12 +102,12 @@ class TableJournal(RoundListener):
         where the round found them) and after each round (and any shoe change it ended with)."""
         self.state.save_table(self.table, {**self._counters(), "position": self.kept.position()})
 
-    def position(self) -> dict[str, Any] | None:
+    def position(self) -> dict[str, Any] | None:  # Any: JSON values
         """The position last saved; None before the table first opened."""
         return self._counters().get("position")
 
     # -- what the table does --------------------------------------------------------------------
-    def round_began(self, round_: Any) -> None:
+    def round_began(self, round_: Any) -> None:  # Any: a round of any game
         self.round = round_.number
         if self.kept is not None:  # a journal of rounds alone keeps no table's position
             self.save_position()
@@ -116,16 +116,16 @@ class TableJournal(RoundListener):
     def record(self, record: Record) -> None:
         append_record(self.trail, self.game, record)
 
-    def round_ended(self, round_: Any) -> None:
+    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
         self._line_errors()
         self.state.end_round(self.table, round_.number, {**self._counters(), "rounds": round_.number})
         self.round = None
 
-    def _counters(self) -> dict[str, Any]:
+    def _counters(self) -> dict[str, Any]:  # Any: JSON values
         return self.state.load_table(self.table) or {}
 
     # -- the devices' latches and irregularities ------------------------------------------------
-    def watch_latches(self, equipment: Iterable[Equipment[Any]]) -> None:
+    def watch_latches(self, equipment: Iterable[Equipment[Any]]) -> None:  # Any: any device's driver
         """Keep each device's latched faults in the state store and in the trail as they change,
         and write each irregularity its rules find (``device_irregularity``), each equipment event
         it reports (``equipment_event``) and each authenticity check of its firmware
@@ -186,7 +186,7 @@ class TableJournal(RoundListener):
         """A fault latched or released on ``machine``'s latch (FaultLatched, FaultReleased)."""
         self._latch_changed(machine)
 
-    def _latch_changed(self, machine: Equipment[Any]) -> None:
+    def _latch_changed(self, machine: Equipment[Any]) -> None:  # Any: any device's driver
         """Each fault latched or released as a record, with the unit it is about (model, serial,
         firmware: a regulator matches it to the approved list) and the clause it enforces."""
         faults = {fault.code: fault for fault in machine.latch.faults}
@@ -202,7 +202,7 @@ class TableJournal(RoundListener):
         self._latched[machine.name] = faults
 
     # -- people ---------------------------------------------------------------------------------
-    def operator_action(self, action: str, operator: Operator, **fields: Any) -> None:
+    def operator_action(self, action: str, operator: Operator, **fields: Any) -> None:  # Any: JSON values
         """A person's action on the table (a clear, a ruling, a dealer change, opening, closing)."""
         self.trail.append(
             "operator_action",
@@ -222,7 +222,7 @@ class TableJournal(RoundListener):
             self._access_unrecorded += 1
             return
         self._access_written += 1
-        fields: dict[str, Any] = {"request": request, "status": status, "reason": reason}
+        fields: dict[str, Any] = {"request": request, "status": status, "reason": reason}  # Any: JSON values
         fields |= (
             {"operator": None, "role": None}
             if operator is None
@@ -272,18 +272,18 @@ class TableJournal(RoundListener):
         opens it), never for a table that stayed closed."""
         self.table_event("table_open", self._configuration)
 
-    def rules_in_force(self, rules: Any) -> None:
+    def rules_in_force(self, rules: Any) -> None:  # Any: any game's RuleSet
         """The game's rules and pay tables the table plays by, as plain values: with them a
         regulator holding only the trail can recompute every settlement (``croupier audit
         procedure``; docs/audit.md)."""
         self.table_event("rules_in_force", {"game": self.game, "rules": rules.plain()})
 
-    def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:
+    def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:  # Any: JSON values
         """The table's own events: opened with its configuration, closed, restored after a crash."""
         self.trail.append(kind, None, dict(fields))
 
     # -- after a restart ------------------------------------------------------------------------
-    def restore(self, equipment: Iterable[Equipment[Any]]) -> int:
+    def restore(self, equipment: Iterable[Equipment[Any]]) -> int:  # Any: any device's driver
         """Put the latched faults saved before a restart back on the latches, hold a round the
         restart cut off, and return the number of rounds played (the next round is one more)."""
         machines = list(equipment)
@@ -350,7 +350,7 @@ class TableJournal(RoundListener):
         return rounds[-1] if rounds else None
 
 
-def _left_on_layout(cut: RoundReplay | None) -> dict[str, Any]:
+def _left_on_layout(cut: RoundReplay | None) -> dict[str, Any]:  # Any: JSON values
     """What the trail says the cut-off round left to settle by hand: its wagers, to be returned,
     and how many cards lie at each place of the layout, to be picked up and counted (``croupier
     replay`` shows them card by card), so no wager or card is lost across the restart."""

@@ -52,7 +52,9 @@ def one_deck_shuffler(
     return Shuffler(driver, alternate_batches=False, allow_seeded=allow_seeded, read_order=read_order)
 
 
-def _free_bet_blackjack(connections: Connections, options: dict[str, Any]) -> FreeBetBlackjackTable:
+def _free_bet_blackjack(
+    connections: Connections, options: dict[str, Any]  # Any: TOML values
+) -> FreeBetBlackjackTable:
     reader_options = {"clock": options.pop("reader_clock")} if options.get("reader_clock") else {}
     options.pop("reader_clock", None)
     return FreeBetBlackjackTable(
@@ -63,7 +65,7 @@ def _free_bet_blackjack(connections: Connections, options: dict[str, Any]) -> Fr
     )
 
 
-def _over_under(connections: Connections, options: dict[str, Any]) -> OverUnderTable:
+def _over_under(connections: Connections, options: dict[str, Any]) -> OverUnderTable:  # Any: TOML values
     return OverUnderTable(
         shoe=Shoe(ShoeDriver(connections["shoe"]), clauses=OverUnderTable.shoe_clauses),
         shuffler=shoe_game_shuffler(connections, allow_seeded=options.pop("allow_seeded", False)),
@@ -71,7 +73,9 @@ def _over_under(connections: Connections, options: dict[str, Any]) -> OverUnderT
     )
 
 
-def _heads_up_holdem(connections: Connections, options: dict[str, Any]) -> HeadsUpHoldemTable:
+def _heads_up_holdem(
+    connections: Connections, options: dict[str, Any]  # Any: TOML values
+) -> HeadsUpHoldemTable:
     options.pop("dealer_on_duty", None)  # a Hold 'Em round does not name its dealer
     return HeadsUpHoldemTable(
         shoe=Shoe(  # 677a.10 burns no card
@@ -82,7 +86,7 @@ def _heads_up_holdem(connections: Connections, options: dict[str, Any]) -> Heads
     )
 
 
-def _crazy_4_poker(connections: Connections, options: dict[str, Any]) -> Crazy4PokerTable:
+def _crazy_4_poker(connections: Connections, options: dict[str, Any]) -> Crazy4PokerTable:  # Any: TOML values
     options.pop("dealer_on_duty", None)
     progressive = Progressive(
         ProgressiveDriver(connections["progressive"]),
@@ -100,7 +104,7 @@ def _crazy_4_poker(connections: Connections, options: dict[str, Any]) -> Crazy4P
     )
 
 
-_ASSEMBLERS: dict[str, Callable[[Connections, dict[str, Any]], Any]] = {
+_ASSEMBLERS: dict[str, Callable[[Connections, dict[str, Any]], Any]] = {  # Any: TOML values; any table
     "free-bet-blackjack": _free_bet_blackjack,
     "over-under": _over_under,
     "heads-up-holdem": _heads_up_holdem,
@@ -108,7 +112,9 @@ _ASSEMBLERS: dict[str, Callable[[Connections, dict[str, Any]], Any]] = {
 }
 
 
-def assemble(game: str, connections: Connections, *, dealer: Any, **options: Any) -> Any:
+def assemble(
+    game: str, connections: Connections, *, dealer: Any, **options: Any  # Any: any game's dealer; TOML
+) -> Any:  # Any: a table of any game
     """``game``'s table over ``connections`` (by device kind), dealt by ``dealer``; ``options`` go
     to the table (rules, name, backs, cover_depth, award_levels, record_events...), with
     ``allow_seeded`` and ``reader_clock`` for the devices. The dealer on duty is UNASSIGNED unless

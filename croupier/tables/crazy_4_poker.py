@@ -43,6 +43,7 @@ from devices.shuffler import Batch, Shuffler
 from drivers.protocol.classes.progressive import AwardResult, RoundState
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from drivers.shuffler import SealedOrder
+from games.common.machine_parts import HELD, VOIDED
 from games.crazy_4_poker import Round, RuleSet, Table, clauses
 from games.crazy_4_poker.inputs import (
     DEALER,
@@ -66,7 +67,7 @@ from games.crazy_4_poker.inputs import (
     StubCount,
     StubToRack,
 )
-from games.crazy_4_poker.machine import COUNTING, DEALING, HELD, LOCKING, MISDEAL_CHECK, SHOWDOWN, VOIDED
+from games.crazy_4_poker.machine import COUNTING, DEALING, LOCKING, MISDEAL_CHECK, SHOWDOWN
 from games.crazy_4_poker.rules_config import Shuffler as ShufflerKind
 from vocabulary.cards import Card
 from vocabulary.events import Events
@@ -145,7 +146,7 @@ class _SignFeed:
         return self.progressive.sign.name
 
     @property
-    def driver(self) -> Any:
+    def driver(self) -> Any:  # Any: the controller's driver
         return self.progressive.sign
 
     def apply(self, event: object) -> None:
@@ -186,14 +187,14 @@ class Crazy4PokerTable(SupervisorHolds):
         self.name, self.back, self.deck_hand = name, back, deck_hand
         self.game = Table(self.rules, verify_order, name)
         self.in_play: Round | None = None  # the round being dealt, for ``position``
-        machines: list[Any] = [progressive, _SignFeed(progressive)]
+        machines: list[Any] = [progressive, _SignFeed(progressive)]  # Any: a machine and its sign's feed
         self.events = Events()
         self.feeds = Feeds([*machines, *([shuffler] if shuffler else [])], record_events, events=self.events)
         self.log = structlog.get_logger("croupier.tables").bind(table=name)
         self._init_holds()
 
     @property
-    def equipment(self) -> tuple[Equipment[Any], ...]:
+    def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         return (self.progressive, *([self.shuffler] if self.shuffler else []))
 
     @property
@@ -212,7 +213,9 @@ class Crazy4PokerTable(SupervisorHolds):
             yield self
 
     # -- the table's day --------------------------------------------------------------------------
-    async def open(self, floorperson: Operator, position: Mapping[str, Any] | None = None) -> bool:
+    async def open(
+        self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
+    ) -> bool:
         """657a.9(a)(1): refused without an automated shuffler (configured and connected); then the
         shuffler opened (random mode only), the progressive synced and the first deck loaded.
 
@@ -235,7 +238,7 @@ class Crazy4PokerTable(SupervisorHolds):
         self.log.info("table open", back=self.back, deck_hand=self.deck_hand.value, resumed=resumed)
         return resumed
 
-    def position(self) -> dict[str, Any]:
+    def position(self) -> dict[str, Any]:  # Any: JSON values
         """Where the day is, for ``open`` after a restart: the rounds since the stub was counted
         (657a.9(d)) and the shuffler's batches; the deck waits in the shuffler's input tray. A round
         in play counts as a round whose stub was not counted: if the service stops in it, the round
@@ -394,7 +397,7 @@ class Crazy4PokerTable(SupervisorHolds):
         progressive controller. A hand not reported holds the round (657a.1 Hand): on a
         supervisor's CONTINUE the dealer is asked for it again, and the round settles once known."""
         for seat in sorted(round_.positions):
-            await ask(lambda seat=seat: players.decide(seat), partial(self._give, round_))
+            await ask(partial(players.decide, seat), partial(self._give, round_))
         if order is not None:
             self._give(round_, RevealOrder(tuple(card for card in order.unseal() if card is not None)))
         while round_.state in (SHOWDOWN, HELD):
@@ -421,7 +424,7 @@ class Crazy4PokerTable(SupervisorHolds):
                 elif place == DEALER:
                     raise RuleViolation(clauses.DEALER_HAND_KNOWN, "the dealer's hand must be reported")
 
-            await ask(lambda place=place: self.dealer.report_hand(layout_place(place)), report)
+            await ask(partial(self.dealer.report_hand, layout_place(place)), report)
 
     async def _pick_up(self, round_: Round) -> None:
         """657a.9(c): every card on the layout to the discard rack, counted."""

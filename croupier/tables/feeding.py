@@ -22,7 +22,7 @@ import structlog
 from devices.equipment import Equipment
 from vocabulary.events import Event, Events
 
-Machine = Equipment[Any]
+Machine = Equipment[Any]  # Any: any device's driver
 _log = structlog.get_logger("croupier.tables.feeding")
 
 
@@ -63,7 +63,7 @@ class Feeds:
                     await task
             self._tasks = []
 
-    def connections(self) -> dict[str, Any]:
+    def connections(self) -> dict[str, Any]:  # Any: any device's connection
         """Each device's connection by name (a meter sign's too, which has no machine of its own)."""
         return {machine.name: machine.driver.conn for machine in self.machines}
 

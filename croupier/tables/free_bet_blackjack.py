@@ -31,6 +31,8 @@ from croupier.tables.shoe_table import Play, ShoeTable
 from devices.card_reader import CardReader
 from devices.equipment import Equipment
 from devices.shoe import ShoeClauses
+from games.common.machine_parts import SETTLED, VOIDED
+from games.common.seating import clockwise
 from games.free_bet_blackjack import Round, RuleSet
 from games.free_bet_blackjack.clauses import BLACKJACK_PAID, BURN_DUE
 from games.free_bet_blackjack.decisions import Stake
@@ -47,15 +49,12 @@ from games.free_bet_blackjack.inputs import (
     RevealHole,
     Settle,
 )
-from games.free_bet_blackjack.layout import clockwise
 from games.free_bet_blackjack.machine import (
     DEALER_BLACKJACK,
     DEALER_TURN,
     INSURANCE,
     PEEKING,
     PLAYER_TURNS,
-    SETTLED,
-    VOIDED,
 )
 from games.free_bet_blackjack.positions import Hand
 from vocabulary.cards import Card, SealedCard
@@ -88,6 +87,7 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
 
     burn_rule = BURN_DUE  # 672a.7(c)
     shoe_clauses = ShoeClauses.of_batch_game("672a.7", reconstruct="s")
+    rules: RuleSet
 
     def __init__(self, *, reader: CardReader, rules: RuleSet | None = None, **table: object) -> None:
         """As ShoeTable's, with the card reader for the peek; ``rules`` defaults to the published game."""
@@ -95,7 +95,7 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
         super().__init__(rules=rules or RuleSet(), **table)  # type: ignore[arg-type]
 
     @property
-    def equipment(self) -> tuple[Equipment[Any], ...]:
+    def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         return (self.shoe, self.reader, self.shuffler)
 
     async def _inspect(self, floorperson: Operator) -> None:
@@ -132,7 +132,7 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
         assert up is not None
         for seat in clockwise(round_.positions):
             hand = round_.positions[seat].dealt_hand
-            await ask(lambda hand=hand: play.players.insurance(hand, up), partial(self._insure, play))
+            await ask(partial(play.players.insurance, hand, up), partial(self._insure, play))
         self._handle(play, CloseInsurance())
 
     def _insure(self, play: _Play, choice: Insure | EvenMoney | None) -> None:

@@ -41,13 +41,13 @@ from devices.shoe import EMPTY, READY, Shoe, ShoeClauses, ShoeFault
 from devices.shuffler import Shuffler
 from drivers.protocol.classes.shoe import MAX_STACK
 from drivers.protocol.core import FaultCode
-from drivers.shoe import SealedCard
+from games.common.machine_parts import HELD, SETTLED, VOIDED
+from games.common.messages import Arrival
 from games.common.pickup import SET_ASIDE
 from games.common.seating import clockwise
 from games.heads_up_holdem import Round, RuleSet
 from games.heads_up_holdem.dealing import DECK
 from games.heads_up_holdem.inputs import (
-    Arrival,
     Collect,
     CommunityDealt,
     DeckReport,
@@ -63,20 +63,9 @@ from games.heads_up_holdem.inputs import (
     StubToRack,
     UnseenToRack,
 )
-from games.heads_up_holdem.machine import (
-    COMMUNITY,
-    FLOP,
-    HELD,
-    MISDEAL_CHECK,
-    PREFLOP,
-    SETTLED,
-    STREETS,
-    STUB,
-    STUB_OUT,
-    VOIDED,
-)
+from games.heads_up_holdem.machine import COMMUNITY, FLOP, MISDEAL_CHECK, PREFLOP, STREETS, STUB, STUB_OUT
 from games.heads_up_holdem.positions import Position
-from vocabulary.cards import Card
+from vocabulary.cards import Card, SealedCard
 from vocabulary.events import Events
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule
@@ -207,7 +196,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         self._init_holds()
 
     @property
-    def equipment(self) -> tuple[Equipment[Any], ...]:
+    def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         return (self.shoe, self.shuffler)
 
     @contextlib.asynccontextmanager
@@ -215,7 +204,9 @@ class HeadsUpHoldemTable(SupervisorHolds):
         async with self.feeds.running():
             yield self
 
-    async def open(self, floorperson: Operator, position: Mapping[str, Any] | None = None) -> bool:
+    async def open(
+        self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
+    ) -> bool:
         """Read the shoe, open the shuffler (random mode only), set the shoe's mode, and put the
         first deck in play.
 
@@ -240,7 +231,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         self.log.info("table open", community_first=self.community_first)
         return False
 
-    def position(self) -> dict[str, Any]:
+    def position(self) -> dict[str, Any]:  # Any: JSON values
         """Where the day is, for ``open`` after a restart: the decks put in play, the rounds since
         the stub was counted, the shuffler's batches. A round in play counts as a round of play
         whose stub was not counted (677a.10(d): "at least once every 5 rounds of play"): if the
@@ -418,7 +409,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         faces = []
         for card in cards:
             assert isinstance(card, SealedCard)
-            faces.append(await self._held_on_fault(lambda card=card: self.shoe.reveal(card)))
+            faces.append(await self._held_on_fault(partial(self.shoe.reveal, card)))
         return tuple(faces)
 
     def _collect(self, play: _Play) -> None:

@@ -21,7 +21,8 @@ from devices.shoe import RECONCILED, Shoe, ShoeFault
 from devices.shuffler import OUTCOME_RECONCILED
 from drivers.errors import CommandTimeout, DeviceRefused, LinkLost, NotConnected, OutcomeUnknown
 from drivers.protocol.message import Status
-from games.common.messages import Resolution, SupervisorResolve
+from games.common.holds import Hold
+from games.common.messages import Message, Resolution, SupervisorResolve
 from games.common.records import Record
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule, RuleViolation
@@ -43,9 +44,9 @@ class HeldRound(Protocol):
     """What a table needs of a round of any game to hold it and pass on a ruling."""
 
     number: int
-    hold: Any
+    hold: Hold | None
 
-    def handle(self, message: Any) -> tuple[Record, ...]: ...
+    def handle(self, message: Message) -> tuple[Record, ...]: ...
 
 
 class SupervisorHolds(Publishing):
@@ -63,7 +64,7 @@ class SupervisorHolds(Publishing):
     dealer: Any  # the table's dealer (croupier.tables.dealer.Dealer)
 
     @property
-    def equipment(self) -> tuple[Equipment[Any], ...]:
+    def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         raise NotImplementedError
 
     def _init_holds(self) -> None:
@@ -100,6 +101,7 @@ class SupervisorHolds(Publishing):
     async def _await_ruling(self, round_: HeldRound) -> None:
         """An irregularity the section does not resolve holds the round, cards where they lie,
         until a supervisor rules on it through ``resolve``."""
+        assert round_.hold is not None  # a held round holds
         self.log.warning("round held", round=round_.number, irregularity=str(round_.hold.irregularity))
         self.held_round = round_
         self._ruled.clear()
@@ -161,7 +163,7 @@ class SupervisorHolds(Publishing):
                 aside += 1
 
     async def _delivered_to_shoe(
-        self, shoe: Shoe, shuffler: Any, reshuffle: Callable[[], Awaitable[None]]
+        self, shoe: Shoe, shuffler: Any, reshuffle: Callable[[], Awaitable[None]]  # Any: any shuffler
     ) -> None:
         """The shuffler's batch into the shoe (672a.7(a), 686a.7(a), 677a.10(a)(1)), held on a fault like any
         card-moving step. A delivery whose outcome is unknown (the link died with it out, docs/protocol.md
@@ -233,7 +235,7 @@ class SupervisorHolds(Publishing):
             self._cleared.clear()
             await self._cleared.wait()
 
-    async def _shuffle_until_it_passes(self, shuffler: Any) -> None:
+    async def _shuffle_until_it_passes(self, shuffler: Any) -> None:  # Any: a shuffler of any kind
         """The batch in the shuffler's input shuffled and counted until it passes (decision 0017).
         A failed batch (a wrong count, a foreign card, 603a.15) latches and is out of play: the table
         waits for the supervisor, who takes the batch out of the output tray, removes what does not

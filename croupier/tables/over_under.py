@@ -55,6 +55,7 @@ class OverUnderTable(ShoeTable[Round]):
 
     burn_rule = BURN_DUE  # 686a.7(c)
     shoe_clauses = ShoeClauses.of_batch_game("686a.7", reconstruct="n")
+    rules: RuleSet
 
     def __init__(self, *, rules: RuleSet | None = None, **table: object) -> None:
         """As ShoeTable's; ``rules`` is Over/Under's RuleSet (its ``decks`` size the batches, its

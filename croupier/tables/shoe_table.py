@@ -26,8 +26,9 @@ from devices.equipment import Equipment
 from devices.shoe import COLLECTING, EMPTY, ENDING, NEEDS_BURN, OFFLINE, Shoe, ShoeClauses
 from devices.shuffler import BATCHES_ALTERNATE, Shuffler
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
+from games.common.holds import Hold
 from games.common.machine_parts import COMPLETE, HELD
-from games.common.messages import COVER_CARD, CardArrives, Discard, ShoeStatus, StartDeal
+from games.common.messages import COVER_CARD, CardArrives, Discard, Message, ShoeStatus, StartDeal
 from games.common.pickup import SET_ASIDE
 from games.common.records import Record
 from vocabulary.events import Events
@@ -56,22 +57,27 @@ class ShoeRound(Protocol):
 
     number: int
     state: str
-    hold: Any
+    hold: Hold | None
 
     @property
-    def expected(self) -> Any:
+    def expected(self) -> Any:  # Any: the game's own slot
         """The Slot of the card the round expects next, None when it expects none."""
 
-    def handle(self, message: Any) -> tuple[Record, ...]: ...
+    def handle(self, message: Message) -> tuple[Record, ...]: ...
 
     def close(self) -> None: ...
 
-    def pickup_order(self) -> Any: ...
+    def pickup_order(self) -> Any: ...  # Any: the game's own pickup order
 
 
 class ShoeRules(Protocol):
-    decks: int
-    positions: int
+    @property
+    def decks(self) -> int: ...
+
+    @property
+    def positions(self) -> int: ...
+
+    def check_pay_tables(self) -> None: ...
 
 
 class Slot(Protocol):
@@ -87,7 +93,7 @@ class Play(Generic[R]):
     """One round in progress: the round, who plays it, and what has gone to the rack so far."""
 
     round: R
-    players: Any
+    players: Any  # Any: the players of any game
     rack_before: int  # cards in the discard rack when the deal started
     removed: int = 0  # cards already in the rack before the final pickup (paid early, cleared)
 
@@ -142,7 +148,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.feeds = Feeds(self.equipment, record_events, events=self.events)
 
     @property
-    def equipment(self) -> tuple[Equipment[Any], ...]:
+    def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         return (self.shoe, self.shuffler)
 
     @contextlib.asynccontextmanager
@@ -152,7 +158,9 @@ class ShoeTable(SupervisorHolds, Generic[R]):
             yield self
 
     # -- the table's day --------------------------------------------------------------------------
-    async def open(self, floorperson: Operator, position: Mapping[str, Any] | None = None) -> bool:
+    async def open(
+        self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
+    ) -> bool:
         """Open the table: read the shoe, open the shuffler (random mode only), the game's own
         checks, the first batch shuffled, counted and in the shoe with its cover card, the second
         shuffled and held. The first round burns a card first.
@@ -182,7 +190,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.log.info("table open", in_shoe=self.in_shoe, held=self.held, cover_depth=self.cover_depth)
         return False
 
-    def position(self) -> dict[str, Any]:
+    def position(self) -> dict[str, Any]:  # Any: JSON values
         """Where the day's cards are, for ``open`` after a restart: the batch in the shoe and the
         one held, the dealer on duty, the shuffler's batches."""
         return {
@@ -206,7 +214,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.log.info("dealer change", dealer=new_dealer)
 
     # -- a round ----------------------------------------------------------------------------------
-    async def play_round(self, players: Any) -> R:
+    async def play_round(self, players: Any) -> R:  # Any: the players of any game
         """Play one round to completion, its cards in the discard rack; returns the round, whose
         ``records`` are its log. After the cover card the shoe is changed before this returns."""
         await self.prepare_round()
@@ -272,7 +280,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.dealer.pick_up([pickup.place for pickup in order[play.removed :]])
         self._handle(play, Discard(self.dealer.count_rack() - play.rack_before))
 
-    def _handle(self, play: Play[R], message: Any) -> None:
+    def _handle(self, play: Play[R], message: Any) -> None:  # Any: a message of the game's
         """Give the round one message."""
         self._give(play.round, message)
 

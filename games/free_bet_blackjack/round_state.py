@@ -11,7 +11,6 @@ from types import ModuleType
 from typing import ClassVar
 
 from games.common.holds import Hold
-from games.common.messages import Sealed
 from games.common.pickup import Pickup
 from games.common.records import RecordKind, RoundLog
 from games.common.round_base import RoundBase
@@ -25,11 +24,11 @@ from games.free_bet_blackjack.machine import DEALER_TURN, DEALING, PLAYER_TURNS,
 from games.free_bet_blackjack.positions import Hand, Position
 from games.free_bet_blackjack.rules_config import RuleSet
 from games.free_bet_blackjack.settlement import Action
-from vocabulary.cards import Card
+from vocabulary.cards import Card, SealedCard
 from vocabulary.rules import Rule, RuleViolation
 
 #: The shoe's check that ``card`` is the card sealed in ``sealed`` (devices/shoe.py provides it).
-Verify = Callable[[Sealed, Card], bool]
+Verify = Callable[[SealedCard, Card], bool]
 
 
 class RoundState(RoundBase[Action]):
@@ -51,7 +50,7 @@ class RoundState(RoundBase[Action]):
         self.log = RoundLog(number, table, clauses.GAME_ID)
         self.positions: dict[int, Position] = {}
         self.dealer_up: Card | None = None
-        self.hole: Sealed | None = None
+        self.hole: SealedCard | None = None
         self.hole_face: Card | None = None  # known from 672a.7(k) on
         self.dealer_draws: list[Card] = []
         self.peek: bool | None = None  # the card reader's answer, if asked

@@ -27,7 +27,7 @@ PLAYERS: dict[str, Callable[..., object]] = {
 GAMES = tuple(PLAYERS)
 
 
-def simulated_players(game: str, rng: random.Random, **options: Any) -> object:
+def simulated_players(game: str, rng: random.Random, **options: Any) -> object:  # Any: TOML values
     """The simulated players of ``game`` (a slug of GAMES), drawing their stakes from ``rng``. An
     unknown slug is a ValueError naming the known ones, so a typo says what would have worked."""
     try:
@@ -37,13 +37,13 @@ def simulated_players(game: str, rng: random.Random, **options: Any) -> object:
     return players(rng, **options)
 
 
-def table_options(game: str, sim: Any) -> dict[str, Any]:
+def table_options(game: str, sim: Any) -> dict[str, Any]:  # Any: TOML values of a simulated table
     """The options that seat ``game``'s players at the simulated table ``sim``
     (simulator.tables.SimulatedTable): their own cards from its world, its rules, and at Crazy 4
     Poker the progressive chips onto the simulated controller's sensors."""
     if game not in ("heads-up-holdem", "crazy-4-poker"):
         return {}
-    options: dict[str, Any] = {"look": own_cards(sim.world), "rules": sim.table.rules}
+    options: dict[str, Any] = {"look": own_cards(sim.world), "rules": sim.table.rules}  # Any: TOML values
     controller = sim.devices.get("progressive")
     if controller is not None:
         options["cover"] = lambda seat: controller.call(lambda engine: engine.personality.cover(engine, seat))

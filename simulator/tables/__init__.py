@@ -18,8 +18,11 @@ from simulator.tables.free_bet_blackjack import simulated_free_bet_blackjack
 from simulator.tables.heads_up_holdem import simulated_heads_up_holdem
 from simulator.tables.over_under import simulated_over_under
 
+#: A simulated table of any game, with its dealer.
+AnyTable = SimulatedTable[Any, Any]  # Any: each game's table and dealer are its own
+
 #: The builder of each game's simulated table, by the game's slug.
-BUILDERS: dict[str, Callable[..., contextlib.AbstractAsyncContextManager[SimulatedTable[Any, Any]]]] = {
+BUILDERS: dict[str, Callable[..., contextlib.AbstractAsyncContextManager[AnyTable]]] = {
     "free-bet-blackjack": simulated_free_bet_blackjack,
     "over-under": simulated_over_under,
     "heads-up-holdem": simulated_heads_up_holdem,
@@ -35,8 +38,8 @@ async def simulated_table(
     rules: object | None = None,
     name: str = "sim-table",
     dealer: Callable[..., object] | None = None,
-    **options: Any,
-) -> AsyncIterator[SimulatedTable[Any, Any]]:
+    **options: Any,  # Any: TOML values
+) -> AsyncIterator[AnyTable]:
     """The simulated table of ``game`` (a slug of GAMES), opened; ``rules`` are that game's RuleSet
     (None: its default), ``dealer`` builds the dealer's hands (None: the game's simulated dealer),
     and ``options`` go to the game's builder as keywords. An unknown slug is a ValueError naming
