@@ -30,10 +30,13 @@ from _common import median_us, raw_pty_rtt  # the bench directory is on sys.path
 
 from drivers.connection import DeviceConnection
 from drivers.protocol.message import Command, Reply
+from games import registry
 from simulator.floor import FloorSupervisor, controller_key, keyed_resets, on_the_floor
 from simulator.players import simulated_players, table_options
 from simulator.summary import Tally
-from simulator.tables import GAMES, simulated_table
+from simulator.tables import simulated_table
+
+GAMES = registry.slugs()
 
 RequestFn = Callable[[Command], Awaitable[Reply]]
 WARMUP_ROUNDS = 2

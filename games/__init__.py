@@ -1,8 +1,8 @@
 """Each regulated game's round procedure: a transitions machine per game, fed by the table's queue.
 
-``GAMES`` maps a game id to its package. Each package exposes ``GAME_ID``, ``TITLE``,
-``machine_definition()`` (for games.diagrams), ``CLAUSES`` and its clause module (for
-games.conformance); they are imported only when asked for.
+Each game package declares itself in its ``__init__.py`` (``GAME``, a games.registry.Game) and
+exposes ``TITLE``, ``machine_definition()`` (for games.diagrams), ``CLAUSES`` and its clause module
+(for games.conformance); games.registry finds them all.
 
 Each game package holds the same files for the same jobs:
 
@@ -18,10 +18,3 @@ Each game package holds the same files for the same jobs:
 - ``table_state.py``: what lasts from round to round, where the game's rules keep anything (Crazy 4
   Poker's stub count and deck)
 """
-
-GAMES: dict[str, str] = {
-    "free-bet-blackjack": "games.free_bet_blackjack",
-    "heads-up-holdem": "games.heads_up_holdem",
-    "crazy-4-poker": "games.crazy_4_poker",
-    "over-under": "games.over_under",
-}

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from games import GAMES
+from games import registry
 from vocabulary.machines import Spec
 from vocabulary.rules import Rule
 
@@ -213,9 +213,10 @@ def auditor() -> ModuleType | None:
 def render_game(game_id: str, checks: Checks | None = None, unjudged: dict[str, str] | None = None) -> str:
     """The game's part of the page; ``checks`` are the procedure auditor's for its clauses and
     ``unjudged`` why it judges the others not (absent: the auditor is not installed)."""
-    game = importlib.import_module(GAMES[game_id])
-    clauses = importlib.import_module(f"{GAMES[game_id]}.clauses")
-    irregularities = importlib.import_module(f"{GAMES[game_id]}.irregularities")
+    package = registry.game(game_id).package
+    game = importlib.import_module(package)
+    clauses = importlib.import_module(f"{package}.clauses")
+    irregularities = importlib.import_module(f"{package}.irregularities")
     citations = Citations(clauses.SECTION)
     rules = {name: rule for name, rule in vars(clauses).items() if isinstance(rule, Rule)}
     everything = functions(game)
@@ -346,7 +347,8 @@ def render(checks: dict[str, Checks] | None = None) -> str:
         "(`croupier audit procedure`, docs/audit.md) with the reading each takes where a clause allows "
         "two; do not edit by hand.\n"
     )
-    return head + "".join("\n" + render_game(game_id, checks.get(game_id), unjudged) for game_id in GAMES)
+    games = registry.slugs()
+    return head + "".join("\n" + render_game(game_id, checks.get(game_id), unjudged) for game_id in games)
 
 
 def main(argv: list[str] | None = None) -> int:

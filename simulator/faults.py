@@ -26,6 +26,7 @@ from croupier.errors import ConfigError
 from croupier.tables.events import RoundListener
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.world import SHOE, SHUFFLER_INPUT
+from simulator.games.registry import simulation
 from vocabulary.cards import Card
 
 #: The scripted faults, and what each does to the simulated table.
@@ -55,11 +56,6 @@ WIRE_FAULTS = ("unplug", "reboot", "corrupt", "drop")
 #: The faults of the dealer's hands, not of a device's wire: no ``device`` to name.
 DEALER_FAULTS = ("miscount", "foreign-card")
 MISCOUNT_AT = ("stub", "pickup")
-#: The games whose dealer counts a stub (the others' miscount is at the pickup).
-STUB_GAMES = ("heads-up-holdem", "crazy-4-poker")
-#: The games at which a joker dealt from the shoe holds the round (the others' foreign card goes
-#: into the next batch, where the shuffler finds it).
-JOKER_IN_SHOE_GAMES = ("free-bet-blackjack", "over-under")
 #: The face of the card slipped into a batch, and of the joker slipped into a shoe.
 FOREIGN_FACE, JOKER = Card.parse("Ah"), Card.parse("Xr")
 
@@ -207,14 +203,14 @@ class FaultScript(RoundListener):
         world, dealer = self.sim.world, self.sim.dealer
         self.struck.append(strike)
         if strike.fault == "miscount":
-            stub = strike.at == "stub" or (not strike.at and self.game in STUB_GAMES)
+            stub = strike.at == "stub" or (not strike.at and simulation(self.game).counts_stub)
             if stub and hasattr(dealer, "count_stub"):
                 dealer.drop_from_stub = True  # falls when the stub is next counted
             else:
                 dealer.drop_next_pickup = True
             return
         if strike.fault == "foreign-card":
-            if self.game in JOKER_IN_SHOE_GAMES:
+            if simulation(self.game).joker_in_shoe:
                 back = world.cards(SHOE)[0].back if world.count(SHOE) else "red"
                 dealer.slip_foreign_card(JOKER, SHOE, back=back, at=min(2, world.count(SHOE)))
             else:

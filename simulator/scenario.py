@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import importlib
 import random
 import shlex
 import tomllib
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -40,41 +39,17 @@ from typing import Any
 from croupier.tables.events import RoundListener
 from firmware_sim.dealer import FOREIGN_BACK
 from firmware_sim.world import SHOE, SHUFFLER_INPUT, PhysicalCard, TableWorld
-from games.crazy_4_poker.inputs import Fold, Play
-from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlayerAction
-from games.heads_up_holdem.inputs import Choice as HoldemChoice
-from games.heads_up_holdem.inputs import PlayerDecision
-from games.over_under.inputs import Choice as OverUnderChoice
+from games import registry
+from games.registry import UnknownGame
 from simulator.faults import FOREIGN_FACE, JOKER
 from simulator.floor import FloorSupervisor, controller_key, on_the_floor, repair_sim
+from simulator.games.registry import Simulation, simulation, simulations
 from simulator.players import table_options
 from simulator.summary import Tally
-from simulator.tables import GAMES, simulated_table
+from simulator.tables import simulated_table
 from vocabulary.cards import Card, CardError
 from vocabulary.rules import RuleViolation
 
-#: The games whose cards come out of a shoe that the simulated devices let us stack on top; the
-#: others' deck goes from the shuffler to the dealer's hand, so its shuffled order is what we stack.
-SHOE_STACKED = ("free-bet-blackjack", "over-under", "heads-up-holdem")
-
-#: The games whose shoe burns (672a.7(c), 686a.7(c)): a ``dealer`` line changes the dealer there.
-SHOE_GAMES = ("free-bet-blackjack", "over-under")
-
-#: Each game's wager message, by slug (its fields, after ``seat``, are the ``wager`` keys).
-WAGER_MESSAGES = {
-    "free-bet-blackjack": "games.free_bet_blackjack.inputs:PlaceWager",
-    "over-under": "games.over_under.inputs:PlaceWager",
-    "heads-up-holdem": "games.heads_up_holdem.inputs:PlaceWager",
-    "crazy-4-poker": "games.crazy_4_poker.inputs:PlaceWagers",
-}
-
-#: The decisions a ``decide`` line may give, by game (``play:N`` takes the multiple N).
-DECISIONS = {
-    "free-bet-blackjack": ("stand", "hit", "double_down", "split"),
-    "over-under": ("over_23", "under_18", "surrender"),
-    "heads-up-holdem": ("play:N", "check", "fold"),
-    "crazy-4-poker": ("play:N", "fold"),
-}
 INSURANCE = ("decline", "even_money", "insure")
 FAULTS = {
     "jam": "the shoe (or the shuffler's input) jams once N cards are recorded; the floor clears it",
@@ -85,14 +60,6 @@ FAULTS = {
     "unreported": "the dealer does not report the hand at a place, once (Crazy 4 Poker whose shuffler "
     "reports no order: rule shuffler_reports_order false)",
 }
-#: The games whose dealer reports hands turned up (``fault unreported PLACE``).
-REPORT_GAMES = ("crazy-4-poker",)
-#: The games whose dealer counts a stub (``fault miscount stub``).
-STUB_GAMES = ("heads-up-holdem", "crazy-4-poker")
-#: Where ``fault foreign-card`` can reach within the round: the shoe (a joker, ``at card N``) or
-#: the batch the round shuffles. A Hold 'Em table reuses its deck, so no batch is shuffled in a round.
-FOREIGN_IN_SHOE = ("free-bet-blackjack", "over-under", "heads-up-holdem")
-FOREIGN_IN_BATCH = ("crazy-4-poker",)
 GLOBAL_DIRECTIVES = ("game", "seats", "seed", "rule")
 ROUND_DIRECTIVES = ("round", "dealer", "shoe", "wager", "insurance", "decide", "fault", "expect")
 
@@ -231,8 +198,10 @@ def parse(text: str, path: str = "<scenario>") -> Scenario:
                 raise ScenarioError(f"{where}: {directive!r} must come before the first round's directives")
             if directive == "game":
                 game = _one(where, directive, args)
-                if game not in GAMES:
-                    raise ScenarioError(f"{where}: unknown game {game!r}; known games: {', '.join(GAMES)}")
+                try:
+                    registry.game(game)
+                except UnknownGame as unknown:
+                    raise ScenarioError(f"{where}: {unknown}") from None
             elif directive == "seats":
                 seats = _int(where, "seats", _one(where, directive, args), minimum=1)
             else:
@@ -254,7 +223,7 @@ def parse(text: str, path: str = "<scenario>") -> Scenario:
         if directive == "fault":
             _fault_fits(rounds[-1].faults[-1], game)
     if game is None:
-        raise ScenarioError(f"{path}: no 'game' line; known games: {', '.join(GAMES)}")
+        raise ScenarioError(f"{path}: no 'game' line; known games: {', '.join(registry.slugs())}")
     if not rounds:
         raise ScenarioError(f"{path}: no round: a scenario places at least one wager")
     for script in rounds:
@@ -264,10 +233,16 @@ def parse(text: str, path: str = "<scenario>") -> Scenario:
     return Scenario(path, title, game, seats, seed, rounds, rules)
 
 
+def _games(said: Callable[[Simulation], bool]) -> str:
+    """The slugs of the games of which ``said`` holds, for a message naming where a line works."""
+    return ", ".join(each.game.slug for each in simulations() if said(each))
+
+
 def _round_directive(script: RoundScript, game: str, directive: str, args: list[str], where: Where) -> None:
+    words = simulation(game).scenario
     if directive == "dealer":
-        if game not in SHOE_GAMES:
-            games = ", ".join(SHOE_GAMES)
+        if not words.dealer_change:
+            games = _games(lambda each: each.scenario.dealer_change)
             raise ScenarioError(f"{where}: 'dealer' changes the dealer at a game with a burn card: {games}")
         script.dealer = _one(where, directive, args)
     elif directive == "shoe":
@@ -293,8 +268,9 @@ def _round_directive(script: RoundScript, game: str, directive: str, args: list[
         _check_wager_keys(game, amounts, where)
         script.wagers[seat] = (amounts, where)
     elif directive == "insurance":
-        if game != "free-bet-blackjack":
-            raise ScenarioError(f"{where}: 'insurance' is a Free Bet Blackjack directive, not {game}'s")
+        if not words.insurance:
+            names = " or ".join(each.game.name for each in simulations() if each.scenario.insurance)
+            raise ScenarioError(f"{where}: 'insurance' is a {names} directive, not {game}'s")
         seat = _seat(where, directive, args)
         rest = args[1:]
         if not rest or rest[0] not in INSURANCE or len(rest) != (2 if rest[0] == "insure" else 1):
@@ -308,7 +284,7 @@ def _round_directive(script: RoundScript, game: str, directive: str, args: list[
         seat = _seat(where, directive, args)
         if len(args) < 2:
             raise ScenarioError(
-                f"{where}: 'decide {seat}' names no decision; {game}: {', '.join(DECISIONS[game])}"
+                f"{where}: 'decide {seat}' names no decision; {game}: {', '.join(words.decisions)}"
             )
         script.decisions.setdefault(seat, []).extend(_decision(game, word, where) for word in args[1:])
     elif directive == "fault":
@@ -318,7 +294,7 @@ def _round_directive(script: RoundScript, game: str, directive: str, args: list[
 
 
 def _decision(game: str, word: str, where: Where) -> Answer:
-    allowed = DECISIONS[game]
+    allowed = simulation(game).scenario.decisions
     if "play:N" in allowed and word.startswith("play:"):
         return Answer("play", _int(where, "play multiple", word.partition(":")[2], minimum=1), where)
     if word not in allowed or word == "play:N":
@@ -367,22 +343,23 @@ def _fault(args: list[str], where: Where) -> Fault:
 
 def _fault_fits(fault: Fault, game: str) -> None:
     """A dealer's fault only where the game has the step it strikes."""
-    if fault.kind == "unreported" and game not in REPORT_GAMES:
-        raise ScenarioError(f"{fault.where}: at {game} the dealer reports no hand: {', '.join(REPORT_GAMES)}")
-    if fault.kind == "miscount" and fault.device == "stub" and game not in STUB_GAMES:
+    here = simulation(game)
+    if fault.kind == "unreported" and not here.scenario.reports_hands:
+        reporting = _games(lambda each: each.scenario.reports_hands)
+        raise ScenarioError(f"{fault.where}: at {game} the dealer reports no hand: {reporting}")
+    if fault.kind == "miscount" and fault.device == "stub" and not here.counts_stub:
         raise ScenarioError(
             f"{fault.where}: {game} counts no stub; 'fault miscount pickup' drops a card there"
         )
     if fault.kind == "foreign-card":
-        if fault.device == "shoe" and game not in FOREIGN_IN_SHOE:
-            raise ScenarioError(
-                f"{fault.where}: 'at card N' slips a joker into a shoe: {', '.join(FOREIGN_IN_SHOE)}"
-            )
-        if fault.device == "batch" and game not in FOREIGN_IN_BATCH:
+        in_shoe = _games(lambda each: each.scenario.stacked == "shoe")
+        if fault.device == "shoe" and here.scenario.stacked != "shoe":
+            raise ScenarioError(f"{fault.where}: 'at card N' slips a joker into a shoe: {in_shoe}")
+        if fault.device == "batch" and here.scenario.stacked != "shuffler":
+            in_batch = _games(lambda each: each.scenario.stacked == "shuffler")
             raise ScenarioError(
                 f"{fault.where}: at {game} a round shuffles no batch; 'fault foreign-card at card N' puts "
-                f"a joker in the shoe ({', '.join(FOREIGN_IN_SHOE)}), a bare one reaches the batch at "
-                f"{', '.join(FOREIGN_IN_BATCH)}"
+                f"a joker in the shoe ({in_shoe}), a bare one reaches the batch at {in_batch}"
             )
 
 
@@ -440,13 +417,8 @@ def _pair(where: Where, text: str) -> tuple[str, str]:
     return key, value
 
 
-def _wager_message(game: str) -> Any:  # Any: any game's wager
-    module, _, name = WAGER_MESSAGES[game].partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
 def _wager_keys(game: str) -> list[str]:
-    return [f.name for f in dataclasses.fields(_wager_message(game)) if f.name != "seat"]
+    return [f.name for f in dataclasses.fields(registry.game(game).wager) if f.name != "seat"]
 
 
 def _wager_example(game: str) -> str:
@@ -463,9 +435,11 @@ def _check_wager_keys(game: str, amounts: Mapping[str, int], where: Where) -> No
 
 # -- the scripted players --------------------------------------------------------------------------
 class ScriptedPlayers:
-    """The players of one round, answering only from the file: each seat's wager, insurance answer
-    and decisions in the order the file gives them. A prompt the file has no answer for raises
-    ScenarioError naming the seat and the prompt, so a scenario never plays on a guess."""
+    """The players of one round, answering only from the file: each seat's wager, and its answers
+    to the game's prompts in the order the file gives them (each game's subclass, its
+    ``Vocabulary.scripted`` in simulator/games/<game>.py, asks ``next_answer`` for them). A prompt
+    the file has no answer for raises ScenarioError naming the seat and the prompt, so a scenario
+    never plays on a guess."""
 
     def __init__(
         self, game: str, script: RoundScript, cover: Any = None  # Any: a progressive's cover
@@ -474,8 +448,8 @@ class ScriptedPlayers:
         self.pending = {seat: deque(answers) for seat, answers in script.decisions.items()}
         self.insurance_asked: set[int] = set()
 
-    def wagers(self, round_number: int, positions: int) -> list[Any]:  # Any: any game's wagers
-        message = _wager_message(self.game)
+    def wagers(self, round_number: int, positions: int) -> list[Any]:
+        message = registry.game(self.game).wager
         placed = []
         for seat, (amounts, where) in sorted(self.script.wagers.items()):
             if seat > positions:
@@ -488,7 +462,8 @@ class ScriptedPlayers:
                 raise ScenarioError(f"{where}: seat {seat}'s wager refused: {exc}") from None
         return placed
 
-    def _next(self, seat: int, prompt: str) -> Answer:
+    def next_answer(self, seat: int, prompt: str) -> Answer:
+        """The seat's next answer in the file, for ``prompt`` (said in the error if there is none)."""
         queue = self.pending.get(seat)
         if not queue:
             given = len(self.script.decisions.get(seat, []))
@@ -498,66 +473,9 @@ class ScriptedPlayers:
             )
         return queue.popleft()
 
-    # Free Bet Blackjack
-    def insurance(self, hand: Any, dealer_up: Card) -> Any:  # Any: any game's hand and answer
-        seat = hand.seat
-        answer = self.script.insurance.get(seat)
-        if answer is None:
-            raise ScenarioError(
-                f"{self.script.where}: seat {seat} was offered insurance (dealer shows {dealer_up}) and the "
-                f"file gives no answer: add 'insurance {seat} decline' (or even_money, insure CENTS)"
-            )
-        self.insurance_asked.add(seat)
-        if answer.word == "even_money":
-            return EvenMoney(seat)
-        return Insure(seat, answer.number) if answer.word == "insure" else None
-
-    def decide(self, *args: Any) -> Any:  # Any: any game's decision
-        if self.game == "free-bet-blackjack":
-            return self._blackjack(*args)
-        if self.game == "heads-up-holdem":
-            return self._holdem(*args)
-        return self._crazy_4(*args)
-
-    def _blackjack(
-        self, hand: Any, dealer_up: Card, legal: Mapping[Any, Any]  # Any: any game's hand and choices
-    ) -> Any:  # Any: any game's hand and choices
-        answer = self._next(
-            hand.seat,
-            f"a decision on hand {hand.number} (dealer shows {dealer_up}; offered: {_offered(legal)})",
-        )
-        action = PlayerAction(answer.word)
-        if action not in legal:
-            raise ScenarioError(
-                f"{answer.where}: seat {hand.seat}: {answer.word} is not offered on hand {hand.number}; "
-                f"offered: {_offered(legal)}"
-            )
-        return action
-
-    def _holdem(
-        self, position: Any, street: str, community: Sequence[Card]  # Any: any game's position and decision
-    ) -> Any:  # Any: any game's position and decision
-        answer = self._next(position.seat, f"the {street} decision")
-        multiple = answer.number if answer.word == "play" else 0
-        return PlayerDecision(position.seat, HoldemChoice(answer.word), multiple)
-
-    def _crazy_4(self, seat: int) -> Any:  # Any: any game's decision
-        answer = self._next(seat, "Play or fold")
-        return Play(seat, answer.number) if answer.word == "play" else Fold(seat)
-
-    # Over/Under
-    def choose(self, position: Any) -> Any:  # Any: any game's position and choice
-        return OverUnderChoice(
-            self._next(position.seat, "the election (over_23, under_18 or surrender)").word
-        )
-
     def unused(self) -> list[Answer]:
         """Answers the round never asked for: a scenario that says more than happened is wrong."""
         return [answer for queue in self.pending.values() for answer in queue]
-
-
-def _offered(legal: Mapping[Any, Any]) -> str:  # Any: any game's choices
-    return ", ".join(str(action) for action in legal)
 
 
 # -- stacking and faults ---------------------------------------------------------------------------
@@ -758,13 +676,14 @@ async def run_scenario(
     ``options`` are the table builder's (the rules for ``seats``); a file error raises, a round
     that did not go as written is the Outcome's failure."""
     game = scenario.game
+    words = simulation(game).scenario
     outcome = Outcome(scenario)
     stacking = StackingRandom(scenario.seed)
     async with simulated_table(
         game, name="scenario", shuffler_seed=scenario.seed, **dict(options or {})
     ) as sim:
         table = sim.table
-        if game not in SHOE_STACKED:
+        if words.stacked == "shuffler":
             shuffler = sim.devices["shuffler"]
             shuffler.call(lambda engine: setattr(engine.personality, "_rng", stacking))
         faults = FaultWatcher(sim.world, [])
@@ -781,7 +700,7 @@ async def run_scenario(
                 before = dict(tally.faults)
                 if script.dealer is not None:
                     table.dealer_change(script.dealer)
-                if game in SHOE_STACKED:
+                if words.stacked == "shoe":
                     await table.prepare_round()  # the burn (and a new deck) before the stack
                     if script.shoe:
                         stack_top(sim.world, script.shoe, script.where)
@@ -790,7 +709,7 @@ async def run_scenario(
                 for fault in script.faults:
                     if _strike_dealer_fault(sim, fault):
                         faults.struck.append(fault)
-                players = ScriptedPlayers(game, script, cover)
+                players = words.scripted(game, script, cover)
                 try:
                     round_ = await asyncio.wait_for(table.play_round(players), timeout=30)
                 except RuleViolation as refused:

@@ -1,5 +1,5 @@
 """The API's OpenAPI 3.1 document, generated from the models the requests are read with
-(croupier.screen.bodies, croupier.screen.players.BODIES) and the replies are built with
+(croupier.screen.bodies, croupier.tables.registry.answer_bodies) and the replies are built with
 (croupier.api.replies): an operationId, the request and response schemas and the error schema for
 every operation.
 
@@ -20,7 +20,8 @@ from croupier.api import replies
 from croupier.api.documents import render, write
 from croupier.api.once import HEADER
 from croupier.screen import bodies
-from croupier.screen.players import ANSWERS, BODIES
+from croupier.screen.players import ANSWERS
+from croupier.tables.registry import answer_bodies
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "api" / "openapi.json"
 REF = "#/components/schemas/{model}"
@@ -77,8 +78,9 @@ def _answers() -> list[Operation]:
             "A Crazy 4 Poker hand turned up, where the shuffler reports no order (657a.1)",
         ),
     }
+    bodies = answer_bodies()
     for path, kinds in ANSWERS.items():
-        models = tuple(model for kind in kinds for body in BODIES[kind] for model in body.models)
+        models = tuple(model for kind in kinds for body in bodies[kind] for model in body.models)
         operation_id, summary = summaries[path]
         operations.append(
             Operation(

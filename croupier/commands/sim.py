@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import importlib
 import json
 import random
 import sys
@@ -23,21 +22,17 @@ from croupier.audit.writer import AuditTrail
 from croupier.errors import ConfigError
 from croupier.service.journal import TableJournal
 from croupier.state import TableState
+from games import registry
 from games.common.config import ConfigError as RulesError
+from games.registry import UnknownGame
 from simulator.faults import FaultProfile, FaultScript
 from simulator.floor import FloorSupervisor, controller_key, on_the_floor, repair_sim
+from simulator.games.registry import simulation
 from simulator.players import simulated_players, table_options
 from simulator.summary import Tally
-from simulator.tables import GAMES, simulated_table
+from simulator.tables import simulated_table
 from simulator.view import LiveView, ProgressBar
 
-#: The games' rules modules, by slug, for the number of seats.
-RULES_MODULES = {
-    "free-bet-blackjack": "games.free_bet_blackjack",
-    "over-under": "games.over_under",
-    "heads-up-holdem": "games.heads_up_holdem",
-    "crazy-4-poker": "games.crazy_4_poker",
-}
 TABLE_NAME = "sim-table"
 
 
@@ -49,7 +44,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "the simulated USB bus) with simulated players, dealer and floor supervisor; print a summary. "
         "See docs/sim.md.",
     )
-    p.add_argument("--game", metavar="GAME", help=f"one of: {', '.join(GAMES)} (not with --scenario)")
+    p.add_argument(
+        "--game", metavar="GAME", help=f"one of: {', '.join(registry.slugs())} (not with --scenario)"
+    )
     p.add_argument(
         "--scenario",
         type=Path,
@@ -88,16 +85,10 @@ def _rules(
     a scenario's ``rule KEY VALUE`` lines, over the simulated table's own (a refusal names them)."""
     if seats is None and not rules:
         return {}
-    module = importlib.import_module(RULES_MODULES[game])
-    base: dict[str, Any] = {}  # Any: TOML values
-    extra: dict[str, Any] = {}  # Any: TOML values
-    if game == "crazy-4-poker":
-        from simulator.tables.crazy_4_poker import LEVELS, RULES
-
-        base, extra = dict(RULES), {"award_levels": LEVELS}
-    mapping = {**base, **({"positions": seats} if seats is not None else {}), **dict(rules or {})}
+    simulated = simulation(game)
+    mapping = {**simulated.rules, **({"positions": seats} if seats is not None else {}), **dict(rules or {})}
     try:
-        return {"rules": module.RuleSet.example(**mapping), **extra}
+        return {"rules": simulated.game.rules.example(**mapping), **simulated.options}
     except RulesError as exc:
         said = f"--seats {seats}" if not rules else f"seats {seats}, rules {sorted(rules)}"
         raise ConfigError(f"{said}: {exc}") from None
@@ -107,9 +98,12 @@ def run(args: argparse.Namespace) -> int:
     if args.scenario is not None:
         return run_scenario_file(args.scenario, records=args.records)
     if args.game is None:
-        raise ConfigError(f"--game GAME or --scenario FILE is required; known games: {', '.join(GAMES)}")
-    if args.game not in GAMES:
-        raise ConfigError(f"--game: unknown game {args.game!r}; known games: {', '.join(GAMES)}")
+        known = ", ".join(registry.slugs())
+        raise ConfigError(f"--game GAME or --scenario FILE is required; known games: {known}")
+    try:
+        registry.game(args.game)
+    except UnknownGame as unknown:
+        raise ConfigError(f"--game: {unknown}") from None
     if args.rounds < 1:
         raise ConfigError(f"--rounds must be at least 1, got {args.rounds}")
     options = _rules(args.game, args.seats)

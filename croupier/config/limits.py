@@ -9,14 +9,12 @@ reaches the table, naming the limit (croupier.screen.players; decision 0022).
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from croupier.config.section import Section
-from games import GAMES
-from games.common.messages import PlaceWager
+from games import registry
 from vocabulary.rules import Rule, RuleViolation
 
 TABLE_LIMITS = Rule("decision 0022", "a wager is within the table's posted minimum and maximum for its kind")
@@ -35,13 +33,8 @@ Limits = Mapping[str, Limit]
 
 def wager_kinds(game: str) -> tuple[str, ...]:
     """The kinds of wager a position places at ``game``: its PlaceWager's fields but the seat."""
-    inputs = importlib.import_module(f"{GAMES[game]}.inputs")
-    message = next(
-        value
-        for value in vars(inputs).values()
-        if isinstance(value, type) and issubclass(value, PlaceWager) and value is not PlaceWager
-    )
-    return tuple(field.name for field in dataclasses.fields(message) if field.name != "seat")
+    fields = dataclasses.fields(registry.game(game).wager)
+    return tuple(field.name for field in fields if field.name != "seat")
 
 
 def read_limits(section: Section, game: str) -> dict[str, Limit]:

@@ -10,7 +10,6 @@ its keys; this module only re-raises its error with the file and the TOML key pa
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,35 +19,10 @@ from croupier.config.devices import DeviceConfig, DeviceKind, read_devices
 from croupier.config.limits import Limits, read_limits
 from croupier.config.section import Section
 from croupier.config.service import AuditConfig, ServiceConfig, read_audit, read_service
-from games import GAMES
+from games import registry
 from games.common.config import ConfigError as RulesError
-from games.over_under import clauses as over_under_clauses
-from vocabulary.rules import Rule
 
 DEFAULT_TABLE_CONFIG = Path(__file__).resolve().parents[2] / "config" / "tables" / "simulated.toml"
-
-
-#: The equipment each game's table drives, with the rule that asks for it.
-NEEDS: Mapping[str, Mapping[DeviceKind, Rule]] = {
-    "free-bet-blackjack": {
-        DeviceKind.SHOE: Rule("633a.3(b) (analog)", "the batches are dealt from a shoe to the cover card"),
-        DeviceKind.SHUFFLER: Rule("633a.3(b) (analog)", "one batch is shuffled while the other is in play"),
-        DeviceKind.CARD_READER: Rule("673a.2(d) (analog)", "a card reader device for the hole-card peek"),
-    },
-    "over-under": {
-        DeviceKind.SHOE: over_under_clauses.SHOE_LOADED,
-        DeviceKind.SHUFFLER: over_under_clauses.RESHUFFLE_AFTER_COVER,
-    },
-    "heads-up-holdem": {
-        DeviceKind.SHOE: Rule("677a.10(a)", "the cards are dealt from an automated dealing shoe"),
-        DeviceKind.SHUFFLER: Rule("677a.10(a)(1)", "the cards go into the shoe after the shuffle"),
-    },
-    "crazy-4-poker": {
-        DeviceKind.SHUFFLER: Rule("657a.9(a)(1)", "an automated shuffling device shall be used"),
-        DeviceKind.PROGRESSIVE: Rule("657a.9(a)(3)", "the progressive system locks out before dealing"),
-        DeviceKind.METER_SIGN: Rule("605a.7(a)", "a progressive meter visible from the front of the table"),
-    },
-}
 
 
 @dataclass(frozen=True)
@@ -75,7 +49,7 @@ def load_table_config(path: str | Path) -> TableConfig:
     top.only(("table", "rules", "limits", "devices", "service", "audit"))
     table = top.section("table", required=True)
     table.only(("name", "game", "seats"))
-    game = table.choice("game", tuple(GAMES))
+    game = table.choice("game", registry.slugs())
     rules, seats = _rules(top.section("rules"), table, game)
     devices = read_devices(top.section("devices", required=True))
     _check_devices(top.section("devices"), devices, game)
@@ -101,19 +75,20 @@ def _check_devices(section: Section, devices: Mapping[str, DeviceConfig], game: 
     """Every device ``game`` needs is configured, and no other: a device the game's rounds never
     use would pass the check and never be connected, so the file would promise equipment (a
     progressive's meters, 605a.7(a)) that the table does not run."""
-    for kind, rule in NEEDS[game].items():
+    needs = {DeviceKind(kind): rule for kind, rule in registry.game(game).devices.items()}
+    for kind, rule in needs.items():
         if not any(device.kind is kind for device in devices.values()):
             raise section.error(None, f"{game} needs a {kind} ({rule})", f"a device of kind {kind}")
     for name, device in devices.items():
-        if device.kind not in NEEDS[game]:
-            uses = ", ".join(NEEDS[game])
+        if device.kind not in needs:
+            uses = ", ".join(needs)
             raise section.error(name, f"a {device.kind} device is never used by {game} (it uses: {uses})")
 
 
 def _rules(rules: Section, table: Section, game: str) -> tuple[Any, int]:  # Any: any game's RuleSet
     """The game's RuleSet from ``[rules]`` and ``table.seats`` (the game's betting positions, whose
     limits the game knows: at most six for Free Bet Blackjack, 672a.2)."""
-    rule_set = importlib.import_module(GAMES[game]).RuleSet
+    rule_set = registry.game(game).rules
     if rules.has("positions"):
         raise rules.error("positions", "the seats are set by table.seats", "table.seats")
     mapping = dict(rules.data)

@@ -18,10 +18,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from croupier.screen.answers import Offer
 from croupier.screen.bodies import cards_body, count_body, flag_body, place_counts_body
 from croupier.screen.prompts import Screen
-from croupier.tables.crazy_4_poker import layout_place
-from croupier.tables.inputs import Offer
 from games.crazy_4_poker.evaluator import HAND_SIZE
 from games.crazy_4_poker.inputs import SIX_CARD
 from vocabulary.cards import Card
@@ -144,7 +143,7 @@ class ScreenDealer:
 
     async def report_hand(self, place: str) -> Offer[tuple[Card, ...] | None]:
         """The hand at ``place`` turned up and keyed (five cards; the Six Card Bonus card alone)."""
-        size = 1 if place == layout_place(SIX_CARD) else HAND_SIZE
+        size = 1 if place == SIX_CARD else HAND_SIZE
         body = HAND_REPORT if size == HAND_SIZE else SIX_CARD_REPORT
         return await self.screen.ask("hand_report", body, place=place, clause="657a.1")
 

@@ -1,59 +1,26 @@
-"""The players and the dealer's counts of a table driven from the dealer's screen, one class a game.
+"""The players and the dealer's counts of a table driven from the dealer's screen.
 
-Each answers the table's questions (croupier/tables: the game's Players protocol, and the counts
-of its Dealer protocol) by showing a prompt on the ``Screen`` and waiting for the answer keyed over
-the API; the prompt carries what the screen needs to show (whose turn, what is allowed, the face-up
-cards) and how to read the answer's JSON into the game's own message. A face-down card is never in
-a prompt: the table does not know its face.
+Each game's players (``KeyedPlayers``, in the game's table module: croupier.tables.registry) answer
+the table's questions (croupier/tables: the game's Players protocol, and the counts of its Dealer
+protocol) by showing a prompt on the ``Screen`` and waiting for the answer keyed over the API; the
+prompt carries what the screen needs to show (whose turn, what is allowed, the face-up cards) and
+how to read the answer's JSON into the game's own message. A face-down card is never in a prompt:
+the table does not know its face.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from croupier.config.limits import Limits, check_limits
-from croupier.screen.bodies import Body, choice_body, message_body, one_of, place_counts_body
+from croupier.screen.bodies import message_body
 from croupier.screen.dealer import (
-    CHIP_COUNT,
-    HAND_REPORT,
-    MISDEAL_FINDING,
-    SIX_CARD_REPORT,
-    STUB_COUNT,
     ScreenDealer,
 )
-from croupier.screen.prompts import CLOSE_BETTING, NO_MORE_BETS_BODY, Screen
-from croupier.tables.inputs import Offer
-from games.crazy_4_poker import dealing as crazy_4_dealing
-from games.crazy_4_poker import inputs as crazy_4
-from games.free_bet_blackjack import clauses as fbb_clauses
-from games.free_bet_blackjack import dealing as fbb_dealing
-from games.free_bet_blackjack import inputs as fbb
-from games.heads_up_holdem import clauses as holdem_clauses
-from games.heads_up_holdem import dealing as holdem_dealing
-from games.heads_up_holdem import inputs as holdem
-from games.heads_up_holdem.playing import choices_on
-from games.over_under import clauses as ou_clauses
-from games.over_under import dealing as ou_dealing
-from games.over_under import inputs as ou
-from vocabulary.cards import Card
-from vocabulary.rules import PUBLISHED_RULES, Rule
+from croupier.screen.prompts import CLOSE_BETTING, Screen
 
 Json = Mapping[str, Any]  # Any: JSON values
-
-INSURANCE_IN_TURN = Rule("672a.7(f)", "the insurance offer is answered by each player in turn, clockwise")
-CRAZY_4_IN_TURN = Rule(PUBLISHED_RULES, "each player in turn Plays or folds, having seen the hand")
-
-#: The answers the players key, read by their models (croupier.screen.bodies).
-FBB_INSURANCE = one_of(
-    "choice",
-    {"decline": None, "insure": fbb.Insure, "even_money": fbb.EvenMoney},
-    "FreeBetBlackjackInsurance",
-)
-FBB_DECISION = choice_body("action", fbb.PlayerAction, "FreeBetBlackjackDecision")
-OU_ELECTION = choice_body("choice", ou.Choice, "OverUnderElection")
-HOLDEM_DECISION = message_body(holdem.PlayerDecision)
-CRAZY_4_DECISION = one_of("action", {"play": crazy_4.Play, "fold": crazy_4.Fold}, "Crazy4PokerDecision")
 
 
 class KeyedCounts:
@@ -74,8 +41,9 @@ class KeyedCounts:
         return self._screen.count_progressive_chips()
 
 
-class _Keyed:
-    """The wagers, the same for every game: the betting prompt's answers until no more bets."""
+class KeyedPlayers:
+    """The wagers, the same for every game: the betting prompt's answers until no more bets. Each
+    game's players (its table module's) add its own prompts."""
 
     wager: type
     #: The game's own check of a wager, the one its round's guard makes (games/<game>/dealing.py).
@@ -109,87 +77,6 @@ class _Keyed:
         return self.screen.betting()
 
 
-class KeyedFreeBetBlackjack(_Keyed):
-    wager = fbb.PlaceWager
-    check = staticmethod(fbb_dealing.check_wager)
-
-    async def insurance(self, hand: Any, dealer_up: Card) -> Offer[Any]:  # Any: a hand of any game
-        return await self.screen.ask(
-            "insurance",
-            FBB_INSURANCE,
-            seat=hand.seat,
-            turn=INSURANCE_IN_TURN,
-            hand=hand.label,
-            dealer_up=str(dealer_up),
-        )
-
-    async def decide(
-        self, hand: Any, dealer_up: Card, legal: Mapping[Any, Any]  # Any: a hand and its choices, of any game
-    ) -> Offer[Any]:  # Any: a hand and its choices, of any game
-        return await self.screen.ask(
-            "decision",
-            FBB_DECISION,
-            seat=hand.seat,
-            turn=fbb_clauses.PLAY_ORDER,
-            hand=hand.label,
-            cards=[str(card) for card in hand.cards],
-            dealer_up=str(dealer_up),
-            legal=sorted(action.value for action in legal),
-        )
-
-
-class KeyedOverUnder(_Keyed):
-    """The table asks for each seat's election in turn, clockwise, every one before any additional
-    card is dealt (686a.7(f)); a seat keyed out of turn is refused with (f)."""
-
-    wager = ou.PlaceWager
-    check = staticmethod(ou_dealing.check_wager)
-
-    async def choose(self, position: Any) -> Offer[Any]:  # Any: a position of any game
-        return await self.screen.ask(
-            "election",
-            OU_ELECTION,
-            seat=position.seat,
-            turn=ou_clauses.DECISION_ORDER,
-            first_card=str(position.cards[0]),
-            legal=[choice.value for choice in ou.Choice],
-        )
-
-
-class KeyedHeadsUpHoldem(_Keyed):
-    wager = holdem.PlaceWager
-    check = staticmethod(holdem_dealing.check_wager)
-
-    async def decide(
-        self, position: Any, street: str, community: Sequence[Card]  # Any: a position of any game
-    ) -> Offer[Any]:  # Any: a position of any game
-        return await self.screen.ask(
-            "decision",
-            HOLDEM_DECISION,
-            seat=position.seat,
-            turn=holdem_clauses.DECISION_ORDER,
-            street=street,
-            community=[str(card) for card in community],
-            legal=sorted(choice.value for choice in choices_on(street)),
-            multiples=list(self.rules.multiples(street)),
-        )
-
-
-class KeyedCrazy4Poker(_Keyed):
-    wager = crazy_4.PlaceWagers
-    check = staticmethod(crazy_4_dealing.check_wager)
-
-    async def decide(self, seat: int) -> Offer[Any]:  # Any: a decision of any game
-        return await self.screen.ask("decision", CRAZY_4_DECISION, seat=seat, turn=CRAZY_4_IN_TURN)
-
-
-KEYED: dict[str, type[_Keyed]] = {
-    "free-bet-blackjack": KeyedFreeBetBlackjack,
-    "over-under": KeyedOverUnder,
-    "heads-up-holdem": KeyedHeadsUpHoldem,
-    "crazy-4-poker": KeyedCrazy4Poker,
-}
-
 #: The answers keyed on the screen, by route: each takes the kinds of answer listed, refused
 #: unless the prompt it names awaits one (croupier.api.app).
 ANSWERS: dict[str, tuple[str, ...]] = {
@@ -202,19 +89,4 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     "/v1/misdeal-finding": ("misdeal_finding",),
     "/v1/place-counts": ("place_counts",),
     "/v1/hand-report": ("hand_report",),
-}
-
-#: Each kind of answer's bodies, every game's (the API documents are generated from their models).
-#: A new prompt's body is added here.
-BODIES: dict[str, tuple[Body, ...]] = {
-    "wager": tuple(message_body(keyed.wager) for keyed in KEYED.values()),
-    CLOSE_BETTING: (NO_MORE_BETS_BODY,),
-    "decision": (FBB_DECISION, HOLDEM_DECISION, CRAZY_4_DECISION),
-    "election": (OU_ELECTION,),
-    "insurance": (FBB_INSURANCE,),
-    "stub_count": (STUB_COUNT,),
-    "chip_count": (CHIP_COUNT,),
-    "misdeal_finding": (MISDEAL_FINDING,),
-    "place_counts": (place_counts_body("PlaceCounts", ()),),
-    "hand_report": (HAND_REPORT, SIX_CARD_REPORT),
 }

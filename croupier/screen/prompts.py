@@ -21,9 +21,9 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from croupier.screen.answers import Offer
 from croupier.screen.bodies import JsonBody, empty_body
 from croupier.screen.errors import PromptNotCurrent
-from croupier.tables.inputs import Offer
 from vocabulary.events import Event, Events
 from vocabulary.rules import Rule, RuleViolation
 

@@ -19,10 +19,11 @@ from typing import Any
 import structlog
 
 from croupier.config.limits import Limits
-from croupier.screen.players import KEYED, KeyedCounts
+from croupier.screen.players import KeyedCounts
 from croupier.screen.prompts import Screen
 from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
 from croupier.tables.holding import HOLD_FOR_SUPERVISOR
+from croupier.tables.registry import table_kind
 from devices.equipment import FIRMWARE_UNVERIFIED
 from drivers.authenticity import AuthenticityChecked
 from drivers.connection import ConnectionState
@@ -76,7 +77,7 @@ class TableService:
         self.screen = screen or Screen()
         self.keyed = players is None
         if self.keyed:
-            players = KEYED[game](self.screen, rules=table.rules, cover=cover, limits=limits)
+            players = table_kind(game).players(self.screen, rules=table.rules, cover=cover, limits=limits)
         self.players = players
         if self.keyed and screen is None:  # a simulated dealer's hands; the counts are keyed
             table.dealer = KeyedCounts(table.dealer, self.screen)

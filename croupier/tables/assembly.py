@@ -3,35 +3,19 @@ the felt and for simulated devices, so the table a test plays is the table a cas
 
 ``assemble`` takes the connections by device kind (``"shoe"``, ``"shuffler"``, ``"card-reader"``,
 ``"progressive"``, ``"meter-sign"``) and the dealer (the simulated dealer's hands, or the human
-dealer on the screen), and returns the game's table, not yet opened.
+dealer on the screen), and returns the game's table, not yet opened. Each game's own assembly is
+in its table module (``TABLE``, croupier.tables.registry); the two ways a shuffler works are here,
+shared.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from typing import Any
 
-from croupier.config.table import NEEDS
-from croupier.tables.crazy_4_poker import Crazy4PokerTable
-from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
-from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
-from croupier.tables.over_under import OverUnderTable
-from devices.card_reader import CardReader
-from devices.progressive import Progressive
-from devices.shoe import Shoe
+from croupier.tables.registry import Connections, table_kind
 from devices.shuffler import Shuffler
-from drivers.card_reader import CardReaderDriver
-from drivers.connection import DeviceConnection
-from drivers.progressive import MeterSignDriver, ProgressiveDriver
-from drivers.shoe import ShoeDriver
 from drivers.shuffler import ShufflerDriver
 
-Connections = Mapping[str, DeviceConnection]
-
-#: The devices each game's table needs, by kind (the configuration's NEEDS, each with its clause).
-DEVICES: dict[str, tuple[str, ...]] = {
-    game: tuple(kind.value for kind in needs) for game, needs in NEEDS.items()
-}
 #: Who deals until the dealer's screen names the dealer on duty (a dealer change).
 UNASSIGNED = "unassigned"
 
@@ -52,75 +36,14 @@ def one_deck_shuffler(
     return Shuffler(driver, alternate_batches=False, allow_seeded=allow_seeded, read_order=read_order)
 
 
-def _free_bet_blackjack(
-    connections: Connections, options: dict[str, Any]  # Any: TOML values
-) -> FreeBetBlackjackTable:
-    reader_options = {"clock": options.pop("reader_clock")} if options.get("reader_clock") else {}
-    options.pop("reader_clock", None)
-    return FreeBetBlackjackTable(
-        shoe=Shoe(ShoeDriver(connections["shoe"]), clauses=FreeBetBlackjackTable.shoe_clauses),
-        reader=CardReader(CardReaderDriver(connections["card-reader"]), **reader_options),
-        shuffler=shoe_game_shuffler(connections, allow_seeded=options.pop("allow_seeded", False)),
-        **options,
-    )
-
-
-def _over_under(connections: Connections, options: dict[str, Any]) -> OverUnderTable:  # Any: TOML values
-    return OverUnderTable(
-        shoe=Shoe(ShoeDriver(connections["shoe"]), clauses=OverUnderTable.shoe_clauses),
-        shuffler=shoe_game_shuffler(connections, allow_seeded=options.pop("allow_seeded", False)),
-        **options,
-    )
-
-
-def _heads_up_holdem(
-    connections: Connections, options: dict[str, Any]  # Any: TOML values
-) -> HeadsUpHoldemTable:
-    options.pop("dealer_on_duty", None)  # a Hold 'Em round does not name its dealer
-    return HeadsUpHoldemTable(
-        shoe=Shoe(  # 677a.10 burns no card
-            ShoeDriver(connections["shoe"]), clauses=HeadsUpHoldemTable.shoe_clauses, burns=False
-        ),
-        shuffler=one_deck_shuffler(connections, allow_seeded=options.pop("allow_seeded", False)),
-        **options,
-    )
-
-
-def _crazy_4_poker(connections: Connections, options: dict[str, Any]) -> Crazy4PokerTable:  # Any: TOML values
-    options.pop("dealer_on_duty", None)
-    progressive = Progressive(
-        ProgressiveDriver(connections["progressive"]),
-        MeterSignDriver(connections["meter-sign"]),
-        **({"win_deadline": options.pop("win_deadline")} if "win_deadline" in options else {}),
-    )
-    rules = options.get("rules")
-    read_order = rules is None or rules.shuffler_reports_order
-    return Crazy4PokerTable(
-        shuffler=one_deck_shuffler(
-            connections, allow_seeded=options.pop("allow_seeded", False), read_order=read_order
-        ),
-        progressive=progressive,
-        **options,
-    )
-
-
-_ASSEMBLERS: dict[str, Callable[[Connections, dict[str, Any]], Any]] = {  # Any: TOML values; any table
-    "free-bet-blackjack": _free_bet_blackjack,
-    "over-under": _over_under,
-    "heads-up-holdem": _heads_up_holdem,
-    "crazy-4-poker": _crazy_4_poker,
-}
-
-
-def assemble(
-    game: str, connections: Connections, *, dealer: Any, **options: Any  # Any: any game's dealer; TOML
-) -> Any:  # Any: a table of any game
+def assemble(game: str, connections: Connections, *, dealer: Any, **options: Any) -> Any:
     """``game``'s table over ``connections`` (by device kind), dealt by ``dealer``; ``options`` go
     to the table (rules, name, backs, cover_depth, award_levels, record_events...), with
     ``allow_seeded`` and ``reader_clock`` for the devices. The dealer on duty is UNASSIGNED unless
     given."""
-    missing = [kind for kind in DEVICES[game] if kind not in connections]
+    kind = table_kind(game)
+    missing = [device for device in kind.game.devices if device not in connections]
     if missing:
-        raise ValueError(f"{game} needs a {missing[0]} (devices: {', '.join(DEVICES[game])})")
+        raise ValueError(f"{game} needs a {missing[0]} (devices: {', '.join(kind.game.devices)})")
     options.setdefault("dealer_on_duty", UNASSIGNED)
-    return _ASSEMBLERS[game](connections, {"dealer": dealer, **options})
+    return kind.assemble(connections, {"dealer": dealer, **options})

@@ -33,18 +33,25 @@ from typing import Any, Protocol
 
 import structlog
 
+from croupier.screen.answers import Answer, Answers, Offer, ask, each, received, take
+from croupier.screen.bodies import one_of
+from croupier.screen.players import KeyedPlayers
+from croupier.tables.assembly import one_deck_shuffler
 from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
-from croupier.tables.inputs import Answer, Answers, ask, each, received, take
+from croupier.tables.registry import Connections, TableKind
 from devices.equipment import Equipment
 from devices.progressive import AWARD_TO_WAGER, CHIP_COUNT, KEYED_RESET, LOCKED, NO_MORE_BETS, Progressive
 from devices.shuffler import Batch, Shuffler
+from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.progressive import AwardResult, RoundState
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from drivers.shuffler import SealedOrder
 from games.common.machine_parts import HELD, VOIDED
-from games.crazy_4_poker import Round, RuleSet, Table, clauses
+from games.crazy_4_poker import GAME, Round, RuleSet, Table, clauses
+from games.crazy_4_poker import dealing as crazy_4_dealing
+from games.crazy_4_poker import inputs as crazy_4
 from games.crazy_4_poker.inputs import (
     DEALER,
     AwardPaid,
@@ -72,7 +79,7 @@ from games.crazy_4_poker.rules_config import Shuffler as ShufflerKind
 from vocabulary.cards import Card
 from vocabulary.events import Events
 from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
-from vocabulary.rules import Rule, RuleViolation
+from vocabulary.rules import PUBLISHED_RULES, Rule, RuleViolation
 
 TAKEN_BY_HAND = Rule(
     "657a.9(a)(1)-(2)",
@@ -435,3 +442,44 @@ class Crazy4PokerTable(SupervisorHolds):
         self._give(round_, Discard(self.dealer.count_rack() - before))
         if round_.state == HELD:
             await self._await_ruling(round_)
+
+
+# -- the table as the service knows it (croupier.tables.registry) ---------------------------------
+
+CRAZY_4_IN_TURN = Rule(PUBLISHED_RULES, "each player in turn Plays or folds, having seen the hand")
+
+#: The decision the players key, read by its model (croupier.screen.bodies).
+CRAZY_4_DECISION = one_of("action", {"play": crazy_4.Play, "fold": crazy_4.Fold}, "Crazy4PokerDecision")
+
+
+class KeyedCrazy4Poker(KeyedPlayers):
+    wager = crazy_4.PlaceWagers
+    check = staticmethod(crazy_4_dealing.check_wager)
+
+    async def decide(self, seat: int) -> Offer[Any]:
+        return await self.screen.ask("decision", CRAZY_4_DECISION, seat=seat, turn=CRAZY_4_IN_TURN)
+
+
+def assemble(connections: Connections, options: dict[str, Any]) -> Crazy4PokerTable:
+    """The table over its one-deck shuffler (reading the order unless the rules say it reports
+    none) and its progressive system with the meter sign."""
+    options.pop("dealer_on_duty", None)
+    progressive = Progressive(
+        ProgressiveDriver(connections["progressive"]),
+        MeterSignDriver(connections["meter-sign"]),
+        **({"win_deadline": options.pop("win_deadline")} if "win_deadline" in options else {}),
+    )
+    rules = options.get("rules")
+    read_order = rules is None or rules.shuffler_reports_order
+    return Crazy4PokerTable(
+        shuffler=one_deck_shuffler(
+            connections, allow_seeded=options.pop("allow_seeded", False), read_order=read_order
+        ),
+        progressive=progressive,
+        **options,
+    )
+
+
+TABLE = TableKind(
+    game=GAME, assemble=assemble, players=KeyedCrazy4Poker, answers={"decision": (CRAZY_4_DECISION,)}
+)

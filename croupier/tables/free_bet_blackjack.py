@@ -26,14 +26,23 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any, Protocol
 
-from croupier.tables.inputs import Answer, Answers, ask
+from croupier.screen.answers import Answer, Answers, Offer, ask
+from croupier.screen.bodies import choice_body, one_of
+from croupier.screen.players import KeyedPlayers
+from croupier.tables.assembly import shoe_game_shuffler
+from croupier.tables.registry import Connections, TableKind
 from croupier.tables.shoe_table import Play, ShoeTable
 from devices.card_reader import CardReader
 from devices.equipment import Equipment
-from devices.shoe import ShoeClauses
+from devices.shoe import Shoe, ShoeClauses
+from drivers.card_reader import CardReaderDriver
+from drivers.shoe import ShoeDriver
 from games.common.machine_parts import SETTLED, VOIDED
 from games.common.seating import clockwise
-from games.free_bet_blackjack import Round, RuleSet
+from games.free_bet_blackjack import GAME, Round, RuleSet
+from games.free_bet_blackjack import clauses as fbb_clauses
+from games.free_bet_blackjack import dealing as fbb_dealing
+from games.free_bet_blackjack import inputs as fbb
 from games.free_bet_blackjack.clauses import BLACKJACK_PAID, BURN_DUE
 from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.discard import hand_pickup
@@ -59,6 +68,7 @@ from games.free_bet_blackjack.machine import (
 from games.free_bet_blackjack.positions import Hand
 from vocabulary.cards import Card, SealedCard
 from vocabulary.operators import Operator
+from vocabulary.rules import Rule
 
 Legal = Mapping[PlayerAction, Stake | None]
 
@@ -186,3 +196,63 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
         if len(early) > play.removed:
             self.dealer.pick_up(early[play.removed :])
             play.removed = len(early)
+
+
+# -- the table as the service knows it (croupier.tables.registry) ---------------------------------
+
+INSURANCE_IN_TURN = Rule("672a.7(f)", "the insurance offer is answered by each player in turn, clockwise")
+
+#: The answers the players key, read by their models (croupier.screen.bodies).
+FBB_INSURANCE = one_of(
+    "choice",
+    {"decline": None, "insure": fbb.Insure, "even_money": fbb.EvenMoney},
+    "FreeBetBlackjackInsurance",
+)
+FBB_DECISION = choice_body("action", fbb.PlayerAction, "FreeBetBlackjackDecision")
+
+
+class KeyedFreeBetBlackjack(KeyedPlayers):
+    wager = fbb.PlaceWager
+    check = staticmethod(fbb_dealing.check_wager)
+
+    async def insurance(self, hand: Any, dealer_up: Card) -> Offer[Any]:
+        return await self.screen.ask(
+            "insurance",
+            FBB_INSURANCE,
+            seat=hand.seat,
+            turn=INSURANCE_IN_TURN,
+            hand=hand.label,
+            dealer_up=str(dealer_up),
+        )
+
+    async def decide(self, hand: Any, dealer_up: Card, legal: Mapping[Any, Any]) -> Offer[Any]:
+        return await self.screen.ask(
+            "decision",
+            FBB_DECISION,
+            seat=hand.seat,
+            turn=fbb_clauses.PLAY_ORDER,
+            hand=hand.label,
+            cards=[str(card) for card in hand.cards],
+            dealer_up=str(dealer_up),
+            legal=sorted(action.value for action in legal),
+        )
+
+
+def assemble(connections: Connections, options: dict[str, Any]) -> FreeBetBlackjackTable:
+    """The table over its shoe, card reader (with ``reader_clock``, a test's clock) and shuffler."""
+    reader_options = {"clock": options.pop("reader_clock")} if options.get("reader_clock") else {}
+    options.pop("reader_clock", None)
+    return FreeBetBlackjackTable(
+        shoe=Shoe(ShoeDriver(connections["shoe"]), clauses=FreeBetBlackjackTable.shoe_clauses),
+        reader=CardReader(CardReaderDriver(connections["card-reader"]), **reader_options),
+        shuffler=shoe_game_shuffler(connections, allow_seeded=options.pop("allow_seeded", False)),
+        **options,
+    )
+
+
+TABLE = TableKind(
+    game=GAME,
+    assemble=assemble,
+    players=KeyedFreeBetBlackjack,
+    answers={"decision": (FBB_DECISION,), "insurance": (FBB_INSURANCE,)},
+)

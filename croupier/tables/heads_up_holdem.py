@@ -32,20 +32,28 @@ from typing import Any, Protocol, TypeVar
 
 import structlog
 
+from croupier.screen.answers import Answer, Answers, Offer, ask, each, received, take
+from croupier.screen.bodies import message_body
+from croupier.screen.players import KeyedPlayers
+from croupier.tables.assembly import one_deck_shuffler
 from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
-from croupier.tables.inputs import Answer, Answers, ask, each, received, take
+from croupier.tables.registry import Connections, TableKind
 from devices.equipment import Equipment
 from devices.shoe import EMPTY, READY, Shoe, ShoeClauses, ShoeFault
 from devices.shuffler import Shuffler
 from drivers.protocol.classes.shoe import MAX_STACK
 from drivers.protocol.core import FaultCode
+from drivers.shoe import ShoeDriver
 from games.common.machine_parts import HELD, SETTLED, VOIDED
 from games.common.messages import Arrival
 from games.common.pickup import SET_ASIDE
 from games.common.seating import clockwise
-from games.heads_up_holdem import Round, RuleSet
+from games.heads_up_holdem import GAME, Round, RuleSet
+from games.heads_up_holdem import clauses as holdem_clauses
+from games.heads_up_holdem import dealing as holdem_dealing
+from games.heads_up_holdem import inputs as holdem
 from games.heads_up_holdem.dealing import DECK
 from games.heads_up_holdem.inputs import (
     Collect,
@@ -63,7 +71,16 @@ from games.heads_up_holdem.inputs import (
     StubToRack,
     UnseenToRack,
 )
-from games.heads_up_holdem.machine import COMMUNITY, FLOP, MISDEAL_CHECK, PREFLOP, STREETS, STUB, STUB_OUT
+from games.heads_up_holdem.machine import (
+    COMMUNITY,
+    FLOP,
+    MISDEAL_CHECK,
+    PREFLOP,
+    STREETS,
+    STUB,
+    STUB_OUT,
+)
+from games.heads_up_holdem.playing import choices_on
 from games.heads_up_holdem.positions import Position
 from vocabulary.cards import Card, SealedCard
 from vocabulary.events import Events
@@ -440,3 +457,43 @@ class HeadsUpHoldemTable(SupervisorHolds):
         )
         await self._held_on_fault(lambda: self.shoe.load(DECK, back))
         self.log.info("deck in play", back=back)
+
+
+# -- the table as the service knows it (croupier.tables.registry) ---------------------------------
+
+#: The decision the players key, read by its model (croupier.screen.bodies).
+HOLDEM_DECISION = message_body(holdem.PlayerDecision)
+
+
+class KeyedHeadsUpHoldem(KeyedPlayers):
+    wager = holdem.PlaceWager
+    check = staticmethod(holdem_dealing.check_wager)
+
+    async def decide(self, position: Any, street: str, community: Sequence[Card]) -> Offer[Any]:
+        return await self.screen.ask(
+            "decision",
+            HOLDEM_DECISION,
+            seat=position.seat,
+            turn=holdem_clauses.DECISION_ORDER,
+            street=street,
+            community=[str(card) for card in community],
+            legal=sorted(choice.value for choice in choices_on(street)),
+            multiples=list(self.rules.multiples(street)),
+        )
+
+
+def assemble(connections: Connections, options: dict[str, Any]) -> HeadsUpHoldemTable:
+    """The table over its shoe, which burns no card (677a.10), and its one-deck shuffler."""
+    options.pop("dealer_on_duty", None)  # a Hold 'Em round does not name its dealer
+    return HeadsUpHoldemTable(
+        shoe=Shoe(  # 677a.10 burns no card
+            ShoeDriver(connections["shoe"]), clauses=HeadsUpHoldemTable.shoe_clauses, burns=False
+        ),
+        shuffler=one_deck_shuffler(connections, allow_seeded=options.pop("allow_seeded", False)),
+        **options,
+    )
+
+
+TABLE = TableKind(
+    game=GAME, assemble=assemble, players=KeyedHeadsUpHoldem, answers={"decision": (HOLDEM_DECISION,)}
+)

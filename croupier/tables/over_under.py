@@ -22,12 +22,20 @@ supervisor ``clear``s it, with nothing dealt twice or lost.
 from __future__ import annotations
 
 from functools import partial
-from typing import Protocol
+from typing import Any, Protocol
 
-from croupier.tables.inputs import Answer, Answers, ask
+from croupier.screen.answers import Answer, Answers, Offer, ask
+from croupier.screen.bodies import choice_body
+from croupier.screen.players import KeyedPlayers
+from croupier.tables.assembly import shoe_game_shuffler
+from croupier.tables.registry import Connections, TableKind
 from croupier.tables.shoe_table import Play, ShoeTable
-from devices.shoe import ShoeClauses
-from games.over_under import Round, RuleSet
+from devices.shoe import Shoe, ShoeClauses
+from drivers.shoe import ShoeDriver
+from games.over_under import GAME, Round, RuleSet
+from games.over_under import clauses as ou_clauses
+from games.over_under import dealing as ou_dealing
+from games.over_under import inputs as ou
 from games.over_under.clauses import BURN_DUE
 from games.over_under.inputs import Choice, Choose, ClearHand, PlaceWager
 from games.over_under.machine import CLEARING, DECIDING, SETTLED, VOIDED
@@ -94,3 +102,39 @@ class OverUnderTable(ShoeTable[Round]):
         self.dealer.pick_up([position.label] * len(position.cards))
         play.removed += len(position.cards)
         self._handle(play, ClearHand(position.seat))
+
+
+# -- the table as the service knows it (croupier.tables.registry) ---------------------------------
+
+#: The election the players key, read by its model (croupier.screen.bodies).
+OU_ELECTION = choice_body("choice", ou.Choice, "OverUnderElection")
+
+
+class KeyedOverUnder(KeyedPlayers):
+    """The table asks for each seat's election in turn, clockwise, every one before any additional
+    card is dealt (686a.7(f)); a seat keyed out of turn is refused with (f)."""
+
+    wager = ou.PlaceWager
+    check = staticmethod(ou_dealing.check_wager)
+
+    async def choose(self, position: Any) -> Offer[Any]:
+        return await self.screen.ask(
+            "election",
+            OU_ELECTION,
+            seat=position.seat,
+            turn=ou_clauses.DECISION_ORDER,
+            first_card=str(position.cards[0]),
+            legal=[choice.value for choice in ou.Choice],
+        )
+
+
+def assemble(connections: Connections, options: dict[str, Any]) -> OverUnderTable:
+    """The table over its shoe and shuffler; no card reader: every card is dealt face up."""
+    return OverUnderTable(
+        shoe=Shoe(ShoeDriver(connections["shoe"]), clauses=OverUnderTable.shoe_clauses),
+        shuffler=shoe_game_shuffler(connections, allow_seeded=options.pop("allow_seeded", False)),
+        **options,
+    )
+
+
+TABLE = TableKind(game=GAME, assemble=assemble, players=KeyedOverUnder, answers={"election": (OU_ELECTION,)})

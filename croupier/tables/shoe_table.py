@@ -17,11 +17,11 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import structlog
 
+from croupier.screen.answers import each, take
 from croupier.tables.dealer import Dealer
 from croupier.tables.events import TableRecord
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
-from croupier.tables.inputs import each, take
 from devices.equipment import Equipment
 from devices.shoe import COLLECTING, EMPTY, ENDING, NEEDS_BURN, OFFLINE, Shoe, ShoeClauses
 from devices.shuffler import BATCHES_ALTERNATE, Shuffler

@@ -119,6 +119,8 @@ class Configurable:
 
     #: What the game's dataclass declares.
     __dataclass_fields__: ClassVar[dict[str, Field[Any]]]  # Any: each key has its own type
+    #: The table's betting positions: every game's RuleSet has them (``table.seats``).
+    positions: int
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Raw]) -> Self:

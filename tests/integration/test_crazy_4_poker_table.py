@@ -27,9 +27,9 @@ from games.crazy_4_poker.dealing import deal_sequence
 from games.crazy_4_poker.inputs import Resolution
 from games.crazy_4_poker.machine import COMPLETE
 from games.crazy_4_poker.records import RecordKind
+from simulator.games.crazy_4_poker import LEVELS, RULES, simulated_crazy_4_poker
 from simulator.players import simulated_players, table_options
 from simulator.tables import FLOORPERSON
-from simulator.tables.crazy_4_poker import LEVELS, RULES, simulated_crazy_4_poker
 from tests.links import FAST, run
 from vocabulary.cards import Card
 from vocabulary.operators import Operator, Role

@@ -35,8 +35,8 @@ import pytest
 
 from croupier.audit.sealing import generate
 from croupier.config.limits import TABLE_LIMITS
-from croupier.screen.players import CRAZY_4_IN_TURN
 from croupier.screen.prompts import AWAITED, NO_MORE_BETS, TABLE_CLOSED
+from croupier.tables.crazy_4_poker import CRAZY_4_IN_TURN
 from games.free_bet_blackjack.clauses import PLAY_ORDER
 from games.heads_up_holdem.clauses import DECISION_ORDER as HOLDEM_ORDER
 from games.over_under.clauses import DECISION_ORDER as OU_ORDER

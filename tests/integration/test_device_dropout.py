@@ -29,9 +29,9 @@ from firmware_sim.world import SHUFFLER_INPUT, SHUFFLER_OUTPUT
 from games.common.machine_parts import COMPLETE
 from games.free_bet_blackjack.inputs import PlayerAction
 from simulator.floor import FloorSupervisor, controller_key, keyed_resets, on_the_floor, repair_world
+from simulator.games.crazy_4_poker import StrategyPlayers
+from simulator.games.free_bet_blackjack import BasicStrategyPlayers
 from simulator.players import simulated_players, table_options
-from simulator.players.crazy_4_poker import StrategyPlayers
-from simulator.players.free_bet_blackjack import BasicStrategyPlayers
 from simulator.tables import FLOORPERSON, simulated_table
 from tests.links import FAST, run
 from vocabulary.rules import RuleViolation

@@ -22,14 +22,17 @@ from croupier.cli import main
 from croupier.service.journal import TableJournal
 from croupier.state import TableState
 from firmware_sim.world import DEALER_HAND
+from games import registry
 from games.crazy_4_poker.inputs import Resolution
 from games.crazy_4_poker.machine import COMPLETE
 from simulator.players import simulated_players, table_options
-from simulator.tables import GAMES, simulated_table
+from simulator.tables import simulated_table
 from tests.integration.test_crazy_4_poker_table import reset_frozen, table_rig
 from tests.links import FAST, run
 from vocabulary.operators import Operator, Role
 from vocabulary.rules import RuleViolation
+
+GAMES = registry.slugs()
 
 SUPERVISOR = Operator("floor-7", Role.SUPERVISOR)
 IDENTITY = ("model", "serial", "firmware", "firmware_hash")

@@ -31,8 +31,7 @@ from games.free_bet_blackjack import Round
 from games.free_bet_blackjack.hand import is_ace, is_ten_value
 from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager, PlayerAction, Resolution
 from games.free_bet_blackjack.records import Record, RecordKind
-from simulator.players.free_bet_blackjack import BasicStrategyPlayers
-from simulator.tables import simulated_free_bet_blackjack
+from simulator.games.free_bet_blackjack import BasicStrategyPlayers, simulated_free_bet_blackjack
 from tests.dealing import (
     WatchingDealer,
     assert_batches_alternate,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 from collections.abc import AsyncIterator
 from functools import partial
 from pathlib import Path
@@ -52,7 +51,7 @@ from firmware_sim.world import (
     SHUFFLER_OUTPUT,
     TableWorld,
 )
-from games import GAMES
+from games import registry
 from tests.links import run
 from tests.screen import WAGERS, Screen, dealer_counts
 from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN, write_token_file
@@ -65,7 +64,7 @@ SUPERVISOR = {"Authorization": f"Bearer {SUPERVISOR_TOKEN}"}
 
 def rules_of(game: str) -> Any:
     """The game's RuleSet class."""
-    return importlib.import_module(GAMES[game]).RuleSet
+    return registry.game(game).rules
 
 
 def _config(tmp_path: Path, game: str, devices: dict[str, tuple[Any, SimulatedDevice]]) -> Path:

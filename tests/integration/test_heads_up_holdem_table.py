@@ -25,8 +25,8 @@ from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHOE, SHOE_TRAY, Tab
 from games.heads_up_holdem import Round
 from games.heads_up_holdem.inputs import Resolution
 from games.heads_up_holdem.records import RecordKind
+from simulator.games.heads_up_holdem import simulated_heads_up_holdem
 from simulator.players import simulated_players, table_options
-from simulator.tables.heads_up_holdem import simulated_heads_up_holdem
 from tests.links import FAST, run
 from vocabulary.operators import Operator, Role
 from vocabulary.rules import RuleViolation

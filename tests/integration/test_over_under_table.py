@@ -23,8 +23,7 @@ from games.free_bet_blackjack.records import Record, RecordKind
 from games.over_under import Round
 from games.over_under.inputs import Choice, PlaceWager, Resolution
 from games.over_under.positions import Position
-from simulator.players.over_under import FirstCardPlayers
-from simulator.tables import simulated_over_under
+from simulator.games.over_under import FirstCardPlayers, simulated_over_under
 from tests import dealing
 from tests.dealing import assert_batches_alternate, held_by_a_jam, play_after_a_dealer_change, stack_top
 from tests.games.test_over_under_helpers import steps

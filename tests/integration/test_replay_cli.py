@@ -13,13 +13,8 @@ from pathlib import Path
 from croupier.audit.adapter import record_round
 from croupier.audit.writer import AuditTrail
 from croupier.cli import main
-from simulator.players.free_bet_blackjack import BasicStrategyPlayers
+from simulator.games.free_bet_blackjack import BasicStrategyPlayers, simulated_free_bet_blackjack
 from tests.links import FAST, run
-
-try:
-    from simulator.tables import simulated_free_bet_blackjack
-except ImportError:  # before the package was renamed
-    from croupier.simulated_table import simulated_free_bet_blackjack  # type: ignore[no-redef]
 
 ROUNDS = 6
 

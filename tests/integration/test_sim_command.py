@@ -17,11 +17,15 @@ import pytest
 from croupier import logs
 from croupier.cli import main
 from croupier.commands.sim import _rules
+from games import registry
+from simulator.games.free_bet_blackjack import ScriptedFreeBetBlackjack
 from simulator.players import simulated_players, table_options
-from simulator.scenario import ScriptedPlayers, parse, stack_top
+from simulator.scenario import parse, stack_top
 from simulator.summary import Tally, without_timing
-from simulator.tables import GAMES, simulated_table
+from simulator.tables import simulated_table
 from simulator.view import CLEAR, LiveView
+
+GAMES = registry.slugs()
 
 
 def sim(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
@@ -267,7 +271,7 @@ def test_the_live_view_shows_the_shoe_and_links_and_never_a_face_down_card() -> 
             table.table.events.subscribe(LiveView(table, Tally(), game=game, rounds=1, out=out))
             await table.table.prepare_round()
             stack_top(table.world, round_script.shoe, round_script.where)
-            await table.table.play_round(ScriptedPlayers(game, round_script))
+            await table.table.play_round(ScriptedFreeBetBlackjack(game, round_script))
         return out.getvalue()
 
     frames = asyncio.run(play()).split(CLEAR)[1:]

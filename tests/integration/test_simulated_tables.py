@@ -8,10 +8,13 @@ import random
 
 import pytest
 
+from games import registry
 from simulator.players import simulated_players, table_options
-from simulator.tables import GAMES, SimulatedTable, simulated_table
+from simulator.tables import SimulatedTable, simulated_table
 from tests.links import FAST, run
 from vocabulary.operators import Operator, Role
+
+GAMES = registry.slugs()
 
 SUPERVISOR = Operator("floor-7", Role.SUPERVISOR)
 RESET_KEY = "PROG-KEY-1"  # the simulated controller's reset key

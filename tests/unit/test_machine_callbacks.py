@@ -18,7 +18,7 @@ import pytest
 from transitions import Machine
 
 from devices import card_reader, progressive, shoe, shuffler
-from games import GAMES
+from games import registry
 
 MACHINE_CALLBACKS = (
     "prepare_event",
@@ -97,7 +97,7 @@ def _device_machines() -> dict[str, tuple[Machine, type]]:
     }
 
 
-@pytest.mark.parametrize("package", sorted(GAMES.values()))
+@pytest.mark.parametrize("package", sorted(game.package for game in registry.registered()))
 def test_every_round_callback_resolves(package: str) -> None:
     machine, model = _round_machine(package)
     assert list(callback_names(machine)), "the walk found no callbacks"

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from games import registry
 from games.crazy_4_poker import RuleSet as Crazy4Rules
 from games.crazy_4_poker.inputs import Fold, Play
 from games.heads_up_holdem import RuleSet as HoldemRules
@@ -17,9 +18,11 @@ from games.heads_up_holdem.positions import Position as HoldemPosition
 from games.heads_up_holdem.settlement import Stakes
 from games.over_under.inputs import Choice as OverUnderChoice
 from games.over_under.positions import Position as OverUnderPosition
-from simulator.players import GAMES, simulated_players
-from simulator.players.crazy_4_poker import play_multiple
+from simulator.games.crazy_4_poker import play_multiple
+from simulator.players import simulated_players
 from vocabulary.cards import Card
+
+GAMES = registry.slugs()
 
 
 def cards(text: str) -> list[Card]:

@@ -1,36 +1,43 @@
 """The procedure auditor: ``croupier audit procedure FILE...`` judges every round of a trail
 against the dealing procedure of its game's section (docs/audit.md, "Judging the procedure").
 
-Independent of the round machines: each section (a module per game) describes its order as data
-and recomputes settlements from the recorded cards and the rules in force, sharing with the games
-only the record schema, the card vocabulary, the configuration schema and the pure hand evaluators.
+Independent of the round machines: each section (a module per game, named as the game's package)
+describes its order as data and recomputes settlements from the recorded cards and the rules in
+force, sharing with the games only the record schema, the card vocabulary, the configuration schema
+and the pure hand evaluators.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from croupier.audit.procedure import (
-    crazy_4_poker,
-    free_bet_blackjack,
-    heads_up_holdem,
-    over_under,
-    shoe,
-    stub,
-)
+from croupier.audit.procedure import shoe, stub
 from croupier.audit.procedure.engine import Check, Round, Table, Violation
 from croupier.audit.procedure.rules import RULES_IN_FORCE, configured
 from croupier.audit.procedure.unjudged import NOT_JUDGED
 from croupier.audit.record import AuditRecord
 from croupier.audit.replay import round_records
+from games import registry
 
-SECTIONS: dict[str, ModuleType] = {
-    module.GAME: module for module in (free_bet_blackjack, over_under, heads_up_holdem, crazy_4_poker)
-}
+
+def _sections() -> dict[str, ModuleType]:
+    """Each game's section, by the game's slug: the module here named as the game's package
+    (games.registry.Game.module), where the game has one (decision 0029)."""
+    found = {}
+    for game in registry.registered():
+        name = f"{__name__}.{game.module}"
+        if importlib.util.find_spec(name) is not None:
+            found[game.slug] = importlib.import_module(name)
+    return found
+
+
+SECTIONS = _sections()
 
 __all__ = ["SECTIONS", "Check", "Verdict", "Violation", "checks_by_clause", "judge"]
 

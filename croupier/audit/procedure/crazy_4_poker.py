@@ -29,7 +29,6 @@ from croupier.audit.procedure.hands import faces
 from croupier.audit.procedure.pay import owed
 from games.crazy_4_poker.evaluator import Category, best_four, four_aces, queens_or_better
 
-GAME = "crazy-4-poker"
 SECTION = "657a.9"
 SETTLED_ON_HANDS = "657a.11"
 SIX_CARD = ("six card bonus", "six-card")

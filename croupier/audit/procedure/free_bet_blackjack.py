@@ -17,7 +17,6 @@ from croupier.audit.procedure.engine import Before, Check, Round, Rules, Step, T
 from croupier.audit.procedure.hands import blackjack_total, faces, is_blackjack
 from croupier.audit.procedure.pay import owed
 
-GAME = "free-bet-blackjack"
 SECTION = "672a.7"
 #: 672a.11(a) as the layout states it: Blackjack pays 3 to 2, other winning hands 1 to 1.
 BLACKJACK_ODDS, EVEN = "3:2", "1:1"

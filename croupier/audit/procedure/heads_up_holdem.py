@@ -23,7 +23,6 @@ from croupier.audit.procedure.engine import (
     no_more_bets_first,
 )
 
-GAME = "heads-up-holdem"
 SECTION = "677a.10"
 COMMUNITY = "community"
 

@@ -17,7 +17,6 @@ from croupier.audit.procedure.engine import Before, Check, Round, Rules, Step, T
 from croupier.audit.procedure.hands import faces, over_under_points
 from croupier.audit.procedure.pay import owed
 
-GAME = "over-under"
 SECTION = "686a.7"
 ORDINAL = ("first", "second", "third", "fourth", "fifth")
 ELECTIONS = {"over_23": "over_23_odds", "under_18": "under_18_odds"}

@@ -8,13 +8,12 @@ defaults: the game's configuration schema reads them (it is configuration, not r
 
 from __future__ import annotations
 
-import importlib
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from croupier.audit.record import AuditError
-from games import GAMES
+from games import registry
 
 RULES_IN_FORCE = "rules_in_force"
 
@@ -30,6 +29,6 @@ def configured(game: str, config: Path | None) -> dict[str, Any]:  # Any: config
         if document.get("table", {}).get("game", game) == game:
             mapping = dict(document.get("rules", {}))
     try:
-        return importlib.import_module(GAMES[game]).RuleSet.from_mapping(mapping).plain()
+        return registry.game(game).rules.from_mapping(mapping).plain()
     except (KeyError, ValueError) as exc:
         raise AuditError(f"--config {config}: the rules of {game} cannot be read: {exc}") from None

@@ -1,4 +1,10 @@
-"""Simulated players at a Heads Up Hold 'Em table (``croupier.tables.heads_up_holdem.HoldemPlayers``).
+"""Heads Up Hold 'Em on simulated devices: the shoe behind a pseudo-terminal and the shuffler on the
+simulated USB bus, both moving the cards of one TableWorld, the simulated dealer's hands between
+them. The shoe does not burn (677a.10) and the shuffler shuffles one deck, not alternate batches.
+
+Its simulated players answer the table's players protocol
+(``croupier.tables.heads_up_holdem.HoldemPlayers``); its scripted players answer from a scenario
+file (docs/scenarios.md), and ``SIMULATION`` declares it all (simulator.games.registry).
 
 The game is Ultimate-style (677a.10, published Heads Up Hold 'Em rules): Ante and equal Odds, then
 one Play wager at most: before the flop at the preflop multiple (3x by default), after the flop at
@@ -9,16 +15,62 @@ the community cards turned up.
 
 from __future__ import annotations
 
+import contextlib
 import random
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 
+from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
+from drivers.connection import SupervisorSettings
+from firmware_sim.dealer_holdem import SimulatedHoldemDealer
+from firmware_sim.world import TableWorld
 from games.common.poker_hands import Category, best_five, evaluate5, high_rank
-from games.heads_up_holdem import RuleSet
+from games.heads_up_holdem import GAME, RuleSet
 from games.heads_up_holdem.inputs import Choice, PlaceWager, PlayerDecision
 from games.heads_up_holdem.machine import PREFLOP, RIVER
 from games.heads_up_holdem.positions import Position
+from simulator.games.registry import Simulation, Vocabulary
+from simulator.players import face_down
 from simulator.players.seen import Look
+from simulator.scenario import ScriptedPlayers
+from simulator.tables.devices import SimulatedTable, opened_table, shoe_and_shuffler
 from vocabulary.cards import Card
+
+HeadsUpHoldem = SimulatedTable[HeadsUpHoldemTable, SimulatedHoldemDealer]
+
+
+@contextlib.asynccontextmanager
+async def simulated_heads_up_holdem(
+    *,
+    rules: RuleSet | None = None,
+    name: str = "sim-table",
+    dealer: Callable[[TableWorld], SimulatedHoldemDealer] = SimulatedHoldemDealer,
+    settings: SupervisorSettings | None = None,
+    community_first: bool = False,
+    record_events: list[object] | None = None,
+    shuffler_seed: int | None = None,
+) -> AsyncIterator[HeadsUpHoldem]:
+    """Bring the shoe and shuffler up, connect them, open the table (its first deck in play); stop
+    everything afterwards and prove no card was created or lost. ``community_first``: the shoe
+    dispenses the community cards first (677a.10(g))."""
+    world = TableWorld()
+    hands = dealer(world)
+    specs = shoe_and_shuffler(world, shuffler_on_usb=True, shuffler_seed=shuffler_seed)
+
+    async with opened_table(
+        GAME.slug,
+        world,
+        hands,
+        specs,
+        settings=settings,
+        shuffler_seed=shuffler_seed,
+        rules=rules or RuleSet.example(),
+        name=name,
+        community_first=community_first,
+        record_events=record_events,
+    ) as sim:
+        yield sim
+
 
 STAKES = (500, 1000, 2500, 5000)  # cents: the Ante, and the Odds equal to it
 TRIPS_PLUS_STAKE = 500
@@ -74,3 +126,26 @@ class StrategyPlayers:
         if plays:
             return PlayerDecision(position.seat, Choice.PLAY, max(self.rules.multiples(street)))
         return PlayerDecision(position.seat, Choice.FOLD if street == RIVER else Choice.CHECK)
+
+
+# -- the game in the simulator (simulator.games.registry) -----------------------------------------
+class ScriptedHeadsUpHoldem(ScriptedPlayers):
+    """A scenario's players at Heads Up Hold 'Em: each seat's decision on each street, as the file
+    gives them (``play:N`` the multiple)."""
+
+    def decide(self, position: Any, street: str, community: Sequence[Card]) -> PlayerDecision:
+        answer = self.next_answer(position.seat, f"the {street} decision")
+        multiple = answer.number if answer.word == "play" else 0
+        return PlayerDecision(position.seat, Choice(answer.word), multiple)
+
+
+SIMULATION = Simulation(
+    game=GAME,
+    table=simulated_heads_up_holdem,
+    players=StrategyPlayers,
+    seated=face_down,
+    counts_stub=True,
+    scenario=Vocabulary(
+        decisions=("play:N", "check", "fold"), stacked="shoe", scripted=ScriptedHeadsUpHoldem
+    ),
+)

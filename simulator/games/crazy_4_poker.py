@@ -1,0 +1,193 @@
+"""Crazy 4 Poker dealt from the hand on simulated devices: the shuffler and the progressive
+controller behind pseudo-terminals, the controller's meter sign on the simulated USB bus; the
+shuffler and the simulated dealer move the cards of one TableWorld, and the dealer's value chips
+land on the controller's seat sensors.
+
+Its simulated players answer the table's players protocol
+(``croupier.tables.crazy_4_poker.Crazy4Players``); its scripted players answer from a scenario file
+(docs/scenarios.md), and ``SIMULATION`` declares it all (simulator.games.registry).
+
+657a.9 and the published game rules: the Ante and the Super Bonus, equal, are required; Queens Up, the
+progressive (one value chip on the seat's sensor) and the Five and Six Card Bonus are optional. Each
+player looks at their five cards and Plays 1x to 3x the Ante (more than 1x only with a pair of aces
+or better in the best four) or folds. The table does not tell the player their cards (they stay
+sealed until the showdown), so ``StrategyPlayers`` lifts them through a ``Look``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+
+from croupier.tables.crazy_4_poker import Crazy4PokerTable
+from drivers.connection import SupervisorSettings
+from drivers.protocol.core import DeviceClass
+from firmware_sim.dealer_crazy_4 import SimulatedCrazy4Dealer
+from firmware_sim.device import SimulatedDevice
+from firmware_sim.progressive import ControllerPersonality, SignPersonality
+from firmware_sim.world import TableWorld
+from games.crazy_4_poker import GAME, RuleSet
+from games.crazy_4_poker.evaluator import KING, QUEEN, Category, aces_or_better, strength
+from games.crazy_4_poker.inputs import Fold, PlaceWagers, Play
+from simulator.games.registry import Simulation, Vocabulary
+from simulator.players import face_down
+from simulator.players.seen import Look
+from simulator.scenario import ScriptedPlayers
+from simulator.tables.devices import DeviceSpec, SimulatedTable, opened_table, simulated_shuffler
+from vocabulary.cards import Card
+
+#: The simulated table's rules over the game's example pay tables (RuleSet.example): the
+#: progressive and Six Card Bonus wagers offered, so a simulated run shows them, a progressive
+#: table that hits often enough to show its awards, and a non-counting shuffler, so the table
+#: counts the stub every fifth round (657a.9(d)).
+RULES: Mapping[str, object] = dict(
+    shuffler="non-counting",
+    progressive_offered=True,
+    six_card_bonus_offered=True,
+    progressive_pay_table={"three_of_a_kind": "100%", "two_pairs": "100%", "straight": 2500},
+)
+#: The controller level each line of RULES' progressive pay table pays.
+LEVELS: Mapping[str, int] = {"three_of_a_kind": 1, "two_pairs": 2, "straight": 2}
+
+Crazy4Poker = SimulatedTable[Crazy4PokerTable, SimulatedCrazy4Dealer]
+
+
+@contextlib.asynccontextmanager
+async def simulated_crazy_4_poker(
+    *,
+    rules: RuleSet | None = None,
+    name: str = "sim-table",
+    dealer: Callable[[TableWorld, SimulatedDevice], SimulatedCrazy4Dealer] = SimulatedCrazy4Dealer,
+    settings: SupervisorSettings | None = None,
+    award_levels: Mapping[str, int] | None = None,
+    win_deadline: float = 30.0,
+    record_events: list[object] | None = None,
+    shuffler_seed: int | None = None,
+) -> AsyncIterator[Crazy4Poker]:
+    """Bring the shuffler, controller and sign up, connect them, open the table; stop everything
+    afterwards and prove no card was created or lost. ``dealer`` builds the dealer's hands on the
+    world, chips going to the controller's sensors; ``rules`` default to RULES, and then
+    ``award_levels`` to LEVELS. ``win_deadline``: how long an award waits for the controller."""
+    if rules is None:
+        rules, award_levels = RuleSet.example(**RULES), award_levels or LEVELS
+    world = TableWorld()
+    shuffler = simulated_shuffler(world, seed=shuffler_seed)
+    progressive = SimulatedDevice(ControllerPersonality(seats=rules.positions), name="progressive", seed=3)
+    hands = dealer(world, progressive)
+    hands.unwrap(["red"], 1)
+    specs = [
+        DeviceSpec("shuffler", shuffler, DeviceClass.SHUFFLER),
+        DeviceSpec("progressive", progressive, DeviceClass.PROGRESSIVE_CONTROLLER),
+        DeviceSpec(
+            "meter-sign",
+            SimulatedDevice(SignPersonality(), name="meter-sign", seed=4),
+            DeviceClass.METER_SIGN,
+            usb=True,
+        ),
+    ]
+    async with opened_table(
+        GAME.slug,
+        world,
+        hands,
+        specs,
+        settings=settings,
+        shuffler_seed=shuffler_seed,
+        rules=rules,
+        name=name,
+        award_levels=award_levels,
+        win_deadline=win_deadline,
+        record_events=record_events,
+    ) as sim:
+        yield sim
+
+
+STAKES = (500, 1000, 2500, 5000)  # cents: the Ante, and the Super Bonus equal to it
+QUEENS_UP_STAKE = 500
+PROGRESSIVE_CHIP = 100  # one value chip (657a.9(a)(3))
+SIX_CARD_BONUS_STAKE = 500
+
+
+def play_multiple(cards: Sequence[Card], max_multiple: int = 3) -> int:
+    """The Play in Antes for five cards, 0 to fold: the most allowed with a pair of aces or better in
+    the best four, 1x with king-queen high or better, else fold (the dealer qualifies with king
+    high, so less rarely wins)."""
+    hand = strength(cards)
+    if aces_or_better(hand):
+        return max_multiple
+    if hand.category > Category.HIGH_CARD:
+        return 1
+    return 1 if hand.ranks[0] > KING or (hand.ranks[0] == KING and hand.ranks[1] >= QUEEN) else 0
+
+
+class StrategyPlayers:
+    """Every position taken: Ante and Super Bonus equal from STAKES; Queens Up on some positions
+    (``queens_up_rate``); where ``rules`` offer them, a Six Card Bonus (``six_card_rate``) and a
+    progressive chip (``progressive_rate``) put on the seat's sensor through ``cover``, without
+    which no progressive wager is made (the chip count would not match). Decisions follow
+    ``play_multiple`` on the seat's own cards, given by ``look``; only the wagers come from ``rng``,
+    so a seeded run replays exactly."""
+
+    def __init__(
+        self,
+        rng: random.Random,
+        *,
+        look: Look,
+        rules: RuleSet | None = None,
+        cover: Callable[[int], object] | None = None,
+        queens_up_rate: float = 0.3,
+        progressive_rate: float = 0.5,
+        six_card_rate: float = 0.2,
+    ) -> None:
+        self.rng = rng
+        self.look = look
+        self.rules = rules or RuleSet.example()
+        self.cover = cover
+        self.queens_up_rate = queens_up_rate
+        self.progressive_rate = progressive_rate if cover and self.rules.progressive_offered else 0.0
+        self.six_card_rate = six_card_rate if self.rules.six_card_bonus_offered else 0.0
+
+    def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWagers]:
+        wagers = []
+        for seat in range(1, positions + 1):
+            stake = self.rng.choice(STAKES)
+            queens = QUEENS_UP_STAKE if self.rng.random() < self.queens_up_rate else 0
+            progressive = PROGRESSIVE_CHIP if self.rng.random() < self.progressive_rate else 0
+            six = SIX_CARD_BONUS_STAKE if self.rng.random() < self.six_card_rate else 0
+            if progressive and self.cover is not None:
+                self.cover(seat)
+            wagers.append(
+                PlaceWagers(seat, stake, stake, queens, progressive=progressive, six_card_bonus=six)
+            )
+        return wagers
+
+    def decide(self, seat: int) -> Play | Fold:
+        cards = self.look(seat)
+        if len(cards) != 5:  # a card astray: the round will not reach the showdown; fold
+            return Fold(seat)
+        multiple = play_multiple(cards, self.rules.max_play_multiple)
+        return Play(seat, multiple) if multiple else Fold(seat)
+
+
+# -- the game in the simulator (simulator.games.registry) -----------------------------------------
+class ScriptedCrazy4Poker(ScriptedPlayers):
+    """A scenario's players at Crazy 4 Poker: each seat's Play (``play:N``) or fold, as the file
+    gives it."""
+
+    def decide(self, seat: int) -> Play | Fold:
+        answer = self.next_answer(seat, "Play or fold")
+        return Play(seat, answer.number) if answer.word == "play" else Fold(seat)
+
+
+SIMULATION = Simulation(
+    game=GAME,
+    table=simulated_crazy_4_poker,
+    players=StrategyPlayers,
+    seated=face_down,
+    rules=RULES,
+    options={"award_levels": LEVELS},
+    counts_stub=True,
+    scenario=Vocabulary(
+        decisions=("play:N", "fold"), stacked="shuffler", scripted=ScriptedCrazy4Poker, reports_hands=True
+    ),
+)

@@ -1,0 +1,75 @@
+"""Each game's simulation, as its simulator module declares it: ``SIMULATION = Simulation(...)`` in
+simulator/games/<game>.py, found by the game's module name (games.registry.Game.module), so adding
+a game adds that module and edits no list here (decision 0029, docs/adding-a-game.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from games import registry
+from games.registry import Game
+
+
+def not_seated(sim: Any) -> dict[str, Any]:
+    """No options: players who see every card they need on the table's own prompts."""
+    return {}
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """What a scenario file (docs/scenarios.md) may say at the game: the words of a ``decide``
+    line (``play:N`` takes a multiple), where its ``shoe`` line stacks the cards (``"shoe"``: on
+    top of the shoe after the burn, where ``fault foreign-card at card N`` slips a joker too;
+    ``"shuffler"``: the shuffled order of the deck dealt from the hand, where a bare ``fault
+    foreign-card`` reaches the batch), whether a ``dealer`` line may change the dealer (the game
+    burns for a new dealer), whether ``insurance`` lines are answered, whether the dealer reports
+    hands (``fault unreported``), and ``scripted``: the game's scripted players
+    (simulator.scenario.ScriptedPlayers with the game's prompts)."""
+
+    decisions: tuple[str, ...]
+    stacked: Literal["shoe", "shuffler"]
+    scripted: type
+    dealer_change: bool = False
+    insurance: bool = False
+    reports_hands: bool = False
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """The simulator's part of a game. ``table`` builds its table on simulated devices (an async
+    context manager yielding the opened simulator.tables.SimulatedTable; its keywords are the
+    game's); ``players`` its simulated players (``players(rng, **options)``), ``seated`` the
+    options that seat them at a simulated table (simulator.players.table_options); ``rules`` and
+    ``options``: what ``croupier sim`` plays with over the game's example rules (and the table
+    options that go with them). ``counts_stub``: the dealer counts a stub (a miscount falls from
+    it); ``joker_in_shoe``: a profile's foreign card is a joker in the shoe (else a card in the
+    next batch, which the shuffler counts). ``scenario``: the scenario language's words."""
+
+    game: Game
+    table: Callable[..., contextlib.AbstractAsyncContextManager[Any]]
+    players: Callable[..., object]
+    scenario: Vocabulary
+    seated: Callable[[Any], dict[str, Any]] = not_seated
+    rules: Mapping[str, object] = field(default_factory=dict)
+    options: Mapping[str, object] = field(default_factory=dict)
+    counts_stub: bool = False
+    joker_in_shoe: bool = False
+
+
+def simulation(slug: str) -> Simulation:
+    """The simulation of the game ``slug``; games.registry.UnknownGame if no game has that slug."""
+    game = registry.game(slug)
+    declared = importlib.import_module(f"{__package__}.{game.module}").SIMULATION
+    if not isinstance(declared, Simulation) or declared.game is not game:
+        raise TypeError(f"simulator.games.{game.module}.SIMULATION is not {slug}'s Simulation")
+    return declared
+
+
+def simulations() -> tuple[Simulation, ...]:
+    """Every game's simulation, in the registry's order."""
+    return tuple(simulation(slug) for slug in registry.slugs())
