@@ -34,11 +34,12 @@ class Listener(Protocol):
 class Events:
     """A hub: each event published once, first to the durable listeners, then to the others.
 
-    A durable listener persists what it hears (the journal: the audit trail with its fsync, the
-    state store) and is told first, in the order subscribed, so nothing is published or acknowledged
-    before it is on disk; one that raises (the disk cannot be written) stops whoever published, and
-    no other listener hears the event. Any other listener that raises is logged and skipped: the
-    table and the listeners after it go on."""
+    A durable listener is one the table cannot go on without: it persists what it hears (the
+    journal: the audit trail with its fsync, the state store) or proves what must hold (a simulated
+    table's card count after each round). It is told first, in the order subscribed, so nothing is
+    published or acknowledged before it is on disk; one that raises (the disk cannot be written, a
+    card vanished) stops whoever published, and no other listener hears the event. Any other
+    listener that raises is logged and skipped: the table and the listeners after it go on."""
 
     def __init__(self) -> None:
         self._durable: list[Listener] = []

@@ -46,6 +46,7 @@ from firmware_sim.world import TableWorld
 from simulator.floor import FloorSupervisor, controller_key, on_the_floor
 from simulator.players import simulated_players, table_options
 from simulator.tables import simulated_table
+from vocabulary.events import Events
 
 log = structlog.get_logger("croupier.run")
 
@@ -242,7 +243,7 @@ async def table_in_service(
     if all(device.url.sim_kind is not None for device in config.devices.values()):
         async with simulated_table(config.game, rules=config.rules, name=config.name) as sim:
             journal.keep(sim.table)
-            sim.table.events.subscribe(RoundSummary(config.name, sim.world))
+            watch_rounds(sim.table.events, config.name, sim.world)
             options = table_options(config.game, sim)
             if config.service.api_tokens is None:  # no screen: simulated players and floor supervisor
                 players = simulated_players(config.game, random.Random(seed), **options)
@@ -257,10 +258,17 @@ async def table_in_service(
     dues = {name: journal.state.check_due(name) for name in config.devices}  # no restart defers one
     async with hardware_table(config, ScreenDealer(screen), dues) as table:
         journal.keep(table)
-        table.events.subscribe(RoundSummary(config.name))
+        watch_rounds(table.events, config.name)
         yield TableService(
             table, journal, game=config.game, opened=False, screen=screen, limits=config.limits
         )
+
+
+def watch_rounds(events: Events, table: str, world: TableWorld | None = None) -> None:
+    """Log each round and show it to systemd; at a simulated table (``world``) prove its card count
+    after each round, as a durable listener: a count that does not add up stops the table, as a
+    failed write does, rather than being logged and played past."""
+    events.subscribe(RoundSummary(table, world), durable=world is not None)
 
 
 class RoundSummary(RoundListener):
