@@ -37,7 +37,7 @@ from bench._common import percentile  # noqa: E402
 from croupier.audit.writer import AuditTrail  # noqa: E402
 from croupier.service.journal import TableJournal  # noqa: E402
 from croupier.state import TableState  # noqa: E402
-from croupier.tables.watchers import RoundWatcher  # noqa: E402
+from croupier.tables.events import RoundListener  # noqa: E402
 from drivers.connection import SupervisorSettings  # noqa: E402
 from games.common.records import Record, RecordKind  # noqa: E402
 from simulator.players import simulated_players  # noqa: E402
@@ -59,8 +59,8 @@ class WireStamp:
         self.arrived = time.perf_counter()
 
 
-class CardClock(RoundWatcher):
-    """A round watcher after the journal: a card's record has been written when it is told of it."""
+class CardClock(RoundListener):
+    """A table listener after the journal: a card's record has been written when it is told of it."""
 
     def __init__(self, stamp: WireStamp) -> None:
         self.stamp, self.samples = stamp, list[float]()
@@ -91,7 +91,7 @@ async def measure(directory: Path, count: int, block: int) -> tuple[list[float],
                 sim.connections["shoe"].trace = stamp  # type: ignore[assignment]
                 TableJournal(trail, state, table="bench-table", game=GAME).keep(sim.table)
                 clock = CardClock(stamp)
-                sim.table.watchers.add(clock)
+                sim.table.events.subscribe(clock)
                 players = simulated_players(GAME, random.Random(1))
                 for _ in range(5):  # warm-up both paths
                     await sim.table.play_round(players)

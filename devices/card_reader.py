@@ -14,15 +14,16 @@ working order at the start of each gaming day. So the reader here:
   supervisor's self-test record, voided by a tamper alarm or a sensor failure;
 - latches faults as all equipment does (devices/equipment.py): only a supervisor clears them.
 
-The machine is a plain transitions.Machine driven by this object's own methods: a guard is a
-condition that raises RuleViolation naming its clause, so a refusal says why. Device I/O cannot run
+The machine is written as every device's is (decision 0030): a guard is a condition that raises
+RuleViolation naming its clause, so a refusal says why. Device I/O cannot run
 inside a synchronous callback, so each I/O runs while the reader is in ``peeking`` or
 ``inspecting``, between the trigger that checked the rules and the one that takes the result.
-Events applied meanwhile (a fault, a lost link) move the reader away, and the late result is then
-discarded. ``settle`` derives the resting state from three facts, in priority order: link up, no
-latched fault, inspected today.
+Events applied meanwhile (a lost link) move the reader away, or (a fault) latch beside the state,
+and the late result is then discarded. ``settle`` derives the resting state from two facts, in
+priority order: link up, inspected today. A latched fault is not a state (decision 0009): it is
+the latch beside the state, and every guard refuses while it holds.
 
-States: offline, uninspected, inspecting, ready, peeking, faulted.
+States: offline, uninspected, inspecting, ready, peeking.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 import structlog
-from transitions import Machine
 
 from devices.equipment import LINK_REQUIRED, Equipment
 from devices.faults import LATCH_BLOCKS, FaultLatch
@@ -41,6 +41,7 @@ from drivers.connection import ConnectionState
 from drivers.protocol.classes.card_reader import SelfTestCode, SelfTestReport, peek_class
 from drivers.protocol.core import FaultCode, FaultRaised
 from vocabulary.cards import Card
+from vocabulary.machines import DeclaredMachine, Spec, Trigger
 from vocabulary.operators import Operator, Role
 from vocabulary.rules import Rule, RuleViolation
 
@@ -65,21 +66,24 @@ INSPECTION_VOIDED = Rule(
 #: Faults after which the reader can no longer be taken as inspected (tampering, working order).
 VOIDS_INSPECTION = frozenset({FaultCode.TAMPER, FaultCode.SENSOR})
 
-STATES = ["offline", "uninspected", "inspecting", "ready", "peeking", "faulted"]
-_IDLE = ["offline", "uninspected", "ready", "faulted"]
-_LEFT_MID_IO = ["offline", "faulted"]  # where an event can take a reader while its I/O runs
+OFFLINE = "offline"  # the link is not up
+UNINSPECTED = "uninspected"  # up, but no passed inspection of this unit today
+INSPECTING = "inspecting"  # the floorperson's self-test is running
+READY = "ready"  # inspected today: peeks allowed (unless a fault is latched)
+PEEKING = "peeking"  # a peek is in flight
+STATES = [OFFLINE, UNINSPECTED, INSPECTING, READY, PEEKING]
+_IDLE = [OFFLINE, UNINSPECTED, READY]
 
-TRANSITIONS: list[dict[str, object]] = [
-    # The resting state: link first, then latched faults, then the day's inspection.
-    {"trigger": "settle", "source": "*", "dest": "offline", "unless": "_link_is_ready"},
-    {"trigger": "settle", "source": "*", "dest": "faulted", "conditions": "_has_latched_fault"},
-    {"trigger": "settle", "source": _IDLE, "dest": "uninspected", "unless": "_inspected_today"},
-    {"trigger": "settle", "source": _IDLE, "dest": "ready"},
+TRANSITIONS: list[Spec] = [
+    # The resting state: link first, then the day's inspection.
+    {"trigger": "settle", "source": "*", "dest": OFFLINE, "unless": "_link_is_ready"},
+    {"trigger": "settle", "source": _IDLE, "dest": UNINSPECTED, "unless": "_inspected_today"},
+    {"trigger": "settle", "source": _IDLE, "dest": READY},
     # A peek: the rules, then the device's answer (or its failure).
     {
         "trigger": "begin_peek",
         "source": "*",
-        "dest": "peeking",
+        "dest": PEEKING,
         "conditions": [
             "_require_peekable_up_card",
             "_require_one_answer_per_round",
@@ -88,28 +92,43 @@ TRANSITIONS: list[dict[str, object]] = [
             "_require_inspection",
         ],
     },
-    {"trigger": "end_peek", "source": "peeking", "dest": "ready", "after": "_keep_answer"},
-    {"trigger": "end_peek", "source": _LEFT_MID_IO, "dest": None, "before": "_refuse_late_result"},
-    {"trigger": "abort_peek", "source": "peeking", "dest": "ready"},
-    {"trigger": "abort_peek", "source": _LEFT_MID_IO, "dest": None},
+    # A result that arrives after the link went (offline) or a fault latched is not trusted.
+    {
+        "trigger": "end_peek",
+        "source": PEEKING,
+        "dest": READY,
+        "conditions": "_has_latched_fault",
+        "after": "_refuse_late_result",
+    },
+    {"trigger": "end_peek", "source": PEEKING, "dest": READY, "after": "_keep_answer"},
+    {"trigger": "end_peek", "source": OFFLINE, "dest": None, "before": "_refuse_late_result"},
+    {"trigger": "abort_peek", "source": PEEKING, "dest": READY},
+    {"trigger": "abort_peek", "source": OFFLINE, "dest": None},
     # The daily inspection: who, then the self-test's verdict.
     {
         "trigger": "begin_inspection",
         "source": "*",
-        "dest": "inspecting",
+        "dest": INSPECTING,
         "conditions": ["_require_floorperson", "_require_link", "_require_no_fault", "_require_no_peek"],
     },
     {
         "trigger": "finish_inspection",
-        "source": "inspecting",
-        "dest": "ready",
+        "source": INSPECTING,
+        "dest": UNINSPECTED,
+        "conditions": "_has_latched_fault",
+        "after": "_refuse_late_result",
+    },
+    {
+        "trigger": "finish_inspection",
+        "source": INSPECTING,
+        "dest": READY,
         "conditions": "_self_test_passed",
         "after": "_accept_inspection",
     },
-    {"trigger": "finish_inspection", "source": "inspecting", "dest": "uninspected", "after": "_void"},
-    {"trigger": "finish_inspection", "source": _LEFT_MID_IO, "dest": None, "before": "_refuse_late_result"},
-    {"trigger": "abort_inspection", "source": "inspecting", "dest": "uninspected"},
-    {"trigger": "abort_inspection", "source": _LEFT_MID_IO, "dest": None},
+    {"trigger": "finish_inspection", "source": INSPECTING, "dest": UNINSPECTED, "after": "_void"},
+    {"trigger": "finish_inspection", "source": OFFLINE, "dest": None, "before": "_refuse_late_result"},
+    {"trigger": "abort_inspection", "source": INSPECTING, "dest": UNINSPECTED},
+    {"trigger": "abort_inspection", "source": OFFLINE, "dest": None},
 ]
 
 
@@ -136,6 +155,14 @@ class CardReader(Equipment[CardReaderDriver]):
     """A hole-card reader under the peek rules. ``apply`` it the driver's events in order."""
 
     state: str  # set by the machine
+    # The machine's triggers, which it binds (vocabulary/machines.py; decision 0030).
+    settle: Trigger
+    begin_peek: Trigger
+    end_peek: Trigger
+    abort_peek: Trigger
+    begin_inspection: Trigger
+    finish_inspection: Trigger
+    abort_inspection: Trigger
 
     def __init__(
         self,
@@ -152,11 +179,12 @@ class CardReader(Equipment[CardReaderDriver]):
         self._valid: InspectionRecord | None = None
         self._answer: bool | None = None
         self.log = structlog.get_logger("croupier.card_reader").bind(device=self.name)
-        Machine(
+        DeclaredMachine(
             model=self,
+            model_override=True,
             states=STATES,
             transitions=TRANSITIONS,
-            initial="offline",
+            initial=OFFLINE,
             auto_transitions=False,
         )
 
@@ -191,13 +219,17 @@ class CardReader(Equipment[CardReaderDriver]):
             self.abort_peek()
             self.settle()
             raise
-        self.end_peek(blackjack=blackjack)
+        try:
+            self.end_peek(blackjack=blackjack)
+        except RuleViolation:
+            self.settle()  # the late answer is discarded; the reader rests as the facts say
+            raise
         self.log.info("peek answered", blackjack=blackjack)
         return blackjack
 
     def end_round(self) -> None:
         """The round is over (672a.7(k): the hole card is turned up): forget the answer."""
-        if self.state == "peeking":
+        if self._peek_in_flight():
             raise RuleViolation(ONE_ANSWER_PER_ROUND, "a peek is in flight: the round cannot end before it")
         self._answer = None
 
@@ -222,7 +254,11 @@ class CardReader(Equipment[CardReaderDriver]):
             self_test=report,
         )
         self.inspections.append(record)
-        self.finish_inspection(record=record)
+        try:
+            self.finish_inspection(record=record)
+        except RuleViolation:
+            self.settle()  # the late verdict is discarded; the reader rests as the facts say
+            raise
         self.log.info(
             "reader inspection recorded",
             inspector=record.inspector,
@@ -254,8 +290,12 @@ class CardReader(Equipment[CardReaderDriver]):
     def _link_is_ready(self) -> bool:
         return self.link is ConnectionState.READY
 
-    def _has_latched_fault(self) -> bool:
+    def _has_latched_fault(self, **_: object) -> bool:
         return bool(self.latch)
+
+    def _peek_in_flight(self) -> bool:
+        """A peek whose answer will be taken: one that a fault overtook will be discarded."""
+        return self.state == PEEKING and not self.latch
 
     def _inspected_today(self) -> bool:
         identity = self.driver.conn.identity
@@ -275,7 +315,7 @@ class CardReader(Equipment[CardReaderDriver]):
         return True
 
     def _require_one_answer_per_round(self, **_: object) -> bool:
-        if self.state == "peeking":
+        if self._peek_in_flight():
             raise RuleViolation(ONE_ANSWER_PER_ROUND, "a peek is already in flight")
         if self._answer is not None:
             raise RuleViolation(ONE_ANSWER_PER_ROUND, "this round's peek was answered; end the round first")
@@ -306,7 +346,7 @@ class CardReader(Equipment[CardReaderDriver]):
         return True
 
     def _require_no_peek(self, **_: object) -> bool:
-        if self.state in ("peeking", "inspecting"):
+        if self.state in (PEEKING, INSPECTING):
             raise RuleViolation(DAILY_INSPECTION, f"{self.name} is {self.state}: inspect it when it is idle")
         return True
 
@@ -325,6 +365,6 @@ class CardReader(Equipment[CardReaderDriver]):
 
     def _refuse_late_result(self, **_: object) -> None:
         """An answer or a self-test that arrives after a fault or a lost link is not trusted."""
-        if self.state == "offline":
+        if self.state == OFFLINE:
             raise RuleViolation(LINK_REQUIRED, f"{self.name} went offline mid-command: result discarded")
         raise RuleViolation(LATCH_BLOCKS, f"{self.name} faulted mid-command: result discarded")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import collections
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -26,6 +26,7 @@ from drivers.connection import (
 )
 from drivers.driver import Driver
 from drivers.protocol.core import DoorChanged, FaultCleared, FaultCode, FaultRaised
+from vocabulary.events import Event, Events, Listener
 from vocabulary.operators import Operator
 from vocabulary.rules import Irregularity, Rule, RuleViolation
 
@@ -92,7 +93,7 @@ LINK_REQUIRED = Rule(
 
 
 @dataclass(frozen=True)
-class EquipmentEvent:
+class EquipmentEvent(Event):
     """Something that happened to or on a device that the audit trail keeps as a record of its own
     (a door, a reboot, a shuffle, a batch loaded): its record ``kind``, the ``clause`` it serves, the
     ``device`` by its configured name and ``unit`` its identity as the link knew it then
@@ -114,10 +115,19 @@ class EquipmentEvent:
 UNHEARD_KEPT = 1000
 
 
+@dataclass(frozen=True)
+class DeviceIrregularity(Event):
+    """An irregularity a device's rules found (the table service writes it to the audit trail)."""
+
+    device: str
+    irregularity: Irregularity
+
+
 class Equipment(Generic[D]):
     """A device's rules over its driver. ``apply`` feeds it the driver's events in order.
-    ``irregularities`` holds what the device's rules found irregular, each also told to the
-    ``irregularity_listeners`` (the table service writes them to the audit trail)."""
+    ``irregularities`` holds what the device's rules found irregular. Its ``events`` hub publishes
+    each irregularity (``DeviceIrregularity``), equipment event (``EquipmentEvent``) and firmware
+    authenticity check (``AuthenticityChecked``) once (decision 0031); the table service listens."""
 
     def __init__(self, driver: D, latch: FaultLatch | None = None) -> None:
         self.driver = driver
@@ -126,28 +136,24 @@ class Equipment(Generic[D]):
         self._was_ready = False
         self.link: ConnectionState | None = None  # the link's state as its last event told
         self.irregularities: list[Irregularity] = []
-        self.irregularity_listeners: list[Callable[[Irregularity], None]] = []
-        #: Told of each EquipmentEvent (the table service writes each to the audit trail).
-        self.event_listeners: list[Callable[[EquipmentEvent], None]] = []
-        # Made before anyone listened (``listen``); bounded, so that a table nobody journals (a
-        # simulation without a trail) does not keep its events for ever.
+        self.events = Events()
+        # Equipment events made before anyone listened (``listen``); bounded, so that a table nobody
+        # journals (a simulation without a trail) does not keep its events for ever.
         self._unheard: collections.deque[EquipmentEvent] = collections.deque(maxlen=UNHEARD_KEPT)
         self._links_up: set[str] = set()  # links (by device name) that have been ready
         self._links_lost: dict[str, str] = {}  # lost since they were ready, and why: their return is recorded
         self._line_errors_seen: dict[str, dict[str, int]] = {}  # each link's counters as last reported
         #: The latest authenticity checks of the device's firmware (a meter sign's too), in order (bounded:
-        #: a flapping link checks at every return), who hears of each (the journal) and the last by device.
+        #: a flapping link checks at every return), and the last by device.
         self.checks: collections.deque[AuthenticityChecked] = collections.deque(maxlen=UNHEARD_KEPT)
-        self.check_listeners: list[Callable[[AuthenticityChecked], None]] = []
         self.last_check: dict[str, AuthenticityChecked] = {}
         self._unverified: dict[str, str] = {}  # a FIRMWARE_UNVERIFIED code latched: the device it names
 
     def irregular(self, rule: Rule, detail: str) -> Irregularity:
-        """Record an irregularity the rule found: kept, and told to every listener."""
+        """Record an irregularity the rule found: kept, and published."""
         irregularity = Irregularity(rule, detail)
         self.irregularities.append(irregularity)
-        for listener in self.irregularity_listeners:
-            listener(irregularity)
+        self.events.publish(DeviceIrregularity(self.name, irregularity))
         return irregularity
 
     def notify(
@@ -158,17 +164,18 @@ class Equipment(Generic[D]):
         with no listener yet, keep it for the first (``listen``)."""
         conn = conn or self.driver.conn
         event = EquipmentEvent(kind, rule.clause, conn.name, identity_fields(conn.identity), fields)
-        if not self.event_listeners:
+        if self.events:
+            self.events.publish(event)
+        else:
             self._unheard.append(event)
-        for listener in self.event_listeners:
-            listener(event)
 
-    def listen(self, listener: Callable[[EquipmentEvent], None]) -> None:
-        """Tell ``listener`` of every equipment event from now on, and first of those made before
-        anyone listened: a table opened before the table service took it up (a simulated table
-        shuffles and loads its first batches as it opens) keeps them for the audit trail."""
+    def listen(self, listener: Listener, *, durable: bool = False) -> None:
+        """Subscribe ``listener`` to the device's events (``durable``: vocabulary.events.Events), and
+        tell it first of the equipment events made before anyone listened: a table opened before the
+        table service took it up (a simulated table shuffles and loads its first batches as it
+        opens) keeps them for the audit trail."""
         unheard = self.take_unheard()
-        self.event_listeners.append(listener)
+        self.events.subscribe(listener, durable=durable)
         for event in unheard:
             listener(event)
 
@@ -241,12 +248,11 @@ class Equipment(Generic[D]):
 
     def checked(self, check: AuthenticityChecked, prefix: str = "") -> None:
         """An authenticity check of this device's firmware (``prefix``: a meter sign's, latched on
-        its progressive controller): told to the listeners, and a failure latches FIRMWARE_UNVERIFIED
+        its progressive controller): published, and a failure latches FIRMWARE_UNVERIFIED
         naming the expected and the reported digest."""
         self.checks.append(check)
         self.last_check[check.device] = check
-        for listener in self.check_listeners:
-            listener(check)
+        self.events.publish(check)
         if not check.passed:
             code = prefix + FIRMWARE_UNVERIFIED_CODE
             expected = ", ".join(check.expected) or "none"

@@ -3,14 +3,16 @@
 A wrong card count, a jam, a lost link or a tamper alarm blocks the device until a supervisor
 clears it; a dealer cannot. Enforcement history (decision 0017): a dealer overriding a shuffler's
 error light put an extra card in play for 147 hands. The latch is plain data so the table service
-can persist it and restore it after a restart (a fault survives a power cycle).
+can persist it and restore it after a restart (a fault survives a power cycle): each fault latched
+or released is published on the latch's ``events`` hub (decision 0031), where the service's journal
+listens, durably, to keep it in the state store and the audit trail.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+from vocabulary.events import Event, Events
 from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
 from vocabulary.rules import Rule, RuleViolation
 
@@ -31,13 +33,26 @@ class Fault:
     origin: str  # "device" or "host"
 
 
+@dataclass(frozen=True)
+class FaultLatched(Event):
+    """A fault was latched (published once it is)."""
+
+    fault: Fault
+
+
+@dataclass(frozen=True)
+class FaultReleased(Event):
+    """A latched fault was released after an authorised clear (published once it is)."""
+
+    fault: Fault
+
+
 class FaultLatch:
-    """The set of latched faults of one device."""
+    """The set of latched faults of one device; ``events`` hears each latched and released."""
 
     def __init__(self) -> None:
         self._faults: dict[str, Fault] = {}
-        #: Called after every latch and release (the service keeps them in its state store).
-        self.listeners: list[Callable[[], None]] = []
+        self.events = Events()
 
     @property
     def faults(self) -> tuple[Fault, ...]:
@@ -51,7 +66,7 @@ class FaultLatch:
         if fault.code in self._faults:
             return False
         self._faults[fault.code] = fault
-        self._changed()
+        self.events.publish(FaultLatched(fault))
         return True
 
     def require_clear(self, action: str) -> None:
@@ -73,8 +88,9 @@ class FaultLatch:
 
     def release(self, code: str) -> None:
         """Unlatch after an authorised clear (and, for a device fault, the device's own clear)."""
-        if self._faults.pop(code, None) is not None:
-            self._changed()
+        released = self._faults.pop(code, None)
+        if released is not None:
+            self.events.publish(FaultReleased(released))
 
     def to_records(self) -> list[dict[str, str]]:
         return [asdict(f) for f in self._faults.values()]
@@ -83,7 +99,3 @@ class FaultLatch:
         """Latch faults persisted before a restart."""
         for record in records:
             self.latch(Fault(**record))
-
-    def _changed(self) -> None:
-        for listener in self.listeners:
-            listener()

@@ -8,7 +8,7 @@ freezes a level that hits until its keyed reset, and shows its meters and wins o
 table (605a.7(a)).
 
 Device I/O is asynchronous and a transitions machine is not, so each step runs in three parts:
-the machine's state and conditions are checked first (``may_<trigger>``: a step the rules refuse
+the machine's state and conditions are checked first (``may_trigger``: a step the rules refuse
 never reaches the device), then the device is asked, then the trigger records what the device did.
 The conditions of such a trigger read only this model, which no other step changes while the device
 is asked (the table's queue runs one step at a time), so they cannot fail after the device has acted.
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 
-from transitions import EventData, Machine
+from transitions import EventData
 
 from devices.equipment import DEVICE_FAULT, Equipment, link_fault
 from devices.faults import Fault, FaultLatch
@@ -40,6 +40,7 @@ from drivers.protocol.classes.progressive import (
     seats_in,
 )
 from drivers.protocol.core import FaultCode, FaultRaised
+from vocabulary.machines import DeclaredMachine, Spec, Trigger
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule, RuleViolation
 
@@ -83,7 +84,7 @@ SIGN_LINK_FAULTS = ("SIGN_LINK_LOST", SIGN_FAULT_PREFIX + "DEVICE_SWAPPED")
 # Link states of a device that is not there (STOPPED too: a connection stopped on purpose is gone).
 _GONE = (ConnectionState.BACKOFF, ConnectionState.FAILED, ConnectionState.STOPPED)
 
-_TRANSITIONS = [
+TRANSITIONS: list[Spec] = [
     # Coming online, the controller's round decides the state; a round reconciled before the link
     # dropped stays reconciled.
     {
@@ -161,6 +162,18 @@ class Progressive(Equipment[ProgressiveDriver]):
     the controller's link is READY. ``win_deadline`` is the time a win has to appear on the sign.
     """
 
+    state: str  # set by the machine
+    # The machine's triggers, which it binds (vocabulary/machines.py; decision 0030).
+    came_online: Trigger
+    went_offline: Trigger
+    betting_opened: Trigger
+    bets_locked: Trigger
+    chips_reconciled: Trigger
+    dealing_started: Trigger
+    jackpot_paid: Trigger
+    level_reset: Trigger
+    may_trigger: Trigger
+
     def __init__(
         self,
         driver: ProgressiveDriver,
@@ -180,10 +193,11 @@ class Progressive(Equipment[ProgressiveDriver]):
         self.covered: tuple[int, ...] = ()
         self._reconciled_round: int | None = None
         self._chip_counts = 0  # the chip counts made for the locked round: the first, then recounts
-        Machine(
+        DeclaredMachine(
             model=self,
+            model_override=True,
             states=[OFFLINE, *ONLINE],
-            transitions=_TRANSITIONS,
+            transitions=TRANSITIONS,
             initial=OFFLINE,
             auto_transitions=False,
             send_event=True,
@@ -488,15 +502,15 @@ class Progressive(Equipment[ProgressiveDriver]):
     def _require(self, trigger: str, action: str, rule: Rule, **data: object) -> None:
         """Check ``trigger``'s state and conditions before the device is asked. A condition that
         fails raises its own RuleViolation; a False here means the state is wrong."""
-        if not getattr(self, f"may_{trigger}")(**data):
+        if not self.may_trigger(trigger, **data):
             raise RuleViolation(rule, f"{action} refused: the progressive is {self.state}")
 
     # -- conditions (raise RuleViolation naming their rule, or return True) ------------------------
     def _device_locked(self, event: EventData) -> bool:
-        return event.kwargs["round_state"].locked
+        return bool(event.kwargs["round_state"].locked)
 
     def _round_was_reconciled(self, event: EventData) -> bool:
-        return event.kwargs["round_state"].round == self._reconciled_round
+        return bool(event.kwargs["round_state"].round == self._reconciled_round)
 
     def _latch_clear(self, event: EventData) -> bool:
         self.latch.require_clear(event.event.name.replace("_", " "))

@@ -27,18 +27,19 @@ import asyncio
 import collections
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import NoReturn, cast
 
 import structlog
-from transitions import EventData, Machine
+from transitions import EventData
 
 from devices.equipment import DEVICE_FAULT, IMPOSSIBLE_COUNT, IMPOSSIBLE_COUNT_CODE, Equipment
 from devices.faults import Fault, FaultLatch
 from drivers.errors import OutcomeUnknown
 from drivers.protocol.classes.shoe import FAULT_OF_OUTCOME, CoverCardReached, DispenseOutcome, ShoeCounts
 from drivers.protocol.core import FaultCode
-from drivers.shoe import Dispensed, SealedCard, ShoeDriver
-from vocabulary.cards import Card
+from drivers.shoe import Dispensed, ShoeDriver
+from vocabulary.cards import Card, SealedCard
+from vocabulary.machines import DeclaredMachine, Spec, Trigger
 from vocabulary.rules import Rule, RuleViolation
 
 # -- the rules, each with the clause or source it enforces ---------------------------------------------
@@ -187,7 +188,7 @@ class Guard:
     problem: Callable[[Shoe, EventData], str | None]  # what is wrong, or None
 
     def __call__(self, event: EventData) -> bool:
-        detail = self.problem(event.model, event)
+        detail = self.problem(cast(Shoe, event.model), event)  # transitions types a model as object
         if detail is not None:
             raise RuleViolation(self.rule, detail)
         return True
@@ -200,7 +201,7 @@ def refuse(rule: Rule, detail: str) -> Guard:
 
 def _not_latched(event: EventData) -> bool:
     """LATCH_BLOCKS, as the latch itself words it (devices/faults.py)."""
-    event.model.latch.require_clear(event.event.name.removeprefix("request_"))
+    cast(Shoe, event.model).latch.require_clear(event.event.name.removeprefix("request_"))
     return True
 
 
@@ -224,7 +225,7 @@ def _cards_left(shoe: Shoe, event: EventData) -> str | None:
 
 
 def _no_cards(event: EventData) -> bool:
-    return event.kwargs["counts"].remaining == 0
+    return bool(event.kwargs["counts"].remaining == 0)
 
 
 NOT_LATCHED = _not_latched
@@ -232,12 +233,12 @@ COUNTS_KNOWN = Guard(RECONCILED, _unreconciled)
 SYNC_FIRST = refuse(RECONCILED, "the shoe's counts have not been read: sync first")
 
 
-def _refusals(trigger: str, reasons: dict[str, Guard]) -> list[dict[str, Any]]:
+def _refusals(trigger: str, reasons: dict[str, Guard]) -> list[Spec]:
     """Transitions that exist only to refuse ``trigger`` in each state with that state's rule."""
     return [{"trigger": trigger, "source": s, "dest": None, "conditions": g} for s, g in reasons.items()]
 
 
-def transitions(clauses: ShoeClauses) -> list[dict[str, Any]]:
+def transitions(clauses: ShoeClauses) -> list[Spec]:
     """The shoe's transitions, each refusal citing ``clauses``: the table's game's."""
     c = clauses
     no_batch = refuse(c.loaded, "no batch in the shoe")
@@ -430,6 +431,25 @@ class Shoe(Equipment[ShoeDriver]):
     """
 
     state: str  # kept by the machine
+    burns: bool  # the game burns a card after each batch is loaded (a condition of the machine's)
+    # The machine's triggers, which it binds (vocabulary/machines.py; decision 0030).
+    synced: Trigger
+    request_load: Trigger
+    loaded: Trigger
+    request_burn: Trigger
+    burned: Trigger
+    dealer_change: Trigger
+    start_round: Trigger
+    request_end_round: Trigger
+    round_ended: Trigger
+    request_deal: Trigger
+    dealt: Trigger
+    cover_seen: Trigger
+    close_shoe: Trigger
+    collected: Trigger
+    request_set_mode: Trigger
+    trigger: Trigger
+    may_trigger: Trigger
 
     def __init__(
         self, driver: ShoeDriver, latch: FaultLatch | None = None, *, clauses: ShoeClauses, burns: bool = True
@@ -467,8 +487,9 @@ class Shoe(Equipment[ShoeDriver]):
         )
         self._busy = asyncio.Lock()
         self.log = structlog.get_logger("croupier.shoe").bind(device=self.name)
-        self.machine = Machine(
+        self.machine = DeclaredMachine(
             model=self,
+            model_override=True,
             states=STATES,
             transitions=transitions(clauses),
             initial=OFFLINE,
@@ -498,7 +519,7 @@ class Shoe(Equipment[ShoeDriver]):
         that must be burned); after an unknown outcome it reconciles the books (docs/protocol.md §5.6)."""
         async with self._busy:
             counts = await self.driver.counts()
-            self.trigger("synced", counts=counts)
+            self.synced(counts=counts)
             return counts
 
     async def load(self, expected: int, batch: str | None = None) -> ShoeCounts:
@@ -508,10 +529,10 @@ class Shoe(Equipment[ShoeDriver]):
         if expected < 1:
             raise ValueError(f"a batch holds at least one card, not {expected}")
         async with self._busy:
-            self.trigger("request_load")
+            self.request_load()
             counts = await self.driver.batch_loaded()
             self.batch = batch
-            self.trigger("loaded", counts=counts, expected=expected)
+            self.loaded(counts=counts, expected=expected)
             return counts
 
     async def burn(self) -> SealedCard | None:
@@ -529,7 +550,7 @@ class Shoe(Equipment[ShoeDriver]):
                 self._cover_out(result.dispensed, by_reply=True)
                 return None
             if result.cards or result.unread:
-                self.trigger("burned", cards=result.cards)
+                self.burned(cards=result.cards)
             self._raise_if_failed(result)
             card = result.cards[0]
             assert isinstance(card, SealedCard)
@@ -582,11 +603,11 @@ class Shoe(Equipment[ShoeDriver]):
         """The round is complete. A shoe that reshuffles automatically takes the round's discards back
         and shuffles them in; after the cover card the shoe ends (672a.7(d))."""
         async with self._busy:
-            self.trigger("request_end_round")
+            self.request_end_round()
             counts = None
             if self.auto_reshuffle and self.state == IN_ROUND:
                 counts = await self.driver.end_round()
-            self.trigger("round_ended", counts=counts)
+            self.round_ended(counts=counts)
 
     async def reconcile_end_round(self) -> None:
         """The end of a round whose answer was lost (EndRound moves cards: never resent on a
@@ -597,7 +618,7 @@ class Shoe(Equipment[ShoeDriver]):
             counts = await self.driver.counts()
             if counts.remaining != self.batch_size:
                 counts = await self.driver.end_round()
-            self.trigger("round_ended", counts=counts)
+            self.round_ended(counts=counts)
 
     async def collect(self, counted: int) -> None:
         """The shoe has ended: its remaining cards were removed to the discard rack and the batch
@@ -608,13 +629,13 @@ class Shoe(Equipment[ShoeDriver]):
         async with self._busy:
             counts = await self.driver.counts()
             self._check_counts(counts.dispensed, counts.remaining)
-            self.trigger("collected", counts=counts, counted=counted)
+            self.collected(counts=counts, counted=counted)
 
     async def set_mode(self, *, auto_reshuffle: bool, community_first: bool = False) -> None:
         """Reshuffle automatically after each round; optionally dispense community cards first
         (677a.10(g), only with automatic reshuffling)."""
         async with self._busy:
-            self.trigger("request_set_mode", auto_reshuffle=auto_reshuffle, community_first=community_first)
+            self.request_set_mode(auto_reshuffle=auto_reshuffle, community_first=community_first)
             counts = await self.driver.set_mode(
                 auto_reshuffle=auto_reshuffle, community_first=community_first
             )
@@ -647,7 +668,7 @@ class Shoe(Equipment[ShoeDriver]):
 
     def _record_dealt(self, result: Dispensed) -> None:
         if result.cards or result.unread:
-            self.trigger("dealt", cards=result.cards)
+            self.dealt(cards=result.cards)
         self._raise_if_failed(result)
 
     def _raise_if_failed(self, result: Dispensed) -> None:
@@ -684,7 +705,7 @@ class Shoe(Equipment[ShoeDriver]):
                 self.clauses.cover_placement, f"a cover card came out while the shoe was {self.state}"
             )
             return
-        self.trigger("cover_seen", dispensed=dispensed)
+        self.cover_seen(dispensed=dispensed)
 
     def _irregular(self, rule: Rule, detail: str) -> None:
         self.irregular(rule, detail)
@@ -720,6 +741,7 @@ class Shoe(Equipment[ShoeDriver]):
     # -- records (after callbacks: they only record) ---------------------------------------------------------
     def _on_synced(self, event: EventData) -> None:
         counts: ShoeCounts = event.kwargs["counts"]
+        assert event.transition is not None, "an after callback runs with its transition"
         if event.transition.source == OFFLINE:
             # Cards never vanish inside the shoe: dispensed + remaining is the batch as loaded. An
             # auto-reshuffling shoe's dispensed count runs on across its reshuffles, and between
@@ -794,6 +816,7 @@ class Shoe(Equipment[ShoeDriver]):
             self.log.info("card dealt", card=str(card))
 
     def _on_cover(self, event: EventData) -> None:
+        assert event.transition is not None, "an after callback runs with its transition"
         if event.transition.source == NEEDS_BURN:
             when = "burn"
         else:

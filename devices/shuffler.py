@@ -19,7 +19,7 @@ rules (raising RuleViolation with the clause) and which enters an in-flight stat
 says where the batch is while the device works; then the await on the driver; then a completion
 trigger carrying the device's answer, whose conditions choose the state it lands in. A refusal goes
 back; an unknown outcome takes the batch out of play (docs/protocol.md §5.6). Settings that move no
-card (configure, mode, table open) are checked with ``may_<trigger>`` before the device is asked
+card (configure, mode, table open) are checked with ``may_trigger`` before the device is asked
 and committed by the same trigger once it has answered.
 
 Secrecy: the shuffled order is held as a SealedOrder, whose repr shows the commitment only; no log
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import structlog
-from transitions import EventData, Machine, MachineError
+from transitions import EventData, MachineError
 
 from devices.equipment import (
     FIRMWARE_UNVERIFIED_CODE,
@@ -47,6 +47,7 @@ from drivers.errors import DeviceRefused, LinkLost, NotConnected
 from drivers.protocol.classes.shuffler import ShuffleMode, ShuffleModeChanged, ShuffleReport
 from drivers.protocol.core import FaultCode
 from drivers.shuffler import SealedOrder, ShufflerDriver
+from vocabulary.machines import DeclaredMachine, Spec, Trigger
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule, RuleViolation
 
@@ -130,9 +131,15 @@ BATCH_FAULTS = frozenset(
 # Refused before anything ran on the device: the batch is where it was.
 _NOT_EXECUTED = (DeviceRefused, NotConnected, LinkLost)
 
-STATES = ["idle", "shuffling", "ready", "held", "delivering", "failed"]
-TRANSITIONS = [
-    {"trigger": "configured", "source": "idle", "dest": None, "after": "_record_config"},
+IDLE = "idle"  # no batch in the shuffler, or the last one delivered
+SHUFFLING = "shuffling"  # a shuffle is in flight
+READY = "ready"  # a passed batch in the output tray
+HELD = "held"  # a passed batch kept back while the other batch plays
+DELIVERING = "delivering"  # a delivery to the shoe is in flight
+FAILED = "failed"  # the batch is out of play until it is removed (after a supervisor's clear)
+STATES = [IDLE, SHUFFLING, READY, HELD, DELIVERING, FAILED]
+TRANSITIONS: list[Spec] = [
+    {"trigger": "configured", "source": IDLE, "dest": None, "after": "_record_config"},
     {
         "trigger": "settings_changed",
         "source": "*",
@@ -142,30 +149,30 @@ TRANSITIONS = [
     },
     {
         "trigger": "start_shuffle",
-        "source": "idle",
-        "dest": "shuffling",
+        "source": IDLE,
+        "dest": SHUFFLING,
         "conditions": ["_fault_free", "_configured_batch"],
     },
     {
         "trigger": "shuffled",
-        "source": "shuffling",
-        "dest": "ready",
+        "source": SHUFFLING,
+        "dest": READY,
         "conditions": "_batch_passes",
         "after": "_record_batch",
     },
-    {"trigger": "shuffled", "source": "shuffling", "dest": "failed", "after": "_record_failed_batch"},
-    {"trigger": "shuffle_refused", "source": "shuffling", "dest": "idle"},
+    {"trigger": "shuffled", "source": SHUFFLING, "dest": FAILED, "after": "_record_failed_batch"},
+    {"trigger": "shuffle_refused", "source": SHUFFLING, "dest": IDLE},
     {
         "trigger": "shuffle_unconfirmed",
-        "source": "shuffling",
-        "dest": "failed",
+        "source": SHUFFLING,
+        "dest": FAILED,
         "after": "_record_unconfirmed",
     },
-    {"trigger": "hold", "source": "ready", "dest": "held"},
+    {"trigger": "hold", "source": READY, "dest": HELD},
     {
         "trigger": "start_delivery",
-        "source": ["ready", "held"],
-        "dest": "delivering",
+        "source": [READY, HELD],
+        "dest": DELIVERING,
         "conditions": [
             "_fault_free",
             "_batches_alternate",
@@ -173,51 +180,51 @@ TRANSITIONS = [
             "_unseeded_batch_if_open",
         ],
     },
-    {"trigger": "start_delivery", "source": "failed", "dest": None, "conditions": "_refuse_failed_batch"},
+    {"trigger": "start_delivery", "source": FAILED, "dest": None, "conditions": "_refuse_failed_batch"},
     {
         "trigger": "delivered",
-        "source": "delivering",
-        "dest": "idle",
+        "source": DELIVERING,
+        "dest": IDLE,
         "conditions": "_whole_batch_arrived",
         "after": "_record_delivery",
     },
-    {"trigger": "delivered", "source": "delivering", "dest": "failed", "after": "_record_short_delivery"},
-    {"trigger": "delivery_refused", "source": "delivering", "dest": "held"},
+    {"trigger": "delivered", "source": DELIVERING, "dest": FAILED, "after": "_record_short_delivery"},
+    {"trigger": "delivery_refused", "source": DELIVERING, "dest": HELD},
     # A game dealt from the hand (657a.9(a)): the dealer takes the passed batch from the shuffler
     # under the same checks as a delivery to the shoe, but with one deck there is no alternation.
     {
         "trigger": "taken_by_hand",
-        "source": ["ready", "held"],
-        "dest": "idle",
+        "source": [READY, HELD],
+        "dest": IDLE,
         "conditions": ["_fault_free", "_random_batch_if_open", "_unseeded_batch_if_open"],
         "after": "_record_taken",
     },
     {
         "trigger": "delivery_unconfirmed",
-        "source": "delivering",
-        "dest": "failed",
+        "source": DELIVERING,
+        "dest": FAILED,
         "after": "_record_unconfirmed",
     },
     # The host restarted with the table's day under way (TableJournal.position): the batch it had
     # shuffled and held is taken back as it was, or none when the tray should be empty.
     {
         "trigger": "resumed",
-        "source": "idle",
-        "dest": "held",
+        "source": IDLE,
+        "dest": HELD,
         "conditions": ["_as_left", "_holding"],
         "after": "_record_resumed",
     },
     {
         "trigger": "resumed",
-        "source": "idle",
+        "source": IDLE,
         "dest": None,
         "conditions": "_as_left",
         "after": "_record_resumed",
     },
     {
         "trigger": "batch_removed",
-        "source": "failed",
-        "dest": "idle",
+        "source": FAILED,
+        "dest": IDLE,
         "conditions": "_no_batch_fault",
         "after": "_record_removal",
     },
@@ -247,6 +254,25 @@ class Shuffler(Equipment[ShufflerDriver]):
     """The rules of one automated card shuffler over its driver. Feed it the driver's events with
     ``apply``; call its async operations from the table's single event queue."""
 
+    state: str  # set by the machine
+    # The machine's triggers, which it binds (vocabulary/machines.py; decision 0030).
+    configured: Trigger
+    settings_changed: Trigger
+    start_shuffle: Trigger
+    shuffled: Trigger
+    shuffle_refused: Trigger
+    shuffle_unconfirmed: Trigger
+    hold: Trigger
+    start_delivery: Trigger
+    delivered: Trigger
+    delivery_refused: Trigger
+    taken_by_hand: Trigger
+    delivery_unconfirmed: Trigger
+    resumed: Trigger
+    batch_removed: Trigger
+    trigger: Trigger
+    may_trigger: Trigger
+
     def __init__(
         self,
         driver: ShufflerDriver,
@@ -274,11 +300,12 @@ class Shuffler(Equipment[ShufflerDriver]):
         # One operation at a time: a setting's check and its commit must not straddle another's.
         self._one_at_a_time = asyncio.Lock()
         # One machine per shuffler: a table has one, and a shared machine would keep every model alive.
-        self.machine = Machine(
+        self.machine = DeclaredMachine(
             model=self,
+            model_override=True,
             states=STATES,
             transitions=TRANSITIONS,
-            initial="idle",
+            initial=IDLE,
             auto_transitions=False,
             send_event=True,
         )
@@ -387,7 +414,7 @@ class Shuffler(Equipment[ShufflerDriver]):
                     )
                 delivered = self.batch is not None and counters.last_delivered == self.batch.report.shuffle_id
             await super().clear(code, operator)
-            if self.may_batch_removed():
+            if self.may_trigger("batch_removed"):
                 self.batch_removed(delivered=delivered)
 
     def apply(self, event: object) -> None:
@@ -399,7 +426,7 @@ class Shuffler(Equipment[ShufflerDriver]):
     def _check(self, trigger: str, **kwargs: object) -> None:
         """Run ``trigger``'s conditions now, before the device is asked: a broken rule raises its
         RuleViolation; a trigger the current state does not offer raises MachineError."""
-        if not getattr(self, f"may_{trigger}")(**kwargs):
+        if not self.may_trigger(trigger, **kwargs):
             raise MachineError(f"{self.name}: {trigger} is not possible while the shuffler is {self.state}")
 
     async def _card_moving(self, command: Awaitable[T], refused: str, unconfirmed: str) -> T:

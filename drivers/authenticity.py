@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from drivers.protocol.core import Identity
+from vocabulary.events import Event
 
 #: The clauses every check serves, named in its record and in the fault a failed check latches.
 CLAUSE = "58 Pa. Code § 605a.4(c), § 461a.20(b)"
@@ -49,7 +50,7 @@ def images_by_hash(images: Iterable[bytes]) -> Mapping[bytes, bytes]:
 
 
 @dataclass(frozen=True)
-class AuthenticityChecked:
+class AuthenticityChecked(Event):
     """One authenticity check of a device's firmware, passed or failed: a connection event, applied
     to the device's machine (a failure latches FIRMWARE_UNVERIFIED) and written to the audit trail.
 

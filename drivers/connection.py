@@ -22,7 +22,7 @@ import hmac
 import itertools
 import os
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Coroutine
 from dataclasses import dataclass, field
 
 import structlog
@@ -306,7 +306,7 @@ class DeviceConnection:
                 self.link.hold_events, self._held_from = True, self.link.counters.events_held
                 self.log.warning("event queue full: events left unacknowledged", queued=self.events.qsize())
         elif isinstance(outcome, ReplyReceived):
-            self._resolve(outcome.request, result=outcome.reply)
+            self._resolve(outcome.request, outcome.reply)
         elif isinstance(outcome, CommandRejected):
             request = outcome.request
             name = type(request.command).__name__
@@ -322,11 +322,11 @@ class DeviceConnection:
                 error = LinkLost(f"{self.name}: {name} not run: the device lost its session (rebooted?)")
             else:
                 error = DeviceRefused(name, outcome.status.name, outcome.detail)
-            self._resolve(request, error=error)
+            self._resolve(request, error)
             if outcome.status is Status.NO_SESSION:
                 self._lost_link(LinkLost(f"{self.name}: device lost its session (rebooted?)"))
         elif isinstance(outcome, CommandTimedOut):
-            self._resolve(outcome.request, error=self._timeout_error(outcome.request))
+            self._resolve(outcome.request, self._timeout_error(outcome.request))
             self._lost_link(LinkLost(f"{self.name}: no response after {outcome.request.attempts} attempts"))
         elif isinstance(outcome, LineNoise):
             self.log.debug("line noise", reason=outcome.reason.value, discarded=outcome.discarded)
@@ -342,16 +342,15 @@ class DeviceConnection:
             )
         return CommandTimeout(f"{self.name}: {name}: no response after {request.attempts} attempts")
 
-    def _resolve(
-        self, request: Request, *, result: Reply | None = None, error: Exception | None = None
-    ) -> None:
+    def _resolve(self, request: Request, outcome: Reply | Exception) -> None:
+        """Settle the caller's future with the reply, or with the error that ended the command."""
         future = self._futures.pop(request.number, None)
         if future is None or future.done():
             return
-        if error is not None:
-            future.set_exception(error)
+        if isinstance(outcome, Exception):
+            future.set_exception(outcome)
         else:
-            future.set_result(result)  # type: ignore[arg-type]
+            future.set_result(outcome)
 
     def _lost_link(self, exc: Exception) -> None:
         if not self._lost.is_set():
@@ -372,7 +371,7 @@ class DeviceConnection:
                 )
             else:
                 error = LinkLost(f"{self.name}: {type(request.command).__name__} not completed: {exc}")
-            self._resolve(request, error=error)
+            self._resolve(request, error)
         transport, self._transport = self._transport, None
         if transport is not None:
             await transport.close()
@@ -576,9 +575,9 @@ class DeviceConnection:
             self.events.put_nowait(EventsHeldBack(limit, held))
             self.log.warning("event queue drained: events acknowledged again", limit=limit, held=held)
 
-    async def _await_or_lost(self, coro: object) -> Reply:
+    async def _await_or_lost(self, coro: Coroutine[object, object, Reply]) -> Reply:
         """Await a command, but give up as soon as the link is lost underneath it."""
-        task = asyncio.ensure_future(coro)  # type: ignore[arg-type]
+        task = asyncio.ensure_future(coro)
         lost = asyncio.ensure_future(self._lost.wait())
         try:
             done, _ = await asyncio.wait({task, lost}, return_when=asyncio.FIRST_COMPLETED)

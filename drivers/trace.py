@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypedDict, Unpack
 
 from drivers.protocol.classes.shuffler import ShuffledOrderPage
 from drivers.protocol.core import CATALOG
@@ -114,6 +114,15 @@ class _Direction:
         self.decoder = FrameDecoder()
 
 
+class TraceOptions(TypedDict, total=False):
+    """The keyword settings of a WireTrace, as ``WireTrace.in_directory`` passes them on."""
+
+    max_bytes: int
+    enabled: bool
+    catalog: Catalog
+    clock: Callable[[], float]
+
+
 class WireTrace:
     """The hex trace of one device, given to its DeviceConnection (``trace=``).
 
@@ -147,9 +156,9 @@ class WireTrace:
         self._size = 0
 
     @classmethod
-    def in_directory(cls, directory: Path, device: str, **kwargs: object) -> WireTrace:
+    def in_directory(cls, directory: Path, device: str, **kwargs: Unpack[TraceOptions]) -> WireTrace:
         """The trace of ``device`` as ``<directory>/<device>.trace``: one file per device."""
-        return cls(Path(directory) / f"{device}.trace", device, **kwargs)  # type: ignore[arg-type]
+        return cls(Path(directory) / f"{device}.trace", device, **kwargs)
 
     def sent(self, data: bytes) -> None:
         """Bytes written to the transport."""

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 
 from firmware_sim.dealer import SimulatedDealer, batch_box
 from firmware_sim.device import SimulatedDevice
+from firmware_sim.engine import DeviceEngine
+from firmware_sim.progressive import ControllerPersonality
 from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHUFFLER_OUTPUT, TableWorld
 from vocabulary.cards import Card
 
@@ -59,8 +61,17 @@ class SimulatedCrazy4Dealer(SimulatedDealer):
 
     def count_progressive_chips(self) -> int:
         """Collect the value chips from the progressive sensors and count them (657a.9(a)(3))."""
-        seats = self.controller.call(lambda engine: sorted(engine.personality.covered))
-        self.controller.call(lambda engine: [engine.personality.uncover(engine, seat) for seat in seats])
+        seats = self.controller.call(_collect_chips)
         self.chips += len(seats)
         counted, self.miscount = self.chips + self.miscount, 0
         return counted
+
+
+def _collect_chips(engine: DeviceEngine) -> list[int]:
+    """Take the chips off the progressive controller's wager sensors: the seats that had one."""
+    sensors = engine.personality
+    assert isinstance(sensors, ControllerPersonality), type(sensors).__name__
+    seats = sorted(sensors.covered)
+    for seat in seats:
+        sensors.uncover(engine, seat)
+    return seats

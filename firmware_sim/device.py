@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from firmware_sim.engine import DeviceEngine
 from firmware_sim.faults import ChannelShaper, FaultPlan
-from firmware_sim.personality import Personality
+from firmware_sim.personality import Door, Personality
 
 T = TypeVar("T")
 Sink = Callable[[bytes], None]
@@ -125,14 +125,14 @@ class SimulatedDevice:
     @property
     def has_door(self) -> bool:
         """Whether the device has a door or lid to open (the shoe's loading gate, the shuffler's lid)."""
-        return hasattr(self.engine.personality, "open_door")
+        return isinstance(self.engine.personality, Door)
 
     def set_door(self, is_open: bool) -> None:
         """Someone opens or closes the device's door: it sends DoorChanged, and latches DOOR_OPEN as it
         opens (docs/protocol.md §7). A device without one raises ValueError naming it."""
-        if not self.has_door:
-            raise ValueError(f"the {type(self.engine.personality).__name__} has no door or lid")
         personality = self.engine.personality
+        if not isinstance(personality, Door):
+            raise ValueError(f"the {type(personality).__name__} has no door or lid")
         self.call(lambda engine: (personality.open_door if is_open else personality.close_door)(engine))
 
     def set_faults(self, plan: FaultPlan) -> None:

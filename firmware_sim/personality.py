@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from drivers.protocol.core import (
     CounterValue,
@@ -33,6 +33,15 @@ class Refusal(Exception):
         super().__init__(detail)
         self.status = status
         self.detail = detail
+
+
+@runtime_checkable
+class Door(Protocol):
+    """A device with a door or lid someone can open (the shoe's loading gate, the shuffler's lid)."""
+
+    def open_door(self, engine: DeviceEngine) -> None: ...
+
+    def close_door(self, engine: DeviceEngine) -> None: ...
 
 
 @dataclass

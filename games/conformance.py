@@ -25,6 +25,7 @@ from types import ModuleType
 from typing import Any
 
 from games import registry
+from vocabulary.machines import Spec
 from vocabulary.rules import Rule
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,7 +71,7 @@ def functions(package: ModuleType) -> list[Function]:
     callbacks every game's machine uses), and each module-level assignment (a table of rules is
     used through its name)."""
     found = []
-    paths = [*sorted(Path(package.__file__).parent.glob("*.py")), *sorted(COMMON.glob("*.py"))]
+    paths = [*sorted(Path(package.__file__ or "").parent.glob("*.py")), *sorted(COMMON.glob("*.py"))]
     for path in paths:
         module = path.stem if path.parent != COMMON else f"common.{path.stem}"
         tree = ast.parse(path.read_text())
@@ -109,7 +110,7 @@ def _names(node: ast.AST | None) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(names), frozenset(rules)
 
 
-def callbacks(definition: dict[str, Any]) -> dict[str, list[str]]:
+def callbacks(definition: Spec) -> dict[str, list[str]]:
     """Each guard or callback named in the machine, with the transitions that use it, one line per
     trigger: ``trigger`` (sources → destinations)."""
     moves: dict[str, dict[str, tuple[set[str], set[str]]]] = defaultdict(dict)
@@ -133,7 +134,7 @@ def callbacks(definition: dict[str, Any]) -> dict[str, list[str]]:
     return described
 
 
-def guards(definition: dict[str, Any]) -> dict[str, str]:
+def guards(definition: Spec) -> dict[str, str]:
     """Each guard (transition condition) by its name, with the function or class that implements it."""
     found = {}
     for t in definition["transitions"]:
@@ -179,7 +180,12 @@ def tests_citing(citations: Citations) -> dict[str, list[str]]:
     return cited
 
 
-def _unjudged(clause: str, checks: dict[str, list[Any]], unjudged: dict[str, str]) -> str:
+#: The procedure auditor's checks of each clause (Any: croupier.audit.procedure's own check objects;
+#: the games never import it).
+Checks = dict[str, list[Any]]  # Any: the auditor's own check objects
+
+
+def _unjudged(clause: str, checks: Checks, unjudged: dict[str, str]) -> str:
     """Why the auditor shows no check of ``clause``: judged with the clause it belongs to, or the
     auditor's own reason for leaving it."""
     parent = clause
@@ -192,7 +198,7 @@ def _unjudged(clause: str, checks: dict[str, list[Any]], unjudged: dict[str, str
     return f"does not judge it: {unjudged.get(clause, 'not judged yet')}"
 
 
-def auditor() -> Any:
+def auditor() -> ModuleType | None:
     """The procedure auditor (``croupier.audit.procedure``) when it is installed beside the games,
     else None: the games never depend on it, so it is imported here only when the page is made,
     and the page goes without its checks where it is absent. Its ``checks_by_clause`` gives each
@@ -204,9 +210,7 @@ def auditor() -> Any:
         return None
 
 
-def render_game(
-    game_id: str, checks: dict[str, list[Any]] | None = None, unjudged: dict[str, str] | None = None
-) -> str:
+def render_game(game_id: str, checks: Checks | None = None, unjudged: dict[str, str] | None = None) -> str:
     """The game's part of the page; ``checks`` are the procedure auditor's for its clauses and
     ``unjudged`` why it judges the others not (absent: the auditor is not installed)."""
     package = registry.game(game_id).package
@@ -256,7 +260,8 @@ def render_game(
             out.append(f"- `{name}` ({rule.clause}): {rule.summary}")
             out += uses(name) or ["  - used by no code"]
     out += ["", "### Guards", "", _GUARDS, "", "| guard | clauses and sources | used on |", "|---|---|---|"]
-    enforced = defaultdict(set)  # guard or callback -> the clauses its code reaches
+    # guard or callback -> the clauses its code reaches
+    enforced: defaultdict[str, set[str]] = defaultdict(set)
     for rule_name, rule in rules.items():
         for function in everything:
             if rule_name in function.rules:
@@ -265,9 +270,9 @@ def render_game(
     for guard, implementation in guards(game.machine_definition()).items():
         doc = next(f.doc for f in everything if f.short == implementation)
         in_doc = [source[0].lower() + source[1:] for source in _sources(clauses.SECTION).findall(doc)]
-        cited = sorted(enforced[guard]) or in_doc or ["**none**"]
+        sources = sorted(enforced[guard]) or in_doc or ["**none**"]
         used_on = ", ".join(machine.get(guard, [])) or "a supervisor's ruling, one per state"
-        out.append(f"| `{guard}` | {'; '.join(cited)} | {used_on} |")
+        out.append(f"| `{guard}` | {'; '.join(sources)} | {used_on} |")
     out += [
         "",
         "### Configuration (not from the seed text)",
@@ -328,7 +333,7 @@ def _via(names: list[str], machine: dict[str, list[str]]) -> str:
     return "; ".join(f"`{name}` on {', '.join(machine[name])}" for name in names)
 
 
-def render(checks: dict[str, dict[str, list[Any]]] | None = None) -> str:
+def render(checks: dict[str, Checks] | None = None) -> str:
     """The page; ``checks`` default to the procedure auditor's (``auditor``)."""
     unjudged: dict[str, str] = {}
     if checks is None:

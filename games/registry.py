@@ -14,8 +14,11 @@ import importlib
 import pkgutil
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import games
+from games.common.config import Configurable
+from games.common.round_base import RoundBase
 from vocabulary.rules import Rule
 
 
@@ -33,9 +36,9 @@ class Game:
     title: str
     package: str
     position: int
-    round: type
-    rules: type
-    wager: type
+    round: type[RoundBase[Any]]  # Any: each game settles its own kind of action
+    rules: type[Configurable]
+    wager: type[Any]  # Any: each game's own wager message, a dataclass of a seat and its wager kinds
     devices: Mapping[str, Rule]
 
     @property

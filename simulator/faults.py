@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from croupier.errors import ConfigError
-from croupier.tables.watchers import RoundWatcher
+from croupier.tables.events import RoundListener
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.world import SHOE, SHUFFLER_INPUT
 from simulator.games.registry import simulation
@@ -95,7 +95,7 @@ class FaultProfile:
             raise ConfigError(str(exc)) from None
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], where: str) -> FaultProfile:
+    def from_mapping(cls, data: Mapping[str, Any], where: str) -> FaultProfile:  # Any: TOML values
         known = {"devices", "script", "rate", "seed", "kinds"}
         if not set(data) & known:
             return cls(plans={"*": FaultPlan.from_mapping(data, where)})
@@ -118,7 +118,7 @@ class FaultProfile:
             raise ValueError(f"{where}: kinds {list(kinds)}; known: {', '.join(SCRIPTED)}")
         return cls(plans=plans, script=script, rate=float(rate), seed=seed, kinds=kinds)
 
-    def check(self, devices: Mapping[str, Any]) -> None:
+    def check(self, devices: Mapping[str, Any]) -> None:  # Any: any device
         """Every device the profile names is one of this table's, said before a round is played."""
         named = {name for name in self.plans if name != "*"}
         named |= {strike.device for strike in self.script if strike.fault not in DEALER_FAULTS}
@@ -135,7 +135,7 @@ class FaultProfile:
             )
 
 
-def _strike(entry: Mapping[str, Any], at: str) -> Strike:
+def _strike(entry: Mapping[str, Any], at: str) -> Strike:  # Any: TOML values
     """One ``[[script]]`` entry, checked; ``at`` names it in an error."""
     fault = ALIASES.get(entry.get("fault", ""), entry.get("fault"))
     if fault not in SCRIPTED:
@@ -157,12 +157,14 @@ def _strike(entry: Mapping[str, Any], at: str) -> Strike:
     return Strike(entry["round"], fault, device, float(entry.get("seconds", 1.0)), where)
 
 
-class FaultScript(RoundWatcher):
-    """A round watcher that applies the profile: the plans when the table is up, each strike as
+class FaultScript(RoundListener):
+    """A table listener that applies the profile: the plans when the table is up, each strike as
     its round begins, and in random mode a drawn strike with the profile's chance. ``world``,
     ``dealer`` and ``devices`` are the SimulatedTable's; ``game`` says which dealer's faults apply."""
 
-    def __init__(self, profile: FaultProfile, sim: Any, game: str = "") -> None:
+    def __init__(
+        self, profile: FaultProfile, sim: Any, game: str = ""  # Any: a simulated table of any game
+    ) -> None:
         self.profile, self.sim, self.game = profile, sim, game
         self.rng = random.Random(profile.seed)
         self.struck: list[Strike] = []
@@ -171,7 +173,7 @@ class FaultScript(RoundWatcher):
             if plan is not None:
                 device.set_faults(plan)
 
-    def round_began(self, round_: Any) -> None:
+    def round_began(self, round_: Any) -> None:  # Any: a round of any game
         for strike in self.profile.script:
             if strike.round == round_.number and strike.at != "end":
                 self._strike(strike)
@@ -185,7 +187,7 @@ class FaultScript(RoundWatcher):
                     device = "dealer"
                 self._strike(Strike(round_.number, kind, device))
 
-    def round_ended(self, round_: Any) -> None:
+    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
         """A wire fault as the round ends, before the shoe change, shuffle or delivery between rounds:
         a scripted ``at = "end"``, and in random mode a second draw, striking a wire fault only."""
         for strike in self.profile.script:

@@ -36,7 +36,7 @@ class FloorSupervisor:
 
     def __init__(
         self,
-        table: Any,
+        table: Any,  # Any: a table of any game
         tally: Tally | None,
         journal: TableJournal | None,
         *,
@@ -83,7 +83,7 @@ class FloorSupervisor:
                 device = machine.unverified_device(code)
                 await supervisor_verify(self.table, self.journal, device, FLOORPERSON)
 
-    def _rule(self, held: Any) -> None:
+    def _rule(self, held: Any) -> None:  # Any: a held round of any game
         self.repair(())  # a card dropped on the way to the rack is found and racked before the ruling
         offered = held.hold.resolutions
         ruling = Resolution.CONTINUE if Resolution.CONTINUE in offered else Resolution.VOID
@@ -118,7 +118,9 @@ def repair_world(world: TableWorld, codes: Collection[str] = ()) -> None:
             world.remove(CONFISCATED)
 
 
-def repair_sim(sim: SimulatedTable[Any, Any], codes: Collection[str] = ()) -> None:
+def repair_sim(
+    sim: SimulatedTable[Any, Any], codes: Collection[str] = ()  # Any: a simulated table of any game
+) -> None:
     """``repair_world`` on the simulated table's world and, for a FIRMWARE_UNVERIFIED, the approved
     firmware installed again on each device whose last check failed (the ``tamper`` fault); one
     tampered with since is left for its own check to find."""
@@ -136,7 +138,9 @@ def _foreign(card: PhysicalCard) -> bool:
     return card.back == FOREIGN_BACK or (card.face is not None and card.face.is_joker)
 
 
-async def keyed_resets(table: Any, reset_key: Callable[[], str] | None, journal: TableJournal | None) -> None:
+async def keyed_resets(
+    table: Any, reset_key: Callable[[], str] | None, journal: TableJournal | None  # Any: a table of any game
+) -> None:
     """Turn the reset key of each level a jackpot froze, as the floorperson does before the next
     round: at Crazy 4 Poker betting opens again only after it (605a.7(a))."""
     progressive = getattr(table, "progressive", None)
@@ -148,7 +152,7 @@ async def keyed_resets(table: Any, reset_key: Callable[[], str] | None, journal:
             journal.operator_action("progressive_reset", FLOORPERSON, level=level)
 
 
-def controller_key(sim: Any) -> Callable[[], str] | None:
+def controller_key(sim: Any) -> Callable[[], str] | None:  # Any: a simulated table of any game
     """What the simulated controller's keyed reset switch reads, at a table with one."""
     controller = sim.devices.get("progressive")
     if controller is None:

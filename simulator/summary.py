@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from croupier.tables.watchers import RoundWatcher
+from croupier.tables.events import RoundListener
 from games.common.machine_parts import VOIDED
 from games.common.records import Record
 
@@ -18,8 +18,8 @@ from games.common.records import Record
 SCHEMA = 1
 
 
-class Tally(RoundWatcher):
-    """A round watcher (croupier.tables.watchers) counting rounds, hands, settlements by wager and
+class Tally(RoundListener):
+    """A table listener (croupier.tables.events) counting rounds, hands, settlements by wager and
     movement, irregularities by code, supervisors' rulings, voided rounds and the faults the floor
     cleared."""
 
@@ -35,7 +35,7 @@ class Tally(RoundWatcher):
         self.faults: Counter[str] = Counter()
         self.voided_rounds = 0
 
-    # -- RoundWatcher ---------------------------------------------------------------------------
+    # -- RoundListener ---------------------------------------------------------------------------
 
     def record(self, record: Record) -> None:
         kind, fields = record.kind.value, record.fields
@@ -52,7 +52,7 @@ class Tally(RoundWatcher):
         elif kind == "state" and fields.get("dest") == VOIDED:  # by a ruling or by the rules (a misdeal)
             self.voided_rounds += 1
 
-    def round_ended(self, round_: Any) -> None:
+    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
         self.rounds += 1
         self.hands += len(round_.positions)
         self.players_net += sum(round_.net(seat) for seat in round_.positions)
@@ -63,7 +63,9 @@ class Tally(RoundWatcher):
         self.faults[code] += 1
 
     # -- the summary ----------------------------------------------------------------------------
-    def summary(self, *, game: str, seed: int | None, seats: int, seconds: float) -> dict[str, Any]:
+    def summary(
+        self, *, game: str, seed: int | None, seats: int, seconds: float
+    ) -> dict[str, Any]:  # Any: a JSON summary
         """The JSON summary (docs/sim.md). Everything but ``timing`` is a function of the seed."""
         house = {wager: self.house[wager] for wager in sorted(self.house)}
         return {
@@ -84,6 +86,6 @@ class Tally(RoundWatcher):
         }
 
 
-def without_timing(summary: dict[str, Any]) -> dict[str, Any]:
+def without_timing(summary: dict[str, Any]) -> dict[str, Any]:  # Any: a JSON summary
     """The summary less what depends on the machine's speed: equal for equal seeds."""
     return {key: value for key, value in summary.items() if key != "timing"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from croupier.tables.watchers import RoundWatcher
+from croupier.tables.events import RoundListener
 from firmware_sim.world import DISCARD, SHOE
 from simulator.summary import Tally
 
@@ -21,25 +21,27 @@ def _money(cents: int) -> str:
     return f"{'-' if cents < 0 else ''}${abs(cents) / 100:,.2f}"
 
 
-class LiveView(RoundWatcher):
-    """A round watcher that redraws the whole screen after each record: the round's last records
+class LiveView(RoundListener):
+    """A table listener that redraws the whole screen after each record: the round's last records
     (the felt), the card counts (the shoe and rack), the house meters and each device's state."""
 
-    def __init__(self, sim: Any, tally: Tally, *, game: str, rounds: int, out: TextIO = sys.stdout) -> None:
+    def __init__(
+        self, sim: Any, tally: Tally, *, game: str, rounds: int, out: TextIO = sys.stdout  # Any: any table
+    ) -> None:
         self.sim, self.tally, self.game, self.rounds, self.out = sim, tally, game, rounds, out
         self.recent: list[str] = []
 
-    def round_began(self, round_: Any) -> None:
+    def round_began(self, round_: Any) -> None:  # Any: a round of any game
         self.recent = []
 
-    def record(self, record: Any) -> None:
+    def record(self, record: Any) -> None:  # Any: a record of any game
         if record.kind.value == "state":
             return
         detail = " ".join(f"{k}={v}" for k, v in record.fields.items() if k not in ("clause", "rule"))
         self.recent = [*self.recent[-11:], f"  {record.kind.value:<14} {detail}"[:110]]
         self.draw(record.round)
 
-    def round_ended(self, round_: Any) -> None:
+    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
         self.draw(round_.number)
 
     def draw(self, number: int) -> None:
@@ -75,13 +77,13 @@ class LiveView(RoundWatcher):
         return ["meters (progressive): " + ", ".join(levels)]
 
 
-class ProgressBar(RoundWatcher):
-    """A round watcher drawing one line on stderr: how many rounds are done, of how many."""
+class ProgressBar(RoundListener):
+    """A table listener drawing one line on stderr: how many rounds are done, of how many."""
 
     def __init__(self, rounds: int, out: TextIO = sys.stderr) -> None:
         self.rounds, self.out, self.done = rounds, out, 0
 
-    def round_ended(self, round_: Any) -> None:
+    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
         self.done += 1
         filled = WIDTH * self.done // max(self.rounds, 1)
         self.out.write(f"\r[{'#' * filled}{'.' * (WIDTH - filled)}] {self.done}/{self.rounds} rounds")

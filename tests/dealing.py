@@ -15,11 +15,13 @@ from croupier.audit.record import AuditRecord
 from croupier.audit.writer import AuditTrail
 from croupier.service.journal import TableJournal
 from croupier.state import TableState
+from croupier.tables.events import Publishing
 from drivers.protocol.classes.shuffler import BatchDelivered, ShuffleCompleted
 from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.world import DISCARD, SHOE, TableWorld
 from games.common.records import RecordKind
 from vocabulary.cards import Card
+from vocabulary.events import Events
 
 
 class WatchingDealer(SimulatedDealer):
@@ -105,7 +107,7 @@ def journal_of(table: Any, directory: Path, game: str) -> Iterator[list[AuditRec
     yielded is filled with the trail's records, in order, when the block ends."""
     records: list[AuditRecord] = []
     with AuditTrail(directory, "T1") as trail, TableState(directory / "state.db") as state:
-        table.watchers.add(TableJournal(trail, state, table="T1", game=game))
+        table.events.subscribe(TableJournal(trail, state, table="T1", game=game), durable=True)
         yield records
     records += [AuditRecord.parse(line) for path in trail.files() for line in path.read_bytes().splitlines()]
 
@@ -149,3 +151,20 @@ async def held_by_a_jam(rig: Any, playing: asyncio.Task[Any]) -> None:
     assert [fault.code for fault in rig.table.faults] == ["JAM"]
     await asyncio.sleep(0.1)
     assert not playing.done(), "the round is held"
+
+
+class _OnePath(Publishing):
+    """A table's one path of a round's records (croupier.tables.events), with nothing else of a table."""
+
+    def __init__(self, journal: TableJournal) -> None:
+        self.events = Events()
+        self.events.subscribe(journal, durable=True)
+
+
+def journaled(round_: Any, journal: TableJournal) -> None:
+    """A round played without a table, its records taken by ``journal`` as a table takes them: those
+    made so far now, then each message's before ``handle`` returns."""
+    path = _OnePath(journal)
+    path._published(round_, round_.records)
+    handle = round_.handle
+    round_.handle = lambda message: path._published(round_, handle(message))

@@ -18,7 +18,6 @@ import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any
 
 from aiohttp import WSMsgType, web
 
@@ -26,7 +25,7 @@ from croupier.api import replies
 from croupier.api.asyncapi import document as asyncapi_document
 from croupier.api.auth import Tokens, authenticate, forbid_dealer
 from croupier.api.errors import MAX_BODY, BadRequest, json_body, json_errors
-from croupier.api.events import Hub, Json, event_json, record_json
+from croupier.api.events import Hub, Json, message_of
 from croupier.api.once import Once
 from croupier.api.openapi import document
 from croupier.api.replies import reply
@@ -34,7 +33,7 @@ from croupier.screen.bodies import DealerChange, KeyedReset, Ruling, Trace, prom
 from croupier.screen.players import ANSWERS
 from croupier.service.table_service import TableService
 from games.common.messages import Resolution
-from games.common.records import Record
+from vocabulary.events import Event
 from vocabulary.operators import Operator
 
 Action = Callable[[web.Request, Operator], Awaitable[web.StreamResponse]]
@@ -48,12 +47,8 @@ class TableApi:
         self.hub = Hub()
         self.once = Once(service.journal.state)
         self._sockets: set[web.WebSocketResponse] = set()
-        self.table.feeds.add_listener(lambda event: self.hub.publish(event_json(event)))
-        self.table.watchers.add(self)
-        service.screen.listeners.append(lambda prompt: self.hub.publish({"type": "prompt", "prompt": prompt}))
-        service.screen.step_listeners.append(
-            lambda step, arguments: self.hub.publish({"type": "dealer_step", "step": step, **arguments})
-        )
+        self.table.events.subscribe(self.heard)
+        service.screen.events.subscribe(self.heard)
 
     def routes(self) -> list[web.RouteDef]:
         return [
@@ -74,20 +69,15 @@ class TableApi:
             web.get("/v1/events", self._auth(self.events)),
         ]
 
-    # -- the round's records to the stream (croupier.tables.watchers) --
-    def round_began(self, round_: Any) -> None:
-        self.hub.publish({"type": "round_began", "round": round_.number})
+    def heard(self, event: Event) -> None:
+        """One event of the table or the screen, to the stream if it carries its kind."""
+        message = message_of(event)
+        if message is not None:
+            self.hub.publish(message)
 
-    def record(self, record: Record) -> None:
-        self.hub.publish(record_json(record))
-
-    def round_ended(self, round_: Any) -> None:
-        self.hub.publish({"type": "round_ended", "round": round_.number, "state": round_.state})
-
-    def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:
-        self.hub.publish({"type": "table_record", "kind": kind, **fields})
-
-    def _auth(self, action: Action, *, supervisor: bool = False) -> Callable[[web.Request], Awaitable[Any]]:
+    def _auth(
+        self, action: Action, *, supervisor: bool = False
+    ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         """The handler behind the token check, and for a supervisor action the role check."""
 
         async def handler(request: web.Request) -> web.StreamResponse:
@@ -139,12 +129,12 @@ class TableApi:
                 "irregularity": held.hold.irregularity.detail,
             },
         }
-        if hasattr(table, "dealer_on_duty"):
+        if table.dealer_on_duty is not None:
             state["dealer"] = table.dealer_on_duty
-        if hasattr(table, "progressive"):
+        if table.progressive is not None:
             state["progressive"] = {"jackpot_locked": table.progressive.frozen_levels}
-        if hasattr(table, "shoe"):
-            shoe = table.shoe
+        shoe = table.shoe
+        if shoe is not None:
             state["shoe"] = {"state": shoe.state, "dispensed": shoe.dispensed, "remaining": shoe.remaining}
         return reply(replies.TableState, **state)
 
@@ -218,6 +208,7 @@ class TableApi:
         async def answer(request: web.Request, operator: Operator) -> web.Response:
             body = await json_body(request)
             answered = prompt_of(body)
+            assert isinstance(body, Mapping)  # prompt_of refused any other body
             screen = self.service.screen
             kind = screen.kind(answered, kinds)
 

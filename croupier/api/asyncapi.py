@@ -18,7 +18,9 @@ from croupier.api.replies import PromptShown
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "api" / "asyncapi.json"
 
 
-def _message(name: str, summary: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+def _message(
+    name: str, summary: str, properties: dict[str, Any], required: list[str]  # Any: a JSON document
+) -> dict[str, Any]:  # Any: a JSON document
     schema = {
         "type": "object",
         "required": ["type", *required],
@@ -30,7 +32,7 @@ def _message(name: str, summary: str, properties: dict[str, Any], required: list
 #: The prompt as croupier.api.replies.PromptShown describes it (GET /v1/prompt shows the same).
 _PROMPT = {"anyOf": [PromptShown.model_json_schema(), {"type": "null"}]}
 
-MESSAGES: dict[str, dict[str, Any]] = {
+MESSAGES: dict[str, dict[str, Any]] = {  # Any: a JSON document
     "device_event": _message(
         "device_event",
         "An event of one of the table's devices or links, as its machine applies it",
@@ -82,7 +84,7 @@ MESSAGES: dict[str, dict[str, Any]] = {
 }
 
 
-def document() -> dict[str, Any]:
+def document() -> dict[str, Any]:  # Any: a JSON document
     """The AsyncAPI document of the event stream."""
     refs = {name: {"$ref": f"#/components/messages/{name}"} for name in MESSAGES}
     return {

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 
-def render(document: dict[str, Any]) -> str:
+def render(document: dict[str, Any]) -> str:  # Any: a JSON document
     return json.dumps(document, indent=2) + "\n"
 
 

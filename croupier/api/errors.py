@@ -23,7 +23,9 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 MAX_BODY = 16 * 1024
 
 
-def error_body(status: int, error: str, clause: str | None = None, **more: Any) -> web.Response:
+def error_body(
+    status: int, error: str, clause: str | None = None, **more: Any  # Any: JSON values
+) -> web.Response:
     return web.json_response({"error": error, "clause": clause, **more}, status=status)
 
 

@@ -1,9 +1,12 @@
-"""The event stream: the devices' events and the rounds' records, as JSON, to every subscriber.
+"""The event stream: the devices' events, the rounds' records, the prompts and the dealer's steps,
+as JSON, to every subscriber.
 
-Device events come from the table's event feeds (croupier.tables.feeding: each one as it is applied
-to its machine); round records as the round makes them (the API watches each round). Neither can
-carry a face-down card's face: device events have no face field (docs/protocol.md §11.2) and a round
-record names a face-down card by its commitment until the card is turned up.
+The API is one listener (decision 0031) of the table's hub (device events as each is applied to its
+machine, croupier.tables.feeding; each round's beginning, records and end, once the journal has
+written them, croupier.tables.events) and of the dealer's screen's (croupier.screen.prompts).
+None can carry a face-down card's face: device events have no face field (docs/protocol.md §11.2),
+a round record names a face-down card by its commitment until the card is turned up, and a prompt
+or a step names places and counts, not faces.
 """
 
 from __future__ import annotations
@@ -13,9 +16,34 @@ import dataclasses
 import enum
 from typing import Any
 
+from croupier.screen.prompts import DealerStep, PromptShown
+from croupier.tables.events import RoundBegan, RoundEnded, TableRecord
+from croupier.tables.feeding import DeviceEventApplied
 from games.common.records import Record
+from vocabulary.events import Event
 
-Json = dict[str, Any]
+Json = dict[str, Any]  # Any: JSON values
+
+
+def message_of(event: Event) -> Json | None:
+    """The stream's message for ``event``; None for a kind the stream does not carry (the devices'
+    rules' own findings, which go to the audit trail)."""
+    match event:
+        case Record():
+            return {"type": "round_record", "record": event.as_dict()}
+        case DeviceEventApplied(event=applied):
+            return event_json(applied)
+        case RoundBegan(round=round_):
+            return {"type": "round_began", "round": round_.number}
+        case RoundEnded(round=round_):
+            return {"type": "round_ended", "round": round_.number, "state": round_.state}
+        case TableRecord(kind=kind, fields=fields):
+            return {"type": "table_record", "kind": kind, **fields}
+        case PromptShown(prompt=prompt):
+            return {"type": "prompt", "prompt": prompt}
+        case DealerStep(step=step, arguments=arguments):
+            return {"type": "dealer_step", "step": step, **arguments}
+    return None
 
 
 def event_json(event: object) -> Json:
@@ -24,11 +52,7 @@ def event_json(event: object) -> Json:
     return {"type": "device_event", "event": type(event).__name__, "fields": _plain(fields)}
 
 
-def record_json(record: Record) -> Json:
-    return {"type": "round_record", "record": record.as_dict()}
-
-
-def _plain(value: object) -> Any:
+def _plain(value: object) -> Any:  # Any: JSON values
     """JSON-safe: bytes as hex, enums by name, containers element by element."""
     if isinstance(value, bytes):
         return value.hex()

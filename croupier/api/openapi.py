@@ -1,5 +1,5 @@
 """The API's OpenAPI 3.1 document, generated from the models the requests are read with
-(croupier.screen.bodies, croupier.screen.players.answer_bodies) and the replies are built with
+(croupier.screen.bodies, croupier.tables.registry.answer_bodies) and the replies are built with
 (croupier.api.replies): an operationId, the request and response schemas and the error schema for
 every operation.
 
@@ -20,7 +20,8 @@ from croupier.api import replies
 from croupier.api.documents import render, write
 from croupier.api.once import HEADER
 from croupier.screen import bodies
-from croupier.screen.players import ANSWERS, answer_bodies
+from croupier.screen.players import ANSWERS
+from croupier.tables.registry import answer_bodies
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "api" / "openapi.json"
 REF = "#/components/schemas/{model}"
@@ -185,8 +186,11 @@ def operations() -> list[Operation]:
     ]
 
 
-def _schemas(listed: list[Operation]) -> dict[str, Any]:
-    models = {replies.Error, *(m for op in listed for m in (*op.request, *([op.reply] if op.reply else [])))}
+def _schemas(listed: list[Operation]) -> dict[str, Any]:  # Any: a JSON document
+    models: set[type[BaseModel]] = {
+        replies.Error,
+        *(m for op in listed for m in (*op.request, *([op.reply] if op.reply else []))),
+    }
     ordered = sorted(models, key=lambda model: model.__name__)
     _, schema = models_json_schema(
         [(model, "validation" if model in _requests(listed) else "serialization") for model in ordered],
@@ -203,19 +207,19 @@ def _ref(model: type[BaseModel]) -> dict[str, str]:
     return {"$ref": REF.format(model=model.__name__)}
 
 
-def _operation(op: Operation) -> dict[str, Any]:
+def _operation(op: Operation) -> dict[str, Any]:  # Any: a JSON document
     error = {"content": {"application/json": {"schema": _ref(replies.Error)}}}
-    ok: dict[str, Any] = {"description": "Done"}
+    ok: dict[str, Any] = {"description": "Done"}  # Any: a JSON document
     if op.reply is not None:
         ok["content"] = {"application/json": {"schema": _ref(op.reply)}}
     responses = {"200": ok} | {
         str(code): {"description": MEANING[code], **error} for code in (401, *op.errors)
     }
     described = " ".join(filter(None, [SUPERVISOR if op.supervisor else "", op.description]))
-    built: dict[str, Any] = {"operationId": op.operation_id, "summary": op.summary}
+    built: dict[str, Any] = {"operationId": op.operation_id, "summary": op.summary}  # Any: a JSON document
     if described:
         built["description"] = described
-    parameters = [
+    parameters: list[dict[str, object]] = [
         {
             "name": name,
             "in": "path",
@@ -253,10 +257,10 @@ def _operation(op: Operation) -> dict[str, Any]:
     return built
 
 
-def document() -> dict[str, Any]:
+def document() -> dict[str, Any]:  # Any: a JSON document
     """The OpenAPI document of the API's routes."""
     listed = operations()
-    paths: dict[str, Any] = {}
+    paths: dict[str, Any] = {}  # Any: a JSON document
     for op in listed:
         paths.setdefault(op.path, {})[op.method] = _operation(op)
     return {

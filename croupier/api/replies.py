@@ -130,10 +130,10 @@ class TableState(BaseModel):
     faults: list[Fault]
     held_round: HeldRound | None
     dealer: str | None = None
-    shoe: dict[str, Any] | None = None
+    shoe: dict[str, Any] | None = None  # Any: JSON values
     progressive: dict[str, list[int]] | None = None
 
 
-def reply(model: type[BaseModel], /, **fields: Any) -> web.Response:
+def reply(model: type[BaseModel], /, **fields: Any) -> web.Response:  # Any: JSON values
     """``fields`` checked by ``model`` and sent as JSON (fields left at their default are left out)."""
     return web.json_response(model(**fields).model_dump(mode="json", exclude_unset=True))

@@ -43,7 +43,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 from croupier.audit.record import (
     CLOSE,
@@ -102,7 +102,7 @@ class _Runs:
     the last's hash (the manifest's ``runs``), kept as the records pass."""
 
     def __init__(self) -> None:
-        self.runs: list[dict[str, Any]] = []
+        self.runs: list[dict[str, Any]] = []  # Any: JSON fields and csv cells
 
     def add(self, record: AuditRecord) -> None:
         if self.runs and self.runs[-1]["last_seq"] + 1 == record.seq:
@@ -118,7 +118,7 @@ class _Runs:
             )
 
 
-def _row(record: AuditRecord) -> list[Any]:
+def _row(record: AuditRecord) -> list[Any]:  # Any: JSON fields and csv cells
     fields = canonical(record.fields).decode()
     return [
         record.seq,
@@ -161,7 +161,7 @@ class _Output:
         if fmt == "csv":
             self._row(COLUMNS)
 
-    def _row(self, row: Iterable[Any]) -> None:
+    def _row(self, row: Iterable[Any]) -> None:  # Any: JSON fields and csv cells
         self._csv.writerow(row)
         self._write(self._text.getvalue().encode())
         self._text.seek(0)
@@ -198,7 +198,10 @@ def read_export(path: Path, fmt: str) -> Iterator[tuple[int, AuditRecord, bytes]
             raise AuditError(f"{path}:{rows.line_num}: not a csv row ({exc})") from None
 
 
-def _parsed(path: Path, number: int, parse: Callable[[Any], AuditRecord], line: Any) -> AuditRecord:
+Line = TypeVar("Line")  # a line of a JSON lines file, or a row of a csv one
+
+
+def _parsed(path: Path, number: int, parse: Callable[[Line], AuditRecord], line: Line) -> AuditRecord:
     try:
         return parse(line)
     except AuditError as exc:

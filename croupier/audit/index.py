@@ -28,7 +28,6 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from croupier.audit.record import AuditError, AuditRecord, canonical, checked
 from croupier.audit.replay import BURN  # burns between rounds, shown with the round they preceded
@@ -55,7 +54,7 @@ class Run:
     length: int
     last_hash: str
 
-    def as_list(self) -> list[Any]:
+    def as_list(self) -> list[int | str | None]:
         return [
             self.round,
             self.numbered,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,14 +36,19 @@ class AuditError(Exception):
     """The audit trail cannot be written or read as asked; the message says which file and why."""
 
 
-def canonical(body: Mapping[str, Any]) -> bytes:
-    """Sorted keys, no spaces, ASCII only, no NaN: one byte string for one record, on any machine."""
+#: A record's fields as written: JSON values (checked by secrecy.secret_free before any is written).
+Fields = Mapping[str, Any]  # Any: JSON values
+
+
+def canonical(body: object) -> bytes:
+    """Sorted keys, no spaces, ASCII only, no NaN: one byte string for one record (or any JSON
+    value: an index's lines), on any machine."""
     return json.dumps(
         body, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
     ).encode()
 
 
-def digest(body: Mapping[str, Any]) -> str:
+def digest(body: Mapping[str, Any]) -> str:  # Any: a record's JSON fields
     return hashlib.sha256(canonical(body)).hexdigest()
 
 
@@ -61,13 +66,13 @@ class AuditRecord:
     at: str  # UTC, ISO 8601 with milliseconds
     kind: str
     round: int | None
-    fields: Mapping[str, Any]
+    fields: Fields
     prev: str
     hash: str
     epoch: int | None = None  # the sealing key's epoch; None in an unsealed file
     tag: str | None = None  # HMAC-SHA256 of ``sealed_bytes`` under that epoch's key
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> dict[str, Any]:  # Any: a record's JSON fields
         """Everything the hash covers."""
         body = {
             "seq": self.seq,
@@ -96,7 +101,7 @@ class AuditRecord:
         at: str,
         kind: str,
         round: int | None,
-        fields: Mapping[str, Any],
+        fields: Fields,
         prev: str,
         *,
         sealer: Callable[[bytes], str] | None = None,
@@ -115,7 +120,7 @@ class AuditRecord:
         return cls.of(_loads(line))
 
     @classmethod
-    def of(cls, data: Any) -> AuditRecord:
+    def of(cls, data: Any) -> AuditRecord:  # Any: a record's JSON fields
         """A record from a line's JSON value, shape-checked."""
         plain, sealed = {*_KEYS, "hash"}, {*_KEYS, "hash", *_SEAL_KEYS}
         if not isinstance(data, dict) or set(data) not in (plain, sealed):
@@ -131,7 +136,7 @@ class AuditRecord:
         return digest(self.body()) == self.hash
 
 
-def _loads(line: bytes) -> Any:
+def _loads(line: bytes) -> Any:  # Any: a record's JSON fields
     try:
         return json.loads(line)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -159,7 +164,7 @@ def checked(line: bytes) -> AuditRecord | None:
     return record if hashlib.sha256(body).hexdigest() == record.hash else None
 
 
-def read_records(paths: Iterable[Path]) -> Iterator[AuditRecord]:
+def read_records(paths: Iterable[Path]) -> Generator[AuditRecord, None, None]:
     """Every record of ``paths``, in series order, plain or compressed, read one line at a time
     (hashes not checked: verify.py does that). AuditError names the file and line of a record that
     cannot be read."""

@@ -76,7 +76,7 @@ class Step:
     audit_seq: int
     at: str
     kind: str
-    fields: dict[str, Any]
+    fields: dict[str, Any]  # Any: a record's JSON fields
 
 
 @dataclass
@@ -112,7 +112,7 @@ class RoundReplay:
     notes: list[str]  # what the records do not let the replay reconstruct
     burns: list[Step] = field(default_factory=list)  # burned before the round, since the one before
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, Any]:  # Any: a record's JSON fields
         return asdict(self)
 
 
@@ -144,7 +144,7 @@ def replay(records: Iterable[AuditRecord], round_number: int | None = None) -> l
     groups = round_records(records)
     chosen = [group for group in groups if round_number is None or group[0].round == round_number]
     if round_number is not None and not chosen:
-        present = sorted({group[0].round for group in groups})
+        present = sorted({number for group in groups if (number := group[0].round) is not None})
         listed = ", ".join(map(str, present)) if present else "none"
         raise ReplayError(f"round {round_number} is not in the trail (rounds present: {listed})")
     burns = [record for record in records if record.kind == BURN and record.round is None]
@@ -162,7 +162,7 @@ def _table_step(record: AuditRecord) -> Step:
     return Step(0, record.seq, record.at, record.kind, dict(record.fields))
 
 
-def _place(fields: Mapping[str, Any]) -> tuple[str, int | None, int | None]:
+def _place(fields: Mapping[str, Any]) -> tuple[str, int | None, int | None]:  # Any: a record's JSON fields
     """A card's place as text, with its seat and hand number. Crazy 4 Poker names a seat's place by
     its number alone; Free Bet Blackjack's and Over/Under's records name the seat too."""
     place, seat, hand = fields.get("place"), fields.get("seat"), fields.get("hand")

@@ -187,11 +187,11 @@ def _time(when: datetime) -> str:
     return when.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
-def _key_text(what: str, table: str, ident: str, key: bytes, **more: Any) -> bytes:
+def _key_text(what: str, table: str, ident: str, key: bytes, **more: Any) -> bytes:  # Any: JSON values
     return canonical({"kind": what, "table": table, "id": ident, "key": key.hex(), **more}) + b"\n"
 
 
-def _read_key(path: Path, what: str, times: tuple[str, ...]) -> dict[str, Any]:
+def _read_key(path: Path, what: str, times: tuple[str, ...]) -> dict[str, Any]:  # Any: JSON values
     """A key file's fields, ``key`` as bytes; the error names the file, never the key."""
     try:
         data = json.loads(Path(path).read_bytes())

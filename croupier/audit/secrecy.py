@@ -7,7 +7,6 @@ stops a caller who passes a ``Card`` where only a commitment belongs (decision 0
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from croupier.audit.record import AuditError
 from vocabulary.cards import Card
@@ -15,7 +14,7 @@ from vocabulary.cards import Card
 Plain = str | int | bool | None | list["Plain"] | dict[str, "Plain"]
 
 
-def secret_free(fields: Mapping[str, Any], *, face_down: bool) -> dict[str, Plain]:
+def secret_free(fields: Mapping[str, object], *, face_down: bool) -> dict[str, Plain]:
     """``fields`` as plain JSON values, faces of face-up cards as text (``As``).
 
     Refused, before anything is written: a ``Card`` under a key starting with ``hole``, any ``Card`` in
@@ -28,7 +27,7 @@ def secret_free(fields: Mapping[str, Any], *, face_down: bool) -> dict[str, Plai
     }
 
 
-def _plain(value: Any, path: str, secret: bool) -> Plain:
+def _plain(value: object, path: str, secret: bool) -> Plain:
     if isinstance(value, Card):
         if secret:
             raise AuditError(f"field {path!r} holds a face-down card's face; record its commitment instead")

@@ -23,7 +23,7 @@ import bisect
 import gzip
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -72,7 +72,7 @@ def read_bytes(path: Path) -> bytes:
         raise AuditError(f"{path}: the compressed file is damaged ({exc})") from None
 
 
-def lines_of(path: Path) -> Iterator[bytes]:
+def lines_of(path: Path) -> Generator[bytes, None, None]:
     """The file's lines as written, each with its newline (the last without, if the file was cut
     mid-line), one at a time: what ``read_bytes(path).split(b"\n")`` holds, without holding the
     file (an export of a month, decision 0025). A compressed file is decompressed a member at a

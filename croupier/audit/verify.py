@@ -217,6 +217,8 @@ class _Walk:
             raise _Bad(number, record.seq, f"unknown format {record.fields.get('format')!r}")
         self._header_seal(number, record)
         file = record.fields.get("file")
+        if not isinstance(file, int) or isinstance(file, bool):
+            raise _Bad(number, record.seq, f"the header's file number is not a whole number: {file!r}")
         if self.prev is None:
             self.anchored = file == 1 and record.prev == GENESIS and record.seq == 1
             if file == 1 and not self.anchored:

@@ -12,14 +12,14 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from croupier.audit.head import Head
 from croupier.audit.index import IndexBuilder
-from croupier.audit.record import CLOSE, FORMAT, GENESIS, HEADER, AuditError, AuditRecord, check_kind
+from croupier.audit.record import CLOSE, FORMAT, GENESIS, HEADER, AuditError, AuditRecord, Fields, check_kind
 from croupier.audit.rotation import (
     Rotation,
     archived_files,
@@ -130,7 +130,7 @@ class AuditTrail:
         return series_files(self.directory, self.table)
 
     def append(
-        self, kind: str, round: int | None, fields: Mapping[str, Any], *, face_down: bool = False
+        self, kind: str, round: int | None, fields: Fields, *, face_down: bool = False
     ) -> AuditRecord:
         """Write one record and return it once it is on disk. ``face_down`` marks a record about a
         card not yet turned up: no ``Card`` may appear in it at all."""
@@ -286,16 +286,17 @@ class AuditTrail:
         """The close record, with the digest of the file's index written just before it and the
         file's round numbers (croupier.audit.index): the index is bound into the chain. An index that
         cannot be written is left out (logged); the file is then read whole, as before indexes."""
-        fields: dict[str, Any] = {"records": self._count + 1, "reason": reason}
+        fields: dict[str, Any] = {"records": self._count + 1, "reason": reason}  # Any: a record's JSON fields
         try:
             fields |= {"index": self._index.write(self.path), "rounds": self._index.rounds()}
         except OSError as exc:
             log.error("audit: the index of %s was not written (%s); it will be read whole", self.path, exc)
         self._write(CLOSE, None, fields, self._clock())
         fd, self._fd = self._fd, None
+        assert fd is not None  # _write leaves it open or raises
         os.close(fd)
 
-    def _write(self, kind: str, round: int | None, fields: Mapping[str, Any], now: datetime) -> AuditRecord:
+    def _write(self, kind: str, round: int | None, fields: Fields, now: datetime) -> AuditRecord:
         at = now.astimezone(UTC).isoformat(timespec="milliseconds")
         if self._sealing_file and self._key is not None:
             key = self._advance(lambda key: key.current(now))
@@ -305,15 +306,17 @@ class AuditTrail:
         else:
             record = AuditRecord.seal(self._seq + 1, at, kind, round, fields, self._prev)
         line = record.line()
+        fd = self._fd
+        assert fd is not None  # written only to an open file (append refuses a closed trail)
         try:
             view = memoryview(line)
             while view:
-                view = view[os.write(self._fd, view) :]
-            os.fsync(self._fd)
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
         except OSError as exc:
             # The file may now end in a partial line: stop rather than write after it.
             self._broken = f"write to {self.path} failed ({exc.strerror})"
-            os.close(self._fd)
+            os.close(fd)
             self._fd = None
             raise AuditError(self._broken) from exc
         self._seq, self._prev = record.seq, record.hash

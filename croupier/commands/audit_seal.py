@@ -89,6 +89,7 @@ def _keys(args: argparse.Namespace) -> int:
 
 
 def _head(args: argparse.Namespace) -> int:
+    table: str | None
     if args.config is not None:
         from croupier.config import load_table_config  # only this form reads a configuration
 

@@ -85,7 +85,7 @@ def run_verify(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _line(check: dict[str, Any]) -> str:
+def _line(check: dict[str, Any]) -> str:  # Any: JSON values
     """One check for people: the result, the kind of check, the unit and when the next is due."""
     return (
         f"{check['device']}: {check['result']} ({check['check']} check, {check['trigger']}): "
@@ -126,7 +126,9 @@ def _tls(config: TableConfig, cafile: Path | None) -> ssl.SSLContext | None:
     return context
 
 
-def _post(url: str, token: str, context: ssl.SSLContext | None) -> tuple[int, dict[str, Any]]:
+def _post(
+    url: str, token: str, context: ssl.SSLContext | None
+) -> tuple[int, dict[str, Any]]:  # Any: JSON values
     """POST ``url`` with the token and a fresh Idempotency-Key (decision 0022); the status and JSON."""
     headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": str(uuid.uuid4())}
     request = urllib.request.Request(url, method="POST", headers=headers)

@@ -53,21 +53,21 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _money(amount: Any) -> str:
+def _money(amount: Any) -> str:  # Any: a record's JSON values
     return f"{amount / 100:.2f}" if isinstance(amount, int) and not isinstance(amount, bool) else str(amount)
 
 
-def _who(fields: dict[str, Any]) -> str:
+def _who(fields: dict[str, Any]) -> str:  # Any: a record's JSON values
     seat, hand = fields.get("seat"), fields.get("hand")
     text = "" if seat is None else f"seat {seat}"
     return text + ("" if hand is None else f" hand {hand}")
 
 
-def _rest(fields: dict[str, Any], skip: tuple[str, ...]) -> str:
+def _rest(fields: dict[str, Any], skip: tuple[str, ...]) -> str:  # Any: a record's JSON values
     return " ".join(f"{k}={_json(v)}" for k, v in fields.items() if k not in skip and v is not None)
 
 
-def _json(value: Any) -> str:
+def _json(value: Any) -> str:  # Any: a record's JSON values
     """``json.dumps(value, ensure_ascii=False)``, written out directly for the plain numbers and
     texts that make most of a round's fields (the same text: nothing in them to escape), so that
     replaying one round of a long trail costs little more than reading it (bench/trail_storage.py)."""

@@ -41,11 +41,12 @@ from croupier.service.systemd import notify, watchdog
 from croupier.service.table_lock import table_lock
 from croupier.service.table_service import TableService
 from croupier.state import StateError, TableState
-from croupier.tables.watchers import RoundWatcher
+from croupier.tables.events import RoundListener
 from firmware_sim.world import TableWorld
 from simulator.floor import FloorSupervisor, controller_key, on_the_floor
 from simulator.players import simulated_players, table_options
 from simulator.tables import simulated_table
+from vocabulary.events import Events
 
 log = structlog.get_logger("croupier.run")
 
@@ -242,7 +243,7 @@ async def table_in_service(
     if all(device.url.sim_kind is not None for device in config.devices.values()):
         async with simulated_table(config.game, rules=config.rules, name=config.name) as sim:
             journal.keep(sim.table)
-            sim.table.watchers.add(RoundSummary(config.name, sim.world))
+            watch_rounds(sim.table.events, config.name, sim.world)
             options = table_options(config.game, sim)
             if config.service.api_tokens is None:  # no screen: simulated players and floor supervisor
                 players = simulated_players(config.game, random.Random(seed), **options)
@@ -257,20 +258,27 @@ async def table_in_service(
     dues = {name: journal.state.check_due(name) for name in config.devices}  # no restart defers one
     async with hardware_table(config, ScreenDealer(screen), dues) as table:
         journal.keep(table)
-        table.watchers.add(RoundSummary(config.name))
+        watch_rounds(table.events, config.name)
         yield TableService(
             table, journal, game=config.game, opened=False, screen=screen, limits=config.limits
         )
 
 
-class RoundSummary(RoundWatcher):
+def watch_rounds(events: Events, table: str, world: TableWorld | None = None) -> None:
+    """Log each round and show it to systemd; at a simulated table (``world``) prove its card count
+    after each round, as a durable listener: a count that does not add up stops the table, as a
+    failed write does, rather than being logged and played past."""
+    events.subscribe(RoundSummary(table, world), durable=world is not None)
+
+
+class RoundSummary(RoundListener):
     """One log line per completed round, and the status that systemd shows (``systemctl
     status``); at a simulated table the world's card count is proven after each round."""
 
     def __init__(self, table: str, world: TableWorld | None = None) -> None:
         self.table, self.world = table, world
 
-    def round_ended(self, round_: Any) -> None:
+    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
         if self.world is not None:
             self.world.check()
         notify(f"STATUS=table {self.table}: {round_.number} rounds played")

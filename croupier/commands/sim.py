@@ -78,7 +78,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
-def _rules(game: str, seats: int | None, rules: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def _rules(
+    game: str, seats: int | None, rules: Mapping[str, Any] | None = None  # Any: TOML values
+) -> dict[str, Any]:  # Any: TOML values
     """The table's rules with ``seats`` positions (a refused count names the limit) and ``rules``,
     a scenario's ``rule KEY VALUE`` lines, over the simulated table's own (a refusal names them)."""
     if seats is None and not rules:
@@ -123,12 +125,12 @@ async def simulate(
     game: str,
     rounds: int,
     seed: int,
-    options: dict[str, Any],
+    options: dict[str, Any],  # Any: TOML values
     audit: Path | None = None,
     profile: FaultProfile | None = None,
     view: str = "none",
     pace: float = 0.0,
-) -> dict[str, Any]:
+) -> dict[str, Any]:  # Any: a JSON summary
     """Play ``rounds`` rounds and return the summary (docs/sim.md). The players draw from
     ``random.Random(seed)`` and the shuffler is seeded with ``seed`` (it reports itself seeded)."""
     started = time.monotonic()
@@ -139,16 +141,16 @@ async def simulate(
             table = sim.table
             if journal is not None:
                 journal.keep(table)
-            table.watchers.add(tally)
+            table.events.subscribe(tally)
             script = None
             if profile is not None:
                 profile.check(sim.devices)
                 script = FaultScript(profile, sim, game)
-                table.watchers.add(script)
+                table.events.subscribe(script)
             if view == "live":
-                table.watchers.add(LiveView(sim, tally, game=game, rounds=rounds))
+                table.events.subscribe(LiveView(sim, tally, game=game, rounds=rounds))
             elif view == "bar":
-                table.watchers.add(ProgressBar(rounds))
+                table.events.subscribe(ProgressBar(rounds))
             players = simulated_players(game, random.Random(seed), **table_options(game, sim))
             repair = partial(repair_sim, sim)
             floor = FloorSupervisor(table, tally, journal, repair=repair, reset_key=controller_key(sim))
@@ -200,7 +202,7 @@ def _journal(stack: contextlib.ExitStack, directory: Path, game: str) -> TableJo
     return journal
 
 
-def format_summary(summary: dict[str, Any]) -> str:
+def format_summary(summary: dict[str, Any]) -> str:  # Any: a JSON summary
     """The summary for a person: one fact a line."""
     lines = [
         f"{summary['game']}: {summary['rounds']} rounds, {summary['hands']} hands, {summary['seats']} seats, "

@@ -53,7 +53,7 @@ def read_limits(section: Section, game: str) -> dict[str, Limit]:
     return limits
 
 
-def check_limits(wager: Any, limits: Limits) -> None:
+def check_limits(wager: Any, limits: Limits) -> None:  # Any: a wager of any game (its amounts by kind)
     """Refuse a wager of a kind placed (not 0) below its minimum or above its maximum."""
     for kind, limit in limits.items():
         amount = getattr(wager, kind)

@@ -11,7 +11,7 @@ from typing import Any
 
 from croupier.errors import ConfigError
 
-_MISSING: Any = object()
+_MISSING = object()  # no default: the key is required
 
 _EXPECTED = {
     str: "a string",
@@ -29,7 +29,7 @@ class Section:
 
     file: Path
     path: str
-    data: Mapping[str, Any]
+    data: Mapping[str, Any]  # Any: TOML values
 
     @classmethod
     def read(cls, path: Path) -> Section:
@@ -64,7 +64,9 @@ class Section:
     def has(self, name: str) -> bool:
         return name in self.data
 
-    def value(self, name: str, kind: type, default: Any = _MISSING, expected: str = "") -> Any:
+    def value(
+        self, name: str, kind: type, default: object = _MISSING, expected: str = ""
+    ) -> Any:  # Any: a TOML value of ``kind``
         """The value of ``name``, of ``kind`` (an int is a float; a bool is neither)."""
         wanted = expected or _EXPECTED[kind]
         if name not in self.data:
@@ -75,9 +77,11 @@ class Section:
         kinds = (int, float) if kind is float else (kind,)
         if isinstance(raw, bool) is not (kind is bool) or not isinstance(raw, kinds):
             raise self.error(name, f"got {raw!r}", wanted)
-        return float(raw) if kind is float else raw
+        return float(raw) if kind is float and isinstance(raw, int) else raw  # an int is a float
 
-    def number(self, name: str, kind: type, default: Any, low: float, high: float | None = None) -> Any:
+    def number(
+        self, name: str, kind: type, default: object, low: float, high: float | None = None
+    ) -> Any:  # Any: a TOML value of ``kind``
         """A number within [low, high]; ``low`` is exclusive for a float (a duration must be > 0)."""
         value = self.value(name, kind, default)
         if kind is float:
@@ -90,7 +94,7 @@ class Section:
             raise self.error(name, f"got {value!r}", bounds)
         return value
 
-    def choice(self, name: str, allowed: Collection[str], default: Any = _MISSING) -> str:
+    def choice(self, name: str, allowed: Collection[str], default: object = _MISSING) -> str:
         """One of ``allowed``."""
         wanted = f"one of {', '.join(allowed)}"
         value = self.value(name, str, default, wanted)
@@ -98,7 +102,7 @@ class Section:
             raise self.error(name, f"got {value!r}", wanted)
         return value
 
-    def strings(self, name: str, default: Any = _MISSING) -> list[str]:
+    def strings(self, name: str, default: object = _MISSING) -> list[str]:
         """A list of strings."""
         value = self.value(name, list, default, "a list of strings")
         for index, item in enumerate(value):

@@ -85,7 +85,7 @@ def _check_devices(section: Section, devices: Mapping[str, DeviceConfig], game: 
             raise section.error(name, f"a {device.kind} device is never used by {game} (it uses: {uses})")
 
 
-def _rules(rules: Section, table: Section, game: str) -> tuple[Any, int]:
+def _rules(rules: Section, table: Section, game: str) -> tuple[Any, int]:  # Any: any game's RuleSet
     """The game's RuleSet from ``[rules]`` and ``table.seats`` (the game's betting positions, whose
     limits the game knows: at most six for Free Bet Blackjack, 672a.2)."""
     rule_set = registry.game(game).rules

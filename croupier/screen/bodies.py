@@ -33,6 +33,9 @@ STRICT = ConfigDict(extra="forbid", strict=True)
 PromptId = Annotated[int, Field(ge=1, description="The id of the prompt this answers (GET /v1/prompt)")]
 Count = Annotated[int, Field(ge=0, description="A whole number of cards or chips")]
 
+#: A request's JSON body.
+JsonBody = Mapping[str, Any]  # Any: JSON values
+
 
 class Answer(BaseModel):
     """What every answer keyed on the screen carries: the prompt it answers."""
@@ -86,13 +89,13 @@ class Body:
     which checks the body against them and returns what the table is given."""
 
     models: tuple[type[BaseModel], ...]
-    read: Callable[[Mapping[str, Any]], Any]
+    read: Callable[[JsonBody], Any]  # Any: each kind of answer is read as its own type
 
-    def __call__(self, body: Mapping[str, Any]) -> Any:
+    def __call__(self, body: JsonBody) -> Any:  # Any: as ``read``
         return self.read(body)
 
 
-def validated(shape: type[BaseModel], body: object) -> Any:
+def validated(shape: type[BaseModel], body: object) -> Any:  # Any: a ``shape``, read by field name
     """``body`` read by ``shape``; the first thing wrong with it is a 400 naming the field."""
     if not isinstance(body, Mapping):
         raise BadRequest(f"the body must be a JSON object: {shape.__name__} {sorted(shape.model_fields)}")
@@ -114,25 +117,25 @@ def problem(invalid: ValidationError, shape: type[BaseModel]) -> str:
     return f"field {name!r}: {error['msg']}, got {got if len(got) <= 60 else got[:57] + '...'} ({what})"
 
 
-def strict_model(name: str, base: type[BaseModel] = Answer, **fields: Any) -> type[BaseModel]:
-    """A strict model named ``name`` (its name in the API documents) with ``fields``."""
-    return create_model(name, __base__=base, **fields)
+def strict_model(name: str, /, **fields: Any) -> type[BaseModel]:  # Any: pydantic's (type form, default)
+    """A strict answer model named ``name`` (its name in the API documents) with ``fields``."""
+    return create_model(name, __base__=Answer, **fields)
 
 
 def _is_enum(hint: object) -> bool:
     return isinstance(hint, type) and issubclass(hint, enum.Enum)
 
 
-def _json_type(hint: Any) -> object:
+def _json_type(hint: Any) -> object:  # Any: a type hint
     """The JSON type of a message field: an enum by its values."""
     return Literal[tuple(member.value for member in hint)] if _is_enum(hint) else hint
 
 
-def _message_fields(message: type) -> dict[str, Any]:
+def _message_fields(message: type) -> dict[str, Any]:  # Any: pydantic's (type form, default)
     """The model fields of a message's dataclass fields, with their defaults."""
     hints = typing.get_type_hints(message)
-    fields: dict[str, Any] = {}
-    for spec in dataclasses.fields(message):  # type: ignore[arg-type]
+    fields: dict[str, Any] = {}  # Any: pydantic's (type form, default)
+    for spec in dataclasses.fields(message):
         default = ... if spec.default is dataclasses.MISSING else spec.default
         value = default.value if isinstance(default, enum.Enum) else default
         fields[spec.name] = (_json_type(hints[spec.name]), value)
@@ -145,7 +148,7 @@ def _name(message: type) -> str:
     return "".join(part.title() for part in game.split("_")) + message.__name__
 
 
-def _build(message: type, values: Mapping[str, Any]) -> Any:
+def _build(message: type, values: JsonBody) -> Any:  # Any: an instance of ``message``
     """The message from a model's values (enums from their values); its own checks are a 400."""
     hints = typing.get_type_hints(message)
     arguments = {
@@ -162,7 +165,7 @@ def message_body(message: type) -> Body:
     """The body of one of a game's input messages: its fields (and the prompt answered)."""
     shape = strict_model(_name(message), **_message_fields(message))
 
-    def read(body: Mapping[str, Any]) -> Any:
+    def read(body: JsonBody) -> Any:  # Any: the answer's own type
         values = validated(shape, body).model_dump(exclude={"prompt"})
         return _build(message, values)
 
@@ -174,7 +177,7 @@ def choice_body(name: str, kind: type[enum.Enum], title: str) -> Body:
     model; the table is given the member."""
     shape = strict_model(title, seat=(int, ...), **{name: (_json_type(kind), ...)})
 
-    def read(body: Mapping[str, Any]) -> Any:
+    def read(body: JsonBody) -> Any:  # Any: the answer's own type
         return kind(getattr(validated(shape, body), name))
 
     return Body((shape,), read)
@@ -189,7 +192,7 @@ def one_of(name: str, messages: Mapping[str, type | None], title: str) -> Body:
         named = f"{title}{choice.title().replace('_', '')}"
         shapes[choice] = strict_model(named, **fields, **{name: (Literal[choice], ...)})
 
-    def read(body: Mapping[str, Any]) -> Any:
+    def read(body: JsonBody) -> Any:  # Any: the answer's own type
         choice = body.get(name) if isinstance(body, Mapping) else None
         if not isinstance(choice, str) or choice not in messages:
             raise BadRequest(f"field {name!r} must be one of {sorted(messages)}, got {choice!r}")
@@ -216,7 +219,7 @@ def place_counts_body(title: str, places: Sequence[str]) -> Body:
     place counted and no other; the model (``title``) is one for every list of places."""
     shape = _place_counts(title)
 
-    def read(body: Mapping[str, Any]) -> Any:
+    def read(body: JsonBody) -> Any:  # Any: the answer's own type
         counted = validated(shape, body).counts
         if set(counted) != set(places):
             raise BadRequest(f"field 'counts' must count each of {list(places)}, got {sorted(counted)}")
@@ -235,7 +238,7 @@ def empty_body(title: str) -> Body:
     """An answer that is only the prompt answered ("no more bets")."""
     shape = strict_model(title)
 
-    def read(body: Mapping[str, Any]) -> None:
+    def read(body: JsonBody) -> None:
         validated(shape, body)
 
     return Body((shape,), read)
@@ -246,7 +249,7 @@ def cards_body(name: str, size: int, title: str) -> Body:
     ``{name: null}`` for a hand the dealer cannot report (its wagers then wait, held)."""
     shape = strict_model(title, **{name: (list[str] | None, ...)})
 
-    def read(body: Mapping[str, Any]) -> tuple[Card, ...] | None:
+    def read(body: JsonBody) -> tuple[Card, ...] | None:
         value = getattr(validated(shape, body), name)
         if value is None:
             return None

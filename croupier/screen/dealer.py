@@ -18,9 +18,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from croupier.screen.answers import Offer
 from croupier.screen.bodies import cards_body, count_body, flag_body, place_counts_body
 from croupier.screen.prompts import Screen
-from croupier.tables.inputs import Offer
 from games.crazy_4_poker.evaluator import HAND_SIZE
 from games.crazy_4_poker.inputs import SIX_CARD
 from vocabulary.cards import Card
@@ -43,7 +43,7 @@ class ScreenDealer:
         self.rack = 0  # cards the table has sent to the discard rack
         self.felt: Counter[str] = Counter()  # cards the table has placed at each place
 
-    def _step(self, step: str, **arguments: Any) -> None:
+    def _step(self, step: str, **arguments: Any) -> None:  # Any: JSON values
         self.screen.step(step, arguments)
 
     # -- a shoe's life (croupier.tables.dealer.Dealer) --------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vocabulary.rules import RuleViolation
+from vocabulary.rules import Rule, RuleViolation
 
 
 class BadRequest(Exception):
@@ -20,6 +20,6 @@ class PromptNotCurrent(RuleViolation):
     """An answer to a prompt the screen no longer shows (409); ``shown`` is the prompt it shows
     (None: nothing), returned in the error body as ``prompt``."""
 
-    def __init__(self, rule: Any, detail: str, shown: dict[str, Any] | None) -> None:
+    def __init__(self, rule: Rule, detail: str, shown: dict[str, Any] | None) -> None:  # Any: JSON values
         super().__init__(rule, detail)
         self.shown = shown

@@ -14,19 +14,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from croupier.config.limits import Limits, check_limits
-from croupier.screen.bodies import Body, message_body, place_counts_body
+from croupier.screen.bodies import message_body
 from croupier.screen.dealer import (
-    CHIP_COUNT,
-    HAND_REPORT,
-    MISDEAL_FINDING,
-    SIX_CARD_REPORT,
-    STUB_COUNT,
     ScreenDealer,
 )
-from croupier.screen.prompts import CLOSE_BETTING, NO_MORE_BETS_BODY, Screen
-from croupier.tables.registry import table_kinds
+from croupier.screen.prompts import CLOSE_BETTING, Screen
 
-Json = Mapping[str, Any]
+Json = Mapping[str, Any]  # Any: JSON values
 
 
 class KeyedCounts:
@@ -34,16 +28,16 @@ class KeyedCounts:
     progressive chips (657a.9(a)(3)) — at a simulated table driven from the screen: every other
     step is done by ``hands``, the simulated dealer's."""
 
-    def __init__(self, hands: Any, screen: Screen) -> None:
+    def __init__(self, hands: Any, screen: Screen) -> None:  # Any: the dealer's hands of any game
         self._hands, self._screen = hands, ScreenDealer(screen)
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # Any: as the hands'
         return getattr(self._hands, name)
 
-    def count_stub(self) -> Any:
+    def count_stub(self) -> Any:  # Any: a keyed count
         return self._screen.count_stub()
 
-    def count_progressive_chips(self) -> Any:
+    def count_progressive_chips(self) -> Any:  # Any: a keyed count
         return self._screen.count_progressive_chips()
 
 
@@ -53,13 +47,13 @@ class KeyedPlayers:
 
     wager: type
     #: The game's own check of a wager, the one its round's guard makes (games/<game>/dealing.py).
-    check: Callable[[Any, Any], None]
+    check: Callable[[Any, Any], None]  # Any: a wager and rules of any game
 
     def __init__(
         self,
         screen: Screen,
         *,
-        rules: Any = None,
+        rules: Any = None,  # Any: any game's RuleSet
         cover: Callable[[int], object] | None = None,
         limits: Limits | None = None,
     ) -> None:
@@ -67,7 +61,7 @@ class KeyedPlayers:
         chip on the seat's sensor (a simulated table); ``limits``: the posted table limits."""
         self.screen, self.rules, self._cover, self.limits = screen, rules, cover, limits or {}
 
-    def parse_wager(self, body: Json) -> Any:
+    def parse_wager(self, body: Json) -> Any:  # Any: a wager of any game
         """The wager keyed, refused before it reaches the table — so before the first one begins a
         round — for an amount outside the posted limits, or anything the game's own check of a
         wager refuses (a seat that is no betting position, a combination its rules forbid)."""
@@ -75,11 +69,11 @@ class KeyedPlayers:
         check_limits(wager, self.limits)
         if self.rules is not None:
             self.check(wager, self.rules)
-        if self._cover is not None and getattr(wager, "progressive", 0):
+        if self._cover is not None and getattr(wager, "progressive", False):
             self._cover(wager.seat)
         return wager
 
-    def wagers(self, round_number: int, positions: int) -> Any:
+    def wagers(self, round_number: int, positions: int) -> Any:  # Any: wagers of any game
         return self.screen.betting()
 
 
@@ -96,23 +90,3 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     "/v1/place-counts": ("place_counts",),
     "/v1/hand-report": ("hand_report",),
 }
-
-
-def answer_bodies() -> dict[str, tuple[Body, ...]]:
-    """Each kind of answer's bodies, every game's (the API documents are generated from their
-    models): the wagers and the dealer's counts here, each game's own prompts from its table
-    (croupier.tables.registry). A new prompt's body is added here or to its game's table."""
-    kinds = table_kinds()
-    bodies: dict[str, tuple[Body, ...]] = {
-        "wager": tuple(message_body(kind.players.wager) for kind in kinds),
-        CLOSE_BETTING: (NO_MORE_BETS_BODY,),
-        "stub_count": (STUB_COUNT,),
-        "chip_count": (CHIP_COUNT,),
-        "misdeal_finding": (MISDEAL_FINDING,),
-        "place_counts": (place_counts_body("PlaceCounts", ()),),
-        "hand_report": (HAND_REPORT, SIX_CARD_REPORT),
-    }
-    for kind in kinds:
-        for answer, its in kind.answers.items():
-            bodies[answer] = bodies.get(answer, ()) + its
-    return bodies

@@ -21,13 +21,14 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from croupier.screen.bodies import empty_body
+from croupier.screen.answers import Offer
+from croupier.screen.bodies import JsonBody, empty_body
 from croupier.screen.errors import PromptNotCurrent
-from croupier.tables.inputs import Offer
+from vocabulary.events import Event, Events
 from vocabulary.rules import Rule, RuleViolation
 
-Json = dict[str, Any]
-Parse = Callable[[Mapping[str, Any]], Any]
+Json = dict[str, Any]  # Any: JSON values
+Parse = Callable[[JsonBody], Any]  # Any: each kind of answer is read as its own type
 
 AWAITED = Rule(
     "decision 0011",
@@ -63,12 +64,12 @@ class Prompt:
     seat: int | None = None
     turn: Rule | None = None
     context: Json = field(default_factory=dict)
-    offers: asyncio.Queue[Offer[Any]] = field(default_factory=asyncio.Queue)
+    offers: asyncio.Queue[Offer[Any]] = field(default_factory=asyncio.Queue)  # Any: as Parse
     keyed: asyncio.Event = field(default_factory=asyncio.Event)  # an answer has been keyed
-    pending: Offer[Any] | None = None
+    pending: Offer[Any] | None = None  # Any: as Parse
     taken: int = 0  # answers the round has taken
     #: The first result of each kind of answer that closes the prompt (decision 0022).
-    results: dict[str, Any] = field(default_factory=dict)
+    results: dict[str, Any] = field(default_factory=dict)  # Any: the replies, JSON values
     settled: asyncio.Event = field(default_factory=asyncio.Event)  # the pending answer's outcome known
 
     @property
@@ -86,15 +87,31 @@ class Prompt:
         return {**shown, **self.context}
 
 
+@dataclass(frozen=True)
+class PromptShown(Event):
+    """What the screen shows now: a prompt as JSON, None when nothing is awaited. A prompt names no
+    face-down card's face."""
+
+    prompt: Json | None
+
+
+@dataclass(frozen=True)
+class DealerStep(Event):
+    """A physical step the table asks of the dealer now (croupier.screen.dealer): its name, as a
+    method of the dealer's, and its arguments."""
+
+    step: str
+    arguments: Mapping[str, Any]
+
+
 class Screen:
-    """The dealer's screen of one table; ``listeners`` hear each prompt shown (None: nothing awaited)."""
+    """The dealer's screen of one table; its ``events`` hub publishes each prompt shown
+    (``PromptShown``) and each step asked of the dealer (``DealerStep``), decision 0031."""
 
     def __init__(self) -> None:
         self.prompt: Prompt | None = None
         self.closed = False
-        self.listeners: list[Callable[[Json | None], None]] = []
-        #: Hear each physical step the table asks of the dealer (croupier.screen.dealer).
-        self.step_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
+        self.events = Events()
         self._ids = itertools.count(1)
         self._betting: Prompt | None = None
         self._recent: OrderedDict[int, Prompt] = OrderedDict()  # the last prompts shown, by id
@@ -107,8 +124,8 @@ class Screen:
         *,
         seat: int | None = None,
         turn: Rule | None = None,
-        **context: Any,
-    ) -> Offer[Any]:
+        **context: Any,  # Any: JSON values
+    ) -> Offer[Any]:  # Any: as Parse
         """Show a prompt taking one answer of ``kind`` and wait for it to be keyed."""
         prompt = Prompt(next(self._ids), kind, {kind: parse}, seat, turn, dict(context))
         self._show(prompt)
@@ -125,7 +142,7 @@ class Screen:
         self._show(betting)
         await betting.keyed.wait()
 
-    async def betting(self) -> AsyncIterator[Offer[Any]]:
+    async def betting(self) -> AsyncIterator[Offer[Any]]:  # Any: as Parse
         """The wagers keyed for the round, until "no more bets"; any keyed after it is refused."""
         betting = self._betting
         assert betting is not None, "first_wager shows the betting prompt before a round begins"
@@ -142,10 +159,9 @@ class Screen:
             while not betting.offers.empty():
                 betting.offers.get_nowait().refuse(RuleViolation(NO_MORE_BETS, "no more bets was called"))
 
-    def step(self, step: str, arguments: Mapping[str, Any]) -> None:
+    def step(self, step: str, arguments: JsonBody) -> None:
         """Show the dealer a physical step to do now (place a card, burn, pick up...)."""
-        for listener in self.step_listeners:
-            listener(step, arguments)
+        self.events.publish(DealerStep(step, arguments))
 
     @property
     def shown(self) -> Prompt | None:
@@ -171,7 +187,9 @@ class Screen:
         prompt = self._recent.get(prompt_id)
         return next((kind for kind in kinds if prompt is not None and kind in prompt.answers), kinds[0])
 
-    async def answer(self, kind: str, body: Mapping[str, Any], reply: Callable[[], Any] | None = None) -> Any:
+    async def answer(
+        self, kind: str, body: JsonBody, reply: Callable[[], object] | None = None
+    ) -> Any:  # Any: the reply's JSON, else the answer's own type
         """Key an answer to the prompt ``body["prompt"]`` names; returns ``reply()`` (else the value)
         once the round has taken it, or raises its refusal (a RuleViolation with the clause) or, for a
         malformed body, the parser's error. Nothing changes on a refusal. An answer to a prompt an
@@ -233,5 +251,4 @@ class Screen:
     def _announce(self) -> None:
         """Tell the listeners what the screen shows now."""
         shown = self.shown
-        for listener in self.listeners:
-            listener(None if shown is None else shown.as_json())
+        self.events.publish(PromptShown(None if shown is None else shown.as_json()))

@@ -1,9 +1,10 @@
 """The table's memory: the audit trail written as things happen, and the state that survives a kill.
 
-``TableJournal`` watches one table (croupier.tables.watchers) and its devices' fault latches:
+``TableJournal`` listens to one table (croupier.tables.events) and its devices' fault latches,
+as the durable listener of each (vocabulary.events, decision 0031):
 
-- every round record goes to the audit trail as the round makes it, so it is on disk before
-  anything the round took is acknowledged (games.common.records.RoundLog.attach);
+- every round record goes to the audit trail before the table publishes it to anyone else, so it
+  is on disk before anything the round took is acknowledged;
 - a fault latched or released, a supervisor's clear or ruling, a dealer change, the table opened
   or closed: one audit record each, written before the action is acknowledged;
 - every equipment event a device's machine reports (a door, a reboot, a link back, a shuffle, a
@@ -26,6 +27,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Mapping
+from functools import partial
 from typing import Any
 
 import structlog
@@ -36,10 +38,12 @@ from croupier.audit.record import read_records
 from croupier.audit.replay import RoundReplay, replay
 from croupier.audit.writer import AuditTrail
 from croupier.state import TableState
-from devices.equipment import Equipment, EquipmentEvent
+from croupier.tables.events import RoundListener
+from devices.equipment import DeviceIrregularity, Equipment, EquipmentEvent
 from devices.faults import Fault
 from drivers.authenticity import AuthenticityChecked
 from games.common.records import Record
+from vocabulary.events import Event
 from vocabulary.operators import Operator
 from vocabulary.rules import Irregularity, Rule
 
@@ -68,11 +72,9 @@ ROUND_CUT_OFF = Rule(
 )
 
 
-class TableJournal:
-    """The audit trail and state store of one table named ``table`` playing ``game``."""
-
-    #: Told of each record before any other watcher (croupier.tables.watchers): durable first.
-    durable = True
+class TableJournal(RoundListener):
+    """The audit trail and state store of one table named ``table`` playing ``game``: a durable
+    listener of the table's events, told of each before any other listener."""
 
     def __init__(self, trail: AuditTrail, state: TableState, *, table: str, game: str) -> None:
         self.trail, self.state, self.table, self.game = trail, state, table, game
@@ -84,14 +86,14 @@ class TableJournal:
         # access_refused's bound: the minute's start, the records written in it, the ones left out.
         self._access_window, self._access_written, self._access_unrecorded = time.monotonic(), 0, 0
 
-    def keep(self, table: Any) -> None:
+    def keep(self, table: Any) -> None:  # Any: a table of any game
         """Keep ``table``: its latches and round restored after a restart, then every record,
         fault, round end and the position of its cards written as they happen."""
         self.kept = table
         self.rules_in_force(table.rules)
         self.watch_latches(table.equipment)
         table.rounds = self.restore(table.equipment)
-        table.watchers.add(self)
+        table.events.subscribe(self, durable=True)
 
     def save_position(self) -> None:
         """Where the day's cards are (the table's ``position()``: the batches in the shoe and the
@@ -100,12 +102,12 @@ class TableJournal:
         where the round found them) and after each round (and any shoe change it ended with)."""
         self.state.save_table(self.table, {**self._counters(), "position": self.kept.position()})
 
-    def position(self) -> dict[str, Any] | None:
+    def position(self) -> dict[str, Any] | None:  # Any: JSON values
         """The position last saved; None before the table first opened."""
         return self._counters().get("position")
 
     # -- what the table does --------------------------------------------------------------------
-    def round_began(self, round_: Any) -> None:
+    def round_began(self, round_: Any) -> None:  # Any: a round of any game
         self.round = round_.number
         if self.kept is not None:  # a journal of rounds alone keeps no table's position
             self.save_position()
@@ -114,16 +116,16 @@ class TableJournal:
     def record(self, record: Record) -> None:
         append_record(self.trail, self.game, record)
 
-    def round_ended(self, round_: Any) -> None:
+    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
         self._line_errors()
         self.state.end_round(self.table, round_.number, {**self._counters(), "rounds": round_.number})
         self.round = None
 
-    def _counters(self) -> dict[str, Any]:
+    def _counters(self) -> dict[str, Any]:  # Any: JSON values
         return self.state.load_table(self.table) or {}
 
     # -- the devices' latches and irregularities ------------------------------------------------
-    def watch_latches(self, equipment: Iterable[Equipment[Any]]) -> None:
+    def watch_latches(self, equipment: Iterable[Equipment[Any]]) -> None:  # Any: any device's driver
         """Keep each device's latched faults in the state store and in the trail as they change,
         and write each irregularity its rules find (``device_irregularity``), each equipment event
         it reports (``equipment_event``) and each authenticity check of its firmware
@@ -138,21 +140,24 @@ class TableJournal:
             *(check for machine in equipment for check in machine.checks),
         ]
         for made in sorted(backlog, key=lambda made: made.made):
-            if isinstance(made, AuthenticityChecked):
-                self.authenticity_checked(made)
-            else:
-                self.equipment_event(made)
+            self._equipment_heard(made)
         for machine in equipment:
             self._machines.append(machine)
-            machine.check_listeners.append(self.authenticity_checked)
             self._latched[machine.name] = {}
-            machine.latch.listeners.append(lambda machine=machine: self._latch_changed(machine))
+            machine.latch.events.subscribe(partial(self._latch_heard, machine), durable=True)
             if machine.latch:  # latched before the journal watched: recorded now
                 self._latch_changed(machine)
-            machine.irregularity_listeners.append(
-                lambda irregularity, machine=machine: self._irregular(machine, irregularity)
-            )
-            machine.listen(self.equipment_event)
+            machine.listen(self._equipment_heard, durable=True)
+
+    def _equipment_heard(self, event: Event) -> None:
+        """A device's event: each irregularity, equipment event and authenticity check to the trail."""
+        match event:
+            case EquipmentEvent():
+                self.equipment_event(event)
+            case AuthenticityChecked():
+                self.authenticity_checked(event)
+            case DeviceIrregularity(device=device, irregularity=irregularity):
+                self._irregular(device, irregularity)
 
     def equipment_event(self, event: EquipmentEvent) -> None:
         """One equipment event as a record of its own kind: the device by name and identity (model,
@@ -166,8 +171,8 @@ class TableJournal:
         for machine in self._machines:
             machine.report_line_errors()
 
-    def _irregular(self, machine: Equipment[Any], irregularity: Irregularity) -> None:
-        fields = {"device": machine.name, "clause": irregularity.rule.clause, "detail": irregularity.detail}
+    def _irregular(self, device: str, irregularity: Irregularity) -> None:
+        fields = {"device": device, "clause": irregularity.rule.clause, "detail": irregularity.detail}
         self.trail.append("device_irregularity", self.round, fields)
 
     def authenticity_checked(self, check: AuthenticityChecked) -> None:
@@ -177,7 +182,11 @@ class TableJournal:
         self.trail.append("authenticity_check", self.round, check.fields())
         self.state.save_check_due(check.device, check.next_due)
 
-    def _latch_changed(self, machine: Equipment[Any]) -> None:
+    def _latch_heard(self, machine: Equipment[Any], event: Event) -> None:
+        """A fault latched or released on ``machine``'s latch (FaultLatched, FaultReleased)."""
+        self._latch_changed(machine)
+
+    def _latch_changed(self, machine: Equipment[Any]) -> None:  # Any: any device's driver
         """Each fault latched or released as a record, with the unit it is about (model, serial,
         firmware: a regulator matches it to the approved list) and the clause it enforces."""
         faults = {fault.code: fault for fault in machine.latch.faults}
@@ -193,7 +202,7 @@ class TableJournal:
         self._latched[machine.name] = faults
 
     # -- people ---------------------------------------------------------------------------------
-    def operator_action(self, action: str, operator: Operator, **fields: Any) -> None:
+    def operator_action(self, action: str, operator: Operator, **fields: Any) -> None:  # Any: JSON values
         """A person's action on the table (a clear, a ruling, a dealer change, opening, closing)."""
         self.trail.append(
             "operator_action",
@@ -213,7 +222,7 @@ class TableJournal:
             self._access_unrecorded += 1
             return
         self._access_written += 1
-        fields: dict[str, Any] = {"request": request, "status": status, "reason": reason}
+        fields: dict[str, Any] = {"request": request, "status": status, "reason": reason}  # Any: JSON values
         fields |= (
             {"operator": None, "role": None}
             if operator is None
@@ -263,18 +272,18 @@ class TableJournal:
         opens it), never for a table that stayed closed."""
         self.table_event("table_open", self._configuration)
 
-    def rules_in_force(self, rules: Any) -> None:
+    def rules_in_force(self, rules: Any) -> None:  # Any: any game's RuleSet
         """The game's rules and pay tables the table plays by, as plain values: with them a
         regulator holding only the trail can recompute every settlement (``croupier audit
         procedure``; docs/audit.md)."""
         self.table_event("rules_in_force", {"game": self.game, "rules": rules.plain()})
 
-    def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:
+    def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:  # Any: JSON values
         """The table's own events: opened with its configuration, closed, restored after a crash."""
         self.trail.append(kind, None, dict(fields))
 
     # -- after a restart ------------------------------------------------------------------------
-    def restore(self, equipment: Iterable[Equipment[Any]]) -> int:
+    def restore(self, equipment: Iterable[Equipment[Any]]) -> int:  # Any: any device's driver
         """Put the latched faults saved before a restart back on the latches, hold a round the
         restart cut off, and return the number of rounds played (the next round is one more)."""
         machines = list(equipment)
@@ -341,7 +350,7 @@ class TableJournal:
         return rounds[-1] if rounds else None
 
 
-def _left_on_layout(cut: RoundReplay | None) -> dict[str, Any]:
+def _left_on_layout(cut: RoundReplay | None) -> dict[str, Any]:  # Any: JSON values
     """What the trail says the cut-off round left to settle by hand: its wagers, to be returned,
     and how many cards lie at each place of the layout, to be picked up and counted (``croupier
     replay`` shows them card by card), so no wager or card is lost across the restart."""

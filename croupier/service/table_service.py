@@ -57,11 +57,11 @@ class TableService:
 
     def __init__(
         self,
-        table: Any,
+        table: Any,  # Any: a table of any game
         journal: TableJournal,
         *,
         game: str,
-        players: Any = None,
+        players: Any = None,  # Any: the players of any game
         cover: Callable[[int], object] | None = None,
         opened: bool = True,
         screen: Screen | None = None,
@@ -175,10 +175,9 @@ class TableService:
     async def reset_level(self, level: int, key: str, operator: Operator) -> None:
         """A supervisor turns the reset key of a level a hit froze (605a.7(a)); betting then opens
         again. The key is checked by the controller and never recorded."""
-        reset = getattr(self.table, "reset_level", None)
-        if reset is None:
+        if self.table.progressive is None:
             raise KeyError(f"{self.table.name} has no progressive system")
-        await reset(level, key, operator)
+        await self.table.reset_level(level, key, operator)
         self.journal.operator_action("progressive_reset", operator, level=level)
 
     def trace(self, device: str, enabled: bool, operator: Operator) -> None:
@@ -206,7 +205,9 @@ class TableService:
             raise RuleViolation(SUPERVISOR_CLEARS, refused)
 
 
-async def supervisor_clear(table: Any, journal: TableJournal | None, code: str, operator: Operator) -> None:
+async def supervisor_clear(
+    table: Any, journal: TableJournal | None, code: str, operator: Operator  # Any: a table of any game
+) -> None:
     """A supervisor clears a latched fault, audited before it is acknowledged: the one path of the
     API and of the simulated floor supervisor, so that clearing ROUND_CUT_OFF always writes the cut-off
     round's ``round_voided`` record (decision 0012), whoever clears it."""
@@ -218,7 +219,7 @@ async def supervisor_clear(table: Any, journal: TableJournal | None, code: str, 
 
 
 async def supervisor_verify(
-    table: Any, journal: TableJournal | None, device: str, operator: Operator
+    table: Any, journal: TableJournal | None, device: str, operator: Operator  # Any: a table of any game
 ) -> AuthenticityChecked:
     """A device's firmware checked on demand (58 Pa. Code § 461a.20(b); decision 0026), for the API
     and the simulated floor supervisor alike: the check is applied before this returns (its
@@ -236,7 +237,7 @@ async def supervisor_verify(
     return check
 
 
-def _connection(table: Any, device: str) -> Any:
+def _connection(table: Any, device: str) -> Any:  # Any: a table of any game
     """The connection of the table's ``device``; KeyError naming the devices there are."""
     connections = table.feeds.connections()
     if device not in connections:
@@ -245,7 +246,7 @@ def _connection(table: Any, device: str) -> Any:
 
 
 def supervisor_ruling(
-    table: Any, journal: TableJournal | None, operator: Operator, resolution: Resolution
+    table: Any, journal: TableJournal | None, operator: Operator, resolution: Resolution  # Any: any table
 ) -> None:
     """A supervisor's ruling on the held round, audited: the one path of the API and the floor."""
     held = table.held_round
@@ -268,7 +269,7 @@ async def _until(waiting: Awaitable[None], stop: asyncio.Event) -> bool:
 
 
 async def _finish(
-    play: Awaitable[Any], stop: asyncio.Event, waiting_for: Callable[[], str | None]
+    play: Awaitable[Any], stop: asyncio.Event, waiting_for: Callable[[], str | None]  # Any: any round
 ) -> str | None:
     """Play the round to its end even when told to stop: a round is not abandoned mid-deal. Only a
     round waiting for a person (a supervisor's clear or ruling, an answer on the screen) is left:

@@ -98,7 +98,7 @@ class KeptResponse:
     operator: str
     request_hash: str
     status: int
-    body: Any
+    body: Any  # Any: JSON values
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class RoundInProgress:
     """A round begun and not ended: after a restart, the round the crash cut off."""
 
     number: int
-    wagers: Any
+    wagers: Any  # Any: JSON values
     begun_at: str
 
 
@@ -149,25 +149,25 @@ class TableState:
 
     # -- the table's counters --
 
-    def save_table(self, name: str, fields: Mapping[str, Any]) -> None:
+    def save_table(self, name: str, fields: Mapping[str, Any]) -> None:  # Any: JSON values
         """Replace table ``name``'s counters (rounds played, batches, dealer, shoe counts)."""
         text = self._table_text(name, fields)
         with self._transaction():
             self._db.execute("INSERT OR REPLACE INTO tables VALUES (?, ?)", (name, text))
 
-    def _table_text(self, name: str, fields: Mapping[str, Any]) -> str:
+    def _table_text(self, name: str, fields: Mapping[str, Any]) -> str:  # Any: JSON values
         for key, value in fields.items():
             self._json(value, f"table {name} field {key!r}")
         return self._json(dict(fields), f"table {name}")
 
-    def load_table(self, name: str) -> dict[str, Any] | None:
+    def load_table(self, name: str) -> dict[str, Any] | None:  # Any: JSON values
         """The counters last saved for ``name``; None for a table never saved."""
         row = self._db.execute("SELECT fields FROM tables WHERE name = ?", (name,)).fetchone()
         return None if row is None else json.loads(row[0])
 
     # -- the round in progress --
 
-    def begin_round(self, table: str, number: int, wagers: Any) -> None:
+    def begin_round(self, table: str, number: int, wagers: Any) -> None:  # Any: JSON values
         """Record that round ``number`` of ``table`` began with ``wagers`` (JSON-serialisable)."""
         text = self._json(wagers, f"table {table} round {number} wagers")
         with self._transaction():
@@ -182,7 +182,7 @@ class TableState:
             except sqlite3.IntegrityError:
                 raise StateError(f"{self.path}: table {table} round {number} was already played") from None
 
-    def end_round(self, table: str, number: int, counters: Mapping[str, Any]) -> None:
+    def end_round(self, table: str, number: int, counters: Mapping[str, Any]) -> None:  # Any: JSON values
         """Record that round ``number`` of ``table`` ended (settled or voided), and replace the
         table's ``counters`` in the same transaction: a kill between two writes would otherwise
         leave the round ended and the rounds-played counter behind it, and the next round would
@@ -329,7 +329,7 @@ class TableState:
             self._db.execute("ROLLBACK")
             raise StateError(f"{self.path}: cannot write the state database: {exc}") from exc
 
-    def _json(self, value: Any, what: str) -> str:
+    def _json(self, value: Any, what: str) -> str:  # Any: JSON values
         """``value`` as JSON; the error names what was refused, never the value (it may be secret)."""
         try:
             return json.dumps(value, sort_keys=True, allow_nan=False)

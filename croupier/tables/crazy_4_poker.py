@@ -28,19 +28,19 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 import structlog
 
+from croupier.screen.answers import Answer, Answers, Offer, ask, each, received, take
 from croupier.screen.bodies import one_of
 from croupier.screen.players import KeyedPlayers
 from croupier.tables.assembly import one_deck_shuffler
 from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
-from croupier.tables.inputs import Answer, Answers, Offer, ask, each, received, take
 from croupier.tables.registry import Connections, TableKind
-from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
 from devices.progressive import AWARD_TO_WAGER, CHIP_COUNT, KEYED_RESET, LOCKED, NO_MORE_BETS, Progressive
 from devices.shuffler import Batch, Shuffler
@@ -48,6 +48,7 @@ from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.progressive import AwardResult, RoundState
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from drivers.shuffler import SealedOrder
+from games.common.machine_parts import HELD, VOIDED
 from games.crazy_4_poker import GAME, Round, RuleSet, Table, clauses
 from games.crazy_4_poker import dealing as crazy_4_dealing
 from games.crazy_4_poker import inputs as crazy_4
@@ -73,9 +74,10 @@ from games.crazy_4_poker.inputs import (
     StubCount,
     StubToRack,
 )
-from games.crazy_4_poker.machine import COUNTING, DEALING, HELD, LOCKING, MISDEAL_CHECK, SHOWDOWN, VOIDED
+from games.crazy_4_poker.machine import COUNTING, DEALING, LOCKING, MISDEAL_CHECK, SHOWDOWN
 from games.crazy_4_poker.rules_config import Shuffler as ShufflerKind
 from vocabulary.cards import Card
+from vocabulary.events import Events
 from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
 from vocabulary.rules import PUBLISHED_RULES, Rule, RuleViolation
 
@@ -151,7 +153,7 @@ class _SignFeed:
         return self.progressive.sign.name
 
     @property
-    def driver(self) -> Any:
+    def driver(self) -> Any:  # Any: the controller's driver
         return self.progressive.sign
 
     def apply(self, event: object) -> None:
@@ -165,6 +167,8 @@ class Crazy4PokerTable(SupervisorHolds):
     supervisor ``clear``s latched faults, ``resolve``s held rounds and ``reset_level``s a level an
     award froze (the next round opens betting only after that keyed reset).
     """
+
+    progressive: Progressive
 
     def __init__(
         self,
@@ -190,14 +194,14 @@ class Crazy4PokerTable(SupervisorHolds):
         self.name, self.back, self.deck_hand = name, back, deck_hand
         self.game = Table(self.rules, verify_order, name)
         self.in_play: Round | None = None  # the round being dealt, for ``position``
-        machines: list[Any] = [progressive, _SignFeed(progressive)]
-        self.feeds = Feeds([*machines, *([shuffler] if shuffler else [])], record_events)
+        machines: list[Any] = [progressive, _SignFeed(progressive)]  # Any: a machine and its sign's feed
+        self.events = Events()
+        self.feeds = Feeds([*machines, *([shuffler] if shuffler else [])], record_events, events=self.events)
         self.log = structlog.get_logger("croupier.tables").bind(table=name)
         self._init_holds()
-        self.watchers = RoundWatchers()
 
     @property
-    def equipment(self) -> tuple[Equipment[Any], ...]:
+    def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         return (self.progressive, *([self.shuffler] if self.shuffler else []))
 
     @property
@@ -216,7 +220,9 @@ class Crazy4PokerTable(SupervisorHolds):
             yield self
 
     # -- the table's day --------------------------------------------------------------------------
-    async def open(self, floorperson: Operator, position: Mapping[str, Any] | None = None) -> bool:
+    async def open(
+        self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
+    ) -> bool:
         """657a.9(a)(1): refused without an automated shuffler (configured and connected); then the
         shuffler opened (random mode only), the progressive synced and the first deck loaded.
 
@@ -239,7 +245,7 @@ class Crazy4PokerTable(SupervisorHolds):
         self.log.info("table open", back=self.back, deck_hand=self.deck_hand.value, resumed=resumed)
         return resumed
 
-    def position(self) -> dict[str, Any]:
+    def position(self) -> dict[str, Any]:  # Any: JSON values
         """Where the day is, for ``open`` after a restart: the rounds since the stub was counted
         (657a.9(d)) and the shuffler's batches; the deck waits in the shuffler's input tray. A round
         in play counts as a round whose stub was not counted: if the service stops in it, the round
@@ -275,13 +281,15 @@ class Crazy4PokerTable(SupervisorHolds):
         batch = await self._shuffle_deck()
         round_ = self.game.new_round()
         self.in_play = round_
-        self.watchers.began(round_)
+        self._began(round_)
         try:
             async for wager in each(players.wagers(round_.number, self.rules.positions)):
-                take(wager, round_.handle)
+                take(wager, partial(self._give, round_))
             counting = self.rules.shuffler is ShufflerKind.COUNTING
-            round_.handle(ShuffleReport(count=batch.report.count if counting else None, order=batch.order))
-            round_.handle(ChooseHand(self.deck_hand))
+            self._give(
+                round_, ShuffleReport(count=batch.report.count if counting else None, order=batch.order)
+            )
+            self._give(round_, ChooseHand(self.deck_hand))
             self.dealer.take_deck()
             await self._close_betting(round_)
             if round_.state == VOIDED:  # a supervisor voided the held round: no card was dealt
@@ -302,7 +310,7 @@ class Crazy4PokerTable(SupervisorHolds):
             self.dealer.load_shuffler(self.back)
         else:
             self.dealer.rack_to_shuffler()
-        self.watchers.ended(round_)
+        self._ended(round_)
         return round_
 
     async def _shuffle_deck(self) -> Batch:
@@ -322,13 +330,13 @@ class Crazy4PokerTable(SupervisorHolds):
 
     async def _close_betting(self, round_: Round) -> None:
         """657a.9(a)(3): "no more bets", the progressive locked, the chips counted against it."""
-        round_.handle(NoMoreBets())
+        self._give(round_, NoMoreBets())
         if round_.state == DEALING:  # no progressive wager offered: the system locks all the same,
             await self._locked()  # with nothing accepted and nothing to count
         if round_.state != LOCKING:
             return
         state = await self._locked()
-        round_.handle(ProgressiveLocked(state.count))
+        self._give(round_, ProgressiveLocked(state.count))
         if round_.state == COUNTING:
             await self._count_chips(round_)
         if round_.state == HELD:
@@ -354,7 +362,7 @@ class Crazy4PokerTable(SupervisorHolds):
         """The dealer's count against the accepted count: a mismatch holds the round and latches
         CHIP_COUNT_MISMATCH; after a supervisor's clear the dealer counts again until they agree."""
         chips = await received(self.dealer.count_progressive_chips)
-        round_.handle(ChipCount(chips))
+        self._give(round_, ChipCount(chips))
         while self.progressive.state == LOCKED:
             await self._while_latched()  # a sign or sensor fault first: nothing moves while latched
             try:
@@ -374,20 +382,20 @@ class Crazy4PokerTable(SupervisorHolds):
             await self._while_latched()
             self.progressive.require_ready_to_deal()
             self.dealer.deal_card(layout_place(place))
-            round_.handle(CardDealt(place))
+            self._give(round_, CardDealt(place))
 
     async def _stub(self, round_: Round) -> None:
         """657a.9(c)-(f): the stub to the rack, counted first when due; a wrong count has each
         place counted and the round voided."""
         if not round_.stub_count_due:
             self.dealer.stub_to_rack()
-            round_.handle(StubToRack())
+            self._give(round_, StubToRack())
             return
-        await ask(self.dealer.count_stub, lambda counted: round_.handle(StubCount(counted)))
+        await ask(self.dealer.count_stub, lambda counted: self._give(round_, StubCount(counted)))
         if round_.state == MISDEAL_CHECK:
             places = list(dict.fromkeys(round_.deal))
             counted = await received(lambda: self.dealer.recount_places([layout_place(p) for p in places]))
-            round_.handle(HandCounts({place: counted[layout_place(place)] for place in places}))
+            self._give(round_, HandCounts({place: counted[layout_place(place)] for place in places}))
         self.dealer.stub_to_rack()
 
     async def _showdown(self, round_: Round, players: Crazy4Players, order: SealedOrder | None) -> None:
@@ -396,19 +404,19 @@ class Crazy4PokerTable(SupervisorHolds):
         progressive controller. A hand not reported holds the round (657a.1 Hand): on a
         supervisor's CONTINUE the dealer is asked for it again, and the round settles once known."""
         for seat in sorted(round_.positions):
-            await ask(lambda seat=seat: players.decide(seat), round_.handle)
+            await ask(partial(players.decide, seat), partial(self._give, round_))
         if order is not None:
-            round_.handle(RevealOrder(tuple(card for card in order.unseal() if card is not None)))
+            self._give(round_, RevealOrder(tuple(card for card in order.unseal() if card is not None)))
         while round_.state in (SHOWDOWN, HELD):
             if round_.state == HELD:
                 await self._await_ruling(round_)
                 continue
             if order is None:
                 await self._reports(round_)
-            round_.handle(Settle())
+            self._give(round_, Settle())
         for seat, line, _award in round_.awards:
             result = await self._awarded(self.award_levels.get(line, 1), seat)
-            round_.handle(AwardPaid(seat, result.level, result.amount_cents, result.hit_number))
+            self._give(round_, AwardPaid(seat, result.level, result.amount_cents, result.hit_number))
             self.log.info("progressive award", seat=seat, hand=line, cents=result.amount_cents)
 
     async def _reports(self, round_: Round) -> None:
@@ -419,11 +427,11 @@ class Crazy4PokerTable(SupervisorHolds):
 
             def report(cards: tuple[Card, ...] | None, place: Place = place) -> None:
                 if cards is not None:
-                    round_.handle(ReportHand(place, cards))
+                    self._give(round_, ReportHand(place, cards))
                 elif place == DEALER:
                     raise RuleViolation(clauses.DEALER_HAND_KNOWN, "the dealer's hand must be reported")
 
-            await ask(lambda place=place: self.dealer.report_hand(layout_place(place)), report)
+            await ask(partial(self.dealer.report_hand, layout_place(place)), report)
 
     async def _pick_up(self, round_: Round) -> None:
         """657a.9(c): every card on the layout to the discard rack, counted."""
@@ -431,7 +439,7 @@ class Crazy4PokerTable(SupervisorHolds):
         places = [layout_place(place) for place in dict.fromkeys((*round_.deal, *round_.misplaced))]
         counted = self.dealer.count_places(places)
         self.dealer.pick_up([place for place in places for _ in range(counted[place])])
-        round_.handle(Discard(self.dealer.count_rack() - before))
+        self._give(round_, Discard(self.dealer.count_rack() - before))
         if round_.state == HELD:
             await self._await_ruling(round_)
 

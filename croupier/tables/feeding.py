@@ -5,35 +5,47 @@ A device machine (devices/) learns of faults, doors, a cover card or a lost link
 its queue and applies them, so each machine sees its own device's events in order and no event is
 dropped or applied twice. ``settled`` waits until every event queued so far has been applied: the
 table's way of knowing that what a device said before an action is already in the rules' view.
+Each event applied is then published on the table's hub as a ``DeviceEventApplied`` (decision 0031;
+the API streams it).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
 from devices.equipment import Equipment
+from vocabulary.events import Event, Events
 
-Machine = Equipment[Any]
+Machine = Equipment[Any]  # Any: any device's driver
 _log = structlog.get_logger("croupier.tables.feeding")
 
 
-class Feeds:
-    """The event feeds of a set of device machines; start them with ``running``."""
+@dataclass(frozen=True)
+class DeviceEventApplied(Event):
+    """A device's driver event (a fault raised, a door, a link state...), once its machine applied it.
+    No device event carries a face-down card's face (docs/protocol.md §11.2)."""
 
-    def __init__(self, machines: Iterable[Machine], record: list[object] | None = None) -> None:
+    device: str
+    event: object
+
+
+class Feeds:
+    """The event feeds of a set of device machines; start them with ``running``. Each event applied
+    is published on ``events`` (the table's hub)."""
+
+    def __init__(
+        self, machines: Iterable[Machine], record: list[object] | None = None, *, events: Events | None = None
+    ) -> None:
         self.machines = tuple(machines)
         self.record = record  # every event applied, in order, when given (for tests and traces)
-        self._listeners: list[Callable[[object], None]] = []
+        self.events = events if events is not None else Events()
         self._tasks: list[asyncio.Task[None]] = []
-
-    def add_listener(self, listener: Callable[[object], None]) -> None:
-        """Call ``listener`` with every event once it is applied (the API's event stream)."""
-        self._listeners.append(listener)
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Feeds]:
@@ -51,7 +63,7 @@ class Feeds:
                     await task
             self._tasks = []
 
-    def connections(self) -> dict[str, Any]:
+    def connections(self) -> dict[str, Any]:  # Any: any device's connection
         """Each device's connection by name (a meter sign's too, which has no machine of its own)."""
         return {machine.name: machine.driver.conn for machine in self.machines}
 
@@ -71,8 +83,7 @@ class Feeds:
                 if self.record is not None:
                     self.record.append(event)
                 machine.apply(event)
-                for listener in self._listeners:
-                    listener(event)
+                self.events.publish(DeviceEventApplied(machine.name, event))
             except Exception:  # a bad event must not stop the feed: the next ones still count
                 _log.exception("device event not applied", device=machine.name, event=type(event).__name__)
             finally:

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
+from croupier.screen.answers import Answer, Answers, Offer, ask
 from croupier.screen.bodies import choice_body, one_of
 from croupier.screen.players import KeyedPlayers
 from croupier.tables.assembly import shoe_game_shuffler
-from croupier.tables.inputs import Offer, ask
 from croupier.tables.registry import Connections, TableKind
 from croupier.tables.shoe_table import Play, ShoeTable
 from devices.card_reader import CardReader
@@ -37,11 +37,14 @@ from devices.equipment import Equipment
 from devices.shoe import Shoe, ShoeClauses
 from drivers.card_reader import CardReaderDriver
 from drivers.shoe import ShoeDriver
+from games.common.machine_parts import SETTLED, VOIDED
+from games.common.seating import clockwise
 from games.free_bet_blackjack import GAME, Round, RuleSet
 from games.free_bet_blackjack import clauses as fbb_clauses
 from games.free_bet_blackjack import dealing as fbb_dealing
 from games.free_bet_blackjack import inputs as fbb
 from games.free_bet_blackjack.clauses import BLACKJACK_PAID, BURN_DUE
+from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.discard import hand_pickup
 from games.free_bet_blackjack.inputs import (
     CloseInsurance,
@@ -50,24 +53,41 @@ from games.free_bet_blackjack.inputs import (
     Insure,
     Message,
     PeekAnswer,
+    PlaceWager,
     PlayerAction,
     RevealHole,
     Settle,
 )
-from games.free_bet_blackjack.layout import clockwise
 from games.free_bet_blackjack.machine import (
     DEALER_BLACKJACK,
     DEALER_TURN,
     INSURANCE,
     PEEKING,
     PLAYER_TURNS,
-    SETTLED,
-    VOIDED,
 )
 from games.free_bet_blackjack.positions import Hand
 from vocabulary.cards import Card, SealedCard
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule
+
+Legal = Mapping[PlayerAction, Stake | None]
+
+
+class Players(Protocol):
+    """Whoever sits at the table: on a real table the players act and the dealer keys it in; a
+    simulation (``croupier sim``) or a test stands in through this. The table offers only what the
+    round allows (``legal_decisions()``), and the round still refuses anything against the rules."""
+
+    def wagers(self, round_number: int, positions: int) -> Answers[PlaceWager]:
+        """The wagers placed for a round on positions 1 to ``positions`` (none: no round)."""
+
+    def insurance(self, hand: Hand, dealer_up: Card) -> Answer[Insure | EvenMoney | None]:
+        """The player's answer to the insurance offer (672a.7(f)); None declines."""
+
+    def decide(self, hand: Hand, dealer_up: Card, legal: Legal) -> Answer[PlayerAction]:
+        """A decision for ``hand``, one of ``legal`` (672a.7(h)(2)), asked when the dealer reaches
+        it, clockwise; a Blackjack is never asked: it is paid when reached (672a.7(h)(1))."""
+
 
 _Play = Play[Round]
 
@@ -77,6 +97,7 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
 
     burn_rule = BURN_DUE  # 672a.7(c)
     shoe_clauses = ShoeClauses.of_batch_game("672a.7", reconstruct="s")
+    rules: RuleSet
 
     def __init__(self, *, reader: CardReader, rules: RuleSet | None = None, **table: object) -> None:
         """As ShoeTable's, with the card reader for the peek; ``rules`` defaults to the published game."""
@@ -84,7 +105,7 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
         super().__init__(rules=rules or RuleSet(), **table)  # type: ignore[arg-type]
 
     @property
-    def equipment(self) -> tuple[Equipment[Any], ...]:
+    def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         return (self.shoe, self.reader, self.shuffler)
 
     async def _inspect(self, floorperson: Operator) -> None:
@@ -121,7 +142,7 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
         assert up is not None
         for seat in clockwise(round_.positions):
             hand = round_.positions[seat].dealt_hand
-            await ask(lambda hand=hand: play.players.insurance(hand, up), partial(self._insure, play))
+            await ask(partial(play.players.insurance, hand, up), partial(self._insure, play))
         self._handle(play, CloseInsurance())
 
     def _insure(self, play: _Play, choice: Insure | EvenMoney | None) -> None:
@@ -167,7 +188,7 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
         is announced and paid now, and its hand leaves the layout unless tucked under its Push 22
         Wager (672a.7(h)(1))."""
         round_, settled = play.round, len(play.round.actions)
-        round_.handle(message)
+        self._give(round_, message)
         for action in round_.actions[settled:]:
             if action.rule is BLACKJACK_PAID:
                 self.dealer.pay_blackjack(round_.positions[action.seat].dealt_hand.label, action.amount)

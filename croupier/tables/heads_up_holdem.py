@@ -27,25 +27,27 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 import structlog
 
+from croupier.screen.answers import Answer, Answers, Offer, ask, each, received, take
 from croupier.screen.bodies import message_body
 from croupier.screen.players import KeyedPlayers
 from croupier.tables.assembly import one_deck_shuffler
 from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
-from croupier.tables.inputs import Answer, Answers, Offer, ask, each, received, take
 from croupier.tables.registry import Connections, TableKind
-from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
 from devices.shoe import EMPTY, READY, Shoe, ShoeClauses, ShoeFault
 from devices.shuffler import Shuffler
 from drivers.protocol.classes.shoe import MAX_STACK
 from drivers.protocol.core import FaultCode
-from drivers.shoe import SealedCard, ShoeDriver
+from drivers.shoe import ShoeDriver
+from games.common.machine_parts import HELD, SETTLED, VOIDED
+from games.common.messages import Arrival
 from games.common.pickup import SET_ASIDE
 from games.common.seating import clockwise
 from games.heads_up_holdem import GAME, Round, RuleSet
@@ -54,7 +56,6 @@ from games.heads_up_holdem import dealing as holdem_dealing
 from games.heads_up_holdem import inputs as holdem
 from games.heads_up_holdem.dealing import DECK
 from games.heads_up_holdem.inputs import (
-    Arrival,
     Collect,
     CommunityDealt,
     DeckReport,
@@ -73,18 +74,16 @@ from games.heads_up_holdem.inputs import (
 from games.heads_up_holdem.machine import (
     COMMUNITY,
     FLOP,
-    HELD,
     MISDEAL_CHECK,
     PREFLOP,
-    SETTLED,
     STREETS,
     STUB,
     STUB_OUT,
-    VOIDED,
 )
-from games.heads_up_holdem.play import choices_on
+from games.heads_up_holdem.playing import choices_on
 from games.heads_up_holdem.positions import Position
-from vocabulary.cards import Card
+from vocabulary.cards import Card, SealedCard
+from vocabulary.events import Events
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule
 
@@ -184,6 +183,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
     supervisor ``clear``s a latched fault and ``resolve``s a held round.
     """
 
+    shoe: Shoe
     #: The game's clauses for its shoe: the table's shoe is built with them.
     shoe_clauses = SHOE_CLAUSES
 
@@ -207,13 +207,13 @@ class HeadsUpHoldemTable(SupervisorHolds):
         self.decks = 0  # decks put in play so far
         self.rounds_since_stub_count = 0
         self.in_play: Round | None = None  # the round being dealt, for ``position``
-        self.feeds = Feeds(self.equipment, record_events)
+        self.events = Events()
+        self.feeds = Feeds(self.equipment, record_events, events=self.events)
         self.log = structlog.get_logger("croupier.tables").bind(table=name)
         self._init_holds()
-        self.watchers = RoundWatchers()
 
     @property
-    def equipment(self) -> tuple[Equipment[Any], ...]:
+    def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         return (self.shoe, self.shuffler)
 
     @contextlib.asynccontextmanager
@@ -221,7 +221,9 @@ class HeadsUpHoldemTable(SupervisorHolds):
         async with self.feeds.running():
             yield self
 
-    async def open(self, floorperson: Operator, position: Mapping[str, Any] | None = None) -> bool:
+    async def open(
+        self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
+    ) -> bool:
         """Read the shoe, open the shuffler (random mode only), set the shoe's mode, and put the
         first deck in play.
 
@@ -246,7 +248,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         self.log.info("table open", community_first=self.community_first)
         return False
 
-    def position(self) -> dict[str, Any]:
+    def position(self) -> dict[str, Any]:  # Any: JSON values
         """Where the day is, for ``open`` after a restart: the decks put in play, the rounds since
         the stub was counted, the shuffler's batches. A round in play counts as a round of play
         whose stub was not counted (677a.10(d): "at least once every 5 rounds of play"): if the
@@ -271,11 +273,11 @@ class HeadsUpHoldemTable(SupervisorHolds):
             table=self.name,
         )
         self.in_play = round_
-        self.watchers.began(round_)
+        self._began(round_)
         try:
             async for wager in each(players.wagers(self.rounds, self.rules.positions)):
-                take(wager, round_.handle)
-            round_.handle(NoMoreBets(self._deck_report()))  # 677a.10(a)(2): before any stack
+                take(wager, partial(self._give, round_))
+            self._give(round_, NoMoreBets(self._deck_report()))  # 677a.10(a)(2): before any stack
             self.shoe.start_round()
         except BaseException:
             round_.close()
@@ -292,7 +294,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
             self.shoe.close_shoe()
             self.dealer.empty_shoe()
             await self._collected(self.shoe)
-        self.watchers.ended(round_)
+        self._ended(round_)
         return round_
 
     def _deck_report(self) -> DeckReport:
@@ -319,7 +321,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
             await self._misdeal_finding(play)
         elif state in STREETS and round_.to_act is not None:
             position, community = round_.positions[round_.to_act], tuple(round_.community_faces)
-            await ask(lambda: play.players.decide(position, state, community), round_.handle)
+            await ask(lambda: play.players.decide(position, state, community), partial(self._give, round_))
         elif state in (PREFLOP, FLOP):
             await self._reveal_community(play)
         elif state in (SETTLED, VOIDED):
@@ -338,8 +340,8 @@ class HeadsUpHoldemTable(SupervisorHolds):
         assert due is not None
         cards, unseen = await self._reconciled(self.shoe, lambda: self.shoe.deal_stack(due.count))
         if unseen:  # out of the shoe unrecorded while the outcome was unknown: racked unseen
-            round_.handle(UnseenToRack(unseen))
-        play.round.handle(StackDelivered(cards))
+            self._give(round_, UnseenToRack(unseen))
+        self._give(play.round, StackDelivered(cards))
         self.dealer.place_stack(SET_ASIDE if round_.state == HELD else due.place, len(cards))
 
     async def _remove_stub(self, play: _Play) -> None:
@@ -372,66 +374,66 @@ class HeadsUpHoldemTable(SupervisorHolds):
             before = unread
             _, unseen = await self._reconciled(self.shoe, next_lot)
             if unseen or unread > before:
-                round_.handle(UnseenToRack(unseen + unread - before))
+                self._give(round_, UnseenToRack(unseen + unread - before))
             self.dealer.take_stub()
         stub = tuple(card for card in self.shoe.round_cards[first:] if isinstance(card, SealedCard))
-        round_.handle(StubRemoved(stub))
+        self._give(round_, StubRemoved(stub))
 
     def _deal_community(self, play: _Play) -> None:
         """677a.10(c): the top card of the hand, face down, to the community cards."""
         card = play.round.top_of_stub
         assert card is not None
         self.dealer.deal_card("community")
-        play.round.handle(CommunityDealt(card))
+        self._give(play.round, CommunityDealt(card))
 
     async def _stub(self, play: _Play) -> None:
         """677a.10(c)-(e): the stub in the hand, counted face down when due, to the rack."""
         if play.round.stub_count_due:
-            await ask(self.dealer.count_stub, lambda counted: play.round.handle(StubToRack(counted)))
+            await ask(self.dealer.count_stub, lambda counted: self._give(play.round, StubToRack(counted)))
         else:
-            play.round.handle(StubToRack(None))
+            self._give(play.round, StubToRack(None))
         if play.round.state != MISDEAL_CHECK:
             self.dealer.stub_to_rack()
 
     async def _misdeal_finding(self, play: _Play) -> None:
         """677a.10(f): the dealer determines whether the cards were misdealt, and counts the deck."""
         in_deck = await received(self.dealer.count_stub) + play.round.cards_out
-        play.round.handle(MisdealFinding(await received(self.dealer.misdealt), in_deck))
+        self._give(play.round, MisdealFinding(await received(self.dealer.misdealt), in_deck))
         self.dealer.stub_to_rack()
 
     async def _reveal_community(self, play: _Play) -> None:
         """The flop, then the turn and river, each proven by the shoe against its seal."""
         community = play.round.community
         cards = community[:3] if play.round.state == PREFLOP else community[3:]
-        play.round.handle(RevealCommunity(await self._faces(cards)))
+        self._give(play.round, RevealCommunity(await self._faces(cards)))
 
     async def _showdown(self, play: _Play) -> None:
         """The dealer's hand and every live hand turned up (never a folded one), then settlement."""
         round_ = play.round
         live = [seat for seat in clockwise(round_.positions) if round_.positions[seat].live]
         if live and not round_.dealer_faces:
-            play.round.handle(RevealHand(None, await self._faces(round_.dealer_stack)))
+            self._give(play.round, RevealHand(None, await self._faces(round_.dealer_stack)))
         for seat in live:
             if round_.state == HELD:  # a card turned up held the round: the ruling comes first
                 return
             if not round_.positions[seat].faces:
-                play.round.handle(RevealHand(seat, await self._faces(round_.positions[seat].stack)))
+                self._give(play.round, RevealHand(seat, await self._faces(round_.positions[seat].stack)))
         if round_.state != HELD:
-            play.round.handle(Settle())
+            self._give(play.round, Settle())
 
     async def _faces(self, cards: Sequence[Arrival]) -> tuple[Card, ...]:
         """The faces of sealed cards being turned up, each proven by the shoe (Shoe.reveal)."""
         faces = []
         for card in cards:
             assert isinstance(card, SealedCard)
-            faces.append(await self._held_on_fault(lambda card=card: self.shoe.reveal(card)))
+            faces.append(await self._held_on_fault(partial(self.shoe.reveal, card)))
         return tuple(faces)
 
     def _collect(self, play: _Play) -> None:
         """Every card of the round on the layout to the rack, in the round's pickup order."""
         before = self.dealer.count_rack()
         self.dealer.pick_up([pickup.place for pickup in play.round.pickup_order()])
-        play.round.handle(Collect(self.dealer.count_rack() - before))
+        self._give(play.round, Collect(self.dealer.count_rack() - before))
 
     # -- the deck's life --------------------------------------------------------------------------
     async def prepare_round(self) -> None:

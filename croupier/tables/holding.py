@@ -13,13 +13,17 @@ from typing import Any, Protocol, TypeVar
 
 import structlog
 
+from croupier.tables.events import Publishing
 from devices.equipment import LINK_LOST, LINK_REQUIRED, Equipment
 from devices.faults import LATCH_BLOCKS, Fault
+from devices.progressive import Progressive
 from devices.shoe import RECONCILED, Shoe, ShoeFault
 from devices.shuffler import OUTCOME_RECONCILED
 from drivers.errors import CommandTimeout, DeviceRefused, LinkLost, NotConnected, OutcomeUnknown
 from drivers.protocol.message import Status
-from games.common.messages import Resolution, SupervisorResolve
+from games.common.holds import Hold
+from games.common.messages import Message, Resolution, SupervisorResolve
+from games.common.records import Record
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule, RuleViolation
 
@@ -40,21 +44,27 @@ class HeldRound(Protocol):
     """What a table needs of a round of any game to hold it and pass on a ruling."""
 
     number: int
-    hold: Any
+    hold: Hold | None
 
-    def handle(self, message: Any) -> None: ...
+    def handle(self, message: Message) -> tuple[Record, ...]: ...
 
 
-class SupervisorHolds:
-    """Fault holds and held rounds for a table; call ``_init_holds`` from the table's __init__."""
+class SupervisorHolds(Publishing):
+    """Fault holds and held rounds for a table; call ``_init_holds`` from the table's __init__.
 
+    Every table also says what it has, for whoever shows the table (the API's table state): its
+    dealing shoe, its progressive system and the dealer on duty, None where it has none."""
+
+    shoe: Shoe | None = None
+    progressive: Progressive | None = None
+    dealer_on_duty: str | None = None
     name: str
     log: structlog.typing.FilteringBoundLogger
     feeds: Any  # croupier.tables.feeding.Feeds
     dealer: Any  # the table's dealer (croupier.tables.dealer.Dealer)
 
     @property
-    def equipment(self) -> tuple[Equipment[Any], ...]:
+    def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         raise NotImplementedError
 
     def _init_holds(self) -> None:
@@ -85,12 +95,13 @@ class SupervisorHolds:
         offered for this irregularity, is refused with its rule and changes nothing."""
         if self.held_round is None:
             raise LookupError(f"{self.name}: no round is held")
-        self.held_round.handle(SupervisorResolve(operator, resolution))
+        self._give(self.held_round, SupervisorResolve(operator, resolution))
         self._ruled.set()
 
     async def _await_ruling(self, round_: HeldRound) -> None:
         """An irregularity the section does not resolve holds the round, cards where they lie,
         until a supervisor rules on it through ``resolve``."""
+        assert round_.hold is not None  # a held round holds
         self.log.warning("round held", round=round_.number, irregularity=str(round_.hold.irregularity))
         self.held_round = round_
         self._ruled.clear()
@@ -152,7 +163,7 @@ class SupervisorHolds:
                 aside += 1
 
     async def _delivered_to_shoe(
-        self, shoe: Shoe, shuffler: Any, reshuffle: Callable[[], Awaitable[None]]
+        self, shoe: Shoe, shuffler: Any, reshuffle: Callable[[], Awaitable[None]]  # Any: any shuffler
     ) -> None:
         """The shuffler's batch into the shoe (672a.7(a), 686a.7(a), 677a.10(a)(1)), held on a fault like any
         card-moving step. A delivery whose outcome is unknown (the link died with it out, docs/protocol.md
@@ -224,7 +235,7 @@ class SupervisorHolds:
             self._cleared.clear()
             await self._cleared.wait()
 
-    async def _shuffle_until_it_passes(self, shuffler: Any) -> None:
+    async def _shuffle_until_it_passes(self, shuffler: Any) -> None:  # Any: a shuffler of any kind
         """The batch in the shuffler's input shuffled and counted until it passes (decision 0017).
         A failed batch (a wrong count, a foreign card, 603a.15) latches and is out of play: the table
         waits for the supervisor, who takes the batch out of the output tray, removes what does not

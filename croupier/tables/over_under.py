@@ -24,10 +24,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Protocol
 
+from croupier.screen.answers import Answer, Answers, Offer, ask
 from croupier.screen.bodies import choice_body
 from croupier.screen.players import KeyedPlayers
 from croupier.tables.assembly import shoe_game_shuffler
-from croupier.tables.inputs import Answer, Answers, Offer, ask
 from croupier.tables.registry import Connections, TableKind
 from croupier.tables.shoe_table import Play, ShoeTable
 from devices.shoe import Shoe, ShoeClauses
@@ -63,6 +63,7 @@ class OverUnderTable(ShoeTable[Round]):
 
     burn_rule = BURN_DUE  # 686a.7(c)
     shoe_clauses = ShoeClauses.of_batch_game("686a.7", reconstruct="n")
+    rules: RuleSet
 
     def __init__(self, *, rules: RuleSet | None = None, **table: object) -> None:
         """As ShoeTable's; ``rules`` is Over/Under's RuleSet (its ``decks`` size the batches, its

@@ -10,6 +10,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from croupier.screen.bodies import Body, message_body, place_counts_body
+from croupier.screen.dealer import CHIP_COUNT, HAND_REPORT, MISDEAL_FINDING, SIX_CARD_REPORT, STUB_COUNT
+from croupier.screen.players import KeyedPlayers
+from croupier.screen.prompts import CLOSE_BETTING, NO_MORE_BETS_BODY
 from drivers.connection import DeviceConnection
 from games import registry
 from games.registry import Game
@@ -24,12 +28,12 @@ class TableKind:
     devices' connections, with the table's options (croupier.tables.assembly.assemble checks the
     devices first); ``players`` are its players keyed on the dealer's screen
     (croupier.screen.players.KeyedPlayers: the wager and the game's own prompts); ``answers`` are
-    the bodies of those prompts' answers, by kind of answer (croupier.screen.players.answer_bodies,
+    the bodies of those prompts' answers, by kind of answer (answer_bodies,
     from which the API documents are generated)."""
 
     game: Game
     assemble: Callable[[Connections, dict[str, Any]], Any]
-    players: type
+    players: type[KeyedPlayers]
     answers: Mapping[str, tuple[Any, ...]]
 
 
@@ -45,3 +49,23 @@ def table_kind(slug: str) -> TableKind:
 def table_kinds() -> tuple[TableKind, ...]:
     """Every game's table, in the registry's order."""
     return tuple(table_kind(slug) for slug in registry.slugs())
+
+
+def answer_bodies() -> dict[str, tuple[Body, ...]]:
+    """Each kind of answer's bodies, every game's (the API documents are generated from their
+    models): the wagers and the dealer's counts here, each game's own prompts from its table
+    (its TableKind). A new prompt's body is added here or to its game's table."""
+    kinds = table_kinds()
+    bodies: dict[str, tuple[Body, ...]] = {
+        "wager": tuple(message_body(kind.players.wager) for kind in kinds),
+        CLOSE_BETTING: (NO_MORE_BETS_BODY,),
+        "stub_count": (STUB_COUNT,),
+        "chip_count": (CHIP_COUNT,),
+        "misdeal_finding": (MISDEAL_FINDING,),
+        "place_counts": (place_counts_body("PlaceCounts", ()),),
+        "hand_report": (HAND_REPORT, SIX_CARD_REPORT),
+    }
+    for kind in kinds:
+        for answer, its in kind.answers.items():
+            bodies[answer] = bodies.get(answer, ()) + its
+    return bodies

@@ -12,26 +12,30 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import structlog
 
+from croupier.screen.answers import each, take
 from croupier.tables.dealer import Dealer
+from croupier.tables.events import TableRecord
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
-from croupier.tables.inputs import each, take
-from croupier.tables.watchers import RoundWatchers
 from devices.equipment import Equipment
 from devices.shoe import COLLECTING, EMPTY, ENDING, NEEDS_BURN, OFFLINE, Shoe, ShoeClauses
 from devices.shuffler import BATCHES_ALTERNATE, Shuffler
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
+from games.common.holds import Hold
 from games.common.machine_parts import COMPLETE, HELD
-from games.common.messages import COVER_CARD, CardArrives, Discard, ShoeStatus, StartDeal
+from games.common.messages import COVER_CARD, CardArrives, Discard, Message, ShoeStatus, StartDeal
 from games.common.pickup import SET_ASIDE
+from games.common.records import Record
+from vocabulary.events import Events
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule
 
-#: The kind of the record each burn card makes in the audit trail (``RoundWatchers.table_event``).
+#: The kind of the record each burn card makes in the audit trail (a ``TableRecord`` event).
 BURN_RECORD = "burn"
 #: NJ 13:69F-2.5 (analog): the cover card at least this many cards from either end.
 COVER_MARGIN = 10
@@ -53,22 +57,27 @@ class ShoeRound(Protocol):
 
     number: int
     state: str
-    hold: Any
+    hold: Hold | None
 
     @property
-    def expected(self) -> Any:
+    def expected(self) -> Any:  # Any: the game's own slot
         """The Slot of the card the round expects next, None when it expects none."""
 
-    def handle(self, message: Any) -> None: ...
+    def handle(self, message: Message) -> tuple[Record, ...]: ...
 
     def close(self) -> None: ...
 
-    def pickup_order(self) -> Any: ...
+    def pickup_order(self) -> Any: ...  # Any: the game's own pickup order
 
 
 class ShoeRules(Protocol):
-    decks: int
-    positions: int
+    @property
+    def decks(self) -> int: ...
+
+    @property
+    def positions(self) -> int: ...
+
+    def check_pay_tables(self) -> None: ...
 
 
 class Slot(Protocol):
@@ -84,7 +93,7 @@ class Play(Generic[R]):
     """One round in progress: the round, who plays it, and what has gone to the rack so far."""
 
     round: R
-    players: Any
+    players: Any  # Any: the players of any game
     rack_before: int  # cards in the discard rack when the deal started
     removed: int = 0  # cards already in the rack before the final pickup (paid early, cleared)
 
@@ -94,6 +103,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
     then ``play_round`` as often as wanted; ``dealer_change`` between rounds; ``clear`` a latched
     fault and ``resolve`` a held round as a supervisor."""
 
+    shoe: Shoe
+    dealer_on_duty: str
     #: The game's burn clause (e.g. 672a.7(c)), cited by each burn's record.
     burn_rule: ClassVar[Rule]
     #: The game's clauses for its shoe (ShoeClauses): the table's shoe is built with them.
@@ -133,11 +144,11 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.in_shoe, self.held = backs  # the batch in play and the one waiting in the shuffler
         self.log = structlog.get_logger("croupier.tables").bind(table=name)
         self._init_holds()
-        self.feeds = Feeds(self.equipment, record_events)
-        self.watchers = RoundWatchers()
+        self.events = Events()
+        self.feeds = Feeds(self.equipment, record_events, events=self.events)
 
     @property
-    def equipment(self) -> tuple[Equipment[Any], ...]:
+    def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         return (self.shoe, self.shuffler)
 
     @contextlib.asynccontextmanager
@@ -147,7 +158,9 @@ class ShoeTable(SupervisorHolds, Generic[R]):
             yield self
 
     # -- the table's day --------------------------------------------------------------------------
-    async def open(self, floorperson: Operator, position: Mapping[str, Any] | None = None) -> bool:
+    async def open(
+        self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
+    ) -> bool:
         """Open the table: read the shoe, open the shuffler (random mode only), the game's own
         checks, the first batch shuffled, counted and in the shoe with its cover card, the second
         shuffled and held. The first round burns a card first.
@@ -177,7 +190,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.log.info("table open", in_shoe=self.in_shoe, held=self.held, cover_depth=self.cover_depth)
         return False
 
-    def position(self) -> dict[str, Any]:
+    def position(self) -> dict[str, Any]:  # Any: JSON values
         """Where the day's cards are, for ``open`` after a restart: the batch in the shoe and the
         one held, the dealer on duty, the shuffler's batches."""
         return {
@@ -201,17 +214,17 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.log.info("dealer change", dealer=new_dealer)
 
     # -- a round ----------------------------------------------------------------------------------
-    async def play_round(self, players: Any) -> R:
+    async def play_round(self, players: Any) -> R:  # Any: the players of any game
         """Play one round to completion, its cards in the discard rack; returns the round, whose
         ``records`` are its log. After the cover card the shoe is changed before this returns."""
         await self.prepare_round()
         self.rounds += 1
         round_ = self._new_round()
-        self.watchers.began(round_)
+        self._began(round_)
         try:
             async for wager in each(players.wagers(self.rounds, self.rules.positions)):
-                take(wager, round_.handle)
-            round_.handle(StartDeal(shoe_status(self.shoe)))
+                take(wager, partial(self._give, round_))
+            self._give(round_, StartDeal(shoe_status(self.shoe)))
             self.shoe.start_round()
         except BaseException:
             round_.close()
@@ -224,7 +237,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
                 await self._step(play)
         await self._shoe_round_ended(self.shoe)
         self._round_ended()
-        self.watchers.ended(round_)
+        self._ended(round_)
         if self.shoe.state == COLLECTING:
             await self._change_shoe()
         return round_
@@ -267,9 +280,9 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.dealer.pick_up([pickup.place for pickup in order[play.removed :]])
         self._handle(play, Discard(self.dealer.count_rack() - play.rack_before))
 
-    def _handle(self, play: Play[R], message: Any) -> None:
+    def _handle(self, play: Play[R], message: Any) -> None:  # Any: a message of the game's
         """Give the round one message."""
-        play.round.handle(message)
+        self._give(play.round, message)
 
     # -- the shoe's life --------------------------------------------------------------------------
     async def prepare_round(self) -> None:
@@ -289,23 +302,25 @@ class ShoeTable(SupervisorHolds, Generic[R]):
                 return
 
     def _record_burn(self) -> None:
-        """The burn just made, to the watchers (the journal writes it to the audit trail) before
+        """The burn just made, to the listeners (the journal writes it to the audit trail) before
         any card of the next deal: its clause, why it was owed (the batch's first card, a new
         dealer's), the dealer who burned it, the batch by its back colour and the shoe's counts
         after it, so a reviewer can show from the trail alone that every batch and every new dealer
         burned. Never the card's face: a burn card is never turned up."""
         burn = self.shoe.last_burn
         assert burn is not None
-        self.watchers.table_event(
-            BURN_RECORD,
-            {
-                "clause": self.burn_rule.clause,
-                "reason": burn.reason,
-                "dealer": self.dealer_on_duty,
-                "batch": self.in_shoe,
-                "dispensed": burn.dispensed,
-                "remaining": burn.remaining,
-            },
+        self.events.publish(
+            TableRecord(
+                BURN_RECORD,
+                {
+                    "clause": self.burn_rule.clause,
+                    "reason": burn.reason,
+                    "dealer": self.dealer_on_duty,
+                    "batch": self.in_shoe,
+                    "dispensed": burn.dispensed,
+                    "remaining": burn.remaining,
+                },
+            )
         )
 
     async def _change_shoe(self) -> None:

@@ -113,7 +113,7 @@ class _Blob(WireType):
             raise PayloadError(f"blob of {len(value)} bytes exceeds 255")
         return bytes((len(value),)) + bytes(value)
 
-    def decode(self, data: bytes, offset: int) -> tuple[object, int]:
+    def decode(self, data: bytes, offset: int) -> tuple[bytes, int]:
         if offset >= len(data):
             raise PayloadError("blob length byte missing")
         end = offset + 1 + data[offset]
@@ -139,7 +139,7 @@ class _Str(WireType):
     def decode(self, data: bytes, offset: int) -> tuple[object, int]:
         raw, end = BLOB.decode(data, offset)
         try:
-            return raw.decode("utf-8"), end  # type: ignore[union-attr]
+            return raw.decode("utf-8"), end
         except UnicodeDecodeError as exc:
             raise PayloadError(f"text is not UTF-8: {raw!r}") from exc
 

@@ -11,7 +11,8 @@ import dataclasses
 import enum
 import struct
 import typing
-from typing import Annotated, ClassVar, Self
+from collections.abc import Mapping
+from typing import Annotated, ClassVar, Self, TypeVar, dataclass_transform
 
 from drivers.protocol.fields import PayloadError, WireType, fixed_format
 
@@ -28,6 +29,7 @@ class Status(enum.IntEnum):
     NO_SESSION = 6
 
 
+@dataclass_transform(frozen_default=True)
 class Message:
     """Base of every message. Subclasses are frozen dataclasses whose fields carry wire types."""
 
@@ -41,14 +43,15 @@ class Message:
         dataclasses.dataclass(frozen=True, slots=False)(cls)
         hints = typing.get_type_hints(cls, include_extras=True)
         layout = []
-        for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+        for field in dataclasses.fields(cls):  # type: ignore[arg-type]  # a dataclass since the line above
             wire = [m for m in getattr(hints[field.name], "__metadata__", ()) if isinstance(m, WireType)]
             if len(wire) != 1:
                 raise TypeError(f"{cls.__name__}.{field.name} needs exactly one wire type")
             layout.append((field.name, wire[0]))
         cls.LAYOUT = tuple(layout)
         formats = [fixed_format(wire) for _, wire in layout]
-        cls._FIXED = None if None in formats else struct.Struct("<" + "".join(formats))  # type: ignore[arg-type]
+        fixed = [f for f in formats if f is not None]
+        cls._FIXED = struct.Struct("<" + "".join(fixed)) if len(fixed) == len(formats) else None
 
     def to_payload(self) -> bytes:
         """Encode the fields in declaration order."""
@@ -106,6 +109,9 @@ class UnknownMessage(LookupError):
     """A message id the catalog does not hold."""
 
 
+MessageClass = TypeVar("MessageClass", type[Command], type[Event])
+
+
 class Catalog:
     """Message ids to classes, one namespace for commands and one for events."""
 
@@ -113,13 +119,16 @@ class Catalog:
         self.commands: dict[int, type[Command]] = {}
         self.events: dict[int, type[Event]] = {}
 
-    def add(self, cls: type[Command] | type[Event]) -> type:
+    def add(self, cls: MessageClass) -> MessageClass:
         """Register a class (usable as a decorator); a clashing id is a programming error."""
-        table: dict = self.commands if issubclass(cls, Command) else self.events
+        table: Mapping[int, type[Message]] = self.commands if issubclass(cls, Command) else self.events
         other = table.get(cls.MSG_ID)
         if other is not None and other is not cls:
             raise ValueError(f"message id 0x{cls.MSG_ID:02X} is both {other.__name__} and {cls.__name__}")
-        table[cls.MSG_ID] = cls
+        if issubclass(cls, Command):
+            self.commands[cls.MSG_ID] = cls
+        else:
+            self.events[cls.MSG_ID] = cls
         return cls
 
     def command(self, msg_id: int) -> type[Command]:

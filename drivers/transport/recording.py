@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO, TypeVar
 
 from drivers.errors import LinkLost
 from drivers.protocol.core import CATALOG, Hello
@@ -44,6 +44,8 @@ VERSION = 1
 
 #: Host commands whose payload differs on every run by design and is not compared on replay.
 VOLATILE = (Hello,)
+
+Argument = TypeVar("Argument")
 
 
 class Recorder:
@@ -74,7 +76,7 @@ class Recorder:
         self._bytes("rx", data, self._rx.mask(data))
 
     def event(self, name: str, reason: str = "") -> None:
-        record: dict[str, Any] = {"t": self._now(), "event": name}
+        record: dict[str, object] = {"t": self._now(), "event": name}
         if reason:
             record["reason"] = reason
         self._line(record)
@@ -90,7 +92,7 @@ class Recorder:
     def _now(self) -> float:
         return round(self._clock() - self._start, 6)
 
-    def _line(self, record: dict[str, Any]) -> None:
+    def _line(self, record: dict[str, object]) -> None:
         if self._file is None:
             return  # the run is over; a late callback from a closing transport is not an exchange
         self._file.write(json.dumps(record) + "\n")
@@ -152,7 +154,7 @@ class Replay:
     def __init__(self, path: Path, *, catalog: Catalog = CATALOG) -> None:
         self.path = Path(path)
         self.events: list[_Event] = []
-        self.header: dict[str, Any] = {}
+        self.header: dict[str, object] = {}
         self.mismatch: ReplayMismatch | None = None
         self.tx_offset = 0  # host bytes matched so far
         self._pos = 0  # next event
@@ -302,7 +304,7 @@ class ReplayTransport(Transport):
             elif event.kind == "lost" and self._on_lost is not None:
                 self._soon(self._on_lost, LinkLost(event.reason or "link lost (recorded)"))
 
-    def _soon(self, callback: Callable[[Any], None], argument: object) -> None:
+    def _soon(self, callback: Callable[[Argument], None], argument: Argument) -> None:
         """Callbacks run on the loop, never inside the host's own write, as a real transport's do."""
         assert self._loop is not None
 

@@ -13,6 +13,7 @@ import contextlib
 import errno
 import os
 import threading
+from typing import TypedDict
 from urllib.parse import urlsplit
 
 import serial
@@ -29,6 +30,18 @@ from drivers.transport.base import DataCallback, LostCallback, Transport
 
 _READ_CHUNK = 4096
 _THREAD_POLL = 0.05  # seconds a reader thread blocks before checking it should stop
+
+
+class _PortSettings(TypedDict, total=False):
+    """The keyword arguments this transport gives pyserial's ``serial_for_url``."""
+
+    baudrate: int
+    bytesize: int
+    parity: str
+    stopbits: float
+    timeout: float
+    write_timeout: float
+    exclusive: bool
 
 
 class SerialTransport(Transport):
@@ -48,9 +61,14 @@ class SerialTransport(Transport):
         exclusive: bool = True,
     ) -> None:
         self.url = url
-        self.line = {"baudrate": baudrate, "bytesize": bytesize, "parity": parity, "stopbits": stopbits}
+        self.line: _PortSettings = {
+            "baudrate": baudrate,
+            "bytesize": bytesize,
+            "parity": parity,
+            "stopbits": stopbits,
+        }
         self.exclusive = exclusive
-        self._port: serial.SerialBase | None = None
+        self._port: serial.Serial | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._on_data: DataCallback | None = None
         self._on_lost: LostCallback | None = None
@@ -75,9 +93,9 @@ class SerialTransport(Transport):
             self._thread = threading.Thread(target=self._read_thread, name=f"serial-{self.url}", daemon=True)
             self._thread.start()
 
-    def _open_port(self) -> serial.SerialBase:
+    def _open_port(self) -> serial.Serial:
         scheme = urlsplit(self.url).scheme
-        kwargs: dict[str, object] = {**self.line, "timeout": _THREAD_POLL}
+        kwargs: _PortSettings = {**self.line, "timeout": _THREAD_POLL}
         if scheme != "rfc2217":  # pyserial's RFC 2217 client has no write timeout
             kwargs["write_timeout"] = 1.0
         if scheme in ("", "hwgrep"):

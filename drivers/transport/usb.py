@@ -350,7 +350,8 @@ def _serial_number(device: usb.core.Device) -> str | None:
     langids = usb.util.get_langids(device)
     if not langids:
         return None
-    return usb.util.get_string(device, device.iSerialNumber, langids[0])
+    serial_number: str | None = usb.util.get_string(device, device.iSerialNumber, langids[0])
+    return serial_number
 
 
 def _bulk_endpoint(interface: usb.core.Interface, direction: int) -> int | None:

@@ -1,11 +1,13 @@
 """The end of a round every game shares: a supervisor's ruling closes the hold and puts the cards it
 held aside (decision 0008), and the cards reach the discard rack in the recorded pick-up order. Mixed
-into each game's Round, which keeps ``set_aside`` and ``pickup`` and says ``pickup_order``.
+into each game's Round, whose RoundState keeps ``set_aside`` and ``pickup`` and says ``pickup_order``.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
+from typing import Protocol, cast
 
 from transitions import EventData
 
@@ -13,14 +15,31 @@ from games.common.holds import Hold
 from games.common.machine_parts import message_of
 from games.common.messages import COVER_CARD, Arrival, Resolution
 from games.common.pickup import SET_ASIDE, Pickup
+from games.common.round_base import A, RoundBase
 
 
-class ClosingSteps:
-    """The supervisor's ruling and the pick-up record, in the game's own record kinds."""
+class PickupKinds(Protocol):
+    @property
+    def SET_ASIDE(self) -> enum.StrEnum: ...
+
+    @property
+    def PICKUP(self) -> enum.StrEnum: ...
+
+
+class RulingAndPickup(RoundBase[A]):
+    """The supervisor's ruling and the pick-up record, in the game's own record kinds. The game's
+    RoundState says ``pickup_order``."""
+
+    @property
+    def _pickup_kinds(self) -> PickupKinds:
+        """The game's record kinds of a card set aside and of the pick-up: every game's but Crazy 4
+        Poker's, whose holds keep no cards and whose rack is counted, not listed."""
+        return cast(PickupKinds, self.kinds)
 
     def _resolve(self, event: EventData) -> Hold:
         """Close the hold with the supervisor's ruling; the cards held go aside."""
         message, hold = message_of(event), self.hold
+        assert hold is not None, "only a held round is ruled on"
         self.log.add(
             self.kinds.RESOLUTION,
             code=hold.kind.code,
@@ -42,7 +61,7 @@ class ClosingSteps:
             return
         pickup = Pickup.of(item, SET_ASIDE)
         self.set_aside.append(pickup)
-        self.log.add(self.kinds.SET_ASIDE, card=pickup.card, commitment=pickup.commitment, code=code)
+        self.log.add(self._pickup_kinds.SET_ASIDE, card=pickup.card, commitment=pickup.commitment, code=code)
 
     picked = 0  # cards recorded as picked up so far (a hand paid in play goes before the round ends)
 
@@ -60,7 +79,7 @@ class ClosingSteps:
         for pickup in pickups:
             self.picked += 1
             self.log.add(
-                self.kinds.PICKUP,
+                self._pickup_kinds.PICKUP,
                 order=self.picked,
                 place=pickup.place,
                 card=pickup.card,

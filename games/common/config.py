@@ -9,9 +9,9 @@ import re
 import sys
 import tomllib
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import Field, dataclass, fields
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 #: The example rules each game ships beside its rules_config module (``Configurable.example``).
 EXAMPLE_FILE = "example_pay_tables.toml"
@@ -66,9 +66,14 @@ class Odds:
 EVEN_ODDS = Odds(1, 1)
 
 
-def key(
-    source: str, parse: Callable[[str, Any], Any], *, pays: str = "", offered_by: str = ""
-) -> dict[str, Any]:
+#: A value as configuration gives it (a TOML value, or a Python value given directly): Any until its
+#: key's reader has checked it.
+Raw = Any  # Any: unchecked until its key's reader checks it
+#: A key's reader: from the key's name (for the error) and its raw value to the value the rules hold.
+Reader = Callable[[str, Raw], object]
+
+
+def key(source: str, parse: Reader, *, pays: str = "", offered_by: str = "") -> dict[str, object]:
     """A configuration key's metadata: where its default comes from, and how to read a value.
     ``pays``: the wager whose pay table (or odds) this key is: a casino pays by the table the Board
     approved in its Rules Submission, so a table offering the wager opens only with the key
@@ -77,22 +82,22 @@ def key(
     return {"source": source, "parse": parse, "pays": pays, "offered_by": offered_by}
 
 
-def integer(key: str, raw: Any) -> int:
+def integer(key: str, raw: Raw) -> int:
     if isinstance(raw, bool) or not isinstance(raw, int):
         raise ConfigError(key, f"expected a whole number, got {raw!r}")
     return raw
 
 
-def flag(key: str, raw: Any) -> bool:
+def flag(key: str, raw: Raw) -> bool:
     if not isinstance(raw, bool):
         raise ConfigError(key, f"expected true or false, got {raw!r}")
     return raw
 
 
-def choice(kind: type[enum.StrEnum]) -> Callable[[str, Any], Any]:
+def choice(kind: type[enum.StrEnum]) -> Reader:
     """A reader of one of ``kind``'s values; a bad value is refused with the values allowed."""
 
-    def parse(key: str, raw: Any) -> Any:
+    def parse(key: str, raw: Raw) -> enum.StrEnum:
         try:
             return kind(raw)
         except ValueError:
@@ -112,8 +117,13 @@ class Configurable:
     configuration and documenting its sources are the same for every game; only ``shown`` (how a
     default reads in the documentation) may differ."""
 
+    #: What the game's dataclass declares.
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]  # Any: each key has its own type
+    #: The table's betting positions: every game's RuleSet has them (``table.seats``).
+    positions: int
+
     @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any]) -> Self:
+    def from_mapping(cls, mapping: Mapping[str, Raw]) -> Self:
         """A rule set from configuration (a TOML table): unknown keys and bad values name the key."""
         keys = [spec.name for spec in fields(cls)]
         for name in mapping:
@@ -122,7 +132,7 @@ class Configurable:
         return cls(**mapping)
 
     @classmethod
-    def example(cls, **overrides: Any) -> Self:
+    def example(cls, **overrides: Raw) -> Self:
         """The game's example rules (``example_pay_tables.toml`` beside its rules_config module,
         shipped with the package) with ``overrides``: what simulated tables and tests play. The
         file's pay tables are examples; a casino configures those the Board approved."""
@@ -144,7 +154,7 @@ class Configurable:
         }
 
     @staticmethod
-    def shown(name: str, value: Any) -> str:
+    def shown(name: str, value: Raw) -> str:
         """A default as the documentation shows it."""
         return str(value)
 
@@ -167,11 +177,11 @@ class Configurable:
         for name, wager in self.unconfigured_pay_tables(given):
             raise ConfigError(name, f"required because the table offers the {wager}")
 
-    def plain(self) -> dict[str, Any]:
+    def plain(self) -> dict[str, Any]:  # Any: JSON values
         """The rules in force as plain values (odds as ``"3:2"``, tables as objects keyed by text,
         sets as sorted lists): what the audit trail records at table open, so a regulator holding
         only the trail can recompute every settlement."""
-        return {spec.name: plain(getattr(self, spec.name)) for spec in fields(self)}  # type: ignore[arg-type]
+        return {spec.name: plain(getattr(self, spec.name)) for spec in fields(self)}
 
     def check_range(self, name: str, low: int, high: int, why: object, unit: str = "") -> None:
         """Refuse the key ``name`` unless its value lies from ``low`` to ``high``, citing ``why``."""
@@ -185,7 +195,7 @@ class Configurable:
             object.__setattr__(self, spec.name, spec.metadata["parse"](spec.name, getattr(self, spec.name)))
 
 
-def plain(value: Any) -> Any:
+def plain(value: Any) -> Any:  # Any: a value of any key in, its JSON value out
     """One configuration value as JSON would hold it."""
     if isinstance(value, Odds):
         return f"{value.win}:{value.stake}"

@@ -27,7 +27,7 @@ class Kind:
 
     code: str
     cites: str  # the clause(s) its irregularities cite
-    outcome: Outcome
+    outcome: enum.StrEnum  # Outcome, or the game's own outcomes
     on_continue: str | None = None  # what CONTINUE does; None: CONTINUE is not offered
     resume_to: str | None = None  # the state CONTINUE leads to; None: the state it was held in
     voidable: bool = True

@@ -15,9 +15,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transitions import EventData, Machine
+
+from vocabulary.machines import DeclaredMachine, Spec
+
+if TYPE_CHECKING:
+    from games.common.movement import Action
+    from games.common.round_base import RoundBase
 
 BETTING = "betting"
 SETTLED = "settled"
@@ -26,9 +32,9 @@ HELD = "held"
 COMPLETE = "complete"
 
 
-def message_of(event: EventData) -> Any:
+def message_of(event: EventData) -> Any:  # Any: each trigger's own message type, known to its callbacks
     """The message from inputs.py a trigger was fired with (Round.handle passes exactly one)."""
-    return event.args[0]
+    return next(iter(event.args))
 
 
 class ResumesTo:
@@ -40,10 +46,12 @@ class ResumesTo:
         self.__name__ = f"resumes_to_{state}"
 
     def __call__(self, event: EventData) -> bool:
-        return event.model.hold.resume_to == self.state
+        round_: RoundBase[Action] = event.model  # type: ignore[assignment]  # transitions types a model as object
+        assert round_.hold is not None, "only a held round is resumed"
+        return round_.hold.resume_to == self.state
 
 
-def resolution_transitions(resumable: Iterable[str]) -> list[dict[str, Any]]:
+def resolution_transitions(resumable: Iterable[str]) -> list[Spec]:
     """A held round waits for a supervisor: VOID, or CONTINUE to the state the hold resumes to (one
     transition per state in ``resumable``)."""
     return [
@@ -67,7 +75,7 @@ def resolution_transitions(resumable: Iterable[str]) -> list[dict[str, Any]]:
     ]
 
 
-def dealer_change_transitions(sources: list[str]) -> list[dict[str, Any]]:
+def dealer_change_transitions(sources: list[str]) -> list[Spec]:
     """A new dealer may come to a shoe game's table in any state; the burn card is owed before any
     other card is dealt (e.g. 672a.7(c), 686a.7(c))."""
     return [
@@ -82,7 +90,7 @@ def dealer_change_transitions(sources: list[str]) -> list[dict[str, Any]]:
     ]
 
 
-def definition(states: list[str], transitions: list[dict[str, Any]]) -> dict[str, Any]:
+def definition(states: list[str], transitions: list[Spec]) -> Spec:
     """The keyword arguments of a round's Machine (shared with games.diagrams)."""
     return dict(
         states=states,
@@ -94,7 +102,7 @@ def definition(states: list[str], transitions: list[dict[str, Any]]) -> dict[str
     )
 
 
-def opening_transitions(deal_to: str, *, deal_trigger: str = "start_deal") -> list[dict[str, Any]]:
+def opening_transitions(deal_to: str, *, deal_trigger: str = "start_deal") -> list[Spec]:
     """Wagers while betting, then the deal (on ``deal_trigger``) once the game's guard allows it
     (e.g. 672a.7(e), 686a.7(e), 677a.10(a)); used by the games dealt from a shoe."""
     return [
@@ -115,7 +123,7 @@ def opening_transitions(deal_to: str, *, deal_trigger: str = "start_deal") -> li
     ]
 
 
-def decision_transitions(triggers: Iterable[str], source: str | list[str]) -> list[dict[str, Any]]:
+def decision_transitions(triggers: Iterable[str], source: str | list[str]) -> list[Spec]:
     """A player's decisions (one trigger each) in ``source``, checked by ``decision_is_legal`` and
     applied by ``apply_decision``; the round stays in its state."""
     return [
@@ -130,7 +138,7 @@ def decision_transitions(triggers: Iterable[str], source: str | list[str]) -> li
     ]
 
 
-def refusal_transitions(refusals: dict[str, tuple[list[str], str]]) -> list[dict[str, Any]]:
+def refusal_transitions(refusals: dict[str, tuple[list[str], str]]) -> list[Spec]:
     """Requests refused outright, so that the refusal names its clause: for each trigger, in its
     states, a guard that raises (``refusals``: trigger -> (states, guard))."""
     return [
@@ -139,9 +147,7 @@ def refusal_transitions(refusals: dict[str, tuple[list[str], str]]) -> list[dict
     ]
 
 
-def held_arrival_transitions(
-    trigger: str, active: list[str], *, irregular: str, hold: str
-) -> list[dict[str, Any]]:
+def held_arrival_transitions(trigger: str, active: list[str], *, irregular: str, hold: str) -> list[Spec]:
     """A card out while the round is held is set aside; an irregular one while it is active holds
     the round (decision 0008). These come before the trigger's regular transitions."""
     return [
@@ -150,7 +156,7 @@ def held_arrival_transitions(
     ]
 
 
-def shoe_arrival_transitions(active: list[str]) -> list[dict[str, Any]]:
+def shoe_arrival_transitions(active: list[str]) -> list[Spec]:
     """A card out of the shoe: while held set aside, irregular ones hold the round, the cover card is
     set aside (672a.7(d), 686a.7(d)); the game's transitions for the card due follow."""
     return [
@@ -167,7 +173,7 @@ def shoe_arrival_transitions(active: list[str]) -> list[dict[str, Any]]:
     ]
 
 
-def rack_transitions(trigger: str, *, wrong_count: str, hold: str, record: str) -> list[dict[str, Any]]:
+def rack_transitions(trigger: str, *, wrong_count: str, hold: str, record: str) -> list[Spec]:
     """The round's cards to the rack once settled or voided: a wrong count holds the round, a right
     one completes it (e.g. 672a.7(s), 686a.7(n))."""
     return [
@@ -184,7 +190,9 @@ def triggers_by_state(machine: Machine) -> dict[str, frozenset[str]]:
     return {state: frozenset(machine.get_triggers(state)) for state in machine.states}
 
 
-def shared_machine_of(definition: Callable[[], dict[str, Any]]) -> Callable[[], Machine]:
+def shared_machine_of(definition: Callable[[], Spec]) -> Callable[[], Machine]:
     """A game's one Machine, built on first use from its ``definition``: every round joins it
-    (``add_model``) and leaves it when it completes."""
-    return functools.cache(lambda: Machine(model=None, **definition()))
+    (``add_model``) and leaves it when it completes. It binds nothing to a round
+    (``model_override=True``; vocabulary/machines.py): a round fires its triggers by name through
+    the machine's events, and every callback the machine names is a method its class declares."""
+    return functools.cache(lambda: DeclaredMachine(model=None, model_override=True, **definition()))

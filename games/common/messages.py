@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, fields
-from typing import ClassVar, Protocol
+from typing import ClassVar
 
-from vocabulary.cards import COMMITMENT_SIZE, Card
+from vocabulary.cards import COMMITMENT_SIZE, Card, SealedCard
 from vocabulary.operators import Operator
 
 
@@ -23,19 +23,12 @@ class InputError(ValueError):
     """A message with a field the round cannot take; nothing was changed."""
 
 
-class Sealed(Protocol):
-    """A card dealt face down: its commitment, never its face."""
-
-    @property
-    def commitment(self) -> bytes: ...
-
-
 class CoverCard(enum.Enum):
     COVER = "cover card"
 
 
 COVER_CARD = CoverCard.COVER
-Arrival = Card | Sealed | CoverCard
+Arrival = Card | SealedCard | CoverCard
 
 
 def describe(item: Arrival) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from games.common.records import Value
 from vocabulary.rules import Rule
 
 
@@ -29,7 +30,7 @@ class Action:
     amount: int
     rule: Rule
 
-    def details(self) -> dict[str, object]:
+    def details(self) -> dict[str, Value]:
         """What a game's settlement record carries beyond the movement (a pay-table line, its odds):
         none unless the game's Action says."""
         return {}

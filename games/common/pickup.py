@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from games.common.messages import Arrival
+from games.common.messages import Arrival, CoverCard
 from vocabulary.cards import Card
 
 #: Where a card the round held out of play lies until the pickup.
@@ -26,4 +26,5 @@ class Pickup:
     def of(cls, item: Arrival, place: str) -> Pickup:
         if isinstance(item, Card):
             return cls(place, str(item))
+        assert not isinstance(item, CoverCard), "the cover card goes aside, never to a hand's pickup"
         return cls(place, None, item.commitment.hex())

@@ -3,20 +3,24 @@
 The record is the evidence in a dispute: each entry carries the round number and a sequence number,
 and holds only plain values (text, whole numbers, booleans) so the audit trail can write it as a
 JSON line. A card dealt face down is recorded by its commitment until it is turned up; the face
-appears in the entry that turns it up, never before. Each entry is also logged through structlog,
-bound to the round. ``Record`` and ``RoundLog`` serve all four games; ``RecordKind`` holds the kinds
-of the two shoe games (Free Bet Blackjack, Over/Under); the poker games define their own kinds.
+appears in the entry that turns it up, never before. A round's records leave it only as its
+``handle``'s return value (decision 0031): the table writes them to the audit trail, publishes them
+and then logs each through structlog, bound to the round (``RoundLog.log_line``). ``Record`` and
+``RoundLog`` serve all four games; ``RecordKind`` holds the kinds of the two shoe games (Free Bet
+Blackjack, Over/Under); the poker games define their own kinds.
 """
 
 from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
 import structlog
+
+from vocabulary.events import Event
 
 Value = str | int | bool | None
 
@@ -41,10 +45,12 @@ class RecordKind(enum.StrEnum):
 
 
 @dataclass(frozen=True)
-class Record:
+class Record(Event):
+    """One entry of a round's record; an event too, published by the table once it is durable."""
+
     round: int
     seq: int
-    kind: RecordKind
+    kind: enum.StrEnum  # the game's RecordKind
     fields: Mapping[str, Value]
 
     def as_dict(self) -> dict[str, Value]:
@@ -57,35 +63,27 @@ class RoundLog:
     def __init__(self, round_number: int, table: str, game: str) -> None:
         self.round = round_number
         self._entries: list[Record] = []
-        self._sinks: list[Callable[[Record], None]] = []
         self._log = structlog.get_logger("croupier.games").bind(game=game, table=table, round=round_number)
         # A filtering bound logger says whether it logs at info; any other logger is always called.
         enabled = getattr(self._log, "is_enabled_for", None)
         self._logs_info = True if enabled is None else bool(enabled(logging.INFO))
 
-    def add(self, kind: RecordKind, **fields: Value) -> Record:
+    def add(self, kind: enum.StrEnum, **fields: Value) -> Record:
         # ``fields`` is this call's own dict: nothing else holds it, so the record can wrap it as is.
         record = Record(self.round, len(self._entries) + 1, kind, MappingProxyType(fields))
         self._entries.append(record)
-        for sink in self._sinks:  # the audit trail first: nothing logs a record not yet durable
-            sink(record)
-        if self._logs_info:
-            self._log.info(kind.value, seq=record.seq, **fields)
         return record
 
-    def attach(self, sink: Callable[[Record], None]) -> None:
-        """Hand ``sink`` every record as it is made, those made already first. The table service
-        writes each to the audit trail here, so a record is durable before the round returns from
-        the message that made it, and so before anything that message did is acknowledged. A
-        sink that raises (the trail cannot be written) stops the table there."""
-        for record in self._entries:
-            sink(record)
-        self._sinks.append(sink)
+    def log_line(self, record: Record) -> None:
+        """Log ``record``'s line, bound to the round: the table does once the record is in the audit
+        trail (decision 0031), so nothing logs a record that is not yet durable."""
+        if self._logs_info:
+            self._log.info(record.kind.value, seq=record.seq, **record.fields)
 
     def since(self, start: int) -> tuple[Record, ...]:
         return tuple(self._entries[start:])
 
-    def of(self, kind: RecordKind) -> list[Record]:
+    def of(self, kind: enum.StrEnum) -> list[Record]:
         return [record for record in self._entries if record.kind is kind]
 
     def __iter__(self) -> Iterator[Record]:

@@ -8,9 +8,9 @@ module, record kinds and refusals.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
-from typing import ClassVar, Protocol
+from typing import ClassVar, Generic, Protocol, TypeVar
 
 from transitions import EventData, Machine
 
@@ -18,23 +18,34 @@ from games.common.holds import Hold, Kind
 from games.common.machine_parts import COMPLETE, message_of, triggers_by_state
 from games.common.messages import Arrival, Message, Resolution
 from games.common.movement import Action
+from games.common.pickup import Pickup
 from games.common.records import Record, RoundLog
 from vocabulary.cards import Card
 from vocabulary.operators import SUPERVISOR_CLEARS, Role
 from vocabulary.rules import Irregularity, RuleViolation
 
 
-class Settled(Protocol):
-    """A settlement action of any game, as far as the round's totals need it."""
+class SharedKinds(Protocol):
+    """The record kinds the shared steps write, which every game's RecordKind has."""
 
     @property
-    def seat(self) -> int: ...
+    def STATE(self) -> enum.StrEnum: ...
 
     @property
-    def net(self) -> int: ...
+    def SETTLEMENT(self) -> enum.StrEnum: ...
+
+    @property
+    def IRREGULARITY(self) -> enum.StrEnum: ...
+
+    @property
+    def RESOLUTION(self) -> enum.StrEnum: ...
 
 
-class RoundBase:
+#: The game's settlement Action.
+A = TypeVar("A", bound=Action)
+
+
+class RoundBase(Generic[A]):
     """Mixed into each game's Round, which sets the class attributes below and ``number``, ``log``
     and ``hold`` in its ``__init__``."""
 
@@ -43,19 +54,36 @@ class RoundBase:
     log: RoundLog
     hold: Hold | None
     positions: Mapping[int, object]
-    actions: Sequence[Settled]
+    actions: list[A]
+    set_aside: list[Pickup]  # cards a ruling took out of play, for the rack after the hands
+    pickup: Sequence[Pickup]  # the pick-up order recorded
     #: The game's one Machine, which every round joins (machine.py).
-    shared_machine: ClassVar[Callable[[], Machine]]
+    shared_machine: ClassVar[staticmethod[[], Machine]]
     #: The game's clauses module: PROCEDURE_ORDER refuses a message out of turn, HELD a ruling not offered.
     clauses: ClassVar[ModuleType]
     #: The game's record kinds (STATE, IRREGULARITY among them).
-    kinds: ClassVar[type[enum.StrEnum]]
+    kinds: ClassVar[SharedKinds]
     #: Requests refused outright so that the refusal names its clause: trigger -> (states, guard).
     refusals: ClassVar[Mapping[str, tuple[list[str], str]]] = {}
 
+    @property
+    def expected(self) -> object | None:
+        """The card (or place) due next, or None when no card is due (the game's RoundState)."""
+        raise NotImplementedError
+
+    def pickup_order(self) -> Sequence[Pickup]:
+        """Every card of the round in the order it goes to the discard rack (the game's RoundState,
+        where the game records one)."""
+        raise NotImplementedError
+
+    def _cover_card_aside(self) -> None:
+        """The cover card to the side (a shoe game's, games.common.shoe_steps)."""
+        raise NotImplementedError
+
     def handle(self, message: Message) -> tuple[Record, ...]:
-        """Apply one message; returns the records it produced. Raises RuleViolation (nothing changed)
-        for an input the rules refuse."""
+        """Apply one message; returns the records it produced, the only way they leave the round
+        (the table writes them to the audit trail, then publishes them: decision 0031). Raises
+        RuleViolation (nothing changed) for an input the rules refuse."""
         start = len(self.log)
         accepted = self.state != COMPLETE and self._fire(message)
         if not accepted:
@@ -102,6 +130,7 @@ class RoundBase:
         return f"<Round {self.number} {self.state}, seats {sorted(self.positions)}>"
 
     def record_state(self, event: EventData) -> None:
+        assert event.transition is not None, "a change of state comes with its transition"
         source, dest = event.transition.source, event.transition.dest
         if dest is not None and dest != source:
             self.log.add(self.kinds.STATE, source=source, dest=dest, trigger=event.event.name)
@@ -114,6 +143,7 @@ class RoundBase:
                 SUPERVISOR_CLEARS,
                 f"{message.operator.ident} ({message.operator.role.value}) may not resolve a held round",
             )
+        assert self.hold is not None, "only a held round is ruled on"
         offered = self.hold.resolutions
         if message.resolution not in offered:
             clauses = self.clauses
@@ -139,7 +169,7 @@ class RoundBase:
         self.hold = Hold(kind, irregularity, self.state, list(items), shown)
         self._record_irregularity(kind, irregularity)
 
-    def _record_actions(self, actions: Iterable[Action], **cited: str) -> None:
+    def _record_actions(self, actions: Iterable[A], **cited: str) -> None:
         """Take each settlement action into the round's totals and record it (``cited``: the clause
         of the settlement order, where the game's section sets one)."""
         for action in actions:

@@ -16,6 +16,7 @@ from games.common.holds import Kind
 from games.common.machine_parts import message_of
 from games.common.messages import COVER_CARD, Arrival, describe
 from games.common.records import RecordKind, Value
+from games.common.round_base import A, RoundBase
 from games.common.seating import clockwise
 from vocabulary.rules import Irregularity, Rule, RuleViolation
 
@@ -36,15 +37,18 @@ BURN_READING = (
 )
 
 
-class ShoeSteps:
+class ShoeSteps(RoundBase[A]):
     """Guards and callbacks of the deal from a shoe. The Round sets ``clauses`` (the game's clauses
     module), ``irregularities`` (its kinds of irregular card and classify_card) and ``first_wager`` (the
-    wager without which no card is dealt); the game's DealSteps says ``_nothing_due``."""
+    wager without which no card is dealt); the game's DealSteps says ``_nothing_due``; its RoundState
+    keeps the attributes declared below."""
 
-    clauses: ClassVar[ModuleType]
     irregularities: ClassVar[ModuleType]
     #: The wager every position must have before the deal, as named in a refusal.
     first_wager: ClassVar[str]
+    dealer: str
+    burn_due: bool  # a new dealer's burn card is owed
+    reshuffle_required: bool  # the cover card came out
 
     def deal_may_start(self, event: EventData) -> bool:
         """The shoe is loaded and not past its cover card, no burn is owed, and a wager is placed."""
@@ -75,11 +79,14 @@ class ShoeSteps:
 
     def hold_arrival(self, event: EventData) -> None:
         item = message_of(event).item
-        self._hold(*self._classify(item), items=[item])
+        found = self._classify(item)
+        assert found is not None, "arrival_is_irregular found it irregular"
+        self._hold(*found, items=[item])
 
     def set_aside_while_held(self, event: EventData) -> None:
         clauses = self.clauses
         item = message_of(event).item
+        assert self.hold is not None, "the round is held"
         self.hold.items.append(item)
         self._record_irregularity(
             *self.irregularities.EXTRA_CARD(clauses.HELD, f"{describe(item)} arrived while the round is held")
@@ -120,20 +127,22 @@ class ShoeSteps:
         card before a new dealer's burn card, a card while none is due; then the game's own checks of
         the card against the one due."""
         clauses, kinds, slot = self.clauses, self.irregularities, self.expected
+        found: tuple[Kind, Irregularity] | None = None
         if item is COVER_CARD:
             if slot is None:
-                return kinds.COVER_OUT_OF_PLACE(
+                found = kinds.COVER_OUT_OF_PLACE(
                     clauses.COVER_CARD_OUT_OF_PLACE,
                     f"the cover card came out while no card is due ({self._nothing_due()})",
                 )
-            return None
-        if self.burn_due:
-            return kinds.CARD_BEFORE_BURN(
+        elif self.burn_due:
+            found = kinds.CARD_BEFORE_BURN(
                 clauses.BURN_DUE, f"{describe(item)} was dealt before the new dealer's burn card"
             )
-        if slot is None:
-            return kinds.EXTRA_CARD(self._nothing_due(), f"{describe(item)} was dealt while no card is due")
-        return kinds.classify_card(item, slot)
+        elif slot is None:
+            found = kinds.EXTRA_CARD(self._nothing_due(), f"{describe(item)} was dealt while no card is due")
+        else:
+            found = kinds.classify_card(item, slot)
+        return found
 
     def _nothing_due(self) -> Rule:
         """The clause a card breaks when it arrives while no card is due (the game's DealSteps)."""

@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Protocol
 
-from games.common.messages import COVER_CARD, Arrival, CardArrives, Message, Sealed
+from games.common.messages import COVER_CARD, Arrival, CardArrives, Message
 from games.common.records import Record
 from vocabulary.cards import Card, SealedCard, commit, new_nonce, opens
 
@@ -66,11 +66,19 @@ class StackedShoe:
         while round_.expected is not None:
             self.deal(round_)
 
-    def verify(self, sealed: Sealed, card: Card) -> bool:
+    def verify(self, sealed: Arrival, card: Card) -> bool:
         """The commitment check the round is given as its ``verify`` callback."""
-        entry = self._sealed.get(sealed.commitment)
-        return entry is not None and opens(sealed.commitment, card, entry[1])
+        commitment = _commitment(sealed)
+        entry = self._sealed.get(commitment)
+        return entry is not None and opens(commitment, card, entry[1])
 
-    def turn_up(self, sealed: Sealed) -> Card:
+    def turn_up(self, sealed: Arrival) -> Card:
         """The face of a card dealt face down, when it is turned up (e.g. 672a.7(k))."""
-        return self._sealed[sealed.commitment][0]
+        return self._sealed[_commitment(sealed)][0]
+
+
+def _commitment(item: Arrival) -> bytes:
+    """The commitment of a card dealt face down; a face or the cover card has none."""
+    if isinstance(item, Card) or item is COVER_CARD:
+        raise ValueError(f"{item!r} was not dealt face down")
+    return item.commitment

@@ -1,6 +1,6 @@
 """Crazy 4 Poker dealt from the hand, 58 Pa. Code § 657a.9: the round procedure, its rules and its record.
 
-``Table`` (table.py) opens the table and makes each ``Round`` (round.py); docs/games/crazy-4-poker.md
+``Table`` (table_state.py) opens the table and makes each ``Round`` (round.py); docs/games/crazy-4-poker.md
 explains how a table service drives them.
 """
 
@@ -9,9 +9,10 @@ from games.crazy_4_poker.clauses import CLAUSES, GAME_ID
 from games.crazy_4_poker.inputs import PlaceWagers
 from games.crazy_4_poker.machine import STATE_NOTES
 from games.crazy_4_poker.machine import definition as machine_definition
-from games.crazy_4_poker.round import Round, VerifyOrder
+from games.crazy_4_poker.round import Round
+from games.crazy_4_poker.round_state import VerifyOrder
 from games.crazy_4_poker.rules_config import RuleSet, Shuffler
-from games.crazy_4_poker.table import Table
+from games.crazy_4_poker.table_state import Table
 from games.registry import Game
 from vocabulary.rules import Rule
 

@@ -12,6 +12,7 @@ from games.crazy_4_poker import clauses, settlement
 from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
 from games.crazy_4_poker.irregularities import DEAL_OUT_OF_ORDER, MISDEAL, PROGRESSIVE_MISMATCH, WRONG_DECK
 from games.crazy_4_poker.records import RecordKind
+from games.crazy_4_poker.round_state import DECK, RoundState
 from games.crazy_4_poker.rules_config import Shuffler
 from games.crazy_4_poker.settlement import Position
 from vocabulary.rules import Irregularity, RuleViolation
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
     from games.crazy_4_poker.inputs import PlaceWagers
     from games.crazy_4_poker.rules_config import RuleSet
 
-DECK = 52  # 603a.15, 657a.9(e)
 FIVE = 5
 
 
@@ -30,7 +30,7 @@ def deal_sequence(seats: list[int], six_card: bool) -> tuple[Place, ...]:
     return ((SIX_CARD,) if six_card else ()) + tuple([*sorted(seats), DEALER] * FIVE)
 
 
-class DealSteps:
+class DealSteps(RoundState):
     """Guards and callbacks from the wagers to the stub."""
 
     def wagers_are_valid(self, event: EventData) -> bool:
@@ -110,7 +110,7 @@ class DealSteps:
 
     def chips_mismatch(self, event: EventData) -> bool:
         """657a.9(a)(3); decision 0008: a mismatch calls a supervisor."""
-        return message_of(event).chips != self.accepted
+        return bool(message_of(event).chips != self.accepted)
 
     def hold_chip_count(self, event: EventData) -> None:
         """The count is recorded as for a match, then the round waits for a supervisor."""
@@ -134,7 +134,7 @@ class DealSteps:
         return True
 
     def card_out_of_order(self, event: EventData) -> bool:
-        return message_of(event).place != self.expected
+        return bool(message_of(event).place != self.expected)
 
     def hold_card(self, event: EventData) -> None:
         place = message_of(event).place
@@ -174,7 +174,7 @@ class DealSteps:
         self.log.add(RecordKind.STUB, cards=None, to="discard rack", clause=clauses.STUB_TO_RACK.clause)
 
     def stub_count_is_wrong(self, event: EventData) -> bool:
-        return message_of(event).cards != self.stub_size
+        return bool(message_of(event).cards != self.stub_size)
 
     def stub_counted_right(self, event: EventData) -> None:
         self.stub_counted = True

@@ -9,8 +9,6 @@ first.
 
 from __future__ import annotations
 
-from typing import Any
-
 from games.common import machine_parts
 from games.common.machine_parts import (
     BETTING,
@@ -22,6 +20,7 @@ from games.common.machine_parts import (
     rack_transitions,
     resolution_transitions,
 )
+from vocabulary.machines import Spec
 
 __all__ = ["definition", "message_of", "shared_machine"]
 
@@ -66,9 +65,7 @@ BEFORE_DEAL = [BETTING, LOCKING, COUNTING]
 RESUMABLE = [DEALING, SHOWDOWN, COMPLETE]
 
 
-def _two_ways(
-    trigger: str, source: Any, dest: str, *, irregular: dict[str, Any], regular: dict[str, Any]
-) -> list:
+def _two_ways(trigger: str, source: str, dest: str, *, irregular: Spec, regular: Spec) -> list[Spec]:
     """A trigger tried first as its irregular (or alternative) case, then as its ordinary one."""
     return [
         dict(trigger=trigger, source=source, **irregular),
@@ -76,8 +73,8 @@ def _two_ways(
     ]
 
 
-def _transitions() -> list[dict[str, Any]]:
-    t: list[dict[str, Any]] = [
+def _transitions() -> list[Spec]:
+    t: list[Spec] = [
         dict(
             trigger="place_wagers",
             source=BETTING,
@@ -203,7 +200,7 @@ def _transitions() -> list[dict[str, Any]]:
     return t
 
 
-def definition() -> dict[str, Any]:
+def definition() -> Spec:
     """The keyword arguments of the round's Machine (shared with games.diagrams)."""
     return machine_parts.definition(STATES, _transitions())
 

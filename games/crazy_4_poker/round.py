@@ -4,7 +4,7 @@ round machine.
 As Free Bet Blackjack's round: the table service makes a ``Round`` and feeds it every event of the
 table in order through ``handle``; ``expected`` is the place the next card goes; ``accepts`` the
 messages taken now; a refusal is a RuleViolation naming its clause, and nothing changes. Rounds
-are made by ``Table.new_round`` (table.py), which knows whether the stub count is due (657a.9(d)).
+are made by ``Table.new_round`` (table_state.py), which knows whether the stub count is due (657a.9(d)).
 
 The round never sees a face while the cards are face down: the deal records places only; faces
 arrive with the shuffler's revealed order (checked with ``verify_order``, the shuffler's check of
@@ -13,75 +13,10 @@ its seal) or the dealer's report, and each hand's record says which.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from games.common.holds import Hold
-from games.common.records import RoundLog
-from games.common.round_base import RoundBase
-from games.crazy_4_poker import clauses
-from games.crazy_4_poker.dealing import DECK, DealSteps
-from games.crazy_4_poker.evaluator import Strength, strength
-from games.crazy_4_poker.inputs import DeckHand, Place, SealedOrder, ShuffleReport
-from games.crazy_4_poker.machine import DEALING, shared_machine
-from games.crazy_4_poker.records import RecordKind
-from games.crazy_4_poker.rules_config import RuleSet
-from games.crazy_4_poker.settlement import Action, Position
-from games.crazy_4_poker.showdown import ShowdownSteps
-from vocabulary.cards import Card
-
-#: The shuffler's check that ``cards`` is the order it sealed (devices/shuffler.py provides it).
-VerifyOrder = Callable[[SealedOrder, tuple[Card, ...]], bool]
+from games.crazy_4_poker.closing import CloseSteps
+from games.crazy_4_poker.dealing import DealSteps
+from games.crazy_4_poker.playing import PlaySteps
 
 
-class Round(DealSteps, ShowdownSteps, RoundBase):
-    shared_machine = staticmethod(shared_machine)
-    clauses = clauses  # the module: RoundBase cites its PROCEDURE_ORDER and HELD
-    kinds = RecordKind
-
-    def __init__(
-        self,
-        number: int,
-        *,
-        rules: RuleSet,
-        verify_order: VerifyOrder,
-        stub_count_due: bool = False,
-        table: str = "table",
-    ) -> None:
-        self.number = number
-        self.rules = rules
-        self.stub_count_due = stub_count_due
-        self.log = RoundLog(number, table, clauses.GAME_ID)
-        self.positions: dict[int, Position] = {}
-        self.shuffle: ShuffleReport | None = None
-        self.deck_hand: DeckHand | None = None
-        self.accepted = 0
-        self.deal: tuple[Place, ...] = ()
-        self.dealt: list[Place] = []
-        self.misplaced: list[Place] = []
-        self.stub_counted = False
-        self.stub_cards = 0
-        self.deck_removed = False
-        self.layout_cards = 0
-        self.hands: dict[Place, tuple[Card, ...]] = {}
-        self.known_by: dict[Place, str] = {}
-        self.actions: list[Action] = []
-        self.awards: list[
-            tuple[int, str, str]
-        ] = []  # (seat, hand, award): outputs for the progressive system
-        self.awards_paid: set[int] = set()  # the seats whose award the system paid (AwardPaid)
-        self.hold: Hold | None = None
-        self._verify_order = verify_order
-        shared_machine().add_model(self)
-
-    @property
-    def expected(self) -> Place | None:
-        """The place the next card from the hand goes to, or None when no card is due."""
-        return self.deal[len(self.dealt)] if self.state == DEALING else None
-
-    @property
-    def stub_size(self) -> int:
-        return DECK - len(self.deal)
-
-    def strength(self, place: Place) -> Strength | None:
-        cards = self.hands.get(place)
-        return None if cards is None else strength(cards)
+class Round(DealSteps, PlaySteps, CloseSteps):
+    """A round: the state of round_state.py with the callbacks of the deal, the play and the end."""

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
 
 from games.common.config import (
     ROUNDING,
     ConfigError,
     Configurable,
     Odds,
+    Raw,
+    Reader,
     Rounding,
     choice,
     flag,
@@ -54,8 +55,8 @@ class Shuffler(enum.StrEnum):
     NON_COUNTING = "non-counting"
 
 
-def _odds_table(names: frozenset[str]):
-    def parse(key: str, raw: Any) -> Mapping[str, Odds]:
+def _odds_table(names: frozenset[str]) -> Callable[[str, Raw], Mapping[str, Odds]]:
+    def parse(key: str, raw: Raw) -> Mapping[str, Odds]:
         if not isinstance(raw, Mapping):
             raise ConfigError(key, f"expected a table such as {{flush = '3:2'}}, got {raw!r}")
         table = {}
@@ -71,7 +72,7 @@ def _odds_table(names: frozenset[str]):
     return parse
 
 
-def _awards(key: str, raw: Any) -> Mapping[str, str]:
+def _awards(key: str, raw: Raw) -> Mapping[str, str]:
     """``{four_aces = "100%", four_of_a_kind = 50000}``: a share of the meter, or whole cents."""
     if not isinstance(raw, Mapping):
         raise ConfigError(key, f"expected a table such as {{four_aces = '100%'}}, got {raw!r}")
@@ -81,7 +82,7 @@ def _awards(key: str, raw: Any) -> Mapping[str, str]:
             raise ConfigError(f"{key}.{name}", f"not a hand; the hands are {', '.join(sorted(HAND_NAMES))}")
         if isinstance(award, int) and not isinstance(award, bool) and award > 0:
             table[name] = f"{award} cents"
-        elif isinstance(award, str) and _AWARD.match(award) and 0 < float(_AWARD.match(award)[1]) <= 100:
+        elif isinstance(award, str) and (share := _AWARD.match(award)) and 0 < float(share[1]) <= 100:
             table[name] = award.strip()
         else:
             raise ConfigError(
@@ -90,10 +91,10 @@ def _awards(key: str, raw: Any) -> Mapping[str, str]:
     return MappingProxyType(table)
 
 
-def _amounts(names: frozenset[str]) -> Any:
+def _amounts(names: frozenset[str]) -> Reader:
     """A table of fixed sums in whole cents by hand (``{four_of_a_kind = 5000}``): the Envy Bonus."""
 
-    def parse(key: str, raw: Any) -> Mapping[str, int]:
+    def parse(key: str, raw: Raw) -> Mapping[str, int]:
         if not isinstance(raw, Mapping):
             raise ConfigError(key, f"expected a table such as {{four_of_a_kind = 5000}}, got {raw!r}")
         for name, amount in raw.items():
@@ -108,7 +109,7 @@ def _amounts(names: frozenset[str]) -> Any:
     return parse
 
 
-def _pay_table(wager: str, names: frozenset[str], offered_by: str = "") -> dict[str, Any]:
+def _pay_table(wager: str, names: frozenset[str], offered_by: str = "") -> dict[str, object]:
     """A pay-table key: none built in; the table offering ``wager`` needs it configured."""
     return key(
         "the Rules Submission's table (example_pay_tables.toml: an example)",
@@ -187,7 +188,7 @@ class RuleSet(Configurable):
         self.check_range("max_play_multiple", 1, 3, clauses.PLAY_OR_FOLD)
 
     @staticmethod
-    def shown(name: str, value: Any) -> str:
+    def shown(name: str, value: Raw) -> str:
         """A default as the configuration documentation shows it."""
         if isinstance(value, Mapping):
             return ", ".join(f"{name} {odds}" for name, odds in value.items()) or "none"

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 
 from games.common.config import Odds
 from games.common.movement import Action as SettledWager
+from games.common.movement import Movement
 from games.common.poker_hands import best_five
+from games.common.records import Value
 from games.crazy_4_poker import clauses
 from games.crazy_4_poker.evaluator import (
     Category,
@@ -46,12 +48,6 @@ class Wager(enum.StrEnum):
 #: The wagers settled on the position's own hand whatever the Play decision (the fold forfeits only
 #: the Ante and Super Bonus): their hand must be known even when the player folded.
 HAND_WAGERS = ("queens_up", "progressive", "five_card_bonus", "six_card_bonus")
-
-
-class Movement(enum.StrEnum):
-    COLLECT = "collect"
-    PAY = "pay"
-    PUSH = "push"  # returned to the player
 
 
 @dataclass
@@ -90,8 +86,10 @@ class Action(SettledWager):
     odds: str = ""
     envied_seat: int = 0
 
-    def details(self) -> dict[str, object]:
-        shown = dict(hand=self.hand, line=self.line, odds=self.odds, envied_seat=self.envied_seat)
+    def details(self) -> dict[str, Value]:
+        shown: dict[str, Value] = dict(
+            hand=self.hand, line=self.line, odds=self.odds, envied_seat=self.envied_seat
+        )
         return {name: value for name, value in shown.items() if value}
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from games.crazy_4_poker.dealing import deal_sequence
-from games.crazy_4_poker.inputs import DEALER, SIX_CARD, CardDealt, SealedOrder, ShuffleReport
+from games.crazy_4_poker.inputs import DEALER, SIX_CARD, CardDealt, Place, SealedOrder, ShuffleReport
 from games.crazy_4_poker.round import Round
 from vocabulary.cards import Card, new_nonce, standard_deck
 
@@ -49,7 +49,9 @@ class StackedShuffler:
 def stack(seats: dict[int, str], dealer: str, six: str | None = None) -> list[Card]:
     """A 52-card order that deals ``seats`` and ``dealer`` their five cards (``"As Kd ..."``) in the
     order of 657a.9(b), the Six Card Bonus card first if given; the rest of the deck follows."""
-    wanted = {seat: [Card.parse(w) for w in text.split()] for seat, text in seats.items()}
+    wanted: dict[Place, list[Card]] = {
+        seat: [Card.parse(w) for w in text.split()] for seat, text in seats.items()
+    }
     wanted[DEALER] = [Card.parse(w) for w in dealer.split()]
     if six is not None:
         wanted[SIX_CARD] = [Card.parse(six)]

@@ -9,7 +9,8 @@ from games.free_bet_blackjack.clauses import CLAUSES, GAME_ID
 from games.free_bet_blackjack.inputs import PlaceWager
 from games.free_bet_blackjack.machine import STATE_NOTES
 from games.free_bet_blackjack.machine import definition as machine_definition
-from games.free_bet_blackjack.round import Round, Verify
+from games.free_bet_blackjack.round import Round
+from games.free_bet_blackjack.round_state import Verify
 from games.free_bet_blackjack.rules_config import RuleSet
 from games.registry import Game
 from vocabulary.rules import Rule

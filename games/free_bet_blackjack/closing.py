@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from transitions import EventData
 
-from games.common.closing import ClosingSteps
+from games.common.closing import RulingAndPickup
 from games.common.machine_parts import message_of
 from games.free_bet_blackjack import clauses, settlement
 from games.free_bet_blackjack.irregularities import DISCARD_COUNT
+from games.free_bet_blackjack.round_state import RoundState
 from games.free_bet_blackjack.settlement import Action
 
 
-class CloseSteps(ClosingSteps):
+class CloseSteps(RoundState, RulingAndPickup[Action]):
     """Guards and callbacks of settlement, the discard rack and a supervisor's ruling."""
 
     def settle_wagers(self, event: EventData) -> None:
@@ -32,7 +33,7 @@ class CloseSteps(ClosingSteps):
 
     def discard_count_is_wrong(self, event: EventData) -> bool:
         """672a.7(s), 672a.7(t): every card of the round must reach the rack; none may go missing."""
-        return message_of(event).cards != len(self.pickup_order())
+        return bool(message_of(event).cards != len(self.pickup_order()))
 
     def hold_discard(self, event: EventData) -> None:
         cards, dealt = message_of(event).cards, len(self.pickup_order())

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from transitions import EventData
 
 from games.common.machine_parts import BETTING, HELD, SETTLED, VOIDED, message_of
-from games.common.messages import Arrival
+from games.common.messages import COVER_CARD, Arrival
 from games.common.pickup import Pickup
 from games.common.records import RecordKind
 from games.common.shoe_steps import ShoeSteps
@@ -27,6 +27,9 @@ from games.free_bet_blackjack.machine import (
     PLAYER_TURNS,
 )
 from games.free_bet_blackjack.positions import Position
+from games.free_bet_blackjack.round_state import RoundState
+from games.free_bet_blackjack.settlement import Action
+from vocabulary.cards import Card
 from vocabulary.rules import Rule, RuleViolation
 
 if TYPE_CHECKING:
@@ -48,7 +51,7 @@ NOTHING_DUE = {
 }
 
 
-class DealSteps(ShoeSteps):
+class DealSteps(RoundState, ShoeSteps[Action]):
     """Guards and callbacks of the wagers, the deal and every card arriving from the shoe."""
 
     def wager_is_valid(self, event: EventData) -> bool:
@@ -72,24 +75,29 @@ class DealSteps(ShoeSteps):
 
     def dealer_shows_ace(self, event: EventData) -> bool:
         """672a.7(f): insurance and even money are offered on an ace, then the peek."""
-        return is_ace(self.dealer_up)
+        return self.dealer_up is not None and is_ace(self.dealer_up)
 
     def dealer_shows_ten(self, event: EventData) -> bool:
         """672a.7(g): a ten-value up card is peeked at once."""
-        return is_ten_value(self.dealer_up)
+        return self.dealer_up is not None and is_ten_value(self.dealer_up)
 
     def place_card(self, event: EventData) -> None:
         item: Arrival = message_of(event).item
         slot = self.expected
+        assert slot is not None and item is not COVER_CARD, "the arrival guards place only a card due"
         if slot.seat is not None:
+            assert isinstance(item, Card) and slot.hand is not None, "a player's card is dealt face up"
             hand = self.positions[slot.seat].hand(slot.hand)
             hand.cards.append(item)
             hand.awaiting = False
         elif not slot.face_up:
+            assert not isinstance(item, Card), "the hole card arrives sealed"
             self.hole = item
         elif self.state == DEALING:
+            assert isinstance(item, Card), "the up card arrives face up"
             self.dealer_up = item
         else:
+            assert isinstance(item, Card), "the dealer's draws arrive face up"
             self.dealer_draws.append(item)
         if self.state == DEALING:
             self._dealt += 1
@@ -112,7 +120,9 @@ class DealSteps(ShoeSteps):
         return self.expected is not None
 
     def record_missing_card(self, event: EventData) -> None:
-        self._record_irregularity(*missing_card(self.expected, event.event.name))
+        slot = self.expected
+        assert slot is not None, "card_is_due found one due"
+        self._record_irregularity(*missing_card(slot, event.event.name))
 
     def _nothing_due(self) -> Rule:
         if self.state != DEALER_TURN:

@@ -28,7 +28,6 @@ from games.common.messages import (
     InputError,
     Message,
     Resolution,
-    Sealed,
     Settle,
     ShoeStatus,
     StartDeal,
@@ -37,7 +36,7 @@ from games.common.messages import (
     check_int,
     describe,
 )
-from vocabulary.cards import Card
+from vocabulary.cards import Card, SealedCard
 
 __all__ = [
     "COVER_CARD",
@@ -58,7 +57,7 @@ __all__ = [
     "PlayerAction",
     "Resolution",
     "RevealHole",
-    "Sealed",
+    "SealedCard",
     "Settle",
     "ShoeStatus",
     "StartDeal",

@@ -13,8 +13,6 @@ an irregular arrival is caught before a regular one, a missing card before an ad
 
 from __future__ import annotations
 
-from typing import Any
-
 from games.common import machine_parts
 from games.common.machine_parts import (
     BETTING,
@@ -30,6 +28,7 @@ from games.common.machine_parts import (
     resolution_transitions,
     shoe_arrival_transitions,
 )
+from vocabulary.machines import Spec
 
 DEALING = "dealing"
 INSURANCE = "insurance"
@@ -88,8 +87,8 @@ REFUSALS = {
 }
 
 
-def _transitions() -> list[dict[str, Any]]:
-    t: list[dict[str, Any]] = [
+def _transitions() -> list[Spec]:
+    t: list[Spec] = [
         # 672a.7(e): wagers, then the deal once the shoe is ready (672a.7(a), (c), (d)).
         *opening_transitions(DEALING),
         # Cards out of the shoe: irregular ones first, then the cover card, then the deal.
@@ -184,7 +183,7 @@ def _transitions() -> list[dict[str, Any]]:
     return t
 
 
-def definition() -> dict[str, Any]:
+def definition() -> Spec:
     """The keyword arguments of the round's Machine (shared with games.diagrams)."""
     return machine_parts.definition(STATES, _transitions())
 

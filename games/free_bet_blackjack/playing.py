@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from transitions import EventData
 
+from games.common.closing import RulingAndPickup
 from games.common.holds import Kind
 from games.common.machine_parts import message_of
 from games.common.records import RecordKind
@@ -20,12 +21,13 @@ from games.free_bet_blackjack.irregularities import (
 )
 from games.free_bet_blackjack.machine import DEALING
 from games.free_bet_blackjack.positions import Hand, Position
+from games.free_bet_blackjack.round_state import RoundState
 from games.free_bet_blackjack.settlement import Action
 from vocabulary.cards import Card
 from vocabulary.rules import Irregularity, RuleViolation
 
 
-class PlaySteps:
+class PlaySteps(RoundState, RulingAndPickup[Action]):
     """Guards and callbacks from the insurance offer to the hole card turned up."""
 
     def insurance_is_valid(self, event: EventData) -> bool:
@@ -61,7 +63,7 @@ class PlaySteps:
     def refuse_insurance(self, event: EventData) -> bool:
         if self.state == DEALING:
             why = "is offered once every second card is dealt"
-        elif is_ace(self.dealer_up):
+        elif self.dealer_up is not None and is_ace(self.dealer_up):
             why = "has closed"
         else:
             why = f"is not offered: the dealer's first card is {self.dealer_up}"
@@ -69,7 +71,7 @@ class PlaySteps:
 
     def reader_says_blackjack(self, event: EventData) -> bool:
         """672a.7(g): on the reader's yes no card is dealt; the hole card is turned up."""
-        return message_of(event).dealer_blackjack
+        return bool(message_of(event).dealer_blackjack)
 
     def note_peek(self, event: EventData) -> None:
         self.peek = message_of(event).dealer_blackjack
@@ -100,6 +102,7 @@ class PlaySteps:
     def apply_decision(self, event: EventData) -> None:
         action = message_of(event).action
         hand = self.current_hand
+        assert hand is not None, "decision_is_legal found the hand in turn"
         position = self.positions[hand.seat]
         stake = decisions.check(action, hand, position, self.rules)
         fields = dict(seat=hand.seat, hand=hand.number, action=action.value, total=str(hand.total))
@@ -131,7 +134,9 @@ class PlaySteps:
 
     def hold_reveal(self, event: EventData) -> None:
         card = message_of(event).card
-        self._hold(*self._reveal_problem(card), shown=card)
+        problem = self._reveal_problem(card)
+        assert problem is not None, "reveal_is_irregular found the problem"
+        self._hold(*problem, shown=card)
 
     def turn_hole_card_up(self, event: EventData) -> None:
         self._turn_up(message_of(event).card)
@@ -153,6 +158,7 @@ class PlaySteps:
         if all(hand.done for hand in position.hands):
             last = position.hands[-1]
             raise RuleViolation(decisions.finished_rule(last), f"{last.label} is finished with {last.total}")
+        assert current is not None, "a hand is in turn while some hand is not done"
         raise RuleViolation(clauses.PLAY_ORDER, f"it is {current.label}'s turn, not seat {seat}'s")
 
     def _settle_early(self, position: Position, action: Action) -> None:
@@ -167,6 +173,7 @@ class PlaySteps:
             self._pick_up(hand_pickup(hand), clause=clauses.DISCARD_ORDER.clause)
 
     def _reveal_problem(self, card: Card) -> tuple[Kind, Irregularity] | None:
+        assert self.dealer_up is not None, "the hole card is turned up after the deal"
         gives_blackjack = is_blackjack([self.dealer_up, card])
         if self.peek is True and not gives_blackjack:
             return PEEK_FALSE_BLACKJACK(
@@ -184,11 +191,13 @@ class PlaySteps:
 
     def _opens(self, card: Card) -> bool:
         """The verify callback, asked once per card shown (guard and callback share the answer)."""
+        assert self.hole is not None, "the hole card was dealt"
         if self._verified is None or self._verified[0] != card:
             self._verified = (card, bool(self._verify(self.hole, card)))
         return self._verified[1]
 
     def _turn_up(self, card: Card) -> None:
+        assert self.hole is not None, "the hole card was dealt"
         self.hole_face = card
         self.dealer_has_blackjack = self.peek is True
         self.log.add(

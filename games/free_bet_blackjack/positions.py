@@ -33,7 +33,7 @@ class Hand:
         """The hand's total, kept with the cards it was counted from: counted again only once the
         cards differ (a card added, or one moved out by a split)."""
         cards = tuple(self.cards)
-        counted = self.__dict__.get("_counted")
+        counted: tuple[tuple[Card, ...], Total] | None = self.__dict__.get("_counted")
         if counted is not None and counted[0] == cards:
             return counted[1]
         value = total(cards)

@@ -15,13 +15,13 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from games.common.config import (
     ROUNDING,
     ConfigError,
     Configurable,
     Odds,
+    Raw,
     Rounding,
     choice,
     flag,
@@ -65,13 +65,13 @@ class Push22PayTable:
         return cls(odds, odds, odds)
 
 
-def _totals(key: str, raw: Any) -> frozenset[int]:
+def _totals(key: str, raw: Raw) -> frozenset[int]:
     if isinstance(raw, str) or not isinstance(raw, list | tuple | frozenset | set):
         raise ConfigError(key, f"expected a list of totals, got {raw!r}")
     return frozenset(integer(key, item) for item in raw)
 
 
-def _ranks(key: str, raw: Any) -> frozenset[int]:
+def _ranks(key: str, raw: Raw) -> frozenset[int]:
     """Rank names (``A``, ``2`` .. ``9``, ``T``/``10``, ``J``, ``Q``, ``K``) or ranks 1..13."""
     if isinstance(raw, str) or not isinstance(raw, list | tuple | frozenset | set):
         raise ConfigError(key, f"expected a list of ranks such as ['A', '2', '9'], got {raw!r}")
@@ -87,7 +87,7 @@ def _ranks(key: str, raw: Any) -> frozenset[int]:
     return frozenset(ranks)
 
 
-def _pay_table(key: str, raw: Any) -> Push22PayTable | None:
+def _pay_table(key: str, raw: Raw) -> Push22PayTable | None:
     """``{any = "11:1"}`` or ``{suited = "50:1", same_colour = "20:1", other = "8:1"}``; None: not
     configured (a table opens only with it: ``check_pay_tables``)."""
     if raw is None or isinstance(raw, Push22PayTable):
@@ -161,7 +161,7 @@ class RuleSet(Configurable):
             raise ConfigError("max_hands", f"1 to 4 ({clauses.RESPLIT_LIMIT}), got {self.max_hands}")
 
     @staticmethod
-    def shown(name: str, value: Any) -> str:
+    def shown(name: str, value: Raw) -> str:
         """A default as the configuration documentation shows it."""
         if name == "free_split_ranks":
             return ", ".join(RANKS[rank - 1] for rank in sorted(value))

@@ -89,6 +89,7 @@ def showdown(position: Position, dealer_cards: Sequence[Card], rules: RuleSet) -
     actions = []
     if position.push22:
         if dealer.value == 22:
+            assert rules.push22_pay_table is not None, "a Push 22 Wager is taken only with its pay table"
             odds = push22_odds(dealer_cards, rules.push22_pay_table)
             winnings = odds.pay(position.push22, rules.odd_cent_rounding)
             actions.append(Action(position.seat, WagerKind.PUSH22, Movement.PAY, winnings, clauses.DEALER_22))

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from transitions import EventData
 
-from games.common.closing import ClosingSteps
+from games.common.closing import RulingAndPickup
 from games.common.machine_parts import message_of
 from games.common.poker_hands import best_five
 from games.heads_up_holdem import clauses, settlement
 from games.heads_up_holdem.irregularities import COLLECT_COUNT
 from games.heads_up_holdem.records import RecordKind
+from games.heads_up_holdem.round_state import RoundState
+from games.heads_up_holdem.settlement import Action
 from vocabulary.rules import RuleViolation
 
 
-class CloseSteps(ClosingSteps):
+class CloseSteps(RoundState, RulingAndPickup[Action]):
     """Guards and callbacks of settlement, the discard rack and a supervisor's ruling."""
 
     def hands_are_up(self, event: EventData) -> bool:
@@ -47,7 +49,7 @@ class CloseSteps(ClosingSteps):
 
     def collect_count_is_wrong(self, event: EventData) -> bool:
         """House convention: every card of the round on the layout must reach the discard rack."""
-        return message_of(event).cards != len(self.pickup_order())
+        return bool(message_of(event).cards != len(self.pickup_order()))
 
     def hold_collect(self, event: EventData) -> None:
         cards, dealt = message_of(event).cards, len(self.pickup_order())

@@ -10,14 +10,16 @@ from transitions import EventData
 
 from games.common.holds import Kind
 from games.common.machine_parts import BETTING, message_of
-from games.common.messages import Arrival, describe
+from games.common.messages import describe
 from games.common.pickup import Pickup
 from games.common.seating import clockwise
 from games.heads_up_holdem import clauses, settlement
+from games.heads_up_holdem.inputs import Arrival
 from games.heads_up_holdem.irregularities import EXTRA_CARDS, WRONG_COUNT, classify
 from games.heads_up_holdem.machine import DEALING, DELIVERIES
 from games.heads_up_holdem.positions import Due, Position
 from games.heads_up_holdem.records import RecordKind
+from games.heads_up_holdem.round_state import RoundState
 from games.heads_up_holdem.settlement import Stakes
 from vocabulary.rules import Irregularity, Rule, RuleViolation
 
@@ -29,7 +31,7 @@ DECK = 52  # 677a.10(e): the deck holds 52 cards
 COMMUNITY_CARDS = 5
 
 
-class DealSteps:
+class DealSteps(RoundState):
     """Guards and callbacks from the wagers to the first decision."""
 
     def wager_is_valid(self, event: EventData) -> bool:
@@ -81,10 +83,13 @@ class DealSteps:
         return self._classify(event) is not None
 
     def hold_delivery(self, event: EventData) -> None:
-        self._hold(*self._classify(event), items=_items(event))
+        found = self._classify(event)
+        assert found is not None, "delivery_is_irregular found it irregular"
+        self._hold(*found, items=_items(event))
 
     def set_aside_while_held(self, event: EventData) -> None:
         items = _items(event)
+        assert self.hold is not None, "the round is held"
         self.hold.items.extend(items)
         shown = ", ".join(describe(item) for item in items)
         self._record_irregularity(*EXTRA_CARDS(clauses.HELD, f"{shown} delivered while the round is held"))
@@ -95,10 +100,10 @@ class DealSteps:
 
     def community_is_down(self, event: EventData) -> bool:
         """677a.10(g): the community cards came first, so no stub leaves the shoe (c)."""
-        return len(self.community) == COMMUNITY_CARDS and self.deck.community_first
+        return len(self.community) == COMMUNITY_CARDS and self.deck is not None and self.deck.community_first
 
     def place_stack(self, event: EventData) -> None:
-        due, items = self.expected, _items(event)
+        due, items = self._due(), _items(event)
         if due.place == "community":
             self.community.extend(items)
         elif due.place == "dealer":
@@ -147,7 +152,7 @@ class DealSteps:
     def place_community(self, event: EventData) -> None:
         items = _items(event)
         self.community.extend(items)
-        self._record_cards(items, self.expected)
+        self._record_cards(items, self._due())
 
     # -- the stub ----------------------------------------------------------------------------------
     def stub_count_is_given(self, event: EventData) -> bool:
@@ -195,6 +200,12 @@ class DealSteps:
         )
 
     # -- helpers -----------------------------------------------------------------------------------
+    def _due(self) -> Due:
+        """The delivery due, where a callback of a regular delivery asks (the machine calls it then)."""
+        due = self.expected
+        assert due is not None, "a delivery is due"
+        return due
+
     def _classify(self, event: EventData) -> tuple[Kind, Irregularity] | None:
         regular = self.state == DELIVERIES[event.event.name]
         return classify(

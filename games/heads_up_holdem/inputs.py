@@ -19,14 +19,13 @@ from games.common.messages import (
     InputError,
     Message,
     Resolution,
-    Sealed,
     Settle,
     SupervisorResolve,
     check_bool,
     check_int,
     describe,
 )
-from vocabulary.cards import COMMITMENT_SIZE, Card
+from vocabulary.cards import COMMITMENT_SIZE, Card, SealedCard
 
 __all__ = [
     "Arrival",
@@ -42,7 +41,7 @@ __all__ = [
     "Resolution",
     "RevealCommunity",
     "RevealHand",
-    "Sealed",
+    "SealedCard",
     "Settle",
     "StackDelivered",
     "StubRemoved",
@@ -53,9 +52,9 @@ __all__ = [
     "describe",
 ]
 
-Arrival = Card | Sealed
+Arrival = Card | SealedCard
 #: The shoe's check that ``card`` is the card sealed in ``sealed`` (devices/shoe.py provides it).
-Verify = Callable[[Sealed, Card], bool]
+Verify = Callable[[SealedCard, Card], bool]
 
 
 def _check_arrival(field: str, item: object) -> None:

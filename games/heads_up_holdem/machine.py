@@ -9,8 +9,6 @@ source, the first whose guards pass is taken: an irregular delivery is caught be
 
 from __future__ import annotations
 
-from typing import Any
-
 from games.common import machine_parts
 from games.common.machine_parts import (
     BETTING,
@@ -24,6 +22,7 @@ from games.common.machine_parts import (
     rack_transitions,
     resolution_transitions,
 )
+from vocabulary.machines import Spec
 
 DEALING = "dealing"
 STUB_OUT = "stub_out"
@@ -73,7 +72,7 @@ RESUMABLE = [*ACTIVE, COMPLETE]
 DELIVERIES = {"stack_delivered": DEALING, "community_dealt": COMMUNITY}
 
 
-def _deliveries() -> list[dict[str, Any]]:
+def _deliveries() -> list[Spec]:
     """Cards out of the shoe or the hand: while held set aside; irregular ones hold the round."""
     return [
         *(
@@ -125,7 +124,7 @@ def _deliveries() -> list[dict[str, Any]]:
     ]
 
 
-def _transitions() -> list[dict[str, Any]]:
+def _transitions() -> list[Spec]:
     return [
         # 677a.10(a): wagers, then 'no more bets' starts the deal.
         *opening_transitions(DEALING, deal_trigger="no_more_bets"),
@@ -203,7 +202,7 @@ def _transitions() -> list[dict[str, Any]]:
     ]
 
 
-def definition() -> dict[str, Any]:
+def definition() -> Spec:
     """The keyword arguments of the round's Machine (shared with games.diagrams)."""
     return machine_parts.definition(STATES, _transitions())
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from games.common.messages import Arrival
+from games.heads_up_holdem.inputs import Arrival
 from games.heads_up_holdem.settlement import Stakes
 from vocabulary.cards import Card
 from vocabulary.rules import Rule

@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
 
 from games.common.config import (
     ROUNDING,
     ConfigError,
     Configurable,
     Odds,
+    Raw,
+    Reader,
     Rounding,
     integer,
     key,
@@ -27,13 +28,13 @@ from games.common.poker_hands import Category
 from games.heads_up_holdem import clauses
 from games.heads_up_holdem.pocket import Pocket
 
-PayTable = Mapping[Any, Odds]
+PayTable = Mapping[Category | Pocket, Odds]
 
 
-def _table(kind: type[Category] | type[Pocket]) -> Any:
+def _table(kind: type[Category] | type[Pocket]) -> Reader:
     """A pay table keyed by category (``royal_flush``) or pocket (``AA``), values such as ``"3:2"``."""
 
-    def parse(key: str, raw: Any) -> Mapping[Any, Odds]:
+    def parse(key: str, raw: Raw) -> PayTable:
         if not isinstance(raw, Mapping):
             raise ConfigError(key, f"expected a table such as {{flush = '3:2'}}, got {raw!r}")
         table = {}
@@ -51,18 +52,22 @@ def _table(kind: type[Category] | type[Pocket]) -> Any:
     return parse
 
 
-def _member(kind: type[Category] | type[Pocket], key: str, name: object) -> Any:
+def _member(kind: type[Category] | type[Pocket], key: str, name: object) -> Category | Pocket:
     by_key = {member.key: member for member in kind}
     if name not in by_key:
         raise ConfigError(f"{key}.{name}", f"not a hand; the hands are {', '.join(by_key)}")
     return by_key[name]
 
 
-def _category(key: str, raw: Any) -> Category:
-    return raw if isinstance(raw, Category) else _member(Category, key, raw)
+def _category(key: str, raw: Raw) -> Category:
+    if isinstance(raw, Category):
+        return raw
+    member = _member(Category, key, raw)
+    assert isinstance(member, Category)
+    return member
 
 
-def _multiples(key: str, raw: Any) -> tuple[int, ...]:
+def _multiples(key: str, raw: Raw) -> tuple[int, ...]:
     if isinstance(raw, str) or not isinstance(raw, list | tuple):
         raise ConfigError(key, f"expected a list of multiples of the Ante, got {raw!r}")
     values = tuple(sorted({integer(key, item) for item in raw}))
@@ -132,10 +137,11 @@ class RuleSet(Configurable):
 
     def multiples(self, street: str) -> tuple[int, ...]:
         """The Play multiples allowed on ``street`` (preflop, flop or river)."""
-        return getattr(self, f"{street}_multiples")
+        multiples: tuple[int, ...] = getattr(self, f"{street}_multiples")
+        return multiples
 
     @staticmethod
-    def shown(name: str, value: Any) -> str:
+    def shown(name: str, value: Raw) -> str:
         """A default as the configuration documentation shows it."""
         if isinstance(value, Mapping):
             return ", ".join(f"{entry.key} {odds}" for entry, odds in value.items()) or "not offered"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from games.common.config import EVEN_ODDS, Odds
 from games.common.movement import Action as SettledWager
@@ -125,9 +126,10 @@ def _odds(act: Act, outcome: int, player: HandValue, rules: RuleSet) -> Action:
     return act(Wager.ODDS, Movement.COLLECT, clauses.ODDS_LOSE)
 
 
-def _by_table(
-    act: Act, wager: Wager, table: Mapping[object, Odds], lines: Sequence[object], rule: Rule
-) -> Action:
+K = TypeVar("K")  # a pay table's key: a hand category or a pocket class
+
+
+def _by_table(act: Act, wager: Wager, table: Mapping[K, Odds], lines: Sequence[K], rule: Rule) -> Action:
     """Paid by the first of ``lines`` the table lists; collected when it lists none of them."""
     odds = next((table[line] for line in lines if line in table), None)
     return act(wager, Movement.PAY, rule, odds) if odds else act(wager, Movement.COLLECT, rule)

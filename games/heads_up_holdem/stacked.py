@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from games.common.messages import COVER_CARD
 from games.common.stacked_shoe import StackedShoe
 from games.heads_up_holdem.inputs import (
     Arrival,
@@ -56,7 +57,7 @@ class StackedDeck:
 
     def remove_stub(self) -> StubRemoved:
         """677a.10(c): the remaining cards out of the shoe into the hand, each read sealed as it leaves."""
-        self.hand = [self.shoe.draw(face_up=False) for _ in range(len(self.shoe))]
+        self.hand = [self._sealed() for _ in range(len(self.shoe))]
         return StubRemoved(tuple(self.hand))
 
     def from_hand(self) -> CommunityDealt:
@@ -69,8 +70,13 @@ class StackedDeck:
         in it, the last cards out of the shoe)."""
         return self.shoe.dealt[: len(self.shoe.dealt) - len(self.hand)]
 
-    def verify(self, sealed: object, card: Card) -> bool:
+    def verify(self, sealed: Arrival, card: Card) -> bool:
         return self.shoe.verify(sealed, card)
+
+    def _sealed(self) -> Arrival:
+        item = self.shoe.draw(face_up=False)
+        assert item is not COVER_CARD, "the game's shoe deals no cover card"
+        return item
 
     def deliver(self, round_: Round) -> None:
         """Deliver every stack the round expects, remove the stub and deal the community cards from
@@ -83,7 +89,7 @@ class StackedDeck:
             else:
                 due = round_.expected
                 assert due is not None
-                round_.handle(StackDelivered(tuple(self.shoe.draw(face_up=False) for _ in range(due.count))))
+                round_.handle(StackDelivered(tuple(self._sealed() for _ in range(due.count))))
 
     def reveal_community(self, round_: Round) -> None:
         """Turn up the flop (from the preflop) or the turn and river (from the flop)."""

@@ -17,7 +17,10 @@ from games.common.shoe_steps import ShoeSteps
 from games.over_under import clauses
 from games.over_under.machine import CLEARING, DEALING, DECIDING, DRAWING
 from games.over_under.points import HAND_SIZE
-from games.over_under.positions import Position, check_seat
+from games.over_under.positions import Position, Slot, check_seat
+from games.over_under.round_state import RoundState
+from games.over_under.settlement import Action
+from vocabulary.cards import Card
 from vocabulary.rules import Rule, RuleViolation
 
 if TYPE_CHECKING:
@@ -37,7 +40,7 @@ NOTHING_DUE = {
 }
 
 
-class DealSteps(ShoeSteps):
+class DealSteps(RoundState, ShoeSteps[Action]):
     """Guards and callbacks of the wagers, the deal and every card arriving from the shoe."""
 
     def wager_is_valid(self, event: EventData) -> bool:
@@ -53,15 +56,16 @@ class DealSteps(ShoeSteps):
 
     def completes_first_cards(self, event: EventData) -> bool:
         """686a.7(e), (f): the last Ante position's first card ends the deal; the decisions follow."""
-        return self.expected.seat == clockwise(self.positions)[-1]
+        return self._due().seat == clockwise(self.positions)[-1]
 
     def completes_hand(self, event: EventData) -> bool:
         """686a.7(i), (j): the second of the two more cards completes the Hand; settlement follows."""
-        return len(self.positions[self.expected.seat].cards) == HAND_SIZE - 1
+        return len(self.positions[self._due().seat].cards) == HAND_SIZE - 1
 
     def place_card(self, event: EventData) -> None:
         item: Arrival = message_of(event).item
-        slot = self.expected
+        assert isinstance(item, Card), "every Over/Under card is dealt face up"
+        slot = self._due()
         self.positions[slot.seat].cards.append(item)
         if self.state == DEALING:
             self._dealt += 1
@@ -72,6 +76,12 @@ class DealSteps(ShoeSteps):
             face_up=True,
             clause=slot.rule.clause,
         )
+
+    def _due(self) -> Slot:
+        """The card due, where a guard or callback of a card due asks (the machine calls them then)."""
+        slot = self.expected
+        assert slot is not None, "a card is due"
+        return slot
 
     def _nothing_due(self) -> Rule:
         return NOTHING_DUE[self.state]

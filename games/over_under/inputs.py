@@ -25,13 +25,13 @@ from games.common.messages import (
     InputError,
     Message,
     Resolution,
-    Sealed,
     ShoeStatus,
     StartDeal,
     SupervisorResolve,
     check_int,
     describe,
 )
+from vocabulary.cards import SealedCard
 
 __all__ = [
     "COVER_CARD",
@@ -47,7 +47,7 @@ __all__ = [
     "Message",
     "PlaceWager",
     "Resolution",
-    "Sealed",
+    "SealedCard",
     "ShoeStatus",
     "StartDeal",
     "SupervisorResolve",

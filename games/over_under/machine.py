@@ -14,8 +14,6 @@ source, transitions tries them in the order listed: an irregular arrival is caug
 
 from __future__ import annotations
 
-from typing import Any
-
 from games.common import machine_parts
 from games.common.machine_parts import (
     BETTING,
@@ -31,6 +29,7 @@ from games.common.machine_parts import (
     resolution_transitions,
     shoe_arrival_transitions,
 )
+from vocabulary.machines import Spec
 
 __all__ = [
     "BETTING",
@@ -78,7 +77,7 @@ REFUSALS = {
 }
 
 
-def _transitions() -> list[dict[str, Any]]:
+def _transitions() -> list[Spec]:
     return [
         # 686a.7(e): wagers, then the deal once the shoe is ready (686a.7(a), (c), (d)).
         *opening_transitions(DEALING),
@@ -138,7 +137,7 @@ def _transitions() -> list[dict[str, Any]]:
     ]
 
 
-def definition() -> dict[str, Any]:
+def definition() -> Spec:
     """The keyword arguments of the round's Machine (shared with games.diagrams)."""
     return machine_parts.definition(STATES, _transitions())
 

@@ -1,29 +1,30 @@
-"""The round's callbacks from the first election on: every player's election in turn, before any
-additional card (686a.7(f)-(h)); then each player's settlement and clearing in turn ((j)-(m)); the
-rack's count (n); a held round's ruling. Mixed into Round (round.py)."""
+"""The round's callbacks for play: every player's election in turn, before any additional card
+(686a.7(f)-(h)); then each player's settlement and clearing in turn ((j)-(m): at Over/Under a player
+is settled as play reaches them, not at the end). Mixed into Round (round.py)."""
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from transitions import EventData
 
-from games.common.closing import ClosingSteps
 from games.common.machine_parts import BETTING, SETTLED, message_of
 from games.common.pickup import Pickup
 from games.common.records import RecordKind
 from games.common.seating import clockwise
 from games.over_under import clauses, settlement
 from games.over_under.inputs import Choice
-from games.over_under.irregularities import DISCARD_COUNT
 from games.over_under.machine import DEALING, DECIDING
 from games.over_under.positions import Position
+from games.over_under.round_state import RoundState
 from vocabulary.rules import Rule, RuleViolation
 
 #: The Over 23 and Under 18 Wagers, each equal to the Ante (686a.7(g)(1)-(2)).
 EQUAL_TO_ANTE = {Choice.OVER_23: clauses.OVER_EQUALS_ANTE, Choice.UNDER_18: clauses.UNDER_EQUALS_ANTE}
 
 
-class PlaySteps(ClosingSteps):
-    """Guards and callbacks of the elections, the settlement, the rack and a supervisor's ruling."""
+class PlaySteps(RoundState):
+    """Guards and callbacks of the elections and of each player's settlement and clearing."""
 
     def choice_is_valid(self, event: EventData) -> bool:
         message = message_of(event)
@@ -42,11 +43,11 @@ class PlaySteps(ClosingSteps):
     def completes_elections(self, event: EventData) -> bool:
         """686a.7(f): the election of the last player clockwise completes the decisions; only then
         is any additional card dealt (686a.7(i))."""
-        return self.current.seat == clockwise(self.positions)[-1]
+        return self.in_turn.seat == clockwise(self.positions)[-1]
 
     def apply_choice(self, event: EventData) -> None:
         choice = message_of(event).choice
-        position = self.current
+        position = self.in_turn
         position.choice = choice
         fields = dict(seat=position.seat, choice=choice.value, first_card=str(position.cards[0]))
         if choice is Choice.SURRENDER:
@@ -101,7 +102,7 @@ class PlaySteps(ClosingSteps):
 
     def settle_player(self, event: EventData) -> None:
         """686a.7(j): the Hand is complete: the player's wagers are settled at once by (k)-(m)."""
-        position = self.current
+        position = self.in_turn
         position.settled = True
         self._record_actions(settlement.settle(position, self.rules))
 
@@ -115,44 +116,21 @@ class PlaySteps(ClosingSteps):
         return any(not position.cleared for position in self.positions.values() if position is not current)
 
     def clear_player(self, event: EventData) -> None:
-        position = self.current
+        position = self.in_turn
         pickups = [Pickup(position.label, str(card)) for card in position.cards]
         position.cleared = True
         self._record_pickups(pickups)
 
-    def discard_count_is_wrong(self, event: EventData) -> bool:
-        """686a.7(n), 686a.7(o): every card of the round must reach the rack; none may go missing."""
-        return message_of(event).cards != len(self.pickup_order())
-
-    def hold_discard(self, event: EventData) -> None:
-        cards, dealt = message_of(event).cards, len(self.pickup_order())
-        detail = f"the discard rack received {cards} card(s) this round; the round put {dealt} there"
-        self._hold(*DISCARD_COUNT(clauses.DISCARD_COUNT, detail))
-
-    def record_pickup(self, event: EventData) -> None:
-        self._record_pickups(self.pickup_order()[len(self.pickup) :])
-
-    def void_round(self, event: EventData) -> None:
-        self._resolve(event)
-        for seat in clockwise(self.positions):
-            position = self.positions[seat]
-            self._record_actions(settlement.void(position))
-            position.settled = True
-
-    def continue_round(self, event: EventData) -> None:
-        hold = self._resolve(event)
-        if hold.kind is DISCARD_COUNT:
-            self.record_pickup(event)
-
-    def _refuse_second_election(self, position: Position) -> None:
+    def _refuse_second_election(self, position: Position) -> NoReturn:
         """686a.7(g): a player elects once."""
+        assert position.choice is not None, "only an election made is refused again"
         raise RuleViolation(clauses.ONE_ELECTION, f"{position.label} has elected {position.choice.value}")
 
     def _turn_of(self, seat: int, rule: Rule) -> Position:
         """The position whose turn it is, if ``seat`` is it; else the clause that refuses it."""
-        current = self.current
         if seat not in self.positions:
             raise RuleViolation(rule, f"seat {seat} has no Ante Wager in this round")
+        current = self.in_turn
         if current.seat != seat:
             raise RuleViolation(rule, f"it is {current.label}'s turn, not seat {seat}'s")
         return current

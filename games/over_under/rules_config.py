@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
 
 from games.common.config import (
     ConfigError,
     Configurable,
     Odds,
+    Raw,
     Rounding,
     choice,
     integer,
@@ -36,7 +36,7 @@ BonusPayTable = Mapping[int, Odds]
 __all__ = ["BONUS_WINNING_TOTALS", "BonusPayTable", "ConfigError", "Odds", "Rounding", "RuleSet"]
 
 
-def _odds(key: str, raw: Any) -> Odds | None:
+def _odds(key: str, raw: Raw) -> Odds | None:
     """``"1:1"`` or ``"3 to 2"`` (an Odds given directly is taken as it is); None: not configured."""
     if raw is None or isinstance(raw, Odds):
         return raw
@@ -46,14 +46,14 @@ def _odds(key: str, raw: Any) -> Odds | None:
         raise ConfigError(key, str(exc)) from None
 
 
-def _bonus_table(key: str, raw: Any) -> BonusPayTable | None:
+def _bonus_table(key: str, raw: Raw) -> BonusPayTable | None:
     """``{"6" = "100:1", ..., "33" = "100:1"}``: odds for exactly the winning totals of 686a.7(m)
     (TOML keys are text, so "6" and 6 both name the total 6)."""
     if raw is None:
         return None
     if not isinstance(raw, Mapping):
         raise ConfigError(key, f"expected a table of total = odds, got {raw!r}")
-    table = {}
+    table: dict[int, Odds] = {}
     for name, odds in raw.items():
         try:
             points = int(name)
@@ -61,7 +61,10 @@ def _bonus_table(key: str, raw: Any) -> BonusPayTable | None:
             raise ConfigError(key, f"{name!r} is not a total ({LOWEST} to {HIGHEST})") from None
         if points in table:
             raise ConfigError(key, f"the total {points} is given twice")
-        table[points] = _odds(f"{key}.{points}", odds)
+        parsed = _odds(f"{key}.{points}", odds)
+        if parsed is None:
+            raise ConfigError(f"{key}.{points}", "no odds given")
+        table[points] = parsed
     wrong = sorted(set(table) - BONUS_WINNING_TOTALS)
     missing = sorted(BONUS_WINNING_TOTALS - set(table))
     if wrong or missing:
@@ -133,7 +136,7 @@ class RuleSet(Configurable):
             raise ConfigError("decks", f"4, 6 or 8 (in the field), got {self.decks}")
 
     @staticmethod
-    def shown(name: str, value: Any) -> str:
+    def shown(name: str, value: Raw) -> str:
         """A default as the configuration documentation shows it."""
         if value is None:
             return "none (no Bonus Wager)" if name == "bonus_pay_table" else "none (required)"

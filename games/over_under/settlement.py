@@ -60,6 +60,7 @@ def settle(position: Position, rules: RuleSet) -> list[Action]:
                 (WagerKind.ANTE, position.ante, rules.ante_odds),
                 (kind, position.stake, odds),
             ):
+                assert wager_odds is not None, "a table opens only with its payout odds configured"
                 winnings = wager_odds.pay(amount, rules.odd_cent_rounding)
                 actions.append(Action(position.seat, wager, Movement.PAY, winnings, rule, points))
         else:
@@ -74,6 +75,7 @@ def settle(position: Position, rules: RuleSet) -> list[Action]:
 def _bonus(position: Position, rules: RuleSet) -> Action:
     """686a.7(m), and (h) after a surrender: by the Hand's total, from the posted table."""
     points = position.total
+    assert rules.bonus_pay_table is not None, "a Bonus Wager is taken only with its pay table configured"
     odds = rules.bonus_pay_table.get(points)
     if odds is None:
         return Action(

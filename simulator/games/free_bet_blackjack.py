@@ -2,9 +2,9 @@
 card reader on the simulated USB bus, all on one TableWorld. ``croupier run`` plays on it when no
 hardware is configured, and the tests play on it too.
 
-Its simulated players answer the table's players protocol (``croupier.tables.players.Players``); its
-scripted players answer from a scenario file (docs/scenarios.md), and ``SIMULATION`` declares it all
-(simulator.games.registry).
+Its simulated players answer the table's players protocol
+(``croupier.tables.free_bet_blackjack.Players``); its scripted players answer from a scenario file
+(docs/scenarios.md), and ``SIMULATION`` declares it all (simulator.games.registry).
 
 ``BasicStrategyPlayers`` plays Free Bet basic strategy roughly, deterministically: the only chance
 is in the wagers, drawn from the ``random.Random`` it is given, so a seeded run replays exactly.
@@ -18,8 +18,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
-from croupier.tables.players import Legal
+from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable, Legal
 from drivers.connection import SupervisorSettings
 from drivers.protocol.core import DeviceClass
 from firmware_sim.card_reader import CardReaderPersonality

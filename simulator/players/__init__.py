@@ -2,7 +2,7 @@
 
 ``croupier run`` and ``croupier sim --game GAME`` play rounds without people, and the tests play
 with the same players. Each game's players (in its simulator module, simulator/games/<game>.py)
-answer its table's protocol with plain values (croupier.tables.inputs) and decide
+answer its table's protocol with plain values (croupier.screen.answers) and decide
 deterministically; only stakes and side wagers are drawn from the ``random.Random`` given, so a
 seeded run replays exactly. Players of a game dealt face down see their own cards through a
 ``look`` (simulator.players.seen); ``table_options`` wires it, and the progressive chips, to a
@@ -25,7 +25,7 @@ def simulated_players(game: str, rng: random.Random, **options: Any) -> object:
     return simulation(game).players(rng, **options)
 
 
-def table_options(game: str, sim: Any) -> dict[str, Any]:
+def table_options(game: str, sim: Any) -> dict[str, Any]:  # Any: TOML values of a simulated table
     """The options that seat ``game``'s players at the simulated table ``sim``
     (simulator.tables.SimulatedTable): the game's ``seated`` (simulator.games.registry)."""
     return simulation(game).seated(sim)

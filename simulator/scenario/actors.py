@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from croupier.tables.watchers import RoundWatcher
+from croupier.tables.events import RoundListener
 from firmware_sim.dealer import FOREIGN_BACK
 from firmware_sim.world import SHOE, SHUFFLER_INPUT, PhysicalCard, TableWorld
 from games import registry
@@ -27,7 +27,12 @@ class ScriptedPlayers:
     the file has no answer for raises ScenarioError naming the seat and the prompt, so a scenario
     never plays on a guess."""
 
-    def __init__(self, game: str, script: RoundScript, cover: Any = None) -> None:
+    def __init__(
+        self,
+        game: str,
+        script: RoundScript,
+        cover: Any = None,  # Any: a progressive's cover
+    ) -> None:
         self.game, self.script, self.cover = game, script, cover
         self.pending = {seat: deque(answers) for seat, answers in script.decisions.items()}
         self.insurance_asked: set[int] = set()
@@ -100,17 +105,17 @@ class StackingRandom(random.Random):
         x[0:0] = picked
 
 
-class FaultWatcher(RoundWatcher):
-    """A round watcher that strikes the round's faults as the card records come in."""
+class FaultWatcher(RoundListener):
+    """A table listener that strikes the round's faults as the card records come in."""
 
     def __init__(self, world: TableWorld, faults: Sequence[Fault]) -> None:
         self.world, self.faults, self.cards = world, list(faults), 0
         self.struck: list[Fault] = []
 
-    def round_began(self, round_: Any) -> None:
+    def round_began(self, round_: Any) -> None:  # Any: a round of any game
         self.cards = 0
 
-    def record(self, record: Any) -> None:
+    def record(self, record: Any) -> None:  # Any: a record of any game
         if str(record.kind) != "card":
             return
         self.cards += 1
@@ -121,7 +126,7 @@ class FaultWatcher(RoundWatcher):
                     self.world.faults.stuck.add(SHOE if fault.device == "shoe" else SHUFFLER_INPUT)
 
 
-def strike_dealer_fault(sim: Any, fault: Fault) -> bool:
+def strike_dealer_fault(sim: Any, fault: Fault) -> bool:  # Any: a simulated table of any game
     """Arm or strike a dealer's fault before the round (the simulated dealer's slips, as
     ``croupier sim --faults`` strikes them); False for a jam, which FaultWatcher strikes mid-round."""
     dealer, world = sim.dealer, sim.world

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from croupier.tables.watchers import RoundWatcher
+from croupier.tables.events import RoundListener
 from simulator.scenario.actors import ScriptedPlayers
 from simulator.scenario.parse import Expect, RoundScript, Scenario
 
@@ -23,10 +23,10 @@ class TableRecord:
 
     seq: str
     kind: str
-    fields: Mapping[str, Any]
+    fields: Mapping[str, Any]  # Any: JSON values
 
 
-class TableRecords(RoundWatcher):
+class TableRecords(RoundListener):
     """The table's records made before each round (since the one before it began), for its
     expectations."""
 
@@ -34,10 +34,10 @@ class TableRecords(RoundWatcher):
         self.pending: list[TableRecord] = []
         self.before_round: list[TableRecord] = []  # those made before the round last begun
 
-    def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:
+    def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:  # Any: JSON values
         self.pending.append(TableRecord(f"t{len(self.pending) + 1}", kind, dict(fields)))
 
-    def round_began(self, round_: Any) -> None:
+    def round_began(self, round_: Any) -> None:  # Any: a round of any game
         self.before_round, self.pending = self.pending, []
 
 
@@ -49,7 +49,7 @@ class Outcome:
     scenario: Scenario
     failure: str | None = None
     checked: int = 0
-    rounds: list[Any] = field(default_factory=list)
+    rounds: list[Any] = field(default_factory=list)  # Any: rounds of any game
     before: list[list[TableRecord]] = field(default_factory=list)  # each round's table records
 
     @property
@@ -64,7 +64,7 @@ class Outcome:
         return f"{head}\n  FAILED: {self.failure}"
 
 
-def _matches(record: Any, expect: Expect) -> bool:
+def _matches(record: Any, expect: Expect) -> bool:  # Any: a round's or the table's record
     if str(record.kind) != expect.what:
         return False
     return all(
@@ -73,7 +73,7 @@ def _matches(record: Any, expect: Expect) -> bool:
 
 
 def check_round(
-    round_: Any,
+    round_: Any,  # Any: a round of any game
     script: RoundScript,
     cleared: Mapping[str, int] | None = None,
     before: Sequence[TableRecord] = (),
@@ -122,11 +122,15 @@ def check_round(
     return checked, None
 
 
-def _show(record: Any) -> str:
+def _show(record: Any) -> str:  # Any: a round's or the table's record
     return f"{record.kind} " + " ".join(f"{k}={shlex.quote(str(v))}" for k, v in record.fields.items())
 
 
-def _missing(expect: Expect, records: Sequence[Any], position: int) -> str:
+def _missing(
+    expect: Expect,
+    records: Sequence[Any],
+    position: int,  # Any: a round's or the table's record
+) -> str:
     after = f" after record #{records[position - 1].seq}" if position else ""
     same = [r for r in records[position:] if str(r.kind) == expect.what]
     earlier = [r for r in records[:position] if _matches(r, expect)]
@@ -153,7 +157,7 @@ def unasked(players: ScriptedPlayers) -> str | None:
     return None
 
 
-def report_not_skipped(dealer: Any, script: RoundScript) -> str | None:
+def report_not_skipped(dealer: Any, script: RoundScript) -> str | None:  # Any: any game's dealer
     """A ``fault unreported`` the round never struck: the dealer was never asked for that hand."""
     for fault in script.faults:
         if fault.kind == "unreported" and fault.device in dealer.skip_report:
@@ -165,7 +169,10 @@ def report_not_skipped(dealer: Any, script: RoundScript) -> str | None:
     return None
 
 
-def records_text(rounds: Sequence[Any], before: Sequence[Sequence[TableRecord]] = ()) -> str:
+def records_text(
+    rounds: Sequence[Any],
+    before: Sequence[Sequence[TableRecord]] = (),  # Any: rounds of any game
+) -> str:
     """Every record of the rounds played, one a line, as ``expect`` lines would name them, each
     round's table records (``before``, its burns) first: what a scenario author copies from when
     writing the expectations."""

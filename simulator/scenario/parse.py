@@ -133,7 +133,7 @@ def parse(text: str, path: str = "<scenario>") -> Scenario:
     game: str | None = None
     seats: int | None = None
     seed = 1
-    rules: dict[str, Any] = {}
+    rules: dict[str, Any] = {}  # Any: configured values
     rounds: list[RoundScript] = []
     header = True
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -267,7 +267,7 @@ def _decision(game: str, word: str, where: Where) -> Answer:
     return Answer(word, 0, where)
 
 
-def _rule(raw: str, where: Where) -> tuple[str, Any]:
+def _rule(raw: str, where: Where) -> tuple[str, Any]:  # Any: a configured value
     """``rule KEY VALUE``: VALUE is a TOML value (``"3:1"``, ``6``, ``{ 6 = "100:1", ... }``), as
     the key is written in a table's configuration file; the game's RuleSet checks it when the table
     is built, and a refusal names this line."""

@@ -31,7 +31,10 @@ def load(path: Path | str) -> Scenario:
     return parse(text, str(path))
 
 
-async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = None) -> Outcome:
+async def run_scenario(
+    scenario: Scenario,
+    options: Mapping[str, Any] | None = None,  # Any: TOML values
+) -> Outcome:
     """Play the scenario's rounds on the game's simulated table, stacked and scripted as the file
     says, with the simulated floor supervisor clearing any fault; check each round as it ends.
     ``options`` are the table builder's (the rules for ``seats``); a file error raises, a round
@@ -48,9 +51,9 @@ async def run_scenario(scenario: Scenario, options: Mapping[str, Any] | None = N
             shuffler = sim.devices["shuffler"]
             shuffler.call(lambda engine: setattr(engine.personality, "_rng", stacking))
         faults = FaultWatcher(sim.world, [])
-        table.watchers.add(faults)
+        table.events.subscribe(faults)
         table_records = TableRecords()
-        table.watchers.add(table_records)
+        table.events.subscribe(table_records)
         cover = table_options(game, sim).get("cover")
         tally = Tally()
         repair = partial(repair_sim, sim)

@@ -82,7 +82,7 @@ async def connected_devices(
     connections: dict[str, DeviceConnection] = {}
     try:
         for spec in specs:
-            port = UsbPort(spec.device, bus) if spec.usb else PtyPort(spec.device)
+            port: Port = UsbPort(spec.device, bus) if spec.usb else PtyPort(spec.device)
             ports[spec.name] = port.start()
             # The host holds each simulated device's approved image: every check is a challenge.
             image = spec.device.call(lambda engine: engine.personality.firmware_image)
@@ -124,8 +124,9 @@ def shoe_and_shuffler(
     """The shoe (behind a pty) and the shuffler (on the USB bus if ``shuffler_on_usb``) of a table
     dealt from a shoe, both on ``world``: how to serve them. ``shuffler_seed`` seeds the shoe's own
     reshuffles too (Hold 'Em's auto-reshuffling shoe), so a seeded simulation replays exactly."""
-    reshuffles = {} if shuffler_seed is None else {"rng": random.Random(shuffler_seed)}
-    personality = ShoePersonality(world=world, serial_number="SH-SIM-1", **reshuffles)
+    personality = ShoePersonality(world=world, serial_number="SH-SIM-1")
+    if shuffler_seed is not None:
+        personality.rng = random.Random(shuffler_seed)
     shoe = SimulatedDevice(personality, name="shoe", seed=1)
     return [
         DeviceSpec("shoe", shoe, DeviceClass.SHOE, settings=shoe_settings),
@@ -155,8 +156,8 @@ async def opened_table(
     settings: SupervisorSettings | None,
     floorperson: Operator = FLOORPERSON,
     shuffler_seed: int | None = None,
-    **options: Any,
-) -> AsyncIterator[SimulatedTable[Any, DealerT]]:
+    **options: Any,  # Any: TOML values
+) -> AsyncIterator[SimulatedTable[Any, DealerT]]:  # Any: any game's table
     """Every game's table comes up the same way: its devices connected (``connected_devices``),
     the table assembled on the connections as real equipment's is (``assemble``: a simulated
     device's name is its kind), dealt by ``hands``, running and opened by ``floorperson``.

@@ -27,8 +27,8 @@ async def simulated_shoe_table(
     shuffler_on_usb: bool = False,
     shuffler_seed: int | None = None,
     more_devices: Callable[[TableWorld], Sequence[DeviceSpec]] = lambda world: (),
-    **options: Any,
-) -> AsyncIterator[SimulatedTable[Any, SimulatedDealer]]:
+    **options: Any,  # Any: TOML values
+) -> AsyncIterator[SimulatedTable[Any, SimulatedDealer]]:  # Any: any game's table
     """The dealer's hands unwrap the two batches (``backs``, ``rules.decks`` each), the shoe and
     the shuffler come up with ``more_devices``, and ``game``'s table is assembled on them with the
     ShoeTable keywords (``options`` among them, the ``floorperson`` who opens it too).

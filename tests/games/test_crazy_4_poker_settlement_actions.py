@@ -5,10 +5,11 @@ settlement and the void are pinned here; the side wagers settled by their own ta
 from __future__ import annotations
 
 from games.common.config import Rounding
+from games.common.movement import Movement
 from games.crazy_4_poker import clauses
 from games.crazy_4_poker.evaluator import Strength, strength
 from games.crazy_4_poker.rules_config import RuleSet
-from games.crazy_4_poker.settlement import Action, Movement, Position, Wager, showdown, void
+from games.crazy_4_poker.settlement import Action, Position, Wager, showdown, void
 from vocabulary.cards import Card
 
 ANTE, PLAY, SUPER, QUEENS = Wager.ANTE, Wager.PLAY, Wager.SUPER_BONUS, Wager.QUEENS_UP

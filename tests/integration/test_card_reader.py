@@ -74,6 +74,12 @@ class Table:
             while self.reader.state != state:
                 await asyncio.sleep(0.005)
 
+    async def latched(self, timeout: float = 3.0) -> None:
+        """Wait for the event pump to latch a fault (the latch beside the state, decision 0009)."""
+        async with asyncio.timeout(timeout):
+            while not self.reader.latch:
+                await asyncio.sleep(0.005)
+
 
 async def _pump(reader: CardReader) -> None:
     """What the table service does: apply the driver's events to the rules, in order."""
@@ -165,7 +171,7 @@ def test_no_card_in_the_reader_latches_no_card_until_a_supervisor_clears_it(tran
         async with table(transport) as t:
             with pytest.raises(DeviceRefused, match="no card in the reader: NO_CARD latched"):
                 await t.reader.peek(Card.parse("As"))
-            await t.until("faulted")
+            await t.latched()
             assert [f.code for f in t.reader.latch.faults] == ["NO_CARD"]
             t.slide_in("Kh")
             with pytest.raises(RuleViolation) as blocked:
@@ -187,7 +193,7 @@ def test_673a_2_d_tamper_latches_needs_a_supervisor_and_a_new_inspection(transpo
     async def scenario() -> None:
         async with table(transport) as t:
             t.device.call(t.personality.tamper)
-            await t.until("faulted")
+            await t.latched()
             assert [f.code for f in t.reader.latch.faults] == ["TAMPER"]
             assert t.reader.inspection is None
             with pytest.raises(RuleViolation) as dealer:

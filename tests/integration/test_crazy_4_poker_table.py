@@ -18,7 +18,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from croupier.tables.crazy_4_poker import Crazy4PokerTable, layout_place
-from croupier.tables.watchers import RoundWatcher
+from croupier.tables.events import RoundListener
 from firmware_sim.dealer_crazy_4 import SimulatedCrazy4Dealer
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.world import DEALER_HAND, TableWorld
@@ -217,7 +217,7 @@ def test_657a_9_d_a_round_in_play_is_saved_as_a_round_whose_stub_was_not_counted
     cut off and voided still brings the next count nearer; between rounds it is the rounds dealt
     since the last count."""
 
-    class Saved(RoundWatcher):
+    class Saved(RoundListener):
         def __init__(self, table: Crazy4PokerTable) -> None:
             self.table, self.saved = table, []
 
@@ -229,7 +229,7 @@ def test_657a_9_d_a_round_in_play_is_saved_as_a_round_whose_stub_was_not_counted
     async def scenario():
         async with table_rig() as rig:
             saved = Saved(rig.table)
-            rig.table.watchers.add(saved)
+            rig.table.events.subscribe(saved)
             for _ in range(3):
                 await play(rig)
             assert [position for _, position in saved.saved] == [since + 1 for since, _ in saved.saved]

@@ -19,7 +19,7 @@ from croupier.audit.record import AuditRecord
 from croupier.audit.writer import AuditTrail
 from croupier.service.journal import TableJournal
 from croupier.state import TableState
-from croupier.tables.watchers import RoundWatcher
+from croupier.tables.events import RoundListener
 from devices.equipment import LINK_LOST
 from devices.shoe import COLLECTING, EMPTY
 from devices.shuffler import OUTCOME_RECONCILED
@@ -520,7 +520,7 @@ def test_677a10_the_end_of_a_round_lost_with_the_shoe_is_reconciled_from_its_cou
     run(scenario(), timeout=60)
 
 
-class DropAtTheShoeChange(RoundWatcher):
+class DropAtTheShoeChange(RoundListener):
     """As the round that ends a shoe ends (672a.7(d): its cover card came out), device ``name`` goes
     silent, so the shoe change between rounds (collect and count, delivery, shuffle) meets a lost link;
     it comes back ``after`` seconds later."""
@@ -551,7 +551,7 @@ def test_672a7d_a_device_dropping_out_at_the_shoe_change_holds_it_until_back_and
         async with simulated_table(game, name="DROP", settings=FAST, shuffler_seed=3) as sim:
             table = sim.table
             drop = DropAtTheShoeChange(sim, name)
-            table.watchers.add(drop)
+            table.events.subscribe(drop)
             players = simulated_players(game, random.Random(5), **table_options(game, sim))
             floor = FloorSupervisor(table, None, None, repair=partial(repair_world, sim.world), delay=0.05)
             async with on_the_floor(floor):

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
+from croupier.tables.feeding import DeviceEventApplied
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable
 from drivers.connection import SupervisorSettings
 from drivers.errors import DeviceRefused
@@ -41,6 +42,7 @@ from tests.dealing import (
 )
 from tests.links import FAST, run
 from vocabulary.cards import Card
+from vocabulary.events import Event
 from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
 from vocabulary.rules import RuleViolation
 
@@ -235,6 +237,42 @@ def test_672a_7_h_1_the_dealer_pays_a_blackjack_when_reaching_its_seat():
             assert rig.dealer.racked[:2] == ["As", "Kd"], "the paid Blackjack leaves the layout first"
 
     run(scenario())
+
+
+def test_no_event_on_any_hub_names_the_hole_card_before_it_is_turned_up():
+    """Secrecy on the one event path (decision 0018, decision 0031): of every event published on
+    the table's, each device's and each latch's hub, none before the hole card's reveal record
+    names its face, as text or as its code."""
+    hole = Card.parse("9s")
+
+    async def scenario():
+        async with table_rig() as rig:
+            heard: list[Event] = []
+            devices = [hub for m in rig.table.equipment for hub in (m.events, m.latch.events)]
+            for hub in (rig.table.events, *devices):
+                hub.subscribe(heard.append)
+            # burn, seats 1-3, the dealer's 8, seats 1-3, the hole card, seat 1's hit: no other card
+            # is dealt before the hole card is turned up.
+            stack_top(rig.world, ["2c", "9c", "As", "Tc", "8h", "4d", "Kd", "7d", "9s", "2s"])
+            await rig.play(InTurnPlayers(rig.dealer))
+            [reveal] = [
+                i for i, e in enumerate(heard) if isinstance(e, Record) and e.kind is RecordKind.HOLE_REVEALED
+            ]
+            assert str(hole) in repr(heard[reveal])
+            before = heard[:reveal]
+            assert any(isinstance(e, Record) and e.kind is RecordKind.CARD for e in before)
+            leaks = [e for e in before if str(hole) in repr(e) or hole.code in _codes(e)]
+            assert not leaks, f"the hole card's face was published before it was turned up: {leaks}"
+
+    run(scenario())
+
+
+def _codes(event: Event) -> list[int]:
+    """The integer fields of a device's event: where a face's code could hide."""
+    if not isinstance(event, DeviceEventApplied) or not dataclasses.is_dataclass(event.event):
+        return []
+    values = [getattr(event.event, field.name) for field in dataclasses.fields(event.event)]
+    return [value for value in values if isinstance(value, int) and not isinstance(value, bool)]
 
 
 def test_dealer_blackjack_is_found_by_the_peek_and_settled_at_once():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from croupier.audit.record import AuditRecord
 from croupier.audit.writer import AuditTrail
 from croupier.commands.run import table_in_service
 from croupier.config import TableConfig, load_table_config
-from croupier.screen.prompts import TABLE_CLOSED
+from croupier.screen.prompts import TABLE_CLOSED, DealerStep
 from croupier.service.journal import TableJournal
 from croupier.service.table_service import DEVICES_READY
 from croupier.state import TableState
@@ -54,6 +55,7 @@ from games import registry
 from tests.links import run
 from tests.screen import WAGERS, Screen, dealer_counts
 from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN, write_token_file
+from vocabulary.events import Event
 from vocabulary.operators import SUPERVISOR_CLEARS
 
 DEALER = {"Authorization": f"Bearer {DEALER_TOKEN}"}
@@ -179,8 +181,7 @@ async def in_service(config: TableConfig, hands: Any, game: str) -> AsyncIterato
         journal = TableJournal(trail, state, table=config.name, game=config.game)
         journal.service_started(config.game, str(config.source), "sha256")  # as croupier run does
         async with table_in_service(config, journal, None) as service:
-            steps = service.screen.step_listeners  # the dealer's hands do what the screen shows
-            steps.append(lambda step, arguments: getattr(hands, step)(**arguments))
+            service.screen.events.subscribe(partial(_do_step, hands))  # the hands do what the screen shows
             stop = asyncio.Event()
             serving = asyncio.create_task(service.serve(stop))
             try:
@@ -190,6 +191,11 @@ async def in_service(config: TableConfig, hands: Any, game: str) -> AsyncIterato
             finally:
                 stop.set()
                 await asyncio.wait_for(serving, 20)
+
+
+def _do_step(hands: Any, event: Event) -> None:
+    if isinstance(event, DealerStep):
+        getattr(hands, event.step)(**event.arguments)
 
 
 async def _all_ready(screen: Screen) -> None:

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
+from croupier.tables.events import RoundListener
 from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
-from croupier.tables.watchers import RoundWatcher
 from drivers.protocol.classes.shuffler import ShuffleCompleted
 from firmware_sim.dealer_holdem import SimulatedHoldemDealer
 from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHOE, SHOE_TRAY, TableWorld
@@ -339,7 +339,7 @@ def test_677a_10_d_a_round_in_play_is_saved_as_a_round_whose_stub_was_not_counte
     saved count left it out, and a restart after a cut-off fourth round let a fifth round pass
     uncounted (found by bench/reliability.py and ``croupier audit procedure``)."""
 
-    class Saved(RoundWatcher):
+    class Saved(RoundListener):
         def __init__(self, table: HeadsUpHoldemTable) -> None:
             self.table, self.saved = table, []
 
@@ -349,7 +349,7 @@ def test_677a_10_d_a_round_in_play_is_saved_as_a_round_whose_stub_was_not_counte
     async def scenario():
         async with holdem_rig(seed=3) as rig:
             saved = Saved(rig.table)
-            rig.table.watchers.add(saved)
+            rig.table.events.subscribe(saved)
             for _ in range(6):
                 await rig.play()
             assert saved.saved == [1, 2, 3, 4, 5, 1], "the fifth round counts its stub"

@@ -269,7 +269,7 @@ def test_the_live_view_shows_the_shoe_and_links_and_never_a_face_down_card() -> 
     async def play() -> str:
         out = io.StringIO()
         async with simulated_table(game, name="view", shuffler_seed=1, **_rules(game, 1)) as table:
-            table.table.watchers.add(LiveView(table, Tally(), game=game, rounds=1, out=out))
+            table.table.events.subscribe(LiveView(table, Tally(), game=game, rounds=1, out=out))
             await table.table.prepare_round()
             stack_top(table.world, round_script.shoe, round_script.where)
             await table.table.play_round(ScriptedFreeBetBlackjack(game, round_script))
@@ -294,7 +294,7 @@ def test_the_live_view_shows_the_progressive_meters_at_a_table_with_one() -> Non
     async def play() -> str:
         out = io.StringIO()
         async with simulated_table(game, name="view", shuffler_seed=1) as sim:
-            sim.table.watchers.add(LiveView(sim, Tally(), game=game, rounds=1, out=out))
+            sim.table.events.subscribe(LiveView(sim, Tally(), game=game, rounds=1, out=out))
             players = simulated_players(game, random.Random(1), **table_options(game, sim))
             await sim.table.play_round(players)
         return out.getvalue()

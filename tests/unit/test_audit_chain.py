@@ -27,6 +27,7 @@ from croupier.service.journal import TableJournal
 from croupier.state import TableState
 from games.common.records import Record, RecordKind
 from games.free_bet_blackjack.inputs import PlayerAction
+from tests.dealing import journaled
 from tests.games import dealt, decide, finish
 from vocabulary.cards import Card
 
@@ -210,6 +211,28 @@ def test_series_out_of_order_is_named(tmp_path: Path) -> None:
     assert found.path == files[2] and found.line == 1
 
 
+def test_a_header_that_numbers_no_file_is_named(tmp_path: Path) -> None:
+    """A forger who recomputes the chain of an unsealed series still cannot give a header a file
+    number that is not a number: the verifier names the header (it used to fail on the next file)."""
+    with AuditTrail(tmp_path, "T1", rotation=Rotation(max_bytes=4096)) as trail:
+        for n in range(60):
+            trail.append("card", 1, {"n": n})
+    files = series_files(tmp_path, "T1")[:2]
+    prev = None
+    for path in files:
+        rewritten = []
+        for line in lines_of(path):
+            record = AuditRecord.parse(line)
+            fields = {**record.fields, "file": "one"} if record.seq == 1 else record.fields
+            prev = prev or record.prev
+            record = AuditRecord.seal(record.seq, record.at, record.kind, record.round, fields, prev)
+            rewritten.append(record.line())
+            prev = record.hash
+        path.write_bytes(b"".join(rewritten))
+    found = verify_series(files).problem
+    assert found.path == files[0] and found.line == 1 and "file number" in found.reason
+
+
 def test_reopening_continues_the_chain_and_refuses_a_damaged_series(tmp_path: Path) -> None:
     path = written(tmp_path)
     with AuditTrail(tmp_path, "T1") as trail:
@@ -284,7 +307,7 @@ def test_the_journal_writes_each_round_record_as_it_is_made_once_in_order(tmp_pa
     round_, shoe = dealt(["Ts 7c"], "6h 9d", rest="5s 8c")
     with AuditTrail(tmp_path, "T1") as trail, TableState(tmp_path / "state.db") as state:
         journal = TableJournal(trail, state, table="T1", game="free_bet_blackjack")
-        round_.log.attach(journal.record)
+        journaled(round_, journal)
 
         def on_disk() -> list[int]:
             lines = b"".join(lines_of(series_files(tmp_path, "T1")[0])).splitlines()

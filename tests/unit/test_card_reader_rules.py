@@ -482,7 +482,7 @@ def test_673a_2_d_the_inspection_is_of_the_unit_inspected():
 def test_673a_2_d_tamper_voids_the_inspection_and_only_a_supervisor_clears_it():
     card_reader, driver = reader()
     card_reader.apply(FaultRaised(FaultCode.TAMPER, "reader case opened"))
-    assert card_reader.state == "faulted" and card_reader.inspection is None
+    assert card_reader.latch and card_reader.state == "uninspected" and card_reader.inspection is None
     error = refused(LATCH_BLOCKS, card_reader.peek(Card.parse("As")))
     assert "TAMPER" in str(error)
     refused(SUPERVISOR_CLEARS, card_reader.clear("TAMPER", DEALER_ON_SHIFT))
@@ -516,7 +516,7 @@ def test_an_answer_that_arrives_after_a_fault_is_discarded():
         assert late.value.rule == LATCH_BLOCKS
 
     run(scenario())
-    assert card_reader.answer is None and card_reader.state == "faulted"
+    assert card_reader.answer is None and card_reader.latch and card_reader.state == "uninspected"
 
 
 def test_offline_reader_refuses_and_comes_back_inspected():
@@ -526,7 +526,8 @@ def test_offline_reader_refuses_and_comes_back_inspected():
     assert [f.code for f in card_reader.latch.faults] == ["LINK_LOST"], "a lost link latches"
     refused(LINK_REQUIRED, card_reader.peek(Card.parse("As")))
     card_reader.apply(StateChanged(ConnectionState.READY))
-    assert card_reader.state == "faulted"
+    assert card_reader.latch and card_reader.state == "ready", "the latch, not the state, blocks"
+    refused(LATCH_BLOCKS, card_reader.peek(Card.parse("As")))
     run(card_reader.clear("LINK_LOST", FLOORPERSON))
     assert card_reader.state == "ready" and driver.clears == []
 

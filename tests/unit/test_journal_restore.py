@@ -15,6 +15,7 @@ from devices.faults import Fault, FaultLatch
 from games.free_bet_blackjack.inputs import PlayerAction
 from simulator.floor import FloorSupervisor
 from simulator.tables import FLOORPERSON
+from tests.dealing import journaled
 from tests.games import dealt, decide, finish
 from vocabulary.operators import Operator
 
@@ -35,7 +36,7 @@ def killed_during(tmp_path: Path, *, finished: bool) -> tuple[int, Machine, list
     with AuditTrail(tmp_path / "audit", "T1") as trail, TableState(tmp_path / "state.db") as state:
         journal = TableJournal(trail, state, table="T1", game="free-bet-blackjack")
         journal.round_began(round_)
-        round_.log.attach(journal.record)
+        journaled(round_, journal)
         if finished:
             decide(round_, shoe, 1, PlayerAction.STAND)
             finish(round_, shoe)

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from croupier.screen.answers import answered, take
 from croupier.screen.dealer import ScreenDealer
 from croupier.screen.errors import BadRequest
 from croupier.screen.prompts import AWAITED, NO_MORE_BETS, NO_WAGER, ONCE, TABLE_CLOSED, Screen
-from croupier.tables.inputs import answered, take
 from tests.links import run
 from vocabulary.cards import Card
 from vocabulary.rules import Rule, RuleViolation

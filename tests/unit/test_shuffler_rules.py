@@ -63,6 +63,7 @@ from firmware_sim.world import (
 )
 from tests.links import run
 from vocabulary.cards import Card, standard_deck
+from vocabulary.events import Event
 from vocabulary.operators import Operator, Role
 from vocabulary.rules import RuleViolation
 
@@ -531,13 +532,13 @@ def test_5_9_a_mode_change_at_the_device_panel_on_an_open_table():
 
     async def scenario():
         table = Table()
-        heard: list[EquipmentEvent] = []
+        heard: list[Event] = []
         table.shuffler.listen(heard.append)
         with pytest.raises(Refusal, match="SORT mode is refused while the table is open"):
             table.device.change_mode(ShuffleMode.SORT, table.conn.engine)
         table.shuffler.apply(ShuffleModeChanged(mode=int(ShuffleMode.DEMO), table_open=True))
         assert latched(table.shuffler) == {"NON_RANDOM_MODE"}
-        [changed] = [e for e in heard if e.kind == "shuffler_mode"]
+        [changed] = [e for e in heard if isinstance(e, EquipmentEvent) and e.kind == "shuffler_mode"]
         assert changed.fields == {"mode": "DEMO", "by": "device", "table_open": table.shuffler.table_is_open}
         assert changed.clause == SETTINGS_RECORDED.clause
         assert table.shuffler.irregularities[-1].rule is RANDOM_ON_OPEN_TABLE

@@ -1,4 +1,4 @@
-"""How a table takes answers (croupier.tables.inputs): a keyed answer the round refuses goes back to
+"""How a table takes answers (croupier.screen.answers): a keyed answer the round refuses goes back to
 who keyed it with the clause, and the table asks again; a simulated one that is refused is a bug."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from croupier.tables.inputs import Offer, answered, ask, each, received, take
+from croupier.screen.answers import Offer, answered, ask, each, received, take
 from tests.links import run
 from vocabulary.rules import Rule, RuleViolation
 

@@ -61,7 +61,7 @@ class Verdict:
     def violations(self) -> list[Violation]:
         return [violation for _, _, found in self.rounds for violation in found]
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, Any]:  # Any: JSON values
         return {
             "rounds_checked": self.checked,
             "clean": self.clean,
@@ -83,7 +83,7 @@ def judge(records: Iterable[AuditRecord], config: Path | None = None) -> Verdict
     # A round a restart cut off is named, after its last record, by the service's ``round_cut_off``
     # record (croupier.service.journal): it is judged only on what it did before the cut.
     cut_off = {record.round for record in records if record.kind == "round_cut_off"}
-    recorded: dict[str, dict[str, Any]] = {}
+    recorded: dict[str, dict[str, Any]] = {}  # Any: JSON values
     for record in records:
         if record.kind == RULES_IN_FORCE and isinstance(record.fields.get("rules"), dict):
             recorded[str(record.fields.get("game"))] = dict(record.fields["rules"])

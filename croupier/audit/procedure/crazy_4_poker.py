@@ -11,14 +11,14 @@ table on the player's best four cards.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator
 
 from croupier.audit.procedure import stub
 from croupier.audit.procedure.engine import (
     Before,
     Check,
     Round,
+    Rules,
     Step,
     Table,
     Violation,
@@ -108,7 +108,7 @@ def _hands(round_: Round) -> dict[str, list[str]]:
     return known
 
 
-def _settled(round_: Round, rules: Mapping[str, Any]) -> Iterator[Violation]:
+def _settled(round_: Round, rules: Rules) -> Iterator[Violation]:
     hands = _hands(round_)
     folded = {s.seat for s in round_.kind("decision") if s.get("decision") == "fold"}
     # 657a.9(f): a void returns every wager whatever the hands; a return is no settlement on a hand.
@@ -140,7 +140,7 @@ def _settled(round_: Round, rules: Mapping[str, Any]) -> Iterator[Violation]:
             yield from _queens_up(round_, step, hand, rules)
 
 
-def _queens_up(round_: Round, step: Step, hand: list[str], rules: Mapping[str, Any]) -> Iterator[Violation]:
+def _queens_up(round_: Round, step: Step, hand: list[str], rules: Rules) -> Iterator[Violation]:
     strength = best_four(faces(hand))[0]
     stake = round_.stake(step.seat or 0, "queens_up")
     table = rules.get("queens_up_pay_table") or {}

@@ -14,7 +14,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from croupier.audit.record import AuditRecord
+from croupier.audit.record import AuditRecord, Fields
+
+#: The rules in force, as the trail's ``rules`` records or the configuration give them.
+Rules = Mapping[str, Any]  # Any: configured values (TOML or JSON)
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class Violation:
         at = "" if self.seq is None else f"seq {self.seq} "  # none: a record missing at the round's end
         return f"{where}{at}{self.clause}: expected {self.expected}; {self.found}"
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, Any]:  # Any: a record's JSON fields
         return {
             "round": self.round,
             "seq": self.seq,
@@ -56,9 +59,9 @@ class Step:
 
     seq: int
     kind: str
-    fields: Mapping[str, Any]
+    fields: Fields
 
-    def get(self, name: str, default: Any = None) -> Any:
+    def get(self, name: str, default: Any = None) -> Any:  # Any: a record's JSON fields
         return self.fields.get(name, default)
 
     @property
@@ -172,7 +175,7 @@ class Table:
     trail's ``rules`` records or ``--config``), the dealer at the table and the burns due, the rounds
     since the stub was last counted."""
 
-    rules: dict[str, Any] = field(default_factory=dict)
+    rules: dict[str, Any] = field(default_factory=dict)  # Any: configured values (TOML or JSON)
     dealer: str | None = None
     burns_due: dict[str, int | None] = field(default_factory=dict)  # reason -> seq that made it due
     started: bool = False  # the trail's first round has been judged

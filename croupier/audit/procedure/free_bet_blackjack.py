@@ -11,10 +11,9 @@ the dealer draws to 17 (l) unless (m); then the settlement (n)-(q).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from croupier.audit.procedure import shoe
-from croupier.audit.procedure.engine import Before, Check, Round, Step, Table, Violation, expect_places
+from croupier.audit.procedure.engine import Before, Check, Round, Rules, Step, Table, Violation, expect_places
 from croupier.audit.procedure.hands import blackjack_total, faces, is_blackjack
 from croupier.audit.procedure.pay import owed
 
@@ -172,7 +171,7 @@ def _players(round_: Round, layout: _Layout) -> Iterator[Violation]:
         ):
             continue
         unpaid = [n for n in naturals if n < step.seat and not _paid(round_, n, before=step.seq)]
-        if unpaid and (reached is None or reached.seat <= unpaid[0]):
+        if unpaid and (reached is None or (reached.seat or 0) <= unpaid[0]):
             yield _found(
                 round_,
                 step,
@@ -269,7 +268,7 @@ def _dealer_draws(round_: Round, layout: _Layout) -> Iterator[Violation]:
 
 
 def _settled(
-    round_: Round, layout: _Layout, rules: Mapping[str, Any], dealer_blackjack: bool
+    round_: Round, layout: _Layout, rules: Rules, dealer_blackjack: bool
 ) -> Iterator[Violation]:
     """(g), (h)(1), (n)-(q): each Blackjack and Push 22 settlement as the cards make it. Doubled and
     split hands are judged on their movement only (their stakes and Free Bet lammers are the
@@ -297,7 +296,7 @@ def _settled(
 
 
 def _expected(
-    round_: Round, layout: _Layout, step: Step, dealer: int, dealer_blackjack: bool, rules: Mapping[str, Any]
+    round_: Round, layout: _Layout, step: Step, dealer: int, dealer_blackjack: bool, rules: Rules
 ) -> tuple[str, str, int | None] | None:
     seat, wager = step.seat or 0, step.get("wager")
     if wager == "push22":
@@ -343,7 +342,7 @@ def _even_money(round_: Round, layout: _Layout, step: Step) -> bool:
     return ace and look is not None and step.seq < look
 
 
-def _plain_22(table: Mapping[str, Any]) -> bool:
+def _plain_22(table: Rules) -> bool:
     """A pay table paying every 22 alike: the suited and same-colour lines need the dealer's suits,
     which the auditor judges only where all three lines agree."""
     return table.get("suited") == table.get("same_colour") == table.get("other")

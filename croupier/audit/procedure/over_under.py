@@ -9,11 +9,11 @@ then the next player (j).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 from croupier.audit.procedure import shoe
-from croupier.audit.procedure.engine import Before, Check, Round, Step, Table, Violation, expect_places
+from croupier.audit.procedure.engine import Before, Check, Round, Rules, Step, Table, Violation, expect_places
 from croupier.audit.procedure.hands import faces, over_under_points
 from croupier.audit.procedure.pay import owed
 
@@ -215,7 +215,7 @@ def _found(round_: Round, step: Step, clause: str, expected: str, found: str) ->
     return Violation(round_.number, step.seq, SECTION + clause, expected, found)
 
 
-def _settled(round_: Round, rules: Mapping[str, Any]) -> Iterator[Violation]:
+def _settled(round_: Round, rules: Rules) -> Iterator[Violation]:
     """Each settlement as the cards and the odds make it (k)-(m), (g)(3)."""
     elections = {s.seat: s for s in round_.kind("decision")}
     for step in round_.kind("settlement"):
@@ -241,7 +241,7 @@ def _settled(round_: Round, rules: Mapping[str, Any]) -> Iterator[Violation]:
 
 
 def _expected(
-    round_: Round, seat: int, wager: str, choice: Any, hand: list[Any], rules: Mapping[str, Any]
+    round_: Round, seat: int, wager: str, choice: Any, hand: list[Any], rules: Rules  # Any: JSON fields
 ) -> tuple[str, str, int | None] | None:
     """(clause, movement, amount) a settlement must be (the amount None where the odds are not
     known), or None where the trail cannot say."""

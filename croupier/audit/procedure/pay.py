@@ -7,13 +7,11 @@ for a trail that has none, from ``--config``: the same plain values either way.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from croupier.audit.procedure.engine import Rules
 from games.common.config import Odds, Rounding
 
 
-def owed(stake: int, at: Any, rules: Mapping[str, Any]) -> int | None:
+def owed(stake: int, at: object, rules: Rules) -> int | None:
     """``stake`` paid at odds ``at``; a fraction of a cent goes as the table's rounding says. None
     (the amount not judged) when the odds are not known: no pay table is built in, so a trail
     without its ``rules_in_force`` judged without ``--config`` has none."""

@@ -18,9 +18,9 @@ from games import registry
 RULES_IN_FORCE = "rules_in_force"
 
 
-def configured(game: str, config: Path | None) -> dict[str, Any]:
+def configured(game: str, config: Path | None) -> dict[str, Any]:  # Any: configured values (TOML)
     """``game``'s rules from ``config``'s ``[rules]`` (all defaults without it), as plain values."""
-    mapping: dict[str, Any] = {}
+    mapping: dict[str, Any] = {}  # Any: configured values (TOML)
     if config is not None:
         try:
             document = tomllib.loads(Path(config).read_text())

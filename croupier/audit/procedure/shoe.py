@@ -10,10 +10,10 @@ the round's first card.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator
 
 from croupier.audit.procedure.engine import Check, Round, Table, Violation
+from croupier.audit.record import Fields
 
 READING = (
     "At the trail's first round the table opens with a batch just loaded and its first dealer: one "
@@ -74,7 +74,7 @@ def _arrives(dealer: object, table: Table) -> None:
             table.burns_due["new_dealer"] = None
 
 
-def burned(fields: Mapping[str, Any], table: Table) -> None:
+def burned(fields: Fields, table: Table) -> None:
     """A ``burn`` record, in a round or between rounds: it meets the burn of its reason (and at the
     trail's first round, both: see READING); a burn naming a dealer not yet at the table is that
     dealer's arrival."""

@@ -1,24 +1,21 @@
-"""The round's callbacks from the players' decisions on: Play or fold, the hands made known, the
-settlement, the discard rack and a supervisor's ruling. Mixed into Round (round.py)."""
+"""The round's callbacks for its end: the settlement once the hands are known, the progressive
+awards, the discard rack and a supervisor's ruling (657a.9(c), (f)). Mixed into Round (round.py)."""
 
 from __future__ import annotations
 
 from transitions import EventData
 
-from games.common.closing import ClosingSteps
+from games.common.closing import RulingAndPickup
 from games.common.machine_parts import message_of
 from games.common.movement import Movement
 from games.crazy_4_poker import clauses, settlement
-from games.crazy_4_poker.evaluator import Strength, best_four
+from games.crazy_4_poker.evaluator import Strength
 from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
 from games.crazy_4_poker.irregularities import DISCARD_COUNT, HAND_UNREPORTED, ILLEGAL_RAISE
 from games.crazy_4_poker.records import RecordKind
-from games.crazy_4_poker.settlement import Position, Wager
-from vocabulary.cards import Card
+from games.crazy_4_poker.round_state import RoundState
+from games.crazy_4_poker.settlement import Action, Wager
 from vocabulary.rules import Irregularity, RuleViolation
-
-SHUFFLER_ORDER = "shuffler order"
-DEALER_REPORT = "dealer report"
 
 
 def _named(place: Place) -> str:
@@ -28,94 +25,8 @@ def _named(place: Place) -> str:
     return "the Six Card Bonus card" if place == SIX_CARD else f"the {place}'s hand"
 
 
-class ShowdownSteps(ClosingSteps):
-    """Guards and callbacks from the decisions to the discard rack."""
-
-    def _decider(self, seat: int) -> Position:
-        position = self.positions.get(seat)
-        if position is None:
-            raise RuleViolation(clauses.PLAY_OR_FOLD, f"seat {seat} has no hand in this round")
-        if position.decided:
-            raise RuleViolation(clauses.PLAY_OR_FOLD, f"seat {seat} has already decided")
-        return position
-
-    def play_is_valid(self, event: EventData) -> bool:
-        m = message_of(event)
-        self._decider(m.seat)
-        if m.multiple > self.rules.max_play_multiple:
-            raise RuleViolation(
-                clauses.PLAY_OR_FOLD,
-                f"Play is 1x to {self.rules.max_play_multiple}x the Ante, not {m.multiple}x",
-            )
-        return True
-
-    def fold_is_valid(self, event: EventData) -> bool:
-        self._decider(message_of(event).seat)
-        return True
-
-    def last_decision(self, event: EventData) -> bool:
-        """Published game rules (not PA text): the showdown follows every player's Play or fold."""
-        return sum(not p.decided for p in self.positions.values()) == 1
-
-    def record_decision(self, event: EventData) -> None:
-        m = message_of(event)
-        position = self.positions[m.seat]
-        position.decided = True
-        position.play = position.ante * m.multiple if m.trigger == "play" else 0
-        self.log.add(
-            RecordKind.DECISION,
-            seat=m.seat,
-            decision=m.trigger,
-            play=position.play,
-            clause=clauses.PLAY_OR_FOLD.clause,
-        )
-
-    def order_opens(self, event: EventData) -> bool:
-        cards = message_of(event).cards
-        order = None if self.shuffle is None else self.shuffle.order
-        if order is None:
-            raise RuleViolation(
-                clauses.HAND_KNOWN,
-                "the shuffler sealed no order for this round: the dealer reports the hands",
-            )
-        if self.hands or len(cards) < len(self.deal) or not self._verify_order(order, cards):
-            raise RuleViolation(clauses.ORDER_OPENS, "the order revealed does not open the shuffler's seal")
-        return True
-
-    def reconstruct_hands(self, event: EventData) -> None:
-        """Card i of the shuffled order went to the i-th place of the enforced deal order (657a.9(b))."""
-        cards = message_of(event).cards
-        for place in dict.fromkeys(self.deal):
-            dealt = tuple(card for card, to in zip(cards, self.deal, strict=False) if to == place)
-            self._know(place, dealt, SHUFFLER_ORDER)
-
-    def report_is_valid(self, event: EventData) -> bool:
-        m = message_of(event)
-        if self.shuffle is not None and self.shuffle.order is not None:
-            raise RuleViolation(clauses.HAND_KNOWN, "the hands are known from the shuffler's order")
-        if m.place not in self.deal or m.place in self.hands:
-            raise RuleViolation(
-                clauses.HAND_KNOWN, f"{m.place!r} is no hand of this round, or is reported already"
-            )
-        seen = {card for hand in self.hands.values() for card in hand}
-        if seen & set(m.cards):
-            raise RuleViolation(clauses.HAND_KNOWN, "a card reported is already in another hand")
-        return True
-
-    def accept_report(self, event: EventData) -> None:
-        m = message_of(event)
-        self._know(m.place, m.cards, DEALER_REPORT)
-
-    def _know(self, place: Place, cards: tuple[Card, ...], how: str) -> None:
-        self.hands[place] = cards
-        self.known_by[place] = how
-        fields = dict(
-            place=place, cards=" ".join(map(str, cards)), known_by=how, clause=clauses.HAND_KNOWN.clause
-        )
-        if place in self.positions or place == DEALER:
-            strength, four = best_four(cards)
-            fields.update(best=" ".join(map(str, four)), rank=str(strength), ranked=clauses.BEST_FOUR.clause)
-        self.log.add(RecordKind.HAND, **fields)
+class CloseSteps(RoundState, RulingAndPickup[Action]):
+    """Guards and callbacks from the showdown to the discard rack."""
 
     def dealer_hand_is_known(self, event: EventData) -> bool:
         if DEALER not in self.hands:
@@ -201,7 +112,7 @@ class ShowdownSteps(ClosingSteps):
     def discard_count_is_wrong(self, event: EventData) -> bool:
         """657a.9(c); house convention (657a.11 not found): every card on the layout reaches the
         discard rack."""
-        return message_of(event).cards != self.layout_cards
+        return bool(message_of(event).cards != self.layout_cards)
 
     def hold_discard(self, event: EventData) -> None:
         cards = message_of(event).cards

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from games.common.machine_parts import COMPLETE
 from games.crazy_4_poker import clauses
-from games.crazy_4_poker.round import Round, VerifyOrder
+from games.crazy_4_poker.round import Round
+from games.crazy_4_poker.round_state import VerifyOrder
 from games.crazy_4_poker.rules_config import RuleSet, Shuffler
 from vocabulary.rules import RuleViolation
 

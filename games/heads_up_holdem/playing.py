@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Sequence
 
 from transitions import EventData
 
 from games.common.machine_parts import message_of
-from games.common.messages import Arrival
 from games.heads_up_holdem import clauses
-from games.heads_up_holdem.inputs import Choice, Verify
+from games.heads_up_holdem.inputs import Arrival, Choice, Verify
 from games.heads_up_holdem.irregularities import JOKER, REVEAL_MISMATCH
 from games.heads_up_holdem.machine import FLOP, PREFLOP, RIVER
 from games.heads_up_holdem.positions import Position
 from games.heads_up_holdem.records import RecordKind
+from games.heads_up_holdem.round_state import RoundState
 from vocabulary.cards import Card
 from vocabulary.rules import RuleViolation
 
@@ -25,7 +26,7 @@ STREET_RULES = {PREFLOP: clauses.PLAY_PREFLOP, FLOP: clauses.PLAY_FLOP, RIVER: c
 REVEALS = {PREFLOP: slice(0, 3), FLOP: slice(3, 5)}
 
 
-class PlaySteps:
+class PlaySteps(RoundState):
     """Guards and callbacks from the first decision to the showdown."""
 
     def decision_is_legal(self, event: EventData) -> bool:
@@ -90,6 +91,7 @@ class PlaySteps:
     def turn_up_community(self, event: EventData) -> None:
         sealed = self.community[REVEALS[self.state]]
         faces = _ordered(sealed, message_of(event).cards, self._verify)
+        assert faces is not None, "community_mismatches found them to open the commitments"
         self.community_faces.extend(faces)
         self._record_reveal("community", sealed, faces)
 
@@ -117,6 +119,7 @@ class PlaySteps:
         message = message_of(event)
         stack = self._stack_of(message.seat)
         faces = _ordered(stack, message.cards, self._verify)
+        assert faces is not None, "hand_mismatches found them to open the commitments"
         if message.seat is None:
             self.dealer_faces = faces
         else:
@@ -142,8 +145,9 @@ class PlaySteps:
                 clauses.POSITIONS, f"seat {seat} has no Ante and Odds Wagers in this round"
             ) from None
 
-    def _record_reveal(self, place: str, sealed: tuple[Arrival, ...], faces: tuple[Card, ...]) -> None:
+    def _record_reveal(self, place: str, sealed: Sequence[Arrival], faces: tuple[Card, ...]) -> None:
         for item, face in zip(sealed, faces, strict=True):
+            assert not isinstance(item, Card), "a card turned up was dealt face down"
             self.log.add(RecordKind.REVEALED, place=place, card=str(face), commitment=item.commitment.hex())
 
 
@@ -151,13 +155,16 @@ def _place(seat: int | None) -> str:
     return "dealer" if seat is None else f"seat {seat}"
 
 
-def _ordered(sealed: tuple[Arrival, ...], shown: tuple[Card, ...], verify: Verify) -> tuple[Card, ...] | None:
+def _ordered(sealed: Sequence[Arrival], shown: tuple[Card, ...], verify: Verify) -> tuple[Card, ...] | None:
     """``shown`` in the order of the ``sealed`` cards each opens, or None if they do not open them
     one to one (the dealer may turn the cards up in any order)."""
     if len(sealed) != len(shown):
         return None
     for faces in itertools.permutations(shown):
-        if all(verify(item, face) for item, face in zip(sealed, faces, strict=True)):
+        if all(
+            not isinstance(item, Card) and verify(item, face)
+            for item, face in zip(sealed, faces, strict=True)
+        ):
             return faces
     return None
 

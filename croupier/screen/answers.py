@@ -14,19 +14,20 @@ import asyncio
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeAlias, TypeVar
 
 from vocabulary.rules import RuleViolation
 
 T = TypeVar("T")
+Value = TypeVar("Value", covariant=True)  # an offer of a Play is an offer of a game's Message
 
 
 @dataclass(eq=False)
-class Offer(Generic[T]):
+class Offer(Generic[Value]):
     """An answer keyed by a person: whoever keyed it awaits ``outcome()``, which returns once the
     round has taken it, or raises the refusal."""
 
-    value: T
+    value: Value
     _outcome: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
     def accept(self) -> None:
@@ -42,17 +43,17 @@ class Offer(Generic[T]):
 
 
 #: One answer: given at once, keyed, or still to come.
-Answer = T | Offer[T] | Awaitable[T | Offer[T]]
+Answer: TypeAlias = T | Offer[T] | Awaitable[T | Offer[T]]
 #: Answers given all at once (a simulation), or keyed one by one until closed.
-Answers = Iterable[T] | AsyncIterator[T | Offer[T]]
+Answers: TypeAlias = Iterable[T] | AsyncIterator[T | Offer[T]]
 
 
 async def answered(answer: Answer[T]) -> T | Offer[T]:
     """The answer itself, waited for when it is still to come."""
-    return await answer if inspect.isawaitable(answer) else answer  # type: ignore[return-value]
+    return await answer if inspect.isawaitable(answer) else answer
 
 
-def take(got: T | Offer[T], apply: Callable[[T], Any]) -> bool:
+def take(got: T | Offer[T], apply: Callable[[T], object]) -> bool:
     """Give one answer to the round through ``apply``: True when taken. A keyed answer the round
     refuses goes back to who keyed it (False: ask again); a simulated one is raised."""
     offer = got if isinstance(got, Offer) else None
@@ -68,7 +69,7 @@ def take(got: T | Offer[T], apply: Callable[[T], Any]) -> bool:
     return True
 
 
-async def ask(question: Callable[[], Answer[T]], apply: Callable[[T], Any]) -> None:
+async def ask(question: Callable[[], Answer[T]], apply: Callable[[T], object]) -> None:
     """Ask until an answer is taken by ``apply`` (which hands it to the round)."""
     while not take(await answered(question()), apply):
         pass
