@@ -17,7 +17,7 @@ from simulator.scenario.parse import Expect, RoundScript, Scenario
 
 
 @dataclass(frozen=True)
-class TableRecord:
+class BetweenRounds:
     """A record the table made before the round, between rounds (a burn), as ``expect`` matches
     it; numbered ``t1``, ``t2``... apart from the round's own."""
 
@@ -31,11 +31,11 @@ class TableRecords(RoundListener):
     expectations."""
 
     def __init__(self) -> None:
-        self.pending: list[TableRecord] = []
-        self.before_round: list[TableRecord] = []  # those made before the round last begun
+        self.pending: list[BetweenRounds] = []
+        self.before_round: list[BetweenRounds] = []  # those made before the round last begun
 
     def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:  # Any: JSON values
-        self.pending.append(TableRecord(f"t{len(self.pending) + 1}", kind, dict(fields)))
+        self.pending.append(BetweenRounds(f"t{len(self.pending) + 1}", kind, dict(fields)))
 
     def round_began(self, round_: Any) -> None:  # Any: a round of any game
         self.before_round, self.pending = self.pending, []
@@ -50,7 +50,7 @@ class Outcome:
     failure: str | None = None
     checked: int = 0
     rounds: list[Any] = field(default_factory=list)  # Any: rounds of any game
-    before: list[list[TableRecord]] = field(default_factory=list)  # each round's table records
+    before: list[list[BetweenRounds]] = field(default_factory=list)  # each round's table records
 
     @property
     def ok(self) -> bool:
@@ -76,7 +76,7 @@ def check_round(
     round_: Any,  # Any: a round of any game
     script: RoundScript,
     cleared: Mapping[str, int] | None = None,
-    before: Sequence[TableRecord] = (),
+    before: Sequence[BetweenRounds] = (),
 ) -> tuple[int, str | None]:
     """Each expectation against the table's records ``before`` the round (its burns), then the
     round's own, in order; the first mismatch, said with its file:line and the records of that kind
@@ -171,7 +171,7 @@ def report_not_skipped(dealer: Any, script: RoundScript) -> str | None:  # Any: 
 
 def records_text(
     rounds: Sequence[Any],
-    before: Sequence[Sequence[TableRecord]] = (),  # Any: rounds of any game
+    before: Sequence[Sequence[BetweenRounds]] = (),  # Any: rounds of any game
 ) -> str:
     """Every record of the rounds played, one a line, as ``expect`` lines would name them, each
     round's table records (``before``, its burns) first: what a scenario author copies from when
