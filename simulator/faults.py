@@ -8,7 +8,7 @@ entry strikes at the start of a round: ``{round = 3, fault = "jam", device = "sh
 kind drawn from the profile's own seeded generator, so a run with the same profile replays exactly.
 
 The dealer's faults (``miscount``, ``foreign-card``) use the simulated dealer's own slips
-(firmware_sim.dealer), the same the table tests prove the table survives: a card that falls to the
+(simulator.dealer), the same the table tests prove the table survives: a card that falls to the
 floor, a card that does not belong. They strike only where the table has a rule for them.
 """
 

@@ -16,9 +16,9 @@ from croupier.service.journal import TableJournal
 from croupier.service.table_service import supervisor_clear, supervisor_ruling, supervisor_verify
 from devices.equipment import FIRMWARE_UNVERIFIED_CODE
 from devices.shuffler import BATCH_UNVERIFIED
-from firmware_sim.dealer import FOREIGN_BACK
 from firmware_sim.world import DISCARD, FLOOR, SHUFFLER_INPUT, SHUFFLER_OUTPUT, PhysicalCard, TableWorld
 from games.common.messages import Resolution
+from simulator.dealer import FOREIGN_BACK
 from simulator.summary import Tally
 from simulator.tables import FLOORPERSON, SimulatedTable
 

@@ -17,9 +17,9 @@ from croupier.service.journal import TableJournal
 from croupier.state import TableState
 from croupier.tables.events import Publishing
 from drivers.protocol.classes.shuffler import BatchDelivered, ShuffleCompleted
-from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.world import DISCARD, SHOE, TableWorld
 from games.common.records import RecordKind
+from simulator.dealer import SimulatedDealer
 from vocabulary.cards import Card
 from vocabulary.events import Events
 

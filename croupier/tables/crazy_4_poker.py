@@ -88,7 +88,7 @@ TAKEN_BY_HAND = Rule(
 
 
 class Crazy4Dealer(Dealer, Protocol):
-    """The dealer's steps when dealing from the hand (firmware_sim.dealer_crazy_4 simulates them)."""
+    """The dealer's steps when dealing from the hand (simulator.games.crazy_4_poker simulates them)."""
 
     def take_deck(self) -> None:
         """Take the shuffled deck from the shuffler's output into the chosen hand (657a.9(a)(2))."""

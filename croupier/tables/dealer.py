@@ -3,7 +3,7 @@
 The devices deal, read and shuffle; the dealer's hands move the cards between them. On a real
 table each method is a prompt on the dealer's screen, answered when the dealer confirms it; the
 table never goes on before the step is done, so the record and the felt agree card for card
-(672a.7(s)). firmware_sim.dealer.SimulatedDealer does the same steps as moves in a TableWorld.
+(672a.7(s)). simulator.dealer.SimulatedDealer does the same steps as moves in a TableWorld.
 
 Places on the layout are named as the round names them (games.free_bet_blackjack: ``Slot.place``,
 ``Hand.label``): ``"dealer"`` or ``"seat 3 hand 0"``.

@@ -22,7 +22,6 @@ from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable, Legal
 from drivers.connection import SupervisorSettings
 from drivers.protocol.core import DeviceClass
 from firmware_sim.card_reader import CardReaderPersonality
-from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.world import TableWorld
 from games.free_bet_blackjack import GAME, RuleSet
@@ -30,6 +29,7 @@ from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.hand import card_value, is_ace
 from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager, PlayerAction
 from games.free_bet_blackjack.positions import Hand
+from simulator.dealer import SimulatedDealer
 from simulator.games.registry import Simulation, Vocabulary
 from simulator.scenario.actors import ScriptedPlayers
 from simulator.scenario.parse import ScenarioError

@@ -16,12 +16,12 @@ from typing import Any
 
 from croupier.tables.over_under import OverUnderTable
 from drivers.connection import SupervisorSettings
-from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.world import TableWorld
 from games.over_under import GAME, RuleSet
 from games.over_under.inputs import Choice, PlaceWager
 from games.over_under.points import card_points
 from games.over_under.positions import Position
+from simulator.dealer import SimulatedDealer
 from simulator.games.registry import Simulation, Vocabulary
 from simulator.scenario.actors import ScriptedPlayers
 from simulator.tables.devices import FLOORPERSON, SimulatedTable

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from croupier.tables.events import RoundListener
-from firmware_sim.dealer import FOREIGN_BACK
 from firmware_sim.world import SHOE, SHUFFLER_INPUT, PhysicalCard, TableWorld
 from games import registry
+from simulator.dealer import FOREIGN_BACK
 from simulator.faults import FOREIGN_FACE, JOKER
 from simulator.scenario.parse import Answer, Fault, RoundScript, ScenarioError, Where
 from vocabulary.cards import Card

@@ -10,8 +10,8 @@ from typing import Any
 
 from croupier.tables.shoe_table import ShoeRules
 from drivers.connection import SupervisorSettings
-from firmware_sim.dealer import SimulatedDealer
 from firmware_sim.world import TableWorld
+from simulator.dealer import SimulatedDealer
 from simulator.tables.devices import DeviceSpec, SimulatedTable, opened_table, shoe_and_shuffler
 
 

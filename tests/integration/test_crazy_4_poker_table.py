@@ -19,7 +19,6 @@ from structlog.testing import capture_logs
 
 from croupier.tables.crazy_4_poker import Crazy4PokerTable, layout_place
 from croupier.tables.events import RoundListener
-from firmware_sim.dealer_crazy_4 import SimulatedCrazy4Dealer
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.world import DEALER_HAND, TableWorld
 from games.crazy_4_poker import Round, RuleSet
@@ -27,7 +26,7 @@ from games.crazy_4_poker.dealing import deal_sequence
 from games.crazy_4_poker.inputs import Resolution
 from games.crazy_4_poker.machine import COMPLETE
 from games.crazy_4_poker.records import RecordKind
-from simulator.games.crazy_4_poker import LEVELS, RULES, simulated_crazy_4_poker
+from simulator.games.crazy_4_poker import LEVELS, RULES, SimulatedCrazy4Dealer, simulated_crazy_4_poker
 from simulator.players import simulated_players, table_options
 from simulator.tables import FLOORPERSON
 from tests.links import FAST, run

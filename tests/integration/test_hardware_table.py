@@ -30,9 +30,6 @@ from croupier.service.table_service import DEVICES_READY
 from croupier.state import TableState
 from devices.shuffler import RESUMED_AS_LEFT
 from firmware_sim.card_reader import CardReaderPersonality
-from firmware_sim.dealer import SimulatedDealer
-from firmware_sim.dealer_crazy_4 import SimulatedCrazy4Dealer
-from firmware_sim.dealer_holdem import SimulatedHoldemDealer
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.multidrop import MultidropBus
 from firmware_sim.ports.pty import PtyPort
@@ -52,6 +49,9 @@ from firmware_sim.world import (
     TableWorld,
 )
 from games import registry
+from simulator.dealer import SimulatedDealer
+from simulator.games.crazy_4_poker import SimulatedCrazy4Dealer
+from simulator.games.heads_up_holdem import SimulatedHoldemDealer
 from tests.links import run
 from tests.screen import WAGERS, Screen, dealer_counts
 from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN, write_token_file

@@ -20,12 +20,11 @@ from structlog.testing import capture_logs
 from croupier.tables.events import RoundListener
 from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
 from drivers.protocol.classes.shuffler import ShuffleCompleted
-from firmware_sim.dealer_holdem import SimulatedHoldemDealer
 from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHOE, SHOE_TRAY, TableWorld
 from games.heads_up_holdem import Round
 from games.heads_up_holdem.inputs import Resolution
 from games.heads_up_holdem.records import RecordKind
-from simulator.games.heads_up_holdem import simulated_heads_up_holdem
+from simulator.games.heads_up_holdem import SimulatedHoldemDealer, simulated_heads_up_holdem
 from simulator.players import simulated_players, table_options
 from tests.links import FAST, run
 from vocabulary.operators import Operator, Role
@@ -40,7 +39,7 @@ class ClumsyDealer(SimulatedHoldemDealer):
     """The simulated dealer, with a camera over the felt (what lay at each place when it was picked
     up, and the cards in the order they reached the rack). Its slips (``drop_from_stub``: a card of
     the stub falls as it is counted; ``drop_next_pickup``) are the simulated dealer's own, the ones
-    ``croupier sim --faults`` strikes with (firmware_sim.dealer)."""
+    ``croupier sim --faults`` strikes with (simulator.dealer)."""
 
     def __init__(self, world: TableWorld) -> None:
         super().__init__(world)
