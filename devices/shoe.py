@@ -27,7 +27,7 @@ import asyncio
 import collections
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import NoReturn, cast
+from typing import NoReturn
 
 import structlog
 from transitions import EventData
@@ -178,249 +178,168 @@ class Burn:
     remaining: int  # cards left in the shoe
 
 
-# -- guards ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Guard:
-    """A transition condition that refuses with its rule: a trigger that would break the rule raises
-    RuleViolation naming the clause, rather than failing silently as a plain condition does."""
-
-    rule: Rule
-    problem: Callable[[Shoe, EventData], str | None]  # what is wrong, or None
-
-    def __call__(self, event: EventData) -> bool:
-        detail = self.problem(cast(Shoe, event.model), event)  # transitions types a model as object
-        if detail is not None:
-            raise RuleViolation(self.rule, detail)
-        return True
+def _refusals(trigger: str, guards: dict[str, str]) -> list[Spec]:
+    """Transitions that exist only to refuse ``trigger`` in each state, by the guard named for it."""
+    return [{"trigger": trigger, "source": s, "dest": None, "conditions": g} for s, g in guards.items()]
 
 
-def refuse(rule: Rule, detail: str) -> Guard:
-    """The guard of a trigger the rule forbids outright in the state it is listed for."""
-    return Guard(rule, lambda shoe, event: detail)
-
-
-def _not_latched(event: EventData) -> bool:
-    """LATCH_BLOCKS, as the latch itself words it (devices/faults.py)."""
-    cast(Shoe, event.model).latch.require_clear(event.event.name.removeprefix("request_"))
-    return True
-
-
-def _unreconciled(shoe: Shoe, event: EventData) -> str | None:
-    return "a dispense's outcome is unknown: sync the counts first" if shoe.unreconciled else None
-
-
-def _community_without_reshuffle(shoe: Shoe, event: EventData) -> str | None:
-    if event.kwargs["community_first"] and not event.kwargs["auto_reshuffle"]:
-        return "community cards first asked of a shoe that does not reshuffle automatically"
-    return None
-
-
-def _cards_left(shoe: Shoe, event: EventData) -> str | None:
-    remaining = event.kwargs["counts"].remaining
-    return (
-        f"{remaining} card(s) still in the shoe: remove them to the discard rack, then count"
-        if remaining
-        else None
-    )
-
-
-def _no_cards(event: EventData) -> bool:
-    return bool(event.kwargs["counts"].remaining == 0)
-
-
-NOT_LATCHED = _not_latched
-COUNTS_KNOWN = Guard(RECONCILED, _unreconciled)
-SYNC_FIRST = refuse(RECONCILED, "the shoe's counts have not been read: sync first")
-
-
-def _refusals(trigger: str, reasons: dict[str, Guard]) -> list[Spec]:
-    """Transitions that exist only to refuse ``trigger`` in each state with that state's rule."""
-    return [{"trigger": trigger, "source": s, "dest": None, "conditions": g} for s, g in reasons.items()]
-
-
-def transitions(clauses: ShoeClauses) -> list[Spec]:
-    """The shoe's transitions, each refusal citing ``clauses``: the table's game's."""
-    c = clauses
-    no_batch = refuse(c.loaded, "no batch in the shoe")
-    shoe_ended = refuse(c.cover_ends, "this shoe has ended: collect and count its cards")
-    round_on = refuse(c.one_round, "a round is in progress: complete it first")
-    dispense_refusals = {OFFLINE: SYNC_FIRST, EMPTY: no_batch, COLLECTING: shoe_ended}
-    return [
-        # Reading the counts: the first time places the shoe; later it reconciles (docs/protocol.md §5.6).
+# Every guard is a method of Shoe that raises RuleViolation with its clause (decision 0030); a
+# game-dependent one takes its rule from the shoe's ``clauses``, the table's game's (decision 0028).
+_DISPENSE_REFUSALS = {OFFLINE: "_sync_first", EMPTY: "_no_batch", COLLECTING: "_shoe_ended"}
+TRANSITIONS: list[Spec] = [
+    # Reading the counts: the first time places the shoe; later it reconciles (docs/protocol.md §5.6).
+    {
+        "trigger": "synced",
+        "source": OFFLINE,
+        "dest": EMPTY,
+        "conditions": "_holds_no_cards",
+        "after": "_on_synced",
+    },
+    {
+        "trigger": "synced",
+        "source": OFFLINE,
+        "dest": NEEDS_BURN,
+        "conditions": "burns",
+        "after": "_on_synced",
+    },
+    {"trigger": "synced", "source": OFFLINE, "dest": READY, "after": "_on_synced"},
+    {
+        "trigger": "synced",
+        "source": [s for s in STATES if s != OFFLINE],
+        "dest": None,
+        "after": "_on_synced",
+    },
+    # A batch goes into an empty shoe only (672a.7(a), (d)(1)-(2)), and is burned before dealing.
+    {"trigger": "request_load", "source": EMPTY, "dest": None},
+    *_refusals(
+        "request_load",
         {
-            "trigger": "synced",
-            "source": OFFLINE,
-            "dest": EMPTY,
-            "conditions": _no_cards,
-            "after": "_on_synced",
+            OFFLINE: "_sync_first",
+            COLLECTING: "_last_shoe_uncounted",
+            **dict.fromkeys([NEEDS_BURN, READY, IN_ROUND, ENDING], "_batch_in_play"),
         },
+    ),
+    {
+        "trigger": "loaded",
+        "source": EMPTY,
+        "dest": NEEDS_BURN,
+        "conditions": "burns",
+        "after": "_on_loaded",
+    },
+    # A game with no burn card (677a.10: the deck dealt holds all 52 cards) deals at once.
+    {"trigger": "loaded", "source": EMPTY, "dest": READY, "after": "_on_loaded"},
+    # The burn (672a.7(c)).
+    {
+        "trigger": "request_burn",
+        "source": NEEDS_BURN,
+        "dest": None,
+        "conditions": ["_not_latched", "_counts_known"],
+    },
+    *_refusals(
+        "request_burn",
+        {**_DISPENSE_REFUSALS, **dict.fromkeys([READY, IN_ROUND, ENDING], "_no_burn_due")},
+    ),
+    # A batch's burn and a new dealer's are owed together: the shoe is ready after the last.
+    {
+        "trigger": "burned",
+        "source": NEEDS_BURN,
+        "dest": None,
+        "conditions": "owes_another_burn",
+        "after": "_on_burned",
+    },
+    {"trigger": "burned", "source": NEEDS_BURN, "dest": READY, "after": "_on_burned"},
+    {
+        "trigger": "dealer_change",
+        "source": READY,
+        "dest": NEEDS_BURN,
+        "conditions": "burns",
+        "after": "_on_dealer_change",
+    },
+    {"trigger": "dealer_change", "source": READY, "dest": None},
+    # Between shoes, or with a burn already owed: the new dealer's card is owed as well.
+    {
+        "trigger": "dealer_change",
+        "source": [OFFLINE, EMPTY, NEEDS_BURN, COLLECTING],
+        "dest": None,
+        "after": "_on_dealer_change",
+    },
+    *_refusals(
+        "dealer_change",
+        dict.fromkeys(DEALING, "_dealer_change_mid_round"),
+    ),
+    # Rounds.
+    {
+        "trigger": "start_round",
+        "source": READY,
+        "dest": IN_ROUND,
+        "conditions": "_not_latched",
+        "after": "_on_round",
+    },
+    *_refusals(
+        "start_round",
         {
-            "trigger": "synced",
-            "source": OFFLINE,
-            "dest": NEEDS_BURN,
-            "conditions": "burns",
-            "after": "_on_synced",
+            **_DISPENSE_REFUSALS,
+            NEEDS_BURN: "_burn_before_round",
+            **dict.fromkeys(DEALING, "_round_on"),
         },
-        {"trigger": "synced", "source": OFFLINE, "dest": READY, "after": "_on_synced"},
+    ),
+    {"trigger": "request_end_round", "source": DEALING, "dest": None},
+    *_refusals(
+        "request_end_round",
+        dict.fromkeys([OFFLINE, EMPTY, NEEDS_BURN, READY, COLLECTING], "_no_round"),
+    ),
+    {"trigger": "round_ended", "source": IN_ROUND, "dest": READY, "after": "_on_round_ended"},
+    {"trigger": "round_ended", "source": ENDING, "dest": COLLECTING, "after": "_on_round_ended"},
+    # Dealing.
+    {
+        "trigger": "request_deal",
+        "source": DEALING,
+        "dest": None,
+        "conditions": ["_not_latched", "_counts_known"],
+    },
+    *_refusals(
+        "request_deal",
+        {**_DISPENSE_REFUSALS, NEEDS_BURN: "_burn_before_deal", READY: "_round_before_deal"},
+    ),
+    {"trigger": "dealt", "source": DEALING, "dest": None, "after": "_on_dealt"},
+    # The cover card (672a.7(d)): the round completes, then the shoe ends; at a burn it ends at once.
+    {"trigger": "cover_seen", "source": IN_ROUND, "dest": ENDING, "after": "_on_cover"},
+    {"trigger": "cover_seen", "source": NEEDS_BURN, "dest": COLLECTING, "after": "_on_cover"},
+    {"trigger": "cover_seen", "source": ENDING, "dest": None, "after": "_on_second_cover"},
+    # Ending a shoe before its cover card (the table closes, the batch is changed).
+    {"trigger": "close_shoe", "source": [NEEDS_BURN, READY], "dest": COLLECTING},
+    {"trigger": "close_shoe", "source": COLLECTING, "dest": None},
+    *_refusals(
+        "close_shoe", {OFFLINE: "_sync_first", EMPTY: "_no_batch", **dict.fromkeys(DEALING, "_round_on")}
+    ),
+    # Collection and count (672a.7(d)(1)).
+    {
+        "trigger": "collected",
+        "source": COLLECTING,
+        "dest": EMPTY,
+        "conditions": "_cards_removed",
+        "after": "_on_collected",
+    },
+    *_refusals(
+        "collected",
         {
-            "trigger": "synced",
-            "source": [s for s in STATES if s != OFFLINE],
-            "dest": None,
-            "after": "_on_synced",
+            OFFLINE: "_sync_first",
+            **dict.fromkeys([EMPTY, NEEDS_BURN, READY], "_shoe_not_ended"),
+            **dict.fromkeys(DEALING, "_round_before_collection"),
         },
-        # A batch goes into an empty shoe only (672a.7(a), (d)(1)-(2)), and is burned before dealing.
-        {"trigger": "request_load", "source": EMPTY, "dest": None},
-        *_refusals(
-            "request_load",
-            {
-                OFFLINE: SYNC_FIRST,
-                COLLECTING: refuse(c.collect_and_count, "collect and count the cards of the last shoe first"),
-                **dict.fromkeys(
-                    [NEEDS_BURN, READY, IN_ROUND, ENDING],
-                    refuse(c.reshuffle, "the shoe holds a batch in play: close it, collect and count first"),
-                ),
-            },
-        ),
-        {
-            "trigger": "loaded",
-            "source": EMPTY,
-            "dest": NEEDS_BURN,
-            "conditions": "burns",
-            "after": "_on_loaded",
-        },
-        # A game with no burn card (677a.10: the deck dealt holds all 52 cards) deals at once.
-        {"trigger": "loaded", "source": EMPTY, "dest": READY, "after": "_on_loaded"},
-        # The burn (672a.7(c)).
-        {
-            "trigger": "request_burn",
-            "source": NEEDS_BURN,
-            "dest": None,
-            "conditions": [NOT_LATCHED, COUNTS_KNOWN],
-        },
-        *_refusals(
-            "request_burn",
-            {
-                **dispense_refusals,
-                **dict.fromkeys([READY, IN_ROUND, ENDING], refuse(c.no_burn_due, "no burn is due")),
-            },
-        ),
-        # A batch's burn and a new dealer's are owed together: the shoe is ready after the last.
-        {
-            "trigger": "burned",
-            "source": NEEDS_BURN,
-            "dest": None,
-            "conditions": "owes_another_burn",
-            "after": "_on_burned",
-        },
-        {"trigger": "burned", "source": NEEDS_BURN, "dest": READY, "after": "_on_burned"},
-        {
-            "trigger": "dealer_change",
-            "source": READY,
-            "dest": NEEDS_BURN,
-            "conditions": "burns",
-            "after": "_on_dealer_change",
-        },
-        {"trigger": "dealer_change", "source": READY, "dest": None},
-        # Between shoes, or with a burn already owed: the new dealer's card is owed as well.
-        {
-            "trigger": "dealer_change",
-            "source": [OFFLINE, EMPTY, NEEDS_BURN, COLLECTING],
-            "dest": None,
-            "after": "_on_dealer_change",
-        },
-        *_refusals(
-            "dealer_change",
-            dict.fromkeys(
-                DEALING, refuse(c.new_dealer_burns, "a new dealer takes over between rounds, then burns")
-            ),
-        ),
-        # Rounds.
-        {
-            "trigger": "start_round",
-            "source": READY,
-            "dest": IN_ROUND,
-            "conditions": NOT_LATCHED,
-            "after": "_on_round",
-        },
-        *_refusals(
-            "start_round",
-            {
-                **dispense_refusals,
-                NEEDS_BURN: refuse(c.burn_first, "burn a card before dealing a round"),
-                **dict.fromkeys(DEALING, round_on),
-            },
-        ),
-        {"trigger": "request_end_round", "source": DEALING, "dest": None},
-        *_refusals(
-            "request_end_round",
-            dict.fromkeys(
-                [OFFLINE, EMPTY, NEEDS_BURN, READY, COLLECTING], refuse(c.one_round, "no round in progress")
-            ),
-        ),
-        {"trigger": "round_ended", "source": IN_ROUND, "dest": READY, "after": "_on_round_ended"},
-        {"trigger": "round_ended", "source": ENDING, "dest": COLLECTING, "after": "_on_round_ended"},
-        # Dealing.
-        {
-            "trigger": "request_deal",
-            "source": DEALING,
-            "dest": None,
-            "conditions": [NOT_LATCHED, COUNTS_KNOWN],
-        },
-        *_refusals(
-            "request_deal",
-            {
-                **dispense_refusals,
-                NEEDS_BURN: refuse(c.burn_first, "no card may be dealt before the burn card"),
-                READY: refuse(c.round_first, "start a round before dealing"),
-            },
-        ),
-        {"trigger": "dealt", "source": DEALING, "dest": None, "after": "_on_dealt"},
-        # The cover card (672a.7(d)): the round completes, then the shoe ends; at a burn it ends at once.
-        {"trigger": "cover_seen", "source": IN_ROUND, "dest": ENDING, "after": "_on_cover"},
-        {"trigger": "cover_seen", "source": NEEDS_BURN, "dest": COLLECTING, "after": "_on_cover"},
-        {"trigger": "cover_seen", "source": ENDING, "dest": None, "after": "_on_second_cover"},
-        # Ending a shoe before its cover card (the table closes, the batch is changed).
-        {"trigger": "close_shoe", "source": [NEEDS_BURN, READY], "dest": COLLECTING},
-        {"trigger": "close_shoe", "source": COLLECTING, "dest": None},
-        *_refusals("close_shoe", {OFFLINE: SYNC_FIRST, EMPTY: no_batch, **dict.fromkeys(DEALING, round_on)}),
-        # Collection and count (672a.7(d)(1)).
-        {
-            "trigger": "collected",
-            "source": COLLECTING,
-            "dest": EMPTY,
-            "conditions": Guard(c.collect_and_count, _cards_left),
-            "after": "_on_collected",
-        },
-        *_refusals(
-            "collected",
-            {
-                OFFLINE: SYNC_FIRST,
-                **dict.fromkeys(
-                    [EMPTY, NEEDS_BURN, READY],
-                    refuse(c.collect_and_count, "the shoe has not ended: nothing to collect"),
-                ),
-                **dict.fromkeys(
-                    DEALING, refuse(c.cover_ends, "the round is completed before the cards are collected")
-                ),
-            },
-        ),
-        # Mode (677a.10(g)).
-        {
-            "trigger": "request_set_mode",
-            "source": [EMPTY, NEEDS_BURN, READY],
-            "dest": None,
-            "conditions": Guard(COMMUNITY_FIRST, _community_without_reshuffle),
-        },
-        *_refusals(
-            "request_set_mode",
-            {
-                OFFLINE: SYNC_FIRST,
-                **dict.fromkeys(
-                    [IN_ROUND, ENDING, COLLECTING], refuse(MODE_BETWEEN_ROUNDS, "cards are in play")
-                ),
-            },
-        ),
-    ]
+    ),
+    # Mode (677a.10(g)).
+    {
+        "trigger": "request_set_mode",
+        "source": [EMPTY, NEEDS_BURN, READY],
+        "dest": None,
+        "conditions": "_community_first_with_reshuffle",
+    },
+    *_refusals(
+        "request_set_mode",
+        {OFFLINE: "_sync_first", **dict.fromkeys([IN_ROUND, ENDING, COLLECTING], "_cards_in_play")},
+    ),
+]
 
 
 class Shoe(Equipment[ShoeDriver]):
@@ -448,7 +367,6 @@ class Shoe(Equipment[ShoeDriver]):
     close_shoe: Trigger
     collected: Trigger
     request_set_mode: Trigger
-    trigger: Trigger
     may_trigger: Trigger
 
     def __init__(
@@ -491,7 +409,7 @@ class Shoe(Equipment[ShoeDriver]):
             model=self,
             model_override=True,
             states=STATES,
-            transitions=transitions(clauses),
+            transitions=TRANSITIONS,
             initial=OFFLINE,
             auto_transitions=False,
             send_event=True,
@@ -545,7 +463,7 @@ class Shoe(Equipment[ShoeDriver]):
         the next batch's.
         """
         async with self._busy:
-            result = await self._dispense("request_burn", lambda: self.driver.dispense(face_up=False))
+            result = await self._dispense(self.request_burn, lambda: self.driver.dispense(face_up=False))
             if result.outcome is DispenseOutcome.COVER_CARD:
                 self._cover_out(result.dispensed, by_reply=True)
                 return None
@@ -564,7 +482,9 @@ class Shoe(Equipment[ShoeDriver]):
         """
         async with self._busy:
             while True:
-                result = await self._dispense("request_deal", lambda: self.driver.dispense(face_up=face_up))
+                result = await self._dispense(
+                    self.request_deal, lambda: self.driver.dispense(face_up=face_up)
+                )
                 if result.outcome is not DispenseOutcome.COVER_CARD:
                     break
                 self._cover_out(result.dispensed, by_reply=True)
@@ -575,7 +495,7 @@ class Shoe(Equipment[ShoeDriver]):
         """Deal ``count`` cards as one face-down stack (677a.10(b): stacks of two; 677a.10(g): the
         community cards first, from a shoe that reshuffles automatically)."""
         async with self._busy:
-            result = await self._dispense("request_deal", lambda: self.driver.dispense_stack(count))
+            result = await self._dispense(self.request_deal, lambda: self.driver.dispense_stack(count))
             self._record_dealt(result)
             return tuple(card for card in result.cards if isinstance(card, SealedCard))
 
@@ -652,10 +572,11 @@ class Shoe(Equipment[ShoeDriver]):
                 self.log.info("stale cover card event ignored", at=event.dispensed, now=self.dispensed)
 
     # -- shared steps ---------------------------------------------------------------------------------------
-    async def _dispense(self, request: str, io: Callable[[], Awaitable[Dispensed]]) -> Dispensed:
-        """Check the rules, dispense, and keep the device's counts. An unknown outcome leaves the books
-        unreconciled: nothing more is dealt until ``sync`` has read the counts."""
-        self.trigger(request)
+    async def _dispense(self, request: Trigger, io: Callable[[], Awaitable[Dispensed]]) -> Dispensed:
+        """Check the rules (``request``, a request trigger), dispense, and keep the device's counts. An
+        unknown outcome leaves the books unreconciled: nothing more is dealt until ``sync`` has read
+        the counts."""
+        request()
         try:
             result = await io()
         except OutcomeUnknown:
@@ -737,6 +658,88 @@ class Shoe(Equipment[ShoeDriver]):
 
     def _read_mode(self, counts: ShoeCounts) -> None:
         self.auto_reshuffle, self.community_first = counts.auto_reshuffle, counts.community_first
+
+    # -- guards (each raises the RuleViolation of its clause, or lets the trigger through) -------------
+    def _not_latched(self, event: EventData) -> bool:
+        """LATCH_BLOCKS, as the latch itself words it (devices/faults.py)."""
+        self.latch.require_clear(event.event.name.removeprefix("request_"))
+        return True
+
+    def _counts_known(self, event: EventData) -> bool:
+        if self.unreconciled:
+            raise RuleViolation(RECONCILED, "a dispense's outcome is unknown: sync the counts first")
+        return True
+
+    def _cards_removed(self, event: EventData) -> bool:
+        if remaining := event.kwargs["counts"].remaining:
+            raise RuleViolation(
+                self.clauses.collect_and_count,
+                f"{remaining} card(s) still in the shoe: remove them to the discard rack, then count",
+            )
+        return True
+
+    def _community_first_with_reshuffle(self, event: EventData) -> bool:
+        if event.kwargs["community_first"] and not event.kwargs["auto_reshuffle"]:
+            raise RuleViolation(
+                COMMUNITY_FIRST, "community cards first asked of a shoe that does not reshuffle automatically"
+            )
+        return True
+
+    def _holds_no_cards(self, event: EventData) -> bool:
+        """Not a guard: the counts read say the shoe is empty."""
+        return bool(event.kwargs["counts"].remaining == 0)
+
+    # -- refusals: the guard of a trigger its rule forbids outright in the states it is listed for ----------
+    def _sync_first(self, event: EventData) -> bool:
+        raise RuleViolation(RECONCILED, "the shoe's counts have not been read: sync first")
+
+    def _no_batch(self, event: EventData) -> bool:
+        raise RuleViolation(self.clauses.loaded, "no batch in the shoe")
+
+    def _shoe_ended(self, event: EventData) -> bool:
+        raise RuleViolation(self.clauses.cover_ends, "this shoe has ended: collect and count its cards")
+
+    def _round_on(self, event: EventData) -> bool:
+        raise RuleViolation(self.clauses.one_round, "a round is in progress: complete it first")
+
+    def _no_round(self, event: EventData) -> bool:
+        raise RuleViolation(self.clauses.one_round, "no round in progress")
+
+    def _last_shoe_uncounted(self, event: EventData) -> bool:
+        raise RuleViolation(
+            self.clauses.collect_and_count, "collect and count the cards of the last shoe first"
+        )
+
+    def _batch_in_play(self, event: EventData) -> bool:
+        raise RuleViolation(
+            self.clauses.reshuffle, "the shoe holds a batch in play: close it, collect and count first"
+        )
+
+    def _no_burn_due(self, event: EventData) -> bool:
+        raise RuleViolation(self.clauses.no_burn_due, "no burn is due")
+
+    def _dealer_change_mid_round(self, event: EventData) -> bool:
+        raise RuleViolation(
+            self.clauses.new_dealer_burns, "a new dealer takes over between rounds, then burns"
+        )
+
+    def _burn_before_round(self, event: EventData) -> bool:
+        raise RuleViolation(self.clauses.burn_first, "burn a card before dealing a round")
+
+    def _burn_before_deal(self, event: EventData) -> bool:
+        raise RuleViolation(self.clauses.burn_first, "no card may be dealt before the burn card")
+
+    def _round_before_deal(self, event: EventData) -> bool:
+        raise RuleViolation(self.clauses.round_first, "start a round before dealing")
+
+    def _shoe_not_ended(self, event: EventData) -> bool:
+        raise RuleViolation(self.clauses.collect_and_count, "the shoe has not ended: nothing to collect")
+
+    def _round_before_collection(self, event: EventData) -> bool:
+        raise RuleViolation(self.clauses.cover_ends, "the round is completed before the cards are collected")
+
+    def _cards_in_play(self, event: EventData) -> bool:
+        raise RuleViolation(MODE_BETWEEN_ROUNDS, "cards are in play")
 
     # -- records (after callbacks: they only record) ---------------------------------------------------------
     def _on_synced(self, event: EventData) -> None:

@@ -16,5 +16,5 @@ Each game package holds the same files for the same jobs:
 - ``positions.py``: what lies on a betting position (Crazy 4 Poker's: in settlement.py);
   ``stacked.py``: the devices stood in by a stack, for scenarios
 - ``table_state.py``: what lasts from round to round, where the game's rules keep anything (Crazy 4
-  Poker's stub count and deck)
+  Poker's stub count and deck, Heads Up Hold 'Em's stub count)
 """

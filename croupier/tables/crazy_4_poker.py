@@ -48,6 +48,7 @@ from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.progressive import AwardResult, RoundState
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from drivers.shuffler import SealedOrder
+from games.common import stub_count
 from games.common.machine_parts import HELD, VOIDED
 from games.crazy_4_poker import GAME, Round, RuleSet, Table, clauses
 from games.crazy_4_poker import dealing as crazy_4_dealing
@@ -247,11 +248,10 @@ class Crazy4PokerTable(SupervisorHolds):
 
     def position(self) -> dict[str, Any]:  # Any: JSON values
         """Where the day is, for ``open`` after a restart: the rounds since the stub was counted
-        (657a.9(d)) and the shuffler's batches; the deck waits in the shuffler's input tray. A round
-        in play counts as a round whose stub was not counted: if the service stops in it, the round
-        is cut off and voided, but it was dealt from the deck."""
+        (657a.9(d), a round in play among them: games.common.stub_count) and the shuffler's
+        batches; the deck waits in the shuffler's input tray."""
         shuffler = None if self.shuffler is None else self.shuffler.saved()
-        uncounted = self.game.rounds_since_count + (self.in_play is not None)
+        uncounted = stub_count.saved(self.game.rounds_since_count, in_play=self.in_play is not None)
         return {"rounds_since_stub_count": uncounted, "shuffler": shuffler}
 
     async def reset_level(self, level: int, key: str, operator: Operator) -> None:

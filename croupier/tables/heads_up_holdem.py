@@ -46,11 +46,12 @@ from devices.shuffler import Shuffler
 from drivers.protocol.classes.shoe import MAX_STACK
 from drivers.protocol.core import FaultCode
 from drivers.shoe import ShoeDriver
+from games.common import stub_count
 from games.common.machine_parts import HELD, SETTLED, VOIDED
 from games.common.messages import Arrival
 from games.common.pickup import SET_ASIDE
 from games.common.seating import clockwise
-from games.heads_up_holdem import GAME, Round, RuleSet
+from games.heads_up_holdem import GAME, Round, RuleSet, Table
 from games.heads_up_holdem import clauses as holdem_clauses
 from games.heads_up_holdem import dealing as holdem_dealing
 from games.heads_up_holdem import inputs as holdem
@@ -203,9 +204,8 @@ class HeadsUpHoldemTable(SupervisorHolds):
         self.shoe, self.shuffler, self.dealer = shoe, shuffler, dealer
         self.name = name
         self.community_first = community_first
-        self.rounds = 0
+        self.game = Table(self.rules, self.shoe.opens, name)
         self.decks = 0  # decks put in play so far
-        self.rounds_since_stub_count = 0
         self.in_play: Round | None = None  # the round being dealt, for ``position``
         self.events = Events()
         self.feeds = Feeds(self.equipment, record_events, events=self.events)
@@ -215,6 +215,15 @@ class HeadsUpHoldemTable(SupervisorHolds):
     @property
     def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         return (self.shoe, self.shuffler)
+
+    @property
+    def rounds(self) -> int:
+        """Rounds played (after a restart the service continues the numbering it saved)."""
+        return self.game.rounds
+
+    @rounds.setter
+    def rounds(self, played: int) -> None:
+        self.game.rounds = played
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[HeadsUpHoldemTable]:
@@ -240,7 +249,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
         if position is not None:
             self.decks = position["decks"]  # a new deck after a restart is numbered on
             if counts.remaining:
-                self.rounds_since_stub_count = position["rounds_since_stub_count"]
+                self.game.rounds_since_stub_count = position["rounds_since_stub_count"]
                 await self.shuffler.resume(position["shuffler"], input_count=0)
                 self.log.info("table open", community_first=self.community_first, resumed=True)
                 return True
@@ -250,13 +259,13 @@ class HeadsUpHoldemTable(SupervisorHolds):
 
     def position(self) -> dict[str, Any]:  # Any: JSON values
         """Where the day is, for ``open`` after a restart: the decks put in play, the rounds since
-        the stub was counted, the shuffler's batches. A round in play counts as a round of play
-        whose stub was not counted (677a.10(d): "at least once every 5 rounds of play"): if the
-        service stops in it, the round is cut off and voided, but cards were dealt from the deck,
-        and the next round must not be the sixth without a count."""
+        the stub was counted (677a.10(d), a round in play among them: games.common.stub_count), the
+        shuffler's batches."""
         return {
             "decks": self.decks,
-            "rounds_since_stub_count": self.rounds_since_stub_count + (self.in_play is not None),
+            "rounds_since_stub_count": stub_count.saved(
+                self.game.rounds_since_stub_count, in_play=self.in_play is not None
+            ),
             "shuffler": self.shuffler.saved(),
         }
 
@@ -264,18 +273,11 @@ class HeadsUpHoldemTable(SupervisorHolds):
     async def play_round(self, players: HoldemPlayers) -> Round:
         """Play one round to completion, its cards back in the shoe (or the deck removed)."""
         await self.prepare_round()
-        self.rounds += 1
-        round_ = Round(
-            self.rounds,
-            rules=self.rules,
-            verify=self.shoe.opens,
-            rounds_since_stub_count=self.rounds_since_stub_count,
-            table=self.name,
-        )
+        round_ = self.game.new_round()
         self.in_play = round_
         self._began(round_)
         try:
-            async for wager in each(players.wagers(self.rounds, self.rules.positions)):
+            async for wager in each(players.wagers(round_.number, self.rules.positions)):
                 take(wager, partial(self._give, round_))
             self._give(round_, NoMoreBets(self._deck_report()))  # 677a.10(a)(2): before any stack
             self.shoe.start_round()
@@ -285,7 +287,8 @@ class HeadsUpHoldemTable(SupervisorHolds):
         play = _Play(round_, players)
         while round_.state != "complete":
             await self._step(play)
-        self.rounds_since_stub_count, self.in_play = round_.rounds_since_stub_count_after, None
+        self.game.round_over(round_)
+        self.in_play = None
         if round_.deck_removed:
             removed = self.dealer.remove_deck()
             self.log.warning("deck removed", round=round_.number, cards=removed, clause="677a.10(f)")

@@ -1,3 +1,4 @@
 """What the four game packages share: one definition of each piece every round needs (messages,
 records, holds, machine parts, the round's shared methods, configuration readers, seating, the
-discard pickup). A game imports these from here, never from another game."""
+discard pickup, the stub count's cadence). A game imports these from here, never from another
+game."""

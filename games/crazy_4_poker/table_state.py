@@ -8,6 +8,7 @@ the table must be replaced before the next round.
 
 from __future__ import annotations
 
+from games.common import stub_count
 from games.common.machine_parts import COMPLETE
 from games.crazy_4_poker import clauses
 from games.crazy_4_poker.round import Round
@@ -41,7 +42,7 @@ class Table:
     @property
     def stub_count_due(self) -> bool:
         counting = self.rules.shuffler is Shuffler.COUNTING
-        return not counting and self.rounds_since_count >= ROUNDS_PER_COUNT - 1
+        return not counting and stub_count.due(self.rounds_since_count, ROUNDS_PER_COUNT)
 
     def new_round(self) -> Round:
         if not self.is_open:
@@ -61,7 +62,7 @@ class Table:
         """Take a completed round's stub count and deck removal into the table's state."""
         if round_.state != COMPLETE:
             raise RuleViolation(clauses.PROCEDURE_ORDER, f"round {round_.number} is not complete")
-        self.rounds_since_count = 0 if round_.stub_counted else self.rounds_since_count + 1
+        self.rounds_since_count = stub_count.after(self.rounds_since_count, counted=round_.stub_counted)
         if round_.deck_removed:
             self.deck_present = False
 

@@ -2,8 +2,8 @@
 dealing shoe, the community cards, the stub count and the misdeal rule, with the betting rounds and
 pay tables of the published Heads Up Hold 'Em rules (not PA text) as configuration.
 
-``Round`` is the entry point (round.py); docs/games/heads-up-holdem.md explains how a table service
-drives it.
+``Table`` (table_state.py) keeps the stub count's cadence and makes each ``Round`` (round.py);
+docs/games/heads-up-holdem.md explains how a table service drives them.
 """
 
 from games.common.config import ConfigError
@@ -13,6 +13,7 @@ from games.heads_up_holdem.machine import STATE_NOTES
 from games.heads_up_holdem.machine import definition as machine_definition
 from games.heads_up_holdem.round import Round
 from games.heads_up_holdem.rules_config import RuleSet
+from games.heads_up_holdem.table_state import Table
 from games.registry import Game
 from vocabulary.rules import Rule
 
@@ -43,5 +44,6 @@ __all__ = [
     "ConfigError",
     "Round",
     "RuleSet",
+    "Table",
     "machine_definition",
 ]

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from types import ModuleType
 from typing import ClassVar
 
+from games.common import stub_count
 from games.common.holds import Hold
 from games.common.pickup import Pickup
 from games.common.records import RoundLog
@@ -101,7 +102,9 @@ class RoundState(RoundBase[Action]):
     def stub_count_due(self) -> bool:
         """677a.10(d): without a counting shuffler, at least once every ``stub_count_interval`` rounds."""
         counted_by_shuffler = self.deck is not None and self.deck.shuffler_count is not None
-        return not counted_by_shuffler and self.rounds_since_stub_count + 1 >= self.rules.stub_count_interval
+        return not counted_by_shuffler and stub_count.due(
+            self.rounds_since_stub_count, self.rules.stub_count_interval
+        )
 
     @property
     def rounds_since_stub_count_after(self) -> int:
@@ -109,7 +112,7 @@ class RoundState(RoundBase[Action]):
         counted = self.stub_counted is not None or (
             self.deck is not None and self.deck.shuffler_count is not None
         )
-        return 0 if counted else self.rounds_since_stub_count + 1
+        return stub_count.after(self.rounds_since_stub_count, counted=counted)
 
     @property
     def cards_out(self) -> int:

@@ -9,7 +9,7 @@ from dataclasses import fields
 import pytest
 
 from games import conformance
-from games.heads_up_holdem import CLAUSES, ConfigError, Round, RuleSet
+from games.heads_up_holdem import CLAUSES, ConfigError, Round, RuleSet, Table
 from games.heads_up_holdem.inputs import (
     Choice,
     Collect,
@@ -48,7 +48,7 @@ from games.heads_up_holdem.stacked import COMMUNITY_FIRST, READY, StackedDeck, a
 from tests.games import refused
 from vocabulary.cards import Card
 from vocabulary.operators import Operator, Role
-from vocabulary.rules import PUBLISHED_RULES
+from vocabulary.rules import PUBLISHED_RULES, RuleViolation
 
 SUPERVISOR = Operator("S-1", Role.SUPERVISOR)
 DEALER = Operator("D-1", Role.DEALER)
@@ -250,6 +250,28 @@ def test_677a_10_d_the_stub_is_counted_at_least_every_5_rounds():
         else:
             round_.handle(StubToRack())
             assert round_.rounds_since_stub_count_after == since + 1
+
+
+def test_677a_10_d_the_table_carries_the_rounds_since_the_stub_count_to_the_next_round():
+    """677a.10(d): the table gives each round the rounds dealt since the stub was last counted, and
+    takes a round into them only once it is complete: a round voided before its stub was counted
+    is one round more, so the next round's count is due on the fifth."""
+    shoe = StackedDeck(DECK)
+    table = Table(RuleSet.example(), verify=shoe.verify)
+    table.rounds_since_stub_count = 3
+    round_ = table.new_round()
+    assert (round_.number, round_.rounds_since_stub_count) == (1, 3)
+    round_.handle(PlaceWager(1, 500, 500))
+    round_.handle(NoMoreBets(READY))
+    with pytest.raises(RuleViolation, match=r"677a\.10"):
+        table.round_over(round_)
+    round_.handle(StackDelivered(tuple(shoe.shoe.draw(face_up=False) for _ in range(3))))
+    round_.handle(SupervisorResolve(SUPERVISOR, Resolution.VOID))
+    round_.handle(Collect(len(round_.pickup_order())))
+    table.round_over(round_)
+    following = table.new_round()
+    assert table.rounds_since_stub_count == 4 and following.number == 2
+    assert following.rounds_since_stub_count == 4 and following.stub_count_due
 
 
 def test_677a_10_d_a_counting_shuffler_stands_for_the_stub_count():

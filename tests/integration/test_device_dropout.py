@@ -234,7 +234,7 @@ def test_677a_10_e_a_stack_lost_with_the_link_is_racked_unseen_and_the_count_sti
             options = table_options("heads-up-holdem", sim)
             players = simulated_players("heads-up-holdem", random.Random(5), **options)
             Trap(table.shoe, "deal_stack", lambda *_: device.set_faults(dead_link("answer")))
-            table.rounds_since_stub_count = 4  # the stub is counted this round
+            table.game.rounds_since_stub_count = 4  # the stub is counted this round
             playing = asyncio.create_task(table.play_round(players))
             await latched(table, "LINK_LOST")
             await back_and_cleared(sim, "shoe")
@@ -269,7 +269,7 @@ def test_677a_10_c_a_lot_of_the_stub_lost_with_the_link_is_racked_unseen_and_the
                 return await stacks(count)
 
             table.shoe.deal_stack = the_stub_dies_first  # type: ignore[method-assign]
-            table.rounds_since_stub_count = 4  # the stub is counted this round
+            table.game.rounds_since_stub_count = 4  # the stub is counted this round
             playing = asyncio.create_task(table.play_round(players))
             await latched(table, "LINK_LOST")
             await back_and_cleared(sim, "shoe")

@@ -238,7 +238,7 @@ def test_677a_10_c_a_card_of_the_stub_out_unread_is_racked_unseen_and_the_hand_d
                 await table.clear("MISREAD", FLOORPERSON)
 
             table.shoe.deal_stack = misread_in_the_stub  # type: ignore[method-assign]
-            table.rounds_since_stub_count = 4  # the stub is counted this round
+            table.game.rounds_since_stub_count = 4  # the stub is counted this round
             clearing = asyncio.create_task(clear_the_misread())
             round_ = await rig.play()
             await clearing

@@ -78,9 +78,8 @@ def _round_machine(package: str) -> tuple[Machine, type]:
 
 
 def _device_machines() -> dict[str, tuple[Machine, type]]:
-    clauses = shoe.ShoeClauses.of_batch_game("672a.7", reconstruct="s")
     definitions: dict[str, tuple[dict[str, Any], type]] = {
-        "shoe": (dict(states=shoe.STATES, transitions=shoe.transitions(clauses)), shoe.Shoe),
+        "shoe": (dict(states=shoe.STATES, transitions=shoe.TRANSITIONS), shoe.Shoe),
         "shuffler": (dict(states=shuffler.STATES, transitions=shuffler.TRANSITIONS), shuffler.Shuffler),
         "card_reader": (
             dict(states=card_reader.STATES, transitions=card_reader.TRANSITIONS),
