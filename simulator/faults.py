@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from croupier.errors import ConfigError
-from croupier.tables.events import RoundListener
+from croupier.tables.events import HeardRound, RoundListener
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.world import SHOE, SHUFFLER_INPUT
 from simulator.games.registry import simulation
@@ -173,7 +173,7 @@ class FaultScript(RoundListener):
             if plan is not None:
                 device.set_faults(plan)
 
-    def round_began(self, round_: Any) -> None:  # Any: a round of any game
+    def round_began(self, round_: HeardRound) -> None:
         for strike in self.profile.script:
             if strike.round == round_.number and strike.at != "end":
                 self._strike(strike)
@@ -187,7 +187,7 @@ class FaultScript(RoundListener):
                     device = "dealer"
                 self._strike(Strike(round_.number, kind, device))
 
-    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
+    def round_ended(self, round_: HeardRound) -> None:
         """A wire fault as the round ends, before the shoe change, shuffle or delivery between rounds:
         a scripted ``at = "end"``, and in random mode a second draw, striking a wire fault only."""
         for strike in self.profile.script:

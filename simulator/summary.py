@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from croupier.tables.events import RoundListener
+from croupier.tables.events import HeardRound, RoundListener
 from games.common.machine_parts import VOIDED
 from games.common.records import Record
 
@@ -52,7 +52,7 @@ class Tally(RoundListener):
         elif kind == "state" and fields.get("dest") == VOIDED:  # by a ruling or by the rules (a misdeal)
             self.voided_rounds += 1
 
-    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
+    def round_ended(self, round_: HeardRound) -> None:
         self.rounds += 1
         self.hands += len(round_.positions)
         self.players_net += sum(round_.net(seat) for seat in round_.positions)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from croupier.tables.events import RoundListener
+from croupier.tables.events import HeardRound, RoundListener
 from firmware_sim.world import DISCARD, SHOE
+from games.common.records import Record
 from simulator.summary import Tally
 
 CLEAR = "\x1b[H\x1b[2J"
@@ -31,17 +32,17 @@ class LiveView(RoundListener):
         self.sim, self.tally, self.game, self.rounds, self.out = sim, tally, game, rounds, out
         self.recent: list[str] = []
 
-    def round_began(self, round_: Any) -> None:  # Any: a round of any game
+    def round_began(self, round_: HeardRound) -> None:
         self.recent = []
 
-    def record(self, record: Any) -> None:  # Any: a record of any game
+    def record(self, record: Record) -> None:
         if record.kind.value == "state":
             return
         detail = " ".join(f"{k}={v}" for k, v in record.fields.items() if k not in ("clause", "rule"))
         self.recent = [*self.recent[-11:], f"  {record.kind.value:<14} {detail}"[:110]]
         self.draw(record.round)
 
-    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
+    def round_ended(self, round_: HeardRound) -> None:
         self.draw(round_.number)
 
     def draw(self, number: int) -> None:
@@ -83,7 +84,7 @@ class ProgressBar(RoundListener):
     def __init__(self, rounds: int, out: TextIO = sys.stderr) -> None:
         self.rounds, self.out, self.done = rounds, out, 0
 
-    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
+    def round_ended(self, round_: HeardRound) -> None:
         self.done += 1
         filled = WIDTH * self.done // max(self.rounds, 1)
         self.out.write(f"\r[{'#' * filled}{'.' * (WIDTH - filled)}] {self.done}/{self.rounds} rounds")

@@ -13,7 +13,6 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from croupier.config.devices import DeviceConfig, DeviceKind, read_devices
 from croupier.config.limits import Limits, read_limits
@@ -21,6 +20,7 @@ from croupier.config.section import Section
 from croupier.config.service import AuditConfig, ServiceConfig, read_audit, read_service
 from games import registry
 from games.common.config import ConfigError as RulesError
+from games.common.config import Configurable
 
 DEFAULT_TABLE_CONFIG = Path(__file__).resolve().parents[2] / "config" / "tables" / "simulated.toml"
 
@@ -31,7 +31,7 @@ class TableConfig:
     name: str
     game: str
     seats: int
-    rules: Any  # the game's RuleSet (games.<game>.RuleSet)
+    rules: Configurable  # the game's RuleSet (games.<game>.RuleSet)
     devices: Mapping[str, DeviceConfig]
     service: ServiceConfig
     audit: AuditConfig
@@ -85,7 +85,7 @@ def _check_devices(section: Section, devices: Mapping[str, DeviceConfig], game: 
             raise section.error(name, f"a {device.kind} device is never used by {game} (it uses: {uses})")
 
 
-def _rules(rules: Section, table: Section, game: str) -> tuple[Any, int]:  # Any: any game's RuleSet
+def _rules(rules: Section, table: Section, game: str) -> tuple[Configurable, int]:
     """The game's RuleSet from ``[rules]`` and ``table.seats`` (the game's betting positions, whose
     limits the game knows: at most six for Free Bet Blackjack, 672a.2)."""
     rule_set = registry.game(game).rules

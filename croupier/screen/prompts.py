@@ -101,7 +101,7 @@ class DealerStep(Event):
     method of the dealer's, and its arguments."""
 
     step: str
-    arguments: Mapping[str, Any]
+    arguments: JsonBody
 
 
 class Screen:

@@ -38,7 +38,7 @@ from croupier.audit.record import read_records
 from croupier.audit.replay import RoundReplay, replay
 from croupier.audit.writer import AuditTrail
 from croupier.state import TableState
-from croupier.tables.events import RoundListener
+from croupier.tables.events import HeardRound, RoundListener
 from devices.equipment import DeviceIrregularity, Equipment, EquipmentEvent
 from devices.faults import Fault
 from drivers.authenticity import AuthenticityChecked
@@ -79,9 +79,9 @@ class TableJournal(RoundListener):
     def __init__(self, trail: AuditTrail, state: TableState, *, table: str, game: str) -> None:
         self.trail, self.state, self.table, self.game = trail, state, table, game
         self.round: int | None = None  # the round in play, for the fault records' round number
-        self.kept: Any = None  # the table kept (``keep``)
+        self.kept: Any = None  # Any: the table of any game kept (``keep``)
         self._latched: dict[str, dict[str, Fault]] = {}  # by device: the faults last recorded latched
-        self._machines: list[Equipment[Any]] = []  # the devices watched (``watch_latches``)
+        self._machines: list[Equipment[Any]] = []  # Any: any device's driver, watched (``watch_latches``)
         self._configuration: dict[str, str] = {"game": game}  # what table_open names (service_started)
         # access_refused's bound: the minute's start, the records written in it, the ones left out.
         self._access_window, self._access_written, self._access_unrecorded = time.monotonic(), 0, 0
@@ -107,7 +107,7 @@ class TableJournal(RoundListener):
         return self._counters().get("position")
 
     # -- what the table does --------------------------------------------------------------------
-    def round_began(self, round_: Any) -> None:  # Any: a round of any game
+    def round_began(self, round_: HeardRound) -> None:
         self.round = round_.number
         if self.kept is not None:  # a journal of rounds alone keeps no table's position
             self.save_position()
@@ -116,7 +116,7 @@ class TableJournal(RoundListener):
     def record(self, record: Record) -> None:
         append_record(self.trail, self.game, record)
 
-    def round_ended(self, round_: Any) -> None:  # Any: a round of any game
+    def round_ended(self, round_: HeardRound) -> None:
         self._line_errors()
         self.state.end_round(self.table, round_.number, {**self._counters(), "rounds": round_.number})
         self.round = None
@@ -182,7 +182,7 @@ class TableJournal(RoundListener):
         self.trail.append("authenticity_check", self.round, check.fields())
         self.state.save_check_due(check.device, check.next_due)
 
-    def _latch_heard(self, machine: Equipment[Any], event: Event) -> None:
+    def _latch_heard(self, machine: Equipment[Any], event: Event) -> None:  # Any: any device's driver
         """A fault latched or released on ``machine``'s latch (FaultLatched, FaultReleased)."""
         self._latch_changed(machine)
 

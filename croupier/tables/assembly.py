@@ -10,9 +10,7 @@ shared.
 
 from __future__ import annotations
 
-from typing import Any
-
-from croupier.tables.registry import Connections, table_kind
+from croupier.tables.registry import Connections, Table, table_kind
 from devices.shuffler import Shuffler
 from drivers.shuffler import ShufflerDriver
 
@@ -36,11 +34,12 @@ def one_deck_shuffler(
     return Shuffler(driver, alternate_batches=False, allow_seeded=allow_seeded, read_order=read_order)
 
 
-def assemble(game: str, connections: Connections, *, dealer: Any, **options: Any) -> Any:
+def assemble(game: str, connections: Connections, *, dealer: object, **options: object) -> Table:
     """``game``'s table over ``connections`` (by device kind), dealt by ``dealer``; ``options`` go
     to the table (rules, name, backs, cover_depth, award_levels, record_events...), with
     ``allow_seeded`` and ``reader_clock`` for the devices. The dealer on duty is UNASSIGNED unless
-    given."""
+    given. The dealer and the options are the game's table's to check: each game takes its own
+    kind of dealer (croupier.tables.dealer.Dealer and the steps the game adds) and its own options."""
     kind = table_kind(game)
     missing = [device for device in kind.game.devices if device not in connections]
     if missing:

@@ -40,7 +40,7 @@ from croupier.tables.assembly import one_deck_shuffler
 from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
-from croupier.tables.registry import Connections, TableKind
+from croupier.tables.registry import Connections, Options, TableKind
 from devices.equipment import Equipment
 from devices.progressive import AWARD_TO_WAGER, CHIP_COUNT, KEYED_RESET, LOCKED, NO_MORE_BETS, Progressive
 from devices.shuffler import Batch, Shuffler
@@ -170,6 +170,7 @@ class Crazy4PokerTable(SupervisorHolds):
     """
 
     progressive: Progressive
+    dealer: Crazy4Dealer
 
     def __init__(
         self,
@@ -456,11 +457,11 @@ class KeyedCrazy4Poker(KeyedPlayers):
     wager = crazy_4.PlaceWagers
     check = staticmethod(crazy_4_dealing.check_wager)
 
-    async def decide(self, seat: int) -> Offer[Any]:
+    async def decide(self, seat: int) -> Offer[Play | Fold]:
         return await self.screen.ask("decision", CRAZY_4_DECISION, seat=seat, turn=CRAZY_4_IN_TURN)
 
 
-def assemble(connections: Connections, options: dict[str, Any]) -> Crazy4PokerTable:
+def assemble(connections: Connections, options: Options) -> Crazy4PokerTable:
     """The table over its one-deck shuffler (reading the order unless the rules say it reports
     none) and its progressive system with the meter sign."""
     options.pop("dealer_on_duty", None)

@@ -12,24 +12,54 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
-from games.common.records import Record, Value
+from games.common.messages import Message
+from games.common.records import Record, RoundLog, Value
 from vocabulary.events import Event, Events
+
+
+class HeardRound(Protocol):
+    """What a listener reads from a round of any game (games.common.round_base.RoundBase): its
+    number, its state, its positions by seat and each seat's net."""
+
+    @property
+    def number(self) -> int: ...
+
+    @property
+    def state(self) -> str: ...
+
+    @property
+    def positions(self) -> Mapping[int, object]: ...
+
+    def net(self, seat: int) -> int: ...
+
+
+class PlayedRound(HeardRound, Protocol):
+    """What a table needs of a round of any game to play it, besides what its listeners read: the
+    round takes each message (``handle``), and has the records it made, each logged as published."""
+
+    @property
+    def records(self) -> tuple[Record, ...]: ...
+
+    @property
+    def log(self) -> RoundLog: ...
+
+    def handle(self, message: Message) -> tuple[Record, ...]: ...
 
 
 @dataclass(frozen=True)
 class RoundBegan(Event):
     """A round was made, before any wager or card: its number is taken."""
 
-    round: Any
+    round: HeardRound
 
 
 @dataclass(frozen=True)
 class RoundEnded(Event):
     """The round is complete, its cards in the rack, settled or voided."""
 
-    round: Any
+    round: HeardRound
 
 
 @dataclass(frozen=True)
@@ -48,20 +78,20 @@ class Publishing:
 
     events: Events
 
-    def _give(self, round_: Any, message: Any) -> tuple[Record, ...]:
+    def _give(self, round_: PlayedRound, message: Message) -> tuple[Record, ...]:
         """Give the round one message; its records are written and published before this returns.
         Raises the round's RuleViolation (nothing changed, nothing published)."""
         return self._published(round_, round_.handle(message))
 
-    def _began(self, round_: Any) -> None:
+    def _began(self, round_: PlayedRound) -> None:
         """A new round, told before any of its records (those made as it was, if any, next)."""
         self.events.publish(RoundBegan(round_))
         self._published(round_, round_.records)
 
-    def _ended(self, round_: Any) -> None:
+    def _ended(self, round_: HeardRound) -> None:
         self.events.publish(RoundEnded(round_))
 
-    def _published(self, round_: Any, records: tuple[Record, ...]) -> tuple[Record, ...]:
+    def _published(self, round_: PlayedRound, records: tuple[Record, ...]) -> tuple[Record, ...]:
         for record in records:
             self.events.publish(record)
             round_.log.log_line(record)
@@ -82,13 +112,13 @@ class RoundListener:
         elif isinstance(event, TableRecord):
             self.table_event(event.kind, event.fields)
 
-    def round_began(self, round_: Any) -> None:
+    def round_began(self, round_: HeardRound) -> None:
         """A round was made, before any wager or card."""
 
     def record(self, record: Record) -> None:
         """One record of the round in play, once it is in the audit trail."""
 
-    def round_ended(self, round_: Any) -> None:
+    def round_ended(self, round_: HeardRound) -> None:
         """The round is complete."""
 
     def table_event(self, kind: str, fields: Mapping[str, Value]) -> None:

@@ -30,7 +30,7 @@ from croupier.screen.answers import Answer, Answers, Offer, ask
 from croupier.screen.bodies import choice_body, one_of
 from croupier.screen.players import KeyedPlayers
 from croupier.tables.assembly import shoe_game_shuffler
-from croupier.tables.registry import Connections, TableKind
+from croupier.tables.registry import Connections, Options, TableKind
 from croupier.tables.shoe_table import Play, ShoeTable
 from devices.card_reader import CardReader
 from devices.equipment import Equipment
@@ -215,7 +215,7 @@ class KeyedFreeBetBlackjack(KeyedPlayers):
     wager = fbb.PlaceWager
     check = staticmethod(fbb_dealing.check_wager)
 
-    async def insurance(self, hand: Any, dealer_up: Card) -> Offer[Any]:
+    async def insurance(self, hand: Hand, dealer_up: Card) -> Offer[Insure | EvenMoney | None]:
         return await self.screen.ask(
             "insurance",
             FBB_INSURANCE,
@@ -225,7 +225,7 @@ class KeyedFreeBetBlackjack(KeyedPlayers):
             dealer_up=str(dealer_up),
         )
 
-    async def decide(self, hand: Any, dealer_up: Card, legal: Mapping[Any, Any]) -> Offer[Any]:
+    async def decide(self, hand: Hand, dealer_up: Card, legal: Legal) -> Offer[PlayerAction]:
         return await self.screen.ask(
             "decision",
             FBB_DECISION,
@@ -238,7 +238,7 @@ class KeyedFreeBetBlackjack(KeyedPlayers):
         )
 
 
-def assemble(connections: Connections, options: dict[str, Any]) -> FreeBetBlackjackTable:
+def assemble(connections: Connections, options: Options) -> FreeBetBlackjackTable:
     """The table over its shoe, card reader (with ``reader_clock``, a test's clock) and shuffler."""
     reader_options = {"clock": options.pop("reader_clock")} if options.get("reader_clock") else {}
     options.pop("reader_clock", None)

@@ -39,7 +39,7 @@ from croupier.tables.assembly import one_deck_shuffler
 from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
-from croupier.tables.registry import Connections, TableKind
+from croupier.tables.registry import Connections, Options, TableKind
 from devices.equipment import Equipment
 from devices.shoe import EMPTY, READY, Shoe, ShoeClauses, ShoeFault
 from devices.shuffler import Shuffler
@@ -185,6 +185,7 @@ class HeadsUpHoldemTable(SupervisorHolds):
     """
 
     shoe: Shoe
+    dealer: HoldemDealer
     #: The game's clauses for its shoe: the table's shoe is built with them.
     shoe_clauses = SHOE_CLAUSES
 
@@ -472,7 +473,9 @@ class KeyedHeadsUpHoldem(KeyedPlayers):
     wager = holdem.PlaceWager
     check = staticmethod(holdem_dealing.check_wager)
 
-    async def decide(self, position: Any, street: str, community: Sequence[Card]) -> Offer[Any]:
+    async def decide(
+        self, position: Position, street: str, community: Sequence[Card]
+    ) -> Offer[PlayerDecision]:
         return await self.screen.ask(
             "decision",
             HOLDEM_DECISION,
@@ -485,7 +488,7 @@ class KeyedHeadsUpHoldem(KeyedPlayers):
         )
 
 
-def assemble(connections: Connections, options: dict[str, Any]) -> HeadsUpHoldemTable:
+def assemble(connections: Connections, options: Options) -> HeadsUpHoldemTable:
     """The table over its shoe, which burns no card (677a.10), and its one-deck shuffler."""
     options.pop("dealer_on_duty", None)  # a Hold 'Em round does not name its dealer
     return HeadsUpHoldemTable(

@@ -13,7 +13,9 @@ from typing import Any, Protocol, TypeVar
 
 import structlog
 
-from croupier.tables.events import Publishing
+from croupier.tables.dealer import Dealer
+from croupier.tables.events import PlayedRound, Publishing
+from croupier.tables.feeding import Feeds
 from devices.equipment import LINK_LOST, LINK_REQUIRED, Equipment
 from devices.faults import LATCH_BLOCKS, Fault
 from devices.progressive import Progressive
@@ -22,8 +24,7 @@ from devices.shuffler import OUTCOME_RECONCILED
 from drivers.errors import CommandTimeout, DeviceRefused, LinkLost, NotConnected, OutcomeUnknown
 from drivers.protocol.message import Status
 from games.common.holds import Hold
-from games.common.messages import Message, Resolution, SupervisorResolve
-from games.common.records import Record
+from games.common.messages import Resolution, SupervisorResolve
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule, RuleViolation
 
@@ -40,13 +41,10 @@ HOLD_FOR_SUPERVISOR = Rule(
 )
 
 
-class HeldRound(Protocol):
+class HeldRound(PlayedRound, Protocol):
     """What a table needs of a round of any game to hold it and pass on a ruling."""
 
-    number: int
     hold: Hold | None
-
-    def handle(self, message: Message) -> tuple[Record, ...]: ...
 
 
 class SupervisorHolds(Publishing):
@@ -60,8 +58,8 @@ class SupervisorHolds(Publishing):
     dealer_on_duty: str | None = None
     name: str
     log: structlog.typing.FilteringBoundLogger
-    feeds: Any  # croupier.tables.feeding.Feeds
-    dealer: Any  # the table's dealer (croupier.tables.dealer.Dealer)
+    feeds: Feeds
+    dealer: Dealer
 
     @property
     def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver

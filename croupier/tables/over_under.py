@@ -22,13 +22,13 @@ supervisor ``clear``s it, with nothing dealt twice or lost.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Protocol
+from typing import Protocol
 
 from croupier.screen.answers import Answer, Answers, Offer, ask
 from croupier.screen.bodies import choice_body
 from croupier.screen.players import KeyedPlayers
 from croupier.tables.assembly import shoe_game_shuffler
-from croupier.tables.registry import Connections, TableKind
+from croupier.tables.registry import Connections, Options, TableKind
 from croupier.tables.shoe_table import Play, ShoeTable
 from devices.shoe import Shoe, ShoeClauses
 from drivers.shoe import ShoeDriver
@@ -117,7 +117,7 @@ class KeyedOverUnder(KeyedPlayers):
     wager = ou.PlaceWager
     check = staticmethod(ou_dealing.check_wager)
 
-    async def choose(self, position: Any) -> Offer[Any]:
+    async def choose(self, position: Position) -> Offer[Choice]:
         return await self.screen.ask(
             "election",
             OU_ELECTION,
@@ -128,7 +128,7 @@ class KeyedOverUnder(KeyedPlayers):
         )
 
 
-def assemble(connections: Connections, options: dict[str, Any]) -> OverUnderTable:
+def assemble(connections: Connections, options: Options) -> OverUnderTable:
     """The table over its shoe and shuffler; no card reader: every card is dealt face up."""
     return OverUnderTable(
         shoe=Shoe(ShoeDriver(connections["shoe"]), clauses=OverUnderTable.shoe_clauses),

@@ -5,10 +5,11 @@ adding a game adds that module and edits no list here (decision 0029, docs/addin
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from croupier.screen.bodies import Body, message_body, place_counts_body
 from croupier.screen.dealer import CHIP_COUNT, HAND_REPORT, MISDEAL_FINDING, SIX_CARD_REPORT, STUB_COUNT
@@ -17,9 +18,23 @@ from croupier.screen.prompts import CLOSE_BETTING, NO_MORE_BETS_BODY
 from drivers.connection import DeviceConnection
 from games import registry
 from games.registry import Game
+from vocabulary.operators import Operator
 
 #: A table's device connections, by device kind (the keys of Game.devices).
 Connections = Mapping[str, DeviceConnection]
+#: A table's options by name (croupier.tables.assembly.assemble): the dealer, rules, name, backs...
+Options = dict[str, Any]  # Any: each option has its own type, and each game takes its own options
+
+
+class Table(Protocol):
+    """What is done with an assembled table of any game before it plays: it runs (its devices'
+    events applied to their machines while the block runs) and opens for the day."""
+
+    def running(self) -> contextlib.AbstractAsyncContextManager[object]: ...
+
+    async def open(
+        self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
+    ) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -32,9 +47,9 @@ class TableKind:
     from which the API documents are generated)."""
 
     game: Game
-    assemble: Callable[[Connections, dict[str, Any]], Any]
+    assemble: Callable[[Connections, Options], Table]
     players: type[KeyedPlayers]
-    answers: Mapping[str, tuple[Any, ...]]
+    answers: Mapping[str, tuple[Body, ...]]
 
 
 def table_kind(slug: str) -> TableKind:

@@ -19,7 +19,7 @@ import structlog
 
 from croupier.screen.answers import each, take
 from croupier.tables.dealer import Dealer
-from croupier.tables.events import TableRecord
+from croupier.tables.events import PlayedRound, TableRecord
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
 from devices.equipment import Equipment
@@ -30,7 +30,6 @@ from games.common.holds import Hold
 from games.common.machine_parts import COMPLETE, HELD
 from games.common.messages import COVER_CARD, CardArrives, Discard, Message, ShoeStatus, StartDeal
 from games.common.pickup import SET_ASIDE
-from games.common.records import Record
 from vocabulary.events import Events
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule
@@ -52,18 +51,14 @@ def shoe_status(shoe: Shoe) -> ShoeStatus:
     )
 
 
-class ShoeRound(Protocol):
+class ShoeRound(PlayedRound, Protocol):
     """What the loop needs of a round of any shoe game."""
 
-    number: int
-    state: str
     hold: Hold | None
 
     @property
     def expected(self) -> Any:  # Any: the game's own slot
         """The Slot of the card the round expects next, None when it expects none."""
-
-    def handle(self, message: Message) -> tuple[Record, ...]: ...
 
     def close(self) -> None: ...
 
@@ -280,7 +275,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.dealer.pick_up([pickup.place for pickup in order[play.removed :]])
         self._handle(play, Discard(self.dealer.count_rack() - play.rack_before))
 
-    def _handle(self, play: Play[R], message: Any) -> None:  # Any: a message of the game's
+    def _handle(self, play: Play[R], message: Message) -> None:
         """Give the round one message."""
         self._give(play.round, message)
 

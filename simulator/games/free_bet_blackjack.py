@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import random
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
-from typing import Any
 
 from croupier.tables.free_bet_blackjack import FreeBetBlackjackTable, Legal
 from drivers.connection import SupervisorSettings
@@ -133,7 +132,7 @@ class ScriptedFreeBetBlackjack(ScriptedPlayers):
     """A scenario's players at Free Bet Blackjack: each seat's insurance answer and decisions, as
     the file gives them (docs/scenarios.md)."""
 
-    def insurance(self, hand: Any, dealer_up: Card) -> Any:
+    def insurance(self, hand: Hand, dealer_up: Card) -> Insure | EvenMoney | None:
         seat = hand.seat
         answer = self.script.insurance.get(seat)
         if answer is None:
@@ -146,7 +145,7 @@ class ScriptedFreeBetBlackjack(ScriptedPlayers):
             return EvenMoney(seat)
         return Insure(seat, answer.number) if answer.word == "insure" else None
 
-    def decide(self, hand: Any, dealer_up: Card, legal: Mapping[Any, Any]) -> Any:
+    def decide(self, hand: Hand, dealer_up: Card, legal: Legal) -> PlayerAction:
         offered = ", ".join(str(action) for action in legal)
         answer = self.next_answer(
             hand.seat, f"a decision on hand {hand.number} (dealer shows {dealer_up}; offered: {offered})"

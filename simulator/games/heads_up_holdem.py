@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import random
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
 
 from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
 from drivers.connection import SupervisorSettings
@@ -171,7 +170,7 @@ class ScriptedHeadsUpHoldem(ScriptedPlayers):
     """A scenario's players at Heads Up Hold 'Em: each seat's decision on each street, as the file
     gives them (``play:N`` the multiple)."""
 
-    def decide(self, position: Any, street: str, community: Sequence[Card]) -> PlayerDecision:
+    def decide(self, position: Position, street: str, community: Sequence[Card]) -> PlayerDecision:
         answer = self.next_answer(position.seat, f"the {street} decision")
         multiple = answer.number if answer.word == "play" else 0
         return PlayerDecision(position.seat, Choice(answer.word), multiple)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import random
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
 
 from croupier.tables.over_under import OverUnderTable
 from drivers.connection import SupervisorSettings
@@ -89,7 +88,7 @@ class FirstCardPlayers:
 class ScriptedOverUnder(ScriptedPlayers):
     """A scenario's players at Over/Under: each seat's election, as the file gives it."""
 
-    def choose(self, position: Any) -> Choice:
+    def choose(self, position: Position) -> Choice:
         return Choice(self.next_answer(position.seat, "the election (over_23, under_18 or surrender)").word)
 
 

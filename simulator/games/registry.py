@@ -9,13 +9,41 @@ import contextlib
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
+from firmware_sim.device import SimulatedDevice
+from firmware_sim.world import TableWorld
 from games import registry
+from games.common.config import Configurable
 from games.registry import Game
 
 
-def not_seated(sim: Any) -> dict[str, Any]:
+class RuledTable(Protocol):
+    """A table of any game, as its players' seating reads it: its rules."""
+
+    @property
+    def rules(self) -> Configurable: ...
+
+
+class SeatedTable(Protocol):
+    """What a game's seating (``Simulation.seated``) reads of the simulated table its players sit at
+    (simulator.tables.SimulatedTable): the table, the world whose cards they see, the devices."""
+
+    @property
+    def table(self) -> RuledTable: ...
+
+    @property
+    def world(self) -> TableWorld: ...
+
+    @property
+    def devices(self) -> Mapping[str, SimulatedDevice]: ...
+
+
+#: The options that seat a game's players (keywords of its ``players``).
+Seating = dict[str, object]
+
+
+def not_seated(sim: SeatedTable) -> Seating:
     """No options: players who see every card they need on the table's own prompts."""
     return {}
 
@@ -51,10 +79,10 @@ class Simulation:
     next batch, which the shuffler counts). ``scenario``: the scenario language's words."""
 
     game: Game
-    table: Callable[..., contextlib.AbstractAsyncContextManager[Any]]
+    table: Callable[..., contextlib.AbstractAsyncContextManager[Any]]  # Any: each game's own SimulatedTable
     players: Callable[..., object]
     scenario: Vocabulary
-    seated: Callable[[Any], dict[str, Any]] = not_seated
+    seated: Callable[[SeatedTable], Seating] = not_seated
     rules: Mapping[str, object] = field(default_factory=dict)
     options: Mapping[str, object] = field(default_factory=dict)
     counts_stub: bool = False

@@ -12,13 +12,14 @@ simulated table.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, cast
 
-from simulator.games.registry import simulation
+from firmware_sim.progressive import ControllerPersonality
+from simulator.games.registry import SeatedTable, Seating, simulation
 from simulator.players.seen import own_cards
 
 
-def simulated_players(game: str, rng: random.Random, **options: Any) -> object:
+def simulated_players(game: str, rng: random.Random, **options: object) -> object:
     """The simulated players of ``game`` (a game's slug), drawing their stakes from ``rng``. An
     unknown slug is a ValueError (games.registry.UnknownGame) naming the known ones, so a typo says
     what would have worked."""
@@ -31,14 +32,16 @@ def table_options(game: str, sim: Any) -> dict[str, Any]:  # Any: TOML values of
     return simulation(game).seated(sim)
 
 
-def face_down(sim: Any) -> dict[str, Any]:
+def face_down(sim: SeatedTable) -> Seating:
     """The seating of players at a game dealt face down: their own cards from the simulated table's
     world, its rules, and the progressive chips onto the simulated controller's sensors where the
     table has one."""
-    options: dict[str, Any] = {"look": own_cards(sim.world), "rules": sim.table.rules}
+    options: Seating = {"look": own_cards(sim.world), "rules": sim.table.rules}
     controller = sim.devices.get("progressive")
     if controller is not None:
-        options["cover"] = lambda seat: controller.call(lambda engine: engine.personality.cover(engine, seat))
+        options["cover"] = lambda seat: controller.call(
+            lambda engine: cast(ControllerPersonality, engine.personality).cover(engine, seat)
+        )
     return options
 
 

@@ -24,8 +24,8 @@ async def simulated_table(
     rules: object | None = None,
     name: str = "sim-table",
     dealer: Callable[..., object] | None = None,
-    **options: Any,
-) -> AsyncIterator[SimulatedTable[Any, Any]]:
+    **options: object,
+) -> AsyncIterator[SimulatedTable[Any, Any]]:  # Any: each game's own table and dealer
     """The simulated table of ``game`` (a game's slug, games.registry), opened; ``rules`` are that
     game's RuleSet (None: its default), ``dealer`` builds the dealer's hands (None: the game's
     simulated dealer), and ``options`` go to the game's builder as keywords. An unknown slug is a
