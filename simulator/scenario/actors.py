@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import MutableSequence, Sequence
+from typing import Any, cast
 
 from croupier.tables.events import RoundListener
 from firmware_sim.world import SHOE, SHUFFLER_INPUT, PhysicalCard, TableWorld
@@ -37,7 +37,7 @@ class ScriptedPlayers:
         self.pending = {seat: deque(answers) for seat, answers in script.decisions.items()}
         self.insurance_asked: set[int] = set()
 
-    def wagers(self, round_number: int, positions: int) -> list[Any]:
+    def wagers(self, round_number: int, positions: int) -> list[Any]:  # Any: the game's own wager message
         message = registry.game(self.game).wager
         placed = []
         for seat, (amounts, where) in sorted(self.script.wagers.items()):
@@ -89,20 +89,21 @@ class StackingRandom(random.Random):
         super().__init__(seed)
         self.stacks: deque[tuple[list[Card], Where]] = deque()
 
-    def shuffle(self, x: list[Any]) -> None:  # type: ignore[override]
+    def shuffle(self, x: MutableSequence[object]) -> None:
         super().shuffle(x)
         if not self.stacks or not x or not isinstance(x[0], PhysicalCard):
             return
-        if any(card.back == FOREIGN_BACK for card in x):
+        cards = cast("MutableSequence[PhysicalCard]", x)  # the world shuffles one place's cards
+        if any(card.back == FOREIGN_BACK for card in cards):
             return  # a batch that will fail its count: the stack is for the one shuffled after it
         faces, where = self.stacks.popleft()
         picked = []
         for face in faces:
-            index = next((i for i, card in enumerate(x) if card.face == face), None)
+            index = next((i for i, card in enumerate(cards) if card.face == face), None)
             if index is None:
                 raise ScenarioError(f"{where}: {face} twice in one deck: a deck holds one of each card")
-            picked.append(x.pop(index))
-        x[0:0] = picked
+            picked.append(cards.pop(index))
+        cards[0:0] = picked
 
 
 class FaultWatcher(RoundListener):

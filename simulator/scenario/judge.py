@@ -128,8 +128,8 @@ def _show(record: Any) -> str:  # Any: a round's or the table's record
 
 def _missing(
     expect: Expect,
-    records: Sequence[Any],
-    position: int,  # Any: a round's or the table's record
+    records: Sequence[Any],  # Any: a round's or the table's record
+    position: int,
 ) -> str:
     after = f" after record #{records[position - 1].seq}" if position else ""
     same = [r for r in records[position:] if str(r.kind) == expect.what]
@@ -170,8 +170,8 @@ def report_not_skipped(dealer: Any, script: RoundScript) -> str | None:  # Any: 
 
 
 def records_text(
-    rounds: Sequence[Any],
-    before: Sequence[Sequence[BetweenRounds]] = (),  # Any: rounds of any game
+    rounds: Sequence[Any],  # Any: rounds of any game
+    before: Sequence[Sequence[BetweenRounds]] = (),
 ) -> str:
     """Every record of the rounds played, one a line, as ``expect`` lines would name them, each
     round's table records (``before``, its burns) first: what a scenario author copies from when

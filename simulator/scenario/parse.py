@@ -119,7 +119,7 @@ class Scenario:
     seats: int | None
     seed: int
     rounds: list[RoundScript]
-    rules: dict[str, Any] = field(default_factory=dict)  # ``rule KEY VALUE`` lines: the table's rules
+    rules: dict[str, Any] = field(default_factory=dict)  # Any: TOML values of ``rule KEY VALUE`` lines
 
     @property
     def needs_stacking(self) -> bool:
