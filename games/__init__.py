@@ -7,7 +7,8 @@ exposes ``TITLE``, ``machine_definition()`` (for games.diagrams), ``CLAUSES`` an
 Each game package holds the same files for the same jobs:
 
 - ``clauses.py``: the rules the round cites; ``rules_config.py``: what the house configures
-- ``inputs.py``: the messages the round is fed; ``records.py``: what it records
+- ``inputs.py``: the messages the round is fed; ``records.py``: what it records, where its records need
+  saying beyond games/common/records.py (Over/Under records only the common kinds: it has none)
 - ``machine.py``: the round's one transitions machine; ``round.py``: the Round it runs, made of
   ``round_state.py`` (what the round holds: the typed base of the steps) and the steps:
 - ``dealing.py``, ``playing.py``, ``closing.py``: the round's callbacks for the deal, the play and

@@ -204,7 +204,7 @@ class FaultScript(RoundListener):
         self.struck.append(strike)
         if strike.fault == "miscount":
             stub = strike.at == "stub" or (not strike.at and simulation(self.game).counts_stub)
-            if stub and hasattr(dealer, "count_stub"):
+            if stub:
                 dealer.drop_from_stub = True  # falls when the stub is next counted
             else:
                 dealer.drop_next_pickup = True

@@ -143,7 +143,7 @@ async def keyed_resets(
 ) -> None:
     """Turn the reset key of each level a jackpot froze, as the floorperson does before the next
     round: at Crazy 4 Poker betting opens again only after it (605a.7(a))."""
-    progressive = getattr(table, "progressive", None)
+    progressive = table.progressive
     if progressive is None or reset_key is None:
         return
     for level in progressive.frozen_levels:

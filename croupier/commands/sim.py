@@ -141,12 +141,14 @@ async def simulate(
             table = sim.table
             if journal is not None:
                 journal.keep(table)
-            table.events.subscribe(tally)
+            # The tally and the fault script are the run's own account: a fault in either stops the
+            # run (durable), where the views below are only looked at (logged and skipped).
+            table.events.subscribe(tally, durable=True)
             script = None
             if profile is not None:
                 profile.check(sim.devices)
                 script = FaultScript(profile, sim, game)
-                table.events.subscribe(script)
+                table.events.subscribe(script, durable=True)
             if view == "live":
                 table.events.subscribe(LiveView(sim, tally, game=game, rounds=rounds))
             elif view == "bar":

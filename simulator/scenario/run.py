@@ -51,9 +51,10 @@ async def run_scenario(
             shuffler = sim.devices["shuffler"]
             shuffler.call(lambda engine: setattr(engine.personality, "_rng", stacking))
         faults = FaultWatcher(sim.world, [])
-        table.events.subscribe(faults)
+        # What the scenario is judged on: a fault in either stops the run (durable), never skipped.
+        table.events.subscribe(faults, durable=True)
         table_records = TableRecords()
-        table.events.subscribe(table_records)
+        table.events.subscribe(table_records, durable=True)
         cover = table_options(game, sim).get("cover")
         tally = Tally()
         repair = partial(repair_sim, sim)

@@ -3,7 +3,6 @@ the names and docstrings to list, in docs/conformance.md, the tests that stand f
 
 from __future__ import annotations
 
-from drivers.shoe import SealedCard
 from games.free_bet_blackjack.records import RecordKind
 from games.over_under.inputs import (
     COVER_CARD,
@@ -37,6 +36,7 @@ from tests.games.test_over_under_helpers import (
     play_all,
     steps,
 )
+from vocabulary.cards import SealedCard
 
 
 def test_686a_7_a_no_deal_from_a_shoe_not_loaded():

@@ -21,7 +21,7 @@ from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.errors import DeviceRefused, HandshakeRejected
 from drivers.protocol.classes.shoe import CoverCardReached
 from drivers.protocol.core import FaultCleared, FaultCode, FaultRaised
-from drivers.shoe import SealedCard, ShoeDriver
+from drivers.shoe import ShoeDriver
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.shoe import ShoePersonality
@@ -39,7 +39,7 @@ from firmware_sim.world import (
 from tests.conformance.profiles.shoe import BACK, PROFILE, eventually
 from tests.conformance.targets import TRANSPORTS, simulated
 from tests.links import FAST, run
-from vocabulary.cards import Card
+from vocabulary.cards import Card, SealedCard
 from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
 from vocabulary.rules import RuleViolation
 

@@ -16,6 +16,7 @@ class Happened(Event):
     what: str
 
 
+@pytest.mark.listener_failure_expected
 def test_a_listener_that_raises_is_logged_and_the_others_still_hear() -> None:
     events, heard = Events(), list[Event]()
 

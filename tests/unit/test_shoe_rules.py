@@ -40,14 +40,14 @@ from drivers.errors import DeviceRefused, OutcomeUnknown
 from drivers.protocol.classes.shoe import CoverCardReached
 from drivers.protocol.core import DeviceClass, FaultCode, Hello
 from drivers.protocol.frame import Frame, Kind
-from drivers.shoe import CommitmentMismatch, SealedCard, ShoeDriver
+from drivers.shoe import CommitmentMismatch, ShoeDriver
 from drivers.transport.base import DataCallback, LostCallback, Transport
 from firmware_sim.engine import DeviceEngine
 from firmware_sim.shoe import ShoePersonality
 from firmware_sim.world import ASIDE, DISCARD, FLOOR, SHOE, SHOE_TRAY, TableWorld, seat
 from tests.conformance.profiles.shoe import BACK, eventually
 from tests.links import FAST, run
-from vocabulary.cards import Card
+from vocabulary.cards import Card, SealedCard
 from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
 from vocabulary.rules import RuleViolation
 
