@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import os
 import sys
 
@@ -15,21 +16,45 @@ from croupier.errors import ConfigError, StartupError
 DEFAULT_LOG_LEVEL = {"sim": "warning"}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="croupier",
-        description="Device control for live casino table games.",
-    )
+def version() -> str:
+    """The installed package's version; a source tree run without installing has none."""
+    try:
+        return importlib.metadata.version("croupier")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def add_log_options(parser: argparse.ArgumentParser, default: object) -> None:
+    """``--log-level`` and ``--log-json``, with ``default`` when not given."""
     parser.add_argument(
         "--log-level",
-        default=None,
+        default=default,
         choices=["debug", "info", "warning", "error"],
         help="default: info (for `run`, the table configuration's [service] log_level); warning for "
         "`sim`, whose live view the game's info lines would fight",
     )
     parser.add_argument(
-        "--log-json", action="store_true", default=None, help="JSON log lines even on a terminal"
+        "--log-json", action="store_true", default=default, help="JSON log lines even on a terminal"
     )
+
+
+def add_log_options_to_commands(parser: argparse.ArgumentParser) -> None:
+    """The log options after every command and action too (``croupier run --log-json``): given
+    there, they stand; not given, they leave the value given before the command (SUPPRESS)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in dict.fromkeys(action.choices.values()):  # an alias repeats its parser
+                add_log_options(command, argparse.SUPPRESS)
+                add_log_options_to_commands(command)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="croupier",
+        description="Device control for live casino table games.",
+    )
+    parser.add_argument("--version", action="version", version=f"croupier {version()}")
+    add_log_options(parser, None)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from croupier.commands import audit, devices, firmware, replay, run, sim
 
@@ -39,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_parser(sub)
     sim.add_parser(sub)
     devices.add_parser(sub)
+    add_log_options_to_commands(parser)
     return parser
 
 

@@ -58,6 +58,7 @@ from drivers.host_link import (
     ReplyReceived,
     Request,
 )
+from drivers.outage import OutageLog
 from drivers.protocol.core import (
     CATALOG,
     NONCE_SIZE,
@@ -98,6 +99,8 @@ class SupervisorSettings:
     # Device events waiting for the table: at this many the device's further events are left
     # unacknowledged (it sends them again, docs/protocol.md §5.7) until half have been applied.
     event_queue_limit: int = 1000
+    # While a device stays away (unplugged, powered off, refused), the log says so once per this.
+    outage_log_interval: float = 60.0
     timings: LinkTimings = field(default_factory=LinkTimings)
 
     def __post_init__(self) -> None:
@@ -107,6 +110,8 @@ class SupervisorSettings:
             raise ValueError("need 0 < backoff_initial <= backoff_max")
         if self.event_queue_limit < 2:
             raise ValueError("event_queue_limit must be at least 2")
+        if self.outage_log_interval <= 0:
+            raise ValueError("outage_log_interval must be positive")
         if not 0 < self.firmware_recheck <= MAX_INTERVAL:
             most = f"at most {MAX_INTERVAL:g} s ({CLAUSE})"
             raise ValueError(f"firmware_recheck must be more than 0 and {most}")
@@ -189,6 +194,7 @@ class DeviceConnection:
         self.last_error: DriverError | None = None
         self.events: asyncio.Queue[ConnectionEvent] = asyncio.Queue()
         self.log = structlog.get_logger("croupier.link").bind(device=name)
+        self._outage = OutageLog(self.log, self.settings.outage_log_interval)
         self._transport: Transport | None = None
         self._futures: dict[int, asyncio.Future[Reply]] = {}
         self._timer: asyncio.TimerHandle | None = None
@@ -377,10 +383,18 @@ class DeviceConnection:
             await transport.close()
 
     def _set_state(self, state: ConnectionState, reason: str = "") -> None:
-        if state is not self.state:
-            self.state = state
-            self.events.put_nowait(StateChanged(state, reason))
-            self.log.info("link state", state=state.value, reason=reason or None)
+        if state is self.state:
+            return
+        self.state = state
+        self.events.put_nowait(StateChanged(state, reason))
+        if state is ConnectionState.BACKOFF:
+            self._outage.failed(reason)
+        elif state is ConnectionState.FAILED:  # the device refused: a person must act
+            self.log.warning("link state", state=state.value, reason=reason, **self._outage.ended())
+        elif self._outage.ongoing and state in (ConnectionState.CONNECTING, ConnectionState.HANDSHAKING):
+            self.log.debug("link state", state=state.value, reason=reason or None)  # another attempt
+        else:
+            self.log.info("link state", state=state.value, reason=reason or None, **self._outage.ended())
 
     # -- supervision ------------------------------------------------------------------------------
     async def _supervise(self) -> None:
@@ -516,7 +530,7 @@ class DeviceConnection:
             nonce=nonce.hex(),
         )
         self.events.put_nowait(check)
-        say = self.log.info if passed else self.log.error
+        say = self.log.info if passed else self.log.warning
         say("firmware checked", trigger=trigger.value, check=kind.value, passed=passed, detail=detail)
         if self._verifying is not None and not self._verifying.done():
             self._verifying.set_result(check)

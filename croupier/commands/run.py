@@ -25,6 +25,7 @@ import structlog
 from aiohttp import web
 
 from croupier import logs
+from croupier.api.access_log import AccessLog
 from croupier.api.app import make_app
 from croupier.api.auth import Tokens
 from croupier.audit.record import AuditError
@@ -296,7 +297,9 @@ async def _api(config: TableConfig, service: TableService, api: Api | None) -> A
     if api is None:
         yield
         return
-    runner = web.AppRunner(make_app(service, api.tokens), shutdown_timeout=API_DRAIN)
+    runner = web.AppRunner(
+        make_app(service, api.tokens), shutdown_timeout=API_DRAIN, access_log_class=AccessLog
+    )
     await runner.setup()
     try:
         await web.SockSite(runner, api.listener.sock, ssl_context=api.listener.tls).start()

@@ -44,8 +44,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "the simulated USB bus) with simulated players, dealer and floor supervisor; print a summary. "
         "See docs/sim.md.",
     )
+    # The games shown as choices, but checked by run(): an unknown one is then refused as the
+    # command's other mistakes are, naming the known games.
     p.add_argument(
-        "--game", metavar="GAME", help=f"one of: {', '.join(registry.slugs())} (not with --scenario)"
+        "--game",
+        metavar=f"{{{','.join(registry.slugs())}}}",
+        help="the game to play (not with --scenario)",
     )
     p.add_argument(
         "--scenario",

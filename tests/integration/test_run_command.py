@@ -175,3 +175,9 @@ def test_with_a_token_file_the_api_is_served_and_plays_the_rounds(tmp_path):
     assert process.returncode == 0, err
     records = [json.loads(line) for f in (tmp_path / "state" / "audit").glob("*.jsonl") for line in f.open()]
     assert {r["round"] for r in records if r["round"] is not None} == {1}
+    requests = [event for event in events(err) if event["event"] == "http request"]
+    assert requests, "each request is a structured event in the log"
+    assert {"logger": "croupier.api.access", "method": "GET", "path": "/v1/table", "status": 200}.items() <= (
+        requests[0].items()
+    )
+    assert {"bytes", "duration_ms", "client"} <= requests[0].keys()

@@ -1,0 +1,63 @@
+"""The log lines as an operator's tools read them (croupier/logs.py): JSON naming the logger and
+the level, a traceback as structured data, and under systemd the syslog priority journald files
+each line under. Each case runs in its own process, whose logging it configures."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAM = """
+import logging, structlog
+from croupier import logs
+logs.configure("info", json=True)
+link = structlog.get_logger("croupier.link").bind(device="shoe")
+link.warning("link still down", failures=3)
+try:
+    {}["missing"]
+except KeyError:
+    link.exception("unexpected error on the link")
+    logging.getLogger("aiohttp.server").exception("Error handling request")
+logging.getLogger("asyncio").info("from the standard library")
+link.debug("not at info")
+"""
+
+
+def run(stderr: Path, journal: bool = False) -> list[str]:
+    env = {key: value for key, value in os.environ.items() if key != "JOURNAL_STREAM"}
+    with stderr.open("w") as sink:
+        if journal:  # systemd names the stream it connected to the journal by device and inode
+            status = os.fstat(sink.fileno())
+            env["JOURNAL_STREAM"] = f"{status.st_dev}:{status.st_ino}"
+        subprocess.run([sys.executable, "-c", PROGRAM], cwd=ROOT, env=env, stderr=sink, check=True)
+    return stderr.read_text().splitlines()
+
+
+def test_each_line_names_its_logger_and_level(tmp_path):
+    lines = [json.loads(line) for line in run(tmp_path / "stderr")]
+    assert [(line["logger"], line["level"], line["event"]) for line in lines] == [
+        ("croupier.link", "warning", "link still down"),
+        ("croupier.link", "error", "unexpected error on the link"),
+        ("aiohttp.server", "error", "Error handling request"),
+        ("asyncio", "info", "from the standard library"),
+    ]
+
+
+def test_a_traceback_is_structured_data_without_local_variables(tmp_path):
+    lines = [json.loads(line) for line in run(tmp_path / "stderr")]
+    for line in lines[1:3]:  # from structlog and from the standard library alike
+        assert "exc_info" not in line
+        (exception,) = line["exception"]
+        assert (exception["exc_type"], exception["exc_value"]) == ("KeyError", "'missing'")
+        assert exception["frames"][-1]["lineno"] == 8
+        assert all("locals" not in frame for frame in exception["frames"])
+
+
+def test_under_systemd_each_line_starts_with_the_priority_journald_files_it_under(tmp_path):
+    lines = run(tmp_path / "stderr", journal=True)
+    assert [line[:3] for line in lines] == ["<4>", "<3>", "<3>", "<6>"]
+    assert json.loads(lines[0][3:])["event"] == "link still down"
