@@ -81,7 +81,7 @@ def test_scripted_jam_is_cleared_and_counted(
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["--game", "poker"], "known games: free-bet-blackjack, over-under, heads-up-holdem, crazy-4-poker"),
+        (["--game", "poker"], f"known games: {', '.join(GAMES)}"),
         (["--game", "crazy-4-poker", "--seats", "9"], "positions: 1 to 6"),
         (["--game", "over-under", "--rounds", "0"], "--rounds must be at least 1"),
     ],
