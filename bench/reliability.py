@@ -2,8 +2,8 @@
 
     python bench/reliability.py [--minutes M] [--seed S]
 
-Each pass takes the next of the four games and runs, on simulated tables over their real
-transports:
+Each pass takes the next game (every game in the registry, in turn) and runs, on simulated tables over
+their real transports:
 
 - **kills**: ``croupier run`` (simulated players and floor supervisor) killed with SIGKILL at a
   random record of its trail, started again on the same trail and state, several times, then
@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -52,16 +53,16 @@ from _common import ROOT
 
 from croupier.audit.rotation import series_files, tables_in
 from croupier.audit.storage import read_bytes
+from games import registry
 from tests.screen import Screen, dealer_counts  # the dealer's screen the API tests key rounds with
 from tests.tokens import SUPERVISOR_TOKEN, write_token_file
 
 SUPERVISOR = {"Authorization": f"Bearer {SUPERVISOR_TOKEN}", "Content-Type": "application/json"}
 
-GAMES = {
-    "free-bet-blackjack": "simulated.toml",
-    "over-under": "simulated-over-under.toml",
-    "heads-up-holdem": "simulated-heads-up-holdem.toml",
-    "crazy-4-poker": "simulated-crazy-4-poker.toml",
+#: Each game's simulated table configuration (config/tables/simulated*.toml), by the game it names.
+SIMULATED_TABLES = {
+    tomllib.loads(path.read_text())["table"]["game"]: path
+    for path in sorted((ROOT / "config" / "tables").glob("simulated*.toml"))
 }
 KILLS_PER_PASS = 3
 #: How long 20 simulated rounds may take, faults and all, before the run counts as hung.
@@ -98,7 +99,7 @@ def croupier(*args: str, log: Path) -> subprocess.Popen[bytes]:
 
 def table_config(game: str, directory: Path) -> Path:
     """The game's simulated table with its trail and state under ``directory``."""
-    text = (ROOT / "config" / "tables" / GAMES[game]).read_text()
+    text = SIMULATED_TABLES[game].read_text()
     path = directory / "table.toml"
     path.write_text(re.sub(r"~/\.local/state/croupier/sim[\w-]*", str(directory / "state"), text))
     return path
@@ -290,7 +291,7 @@ def duplicates(game: str, rng: random.Random, tally: Tally) -> None:
 def faults(game: str, rng: random.Random, tally: Tally) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         profile = Path(tmp) / "faults.toml"
-        dealing = "shuffler" if game == "crazy-4-poker" else "shoe"
+        dealing = "shoe" if "shoe" in registry.game(game).devices else "shuffler"
         profile.write_text(FAULTS.format(seed=rng.randrange(1 << 30), dealing=dealing))
         seed = str(rng.randrange(1 << 30))
         command = [sys.executable, "-m", "croupier", "sim", "--game", game, "--rounds", "20"]
@@ -323,7 +324,7 @@ def main() -> None:
     seed = random.randrange(1 << 30) if args.seed is None else args.seed
     rng, tally = random.Random(seed), Tally()
     print(f"reliability campaign, seed {seed}, {args.minutes} minutes", flush=True)
-    end, games = time.monotonic() + args.minutes * 60, list(GAMES)
+    end, games = time.monotonic() + args.minutes * 60, list(registry.slugs())
     passes = 0
     while time.monotonic() < end:
         game = games[passes % len(games)]

@@ -38,8 +38,8 @@ from croupier.audit.record import AuditRecord
 from croupier.audit.rotation import compress_closed, series_files, table_of
 from croupier.audit.storage import compress, index_path, last_line, read_range
 from croupier.commands.replay import _replay
+from games import registry
 
-GAMES = ("free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker")
 SEATS = 6
 
 
@@ -74,13 +74,13 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         print(f"bytes per round at {SEATS} seats (raw / compressed):")
-        for game in GAMES:
+        for game in registry.slugs():
             (Path(scratch) / game).mkdir()
             raw, packed = per_round(Path(scratch) / game, game, args.per_game)
             print(f"  {game:<20} {raw:>9,.0f} / {packed:>8,.0f}  ({raw / packed:.1f}x)")
         directory = args.trail or Path(scratch) / "long"
         directory.mkdir(parents=True, exist_ok=True)
-        files = simulated_trail(directory, GAMES[0], args.rounds, SEATS)
+        files = simulated_trail(directory, registry.slugs()[0], args.rounds, SEATS)
         compress_closed(directory, table_of(files[0]))
         files = series_files(directory, table_of(files[0]))
         size = sum(path.stat().st_size for path in files)

@@ -4,17 +4,12 @@ dealer keys them — wagers, "no more bets", then each prompt the table shows an
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-#: One wager body per game, for a seat (amounts in cents).
-WAGERS: dict[str, Callable[[int], dict[str, int]]] = {
-    "free-bet-blackjack": lambda seat: {"seat": seat, "blackjack": 1000, "push22": 500 if seat % 2 else 0},
-    "over-under": lambda seat: {"seat": seat, "ante": 1000},
-    "heads-up-holdem": lambda seat: {"seat": seat, "ante": 1000, "odds": 1000},
-    "crazy-4-poker": lambda seat: {"seat": seat, "ante": 1000, "super_bonus": 1000},
-}
+from simulator.games.registry import simulation
+
 HIGH = set("89TJQKA")
 Headers = dict[str, str] | None
 Reply = tuple[int, Any]
@@ -118,13 +113,13 @@ class Screen:
         game: str,
         seats: Sequence[int] = (1, 2, 3),
         timeout: float = 30,
-        wagers: Callable[[int], dict[str, int]] | None = None,
+        wagers: Callable[[int], Mapping[str, int]] | None = None,
     ) -> int:
-        """Key one whole round (``wagers``: the body for a seat, by default the game's WAGERS);
-        returns its number once it is complete."""
+        """Key one whole round (``wagers``: the body for a seat, by default the game's plain wager,
+        its Simulation's ``keyed``); returns its number once it is complete."""
         betting = (await self.wait_for("wagers"))["prompt"]["id"]
         for seat in seats:
-            await self.ok("/v1/wagers", {"prompt": betting, **(wagers or WAGERS[game])(seat)})
+            await self.ok("/v1/wagers", {"prompt": betting, **(wagers or simulation(game).keyed)(seat)})
         await self.ok("/v1/rounds/no-more-bets", {"prompt": betting})
         async with asyncio.timeout(timeout):
             while True:

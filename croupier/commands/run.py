@@ -34,7 +34,6 @@ from croupier.audit.sealing import SealingKey
 from croupier.audit.writer import AuditTrail
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError, StartupError
-from croupier.screen.dealer import ScreenDealer
 from croupier.screen.prompts import Screen
 from croupier.service.hardware import hardware_table
 from croupier.service.journal import TableJournal
@@ -43,6 +42,7 @@ from croupier.service.table_lock import table_lock
 from croupier.service.table_service import TableService
 from croupier.state import StateError, TableState
 from croupier.tables.events import RoundListener
+from croupier.tables.registry import table_kind
 from firmware_sim.world import TableWorld
 from simulator.floor import FloorSupervisor, controller_key, on_the_floor
 from simulator.players import simulated_players, table_options
@@ -257,7 +257,7 @@ async def table_in_service(
         return
     screen = Screen()
     dues = {name: journal.state.check_due(name) for name in config.devices}  # no restart defers one
-    async with hardware_table(config, ScreenDealer(screen), dues) as table:
+    async with hardware_table(config, table_kind(config.game).dealer(screen), dues) as table:
         journal.keep(table)
         watch_rounds(table.events, config.name)
         yield TableService(

@@ -5,9 +5,9 @@ The devices deal, read and shuffle; the dealer's hands move the cards between th
 cannot see those moves. So each step the table needs done is a ``dealer_step`` notice on the
 screen's event stream ("burn the card in the tray", "place the card at seat 3 face up"), in the
 table's order, and what the rules make the dealer count — the stub (677a.10(d), 657a.9(d)), the
-progressive chips (657a.9(a)(3)), each place after a wrong stub count (657a.9(f)), whether the cards
-were misdealt (677a.10(f)), a Crazy 4 Poker hand turned up where the shuffler reports no order — is a
-prompt the dealer answers. The discard rack is not counted round
+progressive chips (657a.9(a)(3)) — is a prompt the dealer answers. A game's own steps and prompts
+(whether the cards were misdealt, each place counted, a hand turned up) are its table module's
+screen dealer's (croupier.tables.registry.TableKind ``dealer``). The discard rack is not counted round
 by round at a real table: its tally is the cards the table sent there, and the batch is counted
 for real by the shuffler when it is reshuffled (decision 0017), which latches a wrong count.
 """
@@ -15,28 +15,23 @@ for real by the shuffler when it is reshuffled (decision 0017), which latches a 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from croupier.screen.answers import Offer
-from croupier.screen.bodies import cards_body, count_body, flag_body, place_counts_body
+from croupier.screen.bodies import count_body
 from croupier.screen.prompts import Screen
-from games.crazy_4_poker.evaluator import HAND_SIZE
-from games.crazy_4_poker.inputs import SIX_CARD
-from vocabulary.cards import Card
 
 #: The dealer's counts, read by their models (croupier.screen.bodies).
 STUB_COUNT = count_body("count", "StubCount")
 CHIP_COUNT = count_body("count", "ChipCount")
-MISDEAL_FINDING = flag_body("misdealt", "MisdealFinding")
-#: A Crazy 4 Poker hand turned up and keyed (five cards), or the Six Card Bonus card alone.
-HAND_REPORT = cards_body("cards", HAND_SIZE, "HandReport")
-SIX_CARD_REPORT = cards_body("cards", 1, "SixCardReport")
 
 
 class ScreenDealer:
     """The dealer's steps as notices on ``screen`` (the API publishes each as a ``dealer_step``
-    event), the counts as its prompts."""
+    event), the counts as its prompts: the steps every table's dealer may be asked for. A game
+    whose dealer does more subclasses it in its table module and names it in its
+    croupier.tables.registry.TableKind (``dealer``), so this screen knows no game (decision 0032)."""
 
     def __init__(self, screen: Screen) -> None:
         self.screen = screen
@@ -91,21 +86,8 @@ class ScreenDealer:
         self.rack = 0
         self._step("rack_to_shuffler")
 
-    # -- a Hold 'Em table's (croupier.tables.heads_up_holdem.HoldemDealer) ------------------------
-    def unwrap_deck(self, back: str) -> None:
-        self._step("unwrap_deck", back=back)
-
-    def place_stack(self, place: str, count: int) -> None:
-        self.felt[place] += count
-        self._step("place_stack", place=place, count=count)
-
-    def take_stub(self) -> None:
-        self._step("take_stub")
-
-    def rack_unread(self) -> None:
-        self.rack += 1
-        self._step("rack_unread")
-
+    # -- a deck dealt from the hand (Heads Up Hold 'Em, Crazy 4 Poker: their table modules'
+    # screen dealers add each game's own steps) ----------------------------------------------------
     def deal_card(self, place: str) -> None:
         """One card from the hand (a Hold 'Em community card, 677a.10(c); every card at Crazy 4 Poker)."""
         self.felt[place] += 1
@@ -117,35 +99,6 @@ class ScreenDealer:
     def stub_to_rack(self) -> None:
         self._step("stub_to_rack")
 
-    async def misdealt(self) -> Offer[bool]:
-        return await self.screen.ask("misdeal_finding", MISDEAL_FINDING, clause="677a.10(f)")
-
-    def remove_deck(self) -> int:
-        removed, self.rack = self.rack, 0
-        self._step("remove_deck")
-        return removed
-
-    # -- a Crazy 4 Poker table's (croupier.tables.crazy_4_poker.Crazy4Dealer) ---------------------
-    def take_deck(self) -> None:
-        self._step("take_deck")
-
-    def count_places(self, places: Sequence[str]) -> Mapping[str, int]:
-        """The cards at each place as the table placed them (the pickup's order)."""
-        return {place: self.felt[place] for place in places}
-
-    async def recount_places(self, places: Sequence[str]) -> Offer[Mapping[str, int]]:
-        parse = place_counts_body("PlaceCounts", places)
-        return await self.screen.ask("place_counts", parse, places=list(places))
-
-    def replace_deck(self, back: str) -> None:
-        self.rack = 0
-        self._step("replace_deck", back=back)
-
-    async def report_hand(self, place: str) -> Offer[tuple[Card, ...] | None]:
-        """The hand at ``place`` turned up and keyed (five cards; the Six Card Bonus card alone)."""
-        size = 1 if place == SIX_CARD else HAND_SIZE
-        body = HAND_REPORT if size == HAND_SIZE else SIX_CARD_REPORT
-        return await self.screen.ask("hand_report", body, place=place, clause="657a.1")
-
+    # -- a progressive system's (devices.progressive) ---------------------------------------------
     async def count_progressive_chips(self) -> Offer[int]:
         return await self.screen.ask("chip_count", CHIP_COUNT, clause="657a.9(a)(3)")

@@ -34,7 +34,8 @@ from typing import Any, Protocol
 import structlog
 
 from croupier.screen.answers import Answer, Answers, Offer, ask, each, received, take
-from croupier.screen.bodies import one_of
+from croupier.screen.bodies import cards_body, one_of, place_counts_body
+from croupier.screen.dealer import ScreenDealer
 from croupier.screen.players import KeyedPlayers
 from croupier.tables.assembly import one_deck_shuffler
 from croupier.tables.dealer import Dealer
@@ -53,8 +54,10 @@ from games.common.machine_parts import HELD, VOIDED
 from games.crazy_4_poker import GAME, Round, RuleSet, Table, clauses
 from games.crazy_4_poker import dealing as crazy_4_dealing
 from games.crazy_4_poker import inputs as crazy_4
+from games.crazy_4_poker.evaluator import HAND_SIZE
 from games.crazy_4_poker.inputs import (
     DEALER,
+    SIX_CARD,
     AwardPaid,
     CardDealt,
     ChipCount,
@@ -223,7 +226,9 @@ class Crazy4PokerTable(SupervisorHolds):
 
     # -- the table's day --------------------------------------------------------------------------
     async def open(
-        self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
+        self,
+        floorperson: Operator,
+        position: Mapping[str, Any] | None = None,  # Any: JSON values
     ) -> bool:
         """657a.9(a)(1): refused without an automated shuffler (configured and connected); then the
         shuffler opened (random mode only), the progressive synced and the first deck loaded.
@@ -453,6 +458,39 @@ CRAZY_4_IN_TURN = Rule(PUBLISHED_RULES, "each player in turn Plays or folds, hav
 CRAZY_4_DECISION = one_of("action", {"play": crazy_4.Play, "fold": crazy_4.Fold}, "Crazy4PokerDecision")
 
 
+#: A hand turned up and keyed (five cards), or the Six Card Bonus card alone; each place's cards
+#: counted after a wrong stub count (657a.9(f)). Read by their models (croupier.screen.bodies).
+HAND_REPORT = cards_body("cards", HAND_SIZE, "HandReport")
+SIX_CARD_REPORT = cards_body("cards", 1, "SixCardReport")
+PLACE_COUNTS = place_counts_body("PlaceCounts", ())
+
+
+class Crazy4ScreenDealer(ScreenDealer):
+    """The Crazy 4 Poker dealer's own steps on the screen (Crazy4Dealer): the deck taken from the
+    shuffler and replaced, each place counted after a wrong stub count, a hand turned up where the
+    shuffler reports no order."""
+
+    def take_deck(self) -> None:
+        self._step("take_deck")
+
+    def count_places(self, places: Sequence[str]) -> Mapping[str, int]:
+        """The cards at each place as the table placed them (the pickup's order)."""
+        return {place: self.felt[place] for place in places}
+
+    async def recount_places(self, places: Sequence[str]) -> Offer[Mapping[str, int]]:
+        parse = place_counts_body("PlaceCounts", places)
+        return await self.screen.ask("place_counts", parse, places=list(places))
+
+    def replace_deck(self, back: str) -> None:
+        self.rack = 0
+        self._step("replace_deck", back=back)
+
+    async def report_hand(self, place: str) -> Offer[tuple[Card, ...] | None]:
+        """The hand at ``place`` turned up and keyed (five cards; the Six Card Bonus card alone)."""
+        body = SIX_CARD_REPORT if place == SIX_CARD else HAND_REPORT
+        return await self.screen.ask("hand_report", body, place=place, clause="657a.1")
+
+
 class KeyedCrazy4Poker(KeyedPlayers):
     wager = crazy_4.PlaceWagers
     check = staticmethod(crazy_4_dealing.check_wager)
@@ -482,5 +520,13 @@ def assemble(connections: Connections, options: Options) -> Crazy4PokerTable:
 
 
 TABLE = TableKind(
-    game=GAME, assemble=assemble, players=KeyedCrazy4Poker, answers={"decision": (CRAZY_4_DECISION,)}
+    game=GAME,
+    assemble=assemble,
+    players=KeyedCrazy4Poker,
+    answers={
+        "decision": (CRAZY_4_DECISION,),
+        "place_counts": (PLACE_COUNTS,),
+        "hand_report": (HAND_REPORT, SIX_CARD_REPORT),
+    },
+    dealer=Crazy4ScreenDealer,
 )

@@ -33,7 +33,8 @@ from typing import Any, Protocol, TypeVar
 import structlog
 
 from croupier.screen.answers import Answer, Answers, Offer, ask, each, received, take
-from croupier.screen.bodies import message_body
+from croupier.screen.bodies import flag_body, message_body
+from croupier.screen.dealer import ScreenDealer
 from croupier.screen.players import KeyedPlayers
 from croupier.tables.assembly import one_deck_shuffler
 from croupier.tables.dealer import Dealer
@@ -232,7 +233,9 @@ class HeadsUpHoldemTable(SupervisorHolds):
             yield self
 
     async def open(
-        self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
+        self,
+        floorperson: Operator,
+        position: Mapping[str, Any] | None = None,  # Any: JSON values
     ) -> bool:
         """Read the shoe, open the shuffler (random mode only), set the shoe's mode, and put the
         first deck in play.
@@ -488,6 +491,37 @@ class KeyedHeadsUpHoldem(KeyedPlayers):
         )
 
 
+#: The dealer's finding whether the cards were misdealt (677a.10(f)), read by its model.
+MISDEAL_FINDING = flag_body("misdealt", "MisdealFinding")
+
+
+class HoldemScreenDealer(ScreenDealer):
+    """The Hold 'Em dealer's own steps on the screen (HoldemDealer): the deck unwrapped and placed
+    in stacks, the stub taken and the unread cards racked, the misdeal finding, the deck removed."""
+
+    def unwrap_deck(self, back: str) -> None:
+        self._step("unwrap_deck", back=back)
+
+    def place_stack(self, place: str, count: int) -> None:
+        self.felt[place] += count
+        self._step("place_stack", place=place, count=count)
+
+    def take_stub(self) -> None:
+        self._step("take_stub")
+
+    def rack_unread(self) -> None:
+        self.rack += 1
+        self._step("rack_unread")
+
+    async def misdealt(self) -> Offer[bool]:
+        return await self.screen.ask("misdeal_finding", MISDEAL_FINDING, clause="677a.10(f)")
+
+    def remove_deck(self) -> int:
+        removed, self.rack = self.rack, 0
+        self._step("remove_deck")
+        return removed
+
+
 def assemble(connections: Connections, options: Options) -> HeadsUpHoldemTable:
     """The table over its shoe, which burns no card (677a.10), and its one-deck shuffler."""
     options.pop("dealer_on_duty", None)  # a Hold 'Em round does not name its dealer
@@ -501,5 +535,9 @@ def assemble(connections: Connections, options: Options) -> HeadsUpHoldemTable:
 
 
 TABLE = TableKind(
-    game=GAME, assemble=assemble, players=KeyedHeadsUpHoldem, answers={"decision": (HOLDEM_DECISION,)}
+    game=GAME,
+    assemble=assemble,
+    players=KeyedHeadsUpHoldem,
+    answers={"decision": (HOLDEM_DECISION,), "misdeal_finding": (MISDEAL_FINDING,)},
+    dealer=HoldemScreenDealer,
 )

@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from croupier.screen.bodies import Body, message_body, place_counts_body
-from croupier.screen.dealer import CHIP_COUNT, HAND_REPORT, MISDEAL_FINDING, SIX_CARD_REPORT, STUB_COUNT
+from croupier.screen.bodies import Body, message_body
+from croupier.screen.dealer import CHIP_COUNT, STUB_COUNT, ScreenDealer
 from croupier.screen.players import KeyedPlayers
-from croupier.screen.prompts import CLOSE_BETTING, NO_MORE_BETS_BODY
+from croupier.screen.prompts import CLOSE_BETTING, NO_MORE_BETS_BODY, Screen
 from drivers.connection import DeviceConnection
 from games import registry
 from games.registry import Game
@@ -33,7 +33,9 @@ class Table(Protocol):
     def running(self) -> contextlib.AbstractAsyncContextManager[object]: ...
 
     async def open(
-        self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
+        self,
+        floorperson: Operator,
+        position: Mapping[str, Any] | None = None,  # Any: JSON values
     ) -> bool: ...
 
 
@@ -44,12 +46,16 @@ class TableKind:
     devices first); ``players`` are its players keyed on the dealer's screen
     (croupier.screen.players.KeyedPlayers: the wager and the game's own prompts); ``answers`` are
     the bodies of those prompts' answers, by kind of answer (answer_bodies,
-    from which the API documents are generated)."""
+    from which the API documents are generated), and of the dealer's own prompts the game adds;
+    ``dealer`` shows the dealer's steps and counts on the screen at a table on real equipment:
+    croupier.screen.dealer.ScreenDealer, or the game's subclass of it for steps only its dealer
+    does."""
 
     game: Game
     assemble: Callable[[Connections, Options], Table]
     players: type[KeyedPlayers]
     answers: Mapping[str, tuple[Body, ...]]
+    dealer: Callable[[Screen], ScreenDealer] = ScreenDealer
 
 
 def table_kind(slug: str) -> TableKind:
@@ -76,9 +82,6 @@ def answer_bodies() -> dict[str, tuple[Body, ...]]:
         CLOSE_BETTING: (NO_MORE_BETS_BODY,),
         "stub_count": (STUB_COUNT,),
         "chip_count": (CHIP_COUNT,),
-        "misdeal_finding": (MISDEAL_FINDING,),
-        "place_counts": (place_counts_body("PlaceCounts", ()),),
-        "hand_report": (HAND_REPORT, SIX_CARD_REPORT),
     }
     for kind in kinds:
         for answer, its in kind.answers.items():

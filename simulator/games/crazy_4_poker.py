@@ -31,7 +31,7 @@ from games.crazy_4_poker import GAME, RuleSet
 from games.crazy_4_poker.evaluator import KING, QUEEN, Category, aces_or_better, strength
 from games.crazy_4_poker.inputs import Fold, PlaceWagers, Play
 from simulator.dealer import SimulatedDealer, batch_box
-from simulator.games.registry import Simulation, Vocabulary
+from simulator.games.registry import DealerFaults, Simulation, Vocabulary
 from simulator.players import face_down
 from simulator.players.seen import Look
 from simulator.scenario.actors import ScriptedPlayers
@@ -45,6 +45,7 @@ from vocabulary.cards import Card
 # chips on the progressive sensors (a)(3), and, where the shuffler reports no order, report each hand
 # turned up at the showdown. Cards move only through the world, so the count is conserved at every step;
 # it looks at a face only in a hand turned up for its report.
+
 
 class SimulatedCrazy4Dealer(SimulatedDealer):
     """The dealer's hands over ``world``; ``controller`` is the progressive controller whose wager
@@ -245,10 +246,21 @@ class ScriptedCrazy4Poker(ScriptedPlayers):
         return Play(seat, answer.number) if answer.word == "play" else Fold(seat)
 
 
+def keyed(seat: int) -> dict[str, int]:
+    """A plain wager as the dealer keys it: $10 ante and $10 Super Bonus."""
+    return {"seat": seat, "ante": 1000, "super_bonus": 1000}
+
+
 SIMULATION = Simulation(
     game=GAME,
     table=simulated_crazy_4_poker,
     players=StrategyPlayers,
+    keyed=keyed,
+    dealer_faults=DealerFaults(
+        irregularities=frozenset({"wrong-card-count", "discard-count"}),
+        cleared=frozenset({"WRONG_COUNT", "FOREIGN_CARD"}),
+        voided=1,  # 657a.9(f): a wrong stub count voids the round
+    ),
     seated=face_down,
     rules=RULES,
     options={"award_levels": LEVELS},

@@ -29,7 +29,7 @@ from games.free_bet_blackjack.hand import card_value, is_ace
 from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager, PlayerAction
 from games.free_bet_blackjack.positions import Hand
 from simulator.dealer import SimulatedDealer
-from simulator.games.registry import Simulation, Vocabulary
+from simulator.games.registry import DealerFaults, Simulation, Vocabulary
 from simulator.scenario.actors import ScriptedPlayers
 from simulator.scenario.parse import ScenarioError
 from simulator.tables.devices import FLOORPERSON, DeviceSpec, SimulatedTable
@@ -159,10 +159,17 @@ class ScriptedFreeBetBlackjack(ScriptedPlayers):
         return action
 
 
+def keyed(seat: int) -> dict[str, int]:
+    """A plain wager as the dealer keys it: $10 on the hand, $5 on Push 22 at odd seats."""
+    return {"seat": seat, "blackjack": 1000, "push22": 500 if seat % 2 else 0}
+
+
 SIMULATION = Simulation(
     game=GAME,
     table=simulated_free_bet_blackjack,
     players=BasicStrategyPlayers,
+    keyed=keyed,
+    dealer_faults=DealerFaults(irregularities=frozenset({"discard-count", "joker"})),
     joker_in_shoe=True,
     scenario=Vocabulary(
         decisions=("stand", "hit", "double_down", "split"),

@@ -28,7 +28,7 @@ from games.heads_up_holdem.inputs import Choice, PlaceWager, PlayerDecision
 from games.heads_up_holdem.machine import PREFLOP, RIVER
 from games.heads_up_holdem.positions import Position
 from simulator.dealer import SimulatedDealer, batch_box
-from simulator.games.registry import Simulation, Vocabulary
+from simulator.games.registry import DealerFaults, Simulation, Vocabulary
 from simulator.players import face_down
 from simulator.players.seen import Look
 from simulator.scenario.actors import ScriptedPlayers
@@ -176,10 +176,21 @@ class ScriptedHeadsUpHoldem(ScriptedPlayers):
         return PlayerDecision(position.seat, Choice(answer.word), multiple)
 
 
+def keyed(seat: int) -> dict[str, int]:
+    """A plain wager as the dealer keys it: $10 ante and $10 odds."""
+    return {"seat": seat, "ante": 1000, "odds": 1000}
+
+
 SIMULATION = Simulation(
     game=GAME,
     table=simulated_heads_up_holdem,
     players=StrategyPlayers,
+    keyed=keyed,
+    dealer_faults=DealerFaults(
+        irregularities=frozenset({"wrong-count", "collect-count"}),
+        cleared=frozenset({"WRONG_COUNT", "FOREIGN_CARD"}),
+        voided=1,  # 677a.10(f): a wrong stub count is a misdeal
+    ),
     seated=face_down,
     counts_stub=True,
     scenario=Vocabulary(

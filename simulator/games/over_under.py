@@ -21,7 +21,7 @@ from games.over_under.inputs import Choice, PlaceWager
 from games.over_under.points import card_points
 from games.over_under.positions import Position
 from simulator.dealer import SimulatedDealer
-from simulator.games.registry import Simulation, Vocabulary
+from simulator.games.registry import DealerFaults, Simulation, Vocabulary
 from simulator.scenario.actors import ScriptedPlayers
 from simulator.tables.devices import FLOORPERSON, SimulatedTable
 from simulator.tables.shoe_tables import simulated_shoe_table
@@ -92,10 +92,17 @@ class ScriptedOverUnder(ScriptedPlayers):
         return Choice(self.next_answer(position.seat, "the election (over_23, under_18 or surrender)").word)
 
 
+def keyed(seat: int) -> dict[str, int]:
+    """A plain wager as the dealer keys it: a $10 ante."""
+    return {"seat": seat, "ante": 1000}
+
+
 SIMULATION = Simulation(
     game=GAME,
     table=simulated_over_under,
     players=FirstCardPlayers,
+    keyed=keyed,
+    dealer_faults=DealerFaults(irregularities=frozenset({"discard-count", "joker"})),
     joker_in_shoe=True,
     scenario=Vocabulary(
         decisions=("over_23", "under_18", "surrender"),

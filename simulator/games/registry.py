@@ -68,6 +68,18 @@ class Vocabulary:
 
 
 @dataclass(frozen=True)
+class DealerFaults:
+    """What the game's rules make of a fault profile's dealer faults (docs/sim.md: a stub or a
+    pickup miscounted, a foreign card): the irregularities recorded, the device faults the floor
+    clears (the shuffler's ``FOREIGN_CARD`` where the foreign card reached a batch), and how many
+    rounds the rules themselves void on a wrong stub count (a misdeal)."""
+
+    irregularities: frozenset[str]
+    cleared: frozenset[str] = frozenset()
+    voided: int = 0
+
+
+@dataclass(frozen=True)
 class Simulation:
     """The simulator's part of a game. ``table`` builds its table on simulated devices (an async
     context manager yielding the opened simulator.tables.SimulatedTable; its keywords are the
@@ -76,12 +88,17 @@ class Simulation:
     ``options``: what ``croupier sim`` plays with over the game's example rules (and the table
     options that go with them). ``counts_stub``: the dealer counts a stub (a miscount falls from
     it); ``joker_in_shoe``: a profile's foreign card is a joker in the shoe (else a card in the
-    next batch, which the shuffler counts). ``scenario``: the scenario language's words."""
+    next batch, which the shuffler counts). ``scenario``: the scenario language's words.
+    ``keyed``: a plain wager for a seat as the dealer keys it on the screen (the body of the API's
+    wager, amounts in cents), what a rehearsal at the screen stakes; ``dealer_faults``: what the
+    game's rules make of the dealer's faults, as ``croupier sim --faults`` shows them."""
 
     game: Game
     table: Callable[..., contextlib.AbstractAsyncContextManager[Any]]  # Any: each game's own SimulatedTable
     players: Callable[..., object]
     scenario: Vocabulary
+    keyed: Callable[[int], Mapping[str, int]]
+    dealer_faults: DealerFaults
     seated: Callable[[SeatedTable], Seating] = not_seated
     rules: Mapping[str, object] = field(default_factory=dict)
     options: Mapping[str, object] = field(default_factory=dict)

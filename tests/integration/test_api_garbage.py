@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 
 from croupier.screen.players import ANSWERS
+from games import registry
+from simulator.games.registry import simulation
 from tests.integration.test_api import api_rig
 from tests.links import run
-from tests.screen import WAGERS, answer_for
+from tests.screen import answer_for
 
 VALUES: list[Any] = [None, True, -1, 0, 1, 2, 3, 7, 10**12, 2.5, "", "x", "play", "fold", "hit", [], {}]
 FIELDS = ["seat", "action", "choice", "multiple", "amount", "count", "counts", "misdealt", "ante", "prompt"]
@@ -37,7 +39,7 @@ def garbage(rng: random.Random, shown: int) -> Any:
     return {"prompt": shown, **body} if rng.random() < 0.5 else body
 
 
-@pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker"])
+@pytest.mark.parametrize("game", registry.slugs())
 def test_garbage_at_the_answer_routes_is_refused_and_the_table_plays_on(tmp_path, game: str) -> None:
     async def scenario() -> None:
         rng = random.Random(game)
@@ -45,7 +47,7 @@ def test_garbage_at_the_answer_routes_is_refused_and_the_table_plays_on(tmp_path
             for number in (1, 2, 3, 4, 5):
                 betting = await rig.betting()
                 for seat in (1, 2, 3):
-                    await rig.ok("/v1/wagers", {"prompt": betting, **WAGERS[game](seat)})
+                    await rig.ok("/v1/wagers", {"prompt": betting, **simulation(game).keyed(seat)})
                 await rig.ok("/v1/rounds/no-more-bets", {"prompt": betting})
                 async with asyncio.timeout(30):
                     while (state := await rig.state())["round_in_progress"] or state["prompt"] is None:

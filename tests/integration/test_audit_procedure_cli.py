@@ -19,12 +19,15 @@ from croupier.audit import AuditTrail, record_round
 from croupier.audit.procedure import judge
 from croupier.audit.record import read_records
 from croupier.commands.sim import _rules
+from games import registry
 from simulator.scenario.run import load, run_scenario
 from tests.unit.procedure_trails import Trail, holdem_round
 
 ROOT = Path(__file__).resolve().parents[2]
+PROCEDURE = ROOT / "croupier" / "audit" / "procedure"
 SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.txt"))
-GAMES = ["free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker"]
+#: Every game whose section the procedure auditor reads (croupier/audit/procedure/<game>.py).
+GAMES = [game.slug for game in registry.registered() if (PROCEDURE / f"{game.module}.py").exists()]
 
 
 def croupier(*args: str) -> subprocess.CompletedProcess[str]:

@@ -37,11 +37,13 @@ from croupier.audit.sealing import generate
 from croupier.config.limits import TABLE_LIMITS
 from croupier.screen.prompts import AWAITED, NO_MORE_BETS, TABLE_CLOSED
 from croupier.tables.crazy_4_poker import CRAZY_4_IN_TURN
+from games import registry
 from games.free_bet_blackjack.clauses import PLAY_ORDER
 from games.heads_up_holdem.clauses import DECISION_ORDER as HOLDEM_ORDER
 from games.over_under.clauses import DECISION_ORDER as OU_ORDER
+from simulator.games.registry import simulation
 from tests.integration.test_run_command import ROOT, croupier
-from tests.screen import WAGERS, Screen, answer_for, dealer_counts, jackpot_held
+from tests.screen import Screen, answer_for, dealer_counts, jackpot_held
 from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN, write_token_file
 from vocabulary.operators import SUPERVISOR_CLEARS
 
@@ -61,7 +63,7 @@ TURN = {
 }
 #: Wagers as keyed, Crazy 4 Poker's with a progressive chip at odd seats (657a.9(a)(3)).
 KEYED = {
-    **WAGERS,
+    **{slug: simulation(slug).keyed for slug in registry.slugs()},
     "crazy-4-poker": lambda seat: {
         "seat": seat,
         "ante": 1000,
@@ -289,7 +291,7 @@ def croupier_cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker"])
+@pytest.mark.parametrize("game", registry.slugs())
 def test_daemon_end_to_end(tmp_path: Path, game: str) -> None:
     """Rounds, counts (677a.10(c)-(f); 657a.9(a)(3)), refusals (672a.7(e),(h); 686a.7(e),(f);
     677a.10(a); 657a.9(a); decisions 0011, 0013), SIGTERM, audit verify and replay, hole card secrecy

@@ -52,8 +52,9 @@ from games import registry
 from simulator.dealer import SimulatedDealer
 from simulator.games.crazy_4_poker import SimulatedCrazy4Dealer
 from simulator.games.heads_up_holdem import SimulatedHoldemDealer
+from simulator.games.registry import simulation
 from tests.links import run
-from tests.screen import WAGERS, Screen, dealer_counts
+from tests.screen import Screen, dealer_counts
 from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN, write_token_file
 from vocabulary.events import Event
 from vocabulary.operators import SUPERVISOR_CLEARS
@@ -282,7 +283,8 @@ async def _switch_the_shoes_wire_trace(screen: Screen, path: Path) -> None:
     await screen.ok_as(SUPERVISOR, "/v1/devices/shoe/trace", {"enabled": True})
 
 
-@pytest.mark.parametrize("game", ["over-under", "heads-up-holdem", "crazy-4-poker"])
+#: Free Bet Blackjack's table on its equipment has its own test above.
+@pytest.mark.parametrize("game", [slug for slug in registry.slugs() if slug != "free-bet-blackjack"])
 def test_every_game_plays_on_its_configured_equipment(tmp_path: Path, game: str) -> None:
     """Over/Under (686a.7), Heads Up Hold 'Em (677a.10, the stub counted when due, (d)) and Crazy 4
     Poker (657a.9, controller and meter sign sharing one RS-485 line): opened by a supervisor,
@@ -299,7 +301,7 @@ def test_every_game_plays_on_its_configured_equipment(tmp_path: Path, game: str)
     run(scenario(), timeout=120)
 
 
-@pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker"])
+@pytest.mark.parametrize("game", registry.slugs())
 def test_a_restarted_service_goes_on_with_the_cards_in_the_equipment(tmp_path: Path, game: str) -> None:
     """The service restarts (an update, a crash) while the equipment on the felt keeps its cards:
     the shoe its batch part dealt, the shuffler the batch it holds. Opened again by a supervisor,
@@ -404,7 +406,7 @@ async def _left_waiting_for_a_player(screen: Screen, game: str) -> int:
         while True:
             betting = await screen.betting()
             for seat in (1, 2, 3):
-                await screen.ok("/v1/wagers", {"prompt": betting, **WAGERS[game](seat)})
+                await screen.ok("/v1/wagers", {"prompt": betting, **simulation(game).keyed(seat)})
             await screen.ok("/v1/rounds/no-more-bets", {"prompt": betting})
             while True:
                 state = await screen.state()

@@ -17,6 +17,7 @@ import pytest
 from croupier.cli import main
 from croupier.commands.sim import _rules
 from croupier.errors import ConfigError
+from games import registry
 from simulator.scenario.parse import ScenarioError, parse
 from simulator.scenario.run import load, run_scenario
 from tests import hil
@@ -45,7 +46,7 @@ def test_scenario_plays_as_written(path: Path, request: pytest.FixtureRequest) -
 
 def test_every_game_has_scenarios() -> None:
     games = {load(path).game for path in SCENARIOS}
-    assert games == {"free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker"}
+    assert games == set(registry.slugs())
     assert len(SCENARIOS) >= 14
 
 

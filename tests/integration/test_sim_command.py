@@ -19,6 +19,7 @@ from croupier.cli import main
 from croupier.commands.sim import _rules
 from games import registry
 from simulator.games.free_bet_blackjack import ScriptedFreeBetBlackjack
+from simulator.games.registry import simulation
 from simulator.players import simulated_players, table_options
 from simulator.scenario.actors import stack_top
 from simulator.scenario.parse import parse
@@ -44,7 +45,7 @@ def test_each_game_summary_balances(game: str, capsys: pytest.CaptureFixture[str
     assert summary["faults"] == {} and summary["irregularities"] == {}
 
 
-@pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker"])
+@pytest.mark.parametrize("game", GAMES)
 def test_same_seed_same_summary(capsys: pytest.CaptureFixture[str], game: str) -> None:
     """Deterministic for a seed: the players, the shuffler and a shoe's own reshuffles all draw
     from it (Hold 'Em's shoe reshuffles every round)."""
@@ -80,7 +81,7 @@ def test_scripted_jam_is_cleared_and_counted(
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["--game", "poker"], "known games: free-bet-blackjack, over-under, heads-up-holdem, crazy-4-poker"),
+        (["--game", "poker"], f"known games: {', '.join(GAMES)}"),
         (["--game", "crazy-4-poker", "--seats", "9"], "positions: 1 to 6"),
         (["--game", "over-under", "--rounds", "0"], "--rounds must be at least 1"),
     ],
@@ -114,17 +115,6 @@ round = 4
 fault = "extra-card"        # foreign-card: into the next batch, or a joker into the shoe
 """
 
-#: What each game's rules make of the dealer's faults: the irregularities recorded, the faults the
-#: floor cleared (the shuffler's FOREIGN_CARD where the foreign card reached a batch).
-DEALER_FAULTS_SEEN = {
-    "free-bet-blackjack": ({"discard-count", "joker"}, set()),
-    "over-under": ({"discard-count", "joker"}, set()),
-    "heads-up-holdem": ({"wrong-count", "collect-count"}, {"WRONG_COUNT", "FOREIGN_CARD"}),
-    "crazy-4-poker": ({"wrong-card-count", "discard-count"}, {"WRONG_COUNT", "FOREIGN_CARD"}),
-}
-#: Rounds the rules themselves void on a wrong stub count: 677a.10(f) (a misdeal), 657a.9(f).
-VOIDED_BY_THE_RULES = {"heads-up-holdem": 1, "crazy-4-poker": 1}
-
 
 @pytest.mark.parametrize("game", GAMES)
 def test_dealer_faults_show_in_the_summary_and_the_table_plays_on(
@@ -140,11 +130,11 @@ def test_dealer_faults_show_in_the_summary_and_the_table_plays_on(
     )
     assert summary["rounds"] == 7
     assert summary["injected"] == {"foreign-card": 1, "miscount": 2}
-    irregularities, cleared = DEALER_FAULTS_SEEN[game]
-    assert set(summary["irregularities"]) == irregularities
-    assert cleared <= set(summary["faults"])
-    assert summary["voided_rounds"] == VOIDED_BY_THE_RULES.get(game, 0) + summary["rulings"].get("void", 0)
-    if "discard-count" in irregularities or "collect-count" in irregularities:
+    seen = simulation(game).dealer_faults  # what the game's rules make of the dealer's faults
+    assert set(summary["irregularities"]) == seen.irregularities
+    assert seen.cleared <= set(summary["faults"])
+    assert summary["voided_rounds"] == seen.voided + summary["rulings"].get("void", 0)
+    if "discard-count" in seen.irregularities or "collect-count" in seen.irregularities:
         assert summary["rulings"].get("continue"), "the short rack held the round for a ruling"
     house = summary["house"]
     assert house["total"] == sum(house["by_wager"].values()) == -summary["players_net"]

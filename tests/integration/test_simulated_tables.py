@@ -57,4 +57,3 @@ def test_an_unknown_game_is_refused_naming_the_known_ones() -> None:
     with pytest.raises(ValueError, match="baccarat") as refused:
         run(scenario())
     assert all(game in str(refused.value) for game in GAMES)
-    assert GAMES == ("free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker")

@@ -23,11 +23,12 @@ from croupier.config import load_table_config
 from croupier.service.journal import TableJournal
 from croupier.service.table_service import TableService
 from croupier.state import TableState
+from simulator.games.registry import simulation
 from simulator.tables import simulated_table
 from tests.integration.test_recovery import _config_with_api, _records, _verify, _wait_for_api
 from tests.integration.test_run_command import croupier
 from tests.links import FAST, run
-from tests.screen import WAGERS, Screen
+from tests.screen import Screen
 from tests.tokens import SUPERVISOR_TOKEN
 
 #: How long a stopped table may take to close (the round loop looks at the stop twice a second).
@@ -43,7 +44,9 @@ async def leave_a_round_waiting(base: str) -> str:
         async with asyncio.timeout(60):
             while True:
                 betting = (await screen.wait_for("wagers"))["prompt"]["id"]
-                await screen.ok("/v1/wagers", {"prompt": betting, **WAGERS["free-bet-blackjack"](1)})
+                await screen.ok(
+                    "/v1/wagers", {"prompt": betting, **simulation("free-bet-blackjack").keyed(1)}
+                )
                 await screen.ok("/v1/rounds/no-more-bets", {"prompt": betting})
                 while (prompt := (await screen.state())["prompt"]) is None:
                     await asyncio.sleep(0.01)
@@ -125,7 +128,7 @@ def test_sigterm_does_not_wait_on_a_request_no_round_will_take(tmp_path: Path) -
                 async with _api(table, service, Api(tokens, Listener(None, sock))):
                     screen = Screen(session, headers)
                     prompt = (await screen.wait_for("wagers"))["prompt"]["id"]
-                    body = {"prompt": prompt, **WAGERS["free-bet-blackjack"](1)}
+                    body = {"prompt": prompt, **simulation("free-bet-blackjack").keyed(1)}
                     keyed = asyncio.create_task(screen.post("/v1/wagers", body))
                     await asyncio.wait_for(betting, 5)  # keyed: it now waits for a round to take it
                     started = time.monotonic()

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from croupier.screen.answers import answered, take
-from croupier.screen.dealer import ScreenDealer
 from croupier.screen.errors import BadRequest
 from croupier.screen.prompts import AWAITED, NO_MORE_BETS, NO_WAGER, ONCE, TABLE_CLOSED, Screen
+from croupier.tables.crazy_4_poker import Crazy4ScreenDealer
 from tests.links import run
 from vocabulary.cards import Card
 from vocabulary.rules import Rule, RuleViolation
@@ -113,7 +113,7 @@ def test_657a_1_the_dealer_keys_a_hand_turned_up_or_says_it_is_not_reported() ->
 
     async def main() -> None:
         screen = Screen()
-        dealer = ScreenDealer(screen)
+        dealer = Crazy4ScreenDealer(screen)
         asking = asyncio.create_task(dealer.report_hand("seat 1"))
         await asyncio.sleep(0)
         prompt = screen.prompt.as_json()

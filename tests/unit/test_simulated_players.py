@@ -19,7 +19,8 @@ from games.heads_up_holdem.settlement import Stakes
 from games.over_under.inputs import Choice as OverUnderChoice
 from games.over_under.positions import Position as OverUnderPosition
 from simulator.games.crazy_4_poker import play_multiple
-from simulator.players import simulated_players
+from simulator.games.registry import simulation
+from simulator.players import face_down, simulated_players
 from vocabulary.cards import Card
 
 GAMES = registry.slugs()
@@ -114,7 +115,7 @@ def test_over_under_elects_by_the_first_card() -> None:
 
 
 def wagers_of(game: str, seed: int) -> Sequence[object]:
-    options = {} if game in ("free-bet-blackjack", "over-under") else {"look": lambda seat: []}
+    options = {"look": lambda seat: []} if simulation(game).seated is face_down else {}
     players = simulated_players(game, random.Random(seed), **options)
     return [players.wagers(round_number, 6) for round_number in (1, 2, 3)]  # type: ignore[attr-defined]
 
@@ -129,4 +130,3 @@ def test_an_unknown_game_is_refused_naming_the_known_ones() -> None:
     with pytest.raises(ValueError, match="baccarat") as refused:
         simulated_players("baccarat", random.Random(1))
     assert all(game in str(refused.value) for game in GAMES)
-    assert GAMES == ("free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker")

@@ -14,6 +14,7 @@ from croupier.config import DEFAULT_TABLE_CONFIG, ConfigError, DeviceKind, Via, 
 from croupier.config.limits import Limit
 from croupier.service.hardware import supervisor_settings
 from drivers.protocol.core import DeviceClass
+from games import registry
 
 TABLES = Path(__file__).resolve().parents[2] / "config" / "tables"
 HASH = "ab" * 32
@@ -94,7 +95,7 @@ def test_every_shipped_example_loads_and_would_be_served(path: Path) -> None:
 
 def test_the_examples_cover_every_game() -> None:
     games = {load_table_config(path).game for path in TABLES.glob("*.toml")}
-    assert games == {"free-bet-blackjack", "over-under", "heads-up-holdem", "crazy-4-poker"}
+    assert games == set(registry.slugs())
 
 
 def test_the_default_table_is_simulated_free_bet_blackjack() -> None:
