@@ -25,7 +25,7 @@ from urllib.request import urlopen
 
 ROOT = Path(__file__).resolve().parent.parent
 
-TOKENS = '[[operators]]\ntoken = "bench-token-0123456789"\nident = "S-1"\nrole = "supervisor"\n'
+TOKENS = '[[operators]]\ntoken = "bench-token-0123456789abcdef0123456789"\nident = "S-1"\nrole = "supervisor"\n'
 CPU_TARGET = 0.01  # of one core
 RSS_TARGET_MB = 100.0
 
@@ -36,7 +36,9 @@ def daemon_config(directory: Path) -> tuple[Path, int]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    (directory / "tokens.toml").write_text(TOKENS)
+    tokens = directory / "tokens.toml"
+    tokens.write_text(TOKENS)
+    tokens.chmod(0o600)  # the service refuses a token file others may read
     text = (ROOT / "config" / "tables" / "simulated.toml").read_text()
     text = text.replace("~/.local/state/croupier/sim", str(directory))
     served = f'api_bind = "127.0.0.1:{port}"\napi_tokens = "tokens.toml"'
