@@ -25,7 +25,7 @@ from urllib.request import urlopen
 
 ROOT = Path(__file__).resolve().parent.parent
 
-TOKENS = '[[operators]]\ntoken = "bench-token-0123456789abcdef0123456789"\nident = "S-1"\nrole = "supervisor"\n'
+TOKENS = '[[operators]]\ntoken = "bench-token-0123456789abcdef012345"\nident = "S-1"\nrole = "supervisor"\n'
 CPU_TARGET = 0.01  # of one core
 RSS_TARGET_MB = 100.0
 
