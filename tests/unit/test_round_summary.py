@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from structlog.testing import capture_logs
 
 from croupier.commands.run import watch_rounds
 from croupier.tables.events import RoundEnded
@@ -32,4 +33,6 @@ def test_a_vanished_card_stops_the_table_after_the_round():
 def test_a_table_on_real_equipment_is_summarised_without_a_world():
     events = Events()
     watch_rounds(events, "table-1")
-    events.publish(_ended())
+    with capture_logs() as logs:
+        events.publish(_ended())
+    assert [(entry["event"], entry["round"]) for entry in logs] == [("round complete", 1)]
