@@ -40,6 +40,7 @@ from croupier.screen.players import KeyedPlayers
 from croupier.tables.assembly import one_deck_shuffler
 from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
+from croupier.tables.game_kept import GameKept
 from croupier.tables.holding import SupervisorHolds
 from croupier.tables.registry import Connections, Options, TableKind
 from devices.equipment import Equipment
@@ -164,7 +165,7 @@ class _SignFeed:
         self.progressive.apply_sign(event)
 
 
-class Crazy4PokerTable(SupervisorHolds):
+class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
     """One table: its shuffler and progressive machines, its dealer, its rule set and its rounds.
 
     Use it inside ``running()``, ``open`` it once, then ``play_round`` as often as wanted; a
@@ -208,15 +209,6 @@ class Crazy4PokerTable(SupervisorHolds):
     @property
     def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         return (self.progressive, *([self.shuffler] if self.shuffler else []))
-
-    @property
-    def rounds(self) -> int:
-        """Rounds played (after a restart the service continues the numbering it saved)."""
-        return self.game.rounds
-
-    @rounds.setter
-    def rounds(self, played: int) -> None:
-        self.game.rounds = played
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Crazy4PokerTable]:

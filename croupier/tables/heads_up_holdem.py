@@ -39,6 +39,7 @@ from croupier.screen.players import KeyedPlayers
 from croupier.tables.assembly import one_deck_shuffler
 from croupier.tables.dealer import Dealer
 from croupier.tables.feeding import Feeds
+from croupier.tables.game_kept import GameKept
 from croupier.tables.holding import SupervisorHolds
 from croupier.tables.registry import Connections, Options, TableKind
 from devices.equipment import Equipment
@@ -178,7 +179,7 @@ SHOE_CLAUSES = ShoeClauses(
 )
 
 
-class HeadsUpHoldemTable(SupervisorHolds):
+class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
     """One table: its shoe and shuffler machines, its dealer, its rule set, and the rounds it plays.
 
     Use it inside ``running()``, ``open`` it once, then ``play_round`` as often as wanted; a
@@ -217,15 +218,6 @@ class HeadsUpHoldemTable(SupervisorHolds):
     @property
     def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
         return (self.shoe, self.shuffler)
-
-    @property
-    def rounds(self) -> int:
-        """Rounds played (after a restart the service continues the numbering it saved)."""
-        return self.game.rounds
-
-    @rounds.setter
-    def rounds(self, played: int) -> None:
-        self.game.rounds = played
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[HeadsUpHoldemTable]:
