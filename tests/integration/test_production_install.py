@@ -1,0 +1,55 @@
+"""The production environment as scripts/install-service builds it (scripts/production-venv; decision
+0034): from the system Python, the lock installed with --require-hashes, Croupier as a wheel. It runs,
+it is complete (`pip check`, run by the script, fails it otherwise) and it holds no test tool.
+
+Needs the package index (CI has it) and /usr/bin/python3 3.11 or newer with venv support
+(`apt-get install python3-venv`); about 30 s with pip's cache warm."""
+
+from __future__ import annotations
+
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+PROBE = """
+import importlib.util, sys
+import croupier
+print(croupier.__file__)
+tools = ("pytest", "hypothesis", "mypy", "ruff", "mutmut")
+print(" ".join(name for name in tools if importlib.util.find_spec(name)))
+"""
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not SYSTEM_PYTHON.exists():
+        pytest.skip(f"{SYSTEM_PYTHON} is missing: the production install uses it (apt-get install python3)")
+    probe = "import sys, ensurepip; print(sys.version_info >= (3, 11))"
+    found = subprocess.run([SYSTEM_PYTHON, "-c", probe], capture_output=True, text=True)
+    if found.stdout.strip() != "True":
+        pytest.skip(f"{SYSTEM_PYTHON} is older than 3.11 or lacks venv: apt-get install python3 python3-venv")
+    dest = tmp_path_factory.mktemp("production") / "venv"
+    built = subprocess.run(
+        [ROOT / "scripts" / "production-venv", dest], capture_output=True, text=True, timeout=240
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert built.stdout.splitlines()[-1] == f"croupier {VERSION}", built.stdout
+    return dest
+
+
+@pytest.mark.timeout(300)
+def test_the_production_environment_runs_croupier_from_a_wheel_without_test_tools(venv: Path):
+    version = subprocess.run([venv / "bin" / "croupier", "--version"], capture_output=True, text=True)
+    assert version.stdout.strip() == f"croupier {VERSION}", version.stderr
+    probed = subprocess.run([venv / "bin" / "python", "-c", PROBE], capture_output=True, text=True, cwd="/")
+    assert probed.returncode == 0, probed.stderr
+    where, tools = probed.stdout.splitlines()
+    assert Path(where).is_relative_to(venv / "lib"), f"croupier imported from {where}: not the wheel"
+    assert not tools, f"test tools in the production environment: {tools}"
+    python = (venv / "bin" / "python").resolve()
+    assert python == SYSTEM_PYTHON.resolve(), f"the environment runs {python}, not the system Python"
