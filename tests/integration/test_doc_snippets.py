@@ -55,10 +55,6 @@ NOT_RUN: dict[tuple[str, str], str] = {
     ("docs/devices.md", "progressive = Progressive("): "a progressive round in outline: the seat "
     "sensors, the jackpot hit and the attendant's key happen between its lines "
     "(tests/integration/test_progressive.py)",
-    ("docs/games/over-under.md", "round_ = Round(1042"): "the round's inputs in outline, over a shoe "
-    "it does not build (a whole round: tests/games/)",
-    ("docs/games/free-bet-blackjack.md", "round_ = Round(1042"): "the round's inputs in outline, over "
-    "a shoe it does not build (a whole round: tests/games/)",
     ("docs/games/crazy-4-poker.md", "table = Table("): "the round's inputs in outline, over a "
     "shuffler and a progressive it does not build (a whole round: tests/games/)",
     ("docs/games/heads-up-holdem.md", "table = Table("): "the round's inputs in outline, over a "
