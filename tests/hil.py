@@ -26,7 +26,6 @@ import pytest
 from croupier.config.devices import DeviceConfig
 from croupier.config.rig import RigConfig, load_rig_config
 from croupier.errors import ConfigError
-from croupier.service.hardware import transport_for
 
 FAULTS_SKIP = "needs injected faults: simulator only"
 _RIG = pytest.StashKey[RigConfig | None]()
@@ -92,6 +91,10 @@ def configure(config: pytest.Config) -> None:
 
 def preflight(found: RigConfig) -> dict[str, str]:
     """What is wrong with each rig device that is not there, by name: the line a person reads."""
+    # Imported here: the transports are half a second of imports that a run without --hil (every
+    # run of the suite loads this module) does not need.
+    from croupier.service.hardware import transport_for
+
     return {
         name: f"{name}: {device.url.url} not found — connect it or edit {found.source}"
         for name, device in found.devices.items()
