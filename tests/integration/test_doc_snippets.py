@@ -12,8 +12,8 @@ How a block is run:
   directory).
 - A block that cannot run on its own (a fragment of a module, a walk-through over objects it does not
   build) is listed in ``NOT_RUN`` with the reason; its import lines are still run, so the names it
-  shows exist. A block neither run nor listed fails the test, and so does a listing that matches no
-  block, or more than one.
+  shows exist. Any block not listed is run: one that does not run as written fails the test, and
+  so does a listing that matches no block, or more than one.
 """
 
 from __future__ import annotations
