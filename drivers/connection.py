@@ -234,15 +234,15 @@ class DeviceConnection:
         finally:
             for waiter in (ready, failed):
                 waiter.cancel()
-        if self.state is ConnectionState.FAILED:
+        # Ready at that moment is ready, even if the link is being dropped as this task resumes.
+        if ready.done() and not ready.cancelled():
+            assert self.identity is not None
+            return self.identity
+        if failed.done() and not failed.cancelled():
             assert self.last_error is not None
             raise self.last_error
-        if not self._ready.is_set():
-            raise NotConnected(
-                f"{self.name}: not ready after {timeout} s ({self.state.value}: {self.last_error})"
-            )
-        assert self.identity is not None
-        return self.identity
+        late = f"{self.name}: not ready after {timeout} s ({self.state.value}: {self.last_error})"
+        raise NotConnected(late)
 
     async def request(self, command: Command) -> Reply:
         """Send a command and return the device's reply; errors say what happened and who can fix it."""
