@@ -55,10 +55,6 @@ NOT_RUN: dict[tuple[str, str], str] = {
     ("docs/devices.md", "progressive = Progressive("): "a progressive round in outline: the seat "
     "sensors, the jackpot hit and the attendant's key happen between its lines "
     "(tests/integration/test_progressive.py)",
-    ("docs/games/crazy-4-poker.md", "table = Table("): "the round's inputs in outline, over a "
-    "shuffler and a progressive it does not build (a whole round: tests/games/)",
-    ("docs/games/heads-up-holdem.md", "table = Table("): "the round's inputs in outline, over a "
-    "shoe it does not build (a whole round: tests/games/)",
     ("docs/tables/over-under.md", "table = OverUnderTable("): "a table over started connections and a "
     "dealer it does not build (the whole: tests/integration/test_over_under_table.py)",
     ("docs/tables/free-bet-blackjack.md", "table = FreeBetBlackjackTable("): "a table over started "
