@@ -55,11 +55,6 @@ NOT_RUN: dict[tuple[str, str], str] = {
     ("docs/devices.md", "progressive = Progressive("): "a progressive round in outline: the seat "
     "sensors, the jackpot hit and the attendant's key happen between its lines "
     "(tests/integration/test_progressive.py)",
-    ("docs/tables/over-under.md", "table = OverUnderTable("): "a table over started connections and a "
-    "dealer it does not build (the whole: tests/integration/test_over_under_table.py)",
-    ("docs/tables/free-bet-blackjack.md", "table = FreeBetBlackjackTable("): "a table over started "
-    "connections and a dealer it does not build (the whole: "
-    "tests/integration/test_free_bet_blackjack_table.py)",
 }
 
 
@@ -102,10 +97,13 @@ def not_run(snippet: Snippet) -> str | None:
 
 @dataclass
 class Setup:
-    """What a setup gives the block: arguments, and its own paths for those the block names."""
+    """What a setup gives the block: arguments, its own paths for those the block names, and code
+    run before and after it in the same interpreter (the objects the block says it is given)."""
 
     argv: list[str] = field(default_factory=list)
     paths: dict[str, str] = field(default_factory=dict)
+    before: str = ""
+    after: str = ""
 
 
 #: Runs a block (compiled to allow top-level await, as ``python -m asyncio`` does) in __main__.
@@ -171,10 +169,45 @@ def blackjack_stack(tmp_path: Path) -> Iterator[Setup]:
     yield Setup()
 
 
+#: A table's equipment, simulated over real pseudo-terminals as ``croupier sim`` serves it: the
+#: started connections, the dealer's hands and the floorperson the docs/tables/ blocks are given.
+EQUIPMENT = """\
+import contextlib as _contextlib
+
+from drivers.connection import SupervisorSettings as _Settings
+from drivers.protocol.core import DeviceClass as _Class
+from firmware_sim.card_reader import CardReaderPersonality as _Reader
+from firmware_sim.device import SimulatedDevice as _Device
+from firmware_sim.world import TableWorld as _World
+from simulator.dealer import SimulatedDealer as _Dealer
+from simulator.tables.devices import FLOORPERSON as floorperson
+from simulator.tables.devices import DeviceSpec as _Spec
+from simulator.tables.devices import connected_devices as _connected
+from simulator.tables.devices import shoe_and_shuffler as _shoe_and_shuffler
+
+_world = _World()
+dealer = _Dealer(_world)
+dealer.unwrap(("red", "blue"), 6)
+_reader = _Spec("card-reader", _Device(_Reader(world=_world)), _Class.CARD_READER)
+_equipment = _contextlib.AsyncExitStack()
+_connected_now = _connected(_world, [*_shoe_and_shuffler(_world), _reader], settings=_Settings())
+_connections = await _equipment.enter_async_context(_connected_now)
+shoe_conn, shuffler_conn, reader_conn = (_connections[n] for n in ("shoe", "shuffler", "card-reader"))
+"""
+
+
+@contextlib.contextmanager
+def simulated_equipment(tmp_path: Path) -> Iterator[Setup]:
+    """A shoe, a shuffler and a card reader connected, and the dealer's hands on their world; the
+    connections stopped afterwards, which checks that no card was created or lost."""
+    yield Setup(before=EQUIPMENT, after="await _equipment.aclose()\n")
+
+
 SETUPS: dict[str, Callable[[Path], contextlib.AbstractContextManager[Setup]]] = {
     "croupier-firmware-shoe": croupier_firmware_shoe,
     "trace-directory": trace_directory,
     "blackjack-stack": blackjack_stack,
+    "simulated-equipment": simulated_equipment,
 }
 
 
@@ -190,7 +223,7 @@ def test_the_block_runs(snippet: Snippet, tmp_path: Path) -> None:
         for path, ours in given.paths.items():
             assert path in code, f"{snippet}: the setup replaces {path}, which the block does not name"
             code = code.replace(path, ours)
-        done = run_python(code, tmp_path, given.argv)
+        done = run_python(given.before + code + given.after, tmp_path, given.argv)
     assert done.returncode == 0, f"{snippet} failed:\n{done.stdout}{done.stderr}"
 
 
