@@ -50,9 +50,13 @@ class Console:
         self.lines: queue.Queue[str] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        self.header = [self.next_line(10.0)]
-        while "console ready" not in self.header[-1]:
-            self.header.append(self.next_line(5.0))
+        try:
+            self.header = [self.next_line(10.0)]
+            while "console ready" not in self.header[-1]:
+                self.header.append(self.next_line(5.0))
+        except BaseException:
+            self.close()  # a device that never got ready is not left running after the test
+            raise
         self.url = self.header[0].split()[-1]
 
     def _read(self) -> None:
