@@ -18,5 +18,9 @@ def pytest_configure(config: pytest.Config) -> None:
     hil.configure(config)
 
 
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    return hil.report_header(config)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     hil.deselect(config, items)

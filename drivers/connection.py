@@ -200,6 +200,7 @@ class DeviceConnection:
         self._timer: asyncio.TimerHandle | None = None
         self._lost: asyncio.Event = asyncio.Event()
         self._ready: asyncio.Event = asyncio.Event()
+        self._failed: asyncio.Event = asyncio.Event()  # set while the state is FAILED
         self._task: asyncio.Task[None] | None = None
         self._sessions = itertools.count(int.from_bytes(os.urandom(4), "little"))
         self._held_from = 0  # the link's events_held count when the present hold began
@@ -224,15 +225,24 @@ class DeviceConnection:
         self._set_state(ConnectionState.STOPPED, "stopped")
 
     async def wait_ready(self, timeout: float) -> Identity:
-        """Wait for the handshake; raise the last error if the device failed for good."""
+        """Wait for the handshake; raise the last error as soon as the device failed for good (a
+        refusal is never retried, so waiting out ``timeout`` would only delay the answer)."""
+        ready = asyncio.ensure_future(self._ready.wait())
+        failed = asyncio.ensure_future(self._failed.wait())
         try:
-            await asyncio.wait_for(self._ready.wait(), timeout)
-        except TimeoutError:
-            raise NotConnected(
-                f"{self.name}: not ready after {timeout} s ({self.state.value}: {self.last_error})"
-            ) from None
-        assert self.identity is not None
-        return self.identity
+            await asyncio.wait((ready, failed), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in (ready, failed):
+                waiter.cancel()
+        # Ready at that moment is ready, even if the link is being dropped as this task resumes.
+        if ready.done() and not ready.cancelled():
+            assert self.identity is not None
+            return self.identity
+        if failed.done() and not failed.cancelled():
+            assert self.last_error is not None
+            raise self.last_error
+        late = f"{self.name}: not ready after {timeout} s ({self.state.value}: {self.last_error})"
+        raise NotConnected(late)
 
     async def request(self, command: Command) -> Reply:
         """Send a command and return the device's reply; errors say what happened and who can fix it."""
@@ -386,6 +396,10 @@ class DeviceConnection:
         if state is self.state:
             return
         self.state = state
+        if state is ConnectionState.FAILED:
+            self._failed.set()
+        else:
+            self._failed.clear()
         self.events.put_nowait(StateChanged(state, reason))
         if state is ConnectionState.BACKOFF:
             self._outage.failed(reason)

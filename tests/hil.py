@@ -4,6 +4,12 @@ file names (docs/hil.md), instead of the simulated ones.
 Only tests marked ``hil`` run on a rig; the rest need the simulator and are deselected. A check
 that needs an injected fault (a silenced device, a pulled cable, a dropped response) cannot inject
 it into real hardware, so it is reported skipped with ``FAULTS_SKIP``, never silently left out.
+
+Before anything connects, a preflight looks for each device (its /dev node, its USB VID:PID and
+serial number): one that is absent is named once in the run's header, saying what to do, and its
+checks are skipped with that line as the reason, rather than each check waiting out its
+reconnects. A serial device server (``socket://``, ``rfc2217://``) can only be found by connecting,
+so it is always tried.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from croupier.errors import ConfigError
 FAULTS_SKIP = "needs injected faults: simulator only"
 _RIG = pytest.StashKey[RigConfig | None]()
 _RECORD = pytest.StashKey[Path | None]()
+_ABSENT = pytest.StashKey[dict[str, str]]()
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -75,10 +82,29 @@ def configure(config: pytest.Config) -> None:
     if record and not path:
         raise pytest.UsageError("--record needs --hil RIG_TOML: only real devices are recorded")
     try:
-        config.stash[_RIG] = load_rig_config(path) if path else None
+        found = config.stash[_RIG] = load_rig_config(path) if path else None
     except ConfigError as exc:
         raise pytest.UsageError(f"--hil: {exc}") from None
     config.stash[_RECORD] = Path(record).resolve() if record else None
+    config.stash[_ABSENT] = preflight(found) if found is not None else {}
+
+
+def preflight(found: RigConfig) -> dict[str, str]:
+    """What is wrong with each rig device that is not there, by name: the line a person reads."""
+    # Imported here: the transports are half a second of imports that a run without --hil (every
+    # run of the suite loads this module) does not need.
+    from croupier.service.hardware import transport_for
+
+    return {
+        name: f"{name}: {device.url.url} not found — connect it or edit {found.source}"
+        for name, device in found.devices.items()
+        if not transport_for(device).present()
+    }
+
+
+def report_header(config: pytest.Config) -> list[str]:
+    """The preflight's lines, one per absent device, at the top of the run."""
+    return [f"hil preflight: {line}" for line in config.stash.get(_ABSENT, {}).values()]
 
 
 def rig(config: pytest.Config) -> RigConfig | None:
@@ -102,6 +128,7 @@ def rig_cases(config: pytest.Config, test: Callable[..., Any], profiles: Sequenc
     if found is None:
         return []
     faults = getattr(test, "needs_injected_faults", False)
+    absent = config.stash.get(_ABSENT, {})
     by_class = {profile.device_class: profile for profile in profiles}
     cases = []
     for device in found.devices.values():
@@ -111,6 +138,8 @@ def rig_cases(config: pytest.Config, test: Callable[..., Any], profiles: Sequenc
         if profile is None:
             reason = f"no conformance profile for {device.kind}: add one under tests/conformance/profiles/"
             marks.append(pytest.mark.skip(reason=reason))
+        elif device.name in absent:
+            marks.append(pytest.mark.skip(reason=f"hil preflight: {absent[device.name]}"))
         elif faults:
             marks.append(pytest.mark.skip(reason=FAULTS_SKIP))
         cases.append(pytest.param(profile, target, id=f"{device.name}-hil", marks=marks))

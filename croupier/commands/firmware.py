@@ -11,6 +11,7 @@ from pathlib import Path
 
 import structlog
 
+from croupier.config.devices import KINDS
 from croupier.errors import ConfigError
 from firmware_sim.card_reader import CardReaderPersonality
 from firmware_sim.device import SimulatedDevice
@@ -22,35 +23,40 @@ from firmware_sim.shoe import ShoePersonality
 from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import SHOE, SHUFFLER_INPUT, TableWorld
 
+#: The back colour of the batch a shoe or shuffler is found with: the table's first batch, the one
+#: its opening shuffles and places in the shoe first (croupier/tables/shoe_table.py, ``backs``).
+OPENING_BACK = "red"
 
-def _diagnostic(world: TableWorld) -> Personality:
+
+def _diagnostic(world: TableWorld, back: str) -> Personality:
     return DiagnosticPersonality()
 
 
-def _shoe(world: TableWorld) -> Personality:
-    world.add_batch(SHOE, "red", decks=6)  # a batch placed in the shoe, still to be burned
+def _shoe(world: TableWorld, back: str) -> Personality:
+    world.add_batch(SHOE, back, decks=6)  # a batch placed in the shoe, still to be burned
     return ShoePersonality(world=world)
 
 
-def _shuffler(world: TableWorld) -> Personality:
-    world.add_batch(SHUFFLER_INPUT, "blue", decks=6)  # a batch waiting to be shuffled
+def _shuffler(world: TableWorld, back: str) -> Personality:
+    world.add_batch(SHUFFLER_INPUT, back, decks=6)  # a batch waiting to be shuffled
     return ShufflerPersonality(world=world)
 
 
-def _card_reader(world: TableWorld) -> Personality:
+def _card_reader(world: TableWorld, back: str) -> Personality:
     return CardReaderPersonality(world=world)
 
 
-def _progressive(world: TableWorld) -> Personality:
+def _progressive(world: TableWorld, back: str) -> Personality:
     return ControllerPersonality()  # seat sensors and meters of its own: no cards
 
 
-def _meter_sign(world: TableWorld) -> Personality:
+def _meter_sign(world: TableWorld, back: str) -> Personality:
     return SignPersonality()
 
 
-#: Each simulated device on its own table world, stocked as the device would be found at opening.
-PERSONALITIES: dict[str, Callable[[TableWorld], Personality]] = {
+#: Each simulated device on its own table world, stocked as the device would be found at opening
+#: (a shoe or shuffler with a batch of the given back colour).
+PERSONALITIES: dict[str, Callable[[TableWorld, str], Personality]] = {
     "diagnostic": _diagnostic,
     "shoe": _shoe,
     "shuffler": _shuffler,
@@ -58,6 +64,8 @@ PERSONALITIES: dict[str, Callable[[TableWorld], Personality]] = {
     "progressive": _progressive,
     "meter-sign": _meter_sign,
 }
+#: The devices found with a batch, whose back colour ``--back-colour`` sets.
+WITH_A_BATCH = ("shoe", "shuffler")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -75,6 +83,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--address", type=lambda v: int(v, 0), default=1, help="device address on the bus (default 1)"
+    )
+    p.add_argument(
+        "--back-colour",
+        metavar="COLOUR",
+        help=f"(shoe, shuffler) the back colour of the 6-deck batch the device is found with "
+        f"(default {OPENING_BACK}: the batch a table opens with)",
     )
     p.add_argument("--seed", type=int, help="seed for a reproducible run (tests only)")
     p.add_argument(
@@ -105,14 +119,37 @@ def load_fault_plan(path: Path) -> FaultPlan:
         raise ConfigError(f"{path}: {exc}") from None
 
 
+def devices_block(kind: str, url: str, address: int, firmware_hash: bytes) -> str:
+    """The ``[devices.KIND]`` table a table configuration needs for the device at ``url``: its kind,
+    where it is, its bus address and its firmware's hash as the allow-list (605a.4(c))."""
+    return (
+        f"[devices.{kind}]\n"
+        f'kind = "{kind}"\n'
+        f'url = "{url}"\n'
+        f"address = {address}\n"
+        f'firmware_allow_list = ["{firmware_hash.hex()}"]\n'
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     faults = load_fault_plan(args.faults) if args.faults else None
+    if args.back_colour is not None and args.device not in WITH_A_BATCH:
+        raise ConfigError(
+            f"--back-colour: the {args.device} holds no batch (it is for {', '.join(WITH_A_BATCH)})"
+        )
     world = TableWorld()
-    device = SimulatedDevice(
-        PERSONALITIES[args.device](world), address=args.address, seed=args.seed, faults=faults
-    )
+    personality = PERSONALITIES[args.device](world, args.back_colour or OPENING_BACK)
+    device = SimulatedDevice(personality, address=args.address, seed=args.seed, faults=faults)
     port = serve(args.port, device)
     print(f"{device.name}: connect to {port.url}", flush=True)
+    print(f"firmware {personality.firmware_version}, SHA-256 {personality.firmware_hash.hex()}")
+    if args.device in KINDS:
+        print("for a table configuration (docs/configuration.md):\n")
+        print(devices_block(args.device, port.url, args.address, personality.firmware_hash), flush=True)
+    else:
+        print(
+            f"(a {args.device} device is for other software: no table configuration names one)\n", flush=True
+        )
     structlog.get_logger("croupier.firmware").info(
         "simulated device up", device=device.name, url=port.url, seeded=args.seed is not None
     )

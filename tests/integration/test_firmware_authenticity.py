@@ -215,6 +215,26 @@ def test_a_due_time_further_off_than_one_interval_is_brought_back_to_it():
     run(scenario())
 
 
+def test_waiting_for_a_device_refused_for_good_ends_at_once_with_its_refusal():
+    """``wait_ready`` on a device refused for its firmware (state ``failed``, never retried) raises
+    the refusal as it happens, not a "not ready" after the whole timeout; so does a wait begun
+    after the refusal."""
+
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        async with connected(pty(), SerialTransport, wait=False, firmware_allow_list={bytes(32)}) as rig:
+            began = loop.time()
+            with pytest.raises(FirmwareRefused, match=r"605a\.4\(c\)"):
+                await rig.conn.wait_ready(30.0)
+            assert loop.time() - began < 5.0, "it waited out the timeout"
+            began = loop.time()
+            with pytest.raises(FirmwareRefused):
+                await rig.conn.wait_ready(30.0)
+            assert loop.time() - began < 0.5
+
+    run(scenario(), timeout=60.0)
+
+
 def test_a_device_refused_for_its_firmware_is_verified_again_on_demand():
     """§ 605a.4(c): a device refused at start-up stays refused until a supervisor asks for a check
     on demand after the approved firmware is installed; that check is its handshake."""

@@ -33,11 +33,14 @@ T = TypeVar("T")
 
 
 class Console:
-    """The firmware process: its pty path, and a way to type a command and read the answer."""
+    """The firmware process: its URL, the lines it printed before its console was ready (where to
+    connect, the firmware hash, the ``[devices.X]`` block), and a way to type a command and read
+    the answer."""
 
-    def __init__(self, device: str) -> None:
+    def __init__(self, device: str, *options: str) -> None:
+        command = [sys.executable, "-m", "croupier", "--log-level", "warning", "firmware", device, *options]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "croupier", "--log-level", "warning", "firmware", device, "--console"],
+            [*command, "--console"],
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -47,8 +50,14 @@ class Console:
         self.lines: queue.Queue[str] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        self.url = self.next_line(10.0).split()[-1]
-        assert "console ready" in self.next_line(5.0)
+        try:
+            self.header = [self.next_line(10.0)]
+            while "console ready" not in self.header[-1]:
+                self.header.append(self.next_line(5.0))
+        except BaseException:
+            self.close()  # a device that never got ready is not left running after the test
+            raise
+        self.url = self.header[0].split()[-1]
 
     def _read(self) -> None:
         assert self.proc.stdout is not None

@@ -111,6 +111,37 @@ def test_the_conformance_suite_runs_on_the_rig_devices_and_skips_fault_checks(be
     replay.check()
 
 
+def test_absent_devices_are_named_once_each_and_their_checks_skipped(tmp_path):
+    """A rig whose devices are not plugged in: one preflight line per device saying what to do, its
+    checks skipped with that reason, no connection attempted (no retries in the output), exit 0."""
+    rig = _rig(
+        tmp_path,
+        f"""[devices.shoe]
+kind = "shoe"
+url = "{tmp_path / "croupier-shoe"}"
+firmware_allow_list = ["{HASH}"]
+
+[devices.reader]
+kind = "card-reader"
+url = "usb://1209:0001?serial=NOT-HERE"
+firmware_allow_list = ["{HASH}"]
+""",
+    )
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--hil", str(rig)]
+    command.append("tests/conformance")  # as the engineer types it, without -q: the header shows
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=90)
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out
+    shoe = f"hil preflight: shoe: {tmp_path / 'croupier-shoe'} not found — connect it or edit {rig}"
+    reader = f"hil preflight: reader: usb://1209:0001?serial=NOT-HERE not found — connect it or edit {rig}"
+    lines = out.splitlines()
+    assert [line for line in lines if line.startswith("hil preflight:")] == [shoe, reader], out
+    assert f"SKIPPED [7] tests/conformance/test_conformance.py: {shoe}" in lines, out
+    assert re.search(r"\b14 skipped\b", out) and "passed" not in out and "failed" not in out, out
+    assert "link state" not in out and len(lines) < 25, out
+
+
 def test_without_hil_the_simulated_cases_run(tmp_path):
     result = _pytest("tests/conformance", "--collect-only", "-k", "handshake")
     assert "shoe-pty" in result.stdout and "card_reader-usb" in result.stdout, result.stdout
