@@ -1,0 +1,158 @@
+"""``croupier run`` on a terminal: its live status of a real simulated table (drawn into a recording
+rich console of a fixed width) shows the seats, the prompt the round waits for, the devices and the
+latched faults, never a face-down card before it is turned up, and lays the seats out to the
+terminal's width; Ctrl-C under a real pseudo-terminal finishes the round in play and exits 0 with
+the trail closed."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from croupier.audit.writer import AuditTrail
+from croupier.service.journal import TableJournal
+from croupier.service.table_service import TableService
+from croupier.service.terminal import Felt, TableStatus
+from croupier.state import TableState
+from simulator.games.registry import simulation
+from simulator.scenario.actors import stack_top
+from simulator.scenario.parse import parse
+from simulator.tables import simulated_table
+from tests.integration.test_run_command import ROOT, simulated_config
+from tests.integration.test_stop_held import closed_as
+from tests.links import FAST, run
+
+GAME = "free-bet-blackjack"
+#: Seat 1 is dealt Tc 7d and stands on 17; the dealer shows 6h over the hole card Ts, then draws 2s.
+STACKED = parse(f"game {GAME}\nseats 1\nshoe Tc 6h 7d Ts 2s\nwager 1 blackjack=1000\ndecide 1 stand\n")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+
+
+def drawn(status: TableStatus, width: int) -> str:
+    console = Console(record=True, width=width, file=io.StringIO())
+    console.print(status)
+    return console.export_text()
+
+
+async def _shown(service: TableService, kind: str, serving: asyncio.Task[str]) -> int:
+    """The id of the prompt of ``kind`` once the screen shows it (the service's error if it fails)."""
+    async with asyncio.timeout(20):
+        while (prompt := service.screen.shown) is None or prompt.kind != kind:
+            if serving.done():
+                serving.result()
+            await asyncio.sleep(0.01)
+    return prompt.id
+
+
+def test_the_live_status_shows_the_table_and_never_a_face_down_card(tmp_path: Path) -> None:
+    """One round keyed on the screen, the status drawn while the round waits for seat 1's decision
+    (the hole card dealt), after it (the hole card turned up), and with the shoe's loading gate
+    open (DOOR_OPEN latched); and drawn narrow and wide."""
+
+    async def scenario() -> list[str]:
+        frames: list[str] = []
+        async with simulated_table(GAME, name="T1", settings=FAST) as sim:
+            with AuditTrail(tmp_path / "audit", "T1") as trail, TableState(tmp_path / "state.db") as state:
+                journal = TableJournal(trail, state, table="T1", game=GAME)
+                journal.keep(sim.table)
+                service = TableService(sim.table, journal, game=GAME)
+                felt = Felt(int(sim.table.rules.positions))
+                sim.table.events.subscribe(felt)
+                status = TableStatus(service, felt, name="T1")
+                stop = asyncio.Event()
+                serving = asyncio.create_task(service.serve(stop))
+                betting = await _shown(service, "wagers", serving)
+                stack_top(sim.world, STACKED.rounds[0].shoe, STACKED.rounds[0].where)
+                await service.screen.answer("wager", {"prompt": betting, **simulation(GAME).keyed(1)})
+                await service.screen.answer("no_more_bets", {"prompt": betting})
+                decision = await _shown(service, "decision", serving)
+                frames.append(drawn(status, 120))
+                await service.screen.answer("decision", {"prompt": decision, "seat": 1, "action": "stand"})
+                await _shown(service, "wagers", serving)  # the next round's betting
+                frames.append(drawn(status, 120))
+                sim.devices["shoe"].set_door(True)
+                async with asyncio.timeout(10):
+                    while not sim.table.faults:
+                        await asyncio.sleep(0.01)
+                frames += [drawn(status, 120), drawn(status, 60), drawn(status, 170)]
+                stop.set()
+                await serving
+        return frames
+
+    deciding, after, held, narrow, wide = run(scenario(), timeout=60)
+    assert "T1 - free-bet-blackjack - round 1" in deciding
+    assert "waits for: waiting: decision" in deciding
+    assert re.search(r"seat 1 .*\n│ blackjack \$10\.00,\s+│.*\n│ push22 \$5\.00", deciding), deciding
+    assert "Tc 7d" in deciding and "dealer: 6h ▒▒" in deciding, deciding
+    assert "devices: card-reader ready, shoe ready, shuffler ready" in deciding
+    assert "faults: none" in deciding
+    assert not re.search(r"\bTs\b", deciding), "the hole card is face down: its back, never its face"
+
+    assert "dealer: 6h Ts 2s" in after, "turned up by its record, then the dealer's draw"
+    assert "last rounds: round 1: complete" in after and "waits for: waiting: wagers" in after
+
+    assert "DOOR_OPEN" in held and "waits for: held: DOOR_OPEN" in held
+
+    assert all(len(line) <= 60 for line in narrow.splitlines())
+    assert not [line for line in narrow.splitlines() if "seat 1" in line and "seat 3" in line]
+    assert [line for line in narrow.splitlines() if "seat 1" in line and "seat 2" in line]
+    assert [line for line in wide.splitlines() if "seat 1" in line and "seat 6" in line], "one row"
+
+
+def test_ctrl_c_finishes_the_round_in_play_then_stops(tmp_path: Path) -> None:
+    """A real ``croupier run`` of the simulated table on a pseudo-terminal (its live status on):
+    Ctrl-C as a round is dealt says "finishing round N"; the process exits 0 once round N has
+    ended, having begun no other, and the trail verifies as closed."""
+    config = simulated_config(tmp_path)
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "croupier", "run", "--config", str(config), "--seed", "7"],
+        cwd=ROOT,
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        start_new_session=True,  # Ctrl-C reaches it alone, as the terminal's foreground job
+    )
+    os.close(terminal)
+    seen, interrupted = "", False
+    deadline = time.monotonic() + 90
+    try:
+        while process.poll() is None and time.monotonic() < deadline:
+            if select.select([controller], [], [], 0.1)[0]:
+                try:
+                    seen += ANSI.sub("", os.read(controller, 65536).decode(errors="replace"))
+                except OSError:  # the process closed its end
+                    break
+            # A round's deal_started record is logged above the status as the round is dealt.
+            if not interrupted and re.search(r"deal_started.*round=[3-9]", seen):
+                process.send_signal(signal.SIGINT)
+                interrupted = True
+        assert process.wait(timeout=30) == 0, seen[-3000:]
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)
+    finishing = re.search(r"finishing round (\d+)", seen)
+    assert finishing, seen[-3000:]
+    number = int(finishing.group(1))
+    assert closed_as(tmp_path / "state" / "audit")["rounds"] == number
+    records = [
+        json.loads(line)
+        for path in sorted((tmp_path / "state" / "audit").glob("*.jsonl"))
+        for line in path.read_text().splitlines()
+    ]
+    assert max(r["round"] or 0 for r in records if r.get("round") is not None) == number
+    ended = [r for r in records if r["kind"] == "state" and r["fields"].get("dest") == "complete"]
+    assert ended[-1]["round"] == number, "round N played to its end"
