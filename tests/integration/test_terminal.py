@@ -11,6 +11,7 @@ import io
 import json
 import os
 import pty
+import random
 import re
 import select
 import signal
@@ -18,15 +19,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
 from croupier.audit.writer import AuditTrail
 from croupier.service.journal import TableJournal
-from croupier.service.table_service import TableService
+from croupier.service.table_service import INTERRUPTED, TableService
 from croupier.service.terminal import Felt, TableStatus
 from croupier.state import TableState
 from simulator.games.registry import simulation
+from simulator.players import simulated_players
 from simulator.scenario.actors import stack_top
 from simulator.scenario.parse import parse
 from simulator.tables import simulated_table
@@ -156,3 +159,50 @@ def test_ctrl_c_finishes_the_round_in_play_then_stops(tmp_path: Path) -> None:
     assert max(r["round"] or 0 for r in records if r.get("round") is not None) == number
     ended = [r for r in records if r["kind"] == "state" and r["fields"].get("dest") == "complete"]
     assert ended[-1]["round"] == number, "round N played to its end"
+
+
+class Thinking:
+    """Simulated players whose first decision never comes: a round in play that waits for nobody
+    the table can name (no prompt, no fault), as a round does while its devices work."""
+
+    def __init__(self, players: Any) -> None:  # Any: the simulated players of a game
+        self._players = players
+
+    def __getattr__(self, name: str) -> Any:  # Any: as the players'
+        return getattr(self._players, name)
+
+    def decide(self, *_: object) -> asyncio.Future[None]:
+        return asyncio.get_running_loop().create_future()
+
+
+def test_a_second_ctrl_c_leaves_the_round_in_play_held_as_cut_off(tmp_path: Path) -> None:
+    """The first Ctrl-C (``stop``) waits for the round in play to end; the second (``halt``) leaves
+    it at once, the table closing as ``interrupted`` and the round still open in the state store,
+    to be held as cut off at the next start (docs/recovery.md)."""
+
+    async def scenario() -> tuple[bool, str, object]:
+        async with simulated_table(GAME, name="T2", settings=FAST) as sim:
+            with AuditTrail(tmp_path / "audit", "T2") as trail, TableState(tmp_path / "state.db") as state:
+                journal = TableJournal(trail, state, table="T2", game=GAME)
+                journal.keep(sim.table)
+                players = Thinking(simulated_players(GAME, random.Random(1)))
+                service = TableService(sim.table, journal, game=GAME, players=players)
+                felt = Felt(int(sim.table.rules.positions))
+                sim.table.events.subscribe(felt)
+                stop, halt = asyncio.Event(), asyncio.Event()
+                serving = asyncio.create_task(service.serve(stop, halt=halt))
+                async with asyncio.timeout(20):
+                    while felt.state != "player_turns":
+                        await asyncio.sleep(0.01)
+                stop.set()
+                await asyncio.sleep(1.0)  # twice the stop's look at what the round waits for
+                finished_first = serving.done()
+                halt.set()
+                async with asyncio.timeout(2):
+                    reason = await serving
+                return finished_first, reason, state.round_in_progress("T2")
+
+    finished_first, reason, cut_off = run(scenario(), timeout=60)
+    assert not finished_first, "the first stop waits for the round in play"
+    assert reason == INTERRUPTED
+    assert cut_off is not None and cut_off.number == 1
