@@ -280,21 +280,30 @@ class TableStatus:
 @contextlib.asynccontextmanager
 async def shown(view: RenderableType, console: Console) -> AsyncIterator[Live]:
     """Draw ``view`` live on ``console`` while the block runs, redrawn every ``REDRAW`` seconds from
-    the event loop; log lines bound for a terminal are printed above it through the console
-    meanwhile. The last drawing stays on the screen."""
-    to_console = logs.written_by(lambda line: console.print(Text.from_ansi(line), soft_wrap=True))
-    with Live(view, console=console, auto_refresh=False) as live, to_console:
-        redraw = asyncio.create_task(_redraw(live))
+    the event loop. Log lines bound for a terminal meanwhile are printed above it at each redraw,
+    together: the console draws the view again under whatever it prints, and a table logging each
+    record would otherwise spend its time drawing. The last drawing stays on the screen."""
+    lines: deque[str] = deque()  # a thread's log line too (pyserial's), taken off one by one
+    with Live(view, console=console, auto_refresh=False) as live, logs.written_by(lines.append):
+        redraw = asyncio.create_task(_redraw(live, lines))
         try:
             yield live
         finally:
             redraw.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await redraw
-            live.refresh()
+            _draw(live, lines)
 
 
-async def _redraw(live: Live) -> None:
+async def _redraw(live: Live, lines: deque[str]) -> None:
     while True:
-        live.refresh()
+        _draw(live, lines)
         await asyncio.sleep(REDRAW)
+
+
+def _draw(live: Live, lines: deque[str]) -> None:
+    """The log lines written since the last drawing, above the view, then the view."""
+    if lines:
+        written = [lines.popleft() for _ in range(len(lines))]
+        live.console.print(Text.from_ansi("\n".join(written)), soft_wrap=True)
+    live.refresh()
