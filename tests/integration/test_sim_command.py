@@ -61,6 +61,13 @@ def test_same_seed_same_summary(capsys: pytest.CaptureFixture[str], game: str) -
     assert without_timing(other) != without_timing(first)
 
 
+def test_minutes_play_until_the_time_is_up(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--minutes`` alone plays rounds, unlimited in number, until the time is up, the round in
+    play finished."""
+    summary = sim(capsys, "--game", "over-under", "--minutes", "0.02", "--seed", "3")
+    assert summary["rounds"] >= 1 and summary["timing"]["seconds"] >= 1.2
+
+
 def test_audit_trail_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     audit = tmp_path / "audit"
     sim(capsys, "--game", "over-under", "--rounds", "2", "--seed", "1", "--audit", str(audit))
@@ -89,6 +96,7 @@ def test_scripted_jam_is_cleared_and_counted(
         (["--game", "poker"], f"known games: {', '.join(GAMES)}"),
         (["--game", "crazy-4-poker", "--seats", "9"], "positions: 1 to 6"),
         (["--game", "over-under", "--rounds", "0"], "--rounds must be at least 1"),
+        (["--game", "over-under", "--minutes", "0"], "--minutes must be more than 0"),
     ],
 )
 def test_bad_arguments_say_what_would_work(
