@@ -7,6 +7,7 @@ the trail closed."""
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import io
 import json
 import os
@@ -15,9 +16,12 @@ import random
 import re
 import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -120,14 +124,14 @@ def _dealt(audit: Path, number: int) -> bool:
     return any(dealt.search(path.read_text()) for path in audit.glob("*.jsonl"))
 
 
-def test_ctrl_c_finishes_the_round_in_play_then_stops(tmp_path: Path) -> None:
-    """A real ``croupier run`` of the simulated table on a pseudo-terminal (its live status on):
-    Ctrl-C as a round is dealt says "finishing round N"; the process exits 0 once round N has
-    ended, having begun no other, and the trail verifies as closed."""
-    config = simulated_config(tmp_path)
+def on_a_terminal(args: list[str], interrupt: Callable[[], bool] = lambda: False) -> str:
+    """Run ``croupier ARGS`` on a pseudo-terminal of 100 columns (stdin, stdout and stderr), Ctrl-C
+    (SIGINT) once ``interrupt()`` says so; returns what it wrote, less the escape codes, once it
+    exited 0."""
     controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 100, 0, 0))
     process = subprocess.Popen(
-        [sys.executable, "-m", "croupier", "run", "--config", str(config), "--seed", "7"],
+        [sys.executable, "-m", "croupier", *args],
         cwd=ROOT,
         stdin=terminal,
         stdout=terminal,
@@ -144,8 +148,7 @@ def test_ctrl_c_finishes_the_round_in_play_then_stops(tmp_path: Path) -> None:
                     seen += ANSI.sub("", os.read(controller, 65536).decode(errors="replace"))
                 except OSError:  # the process closed its end
                     break
-            # The trail has each record as it is made: Ctrl-C as round 3 is dealt.
-            if not interrupted and _dealt(tmp_path / "state" / "audit", 3):
+            if not interrupted and interrupt():
                 process.send_signal(signal.SIGINT)
                 interrupted = True
         assert process.wait(timeout=30) == 0, seen[-3000:]
@@ -153,18 +156,38 @@ def test_ctrl_c_finishes_the_round_in_play_then_stops(tmp_path: Path) -> None:
         if process.poll() is None:
             process.kill()
         os.close(controller)
+    return seen
+
+
+def test_ctrl_c_finishes_the_round_in_play_then_stops(tmp_path: Path) -> None:
+    """A real ``croupier run`` of the simulated table on a pseudo-terminal (its live status on):
+    Ctrl-C as a round is dealt says "finishing round N"; the process exits 0 once round N has
+    ended, having begun no other, and the trail verifies as closed."""
+    audit = tmp_path / "state" / "audit"
+    seen = on_a_terminal(
+        ["run", "--config", str(simulated_config(tmp_path)), "--seed", "7"],
+        # The trail has each record as it is made: Ctrl-C as round 3 is dealt.
+        interrupt=lambda: _dealt(audit, 3),
+    )
     finishing = re.search(r"finishing round (\d+)", seen)
     assert finishing, seen[-3000:]
     number = int(finishing.group(1))
-    assert closed_as(tmp_path / "state" / "audit")["rounds"] == number
+    assert closed_as(audit)["rounds"] == number
     records = [
         json.loads(line)
-        for path in sorted((tmp_path / "state" / "audit").glob("*.jsonl"))
+        for path in sorted(audit.glob("*.jsonl"))
         for line in path.read_text().splitlines()
     ]
     assert max(r["round"] or 0 for r in records if r.get("round") is not None) == number
     ended = [r for r in records if r["kind"] == "state" and r["fields"].get("dest") == "complete"]
     assert ended[-1]["round"] == number, "round N played to its end"
+
+
+def test_no_live_on_a_terminal_prints_the_log_lines_only(tmp_path: Path) -> None:
+    """``--no-live``: on a terminal all the same, no status is drawn; the log lines are as ever."""
+    seen = on_a_terminal(["run", "--no-live", "--config", str(simulated_config(tmp_path)), "--rounds", "2"])
+    assert "round complete" in seen and "table closed" in seen
+    assert "╭─ seat 1" not in seen and "devices:" not in seen and "waits for:" not in seen
 
 
 class Thinking:
