@@ -100,13 +100,13 @@ def run(args: argparse.Namespace) -> int:
     tokens = _tokens(config)
     tls = _tls_context(config) if tokens is not None else None
     sealing = _sealing_key(config)
-    run = Run(args.rounds, args.duration, args.seed, args.live and sys.stdout.isatty())
+    how = Run(args.rounds, args.duration, args.seed, args.live and sys.stdout.isatty())
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
         if tokens is None:
-            return asyncio.run(_serve(config, run, None, sealing))
+            return asyncio.run(_serve(config, how, None, sealing))
         listener = Listener(tls, _bound(config))
         with listener.sock:
-            return asyncio.run(_serve(config, run, Api(tokens, listener), sealing))
+            return asyncio.run(_serve(config, how, Api(tokens, listener), sealing))
 
 
 def _tokens(config: TableConfig) -> Tokens | None:

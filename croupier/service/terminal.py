@@ -245,7 +245,8 @@ def faults_lines(faults: tuple[Fault, ...] | list[Fault]) -> Text:
 
 class TableStatus:
     """``croupier run``'s live status of its table: the round and what it waits for, the seats, the
-    devices and their links, the latched faults and the last rounds; ``stopping`` once told to."""
+    round's irregularities, the devices and their links, the latched faults and the last rounds;
+    ``stopping`` once told to."""
 
     def __init__(self, service: TableService, felt: Felt, *, name: str) -> None:
         self.service, self.felt, self.name = service, felt, name
@@ -269,6 +270,8 @@ class TableStatus:
         parts: list[RenderableType] = [header, now, seat_layout(felt)]
         if felt.places:
             parts.append(table_places(felt))
+        if felt.irregularities:
+            parts.append(Text("irregularities: " + ", ".join(felt.irregularities), style="bold yellow"))
         parts += [devices_line(table.feeds.links(), errors), faults_lines(table.faults)]
         if felt.outcomes:
             parts.append(Text("last rounds: " + "; ".join(felt.outcomes), style="dim"))
