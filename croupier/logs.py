@@ -10,9 +10,12 @@ warning``) and strips it, so the message the journal keeps is the JSON alone.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import os
 import sys
+from collections.abc import Callable, Iterator
 from typing import TextIO
 
 import structlog
@@ -89,3 +92,42 @@ def configure(level: str = "info", *, json: bool | None = None) -> None:
     # transitions narrates every callback at INFO; the rounds record their own state changes, so
     # only its warnings (a refused trigger, a failed condition) belong in a table's journal.
     logging.getLogger("transitions").setLevel(max(logging.WARNING, root.level))
+
+
+class _Lines(io.TextIOBase):
+    """A text stream handing each whole line written to it to ``write``, without its newline."""
+
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self._write, self._pending = write, ""
+
+    def write(self, text: str) -> int:
+        *lines, self._pending = (self._pending + text).split("\n")
+        for line in lines:
+            self._write(line)
+        return len(text)
+
+
+@contextlib.contextmanager
+def written_by(write: Callable[[str], None]) -> Iterator[None]:
+    """While the block runs, each log line bound for a terminal goes to ``write`` instead: a live view
+    holds that terminal (croupier.service.terminal) and prints the line above itself, where a line
+    written straight to the terminal would tear it. Lines bound for a file, a pipe or journald are
+    left as they are."""
+    handlers = [
+        handler
+        for handler in logging.getLogger().handlers
+        if isinstance(handler, logging.StreamHandler) and _is_terminal(handler.stream)
+    ]
+    streams = [handler.setStream(_Lines(write)) for handler in handlers]
+    try:
+        yield
+    finally:
+        for handler, stream in zip(handlers, streams, strict=True):
+            handler.setStream(stream)
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except ValueError:  # closed
+        return False

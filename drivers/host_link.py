@@ -119,6 +119,13 @@ class LinkCounters:
     events_held: int = 0  # event frames left unacknowledged while the host's event queue was full
     stale_responses: int = 0
 
+    @property
+    def crc_errors(self) -> int:
+        """Frames that failed their CRC at either end of the link. Each end answers such a frame with
+        a NAK, and a bad CRC is a NAK's one reason (docs/protocol.md §5.4), so the NAKs the host sent
+        (frames it received corrupted) and received (frames the device did) count them all."""
+        return self.naks_out + self.naks_in
+
 
 @dataclass
 class HostLink:

@@ -1,9 +1,11 @@
 """``croupier run``: the table service. With no configuration, the default simulated table
 (config/tables/simulated.toml): Free Bet Blackjack with its shoe, shuffler and card reader simulated
-over their real transports, played by simulated players, one readable log line per round. Any of
-the four games runs from its configuration (config/tables/); with an API token file the rounds are
-driven from the dealer's screen over the local API instead. Every record goes to the table's audit
-trail as it is made (docs/audit.md), and the table's state survives a kill (docs/recovery.md).
+over their real transports, played by simulated players. Any of the four games runs from its
+configuration (config/tables/); with an API token file the rounds are driven from the dealer's
+screen over the local API instead. Every record goes to the table's audit trail as it is made
+(docs/audit.md) and to the log, and the table's state survives a kill (docs/recovery.md). On a
+terminal a live status of the table is drawn (croupier.service.terminal); Ctrl-C finishes the round
+in play, a second Ctrl-C leaves it at once.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import random
 import signal
 import socket
 import ssl
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +26,7 @@ from typing import Any
 
 import structlog
 from aiohttp import web
+from rich.console import Console
 
 from croupier import logs
 from croupier.api.access_log import AccessLog
@@ -40,6 +44,7 @@ from croupier.service.journal import TableJournal
 from croupier.service.systemd import notify, watchdog
 from croupier.service.table_lock import table_lock
 from croupier.service.table_service import TableService
+from croupier.service.terminal import Felt, TableStatus, shown
 from croupier.state import StateError, TableState
 from croupier.tables.events import RoundListener
 from croupier.tables.registry import table_kind
@@ -69,6 +74,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--duration", type=float, default=0.0, help="stop after this many seconds")
     p.add_argument("--seed", type=int, help="seed the simulated players' wagers (a replayable run)")
     p.add_argument("--check", action="store_true", help="validate the configuration and exit")
+    p.add_argument(
+        "--no-live",
+        dest="live",
+        action="store_false",
+        help="no live status of the table on a terminal (log lines only, as when not on one)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -89,13 +100,13 @@ def run(args: argparse.Namespace) -> int:
     tokens = _tokens(config)
     tls = _tls_context(config) if tokens is not None else None
     sealing = _sealing_key(config)
+    how = Run(args.rounds, args.duration, args.seed, args.live and sys.stdout.isatty())
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
         if tokens is None:
-            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, None, sealing))
+            return asyncio.run(_serve(config, how, None, sealing))
         listener = Listener(tls, _bound(config))
         with listener.sock:
-            api = Api(tokens, listener)
-            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, api, sealing))
+            return asyncio.run(_serve(config, how, Api(tokens, listener), sealing))
 
 
 def _tokens(config: TableConfig) -> Tokens | None:
@@ -138,6 +149,17 @@ def _bound(config: TableConfig) -> socket.socket:
 
 
 @dataclass(frozen=True)
+class Run:
+    """How long the table runs (``rounds``, ``duration``: 0 for on and on), the simulated players'
+    ``seed``, and whether its live status is drawn (on a terminal, unless ``--no-live``)."""
+
+    rounds: int
+    duration: float
+    seed: int | None
+    live: bool
+
+
+@dataclass(frozen=True)
 class Listener:
     """Where the API listens: its bound socket, over TLS when ``tls`` is set."""
 
@@ -175,20 +197,15 @@ def check_served(config: TableConfig) -> None:
         )
 
 
-async def _serve(
-    config: TableConfig,
-    rounds: int,
-    duration: float,
-    seed: int | None,
-    api: Api | None,
-    sealing: SealingKey | None,
-) -> int:
-    stop = asyncio.Event()
+async def _serve(config: TableConfig, run: Run, api: Api | None, sealing: SealingKey | None) -> int:
+    stop, halt = asyncio.Event(), asyncio.Event()
+    console = Console() if run.live else None
+    stopping = Stopping(stop, halt, console)
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    if duration > 0:
-        loop.call_later(duration, stop.set)
+    loop.add_signal_handler(signal.SIGINT, stopping.interrupt)
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    if run.duration > 0:
+        loop.call_later(run.duration, stop.set)
     try:
         state = TableState(config.service.state_db)
     except StateError as exc:
@@ -209,18 +226,79 @@ async def _serve(
             journal.service_started(
                 config.game, str(config.source), hashlib.sha256(config.source.read_bytes()).hexdigest()
             )
-            async with watchdog(), table_in_service(config, journal, seed) as service:
+            async with watchdog(), table_in_service(config, journal, run.seed) as service:
                 table = service.table
-                async with _api(config, service, api):
+                felt = Felt(int(table.rules.positions))
+                table.events.subscribe(felt)
+                stopping.watch(service, felt)
+                async with _api(config, service, api), _status(config, service, felt, stopping):
                     log.info("table in service", table=config.name, game=config.game, audit=str(trail.path))
                     status = "open" if service.is_open else "closed until a supervisor opens it"
                     notify(f"READY=1\nSTATUS=table {config.name} {status}")
-                    reason = await service.serve(stop, rounds)
+                    reason = await service.serve(stop, run.rounds, halt)
                     notify("STOPPING=1")
             journal.table_event("table_closed", {"rounds": table.rounds, "reason": reason})
             journal.service_stop(reason)
     log.info("table closed", rounds=table.rounds, reason=reason)
     return 0
+
+
+class Stopping:
+    """What Ctrl-C does: the first (SIGINT) stops the table once the round in play ends, saying
+    which round that is; a second leaves that round at once (held as cut off at the next start,
+    docs/recovery.md). SIGTERM, as systemd stops the service, is the first only. What is said goes
+    above the live status on ``console``, or to stderr without one."""
+
+    def __init__(self, stop: asyncio.Event, halt: asyncio.Event, console: Console | None) -> None:
+        self.stop, self.halt, self.console = stop, halt, console
+        self.service: TableService | None = None
+        self.felt: Felt | None = None
+        self.status: TableStatus | None = None
+
+    def watch(self, service: TableService, felt: Felt) -> None:
+        self.service, self.felt = service, felt
+
+    def interrupt(self) -> None:
+        if self.stop.is_set():
+            self.halt.set()
+            self._say("stopping now: the round in play is left, held as cut off at the next start")
+            return
+        self.stop.set()
+        self._say(self.finishing())
+
+    def finishing(self) -> str:
+        """Which round the stop waits for: the one begun, or the one the table is getting ready for
+        (the service counts it in play from then on), or none."""
+        service, felt = self.service, self.felt
+        if service is None or felt is None or not service.round_in_play:
+            return "stopping: no round in play"
+        number = felt.playing.number if felt.playing is not None else service.table.rounds + 1
+        waiting = service.waiting_for()
+        if waiting is not None:
+            return f"stopping: round {number} waits ({waiting}); it is held as cut off at the next start"
+        return f"finishing round {number} (Ctrl-C again to stop at once)"
+
+    def _say(self, text: str) -> None:
+        log.info("stop requested", said=text)
+        if self.status is not None:
+            self.status.stopping = text
+        if self.console is not None:
+            self.console.print(text, style="bold magenta")
+        else:
+            print(f"croupier: {text}", file=sys.stderr, flush=True)
+
+
+@contextlib.asynccontextmanager
+async def _status(
+    config: TableConfig, service: TableService, felt: Felt, stopping: Stopping
+) -> AsyncIterator[None]:
+    """The table's live status on the terminal while the block runs, when there is one to draw on."""
+    if stopping.console is None:
+        yield
+        return
+    stopping.status = TableStatus(service, felt, name=config.name)
+    async with shown(stopping.status, stopping.console):
+        yield
 
 
 def _sealing_key(config: TableConfig) -> SealingKey | None:

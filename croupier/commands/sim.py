@@ -18,9 +18,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from croupier.audit.writer import AuditTrail
 from croupier.errors import ConfigError
 from croupier.service.journal import TableJournal
+from croupier.service.terminal import Felt, shown
 from croupier.state import TableState
 from games import registry
 from games.common.config import ConfigError as RulesError
@@ -31,7 +34,7 @@ from simulator.games.registry import simulation
 from simulator.players import simulated_players, table_options
 from simulator.summary import Tally
 from simulator.tables import simulated_table
-from simulator.view import LiveView, ProgressBar
+from simulator.view import Course, ProgressBar, SimView
 
 TABLE_NAME = "sim-table"
 
@@ -62,7 +65,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--records", action="store_true", help="with --scenario: also print every record of its rounds"
     )
     p.add_argument("--seats", type=int, default=None, help="players seated (default: every position)")
-    p.add_argument("--rounds", type=int, default=10, help="rounds to play (default 10)")
+    p.add_argument(
+        "--rounds", type=int, default=None, help="rounds to play (default 10; with --minutes alone, no limit)"
+    )
+    p.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        help="play for this long (the round in play is finished); with --rounds, whichever ends first",
+    )
     p.add_argument("--seed", type=int, default=None, help="replay exactly (default: a fresh seed, printed)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON (docs/sim.md); no view")
     p.add_argument(
@@ -108,8 +119,11 @@ def run(args: argparse.Namespace) -> int:
         registry.game(args.game)
     except UnknownGame as unknown:
         raise ConfigError(f"--game: {unknown}") from None
-    if args.rounds < 1:
+    if args.rounds is not None and args.rounds < 1:
         raise ConfigError(f"--rounds must be at least 1, got {args.rounds}")
+    if args.minutes is not None and args.minutes <= 0:
+        raise ConfigError(f"--minutes must be more than 0, got {args.minutes}")
+    rounds = args.rounds if args.rounds is not None else 0 if args.minutes is not None else 10
     options = _rules(args.game, args.seats)
     profile = FaultProfile.load(args.faults) if args.faults else None
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
@@ -117,7 +131,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         view = "live" if sys.stdout.isatty() else "bar" if sys.stderr.isatty() else "none"
     pace = args.pace if args.pace is not None else (1.0 if view == "live" else 0.0)
-    summary = asyncio.run(simulate(args.game, args.rounds, seed, options, args.audit, profile, view, pace))
+    seconds = 60 * args.minutes if args.minutes is not None else 0.0
+    run = simulate(args.game, (rounds, seconds), seed, options, args.audit, profile, view, pace)
+    summary = asyncio.run(run)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
@@ -127,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def simulate(
     game: str,
-    rounds: int,
+    length: tuple[int, float],
     seed: int,
     options: dict[str, Any],  # Any: TOML values
     audit: Path | None = None,
@@ -135,9 +151,11 @@ async def simulate(
     view: str = "none",
     pace: float = 0.0,
 ) -> dict[str, Any]:  # Any: a JSON summary
-    """Play ``rounds`` rounds and return the summary (docs/sim.md). The players draw from
-    ``random.Random(seed)`` and the shuffler is seeded with ``seed`` (it reports itself seeded)."""
+    """Play the rounds ``length`` says (a number of rounds, seconds of play: 0 for no limit, whichever
+    ends first) and return the summary (docs/sim.md). The players draw from ``random.Random(seed)``
+    and the shuffler is seeded with ``seed`` (it reports itself seeded)."""
     started = time.monotonic()
+    course = Course(*length, started=started)
     tally = Tally()
     with contextlib.ExitStack() as stack:
         journal = _journal(stack, audit, game) if audit is not None else None
@@ -153,26 +171,34 @@ async def simulate(
                 profile.check(sim.devices)
                 script = FaultScript(profile, sim, game)
                 table.events.subscribe(script, durable=True)
-            if view == "live":
-                table.events.subscribe(LiveView(sim, tally, game=game, rounds=rounds))
-            elif view == "bar":
-                table.events.subscribe(ProgressBar(rounds))
+            felt = Felt(int(table.rules.positions))
+            table.events.subscribe(felt)
+            if view == "bar":
+                table.events.subscribe(ProgressBar(course))
             players = simulated_players(game, random.Random(seed), **table_options(game, sim))
             repair = partial(repair_sim, sim)
             floor = FloorSupervisor(table, tally, journal, repair=repair, reset_key=controller_key(sim))
-            async with on_the_floor(floor):
-                for n in range(rounds):
-                    if n and pace:
+            drawn = shown(SimView(sim, tally, felt, course, game=game), Console()) if view == "live" else None
+            async with on_the_floor(floor), drawn or contextlib.nullcontext():
+                played = 0
+                while not course.done(played):
+                    if played and pace:
                         await asyncio.sleep(pace)
                     await table.prepare_round()
                     await table.play_round(players)
+                    played += 1
             sim.world.check()  # whatever faults struck, every card is still accounted for
+            links = {name: conn.link.counters for name, conn in sorted(sim.connections.items())}
         if journal is not None:
             journal.table_event("table_closed", {"rounds": table.rounds})
             journal.service_stop(f"{table.rounds} rounds played")
     seats = int(table.rules.positions)
     summary = tally.summary(game=game, seed=seed, seats=seats, seconds=time.monotonic() - started)
     summary["injected"] = script.injected() if script is not None else {}
+    summary["links"] = {
+        name: {"retransmissions": counters.retransmissions, "crc_errors": counters.crc_errors}
+        for name, counters in links.items()
+    }
     return summary
 
 
@@ -219,6 +245,13 @@ def format_summary(summary: dict[str, Any]) -> str:  # Any: a JSON summary
         house = summary["house"]["by_wager"].get(wager, 0)
         lines.append(f"  {wager}: {counts}; house {house / 100:+,.2f}")
     lines.append(f"  house total {summary['house']['total'] / 100:+,.2f}")
-    for key in ("irregularities", "rulings", "faults"):
+    for key in ("irregularities", "rulings", "faults", "injected"):
         lines.append(f"  {key}: " + (", ".join(f"{k} {n}" for k, n in summary[key].items()) or "none"))
+    lines.append(
+        "  links: "
+        + "; ".join(
+            f"{name} {link['retransmissions']} retransmitted, {link['crc_errors']} CRC errors"
+            for name, link in summary["links"].items()
+        )
+    )
     return "\n".join(lines)

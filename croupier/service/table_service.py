@@ -45,6 +45,9 @@ DEVICES_READY = Rule(
 
 #: The journal's ``table_closed`` reason when the table was stopped with nothing held or awaited.
 STOPPED = "stopped"
+#: Its reason when told to stop at once (a second Ctrl-C): the round in play is left, to be held as
+#: cut off at the next start, as one waiting for a person is.
+INTERRUPTED = "interrupted: the round in play cut off"
 
 ONE_ROUND_AT_A_TIME = Rule(
     "decision 0019; 672a.7(c)",
@@ -91,17 +94,23 @@ class TableService:
             self.screen.close()
 
     # -- rounds ---------------------------------------------------------------------------------
-    async def serve(self, stop: asyncio.Event, rounds: int = 0) -> str:
+    async def serve(self, stop: asyncio.Event, rounds: int = 0, halt: asyncio.Event | None = None) -> str:
         """Play rounds until ``stop`` (or ``rounds`` are played) and say why the table closed, for
         the journal's ``table_closed``: a round in play is finished first; one held or waiting for a
         person (``waiting_for``) is left as it is, to be held as cut off at the next start
-        (docs/recovery.md), so that a stop never waits on someone who is not there."""
+        (docs/recovery.md), so that a stop never waits on someone who is not there. ``halt``, set
+        after ``stop``, leaves the round in play at once, the same way."""
+        halted = halt or asyncio.Event()
+
+        def left() -> str | None:
+            return INTERRUPTED if halted.is_set() else self.waiting_for()
+
         while not stop.is_set() and (rounds <= 0 or self.table.rounds < rounds):
-            if not await _until(self._ready_for_round(), stop):
+            if not await _until(self._ready_for_round(), stop) or stop.is_set():
                 return self.waiting_for() or STOPPED
             self.round_in_play = True
             try:
-                cut_off = await _finish(self.table.play_round(self.players), stop, self.waiting_for)
+                cut_off = await _finish(self.table.play_round(self.players), stop, left)
                 if cut_off is not None:
                     return cut_off
                 self.journal.save_position()  # the cards where the round and any shoe change left them
@@ -272,19 +281,21 @@ async def _finish(
     play: Awaitable[Any], stop: asyncio.Event, waiting_for: Callable[[], str | None]  # Any: any round
 ) -> str | None:
     """Play the round to its end even when told to stop: a round is not abandoned mid-deal. Only a
-    round waiting for a person (a supervisor's clear or ruling, an answer on the screen) is left:
-    returns what it waits for then, None once the round has ended."""
+    round waiting for a person (a supervisor's clear or ruling, an answer on the screen), or one told
+    to stop at once, is left: returns what it waits for then, None once the round has ended. Once
+    stopped, what it waits for is looked at twice a second."""
     task = asyncio.ensure_future(play)
     while not task.done():
-        stopper = asyncio.ensure_future(stop.wait())
-        await asyncio.wait({task, stopper}, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
-        stopper.cancel()
+        watched = {task} if stop.is_set() else {task, asyncio.ensure_future(stop.wait())}
+        await asyncio.wait(watched, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
+        for stopper in watched - {task}:
+            stopper.cancel()
         waiting = waiting_for() if stop.is_set() else None
         if waiting is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            log.warning("stopped with the round waiting for a person", waiting=waiting)
+            log.warning("stopped with the round left", waiting=waiting)
             return waiting
     task.result()
     return None

@@ -9,15 +9,20 @@ import io
 import json
 import random
 import re
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from croupier import logs
 from croupier.cli import main
 from croupier.commands.sim import _rules
+from croupier.service.terminal import Felt
+from croupier.tables.events import HeardRound, RoundListener
 from games import registry
+from games.common.records import Record
 from simulator.games.free_bet_blackjack import ScriptedFreeBetBlackjack
 from simulator.games.registry import simulation
 from simulator.players import simulated_players, table_options
@@ -25,7 +30,7 @@ from simulator.scenario.actors import stack_top
 from simulator.scenario.parse import parse
 from simulator.summary import Tally, without_timing
 from simulator.tables import simulated_table
-from simulator.view import CLEAR, LiveView
+from simulator.view import Course, SimView
 
 GAMES = registry.slugs()
 
@@ -56,6 +61,13 @@ def test_same_seed_same_summary(capsys: pytest.CaptureFixture[str], game: str) -
     assert without_timing(other) != without_timing(first)
 
 
+def test_minutes_play_until_the_time_is_up(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--minutes`` alone plays rounds, unlimited in number, until the time is up, the round in
+    play finished."""
+    summary = sim(capsys, "--game", "over-under", "--minutes", "0.02", "--seed", "3")
+    assert summary["rounds"] >= 1 and summary["timing"]["seconds"] >= 1.2
+
+
 def test_audit_trail_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     audit = tmp_path / "audit"
     sim(capsys, "--game", "over-under", "--rounds", "2", "--seed", "1", "--audit", str(audit))
@@ -84,6 +96,7 @@ def test_scripted_jam_is_cleared_and_counted(
         (["--game", "poker"], f"known games: {', '.join(GAMES)}"),
         (["--game", "crazy-4-poker", "--seats", "9"], "positions: 1 to 6"),
         (["--game", "over-under", "--rounds", "0"], "--rounds must be at least 1"),
+        (["--game", "over-under", "--minutes", "0"], "--minutes must be more than 0"),
     ],
 )
 def test_bad_arguments_say_what_would_work(
@@ -249,48 +262,108 @@ def test_sim_logs_at_warning_unless_told(
     assert levels == ["warning", "debug", "info"]
 
 
-def test_the_live_view_shows_the_shoe_and_links_and_never_a_face_down_card() -> None:
-    """One round drawn into a StringIO: each frame shows the shoe count and every device's link
-    state, and no frame up to the hole card's own shows the hole card's face (Ts, stacked)."""
+class Frames(RoundListener):
+    """The live view drawn at each record, as a terminal of ``width`` columns would show it."""
+
+    def __init__(self, view: SimView, width: int = 120) -> None:
+        self.view, self.width, self.frames = view, width, list[str]()
+
+    def record(self, record: Record) -> None:
+        self.frames.append(self.draw())
+
+    def round_ended(self, round_: HeardRound) -> None:
+        self.frames.append(self.draw())
+
+    def draw(self) -> str:
+        console = Console(record=True, width=self.width, file=io.StringIO())
+        console.print(self.view)
+        return console.export_text()
+
+
+def watched(sim: Any, game: str, rounds: int) -> Frames:
+    """The live view of ``sim``'s table, drawn at each record."""
+    tally, felt = Tally(), Felt(int(sim.table.rules.positions))
+    frames = Frames(SimView(sim, tally, felt, Course(rounds, 0.0, time.monotonic()), game=game))
+    for listener in (tally, felt, frames):
+        sim.table.events.subscribe(listener)
+    return frames
+
+
+def test_the_live_view_shows_the_seats_shoe_and_links_and_never_a_face_down_card() -> None:
+    """One round drawn at each record: each frame shows the shoe count, every device's link state
+    and the run's pace, and no frame before the hole card's own record turns it up shows its face
+    (Ts, stacked); the seat's cards show in its panel."""
     game = "free-bet-blackjack"
     script = parse(f"game {game}\nseats 1\nshoe Tc 6h 7d Ts 2s\nwager 1 blackjack=1000\ndecide 1 stand\n")
     round_script = script.rounds[0]
 
-    async def play() -> str:
-        out = io.StringIO()
+    async def play() -> list[str]:
         async with simulated_table(game, name="view", shuffler_seed=1, **_rules(game, 1)) as table:
-            table.table.events.subscribe(LiveView(table, Tally(), game=game, rounds=1, out=out))
+            frames = watched(table, game, 1)
             await table.table.prepare_round()
             stack_top(table.world, round_script.shoe, round_script.where)
             await table.table.play_round(ScriptedFreeBetBlackjack(game, round_script))
-        return out.getvalue()
+        return frames.frames
 
-    frames = asyncio.run(play()).split(CLEAR)[1:]
+    frames = asyncio.run(play())
     assert frames
     for frame in frames:
-        assert re.search(r"shoe: \d+ cards", frame)
+        assert re.search(r"shoe: \d+ cards", frame) and re.search(r"[\d.]+ rounds/s", frame)
         assert "devices: card-reader ready, shoe ready, shuffler ready" in frame
-    hole = next(i for i, frame in enumerate(frames) if "card=None" in frame)  # sealed: no face yet
-    assert "place=dealer" in frames[hole].splitlines()[-6], "the hole card is the newest line"
-    for frame in frames[: hole + 1]:
+    hole = next(i for i, frame in enumerate(frames) if "dealer: 6h ▒▒" in frame)  # dealt face down
+    turned = next(i for i, frame in enumerate(frames) if "dealer: 6h Ts" in frame)
+    assert hole < turned
+    for frame in frames[:turned]:
         assert not re.search(r"\bTs\b", frame), frame
+    assert "Tc 7d" in frames[-1] and "round 1 of 1" in frames[-1] and "0:00 left" in frames[-1]
 
 
 def test_the_live_view_shows_the_progressive_meters_at_a_table_with_one() -> None:
     """At Crazy 4 Poker the view shows each progressive level as the table last read it (605a.7(a):
-    the meters the players see), beside the house's."""
+    the meters the players see), beside the house's; its seats as many side by side as the width
+    holds."""
     game = "crazy-4-poker"
 
-    async def play() -> str:
-        out = io.StringIO()
+    async def play() -> Frames:
         async with simulated_table(game, name="view", shuffler_seed=1) as sim:
-            sim.table.events.subscribe(LiveView(sim, Tally(), game=game, rounds=1, out=out))
+            frames = watched(sim, game, 1)
             players = simulated_players(game, random.Random(1), **table_options(game, sim))
             await sim.table.play_round(players)
-        return out.getvalue()
+        return frames
 
-    last = asyncio.run(play()).split(CLEAR)[-1]
+    frames = asyncio.run(play())
+    last = frames.frames[-1]
     assert re.search(r"meters \(progressive\): L1 \$[\d,.]+ \(\d+ hits", last), last
+    frames.width = 60
+    assert [line for line in frames.draw().splitlines() if "seat 1" in line and "seat 2" in line]
+    assert not [line for line in frames.draw().splitlines() if "seat 1" in line and "seat 3" in line]
+
+
+def test_the_text_summary_lists_the_injected_faults_and_each_links_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The summary a person reads: the faults the profile struck, by kind and count, and for each
+    device the commands its link sent again and the frames that failed their CRC (a lost command is
+    sent again; a noisy shoe line corrupts frames both ways)."""
+    profile = tmp_path / "faults.toml"
+    profile.write_text(
+        "[devices.shoe]\ninbound = { corrupt_rate = 0.05 }\noutbound = { corrupt_rate = 0.05 }\n\n"
+        '[[script]]\nround = 1\nfault = "drop"\ndevice = "card-reader"\n\n'
+        '[[script]]\nround = 2\nfault = "drop"\ndevice = "card-reader"\n\n'
+        '[[script]]\nround = 2\nfault = "jam"\ndevice = "shoe"\n'
+    )
+    args = ["--game", "free-bet-blackjack", "--rounds", "3", "--seed", "5", "--faults", str(profile)]
+    assert main(["--log-level", "error", "sim", *args]) == 0
+    text = capsys.readouterr().out
+    assert "  injected: drop 2, jam 1" in text, text
+    links = re.search(
+        r"  links: card-reader (\d+) retransmitted, \d+ CRC errors; "
+        r"shoe \d+ retransmitted, (\d+) CRC errors;",
+        text,
+    )
+    assert links, text
+    assert int(links.group(1)) >= 1, "a lost command to the card reader sent again"
+    assert int(links.group(2)) > 0, "the noisy shoe line's corrupted frames"
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -183,3 +183,22 @@ def test_a_device_address_is_neither_the_hosts_nor_the_reserved_one():
         with pytest.raises(ValueError, match=r"device address must be 0x01\.\.0xfe"):
             HostLink(address, timings=LinkTimings())
     assert HostLink(0xFE, timings=LinkTimings()).address == 0xFE
+
+
+def test_crc_errors_count_the_corrupted_frames_at_both_ends_and_each_retransmission_is_counted():
+    """The link's figures the simulator's summary reports: a corrupted response is a CRC error at
+    the device (its NAK), which the host answers by sending the command again; a corrupted response
+    one at the host, whose NAK the device answers by sending the response again."""
+    wire = started()
+    wire.host.submit(IncrementTestCounter(amount=1), wire.now)
+    command = wire.host.data_to_send()
+    wire.device.receive(command[:-1] + bytes((command[-1] ^ 0x01,)), wire.now)  # the device NAKs it
+    wire.run(until=5.0)
+    assert (wire.host.counters.crc_errors, wire.host.counters.retransmissions) == (1, 1)
+    wire.host.submit(ReadTestCounter(), wire.now)
+    wire.device.receive(wire.host.data_to_send(), wire.now)
+    response = wire.device.data_to_send()
+    wire.host.receive(response[:-1] + bytes((response[-1] ^ 0x01,)), wire.now)  # the host NAKs it
+    outcomes = wire.run(until=10.0)
+    assert any(isinstance(o, ReplyReceived) and o.reply.value == 1 for o in outcomes)
+    assert (wire.host.counters.crc_errors, wire.host.counters.retransmissions) == (2, 1)

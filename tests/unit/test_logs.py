@@ -4,11 +4,15 @@ each line under. Each case runs in its own process, whose logging it configures.
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+from croupier import logs
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAM = """
@@ -61,3 +65,28 @@ def test_under_systemd_each_line_starts_with_the_priority_journald_files_it_unde
     lines = run(tmp_path / "stderr", journal=True)
     assert [line[:3] for line in lines] == ["<4>", "<3>", "<3>", "<6>"]
     assert json.loads(lines[0][3:])["event"] == "link still down"
+
+
+def test_while_a_live_view_holds_the_terminal_its_log_lines_go_to_the_view_and_a_files_stay():
+    """croupier.service.terminal prints the lines bound for its terminal above its live view
+    (``logs.written_by``); a handler writing to a file (or a pipe, or journald) is left as it is,
+    and the terminal's own is given back after."""
+    controller, terminal = os.openpty()
+    tty, file = os.fdopen(terminal, "w"), io.StringIO()
+    root, logger = logging.getLogger(), logging.getLogger("croupier.test")
+    saved, level = root.handlers[:], root.level
+    root.handlers[:] = [logging.StreamHandler(tty), logging.StreamHandler(file)]
+    root.setLevel(logging.WARNING)
+    taken: list[str] = []
+    try:
+        with logs.written_by(taken.append):
+            logger.warning("above the view")
+        logger.warning("the view gone")
+        written = os.read(controller, 1024)
+    finally:
+        root.handlers[:], root.level = saved, level
+        tty.close()
+        os.close(controller)
+    assert taken == ["above the view"]
+    assert file.getvalue() == "above the view\nthe view gone\n"
+    assert written == b"the view gone\r\n"
