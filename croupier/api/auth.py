@@ -22,6 +22,7 @@ from pathlib import Path
 from aiohttp import web
 
 from croupier.api.errors import error_body
+from croupier.api.sessions import COOKIE, Sessions, from_cookie
 from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
 
 #: 32 characters of a random token (for example ``openssl rand -hex 16``) are 128 bits.
@@ -73,11 +74,17 @@ class Tokens:
         return found
 
 
-def authenticate(tokens: Tokens, request: web.Request) -> Operator | web.Response:
-    """The request's operator, or the 401 to return."""
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+def authenticate(tokens: Tokens, sessions: Sessions, request: web.Request) -> Operator | web.Response:
+    """The request's operator, by its bearer token or else its browser session (croupier.api.sessions),
+    or the 401 (a session used from another origin: 403) to return."""
+    header = request.headers.get("Authorization")
+    if header is None and COOKIE in request.cookies:
+        return from_cookie(sessions, request)
+    scheme, _, token = (header or "").partition(" ")
     if scheme.lower() != "bearer" or not token:
-        return _unauthorised("missing bearer token (Authorization: Bearer <token>)")
+        return _unauthorised(
+            "missing bearer token (Authorization: Bearer <token>) or session (POST /v1/session)"
+        )
     operator = tokens.operator(token.strip())
     return operator if operator is not None else _unauthorised("unknown token")
 

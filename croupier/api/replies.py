@@ -106,6 +106,20 @@ class Verified(Reply):
     faults: list[Fault]
 
 
+class SignedIn(Reply):
+    """A browser session (docs/decisions/0033-browser-sign-in.md): who is signed in, in which role,
+    and for how many more seconds (null: signed in by a bearer token, no session); the session itself
+    is only in the HttpOnly cookie."""
+
+    operator: str
+    role: str
+    expires_in: int | None
+
+
+class SignedOut(Reply):
+    signed_out: str
+
+
 class PromptReply(Reply):
     prompt: PromptShown | None
 
