@@ -48,6 +48,7 @@ class TableApi:
         self.hub = Hub()
         self.once = Once(service.journal.state)
         self.sessions = Sessions()
+        self.round: Json = {"round": None, "ended": None, "records": []}
         self._sockets: set[web.WebSocketResponse] = set()
         self.table.events.subscribe(self.heard)
         service.screen.events.subscribe(self.heard)
@@ -62,6 +63,7 @@ class TableApi:
             web.delete("/v1/session", self._auth(self.sign_out)),
             web.get("/v1/table", self._auth(self.state)),
             web.get("/v1/prompt", self._auth(self.prompt)),
+            web.get("/v1/round", self._auth(self.current_round)),
             web.get("/v1/faults", self._auth(self.faults)),
             web.post("/v1/faults/{code}/clear", self._auth(self.clear, supervisor=True)),
             web.post("/v1/rounds/held/resolve", self._auth(self.resolve, supervisor=True)),
@@ -76,10 +78,18 @@ class TableApi:
         ]
 
     def heard(self, event: Event) -> None:
-        """One event of the table or the screen, to the stream if it carries its kind."""
+        """One event of the table or the screen, to the stream if it carries its kind; a round's
+        messages also kept for ``GET /v1/round`` until the next round begins."""
         message = message_of(event)
-        if message is not None:
-            self.hub.publish(message)
+        if message is None:
+            return
+        if message["type"] == "round_began":
+            self.round = {"round": message["round"], "ended": None, "records": []}
+        elif message["type"] == "round_record" and message["record"]["round"] == self.round["round"]:
+            self.round["records"].append(message["record"])
+        elif message["type"] == "round_ended" and message["round"] == self.round["round"]:
+            self.round["ended"] = message["state"]
+        self.hub.publish(message)
 
     def _auth(
         self, action: Action, *, supervisor: bool = False
@@ -172,8 +182,16 @@ class TableApi:
         }
         if table.dealer_on_duty is not None:
             state["dealer"] = table.dealer_on_duty
-        if table.progressive is not None:
-            state["progressive"] = {"jackpot_locked": table.progressive.frozen_levels}
+        progressive = table.progressive
+        if progressive is not None:
+            state["progressive"] = {
+                "locked": progressive.round is not None and progressive.round.locked,
+                "jackpot_locked": progressive.frozen_levels,
+                "meters": [
+                    {"level": info.level, "value_cents": info.value_cents, "frozen": info.frozen}
+                    for _, info in sorted(progressive.levels.items())
+                ],
+            }
         shoe = table.shoe
         if shoe is not None:
             state["shoe"] = {"state": shoe.state, "dispensed": shoe.dispensed, "remaining": shoe.remaining}
@@ -181,6 +199,11 @@ class TableApi:
 
     async def prompt(self, request: web.Request, operator: Operator) -> web.Response:
         return reply(replies.PromptReply, prompt=self._prompt())
+
+    async def current_round(self, request: web.Request, operator: Operator) -> web.Response:
+        """The round in play (or the last one) as the stream carried it, for a page that loads
+        mid-round: the very messages the stream sent, so no face-down card's face."""
+        return reply(replies.CurrentRound, **self.round)
 
     def _prompt(self) -> Json | None:
         prompt = self.service.screen.shown

@@ -141,6 +141,14 @@ def operations() -> list[Operation]:
         Operation(
             "get", "/v1/prompt", "getPrompt", "What the table waits for (null: nothing)", replies.PromptReply
         ),
+        Operation(
+            "get",
+            "/v1/round",
+            "getRound",
+            "The round in play (or the last one) as the event stream carried its records; a face-down card "
+            "by its commitment only",
+            replies.CurrentRound,
+        ),
         Operation("get", "/v1/faults", "getFaults", "Faults latched on the table's devices", replies.Faults),
         Operation(
             "post",

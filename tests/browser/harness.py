@@ -9,7 +9,7 @@ import os
 import signal
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,3 +82,52 @@ def sign_in(driver: Any, base: str, token: str) -> None:  # Any: a Selenium WebD
     field = wait(driver, lambda d: d.find_element(By.ID, "token"))
     field.send_keys(token)
     driver.find_element(By.ID, "sign-in-button").click()
+
+
+def prompt_shown(driver: Any) -> tuple[str, str]:  # Any: a Selenium WebDriver
+    """The prompt the page shows: its id and kind (both "" while nothing is awaited)."""
+    panel = driver.find_element(By.ID, "prompt")
+    return panel.get_attribute("data-prompt") or "", panel.get_attribute("data-kind") or ""
+
+
+def next_prompt(
+    driver: Any, after: str, held: Callable[[str], None] | None = None  # Any: a Selenium WebDriver
+) -> tuple[str, str]:
+    """The next prompt the page shows once the one with id ``after`` is gone, failing on an error the
+    page shows (a refused answer) rather than waiting it out; ``held`` is given the banner's text
+    while the page shows one and no prompt (a supervisor's turn)."""
+
+    def shown(d: Any) -> tuple[str, str] | None:  # Any: a Selenium WebDriver
+        errors = d.find_elements(By.CSS_SELECTOR, "#prompt-message.error")
+        assert not errors or not errors[0].text, errors[0].text
+        prompt, kind = prompt_shown(d)
+        banner = d.find_element(By.ID, "banner")
+        if held is not None and not prompt and banner.is_displayed():
+            held(banner.text)
+        return (prompt, kind) if prompt and prompt != after else None
+
+    return wait(driver, shown)
+
+
+def tap(driver: Any, answer: str) -> None:  # Any: a Selenium WebDriver
+    """Tap the prompt's button for ``answer`` (its ``data-answer``)."""
+    wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f'#prompt button[data-answer="{answer}"]')).click()
+
+
+def key_wager(driver: Any, seat: int, amounts: dict[str, int]) -> None:  # Any: a Selenium WebDriver
+    """Key one seat's wager on the betting prompt: tap the seat, type each amount (in dollars, as a
+    dealer keys it), tap Place wager, and wait until the page says it was taken."""
+    driver.find_element(By.CSS_SELECTOR, f'.seat-picks button[data-seat="{seat}"]').click()
+    for field, cents in amounts.items():
+        box = driver.find_element(By.ID, f"wager-{field}")
+        box.clear()
+        box.send_keys(f"{cents / 100:.2f}")
+    tap(driver, "wager")
+    wait(driver, lambda d: d.find_element(By.ID, "prompt-message").text == f"Seat {seat}: wager taken")
+
+
+def key_count(driver: Any, count: int) -> None:  # Any: a Selenium WebDriver
+    """Key a count on the number pad and enter it."""
+    for digit in str(count):
+        driver.find_element(By.CSS_SELECTOR, f'#prompt .pad button[data-key="{digit}"]').click()
+    tap(driver, "count")

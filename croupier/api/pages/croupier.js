@@ -86,7 +86,7 @@ export function el(tag, className = "", text = "", ...children) {
   return node;
 }
 
-/** Cents as money: 2500 -> "$25.00". */
+/** Cents as money: 1250000 -> "$12,500.00". */
 export function money(cents) {
-  return `$${(cents / 100).toFixed(2)}`;
+  return `$${(cents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }

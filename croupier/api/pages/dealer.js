@@ -1,6 +1,376 @@
-// The dealer's screen.
-import { session, signOut } from "./croupier.js";
+// The dealer's screen: the layout as the round's records build it, the prompt the table waits for
+// with one button per answer it allows, and a banner when the table is held (docs/screens.md).
+//
+// Everything shown comes from the API: the round's records (GET /v1/round, then the event stream),
+// in which a face-down card is only its commitment until the record that turns it up, so the page
+// never holds a face the table has not turned up. Each tap is one request with its own
+// Idempotency-Key, naming the prompt it answers, and the buttons are disabled while it is in flight:
+// a double tap answers once.
+
+import { el, money, post, request, session, signOut, stream } from "./croupier.js";
+
+const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+const NAMES = {
+  hit: "Hit", stand: "Stand", double_down: "Double down", split: "Split", surrender: "Surrender",
+  over_23: "Over 23", under_18: "Under 18", play: "Play", check: "Check", fold: "Fold",
+  decline: "Decline", insure: "Insure", even_money: "Even money",
+};
+const COUNTS = { stub_count: "the stub", chip_count: "the progressive chips" };
+
+let table = null; // GET /v1/table
+let round = { round: null, ended: null, records: [] }; // GET /v1/round, then the stream's records
+let positions = []; // the betting positions, from the betting prompt
+let shownPrompt = null; // the id of the prompt the panel shows
+let inFlight = false; // an answer sent and not yet answered
 
 const who = await session();
 document.getElementById("operator").textContent = `${who.operator} (${who.role})`;
 document.getElementById("sign-out").addEventListener("click", signOut);
+stream(heard, reload);
+
+// -- what the table says ---------------------------------------------------------------------
+
+async function reload() {
+  const current = await request("GET", "/v1/round");
+  if (current.status === 200) round = current.body;
+  await refresh();
+}
+
+let refreshing = null;
+function refresh() {
+  refreshing ??= new Promise((resolve) => setTimeout(resolve, 50)).then(async () => {
+    refreshing = null;
+    const { status, body } = await request("GET", "/v1/table");
+    if (status === 200) {
+      table = body;
+      render();
+    }
+  });
+  return refreshing;
+}
+
+function heard(message) {
+  if (message.type === "round_began") {
+    round = { round: message.round, ended: null, records: [] };
+  } else if (message.type === "round_record") {
+    const record = message.record;
+    const last = round.records.at(-1);
+    if (record.round !== round.round || (last && record.seq <= last.seq)) return;
+    round.records.push(record);
+    renderLayout();
+    return;
+  } else if (message.type === "round_ended" && message.round === round.round) {
+    round.ended = message.state;
+  }
+  refresh();
+}
+
+// -- the layout ------------------------------------------------------------------------------
+
+/** The round's places, seats and dealer, as its records so far build them. */
+function layoutOf(records) {
+  const seats = new Map();
+  const places = new Map(); // place name -> {cards, rank}
+  const seat = (n) => {
+    if (!seats.has(n)) seats.set(n, { wagers: {}, hands: [], decisions: [], net: null });
+    return seats.get(n);
+  };
+  const place = (name) => {
+    const key = /^\d+$/.test(name) ? `seat ${name}` : name;
+    if (!places.has(key)) {
+      places.set(key, { cards: [], rank: "", total: "" });
+      const match = /^seat (\d+)/.exec(key);
+      if (match) seat(Number(match[1])).hands.push(key);
+    }
+    return places.get(key);
+  };
+  for (const r of records) {
+    if (r.kind === "wager") seat(r.seat).wagers[r.wager] = r.amount;
+    else if (r.kind === "card") place(String(r.place)).cards.push({ face: r.card ?? null, commitment: r.commitment ?? null });
+    else if (r.kind === "hole_revealed" || r.kind === "revealed") {
+      for (const { cards } of places.values()) {
+        for (const card of cards) if (card.commitment === r.commitment) card.face = r.card;
+      }
+    } else if (r.kind === "hand") {
+      const at = place(String(r.place));
+      const sealed = at.cards.filter((card) => card.face === null && card.commitment === null);
+      const faces = String(r.cards ?? "").split(" ");
+      if (sealed.length === faces.length) sealed.forEach((card, i) => { card.face = faces[i]; });
+      at.rank = r.rank ?? r.hand ?? "";
+    } else if (r.kind === "decision" && r.seat != null) {
+      const choice = r.action ?? r.choice ?? r.decision ?? "";
+      seat(r.seat).decisions.push(NAMES[choice] ?? choice);
+    } else if (r.kind === "dealer_total") place("dealer").total = r.soft ? `soft ${r.total}` : String(r.total);
+    else if (r.kind === "settlement" && r.seat != null) seat(r.seat).net = (seat(r.seat).net ?? 0) + r.net;
+  }
+  return { seats, places };
+}
+
+function cardView(card) {
+  if (card.face === null) {
+    const back = el("span", "card back");
+    back.setAttribute("aria-label", "face down");
+    if (card.commitment) back.dataset.commitment = card.commitment;
+    return back;
+  }
+  const [rank, suit] = card.face;
+  const view = el("span", `card ${"dh".includes(suit) ? "red" : "black"}`, `${rank === "T" ? "10" : rank}${SUITS[suit]}`);
+  view.dataset.card = card.face;
+  return view;
+}
+
+function placeView(name, at, title) {
+  const view = el("div", "place", "", el("h3", "", title), el("div", "cards", "", ...at.cards.map(cardView)));
+  view.dataset.place = name;
+  const note = [at.total && `total ${at.total}`, at.rank].filter(Boolean).join(" · ");
+  if (note) view.append(el("div", "note", note));
+  return view;
+}
+
+function renderLayout() {
+  const { seats, places } = layoutOf(round.records);
+  const layout = document.getElementById("layout");
+  const top = el("div", "top");
+  for (const [name, title] of [["dealer", "Dealer"], ["community", "Community cards"], ["six-card", "Six Card Bonus"]]) {
+    if (places.has(name)) top.append(placeView(name, places.get(name), title));
+  }
+  const inTurn = table?.prompt?.seat ?? null;
+  const numbers = [...new Set([...positions, ...seats.keys()])].sort((a, b) => a - b);
+  const row = el("div", "seats");
+  for (const n of numbers) {
+    const at = seats.get(n) ?? { wagers: {}, hands: [], decisions: [], net: null };
+    const view = el("div", `seat${n === inTurn ? " in-turn" : ""}`, "", el("h2", "", `Seat ${n}`));
+    view.id = `seat-${n}`;
+    const wagers = Object.entries(at.wagers).filter(([, amount]) => amount > 0);
+    if (wagers.length) {
+      view.append(el("ul", "wagers", "", ...wagers.map(([kind, amount]) => el("li", "", `${kind.replaceAll("_", " ")} ${money(amount)}`))));
+    }
+    for (const hand of at.hands) view.append(placeView(hand, places.get(hand), at.hands.length > 1 ? hand : "Cards"));
+    if (at.decisions.length) view.append(el("div", "note decision", at.decisions.join(" → ")));
+    if (at.net !== null) view.append(el("div", `net ${at.net > 0 ? "won" : at.net < 0 ? "lost" : "push"}`, `${at.net >= 0 ? "+" : "−"}${money(Math.abs(at.net))}`));
+    row.append(view);
+  }
+  layout.replaceChildren(top, row);
+}
+
+// -- the table's state: header, banner, progressive --------------------------------------------
+
+function render() {
+  const number = round.round ?? table.rounds;
+  document.getElementById("table-name").textContent = `${table.name} · ${table.game.replaceAll("-", " ")}`;
+  document.getElementById("round").textContent = number ? `Round ${number}${round.ended ? ` (${round.ended})` : ""}` : "";
+  document.getElementById("dealer").textContent = table.dealer ? `Dealer ${table.dealer}` : "";
+  document.getElementById("shoe").textContent = table.shoe ? `Shoe: ${table.shoe.remaining} cards` : "";
+  renderBanner();
+  renderProgressive();
+  if (table.prompt?.kind === "wagers" && table.prompt.positions) positions = table.prompt.positions;
+  renderLayout();
+  renderPrompt(table.prompt);
+}
+
+function renderBanner() {
+  const reasons = table.faults.map((f) => `${f.code}: ${f.detail} (${f.clause}) — call a supervisor to clear it`);
+  const held = table.held_round;
+  if (held) reasons.push(`Round ${held.round} is held: ${held.irregularity} (${held.clause}) — call a supervisor to rule continue or void`);
+  for (const level of table.progressive?.jackpot_locked ?? []) {
+    reasons.push(`Progressive level ${level} was hit — call a supervisor for its keyed reset before betting opens`);
+  }
+  if (!table.open) reasons.push("The table is closed — a supervisor opens it");
+  const banner = document.getElementById("banner");
+  banner.replaceChildren(...reasons.map((reason) => el("div", "", reason)));
+  banner.hidden = reasons.length === 0;
+}
+
+function renderProgressive() {
+  const bar = document.getElementById("progressive");
+  const progressive = table.progressive;
+  bar.hidden = !progressive;
+  if (!progressive) return;
+  const meters = progressive.meters.map((m) => el("span", `meter${m.frozen ? " frozen" : ""}`, `Level ${m.level}: ${money(m.value_cents)}${m.frozen ? " (hit)" : ""}`));
+  const lock = el("span", `lock${progressive.locked ? " locked" : ""}`, progressive.locked ? "Wagers locked" : "Taking wagers");
+  bar.replaceChildren(el("strong", "", "Progressive"), ...meters, lock);
+}
+
+// -- the prompt -----------------------------------------------------------------------------
+
+function renderPrompt(prompt) {
+  const panel = document.getElementById("prompt");
+  if (prompt && prompt.id === shownPrompt) return;
+  shownPrompt = prompt?.id ?? null;
+  inFlight = false;
+  panel.dataset.kind = prompt?.kind ?? "";
+  panel.dataset.prompt = prompt?.id ?? "";
+  if (!prompt) {
+    panel.replaceChildren(el("h2", "waiting", table.round_in_progress ? "Dealing…" : "Waiting for the table"));
+    return;
+  }
+  const builders = { wagers: betting, decision: decision, election: decision, insurance: insurance, stub_count: count, chip_count: count, misdeal_finding: misdeal, place_counts: placeCounts, hand_report: handReport };
+  panel.replaceChildren(...(builders[prompt.kind] ?? unknown)(prompt), el("p", "message", ""));
+  panel.querySelector(".message").id = "prompt-message";
+}
+
+function say(text, error = false) {
+  const message = document.getElementById("prompt-message");
+  message.textContent = text;
+  message.classList.toggle("error", error);
+}
+
+/** Send one answer to ``route`` for ``prompt``; every button of the panel off until it is answered. */
+async function answer(route, prompt, body) {
+  if (inFlight) return null;
+  inFlight = true;
+  const panel = document.getElementById("prompt");
+  for (const button of panel.querySelectorAll("button")) button.disabled = true;
+  const { status, body: reply } = await post(route, { prompt: prompt.id, ...body });
+  inFlight = false;
+  if (shownPrompt === prompt.id) for (const button of panel.querySelectorAll("button")) button.disabled = false;
+  if (status === 200) say("");
+  else say(`${reply?.error ?? `refused (${status})`}${reply?.clause ? ` [${reply.clause}]` : ""}`, true);
+  refresh();
+  return status === 200 ? reply : null;
+}
+
+function big(label, onTap, answerName = "") {
+  const button = el("button", "big answer", label);
+  button.type = "button";
+  if (answerName) button.dataset.answer = answerName;
+  button.addEventListener("click", onTap);
+  return button;
+}
+
+function title(prompt, text) {
+  return el("h2", "", prompt.seat != null ? `Seat ${prompt.seat}: ${text}` : text);
+}
+
+function betting(prompt) {
+  let seat = null;
+  const picks = el("div", "seat-picks");
+  for (const n of prompt.positions ?? []) {
+    const pick = el("button", "pick", `Seat ${n}`);
+    pick.type = "button";
+    pick.dataset.seat = n;
+    pick.addEventListener("click", () => {
+      seat = n;
+      for (const other of picks.children) other.classList.toggle("selected", other === pick);
+    });
+    picks.append(pick);
+  }
+  const fields = prompt.wager_fields.map((name) => {
+    const input = el("input");
+    Object.assign(input, { type: "number", inputMode: "decimal", min: "0", step: "0.01", id: `wager-${name}` });
+    const required = prompt.required.includes(name);
+    return { name, input, view: el("label", `amount${required ? " required" : ""}`, `${name.replaceAll("_", " ")} $`, input) };
+  });
+  const place = big("Place wager", async () => {
+    if (seat === null) return say("Tap a seat first", true);
+    const body = { seat };
+    for (const { name, input } of fields) {
+      if (input.value !== "") body[name] = Math.round(Number(input.value) * 100);
+    }
+    if (await answer("/v1/wagers", prompt, body)) {
+      say(`Seat ${seat}: wager taken`);
+      for (const { input } of fields) input.value = "";
+    }
+  }, "wager");
+  place.id = "place-wager";
+  const done = big("No more bets", () => answer("/v1/rounds/no-more-bets", prompt, {}), "no_more_bets");
+  done.id = "no-more-bets";
+  return [el("h2", "", "Place your bets"), picks, el("div", "amounts", "", ...fields.map((f) => f.view)), el("div", "answers", "", place, done)];
+}
+
+function decision(prompt) {
+  const lines = [];
+  if (prompt.hand) lines.push(`${prompt.hand}: ${(prompt.cards ?? []).join(" ")}`);
+  if (prompt.dealer_up) lines.push(`dealer shows ${prompt.dealer_up}`);
+  if (prompt.first_card) lines.push(`first card ${prompt.first_card}`);
+  if (prompt.street) lines.push(`${prompt.street}${prompt.community?.length ? `: ${prompt.community.join(" ")}` : ""}`);
+  const buttons = [];
+  for (const choice of prompt.legal ?? []) {
+    const field = prompt.kind === "election" || prompt.street ? "choice" : "action";
+    if (choice === "play" && prompt.multiples) {
+      for (const multiple of prompt.multiples) {
+        const body = { seat: prompt.seat, [prompt.street ? "choice" : "action"]: "play", multiple };
+        buttons.push(big(`Play ${multiple}×`, () => answer("/v1/decisions", prompt, body), `play-${multiple}`));
+      }
+    } else {
+      buttons.push(big(NAMES[choice] ?? choice, () => answer("/v1/decisions", prompt, { seat: prompt.seat, [field]: choice }), choice));
+    }
+  }
+  return [title(prompt, prompt.kind === "election" ? "elect" : "decide"), el("p", "context", lines.join(" · ")), el("div", "answers", "", ...buttons)];
+}
+
+function insurance(prompt) {
+  const amount = el("input");
+  Object.assign(amount, { type: "number", inputMode: "decimal", min: "0.01", step: "0.01", id: "insurance-amount" });
+  amount.value = (prompt.insurance_limit / 100).toFixed(2);
+  const buttons = prompt.legal.map((choice) => big(NAMES[choice], () => {
+    const body = { seat: prompt.seat, choice };
+    if (choice === "insure") body.amount = Math.round(Number(amount.value) * 100);
+    return answer("/v1/insurance", prompt, body);
+  }, choice));
+  return [
+    title(prompt, `insurance? dealer shows ${prompt.dealer_up}`),
+    el("label", "amount", `insurance up to ${money(prompt.insurance_limit)} $`, amount),
+    el("div", "answers", "", ...buttons),
+  ];
+}
+
+/** A number pad writing into ``input``: digits, delete and clear, as large as the answer buttons. */
+function numberPad(input) {
+  const pad = el("div", "pad");
+  for (const key of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "Clear", "0", "⌫"]) {
+    const button = el("button", "key", key);
+    button.type = "button";
+    button.dataset.key = key;
+    button.addEventListener("click", () => {
+      if (key === "Clear") input.value = "";
+      else if (key === "⌫") input.value = input.value.slice(0, -1);
+      else input.value += key;
+    });
+    pad.append(button);
+  }
+  return pad;
+}
+
+function count(prompt) {
+  const input = el("input");
+  Object.assign(input, { type: "text", inputMode: "numeric", pattern: "[0-9]*", id: "count" });
+  const enter = big("Enter count", () => {
+    if (!/^\d+$/.test(input.value)) return say("Key the count first", true);
+    return answer(`/v1/${prompt.kind.replace("_", "-")}`, prompt, { count: Number(input.value) });
+  }, "count");
+  return [el("h2", "", `Count ${COUNTS[prompt.kind]} (${prompt.clause})`), input, numberPad(input), el("div", "answers", "", enter)];
+}
+
+function misdeal(prompt) {
+  return [
+    el("h2", "", `Were the cards misdealt? (${prompt.clause})`),
+    el("div", "answers", "", big("Misdealt", () => answer("/v1/misdeal-finding", prompt, { misdealt: true }), "misdealt"), big("Not misdealt", () => answer("/v1/misdeal-finding", prompt, { misdealt: false }), "not-misdealt")),
+  ];
+}
+
+function placeCounts(prompt) {
+  const inputs = prompt.places.map((name) => {
+    const input = el("input");
+    Object.assign(input, { type: "number", inputMode: "numeric", min: "0", step: "1" });
+    input.dataset.place = name;
+    return input;
+  });
+  const enter = big("Enter counts", () => {
+    const counts = Object.fromEntries(inputs.map((input) => [input.dataset.place, Number(input.value)]));
+    return answer("/v1/place-counts", prompt, { counts });
+  }, "counts");
+  return [el("h2", "", "Count the cards at each place"), ...prompt.places.map((name, i) => el("label", "amount", name, inputs[i])), el("div", "answers", "", enter)];
+}
+
+function handReport(prompt) {
+  const input = el("input");
+  Object.assign(input, { type: "text", placeholder: "Kc Kd 9h 6s 2c" });
+  const report = big("Report", () => answer("/v1/hand-report", prompt, { cards: input.value.trim().split(/\s+/) }), "report");
+  const cannot = big("Cannot report", () => answer("/v1/hand-report", prompt, { cards: null }), "cannot-report");
+  return [el("h2", "", `Key the cards at ${prompt.place} (${prompt.clause})`), input, el("div", "answers", "", report, cannot)];
+}
+
+function unknown(prompt) {
+  return [el("h2", "", `The table waits for ${prompt.kind}: this screen cannot key it`)];
+}
