@@ -22,8 +22,8 @@ from tests.integration.test_run_command import croupier
 
 #: Where the tests write the screenshots the docs show, when set (docs/screens.md).
 SCREENSHOTS = os.environ.get("CROUPIER_SCREENSHOTS")
-#: How long a page may take to show what the table did.
-WAIT = 20
+#: How long a page may take to show what the table did (a new deck shuffled and counted included).
+WAIT = 60
 
 @dataclass
 class Daemon:

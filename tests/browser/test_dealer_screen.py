@@ -45,8 +45,8 @@ KEYED = {
         2: {"ante": 500, "super_bonus": 500},
     },
 }
-#: The header once a round is over.
-COMPLETE = re.compile(r"Round (\d+) \(complete\)")
+#: The header once a round is over: its number and its final state.
+OVER = re.compile(r"Round (\d+) \((\w+)\)")
 #: A plain player's answer, by preference among the buttons the prompt shows.
 PLAIN = ("decline", "check", "stand", "under_18", "play-1")
 #: A prompt handled by the test itself: (prompt id, kind) -> whether it answered it.
@@ -81,7 +81,7 @@ def play_round(
     while True:
         prompt, kind = next_prompt(driver, prompt, held)
         if kind == "wagers":
-            header = wait(driver, lambda d: COMPLETE.fullmatch(d.find_element(By.ID, "round").text))
+            header = wait(driver, lambda d: OVER.fullmatch(d.find_element(By.ID, "round").text))
             return int(header[1])
         if special is not None and special(prompt, kind):
             continue
@@ -159,7 +159,8 @@ def test_a_dealer_signs_in_with_the_token_and_a_wrong_token_is_refused(browser, 
 
 def test_free_bet_blackjack_a_double_tap_hits_once_and_the_hole_card_is_a_back(browser, tmp_path: Path):
     """672a.7(c): the hole card is a back in the page, with no face anywhere in it, until it is
-    turned up; a double tap on Hit deals one card (decision 0022)."""
+    turned up, also in a page loaded mid-round; a double tap on Hit deals one card (decision 0022).
+    The banner of a closed table."""
     seen: dict[str, Any] = {}  # Any: what the page showed at the first decision
 
     def first_hit(prompt: str, kind: str) -> bool:
@@ -176,6 +177,12 @@ def test_free_bet_blackjack_a_double_tap_hits_once_and_the_hole_card_is_a_back(b
             seat=int(in_turn.removeprefix("seat-")),
         )
         screenshot(browser, "free-bet-blackjack-decision")
+        browser.refresh()  # a page loaded mid-round shows the round as it stands
+        wait(browser, lambda d: prompt_shown(d)[0] == prompt)
+        again = browser.find_elements(By.CSS_SELECTOR, "[data-card]")
+        assert Counter(face.get_attribute("data-card") for face in again) == seen["faces"]
+        back = browser.find_element(By.CSS_SELECTOR, '[data-place="dealer"] .card.back')
+        assert back.get_attribute("data-commitment") == seen["commitment"]
         button = browser.find_element(By.CSS_SELECTOR, '#prompt button[data-answer="hit"]')
         ActionChains(browser).double_click(button).perform()
         return True
@@ -189,7 +196,6 @@ def test_free_bet_blackjack_a_double_tap_hits_once_and_the_hole_card_is_a_back(b
         supervisor(table, "/v1/table/close")
         banner = wait(browser, lambda d: d.find_element(By.ID, "banner").text)
         assert "The table is closed" in banner and "supervisor" in banner
-        screenshot(browser, "banner")
         supervisor(table, "/v1/table/open")
         wait(browser, lambda d: not d.find_element(By.ID, "banner").is_displayed())
         no_page_errors(browser)
@@ -211,27 +217,52 @@ def test_free_bet_blackjack_a_double_tap_hits_once_and_the_hole_card_is_a_back(b
     assert seen["source"].count(f'data-card="{hole}"') == face_up[hole], "no hole card face in the page"
 
 
-def test_heads_up_holdem_round_through_the_page_its_cards_backs_until_turned_up(browser, tmp_path: Path):
-    """677a.10(b)-(c): the hole and community cards are backs on the page until turned up; a whole
-    round keyed on the page, street by street."""
+def test_heads_up_holdem_rounds_through_the_page_backs_until_turned_up_and_a_wrong_count_held(
+    browser, tmp_path: Path
+):
+    """677a.10(b)-(c): the hole and community cards are backs on the page until turned up; whole
+    rounds keyed on the page, street by street. 677a.10(d)-(f): a wrong stub count keyed on the
+    number pad latches WRONG_COUNT, which the banner shows with what to call a supervisor for; the
+    round is void, and once the supervisor has cleared it betting opens on a new deck."""
     community: list[list[str | None]] = []
+    keyed: list[int] = []
+    cleared: list[str] = []
+    right = dealer_counts("heads-up-holdem", len(KEYED["heads-up-holdem"]))("stub_count")
 
-    def backs(prompt: str, kind: str) -> bool:
+    def hand(prompt: str, kind: str) -> bool:
         if not community and kind == "decision":
             cards = browser.find_elements(By.CSS_SELECTOR, '[data-place="community"] .card')
             community.append([card.get_attribute("data-card") for card in cards])
             seat = browser.find_elements(By.CSS_SELECTOR, '[data-place="seat 1"] .card')
             assert [card.get_attribute("data-card") for card in seat] == [None, None]
             screenshot(browser, "heads-up-holdem-decision")
+        if kind == "stub_count":
+            keyed.append(right + 1 if not keyed else right)
+            key_count(browser, keyed[-1])
+            return True
         return False
+
+    def fault(banner: str) -> None:
+        if "WRONG_COUNT" in banner and not cleared:
+            cleared.append(banner)
+            screenshot(browser, "banner")
+            supervisor(table, "/v1/faults/WRONG_COUNT/clear")
 
     with daemon(tmp_path, "heads-up-holdem") as table:
         sign_in(browser, table.base, DEALER_TOKEN)
-        assert play_round(browser, "heads-up-holdem", backs) == 1
-        shown = browser.find_elements(By.CSS_SELECTOR, '[data-place="community"] .card[data-card]')
-        assert len(shown) == 5, "turned up by the end of the round"
+        played = []
+        while not cleared and len(played) < 3:  # the stub is counted every other round
+            played.append(play_round(browser, "heads-up-holdem", hand, fault))
+            if not cleared:
+                shown = browser.find_elements(By.CSS_SELECTOR, '[data-place="community"] .card[data-card]')
+                assert len(shown) == 5, "turned up by the end of the round"
         no_page_errors(browser)
-    assert community == [[None] * 5] and completed(table) == [1]
+    assert community == [[None] * 5]
+    assert keyed == [right + 1, right], "the wrong count, then the deck counted for the misdeal finding"
+    assert cleared[0].startswith("WRONG_COUNT: ") and cleared[0].endswith("call a supervisor to clear it")
+    assert completed(table) == played
+    voided = [r["round"] for r in table.records() if r["kind"] == "misdeal"]
+    assert voided == played[-1:], "the round the wrong count was keyed in is void"
 
 
 def test_crazy_4_poker_round_with_its_progressive_through_the_page(browser, tmp_path: Path):

@@ -70,7 +70,8 @@ function heard(message) {
 /** The round's places, seats and dealer, as its records so far build them. */
 function layoutOf(records) {
   const seats = new Map();
-  const places = new Map(); // place name -> {cards, rank}
+  const places = new Map(); // place name -> {cards, rank, total}
+  let voided = false;
   const seat = (n) => {
     if (!seats.has(n)) seats.set(n, { wagers: {}, hands: [], decisions: [], net: null });
     return seats.get(n);
@@ -102,8 +103,9 @@ function layoutOf(records) {
       seat(r.seat).decisions.push(NAMES[choice] ?? choice);
     } else if (r.kind === "dealer_total") place("dealer").total = r.soft ? `soft ${r.total}` : String(r.total);
     else if (r.kind === "settlement" && r.seat != null) seat(r.seat).net = (seat(r.seat).net ?? 0) + r.net;
+    else if (r.kind === "state" && r.dest === "voided") voided = true;
   }
-  return { seats, places };
+  return { seats, places, voided };
 }
 
 function cardView(card) {
@@ -128,9 +130,10 @@ function placeView(name, at, title) {
 }
 
 function renderLayout() {
-  const { seats, places } = layoutOf(round.records);
+  const { seats, places, voided } = layoutOf(round.records);
   const layout = document.getElementById("layout");
   const top = el("div", "top");
+  if (voided) top.append(el("div", "void", "Round void: every wager returned"));
   for (const [name, title] of [["dealer", "Dealer"], ["community", "Community cards"], ["six-card", "Six Card Bonus"]]) {
     if (places.has(name)) top.append(placeView(name, places.get(name), title));
   }
@@ -147,7 +150,7 @@ function renderLayout() {
     }
     for (const hand of at.hands) view.append(placeView(hand, places.get(hand), at.hands.length > 1 ? hand : "Cards"));
     if (at.decisions.length) view.append(el("div", "note decision", at.decisions.join(" → ")));
-    if (at.net !== null) view.append(el("div", `net ${at.net > 0 ? "won" : at.net < 0 ? "lost" : "push"}`, `${at.net >= 0 ? "+" : "−"}${money(Math.abs(at.net))}`));
+    if (at.net !== null) view.append(el("div", `net ${at.net > 0 ? "won" : at.net < 0 ? "lost" : "push"}`, at.net === 0 ? "even" : `${at.net > 0 ? "+" : "−"}${money(Math.abs(at.net))}`));
     row.append(view);
   }
   layout.replaceChildren(top, row);
