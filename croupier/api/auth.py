@@ -5,6 +5,10 @@ that ``vocabulary.operators.Operator``, so the device rules see who acted. A sup
 a dealer is refused here with the rule it breaks (``SUPERVISOR_CLEARS``: there is no dealer
 override); the device rules would refuse it too. Tokens are compared in constant time.
 
+A browser cannot send the header on a WebSocket and should not keep a token where a script reads it:
+it signs in once with the token for a session cookie that every route takes instead
+(croupier.api.sessions; docs/decisions/0033-browser-sign-in.md).
+
 A token is a password that deals cards and clears faults, so the file that holds them is refused if
 its group or others may read it, and each token must be long enough (``MIN_TOKEN_LENGTH``) that it
 cannot be guessed at the rate the API answers.

@@ -16,6 +16,8 @@ const NAMES = {
   decline: "Decline", insure: "Insure", even_money: "Even money",
 };
 const COUNTS = { stub_count: "the stub", chip_count: "the progressive chips" };
+/** The places of the table itself, above the seats, with their titles. */
+const TABLE_PLACES = { dealer: "Dealer", community: "Community cards", "six-card": "Six Card Bonus" };
 
 let table = null; // GET /v1/table
 let round = { round: null, ended: null, records: [] }; // GET /v1/round, then the stream's records
@@ -87,8 +89,9 @@ function layoutOf(records) {
   };
   for (const r of records) {
     if (r.kind === "wager") seat(r.seat).wagers[r.wager] = r.amount;
-    else if (r.kind === "card") place(String(r.place)).cards.push({ face: r.card ?? null, commitment: r.commitment ?? null });
-    else if (r.kind === "hole_revealed" || r.kind === "revealed") {
+    else if (r.kind === "card") {
+      place(String(r.place)).cards.push({ face: r.card ?? null, commitment: r.commitment ?? null });
+    } else if (r.kind === "hole_revealed" || r.kind === "revealed") {
       for (const { cards } of places.values()) {
         for (const card of cards) if (card.commitment === r.commitment) card.face = r.card;
       }
@@ -101,9 +104,13 @@ function layoutOf(records) {
     } else if (r.kind === "decision" && r.seat != null) {
       const choice = r.action ?? r.choice ?? r.decision ?? "";
       seat(r.seat).decisions.push(NAMES[choice] ?? choice);
-    } else if (r.kind === "dealer_total") place("dealer").total = r.soft ? `soft ${r.total}` : String(r.total);
-    else if (r.kind === "settlement" && r.seat != null) seat(r.seat).net = (seat(r.seat).net ?? 0) + r.net;
-    else if (r.kind === "state" && r.dest === "voided") voided = true;
+    } else if (r.kind === "dealer_total") {
+      place("dealer").total = r.soft ? `soft ${r.total}` : String(r.total);
+    } else if (r.kind === "settlement" && r.seat != null) {
+      seat(r.seat).net = (seat(r.seat).net ?? 0) + r.net;
+    } else if (r.kind === "state" && r.dest === "voided") {
+      voided = true;
+    }
   }
   return { seats, places, voided };
 }
@@ -116,13 +123,15 @@ function cardView(card) {
     return back;
   }
   const [rank, suit] = card.face;
-  const view = el("span", `card ${"dh".includes(suit) ? "red" : "black"}`, `${rank === "T" ? "10" : rank}${SUITS[suit]}`);
+  const colour = "dh".includes(suit) ? "red" : "black";
+  const view = el("span", `card ${colour}`, `${rank === "T" ? "10" : rank}${SUITS[suit]}`);
   view.dataset.card = card.face;
   return view;
 }
 
 function placeView(name, at, title) {
-  const view = el("div", "place", "", el("h3", "", title), el("div", "cards", "", ...at.cards.map(cardView)));
+  const cards = el("div", "cards", "", ...at.cards.map(cardView));
+  const view = el("div", "place", "", el("h3", "", title), cards);
   view.dataset.place = name;
   const note = [at.total && `total ${at.total}`, at.rank].filter(Boolean).join(" · ");
   if (note) view.append(el("div", "note", note));
@@ -134,7 +143,7 @@ function renderLayout() {
   const layout = document.getElementById("layout");
   const top = el("div", "top");
   if (voided) top.append(el("div", "void", "Round void: every wager returned"));
-  for (const [name, title] of [["dealer", "Dealer"], ["community", "Community cards"], ["six-card", "Six Card Bonus"]]) {
+  for (const [name, title] of Object.entries(TABLE_PLACES)) {
     if (places.has(name)) top.append(placeView(name, places.get(name), title));
   }
   const inTurn = table?.prompt?.seat ?? null;
@@ -146,22 +155,32 @@ function renderLayout() {
     view.id = `seat-${n}`;
     const wagers = Object.entries(at.wagers).filter(([, amount]) => amount > 0);
     if (wagers.length) {
-      view.append(el("ul", "wagers", "", ...wagers.map(([kind, amount]) => el("li", "", `${kind.replaceAll("_", " ")} ${money(amount)}`))));
+      const items = wagers.map(([kind, amount]) => el("li", "", `${words(kind)} ${money(amount)}`));
+      view.append(el("ul", "wagers", "", ...items));
     }
-    for (const hand of at.hands) view.append(placeView(hand, places.get(hand), at.hands.length > 1 ? hand : "Cards"));
+    for (const hand of at.hands) {
+      view.append(placeView(hand, places.get(hand), at.hands.length > 1 ? hand : "Cards"));
+    }
     if (at.decisions.length) view.append(el("div", "note decision", at.decisions.join(" → ")));
-    if (at.net !== null) view.append(el("div", `net ${at.net > 0 ? "won" : at.net < 0 ? "lost" : "push"}`, at.net === 0 ? "even" : `${at.net > 0 ? "+" : "−"}${money(Math.abs(at.net))}`));
+    if (at.net !== null) view.append(netView(at.net));
     row.append(view);
   }
   layout.replaceChildren(top, row);
+}
+
+/** What a seat won or lost over the round. */
+function netView(net) {
+  if (net === 0) return el("div", "net push", "even");
+  return el("div", `net ${net > 0 ? "won" : "lost"}`, `${net > 0 ? "+" : "−"}${money(Math.abs(net))}`);
 }
 
 // -- the table's state: header, banner, progressive --------------------------------------------
 
 function render() {
   const number = round.round ?? table.rounds;
+  const ended = round.ended ? ` (${round.ended})` : "";
   document.getElementById("table-name").textContent = `${table.name} · ${table.game.replaceAll("-", " ")}`;
-  document.getElementById("round").textContent = number ? `Round ${number}${round.ended ? ` (${round.ended})` : ""}` : "";
+  document.getElementById("round").textContent = number ? `Round ${number}${ended}` : "";
   document.getElementById("dealer").textContent = table.dealer ? `Dealer ${table.dealer}` : "";
   document.getElementById("shoe").textContent = table.shoe ? `Shoe: ${table.shoe.remaining} cards` : "";
   renderBanner();
@@ -172,11 +191,17 @@ function render() {
 }
 
 function renderBanner() {
-  const reasons = table.faults.map((f) => `${f.code}: ${f.detail} (${f.clause}) — call a supervisor to clear it`);
+  const reasons = table.faults.map(
+    (fault) => `${fault.code}: ${fault.detail} (${fault.clause}) — call a supervisor to clear it`,
+  );
   const held = table.held_round;
-  if (held) reasons.push(`Round ${held.round} is held: ${held.irregularity} (${held.clause}) — call a supervisor to rule continue or void`);
+  if (held) {
+    const why = `${held.irregularity} (${held.clause})`;
+    reasons.push(`Round ${held.round} is held: ${why} — call a supervisor to rule continue or void`);
+  }
   for (const level of table.progressive?.jackpot_locked ?? []) {
-    reasons.push(`Progressive level ${level} was hit — call a supervisor for its keyed reset before betting opens`);
+    const reset = "call a supervisor for its keyed reset before betting opens";
+    reasons.push(`Progressive level ${level} was hit — ${reset}`);
   }
   if (!table.open) reasons.push("The table is closed — a supervisor opens it");
   const banner = document.getElementById("banner");
@@ -189,8 +214,12 @@ function renderProgressive() {
   const progressive = table.progressive;
   bar.hidden = !progressive;
   if (!progressive) return;
-  const meters = progressive.meters.map((m) => el("span", `meter${m.frozen ? " frozen" : ""}`, `Level ${m.level}: ${money(m.value_cents)}${m.frozen ? " (hit)" : ""}`));
-  const lock = el("span", `lock${progressive.locked ? " locked" : ""}`, progressive.locked ? "Wagers locked" : "Taking wagers");
+  const meters = progressive.meters.map((meter) => {
+    const text = `Level ${meter.level}: ${money(meter.value_cents)}${meter.frozen ? " (hit)" : ""}`;
+    return el("span", `meter${meter.frozen ? " frozen" : ""}`, text);
+  });
+  const locked = progressive.locked;
+  const lock = el("span", `lock${locked ? " locked" : ""}`, locked ? "Wagers locked" : "Taking wagers");
   bar.replaceChildren(el("strong", "", "Progressive"), ...meters, lock);
 }
 
@@ -204,10 +233,21 @@ function renderPrompt(prompt) {
   panel.dataset.kind = prompt?.kind ?? "";
   panel.dataset.prompt = prompt?.id ?? "";
   if (!prompt) {
-    panel.replaceChildren(el("h2", "waiting", table.round_in_progress ? "Dealing…" : "Waiting for the table"));
+    const waiting = table.round_in_progress ? "Dealing…" : "Waiting for the table";
+    panel.replaceChildren(el("h2", "waiting", waiting));
     return;
   }
-  const builders = { wagers: betting, decision: decision, election: decision, insurance: insurance, stub_count: count, chip_count: count, misdeal_finding: misdeal, place_counts: placeCounts, hand_report: handReport };
+  const builders = {
+    wagers: betting,
+    decision,
+    election: decision,
+    insurance,
+    stub_count: count,
+    chip_count: count,
+    misdeal_finding: misdeal,
+    place_counts: placeCounts,
+    hand_report: handReport,
+  };
   panel.replaceChildren(...(builders[prompt.kind] ?? unknown)(prompt), el("p", "message", ""));
   panel.querySelector(".message").id = "prompt-message";
 }
@@ -226,7 +266,9 @@ async function answer(route, prompt, body) {
   for (const button of panel.querySelectorAll("button")) button.disabled = true;
   const { status, body: reply } = await post(route, { prompt: prompt.id, ...body });
   inFlight = false;
-  if (shownPrompt === prompt.id) for (const button of panel.querySelectorAll("button")) button.disabled = false;
+  if (shownPrompt === prompt.id) {
+    for (const button of panel.querySelectorAll("button")) button.disabled = false;
+  }
   if (status === 200) say("");
   else say(`${reply?.error ?? `refused (${status})`}${reply?.clause ? ` [${reply.clause}]` : ""}`, true);
   refresh();
@@ -239,6 +281,22 @@ function big(label, onTap, answerName = "") {
   if (answerName) button.dataset.answer = answerName;
   button.addEventListener("click", onTap);
   return button;
+}
+
+/** A number field, its attributes as given. */
+function field(attributes) {
+  const input = el("input");
+  Object.assign(input, { type: "number", ...attributes });
+  return input;
+}
+
+/** Dollars keyed as cents. */
+function cents(input) {
+  return Math.round(Number(input.value) * 100);
+}
+
+function words(name) {
+  return name.replaceAll("_", " ");
 }
 
 function title(prompt, text) {
@@ -259,16 +317,15 @@ function betting(prompt) {
     picks.append(pick);
   }
   const fields = prompt.wager_fields.map((name) => {
-    const input = el("input");
-    Object.assign(input, { type: "number", inputMode: "decimal", min: "0", step: "0.01", id: `wager-${name}` });
-    const required = prompt.required.includes(name);
-    return { name, input, view: el("label", `amount${required ? " required" : ""}`, `${name.replaceAll("_", " ")} $`, input) };
+    const input = field({ inputMode: "decimal", min: "0", step: "0.01", id: `wager-${name}` });
+    const required = prompt.required.includes(name) ? " required" : "";
+    return { name, input, view: el("label", `amount${required}`, `${words(name)} $`, input) };
   });
   const place = big("Place wager", async () => {
     if (seat === null) return say("Tap a seat first", true);
     const body = { seat };
     for (const { name, input } of fields) {
-      if (input.value !== "") body[name] = Math.round(Number(input.value) * 100);
+      if (input.value !== "") body[name] = cents(input);
     }
     if (await answer("/v1/wagers", prompt, body)) {
       say(`Seat ${seat}: wager taken`);
@@ -278,7 +335,12 @@ function betting(prompt) {
   place.id = "place-wager";
   const done = big("No more bets", () => answer("/v1/rounds/no-more-bets", prompt, {}), "no_more_bets");
   done.id = "no-more-bets";
-  return [el("h2", "", "Place your bets"), picks, el("div", "amounts", "", ...fields.map((f) => f.view)), el("div", "answers", "", place, done)];
+  return [
+    el("h2", "", "Place your bets"),
+    picks,
+    el("div", "amounts", "", ...fields.map((f) => f.view)),
+    el("div", "answers", "", place, done),
+  ];
 }
 
 function decision(prompt) {
@@ -286,31 +348,36 @@ function decision(prompt) {
   if (prompt.hand) lines.push(`${prompt.hand}: ${(prompt.cards ?? []).join(" ")}`);
   if (prompt.dealer_up) lines.push(`dealer shows ${prompt.dealer_up}`);
   if (prompt.first_card) lines.push(`first card ${prompt.first_card}`);
-  if (prompt.street) lines.push(`${prompt.street}${prompt.community?.length ? `: ${prompt.community.join(" ")}` : ""}`);
+  if (prompt.street) lines.push([prompt.street, ...(prompt.community ?? [])].join(" "));
+  // The field the game's decision body names its choice in (docs/api.md, the bodies game by game).
+  const named = prompt.kind === "election" || prompt.street ? "choice" : "action";
+  const decide = (body) => () => answer("/v1/decisions", prompt, { seat: prompt.seat, ...body });
   const buttons = [];
   for (const choice of prompt.legal ?? []) {
-    const field = prompt.kind === "election" || prompt.street ? "choice" : "action";
     if (choice === "play" && prompt.multiples) {
       for (const multiple of prompt.multiples) {
-        const body = { seat: prompt.seat, [prompt.street ? "choice" : "action"]: "play", multiple };
-        buttons.push(big(`Play ${multiple}×`, () => answer("/v1/decisions", prompt, body), `play-${multiple}`));
+        buttons.push(big(`Play ${multiple}×`, decide({ [named]: "play", multiple }), `play-${multiple}`));
       }
     } else {
-      buttons.push(big(NAMES[choice] ?? choice, () => answer("/v1/decisions", prompt, { seat: prompt.seat, [field]: choice }), choice));
+      buttons.push(big(NAMES[choice] ?? choice, decide({ [named]: choice }), choice));
     }
   }
-  return [title(prompt, prompt.kind === "election" ? "elect" : "decide"), el("p", "context", lines.join(" · ")), el("div", "answers", "", ...buttons)];
+  return [
+    title(prompt, prompt.kind === "election" ? "elect" : "decide"),
+    el("p", "context", lines.join(" · ")),
+    el("div", "answers", "", ...buttons),
+  ];
 }
 
 function insurance(prompt) {
-  const amount = el("input");
-  Object.assign(amount, { type: "number", inputMode: "decimal", min: "0.01", step: "0.01", id: "insurance-amount" });
+  const amount = field({ inputMode: "decimal", min: "0.01", step: "0.01", id: "insurance-amount" });
   amount.value = (prompt.insurance_limit / 100).toFixed(2);
-  const buttons = prompt.legal.map((choice) => big(NAMES[choice], () => {
+  const insure = (choice) => () => {
     const body = { seat: prompt.seat, choice };
-    if (choice === "insure") body.amount = Math.round(Number(amount.value) * 100);
+    if (choice === "insure") body.amount = cents(amount);
     return answer("/v1/insurance", prompt, body);
-  }, choice));
+  };
+  const buttons = prompt.legal.map((choice) => big(NAMES[choice], insure(choice), choice));
   return [
     title(prompt, `insurance? dealer shows ${prompt.dealer_up}`),
     el("label", "amount", `insurance up to ${money(prompt.insurance_limit)} $`, amount),
@@ -342,36 +409,38 @@ function count(prompt) {
     if (!/^\d+$/.test(input.value)) return say("Key the count first", true);
     return answer(`/v1/${prompt.kind.replace("_", "-")}`, prompt, { count: Number(input.value) });
   }, "count");
-  return [el("h2", "", `Count ${COUNTS[prompt.kind]} (${prompt.clause})`), input, numberPad(input), el("div", "answers", "", enter)];
-}
-
-function misdeal(prompt) {
   return [
-    el("h2", "", `Were the cards misdealt? (${prompt.clause})`),
-    el("div", "answers", "", big("Misdealt", () => answer("/v1/misdeal-finding", prompt, { misdealt: true }), "misdealt"), big("Not misdealt", () => answer("/v1/misdeal-finding", prompt, { misdealt: false }), "not-misdealt")),
+    el("h2", "", `Count ${COUNTS[prompt.kind]} (${prompt.clause})`),
+    input,
+    numberPad(input),
+    el("div", "answers", "", enter),
   ];
 }
 
+function misdeal(prompt) {
+  const find = (misdealt) => () => answer("/v1/misdeal-finding", prompt, { misdealt });
+  const buttons = [big("Misdealt", find(true), "misdealt"), big("Not misdealt", find(false), "not-misdealt")];
+  return [el("h2", "", `Were the cards misdealt? (${prompt.clause})`), el("div", "answers", "", ...buttons)];
+}
+
 function placeCounts(prompt) {
-  const inputs = prompt.places.map((name) => {
-    const input = el("input");
-    Object.assign(input, { type: "number", inputMode: "numeric", min: "0", step: "1" });
-    input.dataset.place = name;
-    return input;
-  });
+  const inputs = prompt.places.map(() => field({ inputMode: "numeric", min: "0", step: "1" }));
   const enter = big("Enter counts", () => {
-    const counts = Object.fromEntries(inputs.map((input) => [input.dataset.place, Number(input.value)]));
+    const counts = Object.fromEntries(prompt.places.map((name, i) => [name, Number(inputs[i].value)]));
     return answer("/v1/place-counts", prompt, { counts });
   }, "counts");
-  return [el("h2", "", "Count the cards at each place"), ...prompt.places.map((name, i) => el("label", "amount", name, inputs[i])), el("div", "answers", "", enter)];
+  const labels = prompt.places.map((name, i) => el("label", "amount", name, inputs[i]));
+  return [el("h2", "", "Count the cards at each place"), ...labels, el("div", "answers", "", enter)];
 }
 
 function handReport(prompt) {
   const input = el("input");
   Object.assign(input, { type: "text", placeholder: "Kc Kd 9h 6s 2c" });
-  const report = big("Report", () => answer("/v1/hand-report", prompt, { cards: input.value.trim().split(/\s+/) }), "report");
-  const cannot = big("Cannot report", () => answer("/v1/hand-report", prompt, { cards: null }), "cannot-report");
-  return [el("h2", "", `Key the cards at ${prompt.place} (${prompt.clause})`), input, el("div", "answers", "", report, cannot)];
+  const key = (cards) => () => answer("/v1/hand-report", prompt, { cards: cards() });
+  const report = big("Report", key(() => input.value.trim().split(/\s+/)), "report");
+  const cannot = big("Cannot report", key(() => null), "cannot-report");
+  const heading = el("h2", "", `Key the cards at ${prompt.place} (${prompt.clause})`);
+  return [heading, input, el("div", "answers", "", report, cannot)];
 }
 
 function unknown(prompt) {
