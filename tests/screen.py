@@ -33,7 +33,7 @@ def _choice(prompt: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         if prompt["street"] == "river":
             return "/v1/decisions", {"seat": seat, "choice": "play", "multiple": min(prompt["multiples"])}
         return "/v1/decisions", {"seat": seat, "choice": "check"}
-    if "legal" in prompt:  # Free Bet Blackjack: hit a two-card hand at odd seats, else stand
+    if "cards" in prompt:  # Free Bet Blackjack: hit a two-card hand at odd seats, else stand
         hit = len(prompt["cards"]) == 2 and seat % 2 and "hit" in prompt["legal"]
         return "/v1/decisions", {"seat": seat, "action": "hit" if hit else "stand"}
     return "/v1/decisions", {"seat": seat, "action": "play", "multiple": 1}  # Crazy 4 Poker

@@ -21,15 +21,16 @@ from datetime import UTC, datetime
 
 from aiohttp import WSMsgType, web
 
-from croupier.api import replies
+from croupier.api import pages, replies
 from croupier.api.asyncapi import document as asyncapi_document
 from croupier.api.auth import Tokens, authenticate, forbid_dealer
-from croupier.api.errors import MAX_BODY, BadRequest, json_body, json_errors
+from croupier.api.errors import MAX_BODY, BadRequest, error_body, json_body, json_errors
 from croupier.api.events import Hub, Json, message_of
 from croupier.api.once import Once
 from croupier.api.openapi import document
 from croupier.api.replies import reply
-from croupier.screen.bodies import DealerChange, KeyedReset, Ruling, Trace, prompt_of, validated
+from croupier.api.sessions import COOKIE, Sessions, clear_cookie, from_own_page, set_cookie
+from croupier.screen.bodies import DealerChange, KeyedReset, Ruling, SignIn, Trace, prompt_of, validated
 from croupier.screen.players import ANSWERS
 from croupier.service.table_service import TableService
 from games.common.messages import Resolution
@@ -46,6 +47,8 @@ class TableApi:
         self.service, self.table, self.tokens = service, service.table, tokens
         self.hub = Hub()
         self.once = Once(service.journal.state)
+        self.sessions = Sessions()
+        self.round: Json = {"round": None, "ended": None, "records": []}
         self._sockets: set[web.WebSocketResponse] = set()
         self.table.events.subscribe(self.heard)
         service.screen.events.subscribe(self.heard)
@@ -54,8 +57,13 @@ class TableApi:
         return [
             web.get("/openapi.json", self.openapi),
             web.get("/asyncapi.json", self.asyncapi),
+            *pages.routes(),
+            web.post("/v1/session", self.sign_in),
+            web.get("/v1/session", self._auth(self.session)),
+            web.delete("/v1/session", self._auth(self.sign_out)),
             web.get("/v1/table", self._auth(self.state)),
             web.get("/v1/prompt", self._auth(self.prompt)),
+            web.get("/v1/round", self._auth(self.current_round)),
             web.get("/v1/faults", self._auth(self.faults)),
             web.post("/v1/faults/{code}/clear", self._auth(self.clear, supervisor=True)),
             web.post("/v1/rounds/held/resolve", self._auth(self.resolve, supervisor=True)),
@@ -70,10 +78,18 @@ class TableApi:
         ]
 
     def heard(self, event: Event) -> None:
-        """One event of the table or the screen, to the stream if it carries its kind."""
+        """One event of the table or the screen, to the stream if it carries its kind; a round's
+        messages also kept for ``GET /v1/round`` until the next round begins."""
         message = message_of(event)
-        if message is not None:
-            self.hub.publish(message)
+        if message is None:
+            return
+        if message["type"] == "round_began":
+            self.round = {"round": message["round"], "ended": None, "records": []}
+        elif message["type"] == "round_record" and message["record"]["round"] == self.round["round"]:
+            self.round["records"].append(message["record"])
+        elif message["type"] == "round_ended" and message["round"] == self.round["round"]:
+            self.round["ended"] = message["state"]
+        self.hub.publish(message)
 
     def _auth(
         self, action: Action, *, supervisor: bool = False
@@ -81,7 +97,7 @@ class TableApi:
         """The handler behind the token check, and for a supervisor action the role check."""
 
         async def handler(request: web.Request) -> web.StreamResponse:
-            operator = authenticate(self.tokens, request)
+            operator = authenticate(self.tokens, self.sessions, request)
             if isinstance(operator, web.Response):
                 self._refused(request, operator, None)
                 return operator
@@ -101,6 +117,41 @@ class TableApi:
         self.service.journal.access_refused(
             f"{request.method} {request.path}", response.status, reason, operator
         )
+
+    async def sign_in(self, request: web.Request) -> web.Response:
+        """A browser signs in with the role's token: the reply sets the session cookie (decision
+        0033). A sign-in from another site's page or with an unknown token is refused and audited."""
+        refused, operator = from_own_page(request), None
+        if refused is None:
+            operator = self.tokens.operator(validated(SignIn, await json_body(request)).token)
+        if operator is None:
+            refused = refused or error_body(401, "unknown token")
+            self._refused(request, refused, None)
+            return refused
+        sid = self.sessions.open(operator)
+        self.service.journal.operator_action("sign_in", operator)
+        lifetime = self.sessions.lifetime
+        response = reply(
+            replies.SignedIn, operator=operator.ident, role=operator.role.value, expires_in=int(lifetime)
+        )
+        set_cookie(response, request, sid, lifetime)
+        return response
+
+    async def session(self, request: web.Request, operator: Operator) -> web.Response:
+        """Who the request is signed in as: the page asks before it shows anything."""
+        sid = request.cookies.get(COOKIE) if "Authorization" not in request.headers else None
+        expires = None if sid is None else self.sessions.expires_in(sid)
+        return reply(replies.SignedIn, operator=operator.ident, role=operator.role.value, expires_in=expires)
+
+    async def sign_out(self, request: web.Request, operator: Operator) -> web.Response:
+        """The session is deleted and its cookie cleared; audited."""
+        sid = request.cookies.get(COOKIE)
+        if sid is not None:
+            self.sessions.close(sid)
+        self.service.journal.operator_action("sign_out", operator)
+        response = reply(replies.SignedOut, signed_out=operator.ident)
+        clear_cookie(response, request)
+        return response
 
     async def openapi(self, request: web.Request) -> web.Response:
         return web.json_response(document())
@@ -131,8 +182,16 @@ class TableApi:
         }
         if table.dealer_on_duty is not None:
             state["dealer"] = table.dealer_on_duty
-        if table.progressive is not None:
-            state["progressive"] = {"jackpot_locked": table.progressive.frozen_levels}
+        progressive = table.progressive
+        if progressive is not None:
+            state["progressive"] = {
+                "locked": progressive.round is not None and progressive.round.locked,
+                "jackpot_locked": progressive.frozen_levels,
+                "meters": [
+                    {"level": info.level, "value_cents": info.value_cents, "frozen": info.frozen}
+                    for _, info in sorted(progressive.levels.items())
+                ],
+            }
         shoe = table.shoe
         if shoe is not None:
             state["shoe"] = {"state": shoe.state, "dispensed": shoe.dispensed, "remaining": shoe.remaining}
@@ -140,6 +199,11 @@ class TableApi:
 
     async def prompt(self, request: web.Request, operator: Operator) -> web.Response:
         return reply(replies.PromptReply, prompt=self._prompt())
+
+    async def current_round(self, request: web.Request, operator: Operator) -> web.Response:
+        """The round in play (or the last one) as the stream carried it, for a page that loads
+        mid-round: the very messages the stream sent, so no face-down card's face."""
+        return reply(replies.CurrentRound, **self.round)
 
     def _prompt(self) -> Json | None:
         prompt = self.service.screen.shown

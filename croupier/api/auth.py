@@ -5,6 +5,10 @@ that ``vocabulary.operators.Operator``, so the device rules see who acted. A sup
 a dealer is refused here with the rule it breaks (``SUPERVISOR_CLEARS``: there is no dealer
 override); the device rules would refuse it too. Tokens are compared in constant time.
 
+A browser cannot send the header on a WebSocket and should not keep a token where a script reads it:
+it signs in once with the token for a session cookie that every route takes instead
+(croupier.api.sessions; docs/decisions/0033-browser-sign-in.md).
+
 A token is a password that deals cards and clears faults, so the file that holds them is refused if
 its group or others may read it, and each token must be long enough (``MIN_TOKEN_LENGTH``) that it
 cannot be guessed at the rate the API answers.
@@ -22,6 +26,7 @@ from pathlib import Path
 from aiohttp import web
 
 from croupier.api.errors import error_body
+from croupier.api.sessions import COOKIE, Sessions, from_cookie
 from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
 
 #: 32 characters of a random token (for example ``openssl rand -hex 16``) are 128 bits.
@@ -73,11 +78,17 @@ class Tokens:
         return found
 
 
-def authenticate(tokens: Tokens, request: web.Request) -> Operator | web.Response:
-    """The request's operator, or the 401 to return."""
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+def authenticate(tokens: Tokens, sessions: Sessions, request: web.Request) -> Operator | web.Response:
+    """The request's operator, by its bearer token or else its browser session (croupier.api.sessions),
+    or the 401 (a session used from another origin: 403) to return."""
+    header = request.headers.get("Authorization")
+    if header is None and COOKIE in request.cookies:
+        return from_cookie(sessions, request)
+    scheme, _, token = (header or "").partition(" ")
     if scheme.lower() != "bearer" or not token:
-        return _unauthorised("missing bearer token (Authorization: Bearer <token>)")
+        return _unauthorised(
+            "missing bearer token (Authorization: Bearer <token>) or session (POST /v1/session)"
+        )
     operator = tokens.operator(token.strip())
     return operator if operator is not None else _unauthorised("unknown token")
 

@@ -19,6 +19,7 @@ from pydantic.json_schema import models_json_schema
 from croupier.api import replies
 from croupier.api.documents import render, write
 from croupier.api.once import HEADER
+from croupier.api.sessions import COOKIE
 from croupier.screen import bodies
 from croupier.screen.players import ANSWERS
 from croupier.tables.registry import answer_bodies
@@ -29,7 +30,8 @@ REF = "#/components/schemas/{model}"
 MEANING = {
     400: "Malformed body: the message names the field; nothing changed",
     401: "No token, or an unknown token",
-    403: "A dealer asked a supervisor action; the clause is vocabulary.operators.SUPERVISOR_CLEARS'",
+    403: "A dealer asked a supervisor action (the clause is vocabulary.operators.SUPERVISOR_CLEARS'), or "
+    "a session used from another origin or without X-Croupier-Request",
     404: "Not latched, or no such route",
     409: "Refused by the rules (the clause it breaks) or by the device, an answer to a prompt no longer "
     "shown (the prompt shown is in `prompt`), or an idempotency key used for another request",
@@ -40,6 +42,14 @@ ANSWER = (
     "prompt is shown and awaits this kind of answer; answers once the round has taken it and its "
     "records are on disk. A repeat of an answer that closed its prompt changes nothing and is given "
     "the first one's reply (decision 0022)."
+)
+
+SESSION = (
+    "The session is named only by the cookie `croupier_session` (HttpOnly, SameSite=Strict; Secure "
+    "over TLS), which every route takes in place of the bearer token. A request authenticated by it "
+    "that changes something must carry the header `X-Croupier-Request`, and the `Origin` a browser "
+    "names must be the service's own (the WebSocket's always): else 403 "
+    "(docs/decisions/0033-browser-sign-in.md)."
 )
 
 
@@ -54,6 +64,7 @@ class Operation:
     errors: tuple[int, ...] = ()
     supervisor: bool = False
     description: str = ""
+    public: bool = False  # asked without signing in
 
 
 def _answers() -> list[Operation]:
@@ -93,8 +104,33 @@ def _answers() -> list[Operation]:
 def operations() -> list[Operation]:
     """Every operation of the API (croupier.api.app.TableApi.routes)."""
     return [
-        Operation("get", "/openapi.json", "getOpenApi", "This document", None),
-        Operation("get", "/asyncapi.json", "getAsyncApi", "The AsyncAPI document of /v1/events", None),
+        Operation("get", "/openapi.json", "getOpenApi", "This document", None, public=True),
+        Operation(
+            "get", "/asyncapi.json", "getAsyncApi", "The AsyncAPI document of /v1/events", None, public=True
+        ),
+        Operation("get", "/", "getSignInPage", "The browser's sign-in page (HTML)", None, public=True),
+        Operation("get", "/dealer", "getDealerScreen", "The dealer's screen (HTML)", None, public=True),
+        Operation("get", "/pages/{name}", "getPageFile", "A script or style of the pages", None, public=True),
+        Operation(
+            "post",
+            "/v1/session",
+            "signIn",
+            "A browser signs in with the role's token: the reply sets the HttpOnly session cookie",
+            replies.SignedIn,
+            (bodies.SignIn,),
+            (400, 403),
+            public=True,
+            description=SESSION,
+        ),
+        Operation("get", "/v1/session", "getSession", "Who the request is signed in as", replies.SignedIn),
+        Operation(
+            "delete",
+            "/v1/session",
+            "signOut",
+            "Sign out: the session is deleted and its cookie cleared",
+            replies.SignedOut,
+            errors=(403,),
+        ),
         Operation(
             "get",
             "/v1/table",
@@ -104,6 +140,14 @@ def operations() -> list[Operation]:
         ),
         Operation(
             "get", "/v1/prompt", "getPrompt", "What the table waits for (null: nothing)", replies.PromptReply
+        ),
+        Operation(
+            "get",
+            "/v1/round",
+            "getRound",
+            "The round in play (or the last one) as the event stream carried its records; a face-down card "
+            "by its commitment only",
+            replies.CurrentRound,
         ),
         Operation("get", "/v1/faults", "getFaults", "Faults latched on the table's devices", replies.Faults),
         Operation(
@@ -229,7 +273,7 @@ def _operation(op: Operation) -> dict[str, Any]:  # Any: a JSON document
         for name in ("code", "name", "level")
         if "{" + name + "}" in op.path
     ]
-    if op.method == "post":
+    if op.method == "post" and not op.public:
         parameters.append(
             {
                 "name": HEADER,
@@ -245,9 +289,10 @@ def _operation(op: Operation) -> dict[str, Any]:  # Any: a JSON document
     if op.request:
         schema = _ref(op.request[0]) if len(op.request) == 1 else {"oneOf": [_ref(m) for m in op.request]}
         built["requestBody"] = {"required": True, "content": {"application/json": {"schema": schema}}}
-    if op.path in ("/openapi.json", "/asyncapi.json"):
+    if op.public:
         built["security"] = []
-        responses = {"200": {"description": "The document"}}
+    if op.public and op.reply is None:
+        responses = {"200": {"description": op.summary}}
     if op.path == "/v1/events":
         responses = {
             "101": {"description": "Switching to WebSocket"},
@@ -267,10 +312,13 @@ def document() -> dict[str, Any]:  # Any: a JSON document
         "openapi": "3.1.0",
         "info": {"title": "Croupier table API", "version": "0.1.0", "description": "See docs/api.md."},
         "servers": [{"url": "http://127.0.0.1:8443"}],
-        "security": [{"bearer": []}],
+        "security": [{"bearer": []}, {"session": []}],
         "paths": paths,
         "components": {
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "session": {"type": "apiKey", "in": "cookie", "name": COOKIE},
+            },
             "schemas": _schemas(listed),
         },
     }

@@ -106,6 +106,20 @@ class Verified(Reply):
     faults: list[Fault]
 
 
+class SignedIn(Reply):
+    """A browser session (docs/decisions/0033-browser-sign-in.md): who is signed in, in which role,
+    and for how many more seconds (null: signed in by a bearer token, no session); the session itself
+    is only in the HttpOnly cookie."""
+
+    operator: str
+    role: str
+    expires_in: int | None
+
+
+class SignedOut(Reply):
+    signed_out: str
+
+
 class PromptReply(Reply):
     prompt: PromptShown | None
 
@@ -114,6 +128,33 @@ class HeldRound(Reply):
     round: int
     clause: str
     irregularity: str
+
+
+class Meter(Reply):
+    """One progressive level as its meters stand: its value now, and whether a hit froze it."""
+
+    level: int
+    value_cents: int
+    frozen: bool
+
+
+class Progressive(Reply):
+    """The progressive system: ``locked`` from "no more bets" until the round's chips are settled
+    (657a.9(a)(3)); ``jackpot_locked`` the levels a hit froze until their keyed reset (605a.7(a))."""
+
+    locked: bool
+    jackpot_locked: list[int]
+    meters: list[Meter]
+
+
+class CurrentRound(Reply):
+    """The round in play, or the last one played, as the event stream carried its records: a
+    face-down card by its commitment until the record that turns it up (decision 0018). For a page
+    that (re)loads mid-round."""
+
+    round: int | None
+    ended: str | None
+    records: list[dict[str, Any]]  # Any: JSON values
 
 
 class TableState(BaseModel):
@@ -131,7 +172,7 @@ class TableState(BaseModel):
     held_round: HeldRound | None
     dealer: str | None = None
     shoe: dict[str, Any] | None = None  # Any: JSON values
-    progressive: dict[str, list[int]] | None = None
+    progressive: Progressive | None = None
 
 
 def reply(model: type[BaseModel], /, **fields: Any) -> web.Response:  # Any: JSON values

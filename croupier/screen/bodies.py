@@ -79,6 +79,12 @@ class KeyedReset(Plain):
     key: Named
 
 
+class SignIn(Plain):
+    """A role's token, given once to open a browser session (croupier.api.sessions)."""
+
+    token: Named
+
+
 class Trace(Plain):
     enabled: bool
 

@@ -73,6 +73,20 @@ class KeyedPlayers:
             self._cover(wager.seat)
         return wager
 
+    def betting_shown(self) -> dict[str, Any]:  # Any: JSON values
+        """What the betting prompt shows beside its answers, so that a screen offers exactly what
+        the game takes: the betting positions and the wager's fields (amounts in cents), those
+        required listed in ``required``."""
+        model = message_body(self.wager).models[0]
+        fields = {name: info for name, info in model.model_fields.items() if name not in ("prompt", "seat")}
+        shown: dict[str, Any] = {  # Any: JSON values
+            "wager_fields": list(fields),
+            "required": [name for name, info in fields.items() if info.is_required()],
+        }
+        if self.rules is not None:
+            shown["positions"] = list(range(1, self.rules.positions + 1))
+        return shown
+
     def wagers(self, round_number: int, positions: int) -> Any:  # Any: wagers of any game
         return self.screen.betting()
 

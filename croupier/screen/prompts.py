@@ -134,10 +134,11 @@ class Screen:
         finally:
             self._show(None)
 
-    async def first_wager(self, parse: Parse) -> None:
-        """Show the betting prompt and wait until a wager is keyed (the service then begins a round)."""
+    async def first_wager(self, parse: Parse, **context: Any) -> None:  # Any: JSON values
+        """Show the betting prompt (``context``: what it shows beside its answers) and wait until a
+        wager is keyed (the service then begins a round)."""
         betting = self._betting = Prompt(
-            next(self._ids), "wagers", {"wager": parse, CLOSE_BETTING: NO_MORE_BETS_BODY}
+            next(self._ids), "wagers", {"wager": parse, CLOSE_BETTING: NO_MORE_BETS_BODY}, context=context
         )
         self._show(betting)
         await betting.keyed.wait()

@@ -136,7 +136,7 @@ class TableService:
         await self._opened.wait()
         await self.table.prepare_round()
         if self.keyed:
-            await self.screen.first_wager(self.players.parse_wager)
+            await self.screen.first_wager(self.players.parse_wager, **self.players.betting_shown())
 
     # -- people's actions -----------------------------------------------------------------------
     async def clear(self, code: str, operator: Operator) -> None:

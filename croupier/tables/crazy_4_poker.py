@@ -488,7 +488,14 @@ class KeyedCrazy4Poker(KeyedPlayers):
     check = staticmethod(crazy_4_dealing.check_wager)
 
     async def decide(self, seat: int) -> Offer[Play | Fold]:
-        return await self.screen.ask("decision", CRAZY_4_DECISION, seat=seat, turn=CRAZY_4_IN_TURN)
+        return await self.screen.ask(
+            "decision",
+            CRAZY_4_DECISION,
+            seat=seat,
+            turn=CRAZY_4_IN_TURN,
+            legal=["fold", "play"],
+            multiples=list(range(1, self.rules.max_play_multiple + 1)),
+        )
 
 
 def assemble(connections: Connections, options: Options) -> Crazy4PokerTable:

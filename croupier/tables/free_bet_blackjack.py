@@ -223,6 +223,8 @@ class KeyedFreeBetBlackjack(KeyedPlayers):
             turn=INSURANCE_IN_TURN,
             hand=hand.label,
             dealer_up=str(dealer_up),
+            legal=["decline", "insure", *(["even_money"] if hand.blackjack else [])],
+            insurance_limit=hand.wager // 2,
         )
 
     async def decide(self, hand: Hand, dealer_up: Card, legal: Legal) -> Offer[PlayerAction]:

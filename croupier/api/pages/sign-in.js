@@ -1,0 +1,19 @@
+// The sign-in page: the token is sent once, for the session cookie, and then forgotten.
+import { HOME, signIn } from "./croupier.js";
+
+const form = document.getElementById("sign-in");
+const input = document.getElementById("token");
+const error = document.getElementById("sign-in-error");
+
+form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const token = input.value;
+  input.value = "";
+  error.textContent = "";
+  const { status, body } = await signIn(token);
+  if (status === 200) {
+    location.assign(HOME[body.role]);
+  } else {
+    error.textContent = body?.error ?? `sign-in refused (${status})`;
+  }
+});

@@ -1,0 +1,124 @@
+"""Browser sessions: a dealer or a supervisor signs in with the role's token and the browser holds only
+an HttpOnly cookie naming a session the service keeps (docs/decisions/0033-browser-sign-in.md).
+
+A browser cannot send an ``Authorization`` header on a WebSocket, and a token kept where the page's
+script can read it (localStorage, sessionStorage, a cookie without HttpOnly) is read by any script
+that gets into the page. So ``POST /v1/session`` takes the token once and answers with the cookie
+``croupier_session``: HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it),
+Path=/, Secure when the API is served over TLS. The cookie's value is a random id (256 bits) naming a
+session held in memory, bound to the operator, with an expiry; signing out deletes it, and a restart
+of the service signs everyone out. Every route takes the session as it takes a bearer token.
+
+A cookie is sent by the browser whoever made the page that asks, so a request carrying only the
+cookie must show it comes from this service's own pages: a request that changes something carries
+the header ``X-Croupier-Request`` (a page of another site cannot add a header without asking first,
+and the service answers no such question) and, if the browser names an ``Origin``, this service's
+own; the WebSocket, which a page of any site may open, must name this service's ``Origin``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from aiohttp import web
+
+from croupier.api.errors import error_body
+from vocabulary.operators import Operator
+
+COOKIE = "croupier_session"
+#: The header a request authenticated by the cookie must carry to change anything (any value).
+REQUEST_HEADER = "X-Croupier-Request"
+#: A session lasts a shift; after it the screen asks for the token again.
+LIFETIME = 12 * 3600.0
+#: Requests that read and change nothing; every other method needs the request header.
+SAFE = ("GET", "HEAD")
+
+
+@dataclass(frozen=True)
+class Session:
+    operator: Operator
+    expires: float  # on the sessions' clock
+
+
+class Sessions:
+    """The signed-in browsers of one service: session id -> Session, in memory only."""
+
+    def __init__(self, lifetime: float = LIFETIME, clock: Callable[[], float] = time.monotonic) -> None:
+        self.lifetime, self._clock = lifetime, clock
+        self._sessions: dict[str, Session] = {}
+
+    def open(self, operator: Operator) -> str:
+        """A new session for ``operator``; its id, for the cookie."""
+        now = self._clock()
+        self._sessions = {sid: s for sid, s in self._sessions.items() if s.expires > now}
+        sid = secrets.token_urlsafe(32)
+        self._sessions[sid] = Session(operator, now + self.lifetime)
+        return sid
+
+    def operator(self, sid: str) -> Operator | None:
+        """The session's operator; None for an unknown, signed-out or expired one (which is dropped)."""
+        session = self._sessions.get(sid)
+        if session is None:
+            return None
+        if session.expires <= self._clock():
+            del self._sessions[sid]
+            return None
+        return session.operator
+
+    def expires_in(self, sid: str) -> int:
+        """Whole seconds the session has left (0 for none)."""
+        session = self._sessions.get(sid)
+        return 0 if session is None else max(0, int(session.expires - self._clock()))
+
+    def close(self, sid: str) -> Operator | None:
+        """Sign out: the session is deleted; its operator, if it was open."""
+        operator = self.operator(sid)
+        self._sessions.pop(sid, None)
+        return operator
+
+
+def from_cookie(sessions: Sessions, request: web.Request) -> Operator | web.Response:
+    """The operator of the request's session cookie, or the 401 (403 for a request not from this
+    service's own pages) to return. Only called for a request that carries the cookie and no bearer
+    token."""
+    operator = sessions.operator(request.cookies[COOKIE])
+    if operator is None:
+        return error_body(401, "the session has expired or was signed out: sign in again")
+    return from_own_page(request) or operator
+
+
+def from_own_page(request: web.Request) -> web.Response | None:
+    """The 403 to return unless the request comes from this service's own pages: the ``Origin`` the
+    browser names (always named on a WebSocket) is this service's, and a request that may change
+    something carries ``REQUEST_HEADER``."""
+    origin = request.headers.get("Origin")
+    websocket = request.headers.get("Upgrade", "").lower() == "websocket"
+    if (websocket or origin is not None) and origin != own_origin(request):
+        return error_body(403, f"a session is used only from this service's own pages, not from {origin}")
+    if request.method not in SAFE and REQUEST_HEADER not in request.headers:
+        return error_body(403, f"{REQUEST_HEADER} missing: a browser changes things only from our pages")
+    return None
+
+
+def own_origin(request: web.Request) -> str:
+    """This service's origin as the browser names it: scheme, host and port."""
+    return f"{request.scheme}://{request.host}"
+
+
+def set_cookie(response: web.StreamResponse, request: web.Request, sid: str, lifetime: float) -> None:
+    response.set_cookie(
+        COOKIE,
+        sid,
+        max_age=int(lifetime),
+        path="/",
+        httponly=True,
+        samesite="Strict",
+        secure=request.secure,
+    )
+
+
+def clear_cookie(response: web.StreamResponse, request: web.Request) -> None:
+    response.del_cookie(COOKIE, path="/", httponly=True, samesite="Strict", secure=request.secure)

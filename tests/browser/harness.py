@@ -1,0 +1,133 @@
+"""The browser tests' harness: a real daemon (``croupier run``) at a simulated table, and the steps a
+person takes in the pages, for Selenium to drive (the browser itself: tests/browser/conftest.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.integration.test_daemon_end_to_end import daemon_config
+from tests.integration.test_run_command import croupier
+
+#: Where the tests write the screenshots the docs show, when set (docs/screens.md).
+SCREENSHOTS = os.environ.get("CROUPIER_SCREENSHOTS")
+#: How long a page may take to show what the table did (a new deck shuffled and counted included).
+WAIT = 60
+
+@dataclass
+class Daemon:
+    """``croupier run`` of one game's simulated table: its address and its audit trail."""
+
+    base: str
+    audit: Path
+
+    def records(self) -> list[dict[str, Any]]:  # Any: JSON values
+        """The audit trail's records so far."""
+        paths = sorted(self.audit.glob("*.jsonl"))
+        return [json.loads(line) for path in paths for line in path.read_text().splitlines()]
+
+
+@contextlib.contextmanager
+def daemon(tmp_path: Path, game: str) -> Iterator[Daemon]:
+    """The game's table served by ``croupier run`` (tests/integration/test_daemon_end_to_end.py's
+    configuration) until it is up; stopped with SIGTERM at the end, which must exit 0."""
+    config, base = daemon_config(tmp_path, game)
+    log = tmp_path / "daemon.log"
+    with log.open("w") as err:
+        process = croupier("run", "--config", str(config), stderr=err)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/openapi.json", timeout=5):
+                    break
+            except OSError:
+                assert process.poll() is None, log.read_text()
+                assert time.monotonic() < deadline, "the daemon did not come up"
+                time.sleep(0.1)
+        yield Daemon(base, tmp_path / "audit")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=60)
+    assert process.returncode == 0, log.read_text()
+
+
+def screenshot(driver: Any, name: str) -> None:  # Any: a Selenium WebDriver
+    """The page as it is now, as docs/screens/NAME.png, when CROUPIER_SCREENSHOTS names the folder."""
+    if SCREENSHOTS:
+        folder = Path(SCREENSHOTS)
+        folder.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(folder / f"{name}.png"))
+
+
+def wait(driver: Any, until: Any, timeout: float = WAIT) -> Any:  # Any: a WebDriver, a condition, its value
+    """``until(driver)``'s first truthy value, polled until ``timeout``."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(until)
+
+
+def sign_in(driver: Any, base: str, token: str) -> None:  # Any: a Selenium WebDriver
+    """Sign in on the sign-in page as a person does: type the token, tap Sign in."""
+    driver.get(f"{base}/")
+    field = wait(driver, lambda d: d.find_element(By.ID, "token"))
+    field.send_keys(token)
+    driver.find_element(By.ID, "sign-in-button").click()
+
+
+def prompt_shown(driver: Any) -> tuple[str, str]:  # Any: a Selenium WebDriver
+    """The prompt the page shows: its id and kind (both "" while nothing is awaited)."""
+    panel = driver.find_element(By.ID, "prompt")
+    return panel.get_attribute("data-prompt") or "", panel.get_attribute("data-kind") or ""
+
+
+def next_prompt(
+    driver: Any, after: str, held: Callable[[str], None] | None = None  # Any: a Selenium WebDriver
+) -> tuple[str, str]:
+    """The next prompt the page shows once the one with id ``after`` is gone, failing on an error the
+    page shows (a refused answer) rather than waiting it out; ``held`` is given the banner's text
+    while the page shows one and no prompt (a supervisor's turn)."""
+
+    def shown(d: Any) -> tuple[str, str] | None:  # Any: a Selenium WebDriver
+        errors = d.find_elements(By.CSS_SELECTOR, "#prompt-message.error")
+        assert not errors or not errors[0].text, errors[0].text
+        prompt, kind = prompt_shown(d)
+        banner = d.find_element(By.ID, "banner")
+        if held is not None and not prompt and banner.is_displayed():
+            held(banner.text)
+        return (prompt, kind) if prompt and prompt != after else None
+
+    return wait(driver, shown)
+
+
+def tap(driver: Any, answer: str) -> None:  # Any: a Selenium WebDriver
+    """Tap the prompt's button for ``answer`` (its ``data-answer``)."""
+    wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f'#prompt button[data-answer="{answer}"]')).click()
+
+
+def key_wager(driver: Any, seat: int, amounts: dict[str, int]) -> None:  # Any: a Selenium WebDriver
+    """Key one seat's wager on the betting prompt: tap the seat, type each amount (in dollars, as a
+    dealer keys it), tap Place wager, and wait until the page says it was taken."""
+    driver.find_element(By.CSS_SELECTOR, f'.seat-picks button[data-seat="{seat}"]').click()
+    for field, cents in amounts.items():
+        box = driver.find_element(By.ID, f"wager-{field}")
+        box.clear()
+        box.send_keys(f"{cents / 100:.2f}")
+    tap(driver, "wager")
+    wait(driver, lambda d: d.find_element(By.ID, "prompt-message").text == f"Seat {seat}: wager taken")
+
+
+def key_count(driver: Any, count: int) -> None:  # Any: a Selenium WebDriver
+    """Key a count on the number pad and enter it."""
+    for digit in str(count):
+        driver.find_element(By.CSS_SELECTOR, f'#prompt .pad button[data-key="{digit}"]').click()
+    tap(driver, "count")
