@@ -428,15 +428,17 @@ class DeviceConnection:
                 self.log.exception("unexpected error on the link")
                 self.last_error = LinkLost(f"{self.name}: unexpected {type(exc).__name__}: {exc}")
             await self._drop(self.last_error or LinkLost("link lost"))
+            probe = self._factory()
+            # Looked for before BACKOFF is announced: a device plugged back in the moment the link
+            # says it is down must be seen as reappearing, not taken as present all along.
+            was_present = await asyncio.to_thread(probe.present)
             self._set_state(ConnectionState.BACKOFF, str(self.last_error))
-            await self._wait_for_retry(backoff)
+            await self._wait_for_retry(backoff, probe, was_present)
             backoff = min(backoff * 2, self.settings.backoff_max)
 
-    async def _wait_for_retry(self, backoff: float) -> None:
-        """Sleep out the backoff, but go at once when a device that was absent reappears."""
-        probe = self._factory()
-        # A presence check may do I/O (USB string descriptors): keep it off the loop.
-        was_present = await asyncio.to_thread(probe.present)
+    async def _wait_for_retry(self, backoff: float, probe: Transport, was_present: bool) -> None:
+        """Sleep out the backoff, but go at once when a device that was absent reappears. A presence
+        check may do I/O (USB string descriptors), so it runs off the loop."""
         loop = asyncio.get_running_loop()
         until = loop.time() + backoff
         while loop.time() < until:

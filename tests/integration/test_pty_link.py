@@ -176,6 +176,29 @@ def test_unplug_mid_card_moving_command_reports_unknown_outcome_and_replug_recon
     run(scenario())
 
 
+def test_a_device_plugged_back_the_instant_the_link_says_backoff_is_reconnected_at_once():
+    """The presence is looked at before BACKOFF is announced: a replug that races the announcement is
+    a reappearance, not a device taken as present all along and left to the whole backoff."""
+
+    async def scenario():
+        settings = FAST.__class__(**{**FAST.__dict__, "backoff_initial": 3.0, "backoff_max": 3.0})
+        async with connected(pty(), SerialTransport, settings=settings) as rig:
+            announce = rig.conn._set_state
+
+            def replug_on_backoff(state: ConnectionState, reason: str = "") -> None:
+                announce(state, reason)
+                if state is ConnectionState.BACKOFF:
+                    rig.port.replug()
+
+            rig.conn._set_state = replug_on_backoff  # type: ignore[method-assign]
+            rig.port.unplug()
+            await wait_for_state(rig.conn, ConnectionState.BACKOFF)
+            took = await wait_for_state(rig.conn, ConnectionState.READY)
+            assert took < 1.0, "a device back as the link went down is reconnected at once"
+
+    run(scenario())
+
+
 def test_reboot_is_detected_and_the_link_handshakes_again():
     async def scenario():
         async with connected(pty(), SerialTransport) as rig:
