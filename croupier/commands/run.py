@@ -1,5 +1,5 @@
 """``croupier run``: the table service. With no configuration, the default simulated table
-(config/tables/simulated.toml): Free Bet Blackjack with its shoe, shuffler and card reader simulated
+(croupier/config/simulated.toml): Free Bet Blackjack with its shoe, shuffler and card reader simulated
 over their real transports, played by simulated players. Any of the four games runs from its
 configuration (config/tables/); with an API token file the rounds are driven from the dealer's
 screen over the local API instead. Every record goes to the table's audit trail as it is made

@@ -22,7 +22,8 @@ from games import registry
 from games.common.config import ConfigError as RulesError
 from games.common.config import Configurable
 
-DEFAULT_TABLE_CONFIG = Path(__file__).resolve().parents[2] / "config" / "tables" / "simulated.toml"
+#: Package data, so that a table PC's release (a wheel, no source tree) runs it too.
+DEFAULT_TABLE_CONFIG = Path(__file__).with_name("simulated.toml")
 
 
 @dataclass(frozen=True)

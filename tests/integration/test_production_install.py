@@ -53,3 +53,14 @@ def test_the_production_environment_runs_croupier_from_a_wheel_without_test_tool
     assert not tools, f"test tools in the production environment: {tools}"
     python = (venv / "bin" / "python").resolve()
     assert python == SYSTEM_PYTHON.resolve(), f"the environment runs {python}, not the system Python"
+
+
+@pytest.mark.timeout(120)
+def test_the_release_checks_its_default_simulated_table_with_no_source_tree(venv: Path, tmp_path: Path):
+    """`croupier run` with no --config runs the simulated table shipped in the wheel."""
+    checked = subprocess.run(
+        [venv / "bin" / "croupier", "run", "--check"], capture_output=True, text=True, cwd=tmp_path,
+        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert str(venv / "lib") in checked.stdout + checked.stderr, "the default table is not the wheel's"

@@ -17,10 +17,13 @@ from urllib.request import Request, urlopen
 import aiohttp
 import pytest
 
+from croupier.config import DEFAULT_TABLE_CONFIG
 from tests.screen import Screen
 from tests.tokens import SUPERVISOR_TOKEN, write_token_file
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The default simulated table, croupier run's with no --config.
+DEFAULT = DEFAULT_TABLE_CONFIG.name
 
 
 def croupier(*args: str, **kwargs: object) -> subprocess.Popen[str]:
@@ -34,11 +37,11 @@ def croupier(*args: str, **kwargs: object) -> subprocess.Popen[str]:
 
 
 def simulated_config(
-    tmp_path: Path, *, replace: tuple[str, str] = ("", ""), config: str = "simulated.toml"
+    tmp_path: Path, *, replace: tuple[str, str] = ("", ""), config: str = DEFAULT
 ) -> Path:
     """A simulated table (the default one unless ``config`` names another in config/tables/), with
     its audit trail and state under ``tmp_path``."""
-    text = (ROOT / "config" / "tables" / config).read_text()
+    text = (DEFAULT_TABLE_CONFIG if config == DEFAULT else ROOT / "config" / "tables" / config).read_text()
     text = re.sub(r"~/\.local/state/croupier/sim[\w-]*", str(tmp_path / "state"), text).replace(*replace)
     path = tmp_path / "table.toml"
     path.write_text(text)
@@ -52,7 +55,7 @@ def events(stderr: str) -> list[dict[str, object]]:
 @pytest.mark.parametrize(
     ("config", "seats"),
     [
-        ("simulated.toml", 6),
+        (DEFAULT, 6),
         ("simulated-over-under.toml", 7),
         ("simulated-heads-up-holdem.toml", 6),
         ("simulated-crazy-4-poker.toml", 6),

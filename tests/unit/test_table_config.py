@@ -84,7 +84,9 @@ def write(tmp_path: Path, text: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("path", sorted(TABLES.glob("*.toml")), ids=lambda path: path.name)
+@pytest.mark.parametrize(
+    "path", [DEFAULT_TABLE_CONFIG, *sorted(TABLES.glob("*.toml"))], ids=lambda path: path.name
+)
 def test_every_shipped_example_loads_and_would_be_served(path: Path) -> None:
     config = load_table_config(path)
     check_served(config)  # wholly simulated, or real with the dealer's screen's token file
@@ -539,7 +541,7 @@ def test_a_table_offering_a_wager_without_its_pay_table_is_refused_naming_the_ke
 ) -> None:
     """No pay table is built in (decision 0023): a casino pays by the tables the Board approved
     in its Rules Submission, so a shipped example without one of its tables is refused, naming it."""
-    text = (DEFAULT_TABLE_CONFIG.parent / shipped).read_text()
+    text = (TABLES / shipped).read_text()
     assert edit[0] in text
     path = write(tmp_path, text.replace(edit[0], edit[1], 1))
     with pytest.raises(ConfigError) as caught:
