@@ -53,7 +53,10 @@ class Tokens:
                 f"(chmod 0600 {path}, owned by the service user)"
             )
         text = path.read_text()
-        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+        try:
+            data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+        except ValueError as error:  # TOMLDecodeError and JSONDecodeError name no file
+            raise ValueError(f"{path}: {error}") from None
         tokens: dict[str, Operator] = {}
         for index, entry in enumerate(data.get("operators", [])):
             try:

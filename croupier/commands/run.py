@@ -118,7 +118,7 @@ def _tokens(config: TableConfig) -> Tokens | None:
     try:
         return Tokens.load(path)
     except (OSError, ValueError) as exc:
-        raise StartupError(f"{config.source}: service.api_tokens: {path}: {exc}") from None
+        raise StartupError(f"{config.source}: service.api_tokens: {exc}") from None
 
 
 def _tls_context(config: TableConfig) -> ssl.SSLContext | None:

@@ -138,6 +138,7 @@ def test_an_unreadable_token_file_stops_start_up_before_the_state_or_trail(tmp_p
     assert process.returncode == 2, err
     assert err.strip().count("\n") == 0, err
     assert f"service.api_tokens: {tokens}" in err
+    assert f"{tokens}: {tokens}" not in err, "the file is named once before its fault"
     assert _trail(tmp_path) == []
     assert not (tmp_path / "state" / "state.sqlite3").exists()
 
