@@ -44,6 +44,7 @@ from croupier.state import StateError, TableState
 from croupier.tables.events import RoundListener
 from croupier.tables.registry import table_kind
 from firmware_sim.world import TableWorld
+from simulator.faults import FaultProfile, FaultScript
 from simulator.floor import FloorSupervisor, controller_key, on_the_floor
 from simulator.players import simulated_players, table_options
 from simulator.tables import simulated_table
@@ -69,6 +70,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--duration", type=float, default=0.0, help="stop after this many seconds")
     p.add_argument("--seed", type=int, help="seed the simulated players' wagers (a replayable run)")
     p.add_argument("--check", action="store_true", help="validate the configuration and exit")
+    p.add_argument(
+        "--faults",
+        type=Path,
+        metavar="PROFILE",
+        help="a simulated table only: a fault profile (TOML, docs/sim.md) striking its devices and the "
+        "dealer's hands, for the floor to rehearse clearing faults and ruling on held rounds",
+    )
     p.set_defaults(handler=run)
 
 
@@ -80,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     (``croupier.errors.StartupError``)."""
     config = load_table_config(args.config or DEFAULT_TABLE_CONFIG)
     check_served(config)
+    faults = _fault_profile(config, args.faults)
     if args.log_level is None:  # the table's configuration sets it unless the command line does
         logs.configure(config.service.log_level, json=args.log_json)
     if args.check:
@@ -91,11 +100,23 @@ def run(args: argparse.Namespace) -> int:
     sealing = _sealing_key(config)
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
         if tokens is None:
-            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, None, sealing))
+            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, None, sealing, faults))
         listener = Listener(tls, _bound(config))
         with listener.sock:
             api = Api(tokens, listener)
-            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, api, sealing))
+            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, api, sealing, faults))
+
+
+def _fault_profile(config: TableConfig, path: Path | None) -> FaultProfile | None:
+    """``--faults``: the profile, read before anything is opened; refused for real equipment, whose
+    faults are its own."""
+    if path is None:
+        return None
+    real = [name for name, device in config.devices.items() if device.url.sim_kind is None]
+    if real:
+        raise ConfigError(f"--faults: {config.source} names real equipment (devices.{real[0]}); "
+                          "a fault profile strikes only a simulated table")
+    return FaultProfile.load(path)
 
 
 def _tokens(config: TableConfig) -> Tokens | None:
@@ -182,6 +203,7 @@ async def _serve(
     seed: int | None,
     api: Api | None,
     sealing: SealingKey | None,
+    faults: FaultProfile | None = None,
 ) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -209,7 +231,7 @@ async def _serve(
             journal.service_started(
                 config.game, str(config.source), hashlib.sha256(config.source.read_bytes()).hexdigest()
             )
-            async with watchdog(), table_in_service(config, journal, seed) as service:
+            async with watchdog(), table_in_service(config, journal, seed, faults) as service:
                 table = service.table
                 async with _api(config, service, api):
                     log.info("table in service", table=config.name, game=config.game, audit=str(trail.path))
@@ -236,15 +258,18 @@ def _sealing_key(config: TableConfig) -> SealingKey | None:
 
 @contextlib.asynccontextmanager
 async def table_in_service(
-    config: TableConfig, journal: TableJournal, seed: int | None
+    config: TableConfig, journal: TableJournal, seed: int | None, faults: FaultProfile | None = None
 ) -> AsyncIterator[TableService]:
     """The configured table with its journal: simulated (opened now; played by simulated players,
-    or from the screen when the API is served), or on real equipment (opened by a supervisor from
-    the screen, dealt by the human dealer it prompts)."""
+    or from the screen when the API is served; ``faults`` striking it as their profile says), or on
+    real equipment (opened by a supervisor from the screen, dealt by the human dealer it prompts)."""
     if all(device.url.sim_kind is not None for device in config.devices.values()):
         async with simulated_table(config.game, rules=config.rules, name=config.name) as sim:
             journal.keep(sim.table)
             watch_rounds(sim.table.events, config.name, sim.world)
+            if faults is not None:
+                faults.check(sim.devices)
+                sim.table.events.subscribe(FaultScript(faults, sim, config.game), durable=True)
             options = table_options(config.game, sim)
             if config.service.api_tokens is None:  # no screen: simulated players and floor supervisor
                 players = simulated_players(config.game, random.Random(seed), **options)

@@ -1,0 +1,221 @@
+"""The supervisor's console in a real browser (headless Chromium) over ``croupier run`` at a simulated
+Crazy 4 Poker table (it has a progressive) whose faults are scripted (``--faults``): in round 1 the
+shuffler's lid opens for a few seconds, the meter sign goes silent, and a card falls to the floor as
+the dealer picks up, so the discard count is short and the round holds (657a.9(c)).
+
+The dealer's part is keyed over the API with the dealer's token (the dealer's screen is tested in
+test_dealer_screen.py); everything the supervisor does is done on the page: close and open the
+table, clear the latched fault (refused, with the device's reason, while the lid is still open),
+rule on the held round (only the rulings the irregularity offers are shown), read
+each device's link and last error, the progressive's levels and the audit trail's head, and close
+the table. A double click takes effect once. A dealer's session is refused on the console."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+
+from tests.browser.harness import Daemon, daemon, screenshot, sign_in, wait
+from tests.screen import answer_for, dealer_counts
+from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN
+
+pytestmark = pytest.mark.timeout(240)
+
+GAME = "crazy-4-poker"
+#: How long the shuffler's lid stays open: the first clear is refused while it is.
+LID_OPEN = 6.0
+PROFILE = f"""
+[[script]]
+round = 1
+fault = "door"
+device = "shuffler"
+seconds = {LID_OPEN}
+
+[[script]]
+round = 1
+fault = "unplug"
+device = "meter-sign"
+seconds = 5.0
+
+[[script]]
+round = 1
+fault = "miscount"
+at = "pickup"
+"""
+#: Seat 1's wager, with a progressive chip (657a.9(a)(3)).
+WAGER = {"seat": 1, "ante": 1000, "super_bonus": 1000, "progressive": 100}
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    """One daemon for the module's tests."""
+    folder = tmp_path_factory.mktemp("console")
+    profile = folder / "faults.toml"
+    profile.write_text(PROFILE)
+    with daemon(folder, GAME, "--faults", str(profile)) as served:
+        yield served
+
+
+def api(base: str, path: str, body: object = None, token: str = DEALER_TOKEN) -> tuple[int, Any]:
+    """One request with a bearer token (the dealer's, by default): GET without a body, else POST."""
+    data = None if body is None else json.dumps(body).encode()
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    request = urllib.request.Request(f"{base}{path}", data=data, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
+
+
+def dealt_until_held(base: str) -> dict[str, Any]:
+    """The dealer answers every prompt of the round in play until it is held; the table's state."""
+    counts = dealer_counts(GAME, 1, progressive=1)
+    deadline = time.monotonic() + 60
+    while (state := api(base, "/v1/table")[1])["held_round"] is None:
+        assert time.monotonic() < deadline, state
+        assert not state["faults"], state
+        prompt = state["prompt"]
+        if prompt is None or prompt["kind"] == "wagers":
+            time.sleep(0.05)
+        elif prompt["kind"] in ("stub_count", "chip_count"):
+            count = {"prompt": prompt["id"], "count": counts(prompt["kind"])}
+            assert api(base, "/v1/" + prompt["kind"].replace("_", "-"), count)[0] == 200
+        else:
+            assert api(base, *answer_for(prompt))[0] == 200
+    return state
+
+
+def shown(driver: Any, css: str) -> str:  # Any: a Selenium WebDriver
+    """The text of the first element ``css`` finds, once there is one with text."""
+    return str(wait(driver, lambda d: "".join(e.text for e in d.find_elements(By.CSS_SELECTOR, css)[:1])))
+
+
+def click(driver: Any, css: str, *, double: bool = False) -> None:  # Any: a Selenium WebDriver
+    """Click (or double-click) the element ``css`` finds, found again if the page redrew it first."""
+
+    def clicked(d: Any) -> bool:  # Any: a Selenium WebDriver
+        try:
+            target = d.find_element(By.CSS_SELECTOR, css)
+            if double:
+                ActionChains(d).double_click(target).perform()
+            else:
+                target.click()
+        except StaleElementReferenceException:
+            return False
+        return True
+
+    wait(driver, clicked)
+
+
+def table_state(driver: Any) -> str:  # Any: a Selenium WebDriver
+    return str(driver.find_element(By.ID, "table-open").get_attribute("data-state"))
+
+
+def test_a_supervisor_runs_the_table_from_the_console(browser, table: Daemon):
+    sign_in(browser, table.base, SUPERVISOR_TOKEN)
+    wait(browser, lambda d: d.current_url.endswith("/supervisor"))
+    assert shown(browser, "#operator") == "S-1 (supervisor)"
+    wait(browser, lambda d: table_state(d) == "open")
+    levels = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#progressive tbody tr"))
+    assert [row.get_attribute("data-level") for row in levels] == ["1", "2"]
+    assert levels[0].find_element(By.CSS_SELECTOR, ".value").text == "$10000.00"
+    assert shown(browser, "#audit-head").startswith("C4-03-000001.jsonl · seq ")
+    assert shown(browser, "#audit-sealed").startswith("yes, epoch ")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#devices tbody tr")
+    links = {r.get_attribute("data-device"): r.find_element(By.CSS_SELECTOR, ".link").text for r in rows}
+    assert links == {"progressive": "ready", "meter-sign": "ready", "shuffler": "ready"}
+
+    browser.find_element(By.ID, "close-table").click()
+    wait(browser, lambda d: table_state(d) == "closed")
+    assert api(table.base, "/v1/table")[1]["open"] is False
+    browser.find_element(By.ID, "open-table").click()
+    wait(browser, lambda d: table_state(d) == "open")
+    assert shown(browser, "#table-message") == "opened by S-1"
+
+    # Round 1: the dealer keys a wager and "no more bets"; the shuffler's lid opens.
+    betting = api(table.base, "/v1/table")[1]["prompt"]["id"]
+    assert api(table.base, "/v1/wagers", {"prompt": betting, **WAGER})[0] == 200
+    assert api(table.base, "/v1/rounds/no-more-bets", {"prompt": betting})[0] == 200
+    door = '#faults li[data-code="DOOR_OPEN"]'
+    assert shown(browser, f"{door} .detail") == "shuffler lid open"
+    assert shown(browser, f"{door} .clause") == "Clause: decision 0017; docs/protocol.md §7"
+    click(browser, f"{door} button.clear")
+    refused = shown(browser, f"{door} .message.error")
+    assert "DOOR_OPEN condition still present" in refused, refused
+    screenshot(browser, "supervisor-fault-refused")
+    time.sleep(LID_OPEN)  # the lid is closed now
+    click(browser, f"{door} button.clear", double=True)
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, door))
+
+    # The meter sign went silent for a while: SIGN_LINK_LOST (605a.7(a)), and its link's last error
+    # stays on the console after the link came back.
+    sign = '#faults li[data-code="SIGN_LINK_LOST"]'
+    assert shown(browser, f"{sign} .clause").startswith("Clause: 605a.7(a)")
+    row = '#devices tr[data-device="meter-sign"]'
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, f"{row} .link").text == "ready")
+    last = shown(browser, f"{row} .last-error")
+    assert last.startswith(("CommandTimeout: meter-sign", "LinkLost: meter-sign")), last
+    screenshot(browser, "supervisor-faults")
+    click(browser, f"{sign} button.clear", double=True)
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#faults li"))
+    assert browser.find_element(By.CSS_SELECTOR, "#faults .empty").is_displayed()
+
+    # The dealer plays on; a card falls as the dealer picks up: the round holds (657a.9(c)).
+    held = dealt_until_held(table.base)["held_round"]
+    assert (held["kind"], held["resolutions"]) == ("discard-count", ["continue"])
+    panel = "#held .items[data-round='1']"
+    assert shown(browser, f"{panel} .what") == f"Round 1: {held['irregularity']}"
+    assert held["clause"] in shown(browser, f"{panel} .clause")
+    rulings = browser.find_elements(By.CSS_SELECTOR, f"{panel} button.ruling")
+    offered = [b.get_attribute("data-resolution") for b in rulings]
+    assert offered == ["continue"], "no VOID: the round is settled"
+    assert shown(browser, f"{panel} .means") == held["on_continue"]
+    screenshot(browser, "supervisor-held-round")
+    click(browser, f"{panel} button.ruling", double=True)
+    assert shown(browser, "#held-message") == "ruled continue by S-1"
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#held .empty").is_displayed())
+
+    # A Crazy 4 Poker round names no dealer: no dealer change is offered. The table closed.
+    assert not browser.find_element(By.ID, "dealer-change").is_displayed()
+    wait(browser, lambda d: api(table.base, "/v1/table")[1]["prompt"] is not None)
+    screenshot(browser, "supervisor-console")
+    browser.find_element(By.ID, "close-table").click()
+    wait(browser, lambda d: table_state(d) == "closed")
+
+    actions = [
+        (r["fields"]["action"], r["fields"].get("code") or r["fields"].get("resolution"))
+        for r in table.records()
+        if r["kind"] == "operator_action" and r["fields"]["operator"] == "S-1"
+    ]
+    assert actions == [
+        ("sign_in", None),
+        ("table_close", None),
+        ("table_open", None),
+        ("clear", "DOOR_OPEN"),
+        ("clear", "SIGN_LINK_LOST"),
+        ("ruling", "continue"),
+        ("table_close", None),
+    ], "each double click took effect once"
+
+
+def test_a_dealers_session_is_refused_on_the_console(browser, table: Daemon):
+    browser.get(f"{table.base}/supervisor")
+    browser.delete_all_cookies()
+    sign_in(browser, table.base, DEALER_TOKEN)
+    wait(browser, lambda d: d.current_url.endswith("/dealer"))
+    browser.get(f"{table.base}/supervisor")
+    refused = shown(browser, "#refused")
+    assert refused.startswith("The supervisor's console is for supervisors: D-1 is signed in as a dealer")
+    assert not browser.find_element(By.ID, "console").is_displayed()
+    assert not browser.find_elements(By.CSS_SELECTOR, "button.clear, button.ruling")
+    screenshot(browser, "supervisor-refused-dealer")
