@@ -8,15 +8,23 @@ test_dealer_screen.py); everything the supervisor does is done on the page: clos
 table, clear the latched fault (refused, with the device's reason, while the lid is still open),
 rule on the held round (only the rulings the irregularity offers are shown), read
 each device's link and last error, the progressive's levels and the audit trail's head, and close
-the table. A double click takes effect once. A dealer's session is refused on the console."""
+the table. A double click takes effect once. A dealer's session is refused on the console.
+
+On configured equipment (Free Bet Blackjack, its firmware simulated over real pseudo-terminals and
+TCP, tests/integration/test_hardware_table.py) the table is closed until a supervisor opens it, and
+the console shows the opening's steps as they go; a dealer is changed there between rounds."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +33,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
 from tests.browser.harness import Daemon, daemon, screenshot, sign_in, wait
+from tests.integration.test_hardware_table import felt
 from tests.screen import answer_for, dealer_counts
 from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN
 
@@ -219,3 +228,66 @@ def test_a_dealers_session_is_refused_on_the_console(browser, table: Daemon):
     assert not browser.find_element(By.ID, "console").is_displayed()
     assert not browser.find_elements(By.CSS_SELECTOR, "button.clear, button.ruling")
     screenshot(browser, "supervisor-refused-dealer")
+
+
+@contextlib.contextmanager
+def equipment(tmp_path: Path) -> Iterator[str]:
+    """Free Bet Blackjack in service on configured equipment (``felt``: the dealer's hands doing each
+    step the screen shows), its API on a real port, run on a thread of its own while the browser is
+    driven from this one; its base URL."""
+    up, served = threading.Event(), {}
+
+    async def serve() -> None:
+        async with felt(tmp_path, "free-bet-blackjack") as (screen, _world, _ports):
+            served["base"] = str(screen.client.make_url("/")).rstrip("/")
+            served["loop"], served["stop"] = asyncio.get_running_loop(), asyncio.Event()
+            up.set()
+            await served["stop"].wait()
+
+    def serving() -> None:
+        try:
+            asyncio.run(serve())
+        except BaseException as failed:  # told to the test, which fails with it
+            served["failed"] = failed
+            up.set()
+
+    thread = threading.Thread(target=serving, name="equipment")
+    thread.start()
+    try:
+        assert up.wait(60) and "failed" not in served, served.get("failed")
+        yield served["base"]
+    finally:
+        if "stop" in served:
+            served["loop"].call_soon_threadsafe(served["stop"].set)
+        thread.join(60)
+    assert "failed" not in served, served["failed"]
+
+
+def test_on_real_equipment_the_console_shows_the_opening_as_it_goes(browser, tmp_path: Path):
+    with equipment(tmp_path) as base:
+        browser.delete_all_cookies()
+        sign_in(browser, base, SUPERVISOR_TOKEN)
+        wait(browser, lambda d: d.current_url.endswith("/supervisor"))
+        wait(browser, lambda d: table_state(d) == "closed")
+        links = '#devices tbody tr td.link'
+        wait(browser, lambda d: {e.text for e in d.find_elements(By.CSS_SELECTOR, links)} == {"ready"})
+        click(browser, "#open-table", double=True)
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#opening li"))
+        wait(browser, lambda d: table_state(d) == "open", timeout=60)
+        steps = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#opening li")]
+        assert steps[:3] == [
+            "reading the shoe",
+            "opening the shuffler",
+            "the card reader's start-of-day inspection, by FLOOR-2",
+        ], steps
+        assert shown(browser, "#table-message") == "opened by FLOOR-2"
+        screenshot(browser, "supervisor-opened")
+
+        browser.find_element(By.ID, "dealer").send_keys("D-9")
+        click(browser, "#change-dealer", double=True)
+        assert shown(browser, "#dealer-message") == "D-9 is dealing"
+        wait(browser, lambda d: d.find_element(By.ID, "dealer-on-duty").text == "D-9")
+    files = sorted((tmp_path / "audit").glob("*.jsonl"))
+    trail = [json.loads(line) for path in files for line in path.read_text().splitlines()]
+    actions = [r["fields"]["action"] for r in trail if r["kind"] == "operator_action"]
+    assert actions == ["sign_in", "table_open", "dealer_change"], "each double click took effect once"

@@ -416,3 +416,56 @@ async def _left_waiting_for_a_player(screen: Screen, game: str) -> int:
                 if prompt is not None and prompt["kind"] not in ("stub_count", "chip_count"):
                     return int(state["rounds"])
                 await asyncio.sleep(0.01)
+
+
+def test_the_opening_is_told_step_by_step_and_an_open_asked_again_meanwhile_joins_it(tmp_path: Path) -> None:
+    """Issue 15: opening on real equipment reports its progress rather than only blocking: each step
+    is an ``opening`` message on the event stream as it begins, and ``opening`` in the table's state
+    lists the steps so far; an open asked again while it runs (a second click, a second console)
+    waits for the same opening: one ``table_open``. A device's link keeps its last error after it is
+    back (``GET /v1/devices``), for the supervisor's console."""
+
+    async def scenario() -> None:
+        async with felt(tmp_path, "free-bet-blackjack") as (screen, _world, ports):
+            await _all_ready(screen)
+            ports["card-reader"].unplug()
+            async with asyncio.timeout(10):
+                while (await screen.state())["devices"]["card-reader"] == "ready":
+                    await asyncio.sleep(0.05)
+            ports["card-reader"].replug()
+            await _all_ready(screen)
+            devices = {d["name"]: d for d in (await screen.get("/v1/devices"))[1]["devices"]}
+            assert devices["card-reader"]["link"] == "ready"
+            error = devices["card-reader"]["last_error"]
+            lost = f"{ports['card-reader'].url}: read failed: read failed: socket disconnected"
+            assert error == {"error": "LinkLost", "detail": lost}, error
+            assert devices["shoe"]["last_error"] is None
+            await screen.ok_as(SUPERVISOR, "/v1/faults/LINK_LOST/clear")
+
+            async with screen.client.ws_connect("/v1/events", headers=SUPERVISOR) as ws:
+                first = asyncio.create_task(screen.post("/v1/table/open", headers=SUPERVISOR))
+                while not (state := await screen.state())["opening"]:
+                    await asyncio.sleep(0.01)
+                again = asyncio.create_task(screen.post("/v1/table/open", headers=SUPERVISOR))
+                told = []
+                async with asyncio.timeout(60):
+                    while not told or told[-1]["state"] == "under way":
+                        message = await ws.receive_json()
+                        if message["type"] == "opening":
+                            told.append(message)
+                assert [(await first)[0], (await again)[0]] == [200, 200]
+            steps = [m["step"] for m in told]
+            assert steps[:3] == [
+                "reading the shoe",
+                "opening the shuffler",
+                "the card reader's start-of-day inspection, by FLOOR-2",
+            ], steps
+            assert steps[-1] == "the table is open" and told[-1]["state"] == "open"
+            assert state["opening"] == steps[: len(state["opening"])], "the steps so far"
+            after = await screen.state()
+            assert after["open"] and after["opening"] is None
+        trail = _trail(load_table_config(tmp_path / "table.toml"))
+        actions = [r.fields["action"] for r in trail if r.kind == "operator_action"]
+        assert actions.count("table_open") == 1, "the second open joined the first"
+
+    run(scenario(), timeout=90)
