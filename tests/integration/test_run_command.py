@@ -123,6 +123,25 @@ def test_real_equipment_needs_the_screen_and_is_never_mixed_with_simulated(tmp_p
     assert f"{path}: service.api_tokens: real equipment is played from the dealer's screen" in err
 
 
+def test_a_fault_profile_strikes_only_a_simulated_table(tmp_path):
+    """``--faults`` rehearses the floor's part at a simulated table (docs/sim.md); real equipment's
+    faults are its own, so a profile for it is refused before anything is opened, and a profile with
+    a mistake is refused naming it."""
+    real = ROOT / "config" / "tables" / "crazy-4-poker.toml"
+    lossy = ROOT / "config" / "faults" / "lossy-line.toml"
+    process = croupier("run", "--config", str(real), "--faults", str(lossy))
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert "--faults: " in err and "a fault profile strikes only a simulated table" in err, err
+    profile = tmp_path / "faults.toml"
+    profile.write_text('[[script]]\nround = 1\nfault = "flood"\n')
+    simulated = simulated_config(tmp_path)
+    process = croupier("run", "--config", str(simulated), "--faults", str(profile), "--check")
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert str(profile) in err and "'flood'" in err, err
+
+
 def test_a_bad_config_names_file_and_key(tmp_path):
     path = tmp_path / "table.toml"
     path.write_text('[table]\nname = "t"\ngame = "roulette"\nseats = 6\n')
