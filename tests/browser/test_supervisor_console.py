@@ -126,6 +126,18 @@ def click(driver: Any, css: str, *, double: bool = False) -> None:  # Any: a Sel
     wait(driver, clicked)
 
 
+def whole(driver: Any, name: str) -> None:  # Any: a Selenium WebDriver
+    """A screenshot of the whole console, every part of it (the window made as tall as the page for
+    the moment, then as it was)."""
+    size = driver.get_window_size()
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(size["width"], max(size["height"], height + 140))
+    try:
+        screenshot(driver, name)
+    finally:
+        driver.set_window_size(size["width"], size["height"])
+
+
 def table_state(driver: Any) -> str:  # Any: a Selenium WebDriver
     return str(driver.find_element(By.ID, "table-open").get_attribute("data-state"))
 
@@ -174,7 +186,7 @@ def test_a_supervisor_runs_the_table_from_the_console(browser, table: Daemon):
     wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, f"{row} .link").text == "ready")
     last = shown(browser, f"{row} .last-error")
     assert last.startswith(("CommandTimeout: meter-sign", "LinkLost: meter-sign")), last
-    screenshot(browser, "supervisor-faults")
+    whole(browser, "supervisor-faults")
     click(browser, f"{sign} button.clear", double=True)
     wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#faults li"))
     assert browser.find_element(By.CSS_SELECTOR, "#faults .empty").is_displayed()
@@ -189,7 +201,7 @@ def test_a_supervisor_runs_the_table_from_the_console(browser, table: Daemon):
     offered = [b.get_attribute("data-resolution") for b in rulings]
     assert offered == ["continue"], "no VOID: the round is settled"
     assert shown(browser, f"{panel} .means") == held["on_continue"]
-    screenshot(browser, "supervisor-held-round")
+    whole(browser, "supervisor-held-round")
     click(browser, f"{panel} button.ruling", double=True)
     assert shown(browser, "#held-message") == "ruled continue by S-1"
     wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#held .empty").is_displayed())
@@ -197,7 +209,7 @@ def test_a_supervisor_runs_the_table_from_the_console(browser, table: Daemon):
     # A Crazy 4 Poker round names no dealer: no dealer change is offered. The table closed.
     assert not browser.find_element(By.ID, "dealer-change").is_displayed()
     wait(browser, lambda d: api(table.base, "/v1/table")[1]["prompt"] is not None)
-    screenshot(browser, "supervisor-console")
+    whole(browser, "supervisor-console")
     browser.find_element(By.ID, "close-table").click()
     wait(browser, lambda d: table_state(d) == "closed")
 
@@ -281,7 +293,7 @@ def test_on_real_equipment_the_console_shows_the_opening_as_it_goes(browser, tmp
             "the card reader's start-of-day inspection, by FLOOR-2",
         ], steps
         assert shown(browser, "#table-message") == "opened by FLOOR-2"
-        screenshot(browser, "supervisor-opened")
+        whole(browser, "supervisor-opened")
 
         browser.find_element(By.ID, "dealer").send_keys("D-9")
         click(browser, "#change-dealer", double=True)
