@@ -18,6 +18,7 @@ import socket
 import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,7 @@ from croupier.tables.events import RoundListener
 from croupier.tables.registry import table_kind
 from firmware_sim.world import TableWorld
 from simulator.faults import FaultProfile, FaultScript
-from simulator.floor import FloorSupervisor, controller_key, on_the_floor
+from simulator.floor import FloorSupervisor, controller_key, on_the_floor, repair_sim
 from simulator.players import simulated_players, table_options
 from simulator.tables import simulated_table
 from vocabulary.events import Events
@@ -273,7 +274,8 @@ async def table_in_service(
             options = table_options(config.game, sim)
             if config.service.api_tokens is None:  # no screen: simulated players and floor supervisor
                 players = simulated_players(config.game, random.Random(seed), **options)
-                floor = FloorSupervisor(sim.table, None, journal, reset_key=controller_key(sim))
+                repair, key = partial(repair_sim, sim), controller_key(sim)  # a strike put right first
+                floor = FloorSupervisor(sim.table, None, journal, repair=repair, reset_key=key)
                 async with on_the_floor(floor):
                     yield TableService(sim.table, journal, game=config.game, players=players)
             else:  # the dealer's screen plays them through the API

@@ -185,7 +185,8 @@ def test_a_jammed_shoe_holds_the_round_until_a_supervisor_clears_it_through_the_
 
 
 def test_no_response_or_event_shows_a_face_down_card_before_it_is_turned_up(tmp_path):
-    """Secrecy over the API, and 672a.7(c): the burn of the batch loaded after the cover card is a
+    """Secrecy over the API (the table state, each device's last error, the trail's head, the
+    stream), and 672a.7(c): the burn of the batch loaded after the cover card is a
     ``table_record`` event carrying its reason and clause, never the burn card's face."""
 
     async def scenario():
@@ -201,6 +202,9 @@ def test_no_response_or_event_shows_a_face_down_card_before_it_is_turned_up(tmp_
                         state = await rig.state()
                         prompts.append(state.pop("prompt"))
                         assert not CARD_TOKEN.search(json.dumps(state)), state
+                        for path in ("/v1/devices", "/v1/audit"):  # the supervisor's console's too
+                            shown = (await rig.get(path))[1]
+                            assert not CARD_TOKEN.search(json.dumps(shown)), shown
                         await asyncio.sleep(0.005)
                     await played
                     while True:

@@ -142,6 +142,22 @@ def test_a_fault_profile_strikes_only_a_simulated_table(tmp_path):
     assert str(profile) in err and "'flood'" in err, err
 
 
+def test_a_fault_profile_at_a_table_played_by_simulated_players_is_repaired_by_the_simulated_floor(tmp_path):
+    """With no screen the simulated floor supervisor clears what the profile strikes, having put it
+    right first as in ``croupier sim`` (a jam freed), and the table plays on."""
+    profile = tmp_path / "faults.toml"
+    profile.write_text('[[script]]\nround = 2\nfault = "jam"\ndevice = "shoe"\n')
+    path = simulated_config(tmp_path)
+    process = croupier("run", "--config", str(path), "--rounds", "3", "--seed", "7", "--faults", str(profile))
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    assert [e["round"] for e in events(err) if e["event"] == "round complete"] == [1, 2, 3]
+    trail = sorted((tmp_path / "state" / "audit").glob("*.jsonl"))
+    records = [json.loads(line) for path in trail for line in path.read_text().splitlines()]
+    cleared = [r["fields"]["code"] for r in records if r["kind"] == "operator_action"]
+    assert cleared == ["JAM"], cleared
+
+
 def test_a_bad_config_names_file_and_key(tmp_path):
     path = tmp_path / "table.toml"
     path.write_text('[table]\nname = "t"\ngame = "roulette"\nseats = 6\n')
