@@ -28,7 +28,7 @@ from croupier.tables.registry import table_kind
 from devices.equipment import FIRMWARE_UNVERIFIED
 from drivers.authenticity import AuthenticityChecked
 from drivers.connection import ConnectionState
-from drivers.errors import NotConnected
+from drivers.errors import DriverError, NotConnected
 from games.common.messages import Resolution
 from vocabulary.events import Event
 from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
@@ -166,17 +166,22 @@ class TableService:
         console) waits for the same opening rather than starting a second one, and a request that
         goes away (a closed page) does not stop it half-way."""
         self._supervisor(operator, "open the table")
-        if self._day_opened:
-            self.journal.operator_action("table_open", operator)
-        else:
+        if not self._day_opened:
             if self._opening is None:
                 self._opening = asyncio.ensure_future(self._open_day(operator))
                 self._opening.add_done_callback(self._opened_day)
             await asyncio.shield(self._opening)
+            return
+        self.journal.operator_action("table_open", operator)
+        self._betting_opens()
+
+    def _betting_opens(self) -> None:
         self.screen.open()
         self._opened.set()
 
     async def _open_day(self, operator: Operator) -> None:
+        """The day's opening, which opens the table for betting once it is done, whoever still
+        waits for it."""
         self.opening = []
         try:
             ready = ConnectionState.READY.value
@@ -188,12 +193,13 @@ class TableService:
                 raise RuleViolation(HOLD_FOR_SUPERVISOR, f"the table cannot open: latched {latched}")
             resumed = await self.table.open(operator, self.journal.position())
         except Exception as exc:
-            self.table.events.publish(Opening(str(exc), "refused"))
+            self.table.events.publish(Opening(_refusal(exc), "refused"))
             raise
         self.journal.save_position()
         self._day_opened = True
         self.journal.operator_action("table_open", operator, resumed=resumed)
         self.journal.table_opened()
+        self._betting_opens()
         self.table.events.publish(Opening("the table is open", "open"))
 
     def _opened_day(self, opening: asyncio.Future[None]) -> None:
@@ -239,6 +245,16 @@ class TableService:
         if operator.role is not Role.SUPERVISOR:
             refused = f"{operator.ident} ({operator.role.value}) may not {action}"
             raise RuleViolation(SUPERVISOR_CLEARS, refused)
+
+
+def _refusal(exc: Exception) -> str:
+    """Why an opening was refused, for every screen: a rule's or a device's reason as the refusing
+    reply gives it; anything else only by its kind (the log has the rest)."""
+    if isinstance(exc, RuleViolation):
+        return f"{exc.detail} ({exc.rule.clause})"
+    if isinstance(exc, DriverError):
+        return str(exc)
+    return f"the opening failed ({type(exc).__name__}): see the service's log"
 
 
 async def supervisor_clear(
