@@ -138,6 +138,7 @@ function drawHeld() {
   const items = section.querySelector(".items");
   if (held === null) {
     items.replaceChildren();
+    delete items.dataset.round;
   } else {
     const rulings = held.resolutions.map((resolution) => {
       const means = resolution === "continue" ? held.on_continue : MEANS[resolution];
@@ -258,6 +259,10 @@ async function load() {
     request("GET", "/v1/devices"),
     request("GET", "/v1/audit"),
   ]);
+  if ([table, linked, trail].some((reply) => reply.status === 401)) {
+    location.assign("/"); // the session expired or was signed out: sign in again
+    return;
+  }
   state = table.body;
   devices = linked.body.devices;
   audit = trail.body;
