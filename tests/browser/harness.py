@@ -9,7 +9,7 @@ import os
 import signal
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,11 +39,15 @@ class Daemon:
 
 
 @contextlib.contextmanager
-def daemon(tmp_path: Path, game: str, *options: str) -> Iterator[Daemon]:
+def daemon(
+    tmp_path: Path, game: str, *options: str, edit: Callable[[str], str] | None = None
+) -> Iterator[Daemon]:
     """The game's table served by ``croupier run`` (tests/integration/test_daemon_end_to_end.py's
-    configuration; ``options``: more of the command's options) until it is up; stopped with SIGTERM
-    at the end, which must exit 0."""
+    configuration, changed by ``edit`` if given; ``options``: more of the command's options) until it
+    is up; stopped with SIGTERM at the end, which must exit 0."""
     config, base = daemon_config(tmp_path, game)
+    if edit is not None:
+        config.write_text(edit(config.read_text()))
     log = tmp_path / "daemon.log"
     with log.open("w") as err:
         process = croupier("run", "--config", str(config), *options, stderr=err)

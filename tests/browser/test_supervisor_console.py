@@ -23,7 +23,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from selenium.webdriver.common.by import By
 
 from tests.browser.harness import Daemon, daemon, screenshot, sign_in, wait
 from tests.integration.test_hardware_table import felt
-from tests.screen import answer_for, dealer_counts
+from tests.screen import answer_for, dealer_counts, jackpot_held
 from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN
 
 pytestmark = pytest.mark.timeout(240)
@@ -60,8 +60,15 @@ round = 1
 fault = "miscount"
 at = "pickup"
 """
-#: Seat 1's wager, with a progressive chip (657a.9(a)(3)).
-WAGER = {"seat": 1, "ante": 1000, "super_bonus": 1000, "progressive": 100}
+#: The progressive paid on three of a kind and two pairs (the simulator's own pay table), so that a
+#: level is hit within a few rounds: in place of the example configuration's, which pays on four of a
+#: kind and better.
+PAYS_OFTEN = 'three_of_a_kind = "100%"\ntwo_pairs = "100%"\nstraight = 2500'
+
+
+def wager(seat: int) -> dict[str, int]:
+    """A seat's wager, with a progressive chip (657a.9(a)(3))."""
+    return {"seat": seat, "ante": 1000, "super_bonus": 1000, "progressive": 100}
 
 
 @pytest.fixture(scope="module")
@@ -86,11 +93,12 @@ def api(base: str, path: str, body: object = None, token: str = DEALER_TOKEN) ->
         return refused.code, json.loads(refused.read())
 
 
-def dealt_until_held(base: str) -> dict[str, Any]:
-    """The dealer answers every prompt of the round in play until it is held; the table's state."""
-    counts = dealer_counts(GAME, 1, progressive=1)
+def dealt(base: str, done: Callable[[dict[str, Any]], bool], seats: int = 1) -> dict[str, Any]:
+    """The dealer answers every prompt of the round in play (``seats`` keyed, each with a
+    progressive chip) until ``done`` says so of the table's state; that state."""
+    counts = dealer_counts(GAME, seats, progressive=seats)
     deadline = time.monotonic() + 60
-    while (state := api(base, "/v1/table")[1])["held_round"] is None:
+    while not done(state := api(base, "/v1/table")[1]):
         assert time.monotonic() < deadline, state
         assert not state["faults"], state
         prompt = state["prompt"]
@@ -102,6 +110,12 @@ def dealt_until_held(base: str) -> dict[str, Any]:
         else:
             assert api(base, *answer_for(prompt))[0] == 200
     return state
+
+
+def betting(base: str) -> int:
+    """The betting prompt's id, once it is shown."""
+    state = dealt(base, lambda s: s["prompt"] is not None and s["prompt"]["kind"] == "wagers")
+    return int(state["prompt"]["id"])
 
 
 def shown(driver: Any, css: str) -> str:  # Any: a Selenium WebDriver
@@ -164,9 +178,9 @@ def test_a_supervisor_runs_the_table_from_the_console(browser, table: Daemon):
     assert shown(browser, "#table-message") == "opened by S-1"
 
     # Round 1: the dealer keys a wager and "no more bets"; the shuffler's lid opens.
-    betting = api(table.base, "/v1/table")[1]["prompt"]["id"]
-    assert api(table.base, "/v1/wagers", {"prompt": betting, **WAGER})[0] == 200
-    assert api(table.base, "/v1/rounds/no-more-bets", {"prompt": betting})[0] == 200
+    prompt = betting(table.base)
+    assert api(table.base, "/v1/wagers", {"prompt": prompt, **wager(1)})[0] == 200
+    assert api(table.base, "/v1/rounds/no-more-bets", {"prompt": prompt})[0] == 200
     door = '#faults li[data-code="DOOR_OPEN"]'
     assert shown(browser, f"{door} .detail") == "shuffler lid open"
     assert shown(browser, f"{door} .clause") == "Clause: decision 0017; docs/protocol.md §7"
@@ -192,7 +206,7 @@ def test_a_supervisor_runs_the_table_from_the_console(browser, table: Daemon):
     assert browser.find_element(By.CSS_SELECTOR, "#faults .empty").is_displayed()
 
     # The dealer plays on; a card falls as the dealer picks up: the round holds (657a.9(c)).
-    held = dealt_until_held(table.base)["held_round"]
+    held = dealt(table.base, lambda state: state["held_round"] is not None)["held_round"]
     assert (held["kind"], held["resolutions"]) == ("discard-count", ["continue"])
     panel = "#held .items[data-round='1']"
     assert shown(browser, f"{panel} .what") == f"Round 1: {held['irregularity']}"
@@ -303,3 +317,52 @@ def test_on_real_equipment_the_console_shows_the_opening_as_it_goes(browser, tmp
     trail = [json.loads(line) for path in files for line in path.read_text().splitlines()]
     actions = [r["fields"]["action"] for r in trail if r["kind"] == "operator_action"]
     assert actions == ["sign_in", "table_open", "dealer_change"], "each double click took effect once"
+
+
+def pays_often(config: str) -> str:
+    """The table's configuration with the progressive pay table ``PAYS_OFTEN``."""
+    start = config.index("[rules.progressive_pay_table]")
+    end = config.index("\n\n", start)
+    return f"{config[:start]}[rules.progressive_pay_table]\n{PAYS_OFTEN}{config[end:]}"
+
+
+def test_a_supervisor_turns_the_reset_key_of_a_level_a_hit_froze(browser, tmp_path: Path):
+    """605a.7(a): a hit freezes its level, showing the win, until its keyed reset; the console
+    shows the level frozen with the seat and amount won, a wrong key is refused by the controller,
+    and the right one releases the level (turned once, for a double click)."""
+    with daemon(tmp_path, GAME, edit=pays_often) as table:
+        browser.delete_all_cookies()
+        sign_in(browser, table.base, SUPERVISOR_TOKEN)
+        wait(browser, lambda d: d.current_url.endswith("/supervisor"))
+        deadline = time.monotonic() + 120
+        while not (state := api(table.base, "/v1/table")[1])["progressive"]["jackpot_locked"]:
+            assert time.monotonic() < deadline, "no level was hit"
+            prompt = betting(table.base)
+            for seat in (1, 2, 3):
+                assert api(table.base, "/v1/wagers", {"prompt": prompt, **wager(seat)})[0] == 200
+            assert api(table.base, "/v1/rounds/no-more-bets", {"prompt": prompt})[0] == 200
+            number = api(table.base, "/v1/table")[1]["rounds"]
+
+            def over(s: dict[str, Any], number: int = number) -> bool:
+                shown = s["prompt"] is not None and s["prompt"]["kind"] == "wagers"
+                return s["rounds"] == number and not s["round_in_progress"] and (shown or jackpot_held(s))
+
+            dealt(table.base, over, seats=3)
+        frozen = state["progressive"]["jackpot_locked"]
+        row = f'#progressive tr[data-level="{frozen[0]}"]'
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{row}.frozen"))
+        assert shown(browser, f"{row} .won").startswith("seat "), "the seat and the amount won"
+        browser.find_element(By.CSS_SELECTOR, f"{row} input.key").send_keys("not-the-key")
+        click(browser, f"{row} button.reset-level")
+        assert "refused" in shown(browser, "#progressive-message.error")
+        whole(browser, "supervisor-keyed-reset")
+        for level in frozen:
+            row = f'#progressive tr[data-level="{level}"]'
+            key = wait(browser, lambda d, row=row: d.find_element(By.CSS_SELECTOR, f"{row} input.key"))
+            key.send_keys("PROG-KEY-1")  # the simulated controller's key
+            click(browser, f"{row} button.reset-level", double=True)
+            wait(browser, lambda d, row=row: not d.find_elements(By.CSS_SELECTOR, f"{row}.frozen"))
+        assert shown(browser, "#progressive-message") == f"level {frozen[-1]} reset by S-1"
+    actions = [r["fields"] for r in table.records() if r["kind"] == "operator_action"]
+    resets = [action["level"] for action in actions if action["action"] == "progressive_reset"]
+    assert resets == frozen, "each level reset once"
