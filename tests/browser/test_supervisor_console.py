@@ -5,10 +5,13 @@ the dealer picks up, so the discard count is short and the round holds (657a.9(c
 
 The dealer's part is keyed over the API with the dealer's token (the dealer's screen is tested in
 test_dealer_screen.py); everything the supervisor does is done on the page: close and open the
-table, clear the latched fault (refused, with the device's reason, while the lid is still open),
-rule on the held round (only the rulings the irregularity offers are shown), read
-each device's link and last error, the progressive's levels and the audit trail's head, and close
-the table. A double click takes effect once. A dealer's session is refused on the console.
+table, clear the latched faults (refused, with the device's reason, while the lid is still open),
+rule on the held round (only the rulings the irregularity offers are shown), read each device's
+link and last error, the progressive's levels and the audit trail's head, and close the table. A
+double click takes effect once. A dealer's session is refused on the console.
+
+A second daemon, whose progressive pays often, has a level hit and frozen: the supervisor turns the
+reset key on the console (605a.7(a)), a wrong key refused first.
 
 On configured equipment (Free Bet Blackjack, its firmware simulated over real pseudo-terminals and
 TCP, tests/integration/test_hardware_table.py) the table is closed until a supervisor opens it, and
