@@ -66,6 +66,9 @@ class TableApi:
             web.get("/v1/round", self._auth(self.current_round)),
             web.get("/v1/faults", self._auth(self.faults)),
             web.post("/v1/faults/{code}/clear", self._auth(self.clear, supervisor=True)),
+            web.get("/v1/devices", self._auth(self.devices)),
+            web.get("/v1/progressive", self._auth(self.progressive)),
+            web.get("/v1/audit", self._auth(self.audit)),
             web.post("/v1/rounds/held/resolve", self._auth(self.resolve, supervisor=True)),
             web.post("/v1/table/dealer-change", self._auth(self.dealer_change)),
             web.post("/v1/table/open", self._auth(self.open, supervisor=True)),
@@ -167,6 +170,7 @@ class TableApi:
             "name": table.name,
             "game": service.game,
             "open": service.is_open,
+            "opening": service.opening,
             "rounds": table.rounds,
             "round_in_progress": service.round_in_play,
             "prompt": self._prompt(),
@@ -178,6 +182,9 @@ class TableApi:
                 "round": held.number,
                 "clause": held.hold.irregularity.rule.clause,
                 "irregularity": held.hold.irregularity.detail,
+                "kind": held.hold.kind.code,
+                "resolutions": sorted(resolution.value for resolution in held.hold.resolutions),
+                "on_continue": held.hold.kind.on_continue,
             },
         }
         if table.dealer_on_duty is not None:
@@ -214,6 +221,56 @@ class TableApi:
 
     def _faults(self) -> list[Json]:
         return [dataclasses.asdict(fault) for fault in self.table.faults]
+
+    async def devices(self, request: web.Request, operator: Operator) -> web.Response:
+        """Each device's link state and the last error its link met (the driver's error, which names
+        the device, the command and the link, never a card's face)."""
+        listed = []
+        for name, conn in self.table.feeds.connections().items():
+            error = conn.last_error
+            last = None if error is None else {"error": type(error).__name__, "detail": str(error)}
+            listed.append({"name": name, "link": conn.state.value, "last_error": last})
+        return reply(replies.Devices, devices=listed)
+
+    async def progressive(self, request: web.Request, operator: Operator) -> web.Response:
+        """The progressive's levels as their meters stand, and the win a frozen level shows until its
+        keyed reset (605a.7(a)); 404 at a table without a progressive system."""
+        system = self.table.progressive
+        if system is None:
+            raise KeyError(f"{self.table.name} has no progressive system")
+        levels = []
+        for level, info in sorted(system.levels.items()):
+            win = system.wins.get(level) if info.frozen else None
+            levels.append(
+                {
+                    "level": level,
+                    **{key: getattr(info, key) for key in ("value_cents", "reset_cents", "limit_cents")},
+                    **{key: getattr(info, key) for key in ("hits", "wins_cents", "frozen")},
+                    "win_seat": None if win is None else win.seat,
+                    "win_cents": None if win is None else win.amount_cents,
+                }
+            )
+        return reply(replies.ProgressiveLevels, levels=levels)
+
+    async def audit(self, request: web.Request, operator: Operator) -> web.Response:
+        """The audit trail's head, whether it is sealed, and the verification the service made of the
+        series it continues when it opened the trail (docs/audit.md)."""
+        trail = self.service.journal.trail
+        head, verified = trail.head, trail.verified
+        check = None
+        if verified is not None:
+            at, report = verified.at.isoformat(timespec="seconds"), verified.report
+            check = {"at": at, "files": verified.files, "records": report.records}
+            check["last_hash"] = report.last_hash
+        return reply(
+            replies.AuditStatus,
+            file=None if head is None else head.file,
+            seq=None if head is None else head.seq,
+            hash=None if head is None else head.hash,
+            epoch=None if head is None else head.epoch,
+            sealed=trail.sealed,
+            verified=check,
+        )
 
     async def clear(self, request: web.Request, operator: Operator) -> web.Response:
         """A supervisor clears a latched fault; the device refuses while the condition persists."""

@@ -3,7 +3,8 @@
 Served at ``GET /asyncapi.json`` and committed as docs/api/asyncapi.json, which
 ``python -m croupier.api.asyncapi`` rewrites; a test fails when the committed copy is stale. The
 messages are those croupier.api.app publishes (croupier.api.events): device events, round records,
-a round's beginning and end, the prompt shown and the dealer's physical steps. None carries a
+a round's beginning and end, the prompt shown, the dealer's physical steps and the steps of the
+table's opening. None carries a
 face-down card's face (decision 0018).
 """
 
@@ -64,6 +65,13 @@ MESSAGES: dict[str, dict[str, Any]] = {  # Any: a JSON document
         "burn card's face",
         {"kind": {"type": "string"}},
         ["kind"],
+    ),
+    "opening": _message(
+        "opening",
+        "A step of the table's opening for the day as it begins (state \"under way\"), then \"open\" "
+        "once the table is open, or \"refused\" with the reason as the step",
+        {"step": {"type": "string"}, "state": {"enum": ["under way", "open", "refused"]}},
+        ["step", "state"],
     ),
     "round_ended": _message(
         "round_ended",

@@ -3,7 +3,8 @@ as JSON, to every subscriber.
 
 The API is one listener (decision 0031) of the table's hub (device events as each is applied to its
 machine, croupier.tables.feeding; each round's beginning, records and end, once the journal has
-written them, croupier.tables.events) and of the dealer's screen's (croupier.screen.prompts).
+written them, and each step of the table's opening, croupier.tables.events) and of the dealer's
+screen's (croupier.screen.prompts).
 None can carry a face-down card's face: device events have no face field (docs/protocol.md §11.2),
 a round record names a face-down card by its commitment until the card is turned up, and a prompt
 or a step names places and counts, not faces.
@@ -17,7 +18,7 @@ import enum
 from typing import Any
 
 from croupier.screen.prompts import DealerStep, PromptShown
-from croupier.tables.events import RoundBegan, RoundEnded, TableRecord
+from croupier.tables.events import Opening, RoundBegan, RoundEnded, TableRecord
 from croupier.tables.feeding import DeviceEventApplied
 from games.common.records import Record
 from vocabulary.events import Event
@@ -37,6 +38,8 @@ def message_of(event: Event) -> Json | None:
             return {"type": "round_began", "round": round_.number}
         case RoundEnded(round=round_):
             return {"type": "round_ended", "round": round_.number, "state": round_.state}
+        case Opening(step=step, state=state):
+            return {"type": "opening", "step": step, "state": state}
         case TableRecord(kind=kind, fields=fields):
             return {"type": "table_record", "kind": kind, **fields}
         case PromptShown(prompt=prompt):

@@ -110,6 +110,9 @@ def operations() -> list[Operation]:
         ),
         Operation("get", "/", "getSignInPage", "The browser's sign-in page (HTML)", None, public=True),
         Operation("get", "/dealer", "getDealerScreen", "The dealer's screen (HTML)", None, public=True),
+        Operation(
+            "get", "/supervisor", "getSupervisorConsole", "The supervisor's console (HTML)", None, public=True
+        ),
         Operation("get", "/pages/{name}", "getPageFile", "A script or style of the pages", None, public=True),
         Operation(
             "post",
@@ -150,6 +153,28 @@ def operations() -> list[Operation]:
             replies.CurrentRound,
         ),
         Operation("get", "/v1/faults", "getFaults", "Faults latched on the table's devices", replies.Faults),
+        Operation(
+            "get",
+            "/v1/devices",
+            "getDevices",
+            "Each device's link state and the last error its link met (never a card)",
+            replies.Devices,
+        ),
+        Operation(
+            "get",
+            "/v1/progressive",
+            "getProgressive",
+            "The progressive's levels: meters, hits, and the win a frozen level shows until its keyed reset",
+            replies.ProgressiveLevels,
+            errors=(404,),
+        ),
+        Operation(
+            "get",
+            "/v1/audit",
+            "getAudit",
+            "The audit trail's head, whether it is sealed, and its verification when the service opened it",
+            replies.AuditStatus,
+        ),
         Operation(
             "post",
             "/v1/faults/{code}/clear",

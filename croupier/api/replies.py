@@ -125,9 +125,77 @@ class PromptReply(Reply):
 
 
 class HeldRound(Reply):
+    """The round held for a supervisor's ruling: the irregularity and its clause, the rulings the
+    irregularity offers (VOID, CONTINUE or both) and what CONTINUE does (null: not offered)."""
+
     round: int
     clause: str
     irregularity: str
+    kind: str
+    resolutions: list[str]
+    on_continue: str | None
+
+
+class LinkError(Reply):
+    """The last error a device's link met: the driver's error class and its message, which names the
+    device, the command and the link, never a card (docs/protocol.md §11.2)."""
+
+    error: str
+    detail: str
+
+
+class Device(Reply):
+    """One device as the supervisor's console shows it: its link state, and the last error of its
+    link (null until one happened; kept after the link came back, so a flapping link shows why)."""
+
+    name: str
+    link: str
+    last_error: LinkError | None
+
+
+class Devices(Reply):
+    devices: list[Device]
+
+
+class Level(Reply):
+    """One progressive level's meters (605a.7(a)) and, while a hit froze it until its keyed reset,
+    the win it shows."""
+
+    level: int
+    value_cents: int
+    reset_cents: int
+    limit_cents: int
+    hits: int
+    wins_cents: int
+    frozen: bool
+    win_seat: int | None
+    win_cents: int | None
+
+
+class ProgressiveLevels(Reply):
+    levels: list[Level]
+
+
+class Verification(Reply):
+    """The trail's last verification by the service: when it opened the trail it verified every file
+    it continues (the chain, and the head the state database saved); null for a new series."""
+
+    at: str
+    files: int
+    records: int
+    last_hash: str
+
+
+class AuditStatus(Reply):
+    """The audit trail's head (its newest record on disk, as ``croupier audit head`` prints it),
+    whether the trail is sealed, and its last verification."""
+
+    file: str | None
+    seq: int | None
+    hash: str | None
+    epoch: int | None
+    sealed: bool
+    verified: Verification | None
 
 
 class Meter(Reply):
@@ -164,6 +232,7 @@ class TableState(BaseModel):
     name: str
     game: str
     open: bool
+    opening: list[str] | None = None
     rounds: int
     round_in_progress: bool
     prompt: PromptShown | None

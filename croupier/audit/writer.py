@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -32,7 +33,7 @@ from croupier.audit.rotation import (
 from croupier.audit.sealing import SealingKey
 from croupier.audit.secrecy import secret_free
 from croupier.audit.storage import read_bytes, sync_directory
-from croupier.audit.verify import verify_series
+from croupier.audit.verify import Report, verify_series
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,16 @@ log = logging.getLogger(__name__)
 #: How often, in seconds, an idle sealed trail checks whether its epoch has ended: the key of an
 #: ended epoch is erased within this time even when no record is written.
 EVOLVE_CHECK = 30.0
+
+
+@dataclass(frozen=True)
+class Verified:
+    """A verification of the series, as the trail made it on opening: when, over how many files,
+    and its report (every record chained, the saved head reached)."""
+
+    at: datetime
+    files: int
+    report: Report
 
 
 def utc_now() -> datetime:
@@ -98,6 +109,9 @@ class AuditTrail:
         #: reason ``resumed``, or ending on a rotation's close (a crash before the next file's
         #: header); None, a new series (the service's ``service_start`` record says which).
         self.previous_clean: bool | None = None
+        #: The verification of the series this trail continues, made as it was opened (None: a new
+        #: series), for whoever shows the trail's state (the supervisor's console).
+        self.verified: Verified | None = None
         self._tidying: threading.Thread | None = None
         self.directory.mkdir(parents=True, exist_ok=True)
         with self._lock:
@@ -116,6 +130,11 @@ class AuditTrail:
     @property
     def last_hash(self) -> str:
         return self._prev
+
+    @property
+    def sealed(self) -> bool:
+        """Whether the trail's records are sealed (it was opened with a sealing key)."""
+        return self._key is not None
 
     @property
     def head(self) -> Head | None:
@@ -202,6 +221,7 @@ class AuditTrail:
         if not report.ok:
             raise AuditError(f"cannot continue the audit trail: {report.problem}")
         _drop_empty(empty)
+        self.verified = Verified(self._clock(), len(files), report)
         self._check_key(report.last_epoch)
         self._seq, self._prev = report.last_seq, report.last_hash
         self._head = report.head

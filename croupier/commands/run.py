@@ -21,6 +21,7 @@ import ssl
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,8 @@ from croupier.state import StateError, TableState
 from croupier.tables.events import RoundListener
 from croupier.tables.registry import table_kind
 from firmware_sim.world import TableWorld
-from simulator.floor import FloorSupervisor, controller_key, on_the_floor
+from simulator.faults import FaultProfile, FaultScript
+from simulator.floor import FloorSupervisor, controller_key, on_the_floor, repair_sim
 from simulator.players import simulated_players, table_options
 from simulator.tables import simulated_table
 from vocabulary.events import Events
@@ -80,6 +82,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action="store_false",
         help="no live status of the table on a terminal (log lines only, as when not on one)",
     )
+    p.add_argument(
+        "--faults",
+        type=Path,
+        metavar="PROFILE",
+        help="a simulated table only: a fault profile (TOML, docs/sim.md) striking its devices and the "
+        "dealer's hands, for the floor to rehearse clearing faults and ruling on held rounds",
+    )
     p.set_defaults(handler=run)
 
 
@@ -91,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
     (``croupier.errors.StartupError``)."""
     config = load_table_config(args.config or DEFAULT_TABLE_CONFIG)
     check_served(config)
+    faults = _fault_profile(config, args.faults)
     if args.log_level is None:  # the table's configuration sets it unless the command line does
         logs.configure(config.service.log_level, json=args.log_json)
     if args.check:
@@ -100,13 +110,25 @@ def run(args: argparse.Namespace) -> int:
     tokens = _tokens(config)
     tls = _tls_context(config) if tokens is not None else None
     sealing = _sealing_key(config)
-    how = Run(args.rounds, args.duration, args.seed, args.live and sys.stdout.isatty())
+    how = Run(args.rounds, args.duration, args.seed, args.live and sys.stdout.isatty(), faults)
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
         if tokens is None:
             return asyncio.run(_serve(config, how, None, sealing))
         listener = Listener(tls, _bound(config))
         with listener.sock:
             return asyncio.run(_serve(config, how, Api(tokens, listener), sealing))
+
+
+def _fault_profile(config: TableConfig, path: Path | None) -> FaultProfile | None:
+    """``--faults``: the profile, read before anything is opened; refused for real equipment, whose
+    faults are its own."""
+    if path is None:
+        return None
+    real = [name for name, device in config.devices.items() if device.url.sim_kind is None]
+    if real:
+        raise ConfigError(f"--faults: {config.source} names real equipment (devices.{real[0]}); "
+                          "a fault profile strikes only a simulated table")
+    return FaultProfile.load(path)
 
 
 def _tokens(config: TableConfig) -> Tokens | None:
@@ -151,12 +173,14 @@ def _bound(config: TableConfig) -> socket.socket:
 @dataclass(frozen=True)
 class Run:
     """How long the table runs (``rounds``, ``duration``: 0 for on and on), the simulated players'
-    ``seed``, and whether its live status is drawn (on a terminal, unless ``--no-live``)."""
+    ``seed``, whether its live status is drawn (on a terminal, unless ``--no-live``), and the fault
+    profile striking a simulated table (``--faults``)."""
 
     rounds: int
     duration: float
     seed: int | None
     live: bool
+    faults: FaultProfile | None = None
 
 
 @dataclass(frozen=True)
@@ -226,7 +250,7 @@ async def _serve(config: TableConfig, run: Run, api: Api | None, sealing: Sealin
             journal.service_started(
                 config.game, str(config.source), hashlib.sha256(config.source.read_bytes()).hexdigest()
             )
-            async with watchdog(), table_in_service(config, journal, run.seed) as service:
+            async with watchdog(), table_in_service(config, journal, run.seed, run.faults) as service:
                 table = service.table
                 felt = Felt(int(table.rules.positions))
                 table.events.subscribe(felt)
@@ -314,19 +338,23 @@ def _sealing_key(config: TableConfig) -> SealingKey | None:
 
 @contextlib.asynccontextmanager
 async def table_in_service(
-    config: TableConfig, journal: TableJournal, seed: int | None
+    config: TableConfig, journal: TableJournal, seed: int | None, faults: FaultProfile | None = None
 ) -> AsyncIterator[TableService]:
     """The configured table with its journal: simulated (opened now; played by simulated players,
-    or from the screen when the API is served), or on real equipment (opened by a supervisor from
-    the screen, dealt by the human dealer it prompts)."""
+    or from the screen when the API is served; ``faults`` striking it as their profile says), or on
+    real equipment (opened by a supervisor from the screen, dealt by the human dealer it prompts)."""
     if all(device.url.sim_kind is not None for device in config.devices.values()):
         async with simulated_table(config.game, rules=config.rules, name=config.name) as sim:
             journal.keep(sim.table)
             watch_rounds(sim.table.events, config.name, sim.world)
+            if faults is not None:
+                faults.check(sim.devices)
+                sim.table.events.subscribe(FaultScript(faults, sim, config.game), durable=True)
             options = table_options(config.game, sim)
             if config.service.api_tokens is None:  # no screen: simulated players and floor supervisor
                 players = simulated_players(config.game, random.Random(seed), **options)
-                floor = FloorSupervisor(sim.table, None, journal, reset_key=controller_key(sim))
+                repair, key = partial(repair_sim, sim), controller_key(sim)  # a strike put right first
+                floor = FloorSupervisor(sim.table, None, journal, repair=repair, reset_key=key)
                 async with on_the_floor(floor):
                     yield TableService(sim.table, journal, game=config.game, players=players)
             else:  # the dealer's screen plays them through the API

@@ -22,13 +22,15 @@ from croupier.config.limits import Limits
 from croupier.screen.players import KeyedCounts
 from croupier.screen.prompts import Screen
 from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
+from croupier.tables.events import Opening
 from croupier.tables.holding import HOLD_FOR_SUPERVISOR
 from croupier.tables.registry import table_kind
 from devices.equipment import FIRMWARE_UNVERIFIED
 from drivers.authenticity import AuthenticityChecked
 from drivers.connection import ConnectionState
-from drivers.errors import NotConnected
+from drivers.errors import DriverError, NotConnected
 from games.common.messages import Resolution
+from vocabulary.events import Event
 from vocabulary.operators import SUPERVISOR_CLEARS, Operator, Role
 from vocabulary.rules import Rule, RuleViolation
 
@@ -85,6 +87,10 @@ class TableService:
         if self.keyed and screen is None:  # a simulated dealer's hands; the counts are keyed
             table.dealer = KeyedCounts(table.dealer, self.screen)
         self.round_in_play = False
+        #: The steps of the day's opening so far, while it runs (None: not opening).
+        self.opening: list[str] | None = None
+        self._opening: asyncio.Future[None] | None = None
+        table.events.subscribe(self._heard)
         self._day_opened = opened
         self._opened = asyncio.Event()
         if opened:
@@ -147,6 +153,8 @@ class TableService:
 
     def dealer_change(self, dealer: str, operator: Operator) -> None:
         """A new dealer between rounds; the shoe burns a card before the next deal (672a.7(c))."""
+        if self.table.dealer_on_duty is None:  # Hold 'Em and Crazy 4 Poker: a round names no dealer
+            raise LookupError(f"{self.table.name}: a {self.game} table keeps no dealer on duty to change")
         if self.round_in_play:
             raise RuleViolation(ONE_ROUND_AT_A_TIME, f"dealer change to {dealer} refused: a round is in play")
         self.table.dealer_change(dealer)
@@ -161,9 +169,30 @@ class TableService:
 
     async def open(self, operator: Operator) -> None:
         """A supervisor opens the table; the first time, with every device connected, the table's
-        own opening runs (shoe read, shuffler opened, the reader inspected under their name)."""
+        own opening runs (shoe read, shuffler opened, the reader inspected under their name), each
+        step told as it begins (``opening``, and an ``Opening`` event on the table's hub). On real
+        equipment that takes a while: an open asked again meanwhile (another click, another
+        console) waits for the same opening rather than starting a second one, and a request that
+        goes away (a closed page) does not stop it half-way."""
         self._supervisor(operator, "open the table")
         if not self._day_opened:
+            if self._opening is None:
+                self._opening = asyncio.ensure_future(self._open_day(operator))
+                self._opening.add_done_callback(self._opened_day)
+            await asyncio.shield(self._opening)
+            return
+        self.journal.operator_action("table_open", operator)
+        self._betting_opens()
+
+    def _betting_opens(self) -> None:
+        self.screen.open()
+        self._opened.set()
+
+    async def _open_day(self, operator: Operator) -> None:
+        """The day's opening, which opens the table for betting once it is done, whoever still
+        waits for it."""
+        self.opening = []
+        try:
             ready = ConnectionState.READY.value
             down = [name for name, link in self.table.feeds.links().items() if link != ready]
             if down:
@@ -172,14 +201,27 @@ class TableService:
                 latched = ", ".join(f"{fault.code} ({fault.detail})" for fault in self.table.faults)
                 raise RuleViolation(HOLD_FOR_SUPERVISOR, f"the table cannot open: latched {latched}")
             resumed = await self.table.open(operator, self.journal.position())
-            self.journal.save_position()
-            self._day_opened = True
-            self.journal.operator_action("table_open", operator, resumed=resumed)
-            self.journal.table_opened()
-        else:
-            self.journal.operator_action("table_open", operator)
-        self.screen.open()
-        self._opened.set()
+        except Exception as exc:
+            self.table.events.publish(Opening(_refusal(exc), "refused"))
+            raise
+        self.journal.save_position()
+        self._day_opened = True
+        self.journal.operator_action("table_open", operator, resumed=resumed)
+        self.journal.table_opened()
+        self._betting_opens()
+        self.table.events.publish(Opening("the table is open", "open"))
+
+    def _opened_day(self, opening: asyncio.Future[None]) -> None:
+        """The opening is over: the next open starts afresh (after a refusal) or finds the day open.
+        A refusal is its requests' to answer; it is marked seen here in case they all went away."""
+        self._opening, self.opening = None, None
+        if not opening.cancelled():
+            opening.exception()
+
+    def _heard(self, event: Event) -> None:
+        """Each step of the table's opening, kept while it runs for a screen that asks how far it is."""
+        if isinstance(event, Opening) and self.opening is not None and event.state == "under way":
+            self.opening.append(event.step)
 
     async def reset_level(self, level: int, key: str, operator: Operator) -> None:
         """A supervisor turns the reset key of a level a hit froze (605a.7(a)); betting then opens
@@ -212,6 +254,16 @@ class TableService:
         if operator.role is not Role.SUPERVISOR:
             refused = f"{operator.ident} ({operator.role.value}) may not {action}"
             raise RuleViolation(SUPERVISOR_CLEARS, refused)
+
+
+def _refusal(exc: Exception) -> str:
+    """Why an opening was refused, for every screen: a rule's or a device's reason as the refusing
+    reply gives it; anything else only by its kind (the log has the rest)."""
+    if isinstance(exc, RuleViolation):
+        return f"{exc.detail} ({exc.rule.clause})"
+    if isinstance(exc, DriverError):
+        return str(exc)
+    return f"the opening failed ({type(exc).__name__}): see the service's log"
 
 
 async def supervisor_clear(

@@ -232,11 +232,15 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
         if self.shuffler is None:
             raise RuleViolation(clauses.SHUFFLER_REQUIRED, f"{self.name}: no automated shuffler is connected")
         await self.feeds.settled()
+        self._opening("opening the shuffler")
         await self.shuffler.open_table()
         if position is None:
+            self._opening("reading the progressive controller's round and meters")
             await self.progressive.sync()
+            self._opening("loading the first deck into the shuffler")
             self.dealer.load_shuffler(self.back)
         else:
+            self._opening("reading the progressive controller's round and meters")
             await self.progressive.resume()
             self.game.rounds_since_count = position["rounds_since_stub_count"]
             await self.shuffler.resume(position["shuffler"], input_count=CARDS_PER_DECK)

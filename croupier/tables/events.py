@@ -71,6 +71,16 @@ class TableRecord(Event):
     fields: Mapping[str, Value]
 
 
+@dataclass(frozen=True)
+class Opening(Event):
+    """A step of the table's opening for the day, told as it begins (on real equipment an opening
+    reads, opens and shuffles for a while, and waits on the dealer's hands): ``state`` is "under way"
+    for each step, then "open" once the table is open or "refused" with the reason as ``step``."""
+
+    step: str
+    state: str = "under way"
+
+
 class Publishing:
     """Mixed into every table: its ``events`` hub, and the one path a round's records take out of
     it. ``handle`` returns them; the table publishes each once, durable listeners (the journal)
@@ -87,6 +97,10 @@ class Publishing:
         """A new round, told before any of its records (those made as it was, if any, next)."""
         self.events.publish(RoundBegan(round_))
         self._published(round_, round_.records)
+
+    def _opening(self, step: str) -> None:
+        """A step of the opening begins: told to whoever shows the table's progress."""
+        self.events.publish(Opening(step))
 
     def _ended(self, round_: HeardRound) -> None:
         self.events.publish(RoundEnded(round_))

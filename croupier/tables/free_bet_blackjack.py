@@ -110,6 +110,7 @@ class FreeBetBlackjackTable(ShoeTable[Round]):
 
     async def _inspect(self, floorperson: Operator) -> None:
         """The reader's start-of-day inspection (673a.2(d), analog)."""
+        self._opening(f"the card reader's start-of-day inspection, by {floorperson.ident}")
         await self._held_on_fault(lambda: self.reader.record_inspection(floorperson), runs_latched=True)
 
     def _new_round(self) -> Round:

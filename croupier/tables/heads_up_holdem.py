@@ -239,16 +239,21 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
         went on."""
         self.rules.check_pay_tables()  # no pay table is built in: a ConfigError names the key
         await self.feeds.settled()
+        self._opening("reading the shoe")
         counts = await self.shoe.sync()
+        self._opening("opening the shuffler")
         await self.shuffler.open_table()
+        self._opening("setting the shoe's mode")
         await self.shoe.set_mode(auto_reshuffle=True, community_first=self.community_first)
         if position is not None:
             self.decks = position["decks"]  # a new deck after a restart is numbered on
             if counts.remaining:
                 self.game.rounds_since_stub_count = position["rounds_since_stub_count"]
+                self._opening("taking back the deck held in the shuffler")
                 await self.shuffler.resume(position["shuffler"], input_count=0)
                 self.log.info("table open", community_first=self.community_first, resumed=True)
                 return True
+        self._opening("putting the first deck in play: shuffled, counted, into the shoe")
         await self._new_deck()
         self.log.info("table open", community_first=self.community_first)
         return False

@@ -167,18 +167,24 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         sight. Returns whether the day went on from ``position``."""
         self.rules.check_pay_tables()  # no pay table is built in: a ConfigError names the key
         await self.feeds.settled()  # the links' READY is in every machine
+        self._opening("reading the shoe")
         counts = await self.shoe.sync()
+        self._opening("opening the shuffler")
         await self.shuffler.open_table()
         await self._inspect(floorperson)
         if position is not None and counts.remaining:
             self.in_shoe, self.held = position["in_shoe"], position["held"]
             self.dealer_on_duty = position["dealer"]
+            self._opening("taking back the batch held in the shuffler")
             await self.shuffler.resume(position["shuffler"], input_count=0)
             self.log.info("table open", in_shoe=self.in_shoe, held=self.held, resumed=True)
             return True
+        self._opening(f"shuffling the first batch ({self.in_shoe} backs)")
         self.dealer.load_shuffler(self.in_shoe)
         await self._shuffle(self.in_shoe)
+        self._opening("counting the first batch into the shoe, with its cover card")
         await self._to_shoe(self.in_shoe)
+        self._opening(f"shuffling the second batch ({self.held} backs), to be held")
         self.dealer.load_shuffler(self.held)
         await self._shuffle(self.held)
         self.shuffler.hold()

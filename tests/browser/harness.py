@@ -39,13 +39,18 @@ class Daemon:
 
 
 @contextlib.contextmanager
-def daemon(tmp_path: Path, game: str) -> Iterator[Daemon]:
+def daemon(
+    tmp_path: Path, game: str, *options: str, edit: Callable[[str], str] | None = None
+) -> Iterator[Daemon]:
     """The game's table served by ``croupier run`` (tests/integration/test_daemon_end_to_end.py's
-    configuration) until it is up; stopped with SIGTERM at the end, which must exit 0."""
+    configuration, changed by ``edit`` if given; ``options``: more of the command's options) until it
+    is up; stopped with SIGTERM at the end, which must exit 0."""
     config, base = daemon_config(tmp_path, game)
+    if edit is not None:
+        config.write_text(edit(config.read_text()))
     log = tmp_path / "daemon.log"
     with log.open("w") as err:
-        process = croupier("run", "--config", str(config), stderr=err)
+        process = croupier("run", "--config", str(config), *options, stderr=err)
     try:
         deadline = time.monotonic() + 60
         while True:

@@ -185,7 +185,8 @@ def test_a_jammed_shoe_holds_the_round_until_a_supervisor_clears_it_through_the_
 
 
 def test_no_response_or_event_shows_a_face_down_card_before_it_is_turned_up(tmp_path):
-    """Secrecy over the API, and 672a.7(c): the burn of the batch loaded after the cover card is a
+    """Secrecy over the API (the table state, each device's last error, the trail's head, the
+    stream), and 672a.7(c): the burn of the batch loaded after the cover card is a
     ``table_record`` event carrying its reason and clause, never the burn card's face."""
 
     async def scenario():
@@ -201,6 +202,9 @@ def test_no_response_or_event_shows_a_face_down_card_before_it_is_turned_up(tmp_
                         state = await rig.state()
                         prompts.append(state.pop("prompt"))
                         assert not CARD_TOKEN.search(json.dumps(state)), state
+                        for path in ("/v1/devices", "/v1/audit"):  # the supervisor's console's too
+                            shown = (await rig.get(path))[1]
+                            assert not CARD_TOKEN.search(json.dumps(shown)), shown
                         await asyncio.sleep(0.005)
                     await played
                     while True:
@@ -262,6 +266,10 @@ def test_a_jackpot_holds_betting_until_a_supervisors_keyed_reset(tmp_path):
                 while not (state := await rig.state())["progressive"]["jackpot_locked"]:
                     await rig.play_round("crazy-4-poker", wagers=with_progressive)
             (level, *_) = state["progressive"]["jackpot_locked"]
+            frozen = {shown["level"]: shown for shown in (await rig.get("/v1/progressive"))[1]["levels"]}
+            won = frozen[level]
+            assert won["frozen"] and won["hits"] >= 1 and won["win_seat"] in (1, 2, 3), won
+            assert won["win_cents"] >= won["reset_cents"] and won["value_cents"] == won["reset_cents"], won
             await asyncio.sleep(0.1)
             assert (await rig.state())["prompt"] is None, "no betting while the level is frozen"
             path = f"/v1/progressive/levels/{level}/reset"
@@ -277,6 +285,10 @@ def test_a_jackpot_holds_betting_until_a_supervisors_keyed_reset(tmp_path):
                 assert (await rig.post(path, {"key": key}, SUPERVISOR))[0] == 200
             state = await rig.wait_for("wagers")
             assert state["progressive"]["jackpot_locked"] == []
+            reset = {shown["level"]: shown for shown in (await rig.get("/v1/progressive"))[1]["levels"]}
+            after = reset[level]
+            assert (after["frozen"], after["win_seat"], after["win_cents"]) == (False, None, None)
+            assert after["hits"] == won["hits"]
 
     run(scenario(), timeout=90)
 
@@ -349,5 +361,40 @@ def test_the_served_openapi_document_is_the_committed_one(tmp_path):
             assert served == json.loads(COMMITTED.read_text()), "run python -m croupier.api.openapi"
             assert served == document()
             assert set(served["paths"]) >= {"/v1/table", "/v1/faults/{code}/clear", "/v1/events", *ANSWERS}
+
+    run(scenario())
+
+
+def test_the_audit_trail_shows_its_head_and_the_verification_made_when_the_service_opened_it(tmp_path):
+    """The supervisor's console shows the trail's head and its last verification (docs/audit.md): a
+    new series has none; a service started again verifies the series it continues, and says so."""
+
+    async def audit() -> dict[str, Any]:
+        async with api_rig(tmp_path) as rig:
+            status, shown = await rig.get("/v1/audit")
+            assert status == 200
+            return shown
+
+    first = run(audit())
+    assert (first["file"], first["sealed"], first["epoch"]) == ("API-000001.jsonl", False, None)
+    assert first["verified"] is None and first["seq"] >= 1 and len(first["hash"]) == 64
+    written = (tmp_path / "audit" / "API-000001.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in written]
+    second = run(audit())
+    assert second["file"] == "API-000002.jsonl"
+    verified = second["verified"]
+    assert (verified["files"], verified["records"]) == (1, len(records))
+    assert verified["last_hash"] == records[-1]["hash"]
+
+
+def test_a_dealer_change_at_a_table_whose_rounds_name_no_dealer_is_refused_not_an_error(tmp_path):
+    """Crazy 4 Poker keeps no dealer on duty (its rounds name none): a dealer change is a 409 saying
+    so (it was a 500), and nothing is recorded."""
+
+    async def scenario():
+        async with api_rig(tmp_path, "crazy-4-poker") as rig:
+            status, body = await rig.post("/v1/table/dealer-change", {"dealer": "D-2"})
+            assert status == 409 and "keeps no dealer on duty" in body["error"], body
+            assert "dealer" not in await rig.state()
 
     run(scenario())

@@ -278,6 +278,7 @@ def test_the_served_asyncapi_and_openapi_documents_describe_every_message_and_op
             "table_record",
             "prompt",
             "dealer_step",
+            "opening",
         }
         document = openapi()
         for path, methods in document["paths"].items():

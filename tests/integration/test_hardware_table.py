@@ -416,3 +416,65 @@ async def _left_waiting_for_a_player(screen: Screen, game: str) -> int:
                 if prompt is not None and prompt["kind"] not in ("stub_count", "chip_count"):
                     return int(state["rounds"])
                 await asyncio.sleep(0.01)
+
+
+def test_the_opening_is_told_step_by_step_and_a_refusal_with_its_reason(tmp_path: Path) -> None:
+    """Issue 15: opening on real equipment reports its progress rather than only blocking: each step
+    is an ``opening`` message on the event stream as it begins (an open asked again meanwhile joins
+    it, and ``opening`` in the table state lists the steps so far: tests/unit/test_table_opening.py);
+    an opening refused is told with its reason and clause. A device's link keeps its last error
+    after it is back (``GET /v1/devices``), for the supervisor's console."""
+
+    async def scenario() -> None:
+        async with felt(tmp_path, "free-bet-blackjack") as (screen, _world, ports):
+            await _all_ready(screen)
+            ports["card-reader"].unplug()
+            async with asyncio.timeout(10):
+                while (await screen.state())["devices"]["card-reader"] == "ready":
+                    await asyncio.sleep(0.05)
+            async with screen.client.ws_connect("/v1/events", headers=SUPERVISOR) as ws:
+                status, body = await screen.post("/v1/table/open", headers=SUPERVISOR)
+                assert status == 409 and body["clause"] == DEVICES_READY.clause, body
+                async with asyncio.timeout(10):
+                    while (message := await ws.receive_json())["type"] != "opening":
+                        pass
+                assert message == {
+                    "type": "opening",
+                    "step": f"{body['error']} ({DEVICES_READY.clause})",
+                    "state": "refused",
+                }, message
+            ports["card-reader"].replug()
+            await _all_ready(screen)
+            devices = {d["name"]: d for d in (await screen.get("/v1/devices"))[1]["devices"]}
+            assert devices["card-reader"]["link"] == "ready"
+            error = devices["card-reader"]["last_error"]
+            lost = f"{ports['card-reader'].url}: read failed: read failed: socket disconnected"
+            assert error == {"error": "LinkLost", "detail": lost}, error
+            assert devices["shoe"]["last_error"] is None
+            await screen.ok_as(SUPERVISOR, "/v1/faults/LINK_LOST/clear")
+
+            async with screen.client.ws_connect("/v1/events", headers=SUPERVISOR) as ws:
+                await screen.ok_as(SUPERVISOR, "/v1/table/open")
+                told = []
+                async with asyncio.timeout(10):
+                    while not told or told[-1]["state"] == "under way":
+                        if (message := await ws.receive_json())["type"] == "opening":
+                            told.append(message)
+            steps = [m["step"] for m in told]
+            assert steps == [
+                "reading the shoe",
+                "opening the shuffler",
+                "the card reader's start-of-day inspection, by FLOOR-2",
+                "shuffling the first batch (red backs)",
+                "counting the first batch into the shoe, with its cover card",
+                "shuffling the second batch (blue backs), to be held",
+                "the table is open",
+            ], steps
+            assert told[-1]["state"] == "open"
+            after = await screen.state()
+            assert after["open"] and after["opening"] is None
+        trail = _trail(load_table_config(tmp_path / "table.toml"))
+        actions = [r.fields["action"] for r in trail if r.kind == "operator_action"]
+        assert actions == ["clear", "table_open"], "the refused open is no operator action"
+
+    run(scenario(), timeout=90)

@@ -126,6 +126,41 @@ def test_real_equipment_needs_the_screen_and_is_never_mixed_with_simulated(tmp_p
     assert f"{path}: service.api_tokens: real equipment is played from the dealer's screen" in err
 
 
+def test_a_fault_profile_strikes_only_a_simulated_table(tmp_path):
+    """``--faults`` rehearses the floor's part at a simulated table (docs/sim.md); real equipment's
+    faults are its own, so a profile for it is refused before anything is opened, and a profile with
+    a mistake is refused naming it."""
+    real = ROOT / "config" / "tables" / "crazy-4-poker.toml"
+    lossy = ROOT / "config" / "faults" / "lossy-line.toml"
+    process = croupier("run", "--config", str(real), "--faults", str(lossy))
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert "--faults: " in err and "a fault profile strikes only a simulated table" in err, err
+    profile = tmp_path / "faults.toml"
+    profile.write_text('[[script]]\nround = 1\nfault = "flood"\n')
+    simulated = simulated_config(tmp_path)
+    process = croupier("run", "--config", str(simulated), "--faults", str(profile), "--check")
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert str(profile) in err and "'flood'" in err, err
+
+
+def test_a_fault_profile_at_a_table_played_by_simulated_players_is_repaired_by_the_simulated_floor(tmp_path):
+    """With no screen the simulated floor supervisor clears what the profile strikes, having put it
+    right first as in ``croupier sim`` (a jam freed), and the table plays on."""
+    profile = tmp_path / "faults.toml"
+    profile.write_text('[[script]]\nround = 2\nfault = "jam"\ndevice = "shoe"\n')
+    path = simulated_config(tmp_path)
+    process = croupier("run", "--config", str(path), "--rounds", "3", "--seed", "7", "--faults", str(profile))
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    assert [e["round"] for e in events(err) if e["event"] == "round complete"] == [1, 2, 3]
+    trail = sorted((tmp_path / "state" / "audit").glob("*.jsonl"))
+    records = [json.loads(line) for path in trail for line in path.read_text().splitlines()]
+    cleared = [r["fields"]["code"] for r in records if r["kind"] == "operator_action"]
+    assert cleared == ["JAM"], cleared
+
+
 def test_a_bad_config_names_file_and_key(tmp_path):
     path = tmp_path / "table.toml"
     path.write_text('[table]\nname = "t"\ngame = "roulette"\nseats = 6\n')

@@ -1,5 +1,6 @@
 """The pages a browser shows, served by the daemon as they are (no build step): the sign-in page at
-``/``, the dealer's screen at ``/dealer``, and their scripts and style under ``/pages/``.
+``/``, the dealer's screen at ``/dealer``, the supervisor's console at ``/supervisor``, and their
+scripts and style under ``/pages/``.
 
 The pages carry no data: each asks the API for it as the operator signed in (the session cookie,
 croupier.api.sessions), so they are served to anyone. Each is sent with a Content-Security-Policy
@@ -14,7 +15,7 @@ from importlib import resources
 from aiohttp import web
 
 #: The pages by the path they are served at.
-PAGES = {"/": "sign-in.html", "/dealer": "dealer.html"}
+PAGES = {"/": "sign-in.html", "/dealer": "dealer.html", "/supervisor": "supervisor.html"}
 TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "

@@ -7,7 +7,7 @@
 
 export const REQUEST_HEADER = "X-Croupier-Request";
 /** Where each role goes once signed in. */
-export const HOME = { dealer: "/dealer", supervisor: "/dealer" };
+export const HOME = { dealer: "/dealer", supervisor: "/supervisor" };
 
 /** A fresh Idempotency-Key: 128 random bits as hex (crypto.randomUUID needs a secure context). */
 export function freshKey() {
