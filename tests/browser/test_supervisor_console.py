@@ -166,7 +166,7 @@ def test_a_supervisor_runs_the_table_from_the_console(browser, table: Daemon):
     wait(browser, lambda d: table_state(d) == "open")
     levels = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#progressive tbody tr"))
     assert [row.get_attribute("data-level") for row in levels] == ["1", "2"]
-    assert levels[0].find_element(By.CSS_SELECTOR, ".value").text == "$10000.00"
+    assert levels[0].find_element(By.CSS_SELECTOR, ".value").text == "$10,000.00"
     assert shown(browser, "#audit-head").startswith("C4-03-000001.jsonl · seq ")
     assert shown(browser, "#audit-sealed").startswith("yes, epoch ")
     rows = browser.find_elements(By.CSS_SELECTOR, "#devices tbody tr")
