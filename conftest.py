@@ -18,6 +18,12 @@ def pytest_configure(config: pytest.Config) -> None:
     hil.configure(config)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (pyproject.toml) runs a rig in one process: a real device has one port, and two
+    workers would open it at once."""
+    return 0 if config.getoption("hil") else None
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
     return hil.report_header(config)
 

@@ -140,6 +140,7 @@ firmware_allow_list = ["{HASH}"]
     assert f"SKIPPED [7] tests/conformance/test_conformance.py: {shoe}" in lines, out
     assert re.search(r"\b14 skipped\b", out) and "passed" not in out and "failed" not in out, out
     assert "link state" not in out and len(lines) < 25, out
+    assert "workers" not in out, f"a rig runs in one process, never spread over workers: {out}"
 
 
 def test_without_hil_the_simulated_cases_run(tmp_path):
