@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -77,8 +78,12 @@ def screenshot(driver: Any, name: str) -> None:  # Any: a Selenium WebDriver
 
 
 def wait(driver: Any, until: Any, timeout: float = WAIT) -> Any:  # Any: a WebDriver, a condition, its value
-    """``until(driver)``'s first truthy value, polled until ``timeout``."""
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(until)
+    """``until(driver)``'s first truthy value, polled until ``timeout``; an element the page redrew
+    while it was read (stale) is looked for again at the next poll."""
+    waiting = WebDriverWait(
+        driver, timeout, poll_frequency=0.05, ignored_exceptions=[StaleElementReferenceException]
+    )
+    return waiting.until(until)
 
 
 def sign_in(driver: Any, base: str, token: str) -> None:  # Any: a Selenium WebDriver
@@ -112,6 +117,14 @@ def next_prompt(
         return (prompt, kind) if prompt and prompt != after else None
 
     return wait(driver, shown)
+
+
+def faces(driver: Any, selector: str) -> list[str | None]:  # Any: a Selenium WebDriver
+    """Each card's face (``data-card``; None for a back) matching ``selector``, read in one go in the
+    page: the page redraws the layout as records arrive, so an element found first and read after
+    may be gone (a stale element)."""
+    script = "return [...document.querySelectorAll(arguments[0])].map(c => c.getAttribute('data-card'))"
+    return list(driver.execute_script(script, selector))
 
 
 def tap(driver: Any, answer: str) -> None:  # Any: a Selenium WebDriver

@@ -21,6 +21,7 @@ from selenium.webdriver.common.by import By
 from tests.browser.harness import (
     Daemon,
     daemon,
+    faces,
     key_count,
     key_wager,
     next_prompt,
@@ -167,20 +168,18 @@ def test_free_bet_blackjack_a_double_tap_hits_once_and_the_hole_card_is_a_back(b
         if "hit" not in answers(browser) or seen:
             return False
         back = browser.find_element(By.CSS_SELECTOR, '[data-place="dealer"] .card.back')
-        faces = browser.find_elements(By.CSS_SELECTOR, "[data-card]")
         in_turn = browser.find_element(By.CSS_SELECTOR, ".seat.in-turn").get_attribute("id")
         seen.update(
             commitment=back.get_attribute("data-commitment"),
             back=(back.text, back.get_attribute("data-card")),
-            faces=Counter(face.get_attribute("data-card") for face in faces),
+            faces=Counter(faces(browser, "[data-card]")),
             source=browser.page_source,
             seat=int(in_turn.removeprefix("seat-")),
         )
         screenshot(browser, "free-bet-blackjack-decision")
         browser.refresh()  # a page loaded mid-round shows the round as it stands
         wait(browser, lambda d: prompt_shown(d)[0] == prompt)
-        again = browser.find_elements(By.CSS_SELECTOR, "[data-card]")
-        assert Counter(face.get_attribute("data-card") for face in again) == seen["faces"]
+        assert Counter(faces(browser, "[data-card]")) == seen["faces"]
         back = browser.find_element(By.CSS_SELECTOR, '[data-place="dealer"] .card.back')
         assert back.get_attribute("data-commitment") == seen["commitment"]
         button = browser.find_element(By.CSS_SELECTOR, '#prompt button[data-answer="hit"]')
@@ -231,10 +230,8 @@ def test_heads_up_holdem_rounds_through_the_page_backs_until_turned_up_and_a_wro
 
     def hand(prompt: str, kind: str) -> bool:
         if not community and kind == "decision":
-            cards = browser.find_elements(By.CSS_SELECTOR, '[data-place="community"] .card')
-            community.append([card.get_attribute("data-card") for card in cards])
-            seat = browser.find_elements(By.CSS_SELECTOR, '[data-place="seat 1"] .card')
-            assert [card.get_attribute("data-card") for card in seat] == [None, None]
+            community.append(faces(browser, '[data-place="community"] .card'))
+            assert faces(browser, '[data-place="seat 1"] .card') == [None, None]
             screenshot(browser, "heads-up-holdem-decision")
         if kind == "stub_count":
             keyed.append(right + 1 if not keyed else right)
@@ -254,8 +251,8 @@ def test_heads_up_holdem_rounds_through_the_page_backs_until_turned_up_and_a_wro
         while not cleared and len(played) < 3:  # the stub is counted every other round
             played.append(play_round(browser, "heads-up-holdem", hand, fault))
             if not cleared:
-                shown = browser.find_elements(By.CSS_SELECTOR, '[data-place="community"] .card[data-card]')
-                assert len(shown) == 5, "turned up by the end of the round"
+                turned_up = faces(browser, '[data-place="community"] .card[data-card]')
+                assert len(turned_up) == 5, "turned up by the end of the round"
         no_page_errors(browser)
     assert community == [[None] * 5]
     assert keyed == [right + 1, right], "the wrong count, then the deck counted for the misdeal finding"

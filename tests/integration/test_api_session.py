@@ -51,12 +51,12 @@ def test_a_sign_in_sets_an_httponly_strict_cookie_that_every_route_takes(tmp_pat
             assert not morsel["secure"], "plain HTTP on loopback: Secure only over TLS"
             assert "dealer-token" not in set_cookie and len(morsel.value) >= 40
             cookie = session_of(set_cookie)
+            betting = await rig.betting()  # the table has shuffled and opened betting
             status, state = await rig.get("/v1/table", cookie)
-            assert status == 200 and state["prompt"]["kind"] == "wagers"
+            assert status == 200 and state["prompt"]["id"] == betting
             status, me = await rig.get("/v1/session", cookie)
             assert (status, me["operator"], me["role"]) == (200, "D-1", "dealer")
             assert 0 < me["expires_in"] <= 12 * 3600
-            betting = state["prompt"]["id"]
             wager = {"prompt": betting, "seat": 1, "blackjack": 500}
             status, refused = await rig.post("/v1/wagers", wager, headers=cookie)
             assert status == 403 and REQUEST_HEADER in refused["error"], "a cookie alone changes nothing"
