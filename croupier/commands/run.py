@@ -34,6 +34,7 @@ from croupier.audit.sealing import SealingKey
 from croupier.audit.writer import AuditTrail
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError, StartupError
+from croupier.floor_link import BrokerSettings, broker_settings, publishing
 from croupier.screen.prompts import Screen
 from croupier.service.hardware import hardware_table
 from croupier.service.journal import TableJournal
@@ -89,13 +90,14 @@ def run(args: argparse.Namespace) -> int:
     tokens = _tokens(config)
     tls = _tls_context(config) if tokens is not None else None
     sealing = _sealing_key(config)
+    floor = broker_settings(config)
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
         if tokens is None:
-            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, None, sealing))
+            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, None, sealing, floor))
         listener = Listener(tls, _bound(config))
         with listener.sock:
             api = Api(tokens, listener)
-            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, api, sealing))
+            return asyncio.run(_serve(config, args.rounds, args.duration, args.seed, api, sealing, floor))
 
 
 def _tokens(config: TableConfig) -> Tokens | None:
@@ -182,6 +184,7 @@ async def _serve(
     seed: int | None,
     api: Api | None,
     sealing: SealingKey | None,
+    floor: BrokerSettings | None,
 ) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -211,7 +214,7 @@ async def _serve(
             )
             async with watchdog(), table_in_service(config, journal, seed) as service:
                 table = service.table
-                async with _api(config, service, api):
+                async with _api(config, service, api), publishing(floor, service, trail):
                     log.info("table in service", table=config.name, game=config.game, audit=str(trail.path))
                     status = "open" if service.is_open else "closed until a supervisor opens it"
                     notify(f"READY=1\nSTATUS=table {config.name} {status}")
