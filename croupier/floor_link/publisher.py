@@ -253,9 +253,10 @@ class FloorLink:
                 hub.unsubscribe(listener)
             self._stopping.set()
             self._wake.set()
-            if self.connected:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._dead.wait(), FLUSH + PUBACK_WAIT)
+            # Connected, the spool gets FLUSH seconds to drain and the death its PUBACK; connecting
+            # (a short run), FLUSH seconds in all; the broker away, the stop waits no longer.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._dead.wait(), FLUSH + (PUBACK_WAIT if self.connected else 0))
             for task in tasks:
                 task.cancel()
             for task in tasks:

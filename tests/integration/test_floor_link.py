@@ -1,0 +1,198 @@
+"""Each table on a real MQTT broker, nothing lost when the network is (docs/floor.md; decision
+0035): ``croupier run`` as a process, publishing to a real Mosquitto started with the shipped
+configuration and access rules, and to the embedded amqtt broker; a test floor subscribed to
+every table checks what it is given against the schemas and the sequence numbers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from datetime import datetime
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from tests.integration.floor_broker import (
+    FLOOR_PASSWORD,
+    GROUP,
+    TABLES,
+    Floor,
+    Mosquitto,
+    amqtt_broker,
+    check_payloads,
+    croupier_run,
+    data_in_order,
+    floor_running,
+    free_port,
+    table_config,
+    with_password,
+)
+
+pytestmark = pytest.mark.timeout(90)
+
+
+@pytest.fixture
+def mosquitto(tmp_path):
+    broker = Mosquitto(tmp_path / "mosquitto")
+    yield broker
+    broker.close()
+
+
+async def _finished(config: Path, process: asyncio.subprocess.Process, timeout: float = 60) -> None:
+    await asyncio.wait_for(process.wait(), timeout)
+    assert process.returncode == 0, config.with_suffix(".log").read_text()
+
+
+def _at(body: dict[str, object]) -> float:
+    assert isinstance(body["at"], str)
+    return datetime.fromisoformat(body["at"]).timestamp()
+
+
+def test_a_tables_messages_arrive_in_order_numbered_and_as_their_schemas_say(tmp_path, mosquitto):
+    config = table_config(tmp_path, "T1", mosquitto.port, with_password(tmp_path, "T1"))
+
+    async def main() -> Floor:
+        async with floor_running(Floor(mosquitto.port)) as floor:
+            await _finished(config, await croupier_run(config, "--rounds", "4", "--seed", "3"))
+            await floor.until(lambda _: floor.of("T1", "death"), 10)
+            return floor
+
+    floor = asyncio.run(main())
+    assert floor.kinds()[0] == "birth" and floor.kinds()[-1] == "death"
+    data = data_in_order(floor.messages, "T1")
+    assert [body["round"] for body in floor.of("T1", "round")] == [1, 2, 3, 4]
+    assert floor.of("T1", "state")[0]["status"] == "open"
+    assert floor.of("T1", "head"), "the trail's head is published"
+    birth, death = floor.of("T1", "birth")[0], floor.of("T1", "death")[0]
+    assert birth["as_of_seq"] <= len(data) and birth["links"]
+    assert birth["state"] == {"status": "open", "reason": None}
+    assert death == {"table": "T1", "session": birth["session"], "reason": "stopped"}
+    check_payloads(floor.messages)
+
+
+def test_the_broker_killed_mid_run_loses_nothing_and_the_table_plays_on(tmp_path, mosquitto):
+    config = table_config(tmp_path, "T1", mosquitto.port, with_password(tmp_path, "T1"))
+
+    async def main() -> tuple[Floor, float, float]:
+        async with floor_running(Floor(mosquitto.port)) as floor:
+            table = await croupier_run(config, "--duration", "7", "--seed", "5")
+            await floor.until(lambda _: len(floor.of("T1", "round")) >= 2, 30)
+            await asyncio.sleep(1.2)  # the floor's session is on the broker's disk (autosave_interval 1)
+            down = time.time()
+            mosquitto.kill()
+            await asyncio.sleep(1.5)
+            up = time.time()
+            mosquitto.start()
+            await _finished(config, table)
+            await floor.until(lambda _: floor.of("T1", "death"), 15)
+            return floor, down, up
+
+    floor, down, up = asyncio.run(main())
+    data = data_in_order(floor.messages, "T1")  # none missing, none out of order, a repeat the same
+    rounds = [body for body in data if "round" in body]
+    assert [body["round"] for body in rounds] == list(range(1, len(rounds) + 1))
+    assert any(down < _at(body) < up for body in rounds), "no round was played while the broker was down"
+    assert len(floor.of("T1", "birth")) >= 2, "the table was born again on the restarted broker"
+    check_payloads(floor.messages)
+
+
+def test_the_spool_outlives_a_restart_of_the_table_with_no_broker(tmp_path):
+    port = free_port()  # nothing listens there yet
+    config = table_config(tmp_path, "T1", port, with_password(tmp_path, "T1"))
+
+    async def main() -> Floor:
+        await _finished(config, await croupier_run(config, "--rounds", "3", "--seed", "1"))
+        broker = Mosquitto(tmp_path / "mosquitto")
+        config.write_text(config.read_text().replace(f":{port}", f":{broker.port}"))
+        try:
+            async with floor_running(Floor(broker.port)) as floor:
+                await _finished(config, await croupier_run(config, "--rounds", "5", "--seed", "2"))
+                await floor.until(lambda _: floor.of("T1", "death"), 10)
+                return floor
+        finally:
+            broker.close()
+
+    floor = asyncio.run(main())
+    data = data_in_order(floor.messages, "T1")
+    assert [body["round"] for body in data if "round" in body] == [1, 2, 3, 4, 5]
+    spooled_before = next(body for body in data if body.get("round") == 3)
+    assert floor.of("T1", "birth")[0]["as_of_seq"] >= spooled_before["seq"]
+
+
+def test_the_broker_says_a_killed_table_went_dark(tmp_path, mosquitto):
+    config = table_config(tmp_path, "T1", mosquitto.port, with_password(tmp_path, "T1"))
+
+    async def main() -> Floor:
+        async with floor_running(Floor(mosquitto.port)) as floor:
+            table = await croupier_run(config, "--duration", "60")
+            await floor.until(lambda _: floor.of("T1", "birth"), 30)
+            table.kill()
+            await table.wait()
+            await floor.until(lambda _: floor.of("T1", "death"), 5)
+            return floor
+
+    floor = asyncio.run(main())
+    birth, death = floor.of("T1", "birth")[-1], floor.of("T1", "death")[-1]
+    assert death == {"table": "T1", "session": birth["session"], "reason": "lost"}
+    check_payloads(floor.messages)
+
+
+def test_a_table_publishes_only_its_own_topics_and_reads_only_what_is_meant_for_it(mosquitto):
+    def topic(table: str, kind: str) -> str:
+        return f"croupier/v1/{GROUP}/table/{table}/{kind}"
+
+    def table(name: str) -> aiomqtt.Client:
+        v5 = aiomqtt.ProtocolVersion.V5
+        return aiomqtt.Client("127.0.0.1", mosquitto.port, username=name, password=TABLES[name], protocol=v5)
+
+    async def main() -> tuple[Floor, list[str]]:
+        forbidden = [
+            topic("T2", "state"),  # another table's topics
+            topic("T2", "death"),
+            topic("T2", "cmd/rebirth"),  # a request to another table
+            f"croupier/v1/{GROUP}/host/floor/state",  # the floor's own state
+        ]
+        eavesdropper = Floor(mosquitto.port, username="T2", password=TABLES["T2"], identifier="T2")
+        async with floor_running(Floor(mosquitto.port)) as floor, floor_running(eavesdropper):
+            for name in forbidden:  # refused: dropped, or the connection closed
+                with contextlib.suppress(aiomqtt.MqttError):
+                    async with table("T1") as t1:
+                        await t1.publish(name, b'{"forged": true}', qos=1)
+            async with table("T1") as t1:
+                await t1.publish(topic("T1", "state"), b'{"last": true}', qos=1)
+            await floor.until(lambda _: floor.of("T1", "state"), 5)
+            await asyncio.sleep(0.2)  # anything T2 was (wrongly) given has reached it
+            return floor, [topic for topic, _ in eavesdropper.messages]
+
+    floor, heard_by_t2 = asyncio.run(main())
+    assert [t for t, _ in floor.messages] == [f"croupier/v1/{GROUP}/table/T1/state"]
+    assert heard_by_t2 == [], "a table read another table's messages"
+
+
+def test_without_a_password_a_table_is_refused(mosquitto):
+    async def main() -> None:
+        with pytest.raises(aiomqtt.MqttError):
+            async with aiomqtt.Client("127.0.0.1", mosquitto.port, username="T1", password=FLOOR_PASSWORD):
+                pass
+
+    asyncio.run(main())
+
+
+def test_the_embedded_broker_carries_a_tables_messages_in_order(tmp_path):
+    async def main() -> Floor:
+        async with amqtt_broker() as port:
+            config = table_config(tmp_path, "T1", port, 'protocol = "3.1.1"')
+            floor = Floor(port, aiomqtt.ProtocolVersion.V311, username=None, password=None)
+            async with floor_running(floor):
+                await _finished(config, await croupier_run(config, "--rounds", "3", "--seed", "9"))
+                await floor.until(lambda _: floor.of("T1", "death"), 10)
+                return floor
+
+    floor = asyncio.run(main())
+    data = data_in_order(floor.messages, "T1")
+    assert [body["round"] for body in data if "round" in body] == [1, 2, 3]
+    assert json.dumps(floor.of("T1", "death")[0]) == '{"reason": "stopped", "session": 1, "table": "T1"}'
+    check_payloads(floor.messages)
