@@ -122,21 +122,38 @@ def test_the_spool_outlives_a_restart_of_the_table_with_no_broker(tmp_path):
     assert floor.of("T1", "birth")[0]["as_of_seq"] >= spooled_before["seq"]
 
 
-def test_the_broker_says_a_killed_table_went_dark(tmp_path, mosquitto):
+def test_a_table_is_born_again_on_request_and_the_broker_says_when_it_went_dark(tmp_path, mosquitto):
     config = table_config(tmp_path, "T1", mosquitto.port, with_password(tmp_path, "T1"))
 
     async def main() -> Floor:
-        async with floor_running(Floor(mosquitto.port)) as floor:
+        async with (
+            floor_running(Floor(mosquitto.port)) as floor,
+            aiomqtt.Client(
+                "127.0.0.1",
+                mosquitto.port,
+                username="floor",
+                password=FLOOR_PASSWORD,
+                identifier="floor-asks",
+            ) as asks,
+        ):
             table = await croupier_run(config, "--duration", "60")
             await floor.until(lambda _: floor.of("T1", "birth"), 30)
+            await asks.publish(f"croupier/v1/{GROUP}/table/T1/cmd/rebirth", b"{}", qos=1)
+            await floor.until(lambda _: len(floor.of("T1", "birth")) == 2, 5)
+            online = {"online": True, "timestamp": int(time.time() * 1000) + 1}  # a floor service came up
+            await asks.publish(
+                f"croupier/v1/{GROUP}/host/floor/state", json.dumps(online), qos=1, retain=True
+            )
+            await floor.until(lambda _: len(floor.of("T1", "birth")) == 3, 5)
             table.kill()
             await table.wait()
             await floor.until(lambda _: floor.of("T1", "death"), 5)
             return floor
 
     floor = asyncio.run(main())
-    birth, death = floor.of("T1", "birth")[-1], floor.of("T1", "death")[-1]
-    assert death == {"table": "T1", "session": birth["session"], "reason": "lost"}
+    births, death = floor.of("T1", "birth"), floor.of("T1", "death")[-1]
+    assert len({birth["session"] for birth in births}) == 1, "born again on the same connection"
+    assert death == {"table": "T1", "session": births[-1]["session"], "reason": "lost"}
     check_payloads(floor.messages)
 
 
