@@ -11,6 +11,7 @@ import json
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -21,6 +22,7 @@ from pathlib import Path
 import aiomqtt
 import jsonschema
 import pytest
+import trustme
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
@@ -48,11 +50,16 @@ def need_mosquitto() -> None:
         )
 
 
+#: The shipped configuration's TLS settings, left out for a plain listener.
+_TLS = ("cafile", "certfile", "keyfile", "tls_version", "require_certificate", "use_identity_as_username")
+
+
 class Mosquitto:
     """A Mosquitto on a free loopback port, configured as config/mosquitto/croupier.conf says with
     its paths and listener moved under ``directory``, and the shipped access rules as they are."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, tls: trustme.CA | None = None) -> None:
+        """``tls``: the listener speaks TLS only, as shipped, with a certificate ``tls`` issued."""
         need_mosquitto()
         self.directory, self.port = directory, free_port()
         directory.mkdir(parents=True, exist_ok=True)
@@ -66,12 +73,16 @@ class Mosquitto:
             "persistence_location": f"{directory}/",
             "listener": f"{self.port} 127.0.0.1",
         }
-        tls = ("cafile", "certfile", "keyfile", "tls_version", "require_certificate")
-        tls += ("use_identity_as_username",)
+        if tls is not None:
+            moved |= {name: str(directory / f"{name}.pem") for name in ("cafile", "certfile", "keyfile")}
+            tls.cert_pem.write_to_path(moved["cafile"])
+            issued = tls.issue_cert("127.0.0.1")
+            issued.cert_chain_pems[0].write_to_path(moved["certfile"])
+            issued.private_key_pem.write_to_path(moved["keyfile"])
         lines = [f"user {getpass.getuser()}"]  # root would drop to the mosquitto user, who cannot read here
         for line in (SHIPPED / "croupier.conf").read_text().splitlines():
             key = line.split(" ", 1)[0]
-            if key in tls:
+            if tls is None and key in _TLS:
                 continue
             lines.append(f"{key} {moved[key]}" if key in moved else line)
         self.conf = directory / "mosquitto.conf"
@@ -131,6 +142,7 @@ class Floor:
     username: str | None = "floor"
     password: str | None = FLOOR_PASSWORD
     identifier: str = "floor-under-test"
+    tls: ssl.SSLContext | None = None
     messages: Messages = field(default_factory=list)
     subscribed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -153,6 +165,7 @@ class Floor:
                     clean_session=None if v5 else first,
                     properties=props,
                     keepalive=5,
+                    tls_context=self.tls,
                 ) as client:
                     first = False
                     await client.subscribe("croupier/v1/#", qos=1)
@@ -244,7 +257,8 @@ def table_config(directory: Path, table: str, port: int, floor: str) -> Path:
     text = (ROOT / "config" / "tables" / "simulated.toml").read_text()
     text = re.sub(r"~/\.local/state/croupier/sim[\w-]*", str(directory / "state"), text)
     text = text.replace('name = "sim-free-bet-blackjack"', f'name = "{table}"')
-    text += f'\n[floor]\nbroker = "mqtt://127.0.0.1:{port}"\ngroup = "{GROUP}"\nkeepalive = 2\n{floor}\n'
+    scheme = "mqtts" if "tls_ca" in floor else "mqtt"
+    text += f'\n[floor]\nbroker = "{scheme}://127.0.0.1:{port}"\ngroup = "{GROUP}"\nkeepalive = 2\n{floor}\n'
     path = directory / f"{table}.toml"
     path.write_text(text)
     return path

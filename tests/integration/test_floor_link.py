@@ -8,12 +8,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import ssl
 import time
 from datetime import datetime
 from pathlib import Path
 
 import aiomqtt
 import pytest
+import trustme
 
 from tests.integration.floor_broker import (
     FLOOR_PASSWORD,
@@ -187,6 +189,39 @@ def test_a_table_publishes_only_its_own_topics_and_reads_only_what_is_meant_for_
     floor, heard_by_t2 = asyncio.run(main())
     assert [t for t, _ in floor.messages] == [f"croupier/v1/{GROUP}/table/T1/state"]
     assert heard_by_t2 == [], "a table read another table's messages"
+
+
+def test_over_tls_a_table_checks_the_brokers_certificate(tmp_path):
+    ca, stranger = trustme.CA(), trustme.CA()
+    broker = Mosquitto(tmp_path / "mosquitto", tls=ca)
+    ca.cert_pem.write_to_path(tmp_path / "ca.pem")
+    (tmp_path / "T2").mkdir()  # a table of its own, its state apart
+    stranger.cert_pem.write_to_path(tmp_path / "T2" / "stranger.pem")
+    trusting = table_config(
+        tmp_path, "T1", broker.port, f'{with_password(tmp_path, "T1")}\ntls_ca = "ca.pem"'
+    )
+    fooled = table_config(
+        tmp_path / "T2", "T2", broker.port, f'{with_password(tmp_path, "T2")}\ntls_ca = "stranger.pem"'
+    )
+    floor_tls = ssl.create_default_context(cafile=tmp_path / "ca.pem")
+
+    async def main() -> Floor:
+        async with floor_running(Floor(broker.port, tls=floor_tls)) as floor:
+            t1, t2 = (
+                await croupier_run(trusting, "--rounds", "2"),
+                await croupier_run(fooled, "--rounds", "1"),
+            )
+            await asyncio.gather(_finished(trusting, t1), _finished(fooled, t2))
+            await floor.until(lambda _: floor.of("T1", "death"), 10)
+            return floor
+
+    try:
+        floor = asyncio.run(main())
+    finally:
+        broker.close()
+    assert [body["round"] for body in floor.of("T1", "round")] == [1, 2]
+    assert not [topic for topic, _ in floor.messages if "/T2/" in topic], "T2 trusted a broker it should not"
+    assert "CERTIFICATE_VERIFY_FAILED" in fooled.with_suffix(".log").read_text()
 
 
 def test_without_a_password_a_table_is_refused(mosquitto):
