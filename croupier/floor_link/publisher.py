@@ -42,6 +42,7 @@ from croupier.floor_link import payloads
 from croupier.floor_link.spool import Spool, encode
 from croupier.floor_link.topics import Topics
 from croupier.service.table_service import TableService
+from croupier.state import StateError
 from croupier.tables.events import RoundEnded
 from croupier.tables.feeding import DeviceEventApplied
 from devices.faults import FaultLatched, FaultReleased
@@ -266,7 +267,10 @@ class FloorLink:
     async def _watch(self) -> None:
         while True:
             await asyncio.sleep(WATCH)
-            self.look()
+            try:
+                self.look()
+            except StateError:  # as a listener's failure is (vocabulary.events): logged, the table goes on
+                log.exception("floor link: the spool could not be written")
 
     async def _deliver(self) -> None:
         """Connect, deliver, and connect again whenever the broker goes, for as long as the table runs."""
