@@ -55,8 +55,9 @@ _TLS = ("cafile", "certfile", "keyfile", "tls_version", "require_certificate", "
 
 
 class Mosquitto:
-    """A Mosquitto on a free loopback port, configured as config/mosquitto/croupier.conf says with
-    its paths and listener moved under ``directory``, and the shipped access rules as they are."""
+    """A Mosquitto on a free loopback port, laid out as Debian's: its mosquitto.conf including
+    config/mosquitto/croupier.conf from conf.d, with the paths and the listener moved under
+    ``directory``, and the shipped access rules as they are."""
 
     def __init__(self, directory: Path, tls: trustme.CA | None = None) -> None:
         """``tls``: the listener speaks TLS only, as shipped, with a certificate ``tls`` issued."""
@@ -70,7 +71,6 @@ class Mosquitto:
         moved = {
             "password_file": str(passwords),
             "acl_file": str(SHIPPED / "croupier.acl"),
-            "persistence_location": f"{directory}/",
             "listener": f"{self.port} 127.0.0.1",
         }
         if tls is not None:
@@ -79,14 +79,19 @@ class Mosquitto:
             issued = tls.issue_cert("127.0.0.1")
             issued.cert_chain_pems[0].write_to_path(moved["certfile"])
             issued.private_key_pem.write_to_path(moved["keyfile"])
-        lines = [f"user {getpass.getuser()}"]  # root would drop to the mosquitto user, who cannot read here
+        included = []
         for line in (SHIPPED / "croupier.conf").read_text().splitlines():
             key = line.split(" ", 1)[0]
             if tls is None and key in _TLS:
                 continue
-            lines.append(f"{key} {moved[key]}" if key in moved else line)
+            included.append(f"{key} {moved[key]}" if key in moved else line)
+        (directory / "conf.d").mkdir(exist_ok=True)
+        (directory / "conf.d" / "croupier.conf").write_text("\n".join(included) + "\n")
         self.conf = directory / "mosquitto.conf"
-        self.conf.write_text("\n".join(lines) + "\n")
+        self.conf.write_text(  # Debian's mosquitto.conf, under ``directory``
+            f"user {getpass.getuser()}\n"  # root would drop to the mosquitto user, who cannot read here
+            f"persistence true\npersistence_location {directory}/\ninclude_dir {directory}/conf.d\n"
+        )
         self.process: subprocess.Popen[bytes] | None = None
         self.start()
 
