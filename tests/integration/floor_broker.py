@@ -256,12 +256,12 @@ async def croupier_run(config: Path, *args: str) -> asyncio.subprocess.Process:
         )  # fmt: skip
 
 
-def table_config(directory: Path, table: str, port: int, floor: str) -> Path:
-    """The default simulated table named ``table``, its state under ``directory``, publishing to
-    the broker on ``port`` with the ``[floor]`` lines ``floor`` adds."""
-    text = (ROOT / "config" / "tables" / "simulated.toml").read_text()
+def table_config(directory: Path, table: str, port: int, floor: str, config: str = "simulated.toml") -> Path:
+    """The simulated table of config/tables/``config`` named ``table``, its state under
+    ``directory``, publishing to the broker on ``port`` with the ``[floor]`` lines ``floor`` adds."""
+    text = (ROOT / "config" / "tables" / config).read_text()
     text = re.sub(r"~/\.local/state/croupier/sim[\w-]*", str(directory / "state"), text)
-    text = text.replace('name = "sim-free-bet-blackjack"', f'name = "{table}"')
+    text = re.sub(r'^name = "[^"]*"', f'name = "{table}"', text, count=1, flags=re.MULTILINE)
     scheme = "mqtts" if "tls_ca" in floor else "mqtt"
     text += f'\n[floor]\nbroker = "{scheme}://127.0.0.1:{port}"\ngroup = "{GROUP}"\nkeepalive = 2\n{floor}\n'
     path = directory / f"{table}.toml"

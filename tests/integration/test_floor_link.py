@@ -53,8 +53,9 @@ def _at(body: dict[str, object]) -> float:
     return datetime.fromisoformat(body["at"]).timestamp()
 
 
-def test_a_tables_messages_arrive_in_order_numbered_and_as_their_schemas_say(tmp_path, mosquitto):
-    config = table_config(tmp_path, "T1", mosquitto.port, with_password(tmp_path, "T1"))
+@pytest.mark.parametrize("game", ["simulated.toml", "simulated-crazy-4-poker.toml"])
+def test_a_tables_messages_arrive_in_order_numbered_and_as_their_schemas_say(tmp_path, mosquitto, game):
+    config = table_config(tmp_path, "T1", mosquitto.port, with_password(tmp_path, "T1"), game)
 
     async def main() -> Floor:
         async with floor_running(Floor(mosquitto.port)) as floor:
@@ -68,6 +69,8 @@ def test_a_tables_messages_arrive_in_order_numbered_and_as_their_schemas_say(tmp
     assert [body["round"] for body in floor.of("T1", "round")] == [1, 2, 3, 4]
     assert floor.of("T1", "state")[0]["status"] == "open"
     assert floor.of("T1", "head"), "the trail's head is published"
+    meters = floor.of("T1", "meter")  # only at a table with a progressive, and as its meters move
+    assert len(meters) > 1 if "crazy-4-poker" in game else not meters
     birth, death = floor.of("T1", "birth")[0], floor.of("T1", "death")[0]
     assert birth["as_of_seq"] <= len(data) and birth["links"]
     assert birth["state"] == {"status": "open", "reason": None}

@@ -179,7 +179,8 @@ BAD = [
     (
         "unknown-top-key",
         BASE + "\n[tables]\n",
-        "table.toml: tables: unknown key (expected one of table, rules, limits, devices, service, audit, floor)",
+        "table.toml: tables: unknown key "
+        "(expected one of table, rules, limits, devices, service, audit, floor)",
     ),
     (
         "no-table",
