@@ -47,7 +47,7 @@ from croupier.tables.events import RoundEnded
 from croupier.tables.feeding import DeviceEventApplied
 from devices.faults import FaultLatched, FaultReleased
 from drivers.connection import StateChanged
-from vocabulary.events import Event
+from vocabulary.events import Event, Events, Listener
 
 log = structlog.get_logger("croupier.floor")
 
@@ -156,7 +156,7 @@ class FloorLink:
         self._born_at = 0.0  # when the last birth was sent, in seconds since the epoch
         self._last: dict[str, object] = {}  # the state, meters and head last spooled
         self._last_error: dict[str, str | None] = {}  # each device's last link error heard
-        self._latches: list[tuple[Any, Any]] = []  # Any: (a latch's hub, its listener)
+        self._latches: list[tuple[Events, Listener]] = []  # each latch's hub and the listener on it
 
     # -- what the table does ------------------------------------------------------------------
     def __call__(self, event: Event, /) -> None:
@@ -238,9 +238,9 @@ class FloorLink:
         """Hear the table and deliver while the block runs; then drain, die cleanly, stop."""
         self.table.events.subscribe(self)
         for machine in self.table.equipment:
-            listener = partial(self._latch_heard, machine.name)
-            machine.latch.events.subscribe(listener)
-            self._latches.append((machine.latch.events, listener))
+            heard: Listener = partial(self._latch_heard, machine.name)
+            machine.latch.events.subscribe(heard)
+            self._latches.append((machine.latch.events, heard))
         self.look()
         tasks = [
             asyncio.create_task(self._deliver(), name="floor-deliver"),
@@ -276,8 +276,8 @@ class FloorLink:
         """Connect, deliver, and connect again whenever the broker goes, for as long as the table runs."""
         delay, down_since = RETRY_FIRST, time.monotonic()
         while True:
-            session = self.spool.next_session()
             try:
+                session = self.spool.next_session()
                 async with self._client(session) as client:
                     self.connected, delay = True, RETRY_FIRST
                     log.info(
@@ -298,6 +298,10 @@ class FloorLink:
                     )
                 elif delay == RETRY_FIRST:
                     log.warning("floor broker unreachable: spooling", reason=str(lost.exceptions[0]))
+            except* StateError as unusable:  # the spool's disk: tried again, the table goes on
+                log.error("floor link: the spool cannot be used", reason=str(unusable.exceptions[0]))
+            except* Exception:  # as any listener's failure (vocabulary.events): its own, the table goes on
+                log.exception("floor link failed: trying again")
             self.connected = False
             await asyncio.sleep(delay)
             delay = min(delay * 2, RETRY_MOST)
