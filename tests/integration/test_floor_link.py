@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 import ssl
 import time
 from datetime import datetime
@@ -83,7 +84,7 @@ def test_the_broker_killed_mid_run_loses_nothing_and_the_table_plays_on(tmp_path
 
     async def main() -> tuple[Floor, float, float]:
         async with floor_running(Floor(mosquitto.port)) as floor:
-            table = await croupier_run(config, "--duration", "7", "--seed", "5")
+            table = await croupier_run(config, "--duration", "60", "--seed", "5")
             await floor.until(lambda _: len(floor.of("T1", "round")) >= 2, 30)
             await asyncio.sleep(1.2)  # the floor's session is on the broker's disk (autosave_interval 1)
             down = time.time()
@@ -91,6 +92,8 @@ def test_the_broker_killed_mid_run_loses_nothing_and_the_table_plays_on(tmp_path
             await asyncio.sleep(1.5)
             up = time.time()
             mosquitto.start()
+            await floor.until(lambda _: any(_at(body) > up for body in floor.of("T1", "round")), 30)
+            table.send_signal(signal.SIGTERM)  # as systemd stops it
             await _finished(config, table)
             await floor.until(lambda _: floor.of("T1", "death"), 15)
             return floor, down, up
