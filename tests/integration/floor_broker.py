@@ -26,6 +26,8 @@ import trustme
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from croupier.config import DEFAULT_TABLE_CONFIG
+
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "config" / "mosquitto"
 SCHEMAS = ROOT / "docs" / "floor"
@@ -256,10 +258,11 @@ async def croupier_run(config: Path, *args: str) -> asyncio.subprocess.Process:
         )  # fmt: skip
 
 
-def table_config(directory: Path, table: str, port: int, floor: str, config: str = "simulated.toml") -> Path:
-    """The simulated table of config/tables/``config`` named ``table``, its state under
-    ``directory``, publishing to the broker on ``port`` with the ``[floor]`` lines ``floor`` adds."""
-    text = (ROOT / "config" / "tables" / config).read_text()
+def table_config(directory: Path, table: str, port: int, floor: str, config: str | None = None) -> Path:
+    """The simulated table of config/tables/``config`` (the default one without) named ``table``, its
+    state under ``directory``, publishing to the broker on ``port`` with the ``[floor]`` lines
+    ``floor`` adds."""
+    text = (DEFAULT_TABLE_CONFIG if config is None else ROOT / "config" / "tables" / config).read_text()
     text = re.sub(r"~/\.local/state/croupier/sim[\w-]*", str(directory / "state"), text)
     text = re.sub(r'^name = "[^"]*"', f'name = "{table}"', text, count=1, flags=re.MULTILINE)
     scheme = "mqtts" if "tls_ca" in floor else "mqtt"
