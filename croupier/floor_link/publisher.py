@@ -212,6 +212,7 @@ class FloorLink:
             {
                 "table": self.topics.table,
                 "session": session,
+                "spool": self.spool.identity,
                 "as_of_seq": self.spool.last_seq,
                 "at": _now(),
                 "game": self.service.game,

@@ -8,7 +8,9 @@ lost neither to a broker that is away nor to a restart: the next run resumes fro
 
 The numbers come from SQLite's ``AUTOINCREMENT``, which never hands out a number twice, even after the
 messages holding the highest ones were delivered and deleted: the floor counts a message delivered
-twice once, by table and number. The spool also keeps the link's session number (Sparkplug's
+twice once, by table and number. A new spool (its file removed, the table PC replaced) numbers from 1
+again under a new random ``identity``, which every birth certificate names: the floor then counts
+afresh. The spool also keeps the link's session number (Sparkplug's
 ``bdSeq``), one more at every connection, so the floor can tell a stale death from the current one.
 
 One connection, used from the event loop's thread, as the state database's is.
@@ -17,6 +19,7 @@ One connection, used from the event loop's thread, as the state database's is.
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
@@ -36,6 +39,9 @@ CREATE TABLE messages (
 CREATE TABLE link (
     name  TEXT PRIMARY KEY,
     value INTEGER NOT NULL
+);
+CREATE TABLE identity (
+    spool TEXT NOT NULL
 )
 """
 
@@ -123,7 +129,9 @@ class Spool:
                 self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 for statement in _SCHEMA.split(";"):
                     self._db.execute(statement)
+                self._db.execute("INSERT INTO identity VALUES (?)", (secrets.token_hex(16),))
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self.identity: str = self._db.execute("SELECT spool FROM identity").fetchone()[0]
 
     def _transaction(self) -> AbstractContextManager[None]:
         return transaction(self._db, f"{self.path}: cannot write the floor spool")

@@ -42,12 +42,15 @@ def test_a_restart_resumes_the_spool_and_never_reuses_a_number(tmp_path):
     first.acknowledged(3)  # every message delivered: the spool is empty
     assert first.next_session() == 1
     first.close()
-    again = Spool(path)
+    again, afresh = Spool(path), Spool(tmp_path / "new.sqlite3")
     try:
         assert again.append("t", body) == 4, "a number the floor has seen was handed out again"
         assert again.next_session() == 2
+        assert again.identity == first.identity != afresh.identity  # a new spool, numbered afresh
+        assert afresh.append("t", body) == 1
     finally:
         again.close()
+        afresh.close()
 
 
 def test_another_sqlite_file_is_refused(tmp_path):
