@@ -61,8 +61,12 @@ class Mosquitto:
     config/mosquitto/croupier.conf from conf.d, with the paths and the listener moved under
     ``directory``, and the shipped access rules as they are."""
 
-    def __init__(self, directory: Path, tls: trustme.CA | None = None) -> None:
-        """``tls``: the listener speaks TLS only, as shipped, with a certificate ``tls`` issued."""
+    def __init__(
+        self, directory: Path, tls: trustme.CA | None = None, client_certificates: bool = False
+    ) -> None:
+        """``tls``: the listener speaks TLS only, as shipped, with a certificate ``tls`` issued;
+        ``client_certificates``: every client logs in with a certificate ``tls`` issued, as its CN
+        (the two settings the shipped configuration says to turn on for that)."""
         need_mosquitto()
         self.directory, self.port = directory, free_port()
         directory.mkdir(parents=True, exist_ok=True)
@@ -86,6 +90,8 @@ class Mosquitto:
             key = line.split(" ", 1)[0]
             if tls is None and key in _TLS:
                 continue
+            if client_certificates and key in ("require_certificate", "use_identity_as_username"):
+                line = f"{key} true"
             included.append(f"{key} {moved[key]}" if key in moved else line)
         (directory / "conf.d").mkdir(exist_ok=True)
         (directory / "conf.d" / "croupier.conf").write_text("\n".join(included) + "\n")

@@ -232,6 +232,34 @@ def test_over_tls_a_table_checks_the_brokers_certificate(tmp_path):
     assert "CERTIFICATE_VERIFY_FAILED" in fooled.with_suffix(".log").read_text()
 
 
+def test_a_table_may_log_in_with_its_certificate_instead_of_a_password(tmp_path):
+    ca = trustme.CA()
+    broker = Mosquitto(tmp_path / "mosquitto", tls=ca, client_certificates=True)
+    ca.cert_pem.write_to_path(tmp_path / "ca.pem")
+    for name in ("T1", "floor"):
+        issued = ca.issue_cert(f"{name}.tables.invalid", common_name=name)
+        issued.cert_chain_pems[0].write_to_path(tmp_path / f"{name}.pem")
+        issued.private_key_pem.write_to_path(tmp_path / f"{name}.key")
+    config = table_config(
+        tmp_path, "T1", broker.port, 'tls_ca = "ca.pem"\ntls_cert = "T1.pem"\ntls_key = "T1.key"'
+    )
+    floor_tls = ssl.create_default_context(cafile=tmp_path / "ca.pem")
+    floor_tls.load_cert_chain(tmp_path / "floor.pem", tmp_path / "floor.key")
+
+    async def main() -> Floor:
+        async with floor_running(Floor(broker.port, tls=floor_tls, password=None)) as floor:
+            await _finished(config, await croupier_run(config, "--rounds", "2"))
+            await floor.until(lambda _: floor.of("T1", "death"), 10)
+            return floor
+
+    try:
+        floor = asyncio.run(main())
+    finally:
+        broker.close()
+    assert [body["round"] for body in floor.of("T1", "round")] == [1, 2]
+    check_payloads(floor.messages)
+
+
 def test_without_a_password_a_table_is_refused(mosquitto):
     async def main() -> None:
         with pytest.raises(aiomqtt.MqttError):
