@@ -39,6 +39,7 @@ from croupier.audit.sealing import SealingKey
 from croupier.audit.writer import AuditTrail
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError, StartupError
+from croupier.floor_link import BrokerSettings, broker_settings, publishing
 from croupier.screen.prompts import Screen
 from croupier.service.hardware import hardware_table
 from croupier.service.journal import TableJournal
@@ -111,12 +112,13 @@ def run(args: argparse.Namespace) -> int:
     tls = _tls_context(config) if tokens is not None else None
     sealing = _sealing_key(config)
     how = Run(args.rounds, args.duration, args.seed, args.live and sys.stdout.isatty(), faults)
+    floor = broker_settings(config)
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
         if tokens is None:
-            return asyncio.run(_serve(config, how, None, sealing))
+            return asyncio.run(_serve(config, how, None, sealing, floor))
         listener = Listener(tls, _bound(config))
         with listener.sock:
-            return asyncio.run(_serve(config, how, Api(tokens, listener), sealing))
+            return asyncio.run(_serve(config, how, Api(tokens, listener), sealing, floor))
 
 
 def _fault_profile(config: TableConfig, path: Path | None) -> FaultProfile | None:
@@ -221,7 +223,9 @@ def check_served(config: TableConfig) -> None:
         )
 
 
-async def _serve(config: TableConfig, run: Run, api: Api | None, sealing: SealingKey | None) -> int:
+async def _serve(
+    config: TableConfig, run: Run, api: Api | None, sealing: SealingKey | None, floor: BrokerSettings | None
+) -> int:
     stop, halt = asyncio.Event(), asyncio.Event()
     console = Console() if run.live else None
     stopping = Stopping(stop, halt, console)
@@ -255,7 +259,11 @@ async def _serve(config: TableConfig, run: Run, api: Api | None, sealing: Sealin
                 felt = Felt(int(table.rules.positions))
                 table.events.subscribe(felt)
                 stopping.watch(service, felt)
-                async with _api(config, service, api), _status(config, service, felt, stopping):
+                async with (
+                    _api(config, service, api),
+                    _status(config, service, felt, stopping),
+                    publishing(floor, service, trail),
+                ):
                     log.info("table in service", table=config.name, game=config.game, audit=str(trail.path))
                     status = "open" if service.is_open else "closed until a supervisor opens it"
                     notify(f"READY=1\nSTATUS=table {config.name} {status}")

@@ -3,6 +3,7 @@ into frozen dataclasses, refusing a bad file with an error naming the file, the 
 wrong. ``DEFAULT_TABLE_CONFIG`` is the simulated table run when no file is given."""
 
 from croupier.config.devices import PARITY, DeviceConfig, DeviceKind, LinkTiming
+from croupier.config.floor import FloorConfig
 from croupier.config.service import AuditConfig, ServiceConfig
 from croupier.config.table import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.config.urls import DeviceUrl, Via
@@ -16,6 +17,7 @@ __all__ = [
     "DeviceConfig",
     "DeviceKind",
     "DeviceUrl",
+    "FloorConfig",
     "LinkTiming",
     "ServiceConfig",
     "TableConfig",

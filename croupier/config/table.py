@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from croupier.config.devices import DeviceConfig, DeviceKind, read_devices
+from croupier.config.floor import FloorConfig, read_floor
 from croupier.config.limits import Limits, read_limits
 from croupier.config.section import Section
 from croupier.config.service import AuditConfig, ServiceConfig, read_audit, read_service
@@ -37,6 +38,7 @@ class TableConfig:
     service: ServiceConfig
     audit: AuditConfig
     limits: Limits = dataclasses.field(default_factory=dict)  # [limits]: posted, per wager kind
+    floor: FloorConfig | None = None  # [floor]: the casino floor's broker; None publishes nothing
 
     def device(self, kind: DeviceKind) -> DeviceConfig | None:
         """The table's device of ``kind``, if it has one."""
@@ -47,7 +49,7 @@ def load_table_config(path: str | Path) -> TableConfig:
     """Read and check ``path``; a ConfigError names the file, the key and what is wrong."""
     path = Path(path)
     top = Section.read(path)
-    top.only(("table", "rules", "limits", "devices", "service", "audit"))
+    top.only(("table", "rules", "limits", "devices", "service", "audit", "floor"))
     table = top.section("table", required=True)
     table.only(("name", "game", "seats"))
     game = table.choice("game", registry.slugs())
@@ -69,6 +71,7 @@ def load_table_config(path: str | Path) -> TableConfig:
         service=service,
         audit=audit,
         limits=read_limits(top.section("limits"), game),
+        floor=read_floor(top.section("floor")),
     )
 
 

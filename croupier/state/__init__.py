@@ -11,6 +11,7 @@ from croupier.state.store import (
     RoundInProgress,
     StateError,
     TableState,
+    transaction,
 )
 
 __all__ = [
@@ -20,4 +21,5 @@ __all__ = [
     "RoundInProgress",
     "StateError",
     "TableState",
+    "transaction",
 ]

@@ -310,24 +310,8 @@ class TableState:
                             self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        """One write transaction, committed on exit (before the caller's method returns), rolled
-        back if anything in it raised, so a refused write leaves the file as it was."""
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise StateError(f"{self.path}: cannot write the state database: {exc}") from exc
-        try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        try:
-            self._db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            self._db.execute("ROLLBACK")
-            raise StateError(f"{self.path}: cannot write the state database: {exc}") from exc
+    def _transaction(self) -> contextlib.AbstractContextManager[None]:
+        return transaction(self._db, f"{self.path}: cannot write the state database")
 
     def _json(self, value: Any, what: str) -> str:  # Any: JSON values
         """``value`` as JSON; the error names what was refused, never the value (it may be secret)."""
@@ -336,6 +320,27 @@ class TableState:
         except (TypeError, ValueError):
             # json's own message (and so a chained exception) may quote the value: keep neither.
             raise StateError(f"{self.path}: {what} cannot be saved: not representable in JSON") from None
+
+
+@contextmanager
+def transaction(db: sqlite3.Connection, cannot: str) -> Iterator[None]:
+    """One write transaction on ``db``, committed on exit (before the caller's method returns),
+    rolled back if anything in it raised, so a refused write leaves the file as it was. A failure
+    to begin or commit is a StateError saying ``cannot`` and why."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as exc:
+        raise StateError(f"{cannot}: {exc}") from exc
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    try:
+        db.execute("COMMIT")
+    except sqlite3.Error as exc:
+        db.execute("ROLLBACK")
+        raise StateError(f"{cannot}: {exc}") from exc
 
 
 def _head(db: sqlite3.Connection, table: str) -> Head | None:

@@ -181,7 +181,8 @@ BAD = [
     (
         "unknown-top-key",
         BASE + "\n[tables]\n",
-        "table.toml: tables: unknown key (expected one of table, rules, limits, devices, service, audit)",
+        "table.toml: tables: unknown key "
+        "(expected one of table, rules, limits, devices, service, audit, floor)",
     ),
     (
         "no-table",

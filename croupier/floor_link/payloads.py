@@ -1,0 +1,99 @@
+"""What a table tells the floor, as the JSON bodies docs/floor.md gives a schema for (docs/floor/).
+
+Read from the table in service: its state (open, closed, held and why), its latched faults, its
+devices' links, its progressive meters, its audit trail's head. None of these holds a card: a round
+is summarised by its number, its outcome and each seat's net once it has ended, and ``checked``
+refuses any card anywhere in a body, so no face-down value can reach the floor (decision 0018).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from croupier.audit.head import Head
+from croupier.audit.secrecy import Plain, secret_free
+from croupier.service.table_service import TableService
+from croupier.tables.events import HeardRound
+from devices.faults import Fault
+
+Body = dict[str, Plain]
+
+
+def checked(body: Mapping[str, object]) -> Body:
+    """``body`` as plain JSON values; an AuditError if it holds a card at all (any card is treated
+    as face-down: the floor is told no card) or anything JSON cannot carry exactly."""
+    return secret_free(body, face_down=True)
+
+
+def table_state(service: TableService) -> Body:
+    """``open``, ``closed`` or ``held``, and why: a held table names what it waits for (the latched
+    faults, a round held for a ruling); a closed one, that a supervisor closed it or has not yet
+    opened it."""
+    waiting = service.waiting_for()
+    if waiting is not None and waiting.startswith("held: "):
+        return {"status": "held", "reason": waiting.removeprefix("held: ")}
+    if not service.is_open:
+        return {"status": "closed", "reason": "closed by a supervisor or not yet opened"}
+    return {"status": "open", "reason": None}
+
+
+def round_summary(round_: HeardRound) -> Body:
+    """A round once it has ended (every card turned up): its number, its outcome, each seat's net."""
+    return {
+        "round": round_.number,
+        "outcome": round_.state,
+        "net_by_seat": {str(seat): round_.net(seat) for seat in sorted(round_.positions)},
+    }
+
+
+def fault(event: str, device: str, latched: Fault) -> Body:
+    """A fault ``latched`` or ``released`` on ``device``."""
+    return {
+        "event": event,
+        "device": device,
+        "code": latched.code,
+        "detail": latched.detail,
+        "clause": latched.clause,
+    }
+
+
+def faults(table: Any) -> list[Plain]:  # Any: a table of any game
+    """Every fault latched at the table, with the device it is latched on."""
+    return [
+        {"device": machine.name, "code": f.code, "detail": f.detail, "clause": f.clause}
+        for machine in table.equipment
+        for f in machine.latch.faults
+    ]
+
+
+def meters(table: Any) -> list[Plain] | None:  # Any: a table of any game
+    """The progressive's levels as its controller last reported them; None at a table without one."""
+    progressive = table.progressive
+    if progressive is None:
+        return None
+    frozen = set(progressive.frozen_levels)
+    return [
+        {
+            "level": level,
+            "value_cents": info.value_cents,
+            "in_cents": info.in_cents,
+            "hits": info.hits,
+            "wins_cents": info.wins_cents,
+            "frozen": level in frozen,
+        }
+        for level, info in sorted(progressive.levels.items())
+    ]
+
+
+def head(trail_head: Head | None) -> Body | None:
+    """The audit trail's newest record (docs/audit.md §9): its file, its number in the trail
+    (``record``: ``seq`` is the floor message's own), its hash and its sealing epoch."""
+    if trail_head is None:
+        return None
+    return {
+        "file": trail_head.file,
+        "record": trail_head.seq,
+        "hash": trail_head.hash,
+        "epoch": trail_head.epoch,
+    }

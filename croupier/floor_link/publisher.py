@@ -1,0 +1,402 @@
+"""The table's link to the casino floor: what it publishes, spooled, then delivered (decision 0035).
+
+``FloorLink`` is a listener of the table's events hub and of its devices' fault latches (decision
+0031), as the API's event stream is; it is not a durable listener: the table plays on whatever
+becomes of the floor. Every message it makes (a state change, a round's summary, a fault latched or
+released, a device link's change, the progressive's meters, the audit trail's head at each sealing
+epoch) goes first to the spool on the table PC (croupier.floor_link.spool), numbered in the table's
+sequence, and the table goes on. A sender task delivers the spool in sequence order with QoS 1 when
+the broker is there, deleting each message only once the broker acknowledged it, and waits
+for it, retrying, when it is not: the table never waits on the broker.
+
+Each connection begins with the table's birth certificate (its whole state as of a sequence number,
+so a floor that missed messages can rebuild it) and sets the table's death certificate as its MQTT
+will, which the broker sends when the table goes dark; a clean stop sends it itself. The floor asks
+for a new birth on the table's ``cmd/rebirth`` topic, or by announcing itself online on its host
+state topic, as Sparkplug B's host applications do. Nothing else from the floor is read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import ssl
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import structlog
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from croupier.audit.writer import AuditTrail
+from croupier.config import TableConfig
+from croupier.errors import StartupError
+from croupier.floor_link import payloads
+from croupier.floor_link.spool import Spool, encode
+from croupier.floor_link.topics import Topics
+from croupier.service.table_service import TableService
+from croupier.state import StateError
+from croupier.tables.events import RoundEnded
+from croupier.tables.feeding import DeviceEventApplied
+from devices.faults import FaultLatched, FaultReleased
+from drivers.connection import StateChanged
+from vocabulary.events import Event, Events, Listener
+
+log = structlog.get_logger("croupier.floor")
+
+#: Seconds before the first reconnection, and the most between two.
+RETRY_FIRST, RETRY_MOST = 0.2, 5.0
+#: Messages in flight at once, awaiting their PUBACK.
+WINDOW = 64
+#: Seconds a message waits for its PUBACK before the connection is taken for lost.
+PUBACK_WAIT = 10.0
+#: Seconds between two looks at what no event announces (a supervisor opening or closing the
+#: table, the trail's sealing epoch moving on while the table is idle).
+WATCH = 1.0
+#: Seconds a clean stop gives the spool to drain before the death certificate is sent.
+FLUSH = 2.0
+
+_PROTOCOLS = {"5": aiomqtt.ProtocolVersion.V5, "3.1.1": aiomqtt.ProtocolVersion.V311}
+
+
+@dataclass(frozen=True)
+class BrokerSettings:
+    """The broker and the table's credential, read and checked at start-up."""
+
+    host: str
+    port: int
+    tls: ssl.SSLContext | None
+    username: str
+    password: str | None
+    protocol: aiomqtt.ProtocolVersion
+    keepalive: int
+    topics: Topics
+    spool: Path
+
+
+def broker_settings(config: TableConfig) -> BrokerSettings | None:
+    """The floor link's settings, or None when the configuration names no broker. Read before
+    anything is opened: a password file or TLS file that cannot be read stops the start-up here."""
+    floor = config.floor
+    if floor is None:
+        return None
+    password = None
+    if floor.password_file is not None:
+        try:
+            password = floor.password_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StartupError(
+                f"{config.source}: floor.password_file: {floor.password_file}: {exc}"
+            ) from None
+    tls = None
+    if floor.tls:
+        try:
+            tls = ssl.create_default_context(cafile=floor.tls_ca)
+        except (OSError, ssl.SSLError) as exc:
+            raise StartupError(f"{config.source}: floor.tls_ca: {floor.tls_ca}: {exc}") from None
+        tls.minimum_version = ssl.TLSVersion.TLSv1_2
+        if floor.tls_cert is not None and floor.tls_key is not None:
+            try:
+                tls.load_cert_chain(floor.tls_cert, floor.tls_key)
+            except (OSError, ssl.SSLError) as exc:
+                where = f"{floor.tls_cert} (key {floor.tls_key})"
+                raise StartupError(f"{config.source}: floor.tls_cert: {where}: {exc}") from None
+    return BrokerSettings(
+        host=floor.host,
+        port=floor.port,
+        tls=tls,
+        username=floor.username or config.name,
+        password=password,
+        protocol=_PROTOCOLS[floor.protocol],
+        keepalive=floor.keepalive,
+        topics=Topics(floor.group, config.name),
+        spool=floor.spool or config.service.state_db.parent / f"floor-{config.name}.sqlite3",
+    )
+
+
+@contextlib.asynccontextmanager
+async def publishing(
+    settings: BrokerSettings | None, service: TableService, trail: AuditTrail
+) -> AsyncIterator[FloorLink | None]:
+    """Publish the table to the floor while the block runs, when ``settings`` name a broker; on the
+    way out the spool is given FLUSH seconds to drain and the death certificate is sent."""
+    if settings is None:
+        yield None
+        return
+    spool = Spool(settings.spool)
+    try:
+        link = FloorLink(settings, service, trail, spool)
+        async with link.running():
+            yield link
+    finally:
+        spool.close()
+
+
+class FloorLink:
+    """One table's messages to the floor: heard, spooled, delivered."""
+
+    def __init__(
+        self, settings: BrokerSettings, service: TableService, trail: AuditTrail, spool: Spool
+    ) -> None:
+        self.settings, self.service, self.trail, self.spool = settings, service, trail, spool
+        self.table: Any = service.table  # Any: a table of any game
+        self.topics = settings.topics
+        self.connected = False
+        self._wake = asyncio.Event()  # something to send: a message spooled, a rebirth, the stop
+        self._rebirth = asyncio.Event()
+        self._stopping = asyncio.Event()
+        self._dead = asyncio.Event()  # the death certificate was sent at a clean stop
+        self._born_at = 0.0  # when the last birth was sent, in seconds since the epoch
+        self._last: dict[str, object] = {}  # the state, meters and head last spooled
+        self._last_error: dict[str, str | None] = {}  # each device's last link error heard
+        self._latches: list[tuple[Events, Listener]] = []  # each latch's hub and the listener on it
+
+    # -- what the table does ------------------------------------------------------------------
+    def __call__(self, event: Event, /) -> None:
+        """One event of the table's hub: a round ended, a device's link changed."""
+        match event:
+            case RoundEnded(round=round_):
+                self._spool("round", payloads.round_summary(round_))
+            case DeviceEventApplied(device=device, event=StateChanged(state=state, reason=reason)):
+                if reason:
+                    self._last_error[device] = reason
+                self._spool("link", {"device": device, "state": state.value, "reason": reason or None})
+        self.look()
+
+    def _latch_heard(self, device: str, event: Event) -> None:
+        match event:
+            case FaultLatched(fault=latched):
+                self._spool("fault", payloads.fault("latched", device, latched))
+            case FaultReleased(fault=released):
+                self._spool("fault", payloads.fault("released", device, released))
+        self.look()
+
+    def look(self) -> None:
+        """Spool the table's state, its meters and its trail's head where they changed since last
+        spooled: the head once per sealing epoch (and per file of an unsealed trail)."""
+        self._changed("state", payloads.table_state(self.service))
+        meters = payloads.meters(self.table)
+        if meters is not None:
+            self._changed("meter", {"levels": meters})
+        head = payloads.head(self.trail.head)
+        if head is not None:
+            self._changed("head", head, key=(head["file"], head["epoch"]))
+
+    def _changed(self, kind: str, body: payloads.Body, key: object = None) -> None:
+        seen = body if key is None else key
+        if self._last.get(kind) != seen:
+            self._spool(kind, body)
+            self._last[kind] = seen
+
+    def _spool(self, kind: str, body: Mapping[str, object]) -> None:
+        plain = payloads.checked(body)
+        at = _now()
+        self.spool.append(
+            self.topics.of(kind), lambda seq: {"table": self.topics.table, "seq": seq, "at": at, **plain}
+        )
+        self._wake.set()
+
+    # -- the birth and death certificates -----------------------------------------------------
+    def birth(self, session: int) -> payloads.Body:
+        """The table's whole state as of the last message spooled (``as_of_seq``): a floor that
+        rebuilds from it takes the spooled messages numbered up to there as history."""
+        links = self.table.feeds.links()
+        return payloads.checked(
+            {
+                "table": self.topics.table,
+                "session": session,
+                "spool": self.spool.identity,
+                "as_of_seq": self.spool.last_seq,
+                "at": _now(),
+                "game": self.service.game,
+                "rounds": self.table.rounds,
+                "state": payloads.table_state(self.service),
+                "faults": payloads.faults(self.table),
+                "links": {
+                    name: {"state": state, "last_error": self._last_error.get(name)}
+                    for name, state in sorted(links.items())
+                },
+                "meters": payloads.meters(self.table),
+                "head": payloads.head(self.trail.head),
+            }
+        )
+
+    def death(self, session: int, reason: str) -> bytes:
+        """The death certificate of connection ``session``: ``lost`` as the will the broker sends,
+        ``stopped`` when the table stops cleanly."""
+        return encode(payloads.checked({"table": self.topics.table, "session": session, "reason": reason}))
+
+    # -- delivery -----------------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Hear the table and deliver while the block runs; then drain, die cleanly, stop."""
+        self.table.events.subscribe(self)
+        for machine in self.table.equipment:
+            heard: Listener = partial(self._latch_heard, machine.name)
+            machine.latch.events.subscribe(heard)
+            self._latches.append((machine.latch.events, heard))
+        self.look()
+        tasks = [
+            asyncio.create_task(self._deliver(), name="floor-deliver"),
+            asyncio.create_task(self._watch(), name="floor-watch"),
+        ]
+        try:
+            yield
+        finally:
+            self.table.events.unsubscribe(self)
+            for hub, listener in self._latches:
+                hub.unsubscribe(listener)
+            self._stopping.set()
+            self._wake.set()
+            # Connected, the spool gets FLUSH seconds to drain and the death its PUBACK; connecting
+            # (a short run), FLUSH seconds in all; the broker away, the stop waits no longer.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._dead.wait(), FLUSH + (PUBACK_WAIT if self.connected else 0))
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(WATCH)
+            try:
+                self.look()
+            except StateError:  # as a listener's failure is (vocabulary.events): logged, the table goes on
+                log.exception("floor link: the spool could not be written")
+
+    async def _deliver(self) -> None:
+        """Connect, deliver, and connect again whenever the broker goes, for as long as the table runs."""
+        delay, down_since = RETRY_FIRST, time.monotonic()
+        while True:
+            try:
+                session = self.spool.next_session()
+                async with self._client(session) as client:
+                    self.connected, delay = True, RETRY_FIRST
+                    log.info(
+                        "floor link up",
+                        broker=f"{self.settings.host}:{self.settings.port}",
+                        session=session,
+                        spooled=len(self.spool),
+                        down=round(time.monotonic() - down_since, 1),
+                    )
+                    async with asyncio.TaskGroup() as tasks:
+                        tasks.create_task(self._hear(client))
+                        tasks.create_task(self._send(client, session))
+            except* (aiomqtt.MqttError, OSError) as lost:
+                if self.connected:
+                    down_since = time.monotonic()
+                    log.warning(
+                        "floor link down: spooling", reason=str(lost.exceptions[0]), spooled=len(self.spool)
+                    )
+                elif delay == RETRY_FIRST:
+                    log.warning("floor broker unreachable: spooling", reason=str(lost.exceptions[0]))
+            except* StateError as unusable:  # the spool's disk: tried again, the table goes on
+                log.error("floor link: the spool cannot be used", reason=str(unusable.exceptions[0]))
+            except* Exception:  # as any listener's failure (vocabulary.events): its own, the table goes on
+                log.exception("floor link failed: trying again")
+            self.connected = False
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RETRY_MOST)
+
+    def _client(self, session: int) -> aiomqtt.Client:
+        settings, v5 = self.settings, self.settings.protocol is aiomqtt.ProtocolVersion.V5
+        props = _json_props(v5, PacketTypes.WILLMESSAGE)
+        will = aiomqtt.Will(self.topics.of("death"), self.death(session, "lost"), qos=1, properties=props)
+        return aiomqtt.Client(
+            settings.host,
+            settings.port,
+            identifier=f"croupier-{self.topics.table}",
+            username=settings.username,
+            password=settings.password,
+            protocol=settings.protocol,
+            will=will,
+            clean_session=None if v5 else True,
+            keepalive=settings.keepalive,
+            tls_context=settings.tls,
+            timeout=PUBACK_WAIT,
+        )
+
+    async def _send(self, client: aiomqtt.Client, session: int) -> None:
+        """The birth, then the spool in sequence order, each batch's acknowledged prefix deleted;
+        at a clean stop, once the spool is empty or FLUSH has passed, the death."""
+        props = _json_props(self.settings.protocol is aiomqtt.ProtocolVersion.V5, PacketTypes.PUBLISH)
+        await self._born(client, session, props)
+        flush_until: float | None = None
+        while True:
+            self._wake.clear()
+            if self._rebirth.is_set():
+                self._rebirth.clear()
+                await self._born(client, session, props)
+            batch = self.spool.pending(WINDOW)
+            if self._stopping.is_set():
+                flush_until = flush_until or time.monotonic() + FLUSH
+                if not batch or time.monotonic() > flush_until:
+                    await client.publish(
+                        self.topics.of("death"), self.death(session, "stopped"), 1, properties=props
+                    )
+                    self._dead.set()
+                    return
+            if not batch:
+                await self._wake.wait()
+                continue
+            sent = await asyncio.gather(
+                *(client.publish(m.topic, m.payload, 1, properties=props) for m in batch),
+                return_exceptions=True,
+            )
+            acknowledged = next((i for i, result in enumerate(sent) if result is not None), len(batch))
+            if acknowledged:
+                self.spool.acknowledged(batch[acknowledged - 1].seq)
+            if acknowledged < len(batch):
+                failed = sent[acknowledged]
+                raise failed if isinstance(failed, BaseException) else aiomqtt.MqttError(str(failed))
+
+    async def _born(self, client: aiomqtt.Client, session: int, props: Properties | None) -> None:
+        self._born_at = time.time()
+        await client.publish(self.topics.of("birth"), encode(self.birth(session)), 1, properties=props)
+
+    async def _hear(self, client: aiomqtt.Client) -> None:
+        """The floor's requests for a new birth: on ``cmd/rebirth``, or a floor service announcing
+        itself online after this table's last birth."""
+        await client.subscribe(self.topics.rebirth, qos=1)
+        await client.subscribe(self.topics.host_states, qos=1)
+        async for message in client.messages:
+            if message.topic.matches(self.topics.host_states) and not _came_online_after(
+                message.payload, self._born_at
+            ):
+                continue
+            self._rebirth.set()
+            self._wake.set()
+
+
+def _came_online_after(payload: object, born_at: float) -> bool:
+    """A host state (``{"online": true, "timestamp": MILLISECONDS}``) newer than the last birth."""
+    try:
+        state = json.loads(payload if isinstance(payload, bytes | str) else b"")
+    except ValueError:
+        return False
+    if not isinstance(state, dict) or state.get("online") is not True:
+        return False
+    stamp = state.get("timestamp")
+    return isinstance(stamp, int | float) and stamp / 1000 > born_at
+
+
+def _json_props(v5: bool, packet: int) -> Properties | None:
+    """MQTT 5 names each payload's content type; MQTT 3.1.1 has no properties."""
+    if not v5:
+        return None
+    props = Properties(packet)
+    props.ContentType = "application/json"
+    return props
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")

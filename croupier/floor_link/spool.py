@@ -1,0 +1,142 @@
+"""The floor link's spool: every message for the floor, numbered and on disk before the table goes on.
+
+The table never waits on the broker (decision 0035): what it publishes is written here first, in one
+SQLite transaction committed with ``synchronous=FULL`` in WAL mode, as the state database is
+(croupier/state), and given the table's next sequence number. The sender takes messages off in
+sequence order and deletes each only once the broker has acknowledged it (PUBACK), so a message is
+lost neither to a broker that is away nor to a restart: the next run resumes from the spool.
+
+The numbers come from SQLite's ``AUTOINCREMENT``, which never hands out a number twice, even after the
+messages holding the highest ones were delivered and deleted: the floor counts a message delivered
+twice once, by table and number. A new spool (its file removed, the table PC replaced) numbers from 1
+again under a new random ``identity``, which every birth certificate names: the floor then counts
+afresh. The spool also keeps the link's session number (Sparkplug's
+``bdSeq``), one more at every connection, so the floor can tell a stale death from the current one.
+
+One connection, used from the event loop's thread, as the state database's is.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+
+from croupier.state import StateError, transaction
+
+APPLICATION_ID = 0x4352464C  # "CRFL": a Croupier floor spool (PRAGMA application_id)
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE messages (
+    seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+    topic   TEXT NOT NULL,
+    payload TEXT NOT NULL
+);
+CREATE TABLE link (
+    name  TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+);
+CREATE TABLE identity (
+    spool TEXT NOT NULL
+)
+"""
+
+
+@dataclass(frozen=True)
+class Spooled:
+    """One message waiting for the broker's acknowledgement."""
+
+    seq: int
+    topic: str
+    payload: bytes
+
+
+class Spool:
+    """The spool at ``path``, created on first open."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+        except (OSError, sqlite3.Error) as exc:
+            raise StateError(f"{self.path}: cannot open the floor spool: {exc}") from exc
+        try:
+            self._prepare()
+        except BaseException:
+            self._db.close()
+            raise
+
+    def close(self) -> None:
+        self._db.close()
+
+    def append(self, topic: str, make: Callable[[int], Mapping[str, object]]) -> int:
+        """Spool the message ``make(seq)`` builds for ``topic`` under the table's next number, and
+        return the number once the message is on disk."""
+        with self._transaction():
+            seq = self._db.execute("INSERT INTO messages VALUES (NULL, ?, '')", (topic,)).lastrowid
+            assert seq is not None  # an INSERT into a rowid table gives its row's id
+            payload = encode(make(seq)).decode()
+            self._db.execute("UPDATE messages SET payload = ? WHERE seq = ?", (payload, seq))
+        return seq
+
+    def pending(self, limit: int) -> list[Spooled]:
+        """The oldest ``limit`` messages not yet acknowledged, in sequence order."""
+        rows = self._db.execute("SELECT seq, topic, payload FROM messages ORDER BY seq LIMIT ?", (limit,))
+        return [Spooled(seq, topic, payload.encode()) for seq, topic, payload in rows]
+
+    def acknowledged(self, through: int) -> None:
+        """The broker acknowledged every message up to number ``through``: they leave the spool."""
+        with self._transaction():
+            self._db.execute("DELETE FROM messages WHERE seq <= ?", (through,))
+
+    @property
+    def last_seq(self) -> int:
+        """The highest number handed out so far (0 before the first message)."""
+        row = self._db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'messages'").fetchone()
+        return 0 if row is None else int(row[0])
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT count(*) FROM messages").fetchone()[0])
+
+    def next_session(self) -> int:
+        """The next connection's session number, kept before the connection is made."""
+        with self._transaction():
+            row = self._db.execute("SELECT value FROM link WHERE name = 'session'").fetchone()
+            session = 1 if row is None else int(row[0]) + 1
+            self._db.execute("INSERT OR REPLACE INTO link VALUES ('session', ?)", (session,))
+        return session
+
+    def _prepare(self) -> None:
+        try:
+            application_id = self._db.execute("PRAGMA application_id").fetchone()[0]
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            tables = self._db.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise StateError(f"{self.path}: not a Croupier floor spool ({exc})") from exc
+        if application_id != APPLICATION_ID and (tables or application_id or version):
+            raise StateError(f"{self.path}: not a Croupier floor spool (another SQLite database)")
+        if version > SCHEMA_VERSION:
+            raise StateError(f"{self.path}: floor spool schema {version} is newer than this Croupier's")
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute("PRAGMA synchronous = FULL")
+        if version == 0:
+            with self._transaction():
+                self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                for statement in _SCHEMA.split(";"):
+                    self._db.execute(statement)
+                self._db.execute("INSERT INTO identity VALUES (?)", (secrets.token_hex(16),))
+                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self.identity: str = self._db.execute("SELECT spool FROM identity").fetchone()[0]
+
+    def _transaction(self) -> AbstractContextManager[None]:
+        return transaction(self._db, f"{self.path}: cannot write the floor spool")
+
+
+def encode(body: Mapping[str, object]) -> bytes:
+    """A message's payload: compact JSON, keys sorted, so a message sent again is the same bytes."""
+    return json.dumps(body, sort_keys=True, allow_nan=False, separators=(",", ":")).encode()

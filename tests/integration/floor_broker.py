@@ -1,0 +1,285 @@
+"""The brokers and the floor the floor-link tests run against: a real Mosquitto started with the
+shipped configuration and access rules (config/mosquitto/), the embedded amqtt broker, and a test
+floor that subscribes to every table and keeps every message it is given, in arrival order."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import getpass
+import json
+import re
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import aiomqtt
+import jsonschema
+import pytest
+import trustme
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from croupier.config import DEFAULT_TABLE_CONFIG
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ROOT / "config" / "mosquitto"
+SCHEMAS = ROOT / "docs" / "floor"
+GROUP = "main"
+FLOOR_PASSWORD = "floor-secret"
+#: The tables' passwords, one per table (their username is their name).
+TABLES = {"T1": "t1-secret", "T2": "t2-secret"}
+#: What the floor was given: each message's topic and body, in arrival order.
+Messages = list[tuple[str, dict[str, object]]]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def need_mosquitto() -> None:
+    if shutil.which("mosquitto") is None or shutil.which("mosquitto_passwd") is None:
+        pytest.skip(
+            "mosquitto is not installed (Debian package mosquitto): run sudo ./scripts/debian-packages"
+        )
+
+
+#: The shipped configuration's TLS settings, left out for a plain listener.
+_TLS = ("cafile", "certfile", "keyfile", "tls_version", "require_certificate", "use_identity_as_username")
+
+
+class Mosquitto:
+    """A Mosquitto on a free loopback port, laid out as Debian's: its mosquitto.conf including
+    config/mosquitto/croupier.conf from conf.d, with the paths and the listener moved under
+    ``directory``, and the shipped access rules as they are."""
+
+    def __init__(
+        self, directory: Path, tls: trustme.CA | None = None, client_certificates: bool = False
+    ) -> None:
+        """``tls``: the listener speaks TLS only, as shipped, with a certificate ``tls`` issued;
+        ``client_certificates``: every client logs in with a certificate ``tls`` issued, as its CN
+        (the two settings the shipped configuration says to turn on for that)."""
+        need_mosquitto()
+        self.directory, self.port = directory, free_port()
+        directory.mkdir(parents=True, exist_ok=True)
+        passwords = directory / "passwd"
+        for number, (user, password) in enumerate({"floor": FLOOR_PASSWORD, **TABLES}.items()):
+            create = ["-c"] if number == 0 else []
+            subprocess.run(["mosquitto_passwd", *create, "-b", str(passwords), user, password], check=True)
+        moved = {
+            "password_file": str(passwords),
+            "acl_file": str(SHIPPED / "croupier.acl"),
+            "listener": f"{self.port} 127.0.0.1",
+        }
+        if tls is not None:
+            moved |= {name: str(directory / f"{name}.pem") for name in ("cafile", "certfile", "keyfile")}
+            tls.cert_pem.write_to_path(moved["cafile"])
+            issued = tls.issue_cert("127.0.0.1")
+            issued.cert_chain_pems[0].write_to_path(moved["certfile"])
+            issued.private_key_pem.write_to_path(moved["keyfile"])
+        included = []
+        for line in (SHIPPED / "croupier.conf").read_text().splitlines():
+            key = line.split(" ", 1)[0]
+            if tls is None and key in _TLS:
+                continue
+            if client_certificates and key in ("require_certificate", "use_identity_as_username"):
+                line = f"{key} true"
+            included.append(f"{key} {moved[key]}" if key in moved else line)
+        (directory / "conf.d").mkdir(exist_ok=True)
+        (directory / "conf.d" / "croupier.conf").write_text("\n".join(included) + "\n")
+        self.conf = directory / "mosquitto.conf"
+        self.conf.write_text(  # Debian's mosquitto.conf, under ``directory``
+            f"user {getpass.getuser()}\n"  # root would drop to the mosquitto user, who cannot read here
+            f"persistence true\npersistence_location {directory}/\ninclude_dir {directory}/conf.d\n"
+        )
+        self.process: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    def start(self) -> None:
+        with open(self.directory / "mosquitto.log", "ab") as out:
+            self.process = subprocess.Popen(["mosquitto", "-c", str(self.conf)], stdout=out, stderr=out)
+        deadline = time.monotonic() + 10
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), 0.2):
+                return
+            assert self.process.poll() is None, (self.directory / "mosquitto.log").read_text()
+            assert time.monotonic() < deadline, "mosquitto did not start listening"
+            time.sleep(0.02)
+
+    def kill(self) -> None:
+        """SIGKILL: the broker dies with no chance to tidy up, as in a crash."""
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait()
+        self.process = None
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.kill()
+
+
+@contextlib.asynccontextmanager
+async def amqtt_broker() -> AsyncIterator[int]:
+    """The embedded amqtt broker on a free loopback port, open to anyone (as a developer runs it)."""
+    from amqtt.broker import Broker
+
+    port = free_port()
+    broker = Broker(
+        {
+            "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{port}"}},
+            "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
+        }
+    )
+    await broker.start()
+    try:
+        yield port
+    finally:
+        await broker.shutdown()
+
+
+@dataclass
+class Floor:
+    """The test's floor: subscribed to every table with a persistent session, so what the tables
+    publish while it is away (the broker restarting) is queued for it; reconnects until stopped."""
+
+    port: int
+    protocol: aiomqtt.ProtocolVersion = aiomqtt.ProtocolVersion.V5
+    username: str | None = "floor"
+    password: str | None = FLOOR_PASSWORD
+    identifier: str = "floor-under-test"
+    tls: ssl.SSLContext | None = None
+    messages: Messages = field(default_factory=list)
+    subscribed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def run(self) -> None:
+        first = True
+        while True:
+            v5 = self.protocol is aiomqtt.ProtocolVersion.V5
+            props = Properties(PacketTypes.CONNECT) if v5 else None
+            if props is not None:
+                props.SessionExpiryInterval = 600
+            try:
+                async with aiomqtt.Client(
+                    "127.0.0.1",
+                    self.port,
+                    identifier=self.identifier,
+                    username=self.username,
+                    password=self.password,
+                    protocol=self.protocol,
+                    clean_start=first if v5 else 3,  # 3: paho's "as clean_session says"
+                    clean_session=None if v5 else first,
+                    properties=props,
+                    keepalive=5,
+                    tls_context=self.tls,
+                ) as client:
+                    first = False
+                    await client.subscribe("croupier/v1/#", qos=1)
+                    self.subscribed.set()
+                    async for message in client.messages:
+                        assert isinstance(message.payload, bytes)
+                        self.messages.append((str(message.topic), json.loads(message.payload)))
+            except aiomqtt.MqttError:
+                await asyncio.sleep(0.05)
+
+    async def until(self, found: Callable[[Messages], bool], timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not found(self.messages):
+            assert time.monotonic() < deadline, f"the floor was not given what it waited for: {self.kinds()}"
+            await asyncio.sleep(0.02)
+
+    def of(self, table: str, kind: str) -> list[dict[str, object]]:
+        return [body for topic, body in self.messages if topic == f"croupier/v1/{GROUP}/table/{table}/{kind}"]
+
+    def kinds(self) -> list[str]:
+        return [topic.rsplit("/", 1)[1] for topic, _ in self.messages]
+
+
+@contextlib.asynccontextmanager
+async def floor_running(floor: Floor) -> AsyncIterator[Floor]:
+    task = asyncio.create_task(floor.run())
+    try:
+        await asyncio.wait_for(floor.subscribed.wait(), 10)
+        yield floor
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+def data_in_order(messages: Messages, table: str) -> list[dict[str, object]]:
+    """The table's numbered messages, each once, after checking what the floor relies on: a message
+    given twice is the same message under the same number; counted once, the numbers run 1, 2, 3...
+    with none missing and none out of order."""
+    first: dict[int, dict[str, object]] = {}
+    order: list[int] = []
+    for topic, body in messages:
+        if f"/table/{table}/" not in topic or "seq" not in body:
+            continue
+        seq = body["seq"]
+        assert isinstance(seq, int)
+        if seq in first:
+            assert first[seq] == body, f"seq {seq} given twice with different bodies"
+            continue
+        first[seq] = body
+        order.append(seq)
+    assert order == list(range(1, len(order) + 1)), f"out of order or missing: {order}"
+    return [first[seq] for seq in order]
+
+
+_VALIDATORS = {
+    path.name.removesuffix(".schema.json"): jsonschema.Draft202012Validator(
+        json.loads(path.read_text()), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+    for path in SCHEMAS.glob("*.schema.json")
+}
+#: A card's face as Croupier writes it (vocabulary/cards.py): rank then suit, or a joker.
+_CARD = re.compile(r'"(?:[2-9TJQKA][cdhs]|X[rb])"')
+
+
+def check_payloads(messages: Messages) -> None:
+    """Every message on the floor's topics validates against its kind's schema (docs/floor/), and
+    none holds a card's face."""
+    for topic, body in messages:
+        levels = topic.split("/")
+        kind = "host-state" if levels[3] == "host" else levels[-1]
+        _VALIDATORS[kind].validate(body)
+        assert not _CARD.search(json.dumps(body)), f"a card's face in {topic}: {body}"
+
+
+async def croupier_run(config: Path, *args: str) -> asyncio.subprocess.Process:
+    """``croupier run`` as a process, its log in a file beside ``config`` (a pipe nobody reads
+    until the end would fill and stop the table)."""
+    with open(config.with_suffix(".log"), "ab") as log:
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "croupier", "--log-json", "run", "--config", str(config), *args,
+            cwd=ROOT, stdout=asyncio.subprocess.DEVNULL, stderr=log,
+        )  # fmt: skip
+
+
+def table_config(directory: Path, table: str, port: int, floor: str, config: str | None = None) -> Path:
+    """The simulated table of config/tables/``config`` (the default one without) named ``table``, its
+    state under ``directory``, publishing to the broker on ``port`` with the ``[floor]`` lines
+    ``floor`` adds."""
+    text = (DEFAULT_TABLE_CONFIG if config is None else ROOT / "config" / "tables" / config).read_text()
+    text = re.sub(r"~/\.local/state/croupier/sim[\w-]*", str(directory / "state"), text)
+    text = re.sub(r'^name = "[^"]*"', f'name = "{table}"', text, count=1, flags=re.MULTILINE)
+    scheme = "mqtts" if "tls_ca" in floor else "mqtt"
+    text += f'\n[floor]\nbroker = "{scheme}://127.0.0.1:{port}"\ngroup = "{GROUP}"\nkeepalive = 2\n{floor}\n'
+    path = directory / f"{table}.toml"
+    path.write_text(text)
+    return path
+
+
+def with_password(directory: Path, table: str) -> str:
+    """The ``[floor]`` line naming a file with ``table``'s password."""
+    path = directory / f"{table}.password"
+    path.write_text(TABLES[table] + "\n")
+    return f'password_file = "{path}"'

@@ -1,0 +1,286 @@
+"""Each table on a real MQTT broker, nothing lost when the network is (docs/floor.md; decision
+0035): ``croupier run`` as a process, publishing to a real Mosquitto started with the shipped
+configuration and access rules, and to the embedded amqtt broker; a test floor subscribed to
+every table checks what it is given against the schemas and the sequence numbers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import ssl
+import time
+from datetime import datetime
+from pathlib import Path
+
+import aiomqtt
+import pytest
+import trustme
+
+from tests.integration.floor_broker import (
+    FLOOR_PASSWORD,
+    GROUP,
+    TABLES,
+    Floor,
+    Mosquitto,
+    amqtt_broker,
+    check_payloads,
+    croupier_run,
+    data_in_order,
+    floor_running,
+    free_port,
+    table_config,
+    with_password,
+)
+
+pytestmark = pytest.mark.timeout(90)
+
+
+@pytest.fixture
+def mosquitto(tmp_path):
+    broker = Mosquitto(tmp_path / "mosquitto")
+    yield broker
+    broker.close()
+
+
+async def _finished(config: Path, process: asyncio.subprocess.Process, timeout: float = 60) -> None:
+    await asyncio.wait_for(process.wait(), timeout)
+    assert process.returncode == 0, config.with_suffix(".log").read_text()
+
+
+def _at(body: dict[str, object]) -> float:
+    assert isinstance(body["at"], str)
+    return datetime.fromisoformat(body["at"]).timestamp()
+
+
+@pytest.mark.parametrize("game", [None, "simulated-crazy-4-poker.toml"], ids=["default", "crazy-4-poker"])
+def test_a_tables_messages_arrive_in_order_numbered_and_as_their_schemas_say(
+    tmp_path, mosquitto, game: str | None
+):
+    config = table_config(tmp_path, "T1", mosquitto.port, with_password(tmp_path, "T1"), game)
+
+    async def main() -> Floor:
+        async with floor_running(Floor(mosquitto.port)) as floor:
+            await _finished(config, await croupier_run(config, "--rounds", "4", "--seed", "3"))
+            await floor.until(lambda _: floor.of("T1", "death"), 10)
+            return floor
+
+    floor = asyncio.run(main())
+    assert floor.kinds()[0] == "birth" and floor.kinds()[-1] == "death"
+    data = data_in_order(floor.messages, "T1")
+    assert [body["round"] for body in floor.of("T1", "round")] == [1, 2, 3, 4]
+    assert floor.of("T1", "state")[0]["status"] == "open"
+    assert floor.of("T1", "head"), "the trail's head is published"
+    meters = floor.of("T1", "meter")  # only at a table with a progressive, and as its meters move
+    assert len(meters) > 1 if game is not None else not meters
+    birth, death = floor.of("T1", "birth")[0], floor.of("T1", "death")[0]
+    assert birth["as_of_seq"] <= len(data) and birth["links"]
+    assert birth["state"] == {"status": "open", "reason": None}
+    assert death == {"table": "T1", "session": birth["session"], "reason": "stopped"}
+    check_payloads(floor.messages)
+
+
+def test_the_broker_killed_mid_run_loses_nothing_and_the_table_plays_on(tmp_path, mosquitto):
+    config = table_config(tmp_path, "T1", mosquitto.port, with_password(tmp_path, "T1"))
+
+    async def main() -> tuple[Floor, float, float]:
+        async with floor_running(Floor(mosquitto.port)) as floor:
+            table = await croupier_run(config, "--duration", "60", "--seed", "5")
+            await floor.until(lambda _: len(floor.of("T1", "round")) >= 2, 30)
+            await asyncio.sleep(1.2)  # the floor's session is on the broker's disk (autosave_interval 1)
+            down = time.time()
+            mosquitto.kill()
+            await asyncio.sleep(1.5)
+            up = time.time()
+            mosquitto.start()
+            await floor.until(lambda _: any(_at(body) > up for body in floor.of("T1", "round")), 30)
+            table.send_signal(signal.SIGTERM)  # as systemd stops it
+            await _finished(config, table)
+            await floor.until(lambda _: floor.of("T1", "death"), 15)
+            return floor, down, up
+
+    floor, down, up = asyncio.run(main())
+    data = data_in_order(floor.messages, "T1")  # none missing, none out of order, a repeat the same
+    rounds = [body for body in data if "round" in body]
+    assert [body["round"] for body in rounds] == list(range(1, len(rounds) + 1))
+    assert any(down < _at(body) < up for body in rounds), "no round was played while the broker was down"
+    assert len(floor.of("T1", "birth")) >= 2, "the table was born again on the restarted broker"
+    check_payloads(floor.messages)
+
+
+def test_the_spool_outlives_a_restart_of_the_table_with_no_broker(tmp_path):
+    port = free_port()  # nothing listens there yet
+    config = table_config(tmp_path, "T1", port, with_password(tmp_path, "T1"))
+
+    async def main() -> Floor:
+        await _finished(config, await croupier_run(config, "--rounds", "3", "--seed", "1"))
+        broker = Mosquitto(tmp_path / "mosquitto")
+        config.write_text(config.read_text().replace(f":{port}", f":{broker.port}"))
+        try:
+            async with floor_running(Floor(broker.port)) as floor:
+                await _finished(config, await croupier_run(config, "--rounds", "5", "--seed", "2"))
+                await floor.until(lambda _: floor.of("T1", "death"), 10)
+                return floor
+        finally:
+            broker.close()
+
+    floor = asyncio.run(main())
+    data = data_in_order(floor.messages, "T1")
+    assert [body["round"] for body in data if "round" in body] == [1, 2, 3, 4, 5]
+    spooled_before = next(body for body in data if body.get("round") == 3)
+    assert floor.of("T1", "birth")[0]["as_of_seq"] >= spooled_before["seq"]
+
+
+def test_a_table_is_born_again_on_request_and_the_broker_says_when_it_went_dark(tmp_path, mosquitto):
+    config = table_config(tmp_path, "T1", mosquitto.port, with_password(tmp_path, "T1"))
+
+    async def main() -> Floor:
+        async with (
+            floor_running(Floor(mosquitto.port)) as floor,
+            aiomqtt.Client(
+                "127.0.0.1",
+                mosquitto.port,
+                username="floor",
+                password=FLOOR_PASSWORD,
+                identifier="floor-asks",
+            ) as asks,
+        ):
+            table = await croupier_run(config, "--duration", "60")
+            await floor.until(lambda _: floor.of("T1", "birth"), 30)
+            await asks.publish(f"croupier/v1/{GROUP}/table/T1/cmd/rebirth", b"{}", qos=1)
+            await floor.until(lambda _: len(floor.of("T1", "birth")) == 2, 5)
+            online = {"online": True, "timestamp": int(time.time() * 1000) + 1}  # a floor service came up
+            await asks.publish(
+                f"croupier/v1/{GROUP}/host/floor/state", json.dumps(online), qos=1, retain=True
+            )
+            await floor.until(lambda _: len(floor.of("T1", "birth")) == 3, 5)
+            table.kill()
+            await table.wait()
+            await floor.until(lambda _: floor.of("T1", "death"), 5)
+            return floor
+
+    floor = asyncio.run(main())
+    births, death = floor.of("T1", "birth"), floor.of("T1", "death")[-1]
+    assert len({birth["session"] for birth in births}) == 1, "born again on the same connection"
+    assert death == {"table": "T1", "session": births[-1]["session"], "reason": "lost"}
+    check_payloads(floor.messages)
+
+
+def test_a_table_publishes_only_its_own_topics_and_reads_only_what_is_meant_for_it(mosquitto):
+    def topic(table: str, kind: str) -> str:
+        return f"croupier/v1/{GROUP}/table/{table}/{kind}"
+
+    def table(name: str) -> aiomqtt.Client:
+        v5 = aiomqtt.ProtocolVersion.V5
+        return aiomqtt.Client("127.0.0.1", mosquitto.port, username=name, password=TABLES[name], protocol=v5)
+
+    async def main() -> tuple[Floor, list[str]]:
+        forbidden = [
+            topic("T2", "state"),  # another table's topics
+            topic("T2", "death"),
+            topic("T2", "cmd/rebirth"),  # a request to another table
+            f"croupier/v1/{GROUP}/host/floor/state",  # the floor's own state
+        ]
+        eavesdropper = Floor(mosquitto.port, username="T2", password=TABLES["T2"], identifier="T2")
+        async with floor_running(Floor(mosquitto.port)) as floor, floor_running(eavesdropper):
+            for name in forbidden:  # refused: dropped, or the connection closed
+                with contextlib.suppress(aiomqtt.MqttError):
+                    async with table("T1") as t1:
+                        await t1.publish(name, b'{"forged": true}', qos=1)
+            async with table("T1") as t1:
+                await t1.publish(topic("T1", "state"), b'{"last": true}', qos=1)
+            await floor.until(lambda _: floor.of("T1", "state"), 5)
+            await asyncio.sleep(0.2)  # anything T2 was (wrongly) given has reached it
+            return floor, [topic for topic, _ in eavesdropper.messages]
+
+    floor, heard_by_t2 = asyncio.run(main())
+    assert [t for t, _ in floor.messages] == [f"croupier/v1/{GROUP}/table/T1/state"]
+    assert heard_by_t2 == [], "a table read another table's messages"
+
+
+def test_over_tls_a_table_checks_the_brokers_certificate(tmp_path):
+    ca, stranger = trustme.CA(), trustme.CA()
+    broker = Mosquitto(tmp_path / "mosquitto", tls=ca)
+    ca.cert_pem.write_to_path(tmp_path / "ca.pem")
+    (tmp_path / "T2").mkdir()  # a table of its own, its state apart
+    stranger.cert_pem.write_to_path(tmp_path / "T2" / "stranger.pem")
+    trusting = table_config(
+        tmp_path, "T1", broker.port, f'{with_password(tmp_path, "T1")}\ntls_ca = "ca.pem"'
+    )
+    fooled = table_config(
+        tmp_path / "T2", "T2", broker.port, f'{with_password(tmp_path, "T2")}\ntls_ca = "stranger.pem"'
+    )
+    floor_tls = ssl.create_default_context(cafile=tmp_path / "ca.pem")
+
+    async def main() -> Floor:
+        async with floor_running(Floor(broker.port, tls=floor_tls)) as floor:
+            t1, t2 = (
+                await croupier_run(trusting, "--rounds", "2"),
+                await croupier_run(fooled, "--rounds", "1"),
+            )
+            await asyncio.gather(_finished(trusting, t1), _finished(fooled, t2))
+            await floor.until(lambda _: floor.of("T1", "death"), 10)
+            return floor
+
+    try:
+        floor = asyncio.run(main())
+    finally:
+        broker.close()
+    assert [body["round"] for body in floor.of("T1", "round")] == [1, 2]
+    assert not [topic for topic, _ in floor.messages if "/T2/" in topic], "T2 trusted a broker it should not"
+    assert "CERTIFICATE_VERIFY_FAILED" in fooled.with_suffix(".log").read_text()
+
+
+def test_a_table_may_log_in_with_its_certificate_instead_of_a_password(tmp_path):
+    ca = trustme.CA()
+    broker = Mosquitto(tmp_path / "mosquitto", tls=ca, client_certificates=True)
+    ca.cert_pem.write_to_path(tmp_path / "ca.pem")
+    for name in ("T1", "floor"):
+        issued = ca.issue_cert(f"{name}.tables.invalid", common_name=name)
+        issued.cert_chain_pems[0].write_to_path(tmp_path / f"{name}.pem")
+        issued.private_key_pem.write_to_path(tmp_path / f"{name}.key")
+    config = table_config(
+        tmp_path, "T1", broker.port, 'tls_ca = "ca.pem"\ntls_cert = "T1.pem"\ntls_key = "T1.key"'
+    )
+    floor_tls = ssl.create_default_context(cafile=tmp_path / "ca.pem")
+    floor_tls.load_cert_chain(tmp_path / "floor.pem", tmp_path / "floor.key")
+
+    async def main() -> Floor:
+        async with floor_running(Floor(broker.port, tls=floor_tls, password=None)) as floor:
+            await _finished(config, await croupier_run(config, "--rounds", "2"))
+            await floor.until(lambda _: floor.of("T1", "death"), 10)
+            return floor
+
+    try:
+        floor = asyncio.run(main())
+    finally:
+        broker.close()
+    assert [body["round"] for body in floor.of("T1", "round")] == [1, 2]
+    check_payloads(floor.messages)
+
+
+def test_without_a_password_a_table_is_refused(mosquitto):
+    async def main() -> None:
+        with pytest.raises(aiomqtt.MqttError):
+            async with aiomqtt.Client("127.0.0.1", mosquitto.port, username="T1", password=FLOOR_PASSWORD):
+                pass
+
+    asyncio.run(main())
+
+
+def test_the_embedded_broker_carries_a_tables_messages_in_order(tmp_path):
+    async def main() -> Floor:
+        async with amqtt_broker() as port:
+            config = table_config(tmp_path, "T1", port, 'protocol = "3.1.1"')
+            floor = Floor(port, aiomqtt.ProtocolVersion.V311, username=None, password=None)
+            async with floor_running(floor):
+                await _finished(config, await croupier_run(config, "--rounds", "3", "--seed", "9"))
+                await floor.until(lambda _: floor.of("T1", "death"), 10)
+                return floor
+
+    floor = asyncio.run(main())
+    data = data_in_order(floor.messages, "T1")
+    assert [body["round"] for body in data if "round" in body] == [1, 2, 3]
+    assert json.dumps(floor.of("T1", "death")[0]) == '{"reason": "stopped", "session": 1, "table": "T1"}'
+    check_payloads(floor.messages)
