@@ -17,6 +17,8 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
+from tests import debian
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 FLAGS = (
@@ -38,10 +40,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:  # Any: 
     """One headless Chromium for every browser test, with a fresh profile."""
     missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.exists()]
     if missing:
-        pytest.skip(
-            f"no {', '.join(missing)}: install Debian's chromium and chromium-driver "
-            "(sudo ./scripts/debian-packages)"
-        )
+        debian.missing("chromium and chromium-driver", f"no {', '.join(missing)}")
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the pages' console, for errors

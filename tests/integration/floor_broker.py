@@ -21,12 +21,12 @@ from pathlib import Path
 
 import aiomqtt
 import jsonschema
-import pytest
 import trustme
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from croupier.config import DEFAULT_TABLE_CONFIG
+from tests import debian
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "config" / "mosquitto"
@@ -47,9 +47,7 @@ def free_port() -> int:
 
 def need_mosquitto() -> None:
     if shutil.which("mosquitto") is None or shutil.which("mosquitto_passwd") is None:
-        pytest.skip(
-            "mosquitto is not installed (Debian package mosquitto): run sudo ./scripts/debian-packages"
-        )
+        debian.missing("mosquitto", "mosquitto is not installed")
 
 
 #: The shipped configuration's TLS settings, left out for a plain listener.

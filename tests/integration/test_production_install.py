@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import debian
+
 ROOT = Path(__file__).resolve().parents[2]
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
@@ -28,11 +30,11 @@ print(" ".join(name for name in tools if importlib.util.find_spec(name)))
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not SYSTEM_PYTHON.exists():
-        pytest.skip(f"{SYSTEM_PYTHON} is missing: the production install uses it (apt-get install python3)")
+        debian.missing("python3 and python3-venv", f"{SYSTEM_PYTHON} is missing")
     probe = "import sys, ensurepip; print(sys.version_info >= (3, 11))"
     found = subprocess.run([SYSTEM_PYTHON, "-c", probe], capture_output=True, text=True)
     if found.stdout.strip() != "True":
-        pytest.skip(f"{SYSTEM_PYTHON} is older than 3.11 or lacks venv: apt-get install python3 python3-venv")
+        debian.missing("python3 and python3-venv", f"{SYSTEM_PYTHON} is older than 3.11 or lacks venv")
     dest = tmp_path_factory.mktemp("production") / "venv"
     built = subprocess.run(
         [ROOT / "scripts" / "production-venv", dest], capture_output=True, text=True, timeout=240

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import debian
+
 ROOT = Path(__file__).resolve().parents[2]
 UNIT = ROOT / "config" / "systemd" / "croupier.service"
 WORST_EXPOSURE = 4.0
@@ -36,7 +38,7 @@ def unit_settings() -> dict[str, list[str]]:
 def security_report() -> subprocess.CompletedProcess[str]:
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
-        pytest.skip("systemd-analyze is not installed: `apt-get install systemd` (Debian) brings it")
+        debian.missing("systemd", "systemd-analyze is not installed")
     usage = subprocess.run([analyze, "security", "--help"], capture_output=True, text=True)
     if "--offline" not in usage.stdout:
         pytest.skip("this systemd-analyze cannot rate a unit file offline: systemd 250 or newer needed")
