@@ -53,6 +53,8 @@ def test_the_production_environment_runs_croupier_from_a_wheel_without_test_tool
     where, tools = probed.stdout.splitlines()
     assert Path(where).is_relative_to(venv / "lib"), f"croupier imported from {where}: not the wheel"
     assert not tools, f"test tools in the production environment: {tools}"
+    licences = list((venv / "lib").glob("python3*/site-packages/croupier-*.dist-info/licenses/LICENSE"))
+    assert len(licences) == 1 and "Apache License" in licences[0].read_text(), "the wheel carries LICENSE"
     python = (venv / "bin" / "python").resolve()
     assert python == SYSTEM_PYTHON.resolve(), f"the environment runs {python}, not the system Python"
 
