@@ -71,6 +71,10 @@ class Tokens:
             tokens[token] = operator
         return cls(tokens)
 
+    def __len__(self) -> int:
+        """How many operators hold a token."""
+        return len(self._tokens)
+
     def operator(self, token: str) -> Operator | None:
         """The token's operator; every token is compared, so timing tells nothing of a near miss."""
         found = None

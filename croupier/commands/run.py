@@ -104,21 +104,37 @@ def run(args: argparse.Namespace) -> int:
     faults = _fault_profile(config, args.faults)
     if args.log_level is None:  # the table's configuration sets it unless the command line does
         logs.configure(config.service.log_level, json=args.log_json)
-    if args.check:
-        devices = ", ".join(f"{name} ({device.url.url})" for name, device in config.devices.items())
-        print(f"ok: {config.source}: table {config.name}, {config.game}, {config.seats} seats; {devices}")
-        return 0
     tokens = _tokens(config)
     tls = _tls_context(config) if tokens is not None else None
     sealing = _sealing_key(config)
-    how = Run(args.rounds, args.duration, args.seed, args.live and sys.stdout.isatty(), faults)
     floor = broker_settings(config)
+    if args.check:  # every file the start-up reads has been read, as the user who runs the check
+        devices = ", ".join(f"{name} ({device.url.url})" for name, device in config.devices.items())
+        print(f"ok: {config.source}: table {config.name}, {config.game}, {config.seats} seats; {devices}")
+        print(f"read: {_read_at_startup(tokens, tls, sealing, floor)}")
+        return 0
+    how = Run(args.rounds, args.duration, args.seed, args.live and sys.stdout.isatty(), faults)
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
         if tokens is None:
             return asyncio.run(_serve(config, how, None, sealing, floor))
         listener = Listener(tls, _bound(config))
         with listener.sock:
             return asyncio.run(_serve(config, how, Api(tokens, listener), sealing, floor))
+
+
+def _read_at_startup(
+    tokens: Tokens | None,
+    tls: ssl.SSLContext | None,
+    sealing: SealingKey | None,
+    floor: BrokerSettings | None,
+) -> str:
+    """What ``--check`` read beside the configuration, for the person checking a table PC."""
+    read = [f"the token file ({len(tokens)} operators)" if tokens is not None else "no token file"]
+    read.append("the TLS certificate and key" if tls is not None else "no TLS (the API on loopback)")
+    read.append(f"the sealing key (epoch {sealing.epoch})" if sealing is not None else "no sealing key")
+    if floor is not None:
+        read.append("the floor broker's settings")
+    return "; ".join(read)
 
 
 def _fault_profile(config: TableConfig, path: Path | None) -> FaultProfile | None:

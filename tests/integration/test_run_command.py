@@ -176,7 +176,22 @@ def test_check_validates_the_config_and_exits(tmp_path):
     out, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
     assert out.startswith(f"ok: {path}: table sim-free-bet-blackjack, free-bet-blackjack, 6 seats;")
+    assert out.splitlines()[1] == "read: no token file; no TLS (the API on loopback); no sealing key"
     assert not (tmp_path / "state").exists(), "a check opens no device and writes no trail"
+
+
+def test_check_reads_the_token_file_as_the_start_up_does(tmp_path):
+    """Run as the service's user, the check proves the files the service reads at start are there
+    and readable, and refused as the start-up would refuse them."""
+    tokens = write_token_file(tmp_path / "tokens.toml")
+    bind = 'api_bind = "127.0.0.1:8443"'
+    path = simulated_config(tmp_path, replace=(bind, f'{bind}\napi_tokens = "{tokens}"'))
+    out, err = croupier("run", "--config", str(path), "--check").communicate(timeout=60)
+    assert out.splitlines()[1].startswith("read: the token file (2 operators); no TLS"), out + err
+    tokens.chmod(0o644)
+    process = croupier("run", "--config", str(path), "--check")
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2 and "mode 0644 lets group or others read the tokens" in err, err
 
 
 async def key_a_round(base: str, headers: dict[str, str]) -> int:
