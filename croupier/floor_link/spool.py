@@ -26,10 +26,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
-from croupier.state import StateError, transaction
+from croupier.state.sqlite_file import FileKind, StateError, transaction
 
-APPLICATION_ID = 0x4352464C  # "CRFL": a Croupier floor spool (PRAGMA application_id)
-SCHEMA_VERSION = 1
+#: Marked "CRFL" (PRAGMA application_id).
+SPOOL_FILE = FileKind("floor spool", 0x4352464C, 1)
 _SCHEMA = """
 CREATE TABLE messages (
     seq     INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -112,25 +112,13 @@ class Spool:
         return session
 
     def _prepare(self) -> None:
-        try:
-            application_id = self._db.execute("PRAGMA application_id").fetchone()[0]
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            tables = self._db.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
-        except sqlite3.DatabaseError as exc:
-            raise StateError(f"{self.path}: not a Croupier floor spool ({exc})") from exc
-        if application_id != APPLICATION_ID and (tables or application_id or version):
-            raise StateError(f"{self.path}: not a Croupier floor spool (another SQLite database)")
-        if version > SCHEMA_VERSION:
-            raise StateError(f"{self.path}: floor spool schema {version} is newer than this Croupier's")
-        self._db.execute("PRAGMA journal_mode = WAL")
-        self._db.execute("PRAGMA synchronous = FULL")
-        if version == 0:
+        """Check the file is a spool and not newer than this code; create a new one, named afresh."""
+        if SPOOL_FILE.version_of(self._db, self.path) == 0:
             with self._transaction():
-                self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 for statement in _SCHEMA.split(";"):
                     self._db.execute(statement)
                 self._db.execute("INSERT INTO identity VALUES (?)", (secrets.token_hex(16),))
-                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                SPOOL_FILE.mark(self._db)
         self.identity: str = self._db.execute("SELECT spool FROM identity").fetchone()[0]
 
     def _transaction(self) -> AbstractContextManager[None]:

@@ -14,17 +14,18 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from croupier.audit.head import Head
+from croupier.state.sqlite_file import FileKind, StateError, transaction
 
 SCHEMA_VERSION = 4
-APPLICATION_ID = 0x43525550  # "CRUP": marks the file as a Croupier state file (PRAGMA application_id)
+#: Marked "CRUP" (PRAGMA application_id).
+STATE_FILE = FileKind("state file", 0x43525550, SCHEMA_VERSION)
 
 _SCHEMA = """
 CREATE TABLE latches (
@@ -84,10 +85,6 @@ CREATE TABLE authenticity (
 #: request (seconds, or minutes across a restart), and short enough that the table's state stays
 #: small (decision 0022). A key sent again after that is a new request.
 IDEMPOTENCY_KEPT = timedelta(hours=24)
-
-
-class StateError(RuntimeError):
-    """The state file cannot be used or a write was refused; the message names the file."""
 
 
 @dataclass(frozen=True)
@@ -285,30 +282,15 @@ class TableState:
 
     def _prepare(self) -> None:
         """Check the file is ours and not newer than this code; create the schema in a new file."""
-        try:
-            application_id = self._db.execute("PRAGMA application_id").fetchone()[0]
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            tables = self._db.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
-        except sqlite3.DatabaseError as exc:
-            raise StateError(f"{self.path}: not a Croupier state file ({exc})") from exc
-        if application_id != APPLICATION_ID and (tables or application_id or version):
-            raise StateError(f"{self.path}: not a Croupier state file (another SQLite database)")
-        if version > SCHEMA_VERSION:
-            raise StateError(
-                f"{self.path}: state schema {version} was written by a newer Croupier; "
-                f"this one reads schema {SCHEMA_VERSION} or older"
-            )
-        self._db.execute("PRAGMA journal_mode = WAL")
-        self._db.execute("PRAGMA synchronous = FULL")
+        version = STATE_FILE.version_of(self._db, self.path)
         if version < SCHEMA_VERSION:
             added = [_ADDED[later] for later in range(max(version, 1) + 1, SCHEMA_VERSION + 1)]
             with self._transaction():
-                self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 for script in ([_SCHEMA] if version == 0 else []) + added:
                     for statement in script.split(";"):
                         if statement.strip():
                             self._db.execute(statement)
-                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                STATE_FILE.mark(self._db)
 
     def _transaction(self) -> contextlib.AbstractContextManager[None]:
         return transaction(self._db, f"{self.path}: cannot write the state database")
@@ -320,27 +302,6 @@ class TableState:
         except (TypeError, ValueError):
             # json's own message (and so a chained exception) may quote the value: keep neither.
             raise StateError(f"{self.path}: {what} cannot be saved: not representable in JSON") from None
-
-
-@contextmanager
-def transaction(db: sqlite3.Connection, cannot: str) -> Iterator[None]:
-    """One write transaction on ``db``, committed on exit (before the caller's method returns),
-    rolled back if anything in it raised, so a refused write leaves the file as it was. A failure
-    to begin or commit is a StateError saying ``cannot`` and why."""
-    try:
-        db.execute("BEGIN IMMEDIATE")
-    except sqlite3.Error as exc:
-        raise StateError(f"{cannot}: {exc}") from exc
-    try:
-        yield
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    try:
-        db.execute("COMMIT")
-    except sqlite3.Error as exc:
-        db.execute("ROLLBACK")
-        raise StateError(f"{cannot}: {exc}") from exc
 
 
 def _head(db: sqlite3.Connection, table: str) -> Head | None:

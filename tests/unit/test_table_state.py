@@ -167,7 +167,7 @@ def test_a_newer_schema_is_refused_and_the_current_one_reopens(db: Path) -> None
     check.commit()
     check.close()
     with pytest.raises(
-        StateError, match=rf"{db}: state schema {SCHEMA_VERSION + 1} was written by a newer Croupier"
+        StateError, match=rf"{db}: state file schema {SCHEMA_VERSION + 1} was written by a newer Croupier"
     ):
         TableState(db)
 
