@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import hashlib
 import random
+import secrets
 import signal
 import socket
 import ssl
@@ -56,6 +57,7 @@ from simulator.floor import FloorSupervisor, controller_key, on_the_floor, repai
 from simulator.players import simulated_players, table_options
 from simulator.tables import simulated_table
 from vocabulary.events import Events
+from vocabulary.operators import Operator, Role
 
 log = structlog.get_logger("croupier.run")
 
@@ -84,6 +86,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="no live status of the table on a terminal (log lines only, as when not on one)",
     )
     p.add_argument(
+        "--screens",
+        action="store_true",
+        help="a simulated table only: serve the dealer's screen and the supervisor's console in the "
+        "browser with a dealer's and a supervisor's token made for this run (printed), the rounds "
+        "played from the screen",
+    )
+    p.add_argument(
         "--faults",
         type=Path,
         metavar="PROFILE",
@@ -104,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     faults = _fault_profile(config, args.faults)
     if args.log_level is None:  # the table's configuration sets it unless the command line does
         logs.configure(config.service.log_level, json=args.log_json)
-    tokens = _tokens(config)
+    tokens = _screen_tokens(config) if args.screens else _tokens(config)
     tls = _tls_context(config) if tokens is not None else None
     sealing = _sealing_key(config)
     floor = broker_settings(config)
@@ -147,6 +156,27 @@ def _fault_profile(config: TableConfig, path: Path | None) -> FaultProfile | Non
         raise ConfigError(f"--faults: {config.source} names real equipment (devices.{real[0]}); "
                           "a fault profile strikes only a simulated table")
     return FaultProfile.load(path)
+
+
+#: The operators ``--screens`` makes a token for.
+SCREEN_OPERATORS = (Operator("D-1", Role.DEALER), Operator("S-1", Role.SUPERVISOR))
+
+
+def _screen_tokens(config: TableConfig) -> Tokens:
+    """``--screens``: a token for a dealer and a supervisor, new at every run and kept nowhere but
+    printed here, so a developer signs in without writing a token file. Refused for real equipment,
+    whose operators are the casino's token file's."""
+    real = [name for name, device in config.devices.items() if device.url.sim_kind is None]
+    if real:
+        raise ConfigError(
+            f"--screens: {config.source} names real equipment (devices.{real[0]}); its operators sign "
+            "in with the tokens of its token file ([service] api_tokens)"
+        )
+    made = {secrets.token_hex(16): operator for operator in SCREEN_OPERATORS}
+    print(f"screens: {config.service.api_url}/ — sign in with", flush=True)
+    for token, operator in made.items():
+        print(f"  {operator.role.value} {operator.ident}: {token}", flush=True)
+    return Tokens(made)
 
 
 def _tokens(config: TableConfig) -> Tokens | None:
@@ -270,7 +300,9 @@ async def _serve(
             journal.service_started(
                 config.game, str(config.source), hashlib.sha256(config.source.read_bytes()).hexdigest()
             )
-            async with watchdog(), table_in_service(config, journal, run.seed, run.faults) as service:
+            async with watchdog(), table_in_service(
+                config, journal, run.seed, run.faults, served=api is not None
+            ) as service:
                 table = service.table
                 felt = Felt(int(table.rules.positions))
                 table.events.subscribe(felt)
@@ -362,10 +394,16 @@ def _sealing_key(config: TableConfig) -> SealingKey | None:
 
 @contextlib.asynccontextmanager
 async def table_in_service(
-    config: TableConfig, journal: TableJournal, seed: int | None, faults: FaultProfile | None = None
+    config: TableConfig,
+    journal: TableJournal,
+    seed: int | None,
+    faults: FaultProfile | None = None,
+    *,
+    served: bool,
 ) -> AsyncIterator[TableService]:
     """The configured table with its journal: simulated (opened now; played by simulated players,
-    or from the screen when the API is served; ``faults`` striking it as their profile says), or on
+    or from the screen when the API is ``served``; ``faults`` striking it as their profile
+    says), or on
     real equipment (opened by a supervisor from the screen, dealt by the human dealer it prompts)."""
     if all(device.url.sim_kind is not None for device in config.devices.values()):
         async with simulated_table(config.game, rules=config.rules, name=config.name) as sim:
@@ -375,7 +413,7 @@ async def table_in_service(
                 faults.check(sim.devices)
                 sim.table.events.subscribe(FaultScript(faults, sim, config.game), durable=True)
             options = table_options(config.game, sim)
-            if config.service.api_tokens is None:  # no screen: simulated players and floor supervisor
+            if not served:  # simulated players and floor supervisor
                 players = simulated_players(config.game, random.Random(seed), **options)
                 repair, key = partial(repair_sim, sim), controller_key(sim)  # a strike put right first
                 floor = FloorSupervisor(sim.table, None, journal, repair=repair, reset_key=key)

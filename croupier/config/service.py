@@ -36,6 +36,13 @@ class ServiceConfig:
     api_tls_cert: Path | None = None  # PEM certificate chain; with api_tls_key, the API speaks HTTPS
     api_tls_key: Path | None = None
 
+    @property
+    def api_url(self) -> str:
+        """Where a browser finds the API and the screens (an IPv6 host in brackets)."""
+        scheme = "https" if self.api_tls_cert is not None else "http"
+        host = f"[{self.api_host}]" if ":" in self.api_host else self.api_host
+        return f"{scheme}://{host}:{self.api_port}"
+
 
 @dataclass(frozen=True)
 class AuditConfig:

@@ -181,7 +181,7 @@ async def in_service(config: TableConfig, hands: Any, game: str) -> AsyncIterato
     ):
         journal = TableJournal(trail, state, table=config.name, game=config.game)
         journal.service_started(config.game, str(config.source), "sha256")  # as croupier run does
-        async with table_in_service(config, journal, None) as service:
+        async with table_in_service(config, journal, None, served=True) as service:
             service.screen.events.subscribe(partial(_do_step, hands))  # the hands do what the screen shows
             stop = asyncio.Event()
             serving = asyncio.create_task(service.serve(stop))

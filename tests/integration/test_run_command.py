@@ -199,28 +199,36 @@ async def key_a_round(base: str, headers: dict[str, str]) -> int:
         return await Screen(session, headers).play_round("free-bet-blackjack")
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def api_up(process: subprocess.Popen[str], base: str, headers: dict[str, str]) -> dict[str, object]:
+    """The table state, once the service's API answers."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urlopen(Request(f"{base}/v1/table", headers=headers), timeout=5) as reply:
+                return dict(json.load(reply))
+        except OSError:
+            assert process.poll() is None, process.communicate()[1]
+            assert time.monotonic() < deadline, "the API never came up"
+            time.sleep(0.1)
+
+
 def test_with_a_token_file_the_api_is_served_and_plays_the_rounds(tmp_path):
     """The dealer's screen drives the table through the API; each round it plays is audited."""
     tokens = write_token_file(tmp_path / "tokens.toml")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     bind = f'api_bind = "127.0.0.1:{port}"\napi_tokens = "{tokens}"'
     path = simulated_config(tmp_path, replace=('api_bind = "127.0.0.1:8443"', bind))
     process = croupier("run", "--config", str(path), "--seed", "5")
     headers = {"Authorization": f"Bearer {SUPERVISOR_TOKEN}", "Content-Type": "application/json"}
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urlopen(Request(f"{base}/v1/table", headers=headers), timeout=5) as reply:
-                    assert json.load(reply)["rounds"] == 0
-                    break
-            except OSError:
-                assert process.poll() is None, process.communicate()[1]
-                assert time.monotonic() < deadline, "the API never came up"
-                time.sleep(0.1)
+        assert api_up(process, base, headers)["rounds"] == 0
         assert asyncio.run(key_a_round(base, headers)) == 1
     finally:
         process.send_signal(signal.SIGTERM)
@@ -234,3 +242,40 @@ def test_with_a_token_file_the_api_is_served_and_plays_the_rounds(tmp_path):
         requests[0].items()
     )
     assert {"bytes", "duration_ms", "client"} <= requests[0].keys()
+
+
+def test_screens_serve_a_simulated_table_with_a_dealer_and_a_supervisor_token_made_for_the_run(tmp_path):
+    """`croupier run --screens`: no token file to write; the two tokens printed sign in on the pages
+    and play the table from the screen."""
+    port = free_port()
+    path = simulated_config(tmp_path, replace=('"127.0.0.1:8443"', f'"127.0.0.1:{port}"'))
+    process = croupier("run", "--config", str(path), "--screens", "--no-live")
+    base = f"http://127.0.0.1:{port}"
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline() == f"screens: {base}/ — sign in with\n"
+        dealer = re.fullmatch(r"  dealer D-1: ([0-9a-f]{32})\n", process.stdout.readline())
+        supervisor = re.fullmatch(r"  supervisor S-1: ([0-9a-f]{32})\n", process.stdout.readline())
+        assert dealer and supervisor
+        headers = {"Authorization": f"Bearer {dealer[1]}", "Content-Type": "application/json"}
+        assert api_up(process, base, headers)["open"] is True, "a simulated table opens by itself"
+        sign_in = Request(
+            f"{base}/v1/session",
+            data=json.dumps({"token": supervisor[1]}).encode(),
+            headers={"Content-Type": "application/json", "X-Croupier-Request": "1"},
+            method="POST",
+        )
+        with urlopen(sign_in, timeout=5) as reply:
+            assert json.load(reply)["role"] == "supervisor"
+        assert asyncio.run(key_a_round(base, headers)) == 1, "the rounds are the screen's to play"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+
+
+def test_screens_are_refused_for_real_equipment(tmp_path):
+    process = croupier("run", "--config", str(ROOT / "config" / "tables" / "over-under.toml"), "--screens")
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert "--screens:" in err and "names real equipment (devices." in err and "api_tokens" in err, err
