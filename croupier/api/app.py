@@ -19,7 +19,7 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from croupier.api import pages, replies
 from croupier.api.asyncapi import document as asyncapi_document
@@ -29,7 +29,7 @@ from croupier.api.events import Hub, Json, message_of
 from croupier.api.once import Once
 from croupier.api.openapi import document
 from croupier.api.replies import reply
-from croupier.api.sessions import COOKIE, Sessions, clear_cookie, from_own_page, set_cookie
+from croupier.api.sessions import COOKIE, Sessions, clear_cookie, from_own_page, session_id, set_cookie
 from croupier.screen.bodies import DealerChange, KeyedReset, Ruling, SignIn, Trace, prompt_of, validated
 from croupier.screen.players import ANSWERS
 from croupier.service.table_service import TableService
@@ -38,18 +38,19 @@ from vocabulary.events import Event
 from vocabulary.operators import Operator
 
 Action = Callable[[web.Request, Operator], Awaitable[web.StreamResponse]]
+#: Why a stream opened with a browser session is closed when the session ends (close code 1008).
+SESSION_ENDED = "the session has expired or was signed out: sign in again"
 
 
 class TableApi:
     """The handlers over one table in service."""
 
-    def __init__(self, service: TableService, tokens: Tokens) -> None:
-        self.service, self.table, self.tokens = service, service.table, tokens
+    def __init__(self, service: TableService, tokens: Tokens, sessions: Sessions) -> None:
+        self.service, self.table, self.tokens, self.sessions = service, service.table, tokens, sessions
         self.hub = Hub()
         self.once = Once(service.journal.state)
-        self.sessions = Sessions()
         self.round: Json = {"round": None, "ended": None, "records": []}
-        self._sockets: set[web.WebSocketResponse] = set()
+        self._sockets: dict[web.WebSocketResponse, str | None] = {}  # each open stream: its session id
         self.table.events.subscribe(self.heard)
         service.screen.events.subscribe(self.heard)
 
@@ -102,7 +103,9 @@ class TableApi:
         async def handler(request: web.Request) -> web.StreamResponse:
             operator = authenticate(self.tokens, self.sessions, request)
             if isinstance(operator, web.Response):
-                self._refused(request, operator, None)
+                sid = session_id(request)
+                again = operator.status == 401 and sid is not None and self.sessions.refused_again(sid)
+                self._refused(request, operator, None, again=again)
                 return operator
             refused = forbid_dealer(operator) if supervisor else None
             if refused is not None:
@@ -114,16 +117,21 @@ class TableApi:
 
         return handler
 
-    def _refused(self, request: web.Request, response: web.Response, operator: Operator | None) -> None:
-        """An access refused, to the audit trail (``access_refused``): the request and why."""
+    def _refused(
+        self, request: web.Request, response: web.Response, operator: Operator | None, *, again: bool = False
+    ) -> None:
+        """An access refused, to the audit trail (``access_refused``): the request and why; ``again``
+        for a dead session refused before, which is counted, not written again."""
         reason = json.loads(response.text or "{}").get("error", "")
         self.service.journal.access_refused(
-            f"{request.method} {request.path}", response.status, reason, operator
+            f"{request.method} {request.path}", response.status, reason, operator, again=again
         )
 
     async def sign_in(self, request: web.Request) -> web.Response:
         """A browser signs in with the role's token: the reply sets the session cookie (decision
-        0033). A sign-in from another site's page or with an unknown token is refused and audited."""
+        0033). A sign-in from another site's page or with an unknown token is refused and audited.
+        The session the browser held until now ends (audited as its operator's ``sign_out``), so
+        that signing in again leaves no session behind that only its cookie forgot."""
         refused, operator = from_own_page(request), None
         if refused is None:
             operator = self.tokens.operator(validated(SignIn, await json_body(request)).token)
@@ -131,6 +139,10 @@ class TableApi:
             refused = refused or error_body(401, "unknown token")
             self._refused(request, refused, None)
             return refused
+        previous = request.cookies.get(COOKIE)
+        ended = None if previous is None else await self._end_session(previous)
+        if ended is not None:
+            self.service.journal.operator_action("sign_out", ended, replaced_by=operator.ident)
         sid = self.sessions.open(operator)
         self.service.journal.operator_action("sign_in", operator)
         lifetime = self.sessions.lifetime
@@ -142,7 +154,7 @@ class TableApi:
 
     async def session(self, request: web.Request, operator: Operator) -> web.Response:
         """Who the request is signed in as: the page asks before it shows anything."""
-        sid = request.cookies.get(COOKIE) if "Authorization" not in request.headers else None
+        sid = session_id(request)
         expires = None if sid is None else self.sessions.expires_in(sid)
         return reply(replies.SignedIn, operator=operator.ident, role=operator.role.value, expires_in=expires)
 
@@ -150,11 +162,19 @@ class TableApi:
         """The session is deleted and its cookie cleared; audited."""
         sid = request.cookies.get(COOKIE)
         if sid is not None:
-            self.sessions.close(sid)
+            await self._end_session(sid)
         self.service.journal.operator_action("sign_out", operator)
         response = reply(replies.SignedOut, signed_out=operator.ident)
         clear_cookie(response, request)
         return response
+
+    async def _end_session(self, sid: str) -> Operator | None:
+        """The session deleted and every stream opened with it closed (1008): a signed-out screen
+        stops hearing the table at once, in every tab. Its operator, if it was open."""
+        operator = self.sessions.close(sid)
+        for ws in [ws for ws, opened_with in self._sockets.items() if opened_with == sid]:
+            await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=SESSION_ENDED.encode())
+        return operator
 
     async def openapi(self, request: web.Request) -> web.Response:
         return web.json_response(document())
@@ -342,24 +362,30 @@ class TableApi:
         return answer
 
     async def events(self, request: web.Request, operator: Operator) -> web.WebSocketResponse:
-        """Stream every message published from now on until either side closes."""
+        """Stream every message published from now on until either side closes. A stream opened
+        with a browser session ends (1008) when the session does: at sign-out (``_end_session``) and
+        at its expiry, which is checked before each message is sent and awaited while none comes."""
+        sid = session_id(request)
         ws = web.WebSocketResponse()
         await ws.prepare(request)
         queue = self.hub.subscribe()
-        self._sockets.add(ws)
+        self._sockets[ws] = sid
         closed = asyncio.create_task(_until_closed(ws))
-        message: asyncio.Task[Json] | None = None
+        message: asyncio.Task[Json] = asyncio.create_task(queue.get())
         try:
-            while not closed.done():
-                message = asyncio.create_task(queue.get())
-                await asyncio.wait({message, closed}, return_when=asyncio.FIRST_COMPLETED)
-                if message.done():
+            while not (closed.done() or ws.closed):
+                left = None if sid is None else self.sessions.remaining(sid)
+                await asyncio.wait({message, closed}, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+                if sid is not None and self.sessions.operator(sid) is None:
+                    await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=SESSION_ENDED.encode())
+                elif message.done() and not ws.closed:
                     await ws.send_json(message.result())
+                    message = asyncio.create_task(queue.get())
         finally:
             self.hub.unsubscribe(queue)
-            self._sockets.discard(ws)
+            del self._sockets[ws]
             for task in (message, closed):
-                if task is not None and not task.done():
+                if not task.done():
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
@@ -379,10 +405,10 @@ async def _until_closed(ws: web.WebSocketResponse) -> None:
             return
 
 
-def make_app(service: TableService, tokens: Tokens) -> web.Application:
+def make_app(service: TableService, tokens: Tokens, sessions: Sessions | None = None) -> web.Application:
     """The API application over a table in service, for ``croupier run`` to serve (127.0.0.1 by
-    default)."""
-    api = TableApi(service, tokens)
+    default); ``sessions``: its browser sessions (a test's, on a clock it moves)."""
+    api = TableApi(service, tokens, Sessions() if sessions is None else sessions)
     app = web.Application(middlewares=[json_errors], client_max_size=MAX_BODY)
     app.add_routes(api.routes())
     app.on_shutdown.append(api.close_sockets)

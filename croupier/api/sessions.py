@@ -6,8 +6,9 @@ script can read it (localStorage, sessionStorage, a cookie without HttpOnly) is 
 that gets into the page. So ``POST /v1/session`` takes the token once and answers with the cookie
 ``croupier_session``: HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it),
 Path=/, Secure when the API is served over TLS. The cookie's value is a random id (256 bits) naming a
-session held in memory, bound to the operator, with an expiry; signing out deletes it, and a restart
-of the service signs everyone out. Every route takes the session as it takes a bearer token.
+session held in memory, bound to the operator, with an expiry; signing out (or signing in again on
+the same browser) deletes it, and a restart of the service signs everyone out. Every route takes the
+session as it takes a bearer token, and an event stream opened with it ends when it does.
 
 A cookie is sent by the browser whoever made the page that asks, so a request carrying only the
 cookie must show it comes from this service's own pages: a request that changes something carries
@@ -35,6 +36,8 @@ REQUEST_HEADER = "X-Croupier-Request"
 LIFETIME = 12 * 3600.0
 #: Requests that read and change nothing; every other method needs the request header.
 SAFE = ("GET", "HEAD")
+#: Dead session ids remembered, so that a page asking again with one is audited once (``refused_again``).
+REFUSED_REMEMBERED = 1024
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class Sessions:
     def __init__(self, lifetime: float = LIFETIME, clock: Callable[[], float] = time.monotonic) -> None:
         self.lifetime, self._clock = lifetime, clock
         self._sessions: dict[str, Session] = {}
+        self._refused: dict[str, None] = {}  # dead ids refused, oldest first (``refused_again``)
 
     def open(self, operator: Operator) -> str:
         """A new session for ``operator``; its id, for the cookie."""
@@ -70,14 +74,35 @@ class Sessions:
 
     def expires_in(self, sid: str) -> int:
         """Whole seconds the session has left (0 for none)."""
+        return int(self.remaining(sid))
+
+    def remaining(self, sid: str) -> float:
+        """Seconds the session has left on the sessions' clock (0 for none)."""
         session = self._sessions.get(sid)
-        return 0 if session is None else max(0, int(session.expires - self._clock()))
+        return 0.0 if session is None else max(0.0, session.expires - self._clock())
+
+    def refused_again(self, sid: str) -> bool:
+        """Whether the dead session ``sid`` (unknown, signed out or expired) was refused before: a
+        page left open across a restart asks with the same dead id until it is told to sign in, and
+        that is one refused access, not one per retry. The last ``REFUSED_REMEMBERED`` ids are kept."""
+        if sid in self._refused:
+            return True
+        self._refused[sid] = None
+        if len(self._refused) > REFUSED_REMEMBERED:
+            del self._refused[next(iter(self._refused))]
+        return False
 
     def close(self, sid: str) -> Operator | None:
         """Sign out: the session is deleted; its operator, if it was open."""
         operator = self.operator(sid)
         self._sessions.pop(sid, None)
         return operator
+
+
+def session_id(request: web.Request) -> str | None:
+    """The id of the session the request is judged by: its cookie's, unless it carries an
+    ``Authorization`` header (which alone judges it then)."""
+    return None if "Authorization" in request.headers else request.cookies.get(COOKIE)
 
 
 def from_cookie(sessions: Sessions, request: web.Request) -> Operator | web.Response:

@@ -210,15 +210,19 @@ class TableJournal(RoundListener):
             {"action": action, "operator": operator.ident, "role": operator.role.value, **fields},
         )
 
-    def access_refused(self, request: str, status: int, reason: str, operator: Operator | None) -> None:
+    def access_refused(
+        self, request: str, status: int, reason: str, operator: Operator | None, *, again: bool = False
+    ) -> None:
         """A request the API refused for who sent it (461a.10(s): access is logged): no or an unknown
         token (401), or a role that may not (403). Never the token. At most ACCESS_RECORDS a minute
         are written; the refusals left out are counted in the next one written (``unrecorded``), so
-        that a flood of bad requests cannot flood the trail and none goes uncounted."""
+        that a flood of bad requests cannot flood the trail and none goes uncounted. A refusal
+        ``again`` of a dead session already refused and recorded is only counted: a page left open
+        across a restart must not use up the minute's records that other refusals need."""
         now = time.monotonic()
         if now - self._access_window >= 60.0:
             self._access_window, self._access_written = now, 0
-        if self._access_written >= ACCESS_RECORDS:
+        if again or self._access_written >= ACCESS_RECORDS:
             self._access_unrecorded += 1
             return
         self._access_written += 1

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -18,6 +19,7 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from croupier.audit.storage import lines_of
 from tests.integration.test_daemon_end_to_end import daemon_config
 from tests.integration.test_run_command import croupier
 
@@ -28,15 +30,45 @@ WAIT = 60
 
 @dataclass
 class Daemon:
-    """``croupier run`` of one game's simulated table: its address and its audit trail."""
+    """``croupier run`` of one game's simulated table (``arguments``: the command's): its address,
+    its audit trail and its log. It can be stopped and started again on the same configuration,
+    address, trail and state, as a restart of the service does."""
 
     base: str
     audit: Path
+    arguments: tuple[str, ...]
+    log: Path
+    process: subprocess.Popen[str] | None = None
 
     def records(self) -> list[dict[str, Any]]:  # Any: JSON values
-        """The audit trail's records so far."""
-        paths = sorted(self.audit.glob("*.jsonl"))
-        return [json.loads(line) for path in paths for line in path.read_text().splitlines()]
+        """The audit trail's records so far, those of the files a restart compressed included."""
+        files = {path.name.removesuffix(".gz"): path for path in self.audit.glob("*.jsonl.gz")}
+        files |= {path.name: path for path in self.audit.glob("*.jsonl")}  # one being compressed
+        texts = [lines_of(files[name]) for name in sorted(files)]
+        return [json.loads(line) for lines in texts for line in b"".join(lines).splitlines()]
+
+    def start(self) -> None:
+        """Run the daemon, until it answers."""
+        with self.log.open("a") as err:
+            self.process = process = croupier("run", *self.arguments, stderr=err)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.base}/openapi.json", timeout=5):
+                    return
+            except OSError:
+                assert process.poll() is None, self.log.read_text()
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise AssertionError(f"the daemon did not come up: {self.log.read_text()}") from None
+                time.sleep(0.1)
+
+    def stop(self) -> int:
+        """Stop the daemon with SIGTERM; its exit status."""
+        assert self.process is not None, "not started"
+        self.process.send_signal(signal.SIGTERM)
+        self.process.communicate(timeout=60)
+        return self.process.returncode
 
 
 @contextlib.contextmanager
@@ -49,24 +81,13 @@ def daemon(
     config, base = daemon_config(tmp_path, game)
     if edit is not None:
         config.write_text(edit(config.read_text()))
-    log = tmp_path / "daemon.log"
-    with log.open("w") as err:
-        process = croupier("run", "--config", str(config), *options, stderr=err)
+    served = Daemon(base, tmp_path / "audit", ("--config", str(config), *options), tmp_path / "daemon.log")
+    served.start()
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/openapi.json", timeout=5):
-                    break
-            except OSError:
-                assert process.poll() is None, log.read_text()
-                assert time.monotonic() < deadline, "the daemon did not come up"
-                time.sleep(0.1)
-        yield Daemon(base, tmp_path / "audit")
+        yield served
     finally:
-        process.send_signal(signal.SIGTERM)
-        process.communicate(timeout=60)
-    assert process.returncode == 0, log.read_text()
+        status = served.stop()
+    assert status == 0, served.log.read_text()
 
 
 def screenshot(driver: Any, name: str) -> None:  # Any: a Selenium WebDriver
@@ -91,6 +112,7 @@ def sign_in(driver: Any, base: str, token: str) -> None:  # Any: a Selenium WebD
     driver.get(f"{base}/")
     field = wait(driver, lambda d: d.find_element(By.ID, "token"))
     field.send_keys(token)
+    wait(driver, lambda d: d.find_element(By.ID, "sign-in-button").is_enabled())  # its script loaded
     driver.find_element(By.ID, "sign-in-button").click()
 
 

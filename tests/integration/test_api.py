@@ -17,6 +17,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from croupier.api.app import ANSWERS, make_app
 from croupier.api.auth import Tokens
 from croupier.api.openapi import COMMITTED, document
+from croupier.api.sessions import Sessions
 from croupier.audit.writer import AuditTrail
 from croupier.config.limits import Limits
 from croupier.screen.prompts import NO_WAGER
@@ -46,10 +47,16 @@ class Rig(Screen):
 
 @contextlib.asynccontextmanager
 async def api_rig(
-    tmp_path: Path, game: str = "free-bet-blackjack", *, limits: Limits | None = None, **options: Any
+    tmp_path: Path,
+    game: str = "free-bet-blackjack",
+    *,
+    limits: Limits | None = None,
+    sessions: Sessions | None = None,
+    **options: Any,
 ) -> AsyncIterator[Rig]:
     """The game's simulated table in service, driven from the screen, its API on a real socket;
-    ``limits``: the posted table limits. Its state database is kept in ``tmp_path`` across rigs."""
+    ``limits``: the posted table limits; ``sessions``: the API's browser sessions. Its state
+    database is kept in ``tmp_path`` across rigs."""
     async with simulated_table(game, name="API", settings=FAST, **options) as sim:
         with AuditTrail(tmp_path / "audit", "API") as trail, TableState(tmp_path / "state.db") as state:
             journal = TableJournal(trail, state, table="API", game=game)
@@ -59,7 +66,7 @@ async def api_rig(
             stop = asyncio.Event()
             serving = asyncio.create_task(service.serve(stop))
             try:
-                async with TestClient(TestServer(make_app(service, TOKENS))) as client:
+                async with TestClient(TestServer(make_app(service, TOKENS, sessions))) as client:
                     hands = sim.table.dealer._hands
                     counts = {"stub_count": "count_stub", "chip_count": "count_progressive_chips"}
                     yield Rig(client, DEALER, lambda kind: getattr(hands, counts[kind])(), sim, service)

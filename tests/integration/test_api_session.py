@@ -1,10 +1,12 @@
 """Browser sessions over the real simulated table (docs/decisions/0033-browser-sign-in.md): a sign-in
 with the role's token sets an HttpOnly, SameSite=Strict cookie that every route takes in place of the
 bearer token; a wrong token, a signed-out or expired session, another site's page and a dealer on a
-supervisor's route are refused, and each sign-in, sign-out and refusal is in the audit trail."""
+supervisor's route are refused, and each sign-in, sign-out and refusal is in the audit trail. The
+event stream a session opened ends with it (1008)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -13,8 +15,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from croupier.api.sessions import COOKIE, REQUEST_HEADER
-from croupier.service.journal import ACCESS_LOGGED
+from croupier.api.app import SESSION_ENDED
+from croupier.api.sessions import COOKIE, REQUEST_HEADER, Sessions
+from croupier.service.journal import ACCESS_LOGGED, ACCESS_RECORDS
 from tests.integration.test_api import api_rig
 from tests.links import run
 from vocabulary.operators import SUPERVISOR_CLEARS
@@ -154,3 +157,118 @@ def test_the_event_stream_takes_the_session_only_from_the_services_own_origin(tm
             assert refused.value.status == 403
 
     run(scenario())
+
+
+async def stream(rig: Any, cookie: dict[str, str]) -> aiohttp.ClientWebSocketResponse:
+    """The event stream as a page of the service opens it: the session cookie and its own Origin."""
+    own = f"http://{rig.client.host}:{rig.client.port}"
+    return await rig.client.ws_connect("/v1/events", headers={**cookie, "Origin": own})
+
+
+async def ended(ws: aiohttp.ClientWebSocketResponse, timeout: float = 10) -> list[Any]:
+    """The messages the stream still sent before it was closed, once it is; the close frame checked:
+    1008, the session ended, and why."""
+    sent = []
+    async with asyncio.timeout(timeout):
+        while (message := await ws.receive()).type is aiohttp.WSMsgType.TEXT:
+            sent.append(json.loads(message.data))
+    assert (message.type, message.data, message.extra) == (aiohttp.WSMsgType.CLOSE, 1008, SESSION_ENDED)
+    return sent
+
+
+def test_signing_out_closes_every_stream_the_session_opened(tmp_path):
+    """Decision 0033: a signed-out session is worthless at once, its open streams (two tabs)
+    included; a stream opened with a bearer token goes on (before, the streams went on hearing the
+    table after sign-out: found in review)."""
+
+    async def scenario():
+        async with api_rig(tmp_path) as rig:
+            cookie = session_of((await sign_in(rig, "dealer-token"))[2])
+            tabs = [await stream(rig, cookie), await stream(rig, cookie)]
+            floor = {"Authorization": "Bearer floor-token"}
+            program = await rig.client.ws_connect("/v1/events", headers=floor)
+            async with rig.client.delete("/v1/session", headers={**cookie, **FROM_PAGE}) as response:
+                assert response.status == 200
+            for tab in tabs:
+                await ended(tab)
+            await rig.post("/v1/table/close", {}, headers=floor)
+            assert (await program.receive_json(timeout=10))["type"], "the bearer token's stream goes on"
+            await program.close()
+
+    run(scenario())
+
+
+def test_an_expired_sessions_stream_is_closed_before_its_next_message(tmp_path):
+    """Expiry is checked before each message is sent: a stream whose session expired sends nothing
+    more and is closed (1008)."""
+    now = [1000.0]
+    sessions = Sessions(lifetime=60, clock=lambda: now[0])
+
+    async def scenario():
+        async with api_rig(tmp_path, sessions=sessions) as rig:
+            await rig.betting()
+            cookie = session_of((await sign_in(rig, "dealer-token"))[2])
+            ws = await stream(rig, cookie)
+            now[0] += 60
+            await rig.post("/v1/table/close", {}, headers={"Authorization": "Bearer floor-token"})
+            assert await ended(ws) == [], "nothing sent after the expiry"
+
+    run(scenario())
+
+
+def test_an_idle_stream_is_closed_when_its_session_expires(tmp_path):
+    async def scenario():
+        async with api_rig(tmp_path, sessions=Sessions(lifetime=2.0)) as rig:
+            await rig.betting()
+            ws = await stream(rig, session_of((await sign_in(rig, "dealer-token"))[2]))
+            await ended(ws, timeout=5)
+
+    run(scenario())
+
+
+def test_signing_in_again_ends_the_session_the_browser_held(tmp_path):
+    """A sign-in over a session (another operator at the same screen) ends that session and its
+    streams, audited as its operator's sign-out, rather than leaving it valid for the rest of its
+    12 hours."""
+
+    async def scenario():
+        async with api_rig(tmp_path) as rig:
+            dealer = session_of((await sign_in(rig, "dealer-token"))[2])
+            ws = await stream(rig, dealer)
+            status, reply, set_cookie = await sign_in(rig, "floor-token", headers={**dealer, **FROM_PAGE})
+            assert (status, reply["operator"]) == (200, "FLOOR-7")
+            await ended(ws)
+            rig.client.session.cookie_jar.clear()  # the client's jar would send the new cookie too
+            assert (await rig.get("/v1/table", dealer))[0] == 401
+            assert (await rig.get("/v1/session", session_of(set_cookie)))[1]["operator"] == "FLOOR-7"
+
+    run(scenario())
+    actions = [r["fields"] for r in trail(tmp_path) if r["kind"] == "operator_action"]
+    assert [(a["action"], a["operator"], a.get("replaced_by")) for a in actions] == [
+        ("sign_in", "D-1", None),
+        ("sign_out", "D-1", "FLOOR-7"),
+        ("sign_in", "FLOOR-7", None),
+    ]
+
+
+def test_a_dead_session_asking_again_is_recorded_once_and_counted(tmp_path):
+    """A page left open across a restart asks with its dead session until it is told to sign in:
+    one access record for that session, the repeats counted in the next record written, so that
+    they cannot use up the minute's ACCESS_RECORDS (before, each retry was a record: found in
+    review)."""
+
+    async def scenario():
+        async with api_rig(tmp_path) as rig:
+            dead = {"Cookie": f"{COOKIE}=a-session-of-the-service-before-its-restart"}
+            for _ in range(ACCESS_RECORDS + 5):
+                assert (await rig.get("/v1/session", dead))[0] == 401
+            with pytest.raises(aiohttp.WSServerHandshakeError):
+                await stream(rig, dead)
+            assert (await rig.get("/v1/table", {"Authorization": "Bearer not-a-token-of-ours"}))[0] == 401
+
+    run(scenario())
+    refused = [r["fields"] for r in trail(tmp_path) if r["kind"] == "access_refused"]
+    assert [(r["request"], r["status"], r["unrecorded"]) for r in refused] == [
+        ("GET /v1/session", 401, 0),
+        ("GET /v1/table", 401, ACCESS_RECORDS + 5),
+    ]

@@ -5,7 +5,8 @@
 // in which a face-down card is only its commitment until the record that turns it up, so the page
 // never holds a face the table has not turned up. Each tap is one request with its own
 // Idempotency-Key, naming the prompt it answers, and the buttons are disabled while it is in flight:
-// a double tap answers once.
+// a double tap answers once. An answer the network lost is sent again with its key (croupier.js),
+// and the buttons come back when it could not be sent.
 
 import { el, money, post, request, session, signOut, stream } from "./croupier.js";
 
@@ -47,7 +48,7 @@ function refresh() {
       table = body;
       render();
     }
-  });
+  }).catch(() => {}); // no reply: the stream is down too, and loads again when it is back
   return refreshing;
 }
 
@@ -258,20 +259,29 @@ function say(text, error = false) {
   message.classList.toggle("error", error);
 }
 
-/** Send one answer to ``route`` for ``prompt``; every button of the panel off until it is answered. */
+/** Send one answer to ``route`` for ``prompt``; every button of the panel off until it is answered,
+ * or until the network has failed it (post() sends it again a few times first, with its key). */
 async function answer(route, prompt, body) {
   if (inFlight) return null;
   inFlight = true;
   const panel = document.getElementById("prompt");
   for (const button of panel.querySelectorAll("button")) button.disabled = true;
-  const { status, body: reply } = await post(route, { prompt: prompt.id, ...body });
-  inFlight = false;
-  if (shownPrompt === prompt.id) {
-    for (const button of panel.querySelectorAll("button")) button.disabled = false;
+  let sent;
+  try {
+    sent = await post(route, { prompt: prompt.id, ...body });
+  } catch (error) {
+    say(`Not sent: the service did not answer (${error.message}). Tap again once the connection is back`, true);
+    return null;
+  } finally {
+    inFlight = false;
+    if (shownPrompt === prompt.id) {
+      for (const button of panel.querySelectorAll("button")) button.disabled = false;
+    }
+    refresh();
   }
+  const { status, body: reply } = sent;
   if (status === 200) say("");
   else say(`${reply?.error ?? `refused (${status})`}${reply?.clause ? ` [${reply.clause}]` : ""}`, true);
-  refresh();
   return status === 200 ? reply : null;
 }
 

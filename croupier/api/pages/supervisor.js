@@ -275,7 +275,7 @@ let timer = null;
 /** Load again soon: the stream's messages come in bursts, one load answers a burst. */
 function refresh() {
   clearTimeout(timer);
-  timer = setTimeout(load, 100);
+  timer = setTimeout(() => load().catch(() => {}), 100); // no reply: loaded again when the stream is back
 }
 
 function heard(message) {
