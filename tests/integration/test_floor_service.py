@@ -1,0 +1,85 @@
+"""``croupier floor`` (docs/floor.md; decision 0036) as a process over a real Mosquitto with the
+shipped access rules, and over its embedded broker: a real table's messages counted, its trail's
+heads witnessed, and ``croupier floor verify-witness`` refusing a trail cut back or made again after
+the floor saw its head."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.integration.floor_broker import (
+    ROOT,
+    Mosquitto,
+    croupier_run,
+    floor_config,
+    floor_service,
+    table_config,
+    with_password,
+)
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _played(config: Path, *args: str) -> None:
+    async def main() -> None:
+        table = await croupier_run(config, *args)
+        await asyncio.wait_for(table.wait(), 60)
+        assert table.returncode == 0, config.with_suffix(".log").read_text()
+
+    asyncio.run(main())
+
+
+def _verify_witness(floor: Path, table: str, trail: list[Path]) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "croupier", "floor", "verify-witness", table, *map(str, trail)]
+    return subprocess.run([*command, "--config", str(floor)], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_the_floor_witnesses_a_tables_trail_and_refuses_it_cut_back_or_made_again(tmp_path):
+    broker = Mosquitto(tmp_path / "mosquitto")
+    try:
+        floor = floor_config(tmp_path / "floor", broker.port)
+        config = table_config(tmp_path / "table", "T1", broker.port, with_password(tmp_path, "T1"))
+        with floor_service(floor) as service:
+            _played(config, "--rounds", "4", "--seed", "3")
+            service.until(lambda tables: "T1" in tables and tables["T1"]["dark"] is not None, 20)
+            shown = service.tables()["T1"]
+    finally:
+        broker.close()
+    assert shown["game"] == "free-bet-blackjack" and shown["rounds"] == 4 and shown["rounds_per_hour"] == 4
+    assert shown["dark"]["reason"] == "stopped" and shown["gaps"] == 0
+    trail = sorted((tmp_path / "table" / "state" / "audit").glob("T1-*.jsonl"))
+
+    verified = _verify_witness(floor, "T1", trail)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout.startswith("ok: ")
+
+    cut = tmp_path / "cut" / trail[-1].name
+    cut.parent.mkdir()
+    cut.write_bytes(b"".join(trail[-1].read_bytes().splitlines(keepends=True)[:3]))
+    refused = _verify_witness(floor, "T1", [*trail[:-1], cut])
+    assert refused.returncode == 1
+    assert "removed: the series ends before the head the floor witnessed" in refused.stdout
+
+    made_again = table_config(tmp_path / "again", "T1", 9, "")  # the same table's trail, played afresh
+    made_again.write_text(made_again.read_text().split("\n[floor]")[0])
+    _played(made_again, "--rounds", "4", "--seed", "4")
+    again = sorted((tmp_path / "again" / "state" / "audit").glob("T1-*.jsonl"))
+    refused = _verify_witness(floor, "T1", again)
+    assert refused.returncode == 1
+    assert "rewritten: the head the floor witnessed is T1-000001.jsonl seq" in refused.stdout
+
+
+def test_with_no_broker_configured_the_floor_starts_its_own(tmp_path):
+    floor = floor_config(tmp_path / "floor", None)
+    port = int(floor.read_text().split('bind = "127.0.0.1:')[1].split('"')[0])
+    config = table_config(tmp_path / "table", "T1", port, 'protocol = "3.1.1"')
+    config.write_text(config.read_text().replace('group = "main"', 'group = "dev"'))
+    with floor_service(floor) as service:
+        _played(config, "--rounds", "2", "--seed", "1")
+        service.until(lambda tables: "T1" in tables and tables["T1"]["dark"] is not None, 20)
+        assert service.tables()["T1"]["rounds"] == 2
