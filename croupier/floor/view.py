@@ -57,7 +57,9 @@ def view_app(store: Store, token: str | None) -> web.Application:
                 )
         response = await handler(request)
         response.headers["Cache-Control"] = "no-store"
-        response.headers["Content-Security-Policy"] = "default-src 'self'; frame-ancestors 'none'"
+        response.headers["Content-Security-Policy"] = (
+            "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
+        )
         return response
 
     app = web.Application(middlewares=[signed_in])
