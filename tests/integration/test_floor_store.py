@@ -40,7 +40,8 @@ def postgres() -> Iterator[str]:
     subprocess.run([*run_as, bin_ / "initdb", "-D", data / "db", "-U", user, "-A", "trust"],
                    check=True, capture_output=True)  # fmt: skip
     options = f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={data}"
-    subprocess.run([*run_as, bin_ / "pg_ctl", "-D", data / "db", "-o", options, "-l", data / "log", "-w", "start"],
+    pg_ctl = [*run_as, bin_ / "pg_ctl", "-D", data / "db"]
+    subprocess.run([*pg_ctl, "-o", options, "-l", data / "log", "-w", "start"],
                    check=True, capture_output=True)  # fmt: skip
     try:
         yield f"postgresql://{user}@127.0.0.1:{port}/postgres"
@@ -68,7 +69,8 @@ SPOOL, AFRESH = "a" * 32, "b" * 32
 
 def _birth(as_of: int, spool: str = SPOOL, session: int = 1) -> dict[str, object]:
     return {
-        "table": "T1", "session": session, "spool": spool, "as_of_seq": as_of, "at": "2026-12-01T23:41:48.220+00:00",
+        "table": "T1", "session": session, "spool": spool, "as_of_seq": as_of,
+        "at": "2026-12-01T23:41:48.220+00:00",
         "game": "free-bet-blackjack", "rounds": 0, "state": {"status": "open", "reason": None}, "faults": [],
         "links": {"shoe": {"state": "ready", "last_error": None}}, "meters": None,
         "head": {"file": "T1-000001.jsonl", "record": 3, "hash": "c" * 64, "epoch": None},
