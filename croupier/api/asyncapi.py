@@ -19,10 +19,7 @@ COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "api" / "asyncapi.jso
 
 
 def _message(
-    name: str,
-    summary: str,
-    properties: dict[str, Any],
-    required: list[str],  # Any: a JSON document
+    name: str, summary: str, properties: dict[str, Any], required: list[str]  # Any: a JSON document
 ) -> dict[str, Any]:  # Any: a JSON document
     schema = {
         "type": "object",

@@ -24,10 +24,7 @@ MAX_BODY = 16 * 1024
 
 
 def error_body(
-    status: int,
-    error: str,
-    clause: str | None = None,
-    **more: Any,  # Any: JSON values
+    status: int, error: str, clause: str | None = None, **more: Any  # Any: JSON values
 ) -> web.Response:
     return web.json_response({"error": error, "clause": clause, **more}, status=status)
 

@@ -129,7 +129,9 @@ class AuditTrail:
             self._tidying.join()
         return series_files(self.directory, self.table)
 
-    def append(self, kind: str, round: int | None, fields: Fields, *, face_down: bool = False) -> AuditRecord:
+    def append(
+        self, kind: str, round: int | None, fields: Fields, *, face_down: bool = False
+    ) -> AuditRecord:
         """Write one record and return it once it is on disk. ``face_down`` marks a record about a
         card not yet turned up: no ``Card`` may appear in it at all."""
         if check_kind(kind) in (HEADER, CLOSE):

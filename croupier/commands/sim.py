@@ -83,9 +83,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _rules(
-    game: str,
-    seats: int | None,
-    rules: Mapping[str, Any] | None = None,  # Any: TOML values
+    game: str, seats: int | None, rules: Mapping[str, Any] | None = None  # Any: TOML values
 ) -> dict[str, Any]:  # Any: TOML values
     """The table's rules with ``seats`` positions (a refused count names the limit) and ``rules``,
     a scenario's ``rule KEY VALUE`` lines, over the simulated table's own (a refusal names them)."""

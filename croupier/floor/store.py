@@ -83,9 +83,7 @@ class Store:
             if config.url is not None:
                 import psycopg  # only a floor with a PostgreSQL store needs the driver
 
-                self._db: Any = psycopg.connect(
-                    config.url, autocommit=True
-                )  # Any: either driver's connection
+                self._db: Any = psycopg.connect(config.url, autocommit=True)  # Any: sqlite3's or psycopg's
                 self.where = config.url
             else:
                 config.path.parent.mkdir(parents=True, exist_ok=True)

@@ -95,9 +95,7 @@ def device_connections(
 
 @contextlib.asynccontextmanager
 async def hardware_table(
-    config: TableConfig,
-    dealer: Any,
-    dues: Mapping[str, float | None] | None = None,  # Any: any game's dealer
+    config: TableConfig, dealer: Any, dues: Mapping[str, float | None] | None = None  # Any: any game's dealer
 ) -> AsyncIterator[Any]:  # Any: a table of any game
     """The configured game's table over its devices, their events applied while the block runs;
     the connections keep trying in the background (a device not yet plugged in is connected as

@@ -206,10 +206,7 @@ class TableService:
 
 
 async def supervisor_clear(
-    table: Any,
-    journal: TableJournal | None,
-    code: str,
-    operator: Operator,  # Any: a table of any game
+    table: Any, journal: TableJournal | None, code: str, operator: Operator  # Any: a table of any game
 ) -> None:
     """A supervisor clears a latched fault, audited before it is acknowledged: the one path of the
     API and of the simulated floor supervisor, so that clearing ROUND_CUT_OFF always writes the cut-off
@@ -222,10 +219,7 @@ async def supervisor_clear(
 
 
 async def supervisor_verify(
-    table: Any,
-    journal: TableJournal | None,
-    device: str,
-    operator: Operator,  # Any: a table of any game
+    table: Any, journal: TableJournal | None, device: str, operator: Operator  # Any: a table of any game
 ) -> AuthenticityChecked:
     """A device's firmware checked on demand (58 Pa. Code § 461a.20(b); decision 0026), for the API
     and the simulated floor supervisor alike: the check is applied before this returns (its
@@ -252,10 +246,7 @@ def _connection(table: Any, device: str) -> Any:  # Any: a table of any game
 
 
 def supervisor_ruling(
-    table: Any,
-    journal: TableJournal | None,
-    operator: Operator,
-    resolution: Resolution,  # Any: any table
+    table: Any, journal: TableJournal | None, operator: Operator, resolution: Resolution  # Any: any table
 ) -> None:
     """A supervisor's ruling on the held round, audited: the one path of the API and the floor."""
     held = table.held_round
@@ -278,9 +269,7 @@ async def _until(waiting: Awaitable[None], stop: asyncio.Event) -> bool:
 
 
 async def _finish(
-    play: Awaitable[Any],
-    stop: asyncio.Event,
-    waiting_for: Callable[[], str | None],  # Any: any round
+    play: Awaitable[Any], stop: asyncio.Event, waiting_for: Callable[[], str | None]  # Any: any round
 ) -> str | None:
     """Play the round to its end even when told to stop: a round is not abandoned mid-deal. Only a
     round waiting for a person (a supervisor's clear or ruling, an answer on the screen) is left:

@@ -161,10 +161,7 @@ class SupervisorHolds(Publishing):
                 aside += 1
 
     async def _delivered_to_shoe(
-        self,
-        shoe: Shoe,
-        shuffler: Any,
-        reshuffle: Callable[[], Awaitable[None]],  # Any: any shuffler
+        self, shoe: Shoe, shuffler: Any, reshuffle: Callable[[], Awaitable[None]]  # Any: any shuffler
     ) -> None:
         """The shuffler's batch into the shoe (672a.7(a), 686a.7(a), 677a.10(a)(1)), held on a fault like any
         card-moving step. A delivery whose outcome is unknown (the link died with it out, docs/protocol.md

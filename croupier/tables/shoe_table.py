@@ -154,9 +154,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
 
     # -- the table's day --------------------------------------------------------------------------
     async def open(
-        self,
-        floorperson: Operator,
-        position: Mapping[str, Any] | None = None,  # Any: JSON values
+        self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
     ) -> bool:
         """Open the table: read the shoe, open the shuffler (random mode only), the game's own
         checks, the first batch shuffled, counted and in the shoe with its cover card, the second

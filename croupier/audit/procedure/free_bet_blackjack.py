@@ -267,7 +267,9 @@ def _dealer_draws(round_: Round, layout: _Layout) -> Iterator[Violation]:
         held.append(str(step.get("card")))
 
 
-def _settled(round_: Round, layout: _Layout, rules: Rules, dealer_blackjack: bool) -> Iterator[Violation]:
+def _settled(
+    round_: Round, layout: _Layout, rules: Rules, dealer_blackjack: bool
+) -> Iterator[Violation]:
     """(g), (h)(1), (n)-(q): each Blackjack and Push 22 settlement as the cards make it. Doubled and
     split hands are judged on their movement only (their stakes and Free Bet lammers are the
     decisions' to record)."""

@@ -241,12 +241,7 @@ def _settled(round_: Round, rules: Rules) -> Iterator[Violation]:
 
 
 def _expected(
-    round_: Round,
-    seat: int,
-    wager: str,
-    choice: Any,
-    hand: list[Any],
-    rules: Rules,  # Any: JSON fields
+    round_: Round, seat: int, wager: str, choice: Any, hand: list[Any], rules: Rules  # Any: JSON fields
 ) -> tuple[str, str, int | None] | None:
     """(clause, movement, amount) a settlement must be (the amount None where the odds are not
     known), or None where the trail cannot say."""
