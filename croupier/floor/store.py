@@ -253,7 +253,7 @@ def _apply(state: dict[str, Any], kind: str, body: Mapping[str, Any]) -> None:  
     """A numbered message newer than the last birth, applied to the state the birth gave."""
     match kind:
         case "state":
-            state["state"] = {"status": body["status"], "reason": body["reason"]}
+            state["state"] = {key: body[key] for key in ("status", "reason", "dealer")}
         case "round":
             state["rounds"] = max(state.get("rounds", 0), body["round"])
         case "fault":

@@ -36,7 +36,7 @@ function render(tables) {
     cell(row, table.game || "", "game");
     cell(row, stateText(table), "state");
     cell(row, (table.faults || []).map((f) => `${f.device}: ${f.code}`).join(", "), "faults");
-    cell(row, table.dealer || "", "dealer");
+    cell(row, (table.state || {}).dealer || "", "dealer");
     cell(row, String(table.rounds ?? ""), "rounds");
     cell(row, String(table.rounds_per_hour), "rounds-per-hour");
     const devices = cell(row, "", "devices");
