@@ -1,6 +1,7 @@
 """The floor view in headless Chromium (docs/floor.md; decision 0036): two real simulated tables
 publishing through a real Mosquitto with the shipped access rules to ``croupier floor``; both are
-shown, and the one killed is shown dark from its death certificate, the broker's will."""
+shown once the view's token is given (a wrong one refused), and the one killed is shown dark from its
+death certificate, the broker's will."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.integration.floor_broker import (
@@ -22,6 +24,8 @@ from tests.integration.floor_broker import (
 )
 
 pytestmark = pytest.mark.timeout(120)
+#: The floor view's read-only token.
+TOKEN = "floor-view-token-0123456789abcdef"
 
 
 def _rows(driver: Any) -> dict[str, str]:  # Any: a Selenium WebDriver
@@ -42,14 +46,22 @@ def test_every_table_is_shown_and_one_killed_is_shown_dark(tmp_path, browser):
 
     loop = asyncio.new_event_loop()
     try:
-        with floor_service(floor_config(tmp_path / "floor", broker.port)) as service:
+        with floor_service(floor_config(tmp_path / "floor", broker.port, TOKEN)) as service:
             running = loop.run_until_complete(tables())
             browser.get(service.view)
             wait = WebDriverWait(browser, 60, poll_frequency=0.2)
+            token = wait.until(lambda driver: driver.find_element(By.ID, "token"))
+            wait.until(lambda driver: token.is_displayed())  # asked for: without it, nothing is shown
+            token.send_keys("not-" + TOKEN[4:], Keys.ENTER)
+            wait.until(lambda driver: "refused" in driver.find_element(By.ID, "sign-in-error").text)
+            assert _rows(browser) == {}
+            token.clear()
+            token.send_keys(TOKEN, Keys.ENTER)
             wait.until(lambda driver: _rows(driver) == {"T1": "open", "T2": "open"})
             row = browser.find_element(By.CSS_SELECTOR, 'tr[data-table="T1"]')
             assert row.find_element(By.CLASS_NAME, "game").text == "free-bet-blackjack"
             assert "shoe: ready" in row.find_element(By.CLASS_NAME, "devices").text
+            assert row.find_element(By.CLASS_NAME, "dealer").text == "D-1"
             running["T2"].kill()  # the table PC gone: the broker sends its will
             wait.until(lambda driver: _rows(driver) == {"T1": "open", "T2": "dark"})
             state = browser.find_element(By.CSS_SELECTOR, 'tr[data-table="T2"] .state').text
@@ -60,5 +72,9 @@ def test_every_table_is_shown_and_one_killed_is_shown_dark(tmp_path, browser):
     finally:
         loop.close()
         broker.close()
-    logs = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    logs = [  # the requests refused before the token was given are the browser's to note, not errors
+        entry
+        for entry in browser.get_log("browser")
+        if entry["level"] == "SEVERE" and "401 (Unauthorized)" not in entry["message"]
+    ]
     assert not logs, logs

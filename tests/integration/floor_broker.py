@@ -290,9 +290,13 @@ class FloorService:
     config: Path
     view: str
 
+    token: str | None = None
+
     def tables(self) -> dict[str, dict[str, object]]:
         """Every table the floor view's data shows, by name."""
-        with urllib.request.urlopen(f"{self.view}/floor/v1/tables", timeout=5) as reply:
+        headers = {} if self.token is None else {"Authorization": f"Bearer {self.token}"}
+        request = urllib.request.Request(f"{self.view}/floor/v1/tables", headers=headers)
+        with urllib.request.urlopen(request, timeout=5) as reply:
             return {table["table"]: table for table in json.load(reply)["tables"]}
 
     def until(self, found: Callable[[dict[str, dict[str, object]]], bool], timeout: float) -> None:
@@ -302,9 +306,10 @@ class FloorService:
             time.sleep(0.1)
 
 
-def floor_config(directory: Path, broker: int | None) -> Path:
+def floor_config(directory: Path, broker: int | None, token: str | None = None) -> Path:
     """A floor service's configuration: the broker on port ``broker`` as the user ``floor``, or the
-    embedded broker on a free port (``None``); its store and its view under ``directory``."""
+    embedded broker on a free port (``None``); its store and its view under ``directory``, the view
+    asking for ``token`` when given."""
     directory.mkdir(parents=True, exist_ok=True)
     if broker is None:
         text = f'[embedded]\nbind = "127.0.0.1:{free_port()}"\n'
@@ -314,7 +319,12 @@ def floor_config(directory: Path, broker: int | None) -> Path:
             f'[floor]\nbroker = "mqtt://127.0.0.1:{broker}"\ngroup = "{GROUP}"\nusername = "floor"\n'
             f'password_file = "floor.password"\nkeepalive = 2\n'
         )
-    text += f'[store]\npath = "floor.sqlite3"\n[view]\nbind = "127.0.0.1:{free_port()}"\n'
+    text += '[store]\npath = "floor.sqlite3"\n[view]\n'
+    if token is not None:
+        (directory / "view-token").write_text(token + "\n")
+        (directory / "view-token").chmod(0o600)
+        text += 'token_file = "view-token"\n'
+    text += f'bind = "127.0.0.1:{free_port()}"\n'
     path = directory / "floor.toml"
     path.write_text(text)
     return path
@@ -326,7 +336,8 @@ def floor_service(config: Path) -> Iterator[FloorService]:
     which must exit 0."""
     bind = re.search(r'bind = "(127\.0\.0\.1:\d+)"\n\Z', config.read_text())
     assert bind is not None
-    service = FloorService(config, f"http://{bind[1]}")
+    token = config.parent / "view-token"
+    service = FloorService(config, f"http://{bind[1]}", token.read_text().strip() if token.exists() else None)
     log = config.with_suffix(".log")
     with log.open("ab") as err:
         process = subprocess.Popen(

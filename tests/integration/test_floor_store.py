@@ -70,9 +70,8 @@ SPOOL, AFRESH = "a" * 32, "b" * 32
 def _birth(as_of: int, spool: str = SPOOL, session: int = 1) -> dict[str, object]:
     return {
         "table": "T1", "session": session, "spool": spool, "as_of_seq": as_of,
-        "at": "2026-12-01T23:41:48.220+00:00",
-        "game": "free-bet-blackjack", "rounds": 0, "state": {"status": "open", "reason": None, "dealer": "D1"},
-        "faults": [],
+        "at": "2026-12-01T23:41:48.220+00:00", "game": "free-bet-blackjack", "rounds": 0,
+        "state": {"status": "open", "reason": None, "dealer": "D1"}, "faults": [],
         "links": {"shoe": {"state": "ready", "last_error": None}}, "meters": None,
         "head": {"file": "T1-000001.jsonl", "record": 3, "hash": "c" * 64, "epoch": None},
     }  # fmt: skip
