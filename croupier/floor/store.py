@@ -10,7 +10,8 @@ that locks the table's row (``BEGIN IMMEDIATE`` in SQLite, ``SELECT ... FOR UPDA
 PostgreSQL), so several floor services sharing one PostgreSQL database count it once between them.
 
 The heads a table sent (``head`` messages and each birth's head) are kept as the outside witness
-(croupier.floor.witness); the first hash heard for a record number stands.
+(croupier.floor.witness); the first hash heard for a record number stands, and another one sent
+later is logged.
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
+import structlog
+
 from croupier.audit.head import Head
 from croupier.config.floor_service import StoreConfig
 from croupier.errors import StartupError
 
-SCHEMA_VERSION = 1
+log = structlog.get_logger("croupier.floor")
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS floor_tables (
         name        TEXT PRIMARY KEY,
@@ -189,6 +192,14 @@ class Store:
 
     # -- the database -------------------------------------------------------------------------
     def _witness(self, table: str, head: Mapping[str, Any]) -> None:  # Any: the head's JSON fields
+        kept = self._run(
+            "SELECT hash FROM floor_heads WHERE name = ? AND record = ?", (table, head["record"])
+        ).fetchone()
+        if kept is not None and kept[0] != head["hash"]:
+            log.warning(
+                "a table sent another hash for a head already witnessed: the first stands",
+                table=table, record=head["record"], witnessed=kept[0], sent=head["hash"],
+            )  # fmt: skip
         self._run(
             "INSERT INTO floor_heads VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (table, head["record"], head["file"], head["hash"], head["epoch"], _now()),
