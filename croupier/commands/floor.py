@@ -46,7 +46,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _verify_witness(args: argparse.Namespace) -> int:
-    store = Store(load_floor_config(args.config).store)
+    store = Store(load_floor_config(args.config).store, create=False)
     try:
         report, heads = verify_witness(store, args.table, args.trail)
     finally:
@@ -92,13 +92,17 @@ async def _serve(config: FloorServiceConfig, token: str | None) -> int:
             log.info("floor view", url=f"http://{config.view.host}:{config.view.port}/")
             hearing = asyncio.create_task(FloorService(config, store).run(), name="floor-hear")
             stack.push_async_callback(_cancelled, hearing)
-            await stop.wait()
+            stopping = asyncio.create_task(stop.wait(), name="floor-stop")
+            stack.push_async_callback(_cancelled, stopping)
+            await asyncio.wait((hearing, stopping), return_when=asyncio.FIRST_COMPLETED)
+            if hearing.done():  # the store failed: the floor stops rather than hear and count nothing
+                hearing.result()
     finally:
         store.close()
     return 0
 
 
-async def _cancelled(task: asyncio.Task[None]) -> None:
+async def _cancelled(task: asyncio.Task[object]) -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task

@@ -80,8 +80,11 @@ class Counted:
 class Store:
     """The floor's database, opened from ``config``; one connection, used from one thread."""
 
-    def __init__(self, config: StoreConfig) -> None:
+    def __init__(self, config: StoreConfig, *, create: bool = True) -> None:
+        """``create``: make the SQLite file if it is not there (the service), or refuse (a reader)."""
         self.postgres = config.url is not None
+        if not create and config.url is None and not config.path.exists():
+            raise StartupError(f"store.path: {config.path}: no floor store there (has the floor run?)")
         try:
             if config.url is not None:
                 import psycopg  # only a floor with a PostgreSQL store needs the driver

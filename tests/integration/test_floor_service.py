@@ -65,6 +65,11 @@ def test_the_floor_witnesses_a_tables_trail_and_refuses_it_cut_back_or_made_agai
     assert refused.returncode == 1
     assert "removed: the series ends before the head the floor witnessed" in refused.stdout
 
+    elsewhere = tmp_path / "elsewhere.toml"  # a floor whose store is not there
+    elsewhere.write_text('[store]\npath = "none.sqlite3"\n')
+    refused = _verify_witness(elsewhere, "T1", trail)
+    assert refused.returncode == 2 and "no floor store there" in refused.stderr
+
     made_again = table_config(tmp_path / "again", "T1", 9, "")  # the same table's trail, played afresh
     made_again.write_text(made_again.read_text().split("\n[floor]")[0])
     _played(made_again, "--rounds", "4", "--seed", "4")
