@@ -1,20 +1,28 @@
 """``croupier floor`` (docs/floor.md; decision 0036) as a process over a real Mosquitto with the
 shipped access rules, and over its embedded broker: a real table's messages counted, its trail's
 heads witnessed, and ``croupier floor verify-witness`` refusing a trail cut back or made again after
-the floor saw its head."""
+the floor saw its head; and the service itself over the embedded broker, asking a table with a gap
+in its numbers for a new birth."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+import aiomqtt
 import pytest
 
+from croupier.config.floor_service import load_floor_config
+from croupier.floor.service import FloorService
+from croupier.floor.store import Store
 from tests.integration.floor_broker import (
     ROOT,
     Mosquitto,
+    amqtt_broker,
     croupier_run,
     floor_config,
     floor_service,
@@ -88,3 +96,41 @@ def test_with_no_broker_configured_the_floor_starts_its_own(tmp_path):
         _played(config, "--rounds", "2", "--seed", "1")
         service.until(lambda tables: "T1" in tables and tables["T1"]["dark"] is not None, 20)
         assert service.tables()["T1"]["rounds"] == 2
+
+
+def test_a_gap_in_a_tables_numbers_asks_it_for_a_new_birth(tmp_path):
+    async def main() -> tuple[list[str], dict[str, object]]:
+        async with amqtt_broker() as port:
+            text = f'[embedded]\nbind = "127.0.0.1:{port}"\n[store]\npath = "floor.sqlite3"\n'
+            (tmp_path / "floor.toml").write_text(text)
+            config = load_floor_config(tmp_path / "floor.toml")
+            store = Store(config.store)
+            service = FloorService(config, store)
+            hearing = asyncio.create_task(service.run())
+            v311 = aiomqtt.ProtocolVersion.V311
+            try:
+                async with aiomqtt.Client("127.0.0.1", port, identifier="T1", protocol=v311) as table:
+                    await table.subscribe("croupier/v1/dev/table/T1/cmd/rebirth", qos=1)
+                    await asyncio.wait_for(service.connected.wait(), 10)
+                    topic = "croupier/v1/dev/table/T1/"
+                    birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 1, "game": "g",
+                             "rounds": 0, "state": {}, "faults": [], "links": {}, "meters": None,
+                             "head": None}  # fmt: skip
+                    await table.publish(topic + "birth", json.dumps(birth), qos=1)
+                    for seq in (2, 2, 5):  # 2 given twice, 3 and 4 never
+                        state = {"table": "T1", "seq": seq, "at": "2026-12-02T00:00:00.000+00:00",
+                                 "status": "open", "reason": None, "dealer": None}  # fmt: skip
+                        await table.publish(topic + "state", json.dumps(state), qos=1)
+                    async with asyncio.timeout(10):
+                        async for message in table.messages:
+                            return [str(message.topic)], store.tables()[0]
+            finally:
+                hearing.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await hearing
+                store.close()
+        raise AssertionError("no rebirth was asked for")
+
+    asked, shown = asyncio.run(main())
+    assert asked == ["croupier/v1/dev/table/T1/cmd/rebirth"]
+    assert (shown["last_seq"], shown["repeats"], shown["gaps"]) == (5, 1, 1)
