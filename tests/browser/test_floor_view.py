@@ -57,6 +57,7 @@ def test_every_table_is_shown_and_one_killed_is_shown_dark(tmp_path, browser):
     try:
         with floor_service(floor_config(tmp_path / "floor", broker.port, TOKEN)) as service:
             running = loop.run_until_complete(tables())
+            browser.get_log("browser")  # what earlier tests' pages said is theirs
             browser.get(service.view)
             wait = WebDriverWait(browser, 60, poll_frequency=0.2)
             token = wait.until(lambda driver: driver.find_element(By.ID, "token"))
