@@ -161,9 +161,9 @@ class Store:
             return Counted(True, rebirth=gap)
 
     # -- reading ------------------------------------------------------------------------------
-    def tables(self, now: datetime | None = None) -> list[dict[str, Any]]:  # Any: JSON fields
+    def tables(self) -> list[dict[str, Any]]:  # Any: JSON fields
         """Every table the floor has heard, for the floor view, with its rounds in the last hour."""
-        since = ((now or datetime.now(UTC)) - timedelta(hours=1)).isoformat(timespec="milliseconds")
+        since = (datetime.now(UTC) - timedelta(hours=1)).isoformat(timespec="milliseconds")
         hourly = dict(
             self._run(
                 "SELECT name, count(*) FROM floor_rounds WHERE at >= ? GROUP BY name", (since,)
