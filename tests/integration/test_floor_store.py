@@ -35,20 +35,20 @@ def postgres() -> Iterator[str]:
     bin_, data = POSTGRES[-1], Path(tempfile.mkdtemp(prefix="croupier-postgres-"))
     user, port = "floor", free_port()
     run_as = [] if getpass.getuser() != "root" else ["runuser", "-u", "nobody", "--"]
-    if run_as:
-        shutil.chown(data, "nobody")
-    subprocess.run([*run_as, bin_ / "initdb", "-D", data / "db", "-U", user, "-A", "trust"],
-                   check=True, capture_output=True)  # fmt: skip
-    options = f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={data}"
     pg_ctl = [*run_as, bin_ / "pg_ctl", "-D", data / "db"]
-    subprocess.run([*pg_ctl, "-o", options, "-l", data / "log", "-w", "start"],
-                   check=True, capture_output=True)  # fmt: skip
+    options = f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={data}"
     try:
+        if run_as:
+            shutil.chown(data, "nobody")
+        subprocess.run([*run_as, bin_ / "initdb", "-D", data / "db", "-U", user, "-A", "trust"],
+                       check=True, capture_output=True)  # fmt: skip
+        subprocess.run([*pg_ctl, "-o", options, "-l", data / "log", "-w", "start"],
+                       check=True, capture_output=True)  # fmt: skip
         yield f"postgresql://{user}@127.0.0.1:{port}/postgres"
     finally:
-        subprocess.run(
-            [*run_as, bin_ / "pg_ctl", "-D", data / "db", "-m", "immediate", "stop"], capture_output=True
-        )
+        if (data / "db" / "postmaster.pid").exists():
+            subprocess.run([*pg_ctl, "-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(data, ignore_errors=True)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
