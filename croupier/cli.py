@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"croupier {version()}")
     add_log_options(parser, None)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    from croupier.commands import audit, devices, firmware, replay, run, sim
+    from croupier.commands import audit, devices, firmware, floor, replay, run, sim
 
     run.add_parser(sub)
     firmware.add_parser(sub)
@@ -64,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_parser(sub)
     sim.add_parser(sub)
     devices.add_parser(sub)
+    floor.add_parser(sub)
     add_log_options_to_commands(parser)
     return parser
 

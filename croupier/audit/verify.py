@@ -13,7 +13,7 @@ series that ends before it lost its newest records or files.
 from __future__ import annotations
 
 import hmac
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import closing
 from dataclasses import dataclass
 from itertools import chain
@@ -24,6 +24,10 @@ from croupier.audit.record import CLOSE, FORMATS, GENESIS, HEADER, AuditError, A
 from croupier.audit.rotation import archived_files, series_files
 from croupier.audit.sealing import KeyWalk, VerificationKey, tag
 from croupier.audit.storage import check_members, is_compressed, lines_of, plain_name
+
+#: Who noted a head the series must hold, as a problem names them.
+SAVED = "the state database's last sealed position"
+WITNESSED = "the head the floor witnessed"
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,7 @@ class _Bad(Exception):
 class _Walk:
     """The running state of one verification through the series."""
 
-    def __init__(self, key: VerificationKey | None, head: Head | None) -> None:
+    def __init__(self, key: VerificationKey | None, expected: Mapping[int, tuple[Head, str]]) -> None:
         self.prev: str | None = None  # None until the first header anchors the chain
         self.seq = 0
         self.file = 0
@@ -90,7 +94,8 @@ class _Walk:
         self.unsealed = False  # whether any file read so far was not
         self.epoch: int | None = None
         self.key, self.keys = key, key.keys() if key is not None else None
-        self.head = head
+        self.expected = expected  # each head the series must hold, by seq, and who noted it
+        self.first: int | None = None  # the first record's seq
         self.name = ""
         self.lines = 0
 
@@ -169,17 +174,11 @@ class _Walk:
         self._seal(number, index, record)
         if record.kind == CLOSE and (not last or record.fields.get("records") != index + 1):
             raise _Bad(number, record.seq, f"closing record does not close a file of {index + 1} records")
-        if (
-            self.head is not None
-            and record.seq == self.head.seq
-            and (record.hash != self.head.hash or self.name != self.head.file)
-        ):
-            raise _Bad(
-                number,
-                record.seq,
-                f"rewritten: the state database's last sealed position is {self.head}, "
-                f"and this record is not it",
-            )
+        noted, who = self.expected.get(record.seq, (None, ""))
+        if noted is not None and (record.hash != noted.hash or self.name != noted.file):
+            raise _Bad(number, record.seq, f"rewritten: {who} is {noted}, and this record is not it")
+        if self.first is None:
+            self.first = record.seq
         self.prev, self.seq = record.hash, record.seq
         self.records += 1
         return record
@@ -260,12 +259,18 @@ def verify_series(
     expect_closed: bool = False,
     key: VerificationKey | None = None,
     head: Head | None = None,
+    witnessed: Iterable[Head] = (),
 ) -> Report:
     """Verify ``paths`` in series order; only the last may lack its closing record, and not even
     the last with ``expect_closed`` (a series archived after shutdown or rotation). With ``key``,
     every record must be sealed and its seal verify; with ``head`` (the state database's last
-    sealed position) the series must hold that very record and not end before it."""
-    walk = _Walk(key, head)
+    sealed position) the series must hold that very record and not end before it; with
+    ``witnessed`` (the heads an outside witness noted, croupier.floor.witness) it must hold every
+    one, at its seq, in its file, with its hash: neither begin after one nor end before one."""
+    expected = {noted.seq: (noted, WITNESSED) for noted in witnessed}
+    if head is not None:
+        expected[head.seq] = (head, SAVED)
+    walk = _Walk(key, expected)
     problem = None
     for position, path in enumerate(paths):
         try:
@@ -283,14 +288,8 @@ def verify_series(
         except OSError as exc:
             problem = Problem(Path(path), 0, None, f"cannot read: {exc.strerror}")
             break
-    if problem is None and paths and head is not None and walk.seq < head.seq:
-        problem = Problem(
-            Path(paths[-1]),
-            walk.lines,
-            walk.seq,
-            f"removed: the series ends before the state database's last sealed position ({head}): "
-            "its newest records or files are gone",
-        )
+    if problem is None and paths:
+        problem = _missing(paths, walk, expected)
     sealed = bool(paths) and not walk.unsealed and problem is None
     return Report(
         walk.records,
@@ -305,6 +304,24 @@ def verify_series(
         last_epoch=walk.epoch,
         close_reason=walk.close_reason,
     )
+
+
+def _missing(paths: list[Path], walk: _Walk, expected: Mapping[int, tuple[Head, str]]) -> Problem | None:
+    """The first head noted outside the series that it does not reach: one before its first
+    record (older files gone) or after its last (newest records or files gone)."""
+    for seq in sorted(expected):
+        noted, who = expected[seq]
+        if walk.first is not None and seq < walk.first:
+            return Problem(
+                Path(paths[0]), 1, walk.first,
+                f"removed: the series begins after {who} ({noted}): its older records or files are gone",
+            )  # fmt: skip
+        if seq > walk.seq:
+            return Problem(
+                Path(paths[-1]), walk.lines, walk.seq,
+                f"removed: the series ends before {who} ({noted}): its newest records or files are gone",
+            )  # fmt: skip
+    return None
 
 
 def current_head(directory: Path, table: str) -> Head:

@@ -24,7 +24,7 @@ KEYS = (
 PROTOCOLS = ("5", "3.1.1")
 _PORTS = {"mqtt": 1883, "mqtts": 8883}
 #: A name that is one topic level, with no MQTT wildcard or separator in it.
-_LEVEL = re.compile(r"^[A-Za-z0-9_-]+$")
+LEVEL = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def read_floor(section: Section) -> FloorConfig | None:
     if not section.data:
         return None
     section.only(KEYS)
-    scheme, host, port = _broker(section)
+    scheme, host, port = broker_url(section)
     tls = scheme == "mqtts"
     if not tls and not _loopback(host):
         raise section.error(
@@ -63,10 +63,10 @@ def read_floor(section: Section) -> FloorConfig | None:
         missing = "tls_key" if section.has("tls_cert") else "tls_cert"
         raise section.error(missing, "missing", "a path: a client certificate and its key go together")
     group = section.value("group", str, expected="the property's name: letters, digits, '-' or '_'")
-    if not _LEVEL.match(group):
+    if not LEVEL.match(group):
         raise section.error("group", f"got {group!r}", "letters, digits, '-' or '_' (it is a topic level)")
     username = section.value("username", str, None)
-    if username is not None and not _LEVEL.match(username):
+    if username is not None and not LEVEL.match(username):
         raise section.error("username", f"got {username!r}", "letters, digits, '-' or '_'")
     return FloorConfig(
         host=host,
@@ -74,21 +74,21 @@ def read_floor(section: Section) -> FloorConfig | None:
         tls=tls,
         group=group,
         username=username,
-        password_file=_path(section, "password_file"),
-        tls_ca=_path(section, "tls_ca"),
-        tls_cert=_path(section, "tls_cert"),
-        tls_key=_path(section, "tls_key"),
+        password_file=optional_path(section, "password_file"),
+        tls_ca=optional_path(section, "tls_ca"),
+        tls_cert=optional_path(section, "tls_cert"),
+        tls_key=optional_path(section, "tls_key"),
         protocol=section.choice("protocol", PROTOCOLS, "5"),
         keepalive=section.number("keepalive", int, 10, 1, 3600),
-        spool=_path(section, "spool"),
+        spool=optional_path(section, "spool"),
     )
 
 
-def _path(section: Section, name: str) -> Path | None:
+def optional_path(section: Section, name: str) -> Path | None:
     return section.path_value(name, "") if section.has(name) else None
 
 
-def _broker(section: Section) -> tuple[str, str, int]:
+def broker_url(section: Section) -> tuple[str, str, int]:
     """``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]`` (1883 and 8883 by default)."""
     text = section.value("broker", str, expected="mqtts://HOST:PORT")
     expected = "mqtt://HOST:PORT or mqtts://HOST:PORT"

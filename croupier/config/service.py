@@ -60,9 +60,9 @@ class AuditConfig:
 
 def read_service(section: Section) -> ServiceConfig:
     section.only(KEYS)
-    host, port = _bind(section)
+    host, port = bind_address(section, "api_bind", DEFAULT_BIND)
     cert, key = _tls(section)
-    if cert is None and not _loopback(host):
+    if cert is None and not is_loopback(host):
         raise section.error(
             "api_bind",
             f"{host} is not loopback: bearer tokens would cross the network in clear",
@@ -92,22 +92,22 @@ def _tls(section: Section) -> tuple[Path | None, Path | None]:
     return section.path_value("api_tls_cert", ""), section.path_value("api_tls_key", "")
 
 
-def _loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
     return host == "localhost" or ipaddress.ip_address(host).is_loopback
 
 
-def _bind(section: Section) -> tuple[str, int]:
-    """``HOST:PORT``, an IPv6 host in brackets (``[::1]:8443``)."""
-    text = section.value("api_bind", str, DEFAULT_BIND, "HOST:PORT")
+def bind_address(section: Section, name: str, default: str) -> tuple[str, int]:
+    """``HOST:PORT`` at key ``name``, an IPv6 host in brackets (``[::1]:8443``)."""
+    text = section.value(name, str, default, "HOST:PORT")
     host, sep, port = text.rpartition(":")
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
     if not sep or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
-        raise section.error("api_bind", f"got {text!r}", "HOST:PORT with a port from 1 to 65535")
+        raise section.error(name, f"got {text!r}", "HOST:PORT with a port from 1 to 65535")
     try:
         ipaddress.ip_address(host)
     except ValueError:
         if host != "localhost":
-            raise section.error("api_bind", f"{host!r} is not an IP address", "e.g. 127.0.0.1:8443") from None
+            raise section.error(name, f"{host!r} is not an IP address", "e.g. 127.0.0.1:8443") from None
     return host, int(port)
 
 

@@ -29,13 +29,14 @@ def checked(body: Mapping[str, object]) -> Body:
 def table_state(service: TableService) -> Body:
     """``open``, ``closed`` or ``held``, and why: a held table names what it waits for (the latched
     faults, a round held for a ruling); a closed one, that a supervisor closed it or has not yet
-    opened it."""
+    opened it. With it the dealer on duty, so the floor sees a dealer change as a new state."""
+    dealer = service.table.dealer_on_duty
     waiting = service.waiting_for()
     if waiting is not None and waiting.startswith("held: "):
-        return {"status": "held", "reason": waiting.removeprefix("held: ")}
+        return {"status": "held", "reason": waiting.removeprefix("held: "), "dealer": dealer}
     if not service.is_open:
-        return {"status": "closed", "reason": "closed by a supervisor or not yet opened"}
-    return {"status": "open", "reason": None}
+        return {"status": "closed", "reason": "closed by a supervisor or not yet opened", "dealer": dealer}
+    return {"status": "open", "reason": None, "dealer": dealer}
 
 
 def round_summary(round_: HeardRound) -> Body:

@@ -36,7 +36,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from croupier.audit.writer import AuditTrail
-from croupier.config import TableConfig
+from croupier.config import FloorConfig, TableConfig
 from croupier.errors import StartupError
 from croupier.floor_link import payloads
 from croupier.floor_link.spool import Spool, encode
@@ -63,7 +63,7 @@ WATCH = 1.0
 #: Seconds a clean stop gives the spool to drain before the death certificate is sent.
 FLUSH = 2.0
 
-_PROTOCOLS = {"5": aiomqtt.ProtocolVersion.V5, "3.1.1": aiomqtt.ProtocolVersion.V311}
+PROTOCOLS = {"5": aiomqtt.ProtocolVersion.V5, "3.1.1": aiomqtt.ProtocolVersion.V311}
 
 
 @dataclass(frozen=True)
@@ -87,38 +87,44 @@ def broker_settings(config: TableConfig) -> BrokerSettings | None:
     floor = config.floor
     if floor is None:
         return None
-    password = None
-    if floor.password_file is not None:
-        try:
-            password = floor.password_file.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise StartupError(
-                f"{config.source}: floor.password_file: {floor.password_file}: {exc}"
-            ) from None
-    tls = None
-    if floor.tls:
-        try:
-            tls = ssl.create_default_context(cafile=floor.tls_ca)
-        except (OSError, ssl.SSLError) as exc:
-            raise StartupError(f"{config.source}: floor.tls_ca: {floor.tls_ca}: {exc}") from None
-        tls.minimum_version = ssl.TLSVersion.TLSv1_2
-        if floor.tls_cert is not None and floor.tls_key is not None:
-            try:
-                tls.load_cert_chain(floor.tls_cert, floor.tls_key)
-            except (OSError, ssl.SSLError) as exc:
-                where = f"{floor.tls_cert} (key {floor.tls_key})"
-                raise StartupError(f"{config.source}: floor.tls_cert: {where}: {exc}") from None
+    password, tls = credential(config.source, floor)
     return BrokerSettings(
         host=floor.host,
         port=floor.port,
         tls=tls,
         username=floor.username or config.name,
         password=password,
-        protocol=_PROTOCOLS[floor.protocol],
+        protocol=PROTOCOLS[floor.protocol],
         keepalive=floor.keepalive,
         topics=Topics(floor.group, config.name),
         spool=floor.spool or config.service.state_db.parent / f"floor-{config.name}.sqlite3",
     )
+
+
+def credential(source: Path, floor: FloorConfig) -> tuple[str | None, ssl.SSLContext | None]:
+    """The password in ``floor.password_file`` and the TLS context ``floor`` asks for (each None
+    without), read from the files now: one that cannot be read is a StartupError naming the key
+    in ``source``. A table's link and the floor service read theirs alike."""
+    password = None
+    if floor.password_file is not None:
+        try:
+            password = floor.password_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StartupError(f"{source}: floor.password_file: {floor.password_file}: {exc}") from None
+    tls = None
+    if floor.tls:
+        try:
+            tls = ssl.create_default_context(cafile=floor.tls_ca)
+        except (OSError, ssl.SSLError) as exc:
+            raise StartupError(f"{source}: floor.tls_ca: {floor.tls_ca}: {exc}") from None
+        tls.minimum_version = ssl.TLSVersion.TLSv1_2
+        if floor.tls_cert is not None and floor.tls_key is not None:
+            try:
+                tls.load_cert_chain(floor.tls_cert, floor.tls_key)
+            except (OSError, ssl.SSLError) as exc:
+                where = f"{floor.tls_cert} (key {floor.tls_key})"
+                raise StartupError(f"{source}: floor.tls_cert: {where}: {exc}") from None
+    return password, tls
 
 
 @contextlib.asynccontextmanager
@@ -309,7 +315,7 @@ class FloorLink:
 
     def _client(self, session: int) -> aiomqtt.Client:
         settings, v5 = self.settings, self.settings.protocol is aiomqtt.ProtocolVersion.V5
-        props = _json_props(v5, PacketTypes.WILLMESSAGE)
+        props = json_props(v5, PacketTypes.WILLMESSAGE)
         will = aiomqtt.Will(self.topics.of("death"), self.death(session, "lost"), qos=1, properties=props)
         return aiomqtt.Client(
             settings.host,
@@ -328,7 +334,7 @@ class FloorLink:
     async def _send(self, client: aiomqtt.Client, session: int) -> None:
         """The birth, then the spool in sequence order, each batch's acknowledged prefix deleted;
         at a clean stop, once the spool is empty or FLUSH has passed, the death."""
-        props = _json_props(self.settings.protocol is aiomqtt.ProtocolVersion.V5, PacketTypes.PUBLISH)
+        props = json_props(self.settings.protocol is aiomqtt.ProtocolVersion.V5, PacketTypes.PUBLISH)
         await self._born(client, session, props)
         flush_until: float | None = None
         while True:
@@ -389,7 +395,7 @@ def _came_online_after(payload: object, born_at: float) -> bool:
     return isinstance(stamp, int | float) and stamp / 1000 > born_at
 
 
-def _json_props(v5: bool, packet: int) -> Properties | None:
+def json_props(v5: bool, packet: int) -> Properties | None:
     """MQTT 5 names each payload's content type; MQTT 3.1.1 has no properties."""
     if not v5:
         return None

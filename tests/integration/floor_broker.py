@@ -1,6 +1,7 @@
-"""The brokers and the floor the floor-link tests run against: a real Mosquitto started with the
-shipped configuration and access rules (config/mosquitto/), the embedded amqtt broker, and a test
-floor that subscribes to every table and keeps every message it is given, in arrival order."""
+"""The brokers and the floor the floor tests run against: a real Mosquitto started with the
+shipped configuration and access rules (config/mosquitto/), the embedded amqtt broker, a test
+floor that subscribes to every table and keeps every message it is given, in arrival order, and
+the floor service itself (``croupier floor``) as a process."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ import getpass
 import json
 import re
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+import urllib.request
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -272,6 +275,7 @@ def table_config(directory: Path, table: str, port: int, floor: str, config: str
     scheme = "mqtts" if "tls_ca" in floor else "mqtt"
     text += f'\n[floor]\nbroker = "{scheme}://127.0.0.1:{port}"\ngroup = "{GROUP}"\nkeepalive = 2\n{floor}\n'
     path = directory / f"{table}.toml"
+    directory.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path
 
@@ -281,3 +285,81 @@ def with_password(directory: Path, table: str) -> str:
     path = directory / f"{table}.password"
     path.write_text(TABLES[table] + "\n")
     return f'password_file = "{path}"'
+
+
+@dataclass
+class FloorService:
+    """``croupier floor`` as a process: its configuration file and its view's address."""
+
+    config: Path
+    view: str
+
+    token: str | None = None
+
+    def tables(self) -> dict[str, dict[str, object]]:
+        """Every table the floor view's data shows, by name."""
+        headers = {} if self.token is None else {"Authorization": f"Bearer {self.token}"}
+        request = urllib.request.Request(f"{self.view}/floor/v1/tables", headers=headers)
+        with urllib.request.urlopen(request, timeout=5) as reply:
+            return {table["table"]: table for table in json.load(reply)["tables"]}
+
+    def until(self, found: Callable[[dict[str, dict[str, object]]], bool], timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not found(self.tables()):
+            assert time.monotonic() < deadline, f"the floor did not show what was waited for: {self.tables()}"
+            time.sleep(0.1)
+
+
+def floor_config(directory: Path, broker: int | None, token: str | None = None) -> Path:
+    """A floor service's configuration: the broker on port ``broker`` as the user ``floor``, or the
+    embedded broker on a free port (``None``); its store and its view under ``directory``, the view
+    asking for ``token`` when given."""
+    directory.mkdir(parents=True, exist_ok=True)
+    if broker is None:
+        text = f'[embedded]\nbind = "127.0.0.1:{free_port()}"\n'
+    else:
+        (directory / "floor.password").write_text(FLOOR_PASSWORD + "\n")
+        text = (
+            f'[floor]\nbroker = "mqtt://127.0.0.1:{broker}"\ngroup = "{GROUP}"\nusername = "floor"\n'
+            f'password_file = "floor.password"\nkeepalive = 2\n'
+        )
+    text += '[store]\npath = "floor.sqlite3"\n[view]\n'
+    if token is not None:
+        (directory / "view-token").write_text(token + "\n")
+        (directory / "view-token").chmod(0o600)
+        text += 'token_file = "view-token"\n'
+    text += f'bind = "127.0.0.1:{free_port()}"\n'
+    path = directory / "floor.toml"
+    path.write_text(text)
+    return path
+
+
+@contextlib.contextmanager
+def floor_service(config: Path) -> Iterator[FloorService]:
+    """``croupier floor --config config`` until its view answers; stopped with SIGTERM at the end,
+    which must exit 0."""
+    bind = re.search(r'bind = "(127\.0\.0\.1:\d+)"\n\Z', config.read_text())
+    assert bind is not None
+    token = config.parent / "view-token"
+    service = FloorService(config, f"http://{bind[1]}", token.read_text().strip() if token.exists() else None)
+    log = config.with_suffix(".log")
+    with log.open("ab") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "croupier", "--log-json", "floor", "--config", str(config)],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                service.tables()
+                break
+            except OSError:
+                assert process.poll() is None, log.read_text()
+                assert time.monotonic() < deadline, "the floor service did not come up"
+                time.sleep(0.1)
+        yield service
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=30)
+    assert process.returncode == 0, log.read_text()

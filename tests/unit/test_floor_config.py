@@ -1,5 +1,5 @@
-"""The ``[floor]`` table (croupier.config.floor; docs/configuration.md): read whole, and each bad
-value refused with an error naming the file and the key, before anything is opened."""
+"""The floor service's configuration file (croupier.config.floor_service; docs/floor.md): its
+defaults, and each problem refused naming the key."""
 
 from __future__ import annotations
 
@@ -7,76 +7,49 @@ from pathlib import Path
 
 import pytest
 
-from croupier.config import ConfigError, load_table_config
-from croupier.errors import StartupError
-from croupier.floor_link import broker_settings
-from tests.unit.test_table_config import BASE, PAID
+from croupier.config.floor_service import DEV_GROUP, load_floor_config
+from croupier.errors import ConfigError
 
 
-def config(tmp_path: Path, floor: str) -> Path:
-    path = tmp_path / "T1.toml"
-    path.write_text(BASE.replace("[table]\n", '[table]\nname = "T1"\n') + PAID + "\n[floor]\n" + floor)
-    return path
+def _load(tmp_path: Path, text: str):
+    path = tmp_path / "floor.toml"
+    path.write_text(text)
+    return load_floor_config(path)
 
 
-def test_no_floor_table_publishes_nothing(tmp_path):
-    path = tmp_path / "T1.toml"
-    path.write_text(BASE + PAID)
-    assert load_table_config(path).floor is None
+def test_with_no_file_the_floor_starts_its_embedded_broker_on_loopback_and_a_sqlite_store():
+    config = load_floor_config(None)
+    assert config.broker is None and config.embedded == ("127.0.0.1", 1883)
+    assert config.group == DEV_GROUP and config.host == "floor"
+    assert config.store.url is None and config.store.path.name == "floor.sqlite3"
+    assert (config.view.host, config.view.port, config.view.token_file) == ("127.0.0.1", 8480, None)
 
 
-def test_a_floor_is_read_with_its_defaults_and_the_tables_credential(tmp_path):
-    (tmp_path / "ca.pem").write_text("")
-    floor = load_table_config(
-        config(tmp_path, 'broker = "mqtts://broker.casino.lan"\ngroup = "main"\ntls_ca = "ca.pem"\n')
-    ).floor
-    assert floor is not None
-    assert (floor.host, floor.port, floor.tls, floor.group) == ("broker.casino.lan", 8883, True, "main")
-    assert (floor.protocol, floor.keepalive, floor.username, floor.spool) == ("5", 10, None, None)
-    assert floor.tls_ca == tmp_path / "ca.pem"  # relative to the configuration file
-    plain = load_table_config(config(tmp_path, 'broker = "mqtt://127.0.0.1:1884"\ngroup = "g"\n')).floor
-    assert plain is not None and (plain.port, plain.tls) == (1884, False)
+def test_a_broker_and_a_postgresql_store_are_read(tmp_path):
+    config = _load(
+        tmp_path,
+        '[floor]\nbroker = "mqtts://mqtt.floor.lan"\ngroup = "main-floor"\n'
+        '[store]\nurl = "postgresql://floor@db.floor.lan/floor"\n'
+        '[view]\nbind = "10.0.0.5:8480"\ntoken_file = "view-token"\n',
+    )
+    assert config.broker is not None and (config.broker.host, config.broker.port) == ("mqtt.floor.lan", 8883)
+    assert config.group == "main-floor" and config.store.url == "postgresql://floor@db.floor.lan/floor"
+    assert config.view.token_file == tmp_path / "view-token"
 
 
 @pytest.mark.parametrize(
-    ("floor", "key", "says"),
+    ("text", "named"),
     [
-        ('group = "main"\n', "floor.broker", "missing"),
-        ('broker = "mqtt://127.0.0.1"\n', "floor.group", "missing"),
-        ('broker = "http://127.0.0.1"\ngroup = "g"\n', "floor.broker", "mqtts://HOST:PORT"),
-        ('broker = "mqtt://127.0.0.1:99999"\ngroup = "g"\n', "floor.broker", "port from 1 to 65535"),
-        ('broker = "mqtt://T1:pw@127.0.0.1"\ngroup = "g"\n', "floor.broker", "holds a credential"),
-        ('broker = "mqtt://broker.casino.lan"\ngroup = "g"\n', "floor.broker", "in clear"),
-        ('broker = "mqtt://127.0.0.1"\ngroup = "a/b"\n', "floor.group", "topic level"),
-        ('broker = "mqtt://127.0.0.1"\ngroup = "#"\n', "floor.group", "topic level"),
-        ('broker = "mqtt://127.0.0.1"\ngroup = "g"\nusername = "+"\n', "floor.username", "got '+'"),
-        ('broker = "mqtt://127.0.0.1"\ngroup = "g"\ntls_ca = "a"\n', "floor.tls_ca", "is mqtt://"),
-        ('broker = "mqtts://b"\ngroup = "g"\ntls_cert = "c.pem"\n', "floor.tls_key", "missing"),
-        ('broker = "mqtts://b"\ngroup = "g"\ntls_key = "k.pem"\n', "floor.tls_cert", "missing"),
-        ('broker = "mqtt://127.0.0.1"\ngroup = "g"\nprotocol = "4"\n', "floor.protocol", "one of 5, 3.1.1"),
-        ('broker = "mqtt://127.0.0.1"\ngroup = "g"\nkeepalive = 0\n', "floor.keepalive", "at least 1"),
-        ('broker = "mqtt://127.0.0.1"\ngroup = "g"\npassword = "x"\n', "floor.password", "unknown key"),
+        ('[store]\nurl = "mysql://db/floor"\n', "store.url: got 'mysql://db/floor'"),
+        ('[store]\nurl = "postgresql://floor:secret@db/floor"\n', "store.url: holds a password"),
+        ('[store]\nurl = "postgresql://db/f"\npath = "f.sqlite3"\n', "store.path: set beside url"),
+        ('[view]\nbind = "0.0.0.0:8480"\n', "view.token_file: missing"),
+        ('[embedded]\nbind = "10.0.0.5:1883"\n', "embedded.bind: 10.0.0.5 is not loopback"),
+        ('[floor]\nbroker = "mqtt://127.0.0.1"\ngroup = "g"\nspool = "x"\n', "floor.spool: a table's key"),
+        ('[floor]\ngroup = "g"\n', "floor.broker: missing"),
+        ("[stores]\n", "stores: unknown key"),
     ],
 )
-def test_a_bad_floor_is_refused_naming_the_key(tmp_path, floor, key, says):
-    path = config(tmp_path, floor)
-    with pytest.raises(ConfigError) as refused:
-        load_table_config(path)
-    assert str(refused.value).startswith(f"{path}: {key}: "), refused.value
-    assert says in str(refused.value)
-
-
-def test_a_password_file_that_cannot_be_read_stops_the_start_up(tmp_path):
-    path = config(tmp_path, 'broker = "mqtt://127.0.0.1"\ngroup = "g"\npassword_file = "missing"\n')
-    with pytest.raises(StartupError, match=r"floor\.password_file: .*missing"):
-        broker_settings(load_table_config(path))
-
-
-def test_the_settings_name_the_table_and_put_its_spool_beside_the_state(tmp_path):
-    (tmp_path / "pw").write_text("secret\n")
-    path = config(tmp_path, 'broker = "mqtt://[::1]:1883"\ngroup = "g"\npassword_file = "pw"\n')
-    settings = broker_settings(load_table_config(path))
-    assert settings is not None
-    assert (settings.host, settings.username, settings.password) == ("::1", "T1", "secret")
-    assert settings.topics.of("round") == "croupier/v1/g/table/T1/round"
-    assert settings.spool.name == "floor-T1.sqlite3"
+def test_each_problem_names_its_key(tmp_path, text, named):
+    with pytest.raises(ConfigError, match=named.replace(".", r"\.").replace("(", r"\(")):
+        _load(tmp_path, text)

@@ -1,0 +1,156 @@
+"""The floor service: every table of a property, heard through the broker and counted once.
+
+It subscribes to ``croupier/v1/GROUP/table/+/+`` (each table's birth, death and numbered messages;
+docs/floor.md) with a session the broker keeps while it is away, so what the tables publish in the
+meantime is queued for it. It publishes its host state, retained: online at each connection, with the
+time, which every table answers with a new birth; offline as its MQTT will, which the broker sends
+when the floor goes dark. Each message goes to the store (croupier.floor.store), which counts it
+once; a gap in a table's numbers, or a message from a table the floor has no birth of, asks that
+table for a new birth on its ``cmd/rebirth`` topic. A birth, a death and nothing else ever goes from
+the floor to a table: the floor observes.
+
+With no broker configured it starts the embedded amqtt broker on loopback first (decision 0036),
+so a developer needs nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator
+
+import aiomqtt
+import structlog
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from croupier.config.floor_service import FloorServiceConfig
+from croupier.errors import StartupError
+from croupier.floor.store import Store
+from croupier.floor_link.publisher import PROTOCOLS, credential, json_props
+from croupier.floor_link.spool import encode
+from croupier.floor_link.topics import DATA, NAMESPACE
+
+log = structlog.get_logger("croupier.floor")
+
+#: Seconds before the first reconnection, and the most between two.
+RETRY_FIRST, RETRY_MOST = 0.2, 5.0
+#: Seconds the broker keeps the floor's session (and what is queued for it) while the floor is away.
+SESSION_EXPIRY = 3600
+
+
+class FloorService:
+    """One floor service: its broker connection and the store it counts into."""
+
+    def __init__(self, config: FloorServiceConfig, store: Store) -> None:
+        self.config, self.store = config, store
+        self.group = config.group
+        self.connected = asyncio.Event()
+        broker = config.broker
+        if broker is None:
+            self.host, self.port = config.embedded
+            self.password, self.tls, self.protocol, self.keepalive = None, None, PROTOCOLS["3.1.1"], 10
+        else:
+            self.host, self.port = broker.host, broker.port
+            self.password, self.tls = credential(config.source, broker)
+            self.protocol, self.keepalive = PROTOCOLS[broker.protocol], broker.keepalive
+        self.username = config.host if broker is not None else None
+        self.state_topic = f"{NAMESPACE}/{self.group}/host/{config.host}/state"
+
+    async def run(self) -> None:
+        """Connect, hear, and connect again whenever the broker goes, until cancelled."""
+        delay = RETRY_FIRST
+        while True:
+            try:
+                async with self._client() as client:
+                    delay = RETRY_FIRST
+                    await self._hear(client)
+            except aiomqtt.MqttError as lost:
+                log.warning("floor broker lost: connecting again", reason=str(lost))
+            self.connected.clear()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RETRY_MOST)
+
+    def _client(self) -> aiomqtt.Client:
+        v5 = self.protocol is aiomqtt.ProtocolVersion.V5
+        will = aiomqtt.Will(self.state_topic, _host_state(online=False), qos=1, retain=True,
+                            properties=json_props(v5, PacketTypes.WILLMESSAGE))  # fmt: skip
+        connect = Properties(PacketTypes.CONNECT) if v5 else None
+        if connect is not None:
+            connect.SessionExpiryInterval = SESSION_EXPIRY
+        return aiomqtt.Client(
+            self.host,
+            self.port,
+            identifier=f"croupier-floor-{self.group}-{self.config.host}",
+            username=self.username,
+            password=self.password,
+            protocol=self.protocol,
+            will=will,
+            clean_start=False if v5 else 3,  # 3: paho's "as clean_session says"
+            clean_session=None if v5 else False,
+            properties=connect,
+            keepalive=self.keepalive,
+            tls_context=self.tls,
+        )
+
+    async def _hear(self, client: aiomqtt.Client) -> None:
+        props = json_props(self.protocol is aiomqtt.ProtocolVersion.V5, PacketTypes.PUBLISH)
+        await client.subscribe(f"{NAMESPACE}/{self.group}/table/+/+", qos=1)
+        await client.publish(self.state_topic, _host_state(online=True), qos=1, retain=True, properties=props)
+        log.info("floor online", broker=f"{self.host}:{self.port}", group=self.group, store=self.store.where)
+        self.connected.set()
+        async for message in client.messages:
+            table, kind = str(message.topic).split("/")[-2:]
+            rebirth = self._count(table, kind, message.payload)
+            if rebirth:
+                log.info("floor: asking for a new birth", table=table)
+                await client.publish(f"{NAMESPACE}/{self.group}/table/{table}/cmd/rebirth", b"{}", qos=1)
+
+    def _count(self, table: str, kind: str, payload: object) -> bool:
+        """Count one message; whether the table should be asked for a new birth."""
+        try:
+            body = json.loads(payload if isinstance(payload, bytes | str) else b"")
+            if kind == "birth":
+                self.store.birth(table, body)
+            elif kind == "death":
+                if self.store.death(table, body):
+                    log.warning("table dark", table=table, reason=body["reason"])
+            elif kind in DATA:
+                counted = self.store.numbered(table, kind, body)
+                return counted.rebirth
+        except (ValueError, KeyError, TypeError) as exc:  # a malformed message: logged, not counted
+            log.error("floor: a message that cannot be read", table=table, kind=kind, reason=repr(exc))
+        return False
+
+
+def _host_state(*, online: bool) -> bytes:
+    return encode({"online": online, "timestamp": int(time.time() * 1000)})
+
+
+@contextlib.asynccontextmanager
+async def embedded_broker(host: str, port: int) -> AsyncIterator[None]:
+    """The embedded amqtt broker on loopback, open to anyone there (decision 0036)."""
+    try:
+        from amqtt.broker import Broker
+    except ImportError:
+        raise StartupError("no broker configured ([floor] broker), and the embedded one needs amqtt: "
+                           "pip install 'croupier[floor]'") from None  # fmt: skip
+    broker = Broker(
+        {
+            "listeners": {"default": {"type": "tcp", "bind": f"{host}:{port}"}},
+            "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
+        }
+    )
+    try:
+        await broker.start()
+    except Exception as exc:  # amqtt's own error for a port taken or refused
+        raise StartupError(
+            f"embedded.bind: the embedded broker cannot listen on {host}:{port}: {exc}"
+        ) from None
+    log.info("embedded broker listening", address=f"{host}:{port}")
+    try:
+        yield
+    finally:
+        await broker.shutdown()

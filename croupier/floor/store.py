@@ -1,0 +1,292 @@
+"""What the floor has counted, in a real database: SQLite by default, PostgreSQL when configured.
+
+Every message from a table is counted once by table, spool and sequence number (docs/floor.md,
+decision 0035): a number at or below the last one counted is a repeat and is dropped; a number
+beyond the next one expected is a gap, noted, and the table is asked for a new birth. A birth
+certificate replaces the table's state (and a new spool identity starts the count afresh); a
+numbered message changes the state only when it is newer than the last birth (``as_of_seq``), yet
+a round or a head among the older ones is still counted. Each message is taken in one transaction
+that locks the table's row (``BEGIN IMMEDIATE`` in SQLite, ``SELECT ... FOR UPDATE`` in
+PostgreSQL), so several floor services sharing one PostgreSQL database count it once between them.
+
+The heads a table sent (``head`` messages and each birth's head) are kept as the outside witness
+(croupier.floor.witness); the first hash heard for a record number stands, and another one sent
+later is logged.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
+
+import structlog
+
+from croupier.audit.head import Head
+from croupier.config.floor_service import StoreConfig
+from croupier.errors import StartupError
+
+log = structlog.get_logger("croupier.floor")
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS floor_tables (
+        name        TEXT PRIMARY KEY,
+        spool       TEXT,
+        session     INTEGER,
+        last_seq    INTEGER NOT NULL DEFAULT 0,
+        as_of_seq   INTEGER NOT NULL DEFAULT 0,
+        state       TEXT NOT NULL DEFAULT '{}',
+        dark        TEXT,
+        heard_at    TEXT NOT NULL,
+        repeats     INTEGER NOT NULL DEFAULT 0,
+        gaps        INTEGER NOT NULL DEFAULT 0
+    )""",
+    """CREATE TABLE IF NOT EXISTS floor_rounds (
+        name   TEXT NOT NULL,
+        spool  TEXT NOT NULL,
+        seq    INTEGER NOT NULL,
+        round  INTEGER NOT NULL,
+        at     TEXT NOT NULL,
+        PRIMARY KEY (name, spool, seq)
+    )""",
+    """CREATE TABLE IF NOT EXISTS floor_heads (
+        name    TEXT NOT NULL,
+        record  INTEGER NOT NULL,
+        file    TEXT NOT NULL,
+        hash    TEXT NOT NULL,
+        epoch   INTEGER,
+        heard_at TEXT NOT NULL,
+        PRIMARY KEY (name, record)
+    )""",
+)
+
+
+class _Cursor(Protocol):
+    def fetchone(self) -> Any: ...  # Any: a row of the driver's own type
+    def fetchall(self) -> list[Any]: ...  # Any: rows of the driver's own type
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What one message did: counted (or dropped as a repeat), and whether a rebirth is wanted."""
+
+    counted: bool
+    rebirth: bool = False
+
+
+class Store:
+    """The floor's database, opened from ``config``; one connection, used from one thread."""
+
+    def __init__(self, config: StoreConfig, *, create: bool = True) -> None:
+        """``create``: make the SQLite file if it is not there (the service), or refuse (a reader)."""
+        self.postgres = config.url is not None
+        if not create and config.url is None and not config.path.exists():
+            raise StartupError(f"store.path: {config.path}: no floor store there (has the floor run?)")
+        try:
+            if config.url is not None:
+                import psycopg  # only a floor with a PostgreSQL store needs the driver
+
+                self._db: Any = psycopg.connect(config.url, autocommit=True)  # Any: sqlite3's or psycopg's
+                self.where = config.url
+            else:
+                config.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(config.path, isolation_level=None)
+                self._db.execute("PRAGMA journal_mode = WAL")
+                self._db.execute("PRAGMA synchronous = FULL")
+                self.where = str(config.path)
+        except ImportError:
+            raise StartupError("store.url: PostgreSQL needs psycopg: pip install 'croupier[floor]'") from None
+        except Exception as exc:  # either driver's own error: the store cannot be opened
+            raise StartupError(f"store: cannot open {config.url or config.path}: {exc}") from None
+        with self._transaction():
+            for statement in _SCHEMA:
+                self._run(statement)
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- counting -----------------------------------------------------------------------------
+    def birth(self, table: str, body: Mapping[str, Any]) -> None:  # Any: the birth's JSON fields
+        """A birth certificate: the table's whole state as of ``as_of_seq``; a new spool counts afresh."""
+        with self._transaction():
+            row = self._row(table)
+            last = 0 if row is None or row["spool"] != body["spool"] else row["last_seq"]
+            state = {
+                key: body[key] for key in ("game", "rounds", "state", "faults", "links", "meters", "head")
+            }
+            self._put(table, body["spool"], body["session"], last, body["as_of_seq"], state, None, row)
+            if body.get("head") is not None:
+                self._witness(table, body["head"])
+
+    def death(self, table: str, body: Mapping[str, Any]) -> bool:  # Any: the death's JSON fields
+        """A death certificate: the table went dark, unless it is stale (another session's)."""
+        with self._transaction():
+            row = self._row(table)
+            if row is None or row["session"] != body["session"] or row["dark"] is not None:
+                return False
+            dark = json.dumps({"reason": body["reason"], "at": _now()})
+            self._run("UPDATE floor_tables SET dark = ?, heard_at = ? WHERE name = ?", (dark, _now(), table))
+            return True
+
+    def numbered(self, table: str, kind: str, body: Mapping[str, Any]) -> Counted:  # Any: JSON fields
+        """A numbered message, counted once by table and sequence number."""
+        seq = body["seq"]
+        with self._transaction():
+            row = self._row(table)
+            if row is None:  # heard before any birth: the state waits for one, the count starts here
+                self._put(table, None, None, seq, 0, {}, None, None)
+                return Counted(True, rebirth=True)
+            if seq <= row["last_seq"]:
+                self._run("UPDATE floor_tables SET repeats = repeats + 1 WHERE name = ?", (table,))
+                return Counted(False)
+            gap = seq > max(row["last_seq"], row["as_of_seq"]) + 1
+            state = row["state"]
+            if seq > row["as_of_seq"] and state:
+                _apply(state, kind, body)
+            if kind == "round" and row["spool"] is not None:
+                self._run(
+                    "INSERT INTO floor_rounds VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (table, row["spool"], seq, body["round"], body["at"]),
+                )
+            if kind == "head":
+                self._witness(table, body)
+            self._run(
+                "UPDATE floor_tables SET last_seq = ?, state = ?, heard_at = ?, gaps = gaps + ? "
+                "WHERE name = ?",
+                (seq, json.dumps(state), _now(), int(gap), table),
+            )
+            return Counted(True, rebirth=gap)
+
+    # -- reading ------------------------------------------------------------------------------
+    def tables(self) -> list[dict[str, Any]]:  # Any: JSON fields
+        """Every table the floor has heard, for the floor view, with its rounds in the last hour."""
+        since = (datetime.now(UTC) - timedelta(hours=1)).isoformat(timespec="milliseconds")
+        hourly = dict(
+            self._run(
+                "SELECT name, count(*) FROM floor_rounds WHERE at >= ? GROUP BY name", (since,)
+            ).fetchall()
+        )
+        rows = self._run(
+            "SELECT name, last_seq, state, dark, heard_at, repeats, gaps FROM floor_tables ORDER BY name"
+        ).fetchall()
+        return [
+            {
+                "table": name,
+                "last_seq": last_seq,
+                **json.loads(state),
+                "dark": json.loads(dark) if dark else None,
+                "heard_at": heard_at,
+                "repeats": repeats,
+                "gaps": gaps,
+                "rounds_per_hour": hourly.get(name, 0),
+            }
+            for name, last_seq, state, dark, heard_at, repeats, gaps in rows
+        ]
+
+    def heads(self, table: str) -> list[Head]:
+        """The heads the floor witnessed for ``table``, by record number."""
+        rows = self._run(
+            "SELECT file, record, hash, epoch FROM floor_heads WHERE name = ? ORDER BY record", (table,)
+        ).fetchall()
+        return [Head(file, record, hash_, epoch) for file, record, hash_, epoch in rows]
+
+    # -- the database -------------------------------------------------------------------------
+    def _witness(self, table: str, head: Mapping[str, Any]) -> None:  # Any: the head's JSON fields
+        kept = self._run(
+            "SELECT hash FROM floor_heads WHERE name = ? AND record = ?", (table, head["record"])
+        ).fetchone()
+        if kept is not None and kept[0] != head["hash"]:
+            log.warning(
+                "a table sent another hash for a head already witnessed: the first stands",
+                table=table, record=head["record"], witnessed=kept[0], sent=head["hash"],
+            )  # fmt: skip
+        self._run(
+            "INSERT INTO floor_heads VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (table, head["record"], head["file"], head["hash"], head["epoch"], _now()),
+        )
+
+    def _row(self, table: str) -> dict[str, Any] | None:  # Any: the row's columns
+        lock = " FOR UPDATE" if self.postgres else ""
+        found = self._run(
+            f"SELECT spool, session, last_seq, as_of_seq, state, dark FROM floor_tables WHERE name = ?{lock}",
+            (table,),
+        ).fetchone()
+        if found is None:
+            return None
+        spool, session, last_seq, as_of_seq, state, dark = found
+        return {
+            "spool": spool, "session": session, "last_seq": last_seq, "as_of_seq": as_of_seq,
+            "state": json.loads(state), "dark": dark,
+        }  # fmt: skip
+
+    def _put(
+        self,
+        table: str,
+        spool: str | None,
+        session: int | None,
+        last_seq: int,
+        as_of_seq: int,
+        state: Mapping[str, Any],  # Any: the state's JSON fields
+        dark: str | None,
+        row: Mapping[str, Any] | None,  # Any: the row's columns, None when the table is new
+    ) -> None:
+        values = (spool, session, last_seq, as_of_seq, json.dumps(state), dark, _now(), table)
+        if row is None:
+            self._run(
+                "INSERT INTO floor_tables (spool, session, last_seq, as_of_seq, state, dark, heard_at, name) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                values,
+            )
+        else:
+            self._run(
+                "UPDATE floor_tables SET spool = ?, session = ?, last_seq = ?, as_of_seq = ?, state = ?, "
+                "dark = ?, heard_at = ? WHERE name = ?",
+                values,
+            )
+
+    def _run(self, sql: str, params: Sequence[object] = ()) -> _Cursor:
+        if self.postgres:
+            sql = sql.replace("?", "%s")
+        return self._db.execute(sql, params)  # type: ignore[no-any-return]
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._run("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._run("ROLLBACK")
+            raise
+        self._run("COMMIT")
+
+
+def _apply(state: dict[str, Any], kind: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
+    """A numbered message newer than the last birth, applied to the state the birth gave."""
+    match kind:
+        case "state":
+            state["state"] = {key: body[key] for key in ("status", "reason", "dealer")}
+        case "round":
+            state["rounds"] = max(state.get("rounds", 0), body["round"])
+        case "fault":
+            fault = {key: body[key] for key in ("device", "code", "detail", "clause")}
+            kept = [
+                f
+                for f in state.get("faults", [])
+                if (f["device"], f["code"]) != (fault["device"], fault["code"])
+            ]
+            state["faults"] = [*kept, fault] if body["event"] == "latched" else kept
+        case "link":
+            links = state.setdefault("links", {})
+            last_error = body["reason"] if body["reason"] else links.get(body["device"], {}).get("last_error")
+            links[body["device"]] = {"state": body["state"], "last_error": last_error}
+        case "meter":
+            state["meters"] = body["levels"]
+        case "head":
+            state["head"] = {key: body[key] for key in ("file", "record", "hash", "epoch")}
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")

@@ -1,0 +1,93 @@
+"""The floor view in headless Chromium (docs/floor.md; decision 0036): two real simulated tables
+publishing through a real Mosquitto with the shipped access rules to ``croupier floor``; both are
+shown once the view's token is given (a wrong one refused), and the one killed is shown dark from its
+death certificate, the broker's will."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from typing import Any
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.integration.floor_broker import (
+    Mosquitto,
+    croupier_run,
+    floor_config,
+    floor_service,
+    table_config,
+    with_password,
+)
+
+pytestmark = pytest.mark.timeout(120)
+#: The floor view's read-only token.
+TOKEN = "floor-view-token-0123456789abcdef"
+
+
+def _rows(driver: Any) -> dict[str, dict[str, str]]:  # Any: a Selenium WebDriver
+    """Each table's row, by table name: its class (open, held, closed or dark) as ``class`` and each
+    cell's text by the cell's class, read at once (the page draws its rows anew every second)."""
+    return driver.execute_script(  # type: ignore[no-any-return]
+        """return Object.fromEntries(Array.from(document.querySelectorAll("#tables tbody tr"), (row) =>
+            [row.dataset.table, Object.fromEntries([["class", row.className],
+                ...Array.from(row.cells, (cell) => [cell.className, cell.textContent])])]));"""
+    )
+
+
+def _classes(driver: Any) -> dict[str, str]:  # Any: a Selenium WebDriver
+    return {name: row["class"] for name, row in _rows(driver).items()}
+
+
+def test_every_table_is_shown_and_one_killed_is_shown_dark(tmp_path, browser):
+    broker = Mosquitto(tmp_path / "mosquitto")
+    configs = {
+        name: table_config(tmp_path / name, name, broker.port, with_password(tmp_path, name))
+        for name in ("T1", "T2")
+    }
+
+    async def tables() -> dict[str, asyncio.subprocess.Process]:
+        return {name: await croupier_run(config, "--duration", "90") for name, config in configs.items()}
+
+    loop = asyncio.new_event_loop()
+    running: dict[str, asyncio.subprocess.Process] = {}
+    try:
+        with floor_service(floor_config(tmp_path / "floor", broker.port, TOKEN)) as service:
+            running = loop.run_until_complete(tables())
+            browser.get_log("browser")  # what earlier tests' pages said is theirs
+            browser.get(service.view)
+            wait = WebDriverWait(browser, 60, poll_frequency=0.2)
+            token = wait.until(lambda driver: driver.find_element(By.ID, "token"))
+            wait.until(lambda driver: token.is_displayed())  # asked for: without it, nothing is shown
+            token.send_keys("not-" + TOKEN[4:], Keys.ENTER)
+            wait.until(lambda driver: "refused" in driver.find_element(By.ID, "sign-in-error").text)
+            assert _rows(browser) == {}
+            token.clear()
+            token.send_keys(TOKEN, Keys.ENTER)
+            wait.until(lambda driver: _classes(driver) == {"T1": "open", "T2": "open"})
+            row = _rows(browser)["T1"]
+            assert row["game"] == "free-bet-blackjack" and row["dealer"] == "D-1"
+            assert "shoe: ready" in row["devices"]
+            running["T2"].kill()  # the table PC gone: the broker sends its will
+            wait.until(lambda driver: _classes(driver) == {"T1": "open", "T2": "dark"})
+            assert _rows(browser)["T2"]["state"].startswith("dark (lost")
+            logs = [  # the requests refused before the token was given are the browser's note, no error
+                entry
+                for entry in browser.get_log("browser")
+                if entry["level"] == "SEVERE" and "401 (Unauthorized)" not in entry["message"]
+            ]
+            browser.get("about:blank")  # no more asking a floor service about to stop
+            running["T1"].send_signal(signal.SIGTERM)
+            for process in running.values():
+                loop.run_until_complete(asyncio.wait_for(process.wait(), 30))
+    finally:
+        for process in running.values():  # a table left playing by a failure
+            if process.returncode is None:
+                process.kill()
+                loop.run_until_complete(process.wait())
+        loop.close()
+        broker.close()
+    assert not logs, logs

@@ -1,0 +1,136 @@
+"""``croupier floor`` (docs/floor.md; decision 0036) as a process over a real Mosquitto with the
+shipped access rules, and over its embedded broker: a real table's messages counted, its trail's
+heads witnessed, and ``croupier floor verify-witness`` refusing a trail cut back or made again after
+the floor saw its head; and the service itself over the embedded broker, asking a table with a gap
+in its numbers for a new birth."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from croupier.config.floor_service import load_floor_config
+from croupier.floor.service import FloorService
+from croupier.floor.store import Store
+from tests.integration.floor_broker import (
+    ROOT,
+    Mosquitto,
+    amqtt_broker,
+    croupier_run,
+    floor_config,
+    floor_service,
+    table_config,
+    with_password,
+)
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _played(config: Path, *args: str) -> None:
+    async def main() -> None:
+        table = await croupier_run(config, *args)
+        await asyncio.wait_for(table.wait(), 60)
+        assert table.returncode == 0, config.with_suffix(".log").read_text()
+
+    asyncio.run(main())
+
+
+def _verify_witness(floor: Path, table: str, trail: list[Path]) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "croupier", "floor", "verify-witness", table, *map(str, trail)]
+    return subprocess.run([*command, "--config", str(floor)], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_the_floor_witnesses_a_tables_trail_and_refuses_it_cut_back_or_made_again(tmp_path):
+    broker = Mosquitto(tmp_path / "mosquitto")
+    try:
+        floor = floor_config(tmp_path / "floor", broker.port)
+        config = table_config(tmp_path / "table", "T1", broker.port, with_password(tmp_path, "T1"))
+        with floor_service(floor) as service:
+            _played(config, "--rounds", "4", "--seed", "3")
+            service.until(lambda tables: "T1" in tables and tables["T1"]["dark"] is not None, 20)
+            shown = service.tables()["T1"]
+    finally:
+        broker.close()
+    assert shown["game"] == "free-bet-blackjack" and shown["rounds"] == 4 and shown["rounds_per_hour"] == 4
+    assert shown["dark"]["reason"] == "stopped" and shown["gaps"] == 0
+    trail = sorted((tmp_path / "table" / "state" / "audit").glob("T1-*.jsonl"))
+
+    verified = _verify_witness(floor, "T1", trail)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout.startswith("ok: ")
+
+    cut = tmp_path / "cut" / trail[-1].name
+    cut.parent.mkdir()
+    cut.write_bytes(b"".join(trail[-1].read_bytes().splitlines(keepends=True)[:3]))
+    refused = _verify_witness(floor, "T1", [*trail[:-1], cut])
+    assert refused.returncode == 1
+    assert "removed: the series ends before the head the floor witnessed" in refused.stdout
+
+    elsewhere = tmp_path / "elsewhere.toml"  # a floor whose store is not there
+    elsewhere.write_text('[store]\npath = "none.sqlite3"\n')
+    refused = _verify_witness(elsewhere, "T1", trail)
+    assert refused.returncode == 2 and "no floor store there" in refused.stderr
+
+    made_again = table_config(tmp_path / "again", "T1", 9, "")  # the same table's trail, played afresh
+    made_again.write_text(made_again.read_text().split("\n[floor]")[0])
+    _played(made_again, "--rounds", "4", "--seed", "4")
+    again = sorted((tmp_path / "again" / "state" / "audit").glob("T1-*.jsonl"))
+    refused = _verify_witness(floor, "T1", again)
+    assert refused.returncode == 1
+    assert "rewritten: the head the floor witnessed is T1-000001.jsonl seq" in refused.stdout
+
+
+def test_with_no_broker_configured_the_floor_starts_its_own(tmp_path):
+    floor = floor_config(tmp_path / "floor", None)
+    port = int(floor.read_text().split('bind = "127.0.0.1:')[1].split('"')[0])
+    config = table_config(tmp_path / "table", "T1", port, 'protocol = "3.1.1"')
+    config.write_text(config.read_text().replace('group = "main"', 'group = "dev"'))
+    with floor_service(floor) as service:
+        _played(config, "--rounds", "2", "--seed", "1")
+        service.until(lambda tables: "T1" in tables and tables["T1"]["dark"] is not None, 20)
+        assert service.tables()["T1"]["rounds"] == 2
+
+
+def test_a_gap_in_a_tables_numbers_asks_it_for_a_new_birth(tmp_path):
+    async def main() -> tuple[list[str], dict[str, object]]:
+        async with amqtt_broker() as port:
+            text = f'[embedded]\nbind = "127.0.0.1:{port}"\n[store]\npath = "floor.sqlite3"\n'
+            (tmp_path / "floor.toml").write_text(text)
+            config = load_floor_config(tmp_path / "floor.toml")
+            store = Store(config.store)
+            service = FloorService(config, store)
+            hearing = asyncio.create_task(service.run())
+            v311 = aiomqtt.ProtocolVersion.V311
+            try:
+                async with aiomqtt.Client("127.0.0.1", port, identifier="T1", protocol=v311) as table:
+                    await table.subscribe("croupier/v1/dev/table/T1/cmd/rebirth", qos=1)
+                    await asyncio.wait_for(service.connected.wait(), 10)
+                    topic = "croupier/v1/dev/table/T1/"
+                    birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 1, "game": "g",
+                             "rounds": 0, "state": {}, "faults": [], "links": {}, "meters": None,
+                             "head": None}  # fmt: skip
+                    await table.publish(topic + "birth", json.dumps(birth), qos=1)
+                    for seq in (2, 2, 5):  # 2 given twice, 3 and 4 never
+                        state = {"table": "T1", "seq": seq, "at": "2026-12-02T00:00:00.000+00:00",
+                                 "status": "open", "reason": None, "dealer": None}  # fmt: skip
+                        await table.publish(topic + "state", json.dumps(state), qos=1)
+                    async with asyncio.timeout(10):
+                        async for message in table.messages:
+                            return [str(message.topic)], store.tables()[0]
+            finally:
+                hearing.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await hearing
+                store.close()
+        raise AssertionError("no rebirth was asked for")
+
+    asked, shown = asyncio.run(main())
+    assert asked == ["croupier/v1/dev/table/T1/cmd/rebirth"]
+    assert (shown["last_seq"], shown["repeats"], shown["gaps"]) == (5, 1, 1)

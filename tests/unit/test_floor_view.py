@@ -1,0 +1,52 @@
+"""The floor view's token (croupier.floor.view; decision 0036): a token file others may read, or a
+short token, is refused at start-up; with a token, the view's data is refused without it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from croupier.config.floor_service import StoreConfig
+from croupier.errors import StartupError
+from croupier.floor.store import Store
+from croupier.floor.view import read_token, view_app
+
+TOKEN = "0123456789abcdef0123456789abcdef"
+
+
+def _token_file(tmp_path: Path, token: str, mode: int) -> Path:
+    path = tmp_path / "view-token"
+    path.write_text(token + "\n")
+    path.chmod(mode)
+    return path
+
+
+def test_a_token_file_others_may_read_or_a_short_token_is_refused(tmp_path):
+    assert read_token(_token_file(tmp_path, TOKEN, 0o600)) == TOKEN
+    with pytest.raises(StartupError, match=r"view\.token_file: .*mode 0640 lets group or others read"):
+        read_token(_token_file(tmp_path, TOKEN, 0o640))
+    with pytest.raises(StartupError, match="shorter than 32 characters"):
+        read_token(_token_file(tmp_path, TOKEN[:31], 0o600))
+
+
+@pytest.mark.parametrize("token", [TOKEN, None], ids=["token", "loopback-open"])
+def test_the_views_data_needs_its_token_when_it_has_one(tmp_path, token):
+    store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+
+    async def main() -> tuple[int, int, int, str]:
+        async with TestClient(TestServer(view_app(store, token))) as client:
+            page = await client.get("/")
+            without = await client.get("/floor/v1/tables")
+            wrong = await client.get("/floor/v1/tables", headers={"Authorization": f"Bearer x{TOKEN[1:]}"})
+            right = await client.get("/floor/v1/tables", headers={"Authorization": f"Bearer {TOKEN}"})
+            return page.status, without.status, wrong.status, await right.text()
+
+    try:
+        page, without, wrong, right = asyncio.run(main())
+    finally:
+        store.close()
+    assert page == 200 and right == '{"tables": []}'
+    assert (without, wrong) == ((401, 401) if token else (200, 200))
