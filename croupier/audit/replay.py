@@ -98,7 +98,7 @@ class RoundReplay:
     first_audit_seq: int
     last_audit_seq: int
     outcome: str | None  # the last state the round reached (complete, voided, held, ...)
-    wagers: list[Step]
+    wagers: list[Step]  # those in play when betting closed: each ``wager`` not withdrawn after it
     hands: list[ReplayHand]  # the players' hands (and any other place, e.g. the six-card area)
     dealer: ReplayHand | None
     community: ReplayHand | None
@@ -220,6 +220,12 @@ class _Builder:
                 )
             elif kind in ("wager", "settlement"):
                 buckets[kind].append(step)
+            elif kind == "wager_withdrawn":  # placed again before the deal: the earlier one is not in play
+                taken_back = (f.get("seat"), f.get("wager"))
+                buckets["wager"] = [
+                    w for w in buckets["wager"] if (w.fields.get("seat"), w.fields.get("wager")) != taken_back
+                ]
+                events.append(step)
             elif kind in IRREGULAR:
                 buckets["irregular"].append(step)
             else:

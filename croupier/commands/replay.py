@@ -91,7 +91,7 @@ def describe(step: Step) -> str:
     if step.kind in ("hole_revealed", "revealed"):
         clause = f"  [{f['clause']}]" if f.get("clause") else ""
         return f"turned up at {f.get('place', 'dealer')}: {f.get('card')}{clause}"
-    if step.kind in ("wager", "settlement"):
+    if step.kind in ("wager", "wager_withdrawn", "settlement"):
         text = f"{step.kind} {_who(f)}: {f.get('wager')} {f.get('movement', '')} {_money(f.get('amount'))}"
         return " ".join(text.split()) + " " + _rest(f, ("seat", "hand", "wager", "movement", "amount"))
     if step.kind == "decision":

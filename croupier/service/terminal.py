@@ -153,9 +153,11 @@ class Felt(RoundListener):
 
     @staticmethod
     def _seat_record(kind: str, seat: Seat, fields: Mapping[str, Value]) -> None:
-        if kind == "wager":
+        if kind == "wager" and not fields.get("stays"):  # ``stays``: a wager kept in play, placed before
             wager = str(fields["wager"])
             seat.wagers[wager] = seat.wagers.get(wager, 0) + int(fields.get("amount") or 0)
+        elif kind == "wager_withdrawn":  # the seat's wagers placed again: this one is no longer in play
+            seat.wagers.pop(str(fields["wager"]), None)
         elif kind == "decision":
             seat.decision = next((str(fields[key]) for key in DECISION_FIELDS if key in fields), "")
         elif kind == "settlement":

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -28,6 +28,7 @@ Value = str | int | bool | None
 class RecordKind(enum.StrEnum):
     STATE = "state"  # the round moved from one state to another
     WAGER = "wager"  # Blackjack, Push 22 or Insurance Wager accepted
+    WAGER_WITHDRAWN = "wager_withdrawn"  # a wager taken back: the position's wagers were placed again
     DEAL_STARTED = "deal_started"
     CARD = "card"  # a card placed: face (or commitment), where, which clause
     COVER_CARD = "cover_card"  # 672a.7(d): set aside; the shoe is to be collected and reshuffled
@@ -73,6 +74,30 @@ class RoundLog:
         record = Record(self.round, len(self._entries) + 1, kind, MappingProxyType(fields))
         self._entries.append(record)
         return record
+
+    def place_wagers(
+        self,
+        seat: int,
+        wagers: Iterable[tuple[str, int]],
+        kinds: tuple[enum.StrEnum, enum.StrEnum],
+        clause: str,
+    ) -> None:
+        """Record a position's wagers (``kinds``: the game's wager and wager-withdrawn kinds). Placed
+        again before the deal, they replace the position's earlier ones whole, as the table does: each
+        earlier wager still standing is first recorded withdrawn, citing ``clause``, so the trail says
+        what was taken back and a reader has one rule for the wagers in play when betting closed: a
+        seat's ``wager`` records less its ``wager_withdrawn`` ones."""
+        placed, withdrawn = kinds
+        standing: dict[str, int] = {}
+        for record in self._entries:
+            if record.fields.get("seat") == seat and record.kind in kinds and not record.fields.get("stays"):
+                name, amount = str(record.fields["wager"]), int(record.fields["amount"] or 0)
+                standing[name] = standing.get(name, 0) + (amount if record.kind is placed else -amount)
+        for name, amount in standing.items():
+            if amount:
+                self.add(withdrawn, seat=seat, wager=name, amount=amount, clause=clause)
+        for name, amount in wagers:
+            self.add(placed, seat=seat, wager=name, amount=amount)
 
     def log_line(self, record: Record) -> None:
         """Log ``record``'s line, bound to the round: the table does once the record is in the audit

@@ -35,6 +35,10 @@ SHUFFLED_DECK = Rule("657a.9(a)(1)", "no card is dealt before the automated shuf
 ONE_HAND = Rule("657a.9(a)(2)", "the dealer holds the deck in the hand chosen for the round, all round")
 HAND_CHOSEN = Rule("657a.9(a)(2)", "the dealer chooses the hand that holds the deck before dealing")
 NO_MORE_BETS = Rule("657a.9(a)(3)", "no card is dealt before 'no more bets'; no wager is taken after it")
+WAGERS_REPLACED = Rule(
+    "657a.9(a)(3)",
+    "a position's wagers placed again before 'no more bets' replace its earlier ones, recorded withdrawn",
+)
 PROGRESSIVE_LOCK = Rule(
     "657a.9(a)(3)", "the progressive system locks Progressive and Five Card Hand Bonus Wagers before the deal"
 )

@@ -43,8 +43,10 @@ class DealSteps(RoundState):
             m.seat, m.ante, m.super_bonus, m.queens_up, m.progressive, m.five_card_bonus, m.six_card_bonus
         )
         self.positions[m.seat] = position
-        for wager, amount in position.wagers().items():
-            self.log.add(RecordKind.WAGER, seat=m.seat, wager=wager.value, amount=amount)
+        placed = [(wager.value, amount) for wager, amount in position.wagers().items()]
+        self.log.place_wagers(
+            m.seat, placed, (RecordKind.WAGER, RecordKind.WAGER_WITHDRAWN), clauses.WAGERS_REPLACED.clause
+        )
 
     def shuffle_is_good(self, event: EventData) -> bool:
         count = message_of(event).count

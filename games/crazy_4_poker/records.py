@@ -17,6 +17,7 @@ __all__ = ["Record", "RecordKind", "RoundLog"]
 class RecordKind(enum.StrEnum):
     STATE = "state"
     WAGER = "wager"
+    WAGER_WITHDRAWN = "wager_withdrawn"  # a wager taken back: the position's wagers were placed again
     SHUFFLE = "shuffle"  # the shuffler's count and sealed order (657a.9(a)(1), (d))
     DECK_HAND = "deck_hand"  # 657a.9(a)(2)
     NO_MORE_BETS = "no_more_bets"  # 657a.9(a)(3)

@@ -85,6 +85,9 @@ RESHUFFLE_AFTER_COVER = Rule(
     "672a.7(d)(2)", "no round is dealt after a cover card until the cards have been reshuffled"
 )
 DEAL_AFTER_WAGERS = Rule("672a.7(e)", "the deal starts after the wagers, from the dealer's left, clockwise")
+WAGERS_REPLACED = Rule(
+    "672a.7(e)", "a box's wagers placed again before the deal replace its earlier ones, recorded withdrawn"
+)
 DEAL_FIRST_CARDS = Rule("672a.7(e)(1)", "one card face up to each box holding a Blackjack Wager")
 DEAL_DEALER_UP = Rule("672a.7(e)(2)", "one card face up to the dealer")
 DEAL_SECOND_CARDS = Rule("672a.7(e)(3)", "a second card face up to each box holding a wager")

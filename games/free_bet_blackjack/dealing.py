@@ -61,9 +61,13 @@ class DealSteps(RoundState, ShoeSteps[Action]):
     def accept_wager(self, event: EventData) -> None:
         message = message_of(event)
         self.positions[message.seat] = Position(message.seat, message.blackjack, message.push22)
-        self.log.add(RecordKind.WAGER, seat=message.seat, wager="blackjack", amount=message.blackjack)
-        if message.push22:
-            self.log.add(RecordKind.WAGER, seat=message.seat, wager="push22", amount=message.push22)
+        placed = [("blackjack", message.blackjack), *([("push22", message.push22)] if message.push22 else [])]
+        self.log.place_wagers(
+            message.seat,
+            placed,
+            (RecordKind.WAGER, RecordKind.WAGER_WITHDRAWN),
+            clauses.WAGERS_REPLACED.clause,
+        )
 
     def begin_deal(self, event: EventData) -> None:
         self._deal = deal_sequence(self.positions)

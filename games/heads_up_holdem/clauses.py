@@ -41,6 +41,10 @@ READINGS: dict[str, str] = {
 PROCEDURE_ORDER = Rule("677a.10", "each step of a round comes in the order the section lays down")
 CARDS_IN_SHOE = Rule("677a.10(a)(1)", "the shuffled and cut cards are placed in the shoe before the deal")
 NO_MORE_BETS = Rule("677a.10(a)(2)", "no stack is delivered before the dealer announces 'no more bets'")
+WAGERS_REPLACED = Rule(
+    "677a.10(a)(2)",
+    "a position's wagers placed again before 'no more bets' replace its earlier ones, recorded withdrawn",
+)
 STACKS_IN_ORDER = Rule(
     "677a.10(b)", "a stack of two cards face down to each Ante and Odds position, clockwise, then the dealer"
 )

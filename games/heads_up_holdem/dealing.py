@@ -41,8 +41,10 @@ class DealSteps(RoundState):
     def accept_wager(self, event: EventData) -> None:
         m = message_of(event)
         self.positions[m.seat] = Position(Stakes(m.seat, m.ante, m.odds, m.trips_plus, m.pocket_bonus))
-        for wager, amount in self.positions[m.seat].stakes.placed():
-            self.log.add(RecordKind.WAGER, seat=m.seat, wager=wager.value, amount=amount)
+        placed = [(wager.value, amount) for wager, amount in self.positions[m.seat].stakes.placed()]
+        self.log.place_wagers(
+            m.seat, placed, (RecordKind.WAGER, RecordKind.WAGER_WITHDRAWN), clauses.WAGERS_REPLACED.clause
+        )
 
     def deal_may_start(self, event: EventData) -> bool:
         deck = message_of(event).deck

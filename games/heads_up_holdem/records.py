@@ -16,6 +16,7 @@ __all__ = ["Record", "RecordKind", "RoundLog"]
 class RecordKind(enum.StrEnum):
     STATE = "state"
     WAGER = "wager"
+    WAGER_WITHDRAWN = "wager_withdrawn"  # a wager taken back: the position's wagers were placed again
     NO_MORE_BETS = "no_more_bets"  # 677a.10(a)(2)
     CARD = "card"  # a card placed face down (commitment) or, irregularly, face up; ``source``: shoe or hand
     STUB_REMOVED = "stub_removed"  # 677a.10(c): the remaining cards out of the shoe, before the community

@@ -78,6 +78,11 @@ RESHUFFLE_AFTER_COVER = Rule(
     "686a.7(d)(2)", "no round is dealt after a cover card until the cards have been reshuffled"
 )
 DEAL_AFTER_WAGERS = Rule("686a.7(e)", "the deal starts after the Ante and Bonus Wagers are placed")
+WAGERS_REPLACED = Rule(
+    "686a.7(e)",
+    "a position's Ante and Bonus Wagers placed again before the deal replace its earlier ones, recorded "
+    "withdrawn",
+)
 FIRST_CARDS = Rule("686a.7(e)", "one card face up to each Ante position, clockwise from the dealer's left")
 DECIDE_AFTER_FIRST_CARDS = Rule(
     "686a.7(f)", "every player's decision comes after every first card and before any additional card"

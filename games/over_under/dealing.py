@@ -50,9 +50,13 @@ class DealSteps(RoundState, ShoeSteps[Action]):
     def accept_wager(self, event: EventData) -> None:
         message = message_of(event)
         self.positions[message.seat] = Position(message.seat, message.ante, message.bonus)
-        self.log.add(RecordKind.WAGER, seat=message.seat, wager="ante", amount=message.ante)
-        if message.bonus:
-            self.log.add(RecordKind.WAGER, seat=message.seat, wager="bonus", amount=message.bonus)
+        placed = [("ante", message.ante), *([("bonus", message.bonus)] if message.bonus else [])]
+        self.log.place_wagers(
+            message.seat,
+            placed,
+            (RecordKind.WAGER, RecordKind.WAGER_WITHDRAWN),
+            clauses.WAGERS_REPLACED.clause,
+        )
 
     def completes_first_cards(self, event: EventData) -> bool:
         """686a.7(e), (f): the last Ante position's first card ends the deal; the decisions follow."""

@@ -66,12 +66,16 @@ def play_round(
     special: Special | None = None,
     held: Callable[[str], None] | None = None,
     shot: str = "",
+    bets: Callable[[], None] | None = None,
 ) -> int:
-    """One whole round through the page: each seat's wager keyed (``shot``: the screenshot then),
-    no more bets, then every prompt answered (``special`` first) until the next betting opens
-    (``held``: what a supervisor does while the banner holds the table); returns its number."""
+    """One whole round through the page: each seat's wager keyed (or ``bets`` keys them; ``shot``:
+    the screenshot then), no more bets, then every prompt answered (``special`` first) until the next
+    betting opens (``held``: what a supervisor does while the banner holds the table); returns its
+    number."""
     betting, _ = wait(driver, lambda d: prompt_shown(d) if prompt_shown(d)[1] == "wagers" else None)
-    for seat, amounts in KEYED[game].items():
+    if bets is not None:
+        bets()
+    for seat, amounts in KEYED[game].items() if bets is None else ():
         key_wager(driver, seat, amounts)
     if shot:
         screenshot(driver, shot)
@@ -293,3 +297,64 @@ def test_crazy_4_poker_round_with_its_progressive_through_the_page(browser, tmp_
     assert completed(table) == [1]
     (chips,) = [r["fields"] for r in table.records() if r["kind"] == "chip_count"]
     assert chips["chips"] == chips["accepted"] == 1, chips
+
+
+def seat_wagers(driver: Any, seat: int) -> list[str]:  # Any: a Selenium WebDriver
+    """The wagers the page's layout shows at ``seat``, read in one go (the layout is redrawn)."""
+    script = (
+        "return [...document.querySelectorAll(`#seat-${arguments[0]} .wagers li`)].map(li => li.textContent)"
+    )
+    return list(driver.execute_script(script, seat))
+
+
+def test_over_under_a_double_tapped_wager_is_placed_once_and_a_seat_keyed_again_shows_its_new_wagers(
+    browser, tmp_path: Path
+):
+    """686a.7(e): wagers are placed before the deal, and a seat keyed again before "no more bets"
+    plays its new wagers alone. A double tap of Place wager places the wager once (the button is
+    off from the tap until the table answers: the betting prompt keeps its id from wager to wager,
+    so it is the page that takes the tap once); seat 1 keyed again with fewer wagers shows exactly
+    the table's wagers, on the page and in GET /v1/round, whose records show the Bonus withdrawn."""
+    shown: dict[str, Any] = {}  # Any: what the page and GET /v1/round showed before no more bets
+
+    def bets() -> None:
+        browser.find_element(By.CSS_SELECTOR, '.seat-picks button[data-seat="1"]').click()
+        browser.find_element(By.ID, "wager-ante").send_keys("10.00")
+        browser.find_element(By.ID, "wager-bonus").send_keys("5.00")
+        ActionChains(browser).double_click(browser.find_element(By.ID, "place-wager")).perform()
+        wait(browser, lambda d: d.find_element(By.ID, "prompt-message").text == "Seat 1: wager taken")
+        wait(browser, lambda d: seat_wagers(d, 1) == ["ante $10.00", "bonus $5.00"])
+        key_wager(browser, 1, {"ante": 2000})
+        key_wager(browser, 2, {"ante": 500})
+        shown["page"] = wait(browser, lambda d: seat_wagers(d, 1) if len(seat_wagers(d, 2)) == 1 else None)
+        script = "fetch('/v1/round').then(r => r.json()).then(arguments[0])"
+        shown["round"] = browser.execute_async_script(script)
+
+    with daemon(tmp_path, "over-under") as table:
+        sign_in(browser, table.base, DEALER_TOKEN)
+        number = play_round(browser, "over-under", bets=bets)
+        assert seat_wagers(browser, 1) == ["ante $20.00"], "the round's end shows the same wagers"
+        no_page_errors(browser)
+    assert shown["page"] == ["ante $20.00"]
+    betting = [
+        (r["kind"], r["seat"], r["wager"], r["amount"])
+        for r in shown["round"]["records"]
+        if r["kind"] in ("wager", "wager_withdrawn")
+    ]
+    placed = [("wager", 1, "ante", 1000), ("wager", 1, "bonus", 500)]
+    withdrawn = [("wager_withdrawn", 1, "ante", 1000), ("wager_withdrawn", 1, "bonus", 500)]
+    again = [("wager", 1, "ante", 2000), ("wager", 2, "ante", 500)]
+    assert betting == placed + withdrawn + again, "one wager per tap taken: the double tap placed once"
+    records = [r for r in table.records() if r["round"] == number]
+    trail = [
+        (r["kind"], *(r["fields"][k] for k in ("seat", "wager", "amount")))
+        for r in records
+        if r["kind"] in ("wager", "wager_withdrawn")
+    ]
+    assert trail == betting, "the trail as the page saw it"
+    settled = [
+        (r["fields"]["wager"], r["fields"]["amount"])
+        for r in records
+        if r["kind"] == "settlement" and r["fields"]["seat"] == 1
+    ]
+    assert settled[0] == ("ante", 2000) and "bonus" not in dict(settled), "settled by the second wagers"

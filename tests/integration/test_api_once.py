@@ -138,6 +138,44 @@ def test_a_wager_sent_twice_with_one_idempotency_key_is_recorded_once(tmp_path):
     run(scenario())
 
 
+def in_play(records: list[dict[str, Any]]) -> dict[int, dict[str, int]]:
+    """Each seat's wagers in play by the trail's rule (docs/audit.md §4): a ``wager`` record adds the
+    seat's wager of its name, a ``wager_withdrawn`` record takes it back."""
+    seats: dict[int, dict[str, int]] = {}
+    for r in records:
+        if r["kind"] == "wager":
+            seats.setdefault(r["seat"], {})[r["wager"]] = r["amount"]
+        elif r["kind"] == "wager_withdrawn":
+            del seats[r["seat"]][r["wager"]]
+    return seats
+
+
+def test_a_seat_wagered_again_is_recorded_with_its_earlier_wagers_withdrawn(tmp_path):
+    """672a.7(e): seat 1's Blackjack and Push 22 Wagers placed again as a Blackjack Wager alone, before
+    the deal: GET /v1/round and the trail show the earlier two withdrawn, so the seat's wagers in play
+    are the second."""
+
+    async def scenario():
+        async with api_rig(tmp_path) as rig:
+            betting = await rig.betting()
+            await rig.ok("/v1/wagers", {"prompt": betting, "seat": 1, "blackjack": 1000, "push22": 500})
+            await rig.ok("/v1/wagers", {"prompt": betting, "seat": 1, "blackjack": 2000})
+            status, current = await rig.get("/v1/round")
+            assert status == 200
+            kinds = [(r["kind"], r.get("wager"), r.get("amount")) for r in current["records"]]
+            assert kinds[-3:] == [
+                ("wager_withdrawn", "blackjack", 1000),
+                ("wager_withdrawn", "push22", 500),
+                ("wager", "blackjack", 2000),
+            ]
+            assert in_play(current["records"]) == {1: {"blackjack": 2000}}
+            await rig.ok("/v1/rounds/no-more-bets", {"prompt": betting})
+        trail = [{**r["fields"], "kind": r["kind"]} for r in audited(tmp_path) if r["round"] == 1]
+        assert in_play(trail) == {1: {"blackjack": 2000}}
+
+    run(scenario())
+
+
 def test_an_idempotency_key_is_kept_across_a_restart(tmp_path):
     """Decision 0022: a supervisor's close sent again after the service restarted is given the first
     reply and is audited once."""

@@ -184,3 +184,25 @@ def crazy_4_round(trail: Trail, number: int = 1, *, report: tuple[int, ...] = (1
     t.add("settlement", seat=2, wager="ante", movement="collect", amount=500)
     t.add("settlement", seat=1, wager="ante", movement="pay", amount=500)
     return t
+
+
+def placed_twice(trail: Trail, earlier: dict[str, int], clause: str) -> Trail:
+    """``trail`` with seat 1's wagers placed twice: ``earlier`` first, then, the position's wagers
+    placed again before the deal, each of them recorded withdrawn (citing ``clause``) as the games
+    record it, and then the trail's own."""
+    t = Trail(trail.game)
+    for record in trail.records:
+        fields = {k: v for k, v in record.fields.items() if k not in ("game", "round_seq")}
+        if record.round is None:
+            t.table(record.kind, **fields)
+            continue
+        if t.round != record.round:
+            t.start(record.round)
+        if record.kind == "wager" and fields.get("seat") == 1 and earlier:
+            for name, amount in earlier.items():
+                t.add("wager", seat=1, wager=name, amount=amount)
+            for name, amount in earlier.items():
+                t.add("wager_withdrawn", seat=1, wager=name, amount=amount, clause=clause)
+            earlier = {}
+        t.add(record.kind, **fields)
+    return t

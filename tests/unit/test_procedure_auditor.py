@@ -14,6 +14,7 @@ from tests.unit.procedure_trails import (
     dealer_card,
     holdem_round,
     over_under_round,
+    placed_twice,
     seat_card,
 )
 
@@ -36,6 +37,42 @@ def test_a_round_dealt_as_the_section_reads_is_clean(trail):
     """672a.7, 686a.7, 677a.10, 657a.9: the baseline each violation below changes one record of."""
     verdict = judge(trail.records)
     assert (verdict.checked, verdict.clean, verdict.violations) == (1, 1, [])
+
+
+@pytest.mark.parametrize(
+    ("trail", "earlier", "clause"),
+    [
+        (blackjack_round(Trail("free-bet-blackjack")), {"blackjack": 3000, "push22": 500}, "672a.7(e)"),
+        (over_under_round(Trail("over-under")), {"ante": 3000, "bonus": 500}, "686a.7(e)"),
+        (
+            holdem_round(Trail("heads-up-holdem")),
+            {"ante": 900, "odds": 900, "trips_plus": 100},
+            "677a.10(a)(2)",
+        ),
+        (
+            crazy_4_round(Trail("crazy-4-poker")),
+            {"ante": 900, "super_bonus": 900, "six_card_bonus": 100},
+            "657a.9(a)(3)",
+        ),
+    ],
+    ids=lambda v: v.game if isinstance(v, Trail) else "",
+)
+def test_a_seat_wagered_twice_before_the_deal_is_settled_by_its_second_wagers(trail, earlier, clause):
+    """672a.7(e), 686a.7(e), 677a.10(a)(2), 657a.9(a)(3): seat 1's wagers placed again before the
+    deal, its earlier ones each recorded withdrawn: the round is clean, judged by the second wagers
+    alone. Judged by both summed, the Blackjack and Over/Under settlements would be wrong and the
+    withdrawn Six Card Bonus would call for its card first (Hold 'Em's auditor reads no stake)."""
+    twice = placed_twice(trail, earlier, clause)
+    assert [r.kind for r in twice.records].count("wager_withdrawn") == len(earlier)
+    verdict = judge(twice.records)
+    assert (verdict.checked, verdict.clean, [str(v) for v in verdict.violations]) == (1, 1, [])
+
+
+def test_686a_7_e_a_wager_withdrawn_after_the_first_card():
+    """686a.7(e): the wagers, and any taken back, come before the first card."""
+    t = over_under_round(Trail("over-under"))
+    t.add("wager_withdrawn", seat=2, wager="ante", amount=1000, clause="686a.7(e)")
+    assert found(t.records)[0] == ("686a.7(e)", t.seq("wager_withdrawn"))
 
 
 def test_672a_7_e_a_card_out_of_order_is_the_deal_clause():

@@ -22,13 +22,18 @@ from croupier.commands.replay import _json, render
 from games.common.records import Record
 from games.free_bet_blackjack.inputs import PlayerAction
 from games.heads_up_holdem.stacked import arrange, start
+from games.over_under.inputs import PlaceWager as OverUnderWager
+from games.over_under.inputs import StartDeal
 from tests.games import dealt, decide, finish
 from tests.games.test_crazy_4_poker_clauses import finish as c4_finish
 from tests.games.test_crazy_4_poker_clauses import open_table, to_decisions, wagered
 from tests.games.test_heads_up_holdem_scenarios import CHECK, FOLD, PLAY, play_out
 from tests.games.test_over_under_helpers import OVER, UNDER
+from tests.games.test_over_under_helpers import READY as OU_READY
 from tests.games.test_over_under_helpers import dealt as ou_dealt
 from tests.games.test_over_under_helpers import finish as ou_finish
+from tests.games.test_over_under_helpers import new_round as ou_new_round
+from tests.games.test_over_under_helpers import play as ou_play
 from tests.games.test_over_under_helpers import play_all as ou_play_all
 
 
@@ -91,6 +96,23 @@ def test_free_bet_blackjack_hands_splits_and_hole_card_as_the_round_holds_them(t
     ]
     assert [d.fields["action"] for d in rebuilt.decisions] == ["hit", "split", "stand", "stand"]
     assert rebuilt.notes == []
+
+
+def test_a_seat_wagered_twice_shows_its_second_wagers_and_the_withdrawn_ones_in_order(tmp_path):
+    """686a.7(e): seat 1's Ante and Bonus placed again as an Ante alone: the replay's wagers (and so
+    what a cut-off round's record names to return) are the second; the timeline shows each withdrawn."""
+    round_, shoe = ou_new_round("Kc 9h 5s", {1: (1000, 500)})
+    round_.handle(OverUnderWager(1, 2000))
+    round_.handle(StartDeal(OU_READY))
+    shoe.deal_all_due(round_)
+    ou_play(round_, shoe, 1, OVER)
+    [rebuilt] = replay(trail_of(tmp_path, "over-under", round_.records))
+    assert [(w.fields["seat"], w.fields["wager"], w.fields["amount"]) for w in rebuilt.wagers] == [
+        (1, "ante", 2000)
+    ]
+    text = render(rebuilt)
+    assert "Wagers:\n  seat 1: ante 20.00\nIn order" in text
+    assert '#4   wager_withdrawn seat 1: bonus 5.00 clause="686a.7(e)"' in text
 
 
 def test_secrecy_the_hole_card_is_face_down_until_its_reveal_record(tmp_path):

@@ -90,6 +90,7 @@ function layoutOf(records) {
   };
   for (const r of records) {
     if (r.kind === "wager") seat(r.seat).wagers[r.wager] = r.amount;
+    else if (r.kind === "wager_withdrawn") delete seat(r.seat).wagers[r.wager]; // placed again: replaced
     else if (r.kind === "card") {
       place(String(r.place)).cards.push({ face: r.card ?? null, commitment: r.commitment ?? null });
     } else if (r.kind === "hole_revealed" || r.kind === "revealed") {

@@ -22,6 +22,8 @@ from croupier.audit.procedure.engine import (
     Step,
     Table,
     Violation,
+    betting,
+    betting_named,
     expect_places,
     no_more_bets_first,
 )
@@ -66,9 +68,9 @@ def _order() -> tuple[Before, ...]:
         Before(
             f"{SECTION}(a)(3)",
             'every wager before "no more bets"',
-            lambda s: s.kind == "wager" and not s.get("stays"),
+            betting,
             lambda s: s.kind == "no_more_bets",
-            lambda s: f"{s.place}'s {s.get('wager')} wagered",
+            betting_named,
             '"no more bets"',
         ),
         no_more_bets_first(f"{SECTION}(a)(3)"),

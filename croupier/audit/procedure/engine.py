@@ -106,9 +106,18 @@ class Round:
 
     @property
     def placed(self) -> list[Step]:
-        """The wagers placed (a ``wager`` record marked ``stays`` notes a wager kept in play, as
-        686a.7(h) keeps the Bonus Wager of a surrender, and places nothing)."""
-        return [s for s in self.kind("wager") if not s.get("stays")]
+        """The wagers placed and not taken back: a ``wager_withdrawn`` record takes back the seat's
+        wager of its name recorded before it (a position's wagers placed again before the deal
+        replace its earlier ones), so these are the wagers in play when betting closed. A ``wager``
+        record marked ``stays`` notes a wager kept in play, as 686a.7(h) keeps the Bonus Wager of a
+        surrender, and places nothing."""
+        placed: list[Step] = []
+        for step in self.kind("wager", "wager_withdrawn"):
+            if step.kind == "wager_withdrawn":
+                placed = [s for s in placed if (s.seat, s.get("wager")) != (step.seat, step.get("wager"))]
+            elif not step.get("stays"):
+                placed.append(step)
+        return placed
 
     def wagered(self, *wagers: str) -> list[int]:
         """The seats holding any of ``wagers``, clockwise (ascending: seat 1 is the player farthest to
@@ -163,6 +172,16 @@ class Before:
                     f"{_named(self.first_name, step)} after {_named(self.then_name, seen)}",
                 )
                 return
+
+
+def betting(step: Step) -> bool:
+    """A wager placed or taken back (not one marked ``stays``): both belong before the deal."""
+    return step.kind in ("wager", "wager_withdrawn") and not step.get("stays")
+
+
+def betting_named(step: Step) -> str:
+    done = "withdrawn" if step.kind == "wager_withdrawn" else "wagered"
+    return f"{step.place}'s {step.get('wager')} {done}"
 
 
 def _named(name: Name, step: Step) -> str:

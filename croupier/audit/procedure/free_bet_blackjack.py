@@ -13,7 +13,18 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from croupier.audit.procedure import shoe
-from croupier.audit.procedure.engine import Before, Check, Round, Rules, Step, Table, Violation, expect_places
+from croupier.audit.procedure.engine import (
+    Before,
+    Check,
+    Round,
+    Rules,
+    Step,
+    Table,
+    Violation,
+    betting,
+    betting_named,
+    expect_places,
+)
 from croupier.audit.procedure.hands import blackjack_total, faces, is_blackjack
 from croupier.audit.procedure.pay import owed
 
@@ -103,9 +114,9 @@ def _order() -> tuple[Before, ...]:
         Before(
             f"{SECTION}(e)",
             "every Blackjack and Push 22 Wager before the first card",
-            lambda s: s.kind == "wager" and s.get("wager") in ("blackjack", "push22"),
+            lambda s: betting(s) and s.get("wager") in ("blackjack", "push22"),
             lambda s: s.kind == "card",
-            lambda s: f"{s.place}'s {s.get('wager')} wagered",
+            betting_named,
             lambda s: f"the card to {s.place}",
         ),
         Before(

@@ -13,7 +13,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from croupier.audit.procedure import shoe
-from croupier.audit.procedure.engine import Before, Check, Round, Rules, Step, Table, Violation, expect_places
+from croupier.audit.procedure.engine import (
+    Before,
+    Check,
+    Round,
+    Rules,
+    Step,
+    Table,
+    Violation,
+    betting,
+    betting_named,
+    expect_places,
+)
 from croupier.audit.procedure.hands import faces, over_under_points
 from croupier.audit.procedure.pay import owed
 
@@ -49,9 +60,9 @@ def _order(deal: _Deal) -> tuple[Before, ...]:
         Before(
             f"{SECTION}(e)",
             "every Ante and Bonus Wager before the first card",
-            lambda s: s.kind == "wager" and not s.get("stays"),
+            betting,
             lambda s: s.kind == "card",
-            lambda s: f"{s.place} wagered",
+            betting_named,
             lambda s: f"{s.place}'s first card",
         ),
         Before(
@@ -152,7 +163,7 @@ def _player_by_player(round_: Round, deal: _Deal) -> Iterator[Violation]:
     surrendered = {s.seat for s in round_.kind("decision") if s.get("choice") == "surrender"}
     # (g)(3), (h): a surrender's Ante is collected at the election; only its Bonus, if any, is left
     # for (j) to settle. A surrender without a Bonus has nothing to settle after its cards.
-    bonus = {s.seat for s in round_.kind("wager") if s.get("wager") == "bonus"}
+    bonus = set(round_.wagered("bonus"))
     nothing_left = surrendered - bonus
     current, cards, settled = None, 0, False
     for step in round_.steps:
