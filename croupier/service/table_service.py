@@ -27,6 +27,7 @@ from croupier.tables.events import Opening
 from croupier.tables.holding import HOLD_FOR_SUPERVISOR
 from croupier.tables.registry import table_kind
 from devices.equipment import FIRMWARE_UNVERIFIED
+from devices.faults import FaultLatched
 from drivers.authenticity import AuthenticityChecked
 from drivers.connection import ConnectionState
 from drivers.errors import DriverError, NotConnected
@@ -107,6 +108,8 @@ class TableService:
         self._day: DayOpening | None = None
         self._opening: asyncio.Future[None] | None = None
         table.events.subscribe(self._heard)
+        for machine in table.equipment:
+            machine.latch.events.subscribe(self._latch_heard)
         self._day_opened = opened
         self._opened = asyncio.Event()
         if opened:
@@ -216,10 +219,12 @@ class TableService:
             return None
         shown = DayOpening(**vars(day) | {"steps": list(day.steps)})
         if day.state == "opening" and self.table.faults:
-            latched = ", ".join(f"{fault.code} ({fault.clause})" for fault in self.table.faults)
-            shown.state, shown.clause = "held", HOLD_FOR_SUPERVISOR.clause
-            shown.reason = f"held until a supervisor clears {latched}"
+            shown.state, shown.reason, shown.clause = "held", self._held(), HOLD_FOR_SUPERVISOR.clause
         return shown
+
+    def _held(self) -> str:
+        latched = ", ".join(f"{fault.code} ({fault.clause})" for fault in self.table.faults)
+        return f"held until a supervisor clears {latched}"
 
     def _ready_to_open(self) -> None:
         """Every device connected (605a.4(c)), no fault latched: else the open is refused at once."""
@@ -265,6 +270,11 @@ class TableService:
         if isinstance(event, Opening) and self._opening is not None and event.state == "under way":
             assert self._day is not None  # an opening running has its record
             self._day.steps.append(event.step)
+
+    def _latch_heard(self, event: Event) -> None:
+        """A fault latched while the opening runs holds it until cleared: told to every screen."""
+        if isinstance(event, FaultLatched) and self._opening is not None:
+            self.table.events.publish(Opening(f"{self._held()} ({HOLD_FOR_SUPERVISOR.clause})", "held"))
 
     async def reset_level(self, level: int, key: str, operator: Operator) -> None:
         """A supervisor turns the reset key of a level a hit froze (605a.7(a)); betting then opens

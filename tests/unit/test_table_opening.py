@@ -21,7 +21,7 @@ from croupier.service.table_service import DEVICES_READY, DayOpening, TableServi
 from croupier.state import TableState
 from croupier.tables.events import Opening, Publishing
 from croupier.tables.holding import HOLD_FOR_SUPERVISOR
-from devices.faults import Fault
+from devices.faults import Fault, FaultLatch
 from tests.links import run
 from vocabulary.events import Event, Events
 from vocabulary.operators import Operator, Role
@@ -39,11 +39,17 @@ class Links:
         return self.state
 
 
+class Latched:
+    """A device's latch, all the service listens to of a device."""
+
+    def __init__(self) -> None:
+        self.latch = FaultLatch()
+
+
 class GatedTable(Publishing):
     """A table whose opening reads the shoe, then waits for ``gate`` before it shuffles."""
 
     name = "T1"
-    faults: tuple[Fault, ...] = ()
 
     def __init__(self) -> None:
         self.events = Events()
@@ -51,6 +57,12 @@ class GatedTable(Publishing):
         self.gate = asyncio.Event()
         self.opened_by: list[str] = []
         self.fails: RuleViolation | None = None
+        self.shuffler = Latched()
+        self.equipment = (self.shuffler,)
+
+    @property
+    def faults(self) -> tuple[Fault, ...]:
+        return self.shuffler.latch.faults
 
     async def open(
         self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
@@ -103,12 +115,12 @@ def test_the_open_answers_at_once_the_opening_runs_on_and_an_open_asked_meanwhil
                 await asyncio.sleep(0)
             joined = service.open(OTHER)
             assert joined == DayOpening("S-1", ["reading the shoe"]), "the same opening, as it stands"
-            table.faults = (Fault("JAM", "card jam", "decision 0017", "device"),)
+            table.shuffler.latch.latch(Fault("JAM", "card jam", "decision 0017", "device"))
             held = service.opening
             assert held is not None and held.state == "held" and held.clause == HOLD_FOR_SUPERVISOR.clause
             assert held.reason == "held until a supervisor clears JAM (decision 0017)"
             assert service.open(OTHER) == held, "joined, not refused for the fault holding it"
-            table.faults = ()
+            table.shuffler.latch.release("JAM")
             assert not service.is_open
             table.gate.set()
             await _ended(service)
@@ -118,6 +130,7 @@ def test_the_open_answers_at_once_the_opening_runs_on_and_an_open_asked_meanwhil
             ), "its end kept for the screens that ask"
             assert [(e.step, e.state) for e in told if isinstance(e, Opening)] == [
                 ("reading the shoe", "under way"),
+                (f"{held.reason} ({HOLD_FOR_SUPERVISOR.clause})", "held"),
                 ("shuffling the first batch", "under way"),
                 ("the table is open", "open"),
             ]
