@@ -130,18 +130,31 @@ class TableService:
         def left() -> str | None:
             return INTERRUPTED if halted.is_set() else self.waiting_for()
 
-        while not stop.is_set() and (rounds <= 0 or self.table.rounds < rounds):
-            if not await _until(self._ready_for_round(), stop) or stop.is_set():
-                return self.waiting_for() or STOPPED
-            self.round_in_play = True
-            try:
-                cut_off = await _finish(self.table.play_round(self.players), stop, left)
-                if cut_off is not None:
-                    return cut_off
-                self.journal.save_position()  # the cards where the round and any shoe change left them
-            finally:
-                self.round_in_play = False
-        return STOPPED if stop.is_set() else f"{self.table.rounds} rounds played"
+        try:
+            while not stop.is_set() and (rounds <= 0 or self.table.rounds < rounds):
+                if not await _until(self._ready_for_round(), stop) or stop.is_set():
+                    return self.waiting_for() or STOPPED
+                self.round_in_play = True
+                try:
+                    cut_off = await _finish(self.table.play_round(self.players), stop, left)
+                    if cut_off is not None:
+                        return cut_off
+                    self.journal.save_position()  # the cards where the round and any shoe change left them
+                finally:
+                    self.round_in_play = False
+            return STOPPED if stop.is_set() else f"{self.table.rounds} rounds played"
+        finally:
+            await self._opening_left(halted)
+
+    async def _opening_left(self, halted: asyncio.Event) -> None:
+        """On a stop, the day's opening still running is finished first, as a round in play is;
+        one held for a supervisor's clear, or told to stop at once, is left where it is: its cards
+        stay in the equipment, and the next start's open reads them."""
+        opening = self._opening
+        while opening is not None and not opening.done():
+            if self.table.faults or halted.is_set():
+                opening.cancel()
+            await asyncio.wait({opening}, timeout=0.5)
 
     def waiting_for(self) -> str | None:
         """What the table waits for a person to do, if anything: a supervisor's clear of its
@@ -260,9 +273,12 @@ class TableService:
 
     def _opened_day(self, opening: asyncio.Future[None]) -> None:
         """The opening is over: the next open starts afresh (after a refusal) or finds the day open.
-        Its refusal was told on the stream; here it is logged, the one place it is seen."""
+        Its refusal was told on the stream; here it is logged. One left by a stop ends refused."""
         self._opening = None
-        if not opening.cancelled() and (exc := opening.exception()) is not None:
+        if opening.cancelled():  # left by a stop (``_opening_left``)
+            assert self._day is not None  # an opening running has its record
+            self._day.state, self._day.reason = "refused", "left when the service stopped"
+        elif (exc := opening.exception()) is not None:
             log.warning("the opening refused", reason=_refusal(exc), exc_info=exc)
 
     def _heard(self, event: Event) -> None:

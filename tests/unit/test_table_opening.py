@@ -17,7 +17,7 @@ import pytest
 
 from croupier.audit.writer import AuditTrail
 from croupier.service.journal import TableJournal
-from croupier.service.table_service import DEVICES_READY, DayOpening, TableService
+from croupier.service.table_service import DEVICES_READY, STOPPED, DayOpening, TableService
 from croupier.state import TableState
 from croupier.tables.events import Opening, Publishing
 from croupier.tables.holding import HOLD_FOR_SUPERVISOR
@@ -191,3 +191,38 @@ def test_an_opening_stopped_on_the_way_ends_refused_with_its_reason_and_the_next
     run(scenario())
     assert table.opened_by == ["S-1", "S-2"]
     assert actions(tmp_path) == ["table_open"], "the stopped opening is no operator action"
+
+
+def test_a_stop_finishes_the_opening_running_and_leaves_one_held_for_a_supervisor(tmp_path: Path) -> None:
+    """As a round in play is finished and one waiting for a person left (``serve``)."""
+    table = GatedTable()
+
+    async def scenario() -> None:
+        with in_service(tmp_path, table) as (service, _told):
+            stop = asyncio.Event()
+            service.open(FLOOR)
+            stop.set()
+            serving = asyncio.create_task(service.serve(stop))
+            await asyncio.sleep(0.05)
+            assert not serving.done(), "the opening under way is finished first"
+            table.gate.set()
+            assert await serving == STOPPED and service.is_open
+
+    run(scenario())
+    other = GatedTable()
+
+    async def held() -> None:
+        with in_service(tmp_path / "held", other) as (service, _told):
+            service.open(FLOOR)
+            while other.opened_by != ["S-1"]:
+                await asyncio.sleep(0)
+            other.shuffler.latch.latch(Fault("JAM", "card jam", "decision 0017", "device"))
+            stop = asyncio.Event()
+            stop.set()
+            async with asyncio.timeout(5):
+                await service.serve(stop)
+            left = service.opening
+            assert left is not None and left.state == "refused" and "service stopped" in str(left.reason)
+            assert not service.is_open and other.opened_by == ["S-1"]
+
+    run(held())
