@@ -148,11 +148,12 @@ class TableService:
 
     async def _opening_left(self, halted: asyncio.Event) -> None:
         """On a stop, the day's opening still running is finished first, as a round in play is;
-        one held for a supervisor's clear, or told to stop at once, is left where it is: its cards
-        stay in the equipment, and the next start's open reads them."""
+        one waiting for a person (a supervisor's clear, an answer on the screen), or told to stop
+        at once, is left where it is: its cards stay in the equipment, and the next start's open
+        reads them."""
         opening = self._opening
         while opening is not None and not opening.done():
-            if self.table.faults or halted.is_set():
+            if self.waiting_for() is not None or halted.is_set():
                 opening.cancel()
             await asyncio.wait({opening}, timeout=0.5)
 

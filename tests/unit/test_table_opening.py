@@ -50,6 +50,7 @@ class GatedTable(Publishing):
     """A table whose opening reads the shoe, then waits for ``gate`` before it shuffles."""
 
     name = "T1"
+    held_round = None
 
     def __init__(self) -> None:
         self.events = Events()
