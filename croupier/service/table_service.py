@@ -259,11 +259,12 @@ class TableService:
         way ends it, told with its reason."""
         try:
             resumed = await self.table.open(operator, self.journal.position())
-        except Exception as exc:
+        except Exception as exc:  # nobody awaits the opening: its end is told, and logged
             day.state, day.reason = "refused", _refusal(exc)
             day.clause = exc.rule.clause if isinstance(exc, RuleViolation) else None
             self.table.events.publish(Opening(day.reason, "refused"))
-            raise
+            log.warning("the opening refused", reason=day.reason, exc_info=exc)
+            return
         self.journal.save_position()
         self._day_opened = True
         self.journal.operator_action("table_open", operator, resumed=resumed)
@@ -274,13 +275,11 @@ class TableService:
 
     def _opened_day(self, opening: asyncio.Future[None]) -> None:
         """The opening is over: the next open starts afresh (after a refusal) or finds the day open.
-        Its refusal was told on the stream; here it is logged. One left by a stop ends refused."""
+        One left by a stop (``_opening_left``) ends refused."""
         self._opening = None
-        if opening.cancelled():  # left by a stop (``_opening_left``)
+        if opening.cancelled():
             assert self._day is not None  # an opening running has its record
             self._day.state, self._day.reason = "refused", "left when the service stopped"
-        elif (exc := opening.exception()) is not None:
-            log.warning("the opening refused", reason=_refusal(exc), exc_info=exc)
 
     def _heard(self, event: Event) -> None:
         """Each step of the table's opening, kept while it runs for a screen that asks how far it is."""
@@ -291,7 +290,7 @@ class TableService:
     def _latch_heard(self, event: Event) -> None:
         """A fault latched while the opening runs holds it until cleared: told to every screen."""
         if isinstance(event, FaultLatched) and self._opening is not None:
-            self.table.events.publish(Opening(f"{self._held()} ({HOLD_FOR_SUPERVISOR.clause})", "held"))
+            self.table.events.publish(Opening(self._held(), "held"))
 
     async def reset_level(self, level: int, key: str, operator: Operator) -> None:
         """A supervisor turns the reset key of a level a hit froze (605a.7(a)); betting then opens
@@ -326,7 +325,7 @@ class TableService:
             raise RuleViolation(SUPERVISOR_CLEARS, refused)
 
 
-def _refusal(exc: BaseException) -> str:
+def _refusal(exc: Exception) -> str:
     """Why an opening was refused, for every screen: a rule's or a device's reason as the refusing
     reply gives it; anything else only by its kind (the log has the rest)."""
     if isinstance(exc, RuleViolation):

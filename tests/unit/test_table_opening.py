@@ -131,7 +131,7 @@ def test_the_open_answers_at_once_the_opening_runs_on_and_an_open_asked_meanwhil
             ), "its end kept for the screens that ask"
             assert [(e.step, e.state) for e in told if isinstance(e, Opening)] == [
                 ("reading the shoe", "under way"),
-                (f"{held.reason} ({HOLD_FOR_SUPERVISOR.clause})", "held"),
+                (held.reason, "held"),
                 ("shuffling the first batch", "under way"),
                 ("the table is open", "open"),
             ]
