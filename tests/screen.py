@@ -91,6 +91,17 @@ class Screen:
     async def state(self) -> dict[str, Any]:
         return (await self.get("/v1/table"))[1]
 
+    async def open_table(self, headers: dict[str, str], timeout: float = 60) -> dict[str, Any]:
+        """Open the table on real equipment: the open answers at once (202) with the day's opening,
+        which runs on (decision 0037); the table's state once it has ended, the table open."""
+        status, started = await self.post("/v1/table/open", None, headers)
+        assert status == 202 and started["state"] == "opening", (status, started)
+        async with asyncio.timeout(timeout):
+            while (opening := (state := await self.state())["opening"])["state"] in ("opening", "held"):
+                await asyncio.sleep(0.05)
+        assert opening["state"] == "open" and state["open"], opening
+        return state
+
     async def betting(self) -> int:
         """The id of the betting prompt, once it is shown."""
         return int((await self.wait_for("wagers"))["prompt"]["id"])

@@ -32,7 +32,7 @@ from croupier.api.replies import reply
 from croupier.api.sessions import COOKIE, Sessions, clear_cookie, from_own_page, session_id, set_cookie
 from croupier.screen.bodies import DealerChange, KeyedReset, Ruling, SignIn, Trace, prompt_of, validated
 from croupier.screen.players import ANSWERS
-from croupier.service.table_service import TableService
+from croupier.service.table_service import DayOpening, TableService
 from games.common.messages import Resolution
 from vocabulary.events import Event
 from vocabulary.operators import Operator
@@ -190,7 +190,7 @@ class TableApi:
             "name": table.name,
             "game": service.game,
             "open": service.is_open,
-            "opening": service.opening,
+            "opening": _opening_json(service.opening),
             "rounds": table.rounds,
             "round_in_progress": service.round_in_play,
             "prompt": self._prompt(),
@@ -309,8 +309,15 @@ class TableApi:
         return reply(replies.DealerChanged, dealer=dealer)
 
     async def open(self, request: web.Request, operator: Operator) -> web.Response:
-        await self.service.open(operator)
-        return reply(replies.Opened, open=True, by=operator.ident)
+        """The table opened at once (200), or on real equipment the day's opening started or joined
+        and answered as it stands (202): it runs on in the service, its steps and its end on the
+        event stream and in the table's state (decision 0037)."""
+        opening = self.service.open(operator)
+        if opening is None:
+            return reply(replies.Opened, open=True, by=operator.ident)
+        response = reply(replies.Opening, **dataclasses.asdict(opening))
+        response.set_status(202)
+        return response
 
     async def close(self, request: web.Request, operator: Operator) -> web.Response:
         self.service.close(operator)
@@ -396,6 +403,10 @@ class TableApi:
         """On shutdown: end every stream, so no handler outlives the server."""
         for ws in list(self._sockets):
             await ws.close(code=1001, message=b"server shutdown")
+
+
+def _opening_json(opening: DayOpening | None) -> Json | None:
+    return None if opening is None else dataclasses.asdict(opening)
 
 
 async def _until_closed(ws: web.WebSocketResponse) -> None:

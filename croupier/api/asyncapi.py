@@ -68,9 +68,10 @@ MESSAGES: dict[str, dict[str, Any]] = {  # Any: a JSON document
     ),
     "opening": _message(
         "opening",
-        "A step of the table's opening for the day as it begins (state \"under way\"), then \"open\" "
-        "once the table is open, or \"refused\" with the reason as the step",
-        {"step": {"type": "string"}, "state": {"enum": ["under way", "open", "refused"]}},
+        "A step of the table's opening for the day as it begins (state \"under way\"); \"held\" with "
+        "the fault and its clause as the step when a latched fault holds it until a supervisor's "
+        "clear; then \"open\" once the table is open, or \"refused\" with the reason as the step",
+        {"step": {"type": "string"}, "state": {"enum": ["under way", "held", "open", "refused"]}},
         ["step", "state"],
     ),
     "round_ended": _message(

@@ -5,9 +5,10 @@ that creates something (a wager, the table opened or closed, a fault cleared, a 
 ``Idempotency-Key`` header; the first request's response with that key is kept in the state
 database (croupier.state), so a repeat — even after a restart — changes nothing and is given the
 first response again. The same key with another route, operator or body is refused (409) naming
-the key: a key names one request. Only a taken request (200) is kept: a refused one changed nothing,
-and the same request may be taken later. Why the response is kept after its effect and before it
-is returned: decision 0022.
+the key: a key names one request. Only a taken request is kept (200, or 202 for the day's opening
+started or joined: the repeat is given that reply, the opening as it stood; decision 0037): a
+refused one changed nothing, and the same request may be taken later. Why the response is kept after
+its effect and before it is returned: decision 0022.
 """
 
 from __future__ import annotations
@@ -60,9 +61,11 @@ class Once:
         running = self._in_flight[key] = asyncio.Event()
         try:
             response = await act()
-            if response.status == 200 and isinstance(response, web.Response) and response.body is not None:
+            taken = response.status in (200, 202)
+            if taken and isinstance(response, web.Response) and response.body is not None:
                 body = json.loads(bytes(response.body))  # type: ignore[arg-type]
-                self.state.keep_response(key, KeptResponse(route, operator.ident, digest, 200, body))
+                kept = KeptResponse(route, operator.ident, digest, response.status, body)
+                self.state.keep_response(key, kept)
             return response
         finally:
             del self._in_flight[key]

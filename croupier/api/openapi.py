@@ -65,6 +65,7 @@ class Operation:
     supervisor: bool = False
     description: str = ""
     public: bool = False  # asked without signing in
+    accepted: type[BaseModel] | None = None  # the 202 reply of an action that runs on (decision 0037)
 
 
 def _answers() -> list[Operation]:
@@ -211,6 +212,10 @@ def operations() -> list[Operation]:
             replies.Opened,
             errors=(403, 409),
             supervisor=True,
+            description="On real equipment the day's opening starts (or, running, is joined) and runs "
+            "on: 202 with the opening as it stands; its steps and end on the event stream (`opening`) "
+            "and in the table's state.",
+            accepted=replies.Opening,
         ),
         Operation(
             "post",
@@ -258,7 +263,7 @@ def operations() -> list[Operation]:
 def _schemas(listed: list[Operation]) -> dict[str, Any]:  # Any: a JSON document
     models: set[type[BaseModel]] = {
         replies.Error,
-        *(m for op in listed for m in (*op.request, *([op.reply] if op.reply else []))),
+        *(m for op in listed for m in (*op.request, *(r for r in (op.reply, op.accepted) if r))),
     }
     ordered = sorted(models, key=lambda model: model.__name__)
     _, schema = models_json_schema(
@@ -281,7 +286,13 @@ def _operation(op: Operation) -> dict[str, Any]:  # Any: a JSON document
     ok: dict[str, Any] = {"description": "Done"}  # Any: a JSON document
     if op.reply is not None:
         ok["content"] = {"application/json": {"schema": _ref(op.reply)}}
-    responses = {"200": ok} | {
+    accepted = {} if op.accepted is None else {
+        "202": {
+            "description": "Accepted: runs on",
+            "content": {"application/json": {"schema": _ref(op.accepted)}},
+        }
+    }
+    responses = {"200": ok} | accepted | {
         str(code): {"description": MEANING[code], **error} for code in (401, *op.errors)
     }
     described = " ".join(filter(None, [SUPERVISOR if op.supervisor else "", op.description]))

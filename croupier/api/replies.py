@@ -3,7 +3,7 @@ model, and the OpenAPI document takes its response schemas from the same models.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict
@@ -72,6 +72,20 @@ class DealerChanged(Reply):
 class Opened(Reply):
     open: bool
     by: str
+
+
+class Opening(Reply):
+    """The day's opening on real equipment as it stands (decision 0037): the open's 202 reply, and
+    ``opening`` in the table's state. ``state``: "opening" while it runs, "held" while a latched
+    fault holds it (``reason`` names the fault and its clause; it goes on once cleared), "open" once
+    the table is open, "refused" when it stopped (``reason`` and ``clause`` say why). ``by``: the
+    supervisor who started it."""
+
+    state: Literal["opening", "held", "open", "refused"]
+    steps: list[str]
+    by: str
+    reason: str | None
+    clause: str | None
 
 
 class LevelReset(Reply):
@@ -232,7 +246,7 @@ class TableState(BaseModel):
     name: str
     game: str
     open: bool
-    opening: list[str] | None = None
+    opening: Opening | None = None
     rounds: int
     round_in_progress: bool
     prompt: PromptShown | None

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
@@ -26,6 +27,7 @@ from croupier.tables.events import Opening
 from croupier.tables.holding import HOLD_FOR_SUPERVISOR
 from croupier.tables.registry import table_kind
 from devices.equipment import FIRMWARE_UNVERIFIED
+from devices.faults import FaultLatched
 from drivers.authenticity import AuthenticityChecked
 from drivers.connection import ConnectionState
 from drivers.errors import DriverError, NotConnected
@@ -55,6 +57,21 @@ ONE_ROUND_AT_A_TIME = Rule(
     "decision 0019; 672a.7(c)",
     "a table plays one round at a time, and a dealer changes only between rounds",
 )
+
+
+@dataclass
+class DayOpening:
+    """The day's opening on real equipment as it stands, for every screen that asks (the open's
+    202 reply, ``GET /v1/table``): the steps so far, whom it was opened by, and how it stands —
+    "opening" while it runs, "open" once the table is open, "refused" with the reason and clause
+    when it stopped (decision 0037). While it runs with a fault latched it waits for the
+    supervisor's clear, as every card-moving step does, and shows "held"."""
+
+    by: str
+    steps: list[str] = field(default_factory=list)
+    state: str = "opening"
+    reason: str | None = None
+    clause: str | None = None
 
 
 class TableService:
@@ -87,10 +104,12 @@ class TableService:
         if self.keyed and screen is None:  # a simulated dealer's hands; the counts are keyed
             table.dealer = KeyedCounts(table.dealer, self.screen)
         self.round_in_play = False
-        #: The steps of the day's opening so far, while it runs (None: not opening).
-        self.opening: list[str] | None = None
+        #: The day's last opening, running or ended (None: none asked yet).
+        self._day: DayOpening | None = None
         self._opening: asyncio.Future[None] | None = None
         table.events.subscribe(self._heard)
+        for machine in table.equipment:
+            machine.latch.events.subscribe(self._latch_heard)
         self._day_opened = opened
         self._opened = asyncio.Event()
         if opened:
@@ -111,18 +130,32 @@ class TableService:
         def left() -> str | None:
             return INTERRUPTED if halted.is_set() else self.waiting_for()
 
-        while not stop.is_set() and (rounds <= 0 or self.table.rounds < rounds):
-            if not await _until(self._ready_for_round(), stop) or stop.is_set():
-                return self.waiting_for() or STOPPED
-            self.round_in_play = True
-            try:
-                cut_off = await _finish(self.table.play_round(self.players), stop, left)
-                if cut_off is not None:
-                    return cut_off
-                self.journal.save_position()  # the cards where the round and any shoe change left them
-            finally:
-                self.round_in_play = False
-        return STOPPED if stop.is_set() else f"{self.table.rounds} rounds played"
+        try:
+            while not stop.is_set() and (rounds <= 0 or self.table.rounds < rounds):
+                if not await _until(self._ready_for_round(), stop) or stop.is_set():
+                    return self.waiting_for() or STOPPED
+                self.round_in_play = True
+                try:
+                    cut_off = await _finish(self.table.play_round(self.players), stop, left)
+                    if cut_off is not None:
+                        return cut_off
+                    self.journal.save_position()  # the cards where the round and any shoe change left them
+                finally:
+                    self.round_in_play = False
+            return STOPPED if stop.is_set() else f"{self.table.rounds} rounds played"
+        finally:
+            await self._opening_left(halted)
+
+    async def _opening_left(self, halted: asyncio.Event) -> None:
+        """On a stop, the day's opening still running is finished first, as a round in play is;
+        one waiting for a person (a supervisor's clear, an answer on the screen), or told to stop
+        at once, is left where it is: its cards stay in the equipment, and the next start's open
+        reads them."""
+        opening = self._opening
+        while opening is not None and not opening.done():
+            if self.waiting_for() is not None or halted.is_set():
+                opening.cancel()
+            await asyncio.wait({opening}, timeout=0.5)
 
     def waiting_for(self) -> str | None:
         """What the table waits for a person to do, if anything: a supervisor's clear of its
@@ -167,61 +200,97 @@ class TableService:
         self.screen.close()
         self.journal.operator_action("table_close", operator)
 
-    async def open(self, operator: Operator) -> None:
-        """A supervisor opens the table; the first time, with every device connected, the table's
-        own opening runs (shoe read, shuffler opened, the reader inspected under their name), each
-        step told as it begins (``opening``, and an ``Opening`` event on the table's hub). On real
-        equipment that takes a while: an open asked again meanwhile (another click, another
-        console) waits for the same opening rather than starting a second one, and a request that
-        goes away (a closed page) does not stop it half-way."""
+    def open(self, operator: Operator) -> DayOpening | None:
+        """A supervisor opens the table. The first time, with every device connected and no fault
+        latched, the table's own opening starts (shoe read, shuffler opened, the reader inspected
+        under their name) and runs on in the service: this returns it as it stands at once (on real
+        equipment it takes minutes), each step told as it begins (an ``Opening`` event on the
+        table's hub), its end too. An open asked again meanwhile (another click, another console)
+        joins it rather than starting a second. Returns None when the table opened at once (a
+        day already opened, a simulated table). Raises the refusal known before anything starts."""
         self._supervisor(operator, "open the table")
+        if self._opening is not None:
+            return self.opening
         if not self._day_opened:
-            if self._opening is None:
-                self._opening = asyncio.ensure_future(self._open_day(operator))
-                self._opening.add_done_callback(self._opened_day)
-            await asyncio.shield(self._opening)
-            return
+            try:
+                self._ready_to_open()
+            except RuleViolation as refused:
+                self.table.events.publish(Opening(_refusal(refused), "refused"))
+                raise
+            self._day = DayOpening(operator.ident)
+            self._opening = asyncio.ensure_future(self._open_day(operator, self._day))
+            self._opening.add_done_callback(self._opened_day)
+            return self.opening
         self.journal.operator_action("table_open", operator)
         self._betting_opens()
+        return None
+
+    @property
+    def opening(self) -> DayOpening | None:
+        """The day's opening as it stands, "held" while a latched fault holds it."""
+        day = self._day
+        if day is None:
+            return None
+        shown = DayOpening(**vars(day) | {"steps": list(day.steps)})
+        if day.state == "opening" and self.table.faults:
+            shown.state, shown.reason, shown.clause = "held", self._held(), HOLD_FOR_SUPERVISOR.clause
+        return shown
+
+    def _held(self) -> str:
+        latched = ", ".join(f"{fault.code} ({fault.clause})" for fault in self.table.faults)
+        return f"held until a supervisor clears {latched}"
+
+    def _ready_to_open(self) -> None:
+        """Every device connected (605a.4(c)), no fault latched: else the open is refused at once."""
+        ready = ConnectionState.READY.value
+        down = [name for name, link in self.table.feeds.links().items() if link != ready]
+        if down:
+            raise RuleViolation(DEVICES_READY, f"the table cannot open: not connected: {', '.join(down)}")
+        if self.table.faults:
+            latched = ", ".join(f"{fault.code} ({fault.detail})" for fault in self.table.faults)
+            raise RuleViolation(HOLD_FOR_SUPERVISOR, f"the table cannot open: latched {latched}")
 
     def _betting_opens(self) -> None:
         self.screen.open()
         self._opened.set()
 
-    async def _open_day(self, operator: Operator) -> None:
-        """The day's opening, which opens the table for betting once it is done, whoever still
-        waits for it."""
-        self.opening = []
+    async def _open_day(self, operator: Operator, day: DayOpening) -> None:
+        """The day's opening, which opens the table for betting once it is done; a refusal on the
+        way ends it, told with its reason."""
         try:
-            ready = ConnectionState.READY.value
-            down = [name for name, link in self.table.feeds.links().items() if link != ready]
-            if down:
-                raise RuleViolation(DEVICES_READY, f"the table cannot open: not connected: {', '.join(down)}")
-            if self.table.faults:
-                latched = ", ".join(f"{fault.code} ({fault.detail})" for fault in self.table.faults)
-                raise RuleViolation(HOLD_FOR_SUPERVISOR, f"the table cannot open: latched {latched}")
             resumed = await self.table.open(operator, self.journal.position())
-        except Exception as exc:
-            self.table.events.publish(Opening(_refusal(exc), "refused"))
-            raise
+        except Exception as exc:  # nobody awaits the opening: its end is told, and logged
+            day.state, day.reason = "refused", _refusal(exc)
+            day.clause = exc.rule.clause if isinstance(exc, RuleViolation) else None
+            self.table.events.publish(Opening(day.reason, "refused"))
+            log.warning("the opening refused", reason=day.reason, exc_info=exc)
+            return
         self.journal.save_position()
         self._day_opened = True
         self.journal.operator_action("table_open", operator, resumed=resumed)
         self.journal.table_opened()
         self._betting_opens()
+        day.state = "open"
         self.table.events.publish(Opening("the table is open", "open"))
 
     def _opened_day(self, opening: asyncio.Future[None]) -> None:
         """The opening is over: the next open starts afresh (after a refusal) or finds the day open.
-        A refusal is its requests' to answer; it is marked seen here in case they all went away."""
-        self._opening, self.opening = None, None
-        if not opening.cancelled():
-            opening.exception()
+        One left by a stop (``_opening_left``) ends refused."""
+        self._opening = None
+        if opening.cancelled():
+            assert self._day is not None  # an opening running has its record
+            self._day.state, self._day.reason = "refused", "left when the service stopped"
 
     def _heard(self, event: Event) -> None:
         """Each step of the table's opening, kept while it runs for a screen that asks how far it is."""
-        if isinstance(event, Opening) and self.opening is not None and event.state == "under way":
-            self.opening.append(event.step)
+        if isinstance(event, Opening) and self._opening is not None and event.state == "under way":
+            assert self._day is not None  # an opening running has its record
+            self._day.steps.append(event.step)
+
+    def _latch_heard(self, event: Event) -> None:
+        """A fault latched while the opening runs holds it until cleared: told to every screen."""
+        if isinstance(event, FaultLatched) and self._opening is not None:
+            self.table.events.publish(Opening(self._held(), "held"))
 
     async def reset_level(self, level: int, key: str, operator: Operator) -> None:
         """A supervisor turns the reset key of a level a hit froze (605a.7(a)); betting then opens

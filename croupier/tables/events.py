@@ -75,7 +75,8 @@ class TableRecord(Event):
 class Opening(Event):
     """A step of the table's opening for the day, told as it begins (on real equipment an opening
     reads, opens and shuffles for a while, and waits on the dealer's hands): ``state`` is "under way"
-    for each step, then "open" once the table is open or "refused" with the reason as ``step``."""
+    for each step, "held" (the fault as ``step``) when a latched fault holds it until a supervisor's
+    clear, then "open" once the table is open or "refused" with the reason as ``step``."""
 
     step: str
     state: str = "under way"

@@ -15,7 +15,8 @@ reset key on the console (605a.7(a)), a wrong key refused first.
 
 On configured equipment (Free Bet Blackjack, its firmware simulated over real pseudo-terminals and
 TCP, tests/integration/test_hardware_table.py) the table is closed until a supervisor opens it, and
-the console shows the opening's steps as they go; a dealer is changed there between rounds."""
+the open answers at once and the console shows the opening's steps as they go, held on a jam until
+the supervisor clears it there (decision 0037); a dealer is changed there between rounds."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
+from firmware_sim.world import SHUFFLER_INPUT, TableWorld
 from tests.browser.harness import Daemon, daemon, screenshot, sign_in, wait
 from tests.integration.test_hardware_table import felt
 from tests.screen import answer_for, dealer_counts, jackpot_held
@@ -260,15 +262,15 @@ def test_a_dealers_session_is_refused_on_the_console(browser, table: Daemon):
 
 
 @contextlib.contextmanager
-def equipment(tmp_path: Path) -> Iterator[str]:
+def equipment(tmp_path: Path) -> Iterator[tuple[str, TableWorld]]:
     """Free Bet Blackjack in service on configured equipment (``felt``: the dealer's hands doing each
     step the screen shows), its API on a real port, run on a thread of its own while the browser is
-    driven from this one; its base URL."""
+    driven from this one; its base URL and the cards' world."""
     up, served = threading.Event(), {}
 
     async def serve() -> None:
-        async with felt(tmp_path, "free-bet-blackjack") as (screen, _world, _ports):
-            served["base"] = str(screen.client.make_url("/")).rstrip("/")
+        async with felt(tmp_path, "free-bet-blackjack") as (screen, world, _ports):
+            served["base"], served["world"] = str(screen.client.make_url("/")).rstrip("/"), world
             served["loop"], served["stop"] = asyncio.get_running_loop(), asyncio.Event()
             up.set()
             await served["stop"].wait()
@@ -284,7 +286,7 @@ def equipment(tmp_path: Path) -> Iterator[str]:
     thread.start()
     try:
         assert up.wait(60) and "failed" not in served, served.get("failed")
-        yield served["base"]
+        yield served["base"], served["world"]
     finally:
         if "stop" in served:
             served["loop"].call_soon_threadsafe(served["stop"].set)
@@ -293,22 +295,30 @@ def equipment(tmp_path: Path) -> Iterator[str]:
 
 
 def test_on_real_equipment_the_console_shows_the_opening_as_it_goes(browser, tmp_path: Path):
-    with equipment(tmp_path) as base:
+    with equipment(tmp_path) as (base, world):
         browser.delete_all_cookies()
         sign_in(browser, base, SUPERVISOR_TOKEN)
         wait(browser, lambda d: d.current_url.endswith("/supervisor"))
         wait(browser, lambda d: table_state(d) == "closed")
         links = '#devices tbody tr td.link'
         wait(browser, lambda d: {e.text for e in d.find_elements(By.CSS_SELECTOR, links)} == {"ready"})
+        with world.lock:
+            world.faults.stuck.add(SHUFFLER_INPUT)  # the first shuffle jams: the opening is held
         click(browser, "#open-table", double=True)
-        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#opening li"))
-        wait(browser, lambda d: table_state(d) == "open", timeout=60)
+        wait(browser, lambda d: table_state(d) == "opening held")  # the open answered (202) at once
+        assert shown(browser, "#table-message").startswith("held until a supervisor clears JAM")
         steps = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#opening li")]
-        assert steps[:3] == [
+        assert steps == [
             "reading the shoe",
             "opening the shuffler",
             "the card reader's start-of-day inspection, by FLOOR-2",
+            "shuffling the first batch (red backs)",
         ], steps
+        assert browser.find_element(By.CSS_SELECTOR, "#opening li.current").text == steps[-1]
+        with world.lock:
+            world.faults.stuck.clear()
+        click(browser, "#faults li[data-code='JAM'] button.clear")
+        wait(browser, lambda d: table_state(d) == "open", timeout=60)
         assert shown(browser, "#table-message") == "opened by FLOOR-2"
         whole(browser, "supervisor-opened")
 
@@ -319,7 +329,7 @@ def test_on_real_equipment_the_console_shows_the_opening_as_it_goes(browser, tmp
     files = sorted((tmp_path / "audit").glob("*.jsonl"))
     trail = [json.loads(line) for path in files for line in path.read_text().splitlines()]
     actions = [r["fields"]["action"] for r in trail if r["kind"] == "operator_action"]
-    assert actions == ["sign_in", "table_open", "dealer_change"], "each double click took effect once"
+    assert actions == ["sign_in", "clear", "table_open", "dealer_change"], "each double click once"
 
 
 def pays_often(config: str) -> str:

@@ -226,7 +226,7 @@ def test_table_open_is_written_only_once_the_supervisor_has_opened_the_table(tmp
             ports["card-reader"].replug()
             await _all_ready(screen)
             await screen.ok_as(SUPERVISOR, "/v1/faults/LINK_LOST/clear")
-            await screen.ok_as(SUPERVISOR, "/v1/table/open")
+            await screen.open_table(SUPERVISOR)
             assert await screen.play_round("free-bet-blackjack") == 1
         trail = _trail(load_table_config(config))
         kinds = [(r.kind, r.fields.get("action")) for r in trail]
@@ -261,7 +261,7 @@ def test_a_table_on_configured_equipment_opens_for_a_supervisor_and_plays_rounds
             status, body = await screen.post("/v1/table/open", headers=SUPERVISOR)
             assert status == 409 and "LINK_LOST" in body["error"], "the lost link latched until cleared"
             await screen.ok_as(SUPERVISOR, "/v1/faults/LINK_LOST/clear")
-            await screen.ok_as(SUPERVISOR, "/v1/table/open")
+            await screen.open_table(SUPERVISOR)
             await _switch_the_shoes_wire_trace(screen, tmp_path / "trace" / "shoe.trace")
             numbers = [await screen.play_round("free-bet-blackjack") for _ in range(3)]
             assert numbers == [1, 2, 3]
@@ -293,7 +293,7 @@ def test_every_game_plays_on_its_configured_equipment(tmp_path: Path, game: str)
     async def scenario() -> None:
         async with felt(tmp_path, game) as (screen, world, _ports):
             await _all_ready(screen)
-            await screen.ok_as(SUPERVISOR, "/v1/table/open")
+            await screen.open_table(SUPERVISOR)
             for number in range(1, 7 if game == "heads-up-holdem" else 4):
                 assert await screen.play_round(game) == number
                 world.check()
@@ -312,7 +312,7 @@ def test_a_restarted_service_goes_on_with_the_cards_in_the_equipment(tmp_path: P
             for rounds in ((1, 2), (3, 4)):
                 async with in_service(config, hands, game) as screen:
                     await _all_ready(screen)
-                    await screen.ok_as(SUPERVISOR, "/v1/table/open")
+                    await screen.open_table(SUPERVISOR)
                     for number in rounds:
                         assert await screen.play_round(game) == number
                         world.check()
@@ -324,23 +324,31 @@ def test_a_restarted_service_goes_on_with_the_cards_in_the_equipment(tmp_path: P
 
 def test_a_restarted_service_refuses_a_held_batch_not_as_left(tmp_path: Path) -> None:
     """RESUMED_AS_LEFT: the held batch was taken out of the shuffler while the service was down;
-    the open is refused naming it, nothing is taken back, and once the batch is back the table
-    opens and goes on."""
+    the opening (202) stops on the way, told on the stream and in the table state with the rule's
+    clause, nothing is taken back, and once the batch is back the next open starts afresh and the
+    table goes on."""
 
     async def scenario() -> None:
         async with equipment_served(tmp_path, "free-bet-blackjack") as (hands, world, _ports, config):
             async with in_service(config, hands, "free-bet-blackjack") as screen:
                 await _all_ready(screen)
-                await screen.ok_as(SUPERVISOR, "/v1/table/open")
+                await screen.open_table(SUPERVISOR)
                 assert await screen.play_round("free-bet-blackjack") == 1
             world.move_all(SHUFFLER_OUTPUT, "someone's hands")
             async with in_service(config, hands, "free-bet-blackjack") as screen:
                 await _all_ready(screen)
-                status, body = await screen.post("/v1/table/open", headers=SUPERVISOR)
-                assert status == 409 and body["clause"] == RESUMED_AS_LEFT.clause
-                assert "output tray holds 0 cards" in body["error"]
+                async with screen.client.ws_connect("/v1/events", headers=SUPERVISOR) as ws:
+                    status, body = await screen.post("/v1/table/open", headers=SUPERVISOR)
+                    assert status == 202 and body["state"] == "opening", "found on the way, not before"
+                    told = await _opening_told(ws, "open", "refused")
+                assert told[-1]["state"] == "refused" and "output tray holds 0 cards" in told[-1]["step"]
+                stopped = (await screen.state())["opening"]
+                assert stopped["state"] == "refused" and stopped["clause"] == RESUMED_AS_LEFT.clause
+                assert stopped["reason"] == told[-1]["step"] and stopped["steps"][-1] == (
+                    "taking back the batch held in the shuffler"
+                ), stopped
                 world.move_all("someone's hands", SHUFFLER_OUTPUT)
-                await screen.ok_as(SUPERVISOR, "/v1/table/open")
+                await screen.open_table(SUPERVISOR)
                 assert await screen.play_round("free-bet-blackjack") == 2
 
     run(scenario(), timeout=120)
@@ -372,7 +380,7 @@ def test_a_round_cut_off_at_real_equipment_is_settled_by_hand_and_the_day_goes_o
         async with equipment_served(tmp_path, game) as (hands, world, _ports, config):
             async with in_service(config, hands, game) as screen:
                 await _all_ready(screen)
-                await screen.ok_as(SUPERVISOR, "/v1/table/open")
+                await screen.open_table(SUPERVISOR)
                 assert await screen.play_round(game) == 1
                 cut_off = await _left_waiting_for_a_player(screen, game)
             async with in_service(config, hands, game) as screen:
@@ -391,7 +399,7 @@ def test_a_round_cut_off_at_real_equipment_is_settled_by_hand_and_the_day_goes_o
                         world.move_all(place, to)
                 await screen.ok_as(SUPERVISOR, "/v1/faults/ROUND_CUT_OFF/clear")
                 await _all_ready(screen)
-                await screen.ok_as(SUPERVISOR, "/v1/table/open")
+                await screen.open_table(SUPERVISOR)
                 assert await screen.play_round(game) == cut_off + 1
                 world.check()
 
@@ -418,15 +426,28 @@ async def _left_waiting_for_a_player(screen: Screen, game: str) -> int:
                 await asyncio.sleep(0.01)
 
 
-def test_the_opening_is_told_step_by_step_and_a_refusal_with_its_reason(tmp_path: Path) -> None:
-    """Issue 15: opening on real equipment reports its progress rather than only blocking: each step
-    is an ``opening`` message on the event stream as it begins (an open asked again meanwhile joins
-    it, and ``opening`` in the table state lists the steps so far: tests/unit/test_table_opening.py);
-    an opening refused is told with its reason and clause. A device's link keeps its last error
-    after it is back (``GET /v1/devices``), for the supervisor's console."""
+async def _opening_told(ws: Any, *ends: str) -> list[dict[str, Any]]:
+    """The stream's ``opening`` messages until one in state ``ends``."""
+    told: list[dict[str, Any]] = []
+    async with asyncio.timeout(30):
+        while not told or told[-1]["state"] not in ends:
+            if (message := await ws.receive_json())["type"] == "opening":
+                told.append(message)
+    return told
+
+
+def test_the_opening_answers_at_once_and_is_told_step_by_step_held_on_a_fault(tmp_path: Path) -> None:
+    """Issue 15, decision 0037: opening on real equipment reports its progress rather than blocking.
+    An open refused before anything starts is refused at once (409) with its reason and clause, also
+    on the stream. The open that starts the opening answers at once (202) with the opening as it
+    stands, which runs on: each step an ``opening`` message as it begins, ``opening`` in the table
+    state the steps so far; a jam in the first shuffle latches and holds it ("held", the fault on
+    the stream and in the state), an open asked meanwhile joins it, and once the supervisor clears
+    the jam it goes on to "open". A device's link keeps its last error after it is back (``GET
+    /v1/devices``), for the supervisor's console."""
 
     async def scenario() -> None:
-        async with felt(tmp_path, "free-bet-blackjack") as (screen, _world, ports):
+        async with felt(tmp_path, "free-bet-blackjack") as (screen, world, ports):
             await _all_ready(screen)
             ports["card-reader"].unplug()
             async with asyncio.timeout(10):
@@ -453,28 +474,45 @@ def test_the_opening_is_told_step_by_step_and_a_refusal_with_its_reason(tmp_path
             assert devices["shoe"]["last_error"] is None
             await screen.ok_as(SUPERVISOR, "/v1/faults/LINK_LOST/clear")
 
+            world.faults.stuck.add(SHUFFLER_INPUT)  # the first shuffle jams: the opening is held
             async with screen.client.ws_connect("/v1/events", headers=SUPERVISOR) as ws:
-                await screen.ok_as(SUPERVISOR, "/v1/table/open")
-                told = []
-                async with asyncio.timeout(10):
-                    while not told or told[-1]["state"] == "under way":
-                        if (message := await ws.receive_json())["type"] == "opening":
-                            told.append(message)
-            steps = [m["step"] for m in told]
+                keyed = {**SUPERVISOR, "Idempotency-Key": "open-the-day"}
+                status, started = await screen.post("/v1/table/open", None, keyed)
+                assert status == 202 and started["state"] == "opening" and started["by"] == "FLOOR-2"
+                assert "the table is open" not in started["steps"], "answered while the opening runs"
+                told = await _opening_told(ws, "held")
+                assert told[-1]["step"].startswith("held until a supervisor clears JAM"), told
+                state = await screen.state()
+                held = state["opening"]
+                assert held["state"] == "held" and "JAM" in held["reason"], held
+                assert held["steps"][-1] == "shuffling the first batch (red backs)", "progress so far"
+                assert [f["code"] for f in state["faults"]] == ["JAM"] and not state["open"]
+                status, joined = await screen.post("/v1/table/open", None, SUPERVISOR)
+                assert status == 202 and joined == held, "joined, not refused for the fault holding it"
+                world.faults.stuck.clear()
+                await screen.ok_as(SUPERVISOR, "/v1/faults/JAM/clear")
+                told = await _opening_told(ws, "open", "refused")
+            steps = [m["step"] for m in told if m["state"] == "under way"]
             assert steps == [
+                "counting the first batch into the shoe, with its cover card",
+                "shuffling the second batch (blue backs), to be held",
+            ], steps
+            assert told[-1] == {"type": "opening", "step": "the table is open", "state": "open"}
+            after = await screen.state()
+            assert after["open"] and after["opening"]["state"] == "open"
+            async with screen.client.post("/v1/table/open", headers=keyed, json=None) as again:
+                assert again.headers.get("Idempotent-Replay") == "true", "decision 0022"
+                assert (again.status, await again.json()) == (202, started), "the first reply"
+            assert after["opening"]["steps"] == [
                 "reading the shoe",
                 "opening the shuffler",
                 "the card reader's start-of-day inspection, by FLOOR-2",
                 "shuffling the first batch (red backs)",
                 "counting the first batch into the shoe, with its cover card",
                 "shuffling the second batch (blue backs), to be held",
-                "the table is open",
-            ], steps
-            assert told[-1]["state"] == "open"
-            after = await screen.state()
-            assert after["open"] and after["opening"] is None
+            ], after["opening"]
         trail = _trail(load_table_config(tmp_path / "table.toml"))
         actions = [r.fields["action"] for r in trail if r.kind == "operator_action"]
-        assert actions == ["clear", "table_open"], "the refused open is no operator action"
+        assert actions == ["clear", "clear", "table_open"], "the refused open is no operator action"
 
     run(scenario(), timeout=90)

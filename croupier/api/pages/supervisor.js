@@ -17,8 +17,10 @@ document.getElementById("sign-out").addEventListener("click", signOut);
 const pending = new Set();
 /** The last answer to each action, shown beside it: {text, error}. */
 const notes = new Map();
-/** The opening's steps as the stream tells them: {steps, state} (state: under way, open, refused). */
-let opening = { steps: [], state: "" };
+/** The opening's steps as the stream tells them: {steps, state, by} (state: under way, held, open,
+ * refused; by: who started it, when this page did or joined it). The table's state has the same
+ * from GET /v1/table, and is shown when there. */
+let opening = { steps: [], state: "", by: "" };
 let state = null;
 /** The table's last action asked (open or close), whose answer the table's part shows. */
 let tableAction = "open";
@@ -31,7 +33,8 @@ function refusal(reply, status) {
   return reply?.clause ? `${why} — ${reply.clause}` : why;
 }
 
-/** One action: its POST once, its buttons disabled until answered, its answer noted. */
+/** One action: its POST once, its buttons disabled until answered, its answer noted (an answer
+ * taken: 200, or 202 for an action that runs on, the day's opening). */
 async function act(id, path, body, done) {
   if (pending.has(id)) return;
   pending.add(id);
@@ -39,7 +42,8 @@ async function act(id, path, body, done) {
   draw();
   try {
     const { status, body: reply } = await post(path, body);
-    notes.set(id, status === 200 ? { text: done(reply), error: false } : { text: refusal(reply, status), error: true });
+    const taken = status === 200 || status === 202;
+    notes.set(id, taken ? { text: done(reply, status), error: false } : { text: refusal(reply, status), error: true });
   } catch (error) {
     notes.set(id, { text: `not sent: ${error}`, error: true });
   } finally {
@@ -76,18 +80,20 @@ function showNote(element, id) {
 // -- the parts ------------------------------------------------------------------------------------
 function drawTable() {
   $("table-name").textContent = `${state.name} · ${state.game}`;
-  const status = state.opening ? "opening…" : state.open ? "open" : "closed";
+  const running = ["opening", "held"].includes(state.opening?.state);
+  const held = state.opening?.state === "held";
+  const status = running ? (held ? "opening held" : "opening…") : state.open ? "open" : "closed";
   $("table-open").textContent = `Table ${status}`;
   $("table-open").dataset.state = status;
   $("round").textContent = `Round ${state.rounds}${state.round_in_progress ? " in play" : ""}`;
-  $("open-table").disabled = pending.has("open") || (state.open && !state.opening);
+  $("open-table").disabled = pending.has("open") || state.open;
   $("close-table").disabled = pending.has("close") || !state.open;
   showNote($("table-message"), tableAction);
-  const steps = state.opening ?? opening.steps;
+  const steps = state.opening?.steps ?? opening.steps;
   const list = $("opening");
   list.replaceChildren(
     ...steps.map((step, n) => {
-      const current = n === steps.length - 1 && (state.opening || pending.has("open"));
+      const current = n === steps.length - 1 && (running || pending.has("open"));
       return el("li", current ? "current" : "done", step);
     }),
   );
@@ -281,11 +287,14 @@ function refresh() {
 function heard(message) {
   if (message.type === "opening") {
     if (message.state === "under way") {
-      if (opening.state !== "under way") opening = { steps: [], state: "under way" };
+      if (!["under way", "held"].includes(opening.state)) opening = { steps: [], state: "", by: opening.by };
+      opening.state = message.state;
       opening.steps.push(message.step);
     } else {
       opening.state = message.state;
-      if (message.state === "refused") notes.set("open", { text: message.step, error: true });
+      const opened = message.state === "open";
+      const text = opened && opening.by ? `opened by ${opening.by}` : message.step;
+      notes.set("open", { text, error: !opened });
     }
   }
   refresh();
@@ -299,9 +308,16 @@ if (who.role !== "supervisor") {
   refused.hidden = false;
 } else {
   $("open-table").addEventListener("click", () => {
-    opening = { steps: [], state: "" };
+    opening = { steps: [], state: "", by: "" };
     tableAction = "open";
-    act("open", "/v1/table/open", {}, (reply) => `opened by ${reply.by}`);
+    // 202: the day's opening on real equipment started (or joined), running on; its steps and its
+    // end come on the stream. 200: opened at once.
+    act("open", "/v1/table/open", {}, (reply, status) => {
+      if (status === 200) return `opened by ${reply.by}`;
+      opening.by = reply.by;
+      if (opening.state === "open") return `opened by ${reply.by}`; // the stream told its end first
+      return `the opening is under way, started by ${reply.by}`;
+    });
   });
   $("close-table").addEventListener("click", () => {
     tableAction = "close";
