@@ -91,14 +91,18 @@ class Screen:
     async def state(self) -> dict[str, Any]:
         return (await self.get("/v1/table"))[1]
 
-    async def open_table(self, headers: dict[str, str], timeout: float = 60) -> dict[str, Any]:
+    async def open_table(self, headers: dict[str, str], timeout: float = 30) -> dict[str, Any]:
         """Open the table on real equipment: the open answers at once (202) with the day's opening,
         which runs on (decision 0037); the table's state once it has ended, the table open."""
         status, started = await self.post("/v1/table/open", None, headers)
         assert status == 202 and started["state"] == "opening", (status, started)
-        async with asyncio.timeout(timeout):
-            while (opening := (state := await self.state())["opening"])["state"] in ("opening", "held"):
-                await asyncio.sleep(0.05)
+        opening = started
+        try:
+            async with asyncio.timeout(timeout):
+                while (opening := (state := await self.state())["opening"])["state"] in ("opening", "held"):
+                    await asyncio.sleep(0.05)
+        except TimeoutError:
+            raise AssertionError(f"the opening did not end in {timeout} s: {opening}") from None
         assert opening["state"] == "open" and state["open"], opening
         return state
 
