@@ -305,7 +305,13 @@ def test_daemon_end_to_end(tmp_path: Path, game: str) -> None:
     async def scenario() -> dict[str, Any]:
         async with aiohttp.ClientSession(base_url=base) as session:
             await until_up(Screen(session, DEALER), process, log)
-        return await drive(base, game, shown)
+        try:
+            async with asyncio.timeout(50):  # within the test's own time, so the daemon's log is shown
+                return await drive(base, game, shown)
+        except TimeoutError:
+            tail = "\n".join(log.read_text().splitlines()[-40:])
+            last = shown[-1:]
+            raise AssertionError(f"the table stopped answering; last state {last}; log:\n{tail}") from None
 
     try:
         outcome = asyncio.run(scenario())
