@@ -17,7 +17,6 @@ later is logged.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,8 +28,11 @@ import structlog
 from croupier.audit.head import Head
 from croupier.config.floor_service import StoreConfig
 from croupier.errors import StartupError
+from croupier.state.sqlite_file import FileKind
 
 log = structlog.get_logger("croupier.floor")
+#: Marked "CRFS" (PRAGMA application_id); its tables are created if missing, so its version stays 1.
+FLOOR_FILE = FileKind("floor store", 0x43524653, 1)
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS floor_tables (
         name        TEXT PRIMARY KEY,
@@ -93,9 +95,7 @@ class Store:
                 self.where = config.url
             else:
                 config.path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(config.path, isolation_level=None)
-                self._db.execute("PRAGMA journal_mode = WAL")
-                self._db.execute("PRAGMA synchronous = FULL")
+                self._db = FLOOR_FILE.open(config.path, lambda db, version: None)  # schema below
                 self.where = str(config.path)
         except ImportError:
             raise StartupError("store.url: PostgreSQL needs psycopg: pip install 'croupier[floor]'") from None
@@ -104,6 +104,8 @@ class Store:
         with self._transaction():
             for statement in _SCHEMA:
                 self._run(statement)
+            if not self.postgres:
+                FLOOR_FILE.mark(self._db)
 
     def close(self) -> None:
         self._db.close()

@@ -61,15 +61,11 @@ class Spool:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, isolation_level=None)
-        except (OSError, sqlite3.Error) as exc:
+            self.path.parent.mkdir(parents=True, exist_ok=True)  # beside the state database by default
+        except OSError as exc:
             raise StateError(f"{self.path}: cannot open the floor spool: {exc}") from exc
-        try:
-            self._prepare()
-        except BaseException:
-            self._db.close()
-            raise
+        self._db = SPOOL_FILE.open(self.path, self._prepare)
+        self.identity: str = self._db.execute("SELECT spool FROM identity").fetchone()[0]
 
     def close(self) -> None:
         self._db.close()
@@ -111,15 +107,14 @@ class Spool:
             self._db.execute("INSERT OR REPLACE INTO link VALUES ('session', ?)", (session,))
         return session
 
-    def _prepare(self) -> None:
-        """Check the file is a spool and not newer than this code; create a new one, named afresh."""
-        if SPOOL_FILE.version_of(self._db, self.path) == 0:
-            with self._transaction():
+    def _prepare(self, db: sqlite3.Connection, version: int) -> None:
+        """A new spool (``version`` 0): its schema, and its identity, drawn afresh."""
+        if version == 0:
+            with transaction(db, f"{self.path}: cannot write the floor spool"):
                 for statement in _SCHEMA.split(";"):
-                    self._db.execute(statement)
-                self._db.execute("INSERT INTO identity VALUES (?)", (secrets.token_hex(16),))
-                SPOOL_FILE.mark(self._db)
-        self.identity: str = self._db.execute("SELECT spool FROM identity").fetchone()[0]
+                    db.execute(statement)
+                db.execute("INSERT INTO identity VALUES (?)", (secrets.token_hex(16),))
+                SPOOL_FILE.mark(db)
 
     def _transaction(self) -> AbstractContextManager[None]:
         return transaction(self._db, f"{self.path}: cannot write the floor spool")

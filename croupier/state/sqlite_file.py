@@ -10,7 +10,7 @@ survives the process and the power.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +28,21 @@ class FileKind:
     name: str
     application_id: int
     schema_version: int
+
+    def open(self, path: Path, prepare: Callable[[sqlite3.Connection, int], None]) -> sqlite3.Connection:
+        """The file at ``path`` (made if it is not there; its folder must be), checked to be of this
+        kind, after ``prepare(db, version)`` has created or brought up to date its schema from the
+        file's version (0 for a new file); closed again if any of it fails."""
+        try:
+            db = sqlite3.connect(path, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StateError(f"{path}: cannot open the {self.name}: {exc}") from exc
+        try:
+            prepare(db, self.version_of(db, path))
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     def version_of(self, db: sqlite3.Connection, path: Path) -> int:
         """The schema version of the file at ``path``, open as ``db`` (0 for a new, empty file), once

@@ -112,15 +112,7 @@ class TableState:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        try:
-            self._db = sqlite3.connect(self.path, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise StateError(f"{self.path}: cannot open the state database: {exc}") from exc
-        try:
-            self._prepare()
-        except BaseException:
-            self._db.close()
-            raise
+        self._db = STATE_FILE.open(self.path, self._prepare)
 
     def close(self) -> None:
         self._db.close()
@@ -280,17 +272,16 @@ class TableState:
 
     # -- the file --
 
-    def _prepare(self) -> None:
-        """Check the file is ours and not newer than this code; create the schema in a new file."""
-        version = STATE_FILE.version_of(self._db, self.path)
+    def _prepare(self, db: sqlite3.Connection, version: int) -> None:
+        """Create the schema in a new file (``version`` 0), or add what later versions added."""
         if version < SCHEMA_VERSION:
             added = [_ADDED[later] for later in range(max(version, 1) + 1, SCHEMA_VERSION + 1)]
-            with self._transaction():
+            with transaction(db, f"{self.path}: cannot write the state database"):
                 for script in ([_SCHEMA] if version == 0 else []) + added:
                     for statement in script.split(";"):
                         if statement.strip():
-                            self._db.execute(statement)
-                STATE_FILE.mark(self._db)
+                            db.execute(statement)
+                STATE_FILE.mark(db)
 
     def _transaction(self) -> contextlib.AbstractContextManager[None]:
         return transaction(self._db, f"{self.path}: cannot write the state database")

@@ -13,6 +13,7 @@ from croupier.config.floor_service import StoreConfig
 from croupier.errors import StartupError
 from croupier.floor.store import Store
 from croupier.floor.view import read_token, view_app
+from croupier.state import TableState
 
 TOKEN = "0123456789abcdef0123456789abcdef"
 
@@ -50,3 +51,14 @@ def test_the_views_data_needs_its_token_when_it_has_one(tmp_path, token):
         store.close()
     assert page == 200 and right == '{"tables": []}'
     assert (without, wrong) == ((401, 401) if token else (200, 200))
+
+
+def test_the_floor_store_refuses_a_file_that_is_not_one(tmp_path) -> None:
+    """The floor's SQLite file is marked as the state database and the spool are
+    (croupier/state/sqlite_file.py): a table's state database named by mistake is refused, not
+    written into."""
+    TableState(tmp_path / "state.sqlite3").close()
+    with pytest.raises(StartupError, match="not a Croupier floor store"):
+        Store(StoreConfig(None, tmp_path / "state.sqlite3"))
+    Store(StoreConfig(None, tmp_path / "floor.sqlite3")).close()
+    Store(StoreConfig(None, tmp_path / "floor.sqlite3")).close()  # opened again: it is one
