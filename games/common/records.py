@@ -45,6 +45,22 @@ class RecordKind(enum.StrEnum):
     PICKUP = "pickup"  # 672a.7(s): one card into the discard rack, in order
 
 
+
+def wagers_replaced_reading(betting_ends: str) -> str:
+    """The reading every game's section takes of a position wagered again before betting ends: the
+    clause quoted in ``betting_ends`` says when betting ends, not whether a wager keyed before then
+    may be changed (docs/conformance.md, beside that clause)."""
+    return (
+        f"{betting_ends}: the clause says when betting ends, not whether a wager placed before then may "
+        "be changed. Read as: until then a position's wagers are the player's to change, so the dealer "
+        "keying a position again replaces its wagers, and the round records each earlier wager as "
+        "withdrawn (`wager_withdrawn`) before the new ones, so that what stood at each position when "
+        "betting ended is read from the trail by one rule. Why: no clause of the section forbids a "
+        "player taking chips back before then, and every clause after it deals, decides and settles on "
+        "the wagers that stood; once betting has ended, no wager is placed or withdrawn."
+    )
+
+
 @dataclass(frozen=True)
 class Record(Event):
     """One entry of a round's record; an event too, published by the table once it is durable."""

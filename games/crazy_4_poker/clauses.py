@@ -9,12 +9,20 @@ rules, configurable where no Pennsylvania text was found).
 
 from __future__ import annotations
 
+from games.common.records import wagers_replaced_reading
 from vocabulary.rules import HOUSE_CONVENTION, PUBLISHED_RULES, Rule
 
 SECTION = "657a.9"
 GAME_ID = "crazy-4-poker"
 
 #: Every lettered clause and sub-clause of § 657a.9, with the gist of its text.
+#: Where a clause allows two readings: the one taken, and why (docs/conformance.md, beside the clause).
+READINGS: dict[str, str] = {
+    "657a.9(a)(3)": wagers_replaced_reading(
+        '"Prior to dealing any cards, the dealer shall announce \"no more bets\""'
+    ),
+}
+
 CLAUSES: dict[str, str] = {
     "657a.9(a)": "Requirements when the cards are dealt from the dealer's hand",
     "657a.9(a)(1)": "An automated shuffling device shuffles the cards",

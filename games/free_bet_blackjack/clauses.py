@@ -8,6 +8,7 @@ are configuration where no Pennsylvania text was found).
 
 from __future__ import annotations
 
+from games.common.records import wagers_replaced_reading
 from games.common.shoe_steps import BURN_READING
 from vocabulary.rules import PUBLISHED_RULES, Rule
 
@@ -60,6 +61,9 @@ CLAUSES: dict[str, str] = {
 
 #: Where a clause allows two readings, the one taken and why (docs/conformance.md, beside the clause).
 READINGS: dict[str, str] = {
+    "672a.7(e)": wagers_replaced_reading(
+        '"After all Blackjack and optional Push 22 Wagers have been placed"'
+    ),
     "672a.7(c)": BURN_READING,
     "672a.7(h)(1)": (
         '"start with the player farthest to the dealer\'s left and continue around the table" governs '

@@ -8,6 +8,7 @@ Hold 'Em rules; chapter 677a's own text was not found) and say so.
 
 from __future__ import annotations
 
+from games.common.records import wagers_replaced_reading
 from vocabulary.rules import HOUSE_CONVENTION, PUBLISHED_RULES, Rule
 
 SECTION = "677a.10"
@@ -28,6 +29,10 @@ CLAUSES: dict[str, str] = {
 
 #: Where a clause allows two readings: the one taken, and why (docs/conformance.md, beside the clause).
 READINGS: dict[str, str] = {
+    "677a.10(a)(2)": wagers_replaced_reading(
+        '"Prior to the dealer delivering any stacks of cards dispensed from the automated dealing '
+        'shoe, the dealer shall announce \"no more bets.\""'
+    ),
     "677a.10(c)": (
         'After the stacks "the dealer shall remove the remaining cards from the automated dealing shoe" '
         'and "deal from his hand the five community cards". The clause says who removes the stub and '

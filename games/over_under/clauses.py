@@ -8,6 +8,7 @@ configuration where no Pennsylvania text was found).
 
 from __future__ import annotations
 
+from games.common.records import wagers_replaced_reading
 from games.common.shoe_steps import BURN_READING
 from vocabulary.rules import Rule
 
@@ -16,6 +17,7 @@ GAME_ID = "over-under"
 
 #: Where a clause allows two readings: the one taken, and why (docs/conformance.md, beside the clause).
 READINGS: dict[str, str] = {
+    "686a.7(e)": wagers_replaced_reading('"After all Ante and Bonus Wagers have been placed"'),
     "686a.7(c)": BURN_READING,
     "686a.7(f)": " ".join(
         [
