@@ -113,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
     faults = _fault_profile(config, args.faults)
     if args.log_level is None:  # the table's configuration sets it unless the command line does
         logs.configure(config.service.log_level, json=args.log_json)
-    tokens = _screen_tokens(config) if args.screens else _tokens(config)
+    made = _screen_tokens(config) if args.screens else {}
+    tokens = Tokens(made) if made else _tokens(config)
     tls = _tls_context(config) if tokens is not None else None
     sealing = _sealing_key(config)
     floor = broker_settings(config)
@@ -122,6 +123,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"ok: {config.source}: table {config.name}, {config.game}, {config.seats} seats; {devices}")
         print(f"read: {_read_at_startup(tokens, tls, sealing, floor)}")
         return 0
+    if made:  # said once every check has passed, when the table is about to start
+        print(f"screens: {config.service.api_url}/ — sign in with", flush=True)
+        for token, operator in made.items():
+            print(f"  {operator.role.value} {operator.ident}: {token}", flush=True)
     how = Run(args.rounds, args.duration, args.seed, args.live and sys.stdout.isatty(), faults)
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
         if tokens is None:
@@ -151,10 +156,7 @@ def _fault_profile(config: TableConfig, path: Path | None) -> FaultProfile | Non
     faults are its own."""
     if path is None:
         return None
-    real = [name for name, device in config.devices.items() if device.url.sim_kind is None]
-    if real:
-        raise ConfigError(f"--faults: {config.source} names real equipment (devices.{real[0]}); "
-                          "a fault profile strikes only a simulated table")
+    _simulated_only(config, "--faults", "a fault profile strikes only a simulated table")
     return FaultProfile.load(path)
 
 
@@ -162,21 +164,20 @@ def _fault_profile(config: TableConfig, path: Path | None) -> FaultProfile | Non
 SCREEN_OPERATORS = (Operator("D-1", Role.DEALER), Operator("S-1", Role.SUPERVISOR))
 
 
-def _screen_tokens(config: TableConfig) -> Tokens:
+def _screen_tokens(config: TableConfig) -> dict[str, Operator]:
     """``--screens``: a token for a dealer and a supervisor, new at every run and kept nowhere but
-    printed here, so a developer signs in without writing a token file. Refused for real equipment,
-    whose operators are the casino's token file's."""
+    printed at the start, so a developer signs in without writing a token file. Refused for real
+    equipment, whose operators are the casino's token file's."""
+    _simulated_only(config, "--screens", "its operators sign in with the tokens of its token file "
+                    "([service] api_tokens)")  # fmt: skip
+    return {secrets.token_hex(16): operator for operator in SCREEN_OPERATORS}
+
+
+def _simulated_only(config: TableConfig, option: str, why: str) -> None:
+    """A command-line option for a simulated table only, refused naming the first real device."""
     real = [name for name, device in config.devices.items() if device.url.sim_kind is None]
     if real:
-        raise ConfigError(
-            f"--screens: {config.source} names real equipment (devices.{real[0]}); its operators sign "
-            "in with the tokens of its token file ([service] api_tokens)"
-        )
-    made = {secrets.token_hex(16): operator for operator in SCREEN_OPERATORS}
-    print(f"screens: {config.service.api_url}/ — sign in with", flush=True)
-    for token, operator in made.items():
-        print(f"  {operator.role.value} {operator.ident}: {token}", flush=True)
-    return Tokens(made)
+        raise ConfigError(f"{option}: {config.source} names real equipment (devices.{real[0]}); {why}")
 
 
 def _tokens(config: TableConfig) -> Tokens | None:
