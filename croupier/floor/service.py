@@ -29,7 +29,7 @@ from paho.mqtt.properties import Properties
 from croupier.config.floor_service import FloorServiceConfig
 from croupier.errors import StartupError
 from croupier.floor.store import Store
-from croupier.floor_link.publisher import PROTOCOLS, credential, json_props
+from croupier.floor_link.publisher import PROTOCOLS, Broker, credential, json_props
 from croupier.floor_link.spool import encode
 from croupier.floor_link.topics import DATA, NAMESPACE
 
@@ -48,15 +48,14 @@ class FloorService:
         self.config, self.store = config, store
         self.group = config.group
         self.connected = asyncio.Event()
-        broker = config.broker
-        if broker is None:
-            self.host, self.port = config.embedded
-            self.password, self.tls, self.protocol, self.keepalive = None, None, PROTOCOLS["3.1.1"], 10
+        floor = config.broker
+        if floor is None:  # the embedded broker on loopback (decision 0036): no credential
+            host, port = config.embedded
+            self.broker = Broker(host, port, None, None, None, PROTOCOLS["3.1.1"], 10)
         else:
-            self.host, self.port = broker.host, broker.port
-            self.password, self.tls = credential(config.source, broker)
-            self.protocol, self.keepalive = PROTOCOLS[broker.protocol], broker.keepalive
-        self.username = config.host if broker is not None else None
+            password, tls = credential(config.source, floor)
+            protocol, user = PROTOCOLS[floor.protocol], config.host
+            self.broker = Broker(floor.host, floor.port, tls, user, password, protocol, floor.keepalive)
         self.state_topic = f"{NAMESPACE}/{self.group}/host/{config.host}/state"
 
     async def run(self) -> None:
@@ -74,32 +73,26 @@ class FloorService:
             delay = min(delay * 2, RETRY_MOST)
 
     def _client(self) -> aiomqtt.Client:
-        v5 = self.protocol is aiomqtt.ProtocolVersion.V5
+        v5 = self.broker.v5
         will = aiomqtt.Will(self.state_topic, _host_state(online=False), qos=1, retain=True,
                             properties=json_props(v5, PacketTypes.WILLMESSAGE))  # fmt: skip
         connect = Properties(PacketTypes.CONNECT) if v5 else None
         if connect is not None:
             connect.SessionExpiryInterval = SESSION_EXPIRY
-        return aiomqtt.Client(
-            self.host,
-            self.port,
-            identifier=f"croupier-floor-{self.group}-{self.config.host}",
-            username=self.username,
-            password=self.password,
-            protocol=self.protocol,
-            will=will,
+        return self.broker.client(
+            f"croupier-floor-{self.group}-{self.config.host}",
+            will,
             clean_start=False if v5 else 3,  # 3: paho's "as clean_session says"
             clean_session=None if v5 else False,
             properties=connect,
-            keepalive=self.keepalive,
-            tls_context=self.tls,
         )
 
     async def _hear(self, client: aiomqtt.Client) -> None:
-        props = json_props(self.protocol is aiomqtt.ProtocolVersion.V5, PacketTypes.PUBLISH)
+        props = json_props(self.broker.v5, PacketTypes.PUBLISH)
         await client.subscribe(f"{NAMESPACE}/{self.group}/table/+/+", qos=1)
         await client.publish(self.state_topic, _host_state(online=True), qos=1, retain=True, properties=props)
-        log.info("floor online", broker=f"{self.host}:{self.port}", group=self.group, store=self.store.where)
+        where = f"{self.broker.host}:{self.broker.port}"
+        log.info("floor online", broker=where, group=self.group, store=self.store.where)
         self.connected.set()
         async for message in client.messages:
             table, kind = str(message.topic).split("/")[-2:]

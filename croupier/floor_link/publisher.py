@@ -67,16 +67,46 @@ PROTOCOLS = {"5": aiomqtt.ProtocolVersion.V5, "3.1.1": aiomqtt.ProtocolVersion.V
 
 
 @dataclass(frozen=True)
-class BrokerSettings:
-    """The broker and the table's credential, read and checked at start-up."""
+class Broker:
+    """Where a broker is and how one client logs in to it, read and checked at start-up: the table's
+    link and the floor service connect alike."""
 
     host: str
     port: int
     tls: ssl.SSLContext | None
-    username: str
+    username: str | None
     password: str | None
     protocol: aiomqtt.ProtocolVersion
     keepalive: int
+
+    @property
+    def v5(self) -> bool:
+        return self.protocol is aiomqtt.ProtocolVersion.V5
+
+    def client(
+        self, identifier: str, will: aiomqtt.Will, **session: Any  # Any: aiomqtt.Client's own options
+    ) -> aiomqtt.Client:
+        """A client of this broker under ``identifier``, with ``will``; ``session``: the client's
+        own session and timing options."""
+        return aiomqtt.Client(
+            self.host,
+            self.port,
+            identifier=identifier,
+            username=self.username,
+            password=self.password,
+            protocol=self.protocol,
+            will=will,
+            keepalive=self.keepalive,
+            tls_context=self.tls,
+            **session,
+        )
+
+
+@dataclass(frozen=True)
+class BrokerSettings:
+    """The table's broker, its topics and its spool."""
+
+    broker: Broker
     topics: Topics
     spool: Path
 
@@ -88,7 +118,7 @@ def broker_settings(config: TableConfig) -> BrokerSettings | None:
     if floor is None:
         return None
     password, tls = credential(config.source, floor)
-    return BrokerSettings(
+    broker = Broker(
         host=floor.host,
         port=floor.port,
         tls=tls,
@@ -96,6 +126,9 @@ def broker_settings(config: TableConfig) -> BrokerSettings | None:
         password=password,
         protocol=PROTOCOLS[floor.protocol],
         keepalive=floor.keepalive,
+    )
+    return BrokerSettings(
+        broker=broker,
         topics=Topics(floor.group, config.name),
         spool=floor.spool or config.service.state_db.parent / f"floor-{config.name}.sqlite3",
     )
@@ -289,7 +322,7 @@ class FloorLink:
                     self.connected, delay = True, RETRY_FIRST
                     log.info(
                         "floor link up",
-                        broker=f"{self.settings.host}:{self.settings.port}",
+                        broker=f"{self.settings.broker.host}:{self.settings.broker.port}",
                         session=session,
                         spooled=len(self.spool),
                         down=round(time.monotonic() - down_since, 1),
@@ -314,27 +347,16 @@ class FloorLink:
             delay = min(delay * 2, RETRY_MOST)
 
     def _client(self, session: int) -> aiomqtt.Client:
-        settings, v5 = self.settings, self.settings.protocol is aiomqtt.ProtocolVersion.V5
-        props = json_props(v5, PacketTypes.WILLMESSAGE)
+        broker = self.settings.broker
+        props = json_props(broker.v5, PacketTypes.WILLMESSAGE)
         will = aiomqtt.Will(self.topics.of("death"), self.death(session, "lost"), qos=1, properties=props)
-        return aiomqtt.Client(
-            settings.host,
-            settings.port,
-            identifier=f"croupier-{self.topics.table}",
-            username=settings.username,
-            password=settings.password,
-            protocol=settings.protocol,
-            will=will,
-            clean_session=None if v5 else True,
-            keepalive=settings.keepalive,
-            tls_context=settings.tls,
-            timeout=PUBACK_WAIT,
-        )
+        clean = None if broker.v5 else True
+        return broker.client(f"croupier-{self.topics.table}", will, clean_session=clean, timeout=PUBACK_WAIT)
 
     async def _send(self, client: aiomqtt.Client, session: int) -> None:
         """The birth, then the spool in sequence order, each batch's acknowledged prefix deleted;
         at a clean stop, once the spool is empty or FLUSH has passed, the death."""
-        props = json_props(self.settings.protocol is aiomqtt.ProtocolVersion.V5, PacketTypes.PUBLISH)
+        props = json_props(self.settings.broker.v5, PacketTypes.PUBLISH)
         await self._born(client, session, props)
         flush_until: float | None = None
         while True:
