@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import contextlib
 import signal
+import socket
 from pathlib import Path
 
 import structlog
@@ -14,10 +15,11 @@ from aiohttp import web
 
 from croupier.config.floor_service import FloorServiceConfig, load_floor_config
 from croupier.errors import StartupError
-from croupier.floor.service import FloorService, embedded_broker
+from croupier.floor.service import FloorService, embedded_broker, floor_broker
 from croupier.floor.store import Store
 from croupier.floor.view import read_token, view_app
 from croupier.floor.witness import verify_witness
+from croupier.floor_link.publisher import Broker
 
 log = structlog.get_logger("croupier.floor")
 
@@ -65,12 +67,21 @@ def _verify_witness(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    """Everything that can fail without a side effect first (the configuration, the view's token,
+    the broker's credential, the view's port), then the store and the embedded broker."""
     config = load_floor_config(args.config)
     token = read_token(config.view.token_file) if config.view.token_file is not None else None
-    return asyncio.run(_serve(config, token))
+    broker = floor_broker(config)
+    try:
+        sock = socket.create_server((config.view.host, config.view.port))
+    except OSError as exc:
+        where = f"{config.view.host}:{config.view.port}"
+        raise StartupError(f"view.bind: cannot listen on {where}: {exc}") from None
+    with sock:
+        return asyncio.run(_serve(config, broker, token, sock))
 
 
-async def _serve(config: FloorServiceConfig, token: str | None) -> int:
+async def _serve(config: FloorServiceConfig, broker: Broker, token: str | None, sock: socket.socket) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -83,14 +94,9 @@ async def _serve(config: FloorServiceConfig, token: str | None) -> int:
             runner = web.AppRunner(view_app(store, token), access_log=None)
             await runner.setup()
             stack.push_async_callback(runner.cleanup)
-            try:
-                await web.TCPSite(runner, config.view.host, config.view.port).start()
-            except OSError as exc:
-                raise StartupError(
-                    f"view.bind: cannot listen on {config.view.host}:{config.view.port}: {exc}"
-                ) from None
+            await web.SockSite(runner, sock).start()
             log.info("floor view", url=f"http://{config.view.host}:{config.view.port}/")
-            hearing = asyncio.create_task(FloorService(config, store).run(), name="floor-hear")
+            hearing = asyncio.create_task(FloorService(config, broker, store).run(), name="floor-hear")
             stack.push_async_callback(_cancelled, hearing)
             stopping = asyncio.create_task(stop.wait(), name="floor-stop")
             stack.push_async_callback(_cancelled, stopping)

@@ -41,21 +41,26 @@ RETRY_FIRST, RETRY_MOST = 0.2, 5.0
 SESSION_EXPIRY = 3600
 
 
+def floor_broker(config: FloorServiceConfig) -> Broker:
+    """The floor's broker and its login, its password and TLS files read now: one that cannot be read
+    stops the start-up before the store or a broker is opened. With no broker configured, the
+    embedded one on loopback (decision 0036), without a credential."""
+    floor = config.broker
+    if floor is None:
+        host, port = config.embedded
+        return Broker(host, port, None, None, None, PROTOCOLS["3.1.1"], 10)
+    password, tls = credential(config.source, floor)
+    protocol, user = PROTOCOLS[floor.protocol], config.host
+    return Broker(floor.host, floor.port, tls, user, password, protocol, floor.keepalive)
+
+
 class FloorService:
     """One floor service: its broker connection and the store it counts into."""
 
-    def __init__(self, config: FloorServiceConfig, store: Store) -> None:
-        self.config, self.store = config, store
+    def __init__(self, config: FloorServiceConfig, broker: Broker, store: Store) -> None:
+        self.config, self.broker, self.store = config, broker, store
         self.group = config.group
         self.connected = asyncio.Event()
-        floor = config.broker
-        if floor is None:  # the embedded broker on loopback (decision 0036): no credential
-            host, port = config.embedded
-            self.broker = Broker(host, port, None, None, None, PROTOCOLS["3.1.1"], 10)
-        else:
-            password, tls = credential(config.source, floor)
-            protocol, user = PROTOCOLS[floor.protocol], config.host
-            self.broker = Broker(floor.host, floor.port, tls, user, password, protocol, floor.keepalive)
         self.state_topic = f"{NAMESPACE}/{self.group}/host/{config.host}/state"
 
     async def run(self) -> None:

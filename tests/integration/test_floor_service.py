@@ -17,7 +17,7 @@ import aiomqtt
 import pytest
 
 from croupier.config.floor_service import load_floor_config
-from croupier.floor.service import FloorService
+from croupier.floor.service import FloorService, floor_broker
 from croupier.floor.store import Store
 from tests.integration.floor_broker import (
     ROOT,
@@ -105,7 +105,7 @@ def test_a_gap_in_a_tables_numbers_asks_it_for_a_new_birth(tmp_path):
             (tmp_path / "floor.toml").write_text(text)
             config = load_floor_config(tmp_path / "floor.toml")
             store = Store(config.store)
-            service = FloorService(config, store)
+            service = FloorService(config, floor_broker(config), store)
             hearing = asyncio.create_task(service.run())
             v311 = aiomqtt.ProtocolVersion.V311
             try:
@@ -134,3 +134,17 @@ def test_a_gap_in_a_tables_numbers_asks_it_for_a_new_birth(tmp_path):
     asked, shown = asyncio.run(main())
     assert asked == ["croupier/v1/dev/table/T1/cmd/rebirth"]
     assert (shown["last_seq"], shown["repeats"], shown["gaps"]) == (5, 1, 1)
+
+
+def test_a_credential_that_cannot_be_read_stops_the_floor_before_its_store_is_made(tmp_path):
+    """The broker's password file is read, and the view's port bound, before the store is opened:
+    a start that is refused leaves nothing behind (exit 2, one line naming the key)."""
+    config = floor_config(tmp_path, broker=1883)
+    (tmp_path / "floor.password").unlink()
+    started = subprocess.run(
+        [sys.executable, "-m", "croupier", "floor", "--config", str(config)],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert started.returncode == 2, started.stderr
+    assert "floor.password_file" in started.stderr and started.stderr.count("\n") == 1, started.stderr
+    assert not (tmp_path / "floor.sqlite3").exists(), "no store made by a start that was refused"
