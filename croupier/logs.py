@@ -110,7 +110,7 @@ class _Lines(io.TextIOBase):
 @contextlib.contextmanager
 def written_by(write: Callable[[str], None]) -> Iterator[None]:
     """While the block runs, each log line bound for a terminal goes to ``write`` instead: a live view
-    holds that terminal (croupier.service.terminal) and prints the line above itself, where a line
+    holds that terminal (croupier.commands.terminal) and prints the line above itself, where a line
     written straight to the terminal would tear it. Lines bound for a file, a pipe or journald are
     left as they are."""
     handlers = [

@@ -1,5 +1,5 @@
 """What a developer watches while the simulator plays: a live view of the table drawn with rich when
-stdout is a terminal (the seats as ``croupier run`` lays them out, croupier.service.terminal; the
+stdout is a terminal (the seats as ``croupier run`` lays them out, croupier.commands.terminal; the
 table's own cards, the shoe and rack counts, the meters, the devices, how fast the rounds go and
 how long is left), or a one-line progress bar on stderr for a batch run. A pipe or a log file never
 receives either (the command draws only on a terminal, never with --json).
@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from croupier.service.terminal import Felt, devices_line, money, seat_layout, table_places
+from croupier.commands.terminal import Felt, devices_line, money, seat_layout, table_places
 from croupier.tables.events import HeardRound, RoundListener
 from firmware_sim.world import DISCARD, SHOE
 from simulator.summary import Tally

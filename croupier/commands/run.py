@@ -4,7 +4,7 @@ over their real transports, played by simulated players. Any of the four games r
 configuration (config/tables/); with an API token file the rounds are driven from the dealer's
 screen over the local API instead. Every record goes to the table's audit trail as it is made
 (docs/audit.md) and to the log, and the table's state survives a kill (docs/recovery.md). On a
-terminal a live status of the table is drawn (croupier.service.terminal); Ctrl-C finishes the round
+terminal a live status of the table is drawn (croupier.commands.terminal); Ctrl-C finishes the round
 in play, a second Ctrl-C leaves it at once.
 """
 
@@ -38,6 +38,7 @@ from croupier.audit.record import AuditError
 from croupier.audit.rotation import Rotation
 from croupier.audit.sealing import SealingKey
 from croupier.audit.writer import AuditTrail
+from croupier.commands.terminal import Felt, TableStatus, shown
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.errors import ConfigError, StartupError
 from croupier.floor_link import BrokerSettings, broker_settings, publishing
@@ -47,7 +48,6 @@ from croupier.service.journal import TableJournal
 from croupier.service.systemd import notify, watchdog
 from croupier.service.table_lock import table_lock
 from croupier.service.table_service import TableService
-from croupier.service.terminal import Felt, TableStatus, shown
 from croupier.state import StateError, TableState
 from croupier.tables.events import RoundListener
 from croupier.tables.registry import table_kind

@@ -21,9 +21,9 @@ from typing import Any
 from rich.console import Console
 
 from croupier.audit.writer import AuditTrail
+from croupier.commands.terminal import Felt, shown
 from croupier.errors import ConfigError
 from croupier.service.journal import TableJournal
-from croupier.service.terminal import Felt, shown
 from croupier.state import TableState
 from games import registry
 from games.common.config import ConfigError as RulesError

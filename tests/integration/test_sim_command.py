@@ -19,7 +19,7 @@ from rich.console import Console
 from croupier import logs
 from croupier.cli import main
 from croupier.commands.sim import _rules
-from croupier.service.terminal import Felt
+from croupier.commands.terminal import Felt
 from croupier.tables.events import HeardRound, RoundListener
 from games import registry
 from games.common.records import Record

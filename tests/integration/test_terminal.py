@@ -28,9 +28,9 @@ from typing import Any
 from rich.console import Console
 
 from croupier.audit.writer import AuditTrail
+from croupier.commands.terminal import Felt, TableStatus
 from croupier.service.journal import TableJournal
 from croupier.service.table_service import INTERRUPTED, TableService
-from croupier.service.terminal import Felt, TableStatus
 from croupier.state import TableState
 from simulator.games.registry import simulation
 from simulator.players import simulated_players

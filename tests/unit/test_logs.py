@@ -68,7 +68,7 @@ def test_under_systemd_each_line_starts_with_the_priority_journald_files_it_unde
 
 
 def test_while_a_live_view_holds_the_terminal_its_log_lines_go_to_the_view_and_a_files_stay():
-    """croupier.service.terminal prints the lines bound for its terminal above its live view
+    """croupier.commands.terminal prints the lines bound for its terminal above its live view
     (``logs.written_by``); a handler writing to a file (or a pipe, or journald) is left as it is,
     and the terminal's own is given back after."""
     controller, terminal = os.openpty()

@@ -1,10 +1,10 @@
-"""The terminal view's felt (croupier.service.terminal.Felt) reads each seat's wagers from the round's
+"""The terminal view's felt (croupier.commands.terminal.Felt) reads each seat's wagers from the round's
 records by the trail's rule: a ``wager`` record adds, a ``wager_withdrawn`` one takes the seat's
 wager of its name back, and a ``wager`` marked ``stays`` (686a.7(h)) adds nothing."""
 
 from __future__ import annotations
 
-from croupier.service.terminal import Felt
+from croupier.commands.terminal import Felt
 from games.over_under.inputs import PlaceWager, StartDeal
 from tests.games.test_over_under_helpers import OVER, READY, SURRENDER, new_round, play
 
