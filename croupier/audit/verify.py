@@ -265,7 +265,7 @@ def verify_series(
     the last with ``expect_closed`` (a series archived after shutdown or rotation). With ``key``,
     every record must be sealed and its seal verify; with ``head`` (the state database's last
     sealed position) the series must hold that very record and not end before it; with
-    ``witnessed`` (the heads an outside witness noted, croupier.floor.witness) it must hold every
+    ``witnessed`` (the heads an outside witness noted, floor.witness) it must hold every
     one, at its seq, in its file, with its hash: neither begin after one nor end before one."""
     expected = {noted.seq: (noted, WITNESSED) for noted in witnessed}
     if head is not None:

@@ -15,11 +15,11 @@ from aiohttp import web
 
 from croupier.config.floor_service import FloorServiceConfig, load_floor_config
 from croupier.errors import StartupError
-from croupier.floor.service import FloorService, embedded_broker, floor_broker
-from croupier.floor.store import Store
-from croupier.floor.view import read_token, view_app
-from croupier.floor.witness import verify_witness
 from croupier.floor_link.publisher import Broker
+from floor.service import FloorService, embedded_broker, floor_broker
+from floor.store import Store
+from floor.view import read_token, view_app
+from floor.witness import verify_witness
 
 log = structlog.get_logger("croupier.floor")
 

@@ -17,8 +17,8 @@ import aiomqtt
 import pytest
 
 from croupier.config.floor_service import load_floor_config
-from croupier.floor.service import FloorService, floor_broker
-from croupier.floor.store import Store
+from floor.service import FloorService, floor_broker
+from floor.store import Store
 from tests.integration.floor_broker import (
     ROOT,
     Mosquitto,

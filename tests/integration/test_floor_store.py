@@ -1,4 +1,4 @@
-"""The floor's store (croupier.floor.store) on SQLite and on a real PostgreSQL started here with
+"""The floor's store (floor.store) on SQLite and on a real PostgreSQL started here with
 Debian's initdb and pg_ctl in a directory of its own: each message counted once by table and number,
 a gap noticed and a rebirth asked, a spool begun afresh counted afresh, a stale death ignored, the
 heads witnessed kept."""
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from croupier.config.floor_service import StoreConfig
-from croupier.floor.store import Store
+from floor.store import Store
 from tests import debian
 from tests.integration.floor_broker import free_port
 

@@ -1,4 +1,4 @@
-"""The floor view's token (croupier.floor.view; decision 0036): a token file others may read, or a
+"""The floor view's token (floor.view; decision 0036): a token file others may read, or a
 short token, is refused at start-up; with a token, the view's data is refused without it."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from croupier.config.floor_service import StoreConfig
 from croupier.errors import StartupError
-from croupier.floor.store import Store
-from croupier.floor.view import read_token, view_app
 from croupier.state import TableState
+from floor.store import Store
+from floor.view import read_token, view_app
 
 TOKEN = "0123456789abcdef0123456789abcdef"
 

@@ -10,7 +10,7 @@ that locks the table's row (``BEGIN IMMEDIATE`` in SQLite, ``SELECT ... FOR UPDA
 PostgreSQL), so several floor services sharing one PostgreSQL database count it once between them.
 
 The heads a table sent (``head`` messages and each birth's head) are kept as the outside witness
-(croupier.floor.witness); the first hash heard for a record number stands, and another one sent
+(floor.witness); the first hash heard for a record number stands, and another one sent
 later is logged.
 """
 

@@ -17,7 +17,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from croupier.errors import StartupError
-from croupier.floor.store import Store
+from floor.store import Store
 
 PAGES = Path(__file__).parent / "pages"
 #: 32 characters of a random token (``openssl rand -hex 16``) are 128 bits, as the API's are.

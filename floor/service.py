@@ -4,7 +4,7 @@ It subscribes to ``croupier/v1/GROUP/table/+/+`` (each table's birth, death and 
 docs/floor.md) with a session the broker keeps while it is away, so what the tables publish in the
 meantime is queued for it. It publishes its host state, retained: online at each connection, with the
 time, which every table answers with a new birth; offline as its MQTT will, which the broker sends
-when the floor goes dark. Each message goes to the store (croupier.floor.store), which counts it
+when the floor goes dark. Each message goes to the store (floor.store), which counts it
 once; a gap in a table's numbers, or a message from a table the floor has no birth of, asks that
 table for a new birth on its ``cmd/rebirth`` topic. A birth, a death and nothing else ever goes from
 the floor to a table: the floor observes.
@@ -28,10 +28,10 @@ from paho.mqtt.properties import Properties
 
 from croupier.config.floor_service import FloorServiceConfig
 from croupier.errors import StartupError
-from croupier.floor.store import Store
 from croupier.floor_link.publisher import PROTOCOLS, Broker, credential, json_props
 from croupier.floor_link.spool import encode
 from croupier.floor_link.topics import DATA, NAMESPACE
+from floor.store import Store
 
 log = structlog.get_logger("croupier.floor")
 

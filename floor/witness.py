@@ -1,7 +1,7 @@
 """The outside witness: a table's audit trail checked against the heads the floor saw.
 
 A table sends its trail's head (its newest record's file, number and hash) at every sealing epoch
-and every birth (docs/floor.md), and the floor keeps each one (croupier.floor.store). A trail
+and every birth (docs/floor.md), and the floor keeps each one (floor.store). A trail
 later produced from the table PC must hold every one of them, at its number, in its file, with its
 hash, besides verifying on its own (croupier.audit.verify): a trail rewritten after a head was
 witnessed holds another record there; one cut back, or with its older files dropped, does not reach
@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from croupier.audit.verify import Report, verify_series
-from croupier.floor.store import Store
+from floor.store import Store
 
 
 def verify_witness(store: Store, table: str, trail: list[Path]) -> tuple[Report, int]:
