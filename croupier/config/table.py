@@ -23,7 +23,7 @@ from games import registry
 from games.common.config import ConfigError as RulesError
 from games.common.config import Configurable
 
-#: Package data, so that a table PC's release (a wheel, no source tree) runs it too.
+#: Package data, so that a table PC's release (a wheel, no source tree) runs it too (decision 0038).
 DEFAULT_TABLE_CONFIG = Path(__file__).with_name("simulated.toml")
 
 
