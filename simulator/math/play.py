@@ -22,7 +22,7 @@ from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from games import registry
 from games.common.config import Configurable
 from games.common.machine_parts import COMPLETE, HELD, SETTLED, VOIDED
-from games.common.messages import Discard, Message, ShoeStatus, StartDeal
+from games.common.messages import CardArrives, Discard, Message, ShoeStatus, StartDeal
 from games.common.stacked_shoe import StackedShoe
 from vocabulary.cards import standard_deck
 
@@ -161,8 +161,9 @@ def play_rounds(
         while round_.state != COMPLETE:
             if round_.state == HELD:
                 raise MathError(f"round {number} was held: {round_.hold}")
-            if round_.expected is not None:
-                stacked.deal(round_)
+            slot = round_.expected
+            if slot is not None:  # the card due, as StackedShoe.deal gives it, the slot asked once
+                round_.handle(CardArrives(stacked.draw(face_up=slot.face_up)))
             elif round_.state in (SETTLED, VOIDED):
                 round_.handle(Discard(len(stacked.dealt) - dealt_before))
             else:
