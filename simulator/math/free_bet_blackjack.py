@@ -26,7 +26,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from games.common.seating import clockwise
-from games.common.stacked_shoe import StackedShoe as PlainShoe
 from games.free_bet_blackjack import Round, RuleSet
 from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.hand import card_value, is_pair
@@ -45,7 +44,7 @@ from games.free_bet_blackjack.machine import DEALER_BLACKJACK, DEALER_TURN, INSU
 from games.free_bet_blackjack.positions import Hand
 from games.free_bet_blackjack.stacked import StackedShoe
 from simulator.games.free_bet_blackjack import BasicStrategyPlayers
-from simulator.math.play import MathError, MathGame
+from simulator.math.play import MathError, MathGame, ShoeDealing
 from vocabulary.cards import Card
 
 #: Each card value's chance from an infinite deck: 1 (ace) to 9 one rank each, 10 four ranks.
@@ -149,7 +148,7 @@ class FreeBetBasicStrategy:
     """Basic strategy for the table's rules (module docstring): flat wagers on every position, the
     choice of highest expected value among those the round offers, no insurance."""
 
-    def __init__(self, rng: random.Random, rules: RuleSet) -> None:
+    def __init__(self, rng: random.Random, rules: RuleSet, dealing: object = None) -> None:
         self.rules = rules
         self.push22 = UNIT if rules.push22_pay_table is not None else 0
         self._chosen: dict[tuple[object, ...], PlayerAction] = {}
@@ -216,35 +215,38 @@ class FreeBetBasicStrategy:
         return best
 
 
-def new_round(number: int, rules: RuleSet, shoe: PlainShoe) -> Round:
-    return Round(number, rules=rules, verify=shoe.verify, dealer="math")
+class FreeBetDealing(ShoeDealing):
+    """The table's shoe and card reader (games.free_bet_blackjack.stacked), and what
+    FreeBetBlackjackTable._step_in does when the round expects no card, the players answering at once."""
 
+    stacked = StackedShoe
 
-def step(round_: Round, shoe: PlainShoe, players: FreeBetBasicStrategy) -> None:
-    """What FreeBetBlackjackTable._step_in does in the round's state, the players answering at once."""
-    state = round_.state
-    up = round_.dealer_up
-    if state == INSURANCE:
-        assert up is not None
-        for seat in clockwise(round_.positions):
-            answer = players.insurance(round_.positions[seat].dealt_hand, up)
-            if answer is not None:
-                round_.handle(answer)
-        round_.handle(CloseInsurance())
-    elif state == PEEKING:
-        assert up is not None and round_.hole is not None and isinstance(shoe, StackedShoe)
-        round_.handle(PeekAnswer(shoe.reader_answer(up, round_.hole)))
-    elif state == PLAYER_TURNS and round_.current_hand is not None:
-        hand = round_.current_hand
-        assert up is not None
-        round_.handle(Decision(hand.seat, players.decide(hand, up, round_.legal_decisions())))
-    elif state in (PLAYER_TURNS, DEALER_BLACKJACK):
-        assert round_.hole is not None
-        round_.handle(RevealHole(shoe.turn_up(round_.hole)))
-    elif state == DEALER_TURN:
-        round_.handle(Settle())
-    else:
-        raise MathError(f"round {round_.number} waits in {state}, which math mode does not step")
+    def new_round(self, number: int) -> Round:
+        return Round(number, rules=self.rules, verify=self.shoe.verify, dealer="math")  # type: ignore[arg-type]  # the game's RuleSet
+
+    def answer(self, round_: Round, players: FreeBetBasicStrategy) -> None:
+        state, up, shoe = round_.state, round_.dealer_up, self.shoe
+        if state == INSURANCE:
+            assert up is not None
+            for seat in clockwise(round_.positions):
+                answer = players.insurance(round_.positions[seat].dealt_hand, up)
+                if answer is not None:
+                    round_.handle(answer)
+            round_.handle(CloseInsurance())
+        elif state == PEEKING:
+            assert up is not None and round_.hole is not None and isinstance(shoe, StackedShoe)
+            round_.handle(PeekAnswer(shoe.reader_answer(up, round_.hole)))
+        elif state == PLAYER_TURNS and round_.current_hand is not None:
+            hand = round_.current_hand
+            assert up is not None
+            round_.handle(Decision(hand.seat, players.decide(hand, up, round_.legal_decisions())))
+        elif state in (PLAYER_TURNS, DEALER_BLACKJACK):
+            assert round_.hole is not None
+            round_.handle(RevealHole(shoe.turn_up(round_.hole)))
+        elif state == DEALER_TURN:
+            round_.handle(Settle())
+        else:
+            raise MathError(f"round {round_.number} waits in {state}, which math mode does not step")
 
 
 def observed(round_: Round) -> Iterable[tuple[str, str]]:
@@ -253,20 +255,18 @@ def observed(round_: Round) -> Iterable[tuple[str, str]]:
     return [("dealer final total", final)]
 
 
-def simulated(rng: random.Random, rules: RuleSet) -> BasicStrategyPlayers:
+def simulated(rng: random.Random, rules: RuleSet, dealing: FreeBetDealing) -> BasicStrategyPlayers:
     return BasicStrategyPlayers(rng)
 
 
 MATH = MathGame(
-    new_round=new_round,
-    step=step,
+    dealing=FreeBetDealing,
     strategies={"basic": FreeBetBasicStrategy, "simulated": simulated},
     strategy_notes={
         "basic": "basic strategy for the rules as configured, computed for an infinite deck (the "
         "choice of highest expected value), flat wagers, never insured: the game-math figure",
         "simulated": "the simulator's players: rough strategy, random stakes, Push 22 on some positions",
     },
-    stacked=StackedShoe,
     belongs={"lammer": "blackjack"},
     observed=observed,
 )

@@ -18,7 +18,6 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from games.common.stacked_shoe import StackedShoe
 from games.over_under import Round, RuleSet
 from games.over_under.inputs import Choice, Choose, ClearHand, PlaceWager
 from games.over_under.machine import CLEARING, DECIDING
@@ -26,7 +25,7 @@ from games.over_under.points import card_points
 from games.over_under.positions import Position
 from games.over_under.settlement import OVER_WINS, UNDER_WINS
 from simulator.games.over_under import FirstCardPlayers
-from simulator.math.play import MathError, MathGame
+from simulator.math.play import MathError, MathGame, ShoeDealing
 from vocabulary.cards import standard_deck
 
 #: The cents every position stakes on each wager it places.
@@ -60,7 +59,7 @@ def expected_returns(rules: RuleSet, first: int) -> dict[Choice, float]:
 class BestElection:
     """The election of highest expected return for each first card (module docstring), flat wagers."""
 
-    def __init__(self, rng: random.Random, rules: RuleSet) -> None:
+    def __init__(self, rng: random.Random, rules: RuleSet, dealing: object = None) -> None:
         self.bonus = UNIT if rules.bonus_pay_table is not None else 0
         self.choices: dict[int, Choice] = {}
         for first in range(2, 12):
@@ -74,19 +73,21 @@ class BestElection:
         return self.choices[card_points(position.cards[0])]
 
 
-def new_round(number: int, rules: RuleSet, shoe: StackedShoe) -> Round:
-    return Round(number, rules=rules, dealer="math")
+class OverUnderDealing(ShoeDealing):
+    """The table's shoe, and what OverUnderTable._step_in does when the round expects no card: the
+    elections in turn, each settled player's cards cleared to the rack."""
 
+    def new_round(self, number: int) -> Round:
+        return Round(number, rules=self.rules, dealer="math")  # type: ignore[arg-type]  # the game's RuleSet
 
-def step(round_: Round, shoe: StackedShoe, players: BestElection) -> None:
-    """What OverUnderTable._step_in does in the round's state, the players answering at once."""
-    position = round_.current
-    if position is None or round_.state not in (DECIDING, CLEARING):
-        raise MathError(f"round {round_.number} waits in {round_.state}, which math mode does not step")
-    if round_.state == DECIDING:
-        round_.handle(Choose(position.seat, players.choose(position)))
-    else:
-        round_.handle(ClearHand(position.seat))
+    def answer(self, round_: Round, players: BestElection) -> None:
+        position = round_.current
+        if position is None or round_.state not in (DECIDING, CLEARING):
+            raise MathError(f"round {round_.number} waits in {round_.state}, which math mode does not step")
+        if round_.state == DECIDING:
+            round_.handle(Choose(position.seat, players.choose(position)))
+        else:
+            round_.handle(ClearHand(position.seat))
 
 
 def observed(round_: Round) -> Iterable[tuple[str, str]]:
@@ -103,13 +104,12 @@ def staked(round_: Round) -> Iterable[tuple[str, int, int]]:
     ]
 
 
-def simulated(rng: random.Random, rules: RuleSet) -> FirstCardPlayers:
+def simulated(rng: random.Random, rules: RuleSet, dealing: OverUnderDealing) -> FirstCardPlayers:
     return FirstCardPlayers(rng)
 
 
 MATH = MathGame(
-    new_round=new_round,
-    step=step,
+    dealing=OverUnderDealing,
     strategies={"best": BestElection, "simulated": simulated},
     strategy_notes={
         "best": "the election of highest expected return on the first card, counted exactly from the "

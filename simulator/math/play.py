@@ -22,7 +22,7 @@ from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from games import registry
 from games.common.config import Configurable
 from games.common.machine_parts import COMPLETE, HELD, SETTLED, VOIDED
-from games.common.messages import CardArrives, Discard, Message, ShoeStatus, StartDeal
+from games.common.messages import CardArrives, Discard, ShoeStatus, StartDeal
 from games.common.stacked_shoe import StackedShoe
 from vocabulary.cards import standard_deck
 
@@ -35,45 +35,39 @@ class NoMathMode(ValueError):
     """The game has no math mode (no simulator/math/<game module>.py)."""
 
 
-class MathRound(Protocol):
-    """What math mode reads of any game's Round (games.common.round_base.RoundBase)."""
+class Dealing(Protocol):
+    """One worker's table without devices: its cards, and what its table does at each step of a
+    round, the players answering at once. ``shoes`` and ``burns`` count the batches or decks put in
+    play and the cards burned, for the report."""
 
-    state: str
-    number: int
-    actions: list[Any]  # Any: the game's settlement Actions (games.common.movement.Action)
-    reshuffle_required: bool
+    shoes: int
+    burns: int
 
-    @property
-    def expected(self) -> Any: ...  # Any: the game's Slot
+    def new_round(self, number: int) -> Any: ...  # Any: the game's Round
 
-    @property
-    def records(self) -> tuple[Any, ...]: ...  # Any: games.common.records.Record
+    def begin(self, round_: Any) -> None:  # Any: the game's Round
+        """Betting closes: the message that starts the deal."""
 
-    def handle(self, message: Message) -> tuple[Any, ...]: ...  # Any: the records it produced
+    def step(self, round_: Any, players: Any) -> None:  # Any: the game's Round and players
+        """One step of a round neither held nor complete, as the table takes it."""
 
-
-#: What a game's math mode does when its Round expects no card: one step, the players answering.
-Step = Callable[[Any, StackedShoe, Any], None]  # Any: the game's Round and its players
+    def end(self, round_: Any) -> None:  # Any: the game's Round
+        """The round is complete: what the table does before the next (a new batch, a count)."""
 
 
 @dataclass(frozen=True)
 class MathGame:
-    """A game's math mode. ``new_round(number, rules, shoe)``: a Round of the game; ``step``: what
-    its table's ``_step_in`` does in the Round's state, the players answering at once (a Discard is
-    given by the loop); ``stacked``: the shoe the game is dealt from (games.common.stacked_shoe
-    or the game's own, with the card reader); ``strategies``: name -> players(rng, rules), the
-    first the default; ``belongs``: a settled wager kind counted with another (a Free Bet lammer
-    with the Blackjack Wager it was put beside); ``observed``: per round, (figure, value) pairs
-    counted into the report (the dealer's final total, the three-card totals); ``staked``: per
-    round, (wager kind, seat, cents) of the wagers a game stakes after betting closes without a
-    wager record (Over/Under's Over 23 or Under 18 Wager); ``strategy_notes``: what each strategy
-    is, for the report."""
+    """A game's math mode. ``dealing(rules, rng)``: its Dealing, shuffling from ``rng``;
+    ``strategies``: name -> players(rng, rules, dealing), the first the default, and
+    ``strategy_notes`` what each is, for the report; ``belongs``: a settled wager kind counted with
+    another (a Free Bet lammer with the Blackjack Wager it was put beside); ``observed``: per round,
+    (figure, value) pairs counted into the report (the dealer's final total, the three-card totals);
+    ``staked``: per round, (wager kind, seat, cents) of the wagers a game stakes after betting closes
+    without a wager record (Over/Under's Over 23 or Under 18 Wager)."""
 
-    new_round: Callable[[int, Any, StackedShoe], Any]  # Any: the game's RuleSet and Round
-    step: Step
-    strategies: Mapping[str, Callable[[random.Random, Any], Any]]  # Any: the RuleSet; the players
+    dealing: Callable[[Any, random.Random], Dealing]  # Any: the game's RuleSet
+    strategies: Mapping[str, Callable[[random.Random, Any, Any], Any]]  # Any: RuleSet, Dealing, players
     strategy_notes: Mapping[str, str]
-    stacked: Callable[[list[Any]], StackedShoe] = StackedShoe  # Any: faces, None the cover card
     belongs: Mapping[str, str] = field(default_factory=dict)
     observed: Callable[[Any], Iterable[tuple[str, str]]] = lambda round_: ()  # Any: the Round
     staked: Callable[[Any], Iterable[tuple[str, int, int]]] = lambda round_: ()  # Any: the Round
@@ -107,28 +101,29 @@ def math_slugs() -> list[str]:
     return found
 
 
-class SeededShoe:
-    """The table's shoe, shuffled by ``rng``: ``decks`` decks, the cover card ``cover_depth`` cards
-    from the top (default: where the table puts it), the first card burned; a new batch once the
-    cover card has come out. ``shoes`` and ``burns`` count them for the report."""
+class ShoeDealing:
+    """A shoe game's table (Free Bet Blackjack, Over/Under) without devices: ``decks`` decks shuffled
+    by ``rng``, the cover card ``cover_depth`` cards from the top (default: where the table puts it),
+    the first card burned; a new batch once the round in which the cover card came out is over.
+    Each card the round expects is dealt from the game's stacked shoe (``stacked``), the settled
+    round's cards counted into the rack; the game's ``answer`` does what its table's ``_step_in``
+    does in the round's other states."""
 
-    def __init__(
-        self,
-        rng: random.Random,
-        decks: int,
-        stacked: Callable[[list[Any]], StackedShoe],  # Any: faces, None the cover card
-        cover_depth: int | None = None,
-    ) -> None:
-        self.rng, self.decks, self.stacked = rng, decks, stacked
-        self.cover_depth = default_cover_depth(decks * CARDS_PER_DECK) if cover_depth is None else cover_depth
+    #: The game's stacked shoe (games.common.stacked_shoe, or the game's own with a card reader).
+    stacked: Callable[[list[Any]], StackedShoe] = StackedShoe  # Any: faces, None the cover card
+
+    def __init__(self, rules: Configurable, rng: random.Random, cover_depth: int | None = None) -> None:
+        self.rules, self.rng = rules, rng
+        self.decks = int(rules.decks)  # type: ignore[attr-defined]  # a shoe game's RuleSet has decks
+        batch = self.decks * CARDS_PER_DECK
+        self.cover_depth = default_cover_depth(batch) if cover_depth is None else cover_depth
         self.shoes = 0
         self.burns = 0
         self.shoe = self._load()
+        self._dealt_before = 0
 
     def _load(self) -> StackedShoe:
-        faces: list[Any] = [
-            card for _ in range(self.decks) for card in standard_deck()
-        ]  # Any: None is the cover
+        faces: list[Any] = [card for _ in range(self.decks) for card in standard_deck()]  # Any: None: cover
         self.rng.shuffle(faces)
         faces.insert(self.cover_depth, None)
         faces.pop(0)  # the burn card, never seen (672a.7(c), 686a.7(c))
@@ -136,38 +131,49 @@ class SeededShoe:
         self.burns += 1
         return self.stacked(faces)
 
-    def change(self) -> None:
-        """The cover card came out and its round is over: the next batch into the shoe."""
-        self.shoe = self._load()
+    def new_round(self, number: int) -> Any:  # Any: the game's Round
+        raise NotImplementedError
+
+    def begin(self, round_: Any) -> None:  # Any: the game's Round
+        self._dealt_before = len(self.shoe.dealt)
+        round_.handle(StartDeal(ShoeStatus.ready()))
+
+    def step(self, round_: Any, players: Any) -> None:  # Any: the game's Round and players
+        slot = round_.expected
+        if slot is not None:  # the card due, as StackedShoe.deal gives it, the slot asked once
+            round_.handle(CardArrives(self.shoe.draw(face_up=slot.face_up)))
+        elif round_.state in (SETTLED, VOIDED):
+            round_.handle(Discard(len(self.shoe.dealt) - self._dealt_before))
+        else:
+            self.answer(round_, players)
+
+    def answer(self, round_: Any, players: Any) -> None:  # Any: the game's Round and players
+        """What the game's table does when the round expects no card (its ``_step_in``)."""
+        raise NotImplementedError
+
+    def end(self, round_: Any) -> None:  # Any: the game's Round
+        if round_.reshuffle_required:  # the cover card came out (672a.7(d), 686a.7(d))
+            self.shoe = self._load()
 
 
 def play_rounds(
     math: MathGame,
     rules: Configurable,
     players: Any,  # Any: the game's players
-    shoe: SeededShoe,
+    dealing: Dealing,
     rounds: int,
     each: Callable[[Any], None],  # Any: the completed Round
 ) -> None:
     """Play ``rounds`` rounds as the table would, giving each completed Round to ``each``."""
     positions = int(rules.positions)  # type: ignore[attr-defined]  # every game's RuleSet has positions
     for number in range(1, rounds + 1):
-        stacked = shoe.shoe
-        dealt_before = len(stacked.dealt)
-        round_ = math.new_round(number, rules, stacked)
+        round_ = dealing.new_round(number)
         for wager in players.wagers(number, positions):
             round_.handle(wager)
-        round_.handle(StartDeal(ShoeStatus.ready()))
+        dealing.begin(round_)
         while round_.state != COMPLETE:
             if round_.state == HELD:
                 raise MathError(f"round {number} was held: {round_.hold}")
-            slot = round_.expected
-            if slot is not None:  # the card due, as StackedShoe.deal gives it, the slot asked once
-                round_.handle(CardArrives(stacked.draw(face_up=slot.face_up)))
-            elif round_.state in (SETTLED, VOIDED):
-                round_.handle(Discard(len(stacked.dealt) - dealt_before))
-            else:
-                math.step(round_, stacked, players)
+            dealing.step(round_, players)
         each(round_)
-        if round_.reshuffle_required:
-            shoe.change()
+        dealing.end(round_)

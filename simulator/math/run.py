@@ -31,11 +31,11 @@ from rich.progress import (
 from rich.text import Text
 
 from games.common.config import Configurable
-from simulator.math.play import MathError, SeededShoe, math_game, play_rounds
+from simulator.math.play import MathError, math_game, play_rounds
 from simulator.math.tally import MathTally
 
 #: How often (in rounds) a worker tells the progress bar.
-PROGRESS_EVERY = 500
+PROGRESS_EVERY = 100
 
 #: How the house edge's interval is computed, as the report says it (simulator/math/tally.py).
 CI_METHOD = (
@@ -52,7 +52,7 @@ def shares(rounds: int, workers: int) -> list[int]:
 
 
 def worker_rng(seed: int, index: int, purpose: str) -> random.Random:
-    """Worker ``index``'s generator for ``purpose`` (the shoe, the players), from the run's seed."""
+    """Worker ``index``'s generator for ``purpose`` (the cards, the players), from the run's seed."""
     return random.Random(f"croupier-math/{seed}/{index}/{purpose}")
 
 
@@ -67,8 +67,8 @@ def play_share(
 ) -> MathTally:
     """Worker ``index``'s share: ``rounds`` rounds, counted; ``progress`` told every few rounds."""
     math = math_game(slug)
-    players = math.strategies[strategy](worker_rng(seed, index, "players"), rules)
-    shoe = SeededShoe(worker_rng(seed, index, "shoe"), int(rules.decks), math.stacked)  # type: ignore[attr-defined]  # a shoe game's RuleSet has decks
+    dealing = math.dealing(rules, worker_rng(seed, index, "shoe"))
+    players = math.strategies[strategy](worker_rng(seed, index, "players"), rules, dealing)
     tally = MathTally(belongs=math.belongs)
 
     def each(round_: Any) -> None:  # Any: the game's Round
@@ -76,9 +76,9 @@ def play_share(
         if tally.rounds % PROGRESS_EVERY == 0:
             progress(PROGRESS_EVERY)
 
-    play_rounds(math, rules, players, shoe, rounds, each)
+    play_rounds(math, rules, players, dealing, rounds, each)
     progress(tally.rounds % PROGRESS_EVERY)
-    tally.shoes, tally.burns = shoe.shoes, shoe.burns
+    tally.shoes, tally.burns = dealing.shoes, dealing.burns
     return tally
 
 

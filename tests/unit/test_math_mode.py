@@ -23,7 +23,7 @@ from games.over_under.inputs import Choice
 from simulator.games.registry import simulation
 from simulator.math.free_bet_blackjack import FreeBetBasicStrategy
 from simulator.math.over_under import BestElection
-from simulator.math.play import MathError, SeededShoe, math_game, play_rounds
+from simulator.math.play import MathError, math_game, play_rounds
 from simulator.math.run import play_math, play_share, shares
 from simulator.math.tally import ALL_WAGERS, Z95, MathTally, WagerSums
 from vocabulary.cards import Card
@@ -102,8 +102,8 @@ def test_every_wager_placed_is_in_the_sums():
     are counted again here from each round's positions and settlements."""
     game = math_game(FBB)
     rules = FreeBetRules.example()
-    players = game.strategies["simulated"](random.Random(5), rules)
-    shoe = SeededShoe(random.Random(6), rules.decks, game.stacked)
+    dealing = game.dealing(rules, random.Random(6))
+    players = game.strategies["simulated"](random.Random(5), rules, dealing)
     tally = MathTally(belongs=game.belongs)
     wagered = {"blackjack": 0, "push22": 0, "insurance": 0}
     house = dict.fromkeys(wagered, 0)
@@ -117,7 +117,7 @@ def test_every_wager_placed_is_in_the_sums():
         for action in round_.actions:
             house["blackjack" if action.wager == "lammer" else str(action.wager)] -= action.net
 
-    play_rounds(game, rules, players, shoe, 60, each)
+    play_rounds(game, rules, players, dealing, 60, each)
     assert wagered["push22"] and wagered["push22"] < 6 * 60 * 500  # on some positions only
     for kind, cents in wagered.items():
         sums = tally.wagers.get(kind, WagerSums())
@@ -230,5 +230,5 @@ def test_over_under_best_election_takes_the_higher_return():
 
 def test_the_simulated_strategy_is_the_simulators_players():
     rules = simulation(FBB).game.rules.example()
-    players = math_game(FBB).strategies["simulated"](random.Random(0), rules)
+    players = math_game(FBB).strategies["simulated"](random.Random(0), rules, None)
     assert type(players) is type(simulation(FBB).players(random.Random(0)))
