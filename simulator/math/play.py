@@ -37,9 +37,10 @@ class NoMathMode(ValueError):
 
 class Dealing(Protocol):
     """One worker's table without devices: its cards, and what its table does at each step of a
-    round, the players answering at once. ``shoes`` and ``burns`` count the batches or decks put in
-    play and the cards burned, for the report."""
+    round, the players answering at once. ``decks``: the decks in a batch; ``shoes`` and ``burns``
+    count the batches put in play and the cards burned, for the report."""
 
+    decks: int
     shoes: int
     burns: int
 

@@ -78,7 +78,7 @@ def play_share(
 
     play_rounds(math, rules, players, dealing, rounds, each)
     progress(tally.rounds % PROGRESS_EVERY)
-    tally.shoes, tally.burns = dealing.shoes, dealing.burns
+    tally.decks, tally.shoes, tally.burns = dealing.decks, dealing.shoes, dealing.burns
     return tally
 
 
@@ -161,7 +161,7 @@ def report(
         "workers": workers,
         "rounds": tally.rounds,
         "positions": int(rules.positions),  # type: ignore[attr-defined]  # every RuleSet has positions
-        "decks": int(rules.decks),  # type: ignore[attr-defined]  # a shoe game's RuleSet has decks
+        "decks": tally.decks,
         "shoes": tally.shoes,
         "burns": tally.burns,
         "ci_method": CI_METHOD,

@@ -98,6 +98,7 @@ class MathTally:
 
     belongs: Mapping[str, str] = field(default_factory=dict)
     rounds: int = 0
+    decks: int = 0
     shoes: int = 0
     burns: int = 0
     wagers: dict[str, WagerSums] = field(default_factory=dict)
@@ -157,6 +158,7 @@ class MathTally:
 
     def merge(self, other: MathTally) -> None:
         self.rounds += other.rounds
+        self.decks = max(self.decks, other.decks)
         self.shoes += other.shoes
         self.burns += other.burns
         for kind, sums in other.wagers.items():

@@ -37,13 +37,14 @@ def math_json(capsys, *argv: str) -> str:
     return capsys.readouterr().out
 
 
-def test_the_same_seed_and_workers_give_the_same_report(capsys):
-    argv = ("--game", FBB, "--rounds", "30", "--seed", "11", "--workers", "2")
+@pytest.mark.parametrize("game", [FBB, "over-under", "heads-up-holdem"])
+def test_the_same_seed_and_workers_give_the_same_report(capsys, game):
+    argv = ("--game", game, "--rounds", "30", "--seed", "11", "--workers", "2")
     first = math_json(capsys, *argv)
     assert math_json(capsys, *argv) == first
     report = json.loads(first)
-    assert (report["rounds"], report["workers"], report["seed"]) == (30, 2, 11)
-    other = math_json(capsys, "--game", FBB, "--rounds", "30", "--seed", "12", "--workers", "2")
+    assert (report["game"], report["rounds"], report["workers"], report["seed"]) == (game, 30, 2, 11)
+    other = math_json(capsys, "--game", game, "--rounds", "30", "--seed", "12", "--workers", "2")
     assert other != first  # the seed decides the cards
 
 
@@ -125,6 +126,27 @@ def test_every_wager_placed_is_in_the_sums():
     assert tally.total.wagered == sum(wagered.values())
     assert tally.total.house == sum(house.values())
     assert tally.rounds == tally.total.rounds == 60
+
+
+def test_every_holdem_wager_placed_is_in_the_sums():
+    """Heads Up Hold 'Em: the Ante and Odds placed, and the Play Wager made on a street, which has no
+    wager record (``staked``)."""
+    game = math_game("heads-up-holdem")
+    rules = simulation("heads-up-holdem").game.rules.example()
+    dealing = game.dealing(rules, random.Random(8))
+    players = game.strategies["simulated"](random.Random(9), rules, dealing)
+    tally = MathTally(belongs=game.belongs)
+    wagered: dict[str, int] = {}
+
+    def each(round_):
+        tally.add(round_, staked=game.staked(round_))
+        for position in round_.positions.values():
+            for wager, amount in position.stakes.placed():
+                wagered[str(wager)] = wagered.get(str(wager), 0) + amount
+
+    play_rounds(game, rules, players, dealing, 40, each)
+    assert wagered["play"] and dealing.shoes == 40  # a fresh deck each round
+    assert {kind: sums.wagered for kind, sums in tally.wagers.items()} == wagered
 
 
 def _round(records, actions):
