@@ -289,3 +289,13 @@ def test_the_simulated_strategy_is_the_simulators_players():
     rules = simulation(FBB).game.rules.example()
     players = math_game(FBB).strategies["simulated"](random.Random(0), rules, None)
     assert type(players) is type(simulation(FBB).players(random.Random(0)))
+
+
+def test_the_persons_report_names_the_run_and_each_wager(capsys):
+    argv = ["sim", "--math", "--game", "over-under", "--rounds", "20", "--seed", "4", "--workers", "1"]
+    assert main([*argv, "--seats", "2"]) == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith("over-under math mode: 20 rounds, 2 positions, 6 decks,")
+    assert "seed 4, 1 workers" in shown and "strategy best:" in shown
+    assert "  ante: 40 wagers in 20 rounds, wagered 400.00, house " in shown
+    assert "(95 % CI " in shown and "  three-card total: " in shown
