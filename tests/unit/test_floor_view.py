@@ -4,6 +4,8 @@ short token, is refused at start-up; with a token, the view's data is refused wi
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from croupier.config.floor_service import StoreConfig
 from croupier.errors import StartupError
-from croupier.state import TableState
+from croupier.state import StateError, TableState
 from floor.store import Store
 from floor.view import read_token, view_app
 
@@ -62,3 +64,29 @@ def test_the_floor_store_refuses_a_file_that_is_not_one(tmp_path) -> None:
         Store(StoreConfig(None, tmp_path / "state.sqlite3"))
     Store(StoreConfig(None, tmp_path / "floor.sqlite3")).close()
     Store(StoreConfig(None, tmp_path / "floor.sqlite3")).close()  # opened again: it is one
+
+
+def test_the_floor_store_refuses_a_newer_schema_and_names_itself_when_a_write_fails(tmp_path) -> None:
+    """A store a newer Croupier wrote is refused at start-up rather than misread; a write the
+    database refuses (here another process holding its write lock) is a StateError naming the store,
+    which the service takes as a message left unacknowledged (floor.service)."""
+    path = tmp_path / "floor.sqlite3"
+    Store(StoreConfig(None, path)).close()
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA user_version = 2")
+    with pytest.raises(StartupError, match=r"floor store schema 2 was written by a newer Croupier"):
+        Store(StoreConfig(None, path))
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA user_version = 1")
+    store = Store(StoreConfig(None, path))
+    holder = sqlite3.connect(path, isolation_level=None, timeout=0)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        store._db.execute("PRAGMA busy_timeout = 0")  # the lock is held: no waiting for it in a test
+        with pytest.raises(StateError, match=rf"{path}: cannot write the floor store: database is locked"):
+            store.death("T1", {"table": "T1", "session": 1, "reason": "lost"})
+        holder.execute("ROLLBACK")
+        store.death("T1", {"table": "T1", "session": 1, "reason": "lost"})  # written once it is free
+    finally:
+        holder.close()
+        store.close()
