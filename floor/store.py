@@ -297,6 +297,7 @@ class Store:
         except self._errors as exc:
             raise StateError(f"{cannot}: {exc}") from exc
 
+
 def _apply(state: dict[str, Any], kind: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
     """A numbered message newer than the last birth, applied to the state the birth gave."""
     match kind:

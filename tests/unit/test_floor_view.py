@@ -1,5 +1,6 @@
-"""The floor view's token (floor.view; decision 0036): a token file others may read, or a
-short token, is refused at start-up; with a token, the view's data is refused without it."""
+"""The floor view's token (floor.view; decisions 0033 and 0036): a token file others may read, or a
+short token, is refused at start-up; with a token, the view's data is refused without it or a
+session signed in with it; the floor's store refuses a file that is not one."""
 
 from __future__ import annotations
 
@@ -53,6 +54,52 @@ def test_the_views_data_needs_its_token_when_it_has_one(tmp_path, token):
         store.close()
     assert page == 200 and right == '{"tables": []}'
     assert (without, wrong) == ((401, 401) if token else (200, 200))
+
+
+def test_a_browser_signs_in_once_for_an_httponly_session_and_signs_out(tmp_path):
+    """The view's sign-in is the table's (decision 0033, croupier.api.sessions): the token sent once
+    to ``POST /v1/session`` from the view's own page, for an HttpOnly, SameSite=Strict cookie that
+    holds no token; another site's request refused; signing out ends the session."""
+    store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+    own = {"X-Croupier-Request": "1"}
+
+    async def main() -> dict[str, object]:
+        async with TestClient(TestServer(view_app(store, TOKEN))) as client:
+            seen: dict[str, object] = {}
+            seen["sign-in page"] = "sign-in.js" in await (await client.get("/")).text()
+            forged = await client.post("/v1/session", json={"token": TOKEN})  # no request header
+            other = await client.post(
+                "/v1/session", json={"token": TOKEN}, headers={**own, "Origin": "https://evil.example"}
+            )
+            wrong = await client.post("/v1/session", json={"token": "x" + TOKEN[1:]}, headers=own)
+            seen["refused"] = (forged.status, other.status, wrong.status)
+            signed = await client.post("/v1/session", json={"token": TOKEN}, headers=own)
+            seen["signed"] = (signed.status, await signed.json())
+            seen["cookie"] = signed.headers["Set-Cookie"]
+            seen["with cookie"] = (await client.get("/floor/v1/tables")).status
+            seen["session"] = (await client.get("/v1/session")).status
+            seen["sign-out forged"] = (await client.delete("/v1/session")).status
+            seen["sign-out"] = (await client.delete("/v1/session", headers=own)).status
+            client.session.cookie_jar.update_cookies(signed.cookies)  # the old id, copied: worthless
+            seen["after"] = (await client.get("/floor/v1/tables")).status
+            return seen
+
+    try:
+        seen = asyncio.run(main())
+    finally:
+        store.close()
+    assert seen["sign-in page"] and seen["refused"] == (403, 403, 401)
+    assert seen["signed"] == (200, {"operator": "floor view", "role": "floor", "expires_in": 43200})
+    cookie = str(seen["cookie"])
+    assert cookie.startswith("croupier_floor_session=") and TOKEN not in cookie
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert (seen["with cookie"], seen["session"], seen["sign-out forged"], seen["sign-out"]) == (
+        200,
+        200,
+        403,
+        200,
+    )
+    assert seen["after"] == 401
 
 
 def test_the_floor_store_refuses_a_file_that_is_not_one(tmp_path) -> None:
