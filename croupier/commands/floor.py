@@ -101,7 +101,7 @@ async def _serve(config: FloorServiceConfig, broker: Broker, token: str | None, 
             stopping = asyncio.create_task(stop.wait(), name="floor-stop")
             stack.push_async_callback(_cancelled, stopping)
             await asyncio.wait((hearing, stopping), return_when=asyncio.FIRST_COMPLETED)
-            if hearing.done():  # the store failed: the floor stops rather than hear and count nothing
+            if hearing.done():  # a failure neither the broker's nor the store's: the floor stops
                 hearing.result()
     finally:
         store.close()

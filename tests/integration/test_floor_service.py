@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import aiomqtt
@@ -21,6 +23,7 @@ from floor.service import FloorService, floor_broker
 from floor.store import Store
 from tests.integration.floor_broker import (
     ROOT,
+    TABLES,
     Mosquitto,
     amqtt_broker,
     croupier_run,
@@ -148,3 +151,50 @@ def test_a_credential_that_cannot_be_read_stops_the_floor_before_its_store_is_ma
     assert started.returncode == 2, started.stderr
     assert "floor.password_file" in started.stderr and started.stderr.count("\n") == 1, started.stderr
     assert not (tmp_path / "floor.sqlite3").exists(), "no store made by a start that was refused"
+
+
+def test_a_message_the_store_failed_to_count_is_delivered_again_and_counted(tmp_path):
+    """A message is acknowledged to the broker only once the store has committed it (decision 0036):
+    with the store's file locked by another process (a real SQLite failure: ``database is locked``),
+    the floor service (a process, over Mosquitto with the shipped access rules) logs the failure,
+    drops its connection without acknowledging the message, connects again, and counts it once the
+    lock is gone, the broker having delivered it again; nothing is lost and nothing counted twice."""
+    broker = Mosquitto(tmp_path / "mosquitto")
+    topic = "croupier/v1/main/table/T1/"
+
+    def state(seq: int, dealer: str) -> str:
+        return json.dumps({"table": "T1", "seq": seq, "at": "2026-12-02T00:00:00.000+00:00",
+                           "status": "open", "reason": None, "dealer": dealer})  # fmt: skip
+
+    async def publish(*messages: tuple[str, str]) -> None:
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="T1", username="T1",
+                                  password=TABLES["T1"]) as table:  # fmt: skip
+            for kind, body in messages:
+                await table.publish(topic + kind, body, qos=1)
+
+    floor = floor_config(tmp_path / "floor", broker.port)
+    log = floor.with_suffix(".log")
+    try:
+        with floor_service(floor) as service:
+            birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 0, "game": "g",
+                     "rounds": 0, "state": {}, "faults": [], "links": {}, "meters": None,
+                     "head": None}  # fmt: skip
+            asyncio.run(publish(("birth", json.dumps(birth)), ("state", state(1, "D1"))))
+            service.until(lambda tables: tables.get("T1", {}).get("last_seq") == 1, 20)
+            holder = sqlite3.connect(tmp_path / "floor" / "floor.sqlite3", isolation_level=None)
+            try:
+                holder.execute("BEGIN IMMEDIATE")  # another writer holds the store: the floor cannot write
+                asyncio.run(publish(("state", state(2, "D2"))))
+                deadline = time.monotonic() + 30
+                while "floor store failed" not in log.read_text():
+                    assert time.monotonic() < deadline, log.read_text()
+                    time.sleep(0.1)
+                assert service.tables()["T1"]["last_seq"] == 1, "not counted while the store fails"
+            finally:
+                holder.close()  # the lock is gone
+            service.until(lambda tables: tables["T1"]["last_seq"] == 2, 30)
+            shown = service.tables()["T1"]
+    finally:
+        broker.close()
+    assert shown["state"]["dealer"] == "D2" and (shown["gaps"], shown["repeats"]) == (0, 0)
+    assert "database is locked" in log.read_text()
