@@ -174,8 +174,16 @@ def test_a_message_the_store_failed_to_count_is_delivered_again_and_counted(tmp_
 
     floor = floor_config(tmp_path / "floor", broker.port)
     log = floor.with_suffix(".log")
+
+    def logged(event: str) -> None:
+        deadline = time.monotonic() + 30
+        while event not in log.read_text():
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+
     try:
         with floor_service(floor) as service:
+            logged("floor online")  # subscribed: what the table sends from now on is kept for it
             birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 0, "game": "g",
                      "rounds": 0, "state": {}, "faults": [], "links": {}, "meters": None,
                      "head": None}  # fmt: skip
@@ -185,10 +193,7 @@ def test_a_message_the_store_failed_to_count_is_delivered_again_and_counted(tmp_
             try:
                 holder.execute("BEGIN IMMEDIATE")  # another writer holds the store: the floor cannot write
                 asyncio.run(publish(("state", state(2, "D2"))))
-                deadline = time.monotonic() + 30
-                while "floor store failed" not in log.read_text():
-                    assert time.monotonic() < deadline, log.read_text()
-                    time.sleep(0.1)
+                logged("floor store failed")
                 assert service.tables()["T1"]["last_seq"] == 1, "not counted while the store fails"
             finally:
                 holder.close()  # the lock is gone
