@@ -9,11 +9,12 @@ keeps what it has counted: a SQLite file by default, a PostgreSQL database when 
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from croupier.config.floor import FloorConfig, read_floor
+from croupier.config.floor import LEVEL, FloorConfig, read_floor
 from croupier.config.section import Section
 from croupier.config.service import bind_address, is_loopback
 
@@ -46,12 +47,10 @@ class FloorServiceConfig:
     store: StoreConfig
     view: ViewConfig
     embedded: tuple[str, int]  # where the embedded broker listens when ``broker`` is None
-
-    @property
-    def host(self) -> str:
-        """The floor's name on the broker (its host state's topic level): the user it logs in as,
-        ``floor`` as the shipped access rules name it."""
-        return (self.broker.username if self.broker else None) or "floor"
+    #: The floor service's name on the broker: the user it logs in as and its host state's topic
+    #: level (``[floor] username``, by default the machine's host name), so that two floor services of
+    #: a property are told apart and each may write only its own host state (config/mosquitto/).
+    host: str
 
 
 def load_floor_config(path: Path | None) -> FloorServiceConfig:
@@ -62,6 +61,13 @@ def load_floor_config(path: Path | None) -> FloorServiceConfig:
     if floor_section.has("spool"):
         raise floor_section.error("spool", "a table's key", "none: the floor keeps no spool")
     broker = read_floor(floor_section)
+    host = (broker.username if broker else None) or socket.gethostname().split(".")[0]
+    if not LEVEL.match(host):
+        raise floor_section.error(
+            "username",
+            f"missing, and the host name {host!r} is not a topic level",
+            "letters, digits, '-' or '_'",
+        )
     return FloorServiceConfig(
         source=top.file,
         broker=broker,
@@ -69,6 +75,7 @@ def load_floor_config(path: Path | None) -> FloorServiceConfig:
         store=_store(top.section("store")),
         view=_view(top.section("view")),
         embedded=_embedded(top.section("embedded"), broker),
+        host=host,
     )
 
 

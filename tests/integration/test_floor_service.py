@@ -22,12 +22,16 @@ from croupier.config.floor_service import load_floor_config
 from floor.service import FloorService, floor_broker
 from floor.store import Store
 from tests.integration.floor_broker import (
+    FLOORS,
+    GROUP,
     ROOT,
     TABLES,
+    Floor,
     Mosquitto,
     amqtt_broker,
     croupier_run,
     floor_config,
+    floor_running,
     floor_service,
     table_config,
     with_password,
@@ -203,3 +207,74 @@ def test_a_message_the_store_failed_to_count_is_delivered_again_and_counted(tmp_
         broker.close()
     assert shown["state"]["dealer"] == "D2" and (shown["gaps"], shown["repeats"]) == (0, 0)
     assert "database is locked" in log.read_text()
+
+
+def test_two_floor_services_are_told_apart_and_each_writes_only_its_own_host_state(tmp_path):
+    """Each floor service logs in under its own host name with its own password (the shipped access
+    rules, a block per floor service): two of one property are both online at once, each hears the
+    tables and announces its own host state, and neither may write the other's, nor publish as a
+    table; a table may not write any floor service's state."""
+    broker = Mosquitto(tmp_path / "mosquitto")
+    prefix = f"croupier/v1/{GROUP}"
+
+    def client(user: str, password: str) -> aiomqtt.Client:
+        return aiomqtt.Client("127.0.0.1", broker.port, identifier=f"{user}-forger", username=user,
+                              password=password, protocol=aiomqtt.ProtocolVersion.V5)  # fmt: skip
+
+    async def main() -> tuple[list[tuple[str, dict[str, object]]], list[dict[str, object]]]:
+        services = []
+        for host in FLOORS:
+            config = load_floor_config(floor_config(tmp_path / host, broker.port, host=host))
+            services.append(FloorService(config, floor_broker(config), Store(config.store)))
+        hearing = [asyncio.create_task(service.run()) for service in services]
+        observer = Floor(
+            broker.port, username="T2", password=TABLES["T2"], identifier="T2"
+        )  # reads host states
+        try:
+            async with floor_running(observer):
+                for service in services:
+                    await asyncio.wait_for(service.connected.wait(), 10)
+                await observer.until(lambda messages: len(messages) == 2, 10)
+                forged_state = {"online": False, "timestamp": 1}
+                forged_table = {"table": "T1", "seq": 1, "at": "2026-12-02T00:00:00.000+00:00",
+                                "status": "held", "reason": "forged", "dealer": "X"}  # fmt: skip
+                forgeries = [
+                    ("floor-2", f"{prefix}/host/floor-1/state", forged_state),  # another floor's state
+                    ("T1", f"{prefix}/host/T1/state", forged_state),  # a table posing as a floor service
+                    ("floor-1", f"{prefix}/table/T1/state", forged_table),  # a floor posing as a table
+                ]
+                for user, topic, body in forgeries:  # refused: dropped, or the connection closed
+                    with contextlib.suppress(aiomqtt.MqttError):
+                        async with client(user, {**FLOORS, **TABLES}[user]) as forger:
+                            await forger.publish(topic, json.dumps(body), qos=1)
+                async with client("T1", TABLES["T1"]) as table:
+                    birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 0, "game": "g",
+                             "rounds": 0, "state": {"status": "open", "reason": None, "dealer": "D1"},
+                             "faults": [], "links": {}, "meters": None, "head": None}  # fmt: skip
+                    await table.publish(f"{prefix}/table/T1/birth", json.dumps(birth), qos=1)
+                for service in services:  # both hear the table
+                    async with asyncio.timeout(10):
+                        while not service.store.tables():
+                            await asyncio.sleep(0.05)
+                await asyncio.sleep(0.3)  # a forgery let through would have arrived by now
+                return observer.messages, [service.store.tables()[0] for service in services]
+        finally:
+            for task in hearing:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            for service in services:
+                service.store.close()
+
+    try:
+        heard, tables = asyncio.run(main())
+    finally:
+        broker.close()
+    assert sorted(topic for topic, _ in heard) == [
+        f"{prefix}/host/floor-1/state",
+        f"{prefix}/host/floor-2/state",
+    ]
+    assert all(body["online"] is True for _, body in heard), "only each floor service's own state"
+    assert [(table["table"], table["state"]["dealer"], table["last_seq"]) for table in tables] == [
+        ("T1", "D1", 0)
+    ] * 2
