@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from croupier.config.floor import LEVEL, FloorConfig, read_floor
 from croupier.config.section import Section
-from croupier.config.service import bind_address, is_loopback
+from croupier.config.service import bind_address, is_loopback, tls_pair
 
 #: The property's name when the embedded broker is used: what a developer's tables say.
 DEV_GROUP = "dev"
@@ -37,6 +37,15 @@ class ViewConfig:
     host: str
     port: int
     token_file: Path | None  # None: the view is open (loopback only)
+    tls_cert: Path | None = None  # PEM certificate chain; with tls_key, the view speaks HTTPS
+    tls_key: Path | None = None
+
+    @property
+    def url(self) -> str:
+        """Where a browser finds the view (an IPv6 host in brackets)."""
+        scheme = "https" if self.tls_cert is not None else "http"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{scheme}://{host}:{self.port}/"
 
 
 @dataclass(frozen=True)
@@ -94,14 +103,23 @@ def _store(section: Section) -> StoreConfig:
 
 
 def _view(section: Section) -> ViewConfig:
-    section.only(("bind", "token_file"))
+    """Beyond loopback the view needs its token and TLS: the token (and the session cookie a browser
+    gets for it) would otherwise cross the network in clear (decisions 0010 and 0033)."""
+    section.only(("bind", "token_file", "tls_cert", "tls_key"))
     host, port = bind_address(section, "bind", DEFAULT_VIEW)
     token_file = section.path_value("token_file", "") if section.has("token_file") else None
+    cert, key = tls_pair(section, "tls_cert", "tls_key")
     if token_file is None and not is_loopback(host):
         raise section.error(
             "token_file", "missing: the view is bound beyond loopback", "a token file the view asks for"
         )
-    return ViewConfig(host, port, token_file)
+    if cert is None and not is_loopback(host):
+        raise section.error(
+            "bind",
+            f"{host} is not loopback: the view's token would cross the network in clear",
+            "127.0.0.1 or ::1, or tls_cert and tls_key to serve HTTPS",
+        )
+    return ViewConfig(host, port, token_file, cert, key)
 
 
 def _embedded(section: Section, broker: FloorConfig | None) -> tuple[str, int]:
