@@ -16,6 +16,7 @@ import hmac
 import stat
 from pathlib import Path
 
+import structlog
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
@@ -27,6 +28,7 @@ from croupier.errors import StartupError
 from croupier.screen.bodies import SignIn, validated
 from floor.store import Store
 
+log = structlog.get_logger("croupier.floor")
 PAGES = Path(__file__).parent / "pages"
 #: 32 characters of a random token (``openssl rand -hex 16``) are 128 bits, as the API's are.
 MIN_TOKEN_LENGTH = 32
@@ -76,16 +78,20 @@ class _SignIn:
 
     async def sign_in(self, request: web.Request) -> web.Response:
         """The token, sent once by the sign-in page, for the session cookie; the session the browser
-        held until now ends."""
+        held until now ends. Each sign-in, sign-out and refused sign-in is logged (with the address
+        it came from), as a table's are audited (decision 0033)."""
         refused = from_own_page(request)
-        if refused is not None:
+        if refused is None and not hmac.compare_digest(
+            validated(SignIn, await json_body(request)).token.encode(), self.token
+        ):
+            refused = error_body(401, "unknown token")
+        if refused is not None:  # logged as the table's API audits it, never the token
+            log.warning("floor view: sign-in refused", status=refused.status, remote=request.remote)
             return refused
-        given = validated(SignIn, await json_body(request)).token
-        if not hmac.compare_digest(given.encode(), self.token):
-            return error_body(401, "unknown token")
         previous = request.cookies.get(COOKIE)
         if previous is not None:
             self.sessions.close(previous)
+        log.info("floor view: signed in", remote=request.remote)
         sid, lifetime = self.sessions.open(READER), self.sessions.lifetime
         response = reply(replies.SignedIn, operator=READER, role=ROLE, expires_in=int(lifetime))
         set_cookie(response, request, sid, lifetime, COOKIE)
@@ -106,6 +112,7 @@ class _SignIn:
         sid = session_id(request, COOKIE)
         if sid is not None:
             self.sessions.close(sid)
+        log.info("floor view: signed out", remote=request.remote)
         response = reply(replies.SignedOut, signed_out=reader)
         clear_cookie(response, request, COOKIE)
         return response

@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+import structlog.testing
 from aiohttp.test_utils import TestClient, TestServer
 
 from croupier.config.floor_service import StoreConfig
@@ -59,7 +60,8 @@ def test_the_views_data_needs_its_token_when_it_has_one(tmp_path, token):
 def test_a_browser_signs_in_once_for_an_httponly_session_and_signs_out(tmp_path):
     """The view's sign-in is the table's (decision 0033, croupier.api.sessions): the token sent once
     to ``POST /v1/session`` from the view's own page, for an HttpOnly, SameSite=Strict cookie that
-    holds no token; another site's request refused; signing out ends the session."""
+    holds no token; another site's request refused; signing out ends the session; each sign-in,
+    sign-out and refusal logged, never the token."""
     store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
     own = {"X-Croupier-Request": "1"}
 
@@ -85,9 +87,13 @@ def test_a_browser_signs_in_once_for_an_httponly_session_and_signs_out(tmp_path)
             return seen
 
     try:
-        seen = asyncio.run(main())
+        with structlog.testing.capture_logs() as logged:
+            seen = asyncio.run(main())
     finally:
         store.close()
+    events = [entry["event"] for entry in logged if entry["event"].startswith("floor view")]
+    assert events == [*["floor view: sign-in refused"] * 3, "floor view: signed in", "floor view: signed out"]
+    assert TOKEN not in repr(logged)
     assert seen["sign-in page"] and seen["refused"] == (403, 403, 401)
     assert seen["signed"] == (200, {"operator": "floor view", "role": "floor", "expires_in": 43200})
     cookie = str(seen["cookie"])
