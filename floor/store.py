@@ -261,13 +261,14 @@ class Store:
         return self._db.execute(sql, params)  # type: ignore[no-any-return]
 
     def _prepare(self, db: sqlite3.Connection, version: int) -> None:
-        """A new SQLite store (``version`` 0): its schema, marked as a floor store in the same
-        transaction (croupier/state/sqlite_file.py)."""
-        if version == 0:
-            with transaction(db, f"{self.where}: cannot write the floor store's schema"):
-                for statement in _SCHEMA:
-                    db.execute(statement)
-                FLOOR_FILE.mark(db)
+        """The SQLite store's tables, each created where it is missing (a new store, or a table a
+        later Croupier added to ``_SCHEMA``), and the file marked as a floor store in the same
+        transaction (croupier/state/sqlite_file.py), as the PostgreSQL store's tables are made; a
+        change that is more than a new table raises the schema version instead."""
+        with transaction(db, f"{self.where}: cannot write the floor store's schema"):
+            for statement in _SCHEMA:
+                db.execute(statement)
+            FLOOR_FILE.mark(db)
 
     def _prepare_postgres(self) -> None:
         """The PostgreSQL store's schema, created if missing, and its version, kept in

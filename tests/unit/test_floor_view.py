@@ -119,6 +119,19 @@ def test_the_floor_store_refuses_a_file_that_is_not_one(tmp_path) -> None:
     Store(StoreConfig(None, tmp_path / "floor.sqlite3")).close()  # opened again: it is one
 
 
+def test_a_table_missing_from_a_floor_store_is_made_when_it_is_opened(tmp_path) -> None:
+    """A table a later Croupier adds to the store is made in a store an earlier one wrote."""
+    path = tmp_path / "floor.sqlite3"
+    Store(StoreConfig(None, path)).close()
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("DROP TABLE floor_heads")
+    store = Store(StoreConfig(None, path))
+    try:
+        assert store.heads("T1") == []
+    finally:
+        store.close()
+
+
 def test_the_floor_store_refuses_a_newer_schema_and_names_itself_when_a_write_fails(tmp_path) -> None:
     """A store a newer Croupier wrote is refused at start-up rather than misread; a write the
     database refuses (here another process holding its write lock) is a StateError naming the store,
