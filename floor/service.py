@@ -4,10 +4,13 @@ It subscribes to ``croupier/v1/GROUP/table/+/+`` (each table's birth, death and 
 docs/floor.md) with a session the broker keeps while it is away, so what the tables publish in the
 meantime is queued for it. It publishes its host state, retained: online at each connection, with the
 time, which every table answers with a new birth; offline as its MQTT will, which the broker sends
-when the floor goes dark. Each message goes to the store (floor.store), which counts it
-once; a gap in a table's numbers, or a message from a table the floor has no birth of, asks that
-table for a new birth on its ``cmd/rebirth`` topic. A birth, a death and nothing else ever goes from
-the floor to a table: the floor observes.
+when the floor goes dark. Each message goes to the store (floor.store), which counts it once, and
+is acknowledged to the broker only once the store has committed it: a store that fails (locked,
+read-only, gone) leaves the message with the broker, the floor drops the connection and connects
+again, and the broker delivers the message again, with everything after it, from the session it kept
+(decision 0036). A gap in a table's numbers, or a message from a table the floor has no birth of,
+asks that table for a new birth on its ``cmd/rebirth`` topic. A birth, a death and nothing else ever
+goes from the floor to a table: the floor observes.
 
 With no broker configured it starts the embedded amqtt broker on loopback first (decision 0036),
 so a developer needs nothing else.
@@ -23,6 +26,7 @@ from collections.abc import AsyncIterator
 
 import aiomqtt
 import structlog
+from paho.mqtt import client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
@@ -31,6 +35,7 @@ from croupier.errors import StartupError
 from croupier.floor_link.publisher import PROTOCOLS, Broker, credential, json_props
 from croupier.floor_link.spool import encode
 from croupier.floor_link.topics import DATA, NAMESPACE
+from croupier.state.sqlite_file import StateError
 from floor.store import Store
 
 log = structlog.get_logger("croupier.floor")
@@ -64,7 +69,8 @@ class FloorService:
         self.state_topic = f"{NAMESPACE}/{self.group}/host/{config.host}/state"
 
     async def run(self) -> None:
-        """Connect, hear, and connect again whenever the broker goes, until cancelled."""
+        """Connect, hear, and connect again whenever the broker goes or the store fails, until
+        cancelled."""
         delay = RETRY_FIRST
         while True:
             try:
@@ -73,6 +79,11 @@ class FloorService:
                     await self._hear(client)
             except aiomqtt.MqttError as lost:
                 log.warning("floor broker lost: connecting again", reason=str(lost))
+            except StateError as failed:
+                log.error(
+                    "floor store failed: the message stays with the broker, to be delivered again",
+                    reason=str(failed),
+                )
             self.connected.clear()
             await asyncio.sleep(delay)
             delay = min(delay * 2, RETRY_MOST)
@@ -84,13 +95,15 @@ class FloorService:
         connect = Properties(PacketTypes.CONNECT) if v5 else None
         if connect is not None:
             connect.SessionExpiryInterval = SESSION_EXPIRY
-        return self.broker.client(
+        client = self.broker.client(
             f"croupier-floor-{self.group}-{self.config.host}",
             will,
             clean_start=False if v5 else 3,  # 3: paho's "as clean_session says"
             clean_session=None if v5 else False,
             properties=connect,
         )
+        _paho(client).manual_ack_set(True)  # before connecting: no message is acknowledged unasked
+        return client
 
     async def _hear(self, client: aiomqtt.Client) -> None:
         props = json_props(self.broker.v5, PacketTypes.PUBLISH)
@@ -101,13 +114,16 @@ class FloorService:
         self.connected.set()
         async for message in client.messages:
             table, kind = str(message.topic).split("/")[-2:]
-            rebirth = self._count(table, kind, message.payload)
+            rebirth = self._count(table, kind, message.payload)  # a StateError: never acknowledged
+            _paho(client).ack(message.mid, message.qos)
             if rebirth:
                 log.info("floor: asking for a new birth", table=table)
                 await client.publish(f"{NAMESPACE}/{self.group}/table/{table}/cmd/rebirth", b"{}", qos=1)
 
     def _count(self, table: str, kind: str, payload: object) -> bool:
-        """Count one message; whether the table should be asked for a new birth."""
+        """Count one message; whether the table should be asked for a new birth. A message that
+        cannot be read is logged and dropped (acknowledged: sent again, it would be no better); a
+        store that fails raises its StateError."""
         try:
             body = json.loads(payload if isinstance(payload, bytes | str) else b"")
             if kind == "birth":
@@ -121,6 +137,13 @@ class FloorService:
         except (ValueError, KeyError, TypeError) as exc:  # a malformed message: logged, not counted
             log.error("floor: a message that cannot be read", table=table, kind=kind, reason=repr(exc))
         return False
+
+
+def _paho(client: aiomqtt.Client) -> mqtt.Client:
+    """The paho-mqtt client under ``client``, for its manual acknowledgement (``manual_ack_set``,
+    ``ack``), which aiomqtt 2 does not expose: aiomqtt acknowledges a QoS 1 message as it queues it,
+    before the floor has counted it, so a store failing then would lose it (decision 0036)."""
+    return client._client
 
 
 def _host_state(*, online: bool) -> bytes:

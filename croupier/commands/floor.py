@@ -8,12 +8,14 @@ import asyncio
 import contextlib
 import signal
 import socket
+import ssl
 from pathlib import Path
 
 import structlog
 from aiohttp import web
 
 from croupier.config.floor_service import FloorServiceConfig, load_floor_config
+from croupier.config.service import server_tls
 from croupier.errors import StartupError
 from croupier.floor_link.publisher import Broker
 from floor.service import FloorService, embedded_broker, floor_broker
@@ -67,10 +69,17 @@ def _verify_witness(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    """Everything that can fail without a side effect first (the configuration, the view's token,
-    the broker's credential, the view's port), then the store and the embedded broker."""
+    """Everything that can fail without a side effect first (the configuration, the view's token and
+    TLS certificate, the broker's credential, the view's port), then the store and the embedded
+    broker."""
     config = load_floor_config(args.config)
     token = read_token(config.view.token_file) if config.view.token_file is not None else None
+    view = config.view
+    tls = (
+        None
+        if view.tls_cert is None or view.tls_key is None
+        else server_tls(view.tls_cert, view.tls_key, f"{config.source}: view.tls_cert")
+    )
     broker = floor_broker(config)
     try:
         sock = socket.create_server((config.view.host, config.view.port))
@@ -78,10 +87,16 @@ def _run(args: argparse.Namespace) -> int:
         where = f"{config.view.host}:{config.view.port}"
         raise StartupError(f"view.bind: cannot listen on {where}: {exc}") from None
     with sock:
-        return asyncio.run(_serve(config, broker, token, sock))
+        return asyncio.run(_serve(config, broker, token, tls, sock))
 
 
-async def _serve(config: FloorServiceConfig, broker: Broker, token: str | None, sock: socket.socket) -> int:
+async def _serve(
+    config: FloorServiceConfig,
+    broker: Broker,
+    token: str | None,
+    tls: ssl.SSLContext | None,
+    sock: socket.socket,
+) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -94,14 +109,14 @@ async def _serve(config: FloorServiceConfig, broker: Broker, token: str | None, 
             runner = web.AppRunner(view_app(store, token), access_log=None)
             await runner.setup()
             stack.push_async_callback(runner.cleanup)
-            await web.SockSite(runner, sock).start()
-            log.info("floor view", url=f"http://{config.view.host}:{config.view.port}/")
+            await web.SockSite(runner, sock, ssl_context=tls).start()
+            log.info("floor view", url=config.view.url)
             hearing = asyncio.create_task(FloorService(config, broker, store).run(), name="floor-hear")
             stack.push_async_callback(_cancelled, hearing)
             stopping = asyncio.create_task(stop.wait(), name="floor-stop")
             stack.push_async_callback(_cancelled, stopping)
             await asyncio.wait((hearing, stopping), return_when=asyncio.FIRST_COMPLETED)
-            if hearing.done():  # the store failed: the floor stops rather than hear and count nothing
+            if hearing.done():  # a failure neither the broker's nor the store's: the floor stops
                 hearing.result()
     finally:
         store.close()

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from croupier.config.floor_service import StoreConfig
+from croupier.errors import StartupError
 from floor.store import Store
 from tests import debian
 from tests.integration.floor_broker import free_port
@@ -130,3 +131,19 @@ def test_the_heads_heard_are_witnessed_the_first_hash_standing(store: Store):
         ("T1-000001.jsonl", 3, "c" * 64),
         ("T1-000002.jsonl", 9, "d" * 64),
     ]
+
+
+def test_a_postgresql_store_a_newer_croupier_wrote_is_refused(postgres: str, tmp_path: Path):
+    """The schema's version is kept in the database (``floor_schema``), as a SQLite store keeps it
+    in its file: a floor service of an older Croupier sharing the database refuses it."""
+    import psycopg  # the fixture skipped the test where it is not installed
+
+    Store(StoreConfig(postgres, tmp_path / "unused")).close()
+    with psycopg.connect(postgres, autocommit=True) as db:
+        db.execute("UPDATE floor_schema SET version = 2")
+    try:
+        with pytest.raises(StartupError, match="floor store schema 2 was written by a newer Croupier"):
+            Store(StoreConfig(postgres, tmp_path / "unused"))
+    finally:
+        with psycopg.connect(postgres, autocommit=True) as db:
+            db.execute("UPDATE floor_schema SET version = 1")
