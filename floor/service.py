@@ -99,12 +99,28 @@ class FloorService:
         where = f"{self.broker.host}:{self.broker.port}"
         log.info("floor online", broker=where, group=self.group, store=self.store.where)
         self.connected.set()
-        async for message in client.messages:
+        try:
+            async for message in client.messages:
+                table, kind = str(message.topic).split("/")[-2:]
+                rebirth = self._count(table, kind, message.payload)
+                if rebirth:
+                    log.info("floor: asking for a new birth", table=table)
+                    await client.publish(f"{NAMESPACE}/{self.group}/table/{table}/cmd/rebirth", b"{}", qos=1)
+        finally:
+            self._count_received(client)
+
+    def _count_received(self, client: aiomqtt.Client) -> None:
+        """What the client received before its connection went, counted still: the MQTT client
+        acknowledges each message to the broker as it comes, before it is counted, so the broker
+        sends it no more, and aiomqtt's iterator leaves what it still holds once disconnected
+        (found by bench/floor.py, a broker restarted under load). No rebirth is asked for a gap
+        among them: the next connection announces the floor online, and every table answers with a
+        birth."""
+        held: asyncio.Queue[aiomqtt.Message] = client._queue  # aiomqtt gives no public way to take them
+        while not held.empty():
+            message = held.get_nowait()
             table, kind = str(message.topic).split("/")[-2:]
-            rebirth = self._count(table, kind, message.payload)
-            if rebirth:
-                log.info("floor: asking for a new birth", table=table)
-                await client.publish(f"{NAMESPACE}/{self.group}/table/{table}/cmd/rebirth", b"{}", qos=1)
+            self._count(table, kind, message.payload)
 
     def _count(self, table: str, kind: str, payload: object) -> bool:
         """Count one message; whether the table should be asked for a new birth."""
