@@ -21,7 +21,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import structlog
@@ -29,6 +29,7 @@ import structlog
 from croupier.audit.head import Head
 from croupier.config.floor_service import StoreConfig
 from croupier.errors import StartupError
+from croupier.floor_link.counters import FIELDS as COUNTERS
 from croupier.state.sqlite_file import FileKind, StateError, transaction
 
 log = structlog.get_logger("croupier.floor")
@@ -122,9 +123,8 @@ class Store:
         with self._transaction():
             row = self._row(table)
             last = 0 if row is None or row["spool"] != body["spool"] else row["last_seq"]
-            state = {
-                key: body[key] for key in ("game", "rounds", "state", "faults", "links", "meters", "head")
-            }
+            kept = ("game", "rounds", "state", "faults", "links", "meters", "counters", "head")
+            state = {key: body[key] for key in kept}
             self._put(table, body["spool"], body["session"], last, body["as_of_seq"], state, None, row)
             if body.get("head") is not None:
                 self._witness(table, body["head"])
@@ -170,13 +170,8 @@ class Store:
 
     # -- reading ------------------------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:  # Any: JSON fields
-        """Every table the floor has heard, for the floor view, with its rounds in the last hour."""
-        since = (datetime.now(UTC) - timedelta(hours=1)).isoformat(timespec="milliseconds")
-        hourly = dict(
-            self._run(
-                "SELECT name, count(*) FROM floor_rounds WHERE at >= ? GROUP BY name", (since,)
-            ).fetchall()
-        )
+        """Every table the floor has heard, for the floor view: its state as its birth and numbered
+        messages left it (its counters with its rounds per hour among them)."""
         rows = self._run(
             "SELECT name, last_seq, state, dark, heard_at, repeats, gaps FROM floor_tables ORDER BY name"
         ).fetchall()
@@ -189,7 +184,6 @@ class Store:
                 "heard_at": heard_at,
                 "repeats": repeats,
                 "gaps": gaps,
-                "rounds_per_hour": hourly.get(name, 0),
             }
             for name, last_seq, state, dark, heard_at, repeats, gaps in rows
         ]
@@ -320,6 +314,8 @@ def _apply(state: dict[str, Any], kind: str, body: Mapping[str, Any]) -> None:  
             links[body["device"]] = {"state": body["state"], "last_error": last_error}
         case "meter":
             state["meters"] = body["levels"]
+        case "counters":
+            state["counters"] = {key: body[key] for key in COUNTERS}
         case "head":
             state["head"] = {key: body[key] for key in ("file", "record", "hash", "epoch")}
 

@@ -1,7 +1,8 @@
 """``croupier sim``: the developer simulator. A whole virtual table in one command: every device
 simulated at the byte level over real pseudo-terminals and the simulated USB bus, simulated players
 and dealer, a simulated floor supervisor for faults and held rounds. It prints a summary (JSON with
---json, docs/sim.md), can write the audit trail, and replays exactly for a seed.
+--json, docs/sim.md), can write the audit trail, and replays exactly for a seed. With --floor, many
+such tables on one broker with the floor service beside them (croupier.commands.sim_floor).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from rich.console import Console
 
 from croupier.audit.writer import AuditTrail
+from croupier.commands.sim_floor import DEFAULT_PACE, LIVE_ROUNDS_PER_HOUR, run_floor
 from croupier.commands.terminal import Felt, shown
 from croupier.errors import ConfigError
 from croupier.service.journal import TableJournal
@@ -94,7 +96,32 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--pace",
         type=float,
         default=None,
-        help="seconds between rounds (default: 1 with the live view, else 0)",
+        help="seconds between rounds (default: 1 with the live view, else 0); with --floor, each table's "
+        f"pace as a multiple of a live table's ({LIVE_ROUNDS_PER_HOUR} rounds an hour; "
+        f"default {DEFAULT_PACE:g})",
+    )
+    floor = p.add_argument_group(
+        "a simulated floor", "many simulated tables on one broker, with the floor service and its view"
+    )
+    floor.add_argument(
+        "--floor",
+        action="store_true",
+        help="run --tables simulated tables publishing to one broker and the floor service beside them; the "
+        "floor view's address and read-only token are printed; Ctrl-C stops (docs/sim.md)",
+    )
+    floor.add_argument("--tables", type=int, default=4, help="with --floor: how many tables (default 4)")
+    floor.add_argument(
+        "--table-config",
+        type=Path,
+        metavar="FILE",
+        help="with --floor: the simulated table each plays (default: croupier run's, Free Bet Blackjack)",
+    )
+    floor.add_argument(
+        "--floor-config",
+        type=Path,
+        metavar="FILE",
+        help="with --floor: the floor service's configuration (docs/floor.md); default: the embedded broker, "
+        "the store in a temporary directory",
     )
     math = p.add_argument_group(
         "math mode",
@@ -120,6 +147,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
+#: What --floor does not use, by option.
+_NOT_WITH_FLOOR = {
+    "--game": "game", "--scenario": "scenario", "--records": "records", "--seats": "seats",
+    "--rounds": "rounds", "--minutes": "minutes", "--json": "json", "--audit": "audit", "--faults": "faults",
+    "--math": "math", "--workers": "workers", "--strategy": "strategy",
+}  # fmt: skip
+
+
 def _rules(
     game: str,
     seats: int | None,
@@ -139,6 +174,15 @@ def _rules(
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.floor:
+        given = [option for option, key in _NOT_WITH_FLOOR.items() if getattr(args, key) not in (None, False)]
+        if given:
+            used = "--tables, --pace, --seed, --table-config, --floor-config are"
+            raise ConfigError(f"{given[0]} is not used with --floor ({used})")
+        return run_floor(args)
+    for option in ("--table-config", "--floor-config"):
+        if getattr(args, option[2:].replace("-", "_")) is not None:
+            raise ConfigError(f"{option} is used only with --floor")
     if args.math:
         return run_math(args)
     for option in ("workers", "strategy"):

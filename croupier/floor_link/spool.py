@@ -11,7 +11,8 @@ messages holding the highest ones were delivered and deleted: the floor counts a
 twice once, by table and number. A new spool (its file removed, the table PC replaced) numbers from 1
 again under a new random ``identity``, which every birth certificate names: the floor then counts
 afresh. The spool also keeps the link's session number (Sparkplug's
-``bdSeq``), one more at every connection, so the floor can tell a stale death from the current one.
+``bdSeq``), one more at every connection, so the floor can tell a stale death from the current one,
+and the counters' totals as last told, so they go on from there after a restart.
 
 One connection, used from the event loop's thread, as the state database's is.
 """
@@ -44,6 +45,8 @@ CREATE TABLE identity (
     spool TEXT NOT NULL
 )
 """
+#: The prefix of a counter's total in the ``link`` table.
+_TOTAL = "total:"
 
 
 @dataclass(frozen=True)
@@ -70,15 +73,25 @@ class Spool:
     def close(self) -> None:
         self._db.close()
 
-    def append(self, topic: str, make: Callable[[int], Mapping[str, object]]) -> int:
+    def append(
+        self, topic: str, make: Callable[[int], Mapping[str, object]], totals: Mapping[str, int] | None = None
+    ) -> int:
         """Spool the message ``make(seq)`` builds for ``topic`` under the table's next number, and
-        return the number once the message is on disk."""
+        return the number once the message is on disk; ``totals``, the counters it tells
+        (croupier.floor_link.counters), are kept in the same transaction."""
         with self._transaction():
             seq = self._db.execute("INSERT INTO messages VALUES (NULL, ?, '')", (topic,)).lastrowid
             assert seq is not None  # an INSERT into a rowid table gives its row's id
             payload = encode(make(seq)).decode()
             self._db.execute("UPDATE messages SET payload = ? WHERE seq = ?", (payload, seq))
+            for name, value in (totals or {}).items():
+                self._db.execute("INSERT OR REPLACE INTO link VALUES (?, ?)", (f"{_TOTAL}{name}", value))
         return seq
+
+    def totals(self) -> dict[str, int]:
+        """The counters' totals as the last counters message spooled told them (none before one)."""
+        rows = self._db.execute("SELECT name, value FROM link WHERE name LIKE ?", (f"{_TOTAL}%",))
+        return {name.removeprefix(_TOTAL): int(value) for name, value in rows}
 
     def pending(self, limit: int) -> list[Spooled]:
         """The oldest ``limit`` messages not yet acknowledged, in sequence order."""

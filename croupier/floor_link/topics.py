@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 NAMESPACE = "croupier/v1"
 #: What a table publishes between its birth and its death, each numbered in the table's sequence.
-DATA = ("state", "round", "fault", "link", "meter", "head")
+DATA = ("state", "round", "fault", "link", "meter", "counters", "head")
 #: Every kind of message a table publishes.
 KINDS = ("birth", "death", *DATA)
 

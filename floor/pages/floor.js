@@ -35,7 +35,7 @@ function render(tables) {
     cell(row, (table.faults || []).map((f) => `${f.device}: ${f.code}`).join(", "), "faults");
     cell(row, (table.state || {}).dealer || "", "dealer");
     cell(row, String(table.rounds ?? ""), "rounds");
-    cell(row, String(table.rounds_per_hour), "rounds-per-hour");
+    cell(row, String((table.counters || {}).rounds_per_hour ?? ""), "rounds-per-hour");
     const devices = cell(row, "", "devices");
     for (const [name, link] of Object.entries(table.links || {})) {
       const span = document.createElement("div");

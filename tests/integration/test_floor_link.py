@@ -79,6 +79,13 @@ def test_a_tables_messages_arrive_in_order_numbered_and_as_their_schemas_say(
     dealer = "D-1" if game is None else None  # a Crazy 4 Poker table does not name its dealer
     assert birth["state"] == {"status": "open", "reason": None, "dealer": dealer}
     assert death == {"table": "T1", "session": birth["session"], "reason": "stopped"}
+    counters = floor.of("T1", "counters")  # at the start, as each round ends, as a count moves
+    ends = [body["rounds"] for body in counters if body["hands"] != 0]
+    assert counters[0]["rounds"] == 0 and sorted(set(ends)) == [1, 2, 3, 4]
+    for name in ("rounds", "hands", "progressive_wagers"):
+        assert [body[name] for body in counters] == sorted(body[name] for body in counters)
+    assert counters[-1]["hands"] >= 4 and counters[-1]["rounds_per_hour"] > 0
+    assert (counters[-1]["progressive_wagers"] > 0) == (game is not None)
     check_payloads(floor.messages)
 
 
