@@ -24,6 +24,10 @@ from pathlib import Path
 from urllib.request import urlopen
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from croupier.config import DEFAULT_TABLE_CONFIG  # noqa: E402
 
 TOKENS = '[[operators]]\ntoken = "bench-token-0123456789abcdef012345"\nident = "S-1"\nrole = "supervisor"\n'
 CPU_TARGET = 0.01  # of one core
@@ -39,7 +43,7 @@ def daemon_config(directory: Path) -> tuple[Path, int]:
     tokens = directory / "tokens.toml"
     tokens.write_text(TOKENS)
     tokens.chmod(0o600)  # the service refuses a token file others may read
-    text = (ROOT / "config" / "tables" / "simulated.toml").read_text()
+    text = DEFAULT_TABLE_CONFIG.read_text()
     text = text.replace("~/.local/state/croupier/sim", str(directory))
     served = f'api_bind = "127.0.0.1:{port}"\napi_tokens = "tokens.toml"'
     path = directory / "table.toml"
