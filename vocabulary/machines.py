@@ -107,7 +107,9 @@ class CompiledTransition:
 class CompiledEvent(Event):
     """A trigger whose transitions are compiled per model class on first use (decision 0041). Only
     the path that fires is compiled: a source the trigger does not leave is left to transitions'
-    generic path, which raises its MachineError (or ignores the trigger) as it always has."""
+    generic path, which raises its MachineError (or ignores the trigger) as it always has. Adding a
+    transition compiles again; the states' callbacks are read once, as a rule machine's never change
+    after it is built (decision 0019)."""
 
     def __init__(self, name: str, machine: Machine) -> None:
         super().__init__(name, machine)
