@@ -29,7 +29,7 @@ from transitions import EventData, Machine
 from transitions.core import Event, State, Transition
 
 if TYPE_CHECKING:
-    from transitions.core import Callback  # declared in transitions' stubs only
+    from transitions.core import Callback, CallbackFunc  # declared in transitions' stubs only
 
 #: transitions' keyword arguments for one transition or a whole machine (Any: transitions takes
 #: names, lists of names, guard objects and flags alike).
@@ -120,24 +120,21 @@ class CompiledEvent(Event):
         self._compiled.clear()
 
     def trigger(self, model: object, *args: object, **kwargs: object) -> bool:
-        machine = self.machine
-        compiled = self._compiled.get(type(model)) or self._compile(type(model))
-        found = compiled.get(getattr(model, machine.model_attribute))
+        found = self._from(model)
         if found is None:
             return bool(super().trigger(model, *args, **kwargs))
         state, transitions = found
-        event = EventData(state, self, machine, model, args, kwargs)
+        attribute = self.machine.model_attribute
+        event = EventData(state, self, self.machine, model, args, kwargs)
         for transition in transitions:
-            if transition.run(model, event, machine.model_attribute):
+            if transition.run(model, event, attribute):
                 event.result = True
                 break
         return bool(event.result)
 
     def may(self, model: object, args: tuple[object, ...], kwargs: dict[str, object]) -> bool:
         """``may_<trigger>``: whether one of the transitions from the model's state would pass."""
-        found = (self._compiled.get(type(model)) or self._compile(type(model))).get(
-            getattr(model, self.machine.model_attribute)
-        )
+        found = self._from(model)
         if found is None:
             return False
         state, transitions = found
@@ -147,6 +144,11 @@ class CompiledEvent(Event):
             if transition.may(model, event):
                 return True
         return False
+
+    def _from(self, model: object) -> tuple[State, tuple[CompiledTransition, ...]] | None:
+        """The model's state and this trigger's transitions from it (None: it takes none from there)."""
+        compiled = self._compiled.get(type(model)) or self._compile(type(model))
+        return compiled.get(getattr(model, self.machine.model_attribute))
 
     def _compile(self, cls: type) -> dict[str, tuple[State, tuple[CompiledTransition, ...]]]:
         machine = self.machine
@@ -194,7 +196,7 @@ class DeclaredMachine(Machine):
         event = self.events.get(trigger)
         return isinstance(event, CompiledEvent) and event.may(model, args, kwargs)
 
-    def _checked_assignment(self, model: object, name: str, func: Callback) -> None:
+    def _checked_assignment(self, model: object, name: str, func: CallbackFunc) -> None:
         if name in _declared(type(model)):
             setattr(model, name, func)
 
