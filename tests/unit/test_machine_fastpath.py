@@ -7,15 +7,17 @@ again twice, once on the game's shared (compiled) machine and once on a generic 
 built from the same definition, and at every step of the round each of the game's kinds of message
 (one of each trigger the round was given) is tried out of turn on both: refused, set aside,
 held or taken, the two must agree, and so must the round's state and records after each real
-message. The device machines fire their triggers on the same path; each device's rules tests and
-the tables' end-to-end tests run on it, and the direct check here walks every trigger from every
-state of each device machine on a model of its class, both ways.
+message. The device machines fire their triggers on the same path, under each device's rules tests
+and the tables' end-to-end tests; the second test here checks, for every round and device machine,
+that each trigger's compiled transitions from each state are transitions' own, in its order, each
+callback resolved to the function transitions would call.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import inspect
 import random
 from collections.abc import Iterator
@@ -25,7 +27,6 @@ import pytest
 from transitions import Machine
 from transitions.core import Event
 
-from devices import card_reader, progressive, shoe, shuffler
 from games import registry
 from games.common.messages import Message
 from games.common.records import Record
@@ -34,6 +35,7 @@ from simulator.floor import FloorSupervisor, controller_key, keyed_resets, on_th
 from simulator.players import simulated_players, table_options
 from simulator.summary import Tally
 from simulator.tables import simulated_table
+from tests.unit.test_machine_callbacks import DEVICE_MACHINES
 from vocabulary.machines import CompiledEvent, DeclaredMachine
 from vocabulary.rules import RuleViolation
 
@@ -52,20 +54,17 @@ class GenericMachine(DeclaredMachine):
 
 @functools.cache
 def generic_machine(package: str) -> Machine:
-    game = next(g for g in registry.registered() if g.package == package)
-    definition = __import__(f"{package}.machine", fromlist=["definition"]).definition
-    machine = GenericMachine(model=None, model_override=True, **definition())
+    """The game's round machine on the generic path, built from the definition its own is built from."""
+    definition = importlib.import_module(package).machine_definition()
+    machine = GenericMachine(model=None, model_override=True, **definition)
     assert not any(isinstance(e, CompiledEvent) for e in machine.events.values())
-    assert game.round.shared_machine() is not machine
     return machine
 
 
 class Kept:
     """One played round: how it was made and the messages it was given, in order."""
 
-    def __init__(
-        self, cls: type[Round], args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> None:  # Any: each game's
+    def __init__(self, cls: type[Round], args: tuple[object, ...], kwargs: dict[str, object]) -> None:
         self.cls, self.args, self.kwargs = cls, args, kwargs
         self.messages: list[Message] = []
 
@@ -73,7 +72,7 @@ class Kept:
         round_ = self.cls(*self.args, **self.kwargs)
         if generic:
             round_.shared_machine().remove_model(round_)
-            machine = generic_machine(self.cls.__module__.rpartition(".")[0])
+            machine = generic_machine(self.cls.__module__.rpartition(".")[0])  # the game's package
             machine.add_model(round_, initial=round_.state)
             round_.shared_machine = lambda: machine  # type: ignore[assignment]  # this round's machine only
         return round_
@@ -100,9 +99,8 @@ def played(slug: str, monkeypatch: pytest.MonkeyPatch) -> list[Kept]:
 
     async def play() -> None:
         async with simulated_table(slug, name="fastpath", shuffler_seed=SEED) as sim:
-            players: Any = simulated_players(
-                slug, random.Random(SEED), **table_options(slug, sim)
-            )  # Any: per game
+            options = table_options(slug, sim)
+            players: Any = simulated_players(slug, random.Random(SEED), **options)  # Any: per game
             async with on_the_floor(FloorSupervisor(sim.table, Tally(), None)):
                 for _ in range(ROUNDS):
                     await keyed_resets(sim.table, controller_key(sim), None)
@@ -155,29 +153,8 @@ def _replayed(kept: Kept, steps: int, *, generic: bool = False) -> Round:
     return round_
 
 
-# -- the device machines -------------------------------------------------------------------------------
-def _device_machines() -> Iterator[tuple[str, type, dict[str, Any]]]:  # Any: transitions' keywords
-    yield "shoe", shoe.Shoe, dict(states=shoe.STATES, transitions=shoe.TRANSITIONS, send_event=True)
-    yield (
-        "shuffler",
-        shuffler.Shuffler,
-        dict(states=shuffler.STATES, transitions=shuffler.TRANSITIONS, send_event=True),
-    )
-    yield (
-        "card_reader",
-        card_reader.CardReader,
-        dict(states=card_reader.STATES, transitions=card_reader.TRANSITIONS),
-    )
-    states = [progressive.OFFLINE, *progressive.ONLINE]
-    yield (
-        "progressive",
-        progressive.Progressive,
-        dict(states=states, transitions=progressive.TRANSITIONS, send_event=True),
-    )
-
-
 def _machines() -> Iterator[tuple[str, Machine, type]]:
-    for name, model, definition in _device_machines():
+    for name, (definition, model) in DEVICE_MACHINES.items():
         yield (
             name,
             DeclaredMachine(model=None, model_override=True, auto_transitions=False, **definition),
