@@ -234,9 +234,13 @@ function renderPrompt(prompt) {
   inFlight = false;
   panel.dataset.kind = prompt?.kind ?? "";
   panel.dataset.prompt = prompt?.id ?? "";
+  // Every panel, a waiting one too, has the message line: an answer's reply may come after its
+  // prompt is gone (the round moved on meanwhile), and what it says is still the dealer's to read.
+  const message = el("p", "message", "");
+  message.id = "prompt-message";
   if (!prompt) {
     const waiting = table.round_in_progress ? "Dealing…" : "Waiting for the table";
-    panel.replaceChildren(el("h2", "waiting", waiting));
+    panel.replaceChildren(el("h2", "waiting", waiting), message);
     return;
   }
   const builders = {
@@ -250,8 +254,7 @@ function renderPrompt(prompt) {
     place_counts: placeCounts,
     hand_report: handReport,
   };
-  panel.replaceChildren(...(builders[prompt.kind] ?? unknown)(prompt), el("p", "message", ""));
-  panel.querySelector(".message").id = "prompt-message";
+  panel.replaceChildren(...(builders[prompt.kind] ?? unknown)(prompt), message);
 }
 
 function say(text, error = false) {
