@@ -6,8 +6,9 @@ meantime is queued for it. It publishes its host state, retained: online at each
 time, which every table answers with a new birth; offline as its MQTT will, which the broker sends
 when the floor goes dark. Each message goes to the store (floor.store), which counts it
 once; a gap in a table's numbers, or a message from a table the floor has no birth of, asks that
-table for a new birth on its ``cmd/rebirth`` topic. A birth, a death and nothing else ever goes from
-the floor to a table: the floor observes.
+table for a new birth on its ``cmd/rebirth`` topic. A birth request and nothing else goes from the
+floor to a table (the floor observes), but for the link controller's state of each linked
+progressive (floor.link_controller), which a linked table reads for its jackpot alone.
 
 With no broker configured it starts the embedded amqtt broker on loopback first (decision 0036),
 so a developer needs nothing else.
@@ -31,6 +32,7 @@ from croupier.errors import StartupError
 from croupier.floor_link.publisher import PROTOCOLS, Broker, credential, json_props
 from croupier.floor_link.spool import encode
 from croupier.floor_link.topics import DATA, NAMESPACE
+from floor.link_controller import LinkController
 from floor.store import Store
 
 log = structlog.get_logger("croupier.floor")
@@ -57,8 +59,10 @@ def floor_broker(config: FloorServiceConfig) -> Broker:
 class FloorService:
     """One floor service: its broker connection and the store it counts into."""
 
-    def __init__(self, config: FloorServiceConfig, broker: Broker, store: Store) -> None:
-        self.config, self.broker, self.store = config, broker, store
+    def __init__(
+        self, config: FloorServiceConfig, broker: Broker, store: Store, links: LinkController | None = None
+    ) -> None:
+        self.config, self.broker, self.store, self.links = config, broker, store, links
         self.group = config.group
         self.connected = asyncio.Event()
         self.state_topic = f"{NAMESPACE}/{self.group}/host/{config.host}/state"
@@ -99,12 +103,39 @@ class FloorService:
         where = f"{self.broker.host}:{self.broker.port}"
         log.info("floor online", broker=where, group=self.group, store=self.store.where)
         self.connected.set()
-        async for message in client.messages:
-            table, kind = str(message.topic).split("/")[-2:]
-            rebirth = self._count(table, kind, message.payload)
-            if rebirth:
-                log.info("floor: asking for a new birth", table=table)
-                await client.publish(f"{NAMESPACE}/{self.group}/table/{table}/cmd/rebirth", b"{}", qos=1)
+        async with asyncio.TaskGroup() as tasks:
+            if self.links is not None:
+                tasks.create_task(self._heartbeat(client, self.links))
+            async for message in client.messages:
+                table, kind = str(message.topic).split("/")[-2:]
+                rebirth = self._count(table, kind, message.payload)
+                if rebirth:
+                    log.info("floor: asking for a new birth", table=table)
+                    await client.publish(f"{NAMESPACE}/{self.group}/table/{table}/cmd/rebirth", b"{}", qos=1)
+                if kind == "linked" and self.links is not None:
+                    changed = self._linked(self.links, table, message.payload)
+                    if changed is not None:
+                        await _publish_link(client, self.links, changed)
+
+    async def _heartbeat(self, client: aiomqtt.Client, links: LinkController) -> None:
+        """Each link's state every ``heartbeat`` seconds, changed or not: a table that stops hearing
+        it takes the link for lost (decision 0039)."""
+        due = dict.fromkeys(links.links, 0.0)
+        while True:
+            now = time.monotonic()
+            for link_id, at in due.items():
+                if now >= at:
+                    await _publish_link(client, links, link_id)
+                    due[link_id] = now + links.links[link_id].heartbeat
+            await asyncio.sleep(max(0.05, min(due.values()) - time.monotonic()))
+
+    def _linked(self, links: LinkController, table: str, payload: object) -> str | None:
+        """A linked progressive's message, applied once by the link controller."""
+        try:
+            return links.heard(table, json.loads(payload if isinstance(payload, bytes | str) else b""))
+        except (ValueError, KeyError, TypeError) as exc:  # a malformed message: logged, not applied
+            log.error("link: a message that cannot be read", table=table, reason=repr(exc))
+            return None
 
     def _count(self, table: str, kind: str, payload: object) -> bool:
         """Count one message; whether the table should be asked for a new birth."""
@@ -121,6 +152,11 @@ class FloorService:
         except (ValueError, KeyError, TypeError) as exc:  # a malformed message: logged, not counted
             log.error("floor: a message that cannot be read", table=table, kind=kind, reason=repr(exc))
         return False
+
+
+async def _publish_link(client: aiomqtt.Client, links: LinkController, link_id: str) -> None:
+    for topic, payload in links.publications(link_id):
+        await client.publish(topic, payload, qos=1, retain=True)
 
 
 def _host_state(*, online: bool) -> bytes:

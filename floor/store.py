@@ -101,9 +101,9 @@ class Store:
             raise StartupError("store.url: PostgreSQL needs psycopg: pip install 'croupier[floor]'") from None
         except Exception as exc:  # either driver's own error: the store cannot be opened
             raise StartupError(f"store: cannot open {config.url or config.path}: {exc}") from None
-        with self._transaction():
+        with self.transaction():
             for statement in _SCHEMA:
-                self._run(statement)
+                self.run(statement)
             if not self.postgres:
                 FLOOR_FILE.mark(self._db)
 
@@ -113,7 +113,7 @@ class Store:
     # -- counting -----------------------------------------------------------------------------
     def birth(self, table: str, body: Mapping[str, Any]) -> None:  # Any: the birth's JSON fields
         """A birth certificate: the table's whole state as of ``as_of_seq``; a new spool counts afresh."""
-        with self._transaction():
+        with self.transaction():
             row = self._row(table)
             last = 0 if row is None or row["spool"] != body["spool"] else row["last_seq"]
             state = {
@@ -125,37 +125,37 @@ class Store:
 
     def death(self, table: str, body: Mapping[str, Any]) -> bool:  # Any: the death's JSON fields
         """A death certificate: the table went dark, unless it is stale (another session's)."""
-        with self._transaction():
+        with self.transaction():
             row = self._row(table)
             if row is None or row["session"] != body["session"] or row["dark"] is not None:
                 return False
             dark = json.dumps({"reason": body["reason"], "at": _now()})
-            self._run("UPDATE floor_tables SET dark = ?, heard_at = ? WHERE name = ?", (dark, _now(), table))
+            self.run("UPDATE floor_tables SET dark = ?, heard_at = ? WHERE name = ?", (dark, _now(), table))
             return True
 
     def numbered(self, table: str, kind: str, body: Mapping[str, Any]) -> Counted:  # Any: JSON fields
         """A numbered message, counted once by table and sequence number."""
         seq = body["seq"]
-        with self._transaction():
+        with self.transaction():
             row = self._row(table)
             if row is None:  # heard before any birth: the state waits for one, the count starts here
                 self._put(table, None, None, seq, 0, {}, None, None)
                 return Counted(True, rebirth=True)
             if seq <= row["last_seq"]:
-                self._run("UPDATE floor_tables SET repeats = repeats + 1 WHERE name = ?", (table,))
+                self.run("UPDATE floor_tables SET repeats = repeats + 1 WHERE name = ?", (table,))
                 return Counted(False)
             gap = seq > max(row["last_seq"], row["as_of_seq"]) + 1
             state = row["state"]
             if seq > row["as_of_seq"] and state:
                 _apply(state, kind, body)
             if kind == "round" and row["spool"] is not None:
-                self._run(
+                self.run(
                     "INSERT INTO floor_rounds VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                     (table, row["spool"], seq, body["round"], body["at"]),
                 )
             if kind == "head":
                 self._witness(table, body)
-            self._run(
+            self.run(
                 "UPDATE floor_tables SET last_seq = ?, state = ?, heard_at = ?, gaps = gaps + ? "
                 "WHERE name = ?",
                 (seq, json.dumps(state), _now(), int(gap), table),
@@ -167,11 +167,11 @@ class Store:
         """Every table the floor has heard, for the floor view, with its rounds in the last hour."""
         since = (datetime.now(UTC) - timedelta(hours=1)).isoformat(timespec="milliseconds")
         hourly = dict(
-            self._run(
+            self.run(
                 "SELECT name, count(*) FROM floor_rounds WHERE at >= ? GROUP BY name", (since,)
             ).fetchall()
         )
-        rows = self._run(
+        rows = self.run(
             "SELECT name, last_seq, state, dark, heard_at, repeats, gaps FROM floor_tables ORDER BY name"
         ).fetchall()
         return [
@@ -190,14 +190,14 @@ class Store:
 
     def heads(self, table: str) -> list[Head]:
         """The heads the floor witnessed for ``table``, by record number."""
-        rows = self._run(
+        rows = self.run(
             "SELECT file, record, hash, epoch FROM floor_heads WHERE name = ? ORDER BY record", (table,)
         ).fetchall()
         return [Head(file, record, hash_, epoch) for file, record, hash_, epoch in rows]
 
     # -- the database -------------------------------------------------------------------------
     def _witness(self, table: str, head: Mapping[str, Any]) -> None:  # Any: the head's JSON fields
-        kept = self._run(
+        kept = self.run(
             "SELECT hash FROM floor_heads WHERE name = ? AND record = ?", (table, head["record"])
         ).fetchone()
         if kept is not None and kept[0] != head["hash"]:
@@ -205,14 +205,14 @@ class Store:
                 "a table sent another hash for a head already witnessed: the first stands",
                 table=table, record=head["record"], witnessed=kept[0], sent=head["hash"],
             )  # fmt: skip
-        self._run(
+        self.run(
             "INSERT INTO floor_heads VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (table, head["record"], head["file"], head["hash"], head["epoch"], _now()),
         )
 
     def _row(self, table: str) -> dict[str, Any] | None:  # Any: the row's columns
         lock = " FOR UPDATE" if self.postgres else ""
-        found = self._run(
+        found = self.run(
             f"SELECT spool, session, last_seq, as_of_seq, state, dark FROM floor_tables WHERE name = ?{lock}",
             (table,),
         ).fetchone()
@@ -237,32 +237,36 @@ class Store:
     ) -> None:
         values = (spool, session, last_seq, as_of_seq, json.dumps(state), dark, _now(), table)
         if row is None:
-            self._run(
+            self.run(
                 "INSERT INTO floor_tables (spool, session, last_seq, as_of_seq, state, dark, heard_at, name) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 values,
             )
         else:
-            self._run(
+            self.run(
                 "UPDATE floor_tables SET spool = ?, session = ?, last_seq = ?, as_of_seq = ?, state = ?, "
                 "dark = ?, heard_at = ? WHERE name = ?",
                 values,
             )
 
-    def _run(self, sql: str, params: Sequence[object] = ()) -> _Cursor:
+    def run(self, sql: str, params: Sequence[object] = ()) -> _Cursor:
+        """One statement, its ``?`` placeholders as the database wants them: the link controller's
+        tables live in the same database (floor.link_controller)."""
         if self.postgres:
             sql = sql.replace("?", "%s")
         return self._db.execute(sql, params)  # type: ignore[no-any-return]
 
     @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        self._run("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
+    def transaction(self) -> Iterator[None]:
+        """One transaction that takes the write lock at once (``BEGIN IMMEDIATE`` in SQLite; rows
+        read ``FOR UPDATE`` in PostgreSQL), so floor services sharing a database apply each once."""
+        self.run("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
         try:
             yield
         except BaseException:
-            self._run("ROLLBACK")
+            self.run("ROLLBACK")
             raise
-        self._run("COMMIT")
+        self.run("COMMIT")
 
 
 def _apply(state: dict[str, Any], kind: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields

@@ -16,6 +16,7 @@ from aiohttp import web
 from croupier.config.floor_service import FloorServiceConfig, load_floor_config
 from croupier.errors import StartupError
 from croupier.floor_link.publisher import Broker
+from floor.link_controller import LinkController
 from floor.service import FloorService, embedded_broker, floor_broker
 from floor.store import Store
 from floor.view import read_token, view_app
@@ -96,7 +97,9 @@ async def _serve(config: FloorServiceConfig, broker: Broker, token: str | None, 
             stack.push_async_callback(runner.cleanup)
             await web.SockSite(runner, sock).start()
             log.info("floor view", url=f"http://{config.view.host}:{config.view.port}/")
-            hearing = asyncio.create_task(FloorService(config, broker, store).run(), name="floor-hear")
+            links = LinkController(config.links, store, config.group) if config.links else None
+            service = FloorService(config, broker, store, links)
+            hearing = asyncio.create_task(service.run(), name="floor-hear")
             stack.push_async_callback(_cancelled, hearing)
             stopping = asyncio.create_task(stop.wait(), name="floor-stop")
             stack.push_async_callback(_cancelled, stopping)

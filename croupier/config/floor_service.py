@@ -1,11 +1,12 @@
 """The floor service's configuration file (``croupier floor --config FILE``; docs/floor.md).
 
-Four tables, each optional. ``[floor]`` is the broker and the property as a table names them, read
+Five tables, each optional. ``[floor]`` is the broker and the property as a table names them, read
 by the same reader as a table's (croupier.config.floor), so both ends are configured alike; absent,
 the service starts the embedded broker on loopback (decision 0036). ``[store]`` is where the floor
 keeps what it has counted: a SQLite file by default, a PostgreSQL database when ``url`` names one.
 ``[view]`` is where the floor view is served and the file holding its read-only token;
-``[embedded]``, where the embedded broker listens. Every problem names the file and the key."""
+``[embedded]``, where the embedded broker listens; ``[links.ID]``, each linked progressive the
+floor's link controller runs (croupier.config.linked). Every problem names the file and the key."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from croupier.config.floor import FloorConfig, read_floor
+from croupier.config.linked import FloorLink, read_floor_links
 from croupier.config.section import Section
 from croupier.config.service import bind_address, is_loopback
 
@@ -46,6 +48,7 @@ class FloorServiceConfig:
     store: StoreConfig
     view: ViewConfig
     embedded: tuple[str, int]  # where the embedded broker listens when ``broker`` is None
+    links: dict[str, FloorLink]  # [links]: the linked progressives the floor's controller runs
 
     @property
     def host(self) -> str:
@@ -57,10 +60,12 @@ class FloorServiceConfig:
 def load_floor_config(path: Path | None) -> FloorServiceConfig:
     """The file at ``path`` (every default without one); a ConfigError names the key at fault."""
     top = Section.read(path) if path is not None else Section(Path("(defaults)"), "", {})
-    top.only(("floor", "store", "view", "embedded"))
+    top.only(("floor", "store", "view", "embedded", "links"))
     floor_section = top.section("floor")
     if floor_section.has("spool"):
         raise floor_section.error("spool", "a table's key", "none: the floor keeps no spool")
+    if floor_section.has("link"):
+        raise floor_section.error("link", "a table's key", "the floor's links in [links.ID]")
     broker = read_floor(floor_section)
     return FloorServiceConfig(
         source=top.file,
@@ -69,6 +74,7 @@ def load_floor_config(path: Path | None) -> FloorServiceConfig:
         store=_store(top.section("store")),
         view=_view(top.section("view")),
         embedded=_embedded(top.section("embedded"), broker),
+        links=read_floor_links(top.section("links")),
     )
 
 
