@@ -75,8 +75,8 @@ class FloorService:
                 async with self._client() as client:
                     delay = RETRY_FIRST
                     await self._hear(client)
-            except aiomqtt.MqttError as lost:
-                log.warning("floor broker lost: connecting again", reason=str(lost))
+            except* aiomqtt.MqttError as lost:  # the hearing, or the link controller's heartbeat
+                log.warning("floor broker lost: connecting again", reason=str(lost.exceptions[0]))
             self.connected.clear()
             await asyncio.sleep(delay)
             delay = min(delay * 2, RETRY_MOST)

@@ -25,7 +25,6 @@ import ssl
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -37,8 +36,10 @@ from paho.mqtt.properties import Properties
 
 from croupier.audit.writer import AuditTrail
 from croupier.config import FloorConfig, TableConfig
+from croupier.config.linked import TableLink
 from croupier.errors import StartupError
 from croupier.floor_link import payloads
+from croupier.floor_link.linked import SpoolSender
 from croupier.floor_link.spool import Spool, encode
 from croupier.floor_link.topics import Topics
 from croupier.service.table_service import TableService
@@ -46,6 +47,7 @@ from croupier.state import StateError
 from croupier.tables.events import RoundEnded
 from croupier.tables.feeding import DeviceEventApplied
 from devices.faults import FaultLatched, FaultReleased
+from devices.linked import LinkedLevels
 from drivers.connection import StateChanged
 from vocabulary.events import Event, Events, Listener
 
@@ -109,6 +111,7 @@ class BrokerSettings:
     broker: Broker
     topics: Topics
     spool: Path
+    link: TableLink | None  # the linked progressive the table's levels are on (decision 0039)
 
 
 def broker_settings(config: TableConfig) -> BrokerSettings | None:
@@ -131,6 +134,7 @@ def broker_settings(config: TableConfig) -> BrokerSettings | None:
         broker=broker,
         topics=Topics(floor.group, config.name),
         spool=floor.spool or config.service.state_db.parent / f"floor-{config.name}.sqlite3",
+        link=floor.link,
     )
 
 
@@ -196,6 +200,15 @@ class FloorLink:
         self._last: dict[str, object] = {}  # the state, meters and head last spooled
         self._last_error: dict[str, str | None] = {}  # each device's last link error heard
         self._latches: list[tuple[Events, Listener]] = []  # each latch's hub and the listener on it
+        self.linked: LinkedLevels | None = None
+        link = settings.link
+        if link is not None:
+            progressive = getattr(self.table, "progressive", None)
+            if progressive is None:
+                raise StartupError(f"floor.link: table {self.topics.table} has no progressive system to link")
+            sender = SpoolSender(self, spool, link.id)
+            self.linked = LinkedLevels(self.topics.table, link.id, link.rates, link.heard_within, sender)
+            progressive.attach(self.linked)
 
     # -- what the table does ------------------------------------------------------------------
     def __call__(self, event: Event, /) -> None:
@@ -234,9 +247,13 @@ class FloorLink:
             self._spool(kind, body)
             self._last[kind] = seen
 
+    def wake(self) -> None:
+        """Something was spooled: the sender delivers it."""
+        self._wake.set()
+
     def _spool(self, kind: str, body: Mapping[str, object]) -> None:
         plain = payloads.checked(body)
-        at = _now()
+        at = payloads.now()
         self.spool.append(
             self.topics.of(kind), lambda seq: {"table": self.topics.table, "seq": seq, "at": at, **plain}
         )
@@ -253,7 +270,7 @@ class FloorLink:
                 "session": session,
                 "spool": self.spool.identity,
                 "as_of_seq": self.spool.last_seq,
-                "at": _now(),
+                "at": payloads.now(),
                 "game": self.service.game,
                 "rounds": self.table.rounds,
                 "state": payloads.table_state(self.service),
@@ -309,6 +326,8 @@ class FloorLink:
             await asyncio.sleep(WATCH)
             try:
                 self.look()
+                if self.linked is not None:
+                    self.linked.look()
             except StateError:  # as a listener's failure is (vocabulary.events): logged, the table goes on
                 log.exception("floor link: the spool could not be written")
 
@@ -396,13 +415,29 @@ class FloorLink:
         itself online after this table's last birth."""
         await client.subscribe(self.topics.rebirth, qos=1)
         await client.subscribe(self.topics.host_states, qos=1)
+        linked = self.linked
+        link_topic = None if linked is None else self.topics.link_state(linked.link)
+        if link_topic is not None:
+            await client.subscribe(link_topic, qos=1)
         async for message in client.messages:
+            if linked is not None and link_topic is not None and message.topic.matches(link_topic):
+                _link_heard(linked, message.payload)
+                continue
             if message.topic.matches(self.topics.host_states) and not _came_online_after(
                 message.payload, self._born_at
             ):
                 continue
             self._rebirth.set()
             self._wake.set()
+
+
+def _link_heard(linked: LinkedLevels, payload: object) -> None:
+    """The link controller's state for this table; one that cannot be read is logged and skipped
+    (the link falls silent if none can, and the progressive wagers lock)."""
+    try:
+        linked.heard(json.loads(payload if isinstance(payload, bytes | str) else b""))
+    except (ValueError, KeyError, TypeError) as exc:
+        log.error("floor link: the link controller's state cannot be read", reason=repr(exc))
 
 
 def _came_online_after(payload: object, born_at: float) -> bool:
@@ -424,7 +459,3 @@ def json_props(v5: bool, packet: int) -> Properties | None:
     props = Properties(packet)
     props.ContentType = "application/json"
     return props
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")

@@ -11,7 +11,10 @@ messages holding the highest ones were delivered and deleted: the floor counts a
 twice once, by table and number. A new spool (its file removed, the table PC replaced) numbers from 1
 again under a new random ``identity``, which every birth certificate names: the floor then counts
 afresh. The spool also keeps the link's session number (Sparkplug's
-``bdSeq``), one more at every connection, so the floor can tell a stale death from the current one.
+``bdSeq``), one more at every connection, so the floor can tell a stale death from the current one,
+and a linked progressive's counts (decision 0039): the table's link messages are numbered in a
+sequence of their own, the contributions and their cents counted with them, in the transaction that
+spools the message, so what the table says it sent is exactly what is on its way.
 
 One connection, used from the event loop's thread, as the state database's is.
 """
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from croupier.state.sqlite_file import FileKind, StateError, transaction
+from devices.linked import Counts
 
 #: Marked "CRFL" (PRAGMA application_id).
 SPOOL_FILE = FileKind("floor spool", 0x4352464C, 1)
@@ -98,6 +102,48 @@ class Spool:
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM messages").fetchone()[0])
+
+    def append_linked(
+        self,
+        topic: str,
+        make: Callable[[int, int], Mapping[str, object]],
+        contribution: tuple[int, int] | None = None,
+    ) -> int:
+        """Spool the link message ``make(seq, number)`` builds under the table's next sequence number
+        and its next link number, and return the link number. ``contribution``: the controller
+        round and the cents wagered, counted with it; a round counted already spools nothing (0)."""
+        with self._transaction():
+            kept = self._link_values()
+            if contribution is not None and kept.get("linked_round") == contribution[0]:
+                return 0
+            number = kept.get("linked_number", 0) + 1
+            counted = {"linked_number": number}
+            if contribution is not None:
+                counted |= {
+                    "linked_round": contribution[0],
+                    "linked_contributions": kept.get("linked_contributions", 0) + 1,
+                    "linked_cents": kept.get("linked_cents", 0) + contribution[1],
+                }
+            self._db.executemany("INSERT OR REPLACE INTO link VALUES (?, ?)", counted.items())
+            seq = self._db.execute("INSERT INTO messages VALUES (NULL, ?, '')", (topic,)).lastrowid
+            assert seq is not None  # an INSERT into a rowid table gives its row's id
+            payload = encode(make(seq, number)).decode()
+            self._db.execute("UPDATE messages SET payload = ? WHERE seq = ?", (payload, seq))
+        return number
+
+    def linked_counts(self) -> Counts:
+        """The link messages spooled so far: the last link number, the contributions and their cents."""
+        kept = self._link_values()
+        return Counts(
+            kept.get("linked_number", 0), kept.get("linked_contributions", 0), kept.get("linked_cents", 0)
+        )
+
+    def waiting(self, topic: str) -> int:
+        """The messages on ``topic`` not yet acknowledged by the broker."""
+        return int(self._db.execute("SELECT count(*) FROM messages WHERE topic = ?", (topic,)).fetchone()[0])
+
+    def _link_values(self) -> dict[str, int]:
+        return {name: int(value) for name, value in self._db.execute("SELECT name, value FROM link")}
 
     def next_session(self) -> int:
         """The next connection's session number, kept before the connection is made."""

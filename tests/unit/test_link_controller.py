@@ -25,7 +25,8 @@ def store(tmp_path):
 
 
 def _sent(controller, table, number, event, spool="s1", **fields):
-    return controller.heard(table, {"link": "c4p", "spool": spool, "number": number, "event": event, **fields})
+    body = {"link": "c4p", "spool": spool, "number": number, "event": event, **fields}
+    return controller.heard(table, body)
 
 
 def _level(controller, table, level):
