@@ -77,6 +77,13 @@ class LinkSender(Protocol):
     def undelivered(self) -> int:
         """Link messages not yet acknowledged by the broker."""
 
+    def resend(self, after: int) -> int:
+        """Send again every link message numbered above ``after`` (the controller applies each once
+        by its number); how many."""
+
+    def applied(self, through: int) -> None:
+        """The controller applied every link message up to ``through``: none of them is sent again."""
+
 
 class LinkedLevels:
     """Link ``link`` of a table's progressive: its levels and each one's rate in basis points."""
@@ -96,6 +103,7 @@ class LinkedLevels:
         self._locked: str | None = "not heard yet"  # the refusal last told, for its transitions
         self._rates_problem: str | None = None
         self._short_since: float | None = None  # applied fewer than sent, nothing left to deliver
+        self._resent_after: int | None = None  # the applied number the missing messages were resent after
         self._offset = Counts()  # sent less applied, as a supervisor's clear of LINK_MISMATCH took it
         self._reconciled = False  # since the link was last up: what was sent, all applied
         self._shown: dict[int, int] = {}  # the amount each level's sign was last told
@@ -184,10 +192,12 @@ class LinkedLevels:
         self._rates_problem = None if mine == self.rates else (
             f"the controller applies rates {mine}, this table is configured for {self.rates} (basis points)"
         )  # fmt: skip
-        applied = state.get("applied")
+        applied, before = state.get("applied"), self.applied
         self.applied = Counts()
         if applied is not None and applied["spool"] == self.sender.identity:
             self.applied = Counts(applied["number"], applied["contributions"], applied["wagered_cents"])
+        if self.applied.number > before.number:
+            self.sender.applied(self.applied.number)
         for level in sorted(set(self.locked_levels) - was_locked):
             self._notify("linked_lock", level=level, hits=[dict(hit) for hit in self.hits(level)])
         lifted = sorted(was_locked - set(self.locked_levels))
@@ -229,7 +239,7 @@ class LinkedLevels:
         assert self.progressive is not None
         up = self.heard_at is not None and time.monotonic() - self.heard_at <= self.heard_within
         if not up or not self.sender.connected:
-            self._reconciled = False
+            self._reconciled, self._short_since = False, None
             return
         sent, applied = self._expected(), self.applied
         if applied == sent:
@@ -245,6 +255,12 @@ class LinkedLevels:
                 return
             self._short_since = self._short_since or now
             if now - self._short_since <= self.heard_within:
+                return
+            self._short_since = None
+            if self._resent_after != applied.number:  # lost on the way (a floor stopped as it came)
+                self._resent_after = applied.number
+                resent = self.sender.resend(applied.number)
+                self._notify("linked_resent", after=applied.number, messages=resent)
                 return
         self._short_since = None
         if self._mismatch_latched():

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from croupier.floor_link import payloads
-from croupier.floor_link.spool import Spool
+from croupier.floor_link.spool import MakeLinked, Spool
 from devices.linked import Counts
 
 if TYPE_CHECKING:
@@ -32,14 +32,25 @@ class SpoolSender:
         self, event: str, fields: Mapping[str, object], *, contribution: tuple[int, int] | None = None
     ) -> int:
         plain = payloads.checked({"event": event, "link": self._link, "spool": self.identity, **fields})
-        at, table = payloads.now(), self._floor.topics.table
-        number = self._spool.append_linked(
-            self._topic,
-            lambda seq, number: {"table": table, "seq": seq, "at": at, "number": number, **plain},
-            contribution,
-        )
+        number = self._spool.append_linked(self._topic, plain, self._message(), contribution)
         self._floor.wake()
         return number
+
+    def resend(self, after: int) -> int:
+        resent = self._spool.resend(self._topic, after, self._message())
+        self._floor.wake()
+        return resent
+
+    def applied(self, through: int) -> None:
+        self._spool.applied(through)
+
+    def _message(self) -> MakeLinked:
+        at, table = payloads.now(), self._floor.topics.table
+
+        def message(seq: int, *, kept: Mapping[str, object]) -> Mapping[str, object]:
+            return {"table": table, "seq": seq, "at": at, **kept}
+
+        return message
 
     def counts(self) -> Counts:
         return self._spool.linked_counts()

@@ -27,13 +27,14 @@ import sqlite3
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from croupier.state.sqlite_file import FileKind, StateError, transaction
 from devices.linked import Counts
 
-#: Marked "CRFL" (PRAGMA application_id).
-SPOOL_FILE = FileKind("floor spool", 0x4352464C, 1)
+#: Marked "CRFL" (PRAGMA application_id); version 2 keeps a linked progressive's messages.
+SPOOL_FILE = FileKind("floor spool", 0x4352464C, 2)
 _SCHEMA = """
 CREATE TABLE messages (
     seq     INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -48,6 +49,17 @@ CREATE TABLE identity (
     spool TEXT NOT NULL
 )
 """
+#: Version 2: each link message kept until the link controller says it applied it.
+_LINKED = """
+CREATE TABLE linked (
+    number INTEGER PRIMARY KEY,
+    body   TEXT NOT NULL
+)
+"""
+
+
+#: A link message's payload from its sequence number and what is kept of it (croupier.floor_link.linked).
+MakeLinked = Callable[..., Mapping[str, object]]
 
 
 @dataclass(frozen=True)
@@ -78,11 +90,7 @@ class Spool:
         """Spool the message ``make(seq)`` builds for ``topic`` under the table's next number, and
         return the number once the message is on disk."""
         with self._transaction():
-            seq = self._db.execute("INSERT INTO messages VALUES (NULL, ?, '')", (topic,)).lastrowid
-            assert seq is not None  # an INSERT into a rowid table gives its row's id
-            payload = encode(make(seq)).decode()
-            self._db.execute("UPDATE messages SET payload = ? WHERE seq = ?", (payload, seq))
-        return seq
+            return self._spooled(topic, make)
 
     def pending(self, limit: int) -> list[Spooled]:
         """The oldest ``limit`` messages not yet acknowledged, in sequence order."""
@@ -106,30 +114,57 @@ class Spool:
     def append_linked(
         self,
         topic: str,
-        make: Callable[[int, int], Mapping[str, object]],
+        body: Mapping[str, object],
+        make: MakeLinked,
         contribution: tuple[int, int] | None = None,
     ) -> int:
-        """Spool the link message ``make(seq, number)`` builds under the table's next sequence number
-        and its next link number, and return the link number. ``contribution``: the controller
-        round and the cents wagered, counted with it; a round counted already spools nothing (0)."""
+        """Spool the link message ``make(seq, kept)`` builds, ``kept`` being ``body`` with the next
+        link ``number``, under the table's next sequence number, keep ``kept`` until the controller
+        applied it (``resend``), and return the link number. ``contribution``: the controller round
+        and the cents wagered, counted with it; a round counted already spools nothing (0)."""
         with self._transaction():
-            kept = self._link_values()
-            if contribution is not None and kept.get("linked_round") == contribution[0]:
+            values = self._link_values()
+            if contribution is not None and values.get("linked_round") == contribution[0]:
                 return 0
-            number = kept.get("linked_number", 0) + 1
+            number = values.get("linked_number", 0) + 1
             counted = {"linked_number": number}
             if contribution is not None:
                 counted |= {
                     "linked_round": contribution[0],
-                    "linked_contributions": kept.get("linked_contributions", 0) + 1,
-                    "linked_cents": kept.get("linked_cents", 0) + contribution[1],
+                    "linked_contributions": values.get("linked_contributions", 0) + 1,
+                    "linked_cents": values.get("linked_cents", 0) + contribution[1],
                 }
             self._db.executemany("INSERT OR REPLACE INTO link VALUES (?, ?)", counted.items())
-            seq = self._db.execute("INSERT INTO messages VALUES (NULL, ?, '')", (topic,)).lastrowid
-            assert seq is not None  # an INSERT into a rowid table gives its row's id
-            payload = encode(make(seq, number)).decode()
-            self._db.execute("UPDATE messages SET payload = ? WHERE seq = ?", (payload, seq))
+            kept: dict[str, object] = {**body, "number": number}
+            self._db.execute("INSERT INTO linked VALUES (?, ?)", (number, encode(kept).decode()))
+            self._spooled(topic, partial(make, kept=kept))
         return number
+
+    def resend(self, topic: str, after: int, make: MakeLinked) -> int:
+        """Spool again, under new sequence numbers, every link message kept that is numbered above
+        ``after`` (the last the controller applied): the controller applies each once by its link
+        number, so one it already has changes nothing. Returns how many; those up to ``after`` are
+        no longer kept."""
+        with self._transaction():
+            self._db.execute("DELETE FROM linked WHERE number <= ?", (after,))
+            rows = self._db.execute("SELECT body FROM linked ORDER BY number").fetchall()
+            for (body,) in rows:
+                kept: Mapping[str, object] = json.loads(body)
+                self._spooled(topic, partial(make, kept=kept))
+        return len(rows)
+
+    def applied(self, through: int) -> None:
+        """The link controller applied every link message up to ``through``: no longer kept."""
+        with self._transaction():
+            self._db.execute("DELETE FROM linked WHERE number <= ?", (through,))
+
+    def _spooled(self, topic: str, make: Callable[[int], Mapping[str, object]]) -> int:
+        """One message under the next sequence number, inside the caller's transaction."""
+        seq = self._db.execute("INSERT INTO messages VALUES (NULL, ?, '')", (topic,)).lastrowid
+        assert seq is not None  # an INSERT into a rowid table gives its row's id
+        payload = encode(make(seq)).decode()
+        self._db.execute("UPDATE messages SET payload = ? WHERE seq = ?", (payload, seq))
+        return seq
 
     def linked_counts(self) -> Counts:
         """The link messages spooled so far: the last link number, the contributions and their cents."""
@@ -154,12 +189,15 @@ class Spool:
         return session
 
     def _prepare(self, db: sqlite3.Connection, version: int) -> None:
-        """A new spool (``version`` 0): its schema, and its identity, drawn afresh."""
-        if version == 0:
+        """A new spool (``version`` 0): its schema, and its identity, drawn afresh; one of version 1:
+        the table of link messages kept."""
+        if version < SPOOL_FILE.schema_version:
             with transaction(db, f"{self.path}: cannot write the floor spool"):
-                for statement in _SCHEMA.split(";"):
-                    db.execute(statement)
-                db.execute("INSERT INTO identity VALUES (?)", (secrets.token_hex(16),))
+                if version == 0:
+                    for statement in _SCHEMA.split(";"):
+                        db.execute(statement)
+                    db.execute("INSERT INTO identity VALUES (?)", (secrets.token_hex(16),))
+                db.execute(_LINKED)
                 SPOOL_FILE.mark(db)
 
     def _transaction(self) -> AbstractContextManager[None]:

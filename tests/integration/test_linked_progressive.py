@@ -3,11 +3,13 @@
 link controller over a real Mosquitto with the shipped access rules and TLS: the contributions sum
 at the controller to what the tables accepted, a hit at one table locks the level at the other until
 the keyed reset, the broker killed locks the progressive wagers at both tables, which unlock once
-it is back and the counts reconcile, and a count forged at the controller latches LINK_MISMATCH."""
+it is back and the counts reconcile, and a count forged in the controller's database latches
+LINK_MISMATCH at that table."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import signal
 import sqlite3
@@ -74,7 +76,8 @@ class FloorProcess:
     """``croupier floor`` as a process, stopped and started again at will."""
 
     def __init__(self, config: Path) -> None:
-        self.config, self.process = config, None
+        self.config: Path = config
+        self.process: subprocess.Popen[bytes] | None = None
         self.start()
 
     def start(self) -> None:
@@ -134,6 +137,12 @@ def test_two_tables_share_one_jackpot_through_the_floors_link_controller(tmp_pat
             broker.start()
             after = lambda _: all(_after(floor, t, restarted) for t in configs)  # noqa: E731
             await floor.until(after, 30)
+            service.stop()  # a count forged in the controller's database while the floor is down
+            with contextlib.closing(sqlite3.connect(floor_dir / "floor.sqlite3")) as forged, forged:
+                forged.execute("UPDATE link_tables SET wagered_cents = wagered_cents + 100 WHERE name = 'T1'")
+            service.start()
+            mismatch = lambda _: any(body["code"] == "LINK_MISMATCH" for body in floor.of("T1", "fault"))  # noqa: E731
+            await floor.until(mismatch, 20)
             for process in tables.values():
                 process.send_signal(signal.SIGTERM)
             for name, process in tables.items():
@@ -158,7 +167,8 @@ def test_two_tables_share_one_jackpot_through_the_floors_link_controller(tmp_pat
         assert sorted(sent) == list(range(1, len(sent) + 1)), f"{name}: link numbers out of order or missing"
         contributions = [body for body in sent.values() if body["event"] == "contribution"]
         wagered = sum(body["wagered_cents"] for body in contributions)  # type: ignore[misc]
-        assert applied[name] == (len(sent), len(contributions), wagered), name
+        forged = 100 if name == "T1" else 0
+        assert applied[name] == (len(sent), len(contributions), wagered + forged), name
         total += wagered
     level_2 = store.execute("SELECT in_cents FROM link_levels WHERE link = 'c4p' AND level = 2").fetchone()[0]
     store.close()
@@ -175,7 +185,9 @@ def test_two_tables_share_one_jackpot_through_the_floors_link_controller(tmp_pat
         assert '"linked_wagers_locked"' in trail[name], f"{name} did not lock its progressive wagers"
         assert "link c4p: the floor's broker is not reachable" in trail[name]
         assert trail[name].count('"linked_reconciled"') >= 2, f"{name} did not reconcile after the outage"
-        assert "LINK_MISMATCH" not in trail[name]
+    latched = [line for line in trail["T1"].splitlines() if "LINK_MISMATCH" in line]
+    assert latched, "the count forged at the controller latched LINK_MISMATCH at T1"
+    assert "LINK_MISMATCH" not in trail["T2"]
 
 
 def _after(floor: Floor, table: str, since: float) -> bool:
