@@ -3,9 +3,11 @@
 Each linked table sends its link messages through its spool like every other message
 (croupier.floor_link.linked): a **contribution** (the progressive wagers its controller accepted at a
 lock), a **hit** (a level won at the table) and a **reset** (the supervisor's keyed reset of that
-hit). Each is numbered in the table's own link sequence and applied here once, by table, spool and
-number, in one transaction with the high-water mark that says so (as the floor store counts
-messages: floor.store), in the floor's database, SQLite or PostgreSQL.
+hit). Each is numbered in the table's own link sequence and applied here once and in order, by
+table, spool and number, in one transaction with the high-water mark that says so (as the floor
+store counts messages: floor.store), in the floor's database, SQLite or PostgreSQL. A message after
+a gap is not applied: the table, seeing fewer applied than it sent, sends again everything after the
+last applied (croupier.floor_link.linked), and the controller applies those it lacks.
 
 A level's value is its reset value plus its rate of every cent wagered since it last restarted,
 computed from the cents wagered rather than added up, so no fraction of a cent is lost or made. A
@@ -121,8 +123,9 @@ class LinkController:
             last = 0 if kept is None else kept[0]
             if number <= last:
                 return None  # applied already: a message delivered twice counts once
-            if number > last + 1:
-                log.error("link: a gap in a table's link numbers", table=table, expected=last + 1, got=number)
+            if number > last + 1:  # one lost on the way: nothing after it until the table sends it again
+                log.warning("link: a gap in a table's numbers", table=table, expected=last + 1, got=number)
+                return None
             contributions, wagered = (0, 0) if kept is None else kept[1:]
             if event == "contribution":
                 contributions, wagered = contributions + 1, wagered + body["wagered_cents"]

@@ -75,8 +75,8 @@ class FloorService:
                 async with self._client() as client:
                     delay = RETRY_FIRST
                     await self._hear(client)
-            except* aiomqtt.MqttError as lost:  # the hearing, or the link controller's heartbeat
-                log.warning("floor broker lost: connecting again", reason=str(lost.exceptions[0]))
+            except aiomqtt.MqttError as lost:
+                log.warning("floor broker lost: connecting again", reason=str(lost))
             self.connected.clear()
             await asyncio.sleep(delay)
             delay = min(delay * 2, RETRY_MOST)
@@ -103,9 +103,8 @@ class FloorService:
         where = f"{self.broker.host}:{self.broker.port}"
         log.info("floor online", broker=where, group=self.group, store=self.store.where)
         self.connected.set()
-        async with asyncio.TaskGroup() as tasks:
-            if self.links is not None:
-                tasks.create_task(self._heartbeat(client, self.links))
+        heartbeat = None if self.links is None else asyncio.create_task(self._heartbeat(client, self.links))
+        try:
             async for message in client.messages:
                 table, kind = str(message.topic).split("/")[-2:]
                 rebirth = self._count(table, kind, message.payload)
@@ -116,16 +115,24 @@ class FloorService:
                     changed = self._linked(self.links, table, message.payload)
                     if changed is not None:
                         await _publish_link(client, self.links, changed)
+        finally:
+            if heartbeat is not None:
+                heartbeat.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await heartbeat
 
     async def _heartbeat(self, client: aiomqtt.Client, links: LinkController) -> None:
         """Each link's state every ``heartbeat`` seconds, changed or not: a table that stops hearing
-        it takes the link for lost (decision 0039)."""
+        it takes the link for lost (decision 0039). Ends with the connection, as the hearing does."""
         due = dict.fromkeys(links.links, 0.0)
         while True:
             now = time.monotonic()
             for link_id, at in due.items():
                 if now >= at:
-                    await _publish_link(client, links, link_id)
+                    try:
+                        await _publish_link(client, links, link_id)
+                    except aiomqtt.MqttError:
+                        return
                     due[link_id] = now + links.links[link_id].heartbeat
             await asyncio.sleep(max(0.05, min(due.values()) - time.monotonic()))
 

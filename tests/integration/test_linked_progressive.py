@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 import signal
 import sqlite3
@@ -44,29 +45,35 @@ RESETS = {1: 100_000, 2: 5_000}
 PAY_TABLE = '[rules.progressive_pay_table]\nthree_of_a_kind = "100%"\ntwo_pairs = "100%"\n'
 
 
-def _table(directory: Path, name: str, port: int) -> Path:
+def _table(directory: Path, name: str, port: int, login: str | None = None) -> Path:
+    """Table ``name`` on the link, logging in with ``login`` (its password and the broker's CA)."""
     link = "\n".join(f"{level} = {rate}" for level, rate in RATES.items())
-    floor = (
-        f'{with_password(directory, name)}\ntls_ca = "{directory / "ca.pem"}"\n'
-        f'[floor.link]\nid = "c4p"\nheard_within = 3\n[floor.link.levels]\n{link}\n'
-    )
+    if login is None:
+        login = f'{with_password(directory, name)}\ntls_ca = "{directory / "ca.pem"}"'
+    floor = f'{login}\n[floor.link]\nid = "c4p"\nheard_within = 3\n[floor.link.levels]\n{link}\n'
     config = table_config(directory / name, name, port, floor, "simulated-crazy-4-poker.toml")
     pay_table = r"\[rules\.progressive_pay_table\]\n(?:[^\[\n].*\n|\n)*"
     config.write_text(re.sub(pay_table, PAY_TABLE + "\n", config.read_text()))
     return config
 
 
-def _floor(directory: Path, port: int) -> Path:
-    (directory / "floor.password").write_text(FLOOR_PASSWORD + "\n")
+def _floor(directory: Path, port: int | None) -> Path:
+    """The floor with the link: on the Mosquitto on ``port`` over TLS, or its embedded broker there."""
     levels = "".join(
         f"[links.c4p.levels.{level}]\nrate_bp = {rate}\nreset_cents = {RESETS[level]}\n"
         for level, rate in RATES.items()
     )
+    if port is None:
+        broker = f'[embedded]\nbind = "127.0.0.1:{free_port()}"\n'
+    else:
+        (directory / "floor.password").write_text(FLOOR_PASSWORD + "\n")
+        broker = (
+            f'[floor]\nbroker = "mqtts://127.0.0.1:{port}"\ngroup = "{GROUP}"\nusername = "floor"\n'
+            f'password_file = "floor.password"\ntls_ca = "ca.pem"\nkeepalive = 2\n'
+        )
     config = directory / "floor.toml"
     config.write_text(
-        f'[floor]\nbroker = "mqtts://127.0.0.1:{port}"\ngroup = "{GROUP}"\nusername = "floor"\n'
-        f'password_file = "floor.password"\ntls_ca = "ca.pem"\nkeepalive = 2\n'
-        f'[store]\npath = "floor.sqlite3"\n[view]\nbind = "127.0.0.1:{free_port()}"\n'
+        f'{broker}[store]\npath = "floor.sqlite3"\n[view]\nbind = "127.0.0.1:{free_port()}"\n'
         f'[links.c4p]\ntables = ["T1", "T2"]\nheartbeat = 0.5\n{levels}'
     )
     return config
@@ -90,7 +97,12 @@ class FloorProcess:
     def stop(self) -> None:
         assert self.process is not None
         self.process.send_signal(signal.SIGTERM)
-        self.process.communicate(timeout=30)
+        try:
+            self.process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.communicate()
+            raise
         assert self.process.returncode == 0, self.config.with_suffix(".log").read_text()
         self.process = None
 
@@ -157,10 +169,11 @@ def test_two_tables_share_one_jackpot_through_the_floors_link_controller(tmp_pat
     finally:
         broker.close()
     check_payloads(floor.messages)
-    store = sqlite3.connect(floor_dir / "floor.sqlite3")
-    applied = {name: store.execute(
-        "SELECT number, contributions, wagered_cents FROM link_tables WHERE name = ?", (name,)
-    ).fetchone() for name in configs}  # fmt: skip
+    with contextlib.closing(sqlite3.connect(floor_dir / "floor.sqlite3")) as store:
+        applied = {name: store.execute(
+            "SELECT number, contributions, wagered_cents FROM link_tables WHERE name = ?", (name,)
+        ).fetchone() for name in configs}  # fmt: skip
+        level_2 = store.execute("SELECT in_cents FROM link_levels WHERE level = 2").fetchone()[0]
     total = 0
     for name in configs:
         sent = _linked(floor, name)
@@ -170,8 +183,6 @@ def test_two_tables_share_one_jackpot_through_the_floors_link_controller(tmp_pat
         forged = 100 if name == "T1" else 0
         assert applied[name] == (len(sent), len(contributions), wagered + forged), name
         total += wagered
-    level_2 = store.execute("SELECT in_cents FROM link_levels WHERE link = 'c4p' AND level = 2").fetchone()[0]
-    store.close()
     assert level_2 == total, "level 2 is never hit: it holds every contribution of both tables"
 
     hit_table = next(name for name in configs if _hits(floor, name))
@@ -185,6 +196,8 @@ def test_two_tables_share_one_jackpot_through_the_floors_link_controller(tmp_pat
         assert '"linked_wagers_locked"' in trail[name], f"{name} did not lock its progressive wagers"
         assert "link c4p: the floor's broker is not reachable" in trail[name]
         assert trail[name].count('"linked_reconciled"') >= 2, f"{name} did not reconcile after the outage"
+    for name in configs:  # each sign showed the link's value, and showed what it was told
+        assert '"linked_value_shown"' in trail[name] and "METER_MISMATCH" not in trail[name], name
     latched = [line for line in trail["T1"].splitlines() if "LINK_MISMATCH" in line]
     assert latched, "the count forged at the controller latched LINK_MISMATCH at T1"
     assert "LINK_MISMATCH" not in trail["T2"]
@@ -198,3 +211,37 @@ def _after(floor: Floor, table: str, since: float) -> bool:
         body["event"] == "contribution" and datetime.fromisoformat(str(body["at"])).timestamp() > since
         for body in floor.of(table, "linked")
     )
+
+
+def test_over_the_embedded_broker_the_contributions_sum_at_the_controller(tmp_path):
+    """The same link on the floor's embedded amqtt broker (MQTT 3.1.1), as a developer runs it."""
+    floor_dir = tmp_path / "floor"
+    floor_dir.mkdir()
+    config = _floor(floor_dir, None)
+    port = int(re.findall(r'bind = "127\.0\.0\.1:(\d+)"', config.read_text())[0])
+    configs = {name: _table(tmp_path, name, port, 'protocol = "3.1.1"') for name in ("T1", "T2")}
+    for table in configs.values():
+        table.write_text(table.read_text().replace(f'group = "{GROUP}"', 'group = "dev"'))
+    service = FloorProcess(config)
+
+    async def main() -> None:
+        tables = [await croupier_run(table, "--rounds", "12", "--seed", str(seed))
+                  for seed, table in enumerate(configs.values(), 3)]  # fmt: skip
+        for table, process in zip(configs.values(), tables, strict=True):
+            await asyncio.wait_for(process.wait(), 60)
+            assert process.returncode == 0, table.with_suffix(".log").read_text()
+
+    try:
+        asyncio.run(main())
+        time.sleep(1)  # the controller's last state after the last contribution
+    finally:
+        service.stop()
+    with contextlib.closing(sqlite3.connect(floor_dir / "floor.sqlite3")) as store:
+        applied = dict(store.execute("SELECT name, wagered_cents FROM link_tables").fetchall())
+        level_2 = store.execute("SELECT in_cents FROM link_levels WHERE level = 2").fetchone()[0]
+    for name in configs:
+        records = [json.loads(line) for line in _trail(tmp_path, name).splitlines()]
+        sent = sum(r["fields"]["wagered_cents"] for r in records if r["kind"] == "linked_contribution")
+        assert sent and applied[name] == sent, name
+        assert any(r["kind"] == "linked_value_shown" for r in records), f"{name}'s sign never showed the link"
+    assert level_2 == sum(applied.values())

@@ -45,6 +45,18 @@ def test_each_contribution_is_applied_once_at_each_levels_rate(store):
     assert told == {"spool": "s1", "number": 2, "contributions": 2, "wagered_cents": 2000}
 
 
+def test_nothing_after_a_gap_is_applied_until_the_missing_message_comes(store):
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1000)
+    assert _sent(controller, "T1", 3, "contribution", round=3, wagered_cents=1000) is None  # 2 lost
+    assert controller.state_for("c4p", "T1")["applied"]["number"] == 1
+    _sent(controller, "T1", 2, "contribution", round=2, wagered_cents=1000)  # sent again by the table
+    _sent(controller, "T1", 3, "contribution", round=3, wagered_cents=1000)
+    assert controller.state_for("c4p", "T1")["applied"] == {
+        "spool": "s1", "number": 3, "contributions": 3, "wagered_cents": 3000
+    }
+
+
 def test_applied_once_across_a_restart_of_the_floor(tmp_path):
     config = StoreConfig(None, tmp_path / "floor.sqlite3")
     first = Store(config)
