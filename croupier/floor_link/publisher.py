@@ -202,13 +202,10 @@ class FloorLink:
         self._latches: list[tuple[Events, Listener]] = []  # each latch's hub and the listener on it
         self.linked: LinkedLevels | None = None
         link = settings.link
-        if link is not None:
-            progressive = getattr(self.table, "progressive", None)
-            if progressive is None:
-                raise StartupError(f"floor.link: table {self.topics.table} has no progressive system to link")
+        if link is not None:  # a table with a progressive (croupier.config.table)
             sender = SpoolSender(self, spool, link.id)
             self.linked = LinkedLevels(self.topics.table, link.id, link.rates, link.heard_within, sender)
-            progressive.attach(self.linked)
+            self.table.progressive.attach(self.linked)
 
     # -- what the table does ------------------------------------------------------------------
     def __call__(self, event: Event, /) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from croupier.config import DEFAULT_TABLE_CONFIG, load_table_config
 from croupier.config.linked import read_table_link
 from croupier.config.section import Section
 from croupier.errors import ConfigError
@@ -178,3 +179,14 @@ def test_the_tables_link_is_read_and_refused_naming_the_key(tmp_path):
         read({"id": "c4p", "levels": {}})
     with pytest.raises(ConfigError, match=r"floor\.link\.id: got 'c/4'"):
         read({"id": "c/4", "levels": {"1": 1}})
+
+
+def test_a_link_at_a_table_without_a_progressive_is_refused(tmp_path):
+    config = tmp_path / "t.toml"
+    config.write_text(
+        DEFAULT_TABLE_CONFIG.read_text()
+        + '\n[floor]\nbroker = "mqtt://127.0.0.1"\ngroup = "g"\n[floor.link]\nid = "c4p"\n'
+        + "[floor.link.levels]\n1 = 500\n"
+    )
+    with pytest.raises(ConfigError, match=r"floor\.link: free-bet-blackjack has no progressive system"):
+        load_table_config(config)
