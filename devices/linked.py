@@ -108,6 +108,8 @@ class LinkedLevels:
         self._reconciled = False  # since the link was last up: what was sent, all applied
         self._shown: dict[int, int] = {}  # the amount each level's sign was last told
         self._shows: set[asyncio.Task[None]] = set()
+        #: What the round waits for from the link controller (a hit's amount), if anything.
+        self.awaiting: str | None = None
 
     # -- what the table asks ------------------------------------------------------------------
     def refusal(self) -> str | None:
@@ -155,16 +157,20 @@ class LinkedLevels:
         received in its order among every table's hits (the round waits, as for a supervisor)."""
         number = self.sender.send("hit", {"level": level, "seat": seat, "round": round_})
         self._notify("linked_hit", number=number, level=level, seat=seat, round=round_)
-        while True:
-            for told in self.hits(level):
-                if told["table"] == self.table and told["number"] == number:
-                    self._notify(
-                        "linked_hit_paid", number=number, level=level, seat=seat,
-                        order=told["order"], amount_cents=told["amount_cents"],
-                    )  # fmt: skip
-                    return int(told["amount_cents"])
-            self._told.clear()
-            await self._told.wait()
+        self.awaiting = f"link {self.link}: the amount of the level {level} hit at seat {seat}"
+        try:
+            while True:
+                for told in self.hits(level):
+                    if told["table"] == self.table and told["number"] == number:
+                        self._notify(
+                            "linked_hit_paid", number=number, level=level, seat=seat,
+                            order=told["order"], amount_cents=told["amount_cents"],
+                        )  # fmt: skip
+                        return int(told["amount_cents"])
+                self._told.clear()
+                await self._told.wait()
+        finally:
+            self.awaiting = None
 
     def reset(self, level: int) -> None:
         """The keyed reset of this table's hit of ``level``: the controller lifts the level's lock

@@ -6,6 +6,7 @@ supervisor's clear taking the difference as it stands. The table's [floor.link] 
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -164,6 +165,28 @@ def test_more_applied_than_sent_latches_at_once_and_a_supervisors_clear_takes_th
     _lock(link, 2, 1)
     _told(link, Counts(2, 2, 300))
     assert link.refusal() is None and not progressive.latch
+
+
+def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says_it_waits(clock):
+    link, _, progressive = _linked()
+    _told(link, Counts())
+
+    async def hit() -> tuple[str | None, int, str | None]:
+        paid = asyncio.create_task(link.hit(1, 4, 9))
+        await asyncio.sleep(0)
+        waiting = link.awaiting
+        hits = [{"order": 1, "table": "T2", "number": 7, "seat": 1, "round": 3, "amount_cents": 1500},
+                {"order": 2, "table": "T1", "number": 1, "seat": 4, "round": 9, "amount_cents": 1000}]
+        level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": True,
+                 "hits": hits}  # fmt: skip
+        link.heard({"levels": [level], "applied": None})
+        return waiting, await paid, link.awaiting
+
+    waiting, amount, after = asyncio.run(hit())
+    assert waiting == "link c4p: the amount of the level 1 hit at seat 4" and after is None
+    assert amount == 1000  # its own hit, second in the order: the value the level restarted at
+    assert link.locked_levels == [1] and link.value(1) == 1500  # the sign shows the first hit's amount
+    assert progressive.records[-2:] == ["linked_lock", "linked_hit_paid"]
 
 
 def test_the_tables_link_is_read_and_refused_naming_the_key(tmp_path):
