@@ -185,13 +185,17 @@ def test_two_tables_share_one_jackpot_through_the_floors_link_controller(tmp_pat
         total += wagered
     assert level_2 == total, "level 2 is never hit: it holds every contribution of both tables"
 
-    hit_table = next(name for name in configs if _hits(floor, name))
-    other = next(name for name in configs if name != hit_table)
-    locked = [told for told in _told(floor, other) if told["levels"][0]["locked"]]
-    assert locked, f"{other} was never told the level {hit_table}'s hit locked"
     trail = {name: _trail(tmp_path, name) for name in configs}
+    paid = [name for name, text in trail.items() if '"linked_hit_paid"' in text and '"linked_reset"' in text]
+    assert paid, "no hit was paid and reset"
+    hit_table = paid[0]
+    other = next(name for name in configs if name != hit_table)
+    locked = [
+        told for told in _told(floor, other)
+        if any(hit["table"] == hit_table for hit in told["levels"][0]["hits"])  # type: ignore[index]
+    ]  # fmt: skip
+    assert locked, f"{other} was never told that {hit_table}'s hit locked the level"
     assert '"linked_lock"' in trail[other] and '"linked_lock_lifted"' in trail[other]
-    assert '"linked_hit_paid"' in trail[hit_table] and '"linked_reset"' in trail[hit_table]
     for name in configs:
         assert '"linked_wagers_locked"' in trail[name], f"{name} did not lock its progressive wagers"
         assert "link c4p: the floor's broker is not reachable" in trail[name]
@@ -225,10 +229,12 @@ def test_over_the_embedded_broker_the_contributions_sum_at_the_controller(tmp_pa
     service = FloorProcess(config)
 
     async def main() -> None:
-        tables = [await croupier_run(table, "--rounds", "12", "--seed", str(seed))
+        # For a time, not a number of rounds: a table whose last hit is not yet reset when it stops
+        # leaves the level locked, and the other table waits for that reset, as it must.
+        tables = [await croupier_run(table, "--duration", "5", "--seed", str(seed))
                   for seed, table in enumerate(configs.values(), 3)]  # fmt: skip
         for table, process in zip(configs.values(), tables, strict=True):
-            await asyncio.wait_for(process.wait(), 60)
+            await asyncio.wait_for(process.wait(), 40)
             assert process.returncode == 0, table.with_suffix(".log").read_text()
 
     try:
