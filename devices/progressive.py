@@ -491,12 +491,13 @@ class Progressive(Equipment[ProgressiveDriver]):
             await self._show(level)
 
     async def show_linked(self, level: int) -> None:
-        """A linked level's value or lock as the link controller last told it, on the sign."""
-        await self._show(level)
+        """A linked level's value or lock as the link controller last told it, on the sign, and
+        what the sign confirmed it shows in the trail."""
+        async with self._sign_lock:
+            shown = await self._shown(level)
         link = self.linked
-        assert link is not None
-        shown = link.value(level)
-        self.notify(LINK_HEARD, "linked_value_shown", link=link.link, level=level, amount_cents=shown)
+        if shown is not None and link is not None:
+            self.notify(LINK_HEARD, "linked_value_shown", link=link.link, level=level, amount_cents=shown)
 
     async def _show(self, level: int) -> None:
         """Show the level as its meters stand: its win while frozen, else its value (a linked
@@ -506,7 +507,8 @@ class Progressive(Equipment[ProgressiveDriver]):
         async with self._sign_lock:
             await self._shown(level)
 
-    async def _shown(self, level: int) -> None:
+    async def _shown(self, level: int) -> int | None:
+        """``_show``'s work: the amount the sign confirmed it shows, or None (nothing shown)."""
         info = self.levels[level]
         win = self.wins.get(level) if info.frozen else None
         amount = info.value_cents if win is None else win.amount_cents
@@ -514,7 +516,7 @@ class Progressive(Equipment[ProgressiveDriver]):
         if win is None and link is not None:
             linked = link.value(level)
             if linked is None:  # the controller not heard yet: the sign keeps what it shows
-                return
+                return None
             amount = linked
         try:
             if win is None:
@@ -527,13 +529,14 @@ class Progressive(Equipment[ProgressiveDriver]):
             what = "value" if win is None else "win"
             why = str(exc) or f"no confirmation within {self.win_deadline} s"
             self._latch("SIGN_LINK_LOST", f"level {level} {what} not shown: {why}", SIGN_SHOWS)
-            return
+            return None
         if (shown.amount_cents, shown.win) != (amount, win is not None):
             self._latch(
                 "METER_MISMATCH",
                 f"the sign shows {shown.amount_cents} cents for level {level}, the meter is {amount}",
                 METERS_AGREE,
             )
+        return shown.amount_cents
 
     def _keep(self, info: LevelInfo, *, in_added: int | None = None) -> None:
         """Keep a level's meters after checking them: any disagreement latches METER_MISMATCH."""
