@@ -108,7 +108,7 @@ class LinkedLevels:
         self._reconciled = False  # since the link was last up: what was sent, all applied
         self._shown: dict[int, int] = {}  # the amount each level's sign was last told
         self._shows: set[asyncio.Task[None]] = set()
-        #: What the round waits for from the link controller (a hit's amount), if anything.
+        #: What the table waits for on the link (a hit's amount; a lock lifted), if anything.
         self.awaiting: str | None = None
 
     # -- what the table asks ------------------------------------------------------------------

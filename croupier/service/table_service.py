@@ -160,8 +160,9 @@ class TableService:
     def waiting_for(self) -> str | None:
         """What the table waits for a person to do, if anything: a supervisor's clear of its
         latched faults (``held: CODE``), a supervisor's ruling on a held round, or an answer on the
-        screen (``waiting: PROMPT``); or the link controller, for the amount of a linked jackpot
-        hit (``held: link ...``: a stop does not wait for it)."""
+        screen (``waiting: PROMPT``); or the link of a linked progressive, for the amount of a
+        jackpot hit or for a lock another table's keyed reset lifts (``held: link ...``: a stop
+        does not wait for either)."""
         if self.table.faults:
             return "held: " + ", ".join(fault.code for fault in self.table.faults)
         if self.table.held_round is not None:

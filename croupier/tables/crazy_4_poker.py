@@ -277,19 +277,23 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
                 return
             self.log.warning("table held", jackpot_locked=frozen, clause=KEYED_RESET.clause)
             self._cleared.clear()
-            await self._reset_or_lifted()
+            await self._reset_or_lifted(frozen)
 
-    async def _reset_or_lifted(self) -> None:
-        """A keyed reset here, or the lock of a linked level lifted by the reset at another table."""
+    async def _reset_or_lifted(self, frozen: list[int]) -> None:
+        """A keyed reset here, or the lock of a linked level lifted by the reset at another table:
+        meanwhile the table says it waits for it (a stop does not wait for a reset elsewhere)."""
         link = self.progressive.linked
         if link is None:
             await self._cleared.wait()
             return
         link.lifted.clear()
+        levels = ", ".join(map(str, frozen))
+        link.awaiting = f"link {link.link}: level(s) {levels} jackpot-locked until the keyed reset"
         waits = [asyncio.ensure_future(self._cleared.wait()), asyncio.ensure_future(link.lifted.wait())]
         try:
             await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         finally:
+            link.awaiting = None
             for wait in waits:
                 wait.cancel()
 
