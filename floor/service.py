@@ -4,11 +4,15 @@ It subscribes to ``croupier/v1/GROUP/table/+/+`` (each table's birth, death and 
 docs/floor.md) with a session the broker keeps while it is away, so what the tables publish in the
 meantime is queued for it. It publishes its host state, retained: online at each connection, with the
 time, which every table answers with a new birth; offline as its MQTT will, which the broker sends
-when the floor goes dark. Each message goes to the store (floor.store), which counts it
-once; a gap in a table's numbers, or a message from a table the floor has no birth of, asks that
-table for a new birth on its ``cmd/rebirth`` topic. A birth request and nothing else goes from the
-floor to a table (the floor observes), but for the link controller's state of each linked
-progressive (floor.link_controller), which a linked table reads for its jackpot alone.
+when the floor goes dark. Each message goes to the store (floor.store), which counts it once, and a
+linked progressive's message then to the link controller (floor.link_controller), which applies it
+once; it is acknowledged to the broker only once both have committed it: a store or controller that
+fails (locked, read-only, gone) leaves the message with the broker, the floor drops the connection
+and connects again, and the broker delivers the message again, with everything after it, from the
+session it kept (decision 0036). A gap in a table's numbers, or a message from a table the floor has
+no birth of, asks that table for a new birth on its ``cmd/rebirth`` topic. A birth request and
+nothing else goes from the floor to a table (the floor observes), but for the link controller's
+state of each linked progressive, which a linked table reads for its jackpot alone (decision 0039).
 
 With no broker configured it starts the embedded amqtt broker on loopback first (decision 0036),
 so a developer needs nothing else.
@@ -24,6 +28,7 @@ from collections.abc import AsyncIterator
 
 import aiomqtt
 import structlog
+from paho.mqtt import client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
@@ -32,6 +37,7 @@ from croupier.errors import StartupError
 from croupier.floor_link.publisher import PROTOCOLS, Broker, credential, json_props
 from croupier.floor_link.spool import encode
 from croupier.floor_link.topics import DATA, NAMESPACE
+from croupier.state.sqlite_file import StateError
 from floor.link_controller import LinkController
 from floor.store import Store
 
@@ -68,7 +74,8 @@ class FloorService:
         self.state_topic = f"{NAMESPACE}/{self.group}/host/{config.host}/state"
 
     async def run(self) -> None:
-        """Connect, hear, and connect again whenever the broker goes, until cancelled."""
+        """Connect, hear, and connect again whenever the broker goes or the store fails, until
+        cancelled."""
         delay = RETRY_FIRST
         while True:
             try:
@@ -77,6 +84,11 @@ class FloorService:
                     await self._hear(client)
             except aiomqtt.MqttError as lost:
                 log.warning("floor broker lost: connecting again", reason=str(lost))
+            except StateError as failed:
+                log.error(
+                    "floor store failed: the message stays with the broker, to be delivered again",
+                    reason=str(failed),
+                )
             self.connected.clear()
             await asyncio.sleep(delay)
             delay = min(delay * 2, RETRY_MOST)
@@ -88,13 +100,15 @@ class FloorService:
         connect = Properties(PacketTypes.CONNECT) if v5 else None
         if connect is not None:
             connect.SessionExpiryInterval = SESSION_EXPIRY
-        return self.broker.client(
+        client = self.broker.client(
             f"croupier-floor-{self.group}-{self.config.host}",
             will,
             clean_start=False if v5 else 3,  # 3: paho's "as clean_session says"
             clean_session=None if v5 else False,
             properties=connect,
         )
+        _paho(client).manual_ack_set(True)  # before connecting: no message is acknowledged unasked
+        return client
 
     async def _hear(self, client: aiomqtt.Client) -> None:
         props = json_props(self.broker.v5, PacketTypes.PUBLISH)
@@ -103,18 +117,22 @@ class FloorService:
         where = f"{self.broker.host}:{self.broker.port}"
         log.info("floor online", broker=where, group=self.group, store=self.store.where)
         self.connected.set()
-        heartbeat = None if self.links is None else asyncio.create_task(self._heartbeat(client, self.links))
+        links = self.links
+        heartbeat = None if links is None else asyncio.create_task(self._heartbeat(client, links))
         try:
             async for message in client.messages:
                 table, kind = str(message.topic).split("/")[-2:]
+                # A StateError from either: never acknowledged, so delivered again.
                 rebirth = self._count(table, kind, message.payload)
+                changed = None
+                if kind == "linked" and links is not None:
+                    changed = self._linked(links, table, message.payload)
+                _paho(client).ack(message.mid, message.qos)
                 if rebirth:
                     log.info("floor: asking for a new birth", table=table)
                     await client.publish(f"{NAMESPACE}/{self.group}/table/{table}/cmd/rebirth", b"{}", qos=1)
-                if kind == "linked" and self.links is not None:
-                    changed = self._linked(self.links, table, message.payload)
-                    if changed is not None:
-                        await _publish_link(client, self.links, changed)
+                if links is not None and changed is not None:
+                    await _publish_link(client, links, changed)
         finally:
             if heartbeat is not None:
                 heartbeat.cancel()
@@ -137,7 +155,8 @@ class FloorService:
             await asyncio.sleep(max(0.05, min(due.values()) - time.monotonic()))
 
     def _linked(self, links: LinkController, table: str, payload: object) -> str | None:
-        """A linked progressive's message, applied once by the link controller."""
+        """A linked progressive's message, applied once by the link controller; a message that
+        cannot be read is logged and dropped, a database that fails raises its StateError."""
         try:
             return links.heard(table, json.loads(payload if isinstance(payload, bytes | str) else b""))
         except (ValueError, KeyError, TypeError) as exc:  # a malformed message: logged, not applied
@@ -145,7 +164,9 @@ class FloorService:
             return None
 
     def _count(self, table: str, kind: str, payload: object) -> bool:
-        """Count one message; whether the table should be asked for a new birth."""
+        """Count one message; whether the table should be asked for a new birth. A message that
+        cannot be read is logged and dropped (acknowledged: sent again, it would be no better); a
+        store that fails raises its StateError."""
         try:
             body = json.loads(payload if isinstance(payload, bytes | str) else b"")
             if kind == "birth":
@@ -164,6 +185,13 @@ class FloorService:
 async def _publish_link(client: aiomqtt.Client, links: LinkController, link_id: str) -> None:
     for topic, payload in links.publications(link_id):
         await client.publish(topic, payload, qos=1, retain=True)
+
+
+def _paho(client: aiomqtt.Client) -> mqtt.Client:
+    """The paho-mqtt client under ``client``, for its manual acknowledgement (``manual_ack_set``,
+    ``ack``), which aiomqtt 2 does not expose: aiomqtt acknowledges a QoS 1 message as it queues it,
+    before the floor has counted it, so a store failing then would lose it (decision 0036)."""
+    return client._client
 
 
 def _host_state(*, online: bool) -> bytes:

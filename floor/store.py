@@ -17,10 +17,11 @@ later is logged.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import structlog
@@ -28,10 +29,11 @@ import structlog
 from croupier.audit.head import Head
 from croupier.config.floor_service import StoreConfig
 from croupier.errors import StartupError
-from croupier.state.sqlite_file import FileKind
+from croupier.floor_link.counters import FIELDS as COUNTERS
+from croupier.state.sqlite_file import FileKind, StateError, transaction
 
 log = structlog.get_logger("croupier.floor")
-#: Marked "CRFS" (PRAGMA application_id); its tables are created if missing, so its version stays 1.
+#: Marked "CRFS" (PRAGMA application_id), schema version 1 (in PostgreSQL, the table ``floor_schema``).
 FLOOR_FILE = FileKind("floor store", 0x43524653, 1)
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS floor_tables (
@@ -83,29 +85,34 @@ class Store:
     """The floor's database, opened from ``config``; one connection, used from one thread."""
 
     def __init__(self, config: StoreConfig, *, create: bool = True) -> None:
-        """``create``: make the SQLite file if it is not there (the service), or refuse (a reader)."""
+        """``create``: make the SQLite file if it is not there (the service), or refuse (a reader).
+        A file that is not a floor store (a table's state database named by mistake), or a store
+        whose schema a newer Croupier wrote, is refused naming it, before anything is written."""
         self.postgres = config.url is not None
         if not create and config.url is None and not config.path.exists():
             raise StartupError(f"store.path: {config.path}: no floor store there (has the floor run?)")
+        self.where = config.url or str(config.path)
         try:
             if config.url is not None:
                 import psycopg  # only a floor with a PostgreSQL store needs the driver
 
+                self._errors: tuple[type[Exception], ...] = (psycopg.Error,)
                 self._db: Any = psycopg.connect(config.url, autocommit=True)  # Any: sqlite3's or psycopg's
-                self.where = config.url
+                try:
+                    self._prepare_postgres()
+                except BaseException:
+                    self._db.close()
+                    raise
             else:
+                self._errors = (sqlite3.Error,)
                 config.path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = FLOOR_FILE.open(config.path, lambda db, version: None)  # schema below
-                self.where = str(config.path)
+                self._db = FLOOR_FILE.open(config.path, self._prepare)
         except ImportError:
             raise StartupError("store.url: PostgreSQL needs psycopg: pip install 'croupier[floor]'") from None
+        except StateError as exc:  # not a floor store, a newer one, or its schema not written
+            raise StartupError(f"store: {exc}") from None
         except Exception as exc:  # either driver's own error: the store cannot be opened
-            raise StartupError(f"store: cannot open {config.url or config.path}: {exc}") from None
-        with self.transaction():
-            for statement in _SCHEMA:
-                self.run(statement)
-            if not self.postgres:
-                FLOOR_FILE.mark(self._db)
+            raise StartupError(f"store: cannot open {self.where}: {exc}") from None
 
     def close(self) -> None:
         self._db.close()
@@ -116,9 +123,8 @@ class Store:
         with self.transaction():
             row = self._row(table)
             last = 0 if row is None or row["spool"] != body["spool"] else row["last_seq"]
-            state = {
-                key: body[key] for key in ("game", "rounds", "state", "faults", "links", "meters", "head")
-            }
+            kept = ("game", "rounds", "state", "faults", "links", "meters", "counters", "head")
+            state = {key: body[key] for key in kept}
             self._put(table, body["spool"], body["session"], last, body["as_of_seq"], state, None, row)
             if body.get("head") is not None:
                 self._witness(table, body["head"])
@@ -164,13 +170,8 @@ class Store:
 
     # -- reading ------------------------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:  # Any: JSON fields
-        """Every table the floor has heard, for the floor view, with its rounds in the last hour."""
-        since = (datetime.now(UTC) - timedelta(hours=1)).isoformat(timespec="milliseconds")
-        hourly = dict(
-            self.run(
-                "SELECT name, count(*) FROM floor_rounds WHERE at >= ? GROUP BY name", (since,)
-            ).fetchall()
-        )
+        """Every table the floor has heard, for the floor view: its state as its birth and numbered
+        messages left it (its counters with its rounds per hour among them)."""
         rows = self.run(
             "SELECT name, last_seq, state, dark, heard_at, repeats, gaps FROM floor_tables ORDER BY name"
         ).fetchall()
@@ -183,7 +184,6 @@ class Store:
                 "heard_at": heard_at,
                 "repeats": repeats,
                 "gaps": gaps,
-                "rounds_per_hour": hourly.get(name, 0),
             }
             for name, last_seq, state, dark, heard_at, repeats, gaps in rows
         ]
@@ -256,17 +256,46 @@ class Store:
             sql = sql.replace("?", "%s")
         return self._db.execute(sql, params)  # type: ignore[no-any-return]
 
+    def _prepare(self, db: sqlite3.Connection, version: int) -> None:
+        """The SQLite store's tables, each created where it is missing (a new store, or a table a
+        later Croupier added to ``_SCHEMA``), and the file marked as a floor store in the same
+        transaction (croupier/state/sqlite_file.py), as the PostgreSQL store's tables are made; a
+        change that is more than a new table raises the schema version instead."""
+        with transaction(db, f"{self.where}: cannot write the floor store's schema"):
+            for statement in _SCHEMA:
+                db.execute(statement)
+            FLOOR_FILE.mark(db)
+
+    def _prepare_postgres(self) -> None:
+        """The PostgreSQL store's schema, created if missing, and its version, kept in
+        ``floor_schema`` as a SQLite store keeps it in the file's mark: a database a newer Croupier
+        wrote is refused, not misread (several floor services may share it across an upgrade)."""
+        with self.transaction():
+            for statement in (*_SCHEMA, "CREATE TABLE IF NOT EXISTS floor_schema (version INTEGER NOT NULL)"):
+                self.run(statement)
+            row = self.run("SELECT max(version) FROM floor_schema").fetchone()
+            if row[0] is None:
+                self.run("INSERT INTO floor_schema VALUES (?)", (FLOOR_FILE.schema_version,))
+            elif row[0] > FLOOR_FILE.schema_version:
+                raise StateError(
+                    f"{self.where}: {FLOOR_FILE.name} schema {row[0]} was written by a newer Croupier; "
+                    f"this one reads schema {FLOOR_FILE.schema_version} or older"
+                )
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """One transaction that takes the write lock at once (``BEGIN IMMEDIATE`` in SQLite; rows
-        read ``FOR UPDATE`` in PostgreSQL), so floor services sharing a database apply each once."""
-        self.run("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
+        """One transaction, the store's and the link controller's (floor.link_controller), taking the
+        write lock at once (``BEGIN IMMEDIATE`` in SQLite; rows read ``FOR UPDATE`` in PostgreSQL) so
+        floor services sharing a database apply each message once; committed before the caller's
+        method returns and rolled back if anything in it failed. A failure of the database itself
+        (locked, read-only, gone) is a StateError naming the store, for the service to leave the
+        message unacknowledged (floor.service)."""
+        cannot = f"{self.where}: cannot write the floor store"
         try:
-            yield
-        except BaseException:
-            self.run("ROLLBACK")
-            raise
-        self.run("COMMIT")
+            with self._db.transaction() if self.postgres else transaction(self._db, cannot):
+                yield
+        except self._errors as exc:
+            raise StateError(f"{cannot}: {exc}") from exc
 
 
 def _apply(state: dict[str, Any], kind: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
@@ -290,6 +319,8 @@ def _apply(state: dict[str, Any], kind: str, body: Mapping[str, Any]) -> None:  
             links[body["device"]] = {"state": body["state"], "last_error": last_error}
         case "meter":
             state["meters"] = body["levels"]
+        case "counters":
+            state["counters"] = {key: body[key] for key in COUNTERS}
         case "head":
             state["head"] = {key: body[key] for key in ("file", "record", "hash", "epoch")}
 

@@ -45,7 +45,7 @@ SESSION_ENDED = "the session has expired or was signed out: sign in again"
 class TableApi:
     """The handlers over one table in service."""
 
-    def __init__(self, service: TableService, tokens: Tokens, sessions: Sessions) -> None:
+    def __init__(self, service: TableService, tokens: Tokens, sessions: Sessions[Operator]) -> None:
         self.service, self.table, self.tokens, self.sessions = service, service.table, tokens, sessions
         self.hub = Hub()
         self.once = Once(service.journal.state)
@@ -416,10 +416,12 @@ async def _until_closed(ws: web.WebSocketResponse) -> None:
             return
 
 
-def make_app(service: TableService, tokens: Tokens, sessions: Sessions | None = None) -> web.Application:
+def make_app(
+    service: TableService, tokens: Tokens, sessions: Sessions[Operator] | None = None
+) -> web.Application:
     """The API application over a table in service, for ``croupier run`` to serve (127.0.0.1 by
     default); ``sessions``: its browser sessions (a test's, on a clock it moves)."""
-    api = TableApi(service, tokens, Sessions() if sessions is None else sessions)
+    api = TableApi(service, tokens, Sessions[Operator]() if sessions is None else sessions)
     app = web.Application(middlewares=[json_errors], client_max_size=MAX_BODY)
     app.add_routes(api.routes())
     app.on_shutdown.append(api.close_sockets)

@@ -85,7 +85,9 @@ class Tokens:
         return found
 
 
-def authenticate(tokens: Tokens, sessions: Sessions, request: web.Request) -> Operator | web.Response:
+def authenticate(
+    tokens: Tokens, sessions: Sessions[Operator], request: web.Request
+) -> Operator | web.Response:
     """The request's operator, by its bearer token or else its browser session (croupier.api.sessions),
     or the 401 (a session used from another origin: 403) to return."""
     header = request.headers.get("Authorization")

@@ -10,6 +10,11 @@ session held in memory, bound to the operator, with an expiry; signing out (or s
 the same browser) deletes it, and a restart of the service signs everyone out. Every route takes the
 session as it takes a bearer token, and an event stream opened with it ends when it does.
 
+The floor service's view (floor.view) signs its browsers in the same way, with its own cookie name
+(a browser keeps cookies by host, not port, so a floor view and a table's screens on one host would
+otherwise sign each other out): what a session names is the table's ``Operator`` here and the
+floor view's reader there, hence ``Sessions`` over any holder.
+
 A cookie is sent by the browser whoever made the page that asks, so a request carrying only the
 cookie must show it comes from this service's own pages: a request that changes something carries
 the header ``X-Croupier-Request`` (a page of another site cannot add a header without asking first,
@@ -23,12 +28,14 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from aiohttp import web
 
 from croupier.api.errors import error_body
-from vocabulary.operators import Operator
 
+#: Who a session is for: an operator at a table, the floor view's reader on the floor.
+Holder = TypeVar("Holder")
 COOKIE = "croupier_session"
 #: The header a request authenticated by the cookie must carry to change anything (any value).
 REQUEST_HEADER = "X-Croupier-Request"
@@ -41,20 +48,20 @@ REFUSED_REMEMBERED = 1024
 
 
 @dataclass(frozen=True)
-class Session:
-    operator: Operator
+class Session(Generic[Holder]):
+    operator: Holder
     expires: float  # on the sessions' clock
 
 
-class Sessions:
+class Sessions(Generic[Holder]):
     """The signed-in browsers of one service: session id -> Session, in memory only."""
 
     def __init__(self, lifetime: float = LIFETIME, clock: Callable[[], float] = time.monotonic) -> None:
         self.lifetime, self._clock = lifetime, clock
-        self._sessions: dict[str, Session] = {}
+        self._sessions: dict[str, Session[Holder]] = {}
         self._refused: dict[str, None] = {}  # dead ids refused, oldest first (``refused_again``)
 
-    def open(self, operator: Operator) -> str:
+    def open(self, operator: Holder) -> str:
         """A new session for ``operator``; its id, for the cookie."""
         now = self._clock()
         self._sessions = {sid: s for sid, s in self._sessions.items() if s.expires > now}
@@ -62,7 +69,7 @@ class Sessions:
         self._sessions[sid] = Session(operator, now + self.lifetime)
         return sid
 
-    def operator(self, sid: str) -> Operator | None:
+    def operator(self, sid: str) -> Holder | None:
         """The session's operator; None for an unknown, signed-out or expired one (which is dropped)."""
         session = self._sessions.get(sid)
         if session is None:
@@ -92,24 +99,26 @@ class Sessions:
             del self._refused[next(iter(self._refused))]
         return False
 
-    def close(self, sid: str) -> Operator | None:
+    def close(self, sid: str) -> Holder | None:
         """Sign out: the session is deleted; its operator, if it was open."""
         operator = self.operator(sid)
         self._sessions.pop(sid, None)
         return operator
 
 
-def session_id(request: web.Request) -> str | None:
+def session_id(request: web.Request, cookie: str = COOKIE) -> str | None:
     """The id of the session the request is judged by: its cookie's, unless it carries an
     ``Authorization`` header (which alone judges it then)."""
-    return None if "Authorization" in request.headers else request.cookies.get(COOKIE)
+    return None if "Authorization" in request.headers else request.cookies.get(cookie)
 
 
-def from_cookie(sessions: Sessions, request: web.Request) -> Operator | web.Response:
-    """The operator of the request's session cookie, or the 401 (403 for a request not from this
+def from_cookie(
+    sessions: Sessions[Holder], request: web.Request, cookie: str = COOKIE
+) -> Holder | web.Response:
+    """Who holds the request's session cookie, or the 401 (403 for a request not from this
     service's own pages) to return. Only called for a request that carries the cookie and no bearer
     token."""
-    operator = sessions.operator(request.cookies[COOKIE])
+    operator = sessions.operator(request.cookies[cookie])
     if operator is None:
         return error_body(401, "the session has expired or was signed out: sign in again")
     return from_own_page(request) or operator
@@ -133,9 +142,11 @@ def own_origin(request: web.Request) -> str:
     return f"{request.scheme}://{request.host}"
 
 
-def set_cookie(response: web.StreamResponse, request: web.Request, sid: str, lifetime: float) -> None:
+def set_cookie(
+    response: web.StreamResponse, request: web.Request, sid: str, lifetime: float, cookie: str = COOKIE
+) -> None:
     response.set_cookie(
-        COOKIE,
+        cookie,
         sid,
         max_age=int(lifetime),
         path="/",
@@ -145,5 +156,5 @@ def set_cookie(response: web.StreamResponse, request: web.Request, sid: str, lif
     )
 
 
-def clear_cookie(response: web.StreamResponse, request: web.Request) -> None:
-    response.del_cookie(COOKIE, path="/", httponly=True, samesite="Strict", secure=request.secure)
+def clear_cookie(response: web.StreamResponse, request: web.Request, cookie: str = COOKIE) -> None:
+    response.del_cookie(cookie, path="/", httponly=True, samesite="Strict", secure=request.secure)

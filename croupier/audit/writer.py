@@ -345,7 +345,7 @@ class AuditTrail:
         self._count += 1
         # Only now, with the record on disk: a head saved first and then lost with its record would
         # make an honest trail look cut (docs/audit.md §9).
-        self._head = Head(self.path.name, record.seq, record.hash, record.epoch)
+        self._head = Head(file_name(self.table, self._file), record.seq, record.hash, record.epoch)
         if self._heads is not None:
             self._heads.save_head(self.table, self._head)
         return record

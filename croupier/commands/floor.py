@@ -8,12 +8,16 @@ import asyncio
 import contextlib
 import signal
 import socket
+import ssl
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import structlog
 from aiohttp import web
 
 from croupier.config.floor_service import FloorServiceConfig, load_floor_config
+from croupier.config.service import server_tls
 from croupier.errors import StartupError
 from croupier.floor_link.publisher import Broker
 from floor.link_controller import LinkController
@@ -68,47 +72,96 @@ def _verify_witness(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    """Everything that can fail without a side effect first (the configuration, the view's token,
-    the broker's credential, the view's port), then the store and the embedded broker."""
-    config = load_floor_config(args.config)
-    token = read_token(config.view.token_file) if config.view.token_file is not None else None
+    """Everything that can fail without a side effect first (the configuration, the view's token and
+    TLS certificate, the broker's credential, the view's port), then the store and the embedded
+    broker."""
+    start = floor_start(load_floor_config(args.config))
+    with start.sock:
+        return asyncio.run(_serve(start))
+
+
+@dataclass(frozen=True)
+class FloorStart:
+    """What the floor service's start-up read and bound before anything is opened: its
+    configuration, its broker and login, the view's token (None: the view is open, on loopback),
+    its TLS context (None: plain HTTP, on loopback) and the view's listening socket."""
+
+    config: FloorServiceConfig
+    broker: Broker
+    token: str | None
+    tls: ssl.SSLContext | None
+    sock: socket.socket
+
+
+def floor_start(config: FloorServiceConfig, made_token: str | None = None) -> FloorStart:
+    """The view's token (from ``view.token_file``, else ``made_token``) and TLS certificate, the
+    broker's credential and the view's port, in that order: a file that cannot be read or a port
+    taken stops the start-up here, before the store or a broker is opened."""
+    token = read_token(config.view.token_file) if config.view.token_file is not None else made_token
+    view = config.view
+    tls = (
+        None
+        if view.tls_cert is None or view.tls_key is None
+        else server_tls(view.tls_cert, view.tls_key, f"{config.source}: view.tls_cert")
+    )
     broker = floor_broker(config)
     try:
         sock = socket.create_server((config.view.host, config.view.port))
     except OSError as exc:
         where = f"{config.view.host}:{config.view.port}"
         raise StartupError(f"view.bind: cannot listen on {where}: {exc}") from None
-    with sock:
-        return asyncio.run(_serve(config, broker, token, sock))
+    return FloorStart(config, broker, token, tls, sock)
 
 
-async def _serve(config: FloorServiceConfig, broker: Broker, token: str | None, sock: socket.socket) -> int:
+async def _serve(start: FloorStart) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    async with floor_running(start) as floor:
+        stopping = asyncio.create_task(stop.wait(), name="floor-stop")
+        try:
+            await asyncio.wait((floor.hearing, stopping), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            await _cancelled(stopping)
+        if floor.hearing.done():  # the store failed: the floor stops rather than hear and count nothing
+            floor.hearing.result()
+    return 0
+
+
+@dataclass(frozen=True)
+class RunningFloor:
+    """The floor service while it runs: its store, its hearing (done only when it failed) and the
+    floor view's address."""
+
+    store: Store
+    hearing: asyncio.Task[None]
+    view: str
+
+
+@contextlib.asynccontextmanager
+async def floor_running(start: FloorStart) -> AsyncIterator[RunningFloor]:
+    """The floor service while the block runs (``croupier floor``, and ``croupier sim --floor``
+    beside its tables): the store, the embedded broker when none is configured, the view on its
+    socket (needing the token, when there is one) and the service hearing the broker."""
+    config = start.config
     store = Store(config.store)
     try:
         async with contextlib.AsyncExitStack() as stack:
             if config.broker is None:
                 await stack.enter_async_context(embedded_broker(*config.embedded))
-            runner = web.AppRunner(view_app(store, token), access_log=None)
+            runner = web.AppRunner(view_app(store, start.token), access_log=None)
             await runner.setup()
             stack.push_async_callback(runner.cleanup)
-            await web.SockSite(runner, sock).start()
-            log.info("floor view", url=f"http://{config.view.host}:{config.view.port}/")
+            await web.SockSite(runner, start.sock, ssl_context=start.tls).start()
+            log.info("floor view", url=config.view.url)
             links = LinkController(config.links, store, config.group) if config.links else None
-            service = FloorService(config, broker, store, links)
+            service = FloorService(config, start.broker, store, links)
             hearing = asyncio.create_task(service.run(), name="floor-hear")
             stack.push_async_callback(_cancelled, hearing)
-            stopping = asyncio.create_task(stop.wait(), name="floor-stop")
-            stack.push_async_callback(_cancelled, stopping)
-            await asyncio.wait((hearing, stopping), return_when=asyncio.FIRST_COMPLETED)
-            if hearing.done():  # the store failed: the floor stops rather than hear and count nothing
-                hearing.result()
+            yield RunningFloor(store, hearing, config.view.url)
     finally:
         store.close()
-    return 0
 
 
 async def _cancelled(task: asyncio.Task[object]) -> None:

@@ -40,6 +40,7 @@ from croupier.audit.sealing import SealingKey
 from croupier.audit.writer import AuditTrail
 from croupier.commands.terminal import Felt, TableStatus, shown
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
+from croupier.config.service import server_tls
 from croupier.errors import ConfigError, StartupError
 from croupier.floor_link import BrokerSettings, broker_settings, publishing
 from croupier.screen.prompts import Screen
@@ -198,13 +199,7 @@ def _tls_context(config: TableConfig) -> ssl.SSLContext | None:
     cert, key = config.service.api_tls_cert, config.service.api_tls_key
     if cert is None or key is None:
         return None
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-    try:
-        context.load_cert_chain(cert, key)
-    except (OSError, ssl.SSLError) as exc:
-        raise StartupError(f"{config.source}: service.api_tls_cert: {cert} (key {key}): {exc}") from None
-    return context
+    return server_tls(cert, key, f"{config.source}: service.api_tls_cert")
 
 
 def _bound(config: TableConfig) -> socket.socket:

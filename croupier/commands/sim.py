@@ -1,7 +1,8 @@
 """``croupier sim``: the developer simulator. A whole virtual table in one command: every device
 simulated at the byte level over real pseudo-terminals and the simulated USB bus, simulated players
 and dealer, a simulated floor supervisor for faults and held rounds. It prints a summary (JSON with
---json, docs/sim.md), can write the audit trail, and replays exactly for a seed.
+--json, docs/sim.md), can write the audit trail, and replays exactly for a seed. With --floor, many
+such tables on one broker with the floor service beside them (croupier.commands.sim_floor).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import random
 import sys
 import time
@@ -21,16 +23,22 @@ from typing import Any
 from rich.console import Console
 
 from croupier.audit.writer import AuditTrail
+from croupier.commands.sim_floor import DEFAULT_PACE, LIVE_ROUNDS_PER_HOUR, run_floor
 from croupier.commands.terminal import Felt, shown
 from croupier.errors import ConfigError
 from croupier.service.journal import TableJournal
 from croupier.state import TableState
 from games import registry
 from games.common.config import ConfigError as RulesError
+from games.common.config import Configurable
 from games.registry import UnknownGame
 from simulator.faults import FaultProfile, FaultScript
 from simulator.floor import FloorSupervisor, controller_key, on_the_floor, repair_sim
 from simulator.games.registry import simulation
+from simulator.math.play import NoMathMode, math_game, math_slugs
+from simulator.math.run import play_math, progress_bar, timed
+from simulator.math.run import report as math_report
+from simulator.math.tally import ALL_WAGERS
 from simulator.players import simulated_players, table_options
 from simulator.summary import Tally
 from simulator.tables import simulated_table
@@ -88,13 +96,69 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--pace",
         type=float,
         default=None,
-        help="seconds between rounds (default: 1 with the live view, else 0)",
+        help="seconds between rounds (default: 1 with the live view, else 0); with --floor, each table's "
+        f"pace as a multiple of a live table's ({LIVE_ROUNDS_PER_HOUR} rounds an hour; "
+        f"default {DEFAULT_PACE:g})",
+    )
+    floor = p.add_argument_group(
+        "a simulated floor", "many simulated tables on one broker, with the floor service and its view"
+    )
+    floor.add_argument(
+        "--floor",
+        action="store_true",
+        help="run --tables simulated tables publishing to one broker and the floor service beside them; the "
+        "floor view's address and read-only token are printed; Ctrl-C stops (docs/sim.md)",
+    )
+    floor.add_argument("--tables", type=int, default=4, help="with --floor: how many tables (default 4)")
+    floor.add_argument(
+        "--table-config",
+        type=Path,
+        metavar="FILE",
+        help="with --floor: the simulated table each plays (default: croupier run's, Free Bet Blackjack)",
+    )
+    floor.add_argument(
+        "--floor-config",
+        type=Path,
+        metavar="FILE",
+        help="with --floor: the floor service's configuration (docs/floor.md); default: the embedded broker, "
+        "the store in a temporary directory",
+    )
+    math = p.add_argument_group(
+        "math mode",
+        "--math plays the game's round machine alone, with no devices, for house edges (docs/math.md)",
+    )
+    math.add_argument(
+        "--math",
+        action="store_true",
+        help="math mode: play --rounds rounds from a seeded shuffle; house edge and hit frequency per wager",
+    )
+    math.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="with --math: worker processes (default: the processors this process may use); the report "
+        "is the same for the same --seed and --workers",
+    )
+    math.add_argument(
+        "--strategy",
+        default=None,
+        help="with --math: the players' strategy (default: the one that maximises the player's return)",
     )
     p.set_defaults(handler=run)
 
 
+#: What --floor does not use, by option.
+_NOT_WITH_FLOOR = {
+    "--game": "game", "--scenario": "scenario", "--records": "records", "--seats": "seats",
+    "--rounds": "rounds", "--minutes": "minutes", "--json": "json", "--audit": "audit", "--faults": "faults",
+    "--math": "math", "--workers": "workers", "--strategy": "strategy",
+}  # fmt: skip
+
+
 def _rules(
-    game: str, seats: int | None, rules: Mapping[str, Any] | None = None  # Any: TOML values
+    game: str,
+    seats: int | None,
+    rules: Mapping[str, Any] | None = None,  # Any: TOML values
 ) -> dict[str, Any]:  # Any: TOML values
     """The table's rules with ``seats`` positions (a refused count names the limit) and ``rules``,
     a scenario's ``rule KEY VALUE`` lines, over the simulated table's own (a refusal names them)."""
@@ -110,6 +174,20 @@ def _rules(
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.floor:
+        given = [option for option, key in _NOT_WITH_FLOOR.items() if getattr(args, key) not in (None, False)]
+        if given:
+            used = "--tables, --pace, --seed, --table-config, --floor-config are"
+            raise ConfigError(f"{given[0]} is not used with --floor ({used})")
+        return run_floor(args)
+    for option in ("--table-config", "--floor-config"):
+        if getattr(args, option[2:].replace("-", "_")) is not None:
+            raise ConfigError(f"{option} is used only with --floor")
+    if args.math:
+        return run_math(args)
+    for option in ("workers", "strategy"):
+        if getattr(args, option) is not None:
+            raise ConfigError(f"--{option} is taken only with --math")
     if args.scenario is not None:
         return run_scenario_file(args.scenario, records=args.records)
     if args.game is None:
@@ -200,6 +278,99 @@ async def simulate(
         for name, counters in links.items()
     }
     return summary
+
+
+#: What --math does not take: it plays no devices, no trail, no faults, no pace, no time limit.
+NOT_WITH_MATH = {
+    "scenario": "--scenario",
+    "records": "--records",
+    "minutes": "--minutes",
+    "audit": "--audit",
+    "faults": "--faults",
+    "pace": "--pace",
+}
+
+
+def run_math(args: argparse.Namespace) -> int:
+    """``--math``: the game's round machine alone over worker processes; the report (docs/math.md)
+    as text or JSON, a progress bar on stderr when it is a terminal and the report is not JSON."""
+    refused = [flag for name, flag in NOT_WITH_MATH.items() if getattr(args, name) not in (None, False)]
+    if refused:
+        raise ConfigError(f"--math plays no devices: {', '.join(refused)} not taken with it")
+    if args.game is None:
+        raise ConfigError(f"--math needs --game GAME; games with a math mode: {', '.join(math_slugs())}")
+    try:
+        math = math_game(args.game)
+    except UnknownGame as unknown:
+        raise ConfigError(f"--game: {unknown}") from None
+    except NoMathMode as missing:
+        raise ConfigError(f"--game: {missing}") from None
+    if args.rounds is None or args.rounds < 1:
+        raise ConfigError(f"--math needs --rounds N of at least 1, got {args.rounds}")
+    workers = args.workers if args.workers is not None else len(os.sched_getaffinity(0))
+    if not 1 <= workers <= args.rounds:
+        raise ConfigError(f"--workers must be 1 to --rounds ({args.rounds}), got {workers}")
+    strategy = args.strategy if args.strategy is not None else next(iter(math.strategies))
+    if strategy not in math.strategies:
+        raise ConfigError(
+            f"--strategy {strategy}: {args.game} plays {', '.join(math.strategies)} (docs/math.md)"
+        )
+    rules = _rules(args.game, args.seats).get("rules") or _example_rules(args.game)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    play = partial(
+        play_math, args.game, rules, rounds=args.rounds, seed=seed, workers=workers, strategy=strategy
+    )
+    if not args.json and sys.stderr.isatty():
+        bar, advance = progress_bar(args.rounds)
+        with bar:
+            tally, seconds = timed(lambda: play(progress=advance))
+    else:
+        tally, seconds = timed(play)
+    summary = math_report(args.game, rules, tally, seed=seed, workers=workers, strategy=strategy)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(format_math(summary, seconds))
+    return 0
+
+
+def _example_rules(game: str) -> Configurable:
+    """The rules ``croupier sim`` plays the game with: its example rules and the simulation's own."""
+    simulated = simulation(game)
+    return simulated.game.rules.example(**simulated.rules)
+
+
+def format_math(summary: dict[str, Any], seconds: float) -> str:  # Any: a JSON report
+    """The math report for a person: what was played, then each wager's figures and outcomes."""
+    rounds = summary["rounds"]
+    lines = [
+        f"{summary['game']} math mode: {rounds:,} rounds, {summary['positions']} positions, "
+        f"{summary['decks']} decks, {summary['shoes']:,} shoes; seed {summary['seed']}, "
+        f"{summary['workers']} workers; "
+        f"{seconds:.1f} s ({rounds / seconds:,.0f} rounds/s)",
+        f"strategy {summary['strategy']}: {summary['strategy_note']}",
+        f"house edge: {summary['ci_method']}",
+    ]
+    for wager, figures in [*summary["wagers"].items(), (ALL_WAGERS, summary[ALL_WAGERS])]:
+        lines.append(
+            f"  {wager}: {figures['wagers']:,} wagers in {figures['rounds']:,} rounds, wagered "
+            f"{figures['wagered'] / 100:,.2f}, house {figures['house'] / 100:+,.2f}, house edge "
+            f"{_percent(figures['house_edge'])} (95 % CI {_interval(figures['ci95'])})"
+        )
+        for outcome, hit in figures.get("outcomes", {}).items():
+            lines.append(f"    {hit['per_wager']:9.5f} per wager  {hit['count']:>12,}  {outcome}")
+    for figure, values in summary["observed"].items():
+        shown = ", ".join(f"{value} {share['share']:.2%}" for value, share in values.items())
+        lines.append(f"  {figure}: {shown}")
+    return "\n".join(lines)
+
+
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3%}"
+
+
+def _interval(interval: list[float] | None) -> str:
+    return "n/a" if interval is None else f"{interval[0]:.3%} to {interval[1]:.3%}"
 
 
 def run_scenario_file(path: Path, *, records: bool = False) -> int:

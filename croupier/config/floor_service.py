@@ -10,14 +10,15 @@ floor's link controller runs (croupier.config.linked). Every problem names the f
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from croupier.config.floor import FloorConfig, read_floor
+from croupier.config.floor import LEVEL, FloorConfig, read_floor
 from croupier.config.linked import FloorLink, read_floor_links
 from croupier.config.section import Section
-from croupier.config.service import bind_address, is_loopback
+from croupier.config.service import bind_address, is_loopback, tls_pair
 
 #: The property's name when the embedded broker is used: what a developer's tables say.
 DEV_GROUP = "dev"
@@ -38,6 +39,15 @@ class ViewConfig:
     host: str
     port: int
     token_file: Path | None  # None: the view is open (loopback only)
+    tls_cert: Path | None = None  # PEM certificate chain; with tls_key, the view speaks HTTPS
+    tls_key: Path | None = None
+
+    @property
+    def url(self) -> str:
+        """Where a browser finds the view (an IPv6 host in brackets)."""
+        scheme = "https" if self.tls_cert is not None else "http"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{scheme}://{host}:{self.port}/"
 
 
 @dataclass(frozen=True)
@@ -48,13 +58,11 @@ class FloorServiceConfig:
     store: StoreConfig
     view: ViewConfig
     embedded: tuple[str, int]  # where the embedded broker listens when ``broker`` is None
+    #: The floor service's name on the broker: the user it logs in as and its host state's topic
+    #: level (``[floor] username``, by default the machine's host name), so that two floor services of
+    #: a property are told apart and each may write only its own host state (config/mosquitto/).
+    host: str
     links: dict[str, FloorLink]  # [links]: the linked progressives the floor's controller runs
-
-    @property
-    def host(self) -> str:
-        """The floor's name on the broker (its host state's topic level): the user it logs in as,
-        ``floor`` as the shipped access rules name it."""
-        return (self.broker.username if self.broker else None) or "floor"
 
 
 def load_floor_config(path: Path | None) -> FloorServiceConfig:
@@ -67,6 +75,13 @@ def load_floor_config(path: Path | None) -> FloorServiceConfig:
     if floor_section.has("link"):
         raise floor_section.error("link", "a table's key", "the floor's links in [links.ID]")
     broker = read_floor(floor_section)
+    host = (broker.username if broker else None) or socket.gethostname().split(".")[0]
+    if not LEVEL.match(host):
+        raise floor_section.error(
+            "username",
+            f"missing, and the host name {host!r} is not a topic level",
+            "letters, digits, '-' or '_'",
+        )
     return FloorServiceConfig(
         source=top.file,
         broker=broker,
@@ -74,6 +89,7 @@ def load_floor_config(path: Path | None) -> FloorServiceConfig:
         store=_store(top.section("store")),
         view=_view(top.section("view")),
         embedded=_embedded(top.section("embedded"), broker),
+        host=host,
         links=read_floor_links(top.section("links")),
     )
 
@@ -93,14 +109,23 @@ def _store(section: Section) -> StoreConfig:
 
 
 def _view(section: Section) -> ViewConfig:
-    section.only(("bind", "token_file"))
+    """Beyond loopback the view needs its token and TLS: the token (and the session cookie a browser
+    gets for it) would otherwise cross the network in clear (decisions 0010 and 0033)."""
+    section.only(("bind", "token_file", "tls_cert", "tls_key"))
     host, port = bind_address(section, "bind", DEFAULT_VIEW)
     token_file = section.path_value("token_file", "") if section.has("token_file") else None
+    cert, key = tls_pair(section, "tls_cert", "tls_key")
     if token_file is None and not is_loopback(host):
         raise section.error(
             "token_file", "missing: the view is bound beyond loopback", "a token file the view asks for"
         )
-    return ViewConfig(host, port, token_file)
+    if cert is None and not is_loopback(host):
+        raise section.error(
+            "bind",
+            f"{host} is not loopback: the view's token would cross the network in clear",
+            "127.0.0.1 or ::1, or tls_cert and tls_key to serve HTTPS",
+        )
+    return ViewConfig(host, port, token_file, cert, key)
 
 
 def _embedded(section: Section, broker: FloorConfig | None) -> tuple[str, int]:

@@ -9,11 +9,13 @@ usual unprivileged HTTPS port, so the service needs no root to bind it."""
 from __future__ import annotations
 
 import ipaddress
+import ssl
 from dataclasses import dataclass
 from pathlib import Path
 
 from croupier.audit.rotation import ONLINE, RECORDS
 from croupier.config.section import Section
+from croupier.errors import StartupError
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 ROTATIONS = ("daily", "weekly", "monthly")
@@ -61,7 +63,7 @@ class AuditConfig:
 def read_service(section: Section) -> ServiceConfig:
     section.only(KEYS)
     host, port = bind_address(section, "api_bind", DEFAULT_BIND)
-    cert, key = _tls(section)
+    cert, key = tls_pair(section, "api_tls_cert", "api_tls_key")
     if cert is None and not is_loopback(host):
         raise section.error(
             "api_bind",
@@ -81,15 +83,29 @@ def read_service(section: Section) -> ServiceConfig:
     )
 
 
-def _tls(section: Section) -> tuple[Path | None, Path | None]:
-    """The certificate and key, both or neither."""
-    given = [name for name in ("api_tls_cert", "api_tls_key") if section.has(name)]
+def tls_pair(section: Section, cert: str, key: str) -> tuple[Path | None, Path | None]:
+    """The server's certificate and key at keys ``cert`` and ``key``, both or neither (the table's
+    API; the floor view, croupier.config.floor_service)."""
+    given = [name for name in (cert, key) if section.has(name)]
     if len(given) == 1:
-        missing = "api_tls_key" if given == ["api_tls_cert"] else "api_tls_cert"
+        missing = key if given == [cert] else cert
         raise section.error(missing, "missing", f"a path: {given[0]} is set, and TLS needs both")
     if not given:
         return None, None
-    return section.path_value("api_tls_cert", ""), section.path_value("api_tls_key", "")
+    return section.path_value(cert, ""), section.path_value(key, "")
+
+
+def server_tls(cert: Path, key: Path, where: str) -> ssl.SSLContext:
+    """A server's TLS context (TLS 1.2 or newer) from its certificate chain and key, loaded at
+    start-up before anything is opened; one that cannot be loaded is a StartupError naming ``where``
+    (the file and key)."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        context.load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as exc:
+        raise StartupError(f"{where}: {cert} (key {key}): {exc}") from None
+    return context
 
 
 def is_loopback(host: str) -> bool:

@@ -39,6 +39,7 @@ from croupier.config import FloorConfig, TableConfig
 from croupier.config.linked import TableLink
 from croupier.errors import StartupError
 from croupier.floor_link import payloads
+from croupier.floor_link.counters import Counters
 from croupier.floor_link.linked import SpoolSender
 from croupier.floor_link.spool import Spool, encode
 from croupier.floor_link.topics import Topics
@@ -64,6 +65,8 @@ PUBACK_WAIT = 10.0
 WATCH = 1.0
 #: Seconds a clean stop gives the spool to drain before the death certificate is sent.
 FLUSH = 2.0
+#: Seconds between two counters messages when no count changed: the pace (rounds per hour) moves on.
+COUNTERS_EVERY = 60.0
 
 PROTOCOLS = {"5": aiomqtt.ProtocolVersion.V5, "3.1.1": aiomqtt.ProtocolVersion.V311}
 
@@ -200,6 +203,7 @@ class FloorLink:
         self._last: dict[str, object] = {}  # the state, meters and head last spooled
         self._last_error: dict[str, str | None] = {}  # each device's last link error heard
         self._latches: list[tuple[Events, Listener]] = []  # each latch's hub and the listener on it
+        self.counters = Counters(spool.totals(), time.monotonic())
         self.linked: LinkedLevels | None = None
         link = settings.link
         if link is not None:  # a table with a progressive (croupier.config.table)
@@ -209,7 +213,8 @@ class FloorLink:
 
     # -- what the table does ------------------------------------------------------------------
     def __call__(self, event: Event, /) -> None:
-        """One event of the table's hub: a round ended, a device's link changed."""
+        """One event of the table's hub: a round ended, a device's link changed; every one counted."""
+        self.counters.heard(event, time.monotonic())
         match event:
             case RoundEnded(round=round_):
                 self._spool("round", payloads.round_summary(round_))
@@ -222,15 +227,22 @@ class FloorLink:
     def _latch_heard(self, device: str, event: Event) -> None:
         match event:
             case FaultLatched(fault=latched):
+                self.counters.latched()
                 self._spool("fault", payloads.fault("latched", device, latched))
             case FaultReleased(fault=released):
                 self._spool("fault", payloads.fault("released", device, released))
         self.look()
 
     def look(self) -> None:
-        """Spool the table's state, its meters and its trail's head where they changed since last
-        spooled: the head once per sealing epoch (and per file of an unsealed trail)."""
+        """Spool the table's state, its meters, its counters and its trail's head where they changed
+        since last spooled: the counters at each round's end (not as a round begins and the table's
+        round number moves on) and every COUNTERS_EVERY seconds, the head once per sealing epoch (and
+        per file of an unsealed trail)."""
         self._changed("state", payloads.table_state(self.service))
+        now = time.monotonic()
+        counters = self.counters.body(self.table.rounds, now)
+        key = (self.counters.moved(), int((now - self.counters.started) // COUNTERS_EVERY))
+        self._changed("counters", counters, key=key, totals=self.counters.totals)
         meters = payloads.meters(self.table)
         if meters is not None:
             self._changed("meter", {"levels": meters})
@@ -238,21 +250,29 @@ class FloorLink:
         if head is not None:
             self._changed("head", head, key=(head["file"], head["epoch"]))
 
-    def _changed(self, kind: str, body: payloads.Body, key: object = None) -> None:
+    def _changed(
+        self,
+        kind: str,
+        body: Mapping[str, object],
+        key: object = None,
+        totals: Mapping[str, int] | None = None,
+    ) -> None:
         seen = body if key is None else key
         if self._last.get(kind) != seen:
-            self._spool(kind, body)
+            self._spool(kind, body, totals)
             self._last[kind] = seen
 
     def wake(self) -> None:
         """Something was spooled: the sender delivers it."""
         self._wake.set()
 
-    def _spool(self, kind: str, body: Mapping[str, object]) -> None:
+    def _spool(self, kind: str, body: Mapping[str, object], totals: Mapping[str, int] | None = None) -> None:
         plain = payloads.checked(body)
         at = payloads.now()
         self.spool.append(
-            self.topics.of(kind), lambda seq: {"table": self.topics.table, "seq": seq, "at": at, **plain}
+            self.topics.of(kind),
+            lambda seq: {"table": self.topics.table, "seq": seq, "at": at, **plain},
+            totals,
         )
         self._wake.set()
 
@@ -277,6 +297,7 @@ class FloorLink:
                     for name, state in sorted(links.items())
                 },
                 "meters": payloads.meters(self.table),
+                "counters": self.counters.body(self.table.rounds, time.monotonic()),
                 "head": payloads.head(self.trail.head),
             }
         )

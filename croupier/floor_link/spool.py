@@ -12,9 +12,15 @@ twice once, by table and number. A new spool (its file removed, the table PC rep
 again under a new random ``identity``, which every birth certificate names: the floor then counts
 afresh. The spool also keeps the link's session number (Sparkplug's
 ``bdSeq``), one more at every connection, so the floor can tell a stale death from the current one,
-and a linked progressive's counts (decision 0039): the table's link messages are numbered in a
-sequence of their own, the contributions and their cents counted with them, in the transaction that
-spools the message, so what the table says it sent is exactly what is on its way.
+the counters' totals as last told, so they go on from there after a restart, and a linked
+progressive's counts (decision 0039): the table's link messages are numbered in a sequence of their
+own, the contributions and their cents counted with them, in the transaction that spools the
+message, so what the table says it sent is exactly what is on its way.
+
+Its schema version is 2. A spool of version 1 (a table PC from before linked progressives) is
+brought to 2 when it is opened: the table of link messages kept is added, and its messages waiting,
+numbers, session and counters' totals go on as they were. A spool of a later version than this
+release knows is refused (croupier.state.sqlite_file).
 
 One connection, used from the event loop's thread, as the state database's is.
 """
@@ -60,6 +66,8 @@ CREATE TABLE linked (
 
 #: A link message's payload from its sequence number and what is kept of it (croupier.floor_link.linked).
 MakeLinked = Callable[..., Mapping[str, object]]
+#: The prefix of a counter's total in the ``link`` table.
+_TOTAL = "total:"
 
 
 @dataclass(frozen=True)
@@ -86,11 +94,22 @@ class Spool:
     def close(self) -> None:
         self._db.close()
 
-    def append(self, topic: str, make: Callable[[int], Mapping[str, object]]) -> int:
+    def append(
+        self, topic: str, make: Callable[[int], Mapping[str, object]], totals: Mapping[str, int] | None = None
+    ) -> int:
         """Spool the message ``make(seq)`` builds for ``topic`` under the table's next number, and
-        return the number once the message is on disk."""
+        return the number once the message is on disk; ``totals``, the counters it tells
+        (croupier.floor_link.counters), are kept in the same transaction."""
         with self._transaction():
-            return self._spooled(topic, make)
+            seq = self._spooled(topic, make)
+            for name, value in (totals or {}).items():
+                self._db.execute("INSERT OR REPLACE INTO link VALUES (?, ?)", (f"{_TOTAL}{name}", value))
+        return seq
+
+    def totals(self) -> dict[str, int]:
+        """The counters' totals as the last counters message spooled told them (none before one)."""
+        rows = self._db.execute("SELECT name, value FROM link WHERE name LIKE ?", (f"{_TOTAL}%",))
+        return {name.removeprefix(_TOTAL): int(value) for name, value in rows}
 
     def pending(self, limit: int) -> list[Spooled]:
         """The oldest ``limit`` messages not yet acknowledged, in sequence order."""

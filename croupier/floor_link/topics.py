@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 NAMESPACE = "croupier/v1"
 #: What a table publishes between its birth and its death, each numbered in the table's sequence.
-DATA = ("state", "round", "fault", "link", "meter", "head", "linked")
+DATA = ("state", "round", "fault", "link", "meter", "counters", "head", "linked")
 #: Every kind of message a table publishes.
 KINDS = ("birth", "death", *DATA)
 

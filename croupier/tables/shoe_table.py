@@ -42,6 +42,12 @@ COVER_MARGIN = 10
 DEFAULT_PENETRATION = 0.75
 
 
+def default_cover_depth(batch_size: int) -> int:
+    """Where the dealer inserts the cover card unless the table says: three quarters into the batch,
+    in cards from the top (the table's rounds and ``croupier sim --math`` cut the shoe alike)."""
+    return round(batch_size * DEFAULT_PENETRATION)
+
+
 def shoe_status(shoe: Shoe) -> ShoeStatus:
     """The shoe's state as a round asks for it before the deal (672a.7(a), (c), (d))."""
     return ShoeStatus(
@@ -125,7 +131,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.batch_size = rules.decks * CARDS_PER_DECK
         if len(set(backs)) != 2:
             raise ValueError(f"backs: two different colours are needed ({BATCHES_ALTERNATE}), got {backs}")
-        depth = round(self.batch_size * DEFAULT_PENETRATION) if cover_depth is None else cover_depth
+        depth = default_cover_depth(self.batch_size) if cover_depth is None else cover_depth
         if not COVER_MARGIN <= depth <= self.batch_size - COVER_MARGIN:
             raise ValueError(
                 f"cover_depth: {depth} is not {COVER_MARGIN} to {self.batch_size - COVER_MARGIN} cards "

@@ -110,7 +110,10 @@ class UsbTransport(Transport):
 
     ``backend`` is a pyusb backend; None means libusb from the libusb-package wheel (tests pass a
     firmware_sim SimulatedUsbBus). Timeouts are in milliseconds and always finite: libusb reads
-    0 as "wait for ever", and a worker that never returns cannot be stopped.
+    0 as "wait for ever", and a worker that never returns cannot be stopped. ``read_poll_ms``
+    bounds only how long ``close`` waits for the worker (decision 0006); each expired poll wakes the
+    worker through pyusb, which was over half of an idle table's CPU at 50 ms, hence 100 ms
+    (decision 0041).
     """
 
     def __init__(
@@ -119,7 +122,7 @@ class UsbTransport(Transport):
         *,
         backend: usb.backend.IBackend | None = None,
         write_timeout_ms: int = 1000,
-        read_poll_ms: int = 50,
+        read_poll_ms: int = 100,
     ) -> None:
         self.address = parse_usb_url(url)
         if write_timeout_ms <= 0 or read_poll_ms <= 0:

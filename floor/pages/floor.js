@@ -1,22 +1,19 @@
 // The floor view: every table the floor service has heard, read once a second from
-// GET /floor/v1/tables. With a token file configured the request needs the floor view's
-// read-only token, asked for once and kept for the tab (sessionStorage), never in a cookie.
-"use strict";
+// GET /floor/v1/tables. With a token file configured the browser has signed in on the shared sign-in
+// page (/) and holds only the HttpOnly session cookie (docs/decisions/0033-browser-sign-in.md): no
+// script here reads a token or a session. A refused request (signed out, expired, the service
+// restarted) goes back to the sign-in page.
+import { money, request, signOut } from "/pages/croupier.js";
 
-const TOKEN = "croupier-floor-token";
 const body = document.querySelector("#tables tbody");
 const status = document.getElementById("status");
-const signIn = document.getElementById("sign-in");
+const signOutButton = document.getElementById("sign-out");
 
 function cell(row, text, className) {
   const td = row.insertCell();
   td.textContent = text;
   if (className) td.className = className;
   return td;
-}
-
-function money(cents) {
-  return (cents / 100).toLocaleString("en-US", { style: "currency", currency: "USD" });
 }
 
 function stateText(table) {
@@ -38,7 +35,7 @@ function render(tables) {
     cell(row, (table.faults || []).map((f) => `${f.device}: ${f.code}`).join(", "), "faults");
     cell(row, (table.state || {}).dealer || "", "dealer");
     cell(row, String(table.rounds ?? ""), "rounds");
-    cell(row, String(table.rounds_per_hour), "rounds-per-hour");
+    cell(row, String((table.counters || {}).rounds_per_hour ?? ""), "rounds-per-hour");
     const devices = cell(row, "", "devices");
     for (const [name, link] of Object.entries(table.links || {})) {
       const span = document.createElement("div");
@@ -52,30 +49,24 @@ function render(tables) {
 }
 
 async function poll() {
-  const token = sessionStorage.getItem(TOKEN);
-  const headers = token ? { Authorization: `Bearer ${token}` } : {};
   try {
-    const response = await fetch("/floor/v1/tables", { headers });
-    if (response.status === 401) {
-      sessionStorage.removeItem(TOKEN);
-      signIn.hidden = false;
-      document.getElementById("sign-in-error").textContent = token ? "That token was refused." : "";
-      status.textContent = "signed out";
+    const { status: code, body: reply } = await request("GET", "/floor/v1/tables");
+    if (code === 401) {
+      location.assign("/");
       return;
     }
-    signIn.hidden = true;
-    render((await response.json()).tables);
+    render(reply.tables);
     status.textContent = `updated ${new Date().toLocaleTimeString()}`;
   } catch (error) {
     status.textContent = `the floor service is not answering (${error.message})`;
   }
 }
 
-signIn.addEventListener("submit", (event) => {
-  event.preventDefault();
-  sessionStorage.setItem(TOKEN, document.getElementById("token").value.trim());
-  poll();
-});
+// Signed in (a view with a token file): the way out; an open view (loopback, no token) has none.
+request("GET", "/v1/session").then(({ status: code }) => {
+  signOutButton.hidden = code !== 200;
+}, () => {});
+signOutButton.addEventListener("click", signOut);
 
 poll();
 setInterval(poll, 1000);

@@ -1,7 +1,8 @@
 """The floor view in headless Chromium (docs/floor.md; decision 0036): two real simulated tables
 publishing through a real Mosquitto with the shipped access rules to ``croupier floor``; both are
-shown once the view's token is given (a wrong one refused), and the one killed is shown dark from its
-death certificate, the broker's will."""
+shown once the browser has signed in with the view's token on the shared sign-in page (a wrong one
+refused), no script in the page can read the token or the session, the one killed is shown dark from
+its death certificate, the broker's will, and signing out sends the view back to the sign-in page."""
 
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ def _rows(driver: Any) -> dict[str, dict[str, str]]:  # Any: a Selenium WebDrive
     )
 
 
+def _floor_cookies(driver: Any) -> list[dict[str, Any]]:  # Any: a Selenium WebDriver; a cookie's fields
+    return [cookie for cookie in driver.get_cookies() if cookie["name"] == "croupier_floor_session"]
+
+
 def _classes(driver: Any) -> dict[str, str]:  # Any: a Selenium WebDriver
     return {name: row["class"] for name, row in _rows(driver).items()}
 
@@ -58,27 +63,41 @@ def test_every_table_is_shown_and_one_killed_is_shown_dark(tmp_path, browser):
         with floor_service(floor_config(tmp_path / "floor", broker.port, TOKEN)) as service:
             running = loop.run_until_complete(tables())
             browser.get_log("browser")  # what earlier tests' pages said is theirs
-            browser.get(service.view)
+            browser.get(service.view)  # the shared sign-in page (decision 0033)
             wait = WebDriverWait(browser, 60, poll_frequency=0.2)
             token = wait.until(lambda driver: driver.find_element(By.ID, "token"))
-            wait.until(lambda driver: token.is_displayed())  # asked for: without it, nothing is shown
+            wait.until(lambda driver: driver.find_element(By.ID, "sign-in-button").is_enabled())
             token.send_keys("not-" + TOKEN[4:], Keys.ENTER)
-            wait.until(lambda driver: "refused" in driver.find_element(By.ID, "sign-in-error").text)
-            assert _rows(browser) == {}
-            token.clear()
+            wait.until(lambda driver: "unknown token" in driver.find_element(By.ID, "sign-in-error").text)
             token.send_keys(TOKEN, Keys.ENTER)
+            wait.until(lambda driver: driver.current_url == f"{service.view}/floor")
             wait.until(lambda driver: _classes(driver) == {"T1": "open", "T2": "open"})
+            readable = browser.execute_script(  # all a script in the page could read
+                "return [document.cookie, JSON.stringify(sessionStorage), JSON.stringify(localStorage),"
+                " document.documentElement.outerHTML].join(' ');"
+            )
+            assert TOKEN not in readable and "croupier_floor_session" not in readable
+            [cookie] = _floor_cookies(browser)  # the browser may hold a table's too: same host
+            assert TOKEN not in cookie["value"]
+            assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
             row = _rows(browser)["T1"]
             assert row["game"] == "free-bet-blackjack" and row["dealer"] == "D-1"
             assert "shoe: ready" in row["devices"]
+            pace = wait.until(lambda driver: _rows(driver)["T1"]["rounds-per-hour"].strip("0"))  # counters
+            assert pace.isdigit(), pace
             running["T2"].kill()  # the table PC gone: the broker sends its will
             wait.until(lambda driver: _classes(driver) == {"T1": "open", "T2": "dark"})
             assert _rows(browser)["T2"]["state"].startswith("dark (lost")
-            logs = [  # the requests refused before the token was given are the browser's note, no error
+            logs = [  # the wrong token's refusal is the browser's note, no error
                 entry
                 for entry in browser.get_log("browser")
                 if entry["level"] == "SEVERE" and "401 (Unauthorized)" not in entry["message"]
             ]
+            browser.find_element(By.ID, "sign-out").click()
+            wait.until(lambda driver: driver.current_url == f"{service.view}/")
+            assert _floor_cookies(browser) == []
+            browser.get(f"{service.view}/floor")  # signed out: the view sends the browser to sign in
+            wait.until(lambda driver: driver.current_url == f"{service.view}/")
             browser.get("about:blank")  # no more asking a floor service about to stop
             running["T1"].send_signal(signal.SIGTERM)
             for process in running.values():

@@ -35,7 +35,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "config" / "mosquitto"
 SCHEMAS = ROOT / "docs" / "floor"
 GROUP = "main"
-FLOOR_PASSWORD = "floor-secret"
+#: The floor services' passwords, one per floor service (their username is their host name).
+FLOORS = {"floor-1": "floor-1-secret", "floor-2": "floor-2-secret"}
 #: The tables' passwords, one per table (their username is their name).
 TABLES = {"T1": "t1-secret", "T2": "t2-secret"}
 #: What the floor was given: each message's topic and body, in arrival order.
@@ -60,7 +61,8 @@ _TLS = ("cafile", "certfile", "keyfile", "tls_version", "require_certificate", "
 class Mosquitto:
     """A Mosquitto on a free loopback port, laid out as Debian's: its mosquitto.conf including
     config/mosquitto/croupier.conf from conf.d, with the paths and the listener moved under
-    ``directory``, and the shipped access rules as they are."""
+    ``directory``, and the shipped access rules with a block for ``floor-2`` beside the shipped one
+    for ``floor-1``, made as the file says a property's second floor service is added."""
 
     def __init__(
         self, directory: Path, tls: trustme.CA | None = None, client_certificates: bool = False
@@ -72,12 +74,12 @@ class Mosquitto:
         self.directory, self.port = directory, free_port()
         directory.mkdir(parents=True, exist_ok=True)
         passwords = directory / "passwd"
-        for number, (user, password) in enumerate({"floor": FLOOR_PASSWORD, **TABLES}.items()):
+        for number, (user, password) in enumerate({**FLOORS, **TABLES}.items()):
             create = ["-c"] if number == 0 else []
             subprocess.run(["mosquitto_passwd", *create, "-b", str(passwords), user, password], check=True)
         moved = {
             "password_file": str(passwords),
-            "acl_file": str(SHIPPED / "croupier.acl"),
+            "acl_file": str(_with_second_floor(directory / "croupier.acl")),
             "listener": f"{self.port} 127.0.0.1",
         }
         if tls is not None:
@@ -127,6 +129,16 @@ class Mosquitto:
             self.kill()
 
 
+def _with_second_floor(path: Path) -> Path:
+    """The shipped access rules at ``path``, with the shipped floor service's block copied for
+    ``floor-2``, its name changed in its first and last lines."""
+    shipped = (SHIPPED / "croupier.acl").read_text()
+    block = shipped[shipped.index("user floor-1\n") :].splitlines()
+    second = [block[0].replace("floor-1", "floor-2"), *block[1:-1], block[-1].replace("floor-1", "floor-2")]
+    path.write_text(shipped + "\n" + "\n".join(second) + "\n")
+    return path
+
+
 @contextlib.asynccontextmanager
 async def amqtt_broker() -> AsyncIterator[int]:
     """The embedded amqtt broker on a free loopback port, open to anyone (as a developer runs it)."""
@@ -153,8 +165,8 @@ class Floor:
 
     port: int
     protocol: aiomqtt.ProtocolVersion = aiomqtt.ProtocolVersion.V5
-    username: str | None = "floor"
-    password: str | None = FLOOR_PASSWORD
+    username: str | None = "floor-1"
+    password: str | None = FLOORS["floor-1"]
     identifier: str = "floor-under-test"
     tls: ssl.SSLContext | None = None
     messages: Messages = field(default_factory=list)
@@ -310,17 +322,19 @@ class FloorService:
             time.sleep(0.1)
 
 
-def floor_config(directory: Path, broker: int | None, token: str | None = None) -> Path:
-    """A floor service's configuration: the broker on port ``broker`` as the user ``floor``, or the
-    embedded broker on a free port (``None``); its store and its view under ``directory``, the view
-    asking for ``token`` when given."""
+def floor_config(
+    directory: Path, broker: int | None, token: str | None = None, host: str = "floor-1"
+) -> Path:
+    """A floor service's configuration: the broker on port ``broker`` as the user ``host`` (a floor
+    service's host name), or the embedded broker on a free port (``None``); its store and its view
+    under ``directory``, the view asking for ``token`` when given."""
     directory.mkdir(parents=True, exist_ok=True)
     if broker is None:
         text = f'[embedded]\nbind = "127.0.0.1:{free_port()}"\n'
     else:
-        (directory / "floor.password").write_text(FLOOR_PASSWORD + "\n")
+        (directory / "floor.password").write_text(FLOORS[host] + "\n")
         text = (
-            f'[floor]\nbroker = "mqtt://127.0.0.1:{broker}"\ngroup = "{GROUP}"\nusername = "floor"\n'
+            f'[floor]\nbroker = "mqtt://127.0.0.1:{broker}"\ngroup = "{GROUP}"\nusername = "{host}"\n'
             f'password_file = "floor.password"\nkeepalive = 2\n'
         )
     text += '[store]\npath = "floor.sqlite3"\n[view]\n'

@@ -19,7 +19,7 @@ import pytest
 import trustme
 
 from tests.integration.floor_broker import (
-    FLOOR_PASSWORD,
+    FLOORS,
     GROUP,
     TABLES,
     Floor,
@@ -79,6 +79,13 @@ def test_a_tables_messages_arrive_in_order_numbered_and_as_their_schemas_say(
     dealer = "D-1" if game is None else None  # a Crazy 4 Poker table does not name its dealer
     assert birth["state"] == {"status": "open", "reason": None, "dealer": dealer}
     assert death == {"table": "T1", "session": birth["session"], "reason": "stopped"}
+    counters = floor.of("T1", "counters")  # at the start, as each round ends, as a count moves
+    ends = [body["rounds"] for body in counters if body["hands"] != 0]
+    assert counters[0]["rounds"] == 0 and sorted(set(ends)) == [1, 2, 3, 4]
+    for name in ("rounds", "hands", "progressive_wagers"):
+        assert [body[name] for body in counters] == sorted(body[name] for body in counters)
+    assert counters[-1]["hands"] >= 4 and counters[-1]["rounds_per_hour"] > 0
+    assert (counters[-1]["progressive_wagers"] > 0) == (game is not None)
     check_payloads(floor.messages)
 
 
@@ -142,8 +149,8 @@ def test_a_table_is_born_again_on_request_and_the_broker_says_when_it_went_dark(
             aiomqtt.Client(
                 "127.0.0.1",
                 mosquitto.port,
-                username="floor",
-                password=FLOOR_PASSWORD,
+                username="floor-1",
+                password=FLOORS["floor-1"],
                 identifier="floor-asks",
             ) as asks,
         ):
@@ -153,7 +160,7 @@ def test_a_table_is_born_again_on_request_and_the_broker_says_when_it_went_dark(
             await floor.until(lambda _: len(floor.of("T1", "birth")) == 2, 5)
             online = {"online": True, "timestamp": int(time.time() * 1000) + 1}  # a floor service came up
             await asks.publish(
-                f"croupier/v1/{GROUP}/host/floor/state", json.dumps(online), qos=1, retain=True
+                f"croupier/v1/{GROUP}/host/floor-1/state", json.dumps(online), qos=1, retain=True
             )
             await floor.until(lambda _: len(floor.of("T1", "birth")) == 3, 5)
             table.kill()
@@ -181,7 +188,7 @@ def test_a_table_publishes_only_its_own_topics_and_reads_only_what_is_meant_for_
             topic("T2", "state"),  # another table's topics
             topic("T2", "death"),
             topic("T2", "cmd/rebirth"),  # a request to another table
-            f"croupier/v1/{GROUP}/host/floor/state",  # the floor's own state
+            f"croupier/v1/{GROUP}/host/floor-1/state",  # a floor service's own state
             f"croupier/v1/{GROUP}/link/c4p/table/T1",  # a link controller's state, even its own
             f"croupier/v1/{GROUP}/link/c4p/table/T2",
         ]
@@ -193,7 +200,7 @@ def test_a_table_publishes_only_its_own_topics_and_reads_only_what_is_meant_for_
                     async with table("T1") as t1:
                         await t1.publish(name, b'{"forged": true}', qos=1)
             async with aiomqtt.Client(
-                "127.0.0.1", mosquitto.port, username="floor", password=FLOOR_PASSWORD
+                "127.0.0.1", mosquitto.port, username="floor-1", password=FLOORS["floor-1"]
             ) as controller:  # the link controller tells T1, and T1 only
                 await controller.publish(link_for_t1, b'{"link": true}', qos=1)
             async with table("T1") as t1:
@@ -247,7 +254,7 @@ def test_a_table_may_log_in_with_its_certificate_instead_of_a_password(tmp_path)
     ca = trustme.CA()
     broker = Mosquitto(tmp_path / "mosquitto", tls=ca, client_certificates=True)
     ca.cert_pem.write_to_path(tmp_path / "ca.pem")
-    for name in ("T1", "floor"):
+    for name in ("T1", "floor-1"):
         issued = ca.issue_cert(f"{name}.tables.invalid", common_name=name)
         issued.cert_chain_pems[0].write_to_path(tmp_path / f"{name}.pem")
         issued.private_key_pem.write_to_path(tmp_path / f"{name}.key")
@@ -255,7 +262,7 @@ def test_a_table_may_log_in_with_its_certificate_instead_of_a_password(tmp_path)
         tmp_path, "T1", broker.port, 'tls_ca = "ca.pem"\ntls_cert = "T1.pem"\ntls_key = "T1.key"'
     )
     floor_tls = ssl.create_default_context(cafile=tmp_path / "ca.pem")
-    floor_tls.load_cert_chain(tmp_path / "floor.pem", tmp_path / "floor.key")
+    floor_tls.load_cert_chain(tmp_path / "floor-1.pem", tmp_path / "floor-1.key")
 
     async def main() -> Floor:
         async with floor_running(Floor(broker.port, tls=floor_tls, password=None)) as floor:
@@ -274,7 +281,7 @@ def test_a_table_may_log_in_with_its_certificate_instead_of_a_password(tmp_path)
 def test_without_a_password_a_table_is_refused(mosquitto):
     async def main() -> None:
         with pytest.raises(aiomqtt.MqttError):
-            async with aiomqtt.Client("127.0.0.1", mosquitto.port, username="T1", password=FLOOR_PASSWORD):
+            async with aiomqtt.Client("127.0.0.1", mosquitto.port, username="T1", password=FLOORS["floor-1"]):
                 pass
 
     asyncio.run(main())

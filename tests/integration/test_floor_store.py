@@ -16,6 +16,7 @@ import pytest
 
 from croupier.config.floor_service import StoreConfig
 from croupier.config.linked import FloorLink, LinkedLevel
+from croupier.errors import StartupError
 from floor.link_controller import LinkController
 from floor.store import Store
 from tests import debian
@@ -75,9 +76,14 @@ def _birth(as_of: int, spool: str = SPOOL, session: int = 1) -> dict[str, object
         "table": "T1", "session": session, "spool": spool, "as_of_seq": as_of,
         "at": "2026-12-01T23:41:48.220+00:00", "game": "free-bet-blackjack", "rounds": 0,
         "state": {"status": "open", "reason": None, "dealer": "D1"}, "faults": [],
-        "links": {"shoe": {"state": "ready", "last_error": None}}, "meters": None,
+        "links": {"shoe": {"state": "ready", "last_error": None}}, "meters": None, "counters": _counters(0),
         "head": {"file": "T1-000001.jsonl", "record": 3, "hash": "c" * 64, "epoch": None},
     }  # fmt: skip
+
+
+def _counters(rounds: int) -> dict[str, int]:
+    return {"rounds": rounds, "rounds_per_hour": 60 * rounds, "hands": 2 * rounds, "faults_latched": 0,
+            "held_rounds": 0, "voided_rounds": 0, "progressive_wagers": 0}  # fmt: skip
 
 
 def _round(seq: int, number: int) -> dict[str, object]:
@@ -94,6 +100,14 @@ def test_each_message_is_counted_once_and_a_gap_asks_for_a_rebirth(store: Store)
     assert not store.numbered("T1", "round", _round(6, 3)).rebirth
     [table] = store.tables()
     assert (table["rounds"], table["repeats"], table["gaps"], table["last_seq"]) == (3, 1, 1, 6)
+
+
+def test_the_counters_a_table_sends_are_what_the_view_shows(store: Store):
+    store.birth("T1", _birth(as_of=2))
+    assert store.tables()[0]["counters"]["rounds_per_hour"] == 0
+    counters = {"table": "T1", "seq": 3, "at": "2099-01-01T00:00:00.000+00:00", **_counters(3)}
+    assert store.numbered("T1", "counters", counters).counted
+    assert store.tables()[0]["counters"] == _counters(3)
 
 
 def test_history_before_the_birth_is_counted_but_does_not_change_the_state(store: Store):
@@ -153,3 +167,19 @@ def test_the_link_controller_applies_each_message_once_and_orders_the_hits(store
     sent("T1", 3, "reset", level=1)
     sent("T2", 2, "reset", level=1)
     assert controller.state_for("c4p", "T2")["levels"][0]["locked"] is False
+
+
+def test_a_postgresql_store_a_newer_croupier_wrote_is_refused(postgres: str, tmp_path: Path):
+    """The schema's version is kept in the database (``floor_schema``), as a SQLite store keeps it
+    in its file: a floor service of an older Croupier sharing the database refuses it."""
+    import psycopg  # the fixture skipped the test where it is not installed
+
+    Store(StoreConfig(postgres, tmp_path / "unused")).close()
+    with psycopg.connect(postgres, autocommit=True) as db:
+        db.execute("UPDATE floor_schema SET version = 2")
+    try:
+        with pytest.raises(StartupError, match="floor store schema 2 was written by a newer Croupier"):
+            Store(StoreConfig(postgres, tmp_path / "unused"))
+    finally:
+        with psycopg.connect(postgres, autocommit=True) as db:
+            db.execute("UPDATE floor_schema SET version = 1")

@@ -24,7 +24,7 @@ import pytest
 import trustme
 
 from tests.integration.floor_broker import (
-    FLOOR_PASSWORD,
+    FLOORS,
     GROUP,
     ROOT,
     Floor,
@@ -66,9 +66,9 @@ def _floor(directory: Path, port: int | None) -> Path:
     if port is None:
         broker = f'[embedded]\nbind = "127.0.0.1:{free_port()}"\n'
     else:
-        (directory / "floor.password").write_text(FLOOR_PASSWORD + "\n")
+        (directory / "floor.password").write_text(FLOORS["floor-1"] + "\n")
         broker = (
-            f'[floor]\nbroker = "mqtts://127.0.0.1:{port}"\ngroup = "{GROUP}"\nusername = "floor"\n'
+            f'[floor]\nbroker = "mqtts://127.0.0.1:{port}"\ngroup = "{GROUP}"\nusername = "floor-1"\n'
             f'password_file = "floor.password"\ntls_ca = "ca.pem"\nkeepalive = 2\n'
         )
     config = directory / "floor.toml"

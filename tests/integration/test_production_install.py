@@ -1,6 +1,7 @@
 """The production environment as scripts/install-service builds it (scripts/production-venv; decision
 0034): from the system Python, the lock installed with --require-hashes, Croupier as a wheel. It runs,
-it is complete (`pip check`, run by the script, fails it otherwise) and it holds no test tool.
+it is complete (`pip check`, run by the script, fails it otherwise) and it holds no test tool; and a
+floor server's, from requirements/floor.lock.
 
 Needs the package index (CI has it) and /usr/bin/python3 3.11 or newer with venv support
 (`apt-get install python3-venv`); about 30 s with pip's cache warm."""
@@ -27,8 +28,8 @@ print(" ".join(name for name in tools if importlib.util.find_spec(name)))
 """
 
 
-@pytest.fixture(scope="module")
-def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def _built(tmp_path_factory: pytest.TempPathFactory, *options: str) -> Path:
+    """scripts/production-venv run with ``options`` into a new directory, which it returns."""
     if not SYSTEM_PYTHON.exists():
         debian.missing("python3 and python3-venv", f"{SYSTEM_PYTHON} is missing")
     probe = "import sys, ensurepip; print(sys.version_info >= (3, 11))"
@@ -37,11 +38,17 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
         debian.missing("python3 and python3-venv", f"{SYSTEM_PYTHON} is older than 3.11 or lacks venv")
     dest = tmp_path_factory.mktemp("production") / "venv"
     built = subprocess.run(
-        [ROOT / "scripts" / "production-venv", dest], capture_output=True, text=True, timeout=240
+        [ROOT / "scripts" / "production-venv", *options, dest], capture_output=True, text=True, timeout=240
     )
     assert built.returncode == 0, built.stdout + built.stderr
     assert built.stdout.splitlines()[-1] == f"croupier {VERSION}", built.stdout
     return dest
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A table PC's environment."""
+    return _built(tmp_path_factory)
 
 
 @pytest.mark.timeout(300)
@@ -68,3 +75,17 @@ def test_the_release_checks_its_default_simulated_table_with_no_source_tree(venv
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert str(venv / "lib") in checked.stdout + checked.stderr, "the default table is not the wheel's"
+
+
+@pytest.mark.timeout(300)
+def test_a_floor_servers_environment_holds_the_floor_extra_and_no_test_tool(tmp_path_factory):
+    """``scripts/production-venv --floor`` (docs/floor.md): requirements/floor.lock, complete (the
+    script's `pip check`), with which the floor service, its embedded broker and its PostgreSQL driver
+    import, and no test tool."""
+    floor = _built(tmp_path_factory, "--floor")
+    probe = PROBE + "import floor.service, amqtt.broker, psycopg\nprint(psycopg.pq.__impl__)\n"
+    probed = subprocess.run([floor / "bin" / "python", "-c", probe], capture_output=True, text=True, cwd="/")
+    assert probed.returncode == 0, probed.stderr
+    where, tools, psycopg = probed.stdout.splitlines()
+    assert Path(where).is_relative_to(floor / "lib") and not tools, probed.stdout
+    assert psycopg == "binary", "psycopg's own libpq, as the lock's psycopg-binary gives it"

@@ -1,6 +1,7 @@
-"""The systemd unit's sandbox (config/systemd/croupier.service): rated 4.0 or better by
-`systemd-analyze security`, every setting known to systemd, and still open where the table needs it:
-its serial and USB devices, its state directory, the API's sockets, sd_notify and the watchdog."""
+"""The systemd units' sandboxes (config/systemd/): the table service's and the floor service's, each
+rated 4.0 or better by `systemd-analyze security` with every setting known to systemd; the table's
+still open where the table needs it: its serial and USB devices, its state directory, the API's
+sockets, sd_notify and the watchdog."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from tests import debian
 
 ROOT = Path(__file__).resolve().parents[2]
 UNIT = ROOT / "config" / "systemd" / "croupier.service"
+#: A floor server's (docs/floor.md).
+FLOOR_UNIT = ROOT / "config" / "systemd" / "croupier-floor.service"
 WORST_EXPOSURE = 4.0
 
 
@@ -35,7 +38,7 @@ def unit_settings() -> dict[str, list[str]]:
     return settings
 
 
-def security_report() -> subprocess.CompletedProcess[str]:
+def security_report(unit: Path) -> subprocess.CompletedProcess[str]:
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
         debian.missing("systemd", "systemd-analyze is not installed")
@@ -43,24 +46,26 @@ def security_report() -> subprocess.CompletedProcess[str]:
     if "--offline" not in usage.stdout:
         pytest.skip("this systemd-analyze cannot rate a unit file offline: systemd 250 or newer needed")
     return subprocess.run(
-        [analyze, "security", "--offline=true", "--no-pager", str(UNIT)],
+        [analyze, "security", "--offline=true", "--no-pager", str(unit)],
         capture_output=True,
         text=True,
         timeout=60,
     )
 
 
-def test_systemd_analyze_rates_the_unit_4_0_or_better():
-    report = security_report()
-    found = re.search(r"Overall exposure level for croupier\.service: (\d+\.\d+)", report.stdout)
+@pytest.mark.parametrize("unit", [UNIT, FLOOR_UNIT], ids=lambda unit: unit.name)
+def test_systemd_analyze_rates_the_unit_4_0_or_better(unit: Path):
+    report = security_report(unit)
+    found = re.search(rf"Overall exposure level for {re.escape(unit.name)}: (\d+\.\d+)", report.stdout)
     assert found, report.stdout + report.stderr
     exposure = float(found.group(1))
     open_settings = "\n".join(line for line in report.stdout.splitlines() if line.startswith("✗"))
     assert exposure <= WORST_EXPOSURE, f"exposure {exposure}; still open:\n{open_settings}"
 
 
-def test_systemd_knows_every_setting_of_the_unit():
-    report = security_report()
+@pytest.mark.parametrize("unit", [UNIT, FLOOR_UNIT], ids=lambda unit: unit.name)
+def test_systemd_knows_every_setting_of_the_unit(unit: Path):
+    report = security_report(unit)
     assert "Unknown" not in report.stderr, report.stderr
     assert "Failed to parse" not in report.stderr, report.stderr
 

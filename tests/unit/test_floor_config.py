@@ -3,6 +3,7 @@ defaults, and each problem refused naming the key."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ def _load(tmp_path: Path, text: str):
 def test_with_no_file_the_floor_starts_its_embedded_broker_on_loopback_and_a_sqlite_store():
     config = load_floor_config(None)
     assert config.broker is None and config.embedded == ("127.0.0.1", 1883)
-    assert config.group == DEV_GROUP and config.host == "floor"
+    assert config.group == DEV_GROUP and config.host == socket.gethostname().split(".")[0]
     assert config.store.url is None and config.store.path.name == "floor.sqlite3"
     assert (config.view.host, config.view.port, config.view.token_file) == ("127.0.0.1", 8480, None)
 
@@ -30,11 +31,16 @@ def test_a_broker_and_a_postgresql_store_are_read(tmp_path):
         tmp_path,
         '[floor]\nbroker = "mqtts://mqtt.floor.lan"\ngroup = "main-floor"\n'
         '[store]\nurl = "postgresql://floor@db.floor.lan/floor"\n'
-        '[view]\nbind = "10.0.0.5:8480"\ntoken_file = "view-token"\n',
+        '[view]\nbind = "10.0.0.5:8480"\ntoken_file = "view-token"\n'
+        'tls_cert = "view.pem"\ntls_key = "view.key"\n',
     )
     assert config.broker is not None and (config.broker.host, config.broker.port) == ("mqtt.floor.lan", 8883)
     assert config.group == "main-floor" and config.store.url == "postgresql://floor@db.floor.lan/floor"
     assert config.view.token_file == tmp_path / "view-token"
+    assert config.view.tls_key == tmp_path / "view.key" and config.view.url == "https://10.0.0.5:8480/"
+    assert config.host == socket.gethostname().split(".")[0], "logs in under its host name"
+    named = _load(tmp_path, '[floor]\nbroker = "mqtts://mqtt.floor.lan"\ngroup = "g"\nusername = "floor-2"\n')
+    assert named.host == "floor-2"
 
 
 def test_a_link_is_read_with_its_tables_and_levels(tmp_path):
@@ -55,6 +61,8 @@ def test_a_link_is_read_with_its_tables_and_levels(tmp_path):
         ('[store]\nurl = "postgresql://floor:secret@db/floor"\n', "store.url: holds a password"),
         ('[store]\nurl = "postgresql://db/f"\npath = "f.sqlite3"\n', "store.path: set beside url"),
         ('[view]\nbind = "0.0.0.0:8480"\n', "view.token_file: missing"),
+        ('[view]\nbind = "10.0.0.5:8480"\ntoken_file = "t"\n', "view.bind: 10.0.0.5 is not loopback"),
+        ('[view]\ntls_cert = "view.pem"\n', "view.tls_key: missing"),
         ('[embedded]\nbind = "10.0.0.5:1883"\n', "embedded.bind: 10.0.0.5 is not loopback"),
         ('[floor]\nbroker = "mqtt://127.0.0.1"\ngroup = "g"\nspool = "x"\n', "floor.spool: a table's key"),
         ('[floor]\ngroup = "g"\n', "floor.broker: missing"),

@@ -101,14 +101,26 @@ def test_link_messages_are_numbered_counted_once_per_round_and_kept_until_applie
 
 
 def test_a_spool_of_version_1_gains_the_kept_link_messages(tmp_path):
+    """A table PC's spool from before linked progressives: what it holds goes on as it was (its
+    message waiting, its numbers, its session, its counters' totals) and it can keep link messages."""
     path = tmp_path / "spool.sqlite3"
-    Spool(path).close()
+    old = Spool(path)
+    old.append("t/counters", lambda seq: {"seq": seq}, {"hands": 7})
+    old.next_session()
+    identity = old.identity
+    old.close()
     with sqlite3.connect(path) as db:
         db.execute("DROP TABLE linked")
         db.execute("PRAGMA user_version = 1")
     db.close()
     upgraded = Spool(path)
     try:
+        assert (upgraded.identity, upgraded.last_seq, upgraded.totals()) == (identity, 1, {"hands": 7})
+        assert [json.loads(m.payload) for m in upgraded.pending(10)] == [{"seq": 1}]
+        assert upgraded.next_session() == 2
         assert upgraded.append_linked("t/linked", {"event": "reset"}, _linked) == 1
     finally:
         upgraded.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    db.close()

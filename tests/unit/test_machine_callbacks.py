@@ -77,22 +77,33 @@ def _round_machine(package: str) -> tuple[Machine, type]:
     return Machine(model=None, **game.machine_definition()), game.Round
 
 
+#: Each device machine's definition as its class builds it (states, transitions, how callbacks are
+#: called), and the class (tests/unit/test_machine_fastpath.py builds them too).
+DEVICE_MACHINES: dict[str, tuple[dict[str, Any], type]] = {  # Any: transitions' keyword arguments
+    "shoe": (dict(states=shoe.STATES, transitions=shoe.TRANSITIONS, send_event=True), shoe.Shoe),
+    "shuffler": (
+        dict(states=shuffler.STATES, transitions=shuffler.TRANSITIONS, send_event=True),
+        shuffler.Shuffler,
+    ),
+    "card_reader": (
+        dict(states=card_reader.STATES, transitions=card_reader.TRANSITIONS),
+        card_reader.CardReader,
+    ),
+    "progressive": (
+        dict(
+            states=[progressive.OFFLINE, *progressive.ONLINE],
+            transitions=progressive.TRANSITIONS,
+            send_event=True,
+        ),
+        progressive.Progressive,
+    ),
+}
+
+
 def _device_machines() -> dict[str, tuple[Machine, type]]:
-    definitions: dict[str, tuple[dict[str, Any], type]] = {
-        "shoe": (dict(states=shoe.STATES, transitions=shoe.TRANSITIONS), shoe.Shoe),
-        "shuffler": (dict(states=shuffler.STATES, transitions=shuffler.TRANSITIONS), shuffler.Shuffler),
-        "card_reader": (
-            dict(states=card_reader.STATES, transitions=card_reader.TRANSITIONS),
-            card_reader.CardReader,
-        ),
-        "progressive": (
-            dict(states=[progressive.OFFLINE, *progressive.ONLINE], transitions=progressive.TRANSITIONS),
-            progressive.Progressive,
-        ),
-    }
     return {
         name: (Machine(model=None, auto_transitions=False, **definition), model)
-        for name, (definition, model) in definitions.items()
+        for name, (definition, model) in DEVICE_MACHINES.items()
     }
 
 

@@ -1,6 +1,7 @@
 """The production install's locks (requirements/*.lock, made by scripts/lock; decision 0034): every
 runtime dependency of pyproject.toml pinned to one version that its specifier accepts, each pin with
-its hashes (pip's --require-hashes refuses a lock without them), and no test tool on a table PC.
+its hashes (pip's --require-hashes refuses a lock without them), and no test tool on a table PC; a
+floor server's lock the same with the floor extra, at the table PC's versions of the rest.
 
 That the lock also holds every dependency of those dependencies, at versions they accept, is
 proved where it can be exactly, against the locked distributions' own metadata: by `pip check` in
@@ -21,6 +22,8 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 PRODUCTION_LOCK = ROOT / "requirements" / "production.lock"
+#: A floor server's: the runtime dependencies and the floor extra's (docs/floor.md).
+FLOOR_LOCK = ROOT / "requirements" / "floor.lock"
 BUILD_LOCK = ROOT / "requirements" / "build.lock"
 PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>\S+)\s*\\$")
 HASH = re.compile(r"^\s+--hash=sha256:[0-9a-f]{64}(\s*\\)?$")
@@ -63,7 +66,7 @@ def test_a_lock_is_pins_each_with_its_hashes():
             parse_lock(refused)
 
 
-@pytest.mark.parametrize("lock", [PRODUCTION_LOCK, BUILD_LOCK], ids=lambda path: path.name)
+@pytest.mark.parametrize("lock", [PRODUCTION_LOCK, FLOOR_LOCK, BUILD_LOCK], ids=lambda path: path.name)
 def test_each_pin_has_a_hash_and_the_lock_says_how_it_is_remade(lock: Path):
     text = lock.read_text()
     unhashed = sorted(name for name, pin in parse_lock(text).items() if pin.hashes == 0)
@@ -90,15 +93,31 @@ def test_the_production_lock_pins_every_runtime_dependency_at_a_version_it_accep
     assert not wrong, "; ".join(wrong) + " (run scripts/lock)"
 
 
+def test_the_floor_lock_pins_the_floor_extra_and_the_table_pcs_versions_of_the_rest():
+    """A floor server installs the floor extra (amqtt, psycopg) besides the runtime dependencies, and
+    runs the table PC's version of every distribution both locks hold (with the same files): the
+    floor service and the floor link speak through the same aiomqtt and paho-mqtt as the tables."""
+    project = PYPROJECT["project"]
+    floor = parse_lock(FLOOR_LOCK.read_text())
+    wrong = check_pinned([*project["dependencies"], *project["optional-dependencies"]["floor"]], floor)
+    assert not wrong, "; ".join(wrong) + " (run scripts/lock)"
+    production = parse_lock(PRODUCTION_LOCK.read_text())
+    differ = sorted(name for name in production.keys() & floor.keys() if production[name] != floor[name])
+    assert not differ, f"pinned otherwise than on a table PC: {differ} (remove floor.lock, run scripts/lock)"
+    assert production.keys() <= floor.keys(), "the floor lock lacks a runtime dependency (run scripts/lock)"
+
+
 def test_the_build_lock_pins_what_builds_the_wheel():
     wrong = check_pinned(PYPROJECT["build-system"]["requires"], parse_lock(BUILD_LOCK.read_text()))
     assert not wrong, "; ".join(wrong) + " (run scripts/lock)"
 
 
-def test_no_test_tool_is_in_the_production_lock():
-    test_extra = PYPROJECT["project"]["optional-dependencies"]["test"]
-    extra = {canonicalize_name(Requirement(line).name) for line in test_extra}
+@pytest.mark.parametrize("lock", [PRODUCTION_LOCK, FLOOR_LOCK], ids=lambda path: path.name)
+def test_no_test_tool_is_in_a_production_lock(lock: Path):
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    floor = {canonicalize_name(Requirement(line).name) for line in extras["floor"]}
+    extra = {canonicalize_name(Requirement(line).name) for line in extras["test"]} - floor
     tools = extra | {canonicalize_name(name) for name in TEST_TOOLS}
-    pinned = set(parse_lock(PRODUCTION_LOCK.read_text()))
+    pinned = set(parse_lock(lock.read_text()))
     found = sorted(name for name in pinned if name in tools or name.startswith(("pytest-", "types-")))
     assert not found, f"test tools in the production lock: {found}"

@@ -1,6 +1,7 @@
 """The pages a browser shows, served by the daemon as they are (no build step): the sign-in page at
 ``/``, the dealer's screen at ``/dealer``, the supervisor's console at ``/supervisor``, and their
-scripts and style under ``/pages/``.
+scripts and style under ``/pages/``. The floor service's view (floor.view) serves the same sign-in
+page and scripts, so a browser signs in to it the same way.
 
 The pages carry no data: each asks the API for it as the operator signed in (the session cookie,
 croupier.api.sessions), so they are served to anyone. Each is sent with a Content-Security-Policy
@@ -10,6 +11,7 @@ card's face or a control cannot be lifted into, or out of, another site's page.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib import resources
 
 from aiohttp import web
@@ -36,8 +38,9 @@ def _files() -> dict[str, bytes]:
     }
 
 
-def routes() -> list[web.RouteDef]:
-    """The pages' routes: each page at its path, the other files at ``/pages/{name}``."""
+def routes(served_pages: Mapping[str, str] = PAGES) -> list[web.RouteDef]:
+    """The pages' routes: each of ``served_pages`` (path -> file) at its path, the scripts, styles and
+    images at ``/pages/{name}``."""
     files = _files()
 
     def served(name: str) -> web.Response:
@@ -45,12 +48,12 @@ def routes() -> list[web.RouteDef]:
         return web.Response(body=files[name], content_type=TYPES[suffix], headers=HEADERS)
 
     async def page(request: web.Request) -> web.Response:
-        return served(PAGES[request.path])
+        return served(served_pages[request.path])
 
     async def asset(request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        if name not in files or name in PAGES.values():
+        if name not in files or name.endswith(".html"):
             raise web.HTTPNotFound()
         return served(name)
 
-    return [*(web.get(path, page) for path in PAGES), web.get("/pages/{name}", asset)]
+    return [*(web.get(path, page) for path in served_pages), web.get("/pages/{name}", asset)]

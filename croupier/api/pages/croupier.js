@@ -8,7 +8,7 @@
 
 export const REQUEST_HEADER = "X-Croupier-Request";
 /** Where each role goes once signed in. */
-export const HOME = { dealer: "/dealer", supervisor: "/supervisor" };
+export const HOME = { dealer: "/dealer", supervisor: "/supervisor", floor: "/floor" };
 /** The pauses (ms) before a POST the network lost is sent again, with the same key; then "not sent". */
 const RESEND = [500, 1000, 2000];
 /** The close code of a stream whose session ended (signed out, expired, signed in again). */

@@ -1,0 +1,199 @@
+"""``croupier sim --math``: the rounds spread over worker processes, their tallies merged, the report.
+
+The rounds are cut into ``workers`` fixed shares (the first ``rounds % workers`` workers play one
+more); worker ``i`` shuffles its shoes and draws its players' chances from its own generators,
+seeded from the run's seed and ``i`` alone, and starts from a fresh shoe. The tallies are exact
+sums merged in worker order, so a seed and a worker count give the same report on every run and
+every machine; another worker count deals other shoes (another sample of the same game). The
+report carries no clock: the rate is shown beside it, not in it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import random
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from games.common.config import Configurable
+from simulator.math.play import MathError, math_game, play_rounds
+from simulator.math.tally import MathTally
+
+#: How often (in rounds) a worker tells the progress bar.
+PROGRESS_EVERY = 100
+
+#: How the house edge's interval is computed, as the report says it (simulator/math/tally.py).
+CI_METHOD = (
+    "95 % normal interval of the ratio estimator house/wagered over rounds (delta method): each "
+    "round's house result and amount wagered are one sample, so hands that share a round's cards are "
+    "not counted as independent"
+)
+
+
+def shares(rounds: int, workers: int) -> list[int]:
+    """The fixed share of ``rounds`` each of ``workers`` plays."""
+    each, extra = divmod(rounds, workers)
+    return [each + (1 if index < extra else 0) for index in range(workers)]
+
+
+def worker_rng(seed: int, index: int, purpose: str) -> random.Random:
+    """Worker ``index``'s generator for ``purpose`` (the cards, the players), from the run's seed."""
+    return random.Random(f"croupier-math/{seed}/{index}/{purpose}")
+
+
+def play_share(
+    slug: str,
+    rules: Configurable,
+    strategy: str,
+    seed: int,
+    index: int,
+    rounds: int,
+    progress: Callable[[int], None] = lambda played: None,
+) -> MathTally:
+    """Worker ``index``'s share: ``rounds`` rounds, counted; ``progress`` told every few rounds."""
+    math = math_game(slug)
+    dealing = math.dealing(rules, worker_rng(seed, index, "shoe"))
+    players = math.strategies[strategy](worker_rng(seed, index, "players"), rules, dealing)
+    tally = MathTally(belongs=math.belongs)
+
+    def each(round_: Any) -> None:  # Any: the game's Round
+        tally.add(round_, math.observed(round_), math.staked(round_))
+        if tally.rounds % PROGRESS_EVERY == 0:
+            progress(PROGRESS_EVERY)
+
+    play_rounds(math, rules, players, dealing, rounds, each)
+    progress(tally.rounds % PROGRESS_EVERY)
+    tally.decks, tally.shoes, tally.burns = dealing.decks, dealing.shoes, dealing.burns
+    return tally
+
+
+def _work(
+    slug: str,
+    rules: Configurable,
+    strategy: str,
+    seed: int,
+    index: int,
+    rounds: int,
+    told: multiprocessing.Queue[tuple[str, int, Any]],  # Any: a count, a tally or a traceback
+) -> None:
+    """A worker process: its share, the progress and then its tally (or its error) on ``told``."""
+    try:
+        tally = play_share(
+            slug, rules, strategy, seed, index, rounds, lambda n: told.put(("played", index, n))
+        )
+        told.put(("done", index, tally))
+    except BaseException:
+        told.put(("failed", index, traceback.format_exc()))
+
+
+def play_math(
+    slug: str,
+    rules: Configurable,
+    *,
+    rounds: int,
+    seed: int,
+    workers: int,
+    strategy: str,
+    progress: Callable[[int], None] = lambda played: None,
+) -> MathTally:
+    """Every share played (in this process for one worker, else one process each) and merged."""
+    if workers == 1:
+        return play_share(slug, rules, strategy, seed, 0, rounds, progress)
+    context = multiprocessing.get_context("fork")
+    told: multiprocessing.Queue[tuple[str, int, Any]] = context.Queue()  # Any: as _work puts
+    processes = [
+        context.Process(target=_work, args=(slug, rules, strategy, seed, index, share, told), daemon=True)
+        for index, share in enumerate(shares(rounds, workers))
+    ]
+    for process in processes:
+        process.start()
+    tallies: dict[int, MathTally] = {}
+    try:
+        while len(tallies) < workers:
+            try:
+                what, index, payload = told.get(timeout=1.0)
+            except queue.Empty:
+                dead = [p.pid for i, p in enumerate(processes) if i not in tallies and not p.is_alive()]
+                if dead:
+                    raise MathError(f"math worker process(es) {dead} ended without a result") from None
+                continue
+            if what == "played":
+                progress(payload)
+            elif what == "done":
+                tallies[index] = payload
+            else:
+                raise MathError(f"math worker {index} failed:\n{payload}")
+    finally:
+        for process in processes:
+            if process.is_alive() and len(tallies) < workers:
+                process.terminate()
+            process.join()
+    merged = MathTally(belongs=math_game(slug).belongs)
+    for index in range(workers):
+        merged.merge(tallies[index])
+    return merged
+
+
+def report(
+    slug: str, rules: Configurable, tally: MathTally, *, seed: int, workers: int, strategy: str
+) -> dict[str, Any]:  # Any: JSON values
+    """The report (docs/math.md): what was played, the per-wager figures, the observed figures."""
+    return {
+        "game": slug,
+        "strategy": strategy,
+        "strategy_note": math_game(slug).strategy_notes[strategy],
+        "seed": seed,
+        "workers": workers,
+        "rounds": tally.rounds,
+        "positions": int(rules.positions),  # type: ignore[attr-defined]  # every RuleSet has positions
+        "decks": tally.decks,
+        "shoes": tally.shoes,
+        "burns": tally.burns,
+        "ci_method": CI_METHOD,
+        **tally.report(),
+    }
+
+
+class RateColumn(ProgressColumn):
+    """Rounds per second, as rich measures the task's speed."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.speed
+        return Text("" if speed is None else f"{speed:,.0f} rounds/s", style="progress.data.speed")
+
+
+def progress_bar(rounds: int) -> tuple[Progress, Callable[[int], None]]:
+    """A progress bar on stderr (rounds played, rate, time left) and the function that advances it."""
+    bar = Progress(
+        TextColumn("math"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = bar.add_task("rounds", total=rounds)
+    return bar, lambda played: bar.advance(task, played)
+
+
+def timed(run: Callable[[], MathTally]) -> tuple[MathTally, float]:
+    """``run``'s tally and the seconds it took."""
+    started = time.perf_counter()
+    tally = run()
+    return tally, time.perf_counter() - started

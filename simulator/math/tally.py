@@ -1,0 +1,206 @@
+"""The sums math mode keeps per wager type, and the report made from them (docs/math.md).
+
+Every sum is a whole number of cents or a count, so the workers' tallies add exactly and the report
+of a seed and a worker count is the same, byte for byte, on every run. The round is the sampling
+unit: a round's hands share the dealer's cards (at blackjack every hand meets the same dealer
+total), so they are not independent draws, and the house edge's confidence interval is computed
+from each round's house result and amount wagered (a ratio estimator, below), not from hands.
+
+House edge of a wager type = the house's result on it / the amount wagered on it, both summed over
+every round; with X_r the house's result and Y_r the amount wagered in round r, R = ΣX/ΣY and, by
+the delta method, Var(R) ≈ n/(n-1) · Σ(X_r - R·Y_r)² / (ΣY)², n the rounds in which the wager was
+placed; the 95 % interval is R ± 1.96·√Var(R). Rounds dealt from one shoe share its cards too; the
+interval takes them as independent, which the shoe's few dozen rounds make a close approximation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from games.common.movement import Movement
+from games.common.records import RecordKind
+from simulator.math.play import MathError
+
+#: The normal quantile of a two-sided 95 % interval.
+Z95 = 1.959963984540054
+#: How a wager record counts: placed, or withdrawn.
+_SIGN = {RecordKind.WAGER: 1, RecordKind.WAGER_WITHDRAWN: -1}
+#: The row of every wager type together.
+ALL_WAGERS = "all wagers"
+
+
+@dataclass
+class WagerSums:
+    """One wager type's exact sums over the rounds played."""
+
+    rounds: int = 0  # rounds in which it was placed
+    wagers: int = 0  # wagers placed (one per position and round)
+    wagered: int = 0  # cents
+    house: int = 0  # cents the house won (+) or lost (-)
+    house_sq: int = 0  # Σ X_r²
+    cross: int = 0  # Σ X_r·Y_r
+    wagered_sq: int = 0  # Σ Y_r²
+    outcomes: Counter[str] = field(default_factory=Counter)
+
+    def add_round(self, wagers: int, wagered: int, house: int) -> None:
+        self.rounds += 1
+        self.wagers += wagers
+        self.wagered += wagered
+        self.house += house
+        self.house_sq += house * house
+        self.cross += house * wagered
+        self.wagered_sq += wagered * wagered
+
+    def merge(self, other: WagerSums) -> None:
+        for name in ("rounds", "wagers", "wagered", "house", "house_sq", "cross", "wagered_sq"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.outcomes.update(other.outcomes)
+
+    def edge(self) -> tuple[float | None, float | None]:
+        """The house edge and the half-width of its 95 % interval (None without a wager or with a
+        single round)."""
+        if not self.wagered:
+            return None, None
+        ratio = self.house / self.wagered
+        if self.rounds < 2:
+            return ratio, None
+        spread = self.house_sq - 2 * ratio * self.cross + ratio * ratio * self.wagered_sq
+        variance = max(spread, 0.0) / (self.wagered * self.wagered) * self.rounds / (self.rounds - 1)
+        return ratio, Z95 * math.sqrt(variance)
+
+    def report(self, *, outcomes: bool = True) -> dict[str, Any]:  # Any: JSON values
+        edge, half = self.edge()
+        shown: dict[str, Any] = {  # Any: JSON values
+            "rounds": self.rounds,
+            "wagers": self.wagers,
+            "wagered": self.wagered,
+            "house": self.house,
+            "house_edge": edge,
+            "ci95": None if edge is None or half is None else [edge - half, edge + half],
+        }
+        if outcomes:
+            shown["outcomes"] = {
+                label: {"count": count, "per_wager": count / self.wagers if self.wagers else None}
+                for label, count in sorted(self.outcomes.items())
+            }
+        return shown
+
+
+@dataclass
+class MathTally:
+    """What one worker (or all of them, merged) counted: rounds, shoes, per-wager sums and the
+    game's observed figures."""
+
+    belongs: Mapping[str, str] = field(default_factory=dict)
+    rounds: int = 0
+    decks: int = 0
+    shoes: int = 0
+    burns: int = 0
+    wagers: dict[str, WagerSums] = field(default_factory=dict)
+    total: WagerSums = field(default_factory=WagerSums)
+    observed: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def add(
+        self,
+        round_: Any,  # Any: a game's Round
+        observed: Iterable[tuple[str, str]] = (),
+        staked: Iterable[tuple[str, int, int]] = (),
+    ) -> None:
+        """Count one completed round: its wager records (less those withdrawn; a record of a wager
+        that ``stays`` repeats one placed) and ``staked``, the wagers the game stakes without one.
+        Raises MathError if a wager placed was never settled, or a settlement names a wager nobody
+        placed: no wager is dropped from the sums."""
+        placed: dict[str, dict[int, int]] = {}
+        records = [
+            (str(record.fields["wager"]), int(record.fields["seat"]), int(record.fields["amount"]) * sign)
+            for record in round_.records
+            if (sign := _SIGN.get(record.kind)) and not record.fields.get("stays")
+        ]
+        for wager, seat, amount in (*records, *staked):
+            seats = placed.setdefault(self._kind(wager), {})
+            seats[seat] = seats.get(seat, 0) + amount
+        nets: dict[str, int] = {}
+        settled: set[tuple[str, int]] = set()
+        for action in round_.actions:
+            kind = self._kind(str(action.wager))
+            stake = placed.get(kind, {}).get(action.seat)
+            if not stake:
+                raise MathError(
+                    f"round {round_.number}: {action.wager} settled at seat {action.seat}, where no {kind} "
+                    "wager was placed"
+                )
+            settled.add((kind, action.seat))
+            nets[kind] = nets.get(kind, 0) + action.net
+            self.wagers.setdefault(kind, WagerSums()).outcomes[_outcome(action, stake)] += 1
+        round_wagers = round_wagered = round_house = 0
+        for kind, seats in placed.items():
+            stakes = {seat: amount for seat, amount in seats.items() if amount}
+            dropped = sorted(seat for seat in stakes if (kind, seat) not in settled)
+            if dropped:
+                raise MathError(f"round {round_.number}: {kind} wager at seat(s) {dropped} never settled")
+            if stakes:
+                wagered, house = sum(stakes.values()), -nets.get(kind, 0)
+                self.wagers.setdefault(kind, WagerSums()).add_round(len(stakes), wagered, house)
+                round_wagers, round_wagered, round_house = (
+                    round_wagers + len(stakes),
+                    round_wagered + wagered,
+                    round_house + house,
+                )
+        self.total.add_round(round_wagers, round_wagered, round_house)
+        self.rounds += 1
+        for figure, value in observed:
+            self.observed.setdefault(figure, Counter())[value] += 1
+
+    def merge(self, other: MathTally) -> None:
+        self.rounds += other.rounds
+        self.decks = max(self.decks, other.decks)
+        self.shoes += other.shoes
+        self.burns += other.burns
+        for kind, sums in other.wagers.items():
+            self.wagers.setdefault(kind, WagerSums()).merge(sums)
+        self.total.merge(other.total)
+        for figure, counts in other.observed.items():
+            self.observed.setdefault(figure, Counter()).update(counts)
+
+    def report(self) -> dict[str, Any]:  # Any: JSON values
+        """The per-wager report and the observed figures, each value with its count and share."""
+        return {
+            "wagers": {kind: sums.report() for kind, sums in sorted(self.wagers.items())},
+            ALL_WAGERS: self.total.report(outcomes=False),
+            "observed": {
+                figure: {
+                    value: {"count": count, "share": count / sum(counts.values())}
+                    for value, count in sorted(counts.items(), key=lambda item: _order(item[0]))
+                }
+                for figure, counts in sorted(self.observed.items())
+            },
+        }
+
+    def _kind(self, wager: str) -> str:
+        return self.belongs.get(wager, wager)
+
+
+def _outcome(action: Any, stake: int) -> str:  # Any: a game's settlement Action
+    """One line of the hit frequencies: the movement and, for a payment, the odds it paid on the
+    stake (a pay-table line), then the rule that decided it."""
+    rule = action.rule
+    movement = str(action.movement)
+    if action.movement == Movement.PAY:
+        odds = Fraction(action.amount, stake)
+        movement += f" {odds.numerator} to {odds.denominator}"
+    details = action.details()
+    shown = "".join(f", {key} {value}" for key, value in details.items())
+    return f"{movement}{shown}: {rule.summary} ({rule.clause}) [{action.wager}]"
+
+
+def _order(value: str) -> tuple[int, float, str]:
+    """Numbers in numeric order, then words."""
+    try:
+        return (0, float(value), "")
+    except ValueError:
+        return (1, 0.0, value)

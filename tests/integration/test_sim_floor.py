@@ -1,0 +1,92 @@
+"""``croupier sim --floor --tables N`` (docs/sim.md "A simulated floor"): N simulated tables on the
+embedded broker with the floor service beside them, as a process; its floor view's data read with the
+token it printed, every table shown playing with its rounds per hour; Ctrl-C stops every table
+cleanly and the floor counts each one's death before it stops."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from croupier.config.floor_service import StoreConfig
+from floor.store import Store
+from tests.integration.floor_broker import ROOT, FloorService, floor_config
+
+pytestmark = pytest.mark.timeout(120)
+TABLES = 3
+
+
+def test_a_simulated_floor_shows_every_table_playing_and_stops_cleanly_on_ctrl_c(tmp_path: Path):
+    config = floor_config(tmp_path, None)
+    with (tmp_path / "sim.log").open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "croupier", "--log-json", "sim", "--floor", "--tables", str(TABLES),
+             "--pace", "600", "--seed", "7", "--floor-config", str(config)],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
+        )  # fmt: skip
+    assert process.stdout is not None
+    try:
+        said = process.stdout.readline()
+        found = re.match(r"floor view: (http://127\.0\.0\.1:\d+)/ \(read-only token: ([0-9a-f]{32})\)$", said)
+        assert found is not None, said + (tmp_path / "sim.log").read_text()
+        view, token = found[1], found[2]
+        assert "broker: embedded at 127.0.0.1:" in process.stdout.readline()
+        with pytest.raises(urllib.error.HTTPError) as refused:  # the view needs the token printed
+            urllib.request.urlopen(f"{view}/floor/v1/tables", timeout=5)
+        assert refused.value.code == 401
+        refused.value.close()
+
+        floor = FloorService(config, view, token)
+        names = {f"sim-{n}" for n in range(1, TABLES + 1)}
+
+        def playing(tables: dict[str, dict[str, object]]) -> bool:
+            return set(tables) == names and all(
+                isinstance(counters := table.get("counters"), dict) and counters["rounds"] >= 2
+                for table in tables.values()
+            )
+
+        floor.until(playing, 60)
+        for table in floor.tables().values():
+            assert table["game"] == "free-bet-blackjack" and table["dark"] is None
+            assert table["state"] == {"status": "open", "reason": None, "dealer": "D-1"}  # type: ignore[comparison-overlap]
+            counters = table["counters"]
+            assert isinstance(counters, dict) and counters["rounds_per_hour"] > 0 and counters["hands"] > 0
+        process.send_signal(signal.SIGINT)
+        out, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, (tmp_path / "sim.log").read_text()
+    assert re.fullmatch(r"sim-1: \d+ rounds; sim-2: \d+ rounds; sim-3: \d+ rounds\n", out), out
+    assert "stopping: each table finishes its round in play" in (tmp_path / "sim.log").read_text()
+    store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"), create=False)
+    try:
+        shown = {table["table"]: table for table in store.tables()}
+    finally:
+        store.close()
+    assert {name: table["dark"]["reason"] for name, table in shown.items()} == dict.fromkeys(names, "stopped")
+    played = dict(re.findall(r"(sim-\d): (\d+) rounds", out))
+    assert {name: table["rounds"] for name, table in shown.items()} == {n: int(r) for n, r in played.items()}
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--tables", "0"], "--tables must be at least 1"),
+        (["--game", "over-under"], "--game is not used with --floor"),
+        (["--pace", "0"], "--pace with --floor: a multiple of a live table's pace"),
+    ],
+)
+def test_what_a_simulated_floor_refuses(args: list[str], said: str):
+    refused = subprocess.run(
+        [sys.executable, "-m", "croupier", "sim", "--floor", *args], cwd=ROOT, capture_output=True, text=True
+    )
+    assert refused.returncode == 2 and said in refused.stderr, refused.stderr
