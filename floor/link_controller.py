@@ -183,6 +183,31 @@ class LinkController:
     def state_for(self, link_id: str, table: str) -> dict[str, object]:
         """What ``table`` is told of the link: each level (its value, rate, reset value and the hits
         that lock it, in the order received) and what was applied of the table's newest spool."""
+        newest = self.store.run(
+            "SELECT spool, number, contributions, wagered_cents FROM link_tables "
+            "WHERE link = ? AND name = ? ORDER BY heard_at DESC LIMIT 1",
+            (link_id, table),
+        ).fetchone()
+        applied = None
+        if newest is not None:
+            spool, number, contributions, wagered = newest
+            applied = {
+                "spool": spool,
+                "number": number,
+                "contributions": contributions,
+                "wagered_cents": wagered,
+            }
+        levels = self._levels(link_id)
+        return {"link": link_id, "table": table, "at": _now(), "levels": levels, "applied": applied}
+
+    def view(self) -> list[dict[str, object]]:
+        """Every link, for the floor view: its tables and its levels as its tables are told them."""
+        return [
+            {"link": link_id, "tables": list(link.tables), "levels": self._levels(link_id)}
+            for link_id, link in sorted(self.links.items())
+        ]
+
+    def _levels(self, link_id: str) -> list[dict[str, object]]:
         levels = []
         for row in self.store.run(
             "SELECT level, rate_bp, reset_cents, in_cents FROM link_levels WHERE link = ? ORDER BY level",
@@ -213,21 +238,7 @@ class LinkController:
                     "hits": hits,
                 }
             )
-        newest = self.store.run(
-            "SELECT spool, number, contributions, wagered_cents FROM link_tables "
-            "WHERE link = ? AND name = ? ORDER BY heard_at DESC LIMIT 1",
-            (link_id, table),
-        ).fetchone()
-        applied = None
-        if newest is not None:
-            spool, number, contributions, wagered = newest
-            applied = {
-                "spool": spool,
-                "number": number,
-                "contributions": contributions,
-                "wagered_cents": wagered,
-            }
-        return {"link": link_id, "table": table, "at": _now(), "levels": levels, "applied": applied}
+        return levels
 
     def publications(self, link_id: str) -> list[tuple[str, bytes]]:
         """Each table's topic on the link with what it is told now."""

@@ -123,7 +123,9 @@ class Store:
         with self.transaction():
             row = self._row(table)
             last = 0 if row is None or row["spool"] != body["spool"] else row["last_seq"]
-            kept = ("game", "rounds", "state", "faults", "links", "meters", "counters", "head")
+            kept = (
+                "game", "rounds", "state", "faults", "links", "meters", "wagers_locked", "counters", "head"
+            )
             state = {key: body[key] for key in kept}
             self._put(table, body["spool"], body["session"], last, body["as_of_seq"], state, None, row)
             if body.get("head") is not None:
@@ -318,7 +320,7 @@ def _apply(state: dict[str, Any], kind: str, body: Mapping[str, Any]) -> None:  
             last_error = body["reason"] if body["reason"] else links.get(body["device"], {}).get("last_error")
             links[body["device"]] = {"state": body["state"], "last_error": last_error}
         case "meter":
-            state["meters"] = body["levels"]
+            state["meters"], state["wagers_locked"] = body["levels"], body["wagers_locked"]
         case "counters":
             state["counters"] = {key: body[key] for key in COUNTERS}
         case "head":

@@ -150,12 +150,12 @@ async def floor_running(start: FloorStart) -> AsyncIterator[RunningFloor]:
         async with contextlib.AsyncExitStack() as stack:
             if config.broker is None:
                 await stack.enter_async_context(embedded_broker(*config.embedded))
-            runner = web.AppRunner(view_app(store, start.token), access_log=None)
+            links = LinkController(config.links, store, config.group) if config.links else None
+            runner = web.AppRunner(view_app(store, start.token, links=links), access_log=None)
             await runner.setup()
             stack.push_async_callback(runner.cleanup)
             await web.SockSite(runner, start.sock, ssl_context=start.tls).start()
             log.info("floor view", url=config.view.url)
-            links = LinkController(config.links, store, config.group) if config.links else None
             service = FloorService(config, start.broker, store, links)
             hearing = asyncio.create_task(service.run(), name="floor-hear")
             stack.push_async_callback(_cancelled, hearing)

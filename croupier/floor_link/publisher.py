@@ -245,7 +245,7 @@ class FloorLink:
         self._changed("counters", counters, key=key, totals=self.counters.totals)
         meters = payloads.meters(self.table)
         if meters is not None:
-            self._changed("meter", {"levels": meters})
+            self._changed("meter", {"levels": meters, "wagers_locked": self._wagers_locked()})
         head = payloads.head(self.trail.head)
         if head is not None:
             self._changed("head", head, key=(head["file"], head["epoch"]))
@@ -297,10 +297,16 @@ class FloorLink:
                     for name, state in sorted(links.items())
                 },
                 "meters": payloads.meters(self.table),
+                "wagers_locked": self._wagers_locked(),
                 "counters": self.counters.body(self.table.rounds, time.monotonic()),
                 "head": payloads.head(self.trail.head),
             }
         )
+
+    def _wagers_locked(self) -> str | None:
+        """Why the table refuses its progressive wagers now, for the floor view: a linked
+        progressive's link lost or not reconciled (decision 0039); None while they are taken."""
+        return None if self.linked is None else self.linked.refusal()
 
     def death(self, session: int, reason: str) -> bytes:
         """The death certificate of connection ``session``: ``lost`` as the will the broker sends,

@@ -131,7 +131,7 @@ def test_a_gap_in_a_tables_numbers_asks_it_for_a_new_birth(tmp_path):
                     topic = "croupier/v1/dev/table/T1/"
                     birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 1, "game": "g",
                              "rounds": 0, "state": {}, "faults": [], "links": {}, "meters": None,
-                             "counters": {}, "head": None}  # fmt: skip
+                             "wagers_locked": None, "counters": {}, "head": None}  # fmt: skip
                     await table.publish(topic + "birth", json.dumps(birth), qos=1)
                     for seq in (2, 2, 5):  # 2 given twice, 3 and 4 never
                         state = {"table": "T1", "seq": seq, "at": "2026-12-02T00:00:00.000+00:00",
@@ -199,7 +199,7 @@ def test_a_message_the_store_failed_to_count_is_delivered_again_and_counted(tmp_
             logged("floor online")  # subscribed: what the table sends from now on is kept for it
             birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 0, "game": "g",
                      "rounds": 0, "state": {}, "faults": [], "links": {}, "meters": None,
-                     "counters": {}, "head": None}  # fmt: skip
+                     "wagers_locked": None, "counters": {}, "head": None}  # fmt: skip
             asyncio.run(publish(("birth", json.dumps(birth)), ("state", state(1, "D1"))))
             service.until(lambda tables: tables.get("T1", {}).get("last_seq") == 1, 20)
             holder = sqlite3.connect(tmp_path / "floor" / "floor.sqlite3", isolation_level=None)
@@ -259,7 +259,7 @@ def test_two_floor_services_are_told_apart_and_each_writes_only_its_own_host_sta
                 async with client("T1", TABLES["T1"]) as table:
                     birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 0, "game": "g",
                              "rounds": 0, "state": {"status": "open", "reason": None, "dealer": "D1"},
-                             "faults": [], "links": {}, "meters": None, "counters": {},
+                             "faults": [], "links": {}, "meters": None, "wagers_locked": None, "counters": {},
                              "head": None}  # fmt: skip
                     await table.publish(f"{prefix}/table/T1/birth", json.dumps(birth), qos=1)
                 for service in services:  # both hear the table

@@ -76,7 +76,8 @@ def _birth(as_of: int, spool: str = SPOOL, session: int = 1) -> dict[str, object
         "table": "T1", "session": session, "spool": spool, "as_of_seq": as_of,
         "at": "2026-12-01T23:41:48.220+00:00", "game": "free-bet-blackjack", "rounds": 0,
         "state": {"status": "open", "reason": None, "dealer": "D1"}, "faults": [],
-        "links": {"shoe": {"state": "ready", "last_error": None}}, "meters": None, "counters": _counters(0),
+        "links": {"shoe": {"state": "ready", "last_error": None}}, "meters": None, "wagers_locked": None,
+        "counters": _counters(0),
         "head": {"file": "T1-000001.jsonl", "record": 3, "hash": "c" * 64, "epoch": None},
     }  # fmt: skip
 

@@ -199,6 +199,8 @@ def test_two_tables_share_one_jackpot_through_the_floors_link_controller(tmp_pat
     for name in configs:
         assert '"linked_wagers_locked"' in trail[name], f"{name} did not lock its progressive wagers"
         assert "link c4p: the floor's broker is not reachable" in trail[name]
+        told = {body["wagers_locked"] for body in floor.of(name, "meter")}  # the floor view's
+        assert "link c4p: the floor's broker is not reachable" in told and None in told, (name, told)
         assert trail[name].count('"linked_reconciled"') >= 2, f"{name} did not reconcile after the outage"
     for name in configs:  # each sign showed the link's value, and showed what it was told
         assert '"linked_value_shown"' in trail[name] and "METER_MISMATCH" not in trail[name], name
