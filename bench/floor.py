@@ -375,7 +375,8 @@ async def measure(tables: int, pace: float, seconds: float, directory: Path) -> 
         for number in range(1, tables + 1):
             name = f"B{number:04d}"
             login = Broker("127.0.0.1", broker.port, None, name, None, protocol, 10)
-            settings = BrokerSettings(login, Topics(GROUP, name), directory / "spools" / f"{name}.sqlite3")
+            spool = directory / "spools" / f"{name}.sqlite3"
+            settings = BrokerSettings(login, Topics(GROUP, name), spool, None)  # no linked progressive
             tasks.append(asyncio.create_task(table(name, settings, interval, run, number)))
         started = time.time()
         while sum(link.connected for link in run.links) < tables:

@@ -26,6 +26,7 @@ from transitions import EventData
 
 from devices.equipment import DEVICE_FAULT, Equipment, link_fault
 from devices.faults import Fault, FaultLatch
+from devices.linked import LINK_HEARD, LINK_MISMATCH, LinkedLevels
 from drivers.authenticity import AuthenticityChecked, identity_fields
 from drivers.connection import ConnectionState, DeviceConnection, DeviceSwapped, EventsHeldBack, StateChanged
 from drivers.errors import CommandTimeout, DriverError, LinkLost, NotConnected, OutcomeUnknown
@@ -193,6 +194,8 @@ class Progressive(Equipment[ProgressiveDriver]):
         self.covered: tuple[int, ...] = ()
         self._reconciled_round: int | None = None
         self._chip_counts = 0  # the chip counts made for the locked round: the first, then recounts
+        self.linked: LinkedLevels | None = None  # the levels shared with other tables (decision 0039)
+        self._sign_lock = asyncio.Lock()  # the table's steps and the link's values take turns on the sign
         DeclaredMachine(
             model=self,
             model_override=True,
@@ -202,6 +205,17 @@ class Progressive(Equipment[ProgressiveDriver]):
             auto_transitions=False,
             send_event=True,
         )
+
+    def attach(self, link: LinkedLevels) -> None:
+        """Put the levels ``link`` names on the link: their jackpot is the link controller's."""
+        self.linked, link.progressive = link, self
+
+    def wagers_refused(self) -> str | None:
+        """Why a progressive wager is refused now (the link is lost or not reconciled), or None."""
+        return None if self.linked is None else self.linked.refusal()
+
+    def _linked(self, level: int) -> LinkedLevels | None:
+        return self.linked if self.linked is not None and level in self.linked.rates else None
 
     # -- events -----------------------------------------------------------------------------------
     def apply(self, event: object) -> None:
@@ -297,6 +311,8 @@ class Progressive(Equipment[ProgressiveDriver]):
         self._still_online("no more bets", moves_money=True)
         self.bets_locked(round_state=round_state)
         wagered = round_state.count * round_state.wager_cents
+        if self.linked is not None:
+            self.linked.contribute(round_state)
         try:
             for level in range(1, round_state.levels + 1):
                 self._keep(await self.driver.level(level), in_added=wagered)
@@ -319,6 +335,8 @@ class Progressive(Equipment[ProgressiveDriver]):
         if self.state != LOCKED:
             return await self.lock()
         round_state = await self.driver.read_round()
+        if self.linked is not None:  # sent once per round: a lock already contributed is not sent again
+            self.linked.contribute(round_state)
         await self._show_all()
         if round_state.count == 0 and not self.latch:
             self.chips_reconciled(count=0)
@@ -395,7 +413,13 @@ class Progressive(Equipment[ProgressiveDriver]):
     async def _paid(self, level: int, seat: int, result: AwardResult) -> AwardResult:
         """Record the award, then read its level and show the win. The award is paid once recorded:
         a link lost after that is not the award's (asking it again would be refused as paid twice);
-        the level is read and the win shown when the controller is back (``sync``)."""
+        the level is read and the win shown when the controller is back (``sync``). A linked
+        level pays what the link controller froze for this hit, once it has told it."""
+        link = self._linked(level)
+        if link is not None:
+            assert self.round is not None
+            amount = await link.hit(level, seat, self.round.round)
+            result = AwardResult(result.level, result.seat, amount, result.hit_number)
         self.jackpot_paid(seat=seat, award=result)
         try:
             self._keep(await self.driver.level(level))
@@ -406,7 +430,14 @@ class Progressive(Equipment[ProgressiveDriver]):
 
     @property
     def frozen_levels(self) -> list[int]:
-        """The levels a hit froze, waiting for their keyed reset (605a.7(a))."""
+        """The levels a hit froze, waiting for their keyed reset (605a.7(a)): here, or at any
+        table of the link for a linked level (the jackpot lock)."""
+        linked = self.linked.locked_levels if self.linked is not None else ()
+        return sorted({*self.frozen_here, *linked})
+
+    @property
+    def frozen_here(self) -> list[int]:
+        """The levels a hit at this table froze: the ones its keyed reset releases."""
         return [level for level, info in sorted(self.levels.items()) if info.frozen]
 
     async def reset_level(self, level: int, key: str) -> LevelInfo:
@@ -418,6 +449,9 @@ class Progressive(Equipment[ProgressiveDriver]):
         self._still_online("the keyed reset", moves_money=True)
         self.level_reset(level=level)
         self._keep(info)
+        link = self._linked(level)
+        if link is not None:
+            link.reset(level)
         await self._show(level)
         return info
 
@@ -429,6 +463,10 @@ class Progressive(Equipment[ProgressiveDriver]):
         being dealt goes on being dealt, and one it had locked and the host had reconciled stays
         reconciled, so betting opens on the next."""
         fault = self.latch.authorise_clear(code, operator)
+        if code == LINK_MISMATCH and self.linked is not None:
+            self.latch.release(code)
+            self.linked.cleared()
+            return
         if code in SIGN_LINK_FAULTS and self.sign.conn.state is not ConnectionState.READY:
             raise RuleViolation(SIGN_SHOWS, f"{code} stays: {self.sign.name} is {self.sign.conn.state.value}")
         if code == SIGN_FAULT_PREFIX + "DEVICE_SWAPPED":
@@ -452,12 +490,34 @@ class Progressive(Equipment[ProgressiveDriver]):
         for level in sorted(self.levels):
             await self._show(level)
 
+    async def show_linked(self, level: int) -> None:
+        """A linked level's value or lock as the link controller last told it, on the sign, and
+        what the sign confirmed it shows in the trail."""
+        async with self._sign_lock:
+            shown = await self._shown(level)
+        link = self.linked
+        if shown is not None and link is not None:
+            self.notify(LINK_HEARD, "linked_value_shown", link=link.link, level=level, amount_cents=shown)
+
     async def _show(self, level: int) -> None:
-        """Show the level as its meters stand: its win while frozen, else its value. A win may wait
-        for the sign up to the deadline; a value is shown at once or SIGN_LINK_LOST latches."""
+        """Show the level as its meters stand: its win while frozen, else its value (a linked
+        level's, the link controller's: the first hit's frozen amount while a hit at another table
+        locks it). A win may wait for the sign up to the deadline; a value is shown at once or
+        SIGN_LINK_LOST latches."""
+        async with self._sign_lock:
+            await self._shown(level)
+
+    async def _shown(self, level: int) -> int | None:
+        """``_show``'s work: the amount the sign confirmed it shows, or None (nothing shown)."""
         info = self.levels[level]
         win = self.wins.get(level) if info.frozen else None
         amount = info.value_cents if win is None else win.amount_cents
+        link = self._linked(level)
+        if win is None and link is not None:
+            linked = link.value(level)
+            if linked is None:  # the controller not heard yet: the sign keeps what it shows
+                return None
+            amount = linked
         try:
             if win is None:
                 shown = await self.sign.display(level, amount)
@@ -469,13 +529,14 @@ class Progressive(Equipment[ProgressiveDriver]):
             what = "value" if win is None else "win"
             why = str(exc) or f"no confirmation within {self.win_deadline} s"
             self._latch("SIGN_LINK_LOST", f"level {level} {what} not shown: {why}", SIGN_SHOWS)
-            return
+            return None
         if (shown.amount_cents, shown.win) != (amount, win is not None):
             self._latch(
                 "METER_MISMATCH",
                 f"the sign shows {shown.amount_cents} cents for level {level}, the meter is {amount}",
                 METERS_AGREE,
             )
+        return shown.amount_cents
 
     def _keep(self, info: LevelInfo, *, in_added: int | None = None) -> None:
         """Keep a level's meters after checking them: any disagreement latches METER_MISMATCH."""
@@ -538,7 +599,9 @@ class Progressive(Equipment[ProgressiveDriver]):
         return True
 
     def _no_level_frozen(self, event: EventData) -> bool:
-        if frozen := ", ".join(map(str, self.frozen_levels)):
+        """A level this table's hit froze. (A linked level another table's hit locks holds the
+        table before betting opens; one locked while a round opens is paid after that hit.)"""
+        if frozen := ", ".join(map(str, self.frozen_here)):
             raise RuleViolation(KEYED_RESET, f"level(s) {frozen} jackpot-locked: the keyed reset comes first")
         return True
 

@@ -4,13 +4,15 @@ It subscribes to ``croupier/v1/GROUP/table/+/+`` (each table's birth, death and 
 docs/floor.md) with a session the broker keeps while it is away, so what the tables publish in the
 meantime is queued for it. It publishes its host state, retained: online at each connection, with the
 time, which every table answers with a new birth; offline as its MQTT will, which the broker sends
-when the floor goes dark. Each message goes to the store (floor.store), which counts it once, and
-is acknowledged to the broker only once the store has committed it: a store that fails (locked,
-read-only, gone) leaves the message with the broker, the floor drops the connection and connects
-again, and the broker delivers the message again, with everything after it, from the session it kept
-(decision 0036). A gap in a table's numbers, or a message from a table the floor has no birth of,
-asks that table for a new birth on its ``cmd/rebirth`` topic. A birth, a death and nothing else ever
-goes from the floor to a table: the floor observes.
+when the floor goes dark. Each message goes to the store (floor.store), which counts it once, and a
+linked progressive's message then to the link controller (floor.link_controller), which applies it
+once; it is acknowledged to the broker only once both have committed it: a store or controller that
+fails (locked, read-only, gone) leaves the message with the broker, the floor drops the connection
+and connects again, and the broker delivers the message again, with everything after it, from the
+session it kept (decision 0036). A gap in a table's numbers, or a message from a table the floor has
+no birth of, asks that table for a new birth on its ``cmd/rebirth`` topic. A birth request and
+nothing else goes from the floor to a table (the floor observes), but for the link controller's
+state of each linked progressive, which a linked table reads for its jackpot alone (decision 0039).
 
 With no broker configured it starts the embedded amqtt broker on loopback first (decision 0036),
 so a developer needs nothing else.
@@ -36,6 +38,7 @@ from croupier.floor_link.publisher import PROTOCOLS, Broker, credential, json_pr
 from croupier.floor_link.spool import encode
 from croupier.floor_link.topics import DATA, NAMESPACE
 from croupier.state.sqlite_file import StateError
+from floor.link_controller import LinkController
 from floor.store import Store
 
 log = structlog.get_logger("croupier.floor")
@@ -62,8 +65,10 @@ def floor_broker(config: FloorServiceConfig) -> Broker:
 class FloorService:
     """One floor service: its broker connection and the store it counts into."""
 
-    def __init__(self, config: FloorServiceConfig, broker: Broker, store: Store) -> None:
-        self.config, self.broker, self.store = config, broker, store
+    def __init__(
+        self, config: FloorServiceConfig, broker: Broker, store: Store, links: LinkController | None = None
+    ) -> None:
+        self.config, self.broker, self.store, self.links = config, broker, store, links
         self.group = config.group
         self.connected = asyncio.Event()
         self.state_topic = f"{NAMESPACE}/{self.group}/host/{config.host}/state"
@@ -112,13 +117,51 @@ class FloorService:
         where = f"{self.broker.host}:{self.broker.port}"
         log.info("floor online", broker=where, group=self.group, store=self.store.where)
         self.connected.set()
-        async for message in client.messages:
-            table, kind = str(message.topic).split("/")[-2:]
-            rebirth = self._count(table, kind, message.payload)  # a StateError: never acknowledged
-            _paho(client).ack(message.mid, message.qos)
-            if rebirth:
-                log.info("floor: asking for a new birth", table=table)
-                await client.publish(f"{NAMESPACE}/{self.group}/table/{table}/cmd/rebirth", b"{}", qos=1)
+        links = self.links
+        heartbeat = None if links is None else asyncio.create_task(self._heartbeat(client, links))
+        try:
+            async for message in client.messages:
+                table, kind = str(message.topic).split("/")[-2:]
+                # A StateError from either: never acknowledged, so delivered again.
+                rebirth = self._count(table, kind, message.payload)
+                changed = None
+                if kind == "linked" and links is not None:
+                    changed = self._linked(links, table, message.payload)
+                _paho(client).ack(message.mid, message.qos)
+                if rebirth:
+                    log.info("floor: asking for a new birth", table=table)
+                    await client.publish(f"{NAMESPACE}/{self.group}/table/{table}/cmd/rebirth", b"{}", qos=1)
+                if links is not None and changed is not None:
+                    await _publish_link(client, links, changed)
+        finally:
+            if heartbeat is not None:
+                heartbeat.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await heartbeat
+
+    async def _heartbeat(self, client: aiomqtt.Client, links: LinkController) -> None:
+        """Each link's state every ``heartbeat`` seconds, changed or not: a table that stops hearing
+        it takes the link for lost (decision 0039). Ends with the connection, as the hearing does."""
+        due = dict.fromkeys(links.links, 0.0)
+        while True:
+            now = time.monotonic()
+            for link_id, at in due.items():
+                if now >= at:
+                    try:
+                        await _publish_link(client, links, link_id)
+                    except aiomqtt.MqttError:
+                        return
+                    due[link_id] = now + links.links[link_id].heartbeat
+            await asyncio.sleep(max(0.05, min(due.values()) - time.monotonic()))
+
+    def _linked(self, links: LinkController, table: str, payload: object) -> str | None:
+        """A linked progressive's message, applied once by the link controller; a message that
+        cannot be read is logged and dropped, a database that fails raises its StateError."""
+        try:
+            return links.heard(table, json.loads(payload if isinstance(payload, bytes | str) else b""))
+        except (ValueError, KeyError, TypeError) as exc:  # a malformed message: logged, not applied
+            log.error("link: a message that cannot be read", table=table, reason=repr(exc))
+            return None
 
     def _count(self, table: str, kind: str, payload: object) -> bool:
         """Count one message; whether the table should be asked for a new birth. A message that
@@ -137,6 +180,11 @@ class FloorService:
         except (ValueError, KeyError, TypeError) as exc:  # a malformed message: logged, not counted
             log.error("floor: a message that cannot be read", table=table, kind=kind, reason=repr(exc))
         return False
+
+
+async def _publish_link(client: aiomqtt.Client, links: LinkController, link_id: str) -> None:
+    for topic, payload in links.publications(link_id):
+        await client.publish(topic, payload, qos=1, retain=True)
 
 
 def _paho(client: aiomqtt.Client) -> mqtt.Client:

@@ -120,10 +120,12 @@ class Store:
     # -- counting -----------------------------------------------------------------------------
     def birth(self, table: str, body: Mapping[str, Any]) -> None:  # Any: the birth's JSON fields
         """A birth certificate: the table's whole state as of ``as_of_seq``; a new spool counts afresh."""
-        with self._transaction():
+        with self.transaction():
             row = self._row(table)
             last = 0 if row is None or row["spool"] != body["spool"] else row["last_seq"]
-            kept = ("game", "rounds", "state", "faults", "links", "meters", "counters", "head")
+            kept = (
+                "game", "rounds", "state", "faults", "links", "meters", "wagers_locked", "counters", "head"
+            )
             state = {key: body[key] for key in kept}
             self._put(table, body["spool"], body["session"], last, body["as_of_seq"], state, None, row)
             if body.get("head") is not None:
@@ -131,37 +133,37 @@ class Store:
 
     def death(self, table: str, body: Mapping[str, Any]) -> bool:  # Any: the death's JSON fields
         """A death certificate: the table went dark, unless it is stale (another session's)."""
-        with self._transaction():
+        with self.transaction():
             row = self._row(table)
             if row is None or row["session"] != body["session"] or row["dark"] is not None:
                 return False
             dark = json.dumps({"reason": body["reason"], "at": _now()})
-            self._run("UPDATE floor_tables SET dark = ?, heard_at = ? WHERE name = ?", (dark, _now(), table))
+            self.run("UPDATE floor_tables SET dark = ?, heard_at = ? WHERE name = ?", (dark, _now(), table))
             return True
 
     def numbered(self, table: str, kind: str, body: Mapping[str, Any]) -> Counted:  # Any: JSON fields
         """A numbered message, counted once by table and sequence number."""
         seq = body["seq"]
-        with self._transaction():
+        with self.transaction():
             row = self._row(table)
             if row is None:  # heard before any birth: the state waits for one, the count starts here
                 self._put(table, None, None, seq, 0, {}, None, None)
                 return Counted(True, rebirth=True)
             if seq <= row["last_seq"]:
-                self._run("UPDATE floor_tables SET repeats = repeats + 1 WHERE name = ?", (table,))
+                self.run("UPDATE floor_tables SET repeats = repeats + 1 WHERE name = ?", (table,))
                 return Counted(False)
             gap = seq > max(row["last_seq"], row["as_of_seq"]) + 1
             state = row["state"]
             if seq > row["as_of_seq"] and state:
                 _apply(state, kind, body)
             if kind == "round" and row["spool"] is not None:
-                self._run(
+                self.run(
                     "INSERT INTO floor_rounds VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                     (table, row["spool"], seq, body["round"], body["at"]),
                 )
             if kind == "head":
                 self._witness(table, body)
-            self._run(
+            self.run(
                 "UPDATE floor_tables SET last_seq = ?, state = ?, heard_at = ?, gaps = gaps + ? "
                 "WHERE name = ?",
                 (seq, json.dumps(state), _now(), int(gap), table),
@@ -172,7 +174,7 @@ class Store:
     def tables(self) -> list[dict[str, Any]]:  # Any: JSON fields
         """Every table the floor has heard, for the floor view: its state as its birth and numbered
         messages left it (its counters with its rounds per hour among them)."""
-        rows = self._run(
+        rows = self.run(
             "SELECT name, last_seq, state, dark, heard_at, repeats, gaps FROM floor_tables ORDER BY name"
         ).fetchall()
         return [
@@ -190,14 +192,14 @@ class Store:
 
     def heads(self, table: str) -> list[Head]:
         """The heads the floor witnessed for ``table``, by record number."""
-        rows = self._run(
+        rows = self.run(
             "SELECT file, record, hash, epoch FROM floor_heads WHERE name = ? ORDER BY record", (table,)
         ).fetchall()
         return [Head(file, record, hash_, epoch) for file, record, hash_, epoch in rows]
 
     # -- the database -------------------------------------------------------------------------
     def _witness(self, table: str, head: Mapping[str, Any]) -> None:  # Any: the head's JSON fields
-        kept = self._run(
+        kept = self.run(
             "SELECT hash FROM floor_heads WHERE name = ? AND record = ?", (table, head["record"])
         ).fetchone()
         if kept is not None and kept[0] != head["hash"]:
@@ -205,14 +207,14 @@ class Store:
                 "a table sent another hash for a head already witnessed: the first stands",
                 table=table, record=head["record"], witnessed=kept[0], sent=head["hash"],
             )  # fmt: skip
-        self._run(
+        self.run(
             "INSERT INTO floor_heads VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (table, head["record"], head["file"], head["hash"], head["epoch"], _now()),
         )
 
     def _row(self, table: str) -> dict[str, Any] | None:  # Any: the row's columns
         lock = " FOR UPDATE" if self.postgres else ""
-        found = self._run(
+        found = self.run(
             f"SELECT spool, session, last_seq, as_of_seq, state, dark FROM floor_tables WHERE name = ?{lock}",
             (table,),
         ).fetchone()
@@ -237,19 +239,21 @@ class Store:
     ) -> None:
         values = (spool, session, last_seq, as_of_seq, json.dumps(state), dark, _now(), table)
         if row is None:
-            self._run(
+            self.run(
                 "INSERT INTO floor_tables (spool, session, last_seq, as_of_seq, state, dark, heard_at, name) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 values,
             )
         else:
-            self._run(
+            self.run(
                 "UPDATE floor_tables SET spool = ?, session = ?, last_seq = ?, as_of_seq = ?, state = ?, "
                 "dark = ?, heard_at = ? WHERE name = ?",
                 values,
             )
 
-    def _run(self, sql: str, params: Sequence[object] = ()) -> _Cursor:
+    def run(self, sql: str, params: Sequence[object] = ()) -> _Cursor:
+        """One statement, its ``?`` placeholders as the database wants them: the link controller's
+        tables live in the same database (floor.link_controller)."""
         if self.postgres:
             sql = sql.replace("?", "%s")
         return self._db.execute(sql, params)  # type: ignore[no-any-return]
@@ -268,12 +272,12 @@ class Store:
         """The PostgreSQL store's schema, created if missing, and its version, kept in
         ``floor_schema`` as a SQLite store keeps it in the file's mark: a database a newer Croupier
         wrote is refused, not misread (several floor services may share it across an upgrade)."""
-        with self._transaction():
+        with self.transaction():
             for statement in (*_SCHEMA, "CREATE TABLE IF NOT EXISTS floor_schema (version INTEGER NOT NULL)"):
-                self._run(statement)
-            row = self._run("SELECT max(version) FROM floor_schema").fetchone()
+                self.run(statement)
+            row = self.run("SELECT max(version) FROM floor_schema").fetchone()
             if row[0] is None:
-                self._run("INSERT INTO floor_schema VALUES (?)", (FLOOR_FILE.schema_version,))
+                self.run("INSERT INTO floor_schema VALUES (?)", (FLOOR_FILE.schema_version,))
             elif row[0] > FLOOR_FILE.schema_version:
                 raise StateError(
                     f"{self.where}: {FLOOR_FILE.name} schema {row[0]} was written by a newer Croupier; "
@@ -281,10 +285,13 @@ class Store:
                 )
 
     @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        """One transaction, committed before the caller's method returns and rolled back if anything
-        in it failed; a failure of the database itself (locked, read-only, gone) is a StateError
-        naming the store, for the service to leave the message unacknowledged (floor.service)."""
+    def transaction(self) -> Iterator[None]:
+        """One transaction, the store's and the link controller's (floor.link_controller), taking the
+        write lock at once (``BEGIN IMMEDIATE`` in SQLite; rows read ``FOR UPDATE`` in PostgreSQL) so
+        floor services sharing a database apply each message once; committed before the caller's
+        method returns and rolled back if anything in it failed. A failure of the database itself
+        (locked, read-only, gone) is a StateError naming the store, for the service to leave the
+        message unacknowledged (floor.service)."""
         cannot = f"{self.where}: cannot write the floor store"
         try:
             with self._db.transaction() if self.postgres else transaction(self._db, cannot):
@@ -313,7 +320,7 @@ def _apply(state: dict[str, Any], kind: str, body: Mapping[str, Any]) -> None:  
             last_error = body["reason"] if body["reason"] else links.get(body["device"], {}).get("last_error")
             links[body["device"]] = {"state": body["state"], "last_error": last_error}
         case "meter":
-            state["meters"] = body["levels"]
+            state["meters"], state["wagers_locked"] = body["levels"], body["wagers_locked"]
         case "counters":
             state["counters"] = {key: body[key] for key in COUNTERS}
         case "head":

@@ -1,13 +1,15 @@
 """The floor view: one page, served by the floor service, showing every table it has heard.
 
 Read-only: the page and its data, ``GET /floor/v1/tables`` (every table's game, state, faults, held
-rounds, links, meters, rounds in the last hour and whether it went dark, as the store keeps them),
-change nothing. With ``[view] token_file`` the data needs that token. A program sends it as a bearer
-token; a browser signs in with it once, as at a table's screens (decision 0033,
-croupier.api.sessions): the shared sign-in page (``/``) sends it to ``POST /v1/session`` and the
-browser keeps only an HttpOnly, SameSite=Strict session cookie, so no script in the page can read the
-token or the session; ``DELETE /v1/session`` signs out. Without a token file the view is served only
-on loopback (croupier.config.floor_service), open, and ``/`` leads straight to it.
+rounds, links, meters, rounds in the last hour and whether it went dark, as the store keeps them)
+and ``GET /floor/v1/links`` (each linked progressive's levels, their values and the hits that lock
+them, as the link controller tells its tables), change nothing. With ``[view] token_file`` the data
+needs that token. A program sends it as a bearer token; a browser signs in with it once, as at a
+table's screens (decision 0033, croupier.api.sessions): the shared sign-in page (``/``) sends it to
+``POST /v1/session`` and the browser keeps only an HttpOnly, SameSite=Strict session cookie, so no
+script in the page can read the token or the session; ``DELETE /v1/session`` signs out. Without a
+token file the view is served only on loopback (croupier.config.floor_service), open, and ``/``
+leads straight to it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from croupier.api.replies import reply
 from croupier.api.sessions import Sessions, clear_cookie, from_cookie, from_own_page, session_id, set_cookie
 from croupier.errors import StartupError
 from croupier.screen.bodies import SignIn, validated
+from floor.link_controller import LinkController
 from floor.store import Store
 
 log = structlog.get_logger("croupier.floor")
@@ -38,6 +41,7 @@ COOKIE = "croupier_floor_session"
 #: Who a floor view's session is for, and the role the shared sign-in page sends to ``/floor``.
 READER, ROLE = "floor view", "floor"
 STORE_KEY = web.AppKey("store", Store)
+LINKS_KEY: web.AppKey[LinkController | None] = web.AppKey("links")
 
 
 def read_token(path: Path) -> str:
@@ -118,9 +122,15 @@ class _SignIn:
         return response
 
 
-def view_app(store: Store, token: str | None, sessions: Sessions[str] | None = None) -> web.Application:
+def view_app(
+    store: Store,
+    token: str | None,
+    sessions: Sessions[str] | None = None,
+    links: LinkController | None = None,
+) -> web.Application:
     """The floor view's application over ``store``; ``token``: what its data needs (None: open, on
-    loopback); ``sessions``: its browsers' sessions (a test's, on a clock it moves)."""
+    loopback); ``sessions``: its browsers' sessions (a test's, on a clock it moves); ``links``: the
+    link controller of the floor's linked progressives, if it runs any."""
     sign_in = None if token is None else _SignIn(token, Sessions[str]() if sessions is None else sessions)
 
     @web.middleware
@@ -136,6 +146,7 @@ def view_app(store: Store, token: str | None, sessions: Sessions[str] | None = N
 
     app = web.Application(middlewares=[json_errors, signed_in])
     app[STORE_KEY] = store
+    app[LINKS_KEY] = links
     app.add_routes(pages.routes({} if sign_in is None else {"/": "sign-in.html"}))
     if sign_in is None:
         app.router.add_get("/", _to_the_view)
@@ -145,6 +156,7 @@ def view_app(store: Store, token: str | None, sessions: Sessions[str] | None = N
         app.router.add_delete("/v1/session", sign_in.sign_out)
     app.router.add_get("/floor", _page)
     app.router.add_get("/floor/v1/tables", _tables)
+    app.router.add_get("/floor/v1/links", _links)
     app.router.add_static("/static/", PAGES)
     return app
 
@@ -159,3 +171,8 @@ async def _page(request: web.Request) -> web.FileResponse:
 
 async def _tables(request: web.Request) -> web.Response:
     return web.json_response({"tables": request.app[STORE_KEY].tables()})
+
+
+async def _links(request: web.Request) -> web.Response:
+    links = request.app[LINKS_KEY]
+    return web.json_response({"links": [] if links is None else links.view()})

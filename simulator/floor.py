@@ -146,7 +146,7 @@ async def keyed_resets(
     progressive = table.progressive
     if progressive is None or reset_key is None:
         return
-    for level in progressive.frozen_levels:
+    for level in progressive.frozen_here:  # a linked level another table's hit locks is reset there
         await table.reset_level(level, reset_key(), FLOORPERSON)
         if journal is not None:
             journal.operator_action("progressive_reset", FLOORPERSON, level=level)

@@ -20,6 +20,7 @@ from croupier.config.floor_service import FloorServiceConfig, load_floor_config
 from croupier.config.service import server_tls
 from croupier.errors import StartupError
 from croupier.floor_link.publisher import Broker
+from floor.link_controller import LinkController
 from floor.service import FloorService, embedded_broker, floor_broker
 from floor.store import Store
 from floor.view import read_token, view_app
@@ -149,12 +150,14 @@ async def floor_running(start: FloorStart) -> AsyncIterator[RunningFloor]:
         async with contextlib.AsyncExitStack() as stack:
             if config.broker is None:
                 await stack.enter_async_context(embedded_broker(*config.embedded))
-            runner = web.AppRunner(view_app(store, start.token), access_log=None)
+            links = LinkController(config.links, store, config.group) if config.links else None
+            runner = web.AppRunner(view_app(store, start.token, links=links), access_log=None)
             await runner.setup()
             stack.push_async_callback(runner.cleanup)
             await web.SockSite(runner, start.sock, ssl_context=start.tls).start()
             log.info("floor view", url=config.view.url)
-            hearing = asyncio.create_task(FloorService(config, start.broker, store).run(), name="floor-hear")
+            service = FloorService(config, start.broker, store, links)
+            hearing = asyncio.create_task(service.run(), name="floor-hear")
             stack.push_async_callback(_cancelled, hearing)
             yield RunningFloor(store, hearing, config.view.url)
     finally:

@@ -106,7 +106,8 @@ class Tables:
         )
         config = dataclasses.replace(self.table, name=name, service=service)
         broker = dataclasses.replace(self.broker, username=name)
-        return config, BrokerSettings(broker, Topics(self.group, name), files / "floor-spool.sqlite3")
+        link = None if self.table.floor is None else self.table.floor.link  # [floor.link]: each on the link
+        return config, BrokerSettings(broker, Topics(self.group, name), files / "floor-spool.sqlite3", link)
 
 
 async def _simulate(start: FloorStart, tables: Tables, count: int) -> int:

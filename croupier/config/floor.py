@@ -9,22 +9,20 @@ client certificate, or both. The table's password would cross the network in cle
 from __future__ import annotations
 
 import ipaddress
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from croupier.config.section import Section
+from croupier.config.linked import TableLink, read_table_link
+from croupier.config.section import LEVEL, Section
 
 KEYS = (
     *("broker", "group", "username", "password_file", "tls_ca", "tls_cert", "tls_key"),
-    *("protocol", "keepalive", "spool"),
+    *("protocol", "keepalive", "spool", "link"),
 )
 #: MQTT 5 by default; 3.1.1 for a broker that speaks only that (the embedded amqtt broker).
 PROTOCOLS = ("5", "3.1.1")
 _PORTS = {"mqtt": 1883, "mqtts": 8883}
-#: A name that is one topic level, with no MQTT wildcard or separator in it.
-LEVEL = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 @dataclass(frozen=True)
@@ -41,6 +39,7 @@ class FloorConfig:
     protocol: str  # one of PROTOCOLS
     keepalive: int  # seconds; the broker sends the table's death within 1.5 times this of silence
     spool: Path | None  # None: beside the state database (``floor-TABLE.sqlite3``)
+    link: TableLink | None = None  # [floor.link]: the linked progressive's levels; None: none linked
 
 
 def read_floor(section: Section) -> FloorConfig | None:
@@ -81,6 +80,7 @@ def read_floor(section: Section) -> FloorConfig | None:
         protocol=section.choice("protocol", PROTOCOLS, "5"),
         keepalive=section.number("keepalive", int, 10, 1, 3600),
         spool=optional_path(section, "spool"),
+        link=read_table_link(section.section("link")),
     )
 
 

@@ -1,11 +1,12 @@
 """The floor service's configuration file (``croupier floor --config FILE``; docs/floor.md).
 
-Four tables, each optional. ``[floor]`` is the broker and the property as a table names them, read
+Five tables, each optional. ``[floor]`` is the broker and the property as a table names them, read
 by the same reader as a table's (croupier.config.floor), so both ends are configured alike; absent,
 the service starts the embedded broker on loopback (decision 0036). ``[store]`` is where the floor
 keeps what it has counted: a SQLite file by default, a PostgreSQL database when ``url`` names one.
 ``[view]`` is where the floor view is served and the file holding its read-only token;
-``[embedded]``, where the embedded broker listens. Every problem names the file and the key."""
+``[embedded]``, where the embedded broker listens; ``[links.ID]``, each linked progressive the
+floor's link controller runs (croupier.config.linked). Every problem names the file and the key."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from croupier.config.floor import LEVEL, FloorConfig, read_floor
+from croupier.config.linked import FloorLink, read_floor_links
 from croupier.config.section import Section
 from croupier.config.service import bind_address, is_loopback, tls_pair
 
@@ -60,15 +62,18 @@ class FloorServiceConfig:
     #: level (``[floor] username``, by default the machine's host name), so that two floor services of
     #: a property are told apart and each may write only its own host state (config/mosquitto/).
     host: str
+    links: dict[str, FloorLink]  # [links]: the linked progressives the floor's controller runs
 
 
 def load_floor_config(path: Path | None) -> FloorServiceConfig:
     """The file at ``path`` (every default without one); a ConfigError names the key at fault."""
     top = Section.read(path) if path is not None else Section(Path("(defaults)"), "", {})
-    top.only(("floor", "store", "view", "embedded"))
+    top.only(("floor", "store", "view", "embedded", "links"))
     floor_section = top.section("floor")
     if floor_section.has("spool"):
         raise floor_section.error("spool", "a table's key", "none: the floor keeps no spool")
+    if floor_section.has("link"):
+        raise floor_section.error("link", "a table's key", "the floor's links in [links.ID]")
     broker = read_floor(floor_section)
     host = (broker.username if broker else None) or socket.gethostname().split(".")[0]
     if not LEVEL.match(host):
@@ -85,6 +90,7 @@ def load_floor_config(path: Path | None) -> FloorServiceConfig:
         view=_view(top.section("view")),
         embedded=_embedded(top.section("embedded"), broker),
         host=host,
+        links=read_floor_links(top.section("links")),
     )
 
 

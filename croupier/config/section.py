@@ -3,6 +3,7 @@ was expected ("FILE: key.path: what is wrong (expected ...)") without each reade
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -10,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from croupier.errors import ConfigError
+
+#: A name that is one topic level of the floor's broker, with no MQTT wildcard or separator in it.
+LEVEL = re.compile(r"^[A-Za-z0-9_-]+$")
 
 _MISSING = object()  # no default: the key is required
 

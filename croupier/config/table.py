@@ -61,6 +61,11 @@ def load_table_config(path: str | Path) -> TableConfig:
         rules.check_pay_tables(given=set(top.section("rules").data))
     except RulesError as exc:
         raise top.section("rules").error(exc.key, str(exc).removeprefix(f"{exc.key}: ")) from None
+    floor = read_floor(top.section("floor"))
+    if floor is not None and floor.link is not None and not any(
+        device.kind is DeviceKind.PROGRESSIVE for device in devices.values()
+    ):
+        raise top.section("floor").error("link", f"{game} has no progressive system to link")
     return TableConfig(
         source=path,
         name=table.value("name", str, path.stem),
@@ -71,7 +76,7 @@ def load_table_config(path: str | Path) -> TableConfig:
         service=service,
         audit=audit,
         limits=read_limits(top.section("limits"), game),
-        floor=read_floor(top.section("floor")),
+        floor=floor,
     )
 
 

@@ -9,6 +9,7 @@ refuses any card anywhere in a body, so no face-down value can reach the floor (
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from croupier.audit.head import Head
@@ -98,3 +99,8 @@ def head(trail_head: Head | None) -> Body | None:
         "hash": trail_head.hash,
         "epoch": trail_head.epoch,
     }
+
+
+def now() -> str:
+    """A message's time: UTC, to the millisecond."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")

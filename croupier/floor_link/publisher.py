@@ -25,7 +25,6 @@ import ssl
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -37,9 +36,11 @@ from paho.mqtt.properties import Properties
 
 from croupier.audit.writer import AuditTrail
 from croupier.config import FloorConfig, TableConfig
+from croupier.config.linked import TableLink
 from croupier.errors import StartupError
 from croupier.floor_link import payloads
 from croupier.floor_link.counters import Counters
+from croupier.floor_link.linked import SpoolSender
 from croupier.floor_link.spool import Spool, encode
 from croupier.floor_link.topics import Topics
 from croupier.service.table_service import TableService
@@ -47,6 +48,7 @@ from croupier.state import StateError
 from croupier.tables.events import RoundEnded
 from croupier.tables.feeding import DeviceEventApplied
 from devices.faults import FaultLatched, FaultReleased
+from devices.linked import LinkedLevels
 from drivers.connection import StateChanged
 from vocabulary.events import Event, Events, Listener
 
@@ -112,6 +114,7 @@ class BrokerSettings:
     broker: Broker
     topics: Topics
     spool: Path
+    link: TableLink | None  # the linked progressive the table's levels are on (decision 0039)
 
 
 def broker_settings(config: TableConfig) -> BrokerSettings | None:
@@ -134,6 +137,7 @@ def broker_settings(config: TableConfig) -> BrokerSettings | None:
         broker=broker,
         topics=Topics(floor.group, config.name),
         spool=floor.spool or config.service.state_db.parent / f"floor-{config.name}.sqlite3",
+        link=floor.link,
     )
 
 
@@ -200,6 +204,12 @@ class FloorLink:
         self._last_error: dict[str, str | None] = {}  # each device's last link error heard
         self._latches: list[tuple[Events, Listener]] = []  # each latch's hub and the listener on it
         self.counters = Counters(spool.totals(), time.monotonic())
+        self.linked: LinkedLevels | None = None
+        link = settings.link
+        if link is not None:  # a table with a progressive (croupier.config.table)
+            sender = SpoolSender(self, spool, link.id)
+            self.linked = LinkedLevels(self.topics.table, link.id, link.rates, link.heard_within, sender)
+            self.table.progressive.attach(self.linked)
 
     # -- what the table does ------------------------------------------------------------------
     def __call__(self, event: Event, /) -> None:
@@ -235,7 +245,7 @@ class FloorLink:
         self._changed("counters", counters, key=key, totals=self.counters.totals)
         meters = payloads.meters(self.table)
         if meters is not None:
-            self._changed("meter", {"levels": meters})
+            self._changed("meter", {"levels": meters, "wagers_locked": self._wagers_locked()})
         head = payloads.head(self.trail.head)
         if head is not None:
             self._changed("head", head, key=(head["file"], head["epoch"]))
@@ -252,9 +262,13 @@ class FloorLink:
             self._spool(kind, body, totals)
             self._last[kind] = seen
 
+    def wake(self) -> None:
+        """Something was spooled: the sender delivers it."""
+        self._wake.set()
+
     def _spool(self, kind: str, body: Mapping[str, object], totals: Mapping[str, int] | None = None) -> None:
         plain = payloads.checked(body)
-        at = _now()
+        at = payloads.now()
         self.spool.append(
             self.topics.of(kind),
             lambda seq: {"table": self.topics.table, "seq": seq, "at": at, **plain},
@@ -273,7 +287,7 @@ class FloorLink:
                 "session": session,
                 "spool": self.spool.identity,
                 "as_of_seq": self.spool.last_seq,
-                "at": _now(),
+                "at": payloads.now(),
                 "game": self.service.game,
                 "rounds": self.table.rounds,
                 "state": payloads.table_state(self.service),
@@ -283,10 +297,16 @@ class FloorLink:
                     for name, state in sorted(links.items())
                 },
                 "meters": payloads.meters(self.table),
+                "wagers_locked": self._wagers_locked(),
                 "counters": self.counters.body(self.table.rounds, time.monotonic()),
                 "head": payloads.head(self.trail.head),
             }
         )
+
+    def _wagers_locked(self) -> str | None:
+        """Why the table refuses its progressive wagers now, for the floor view: a linked
+        progressive's link lost or not reconciled (decision 0039); None while they are taken."""
+        return None if self.linked is None else self.linked.refusal()
 
     def death(self, session: int, reason: str) -> bytes:
         """The death certificate of connection ``session``: ``lost`` as the will the broker sends,
@@ -330,6 +350,8 @@ class FloorLink:
             await asyncio.sleep(WATCH)
             try:
                 self.look()
+                if self.linked is not None:
+                    self.linked.look()
             except StateError:  # as a listener's failure is (vocabulary.events): logged, the table goes on
                 log.exception("floor link: the spool could not be written")
 
@@ -417,13 +439,29 @@ class FloorLink:
         itself online after this table's last birth."""
         await client.subscribe(self.topics.rebirth, qos=1)
         await client.subscribe(self.topics.host_states, qos=1)
+        linked = self.linked
+        link_topic = None if linked is None else self.topics.link_state(linked.link)
+        if link_topic is not None:
+            await client.subscribe(link_topic, qos=1)
         async for message in client.messages:
+            if linked is not None and link_topic is not None and message.topic.matches(link_topic):
+                _link_heard(linked, message.payload)
+                continue
             if message.topic.matches(self.topics.host_states) and not _came_online_after(
                 message.payload, self._born_at
             ):
                 continue
             self._rebirth.set()
             self._wake.set()
+
+
+def _link_heard(linked: LinkedLevels, payload: object) -> None:
+    """The link controller's state for this table; one that cannot be read is logged and skipped
+    (the link falls silent if none can, and the progressive wagers lock)."""
+    try:
+        linked.heard(json.loads(payload if isinstance(payload, bytes | str) else b""))
+    except (ValueError, KeyError, TypeError) as exc:
+        log.error("floor link: the link controller's state cannot be read", reason=repr(exc))
 
 
 def _came_online_after(payload: object, born_at: float) -> bool:
@@ -445,7 +483,3 @@ def json_props(v5: bool, packet: int) -> Properties | None:
     props = Properties(packet)
     props.ContentType = "application/json"
     return props
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")

@@ -12,7 +12,15 @@ twice once, by table and number. A new spool (its file removed, the table PC rep
 again under a new random ``identity``, which every birth certificate names: the floor then counts
 afresh. The spool also keeps the link's session number (Sparkplug's
 ``bdSeq``), one more at every connection, so the floor can tell a stale death from the current one,
-and the counters' totals as last told, so they go on from there after a restart.
+the counters' totals as last told, so they go on from there after a restart, and a linked
+progressive's counts (decision 0039): the table's link messages are numbered in a sequence of their
+own, the contributions and their cents counted with them, in the transaction that spools the
+message, so what the table says it sent is exactly what is on its way.
+
+Its schema version is 2. A spool of version 1 (a table PC from before linked progressives) is
+brought to 2 when it is opened: the table of link messages kept is added, and its messages waiting,
+numbers, session and counters' totals go on as they were. A spool of a later version than this
+release knows is refused (croupier.state.sqlite_file).
 
 One connection, used from the event loop's thread, as the state database's is.
 """
@@ -25,12 +33,14 @@ import sqlite3
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from croupier.state.sqlite_file import FileKind, StateError, transaction
+from devices.linked import Counts
 
-#: Marked "CRFL" (PRAGMA application_id).
-SPOOL_FILE = FileKind("floor spool", 0x4352464C, 1)
+#: Marked "CRFL" (PRAGMA application_id); version 2 keeps a linked progressive's messages.
+SPOOL_FILE = FileKind("floor spool", 0x4352464C, 2)
 _SCHEMA = """
 CREATE TABLE messages (
     seq     INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -45,6 +55,17 @@ CREATE TABLE identity (
     spool TEXT NOT NULL
 )
 """
+#: Version 2: each link message kept until the link controller says it applied it.
+_LINKED = """
+CREATE TABLE linked (
+    number INTEGER PRIMARY KEY,
+    body   TEXT NOT NULL
+)
+"""
+
+
+#: A link message's payload from its sequence number and what is kept of it (croupier.floor_link.linked).
+MakeLinked = Callable[..., Mapping[str, object]]
 #: The prefix of a counter's total in the ``link`` table.
 _TOTAL = "total:"
 
@@ -80,10 +101,7 @@ class Spool:
         return the number once the message is on disk; ``totals``, the counters it tells
         (croupier.floor_link.counters), are kept in the same transaction."""
         with self._transaction():
-            seq = self._db.execute("INSERT INTO messages VALUES (NULL, ?, '')", (topic,)).lastrowid
-            assert seq is not None  # an INSERT into a rowid table gives its row's id
-            payload = encode(make(seq)).decode()
-            self._db.execute("UPDATE messages SET payload = ? WHERE seq = ?", (payload, seq))
+            seq = self._spooled(topic, make)
             for name, value in (totals or {}).items():
                 self._db.execute("INSERT OR REPLACE INTO link VALUES (?, ?)", (f"{_TOTAL}{name}", value))
         return seq
@@ -112,6 +130,75 @@ class Spool:
     def __len__(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM messages").fetchone()[0])
 
+    def append_linked(
+        self,
+        topic: str,
+        body: Mapping[str, object],
+        make: MakeLinked,
+        contribution: tuple[int, int] | None = None,
+    ) -> int:
+        """Spool the link message ``make(seq, kept)`` builds, ``kept`` being ``body`` with the next
+        link ``number``, under the table's next sequence number, keep ``kept`` until the controller
+        applied it (``resend``), and return the link number. ``contribution``: the controller round
+        and the cents wagered, counted with it; a round counted already spools nothing (0)."""
+        with self._transaction():
+            values = self._link_values()
+            if contribution is not None and values.get("linked_round") == contribution[0]:
+                return 0
+            number = values.get("linked_number", 0) + 1
+            counted = {"linked_number": number}
+            if contribution is not None:
+                counted |= {
+                    "linked_round": contribution[0],
+                    "linked_contributions": values.get("linked_contributions", 0) + 1,
+                    "linked_cents": values.get("linked_cents", 0) + contribution[1],
+                }
+            self._db.executemany("INSERT OR REPLACE INTO link VALUES (?, ?)", counted.items())
+            kept: dict[str, object] = {**body, "number": number}
+            self._db.execute("INSERT INTO linked VALUES (?, ?)", (number, encode(kept).decode()))
+            self._spooled(topic, partial(make, kept=kept))
+        return number
+
+    def resend(self, topic: str, after: int, make: MakeLinked) -> int:
+        """Spool again, under new sequence numbers, every link message kept that is numbered above
+        ``after`` (the last the controller applied): the controller applies each once by its link
+        number, so one it already has changes nothing. Returns how many; those up to ``after`` are
+        no longer kept."""
+        with self._transaction():
+            self._db.execute("DELETE FROM linked WHERE number <= ?", (after,))
+            rows = self._db.execute("SELECT body FROM linked ORDER BY number").fetchall()
+            for (body,) in rows:
+                kept: Mapping[str, object] = json.loads(body)
+                self._spooled(topic, partial(make, kept=kept))
+        return len(rows)
+
+    def applied(self, through: int) -> None:
+        """The link controller applied every link message up to ``through``: no longer kept."""
+        with self._transaction():
+            self._db.execute("DELETE FROM linked WHERE number <= ?", (through,))
+
+    def _spooled(self, topic: str, make: Callable[[int], Mapping[str, object]]) -> int:
+        """One message under the next sequence number, inside the caller's transaction."""
+        seq = self._db.execute("INSERT INTO messages VALUES (NULL, ?, '')", (topic,)).lastrowid
+        assert seq is not None  # an INSERT into a rowid table gives its row's id
+        payload = encode(make(seq)).decode()
+        self._db.execute("UPDATE messages SET payload = ? WHERE seq = ?", (payload, seq))
+        return seq
+
+    def linked_counts(self) -> Counts:
+        """The link messages spooled so far: the last link number, the contributions and their cents."""
+        kept = self._link_values()
+        return Counts(
+            kept.get("linked_number", 0), kept.get("linked_contributions", 0), kept.get("linked_cents", 0)
+        )
+
+    def waiting(self, topic: str) -> int:
+        """The messages on ``topic`` not yet acknowledged by the broker."""
+        return int(self._db.execute("SELECT count(*) FROM messages WHERE topic = ?", (topic,)).fetchone()[0])
+
+    def _link_values(self) -> dict[str, int]:
+        return {name: int(value) for name, value in self._db.execute("SELECT name, value FROM link")}
+
     def next_session(self) -> int:
         """The next connection's session number, kept before the connection is made."""
         with self._transaction():
@@ -121,12 +208,15 @@ class Spool:
         return session
 
     def _prepare(self, db: sqlite3.Connection, version: int) -> None:
-        """A new spool (``version`` 0): its schema, and its identity, drawn afresh."""
-        if version == 0:
+        """A new spool (``version`` 0): its schema, and its identity, drawn afresh; one of version 1:
+        the table of link messages kept."""
+        if version < SPOOL_FILE.schema_version:
             with transaction(db, f"{self.path}: cannot write the floor spool"):
-                for statement in _SCHEMA.split(";"):
-                    db.execute(statement)
-                db.execute("INSERT INTO identity VALUES (?)", (secrets.token_hex(16),))
+                if version == 0:
+                    for statement in _SCHEMA.split(";"):
+                        db.execute(statement)
+                    db.execute("INSERT INTO identity VALUES (?)", (secrets.token_hex(16),))
+                db.execute(_LINKED)
                 SPOOL_FILE.mark(db)
 
     def _transaction(self) -> AbstractContextManager[None]:

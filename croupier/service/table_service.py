@@ -160,11 +160,16 @@ class TableService:
     def waiting_for(self) -> str | None:
         """What the table waits for a person to do, if anything: a supervisor's clear of its
         latched faults (``held: CODE``), a supervisor's ruling on a held round, or an answer on the
-        screen (``waiting: PROMPT``)."""
+        screen (``waiting: PROMPT``); or the link of a linked progressive, for the amount of a
+        jackpot hit or for a lock another table's keyed reset lifts (``held: link ...``: a stop
+        does not wait for either)."""
         if self.table.faults:
             return "held: " + ", ".join(fault.code for fault in self.table.faults)
         if self.table.held_round is not None:
             return f"held: round {self.table.held_round.number} for a supervisor's ruling"
+        progressive = self.table.progressive
+        if progressive is not None and progressive.linked is not None and progressive.linked.awaiting:
+            return f"held: {progressive.linked.awaiting}"
         if self.screen.prompt is not None:
             return f"waiting: {self.screen.prompt.kind}"
         return None

@@ -25,6 +25,7 @@ No face reaches a log or an exception before the showdown: the shuffler's order 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from croupier.tables.game_kept import GameKept
 from croupier.tables.holding import SupervisorHolds
 from croupier.tables.registry import Connections, Options, TableKind
 from devices.equipment import Equipment
+from devices.linked import LINK_HEARD
 from devices.progressive import AWARD_TO_WAGER, CHIP_COUNT, KEYED_RESET, LOCKED, NO_MORE_BETS, Progressive
 from devices.shuffler import Batch, Shuffler
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
@@ -52,6 +54,7 @@ from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from drivers.shuffler import SealedOrder
 from games.common import stub_count
 from games.common.machine_parts import HELD, VOIDED
+from games.common.messages import Message
 from games.crazy_4_poker import GAME, Round, RuleSet, Table, clauses
 from games.crazy_4_poker import dealing as crazy_4_dealing
 from games.crazy_4_poker import inputs as crazy_4
@@ -274,7 +277,34 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
                 return
             self.log.warning("table held", jackpot_locked=frozen, clause=KEYED_RESET.clause)
             self._cleared.clear()
+            await self._reset_or_lifted(frozen)
+
+    async def _reset_or_lifted(self, frozen: list[int]) -> None:
+        """A keyed reset here, or the lock of a linked level lifted by the reset at another table:
+        meanwhile the table says it waits for it (a stop does not wait for a reset elsewhere)."""
+        link = self.progressive.linked
+        if link is None:
             await self._cleared.wait()
+            return
+        link.lifted.clear()
+        levels = ", ".join(map(str, frozen))
+        link.awaiting = f"link {link.link}: level(s) {levels} jackpot-locked until the keyed reset"
+        waits = [asyncio.ensure_future(self._cleared.wait()), asyncio.ensure_future(link.lifted.wait())]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            link.awaiting = None
+            for wait in waits:
+                wait.cancel()
+
+    def _wager(self, round_: Round, wager: Message) -> None:
+        """A wager to the round; a progressive one is refused while the link is lost or not yet
+        reconciled (decision 0039), with the reason naming the link."""
+        if isinstance(wager, PlaceWagers) and wager.progressive:
+            refused = self.progressive.wagers_refused()
+            if refused is not None:
+                raise RuleViolation(LINK_HEARD, f"seat {wager.seat}: progressive wager refused: {refused}")
+        self._give(round_, wager)
 
     async def play_round(self, players: Crazy4Players) -> Round:
         """Play one round to completion, its cards in the discard rack; returns the round."""
@@ -286,7 +316,7 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
         self._began(round_)
         try:
             async for wager in each(players.wagers(round_.number, self.rules.positions)):
-                take(wager, partial(self._give, round_))
+                take(wager, partial(self._wager, round_))
             counting = self.rules.shuffler is ShufflerKind.COUNTING
             self._give(
                 round_, ShuffleReport(count=batch.report.count if counting else None, order=batch.order)

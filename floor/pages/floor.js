@@ -1,5 +1,7 @@
 // The floor view: every table the floor service has heard, read once a second from
-// GET /floor/v1/tables. With a token file configured the browser has signed in on the shared sign-in
+// GET /floor/v1/tables, and each linked progressive's levels from GET /floor/v1/links: each level's
+// value and the hits that lock it, each table of the link and whether it takes progressive wagers
+// (docs/decisions/0039-linked-jackpots-paid-in-the-order-received.md). With a token file configured the browser has signed in on the shared sign-in
 // page (/) and holds only the HttpOnly session cookie (docs/decisions/0033-browser-sign-in.md): no
 // script here reads a token or a session. A refused request (signed out, expired, the service
 // restarted) goes back to the sign-in page.
@@ -48,14 +50,55 @@ function render(tables) {
   }
 }
 
+function hitText(hit) {
+  return `${hit.table} seat ${hit.seat}, round ${hit.round}: ${money(hit.amount_cents)}`;
+}
+
+function renderLinks(links, tables) {
+  document.getElementById("links").hidden = links.length === 0;
+  const levels = document.querySelector("#link-levels tbody");
+  const linked = document.querySelector("#link-tables tbody");
+  levels.replaceChildren();
+  linked.replaceChildren();
+  const heard = Object.fromEntries(tables.map((table) => [table.table, table]));
+  for (const link of links) {
+    for (const level of link.levels) {
+      const row = levels.insertRow();
+      row.dataset.link = link.link;
+      row.dataset.level = level.level;
+      row.className = level.locked ? "locked" : "unlocked";
+      cell(row, link.link, "link");
+      cell(row, String(level.level), "level");
+      cell(row, money(level.value_cents), "value");
+      cell(row, level.locked ? level.hits.map(hitText).join("; ") : "not locked", "locked-by");
+    }
+    for (const name of link.tables) {
+      const table = heard[name];
+      const row = linked.insertRow();
+      row.dataset.link = link.link;
+      row.dataset.table = name;
+      let wagers = "taken";
+      if (!table) wagers = "not heard yet";
+      else if (table.dark) wagers = "table dark";
+      else if (table.wagers_locked) wagers = `locked: ${table.wagers_locked}`;
+      row.className = wagers === "taken" ? "taken" : "refused";
+      cell(row, link.link, "link");
+      cell(row, name, "name");
+      cell(row, wagers, "wagers");
+    }
+  }
+}
+
 async function poll() {
   try {
     const { status: code, body: reply } = await request("GET", "/floor/v1/tables");
-    if (code === 401) {
+    const { status: linksCode, body: linked } = await request("GET", "/floor/v1/links");
+    if (code === 401 || linksCode === 401) {
       location.assign("/");
       return;
     }
     render(reply.tables);
+    renderLinks(linked.links, reply.tables);
     status.textContent = `updated ${new Date().toLocaleTimeString()}`;
   } catch (error) {
     status.textContent = `the floor service is not answering (${error.message})`;

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any, cast
 
+from devices.progressive import Progressive
 from firmware_sim.progressive import ControllerPersonality
 from simulator.games.registry import SeatedTable, Seating, simulation
 from simulator.players.seen import own_cards
@@ -35,13 +36,22 @@ def table_options(game: str, sim: Any) -> dict[str, Any]:  # Any: TOML values of
 def face_down(sim: SeatedTable) -> Seating:
     """The seating of players at a game dealt face down: their own cards from the simulated table's
     world, its rules, and the progressive chips onto the simulated controller's sensors where the
-    table has one."""
+    table has one; ``cover`` says whether the chip went on: a player told that progressive wagers
+    are refused (a linked progressive's link lost: decision 0039) keeps it."""
     options: Seating = {"look": own_cards(sim.world), "rules": sim.table.rules}
     controller = sim.devices.get("progressive")
     if controller is not None:
-        options["cover"] = lambda seat: controller.call(
-            lambda engine: cast(ControllerPersonality, engine.personality).cover(engine, seat)
-        )
+        progressive: Progressive = sim.table.progressive  # type: ignore[attr-defined]  # it has a controller
+
+        def cover(seat: int) -> bool:
+            if progressive.wagers_refused() is not None:
+                return False
+            controller.call(
+                lambda engine: cast(ControllerPersonality, engine.personality).cover(engine, seat)
+            )
+            return True
+
+        options["cover"] = cover
     return options
 
 

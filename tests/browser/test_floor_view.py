@@ -2,14 +2,19 @@
 publishing through a real Mosquitto with the shipped access rules to ``croupier floor``; both are
 shown once the browser has signed in with the view's token on the shared sign-in page (a wrong one
 refused), no script in the page can read the token or the session, the one killed is shown dark from
-its death certificate, the broker's will, and signing out sends the view back to the sign-in page."""
+its death certificate, the broker's will, and signing out sends the view back to the sign-in page.
+And a linked progressive (decision 0039) as the floor sees it: each level's value, the hit that
+locks one, and the table whose progressive wagers are locked, with the reason it gave."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import signal
 from typing import Any
 
+import aiomqtt
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -109,4 +114,82 @@ def test_every_table_is_shown_and_one_killed_is_shown_dark(tmp_path, browser):
                 loop.run_until_complete(process.wait())
         loop.close()
         broker.close()
+    assert not logs, logs
+
+
+def _link_rows(driver: Any, table: str) -> list[dict[str, str]]:  # Any: a Selenium WebDriver
+    """The rows of the linked jackpots' table ``table`` (``link-levels`` or ``link-tables``): each
+    one's class as ``class`` and each cell's text by the cell's class, read at once."""
+    return driver.execute_script(  # type: ignore[no-any-return]
+        """return Array.from(document.querySelectorAll(`#${arguments[0]} tbody tr`), (row) =>
+            Object.fromEntries([["class", row.className],
+                ...Array.from(row.cells, (cell) => [cell.className, cell.textContent])]));""",
+        table,
+    )
+
+
+def test_the_linked_jackpots_are_shown_with_their_locks(tmp_path, browser):
+    """Two tables on the link c4p, their messages sent as a table's floor link sends them: T1
+    contributes $100.00 of progressive wagers, T2 hits level 1 and reports its wagers locked for a
+    lost link. The floor's own link controller applies them and the view shows its state."""
+    config = floor_config(tmp_path / "floor", None)  # the embedded broker, the view open on loopback
+    links = (
+        '[links.c4p]\ntables = ["T1", "T2"]\n'
+        "[links.c4p.levels.1]\nrate_bp = 500\nreset_cents = 100000\n"
+        "[links.c4p.levels.2]\nrate_bp = 100\nreset_cents = 5000\n"
+    )
+    config.write_text(config.read_text().replace("[store]", links + "[store]"))
+    port = int(re.findall(r'bind = "127\.0\.0\.1:(\d+)"', config.read_text())[0])
+    lost = "link c4p: the link controller not heard within 3 s"
+    at = "2026-12-02T03:00:00.000+00:00"
+
+    def birth(table: str, wagers_locked: str | None) -> dict[str, object]:
+        return {
+            "table": table, "session": 1, "spool": table * 16, "as_of_seq": 0, "at": at,
+            "game": "crazy-4-poker", "rounds": 0, "state": {"status": "open", "reason": None, "dealer": "D1"},
+            "faults": [], "links": {}, "meters": [], "wagers_locked": wagers_locked, "counters": {},
+            "head": None,
+        }  # fmt: skip
+
+    def linked(table: str, event: str, **fields: object) -> dict[str, object]:
+        return {"table": table, "seq": 1, "at": at, "link": "c4p", "spool": table * 16, "number": 1,
+                "event": event, **fields}  # fmt: skip
+
+    async def tables() -> None:
+        v311 = aiomqtt.ProtocolVersion.V311
+        async with aiomqtt.Client("127.0.0.1", port, identifier="tables", protocol=v311) as client:
+            await client.subscribe("croupier/v1/dev/host/+/state", qos=1)
+            async for message in client.messages:  # the floor is online: subscribed to the tables
+                if json.loads(message.payload)["online"]:  # type: ignore[arg-type]
+                    break
+            for topic, body in (
+                ("T1/birth", birth("T1", None)),
+                ("T2/birth", birth("T2", lost)),
+                ("T1/linked", linked("T1", "contribution", round=1, wagered_cents=10_000)),
+                ("T2/linked", linked("T2", "hit", level=1, seat=3, round=7)),
+            ):
+                await client.publish(f"croupier/v1/dev/table/{topic}", json.dumps(body), qos=1)
+
+    with floor_service(config) as service:
+        asyncio.run(tables())
+        browser.get_log("browser")  # what earlier tests' pages said is theirs
+        browser.get(f"{service.view}/floor")
+        wait = WebDriverWait(browser, 30, poll_frequency=0.2)
+        locks = ["locked", "unlocked"]  # level 1 hit, level 2 not
+        wait.until(lambda driver: [row["class"] for row in _link_rows(driver, "link-levels")] == locks)
+        levels = _link_rows(browser, "link-levels")
+        assert [(row["level"], row["value"], row["locked-by"]) for row in levels] == [
+            ("1", "$1,000.00", "T2 seat 3, round 7: $1,005.00"),  # frozen for the hit; restarted at reset
+            ("2", "$51.00", "not locked"),  # 5,000 cents and 1 % of T1's 10,000
+        ]
+        assert [(row["name"], row["wagers"]) for row in _link_rows(browser, "link-tables")] == [
+            ("T1", "taken"),
+            ("T2", f"locked: {lost}"),
+        ]
+        logs = [  # an open view has no sessions: the page's question for one is answered 404
+            entry
+            for entry in browser.get_log("browser")
+            if entry["level"] == "SEVERE" and "/v1/session - " not in entry["message"]
+        ]
+        browser.get("about:blank")  # no more asking a floor service about to stop
     assert not logs, logs

@@ -262,7 +262,7 @@ def check_payloads(messages: Messages) -> None:
     none holds a card's face."""
     for topic, body in messages:
         levels = topic.split("/")
-        kind = "host-state" if levels[3] == "host" else levels[-1]
+        kind = {"host": "host-state", "link": "link-state"}.get(levels[3], levels[-1])
         _VALIDATORS[kind].validate(body)
         assert not _CARD.search(json.dumps(body)), f"a card's face in {topic}: {body}"
 

@@ -189,13 +189,20 @@ def test_a_table_publishes_only_its_own_topics_and_reads_only_what_is_meant_for_
             topic("T2", "death"),
             topic("T2", "cmd/rebirth"),  # a request to another table
             f"croupier/v1/{GROUP}/host/floor-1/state",  # a floor service's own state
+            f"croupier/v1/{GROUP}/link/c4p/table/T1",  # a link controller's state, even its own
+            f"croupier/v1/{GROUP}/link/c4p/table/T2",
         ]
+        link_for_t1 = f"croupier/v1/{GROUP}/link/c4p/table/T1"
         eavesdropper = Floor(mosquitto.port, username="T2", password=TABLES["T2"], identifier="T2")
         async with floor_running(Floor(mosquitto.port)) as floor, floor_running(eavesdropper):
             for name in forbidden:  # refused: dropped, or the connection closed
                 with contextlib.suppress(aiomqtt.MqttError):
                     async with table("T1") as t1:
                         await t1.publish(name, b'{"forged": true}', qos=1)
+            async with aiomqtt.Client(
+                "127.0.0.1", mosquitto.port, username="floor-1", password=FLOORS["floor-1"]
+            ) as controller:  # the link controller tells T1, and T1 only
+                await controller.publish(link_for_t1, b'{"link": true}', qos=1)
             async with table("T1") as t1:
                 await t1.publish(topic("T1", "state"), b'{"last": true}', qos=1)
             await floor.until(lambda _: floor.of("T1", "state"), 5)
@@ -203,7 +210,10 @@ def test_a_table_publishes_only_its_own_topics_and_reads_only_what_is_meant_for_
             return floor, [topic for topic, _ in eavesdropper.messages]
 
     floor, heard_by_t2 = asyncio.run(main())
-    assert [t for t, _ in floor.messages] == [f"croupier/v1/{GROUP}/table/T1/state"]
+    assert [t for t, _ in floor.messages] == [
+        f"croupier/v1/{GROUP}/link/c4p/table/T1",
+        f"croupier/v1/{GROUP}/table/T1/state",
+    ]
     assert heard_by_t2 == [], "a table read another table's messages"
 
 

@@ -131,7 +131,7 @@ def test_a_gap_in_a_tables_numbers_asks_it_for_a_new_birth(tmp_path):
                     topic = "croupier/v1/dev/table/T1/"
                     birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 1, "game": "g",
                              "rounds": 0, "state": {}, "faults": [], "links": {}, "meters": None,
-                             "counters": {}, "head": None}  # fmt: skip
+                             "wagers_locked": None, "counters": {}, "head": None}  # fmt: skip
                     await table.publish(topic + "birth", json.dumps(birth), qos=1)
                     for seq in (2, 2, 5):  # 2 given twice, 3 and 4 never
                         state = {"table": "T1", "seq": seq, "at": "2026-12-02T00:00:00.000+00:00",
@@ -199,7 +199,7 @@ def test_a_message_the_store_failed_to_count_is_delivered_again_and_counted(tmp_
             logged("floor online")  # subscribed: what the table sends from now on is kept for it
             birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 0, "game": "g",
                      "rounds": 0, "state": {}, "faults": [], "links": {}, "meters": None,
-                     "counters": {}, "head": None}  # fmt: skip
+                     "wagers_locked": None, "counters": {}, "head": None}  # fmt: skip
             asyncio.run(publish(("birth", json.dumps(birth)), ("state", state(1, "D1"))))
             service.until(lambda tables: tables.get("T1", {}).get("last_seq") == 1, 20)
             holder = sqlite3.connect(tmp_path / "floor" / "floor.sqlite3", isolation_level=None)
@@ -216,6 +216,60 @@ def test_a_message_the_store_failed_to_count_is_delivered_again_and_counted(tmp_
         broker.close()
     assert shown["state"]["dealer"] == "D2" and (shown["gaps"], shown["repeats"]) == (0, 0)
     assert "database is locked" in log.read_text()
+
+
+def test_a_link_message_its_controller_failed_to_apply_is_delivered_again_and_applied_once(tmp_path):
+    """The link controller applies a table's ``linked`` message before the floor acknowledges it
+    (decision 0039; the manual acknowledgement of decision 0036): refused by the database (a trigger
+    standing for a write that fails), the message stays with the broker, and is applied once when it
+    comes again, though the store had counted it already."""
+    broker = Mosquitto(tmp_path / "mosquitto")
+    floor = floor_config(tmp_path / "floor", broker.port)
+    links = '[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.1]\nrate_bp = 500\nreset_cents = 100000\n'
+    floor.write_text(floor.read_text().replace("[store]", links + "[store]"))
+    store, log = tmp_path / "floor" / "floor.sqlite3", floor.with_suffix(".log")
+    at = "2026-12-02T03:00:00.000+00:00"
+    birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 0, "at": at, "game": "g",
+             "rounds": 0, "state": {}, "faults": [], "links": {}, "meters": None, "wagers_locked": None,
+             "counters": {}, "head": None}  # fmt: skip
+    contribution = {"table": "T1", "seq": 1, "at": at, "link": "c4p", "spool": "a" * 32, "number": 1,
+                    "event": "contribution", "round": 1, "wagered_cents": 10_000}  # fmt: skip
+
+    async def publish() -> None:
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="T1", username="T1",
+                                  password=TABLES["T1"]) as table:  # fmt: skip
+            for kind, body in (("birth", birth), ("linked", contribution)):
+                await table.publish(f"croupier/v1/{GROUP}/table/T1/{kind}", json.dumps(body), qos=1)
+
+    def applied() -> list[tuple[int, ...]]:
+        with contextlib.closing(sqlite3.connect(store)) as db:
+            rows = db.execute("SELECT number, contributions, wagered_cents FROM link_tables").fetchall()
+            return [*rows, *db.execute("SELECT in_cents FROM link_levels").fetchall()]
+
+    try:
+        with floor_service(floor) as service:
+            deadline = time.monotonic() + 30
+            while "floor online" not in log.read_text():
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.1)
+            with contextlib.closing(sqlite3.connect(store, isolation_level=None)) as db:
+                db.execute("CREATE TRIGGER refused BEFORE INSERT ON link_tables "
+                           "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")  # fmt: skip
+                asyncio.run(publish())
+                service.until(lambda tables: tables.get("T1", {}).get("last_seq") == 1, 20)  # counted
+                while "refused by the test" not in log.read_text():
+                    assert time.monotonic() < deadline + 30, log.read_text()
+                    time.sleep(0.1)
+                assert applied() == [(0,)], "applied while the controller's database refuses it"
+                db.execute("DROP TRIGGER refused")
+            while applied() != [(1, 1, 10_000), (10_000,)]:
+                assert time.monotonic() < deadline + 60, applied()
+                time.sleep(0.1)
+            shown = service.tables()["T1"]
+    finally:
+        broker.close()
+    assert applied() == [(1, 1, 10_000), (10_000,)], "applied once"
+    assert (shown["last_seq"], shown["repeats"]) == (1, 1), "counted once, the second delivery a repeat"
 
 
 def test_two_floor_services_are_told_apart_and_each_writes_only_its_own_host_state(tmp_path):
@@ -259,7 +313,7 @@ def test_two_floor_services_are_told_apart_and_each_writes_only_its_own_host_sta
                 async with client("T1", TABLES["T1"]) as table:
                     birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 0, "game": "g",
                              "rounds": 0, "state": {"status": "open", "reason": None, "dealer": "D1"},
-                             "faults": [], "links": {}, "meters": None, "counters": {},
+                             "faults": [], "links": {}, "meters": None, "wagers_locked": None, "counters": {},
                              "head": None}  # fmt: skip
                     await table.publish(f"{prefix}/table/T1/birth", json.dumps(birth), qos=1)
                 for service in services:  # both hear the table

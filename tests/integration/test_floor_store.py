@@ -1,7 +1,7 @@
 """The floor's store (floor.store) on SQLite and on a real PostgreSQL started here with
 Debian's initdb and pg_ctl in a directory of its own: each message counted once by table and number,
 a gap noticed and a rebirth asked, a spool begun afresh counted afresh, a stale death ignored, the
-heads witnessed kept."""
+heads witnessed kept; the link controller's messages applied once and its hits ordered on both."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from croupier.config.floor_service import StoreConfig
+from croupier.config.linked import FloorLink, LinkedLevel
 from croupier.errors import StartupError
+from floor.link_controller import LinkController
 from floor.store import Store
 from tests import debian
 from tests.integration.floor_broker import free_port
@@ -60,7 +62,9 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     finally:
         if url is not None:  # the PostgreSQL is the module's: each test begins empty
             for table in ("floor_tables", "floor_rounds", "floor_heads"):
-                opened._run(f"DELETE FROM {table}")
+                opened.run(f"DELETE FROM {table}")
+            for table in ("link_levels", "link_tables", "link_hits"):  # made by a link controller
+                opened.run(f"DROP TABLE IF EXISTS {table}")
         opened.close()
 
 
@@ -72,7 +76,8 @@ def _birth(as_of: int, spool: str = SPOOL, session: int = 1) -> dict[str, object
         "table": "T1", "session": session, "spool": spool, "as_of_seq": as_of,
         "at": "2026-12-01T23:41:48.220+00:00", "game": "free-bet-blackjack", "rounds": 0,
         "state": {"status": "open", "reason": None, "dealer": "D1"}, "faults": [],
-        "links": {"shoe": {"state": "ready", "last_error": None}}, "meters": None, "counters": _counters(0),
+        "links": {"shoe": {"state": "ready", "last_error": None}}, "meters": None, "wagers_locked": None,
+        "counters": _counters(0),
         "head": {"file": "T1-000001.jsonl", "record": 3, "hash": "c" * 64, "epoch": None},
     }  # fmt: skip
 
@@ -144,6 +149,25 @@ def test_the_heads_heard_are_witnessed_the_first_hash_standing(store: Store):
         ("T1-000001.jsonl", 3, "c" * 64),
         ("T1-000002.jsonl", 9, "d" * 64),
     ]
+
+
+def test_the_link_controller_applies_each_message_once_and_orders_the_hits(store):
+    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(1000, 50_000)}, 2.0)
+    controller = LinkController({"c4p": link}, store, "main")
+
+    def sent(table: str, number: int, event: str, **fields: object) -> str | None:
+        body = {"link": "c4p", "spool": SPOOL, "number": number, "event": event, **fields}
+        return controller.heard(table, body)
+
+    assert sent("T1", 1, "contribution", round=1, wagered_cents=5000) == "c4p"
+    assert sent("T1", 1, "contribution", round=1, wagered_cents=5000) is None
+    sent("T2", 1, "hit", level=1, seat=3, round=9)
+    sent("T1", 2, "hit", level=1, seat=1, round=2)
+    level = controller.state_for("c4p", "T1")["levels"][0]
+    assert [(hit["table"], hit["amount_cents"]) for hit in level["hits"]] == [("T2", 50_500), ("T1", 50_000)]
+    sent("T1", 3, "reset", level=1)
+    sent("T2", 2, "reset", level=1)
+    assert controller.state_for("c4p", "T2")["levels"][0]["locked"] is False
 
 
 def test_a_postgresql_store_a_newer_croupier_wrote_is_refused(postgres: str, tmp_path: Path):

@@ -43,6 +43,17 @@ def test_a_broker_and_a_postgresql_store_are_read(tmp_path):
     assert named.host == "floor-2"
 
 
+def test_a_link_is_read_with_its_tables_and_levels(tmp_path):
+    config = _load(
+        tmp_path,
+        '[links.c4p-main]\ntables = ["C4-1", "C4-2"]\nheartbeat = 1.5\n'
+        "[links.c4p-main.levels.1]\nrate_bp = 500\nreset_cents = 1000000\n",
+    )
+    link = config.links["c4p-main"]
+    assert link.tables == ("C4-1", "C4-2") and link.heartbeat == 1.5
+    assert (link.levels[1].rate_bp, link.levels[1].reset_cents) == (500, 1_000_000)
+
+
 @pytest.mark.parametrize(
     ("text", "named"),
     [
@@ -56,6 +67,17 @@ def test_a_broker_and_a_postgresql_store_are_read(tmp_path):
         ('[floor]\nbroker = "mqtt://127.0.0.1"\ngroup = "g"\nspool = "x"\n', "floor.spool: a table's key"),
         ('[floor]\ngroup = "g"\n', "floor.broker: missing"),
         ("[stores]\n", "stores: unknown key"),
+        ('[floor]\nbroker = "mqtt://127.0.0.1"\ngroup = "g"\n[floor.link]\nid = "x"\n',
+         "floor.link: a table's key"),
+        ('[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.1]\nrate_bp = 0\nreset_cents = 1\n',
+         "links.c4p.levels.1.rate_bp: got 0"),
+        ('[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.x]\nrate_bp = 1\nreset_cents = 1\n',
+         "links.c4p.levels.x: not a level"),
+        ('[links.c4p]\ntables = ["T1", "T1"]\n[links.c4p.levels.1]\nrate_bp = 1\nreset_cents = 1\n',
+         "links.c4p.tables: got"),
+        ('[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.1]\nrate_bp = 1\nreset_cents = -1\n',
+         "links.c4p.levels.1.reset_cents: got -1"),
+        ('[links."c 4"]\ntables = ["T1"]\n', "links.c 4: not a link id"),
     ],
 )
 def test_each_problem_names_its_key(tmp_path, text, named):

@@ -1,6 +1,8 @@
 """The floor link's spool (croupier.floor_link.spool; decision 0035): each message numbered in the
 table's sequence and on disk before the table goes on, delivered in order, deleted only once
-acknowledged, and never numbered again, across restarts; and nothing in it can hold a card."""
+acknowledged, and never numbered again, across restarts; and nothing in it can hold a card. A linked
+progressive's messages (decision 0039) numbered in their own sequence, counted, and kept until the
+link controller applied them."""
 
 from __future__ import annotations
 
@@ -66,3 +68,59 @@ def test_no_card_reaches_the_floor_face_down_or_up():
     with pytest.raises(AuditError, match="face-down card's face"):
         checked({"round": 1, "detail": {"cards": [Card.parse("As")]}})
     assert checked({"round": 1, "net_by_seat": {"1": -500}}) == {"round": 1, "net_by_seat": {"1": -500}}
+
+
+def _linked(seq: int, *, kept: dict[str, object]) -> dict[str, object]:
+    return {"seq": seq, **kept}
+
+
+def test_link_messages_are_numbered_counted_once_per_round_and_kept_until_applied(tmp_path):
+    path = tmp_path / "spool.sqlite3"
+    first = Spool(path)
+    try:
+        assert first.append_linked("t/linked", {"event": "contribution"}, _linked, (7, 300)) == 1
+        assert first.append_linked("t/linked", {"event": "contribution"}, _linked, (7, 300)) == 0  # again
+        assert first.append("t/state", body) == 2
+        assert first.append_linked("t/linked", {"event": "hit"}, _linked) == 2
+        assert (first.linked_counts().number, first.linked_counts().wagered_cents) == (2, 300)
+        assert first.waiting("t/linked") == 2
+        first.acknowledged(3)
+        assert first.waiting("t/linked") == 0
+    finally:
+        first.close()
+    again = Spool(path)  # the counts and the kept messages outlive a restart
+    try:
+        assert again.linked_counts().contributions == 1
+        assert again.resend("t/linked", 1, _linked) == 1  # the controller applied 1: 2 is sent again
+        resent = again.pending(10)
+        assert [json.loads(m.payload) for m in resent] == [{"seq": 4, "event": "hit", "number": 2}]
+        again.applied(2)
+        assert again.resend("t/linked", 2, _linked) == 0
+    finally:
+        again.close()
+
+
+def test_a_spool_of_version_1_gains_the_kept_link_messages(tmp_path):
+    """A table PC's spool from before linked progressives: what it holds goes on as it was (its
+    message waiting, its numbers, its session, its counters' totals) and it can keep link messages."""
+    path = tmp_path / "spool.sqlite3"
+    old = Spool(path)
+    old.append("t/counters", lambda seq: {"seq": seq}, {"hands": 7})
+    old.next_session()
+    identity = old.identity
+    old.close()
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE linked")
+        db.execute("PRAGMA user_version = 1")
+    db.close()
+    upgraded = Spool(path)
+    try:
+        assert (upgraded.identity, upgraded.last_seq, upgraded.totals()) == (identity, 1, {"hands": 7})
+        assert [json.loads(m.payload) for m in upgraded.pending(10)] == [{"seq": 1}]
+        assert upgraded.next_session() == 2
+        assert upgraded.append_linked("t/linked", {"event": "reset"}, _linked) == 1
+    finally:
+        upgraded.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    db.close()

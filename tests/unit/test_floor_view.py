@@ -37,23 +37,25 @@ def test_a_token_file_others_may_read_or_a_short_token_is_refused(tmp_path):
         read_token(_token_file(tmp_path, TOKEN[:31], 0o600))
 
 
+@pytest.mark.parametrize("data", ["tables", "links"])  # links: a floor with no linked progressive
 @pytest.mark.parametrize("token", [TOKEN, None], ids=["token", "loopback-open"])
-def test_the_views_data_needs_its_token_when_it_has_one(tmp_path, token):
+def test_the_views_data_needs_its_token_when_it_has_one(tmp_path, token, data):
     store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+    path = f"/floor/v1/{data}"
 
     async def main() -> tuple[int, int, int, str]:
         async with TestClient(TestServer(view_app(store, token))) as client:
             page = await client.get("/")
-            without = await client.get("/floor/v1/tables")
-            wrong = await client.get("/floor/v1/tables", headers={"Authorization": f"Bearer x{TOKEN[1:]}"})
-            right = await client.get("/floor/v1/tables", headers={"Authorization": f"Bearer {TOKEN}"})
+            without = await client.get(path)
+            wrong = await client.get(path, headers={"Authorization": f"Bearer x{TOKEN[1:]}"})
+            right = await client.get(path, headers={"Authorization": f"Bearer {TOKEN}"})
             return page.status, without.status, wrong.status, await right.text()
 
     try:
         page, without, wrong, right = asyncio.run(main())
     finally:
         store.close()
-    assert page == 200 and right == '{"tables": []}'
+    assert page == 200 and right == f'{{"{data}": []}}'
     assert (without, wrong) == ((401, 401) if token else (200, 200))
 
 

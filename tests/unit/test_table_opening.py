@@ -51,6 +51,7 @@ class GatedTable(Publishing):
 
     name = "T1"
     held_round = None
+    progressive = None  # as at every table without a progressive system
 
     def __init__(self) -> None:
         self.events = Events()

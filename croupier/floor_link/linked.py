@@ -1,0 +1,59 @@
+"""A linked progressive's messages on the table's floor link (decision 0039): the table's side of the
+link (devices.linked) sends through the spool, numbered, like every other message, and hears the
+link controller on the one topic of the link meant for this table."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from croupier.floor_link import payloads
+from croupier.floor_link.spool import MakeLinked, Spool
+from devices.linked import Counts
+
+if TYPE_CHECKING:
+    from croupier.floor_link.publisher import FloorLink
+
+
+class SpoolSender:
+    """``devices.linked.LinkSender`` over the floor link's spool: each message on the table's
+    ``linked`` topic, with the link's id, the spool's identity and the message's link number."""
+
+    def __init__(self, link: FloorLink, spool: Spool, link_id: str) -> None:
+        self._floor, self._spool, self._link = link, spool, link_id
+        self.identity = spool.identity
+        self._topic = link.topics.of("linked")
+
+    @property
+    def connected(self) -> bool:
+        return self._floor.connected
+
+    def send(
+        self, event: str, fields: Mapping[str, object], *, contribution: tuple[int, int] | None = None
+    ) -> int:
+        plain = payloads.checked({"event": event, "link": self._link, "spool": self.identity, **fields})
+        number = self._spool.append_linked(self._topic, plain, self._message(), contribution)
+        self._floor.wake()
+        return number
+
+    def resend(self, after: int) -> int:
+        resent = self._spool.resend(self._topic, after, self._message())
+        self._floor.wake()
+        return resent
+
+    def applied(self, through: int) -> None:
+        self._spool.applied(through)
+
+    def _message(self) -> MakeLinked:
+        at, table = payloads.now(), self._floor.topics.table
+
+        def message(seq: int, *, kept: Mapping[str, object]) -> Mapping[str, object]:
+            return {"table": table, "seq": seq, "at": at, **kept}
+
+        return message
+
+    def counts(self) -> Counts:
+        return self._spool.linked_counts()
+
+    def undelivered(self) -> int:
+        return self._spool.waiting(self._topic)

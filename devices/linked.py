@@ -1,0 +1,317 @@
+"""The table's side of a linked progressive: levels whose jackpot is shared by several tables.
+
+The table's own progressive controller still locks the wagers at "no more bets", counts them and
+freezes a level it pays, as it does alone (devices/progressive.py); for a level on the link, the
+jackpot is the link controller's, on the floor (decision 0039). This is what the table knows of it:
+
+- every progressive wager the controller accepted at a lock is sent to the link as a contribution,
+  once per controller round, numbered in the table's link sequence with the count and cents kept
+  with it (``LinkSender``: the floor link's spool, so it survives a broker away and a restart);
+- the controller's state, as it last told this table: each linked level's value (what the sign
+  shows), the hits that lock it at every table, and what it applied of this table;
+- whether the link is up: the broker connected, the controller heard within ``heard_within``
+  seconds, the rates it applies this table's own, and its applied contributions reconciled with
+  those sent. While it is not, a progressive wager is refused with the reason (``refusal``); a
+  count that cannot be reconciled latches LINK_MISMATCH, which a supervisor clears;
+- a hit at this table is sent and paid the amount the controller froze for it; the keyed reset
+  of its level is sent, and the level's lock lifts at every table once the controller applied it.
+
+Every step is an equipment event of the progressive (decision 0027), so it is in the table's trail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from devices.faults import Fault
+from drivers.protocol.classes.progressive import RoundState
+from vocabulary.rules import Rule
+
+if TYPE_CHECKING:
+    from devices.progressive import Progressive
+
+LINK_HEARD = Rule(
+    "decision 0039",
+    "a linked progressive wager is accepted only while the link controller is heard and reconciled",
+)
+LINK_RECONCILED = Rule(
+    "decision 0039",
+    "the contributions the link controller applied are the progressive wagers the table accepted",
+)
+LINK_MISMATCH = "LINK_MISMATCH"
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What a table sent on its link, or what the controller applied of it: the last link number,
+    the contributions among them and the cents wagered in those."""
+
+    number: int = 0
+    contributions: int = 0
+    wagered_cents: int = 0
+
+
+class LinkSender(Protocol):
+    """Where the table's link messages go: numbered, kept with the counts, delivered in order."""
+
+    identity: str  # the spool's: the controller counts each spool afresh
+
+    @property
+    def connected(self) -> bool:
+        """Whether the broker is connected now."""
+
+    def send(
+        self, event: str, fields: Mapping[str, object], *, contribution: tuple[int, int] | None = None
+    ) -> int:
+        """Send ``event`` with ``fields`` under the next link number and return it; a contribution
+        (its controller round and the cents wagered) adds to the counts, once per round: a round
+        sent already returns 0 and sends nothing."""
+
+    def counts(self) -> Counts:
+        """What was sent so far."""
+
+    def undelivered(self) -> int:
+        """Link messages not yet acknowledged by the broker."""
+
+    def resend(self, after: int) -> int:
+        """Send again every link message numbered above ``after`` (the controller applies each once
+        by its number); how many."""
+
+    def applied(self, through: int) -> None:
+        """The controller applied every link message up to ``through``: none of them is sent again."""
+
+
+class LinkedLevels:
+    """Link ``link`` of a table's progressive: its levels and each one's rate in basis points."""
+
+    def __init__(
+        self, table: str, link: str, rates: Mapping[int, int], heard_within: float, sender: LinkSender
+    ) -> None:
+        """``table``: the table's name, as the controller names its hits."""
+        self.table, self.link, self.rates = table, link, dict(rates)
+        self.heard_within, self.sender = heard_within, sender
+        self.progressive: Progressive | None = None  # set by the progressive it is attached to
+        self.heard_at: float | None = None  # time.monotonic() of the controller's last state
+        self.levels: dict[int, Mapping[str, Any]] = {}  # Any: the controller's JSON fields, by level
+        self.applied = Counts()
+        self.lifted = asyncio.Event()  # set whenever a level's lock lifts
+        self._told = asyncio.Event()  # set whenever the controller's state is heard
+        self._locked: str | None = "not heard yet"  # the refusal last told, for its transitions
+        self._rates_problem: str | None = None
+        self._short_since: float | None = None  # applied fewer than sent, nothing left to deliver
+        self._resent_after: int | None = None  # the applied number the missing messages were resent after
+        self._offset = Counts()  # sent less applied, as a supervisor's clear of LINK_MISMATCH took it
+        self._reconciled = False  # since the link was last up: what was sent, all applied
+        self._shown: dict[int, int] = {}  # the amount each level's sign was last told
+        self._shows: set[asyncio.Task[None]] = set()
+        #: What the table waits for on the link (a hit's amount; a lock lifted), if anything.
+        self.awaiting: str | None = None
+
+    # -- what the table asks ------------------------------------------------------------------
+    def refusal(self) -> str | None:
+        """Why a progressive wager is refused now, naming the link; None while the link is up."""
+        where = f"link {self.link}"
+        if not self.sender.connected:
+            return f"{where}: the floor's broker is not reachable"
+        if self.heard_at is None:
+            return f"{where}: the link controller not heard yet"
+        if time.monotonic() - self.heard_at > self.heard_within:
+            return f"{where}: the link controller not heard within {self.heard_within:g} s"
+        if self._rates_problem is not None:
+            return f"{where}: {self._rates_problem}"
+        if self._mismatch_latched():
+            return f"{where}: the contributions do not reconcile ({LINK_MISMATCH} latched)"
+        sent = self.sender.counts()
+        if not self._reconciled:
+            return (
+                f"{where}: contributions not yet reconciled: {sent.number} sent, "
+                f"{self.applied.number} applied by the controller"
+            )
+        return None
+
+    @property
+    def locked_levels(self) -> list[int]:
+        """The linked levels a hit locks, at this table or another."""
+        return sorted(level for level, told in self.levels.items() if told["locked"])
+
+    def hits(self, level: int) -> list[Mapping[str, Any]]:  # Any: the controller's JSON fields
+        return list(self.levels.get(level, {}).get("hits", []))
+
+    def contribute(self, locked: RoundState) -> None:
+        """The progressive wagers the controller accepted at the lock of its round ``locked``, sent
+        once for the round."""
+        if locked.count == 0:
+            return
+        wagered = locked.count * locked.wager_cents
+        fields = {"round": locked.round, "count": locked.count, "wagered_cents": wagered}
+        number = self.sender.send("contribution", fields, contribution=(locked.round, wagered))
+        if number:
+            self._notify("linked_contribution", number=number, **fields)
+
+    async def hit(self, level: int, seat: int, round_: int) -> int:
+        """Send a hit of ``level`` at ``seat`` and wait for the amount the controller froze for it,
+        received in its order among every table's hits (the round waits, as for a supervisor)."""
+        number = self.sender.send("hit", {"level": level, "seat": seat, "round": round_})
+        self._notify("linked_hit", number=number, level=level, seat=seat, round=round_)
+        self.awaiting = f"link {self.link}: the amount of the level {level} hit at seat {seat}"
+        try:
+            while True:
+                for told in self.hits(level):
+                    if told["table"] == self.table and told["number"] == number:
+                        self._notify(
+                            "linked_hit_paid", number=number, level=level, seat=seat,
+                            order=told["order"], amount_cents=told["amount_cents"],
+                        )  # fmt: skip
+                        return int(told["amount_cents"])
+                self._told.clear()
+                await self._told.wait()
+        finally:
+            self.awaiting = None
+
+    def reset(self, level: int) -> None:
+        """The keyed reset of this table's hit of ``level``: the controller lifts the level's lock
+        once every hit on it is reset."""
+        number = self.sender.send("reset", {"level": level})
+        self._notify("linked_reset", number=number, level=level)
+
+    def value(self, level: int) -> int | None:
+        """What the sign shows for a linked level not frozen here: the amount frozen for the first
+        hit while a hit locks it, else its value; None before the controller is heard."""
+        told = self.levels.get(level)
+        if told is None:
+            return None
+        hits = told["hits"]
+        return int(hits[0]["amount_cents"] if hits else told["value_cents"])
+
+    # -- what the controller tells ------------------------------------------------------------
+    def heard(self, state: Mapping[str, Any]) -> None:  # Any: the controller's JSON fields
+        """The controller's state for this table: values, locks, what it applied of this table."""
+        self.heard_at = time.monotonic()
+        was_locked = set(self.locked_levels)
+        self.levels = {told["level"]: told for told in state["levels"] if told["level"] in self.rates}
+        rates = {told["level"]: told["rate_bp"] for told in state["levels"]}
+        mine = {level: rates.get(level) for level in self.rates}
+        self._rates_problem = None if mine == self.rates else (
+            f"the controller applies rates {mine}, this table is configured for {self.rates} (basis points)"
+        )  # fmt: skip
+        applied, before = state.get("applied"), self.applied
+        self.applied = Counts()
+        if applied is not None and applied["spool"] == self.sender.identity:
+            self.applied = Counts(applied["number"], applied["contributions"], applied["wagered_cents"])
+        if self.applied.number > before.number:
+            self.sender.applied(self.applied.number)
+        for level in sorted(set(self.locked_levels) - was_locked):
+            self._notify("linked_lock", level=level, hits=[dict(hit) for hit in self.hits(level)])
+        lifted = sorted(was_locked - set(self.locked_levels))
+        for level in lifted:
+            self._notify("linked_lock_lifted", level=level)
+        if lifted:
+            self.lifted.set()  # betting may open again
+        self._told.set()  # a hit waiting for its amount looks again
+        self.look()
+        self._show_changed()
+
+    def look(self) -> None:
+        """Reconcile, and record the link's locks and unlocks of the progressive wagers: called on
+        each state heard and every second (the controller falling silent is noticed here). Once the
+        link was lost, what the table sent must all be applied before a wager is taken again; while
+        it is up, a contribution on its way is not a difference."""
+        self._reconcile()
+        why = self.refusal()
+        if why != self._locked:
+            if why is None:
+                self._notify("linked_wagers_unlocked", **_fields(self.sender.counts(), self.applied))
+            else:
+                self._notify("linked_wagers_locked", reason=why)
+            self._locked = why
+
+    def cleared(self) -> None:
+        """A supervisor cleared LINK_MISMATCH: the difference as it stands is taken (and recorded),
+        and only a new one latches it again."""
+        sent = self.sender.counts()
+        self._offset = Counts(
+            sent.number - self.applied.number,
+            sent.contributions - self.applied.contributions,
+            sent.wagered_cents - self.applied.wagered_cents,
+        )
+        self._reconciled = True
+        self._notify("linked_reconciled", by="supervisor", **_fields(self.sender.counts(), self.applied))
+
+    def _reconcile(self) -> None:
+        assert self.progressive is not None
+        up = self.heard_at is not None and time.monotonic() - self.heard_at <= self.heard_within
+        if not up or not self.sender.connected:
+            self._reconciled, self._short_since = False, None
+            return
+        sent, applied = self._expected(), self.applied
+        if applied == sent:
+            if not self._reconciled:
+                self._notify("linked_reconciled", by="table", **_fields(sent, applied))
+            self._reconciled = True
+            self._short_since = None
+            return
+        if applied.number < sent.number:
+            now = time.monotonic()
+            if self.sender.undelivered():
+                self._short_since = None
+                return
+            self._short_since = self._short_since or now
+            if now - self._short_since <= self.heard_within:
+                return
+            self._short_since = None
+            if self._resent_after != applied.number:  # lost on the way (a floor stopped as it came)
+                self._resent_after = applied.number
+                resent = self.sender.resend(applied.number)
+                self._notify("linked_resent", after=applied.number, messages=resent)
+                return
+        self._short_since = None
+        if self._mismatch_latched():
+            return
+        detail = (
+            f"link {self.link}: the table sent {sent.number} link messages with {sent.contributions} "
+            f"contributions of {sent.wagered_cents} cents; the controller applied {applied.number} with "
+            f"{applied.contributions} of {applied.wagered_cents}"
+        )
+        self.progressive.latch.latch(Fault(LINK_MISMATCH, detail, LINK_RECONCILED.clause, "host"))
+
+    def _expected(self) -> Counts:
+        """What the controller should have applied of what was sent (less a cleared difference)."""
+        sent, offset = self.sender.counts(), self._offset
+        return Counts(
+            sent.number - offset.number,
+            sent.contributions - offset.contributions,
+            sent.wagered_cents - offset.wagered_cents,
+        )
+
+    def _show_changed(self) -> None:
+        """Show each linked level whose amount changed on the sign (outside the table's step: the
+        sign's calls are serialised by the progressive)."""
+        assert self.progressive is not None
+        progressive = self.progressive
+        for level in sorted(self.levels):
+            amount = self.value(level)
+            if amount is not None and self._shown.get(level) != amount and level in progressive.levels:
+                self._shown[level] = amount
+                task = asyncio.get_running_loop().create_task(progressive.show_linked(level))
+                self._shows.add(task)
+                task.add_done_callback(self._shows.discard)
+
+    def _mismatch_latched(self) -> bool:
+        assert self.progressive is not None
+        return any(fault.code == LINK_MISMATCH for fault in self.progressive.latch.faults)
+
+    def _notify(self, kind: str, **fields: object) -> None:
+        assert self.progressive is not None
+        self.progressive.notify(LINK_HEARD, kind, link=self.link, **fields)  # type: ignore[arg-type]
+
+
+def _fields(sent: Counts, applied: Counts) -> dict[str, int]:
+    return {
+        "sent": sent.number, "sent_contributions": sent.contributions, "sent_cents": sent.wagered_cents,
+        "applied": applied.number, "applied_contributions": applied.contributions,
+        "applied_cents": applied.wagered_cents,
+    }  # fmt: skip

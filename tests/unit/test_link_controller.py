@@ -1,0 +1,120 @@
+"""The link controller (floor.link_controller; decision 0039): each table's link messages applied
+once by table, spool and number, simultaneous hits paid in the order received, each from the value
+it froze, and the lock lifted by the keyed reset of every hit on the level."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from croupier.config.floor_service import StoreConfig
+from croupier.config.linked import FloorLink, LinkedLevel
+from croupier.errors import StartupError
+from floor.link_controller import LinkController
+from floor.store import Store
+
+LINK = FloorLink("c4p", ("T1", "T2", "T3"), {1: LinkedLevel(500, 100_000), 2: LinkedLevel(100, 5_000)}, 2.0)
+
+
+@pytest.fixture
+def store(tmp_path):
+    opened = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+    yield opened
+    opened.close()
+
+
+def _sent(controller, table, number, event, spool="s1", **fields):
+    body = {"link": "c4p", "spool": spool, "number": number, "event": event, **fields}
+    return controller.heard(table, body)
+
+
+def _level(controller, table, level):
+    return next(one for one in controller.state_for("c4p", table)["levels"] if one["level"] == level)
+
+
+def test_each_contribution_is_applied_once_at_each_levels_rate(store):
+    controller = LinkController({"c4p": LINK}, store, "main")
+    assert _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1000) == "c4p"
+    assert _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1000) is None  # again
+    assert _sent(controller, "T2", 1, "contribution", round=7, wagered_cents=3000) == "c4p"
+    assert _sent(controller, "T1", 2, "contribution", round=2, wagered_cents=1000) == "c4p"
+    assert _level(controller, "T1", 1)["value_cents"] == 100_000 + 5000 * 500 // 10_000
+    assert _level(controller, "T1", 2)["value_cents"] == 5_000 + 5000 * 100 // 10_000
+    told = controller.state_for("c4p", "T1")["applied"]
+    assert told == {"spool": "s1", "number": 2, "contributions": 2, "wagered_cents": 2000}
+
+
+def test_nothing_after_a_gap_is_applied_until_the_missing_message_comes(store):
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1000)
+    assert _sent(controller, "T1", 3, "contribution", round=3, wagered_cents=1000) is None  # 2 lost
+    assert controller.state_for("c4p", "T1")["applied"]["number"] == 1
+    _sent(controller, "T1", 2, "contribution", round=2, wagered_cents=1000)  # sent again by the table
+    _sent(controller, "T1", 3, "contribution", round=3, wagered_cents=1000)
+    assert controller.state_for("c4p", "T1")["applied"] == {
+        "spool": "s1", "number": 3, "contributions": 3, "wagered_cents": 3000
+    }
+
+
+def test_applied_once_across_a_restart_of_the_floor(tmp_path):
+    config = StoreConfig(None, tmp_path / "floor.sqlite3")
+    first = Store(config)
+    _sent(LinkController({"c4p": LINK}, first, "main"), "T1", 1, "contribution", round=1, wagered_cents=2000)
+    first.close()
+    again = Store(config)
+    try:
+        controller = LinkController({"c4p": LINK}, again, "main")
+        assert _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=2000) is None
+        assert _level(controller, "T2", 1)["value_cents"] == 100_100
+        assert _sent(controller, "T1", 1, "contribution", spool="s2", round=1, wagered_cents=2000) == "c4p"
+        assert controller.state_for("c4p", "T1")["applied"]["spool"] == "s2"  # a new spool counts afresh
+    finally:
+        again.close()
+
+
+def test_simultaneous_hits_are_paid_in_the_order_received_each_from_the_value_it_froze(store):
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=10_000)
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=10_000)
+    _sent(controller, "T2", 2, "hit", level=1, seat=4, round=1)
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+    level = _level(controller, "T3", 1)
+    assert level["locked"] and level["value_cents"] == 100_000
+    assert [(hit["order"], hit["table"], hit["seat"], hit["amount_cents"]) for hit in level["hits"]] == [
+        (1, "T2", 4, 101_000),  # received first: the value both tables' wagers made
+        (2, "T1", 2, 100_000),  # the level had restarted at its reset value
+    ]
+    assert not _level(controller, "T3", 2)["locked"]
+
+
+def test_the_lock_lifts_once_every_hit_on_the_level_is_reset(store):
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "hit", level=1, seat=1, round=1)
+    _sent(controller, "T2", 1, "hit", level=1, seat=1, round=1)
+    _sent(controller, "T1", 2, "reset", level=1)
+    assert _level(controller, "T3", 1)["locked"]  # T2's hit still waits for its key
+    _sent(controller, "T2", 2, "reset", level=1)
+    _sent(controller, "T2", 2, "reset", level=1)  # delivered twice
+    assert not _level(controller, "T3", 1)["locked"]
+    assert _sent(controller, "T3", 1, "contribution", round=1, wagered_cents=100) == "c4p"
+
+
+def test_a_table_not_on_the_link_changes_nothing(store):
+    controller = LinkController({"c4p": LINK}, store, "main")
+    assert _sent(controller, "T9", 1, "contribution", round=1, wagered_cents=10_000) is None
+    assert _level(controller, "T1", 1)["value_cents"] == 100_000
+
+
+def test_each_table_is_told_on_its_own_topic(store):
+    controller = LinkController({"c4p": LINK}, store, "main")
+    published = controller.publications("c4p")
+    assert [topic for topic, _ in published] == [f"croupier/v1/main/link/c4p/table/{t}" for t in LINK.tables]
+    assert all(json.loads(body)["table"] == topic.rsplit("/", 1)[1] for topic, body in published)
+
+
+def test_a_level_kept_with_another_rate_is_refused(store):
+    LinkController({"c4p": LINK}, store, "main")
+    changed = FloorLink("c4p", LINK.tables, {1: LinkedLevel(400, 100_000)}, 2.0)
+    with pytest.raises(StartupError, match=r"links\.c4p\.levels\.1: rate_bp 400"):
+        LinkController({"c4p": changed}, store, "main")

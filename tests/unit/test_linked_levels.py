@@ -1,0 +1,215 @@
+"""The table's side of a linked progressive (devices.linked; decision 0039): progressive wagers
+refused, naming the link, while the broker is away, the controller unheard or its rates not the
+table's, and after a loss until what was sent is applied; a contribution on its way is no
+difference; a count that cannot be in transit sent again, then LINK_MISMATCH latched, and a
+supervisor's clear taking the difference as it stands. The table's [floor.link] read."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from croupier.config import DEFAULT_TABLE_CONFIG, load_table_config
+from croupier.config.linked import read_table_link
+from croupier.config.section import Section
+from croupier.errors import ConfigError
+from devices.faults import FaultLatch
+from devices.linked import LINK_MISMATCH, Counts, LinkedLevels
+from drivers.protocol.classes.progressive import RoundState
+
+
+class Sender:
+    identity = "s1"
+
+    def __init__(self) -> None:
+        self.connected = True
+        self.sent = Counts()
+        self.waiting = 0
+        self.resent: list[int] = []
+
+    def send(self, event, fields, *, contribution=None):
+        if contribution is None:
+            self.sent = Counts(self.sent.number + 1, self.sent.contributions, self.sent.wagered_cents)
+        else:
+            cents = self.sent.wagered_cents + contribution[1]
+            self.sent = Counts(self.sent.number + 1, self.sent.contributions + 1, cents)
+        return self.sent.number
+
+    def counts(self):
+        return self.sent
+
+    def undelivered(self):
+        return self.waiting
+
+    def resend(self, after):
+        self.resent.append(after)
+        return self.sent.number - after
+
+    def applied(self, through):
+        pass
+
+
+class Progressive:
+    """What the link reads of the table's progressive: its latch, its levels, its records."""
+
+    def __init__(self) -> None:
+        self.latch, self.levels, self.records = FaultLatch(), {}, []
+
+    def notify(self, rule, kind, **fields):
+        self.records.append(kind)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    ticking = Clock()
+    monkeypatch.setattr("devices.linked.time.monotonic", ticking)
+    return ticking
+
+
+def _linked() -> tuple[LinkedLevels, Sender, Progressive]:
+    sender, progressive = Sender(), Progressive()
+    link = LinkedLevels("T1", "c4p", {1: 500}, 3.0, sender)
+    link.progressive = progressive  # type: ignore[assignment]
+    return link, sender, progressive
+
+
+def _told(link: LinkedLevels, applied: Counts, rate: int = 500) -> None:
+    level = {"level": 1, "rate_bp": rate, "reset_cents": 1000, "value_cents": 1000, "locked": False,
+             "hits": []}  # fmt: skip
+    body = {"spool": "s1", "number": applied.number, "contributions": applied.contributions,
+            "wagered_cents": applied.wagered_cents}  # fmt: skip
+    link.heard({"link": "c4p", "table": "T1", "levels": [level], "applied": body})
+
+
+def _lock(link: LinkedLevels, round_: int, count: int) -> None:
+    link.contribute(RoundState(round=round_, locked=True, levels=1, count=count, wager_cents=100, accepted=0))
+
+
+def test_the_wagers_are_refused_naming_the_link_until_the_controller_is_heard_and_agrees(clock):
+    link, sender, _ = _linked()
+    sender.connected = False
+    assert link.refusal() == "link c4p: the floor's broker is not reachable"
+    sender.connected = True
+    assert link.refusal() == "link c4p: the link controller not heard yet"
+    _told(link, Counts(), rate=400)
+    rates = "the controller applies rates {1: 400}, this table is configured for {1: 500}"
+    assert rates in str(link.refusal())
+    _told(link, Counts())
+    assert link.refusal() is None
+    clock.now += 3.5
+    link.look()
+    assert link.refusal() == "link c4p: the link controller not heard within 3 s"
+
+
+def test_a_contribution_on_its_way_is_no_difference_but_after_a_loss_all_must_be_applied(clock):
+    link, sender, progressive = _linked()
+    _told(link, Counts())
+    _lock(link, 1, 3)
+    link.look()
+    assert link.refusal() is None  # on its way while the link is up
+    sender.connected = False
+    link.look()
+    sender.connected = True
+    _told(link, Counts())
+    assert link.refusal() == "link c4p: contributions not yet reconciled: 1 sent, 0 applied by the controller"
+    _told(link, Counts(1, 1, 300))
+    assert link.refusal() is None
+    assert progressive.records.count("linked_reconciled") == 2
+    assert "linked_wagers_locked" in progressive.records and "linked_contribution" in progressive.records
+
+
+def test_one_round_is_contributed_once(clock):
+    link, sender, _ = _linked()
+    sender.send = lambda event, fields, *, contribution=None: 0  # the spool had the round already
+    _lock(link, 1, 3)
+    assert sender.sent == Counts()
+
+
+def test_a_count_missing_is_sent_again_then_latches_link_mismatch(clock):
+    link, sender, progressive = _linked()
+    _told(link, Counts())
+    _lock(link, 1, 2)
+    _lock(link, 2, 1)
+    _told(link, Counts(1, 1, 200))  # the second lost on its way, nothing left in the spool
+    clock.now += 3.5
+    _told(link, Counts(1, 1, 200))
+    assert sender.resent == [1] and not progressive.latch
+    _told(link, Counts(1, 1, 200))  # the grace begins again for what was sent again
+    clock.now += 3.5
+    _told(link, Counts(1, 1, 200))
+    assert [fault.code for fault in progressive.latch.faults] == [LINK_MISMATCH]
+    assert "contributions do not reconcile" in str(link.refusal())
+
+
+def test_more_applied_than_sent_latches_at_once_and_a_supervisors_clear_takes_the_difference(clock):
+    link, _, progressive = _linked()
+    _told(link, Counts())
+    _lock(link, 1, 1)
+    _told(link, Counts(1, 1, 200))  # forged: 100 cents more than the table accepted
+    assert progressive.latch.faults[0].detail == (
+        "link c4p: the table sent 1 link messages with 1 contributions of 100 cents; "
+        "the controller applied 1 with 1 of 200"
+    )
+    progressive.latch.release(LINK_MISMATCH)
+    link.cleared()
+    _lock(link, 2, 1)
+    _told(link, Counts(2, 2, 300))
+    assert link.refusal() is None and not progressive.latch
+
+
+def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says_it_waits(clock):
+    link, _, progressive = _linked()
+    _told(link, Counts())
+
+    async def hit() -> tuple[str | None, int, str | None]:
+        paid = asyncio.create_task(link.hit(1, 4, 9))
+        await asyncio.sleep(0)
+        waiting = link.awaiting
+        hits = [{"order": 1, "table": "T2", "number": 7, "seat": 1, "round": 3, "amount_cents": 1500},
+                {"order": 2, "table": "T1", "number": 1, "seat": 4, "round": 9, "amount_cents": 1000}]
+        level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": True,
+                 "hits": hits}  # fmt: skip
+        link.heard({"levels": [level], "applied": None})
+        return waiting, await paid, link.awaiting
+
+    waiting, amount, after = asyncio.run(hit())
+    assert waiting == "link c4p: the amount of the level 1 hit at seat 4" and after is None
+    assert amount == 1000  # its own hit, second in the order: the value the level restarted at
+    assert link.locked_levels == [1] and link.value(1) == 1500  # the sign shows the first hit's amount
+    assert progressive.records[-2:] == ["linked_lock", "linked_hit_paid"]
+
+
+def test_the_tables_link_is_read_and_refused_naming_the_key(tmp_path):
+    def read(data: dict[str, object]):
+        return read_table_link(Section(Path("t.toml"), "floor.link", data))
+
+    link = read({"id": "c4p", "levels": {"1": 500, "2": 100}})
+    assert link is not None and link.rates == {1: 500, 2: 100} and link.heard_within == 10.0
+    assert read({}) is None
+    with pytest.raises(ConfigError, match=r"floor\.link\.levels\.0: not a level"):
+        read({"id": "c4p", "levels": {"0": 500}})
+    with pytest.raises(ConfigError, match=r"floor\.link\.levels: empty"):
+        read({"id": "c4p", "levels": {}})
+    with pytest.raises(ConfigError, match=r"floor\.link\.id: got 'c/4'"):
+        read({"id": "c/4", "levels": {"1": 1}})
+
+
+def test_a_link_at_a_table_without_a_progressive_is_refused(tmp_path):
+    config = tmp_path / "t.toml"
+    config.write_text(
+        DEFAULT_TABLE_CONFIG.read_text()
+        + '\n[floor]\nbroker = "mqtt://127.0.0.1"\ngroup = "g"\n[floor.link]\nid = "c4p"\n'
+        + "[floor.link.levels]\n1 = 500\n"
+    )
+    with pytest.raises(ConfigError, match=r"floor\.link: free-bet-blackjack has no progressive system"):
+        load_table_config(config)
