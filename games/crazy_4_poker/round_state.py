@@ -68,7 +68,7 @@ class RoundState(RoundBase[Action]):
         self.awards_paid: set[int] = set()  # the seats whose award the system paid (AwardPaid)
         self.hold: Hold | None = None
         self._verify_order = verify_order
-        shared_machine().add_model(self)
+        self.state = shared_machine().initial  # never joins the machine: it fires by name (RoundBase._fire)
 
     @property
     def expected(self) -> Place | None:

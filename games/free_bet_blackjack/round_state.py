@@ -66,7 +66,11 @@ class RoundState(RoundBase[Action]):
         self._verified: tuple[Card, bool] | None = None
         self._deal: tuple[Slot, ...] = ()
         self._dealt = 0
-        shared_machine().add_model(self)
+        # The hand in turn as last found: every hand before it was done then and still is (a hand
+        # never becomes undone; a split's new hand goes after the hand split), so it stays the hand
+        # in turn until it is done itself, and the search runs once per hand, not once per message.
+        self._turn: Hand | None = None
+        self.state = shared_machine().initial  # never joins the machine: it fires by name (RoundBase._fire)
 
     @property
     def expected(self) -> Slot | None:
@@ -87,7 +91,10 @@ class RoundState(RoundBase[Action]):
         """The hand whose decision (or card) is awaited, clockwise from the dealer's left (672a.7(h))."""
         if self.state != PLAYER_TURNS:
             return None
-        return next((hand for hand in self._hands_in_play_order() if not hand.done), None)
+        turn = self._turn
+        if turn is None or turn.done:
+            turn = self._turn = next((hand for hand in self._hands_in_play_order() if not hand.done), None)
+        return turn
 
     def legal_decisions(self) -> dict[PlayerAction, Stake | None]:
         hand = self.current_hand

@@ -64,7 +64,7 @@ class RoundState(RoundBase[Action]):
         self._verify = verify
         self._deal: tuple[Due, ...] = ()
         self._delivered = 0
-        shared_machine().add_model(self)
+        self.state = shared_machine().initial  # never joins the machine: it fires by name (RoundBase._fire)
 
     @property
     def expected(self) -> Due | None:

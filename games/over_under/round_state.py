@@ -45,7 +45,7 @@ class RoundState(RoundBase[Action]):
         self.hold: Hold | None = None
         self.pickup: list[Pickup] = []  # cards recorded into the discard rack, in order (686a.7(j), (n))
         self._dealt = 0
-        shared_machine().add_model(self)
+        self.state = shared_machine().initial  # never joins the machine: it fires by name (RoundBase._fire)
 
     @property
     def current(self) -> Position | None:
