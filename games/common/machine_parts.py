@@ -34,7 +34,7 @@ COMPLETE = "complete"
 
 def message_of(event: EventData) -> Any:  # Any: each trigger's own message type, known to its callbacks
     """The message from inputs.py a trigger was fired with (Round.handle passes exactly one)."""
-    return event.args[0]
+    return next(iter(event.args))
 
 
 class ResumesTo:
