@@ -287,9 +287,7 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
         async for wager in each(players.wagers(round_.number, self.rules.positions)):
             take(wager, partial(self._give, round_))
         counting = self.rules.shuffler is ShufflerKind.COUNTING
-        self._give(
-            round_, ShuffleReport(count=batch.report.count if counting else None, order=batch.order)
-        )
+        self._give(round_, ShuffleReport(count=batch.report.count if counting else None, order=batch.order))
         self._give(round_, ChooseHand(self.deck_hand))
         self.dealer.take_deck()
         await self._close_betting(round_)

@@ -66,8 +66,6 @@ class ShoeRound(PlayedRound, Protocol):
     def expected(self) -> Any:  # Any: the game's own slot
         """The Slot of the card the round expects next, None when it expects none."""
 
-    def close(self) -> None: ...
-
     def pickup_order(self) -> Any: ...  # Any: the game's own pickup order
 
 

@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import ClassVar
 
 from games.common.holds import Hold
+from games.common.machine_parts import BETTING
 from games.common.pickup import Pickup
 from games.common.records import RecordKind, RoundLog
 from games.common.round_base import RoundBase
@@ -70,7 +71,7 @@ class RoundState(RoundBase[Action]):
         # never becomes undone; a split's new hand goes after the hand split), so it stays the hand
         # in turn until it is done itself, and the search runs once per hand, not once per message.
         self._turn: Hand | None = None
-        self.state = shared_machine().initial  # never joins the machine: it fires by name (RoundBase._fire)
+        self.state = BETTING  # the initial state; a round never joins its machine (RoundBase._fire)
 
     @property
     def expected(self) -> Slot | None:
