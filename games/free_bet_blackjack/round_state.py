@@ -71,6 +71,8 @@ class RoundState(RoundBase[Action]):
         # never becomes undone; a split's new hand goes after the hand split), so it stays the hand
         # in turn until it is done itself, and the search runs once per hand, not once per message.
         self._turn: Hand | None = None
+        # The hand the dealer's last pass over the Blackjacks stopped at (PlaySteps), for the same reason.
+        self._reached: Hand | None = None
         self.state = BETTING  # the initial state; a round never joins its machine (RoundBase._fire)
 
     @property
