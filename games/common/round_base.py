@@ -1,7 +1,7 @@
 """The methods every game's Round shares (used by all four games): taking a message through the
-shared machine (which a round never joins), saying what it accepts, its records and each player's net, recording
-changes of state and irregularities, holding the round, and the supervisor's ruling on a held round
-(decision 0008: only a supervisor resolves one). A game's Round names its own machine, clauses
+shared machine (which a round never joins), saying what it accepts, its records and each player's
+net, recording changes of state and irregularities, holding the round, and the supervisor's ruling
+on a held round (decision 0008: only a supervisor resolves one). A game's Round names its own machine, clauses
 module, record kinds and refusals.
 """
 
