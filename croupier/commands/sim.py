@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import hashlib
 import json
 import os
 import random
@@ -25,6 +26,7 @@ from rich.console import Console
 from croupier.audit.writer import AuditTrail
 from croupier.commands.sim_floor import DEFAULT_PACE, LIVE_ROUNDS_PER_HOUR, run_floor
 from croupier.commands.terminal import Felt, shown
+from croupier.config.table import TableConfig, load_table_config
 from croupier.errors import ConfigError
 from croupier.service.journal import TableJournal
 from croupier.state import TableState
@@ -140,6 +142,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "is the same for the same --seed and --workers",
     )
     math.add_argument(
+        "--config",
+        type=Path,
+        metavar="TABLE.toml",
+        help="with --math: play the rules, pay tables and seats of this table configuration (the file "
+        "`croupier run` reads); its game, which --game may name too",
+    )
+    math.add_argument(
         "--strategy",
         default=None,
         help="with --math: the players' strategy (default: the one that maximises the player's return)",
@@ -185,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"{option} is used only with --floor")
     if args.math:
         return run_math(args)
-    for option in ("workers", "strategy"):
+    for option in ("workers", "strategy", "config"):
         if getattr(args, option) is not None:
             raise ConfigError(f"--{option} is taken only with --math")
     if args.scenario is not None:
@@ -297,14 +306,19 @@ def run_math(args: argparse.Namespace) -> int:
     refused = [flag for name, flag in NOT_WITH_MATH.items() if getattr(args, name) not in (None, False)]
     if refused:
         raise ConfigError(f"--math plays no devices: {', '.join(refused)} not taken with it")
-    if args.game is None:
-        raise ConfigError(f"--math needs --game GAME; games with a math mode: {', '.join(math_slugs())}")
+    config = _math_config(args)
+    game = config.game if config is not None else args.game
+    if game is None:
+        raise ConfigError(
+            "--math needs --game GAME or --config TABLE.toml; games with a math mode: "
+            + ", ".join(math_slugs())
+        )
     try:
-        math = math_game(args.game)
+        math = math_game(game)
     except UnknownGame as unknown:
         raise ConfigError(f"--game: {unknown}") from None
     except NoMathMode as missing:
-        raise ConfigError(f"--game: {missing}") from None
+        raise ConfigError(f"{'--game' if config is None else args.config}: {missing}") from None
     if args.rounds is None or args.rounds < 1:
         raise ConfigError(f"--math needs --rounds N of at least 1, got {args.rounds}")
     workers = args.workers if args.workers is not None else len(os.sched_getaffinity(0))
@@ -312,26 +326,54 @@ def run_math(args: argparse.Namespace) -> int:
         raise ConfigError(f"--workers must be 1 to --rounds ({args.rounds}), got {workers}")
     strategy = args.strategy if args.strategy is not None else next(iter(math.strategies))
     if strategy not in math.strategies:
-        raise ConfigError(
-            f"--strategy {strategy}: {args.game} plays {', '.join(math.strategies)} (docs/math.md)"
-        )
-    rules = _rules(args.game, args.seats).get("rules") or _example_rules(args.game)
+        raise ConfigError(f"--strategy {strategy}: {game} plays {', '.join(math.strategies)} (docs/math.md)")
+    if config is not None:
+        rules = config.rules
+    else:
+        rules = _rules(game, args.seats).get("rules") or _example_rules(game)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    play = partial(
-        play_math, args.game, rules, rounds=args.rounds, seed=seed, workers=workers, strategy=strategy
-    )
+    play = partial(play_math, game, rules, rounds=args.rounds, seed=seed, workers=workers, strategy=strategy)
     if not args.json and sys.stderr.isatty():
         bar, advance = progress_bar(args.rounds)
         with bar:
             tally, seconds = timed(lambda: play(progress=advance))
     else:
         tally, seconds = timed(play)
-    summary = math_report(args.game, rules, tally, seed=seed, workers=workers, strategy=strategy)
+    summary = math_report(game, rules, tally, seed=seed, workers=workers, strategy=strategy)
+    if config is not None:
+        summary["table_config"] = _config_named(config)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
         print(format_math(summary, seconds))
     return 0
+
+
+def _math_config(args: argparse.Namespace) -> TableConfig | None:
+    """``--config``: the table configuration math mode plays, read and checked as ``croupier run``
+    reads it, so that a game-math review plays the rules and pay tables a casino submitted. Its
+    game and seats are the table's: a different --game, or --seats, is refused rather than played
+    over it."""
+    if args.config is None:
+        return None
+    config = load_table_config(args.config)
+    if args.game is not None and args.game != config.game:
+        raise ConfigError(f"--game {args.game}: {args.config} configures a {config.game} table")
+    if args.seats is not None:
+        raise ConfigError(
+            f"--seats is not taken with --config: {args.config} seats {config.seats} (table.seats)"
+        )
+    return config
+
+
+def _config_named(config: TableConfig) -> dict[str, str]:
+    """The table configuration a report was played from: its file, its table and the SHA-256 of
+    its bytes, so that a review's figures name the very file submitted."""
+    return {
+        "file": str(config.source),
+        "table": config.name,
+        "sha256": hashlib.sha256(config.source.read_bytes()).hexdigest(),
+    }
 
 
 def _example_rules(game: str) -> Configurable:
@@ -351,6 +393,11 @@ def format_math(summary: dict[str, Any], seconds: float) -> str:  # Any: a JSON 
         f"strategy {summary['strategy']}: {summary['strategy_note']}",
         f"house edge: {summary['ci_method']}",
     ]
+    config = summary.get("table_config")
+    if config is not None:
+        lines.insert(
+            1, f"table configuration {config['file']} (table {config['table']}, sha256 {config['sha256']})"
+        )
     for wager, figures in [*summary["wagers"].items(), (ALL_WAGERS, summary[ALL_WAGERS])]:
         lines.append(
             f"  {wager}: {figures['wagers']:,} wagers in {figures['rounds']:,} rounds, wagered "

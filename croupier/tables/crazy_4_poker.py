@@ -314,26 +314,21 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
         round_ = self.game.new_round()
         self.in_play = round_
         self._began(round_)
-        try:
-            async for wager in each(players.wagers(round_.number, self.rules.positions)):
-                take(wager, partial(self._wager, round_))
-            counting = self.rules.shuffler is ShufflerKind.COUNTING
-            self._give(
-                round_, ShuffleReport(count=batch.report.count if counting else None, order=batch.order)
-            )
-            self._give(round_, ChooseHand(self.deck_hand))
-            self.dealer.take_deck()
-            await self._close_betting(round_)
-            if round_.state == VOIDED:  # a supervisor voided the held round: no card was dealt
-                self.dealer.stub_to_rack()
-            else:
-                await self._deal(round_)
-                await self._stub(round_)
-            if round_.state != VOIDED:
-                await self._showdown(round_, players, batch.order)
-            await self._pick_up(round_)
-        finally:
-            round_.close()
+        async for wager in each(players.wagers(round_.number, self.rules.positions)):
+            take(wager, partial(self._wager, round_))
+        counting = self.rules.shuffler is ShufflerKind.COUNTING
+        self._give(round_, ShuffleReport(count=batch.report.count if counting else None, order=batch.order))
+        self._give(round_, ChooseHand(self.deck_hand))
+        self.dealer.take_deck()
+        await self._close_betting(round_)
+        if round_.state == VOIDED:  # a supervisor voided the held round: no card was dealt
+            self.dealer.stub_to_rack()
+        else:
+            await self._deal(round_)
+            await self._stub(round_)
+        if round_.state != VOIDED:
+            await self._showdown(round_, players, batch.order)
+        await self._pick_up(round_)
         self.game.round_over(round_)
         self.in_play = None
         if round_.deck_removed:

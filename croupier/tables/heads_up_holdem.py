@@ -277,14 +277,10 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
         round_ = self.game.new_round()
         self.in_play = round_
         self._began(round_)
-        try:
-            async for wager in each(players.wagers(round_.number, self.rules.positions)):
-                take(wager, partial(self._give, round_))
-            self._give(round_, NoMoreBets(self._deck_report()))  # 677a.10(a)(2): before any stack
-            self.shoe.start_round()
-        except BaseException:
-            round_.close()
-            raise
+        async for wager in each(players.wagers(round_.number, self.rules.positions)):
+            take(wager, partial(self._give, round_))
+        self._give(round_, NoMoreBets(self._deck_report()))  # 677a.10(a)(2): before any stack
+        self.shoe.start_round()
         play = _Play(round_, players)
         while round_.state != "complete":
             await self._step(play)

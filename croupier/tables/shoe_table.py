@@ -66,8 +66,6 @@ class ShoeRound(PlayedRound, Protocol):
     def expected(self) -> Any:  # Any: the game's own slot
         """The Slot of the card the round expects next, None when it expects none."""
 
-    def close(self) -> None: ...
-
     def pickup_order(self) -> Any: ...  # Any: the game's own pickup order
 
 
@@ -228,14 +226,10 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.rounds += 1
         round_ = self._new_round()
         self._began(round_)
-        try:
-            async for wager in each(players.wagers(self.rounds, self.rules.positions)):
-                take(wager, partial(self._give, round_))
-            self._give(round_, StartDeal(shoe_status(self.shoe)))
-            self.shoe.start_round()
-        except BaseException:
-            round_.close()
-            raise
+        async for wager in each(players.wagers(self.rounds, self.rules.positions)):
+            take(wager, partial(self._give, round_))
+        self._give(round_, StartDeal(shoe_status(self.shoe)))
+        self.shoe.start_round()
         play = Play(round_, players, self.dealer.count_rack())
         while round_.state != COMPLETE:
             if round_.state == HELD:

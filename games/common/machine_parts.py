@@ -191,8 +191,8 @@ def triggers_by_state(machine: Machine) -> dict[str, frozenset[str]]:
 
 
 def shared_machine_of(definition: Callable[[], Spec]) -> Callable[[], Machine]:
-    """A game's one Machine, built on first use from its ``definition``: every round joins it
-    (``add_model``) and leaves it when it completes. It binds nothing to a round
+    """A game's one Machine, built on first use from its ``definition``: every round starts in its
+    initial state and fires its events, without joining it (no ``add_model``). It binds nothing to a round
     (``model_override=True``; vocabulary/machines.py): a round fires its triggers by name through
     the machine's events, and every callback the machine names is a method its class declares."""
     return functools.cache(lambda: DeclaredMachine(model=None, model_override=True, **definition()))

@@ -1,7 +1,7 @@
 """The methods every game's Round shares (used by all four games): taking a message through the
-shared machine, leaving it, saying what it accepts, its records and each player's net, recording
-changes of state and irregularities, holding the round, and the supervisor's ruling on a held round
-(decision 0008: only a supervisor resolves one). A game's Round names its own machine, clauses
+shared machine (which a round never joins), saying what it accepts, its records and each player's
+net, recording changes of state and irregularities, holding the round, and the supervisor's ruling
+on a held round (decision 0008: only a supervisor resolves one). A game's Round names its own machine, clauses
 module, record kinds and refusals.
 """
 
@@ -93,21 +93,16 @@ class RoundBase(Generic[A]):
                 f"{message.trigger} is not accepted while round {self.number} is {self.state}; "
                 f"it accepts {', '.join(self.accepts) or 'nothing more'}",
             )
-        if self.state == COMPLETE:
-            self.close()
         return self.log.since(start)
 
     def _fire(self, message: Message) -> bool:
+        """The message's trigger through the shared machine's event. A round never joins the machine
+        (``add_model``): the event takes the round as its model, and joining and leaving it cost a
+        round more than a tenth of a math round's time (decision 0042)."""
         machine = self.shared_machine()
         if message.trigger not in triggers_by_state(machine)[self.state]:
             return False
         return machine.events[message.trigger].trigger(self, message)
-
-    def close(self) -> None:
-        """Leave the shared machine (done on completion; call it for a round abandoned mid-way)."""
-        machine = self.shared_machine()
-        if self in machine.models:
-            machine.remove_model(self)
 
     @property
     def accepts(self) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import ClassVar
 
 from games.common.holds import Hold
+from games.common.machine_parts import BETTING
 from games.common.records import RoundLog
 from games.common.round_base import RoundBase
 from games.crazy_4_poker import clauses
@@ -68,7 +69,7 @@ class RoundState(RoundBase[Action]):
         self.awards_paid: set[int] = set()  # the seats whose award the system paid (AwardPaid)
         self.hold: Hold | None = None
         self._verify_order = verify_order
-        shared_machine().add_model(self)
+        self.state = BETTING  # the initial state; a round never joins its machine (RoundBase._fire)
 
     @property
     def expected(self) -> Place | None:

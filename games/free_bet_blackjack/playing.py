@@ -85,12 +85,20 @@ class PlaySteps(RoundState, RulingAndPickup[Action]):
     def _pay_blackjacks_reached(self) -> None:
         """672a.7(h): the dealer goes clockwise from the player farthest to the dealer's left and
         stops at the first hand still to decide; each Blackjack on the way is announced and paid
-        then, (h)(1), so no Blackjack is paid before every earlier seat has finished deciding."""
+        then, (h)(1), so no Blackjack is paid before every earlier seat has finished deciding.
+        The dealer goes on from the hand the last pass stopped at: every hand before it was done and
+        held no unpaid Blackjack then, and stays so, so passing them again would change nothing."""
+        stopped = self._reached
         for hand in self._hands_in_play_order():
+            if stopped is not None:
+                if hand is not stopped:
+                    continue
+                stopped = None
             if hand.blackjack and not hand.paid:
                 position = self.positions[hand.seat]
                 self._settle_early(position, settlement.blackjack_payment(position, self.rules))
             elif not hand.done:
+                self._reached = hand
                 return
 
     def decision_is_legal(self, event: EventData) -> bool:

@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import ClassVar
 
 from games.common.holds import Hold
+from games.common.machine_parts import BETTING
 from games.common.pickup import Pickup
 from games.common.records import RecordKind, RoundLog
 from games.common.round_base import RoundBase
@@ -66,7 +67,13 @@ class RoundState(RoundBase[Action]):
         self._verified: tuple[Card, bool] | None = None
         self._deal: tuple[Slot, ...] = ()
         self._dealt = 0
-        shared_machine().add_model(self)
+        # The hand in turn as last found: every hand before it was done then and still is (a hand
+        # never becomes undone; a split's new hand goes after the hand split), so it stays the hand
+        # in turn until it is done itself, and the search runs once per hand, not once per message.
+        self._turn: Hand | None = None
+        # The hand the dealer's last pass over the Blackjacks stopped at (PlaySteps), for the same reason.
+        self._reached: Hand | None = None
+        self.state = BETTING  # the initial state; a round never joins its machine (RoundBase._fire)
 
     @property
     def expected(self) -> Slot | None:
@@ -87,7 +94,10 @@ class RoundState(RoundBase[Action]):
         """The hand whose decision (or card) is awaited, clockwise from the dealer's left (672a.7(h))."""
         if self.state != PLAYER_TURNS:
             return None
-        return next((hand for hand in self._hands_in_play_order() if not hand.done), None)
+        turn = self._turn
+        if turn is None or turn.done:
+            turn = self._turn = next((hand for hand in self._hands_in_play_order() if not hand.done), None)
+        return turn
 
     def legal_decisions(self) -> dict[PlayerAction, Stake | None]:
         hand = self.current_hand

@@ -363,15 +363,18 @@ def test_bad_input_names_what_was_wrong_and_changes_nothing():
         RuleSet.from_mapping({"push22_pay_table": {"suited": "50:1", "same_colour": "20:1", "other": "8"}})
 
 
-def test_rounds_share_one_machine_and_leave_it_when_complete():
-    """Decisions 0008 and 0019: one machine per rule set, no model method named like a trigger."""
+def test_rounds_share_one_machine_without_joining_it():
+    """Decisions 0008 and 0019: one machine per rule set, no model method named like a trigger;
+    decision 0042: a round fires the machine's events without joining it, so the machine holds no
+    round, in play or complete, and two rounds in play keep their own states."""
     first, first_shoe = dealt(["Tc 9d"], "9h 8h")
     second, _ = dealt(["Tc 9d"], "9h 8h")
-    assert first in shared_machine().models and second in shared_machine().models
     decide(first, first_shoe, 1, STAND)
+    assert (first.state, second.state) == (PLAYER_TURNS, PLAYER_TURNS)
+    assert first.current_hand is None and second.current_hand is not None
     finish(first, first_shoe)
-    assert first not in shared_machine().models
-    second.close()
+    assert first.state == COMPLETE and second.state == PLAYER_TURNS
+    assert shared_machine().models == []
     triggers = {t["trigger"] for t in definition()["transitions"]}
     assert not triggers & set(vars(Round))
     with pytest.raises(RuleViolation, match="nothing more"):

@@ -5,6 +5,7 @@ The figures against published house edges: tests/integration/test_math_figures.p
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
@@ -14,6 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from croupier.cli import main
+from croupier.config.table import DEFAULT_TABLE_CONFIG
 from games import registry
 from games.common.movement import Movement
 from games.common.records import RecordKind
@@ -32,6 +34,8 @@ from vocabulary.cards import Card
 from vocabulary.rules import Rule
 
 FBB = "free-bet-blackjack"
+#: A table configuration as `croupier run` reads it (Free Bet Blackjack, Push 22 pays 11 to 1).
+SIMULATED_TABLE = DEFAULT_TABLE_CONFIG
 
 
 def math_json(capsys, *argv: str) -> str:
@@ -76,7 +80,10 @@ def test_shares_are_fixed_and_add_up():
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
-        (["--math", "--rounds", "5"], "--math needs --game GAME; games with a math mode: free-bet-blackjack"),
+        (
+            ["--math", "--rounds", "5"],
+            "--math needs --game GAME or --config TABLE.toml; games with a math mode: free-bet-blackjack",
+        ),
         (["--math", "--game", "blackjack", "--rounds", "5"], "--game: unknown game 'blackjack'"),
         (["--math", "--game", FBB], "--math needs --rounds N of at least 1, got None"),
         (["--math", "--game", FBB, "--rounds", "0"], "--math needs --rounds N of at least 1, got 0"),
@@ -90,6 +97,16 @@ def test_shares_are_fixed_and_add_up():
         (["--math", "--game", FBB, "--rounds", "5", "--seats", "7"], "--seats 7: positions"),
         (["--game", FBB, "--rounds", "5", "--workers", "2"], "--workers is taken only with --math"),
         (["--game", FBB, "--strategy", "basic"], "--strategy is taken only with --math"),
+        (["--game", FBB, "--config", str(SIMULATED_TABLE)], "--config is taken only with --math"),
+        (
+            ["--math", "--game", "over-under", "--config", str(SIMULATED_TABLE), "--rounds", "5"],
+            f"--game over-under: {SIMULATED_TABLE} configures a free-bet-blackjack table",
+        ),
+        (
+            ["--math", "--config", str(SIMULATED_TABLE), "--rounds", "5", "--seats", "2"],
+            f"--seats is not taken with --config: {SIMULATED_TABLE} seats 6 (table.seats)",
+        ),
+        (["--math", "--config", "no-such-table.toml", "--rounds", "5"], "no-such-table.toml"),
     ],
 )
 def test_the_command_refuses_what_it_cannot_do(capsys, argv, said):
@@ -299,3 +316,35 @@ def test_the_persons_report_names_the_run_and_each_wager(capsys):
     assert "seed 4, 1 workers" in shown and "strategy best:" in shown
     assert "  ante: 40 wagers in 20 rounds, wagered 400.00, house " in shown
     assert "(95 % CI " in shown and "  three-card total: " in shown
+
+
+def test_a_table_configuration_is_played_as_submitted(capsys, tmp_path):
+    """--config plays the file's game, seats, decks and pay tables (a Push 22 paying 25 to 1 that no
+    built-in table has), and the report names the file by its SHA-256."""
+    submitted = DEFAULT_TABLE_CONFIG.read_text()
+    for old, new in (
+        ("seats = 6", "seats = 3"),
+        ("decks = 6", "decks = 8"),
+        ('any = "11:1"', 'any = "25:1"'),
+    ):
+        assert old in submitted
+        submitted = submitted.replace(old, new)
+    table = tmp_path / "BJ-09.toml"
+    table.write_text(submitted)
+    report = json.loads(
+        math_json(capsys, "--config", str(table), "--rounds", "400", "--seed", "5", "--workers", "1")
+    )
+    assert (report["game"], report["positions"], report["decks"]) == (FBB, 3, 8)
+    assert report["table_config"] == {
+        "file": str(table),
+        "table": "sim-free-bet-blackjack",
+        "sha256": hashlib.sha256(table.read_bytes()).hexdigest(),
+    }
+    paid = [line for line in report["wagers"]["push22"]["outcomes"] if line.startswith("pay ")]
+    assert paid and all(line.startswith("pay 25 to 1") for line in paid)
+    named = math_json(
+        capsys, "--game", FBB, "--config", str(table), "--rounds", "400", "--seed", "5", "--workers", "1"
+    )
+    assert json.loads(named) == report  # --game may name the file's game too
+    default = json.loads(math_json(capsys, "--game", FBB, "--rounds", "40", "--seed", "5", "--workers", "1"))
+    assert "table_config" not in default and default["positions"] == 6
