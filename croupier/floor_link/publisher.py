@@ -72,7 +72,7 @@ CONFIRM_WAIT, CONFIRM_WAIT_MOST = 30.0, 900.0
 #: Seconds between two looks at what no event announces (a supervisor opening or closing the
 #: table, the trail's sealing epoch moving on while the table is idle).
 WATCH = 1.0
-#: Seconds a clean stop gives the spool to drain before the death certificate is sent.
+#: Seconds a clean stop gives the spool to be sent and confirmed before the death certificate is sent.
 FLUSH = 2.0
 #: Seconds between two counters messages when no count changed: the pace (rounds per hour) moves on.
 COUNTERS_EVERY = 60.0
@@ -404,8 +404,9 @@ class FloorLink:
 
     async def _send(self, client: aiomqtt.Client, session: int) -> None:
         """The birth, then the spool in sequence order from its first message unconfirmed, each
-        batch's acknowledged prefix taken as sent; at a clean stop, once everything is sent or FLUSH
-        has passed, the death (what is unconfirmed stays in the spool for the next run)."""
+        batch's acknowledged prefix taken as sent; at a clean stop, once everything is sent and
+        confirmed or FLUSH has passed, the death (what is unconfirmed stays in the spool for the next
+        run)."""
         props = json_props(self.settings.broker.v5, PacketTypes.PUBLISH)
         self._sent, self._confirmed_at = 0, time.monotonic()  # from the first message unconfirmed
         await self._born(client, session, props)
@@ -418,9 +419,11 @@ class FloorLink:
                 await self._born(client, session, props)
             self._resend_if_unconfirmed()
             batch = self.spool.pending(self._sent, WINDOW)
+            wait = self._confirm_wait
             if self._stopping.is_set():
                 flush_until = flush_until or time.monotonic() + FLUSH
-                if not batch or time.monotonic() > flush_until:
+                wait = flush_until - time.monotonic()
+                if (not batch and not self._outstanding()) or wait < 0:
                     await client.publish(
                         self.topics.of("death"), self.death(session, "stopped"), 1, properties=props
                     )
@@ -428,7 +431,7 @@ class FloorLink:
                     return
             if not batch:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), self._confirm_wait)
+                    await asyncio.wait_for(self._wake.wait(), wait)
                 continue
             if not self._outstanding():  # the wait for a confirmation starts with this batch
                 self._confirmed_at = time.monotonic()
@@ -477,6 +480,7 @@ class FloorLink:
         self.spool.confirmed(through)
         if len(self.spool) < before:
             self._confirmed_at, self._confirm_wait = time.monotonic(), CONFIRM_WAIT
+            self._wake.set()  # a clean stop waits for this
 
     async def _born(self, client: aiomqtt.Client, session: int, props: Properties | None) -> None:
         self._born_at = time.time()

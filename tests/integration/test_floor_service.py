@@ -468,6 +468,7 @@ def test_a_broker_crash_loses_nothing_it_acknowledged_that_the_floor_had_not_cou
             assert store.tables()[0]["gaps"] == 0
             spool = Spool(next(tmp_path.glob("table/**/floor-T1.sqlite3")))
             try:
+                assert len(spool) == 0, "the table keeps what the floor confirmed it counted"
                 return store.seqs, spool.last_seq, killed_at
             finally:
                 spool.close()
