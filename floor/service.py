@@ -10,8 +10,10 @@ once; it is acknowledged to the broker only once both have committed it: a store
 fails (locked, read-only, gone) leaves the message with the broker, the floor drops the connection
 and connects again, and the broker delivers the message again, with everything after it, from the
 session it kept (decision 0036). A gap in a table's numbers, or a message from a table the floor has
-no birth of, asks that table for a new birth on its ``cmd/rebirth`` topic. A birth request and
-nothing else goes from the floor to a table (the floor observes), but for the link controller's
+no birth of, asks that table for a new birth on its ``cmd/rebirth`` topic. Once acknowledged, what
+was counted is confirmed to the table on its ``cmd/counted`` topic (``Confirmations``), and only then
+does the table delete it from its spool (decision 0035). A birth request and a confirmation and
+nothing else go from the floor to a table (the floor observes), but for the link controller's
 state of each linked progressive, which a linked table reads for its jackpot alone (decision 0039).
 
 With no broker configured it starts the embedded amqtt broker on loopback first (decision 0036),
