@@ -10,8 +10,10 @@ once; it is acknowledged to the broker only once both have committed it: a store
 fails (locked, read-only, gone) leaves the message with the broker, the floor drops the connection
 and connects again, and the broker delivers the message again, with everything after it, from the
 session it kept (decision 0036). A gap in a table's numbers, or a message from a table the floor has
-no birth of, asks that table for a new birth on its ``cmd/rebirth`` topic. A birth request and
-nothing else goes from the floor to a table (the floor observes), but for the link controller's
+no birth of, asks that table for a new birth on its ``cmd/rebirth`` topic. Once acknowledged, what
+was counted is confirmed to the table on its ``cmd/counted`` topic (``Confirmations``), and only then
+does the table delete it from its spool (decision 0035). A birth request and a confirmation and
+nothing else go from the floor to a table (the floor observes), but for the link controller's
 state of each linked progressive, which a linked table reads for its jackpot alone (decision 0039).
 
 With no broker configured it starts the embedded amqtt broker on loopback first (decision 0036),
@@ -39,7 +41,7 @@ from croupier.floor_link.spool import encode
 from croupier.floor_link.topics import DATA, NAMESPACE
 from croupier.state.sqlite_file import StateError
 from floor.link_controller import LinkController
-from floor.store import Store
+from floor.store import Counted, Store
 
 log = structlog.get_logger("croupier.floor")
 
@@ -47,6 +49,9 @@ log = structlog.get_logger("croupier.floor")
 RETRY_FIRST, RETRY_MOST = 0.2, 5.0
 #: Seconds the broker keeps the floor's session (and what is queued for it) while the floor is away.
 SESSION_EXPIRY = 3600
+#: The confirmations of what was counted (``cmd/counted``) go out at least this often, in seconds,
+#: and at once when this many messages were counted since the last ones went (and on each birth).
+CONFIRM_EVERY, CONFIRM_MOST = 0.25, 256
 
 
 def floor_broker(config: FloorServiceConfig) -> Broker:
@@ -119,25 +124,31 @@ class FloorService:
         self.connected.set()
         links = self.links
         heartbeat = None if links is None else asyncio.create_task(self._heartbeat(client, links))
+        confirm = Confirmations(client, self.group)
+        confirming = asyncio.create_task(confirm.every(CONFIRM_EVERY))
         try:
             async for message in client.messages:
                 table, kind = str(message.topic).split("/")[-2:]
                 # A StateError from either: never acknowledged, so delivered again.
-                rebirth = self._count(table, kind, message.payload)
+                counted = self._count(table, kind, message.payload)
+                rebirth = counted is not None and counted.rebirth
                 changed = None
                 if kind == "linked" and links is not None:
                     changed = self._linked(links, table, message.payload)
                 _paho(client).ack(message.mid, message.qos)
+                if counted is not None:
+                    await confirm.counted(table, counted, at_once=kind == "birth")
                 if rebirth:
                     log.info("floor: asking for a new birth", table=table)
                     await client.publish(f"{NAMESPACE}/{self.group}/table/{table}/cmd/rebirth", b"{}", qos=1)
                 if links is not None and changed is not None:
                     await _publish_link(client, links, changed)
         finally:
-            if heartbeat is not None:
-                heartbeat.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await heartbeat
+            for task in (heartbeat, confirming):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
+                        await task
 
     async def _heartbeat(self, client: aiomqtt.Client, links: LinkController) -> None:
         """Each link's state every ``heartbeat`` seconds, changed or not: a table that stops hearing
@@ -163,23 +174,56 @@ class FloorService:
             log.error("link: a message that cannot be read", table=table, reason=repr(exc))
             return None
 
-    def _count(self, table: str, kind: str, payload: object) -> bool:
-        """Count one message; whether the table should be asked for a new birth. A message that
-        cannot be read is logged and dropped (acknowledged: sent again, it would be no better); a
-        store that fails raises its StateError."""
+    def _count(self, table: str, kind: str, payload: object) -> Counted | None:
+        """Count one message; what it did (whether the table should be asked for a new birth, what
+        to confirm to it), None for a death or a message that cannot be read, which is logged and
+        dropped (acknowledged: sent again, it would be no better); a store that fails raises its
+        StateError."""
         try:
             body = json.loads(payload if isinstance(payload, bytes | str) else b"")
             if kind == "birth":
-                self.store.birth(table, body)
-            elif kind == "death":
+                return self.store.birth(table, body)
+            if kind == "death":
                 if self.store.death(table, body):
                     log.warning("table dark", table=table, reason=body["reason"])
             elif kind in DATA:
-                counted = self.store.numbered(table, kind, body)
-                return counted.rebirth
+                return self.store.numbered(table, kind, body)
         except (ValueError, KeyError, TypeError) as exc:  # a malformed message: logged, not counted
             log.error("floor: a message that cannot be read", table=table, kind=kind, reason=repr(exc))
-        return False
+        return None
+
+
+class Confirmations:
+    """What the floor tells each table it has counted, on the table's ``cmd/counted`` topic (decision
+    0035): ``{"spool", "seq"}``, every message of that spool up to ``seq`` counted in the store, which
+    the table may now delete from its spool. Told only once the store committed the count and the
+    message was acknowledged to the broker; batched, at most every CONFIRM_EVERY seconds or
+    CONFIRM_MOST messages, and at once on a birth, so a table that reconnects learns at once what it
+    need not send again. Each is the store's whole count, not a difference: one lost changes nothing
+    the next does not tell."""
+
+    def __init__(self, client: aiomqtt.Client, group: str) -> None:
+        self._client, self._group = client, group
+        self._due: dict[str, tuple[str, int]] = {}  # each table's spool and count not yet told
+        self._since = 0  # messages counted since the confirmations last went
+
+    async def counted(self, table: str, counted: Counted, *, at_once: bool) -> None:
+        if counted.spool is not None:
+            self._due[table] = (counted.spool, counted.through)
+        self._since += 1
+        if at_once or self._since >= CONFIRM_MOST:
+            await self.tell()
+
+    async def every(self, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            await self.tell()
+
+    async def tell(self) -> None:
+        due, self._due, self._since = self._due, {}, 0
+        for table, (spool, through) in due.items():
+            topic = f"{NAMESPACE}/{self._group}/table/{table}/cmd/counted"
+            await self._client.publish(topic, encode({"spool": spool, "seq": through}), qos=1)
 
 
 async def _publish_link(client: aiomqtt.Client, links: LinkController, link_id: str) -> None:

@@ -75,10 +75,15 @@ class _Cursor(Protocol):
 
 @dataclass(frozen=True)
 class Counted:
-    """What one message did: counted (or dropped as a repeat), and whether a rebirth is wanted."""
+    """What one message did: counted (or dropped as a repeat), whether a rebirth is wanted, and what
+    the floor may confirm to the table (``cmd/counted``, floor.service): every message of its spool
+    ``spool`` up to number ``through`` is counted, none missing but gaps already counted as gaps
+    (decision 0035). No spool (a message before any birth): nothing to confirm."""
 
     counted: bool
     rebirth: bool = False
+    spool: str | None = None
+    through: int = 0
 
 
 class Store:
@@ -118,8 +123,9 @@ class Store:
         self._db.close()
 
     # -- counting -----------------------------------------------------------------------------
-    def birth(self, table: str, body: Mapping[str, Any]) -> None:  # Any: the birth's JSON fields
-        """A birth certificate: the table's whole state as of ``as_of_seq``; a new spool counts afresh."""
+    def birth(self, table: str, body: Mapping[str, Any]) -> Counted:  # Any: the birth's JSON fields
+        """A birth certificate: the table's whole state as of ``as_of_seq``; a new spool counts afresh.
+        What the table's spool has counted so far is confirmed to it."""
         with self.transaction():
             row = self._row(table)
             last = 0 if row is None or row["spool"] != body["spool"] else row["last_seq"]
@@ -130,6 +136,7 @@ class Store:
             self._put(table, body["spool"], body["session"], last, body["as_of_seq"], state, None, row)
             if body.get("head") is not None:
                 self._witness(table, body["head"])
+            return Counted(True, spool=body["spool"], through=last)
 
     def death(self, table: str, body: Mapping[str, Any]) -> bool:  # Any: the death's JSON fields
         """A death certificate: the table went dark, unless it is stale (another session's)."""
@@ -151,7 +158,7 @@ class Store:
                 return Counted(True, rebirth=True)
             if seq <= row["last_seq"]:
                 self.run("UPDATE floor_tables SET repeats = repeats + 1 WHERE name = ?", (table,))
-                return Counted(False)
+                return Counted(False, spool=row["spool"], through=row["last_seq"])
             gap = seq > max(row["last_seq"], row["as_of_seq"]) + 1
             state = row["state"]
             if seq > row["as_of_seq"] and state:
@@ -168,7 +175,7 @@ class Store:
                 "WHERE name = ?",
                 (seq, json.dumps(state), _now(), int(gap), table),
             )
-            return Counted(True, rebirth=gap)
+            return Counted(True, rebirth=gap, spool=row["spool"], through=seq)
 
     # -- reading ------------------------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:  # Any: JSON fields

@@ -6,14 +6,20 @@ becomes of the floor. Every message it makes (a state change, a round's summary,
 released, a device link's change, the progressive's meters, the audit trail's head at each sealing
 epoch) goes first to the spool on the table PC (croupier.floor_link.spool), numbered in the table's
 sequence, and the table goes on. A sender task delivers the spool in sequence order with QoS 1 when
-the broker is there, deleting each message only once the broker acknowledged it, and waits
-for it, retrying, when it is not: the table never waits on the broker.
+the broker is there, the broker's acknowledgement (PUBACK) pacing a window of WINDOW messages, and
+waits for it, retrying, when it is not: the table never waits on the broker. A message leaves the
+spool only once a floor service confirmed it counted it (``cmd/counted``): the broker acknowledges
+before the message is on its disk, and one that crashes loses what it acknowledged last (decision
+0035). So on each connection, on each request for a new birth, and when the confirmations lag
+CONFIRM_WAIT seconds (doubling, up to CONFIRM_WAIT_MOST, while nothing is confirmed), the table sends
+again from the first message unconfirmed; the floor counts a message delivered twice once.
 
 Each connection begins with the table's birth certificate (its whole state as of a sequence number,
 so a floor that missed messages can rebuild it) and sets the table's death certificate as its MQTT
 will, which the broker sends when the table goes dark; a clean stop sends it itself. The floor asks
 for a new birth on the table's ``cmd/rebirth`` topic, or by announcing itself online on its host
-state topic, as Sparkplug B's host applications do. Nothing else from the floor is read.
+state topic, as Sparkplug B's host applications do, and hears on ``cmd/counted`` what the floor
+counted. Nothing else from the floor is read.
 """
 
 from __future__ import annotations
@@ -60,10 +66,13 @@ RETRY_FIRST, RETRY_MOST = 0.2, 5.0
 WINDOW = 64
 #: Seconds a message waits for its PUBACK before the connection is taken for lost.
 PUBACK_WAIT = 10.0
+#: Seconds without a confirmation of what was sent before it is sent again, and the most that
+#: doubles to while no floor service confirms anything (none running: the spool grows, warned of).
+CONFIRM_WAIT, CONFIRM_WAIT_MOST = 30.0, 900.0
 #: Seconds between two looks at what no event announces (a supervisor opening or closing the
 #: table, the trail's sealing epoch moving on while the table is idle).
 WATCH = 1.0
-#: Seconds a clean stop gives the spool to drain before the death certificate is sent.
+#: Seconds a clean stop gives the spool to be sent and confirmed before the death certificate is sent.
 FLUSH = 2.0
 #: Seconds between two counters messages when no count changed: the pace (rounds per hour) moves on.
 COUNTERS_EVERY = 60.0
@@ -200,6 +209,9 @@ class FloorLink:
         self._stopping = asyncio.Event()
         self._dead = asyncio.Event()  # the death certificate was sent at a clean stop
         self._born_at = 0.0  # when the last birth was sent, in seconds since the epoch
+        self._sent = 0  # the last number sent on this connection and acknowledged by the broker
+        self._confirmed_at = time.monotonic()  # when the floor last confirmed more, or this connection began
+        self._confirm_wait = CONFIRM_WAIT
         self._last: dict[str, object] = {}  # the state, meters and head last spooled
         self._last_error: dict[str, str | None] = {}  # each device's last link error heard
         self._latches: list[tuple[Events, Listener]] = []  # each latch's hub and the listener on it
@@ -397,38 +409,84 @@ class FloorLink:
         return broker.client(f"croupier-{self.topics.table}", will, clean_session=clean, timeout=PUBACK_WAIT)
 
     async def _send(self, client: aiomqtt.Client, session: int) -> None:
-        """The birth, then the spool in sequence order, each batch's acknowledged prefix deleted;
-        at a clean stop, once the spool is empty or FLUSH has passed, the death."""
+        """The birth, then the spool in sequence order from its first message unconfirmed, each
+        batch's acknowledged prefix taken as sent; at a clean stop, once everything is sent and
+        confirmed or FLUSH has passed, the death (what is unconfirmed stays in the spool for the next
+        run)."""
         props = json_props(self.settings.broker.v5, PacketTypes.PUBLISH)
+        self._sent, self._confirmed_at = 0, time.monotonic()  # from the first message unconfirmed
         await self._born(client, session, props)
         flush_until: float | None = None
         while True:
             self._wake.clear()
-            if self._rebirth.is_set():
+            if self._rebirth.is_set():  # the floor missed something: the birth, and all unconfirmed
                 self._rebirth.clear()
+                self._sent = 0
                 await self._born(client, session, props)
-            batch = self.spool.pending(WINDOW)
+            self._resend_if_unconfirmed()
+            batch = self.spool.pending(self._sent, WINDOW)
+            wait = self._confirm_wait
             if self._stopping.is_set():
                 flush_until = flush_until or time.monotonic() + FLUSH
-                if not batch or time.monotonic() > flush_until:
+                wait = flush_until - time.monotonic()
+                if (not batch and not self._outstanding()) or wait < 0:
                     await client.publish(
                         self.topics.of("death"), self.death(session, "stopped"), 1, properties=props
                     )
                     self._dead.set()
                     return
             if not batch:
-                await self._wake.wait()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), wait)
                 continue
+            if not self._outstanding():  # the wait for a confirmation starts with this batch
+                self._confirmed_at = time.monotonic()
             sent = await asyncio.gather(
                 *(client.publish(m.topic, m.payload, 1, properties=props) for m in batch),
                 return_exceptions=True,
             )
             acknowledged = next((i for i, result in enumerate(sent) if result is not None), len(batch))
             if acknowledged:
-                self.spool.acknowledged(batch[acknowledged - 1].seq)
+                self._sent = batch[acknowledged - 1].seq
             if acknowledged < len(batch):
                 failed = sent[acknowledged]
                 raise failed if isinstance(failed, BaseException) else aiomqtt.MqttError(str(failed))
+
+    def _resend_if_unconfirmed(self) -> None:
+        """What was sent but not confirmed for ``_confirm_wait`` seconds is sent again: the broker
+        may have lost it, or no floor service was there to count it."""
+        if not self._outstanding() or time.monotonic() - self._confirmed_at < self._confirm_wait:
+            return
+        log.warning(
+            "floor link: no floor service confirmed what was sent: sending it again",
+            unconfirmed=len(self.spool),
+            waited=round(time.monotonic() - self._confirmed_at),
+        )
+        self._sent, self._confirmed_at = 0, time.monotonic()
+        self._confirm_wait = min(self._confirm_wait * 2, CONFIRM_WAIT_MOST)
+
+    def _outstanding(self) -> bool:
+        """Whether a message sent on this connection still waits for its confirmation."""
+        first = self.spool.pending(0, 1)
+        return bool(first) and first[0].seq <= self._sent
+
+    def _counted(self, payload: object) -> None:
+        """A floor service's confirmation: every message of this spool up to ``seq`` is counted and
+        leaves the spool; one for another spool (this table's before its spool was replaced) or one
+        that cannot be read is skipped."""
+        try:
+            body = json.loads(payload if isinstance(payload, bytes | str) else b"")
+            spool, through = body["spool"], body["seq"]
+        except (ValueError, KeyError, TypeError) as exc:
+            log.error("floor link: a confirmation that cannot be read", reason=repr(exc))
+            return
+        if spool != self.spool.identity or not isinstance(through, int):
+            return
+        before = len(self.spool)
+        self.spool.confirmed(through)
+        if len(self.spool) < before:
+            self._confirmed_at, self._confirm_wait = time.monotonic(), CONFIRM_WAIT
+            self._wake.set()  # a clean stop waits for this
 
     async def _born(self, client: aiomqtt.Client, session: int, props: Properties | None) -> None:
         self._born_at = time.time()
@@ -438,6 +496,7 @@ class FloorLink:
         """The floor's requests for a new birth: on ``cmd/rebirth``, or a floor service announcing
         itself online after this table's last birth."""
         await client.subscribe(self.topics.rebirth, qos=1)
+        await client.subscribe(self.topics.counted, qos=1)
         await client.subscribe(self.topics.host_states, qos=1)
         linked = self.linked
         link_topic = None if linked is None else self.topics.link_state(linked.link)
@@ -446,6 +505,9 @@ class FloorLink:
         async for message in client.messages:
             if linked is not None and link_topic is not None and message.topic.matches(link_topic):
                 _link_heard(linked, message.payload)
+                continue
+            if message.topic.matches(self.topics.counted):
+                self._counted(message.payload)
                 continue
             if message.topic.matches(self.topics.host_states) and not _came_online_after(
                 message.payload, self._born_at

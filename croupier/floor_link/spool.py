@@ -2,9 +2,11 @@
 
 The table never waits on the broker (decision 0035): what it publishes is written here first, in one
 SQLite transaction committed with ``synchronous=FULL`` in WAL mode, as the state database is
-(croupier/state), and given the table's next sequence number. The sender takes messages off in
-sequence order and deletes each only once the broker has acknowledged it (PUBACK), so a message is
-lost neither to a broker that is away nor to a restart: the next run resumes from the spool.
+(croupier/state), and given the table's next sequence number. The sender sends messages in sequence
+order, and each is deleted only once a floor service has confirmed it counted it (``cmd/counted``),
+not when the broker acknowledged it: a broker acknowledges a message before it is on its disk, so a
+broker that crashes could lose it (decision 0035). A message is lost neither to a broker that is
+away or crashes nor to a restart: the next connection sends again from the first one unconfirmed.
 
 The numbers come from SQLite's ``AUTOINCREMENT``, which never hands out a number twice, even after the
 messages holding the highest ones were delivered and deleted: the floor counts a message delivered
@@ -72,7 +74,7 @@ _TOTAL = "total:"
 
 @dataclass(frozen=True)
 class Spooled:
-    """One message waiting for the broker's acknowledgement."""
+    """One message waiting for the floor's confirmation."""
 
     seq: int
     topic: str
@@ -111,13 +113,16 @@ class Spool:
         rows = self._db.execute("SELECT name, value FROM link WHERE name LIKE ?", (f"{_TOTAL}%",))
         return {name.removeprefix(_TOTAL): int(value) for name, value in rows}
 
-    def pending(self, limit: int) -> list[Spooled]:
-        """The oldest ``limit`` messages not yet acknowledged, in sequence order."""
-        rows = self._db.execute("SELECT seq, topic, payload FROM messages ORDER BY seq LIMIT ?", (limit,))
+    def pending(self, after: int, limit: int) -> list[Spooled]:
+        """The oldest ``limit`` messages numbered above ``after`` (the last one sent on this
+        connection) not yet confirmed, in sequence order."""
+        rows = self._db.execute(
+            "SELECT seq, topic, payload FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", (after, limit)
+        )
         return [Spooled(seq, topic, payload.encode()) for seq, topic, payload in rows]
 
-    def acknowledged(self, through: int) -> None:
-        """The broker acknowledged every message up to number ``through``: they leave the spool."""
+    def confirmed(self, through: int) -> None:
+        """A floor service counted every message up to number ``through``: they leave the spool."""
         with self._transaction():
             self._db.execute("DELETE FROM messages WHERE seq <= ?", (through,))
 
@@ -193,7 +198,7 @@ class Spool:
         )
 
     def waiting(self, topic: str) -> int:
-        """The messages on ``topic`` not yet acknowledged by the broker."""
+        """The messages on ``topic`` not yet confirmed by the floor."""
         return int(self._db.execute("SELECT count(*) FROM messages WHERE topic = ?", (topic,)).fetchone()[0])
 
     def _link_values(self) -> dict[str, int]:

@@ -2,6 +2,7 @@
 
 ``croupier/v1/GROUP/table/TABLE/KIND`` for what a table publishes (its birth and death, and the data
 kinds in ``DATA``), ``croupier/v1/GROUP/table/TABLE/cmd/rebirth`` for the one request a table reads,
+``croupier/v1/GROUP/table/TABLE/cmd/counted`` for what the floor confirms it counted,
 ``croupier/v1/GROUP/host/HOST/state`` for each floor service's state (Sparkplug's host
 application STATE), and ``croupier/v1/GROUP/link/LINK/table/TABLE`` for what the link controller
 tells a table of the linked progressive it is on (decision 0039).
@@ -41,6 +42,11 @@ class Topics:
     def rebirth(self) -> str:
         """Where the floor asks this table for a new birth certificate."""
         return f"{NAMESPACE}/{self.group}/table/{self.table}/cmd/rebirth"
+
+    @property
+    def counted(self) -> str:
+        """Where the floor tells this table what it counted, which the table may delete."""
+        return f"{NAMESPACE}/{self.group}/table/{self.table}/cmd/counted"
 
     @property
     def host_states(self) -> str:

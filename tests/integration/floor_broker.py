@@ -117,6 +117,13 @@ class Mosquitto:
             assert time.monotonic() < deadline, "mosquitto did not start listening"
             time.sleep(0.02)
 
+    def stop(self) -> None:
+        """SIGTERM: the broker saves what it holds to disk and exits, as a clean stop does."""
+        assert self.process is not None
+        self.process.terminate()
+        self.process.wait()
+        self.process = None
+
     def kill(self) -> None:
         """SIGKILL: the broker dies with no chance to tidy up, as in a crash."""
         assert self.process is not None

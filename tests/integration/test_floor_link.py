@@ -18,6 +18,7 @@ import aiomqtt
 import pytest
 import trustme
 
+from croupier.floor_link.spool import Spool
 from tests.integration.floor_broker import (
     FLOORS,
     GROUP,
@@ -138,6 +139,11 @@ def test_the_spool_outlives_a_restart_of_the_table_with_no_broker(tmp_path):
     assert [body["round"] for body in data if "round" in body] == [1, 2, 3, 4, 5]
     spooled_before = next(body for body in data if body.get("round") == 3)
     assert floor.of("T1", "birth")[0]["as_of_seq"] >= spooled_before["seq"]
+    spool = Spool(next(tmp_path.glob("**/floor-T1.sqlite3")))
+    try:  # the test's floor confirms nothing: delivered and acknowledged, yet every message kept
+        assert len(spool) == spool.last_seq == len(data)
+    finally:
+        spool.close()
 
 
 def test_a_table_is_born_again_on_request_and_the_broker_says_when_it_went_dark(tmp_path, mosquitto):
@@ -183,18 +189,26 @@ def test_a_table_publishes_only_its_own_topics_and_reads_only_what_is_meant_for_
         v5 = aiomqtt.ProtocolVersion.V5
         return aiomqtt.Client("127.0.0.1", mosquitto.port, username=name, password=TABLES[name], protocol=v5)
 
-    async def main() -> tuple[Floor, list[str]]:
+    link_for_t1 = f"croupier/v1/{GROUP}/link/c4p/table/T1"
+
+    async def main() -> tuple[Floor, list[str], list[str]]:
         forbidden = [
             topic("T2", "state"),  # another table's topics
             topic("T2", "death"),
             topic("T2", "cmd/rebirth"),  # a request to another table
+            topic("T1", "cmd/counted"),  # a confirmation of what the floor counted, even its own
+            topic("T2", "cmd/counted"),
             f"croupier/v1/{GROUP}/host/floor-1/state",  # a floor service's own state
             f"croupier/v1/{GROUP}/link/c4p/table/T1",  # a link controller's state, even its own
             f"croupier/v1/{GROUP}/link/c4p/table/T2",
         ]
-        link_for_t1 = f"croupier/v1/{GROUP}/link/c4p/table/T1"
         eavesdropper = Floor(mosquitto.port, username="T2", password=TABLES["T2"], identifier="T2")
-        async with floor_running(Floor(mosquitto.port)) as floor, floor_running(eavesdropper):
+        t1_reads = Floor(mosquitto.port, username="T1", password=TABLES["T1"], identifier="T1-reads")
+        async with (
+            floor_running(Floor(mosquitto.port)) as floor,
+            floor_running(eavesdropper),
+            floor_running(t1_reads),
+        ):
             for name in forbidden:  # refused: dropped, or the connection closed
                 with contextlib.suppress(aiomqtt.MqttError):
                     async with table("T1") as t1:
@@ -203,15 +217,17 @@ def test_a_table_publishes_only_its_own_topics_and_reads_only_what_is_meant_for_
                 "127.0.0.1", mosquitto.port, username="floor-1", password=FLOORS["floor-1"]
             ) as controller:  # the link controller tells T1, and T1 only
                 await controller.publish(link_for_t1, b'{"link": true}', qos=1)
+                await controller.publish(topic("T1", "cmd/counted"), b'{"counted": true}', qos=1)
             async with table("T1") as t1:
                 await t1.publish(topic("T1", "state"), b'{"last": true}', qos=1)
             await floor.until(lambda _: floor.of("T1", "state"), 5)
             await asyncio.sleep(0.2)  # anything T2 was (wrongly) given has reached it
-            return floor, [topic for topic, _ in eavesdropper.messages]
+            return floor, [topic for topic, _ in eavesdropper.messages], [t for t, _ in t1_reads.messages]
 
-    floor, heard_by_t2 = asyncio.run(main())
+    floor, heard_by_t2, heard_by_t1 = asyncio.run(main())
+    assert heard_by_t1 == [link_for_t1, topic("T1", "cmd/counted")], "T1 reads the floor's confirmation alone"
     assert [t for t, _ in floor.messages] == [
-        f"croupier/v1/{GROUP}/link/c4p/table/T1",
+        link_for_t1,
         f"croupier/v1/{GROUP}/table/T1/state",
     ]
     assert heard_by_t2 == [], "a table read another table's messages"

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ import pytest
 import trustme
 
 from croupier.config.floor_service import StoreConfig, load_floor_config
+from croupier.floor_link.spool import Spool
 from floor.service import FloorService, floor_broker
 from floor.store import Counted, Store
 from tests.integration.floor_broker import (
@@ -398,19 +399,26 @@ def test_the_floor_view_over_tls_gives_a_browser_a_secure_session_cookie(tmp_pat
     assert "SameSite=Strict" in cookie and token not in cookie
 
 
-class SlowStore(Store):
-    """A store slower than the messages come, noting each number it counted."""
+class CountingStore(Store):
+    """A store noting each number it counted."""
 
     def __init__(self, config: StoreConfig) -> None:
         super().__init__(config)
         self.seqs: list[int] = []
 
     def numbered(self, table: str, kind: str, body: Mapping[str, Any]) -> Counted:  # Any: JSON fields
-        time.sleep(0.05)
         counted = super().numbered(table, kind, body)
         if counted.counted:
             self.seqs.append(body["seq"])
         return counted
+
+
+class SlowStore(CountingStore):
+    """A store slower than the messages come, noting each number it counted."""
+
+    def numbered(self, table: str, kind: str, body: Mapping[str, Any]) -> Counted:  # Any: JSON fields
+        time.sleep(0.05)
+        return super().numbered(table, kind, body)
 
 
 def test_what_the_floor_received_before_its_broker_went_is_counted(tmp_path):
@@ -453,3 +461,75 @@ def test_what_the_floor_received_before_its_broker_went_is_counted(tmp_path):
     before, counted = asyncio.run(main())
     assert before < len(sent), "the store had counted them all before the broker went: nothing waited"
     assert sorted(counted) == sent
+
+
+@contextlib.asynccontextmanager
+async def _floor_hearing(service: FloorService) -> AsyncIterator[None]:
+    """``service`` connected and hearing while the block runs, then gone as a stopped floor goes."""
+    hearing = asyncio.create_task(service.run())
+    try:
+        await asyncio.wait_for(service.connected.wait(), 10)
+        yield
+    finally:
+        hearing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await hearing
+
+
+def test_a_broker_crash_loses_nothing_it_acknowledged_that_the_floor_had_not_counted(tmp_path):
+    """Mosquitto acknowledges a message before it is on its disk (every autosave_interval seconds):
+    killed before its next autosave, it loses what it acknowledged and queued for a floor that is away
+    (here every message since the floor's session was saved). The table
+    keeps each message until the floor confirmed it counted it, and sends again from the first one
+    unconfirmed when it reconnects: every message the table numbered is counted, once (decision
+    0035; the review's repro, with the real table, floor and broker)."""
+    broker = Mosquitto(tmp_path / "mosquitto")
+    config = load_floor_config(floor_config(tmp_path / "floor", broker.port))
+    table = table_config(tmp_path / "table", "T1", broker.port, with_password(tmp_path, "T1"))
+
+    async def main() -> tuple[list[int], int, int]:
+        store = CountingStore(config.store)
+        try:
+            async with _floor_hearing(FloorService(config, floor_broker(config), store)):
+                pass  # the floor's session, subscribed, stays with the broker; the floor goes
+            broker.stop()  # which saves the session on disk
+            conf = broker.directory / "conf.d" / "croupier.conf"
+            conf.write_text(conf.read_text().replace("autosave_interval 1\n", "autosave_interval 3600\n"))
+            broker.start()  # the crash below surely before the next autosave, not within a second of it
+            login = {"identifier": "observer", "username": "floor-2", "password": FLOORS["floor-2"]}
+            async with aiomqtt.Client("127.0.0.1", broker.port, **login) as observer:
+                await observer.subscribe(f"croupier/v1/{GROUP}/table/T1/round", qos=1)
+                process = await croupier_run(table, "--duration", "60", "--seed", "5")
+                async for message in observer.messages:
+                    assert isinstance(message.payload, bytes)
+                    if json.loads(message.payload)["round"] >= 2:
+                        broker.kill()
+                        break
+            killed_at = len(store.seqs)
+            broker.start()
+            async with _floor_hearing(FloorService(config, floor_broker(config), store)):
+                async with asyncio.timeout(30):
+                    while not any(row.get("rounds", 0) >= 3 for row in store.tables()):
+                        await asyncio.sleep(0.1)
+                process.send_signal(signal.SIGTERM)
+                await asyncio.wait_for(process.wait(), 30)
+                assert process.returncode == 0, table.with_suffix(".log").read_text()
+                async with asyncio.timeout(15):
+                    while not store.tables()[0]["dark"]:
+                        await asyncio.sleep(0.1)
+            rounds = [row[0] for row in store.run("SELECT round FROM floor_rounds ORDER BY seq").fetchall()]
+            assert rounds == list(range(1, len(rounds) + 1)), f"rounds counted: {rounds}"
+            assert store.tables()[0]["gaps"] == 0
+            spool = Spool(next(tmp_path.glob("table/**/floor-T1.sqlite3")))
+            try:
+                assert len(spool) == 0, "the table keeps what the floor confirmed it counted"
+                return store.seqs, spool.last_seq, killed_at
+            finally:
+                spool.close()
+        finally:
+            store.close()
+            broker.close()
+
+    counted, numbered, killed_at = asyncio.run(main())
+    assert killed_at == 0, "the floor counted something while it was away"
+    assert sorted(counted) == list(range(1, numbered + 1)), "a message lost, or counted twice"

@@ -13,7 +13,7 @@ from croupier.floor_link import KINDS
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "floor"
 #: What the floor sends and a table reads.
-READ = ("rebirth", "host-state", "link-state")
+READ = ("rebirth", "counted", "host-state", "link-state")
 
 
 def test_each_kind_has_a_schema_and_no_schema_is_left_over():

@@ -1,6 +1,6 @@
 """The floor link's spool (croupier.floor_link.spool; decision 0035): each message numbered in the
 table's sequence and on disk before the table goes on, delivered in order, deleted only once
-acknowledged, and never numbered again, across restarts; and nothing in it can hold a card. A linked
+confirmed by the floor, and never numbered again, across restarts; and nothing in it can hold a card. A linked
 progressive's messages (decision 0039) numbered in their own sequence, counted, and kept until the
 link controller applied them."""
 
@@ -22,16 +22,18 @@ def body(seq: int) -> dict[str, object]:
     return {"seq": seq, "round": seq * 10}
 
 
-def test_messages_are_numbered_in_order_and_leave_only_when_acknowledged(tmp_path):
+def test_messages_are_numbered_in_order_and_leave_only_when_the_floor_confirmed_them(tmp_path):
     with_spool = Spool(tmp_path / "spool.sqlite3")
     try:
         assert with_spool.last_seq == 0
         assert [with_spool.append(f"t/{n}", body) for n in range(3)] == [1, 2, 3]
-        pending = with_spool.pending(2)
+        pending = with_spool.pending(0, 2)
         assert [(m.seq, m.topic) for m in pending] == [(1, "t/0"), (2, "t/1")]
         assert json.loads(pending[1].payload) == {"seq": 2, "round": 20}
-        with_spool.acknowledged(2)
-        assert [m.seq for m in with_spool.pending(10)] == [3] and len(with_spool) == 1
+        assert [m.seq for m in with_spool.pending(2, 10)] == [3], "what comes after the last sent"
+        assert len(with_spool) == 3, "sent is not confirmed: all stay, to be sent again"
+        with_spool.confirmed(2)
+        assert [m.seq for m in with_spool.pending(0, 10)] == [3] and len(with_spool) == 1
     finally:
         with_spool.close()
 
@@ -41,7 +43,7 @@ def test_a_restart_resumes_the_spool_and_never_reuses_a_number(tmp_path):
     first = Spool(path)
     for _ in range(3):
         first.append("t", body)
-    first.acknowledged(3)  # every message delivered: the spool is empty
+    first.confirmed(3)  # every message counted by the floor: the spool is empty
     assert first.next_session() == 1
     first.close()
     again, afresh = Spool(path), Spool(tmp_path / "new.sqlite3")
@@ -84,7 +86,7 @@ def test_link_messages_are_numbered_counted_once_per_round_and_kept_until_applie
         assert first.append_linked("t/linked", {"event": "hit"}, _linked) == 2
         assert (first.linked_counts().number, first.linked_counts().wagered_cents) == (2, 300)
         assert first.waiting("t/linked") == 2
-        first.acknowledged(3)
+        first.confirmed(3)
         assert first.waiting("t/linked") == 0
     finally:
         first.close()
@@ -92,7 +94,7 @@ def test_link_messages_are_numbered_counted_once_per_round_and_kept_until_applie
     try:
         assert again.linked_counts().contributions == 1
         assert again.resend("t/linked", 1, _linked) == 1  # the controller applied 1: 2 is sent again
-        resent = again.pending(10)
+        resent = again.pending(0, 10)
         assert [json.loads(m.payload) for m in resent] == [{"seq": 4, "event": "hit", "number": 2}]
         again.applied(2)
         assert again.resend("t/linked", 2, _linked) == 0
@@ -116,7 +118,7 @@ def test_a_spool_of_version_1_gains_the_kept_link_messages(tmp_path):
     upgraded = Spool(path)
     try:
         assert (upgraded.identity, upgraded.last_seq, upgraded.totals()) == (identity, 1, {"hands": 7})
-        assert [json.loads(m.payload) for m in upgraded.pending(10)] == [{"seq": 1}]
+        assert [json.loads(m.payload) for m in upgraded.pending(0, 10)] == [{"seq": 1}]
         assert upgraded.next_session() == 2
         assert upgraded.append_linked("t/linked", {"event": "reset"}, _linked) == 1
     finally:
