@@ -88,7 +88,11 @@ class FloorService:
             try:
                 async with self._client() as client:
                     delay = RETRY_FIRST
-                    await self._hear(client)
+                    try:
+                        await self._hear(client)
+                    except asyncio.CancelledError:
+                        await self._offline(client)
+                        raise
             except aiomqtt.MqttError as lost:
                 log.warning("floor broker lost: connecting again", reason=str(lost))
             except StateError as failed:
@@ -99,6 +103,19 @@ class FloorService:
             self.connected.clear()
             await asyncio.sleep(delay)
             delay = min(delay * 2, RETRY_MOST)
+
+    async def _offline(self, client: aiomqtt.Client) -> None:
+        """At a clean stop, the host state offline, retained, before the connection closes: the
+        broker discards the will at a normal disconnect, so without it the tables would go on
+        reading the floor online (Sparkplug's host application does the same). A broker that does
+        not take it within two seconds is not waited for: the stop goes on."""
+        props = json_props(self.broker.v5, PacketTypes.PUBLISH)
+        offline = _host_state(online=False)
+        with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+            await asyncio.wait_for(
+                client.publish(self.state_topic, offline, qos=1, retain=True, properties=props), 2
+            )
+        log.info("floor offline", group=self.group)
 
     def _client(self) -> aiomqtt.Client:
         v5 = self.broker.v5

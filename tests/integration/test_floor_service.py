@@ -161,6 +161,38 @@ def test_a_gap_in_a_tables_numbers_asks_it_for_a_new_birth(tmp_path):
     assert (shown["last_seq"], shown["repeats"], shown["gaps"]) == (5, 1, 1)
 
 
+def test_a_floor_stopped_cleanly_leaves_its_host_state_offline(tmp_path):
+    """The broker discards the floor's will at a clean disconnect: the floor publishes its host state
+    offline, retained, itself before it goes, so a table connecting afterwards reads it offline."""
+
+    async def main() -> dict[str, object]:
+        async with amqtt_broker() as port:
+            (tmp_path / "floor.toml").write_text(
+                f'[embedded]\nbind = "127.0.0.1:{port}"\n[store]\npath = "f.db"\n'
+            )
+            config = load_floor_config(tmp_path / "floor.toml")
+            store = Store(config.store)
+            service = FloorService(config, floor_broker(config), store)
+            hearing = asyncio.create_task(service.run())
+            try:
+                await asyncio.wait_for(service.connected.wait(), 10)
+            finally:
+                hearing.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await hearing
+                store.close()
+            v311 = aiomqtt.ProtocolVersion.V311
+            async with aiomqtt.Client("127.0.0.1", port, identifier="T1", protocol=v311) as table:
+                await table.subscribe("croupier/v1/dev/host/+/state", qos=1)
+                async with asyncio.timeout(10):
+                    async for message in table.messages:
+                        assert message.retain
+                        return json.loads(message.payload)  # type: ignore[arg-type]
+        raise AssertionError("no host state retained")
+
+    assert asyncio.run(main())["online"] is False
+
+
 def test_a_credential_that_cannot_be_read_stops_the_floor_before_its_store_is_made(tmp_path):
     """The broker's password file is read, and the view's port bound, before the store is opened:
     a start that is refused leaves nothing behind (exit 2, one line naming the key)."""
