@@ -38,7 +38,7 @@ from paho.mqtt.properties import Properties
 
 from croupier.config.floor_service import FloorServiceConfig
 from croupier.errors import StartupError
-from croupier.floor_link.publisher import PROTOCOLS, Broker, credential, json_props
+from croupier.floor_link.publisher import PROTOCOLS, RETRY_FIRST, RETRY_MOST, Broker, credential, json_props
 from croupier.floor_link.spool import encode
 from croupier.floor_link.topics import DATA, NAMESPACE
 from croupier.state.sqlite_file import StateError
@@ -49,8 +49,6 @@ from floor.store import Store, Unfit
 log = structlog.get_logger("croupier.floor")
 _T = TypeVar("_T")
 
-#: Seconds before the first reconnection, and the most between two.
-RETRY_FIRST, RETRY_MOST = 0.2, 5.0
 #: Seconds the broker keeps the floor's session (and what is queued for it) while the floor is away.
 SESSION_EXPIRY = 3600
 

@@ -21,7 +21,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 import structlog
@@ -30,6 +30,7 @@ from croupier.audit.head import Head
 from croupier.config.floor_service import StoreConfig
 from croupier.errors import StartupError
 from croupier.floor_link.counters import FIELDS as COUNTERS
+from croupier.floor_link.payloads import now
 from croupier.state.sqlite_file import FileKind, StateError, transaction
 
 log = structlog.get_logger("croupier.floor")
@@ -51,14 +52,6 @@ _SCHEMA = (
         malformed   INTEGER NOT NULL DEFAULT 0,
         counted_from INTEGER NOT NULL DEFAULT 0
     )""",
-    """CREATE TABLE IF NOT EXISTS floor_rounds (
-        name   TEXT NOT NULL,
-        spool  TEXT NOT NULL,
-        seq    INTEGER NOT NULL,
-        round  INTEGER NOT NULL,
-        at     TEXT NOT NULL,
-        PRIMARY KEY (name, spool, seq)
-    )""",
     """CREATE TABLE IF NOT EXISTS floor_heads (
         name    TEXT NOT NULL,
         record  INTEGER NOT NULL,
@@ -71,13 +64,19 @@ _SCHEMA = (
 )
 
 
-#: The columns schema version 2 added to a version 1 store's ``floor_tables``: the messages that could
-#: not be read, and the number the count of the table's current spool started from (its first birth's
-#: ``as_of_seq``: what came before it is the table's past, not a gap).
+#: What schema version 2 changed in a version 1 store: ``floor_tables`` got the messages that could not
+#: be read, and the number the count of the table's current spool started from (its first birth's
+#: ``as_of_seq``: what came before it is the table's past, not a gap); ``floor_rounds``, each round's
+#: number, which nothing read (the view shows the table's rounds from its birth and messages), went.
 _ADDED = (
     "ALTER TABLE floor_tables ADD COLUMN malformed INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE floor_tables ADD COLUMN counted_from INTEGER NOT NULL DEFAULT 0",
+    "DROP TABLE IF EXISTS floor_rounds",
 )
+#: Seconds without a message after which a table not dark shows as silent: a table sends its
+#: counters at least once a minute, so two and a half minutes of nothing is a table the floor does
+#: not hear (its PC or network gone while the broker was down, say, whose will died with the broker).
+SILENT_AFTER = 150.0
 
 
 class Unfit(Exception):
@@ -169,8 +168,8 @@ class Store:
             row = self._row(table)
             if row is None or row["session"] != body["session"] or row["dark"] is not None:
                 return False
-            dark = json.dumps({"reason": body["reason"], "at": _now()})
-            self.run("UPDATE floor_tables SET dark = ?, heard_at = ? WHERE name = ?", (dark, _now(), table))
+            dark = json.dumps({"reason": body["reason"], "at": now()})
+            self.run("UPDATE floor_tables SET dark = ?, heard_at = ? WHERE name = ?", (dark, now(), table))
             return True
 
     def numbered(self, table: str, kind: str, body: Mapping[str, Any]) -> Counted:  # Any: JSON fields
@@ -192,15 +191,10 @@ class Store:
             state = row["state"]
             if seq > row["as_of_seq"] and state:
                 _apply(state, kind, body)
-            if kind == "round" and row["spool"] is not None:
-                self.run(
-                    "INSERT INTO floor_rounds VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    (table, row["spool"], seq, body["round"], body["at"]),
-                )
             self.run(
                 "UPDATE floor_tables SET last_seq = ?, state = ?, heard_at = ?, gaps = gaps + ? "
                 "WHERE name = ?",
-                (seq, json.dumps(state), _now(), int(gap), table),
+                (seq, json.dumps(state), now(), int(gap), table),
             )
             return Counted(True, rebirth=gap)
 
@@ -210,13 +204,18 @@ class Store:
             self.run(
                 "INSERT INTO floor_tables (name, heard_at, malformed) VALUES (?, ?, 1) "
                 "ON CONFLICT (name) DO UPDATE SET malformed = floor_tables.malformed + 1",
-                (table, _now()),
+                (table, now()),
             )
 
     # -- reading ------------------------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:  # Any: JSON fields
         """Every table the floor has heard, for the floor view: its state as its birth and numbered
-        messages left it (its counters with its rounds per hour among them)."""
+        messages left it (its counters with its rounds per hour and held rounds among them), what
+        the count found (repeats, gaps, malformed messages), and whether it is silent: not dark, yet
+        not heard for ``SILENT_AFTER`` seconds."""
+        silent_before = (datetime.now(UTC) - timedelta(seconds=SILENT_AFTER)).isoformat(
+            timespec="milliseconds"
+        )
         rows = self.run(
             "SELECT name, last_seq, state, dark, heard_at, repeats, gaps, malformed FROM floor_tables "
             "ORDER BY name"
@@ -231,6 +230,7 @@ class Store:
                 "repeats": repeats,
                 "gaps": gaps,
                 "malformed": malformed,
+                "silent": not dark and heard_at < silent_before,
             }
             for name, last_seq, state, dark, heard_at, repeats, gaps, malformed in rows
         ]
@@ -254,7 +254,7 @@ class Store:
             )  # fmt: skip
         self.run(
             "INSERT INTO floor_heads VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            (table, head["record"], head["file"], head["hash"], head["epoch"], _now()),
+            (table, head["record"], head["file"], head["hash"], head["epoch"], now()),
         )
 
     def _row(self, table: str) -> dict[str, Any] | None:  # Any: the row's columns
@@ -284,7 +284,7 @@ class Store:
         row: Mapping[str, Any] | None,  # Any: the row's columns, None when the table is new
     ) -> None:
         """The table's row as a birth (or a first message before any) leaves it: not dark."""
-        values = (spool, session, last_seq, as_of_seq, counted_from, json.dumps(state), _now(), table)
+        values = (spool, session, last_seq, as_of_seq, counted_from, json.dumps(state), now(), table)
         if row is None:
             self.run(
                 "INSERT INTO floor_tables (spool, session, last_seq, as_of_seq, counted_from, state, dark, "
@@ -381,7 +381,3 @@ def _apply(state: dict[str, Any], kind: str, body: Mapping[str, Any]) -> None:  
             state["counters"] = {key: body[key] for key in COUNTERS}
         case "head":
             state["head"] = {key: body[key] for key in ("file", "record", "hash", "epoch")}
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")

@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from croupier.config.floor_service import StoreConfig
 from croupier.config.linked import FloorLink, LinkedLevel
 from croupier.errors import StartupError
 from floor.link_controller import LinkController
-from floor.store import FLOOR_FILE, Store, Unfit
+from floor.store import FLOOR_FILE, SILENT_AFTER, Store, Unfit
 from tests import debian
 from tests.integration.floor_broker import SPOOL, birth_body, counters_body, free_port
 
@@ -63,7 +64,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
         yield opened
     finally:
         if url is not None:  # the PostgreSQL is the module's: each test begins empty
-            for table in ("floor_tables", "floor_rounds", "floor_heads"):
+            for table in ("floor_tables", "floor_heads"):
                 opened.run(f"DELETE FROM {table}")
             for table in ("link_levels", "link_tables", "link_hits"):  # made by a link controller
                 opened.run(f"DROP TABLE IF EXISTS {table}")
@@ -193,6 +194,19 @@ def test_a_value_the_database_cannot_take_is_unfit_and_malformed_ones_are_counte
         ("T1", 1, 0),
         ("T9", 1, 0),
     ]
+
+
+def test_a_table_not_heard_for_longer_than_its_counters_come_is_silent_not_dark(store: Store):
+    store.birth("T1", birth_body(0))
+    store.birth("T2", birth_body(0, table="T2"))
+    store.death("T2", {"table": "T2", "session": 1, "reason": "lost"})
+    assert [t["silent"] for t in store.tables()] == [False, False]
+    long_ago = (datetime.now(UTC) - timedelta(seconds=SILENT_AFTER + 1)).isoformat(timespec="milliseconds")
+    store.run("UPDATE floor_tables SET heard_at = ?", (long_ago,))
+    assert [(t["table"], t["silent"], t["dark"] is not None) for t in store.tables()] == [
+        ("T1", True, False),
+        ("T2", False, True),
+    ], "a dark table is dark, not silent"
 
 
 def test_a_version_1_store_gets_the_columns_version_2_added(tmp_path: Path):
