@@ -9,12 +9,16 @@ linked progressive's message then to the link controller (floor.link_controller)
 once; it is acknowledged to the broker only once both have committed it: a store or controller that
 fails (locked, read-only, gone) leaves the message with the broker, the floor drops the connection
 and connects again, and the broker delivers the message again, with everything after it, from the
-session it kept (decision 0036). A gap in a table's numbers, or a message from a table the floor has
-no birth of, asks that table for a new birth on its ``cmd/rebirth`` topic. Once acknowledged, what
-was counted is confirmed to the table on its ``cmd/counted`` topic (``Confirmations``), and only then
-does the table delete it from its spool (decision 0035). A birth request and a confirmation and
-nothing else go from the floor to a table (the floor observes), but for the link controller's
-state of each linked progressive, which a linked table reads for its jackpot alone (decision 0039).
+session it kept (decision 0036). A message that cannot be read (not JSON, not what its kind's schema
+says, a value the database cannot take), or that fails to count in any other way but the store's
+own, is logged with its table and why, counted as malformed for the view, and acknowledged: sent
+again it would be no better, and held it would stop every table's messages behind it. A gap in a
+table's numbers, or a message from a table the floor has no birth of, asks that table for a new
+birth on its ``cmd/rebirth`` topic. Once acknowledged, what was counted is confirmed to the table on
+its ``cmd/counted`` topic (``Confirmations``), and only then does the table delete it from its spool
+(decision 0035). A birth request and a confirmation and nothing else go from the floor to a table
+(the floor observes), but for the link controller's state of each linked progressive, which a linked
+table reads for its jackpot alone (decision 0039).
 
 With no broker configured it starts the embedded amqtt broker on loopback first (decision 0036),
 so a developer needs nothing else.
@@ -24,9 +28,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
 
 import aiomqtt
 import structlog
@@ -36,17 +40,17 @@ from paho.mqtt.properties import Properties
 
 from croupier.config.floor_service import FloorServiceConfig
 from croupier.errors import StartupError
-from croupier.floor_link.publisher import PROTOCOLS, Broker, credential, json_props
+from croupier.floor_link.publisher import PROTOCOLS, RETRY_FIRST, RETRY_MOST, Broker, credential, json_props
 from croupier.floor_link.spool import encode
 from croupier.floor_link.topics import DATA, NAMESPACE
 from croupier.state.sqlite_file import StateError
 from floor.link_controller import LinkController
-from floor.store import Counted, Store
+from floor.messages import Malformed, Schemas
+from floor.store import Counted, Store, Unfit
 
 log = structlog.get_logger("croupier.floor")
+_T = TypeVar("_T")
 
-#: Seconds before the first reconnection, and the most between two.
-RETRY_FIRST, RETRY_MOST = 0.2, 5.0
 #: Seconds the broker keeps the floor's session (and what is queued for it) while the floor is away.
 SESSION_EXPIRY = 3600
 #: The confirmations of what was counted (``cmd/counted``) go out at least this often, in seconds,
@@ -77,6 +81,7 @@ class FloorService:
         self.group = config.group
         self.connected = asyncio.Event()
         self.state_topic = f"{NAMESPACE}/{self.group}/host/{config.host}/state"
+        self.schemas = Schemas()
 
     async def run(self) -> None:
         """Connect, hear, and connect again whenever the broker goes or the store fails, until
@@ -86,7 +91,11 @@ class FloorService:
             try:
                 async with self._client() as client:
                     delay = RETRY_FIRST
-                    await self._hear(client)
+                    try:
+                        await self._hear(client)
+                    except asyncio.CancelledError:
+                        await self._offline(client)
+                        raise
             except aiomqtt.MqttError as lost:
                 log.warning("floor broker lost: connecting again", reason=str(lost))
             except StateError as failed:
@@ -97,6 +106,19 @@ class FloorService:
             self.connected.clear()
             await asyncio.sleep(delay)
             delay = min(delay * 2, RETRY_MOST)
+
+    async def _offline(self, client: aiomqtt.Client) -> None:
+        """At a clean stop, the host state offline, retained, before the connection closes: the
+        broker discards the will at a normal disconnect, so without it the tables would go on
+        reading the floor online (Sparkplug's host application does the same). A broker that does
+        not take it within two seconds is not waited for: the stop goes on."""
+        props = json_props(self.broker.v5, PacketTypes.PUBLISH)
+        offline = _host_state(online=False)
+        with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+            await asyncio.wait_for(
+                client.publish(self.state_topic, offline, qos=1, retain=True, properties=props), 2
+            )
+        log.info("floor offline", group=self.group)
 
     def _client(self) -> aiomqtt.Client:
         v5 = self.broker.v5
@@ -129,12 +151,9 @@ class FloorService:
         try:
             async for message in client.messages:
                 table, kind = str(message.topic).split("/")[-2:]
-                # A StateError from either: never acknowledged, so delivered again.
-                counted = self._count(table, kind, message.payload)
+                # A StateError from the store or the controller: never acknowledged, so delivered again.
+                counted, changed = self._heard(table, kind, message.payload)
                 rebirth = counted is not None and counted.rebirth
-                changed = None
-                if kind == "linked" and links is not None:
-                    changed = self._linked(links, table, message.payload)
                 _paho(client).ack(message.mid, message.qos)
                 if counted is not None:
                     await confirm.counted(table, counted, at_once=kind == "birth")
@@ -165,31 +184,48 @@ class FloorService:
                     due[link_id] = now + links.links[link_id].heartbeat
             await asyncio.sleep(max(0.05, min(due.values()) - time.monotonic()))
 
-    def _linked(self, links: LinkController, table: str, payload: object) -> str | None:
-        """A linked progressive's message, applied once by the link controller; a message that
-        cannot be read is logged and dropped, a database that fails raises its StateError."""
-        try:
-            return links.heard(table, json.loads(payload if isinstance(payload, bytes | str) else b""))
-        except (ValueError, KeyError, TypeError) as exc:  # a malformed message: logged, not applied
-            log.error("link: a message that cannot be read", table=table, reason=repr(exc))
-            return None
+    def _heard(self, table: str, kind: str, payload: object) -> tuple[Counted | None, str | None]:
+        """One message read, counted, and a linked progressive's applied by the link controller:
+        what counting it did (None for a death or a malformed message), and the link it changed, if
+        any."""
+        body = self._guarded(table, kind, lambda: self.schemas.read(kind, payload))
+        if body is None:
+            return None, None
+        counted = self._guarded(table, kind, lambda: self._count(table, kind, body))
+        links = self.links
+        if counted is None or kind != "linked" or links is None:
+            return counted, None
+        return counted, self._guarded(table, kind, lambda: links.heard(table, body))
 
-    def _count(self, table: str, kind: str, payload: object) -> Counted | None:
-        """Count one message; what it did (whether the table should be asked for a new birth, what
-        to confirm to it), None for a death or a message that cannot be read, which is logged and
-        dropped (acknowledged: sent again, it would be no better); a store that fails raises its
-        StateError."""
+    def _guarded(self, table: str, kind: str, step: Callable[[], _T]) -> _T | None:
+        """``step`` of hearing one message, or None when the message is malformed: it could not be
+        read (Malformed), holds a value the store cannot take (Unfit), or failed in a way nobody
+        foresaw, which is logged with its traceback and taken as malformed too, so that one message
+        never stops the floor. Logged with the table and why, and counted for the view; only the
+        store failing (StateError, from the step or from counting the malformed one) propagates."""
         try:
-            body = json.loads(payload if isinstance(payload, bytes | str) else b"")
-            if kind == "birth":
-                return self.store.birth(table, body)
-            if kind == "death":
-                if self.store.death(table, body):
-                    log.warning("table dark", table=table, reason=body["reason"])
-            elif kind in DATA:
-                return self.store.numbered(table, kind, body)
-        except (ValueError, KeyError, TypeError) as exc:  # a malformed message: logged, not counted
-            log.error("floor: a message that cannot be read", table=table, kind=kind, reason=repr(exc))
+            return step()
+        except StateError:
+            raise
+        except (Malformed, Unfit) as exc:
+            log.error("floor: a message that cannot be read", table=table, kind=kind, reason=str(exc))
+        except Exception as exc:  # anything else: this message is given up on, the floor goes on
+            log.exception("floor: a message that failed to count, taken as malformed",
+                          table=table, kind=kind, reason=repr(exc))  # fmt: skip
+        self.store.malformed(table)
+        return None
+
+    def _count(self, table: str, kind: str, body: dict[str, Any]) -> Counted | None:  # Any: JSON fields
+        """Count one message, checked against its schema: what it did (whether the table should be
+        asked for a new birth, what to confirm to it), None for a death. A store that fails raises
+        its StateError."""
+        if kind == "birth":
+            return self.store.birth(table, body)
+        if kind == "death":
+            if self.store.death(table, body):
+                log.warning("table dark", table=table, reason=body["reason"])
+        elif kind in DATA:
+            return self.store.numbered(table, kind, body)
         return None
 
 

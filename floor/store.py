@@ -21,7 +21,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 import structlog
@@ -30,11 +30,13 @@ from croupier.audit.head import Head
 from croupier.config.floor_service import StoreConfig
 from croupier.errors import StartupError
 from croupier.floor_link.counters import FIELDS as COUNTERS
+from croupier.floor_link.payloads import now
 from croupier.state.sqlite_file import FileKind, StateError, transaction
 
 log = structlog.get_logger("croupier.floor")
-#: Marked "CRFS" (PRAGMA application_id), schema version 1 (in PostgreSQL, the table ``floor_schema``).
-FLOOR_FILE = FileKind("floor store", 0x43524653, 1)
+#: Marked "CRFS" (PRAGMA application_id), schema version 2 (in PostgreSQL, the table ``floor_schema``):
+#: version 2 added ``floor_tables``' ``malformed`` and ``counted_from`` (``_ADDED``).
+FLOOR_FILE = FileKind("floor store", 0x43524653, 2)
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS floor_tables (
         name        TEXT PRIMARY KEY,
@@ -46,15 +48,9 @@ _SCHEMA = (
         dark        TEXT,
         heard_at    TEXT NOT NULL,
         repeats     INTEGER NOT NULL DEFAULT 0,
-        gaps        INTEGER NOT NULL DEFAULT 0
-    )""",
-    """CREATE TABLE IF NOT EXISTS floor_rounds (
-        name   TEXT NOT NULL,
-        spool  TEXT NOT NULL,
-        seq    INTEGER NOT NULL,
-        round  INTEGER NOT NULL,
-        at     TEXT NOT NULL,
-        PRIMARY KEY (name, spool, seq)
+        gaps        INTEGER NOT NULL DEFAULT 0,
+        malformed   INTEGER NOT NULL DEFAULT 0,
+        counted_from INTEGER NOT NULL DEFAULT 0
     )""",
     """CREATE TABLE IF NOT EXISTS floor_heads (
         name    TEXT NOT NULL,
@@ -66,6 +62,26 @@ _SCHEMA = (
         PRIMARY KEY (name, record)
     )""",
 )
+
+
+#: What schema version 2 changed in a version 1 store: ``floor_tables`` got the messages that could not
+#: be read, and the number the count of the table's current spool started from (its first birth's
+#: ``as_of_seq``: what came before it is the table's past, not a gap); ``floor_rounds``, each round's
+#: number, which nothing read (the view shows the table's rounds from its birth and messages), went.
+_ADDED = (
+    "ALTER TABLE floor_tables ADD COLUMN malformed INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE floor_tables ADD COLUMN counted_from INTEGER NOT NULL DEFAULT 0",
+    "DROP TABLE IF EXISTS floor_rounds",
+)
+#: Seconds without a message after which a table not dark shows as silent: a table sends its
+#: counters at least once a minute, so two and a half minutes of nothing is a table the floor does
+#: not hear (its PC or network gone while the broker was down, say, whose will died with the broker).
+SILENT_AFTER = 150.0
+
+
+class Unfit(Exception):
+    """A value a message carries that the database cannot take (a number too large for its integers,
+    a list where it keeps a number): the message is malformed, not the store failed."""
 
 
 class _Cursor(Protocol):
@@ -102,6 +118,7 @@ class Store:
                 import psycopg  # only a floor with a PostgreSQL store needs the driver
 
                 self._errors: tuple[type[Exception], ...] = (psycopg.Error,)
+                self._unfit: tuple[type[Exception], ...] = (OverflowError, psycopg.DataError)
                 self._db: Any = psycopg.connect(config.url, autocommit=True)  # Any: sqlite3's or psycopg's
                 try:
                     self._prepare_postgres()
@@ -110,6 +127,7 @@ class Store:
                     raise
             else:
                 self._errors = (sqlite3.Error,)
+                self._unfit = (OverflowError, sqlite3.ProgrammingError, sqlite3.DataError)
                 config.path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = FLOOR_FILE.open(config.path, self._prepare)
         except ImportError:
@@ -124,18 +142,33 @@ class Store:
 
     # -- counting -----------------------------------------------------------------------------
     def birth(self, table: str, body: Mapping[str, Any]) -> Counted:  # Any: the birth's JSON fields
-        """A birth certificate: the table's whole state as of ``as_of_seq``; a new spool counts afresh.
-        What the table's spool has counted so far is confirmed to it."""
+        """A birth certificate: the table's whole state as of ``as_of_seq``. The first birth of a
+        spool starts its count at ``as_of_seq`` (what the table published before is its past, not a
+        gap; decision 0036); a later one keeps it, so a hole below its ``as_of_seq`` is still a gap
+        when the next number shows it. A birth older than what the store already counted of the same
+        spool (another floor service sharing the database counted newer messages) leaves the state
+        as they made it: only its head is witnessed. What the table's spool has counted so far is
+        confirmed to it."""
         with self.transaction():
             row = self._row(table)
-            last = 0 if row is None or row["spool"] != body["spool"] else row["last_seq"]
+            as_of = body["as_of_seq"]
+            if body.get("head") is not None:
+                self._witness(table, body["head"])
+            if row is not None and row["spool"] == body["spool"]:
+                if as_of < max(row["last_seq"], row["as_of_seq"]):
+                    log.info("floor: a birth older than what was counted, its state not taken",
+                             table=table, as_of_seq=as_of, last_seq=row["last_seq"])  # fmt: skip
+                    return Counted(False, spool=row["spool"], through=row["last_seq"])
+                last, counted_from = row["last_seq"], row["counted_from"]
+            elif row is not None and row["spool"] is None:  # heard before any birth: that count goes on
+                last, counted_from = row["last_seq"], as_of
+            else:
+                last, counted_from = 0, as_of
             kept = (
                 "game", "rounds", "state", "faults", "links", "meters", "wagers_locked", "counters", "head"
             )
             state = {key: body[key] for key in kept}
-            self._put(table, body["spool"], body["session"], last, body["as_of_seq"], state, None, row)
-            if body.get("head") is not None:
-                self._witness(table, body["head"])
+            self._put(table, body["spool"], body["session"], last, as_of, counted_from, state, row)
             return Counted(True, spool=body["spool"], through=last)
 
     def death(self, table: str, body: Mapping[str, Any]) -> bool:  # Any: the death's JSON fields
@@ -144,8 +177,8 @@ class Store:
             row = self._row(table)
             if row is None or row["session"] != body["session"] or row["dark"] is not None:
                 return False
-            dark = json.dumps({"reason": body["reason"], "at": _now()})
-            self.run("UPDATE floor_tables SET dark = ?, heard_at = ? WHERE name = ?", (dark, _now(), table))
+            dark = json.dumps({"reason": body["reason"], "at": now()})
+            self.run("UPDATE floor_tables SET dark = ?, heard_at = ? WHERE name = ?", (dark, now(), table))
             return True
 
     def numbered(self, table: str, kind: str, body: Mapping[str, Any]) -> Counted:  # Any: JSON fields
@@ -153,36 +186,48 @@ class Store:
         seq = body["seq"]
         with self.transaction():
             row = self._row(table)
-            if row is None:  # heard before any birth: the state waits for one, the count starts here
-                self._put(table, None, None, seq, 0, {}, None, None)
+            if kind == "head":
+                self._witness(table, body)
+            if row is None or (row["spool"] is None and row["last_seq"] == 0):
+                # heard before any birth: the state waits for one, the count starts here
+                self._put(table, None, None, seq, 0, seq, {}, row)
                 return Counted(True, rebirth=True)
             if seq <= row["last_seq"]:
                 self.run("UPDATE floor_tables SET repeats = repeats + 1 WHERE name = ?", (table,))
                 return Counted(False, spool=row["spool"], through=row["last_seq"])
-            gap = seq > max(row["last_seq"], row["as_of_seq"]) + 1
+            # What the count has missed since it started: a hole below a later birth's as_of_seq too.
+            gap = seq > max(row["last_seq"], row["counted_from"]) + 1
             state = row["state"]
             if seq > row["as_of_seq"] and state:
                 _apply(state, kind, body)
-            if kind == "round" and row["spool"] is not None:
-                self.run(
-                    "INSERT INTO floor_rounds VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    (table, row["spool"], seq, body["round"], body["at"]),
-                )
-            if kind == "head":
-                self._witness(table, body)
             self.run(
                 "UPDATE floor_tables SET last_seq = ?, state = ?, heard_at = ?, gaps = gaps + ? "
                 "WHERE name = ?",
-                (seq, json.dumps(state), _now(), int(gap), table),
+                (seq, json.dumps(state), now(), int(gap), table),
             )
             return Counted(True, rebirth=gap, spool=row["spool"], through=seq)
+
+    def malformed(self, table: str) -> None:
+        """A message from ``table`` that could not be read, counted for the floor view."""
+        with self.transaction():
+            self.run(
+                "INSERT INTO floor_tables (name, heard_at, malformed) VALUES (?, ?, 1) "
+                "ON CONFLICT (name) DO UPDATE SET malformed = floor_tables.malformed + 1",
+                (table, now()),
+            )
 
     # -- reading ------------------------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:  # Any: JSON fields
         """Every table the floor has heard, for the floor view: its state as its birth and numbered
-        messages left it (its counters with its rounds per hour among them)."""
+        messages left it (its counters with its rounds per hour and held rounds among them), what
+        the count found (repeats, gaps, malformed messages), and whether it is silent: not dark, yet
+        not heard for ``SILENT_AFTER`` seconds."""
+        silent_before = (datetime.now(UTC) - timedelta(seconds=SILENT_AFTER)).isoformat(
+            timespec="milliseconds"
+        )
         rows = self.run(
-            "SELECT name, last_seq, state, dark, heard_at, repeats, gaps FROM floor_tables ORDER BY name"
+            "SELECT name, last_seq, state, dark, heard_at, repeats, gaps, malformed FROM floor_tables "
+            "ORDER BY name"
         ).fetchall()
         return [
             {
@@ -193,8 +238,10 @@ class Store:
                 "heard_at": heard_at,
                 "repeats": repeats,
                 "gaps": gaps,
+                "malformed": malformed,
+                "silent": not dark and heard_at < silent_before,
             }
-            for name, last_seq, state, dark, heard_at, repeats, gaps in rows
+            for name, last_seq, state, dark, heard_at, repeats, gaps, malformed in rows
         ]
 
     def heads(self, table: str) -> list[Head]:
@@ -216,21 +263,22 @@ class Store:
             )  # fmt: skip
         self.run(
             "INSERT INTO floor_heads VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            (table, head["record"], head["file"], head["hash"], head["epoch"], _now()),
+            (table, head["record"], head["file"], head["hash"], head["epoch"], now()),
         )
 
     def _row(self, table: str) -> dict[str, Any] | None:  # Any: the row's columns
         lock = " FOR UPDATE" if self.postgres else ""
         found = self.run(
-            f"SELECT spool, session, last_seq, as_of_seq, state, dark FROM floor_tables WHERE name = ?{lock}",
+            "SELECT spool, session, last_seq, as_of_seq, counted_from, state, dark FROM floor_tables "
+            f"WHERE name = ?{lock}",
             (table,),
         ).fetchone()
         if found is None:
             return None
-        spool, session, last_seq, as_of_seq, state, dark = found
+        spool, session, last_seq, as_of_seq, counted_from, state, dark = found
         return {
             "spool": spool, "session": session, "last_seq": last_seq, "as_of_seq": as_of_seq,
-            "state": json.loads(state), "dark": dark,
+            "counted_from": counted_from, "state": json.loads(state), "dark": dark,
         }  # fmt: skip
 
     def _put(
@@ -240,21 +288,22 @@ class Store:
         session: int | None,
         last_seq: int,
         as_of_seq: int,
+        counted_from: int,
         state: Mapping[str, Any],  # Any: the state's JSON fields
-        dark: str | None,
         row: Mapping[str, Any] | None,  # Any: the row's columns, None when the table is new
     ) -> None:
-        values = (spool, session, last_seq, as_of_seq, json.dumps(state), dark, _now(), table)
+        """The table's row as a birth (or a first message before any) leaves it: not dark."""
+        values = (spool, session, last_seq, as_of_seq, counted_from, json.dumps(state), now(), table)
         if row is None:
             self.run(
-                "INSERT INTO floor_tables (spool, session, last_seq, as_of_seq, state, dark, heard_at, name) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO floor_tables (spool, session, last_seq, as_of_seq, counted_from, state, dark, "
+                "heard_at, name) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)",
                 values,
             )
         else:
             self.run(
-                "UPDATE floor_tables SET spool = ?, session = ?, last_seq = ?, as_of_seq = ?, state = ?, "
-                "dark = ?, heard_at = ? WHERE name = ?",
+                "UPDATE floor_tables SET spool = ?, session = ?, last_seq = ?, as_of_seq = ?, "
+                "counted_from = ?, state = ?, dark = NULL, heard_at = ? WHERE name = ?",
                 values,
             )
 
@@ -273,6 +322,9 @@ class Store:
         with transaction(db, f"{self.where}: cannot write the floor store's schema"):
             for statement in _SCHEMA:
                 db.execute(statement)
+            if version == 1:
+                for statement in _ADDED:
+                    db.execute(statement)
             FLOOR_FILE.mark(db)
 
     def _prepare_postgres(self) -> None:
@@ -283,7 +335,10 @@ class Store:
             for statement in (*_SCHEMA, "CREATE TABLE IF NOT EXISTS floor_schema (version INTEGER NOT NULL)"):
                 self.run(statement)
             row = self.run("SELECT max(version) FROM floor_schema").fetchone()
-            if row[0] is None:
+            if row[0] == 1:
+                for statement in _ADDED:
+                    self.run(statement.replace("ADD COLUMN", "ADD COLUMN IF NOT EXISTS"))
+            if row[0] is None or row[0] < FLOOR_FILE.schema_version:
                 self.run("INSERT INTO floor_schema VALUES (?)", (FLOOR_FILE.schema_version,))
             elif row[0] > FLOOR_FILE.schema_version:
                 raise StateError(
@@ -298,11 +353,14 @@ class Store:
         floor services sharing a database apply each message once; committed before the caller's
         method returns and rolled back if anything in it failed. A failure of the database itself
         (locked, read-only, gone) is a StateError naming the store, for the service to leave the
-        message unacknowledged (floor.service)."""
+        message unacknowledged (floor.service). A value the database cannot take (``_unfit``: too
+        large a number, a list where a number goes) is Unfit instead: the message is malformed."""
         cannot = f"{self.where}: cannot write the floor store"
         try:
             with self._db.transaction() if self.postgres else transaction(self._db, cannot):
                 yield
+        except self._unfit as exc:
+            raise Unfit(f"a value the store cannot take: {exc}") from exc
         except self._errors as exc:
             raise StateError(f"{cannot}: {exc}") from exc
 
@@ -332,7 +390,3 @@ def _apply(state: dict[str, Any], kind: str, body: Mapping[str, Any]) -> None:  
             state["counters"] = {key: body[key] for key in COUNTERS}
         case "head":
             state["head"] = {key: body[key] for key in ("file", "record", "hash", "epoch")}
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import hashlib
 import random
 import secrets
 import signal
@@ -292,13 +291,11 @@ async def _serve(
             raise StartupError(f"{config.service.audit_dir}: {exc}") from None
         with trail:  # closed with its closing record however the service ends
             journal = TableJournal(trail, state, table=config.name, game=config.game)
-            journal.service_start()
-            journal.service_started(
-                config.game, str(config.source), hashlib.sha256(config.source.read_bytes()).hexdigest()
-            )
-            async with watchdog(), table_in_service(
-                config, journal, run.seed, run.faults, served=api is not None
-            ) as service:
+            journal.service_took_up(config.source)
+            async with (
+                watchdog(),
+                table_in_service(config, journal, run.seed, run.faults, served=api is not None) as service,
+            ):
                 table = service.table
                 felt = Felt(int(table.rules.positions))
                 table.events.subscribe(felt)
@@ -313,8 +310,7 @@ async def _serve(
                     notify(f"READY=1\nSTATUS=table {config.name} {status}")
                     reason = await service.serve(stop, run.rounds, halt)
                     notify("STOPPING=1")
-            journal.table_event("table_closed", {"rounds": table.rounds, "reason": reason})
-            journal.service_stop(reason)
+            journal.service_closed(table.rounds, reason)
     log.info("table closed", rounds=table.rounds, reason=reason)
     return 0
 

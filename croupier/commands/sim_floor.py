@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
-import hashlib
 import secrets
 import signal
 import sys
@@ -165,14 +164,12 @@ async def _table(tables: Tables, number: int, stop: asyncio.Event, halt: asyncio
     seed = None if tables.seed is None else tables.seed + number
     interval = 3600 / (LIVE_ROUNDS_PER_HOUR * tables.pace)
     loop = asyncio.get_running_loop()
-    source = config.source
     with (
         TableState(config.service.state_db) as state,
         AuditTrail(config.service.audit_dir, config.name, heads=state) as trail,
     ):
         journal = TableJournal(trail, state, table=config.name, game=config.game)
-        journal.service_start()
-        journal.service_started(config.game, str(source), hashlib.sha256(source.read_bytes()).hexdigest())
+        journal.service_took_up(config.source)
         async with (
             table_in_service(config, journal, seed, served=False) as service,
             publishing(settings, service, trail),
@@ -185,8 +182,7 @@ async def _table(tables: Tables, number: int, stop: asyncio.Event, halt: asyncio
                     await asyncio.wait_for(stop.wait(), max(0.0, began + interval - loop.time()))
             rounds = int(service.table.rounds)
             reason = STOPPED if reason == f"{rounds} rounds played" else reason
-        journal.table_event("table_closed", {"rounds": rounds, "reason": reason})
-        journal.service_stop(reason)
+        journal.service_closed(rounds, reason)
     return rounds
 
 

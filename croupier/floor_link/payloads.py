@@ -1,4 +1,4 @@
-"""What a table tells the floor, as the JSON bodies docs/floor.md gives a schema for (docs/floor/).
+"""What a table tells the floor, as the JSON bodies docs/floor.md gives a schema for (floor/schemas/).
 
 Read from the table in service: its state (open, closed, held and why), its latched faults, its
 devices' links, its progressive meters, its audit trail's head. None of these holds a card: a round

@@ -61,7 +61,7 @@ from vocabulary.events import Event, Events, Listener
 log = structlog.get_logger("croupier.floor")
 
 #: Seconds before the first reconnection, and the most between two.
-RETRY_FIRST, RETRY_MOST = 0.2, 5.0
+RETRY_FIRST, RETRY_MOST = 0.2, 5.0  # the floor service reconnects alike (floor.service)
 #: Messages in flight at once, awaiting their PUBACK.
 WINDOW = 64
 #: Seconds a message waits for its PUBACK before the connection is taken for lost.

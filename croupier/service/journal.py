@@ -24,10 +24,12 @@ clears (docs/recovery.md).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Iterable, Mapping
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import structlog
@@ -262,6 +264,18 @@ class TableJournal(RoundListener):
             "previous_clean": self.trail.previous_clean,
         }
         self.table_event("service_start", fields)
+
+    def service_took_up(self, source: Path) -> None:
+        """A table service's first records, as ``croupier run`` and each table of ``croupier sim
+        --floor`` write them: its start, then the configuration it runs, read from ``source``."""
+        self.service_start()
+        self.service_started(self.game, str(source), hashlib.sha256(source.read_bytes()).hexdigest())
+
+    def service_closed(self, rounds: int, reason: str) -> None:
+        """A table service's last records, as ``croupier run`` and each table of ``croupier sim
+        --floor`` write them: the table closed after ``rounds``, for ``reason``, then its stop."""
+        self.table_event("table_closed", {"rounds": rounds, "reason": reason})
+        self.service_stop(reason)
 
     def service_stop(self, reason: str) -> None:
         """The table service stops cleanly, for ``reason``: the last record before the file's close.

@@ -20,6 +20,7 @@ function cell(row, text, className) {
 
 function stateText(table) {
   if (table.dark) return `dark (${table.dark.reason} at ${table.dark.at})`;
+  if (table.silent) return `silent (not heard since ${table.heard_at})`;
   const state = table.state || {};
   return state.reason ? `${state.status}: ${state.reason}` : state.status || "unknown";
 }
@@ -30,7 +31,7 @@ function render(tables) {
   for (const table of tables) {
     const row = body.insertRow();
     row.dataset.table = table.table;
-    row.className = table.dark ? "dark" : (table.state || {}).status || "";
+    row.className = table.dark ? "dark" : table.silent ? "silent" : (table.state || {}).status || "";
     cell(row, table.table, "name");
     cell(row, table.game || "", "game");
     cell(row, stateText(table), "state");
@@ -38,6 +39,7 @@ function render(tables) {
     cell(row, (table.state || {}).dealer || "", "dealer");
     cell(row, String(table.rounds ?? ""), "rounds");
     cell(row, String((table.counters || {}).rounds_per_hour ?? ""), "rounds-per-hour");
+    cell(row, String((table.counters || {}).held_rounds ?? ""), "held-rounds");
     const devices = cell(row, "", "devices");
     for (const [name, link] of Object.entries(table.links || {})) {
       const span = document.createElement("div");
@@ -46,6 +48,8 @@ function render(tables) {
       devices.append(span);
     }
     cell(row, (table.meters || []).map((m) => `${m.level}: ${money(m.value_cents)}${m.frozen ? " frozen" : ""}`).join(", "), "meters");
+    const counted = cell(row, `gaps ${table.gaps}, repeats ${table.repeats}, malformed ${table.malformed}`, "counted");
+    if (table.gaps || table.malformed) counted.dataset.bad = "";
     cell(row, table.heard_at, "heard");
   }
 }

@@ -1,17 +1,21 @@
 """The floor view in headless Chromium (docs/floor.md; decision 0036): two real simulated tables
 publishing through a real Mosquitto with the shipped access rules to ``croupier floor``; both are
 shown once the browser has signed in with the view's token on the shared sign-in page (a wrong one
-refused), no script in the page can read the token or the session, the one killed is shown dark from
-its death certificate, the broker's will, and signing out sends the view back to the sign-in page.
+refused), no script in the page can read the token or the session, each with its held rounds and
+what the count found (gaps, repeats, malformed messages), the one killed is shown dark from its death
+certificate, the broker's will, a table not heard for long shown silent, and signing out sends the
+view back to the sign-in page.
 And a linked progressive (decision 0039) as the floor sees it: each level's value, the hit that
 locks one, and the table whose progressive wagers are locked, with the reason it gave."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import signal
+import sqlite3
 from typing import Any
 
 import aiomqtt
@@ -90,9 +94,18 @@ def test_every_table_is_shown_and_one_killed_is_shown_dark(tmp_path, browser):
             assert "shoe: ready" in row["devices"]
             pace = wait.until(lambda driver: _rows(driver)["T1"]["rounds-per-hour"].strip("0"))  # counters
             assert pace.isdigit(), pace
+            assert (row["held-rounds"], row["counted"]) == ("0", "gaps 0, repeats 0, malformed 0")
             running["T2"].kill()  # the table PC gone: the broker sends its will
             wait.until(lambda driver: _classes(driver) == {"T1": "open", "T2": "dark"})
             assert _rows(browser)["T2"]["state"].startswith("dark (lost")
+            with contextlib.closing(sqlite3.connect(tmp_path / "floor" / "floor.sqlite3", timeout=10)) as db:
+                # a table last heard long ago, not dark: its will died with a broker that went down
+                db.execute(
+                    "INSERT INTO floor_tables (name, heard_at) VALUES ('T3', '2026-01-01T00:00:00.000+00:00')"
+                )
+                db.commit()
+            wait.until(lambda driver: _classes(driver) == {"T1": "open", "T2": "dark", "T3": "silent"})
+            assert _rows(browser)["T3"]["state"] == "silent (not heard since 2026-01-01T00:00:00.000+00:00)"
             logs = [  # the wrong token's refusal is the browser's note, no error
                 entry
                 for entry in browser.get_log("browser")

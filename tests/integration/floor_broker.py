@@ -23,22 +23,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiomqtt
-import jsonschema
 import trustme
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from croupier.config import DEFAULT_TABLE_CONFIG
+from floor.messages import Schemas
 from tests import debian
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "config" / "mosquitto"
-SCHEMAS = ROOT / "docs" / "floor"
 GROUP = "main"
 #: The floor services' passwords, one per floor service (their username is their host name).
 FLOORS = {"floor-1": "floor-1-secret", "floor-2": "floor-2-secret"}
 #: The tables' passwords, one per table (their username is their name).
 TABLES = {"T1": "t1-secret", "T2": "t2-secret"}
+#: A table's spool identity, for the messages the tests make up.
+SPOOL = "a" * 32
 #: What the floor was given: each message's topic and body, in arrival order.
 Messages = list[tuple[str, dict[str, object]]]
 
@@ -254,23 +255,35 @@ def data_in_order(messages: Messages, table: str) -> list[dict[str, object]]:
     return [first[seq] for seq in order]
 
 
-_VALIDATORS = {
-    path.name.removesuffix(".schema.json"): jsonschema.Draft202012Validator(
-        json.loads(path.read_text()), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
-    )
-    for path in SCHEMAS.glob("*.schema.json")
-}
+VALIDATORS = Schemas().validators
 #: A card's face as Croupier writes it (vocabulary/cards.py): rank then suit, or a joker.
 _CARD = re.compile(r'"(?:[2-9TJQKA][cdhs]|X[rb])"')
 
 
+def birth_body(as_of: int, spool: str = SPOOL, session: int = 1, table: str = "T1") -> dict[str, object]:
+    """A birth certificate of ``table`` as its schema has it, the table open with dealer D1."""
+    return {
+        "table": table, "session": session, "spool": spool, "as_of_seq": as_of,
+        "at": "2026-12-01T23:41:48.220+00:00", "game": "free-bet-blackjack", "rounds": 0,
+        "state": {"status": "open", "reason": None, "dealer": "D1"}, "faults": [],
+        "links": {"shoe": {"state": "ready", "last_error": None}}, "meters": None, "wagers_locked": None,
+        "counters": counters_body(0),
+        "head": {"file": f"{table}-000001.jsonl", "record": 3, "hash": "c" * 64, "epoch": None},
+    }  # fmt: skip
+
+
+def counters_body(rounds: int) -> dict[str, int]:
+    return {"rounds": rounds, "rounds_per_hour": 60 * rounds, "hands": 2 * rounds, "faults_latched": 0,
+            "held_rounds": 0, "voided_rounds": 0, "progressive_wagers": 0}  # fmt: skip
+
+
 def check_payloads(messages: Messages) -> None:
-    """Every message on the floor's topics validates against its kind's schema (docs/floor/), and
+    """Every message on the floor's topics validates against its kind's schema (floor/schemas/), and
     none holds a card's face."""
     for topic, body in messages:
         levels = topic.split("/")
         kind = {"host": "host-state", "link": "link-state"}.get(levels[3], levels[-1])
-        _VALIDATORS[kind].validate(body)
+        VALIDATORS[kind].validate(body)
         assert not _CARD.search(json.dumps(body)), f"a card's face in {topic}: {body}"
 
 

@@ -36,6 +36,7 @@ from tests.integration.floor_broker import (
     Floor,
     Mosquitto,
     amqtt_broker,
+    birth_body,
     croupier_run,
     floor_config,
     floor_running,
@@ -46,6 +47,16 @@ from tests.integration.floor_broker import (
 )
 
 pytestmark = pytest.mark.timeout(120)
+
+
+def _logged(floor: Path, event: str, times: int = 1) -> None:
+    """Wait until the floor service's log (beside its configuration ``floor``) says ``event``, the
+    ``times``-th time."""
+    log = floor.with_suffix(".log")
+    deadline = time.monotonic() + 30
+    while log.read_text().count(event) < times:
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.1)
 
 
 def _played(config: Path, *args: str) -> None:
@@ -130,9 +141,7 @@ def test_a_gap_in_a_tables_numbers_asks_it_for_a_new_birth(tmp_path):
                     await table.subscribe("croupier/v1/dev/table/T1/cmd/rebirth", qos=1)
                     await asyncio.wait_for(service.connected.wait(), 10)
                     topic = "croupier/v1/dev/table/T1/"
-                    birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 1, "game": "g",
-                             "rounds": 0, "state": {}, "faults": [], "links": {}, "meters": None,
-                             "wagers_locked": None, "counters": {}, "head": None}  # fmt: skip
+                    birth = birth_body(1)
                     await table.publish(topic + "birth", json.dumps(birth), qos=1)
                     for seq in (2, 2, 5):  # 2 given twice, 3 and 4 never
                         state = {"table": "T1", "seq": seq, "at": "2026-12-02T00:00:00.000+00:00",
@@ -151,6 +160,38 @@ def test_a_gap_in_a_tables_numbers_asks_it_for_a_new_birth(tmp_path):
     asked, shown = asyncio.run(main())
     assert asked == ["croupier/v1/dev/table/T1/cmd/rebirth"]
     assert (shown["last_seq"], shown["repeats"], shown["gaps"]) == (5, 1, 1)
+
+
+def test_a_floor_stopped_cleanly_leaves_its_host_state_offline(tmp_path):
+    """The broker discards the floor's will at a clean disconnect: the floor publishes its host state
+    offline, retained, itself before it goes, so a table connecting afterwards reads it offline."""
+
+    async def main() -> dict[str, object]:
+        async with amqtt_broker() as port:
+            (tmp_path / "floor.toml").write_text(
+                f'[embedded]\nbind = "127.0.0.1:{port}"\n[store]\npath = "f.db"\n'
+            )
+            config = load_floor_config(tmp_path / "floor.toml")
+            store = Store(config.store)
+            service = FloorService(config, floor_broker(config), store)
+            hearing = asyncio.create_task(service.run())
+            try:
+                await asyncio.wait_for(service.connected.wait(), 10)
+            finally:
+                hearing.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await hearing
+                store.close()
+            v311 = aiomqtt.ProtocolVersion.V311
+            async with aiomqtt.Client("127.0.0.1", port, identifier="T1", protocol=v311) as table:
+                await table.subscribe("croupier/v1/dev/host/+/state", qos=1)
+                async with asyncio.timeout(10):
+                    async for message in table.messages:
+                        assert message.retain
+                        return json.loads(message.payload)  # type: ignore[arg-type]
+        raise AssertionError("no host state retained")
+
+    assert asyncio.run(main())["online"] is False
 
 
 def test_a_credential_that_cannot_be_read_stops_the_floor_before_its_store_is_made(tmp_path):
@@ -188,26 +229,17 @@ def test_a_message_the_store_failed_to_count_is_delivered_again_and_counted(tmp_
 
     floor = floor_config(tmp_path / "floor", broker.port)
     log = floor.with_suffix(".log")
-
-    def logged(event: str) -> None:
-        deadline = time.monotonic() + 30
-        while event not in log.read_text():
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-
     try:
         with floor_service(floor) as service:
-            logged("floor online")  # subscribed: what the table sends from now on is kept for it
-            birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 0, "game": "g",
-                     "rounds": 0, "state": {}, "faults": [], "links": {}, "meters": None,
-                     "wagers_locked": None, "counters": {}, "head": None}  # fmt: skip
+            _logged(floor, "floor online")  # subscribed: what the table sends from now on is kept for it
+            birth = birth_body(0)
             asyncio.run(publish(("birth", json.dumps(birth)), ("state", state(1, "D1"))))
             service.until(lambda tables: tables.get("T1", {}).get("last_seq") == 1, 20)
             holder = sqlite3.connect(tmp_path / "floor" / "floor.sqlite3", isolation_level=None)
             try:
                 holder.execute("BEGIN IMMEDIATE")  # another writer holds the store: the floor cannot write
                 asyncio.run(publish(("state", state(2, "D2"))))
-                logged("floor store failed")
+                _logged(floor, "floor store failed")
                 assert service.tables()["T1"]["last_seq"] == 1, "not counted while the store fails"
             finally:
                 holder.close()  # the lock is gone
@@ -273,6 +305,60 @@ def test_a_link_message_its_controller_failed_to_apply_is_delivered_again_and_ap
     assert (shown["last_seq"], shown["repeats"]) == (1, 1), "counted once, the second delivery a repeat"
 
 
+@pytest.mark.parametrize("broker", ["mosquitto", "embedded"])
+def test_a_message_that_cannot_be_read_is_counted_malformed_and_the_floor_goes_on(tmp_path, broker):
+    """Each poisoned message of the review of issue 16 (bad JSON, a number too large for the
+    database, a list where a number goes, in a numbered message and in a birth, a field no schema
+    has) is logged with its table and why, counted as malformed on the view, and acknowledged: the
+    floor service (a process) goes on counting the next messages of every table, and a restart of it
+    is not handed the same message again."""
+    mosquitto = Mosquitto(tmp_path / "mosquitto") if broker == "mosquitto" else None
+    floor = floor_config(tmp_path / "floor", None if mosquitto is None else mosquitto.port)
+    port = mosquitto.port if mosquitto is not None else int(floor.read_text().split(":", 2)[1].split('"')[0])
+
+    def birth(table: str, **changed: object) -> str:
+        return json.dumps({**birth_body(0, table=table), **changed})
+
+    def state(table: str, seq: object, **changed: object) -> str:
+        return json.dumps({"table": table, "seq": seq, "at": "2026-12-02T00:00:00.000+00:00",
+                           "status": "open", "reason": None, "dealer": "D1", **changed})  # fmt: skip
+
+    poisons = [("state", b"{not json"), ("state", state("T1", 2**70)), ("state", state("T1", [1])),
+               ("birth", birth("T1", session=[1])), ("state", state("T1", 1, owner="someone"))]  # fmt: skip
+    group = GROUP if mosquitto is not None else "dev"
+
+    async def publish(table: str, *messages: tuple[str, str | bytes]) -> None:
+        login = {} if mosquitto is None else {"username": table, "password": TABLES[table]}
+        async with aiomqtt.Client("127.0.0.1", port, identifier=table, **login) as client:  # type: ignore[arg-type]
+            for kind, body in messages:
+                await client.publish(f"croupier/v1/{group}/table/{table}/{kind}", body, qos=1)
+
+    try:
+        with floor_service(floor) as service:
+            _logged(floor, "floor online")  # subscribed: what the tables send from now on is kept for it
+            asyncio.run(publish("T2", ("birth", birth("T2"))))
+            asyncio.run(publish("T1", ("birth", birth("T1"))))
+            for number, poison in enumerate(poisons, start=1):
+                asyncio.run(publish("T1", poison))
+                asyncio.run(publish("T2", ("state", state("T2", number, dealer=f"D{number}"))))
+                asyncio.run(publish("T1", ("state", state("T1", number, dealer=f"D{number}"))))
+            done = len(poisons)
+            service.until(lambda tables: tables.get("T1", {}).get("last_seq") == done
+                          and tables.get("T2", {}).get("last_seq") == done, 30)  # fmt: skip
+            shown = service.tables()
+        with floor_service(floor) as service:  # nothing poisoned is delivered again
+            _logged(floor, "floor online", times=2)
+            time.sleep(0.5)
+            again = service.tables()["T1"]["malformed"]
+    finally:
+        if mosquitto is not None:
+            mosquitto.close()
+    assert (shown["T1"]["malformed"], shown["T2"]["malformed"], again) == (len(poisons), 0, len(poisons))
+    assert (shown["T1"]["gaps"], shown["T1"]["state"]["dealer"]) == (0, f"D{len(poisons)}")
+    log = floor.with_suffix(".log").read_text()
+    assert "a message that cannot be read" in log and "floor store failed" not in log
+
+
 def test_two_floor_services_are_told_apart_and_each_writes_only_its_own_host_state(tmp_path):
     """Each floor service logs in under its own host name with its own password (the shipped access
     rules, a block per floor service): two of one property are both online at once, each hears the
@@ -312,10 +398,7 @@ def test_two_floor_services_are_told_apart_and_each_writes_only_its_own_host_sta
                         async with client(user, {**FLOORS, **TABLES}[user]) as forger:
                             await forger.publish(topic, json.dumps(body), qos=1)
                 async with client("T1", TABLES["T1"]) as table:
-                    birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 0, "game": "g",
-                             "rounds": 0, "state": {"status": "open", "reason": None, "dealer": "D1"},
-                             "faults": [], "links": {}, "meters": None, "wagers_locked": None, "counters": {},
-                             "head": None}  # fmt: skip
+                    birth = birth_body(0)
                     await table.publish(f"{prefix}/table/T1/birth", json.dumps(birth), qos=1)
                 for service in services:  # both hear the table
                     async with asyncio.timeout(10):

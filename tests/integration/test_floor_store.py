@@ -5,11 +5,14 @@ heads witnessed kept; the link controller's messages applied once and its hits o
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -18,9 +21,9 @@ from croupier.config.floor_service import StoreConfig
 from croupier.config.linked import FloorLink, LinkedLevel
 from croupier.errors import StartupError
 from floor.link_controller import LinkController
-from floor.store import Store
+from floor.store import FLOOR_FILE, SILENT_AFTER, Store, Unfit
 from tests import debian
-from tests.integration.floor_broker import free_port
+from tests.integration.floor_broker import SPOOL, birth_body, counters_body, free_port
 
 pytestmark = pytest.mark.timeout(60)
 POSTGRES = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
@@ -61,30 +64,14 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
         yield opened
     finally:
         if url is not None:  # the PostgreSQL is the module's: each test begins empty
-            for table in ("floor_tables", "floor_rounds", "floor_heads"):
+            for table in ("floor_tables", "floor_heads"):
                 opened.run(f"DELETE FROM {table}")
             for table in ("link_levels", "link_tables", "link_hits"):  # made by a link controller
                 opened.run(f"DROP TABLE IF EXISTS {table}")
         opened.close()
 
 
-SPOOL, AFRESH = "a" * 32, "b" * 32
-
-
-def _birth(as_of: int, spool: str = SPOOL, session: int = 1) -> dict[str, object]:
-    return {
-        "table": "T1", "session": session, "spool": spool, "as_of_seq": as_of,
-        "at": "2026-12-01T23:41:48.220+00:00", "game": "free-bet-blackjack", "rounds": 0,
-        "state": {"status": "open", "reason": None, "dealer": "D1"}, "faults": [],
-        "links": {"shoe": {"state": "ready", "last_error": None}}, "meters": None, "wagers_locked": None,
-        "counters": _counters(0),
-        "head": {"file": "T1-000001.jsonl", "record": 3, "hash": "c" * 64, "epoch": None},
-    }  # fmt: skip
-
-
-def _counters(rounds: int) -> dict[str, int]:
-    return {"rounds": rounds, "rounds_per_hour": 60 * rounds, "hands": 2 * rounds, "faults_latched": 0,
-            "held_rounds": 0, "voided_rounds": 0, "progressive_wagers": 0}  # fmt: skip
+AFRESH = "b" * 32
 
 
 def _round(seq: int, number: int) -> dict[str, object]:
@@ -93,7 +80,7 @@ def _round(seq: int, number: int) -> dict[str, object]:
 
 
 def test_each_message_is_counted_once_and_a_gap_asks_for_a_rebirth(store: Store):
-    store.birth("T1", _birth(as_of=2))
+    store.birth("T1", birth_body(as_of=2))
     assert store.numbered("T1", "round", _round(3, 1)).counted
     assert not store.numbered("T1", "round", _round(3, 1)).counted, "a repeat is counted once"
     counted = store.numbered("T1", "round", _round(5, 2))  # 4 never came
@@ -104,15 +91,15 @@ def test_each_message_is_counted_once_and_a_gap_asks_for_a_rebirth(store: Store)
 
 
 def test_the_counters_a_table_sends_are_what_the_view_shows(store: Store):
-    store.birth("T1", _birth(as_of=2))
+    store.birth("T1", birth_body(as_of=2))
     assert store.tables()[0]["counters"]["rounds_per_hour"] == 0
-    counters = {"table": "T1", "seq": 3, "at": "2099-01-01T00:00:00.000+00:00", **_counters(3)}
+    counters = {"table": "T1", "seq": 3, "at": "2099-01-01T00:00:00.000+00:00", **counters_body(3)}
     assert store.numbered("T1", "counters", counters).counted
-    assert store.tables()[0]["counters"] == _counters(3)
+    assert store.tables()[0]["counters"] == counters_body(3)
 
 
 def test_history_before_the_birth_is_counted_but_does_not_change_the_state(store: Store):
-    store.birth("T1", _birth(as_of=3))
+    store.birth("T1", birth_body(as_of=3))
     at = "2026-12-01T23:41:48.000+00:00"
     held = {"table": "T1", "seq": 1, "at": at, "status": "held", "reason": "X", "dealer": "D1"}
     assert not store.numbered("T1", "state", held).rebirth
@@ -123,24 +110,24 @@ def test_history_before_the_birth_is_counted_but_does_not_change_the_state(store
 
 
 def test_a_spool_begun_afresh_is_counted_afresh(store: Store):
-    store.birth("T1", _birth(as_of=0))
+    store.birth("T1", birth_body(as_of=0))
     store.numbered("T1", "round", _round(1, 1))
-    store.birth("T1", _birth(as_of=0, spool=AFRESH, session=1))
+    store.birth("T1", birth_body(as_of=0, spool=AFRESH, session=1))
     assert store.numbered("T1", "round", _round(1, 1)).counted, "number 1 of a new spool is new"
 
 
 def test_a_table_goes_dark_on_its_current_sessions_death_only(store: Store):
-    store.birth("T1", _birth(as_of=0, session=2))
+    store.birth("T1", birth_body(as_of=0, session=2))
     assert not store.death("T1", {"table": "T1", "session": 1, "reason": "lost"}), "a stale death"
     assert store.tables()[0]["dark"] is None
     assert store.death("T1", {"table": "T1", "session": 2, "reason": "lost"})
     assert store.tables()[0]["dark"]["reason"] == "lost"
-    store.birth("T1", _birth(as_of=0, session=3))
+    store.birth("T1", birth_body(as_of=0, session=3))
     assert store.tables()[0]["dark"] is None, "born again, alive again"
 
 
 def test_the_heads_heard_are_witnessed_the_first_hash_standing(store: Store):
-    store.birth("T1", _birth(as_of=0))
+    store.birth("T1", birth_body(as_of=0))
     head = {"table": "T1", "seq": 1, "at": "2026-12-01T23:41:49.000+00:00", "file": "T1-000002.jsonl",
             "record": 9, "hash": "d" * 64, "epoch": None}  # fmt: skip
     store.numbered("T1", "head", head)
@@ -149,6 +136,92 @@ def test_the_heads_heard_are_witnessed_the_first_hash_standing(store: Store):
         ("T1-000001.jsonl", 3, "c" * 64),
         ("T1-000002.jsonl", 9, "d" * 64),
     ]
+
+
+def test_a_hole_below_a_later_birth_is_a_gap_and_a_new_floor_does_not_count_the_past(store: Store):
+    """Decisions 0035/0036: a gap is counted, not hidden. A reconnecting table's birth says it has
+    spooled up to 8, yet 4 to 8 never came: 9 shows the gap. A floor that first hears a table at its
+    birth as of 500 counts from there: the table's past is not a gap."""
+    store.birth("T1", birth_body(as_of=0))
+    for seq in (1, 2, 3):
+        store.numbered("T1", "round", _round(seq, seq))
+    store.birth("T1", birth_body(as_of=8))
+    assert store.numbered("T1", "round", _round(9, 9)).rebirth
+    store.birth("T2", birth_body(500, table="T2"))
+    assert not store.numbered("T2", "round", {**_round(501, 1), "table": "T2"}).rebirth
+    assert [(t["table"], t["gaps"], t["last_seq"]) for t in store.tables()] == [("T1", 1, 9), ("T2", 0, 501)]
+
+
+def test_a_birth_older_than_what_another_floor_service_counted_leaves_the_state(store: Store):
+    """Two floor services on one database: one counts 1 to 5 after a birth as of 0; the other then
+    takes a late birth as of 2 (delivered to it late): the state, the count and the session stay as
+    the newer messages left them, and 6 is counted, not dropped as a repeat."""
+    other = Store(StoreConfig(store.where if store.postgres else None, Path(store.where)))
+    try:
+        store.birth("T1", birth_body(as_of=0))
+        held = {"table": "T1", "at": "2026-12-01T23:41:48.000+00:00", "status": "held", "reason": "X",
+                "dealer": "D1"}  # fmt: skip
+        for seq in range(1, 6):
+            store.numbered("T1", "state", {**held, "seq": seq})
+        other.birth("T1", birth_body(as_of=2, session=7))
+        [table] = store.tables()
+        assert (table["last_seq"], table["state"]["status"]) == (5, "held")
+        assert store.numbered("T1", "round", _round(6, 1)).counted
+        assert not store.death("T1", {"table": "T1", "session": 7, "reason": "lost"}), (
+            "the stale birth's session"
+        )
+    finally:
+        other.close()
+
+
+def test_a_head_before_any_birth_is_witnessed_and_the_birth_keeps_the_count(store: Store):
+    head = {"table": "T1", "seq": 4, "at": "2026-12-01T23:41:49.000+00:00", "file": "T1-000002.jsonl",
+            "record": 9, "hash": "d" * 64, "epoch": None}  # fmt: skip
+    assert store.numbered("T1", "head", head).rebirth
+    assert [h.seq for h in store.heads("T1")] == [9]
+    store.birth("T1", birth_body(as_of=4))
+    assert not store.numbered("T1", "head", {**head, "seq": 4}).counted, "4 was counted before the birth"
+    assert store.tables()[0]["last_seq"] == 4
+
+
+def test_a_value_the_database_cannot_take_is_unfit_and_malformed_ones_are_counted(store: Store):
+    store.birth("T1", birth_body(as_of=0))
+    with pytest.raises(Unfit):
+        store.numbered("T1", "round", _round(2**70, 1))
+    store.malformed("T1")
+    store.malformed("T9")
+    assert [(t["table"], t["malformed"], t["last_seq"]) for t in store.tables()] == [
+        ("T1", 1, 0),
+        ("T9", 1, 0),
+    ]
+
+
+def test_a_table_not_heard_for_longer_than_its_counters_come_is_silent_not_dark(store: Store):
+    store.birth("T1", birth_body(0))
+    store.birth("T2", birth_body(0, table="T2"))
+    store.death("T2", {"table": "T2", "session": 1, "reason": "lost"})
+    assert [t["silent"] for t in store.tables()] == [False, False]
+    long_ago = (datetime.now(UTC) - timedelta(seconds=SILENT_AFTER + 1)).isoformat(timespec="milliseconds")
+    store.run("UPDATE floor_tables SET heard_at = ?", (long_ago,))
+    assert [(t["table"], t["silent"], t["dark"] is not None) for t in store.tables()] == [
+        ("T1", True, False),
+        ("T2", False, True),
+    ], "a dark table is dark, not silent"
+
+
+def test_a_version_1_store_gets_the_columns_version_2_added(tmp_path: Path):
+    path = tmp_path / "floor.sqlite3"
+    Store(StoreConfig(None, path)).close()
+    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.execute("ALTER TABLE floor_tables DROP COLUMN malformed")
+        db.execute("ALTER TABLE floor_tables DROP COLUMN counted_from")
+        db.execute("PRAGMA user_version = 1")
+    store = Store(StoreConfig(None, path))
+    try:
+        store.malformed("T1")
+        assert store.tables()[0]["malformed"] == 1
+    finally:
+        store.close()
 
 
 def test_the_link_controller_applies_each_message_once_and_orders_the_hits(store):
@@ -177,10 +250,11 @@ def test_a_postgresql_store_a_newer_croupier_wrote_is_refused(postgres: str, tmp
 
     Store(StoreConfig(postgres, tmp_path / "unused")).close()
     with psycopg.connect(postgres, autocommit=True) as db:
-        db.execute("UPDATE floor_schema SET version = 2")
+        db.execute("UPDATE floor_schema SET version = %s", (FLOOR_FILE.schema_version + 1,))
+    newer = FLOOR_FILE.schema_version + 1
     try:
-        with pytest.raises(StartupError, match="floor store schema 2 was written by a newer Croupier"):
+        with pytest.raises(StartupError, match=f"floor store schema {newer} was written by a newer Croupier"):
             Store(StoreConfig(postgres, tmp_path / "unused"))
     finally:
         with psycopg.connect(postgres, autocommit=True) as db:
-            db.execute("UPDATE floor_schema SET version = 1")
+            db.execute("UPDATE floor_schema SET version = %s", (FLOOR_FILE.schema_version,))

@@ -1,5 +1,6 @@
-"""Every kind of floor message has its JSON Schema in docs/floor/ (docs/floor.md), and each schema is
-itself valid: the integration tests check every message a table publishes against them."""
+"""Every kind of floor message has its JSON Schema in floor/schemas/ (the package's, which the floor
+service checks each message against, and docs/floor.md links to), and each schema is itself valid:
+the integration tests check every message a table publishes against them."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import jsonschema
 import pytest
 
 from croupier.floor_link import KINDS
+from floor.messages import SCHEMAS
 
-SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "floor"
+FLOOR_MD = Path(__file__).resolve().parents[2] / "docs" / "floor.md"
 #: What the floor sends and a table reads.
 READ = ("rebirth", "counted", "host-state", "link-state")
 
@@ -26,4 +28,4 @@ def test_each_kind_has_a_schema_and_no_schema_is_left_over():
 def test_each_schema_is_valid_and_named_in_floor_md(kind):
     schema = json.loads((SCHEMAS / f"{kind}.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert f"(floor/{kind}.schema.json)" in (SCHEMAS.parent / "floor.md").read_text()
+    assert f"(../floor/schemas/{kind}.schema.json)" in FLOOR_MD.read_text()

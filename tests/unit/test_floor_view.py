@@ -16,7 +16,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from croupier.config.floor_service import StoreConfig
 from croupier.errors import StartupError
 from croupier.state import StateError, TableState
-from floor.store import Store
+from floor.store import FLOOR_FILE, Store
 from floor.view import read_token, view_app
 
 TOKEN = "0123456789abcdef0123456789abcdef"
@@ -140,12 +140,13 @@ def test_the_floor_store_refuses_a_newer_schema_and_names_itself_when_a_write_fa
     which the service takes as a message left unacknowledged (floor.service)."""
     path = tmp_path / "floor.sqlite3"
     Store(StoreConfig(None, path)).close()
+    newer = FLOOR_FILE.schema_version + 1
     with contextlib.closing(sqlite3.connect(path)) as db:
-        db.execute("PRAGMA user_version = 2")
-    with pytest.raises(StartupError, match=r"floor store schema 2 was written by a newer Croupier"):
+        db.execute(f"PRAGMA user_version = {newer}")
+    with pytest.raises(StartupError, match=rf"floor store schema {newer} was written by a newer Croupier"):
         Store(StoreConfig(None, path))
     with contextlib.closing(sqlite3.connect(path)) as db:
-        db.execute("PRAGMA user_version = 1")
+        db.execute(f"PRAGMA user_version = {FLOOR_FILE.schema_version}")
     store = Store(StoreConfig(None, path))
     holder = sqlite3.connect(path, isolation_level=None, timeout=0)
     try:
