@@ -26,6 +26,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.integration.floor_broker import (
     Mosquitto,
+    birth_body,
     croupier_run,
     floor_config,
     floor_service,
@@ -156,16 +157,14 @@ def test_the_linked_jackpots_are_shown_with_their_locks(tmp_path, browser):
     lost = "link c4p: the link controller not heard within 3 s"
     at = "2026-12-02T03:00:00.000+00:00"
 
+    spools = {"T1": "a" * 32, "T2": "b" * 32}
+
     def birth(table: str, wagers_locked: str | None) -> dict[str, object]:
-        return {
-            "table": table, "session": 1, "spool": table * 16, "as_of_seq": 0, "at": at,
-            "game": "crazy-4-poker", "rounds": 0, "state": {"status": "open", "reason": None, "dealer": "D1"},
-            "faults": [], "links": {}, "meters": [], "wagers_locked": wagers_locked, "counters": {},
-            "head": None,
-        }  # fmt: skip
+        body = birth_body(0, spool=spools[table], table=table)
+        return {**body, "game": "crazy-4-poker", "meters": [], "wagers_locked": wagers_locked}
 
     def linked(table: str, event: str, **fields: object) -> dict[str, object]:
-        return {"table": table, "seq": 1, "at": at, "link": "c4p", "spool": table * 16, "number": 1,
+        return {"table": table, "seq": 1, "at": at, "link": "c4p", "spool": spools[table], "number": 1,
                 "event": event, **fields}  # fmt: skip
 
     async def tables() -> None:
@@ -178,7 +177,7 @@ def test_the_linked_jackpots_are_shown_with_their_locks(tmp_path, browser):
             for topic, body in (
                 ("T1/birth", birth("T1", None)),
                 ("T2/birth", birth("T2", lost)),
-                ("T1/linked", linked("T1", "contribution", round=1, wagered_cents=10_000)),
+                ("T1/linked", linked("T1", "contribution", round=1, count=1, wagered_cents=10_000)),
                 ("T2/linked", linked("T2", "hit", level=1, seat=3, round=7)),
             ):
                 await client.publish(f"croupier/v1/dev/table/{topic}", json.dumps(body), qos=1)

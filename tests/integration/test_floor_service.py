@@ -262,11 +262,9 @@ def test_a_link_message_its_controller_failed_to_apply_is_delivered_again_and_ap
     floor.write_text(floor.read_text().replace("[store]", links + "[store]"))
     store, log = tmp_path / "floor" / "floor.sqlite3", floor.with_suffix(".log")
     at = "2026-12-02T03:00:00.000+00:00"
-    birth = {"table": "T1", "session": 1, "spool": "a" * 32, "as_of_seq": 0, "at": at, "game": "g",
-             "rounds": 0, "state": {}, "faults": [], "links": {}, "meters": None, "wagers_locked": None,
-             "counters": {}, "head": None}  # fmt: skip
+    birth = birth_body(0, spool="a" * 32)
     contribution = {"table": "T1", "seq": 1, "at": at, "link": "c4p", "spool": "a" * 32, "number": 1,
-                    "event": "contribution", "round": 1, "wagered_cents": 10_000}  # fmt: skip
+                    "event": "contribution", "round": 1, "count": 1, "wagered_cents": 10_000}  # fmt: skip
 
     async def publish() -> None:
         async with aiomqtt.Client("127.0.0.1", broker.port, identifier="T1", username="T1",
@@ -600,8 +598,6 @@ def test_a_broker_crash_loses_nothing_it_acknowledged_that_the_floor_had_not_cou
                 async with asyncio.timeout(15):
                     while not store.tables()[0]["dark"]:
                         await asyncio.sleep(0.1)
-            rounds = [row[0] for row in store.run("SELECT round FROM floor_rounds ORDER BY seq").fetchall()]
-            assert rounds == list(range(1, len(rounds) + 1)), f"rounds counted: {rounds}"
             assert store.tables()[0]["gaps"] == 0
             spool = Spool(next(tmp_path.glob("table/**/floor-T1.sqlite3")))
             try:
