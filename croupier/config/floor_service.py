@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from croupier.config.floor import LEVEL, FloorConfig, read_floor
 from croupier.config.linked import FloorLink, read_floor_links
 from croupier.config.section import Section
-from croupier.config.service import bind_address, is_loopback, tls_pair
+from croupier.config.service import bind_address, browser_url, is_loopback, tls_pair
 
 #: The property's name when the embedded broker is used: what a developer's tables say.
 DEV_GROUP = "dev"
@@ -44,10 +44,8 @@ class ViewConfig:
 
     @property
     def url(self) -> str:
-        """Where a browser finds the view (an IPv6 host in brackets)."""
-        scheme = "https" if self.tls_cert is not None else "http"
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{scheme}://{host}:{self.port}/"
+        """Where a browser finds the view."""
+        return browser_url(self.host, self.port, tls=self.tls_cert is not None) + "/"
 
 
 @dataclass(frozen=True)

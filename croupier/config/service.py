@@ -40,10 +40,8 @@ class ServiceConfig:
 
     @property
     def api_url(self) -> str:
-        """Where a browser finds the API and the screens (an IPv6 host in brackets)."""
-        scheme = "https" if self.api_tls_cert is not None else "http"
-        host = f"[{self.api_host}]" if ":" in self.api_host else self.api_host
-        return f"{scheme}://{host}:{self.api_port}"
+        """Where a browser finds the API and the screens."""
+        return browser_url(self.api_host, self.api_port, tls=self.api_tls_cert is not None)
 
 
 @dataclass(frozen=True)
@@ -106,6 +104,13 @@ def server_tls(cert: Path, key: Path, where: str) -> ssl.SSLContext:
     except (OSError, ssl.SSLError) as exc:
         raise StartupError(f"{where}: {cert} (key {key}): {exc}") from None
     return context
+
+
+def browser_url(host: str, port: int, *, tls: bool) -> str:
+    """Where a browser finds a service listening on ``host``:``port`` (an IPv6 host in brackets),
+    with no trailing slash."""
+    scheme = "https" if tls else "http"
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
 
 def is_loopback(host: str) -> bool:
