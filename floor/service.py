@@ -12,13 +12,16 @@ and connects again, and the broker delivers the message again, with everything a
 session it kept (decision 0036). A message that cannot be read (not JSON, not what its kind's schema
 says, a value the database cannot take), or that fails to count in any other way but the store's
 own, is logged with its table and why, counted as malformed for the view, and acknowledged: sent
-again it would be no better, and held it would stop every table's messages behind it. A gap in a
-table's numbers, or a message from a table the floor has no birth of, asks that table for a new
-birth on its ``cmd/rebirth`` topic. Once acknowledged, what was counted is confirmed to the table on
-its ``cmd/counted`` topic (``Confirmations``), and only then does the table delete it from its spool
-(decision 0035). A birth request and a confirmation and nothing else go from the floor to a table
-(the floor observes), but for the link controller's state of each linked progressive, which a linked
-table reads for its jackpot alone (decision 0039).
+again it would be no better, and held it would stop every table's messages behind it. A message
+past the next number the store expects of a table (an earlier one not come yet), or one from a
+table the floor has no birth of, asks that table for a new birth on its ``cmd/rebirth`` topic, at
+most once a second per table (``REBIRTH_EVERY``): the table answers with its birth and sends again
+from its first message unconfirmed, and a second request before those come would only send them
+once more. Once acknowledged, what was counted is confirmed to the table on its ``cmd/counted``
+topic (``Confirmations``), and only then does the table delete it from its spool (decision 0035).
+A birth request and a confirmation and nothing else go from the floor to a table (the floor
+observes), but for the link controller's state of each linked progressive, which a linked table
+reads for its jackpot alone (decision 0039).
 
 With no broker configured it starts the embedded amqtt broker on loopback first (decision 0036),
 so a developer needs nothing else.
@@ -56,6 +59,8 @@ SESSION_EXPIRY = 3600
 #: The confirmations of what was counted (``cmd/counted``) go out at least this often, in seconds,
 #: and at once when this many messages were counted since the last ones went (and on each birth).
 CONFIRM_EVERY, CONFIRM_MOST = 0.25, 256
+#: Seconds between two requests for a new birth from one table, however many messages wait.
+REBIRTH_EVERY = 1.0
 
 
 def floor_broker(config: FloorServiceConfig) -> Broker:
@@ -148,16 +153,20 @@ class FloorService:
         heartbeat = None if links is None else asyncio.create_task(self._heartbeat(client, links))
         confirm = Confirmations(client, self.group)
         confirming = asyncio.create_task(confirm.every(CONFIRM_EVERY))
+        asked: dict[str, float] = {}  # when each table was last asked for a new birth (monotonic)
         try:
             async for message in client.messages:
                 table, kind = str(message.topic).split("/")[-2:]
                 # A StateError from the store or the controller: never acknowledged, so delivered again.
                 counted, changed = self._heard(table, kind, message.payload)
                 rebirth = counted is not None and counted.rebirth
+                if rebirth and table in asked and time.monotonic() - asked[table] < REBIRTH_EVERY:
+                    rebirth = False  # asked already within the second: the table is answering
                 _paho(client).ack(message.mid, message.qos)
                 if counted is not None:
                     await confirm.counted(table, counted, at_once=kind == "birth")
                 if rebirth:
+                    asked[table] = time.monotonic()
                     log.info("floor: asking for a new birth", table=table)
                     await client.publish(f"{NAMESPACE}/{self.group}/table/{table}/cmd/rebirth", b"{}", qos=1)
                 if links is not None and changed is not None:

@@ -1,13 +1,17 @@
 """What the floor has counted, in a real database: SQLite by default, PostgreSQL when configured.
 
-Every message from a table is counted once by table, spool and sequence number (docs/floor.md,
-decision 0035): a number at or below the last one counted is a repeat and is dropped; a number
-beyond the next one expected is a gap, noted, and the table is asked for a new birth. A birth
-certificate replaces the table's state (and a new spool identity starts the count afresh); a
-numbered message changes the state only when it is newer than the last birth (``as_of_seq``), yet
-a round or a head among the older ones is still counted. Each message is taken in one transaction
-that locks the table's row (``BEGIN IMMEDIATE`` in SQLite, ``SELECT ... FOR UPDATE`` in
-PostgreSQL), so several floor services sharing one PostgreSQL database count it once between them.
+Every message from a table is counted once by table, spool and sequence number, and in order
+(docs/floor.md, decisions 0035, 0036): a number at or below the last one counted is a repeat and is
+dropped; only the next number is counted; one beyond it is not counted (nor confirmed), and the
+table is asked for a new birth, after which it sends again from its first message unconfirmed, so
+the missing ones come, in order. Only a birth opens a gap: its ``held_from`` (the first number its
+spool still holds) above the next number expected says the numbers between are gone for good.
+A birth certificate replaces the table's state (and a new spool identity starts the count afresh,
+at its ``held_from``); a numbered message changes the state only when it is newer than the last
+birth (``as_of_seq``), yet a round or a head among the older ones is still counted. Each message is
+taken in one transaction that locks the table's row (``BEGIN IMMEDIATE`` in SQLite,
+``SELECT ... FOR UPDATE`` in PostgreSQL), so several floor services sharing one PostgreSQL
+database count it once between them.
 
 The heads a table sent (``head`` messages and each birth's head) are kept as the outside witness
 (floor.witness); the first hash heard for a record number stands, and another one sent
@@ -65,9 +69,10 @@ _SCHEMA = (
 
 
 #: What schema version 2 changed in a version 1 store: ``floor_tables`` got the messages that could not
-#: be read, and the number the count of the table's current spool started from (its first birth's
-#: ``as_of_seq``: what came before it is the table's past, not a gap); ``floor_rounds``, each round's
-#: number, which nothing read (the view shows the table's rounds from its birth and messages), went.
+#: be read, and the number the count of the table's current spool started from (the one below its
+#: first birth's ``held_from``: what came before it is the table's past, not a gap); ``floor_rounds``,
+#: each round's number, which nothing read (the view shows the table's rounds from its birth and
+#: messages), went.
 _ADDED = (
     "ALTER TABLE floor_tables ADD COLUMN malformed INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE floor_tables ADD COLUMN counted_from INTEGER NOT NULL DEFAULT 0",
@@ -91,10 +96,11 @@ class _Cursor(Protocol):
 
 @dataclass(frozen=True)
 class Counted:
-    """What one message did: counted (or dropped as a repeat), whether a rebirth is wanted, and what
-    the floor may confirm to the table (``cmd/counted``, floor.service): every message of its spool
-    ``spool`` up to number ``through`` is counted, none missing but gaps already counted as gaps
-    (decision 0035). No spool (a message before any birth): nothing to confirm."""
+    """What one message did: counted (or not: a repeat, or one past the next number, which waits),
+    whether a rebirth is wanted, and what the floor may confirm to the table (``cmd/counted``,
+    floor.service): every message of its spool ``spool`` up to number ``through`` is counted, none
+    missing but those a birth said were gone, counted as gaps (decision 0035). No spool (a message
+    before any birth): nothing to confirm."""
 
     counted: bool
     rebirth: bool = False
@@ -110,6 +116,8 @@ class Store:
         A file that is not a floor store (a table's state database named by mistake), or a store
         whose schema a newer Croupier wrote, is refused naming it, before anything is written."""
         self.postgres = config.url is not None
+        #: The largest number the store's INTEGER columns keep (PostgreSQL's are 32-bit, SQLite's 64).
+        self.most = 2**31 - 1 if self.postgres else 2**63 - 1
         if not create and config.url is None and not config.path.exists():
             raise StartupError(f"store.path: {config.path}: no floor store there (has the floor run?)")
         self.where = config.url or str(config.path)
@@ -143,32 +151,36 @@ class Store:
     # -- counting -----------------------------------------------------------------------------
     def birth(self, table: str, body: Mapping[str, Any]) -> Counted:  # Any: the birth's JSON fields
         """A birth certificate: the table's whole state as of ``as_of_seq``. The first birth of a
-        spool starts its count at ``as_of_seq`` (what the table published before is its past, not a
-        gap; decision 0036); a later one keeps it, so a hole below its ``as_of_seq`` is still a gap
-        when the next number shows it. A birth older than what the store already counted of the same
+        spool starts its count below its ``held_from`` (what the table published before and no longer
+        holds is its past, not a gap; decision 0036); a later one whose ``held_from`` is above the
+        next number expected says the numbers between are gone for good: counted as a gap, and the
+        count goes on from there. A birth older than what the store already counted of the same
         spool (another floor service sharing the database counted newer messages) leaves the state
         as they made it: only its head is witnessed. What the table's spool has counted so far is
         confirmed to it."""
         with self.transaction():
             row = self._row(table)
-            as_of = body["as_of_seq"]
+            as_of, start = body["as_of_seq"], body["held_from"] - 1
             if body.get("head") is not None:
                 self._witness(table, body["head"])
+            lost = 0
             if row is not None and row["spool"] == body["spool"]:
                 if as_of < max(row["last_seq"], row["as_of_seq"]):
                     log.info("floor: a birth older than what was counted, its state not taken",
                              table=table, as_of_seq=as_of, last_seq=row["last_seq"])  # fmt: skip
                     return Counted(False, spool=row["spool"], through=row["last_seq"])
-                last, counted_from = row["last_seq"], row["counted_from"]
-            elif row is not None and row["spool"] is None:  # heard before any birth: that count goes on
-                last, counted_from = row["last_seq"], as_of
-            else:
-                last, counted_from = 0, as_of
+                last, counted_from = max(row["last_seq"], start), row["counted_from"]
+                lost = last - row["last_seq"]
+                if lost:
+                    log.warning("floor: a birth says messages never counted are gone: a gap", table=table,
+                                lost=lost, last_seq=row["last_seq"], held_from=start + 1)  # fmt: skip
+            else:  # the spool's first birth (the table heard before any, or a spool begun afresh)
+                last = counted_from = start
             kept = (
                 "game", "rounds", "state", "faults", "links", "meters", "wagers_locked", "counters", "head"
             )
             state = {key: body[key] for key in kept}
-            self._put(table, body["spool"], body["session"], last, as_of, counted_from, state, row)
+            self._put(table, body["spool"], body["session"], last, as_of, counted_from, state, row, lost)
             return Counted(True, spool=body["spool"], through=last)
 
     def death(self, table: str, body: Mapping[str, Any]) -> bool:  # Any: the death's JSON fields
@@ -182,30 +194,33 @@ class Store:
             return True
 
     def numbered(self, table: str, kind: str, body: Mapping[str, Any]) -> Counted:  # Any: JSON fields
-        """A numbered message, counted once by table and sequence number."""
+        """A numbered message, counted once by table and sequence number, and only as the next one:
+        one past it waits (not counted, the table asked for a rebirth, which sends it again after the
+        missing ones); one before any birth waits for the birth to say where the count starts."""
         seq = body["seq"]
+        if seq > self.most:  # it would wait for ever: say so, as a number the database cannot take
+            raise Unfit(f"seq {seq} is beyond what the store keeps ({self.most})")
         with self.transaction():
             row = self._row(table)
             if kind == "head":
                 self._witness(table, body)
-            if row is None or (row["spool"] is None and row["last_seq"] == 0):
-                # heard before any birth: the state waits for one, the count starts here
-                self._put(table, None, None, seq, 0, seq, {}, row)
-                return Counted(True, rebirth=True)
+            if row is None or row["spool"] is None:  # heard before any birth: shown, not counted
+                if row is None:
+                    self._put(table, None, None, 0, 0, 0, {}, row)
+                return Counted(False, rebirth=True)
             if seq <= row["last_seq"]:
                 self.run("UPDATE floor_tables SET repeats = repeats + 1 WHERE name = ?", (table,))
                 return Counted(False, spool=row["spool"], through=row["last_seq"])
-            # What the count has missed since it started: a hole below a later birth's as_of_seq too.
-            gap = seq > max(row["last_seq"], row["counted_from"]) + 1
+            if seq > row["last_seq"] + 1:  # an earlier one has not come (yet): the table sends it again
+                return Counted(False, rebirth=True, spool=row["spool"], through=row["last_seq"])
             state = row["state"]
             if seq > row["as_of_seq"] and state:
                 _apply(state, kind, body)
             self.run(
-                "UPDATE floor_tables SET last_seq = ?, state = ?, heard_at = ?, gaps = gaps + ? "
-                "WHERE name = ?",
-                (seq, json.dumps(state), now(), int(gap), table),
+                "UPDATE floor_tables SET last_seq = ?, state = ?, heard_at = ? WHERE name = ?",
+                (seq, json.dumps(state), now(), table),
             )
-            return Counted(True, rebirth=gap, spool=row["spool"], through=seq)
+            return Counted(True, spool=row["spool"], through=seq)
 
     def malformed(self, table: str) -> None:
         """A message from ``table`` that could not be read, counted for the floor view."""
@@ -291,19 +306,21 @@ class Store:
         counted_from: int,
         state: Mapping[str, Any],  # Any: the state's JSON fields
         row: Mapping[str, Any] | None,  # Any: the row's columns, None when the table is new
+        gaps: int = 0,
     ) -> None:
-        """The table's row as a birth (or a first message before any) leaves it: not dark."""
-        values = (spool, session, last_seq, as_of_seq, counted_from, json.dumps(state), now(), table)
+        """The table's row as a birth (or a first message before any) leaves it: not dark; ``gaps``,
+        the numbers the birth says are gone for good, added to the table's."""
+        values = (spool, session, last_seq, as_of_seq, counted_from, json.dumps(state), now(), gaps, table)
         if row is None:
             self.run(
                 "INSERT INTO floor_tables (spool, session, last_seq, as_of_seq, counted_from, state, dark, "
-                "heard_at, name) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+                "heard_at, gaps, name) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
                 values,
             )
         else:
             self.run(
                 "UPDATE floor_tables SET spool = ?, session = ?, last_seq = ?, as_of_seq = ?, "
-                "counted_from = ?, state = ?, dark = NULL, heard_at = ? WHERE name = ?",
+                "counted_from = ?, state = ?, dark = NULL, heard_at = ?, gaps = gaps + ? WHERE name = ?",
                 values,
             )
 

@@ -291,7 +291,9 @@ class FloorLink:
     # -- the birth and death certificates -----------------------------------------------------
     def birth(self, session: int) -> payloads.Body:
         """The table's whole state as of the last message spooled (``as_of_seq``): a floor that
-        rebuilds from it takes the spooled messages numbered up to there as history."""
+        rebuilds from it takes the spooled messages numbered up to there as history. ``held_from``,
+        the first number the spool still holds, tells the floor where the messages it is sent again
+        begin: a floor that counted less than the number below it counts the rest as a gap."""
         links = self.table.feeds.links()
         return payloads.checked(
             {
@@ -299,6 +301,7 @@ class FloorLink:
                 "session": session,
                 "spool": self.spool.identity,
                 "as_of_seq": self.spool.last_seq,
+                "held_from": self.spool.held_from,
                 "at": payloads.now(),
                 "game": self.service.game,
                 "rounds": self.table.rounds,

@@ -132,6 +132,14 @@ class Spool:
         row = self._db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'messages'").fetchone()
         return 0 if row is None else int(row[0])
 
+    @property
+    def held_from(self) -> int:
+        """The first number the spool still holds (its oldest message not yet confirmed), or the next
+        number it will hand out when it holds none: every number below it the floor has counted, or
+        will never get from this spool (a birth says so, for the floor to count the gap)."""
+        row = self._db.execute("SELECT min(seq) FROM messages").fetchone()
+        return self.last_seq + 1 if row[0] is None else int(row[0])
+
     def __len__(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM messages").fetchone()[0])
 

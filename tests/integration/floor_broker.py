@@ -260,10 +260,14 @@ VALIDATORS = Schemas().validators
 _CARD = re.compile(r'"(?:[2-9TJQKA][cdhs]|X[rb])"')
 
 
-def birth_body(as_of: int, spool: str = SPOOL, session: int = 1, table: str = "T1") -> dict[str, object]:
-    """A birth certificate of ``table`` as its schema has it, the table open with dealer D1."""
+def birth_body(
+    as_of: int, spool: str = SPOOL, session: int = 1, table: str = "T1", held_from: int | None = None
+) -> dict[str, object]:
+    """A birth certificate of ``table`` as its schema has it, the table open with dealer D1; its spool
+    holds from ``held_from`` (by default nothing: from the next number)."""
     return {
         "table": table, "session": session, "spool": spool, "as_of_seq": as_of,
+        "held_from": as_of + 1 if held_from is None else held_from,
         "at": "2026-12-01T23:41:48.220+00:00", "game": "free-bet-blackjack", "rounds": 0,
         "state": {"status": "open", "reason": None, "dealer": "D1"}, "faults": [],
         "links": {"shoe": {"state": "ready", "last_error": None}}, "meters": None, "wagers_locked": None,

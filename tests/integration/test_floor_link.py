@@ -138,7 +138,9 @@ def test_the_spool_outlives_a_restart_of_the_table_with_no_broker(tmp_path):
     data = data_in_order(floor.messages, "T1")
     assert [body["round"] for body in data if "round" in body] == [1, 2, 3, 4, 5]
     spooled_before = next(body for body in data if body.get("round") == 3)
-    assert floor.of("T1", "birth")[0]["as_of_seq"] >= spooled_before["seq"]
+    birth = floor.of("T1", "birth")[0]
+    assert birth["as_of_seq"] >= spooled_before["seq"]
+    assert birth["held_from"] == 1, "nothing confirmed: the table sends again from its first message"
     spool = Spool(next(tmp_path.glob("**/floor-T1.sqlite3")))
     try:  # the test's floor confirms nothing: delivered and acknowledged, yet every message kept
         assert len(spool) == spool.last_seq == len(data)

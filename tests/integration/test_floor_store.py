@@ -79,15 +79,37 @@ def _round(seq: int, number: int) -> dict[str, object]:
             "outcome": "complete", "net_by_seat": {"1": 100}}  # fmt: skip
 
 
-def test_each_message_is_counted_once_and_a_gap_asks_for_a_rebirth(store: Store):
+def test_each_message_is_counted_once_and_in_order_one_past_the_next_waits(store: Store):
+    """Decisions 0035/0036: 5 before 4 is not counted, nor confirmed past 3 (the table keeps 4 and
+    5), and the table is asked for a new birth; sent again in order, each is counted once."""
     store.birth("T1", birth_body(as_of=2))
     assert store.numbered("T1", "round", _round(3, 1)).counted
     assert not store.numbered("T1", "round", _round(3, 1)).counted, "a repeat is counted once"
-    counted = store.numbered("T1", "round", _round(5, 2))  # 4 never came
-    assert counted.counted and counted.rebirth
-    assert not store.numbered("T1", "round", _round(6, 3)).rebirth
+    early = store.numbered("T1", "round", _round(5, 2))  # 4 not come yet
+    assert (early.counted, early.rebirth, early.through) == (False, True, 3)
+    assert store.tables()[0]["rounds"] == 1, "not applied either"
+    for seq in (4, 5):
+        counted = store.numbered("T1", "round", _round(seq, seq - 3))
+        assert (counted.counted, counted.rebirth, counted.through) == (True, False, seq)
     [table] = store.tables()
-    assert (table["rounds"], table["repeats"], table["gaps"], table["last_seq"]) == (3, 1, 1, 6)
+    assert (table["rounds"], table["repeats"], table["gaps"], table["last_seq"]) == (2, 1, 0, 5)
+
+
+def test_a_live_message_ahead_of_the_tables_resend_loses_nothing(store: Store):
+    """The issue's case: a broker lost the floor's session, so 5 to 19 never came, and live 20
+    comes before the table sends again from 5. 20 waits; the birth the floor asks for holds from 5
+    (no gap); 5 to 20 then come in order, and the floor confirms through 20 only then."""
+    store.birth("T1", birth_body(as_of=4))
+    held = {"table": "T1", "at": "2026-12-01T23:41:48.000+00:00", "status": "held", "reason": "X",
+            "dealer": "D1"}  # fmt: skip
+    live = store.numbered("T1", "state", {**held, "seq": 20})
+    assert (live.counted, live.rebirth, live.through) == (False, True, 4)
+    assert store.tables()[0]["state"]["status"] == "open", "20 not applied while it waits"
+    assert store.birth("T1", birth_body(as_of=20, held_from=5)).through == 4
+    for seq in range(5, 21):
+        assert store.numbered("T1", "state", {**held, "seq": seq}).through == seq
+    [table] = store.tables()
+    assert (table["last_seq"], table["gaps"], table["repeats"]) == (20, 0, 0)
 
 
 def test_the_counters_a_table_sends_are_what_the_view_shows(store: Store):
@@ -99,12 +121,12 @@ def test_the_counters_a_table_sends_are_what_the_view_shows(store: Store):
 
 
 def test_history_before_the_birth_is_counted_but_does_not_change_the_state(store: Store):
-    store.birth("T1", birth_body(as_of=3))
+    store.birth("T1", birth_body(as_of=1, held_from=1))
     at = "2026-12-01T23:41:48.000+00:00"
     held = {"table": "T1", "seq": 1, "at": at, "status": "held", "reason": "X", "dealer": "D1"}
-    assert not store.numbered("T1", "state", held).rebirth
+    assert store.numbered("T1", "state", held).counted
     assert store.tables()[0]["state"]["status"] == "open", "the birth is newer"
-    closed = {**held, "seq": 4, "status": "open", "reason": None, "dealer": "D2"}
+    closed = {**held, "seq": 2, "status": "open", "reason": None, "dealer": "D2"}
     store.numbered("T1", "state", closed)
     assert store.tables()[0]["state"] == {"status": "open", "reason": None, "dealer": "D2"}
 
@@ -138,18 +160,21 @@ def test_the_heads_heard_are_witnessed_the_first_hash_standing(store: Store):
     ]
 
 
-def test_a_hole_below_a_later_birth_is_a_gap_and_a_new_floor_does_not_count_the_past(store: Store):
-    """Decisions 0035/0036: a gap is counted, not hidden. A reconnecting table's birth says it has
-    spooled up to 8, yet 4 to 8 never came: 9 shows the gap. A floor that first hears a table at its
-    birth as of 500 counts from there: the table's past is not a gap."""
+def test_a_birth_holding_from_above_the_count_is_a_gap_and_a_first_birth_starts_the_count(store: Store):
+    """Decisions 0035/0036: a gap is counted, not hidden. A reconnecting table's birth says its spool
+    holds from 9, yet the floor counted to 3: 4 to 8 are gone for good, five gaps, and the count goes
+    on from 8. A floor that first hears a table at a birth holding from 490 counts from there: the
+    table's past, which nobody will send again, is not a gap."""
     store.birth("T1", birth_body(as_of=0))
     for seq in (1, 2, 3):
         store.numbered("T1", "round", _round(seq, seq))
-    store.birth("T1", birth_body(as_of=8))
-    assert store.numbered("T1", "round", _round(9, 9)).rebirth
-    store.birth("T2", birth_body(500, table="T2"))
-    assert not store.numbered("T2", "round", {**_round(501, 1), "table": "T2"}).rebirth
-    assert [(t["table"], t["gaps"], t["last_seq"]) for t in store.tables()] == [("T1", 1, 9), ("T2", 0, 501)]
+    gone = store.birth("T1", birth_body(as_of=12, held_from=9))
+    assert (gone.counted, gone.through) == (True, 8)
+    assert not store.numbered("T1", "round", _round(9, 9)).rebirth
+    first = store.birth("T2", birth_body(500, table="T2", held_from=490))
+    assert (first.counted, first.through) == (True, 489)
+    assert store.numbered("T2", "round", {**_round(490, 1), "table": "T2"}).counted
+    assert [(t["table"], t["gaps"], t["last_seq"]) for t in store.tables()] == [("T1", 5, 9), ("T2", 0, 490)]
 
 
 def test_a_birth_older_than_what_another_floor_service_counted_leaves_the_state(store: Store):
@@ -174,14 +199,18 @@ def test_a_birth_older_than_what_another_floor_service_counted_leaves_the_state(
         other.close()
 
 
-def test_a_head_before_any_birth_is_witnessed_and_the_birth_keeps_the_count(store: Store):
+def test_a_head_before_any_birth_is_witnessed_and_counted_after_the_birth(store: Store):
+    """A message before any birth is witnessed (a head) and shown, but not counted: the birth the
+    floor asks for says where the count starts, and the table sends it again after."""
     head = {"table": "T1", "seq": 4, "at": "2026-12-01T23:41:49.000+00:00", "file": "T1-000002.jsonl",
             "record": 9, "hash": "d" * 64, "epoch": None}  # fmt: skip
-    assert store.numbered("T1", "head", head).rebirth
+    early = store.numbered("T1", "head", head)
+    assert (early.counted, early.rebirth, early.spool) == (False, True, None)
     assert [h.seq for h in store.heads("T1")] == [9]
-    store.birth("T1", birth_body(as_of=4))
-    assert not store.numbered("T1", "head", {**head, "seq": 4}).counted, "4 was counted before the birth"
-    assert store.tables()[0]["last_seq"] == 4
+    assert store.tables()[0]["last_seq"] == 0
+    assert store.birth("T1", birth_body(as_of=4, held_from=4)).through == 3
+    assert store.numbered("T1", "head", head).counted, "4, sent again after the birth"
+    assert [(t["last_seq"], t["gaps"]) for t in store.tables()] == [(4, 0)]
 
 
 def test_a_value_the_database_cannot_take_is_unfit_and_malformed_ones_are_counted(store: Store):

@@ -25,8 +25,9 @@ def body(seq: int) -> dict[str, object]:
 def test_messages_are_numbered_in_order_and_leave_only_when_the_floor_confirmed_them(tmp_path):
     with_spool = Spool(tmp_path / "spool.sqlite3")
     try:
-        assert with_spool.last_seq == 0
+        assert (with_spool.last_seq, with_spool.held_from) == (0, 1)
         assert [with_spool.append(f"t/{n}", body) for n in range(3)] == [1, 2, 3]
+        assert with_spool.held_from == 1, "a birth says the table sends again from 1"
         pending = with_spool.pending(0, 2)
         assert [(m.seq, m.topic) for m in pending] == [(1, "t/0"), (2, "t/1")]
         assert json.loads(pending[1].payload) == {"seq": 2, "round": 20}
@@ -34,6 +35,7 @@ def test_messages_are_numbered_in_order_and_leave_only_when_the_floor_confirmed_
         assert len(with_spool) == 3, "sent is not confirmed: all stay, to be sent again"
         with_spool.confirmed(2)
         assert [m.seq for m in with_spool.pending(0, 10)] == [3] and len(with_spool) == 1
+        assert with_spool.held_from == 3
     finally:
         with_spool.close()
 
@@ -44,6 +46,7 @@ def test_a_restart_resumes_the_spool_and_never_reuses_a_number(tmp_path):
     for _ in range(3):
         first.append("t", body)
     first.confirmed(3)  # every message counted by the floor: the spool is empty
+    assert first.held_from == 4, "empty: from the next number"
     assert first.next_session() == 1
     first.close()
     again, afresh = Spool(path), Spool(tmp_path / "new.sqlite3")
