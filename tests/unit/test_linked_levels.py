@@ -7,17 +7,21 @@ supervisor's clear taking the difference as it stands. The table's [floor.link] 
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
+import structlog
 
 from croupier.config import DEFAULT_TABLE_CONFIG, load_table_config
 from croupier.config.linked import read_table_link
 from croupier.config.section import Section
 from croupier.errors import ConfigError
+from croupier.floor_link.messages import Schemas
+from croupier.floor_link.publisher import _link_heard
 from devices.faults import FaultLatch
 from devices.linked import LINK_MISMATCH, Counts, LinkedLevels
-from drivers.protocol.classes.progressive import RoundState
+from drivers.protocol.classes.progressive import LevelInfo, RoundState
 
 
 class Sender:
@@ -213,3 +217,59 @@ def test_a_link_at_a_table_without_a_progressive_is_refused(tmp_path):
     )
     with pytest.raises(ConfigError, match=r"floor\.link: free-bet-blackjack has no progressive system"):
         load_table_config(config)
+
+
+def _level_told(value: int, amounts: tuple[int, ...] = ()) -> dict[str, object]:
+    hits = [{"order": n, "table": "T2", "number": n, "seat": 1, "round": 1, "amount_cents": amount}
+            for n, amount in enumerate(amounts, 1)]  # fmt: skip
+    return {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": value, "locked": bool(hits),
+            "hits": hits}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("told", "why"),
+    [
+        (_level_told(999), "level 1: a value of 999 cents, below its reset value of 1000"),
+        (_level_told(1000, (-5,)), "level 1: a hit of -5 cents, below its reset value of 1000"),
+        (_level_told(1000, (5_000_001,)), "level 1: a hit of 5000001 cents, above the level's limit of 5000000"),  # noqa: E501
+    ],
+)
+def test_an_amount_the_level_could_not_hold_is_refused_and_the_link_not_heard(clock, told, why):
+    link, _, progressive = _linked()
+    progressive.levels[1] = LevelInfo(
+        level=1, reset_cents=1000, increment_bp=500, reserve_bp=0, limit_cents=5_000_000, value_cents=1000,
+        in_cents=0, hits=0, wins_cents=0, overflow_cents=0, reserve_cents=0, frozen=False,
+    )  # fmt: skip
+    progressive.show_linked = lambda level: asyncio.sleep(0)  # the sign: shown at once
+
+    async def heard() -> None:
+        _told(link, Counts())
+        assert link.refusal() is None
+        with pytest.raises(ValueError, match=why):
+            link.heard({"levels": [told], "applied": None})
+        assert link.value(1) == 1000 and link.hits(1) == []  # nothing of it taken
+        link.refused(why)
+        assert link.refusal() == f"link c4p: the link controller's state refused: {why}"
+        assert progressive.records[-1] == "linked_wagers_locked"
+        _told(link, Counts())
+        assert link.refusal() is None
+
+    asyncio.run(heard())
+
+
+def test_a_state_not_what_the_floors_schema_says_is_logged_and_the_link_not_heard(clock):
+    """The table reads the link controller's state against the floor's own link-state schema: a
+    negative amount (or any other departure) is refused before the table takes anything of it."""
+    link, _, progressive = _linked()
+    _told(link, Counts())
+    state = {"link": "c4p", "table": "T1", "at": "2026-12-02T03:50:00.000+00:00",
+             "levels": [_level_told(1000, (-5,))], "applied": None}  # fmt: skip
+    with structlog.testing.capture_logs() as logged:
+        _link_heard(link, json.dumps(state).encode(), Schemas())
+    assert [entry["event"] for entry in logged] == ["floor link: the link controller's state refused"]
+    why = str(link.refusal())
+    assert why.startswith("link c4p: the link controller's state refused: levels/0/hits/0/amount_cents: -5")
+    assert link.hits(1) == [] and progressive.records[-1] == "linked_wagers_locked"
+    state["levels"] = [_level_told(1000)]
+    _link_heard(link, json.dumps(state).encode(), Schemas())
+    assert link.refusal() is None
