@@ -25,6 +25,7 @@ import asyncio
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from devices.faults import Fault
@@ -95,7 +96,9 @@ class LinkedLevels:
         self.table, self.link, self.rates = table, link, dict(rates)
         self.heard_within, self.sender = heard_within, sender
         self.progressive: Progressive | None = None  # set by the progressive it is attached to
-        self.heard_at: float | None = None  # time.monotonic() of the controller's last state
+        #: time.monotonic() when the controller published its last state (by the state's ``at``: a
+        #: retained one the broker kept after the floor stopped is as old as that)
+        self.heard_at: float | None = None
         self.levels: dict[int, Mapping[str, Any]] = {}  # Any: the controller's JSON fields, by level
         self.applied = Counts()
         self.lifted = asyncio.Event()  # set whenever a level's lock lifts
@@ -198,7 +201,7 @@ class LinkedLevels:
         for told in state["levels"]:
             if told["level"] in self.rates:
                 self._check_amounts(told)
-        self.heard_at, self._refused = time.monotonic(), None
+        self.heard_at, self._refused = time.monotonic() - _age(state["at"]), None
         was_locked = set(self.locked_levels)
         self.levels = {told["level"]: told for told in state["levels"] if told["level"] in self.rates}
         rates = {told["level"]: told["rate_bp"] for told in state["levels"]}
@@ -338,6 +341,12 @@ class LinkedLevels:
     def _notify(self, kind: str, **fields: object) -> None:
         assert self.progressive is not None
         self.progressive.notify(LINK_HEARD, kind, link=self.link, **fields)  # type: ignore[arg-type]
+
+
+def _age(at: str) -> float:
+    """Seconds since the controller published a state at ``at`` (ISO 8601, UTC), by this machine's
+    clock; none for one stamped ahead of it (the clocks a little apart: it was just published)."""
+    return max(0.0, (datetime.now(UTC) - datetime.fromisoformat(at)).total_seconds())
 
 
 def _fields(sent: Counts, applied: Counts) -> dict[str, int]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -87,12 +88,17 @@ def _linked() -> tuple[LinkedLevels, Sender, Progressive]:
     return link, sender, progressive
 
 
-def _told(link: LinkedLevels, applied: Counts, rate: int = 500) -> None:
+def _at(ago: float = 0.0) -> str:
+    """A state's ``at``, ``ago`` seconds before now, as the controller writes it."""
+    return (datetime.now(UTC) - timedelta(seconds=ago)).isoformat(timespec="milliseconds")
+
+
+def _told(link: LinkedLevels, applied: Counts, rate: int = 500, ago: float = 0.0) -> None:
     level = {"level": 1, "rate_bp": rate, "reset_cents": 1000, "value_cents": 1000, "locked": False,
              "hits": []}  # fmt: skip
     body = {"spool": "s1", "number": applied.number, "contributions": applied.contributions,
             "wagered_cents": applied.wagered_cents}  # fmt: skip
-    link.heard({"link": "c4p", "table": "T1", "levels": [level], "applied": body})
+    link.heard({"link": "c4p", "table": "T1", "at": _at(ago), "levels": [level], "applied": body})
 
 
 def _lock(link: LinkedLevels, round_: int, count: int) -> None:
@@ -183,7 +189,7 @@ def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says
                 {"order": 2, "table": "T1", "number": 1, "seat": 4, "round": 9, "amount_cents": 1000}]
         level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": True,
                  "hits": hits}  # fmt: skip
-        link.heard({"levels": [level], "applied": None})
+        link.heard({"at": _at(), "levels": [level], "applied": None})
         return waiting, await paid, link.awaiting
 
     waiting, amount, after = asyncio.run(hit())
@@ -246,7 +252,7 @@ def test_an_amount_the_level_could_not_hold_is_refused_and_the_link_not_heard(cl
         _told(link, Counts())
         assert link.refusal() is None
         with pytest.raises(ValueError, match=why):
-            link.heard({"levels": [told], "applied": None})
+            link.heard({"at": _at(), "levels": [told], "applied": None})
         assert link.value(1) == 1000 and link.hits(1) == []  # nothing of it taken
         link.refused(why)
         assert link.refusal() == f"link c4p: the link controller's state refused: {why}"
@@ -262,7 +268,7 @@ def test_a_state_not_what_the_floors_schema_says_is_logged_and_the_link_not_hear
     negative amount (or any other departure) is refused before the table takes anything of it."""
     link, _, progressive = _linked()
     _told(link, Counts())
-    state = {"link": "c4p", "table": "T1", "at": "2026-12-02T03:50:00.000+00:00",
+    state = {"link": "c4p", "table": "T1", "at": _at(),
              "levels": [_level_told(1000, (-5,))], "applied": None}  # fmt: skip
     with structlog.testing.capture_logs() as logged:
         _link_heard(link, json.dumps(state).encode(), Schemas())
@@ -273,3 +279,15 @@ def test_a_state_not_what_the_floors_schema_says_is_logged_and_the_link_not_hear
     state["levels"] = [_level_told(1000)]
     _link_heard(link, json.dumps(state).encode(), Schemas())
     assert link.refusal() is None
+
+
+def test_a_state_older_than_heard_within_is_not_the_controller_heard(clock):
+    """A retained state the broker keeps after the floor stopped, delivered on a reconnect, is as
+    old as its ``at``: the link is not up on it, and one heard is up only until it is that old."""
+    link, _, _ = _linked()
+    _told(link, Counts(), ago=60)
+    assert link.refusal() == "link c4p: the link controller not heard within 3 s"
+    _told(link, Counts(), ago=2)
+    assert link.refusal() is None
+    clock.now += 1.5  # 3.5 s after the controller published it
+    assert link.refusal() == "link c4p: the link controller not heard within 3 s"
