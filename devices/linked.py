@@ -193,6 +193,12 @@ class LinkedLevels:
         hits = told["hits"]
         return int(hits[0]["amount_cents"] if hits else told["value_cents"])
 
+    def paid(self, level: int) -> int | None:
+        """The amount the controller froze for this table's hit of ``level`` not yet reset (what its
+        win shows, also after a restart mid-hit); None before the controller is heard, or told it."""
+        mine = [told for told in self.hits(level) if told["table"] == self.table]
+        return int(mine[-1]["amount_cents"]) if mine else None
+
     # -- what the controller tells ------------------------------------------------------------
     def heard(self, state: Mapping[str, Any]) -> None:  # Any: the controller's JSON fields
         """The controller's state for this table (read against its schema): values, locks, what it

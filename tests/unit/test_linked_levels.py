@@ -20,9 +20,14 @@ from croupier.config.section import Section
 from croupier.errors import ConfigError
 from croupier.floor_link.messages import Schemas
 from croupier.floor_link.publisher import _link_heard
+from devices import progressive as device
 from devices.faults import FaultLatch
 from devices.linked import LINK_MISMATCH, Counts, LinkedLevels
+from drivers.progressive import MeterSignDriver, ProgressiveDriver
+from drivers.protocol.classes.meter_sign import Shown
 from drivers.protocol.classes.progressive import LevelInfo, RoundState
+from tests.links import run
+from tests.unit.test_progressive_rules import Table
 
 
 class Sender:
@@ -291,3 +296,42 @@ def test_a_state_older_than_heard_within_is_not_the_controller_heard(clock):
     assert link.refusal() is None
     clock.now += 1.5  # 3.5 s after the controller published it
     assert link.refusal() == "link c4p: the link controller not heard within 3 s"
+
+
+def test_a_table_restarted_mid_hit_shows_the_amount_the_link_froze_not_its_own_meters():
+    """A linked hit waiting for its keyed reset when the table restarts: its controller's meters
+    hold the local amount, the link the one paid; the sign keeps what it shows until the link is
+    heard, then shows the link's amount, and the win kept is that one too."""
+    table = Table()
+
+    def linked(progressive: device.Progressive) -> LinkedLevels:
+        link = LinkedLevels("T1", "c4p", {1: 1000}, 3.0, Sender())
+        progressive.attach(link)
+        return link
+
+    def state(amount: int) -> dict[str, object]:
+        hit = {"order": 1, "table": "T1", "number": 2, "seat": 3, "round": 1, "amount_cents": amount}
+        level = {"level": 1, "rate_bp": 1000, "reset_cents": 1_000_000, "value_cents": 1_000_000,
+                 "locked": True, "hits": [hit]}  # fmt: skip
+        return {"at": _at(), "levels": [level], "applied": None}
+
+    async def scenario() -> None:
+        link = linked(table.progressive)
+        progressive = await table.locked_round(3)
+        paid = asyncio.create_task(progressive.award(1, 3))
+        while link.awaiting is None:  # the hit (link number 2, after the round's contribution) sent
+            await asyncio.sleep(0)
+        link.heard(state(2_500_000))
+        assert (await paid).amount_cents == 2_500_000
+        assert table.sign.personality.shown[1] == Shown(1, 2_500_000, True, 3)
+        restarted = device.Progressive(ProgressiveDriver(table.controller), MeterSignDriver(table.sign))
+        link = linked(restarted)
+        await restarted.resume()
+        assert restarted.levels[1].frozen and restarted.levels[1].wins_cents != 2_500_000
+        assert table.sign.personality.shown[1] == Shown(1, 2_500_000, True, 3)  # the link not heard yet
+        link.heard(state(2_500_000))
+        await asyncio.sleep(0.01)
+        assert table.sign.personality.shown[1] == Shown(1, 2_500_000, True, 3)
+        assert restarted.wins[1].amount_cents == 2_500_000
+
+    run(scenario(), 5)
