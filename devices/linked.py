@@ -25,6 +25,7 @@ import asyncio
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from devices.faults import Fault
@@ -95,12 +96,15 @@ class LinkedLevels:
         self.table, self.link, self.rates = table, link, dict(rates)
         self.heard_within, self.sender = heard_within, sender
         self.progressive: Progressive | None = None  # set by the progressive it is attached to
-        self.heard_at: float | None = None  # time.monotonic() of the controller's last state
+        #: time.monotonic() when the controller published its last state (by the state's ``at``: a
+        #: retained one the broker kept after the floor stopped is as old as that)
+        self.heard_at: float | None = None
         self.levels: dict[int, Mapping[str, Any]] = {}  # Any: the controller's JSON fields, by level
         self.applied = Counts()
         self.lifted = asyncio.Event()  # set whenever a level's lock lifts
         self._told = asyncio.Event()  # set whenever the controller's state is heard
         self._locked: str | None = "not heard yet"  # the refusal last told, for its transitions
+        self._refused: str | None = None  # why the controller's last state was not taken, if it was not
         self._rates_problem: str | None = None
         self._short_since: float | None = None  # applied fewer than sent, nothing left to deliver
         self._resent_after: int | None = None  # the applied number the missing messages were resent after
@@ -117,6 +121,8 @@ class LinkedLevels:
         where = f"link {self.link}"
         if not self.sender.connected:
             return f"{where}: the floor's broker is not reachable"
+        if self.heard_at is None and self._refused is not None:
+            return f"{where}: the link controller's state refused: {self._refused}"
         if self.heard_at is None:
             return f"{where}: the link controller not heard yet"
         if time.monotonic() - self.heard_at > self.heard_within:
@@ -187,10 +193,21 @@ class LinkedLevels:
         hits = told["hits"]
         return int(hits[0]["amount_cents"] if hits else told["value_cents"])
 
+    def paid(self, level: int) -> int | None:
+        """The amount the controller froze for this table's hit of ``level`` not yet reset (what its
+        win shows, also after a restart mid-hit); None before the controller is heard, or told it."""
+        mine = [told for told in self.hits(level) if told["table"] == self.table]
+        return int(mine[-1]["amount_cents"]) if mine else None
+
     # -- what the controller tells ------------------------------------------------------------
     def heard(self, state: Mapping[str, Any]) -> None:  # Any: the controller's JSON fields
-        """The controller's state for this table: values, locks, what it applied of this table."""
-        self.heard_at = time.monotonic()
+        """The controller's state for this table (read against its schema): values, locks, what it
+        applied of this table. One with an amount its level could not hold raises ValueError, saying
+        why, before anything of it is taken."""
+        for told in state["levels"]:
+            if told["level"] in self.rates:
+                self._check_amounts(told)
+        self.heard_at, self._refused = time.monotonic() - _age(state["at"]), None
         was_locked = set(self.locked_levels)
         self.levels = {told["level"]: told for told in state["levels"] if told["level"] in self.rates}
         rates = {told["level"]: told["rate_bp"] for told in state["levels"]}
@@ -214,6 +231,29 @@ class LinkedLevels:
         self._told.set()  # a hit waiting for its amount looks again
         self.look()
         self._show_changed()
+
+    def refused(self, why: str) -> None:
+        """The controller's state could not be taken (not what its schema says, or an amount out of
+        bounds): the link is not heard, so the progressive wagers lock, until a state is taken."""
+        self.heard_at, self._refused = None, why
+        self.look()
+
+    def _check_amounts(self, told: Mapping[str, Any]) -> None:  # Any: the controller's JSON fields
+        """A level's value and each hit's amount are at least its reset value (a level restarts
+        there and only grows) and at most the limit of the table's own controller for the level (the
+        most its meters and sign hold): anything else is not the link's value, and is not shown or
+        paid."""
+        assert self.progressive is not None
+        level, floor = told["level"], told["reset_cents"]
+        own = self.progressive.levels.get(level)
+        hits = [("a hit", hit["amount_cents"]) for hit in told["hits"]]
+        for what, cents in [("a value", told["value_cents"]), *hits]:
+            if cents < floor:
+                raise ValueError(f"level {level}: {what} of {cents} cents, below its reset value of {floor}")
+            if own is not None and cents > own.limit_cents:
+                raise ValueError(
+                    f"level {level}: {what} of {cents} cents, above the level's limit of {own.limit_cents}"
+                )
 
     def look(self) -> None:
         """Reconcile, and record the link's locks and unlocks of the progressive wagers: called on
@@ -307,6 +347,12 @@ class LinkedLevels:
     def _notify(self, kind: str, **fields: object) -> None:
         assert self.progressive is not None
         self.progressive.notify(LINK_HEARD, kind, link=self.link, **fields)  # type: ignore[arg-type]
+
+
+def _age(at: str) -> float:
+    """Seconds since the controller published a state at ``at`` (ISO 8601, UTC), by this machine's
+    clock; none for one stamped ahead of it (the clocks a little apart: it was just published)."""
+    return max(0.0, (datetime.now(UTC) - datetime.fromisoformat(at)).total_seconds())
 
 
 def _fields(sent: Counts, applied: Counts) -> dict[str, int]:

@@ -502,8 +502,9 @@ class Progressive(Equipment[ProgressiveDriver]):
     async def _show(self, level: int) -> None:
         """Show the level as its meters stand: its win while frozen, else its value (a linked
         level's, the link controller's: the first hit's frozen amount while a hit at another table
-        locks it). A win may wait for the sign up to the deadline; a value is shown at once or
-        SIGN_LINK_LOST latches."""
+        locks it, and a win the amount the link froze for this table's hit, also after a restart,
+        when the win read back from the controller holds its own meter's amount). A win may wait for
+        the sign up to the deadline; a value is shown at once or SIGN_LINK_LOST latches."""
         async with self._sign_lock:
             await self._shown(level)
 
@@ -513,10 +514,12 @@ class Progressive(Equipment[ProgressiveDriver]):
         win = self.wins.get(level) if info.frozen else None
         amount = info.value_cents if win is None else win.amount_cents
         link = self._linked(level)
-        if win is None and link is not None:
-            linked = link.value(level)
+        if link is not None:
+            linked = link.value(level) if win is None else link.paid(level)
             if linked is None:  # the controller not heard yet: the sign keeps what it shows
                 return None
+            if win is not None and win.amount_cents != linked:  # read from the meters after a restart
+                win = self.wins[level] = AwardResult(win.level, win.seat, linked, win.hit_number)
             amount = linked
         try:
             if win is None:

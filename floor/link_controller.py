@@ -9,8 +9,10 @@ store counts messages: floor.store), in the floor's database, SQLite or PostgreS
 a gap is not applied: the table, seeing fewer applied than it sent, sends again everything after the
 last applied (croupier.floor_link.linked), and the controller applies those it lacks.
 
-A level's value is its reset value plus its rate of every cent wagered since it last restarted,
-computed from the cents wagered rather than added up, so no fraction of a cent is lost or made. A
+A level's value is its reset value plus its rate of every cent wagered since it last restarted, and
+the fraction of a cent its last hit left, rounded down to the cent: computed from the cents wagered
+rather than added up, and the fraction below a cent at a hit carried to the next cycle (``carry``,
+in ten-thousandths of a cent), so no fraction of a cent is lost or made. A
 hit freezes the level's value for that hit, in the order the hits were received, and the level
 restarts at its reset value at once: a second hit before the first is reset is paid its reset value
 plus what was wagered since the first. The level stays locked at every table of the link while any
@@ -46,6 +48,7 @@ _SCHEMA = (
         rate_bp     INTEGER NOT NULL,
         reset_cents INTEGER NOT NULL,
         in_cents    INTEGER NOT NULL DEFAULT 0,
+        carry       INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (link, level)
     )""",
     """CREATE TABLE IF NOT EXISTS link_tables (
@@ -160,14 +163,17 @@ class LinkController:
             log.error("link: a hit on a level that is not linked", table=table, level=level)
             return
         row = self._level(link.id, level)
-        amount = _value(row)
+        amount, carry = _value(row), _accrued(row) % BASIS_POINTS
         order = self.store.run("SELECT coalesce(max(ord), 0) + 1 FROM link_hits WHERE link = ?", (link.id,))
         self.store.run(
             "INSERT INTO link_hits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
             (link.id, order.fetchone()[0], level, table, body["number"], body["seat"], body["round"], amount,
              _now()),
         )  # fmt: skip
-        self.store.run("UPDATE link_levels SET in_cents = 0 WHERE link = ? AND level = ?", (link.id, level))
+        self.store.run(
+            "UPDATE link_levels SET in_cents = 0, carry = ? WHERE link = ? AND level = ?",
+            (carry, link.id, level),
+        )
         log.info("link: jackpot hit", link=link.id, level=level, table=table, seat=body["seat"], cents=amount)
 
     def _reset(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
@@ -210,7 +216,8 @@ class LinkController:
     def _levels(self, link_id: str) -> list[dict[str, object]]:
         levels = []
         for row in self.store.run(
-            "SELECT level, rate_bp, reset_cents, in_cents FROM link_levels WHERE link = ? ORDER BY level",
+            "SELECT level, rate_bp, reset_cents, in_cents, carry FROM link_levels "
+            "WHERE link = ? ORDER BY level",
             (link_id,),
         ).fetchall():
             hits = [
@@ -258,20 +265,26 @@ class LinkController:
         ).fetchone()
         return None if row is None else (int(row[0]), int(row[1]), int(row[2]))
 
-    def _level(self, link: str, level: int) -> tuple[int, int, int, int]:
+    def _level(self, link: str, level: int) -> tuple[int, int, int, int, int]:
         lock = " FOR UPDATE" if self.store.postgres else ""
         row = self.store.run(
-            "SELECT level, rate_bp, reset_cents, in_cents FROM link_levels "
+            "SELECT level, rate_bp, reset_cents, in_cents, carry FROM link_levels "
             f"WHERE link = ? AND level = ?{lock}",
             (link, level),
         ).fetchone()
-        return int(row[0]), int(row[1]), int(row[2]), int(row[3])
+        return int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4])
 
 
-def _value(row: tuple[int, int, int, int] | Any) -> int:  # Any: a row of the driver's own type
-    """A level's value: its reset value plus its rate of what was wagered since it restarted."""
-    _level, rate_bp, reset_cents, in_cents = row
-    return int(reset_cents) + int(in_cents) * int(rate_bp) // BASIS_POINTS
+def _accrued(row: tuple[int, int, int, int, int] | Any) -> int:  # Any: a row of the driver's own type
+    """What a level accrued above its reset value since it restarted, in ten-thousandths of a cent:
+    its rate of what was wagered since, and the fraction of a cent its last hit left."""
+    _level, rate_bp, _reset_cents, in_cents, carry = row
+    return int(in_cents) * int(rate_bp) + int(carry)
+
+
+def _value(row: tuple[int, int, int, int, int] | Any) -> int:  # Any: a row of the driver's own type
+    """A level's value: its reset value plus what it accrued, rounded down to the cent."""
+    return int(row[2]) + _accrued(row) // BASIS_POINTS
 
 
 def _now() -> str:

@@ -43,12 +43,12 @@ from paho.mqtt.properties import Properties
 
 from croupier.config.floor_service import FloorServiceConfig
 from croupier.errors import StartupError
+from croupier.floor_link.messages import Malformed, Schemas
 from croupier.floor_link.publisher import PROTOCOLS, RETRY_FIRST, RETRY_MOST, Broker, credential, json_props
 from croupier.floor_link.spool import encode
 from croupier.floor_link.topics import DATA, NAMESPACE
 from croupier.state.sqlite_file import StateError
 from floor.link_controller import LinkController
-from floor.messages import Malformed, Schemas
 from floor.store import Counted, Store, Unfit
 
 log = structlog.get_logger("croupier.floor")

@@ -47,6 +47,7 @@ from croupier.errors import StartupError
 from croupier.floor_link import payloads
 from croupier.floor_link.counters import Counters
 from croupier.floor_link.linked import SpoolSender
+from croupier.floor_link.messages import Schemas
 from croupier.floor_link.spool import Spool, encode
 from croupier.floor_link.topics import Topics
 from croupier.service.table_service import TableService
@@ -503,11 +504,17 @@ class FloorLink:
         await client.subscribe(self.topics.host_states, qos=1)
         linked = self.linked
         link_topic = None if linked is None else self.topics.link_state(linked.link)
+        schemas = Schemas() if linked is not None else None
         if link_topic is not None:
             await client.subscribe(link_topic, qos=1)
         async for message in client.messages:
-            if linked is not None and link_topic is not None and message.topic.matches(link_topic):
-                _link_heard(linked, message.payload)
+            if (
+                linked is not None
+                and schemas is not None
+                and link_topic is not None
+                and message.topic.matches(link_topic)
+            ):
+                _link_heard(linked, message.payload, schemas)
                 continue
             if message.topic.matches(self.topics.counted):
                 self._counted(message.payload)
@@ -520,13 +527,15 @@ class FloorLink:
             self._wake.set()
 
 
-def _link_heard(linked: LinkedLevels, payload: object) -> None:
-    """The link controller's state for this table; one that cannot be read is logged and skipped
-    (the link falls silent if none can, and the progressive wagers lock)."""
+def _link_heard(linked: LinkedLevels, payload: object, schemas: Schemas) -> None:
+    """The link controller's state for this table, checked against the floor's own schema
+    (link-state) and its amounts against the levels (LinkedLevels.heard); one refused is logged and
+    the link is not heard (the progressive wagers lock) until a state is taken."""
     try:
-        linked.heard(json.loads(payload if isinstance(payload, bytes | str) else b""))
-    except (ValueError, KeyError, TypeError) as exc:
-        log.error("floor link: the link controller's state cannot be read", reason=repr(exc))
+        linked.heard(schemas.read("link-state", payload))
+    except ValueError as exc:  # Malformed, or an amount its level could not hold
+        log.error("floor link: the link controller's state refused", reason=str(exc))
+        linked.refused(str(exc))
 
 
 def _came_online_after(payload: object, born_at: float) -> bool:

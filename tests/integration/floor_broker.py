@@ -28,7 +28,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from croupier.config import DEFAULT_TABLE_CONFIG
-from floor.messages import Schemas
+from croupier.floor_link.messages import Schemas
 from tests import debian
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from croupier.floor_link import KINDS
-from floor.messages import SCHEMAS
+from croupier.floor_link.messages import SCHEMAS
 
 FLOOR_MD = Path(__file__).resolve().parents[2] / "docs" / "floor.md"
 #: What the floor sends and a table reads.

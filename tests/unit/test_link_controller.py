@@ -118,3 +118,16 @@ def test_a_level_kept_with_another_rate_is_refused(store):
     changed = FloorLink("c4p", LINK.tables, {1: LinkedLevel(400, 100_000)}, 2.0)
     with pytest.raises(StartupError, match=r"links\.c4p\.levels\.1: rate_bp 400"):
         LinkController({"c4p": changed}, store, "main")
+
+
+def test_the_fraction_of_a_cent_left_at_a_hit_goes_to_the_next_cycle(store):
+    """100 cycles of a 199-cent contribution at 500 bp, each followed by a hit: 995.0 cents were
+    contributed exactly, and 995 are paid above the reset value, none lost at the hits."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    for cycle in range(100):
+        _sent(controller, "T1", 2 * cycle + 1, "contribution", round=cycle, wagered_cents=199)
+        _sent(controller, "T1", 2 * cycle + 2, "hit", level=1, seat=1, round=cycle)
+    paid = [hit["amount_cents"] for hit in _level(controller, "T1", 1)["hits"]]
+    assert len(paid) == 100
+    assert sum(paid) - 100 * 100_000 == 995
+    assert _level(controller, "T1", 1)["value_cents"] == 100_000  # nothing left: 5% of 19,900 is whole

@@ -7,17 +7,27 @@ supervisor's clear taking the difference as it stands. The table's [floor.link] 
 from __future__ import annotations
 
 import asyncio
+import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import structlog
 
 from croupier.config import DEFAULT_TABLE_CONFIG, load_table_config
 from croupier.config.linked import read_table_link
 from croupier.config.section import Section
 from croupier.errors import ConfigError
+from croupier.floor_link.messages import Schemas
+from croupier.floor_link.publisher import _link_heard
+from devices import progressive as device
 from devices.faults import FaultLatch
 from devices.linked import LINK_MISMATCH, Counts, LinkedLevels
-from drivers.protocol.classes.progressive import RoundState
+from drivers.progressive import MeterSignDriver, ProgressiveDriver
+from drivers.protocol.classes.meter_sign import Shown
+from drivers.protocol.classes.progressive import LevelInfo, RoundState
+from tests.links import run
+from tests.unit.test_progressive_rules import Table
 
 
 class Sender:
@@ -83,12 +93,17 @@ def _linked() -> tuple[LinkedLevels, Sender, Progressive]:
     return link, sender, progressive
 
 
-def _told(link: LinkedLevels, applied: Counts, rate: int = 500) -> None:
+def _at(ago: float = 0.0) -> str:
+    """A state's ``at``, ``ago`` seconds before now, as the controller writes it."""
+    return (datetime.now(UTC) - timedelta(seconds=ago)).isoformat(timespec="milliseconds")
+
+
+def _told(link: LinkedLevels, applied: Counts, rate: int = 500, ago: float = 0.0) -> None:
     level = {"level": 1, "rate_bp": rate, "reset_cents": 1000, "value_cents": 1000, "locked": False,
              "hits": []}  # fmt: skip
     body = {"spool": "s1", "number": applied.number, "contributions": applied.contributions,
             "wagered_cents": applied.wagered_cents}  # fmt: skip
-    link.heard({"link": "c4p", "table": "T1", "levels": [level], "applied": body})
+    link.heard({"link": "c4p", "table": "T1", "at": _at(ago), "levels": [level], "applied": body})
 
 
 def _lock(link: LinkedLevels, round_: int, count: int) -> None:
@@ -179,7 +194,7 @@ def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says
                 {"order": 2, "table": "T1", "number": 1, "seat": 4, "round": 9, "amount_cents": 1000}]
         level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": True,
                  "hits": hits}  # fmt: skip
-        link.heard({"levels": [level], "applied": None})
+        link.heard({"at": _at(), "levels": [level], "applied": None})
         return waiting, await paid, link.awaiting
 
     waiting, amount, after = asyncio.run(hit())
@@ -213,3 +228,110 @@ def test_a_link_at_a_table_without_a_progressive_is_refused(tmp_path):
     )
     with pytest.raises(ConfigError, match=r"floor\.link: free-bet-blackjack has no progressive system"):
         load_table_config(config)
+
+
+def _level_told(value: int, amounts: tuple[int, ...] = ()) -> dict[str, object]:
+    hits = [{"order": n, "table": "T2", "number": n, "seat": 1, "round": 1, "amount_cents": amount}
+            for n, amount in enumerate(amounts, 1)]  # fmt: skip
+    return {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": value, "locked": bool(hits),
+            "hits": hits}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("told", "why"),
+    [
+        (_level_told(999), "level 1: a value of 999 cents, below its reset value of 1000"),
+        (_level_told(1000, (-5,)), "level 1: a hit of -5 cents, below its reset value of 1000"),
+        (_level_told(1000, (5_000_001,)), "level 1: a hit of 5000001 cents, above the level's limit of 5000000"),  # noqa: E501
+    ],
+)
+def test_an_amount_the_level_could_not_hold_is_refused_and_the_link_not_heard(clock, told, why):
+    link, _, progressive = _linked()
+    progressive.levels[1] = LevelInfo(
+        level=1, reset_cents=1000, increment_bp=500, reserve_bp=0, limit_cents=5_000_000, value_cents=1000,
+        in_cents=0, hits=0, wins_cents=0, overflow_cents=0, reserve_cents=0, frozen=False,
+    )  # fmt: skip
+    progressive.show_linked = lambda level: asyncio.sleep(0)  # the sign: shown at once
+
+    async def heard() -> None:
+        _told(link, Counts())
+        assert link.refusal() is None
+        with pytest.raises(ValueError, match=why):
+            link.heard({"at": _at(), "levels": [told], "applied": None})
+        assert link.value(1) == 1000 and link.hits(1) == []  # nothing of it taken
+        link.refused(why)
+        assert link.refusal() == f"link c4p: the link controller's state refused: {why}"
+        assert progressive.records[-1] == "linked_wagers_locked"
+        _told(link, Counts())
+        assert link.refusal() is None
+
+    asyncio.run(heard())
+
+
+def test_a_state_not_what_the_floors_schema_says_is_logged_and_the_link_not_heard(clock):
+    """The table reads the link controller's state against the floor's own link-state schema: a
+    negative amount (or any other departure) is refused before the table takes anything of it."""
+    link, _, progressive = _linked()
+    _told(link, Counts())
+    state = {"link": "c4p", "table": "T1", "at": _at(),
+             "levels": [_level_told(1000, (-5,))], "applied": None}  # fmt: skip
+    with structlog.testing.capture_logs() as logged:
+        _link_heard(link, json.dumps(state).encode(), Schemas())
+    assert [entry["event"] for entry in logged] == ["floor link: the link controller's state refused"]
+    why = str(link.refusal())
+    assert why.startswith("link c4p: the link controller's state refused: levels/0/hits/0/amount_cents: -5")
+    assert link.hits(1) == [] and progressive.records[-1] == "linked_wagers_locked"
+    state["levels"] = [_level_told(1000)]
+    _link_heard(link, json.dumps(state).encode(), Schemas())
+    assert link.refusal() is None
+
+
+def test_a_state_older_than_heard_within_is_not_the_controller_heard(clock):
+    """A retained state the broker keeps after the floor stopped, delivered on a reconnect, is as
+    old as its ``at``: the link is not up on it, and one heard is up only until it is that old."""
+    link, _, _ = _linked()
+    _told(link, Counts(), ago=60)
+    assert link.refusal() == "link c4p: the link controller not heard within 3 s"
+    _told(link, Counts(), ago=2)
+    assert link.refusal() is None
+    clock.now += 1.5  # 3.5 s after the controller published it
+    assert link.refusal() == "link c4p: the link controller not heard within 3 s"
+
+
+def test_a_table_restarted_mid_hit_shows_the_amount_the_link_froze_not_its_own_meters():
+    """A linked hit waiting for its keyed reset when the table restarts: its controller's meters
+    hold the local amount, the link the one paid; the sign keeps what it shows until the link is
+    heard, then shows the link's amount, and the win kept is that one too."""
+    table = Table()
+
+    def linked(progressive: device.Progressive) -> LinkedLevels:
+        link = LinkedLevels("T1", "c4p", {1: 1000}, 3.0, Sender())
+        progressive.attach(link)
+        return link
+
+    def state(amount: int) -> dict[str, object]:
+        hit = {"order": 1, "table": "T1", "number": 2, "seat": 3, "round": 1, "amount_cents": amount}
+        level = {"level": 1, "rate_bp": 1000, "reset_cents": 1_000_000, "value_cents": 1_000_000,
+                 "locked": True, "hits": [hit]}  # fmt: skip
+        return {"at": _at(), "levels": [level], "applied": None}
+
+    async def scenario() -> None:
+        link = linked(table.progressive)
+        progressive = await table.locked_round(3)
+        paid = asyncio.create_task(progressive.award(1, 3))
+        while link.awaiting is None:  # the hit (link number 2, after the round's contribution) sent
+            await asyncio.sleep(0)
+        link.heard(state(2_500_000))
+        assert (await paid).amount_cents == 2_500_000
+        assert table.sign.personality.shown[1] == Shown(1, 2_500_000, True, 3)
+        restarted = device.Progressive(ProgressiveDriver(table.controller), MeterSignDriver(table.sign))
+        link = linked(restarted)
+        await restarted.resume()
+        assert restarted.levels[1].frozen and restarted.levels[1].wins_cents != 2_500_000
+        assert table.sign.personality.shown[1] == Shown(1, 2_500_000, True, 3)  # the link not heard yet
+        link.heard(state(2_500_000))
+        await asyncio.sleep(0.01)
+        assert table.sign.personality.shown[1] == Shown(1, 2_500_000, True, 3)
+        assert restarted.wins[1].amount_cents == 2_500_000
+
+    run(scenario(), 5)

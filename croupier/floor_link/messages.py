@@ -1,11 +1,14 @@
-"""Each message the floor hears, read and checked against its kind's published JSON Schema before the
-store sees it (floor/schemas/, which docs/floor.md links to: the one copy, shipped with the package
-so the running service reads the same schemas the integrators read).
+"""Each message on the floor's topics, read and checked against its kind's published JSON Schema
+before it is acted on (floor/schemas/, which docs/floor.md links to: the one copy, shipped with the
+package so the running services read the same schemas the integrators read). The floor service
+checks every message it hears before its store sees it; a linked table checks the link controller's
+state before it shows, locks or pays anything from it (decision 0039). The reader is here, below both,
+so the table reads the floor's schema files without importing the floor service.
 
 A message that fails is malformed: the floor logs and counts it, and it is acknowledged (sent again,
-it would be no better), so one table's bad message never holds up the rest (decision 0036).
-jsonschema comes with the floor extra, as amqtt and psycopg do: it is imported when a floor service
-starts, not by every ``croupier`` command a table PC runs.
+it would be no better), so one table's bad message never holds up the rest (decision 0036); a table
+logs a link state that fails and does not count the link as heard by it.
+jsonschema is a runtime dependency, not the floor extra's: every table on a link needs it.
 """
 
 from __future__ import annotations
@@ -14,13 +17,14 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from croupier.errors import StartupError
+import jsonschema
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
-#: The schemas of every message on the floor's topics, one file per kind.
-SCHEMAS = Path(__file__).resolve().parent / "schemas"
+#: The schemas of every message on the floor's topics, one file per kind, in the floor package's
+#: data (installed beside this package, a file read, not a module imported).
+SCHEMAS = Path(__file__).resolve().parents[2] / "floor" / "schemas"
 
 
 class Malformed(ValueError):
@@ -31,11 +35,6 @@ class Schemas:
     """Every kind's schema, read from ``SCHEMAS`` once, as validators."""
 
     def __init__(self) -> None:
-        try:
-            import jsonschema
-        except ImportError:
-            raise StartupError("the floor service checks each message with jsonschema: "
-                               "pip install 'croupier[floor]'") from None  # fmt: skip
         self._best_match = jsonschema.exceptions.best_match
         checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
         self.validators: dict[str, Validator] = {
