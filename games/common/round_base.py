@@ -15,7 +15,7 @@ from typing import ClassVar, Generic, Protocol, TypeVar
 from transitions import EventData, Machine
 
 from games.common.holds import Hold, Kind
-from games.common.machine_parts import COMPLETE, message_of, triggers_by_state
+from games.common.machine_parts import BETTING, COMPLETE, message_of, triggers_by_state
 from games.common.messages import Arrival, Message, Resolution
 from games.common.movement import Action
 from games.common.pickup import Pickup
@@ -49,7 +49,9 @@ class RoundBase(Generic[A]):
     """Mixed into each game's Round, which sets the class attributes below and ``number``, ``log``
     and ``hold`` in its ``__init__``."""
 
-    state: str  # set by the machine
+    #: Every round starts betting (the machine's initial state, machine_parts.definition); the
+    #: machine sets it from then on. A round never joins its machine (``_fire``), so nothing else would.
+    state: str = BETTING
     number: int
     log: RoundLog
     hold: Hold | None

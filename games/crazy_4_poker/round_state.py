@@ -11,7 +11,6 @@ from types import ModuleType
 from typing import ClassVar
 
 from games.common.holds import Hold
-from games.common.machine_parts import BETTING
 from games.common.records import RoundLog
 from games.common.round_base import RoundBase
 from games.crazy_4_poker import clauses
@@ -69,7 +68,6 @@ class RoundState(RoundBase[Action]):
         self.awards_paid: set[int] = set()  # the seats whose award the system paid (AwardPaid)
         self.hold: Hold | None = None
         self._verify_order = verify_order
-        self.state = BETTING  # the initial state; a round never joins its machine (RoundBase._fire)
 
     @property
     def expected(self) -> Place | None:

@@ -11,7 +11,6 @@ from types import ModuleType
 from typing import ClassVar
 
 from games.common.holds import Hold
-from games.common.machine_parts import BETTING
 from games.common.pickup import Pickup
 from games.common.records import RecordKind, RoundLog
 from games.common.round_base import RoundBase
@@ -73,7 +72,6 @@ class RoundState(RoundBase[Action]):
         self._turn: Hand | None = None
         # The hand the dealer's last pass over the Blackjacks stopped at (PlaySteps), for the same reason.
         self._reached: Hand | None = None
-        self.state = BETTING  # the initial state; a round never joins its machine (RoundBase._fire)
 
     @property
     def expected(self) -> Slot | None:

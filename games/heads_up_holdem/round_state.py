@@ -12,7 +12,6 @@ from typing import ClassVar
 
 from games.common import stub_count
 from games.common.holds import Hold
-from games.common.machine_parts import BETTING
 from games.common.pickup import Pickup
 from games.common.records import RoundLog
 from games.common.round_base import RoundBase
@@ -65,7 +64,6 @@ class RoundState(RoundBase[Action]):
         self._verify = verify
         self._deal: tuple[Due, ...] = ()
         self._delivered = 0
-        self.state = BETTING  # the initial state; a round never joins its machine (RoundBase._fire)
 
     @property
     def expected(self) -> Due | None:

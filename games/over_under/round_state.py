@@ -11,7 +11,6 @@ from types import ModuleType
 from typing import ClassVar
 
 from games.common.holds import Hold
-from games.common.machine_parts import BETTING
 from games.common.pickup import Pickup
 from games.common.records import RecordKind, RoundLog
 from games.common.round_base import RoundBase
@@ -46,7 +45,6 @@ class RoundState(RoundBase[Action]):
         self.hold: Hold | None = None
         self.pickup: list[Pickup] = []  # cards recorded into the discard rack, in order (686a.7(j), (n))
         self._dealt = 0
-        self.state = BETTING  # the initial state; a round never joins its machine (RoundBase._fire)
 
     @property
     def current(self) -> Position | None:
