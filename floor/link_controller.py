@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 import structlog
 
 from croupier.config.linked import BASIS_POINTS, FloorLink
 from croupier.errors import StartupError
+from croupier.floor_link.payloads import now
 from croupier.floor_link.topics import link_state
 from floor.store import Store
 
@@ -141,7 +141,7 @@ class LinkController:
                 self._hit(link, table, body)
             else:
                 self._reset(link, table, body)
-            values = (number, contributions, wagered, _now(), link.id, table, spool)
+            values = (number, contributions, wagered, now(), link.id, table, spool)
             if kept is None:
                 self.store.run(
                     "INSERT INTO link_tables (number, contributions, wagered_cents, heard_at, link, name, "
@@ -168,7 +168,7 @@ class LinkController:
         self.store.run(
             "INSERT INTO link_hits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
             (link.id, order.fetchone()[0], level, table, body["number"], body["seat"], body["round"], amount,
-             _now()),
+             now()),
         )  # fmt: skip
         self.store.run(
             "UPDATE link_levels SET in_cents = 0, carry = ? WHERE link = ? AND level = ?",
@@ -181,7 +181,7 @@ class LinkController:
         self.store.run(
             "UPDATE link_hits SET reset_at = ? "
             "WHERE link = ? AND level = ? AND name = ? AND reset_at IS NULL",
-            (_now(), link.id, body["level"], table),
+            (now(), link.id, body["level"], table),
         )
         log.info("link: keyed reset", link=link.id, level=body["level"], table=table)
 
@@ -204,7 +204,7 @@ class LinkController:
                 "wagered_cents": wagered,
             }
         levels = self._levels(link_id)
-        return {"link": link_id, "table": table, "at": _now(), "levels": levels, "applied": applied}
+        return {"link": link_id, "table": table, "at": now(), "levels": levels, "applied": applied}
 
     def view(self) -> list[dict[str, object]]:
         """Every link, for the floor view: its tables and its levels as its tables are told them."""
@@ -257,19 +257,17 @@ class LinkController:
 
     # -- the database -------------------------------------------------------------------------
     def _applied(self, link: str, table: str, spool: str) -> tuple[int, int, int] | None:
-        lock = " FOR UPDATE" if self.store.postgres else ""
         row = self.store.run(
             "SELECT number, contributions, wagered_cents FROM link_tables "
-            f"WHERE link = ? AND name = ? AND spool = ?{lock}",
+            f"WHERE link = ? AND name = ? AND spool = ?{self.store.for_update}",
             (link, table, spool),
         ).fetchone()
         return None if row is None else (int(row[0]), int(row[1]), int(row[2]))
 
     def _level(self, link: str, level: int) -> tuple[int, int, int, int, int]:
-        lock = " FOR UPDATE" if self.store.postgres else ""
         row = self.store.run(
             "SELECT level, rate_bp, reset_cents, in_cents, carry FROM link_levels "
-            f"WHERE link = ? AND level = ?{lock}",
+            f"WHERE link = ? AND level = ?{self.store.for_update}",
             (link, level),
         ).fetchone()
         return int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4])
@@ -285,7 +283,3 @@ def _accrued(row: tuple[int, int, int, int, int] | Any) -> int:  # Any: a row of
 def _value(row: tuple[int, int, int, int, int] | Any) -> int:  # Any: a row of the driver's own type
     """A level's value: its reset value plus what it accrued, rounded down to the cent."""
     return int(row[2]) + _accrued(row) // BASIS_POINTS
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")

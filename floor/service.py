@@ -46,7 +46,7 @@ from croupier.errors import StartupError
 from croupier.floor_link.messages import Malformed, Schemas
 from croupier.floor_link.publisher import PROTOCOLS, RETRY_FIRST, RETRY_MOST, Broker, credential, json_props
 from croupier.floor_link.spool import encode
-from croupier.floor_link.topics import DATA, NAMESPACE
+from croupier.floor_link.topics import DATA, NAMESPACE, Topics
 from croupier.state.sqlite_file import StateError
 from floor.link_controller import LinkController
 from floor.store import Counted, Store, Unfit
@@ -168,7 +168,7 @@ class FloorService:
                 if rebirth:
                     asked[table] = time.monotonic()
                     log.info("floor: asking for a new birth", table=table)
-                    await client.publish(f"{NAMESPACE}/{self.group}/table/{table}/cmd/rebirth", b"{}", qos=1)
+                    await client.publish(Topics(self.group, table).rebirth, b"{}", qos=1)
                 if links is not None and changed is not None:
                     await _publish_link(client, links, changed)
         finally:
@@ -267,7 +267,7 @@ class Confirmations:
     async def tell(self) -> None:
         due, self._due, self._since = self._due, {}, 0
         for table, (spool, through) in due.items():
-            topic = f"{NAMESPACE}/{self._group}/table/{table}/cmd/counted"
+            topic = Topics(self._group, table).counted
             await self._client.publish(topic, encode({"spool": spool, "seq": through}), qos=1)
 
 

@@ -281,11 +281,17 @@ class Store:
             (table, head["record"], head["file"], head["hash"], head["epoch"], now()),
         )
 
+    @property
+    def for_update(self) -> str:
+        """What a SELECT ends with to lock the rows it reads until the transaction ends: PostgreSQL
+        needs it when floor services share the database; SQLite's write transaction already holds
+        the whole file."""
+        return " FOR UPDATE" if self.postgres else ""
+
     def _row(self, table: str) -> dict[str, Any] | None:  # Any: the row's columns
-        lock = " FOR UPDATE" if self.postgres else ""
         found = self.run(
             "SELECT spool, session, last_seq, as_of_seq, counted_from, state, dark FROM floor_tables "
-            f"WHERE name = ?{lock}",
+            f"WHERE name = ?{self.for_update}",
             (table,),
         ).fetchone()
         if found is None:

@@ -143,14 +143,16 @@ class RunningFloor:
 async def floor_running(start: FloorStart) -> AsyncIterator[RunningFloor]:
     """The floor service while the block runs (``croupier floor``, and ``croupier sim --floor``
     beside its tables): the store, the embedded broker when none is configured, the view on its
-    socket (needing the token, when there is one) and the service hearing the broker."""
+    socket (needing the token, when there is one) and the service hearing the broker. The link
+    controller is made before the embedded broker listens: it refuses a link whose stored rates
+    were changed, and no table should have connected to a floor that then does not start."""
     config = start.config
     store = Store(config.store)
     try:
+        links = LinkController(config.links, store, config.group) if config.links else None
         async with contextlib.AsyncExitStack() as stack:
             if config.broker is None:
                 await stack.enter_async_context(embedded_broker(*config.embedded))
-            links = LinkController(config.links, store, config.group) if config.links else None
             runner = web.AppRunner(view_app(store, start.token, links=links), access_log=None)
             await runner.setup()
             stack.push_async_callback(runner.cleanup)

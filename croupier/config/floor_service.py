@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from croupier.config.floor import LEVEL, FloorConfig, read_floor
+from croupier.config.floor import LEVEL, FloorConfig, optional_path, read_floor
 from croupier.config.linked import FloorLink, read_floor_links
 from croupier.config.section import Section
 from croupier.config.service import bind_address, browser_url, is_loopback, tls_pair
@@ -111,7 +111,7 @@ def _view(section: Section) -> ViewConfig:
     gets for it) would otherwise cross the network in clear (decisions 0010 and 0033)."""
     section.only(("bind", "token_file", "tls_cert", "tls_key"))
     host, port = bind_address(section, "bind", DEFAULT_VIEW)
-    token_file = section.path_value("token_file", "") if section.has("token_file") else None
+    token_file = optional_path(section, "token_file")
     cert, key = tls_pair(section, "tls_cert", "tls_key")
     if token_file is None and not is_loopback(host):
         raise section.error(
