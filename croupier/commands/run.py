@@ -123,15 +123,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"ok: {config.source}: table {config.name}, {config.game}, {config.seats} seats; {devices}")
         print(f"read: {_read_at_startup(tokens, tls, sealing, floor)}")
         return 0
-    if made:  # said once every check has passed, when the table is about to start
-        print(f"screens: {config.service.api_url}/ — sign in with", flush=True)
-        for token, operator in made.items():
-            print(f"  {operator.role.value} {operator.ident}: {token}", flush=True)
     how = Run(args.rounds, args.duration, args.seed, args.live and sys.stdout.isatty(), faults)
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
         if tokens is None:
             return asyncio.run(_serve(config, how, None, sealing, floor))
         listener = Listener(tls, _bound(config))
+        if made:  # said once every check has passed (the table's lock, the port), as the table starts
+            print(f"screens: {config.service.api_url}/ — sign in with", flush=True)
+            for token, operator in made.items():
+                print(f"  {operator.role.value} {operator.ident}: {token}", flush=True)
         with listener.sock:
             return asyncio.run(_serve(config, how, Api(tokens, listener), sealing, floor))
 
