@@ -30,8 +30,7 @@ from dataclasses import dataclass
 import structlog
 from sim_throughput import play as full_stack  # the bench directory is on sys.path when a script in it runs
 
-from games.common.config import Configurable
-from simulator.games.registry import simulation
+from simulator.games.registry import example_rules
 from simulator.math.play import math_game, math_slugs
 from simulator.math.run import play_share
 
@@ -54,22 +53,17 @@ class Rate:
         return self.rounds / self.seconds
 
 
-def _rules(game: str) -> Configurable:
-    simulated = simulation(game)
-    return simulated.game.rules.example(**simulated.rules)
-
-
 def _share(game: str, strategy: str, rounds: int) -> float:
     """Seconds for one worker's share of ``rounds`` (as ``croupier sim --math`` plays it)."""
     start = time.perf_counter()
-    play_share(game, _rules(game), strategy, SEED, 0, rounds)
+    play_share(game, example_rules(game), strategy, SEED, 0, rounds)
     return time.perf_counter() - start
 
 
 def math_rate(game: str, strategy: str, seconds: float) -> Rate:
     """One worker's rounds for about ``seconds``, after a short share that warms up and sizes it."""
     rounds = max(WARM_UP, round(WARM_UP / _share(game, strategy, WARM_UP) * seconds))
-    positions = int(_rules(game).positions)  # type: ignore[attr-defined]  # every RuleSet has positions
+    positions = int(example_rules(game).positions)  # type: ignore[attr-defined]  # every RuleSet has positions
     return Rate(game, rounds, _share(game, strategy, rounds), positions)
 
 

@@ -55,6 +55,13 @@ class Counts:
     contributions: int = 0
     wagered_cents: int = 0
 
+    def __sub__(self, other: Counts) -> Counts:
+        return Counts(
+            self.number - other.number,
+            self.contributions - other.contributions,
+            self.wagered_cents - other.wagered_cents,
+        )
+
 
 class LinkSender(Protocol):
     """Where the table's link messages go: numbered, kept with the counts, delivered in order."""
@@ -272,12 +279,7 @@ class LinkedLevels:
     def cleared(self) -> None:
         """A supervisor cleared LINK_MISMATCH: the difference as it stands is taken (and recorded),
         and only a new one latches it again."""
-        sent = self.sender.counts()
-        self._offset = Counts(
-            sent.number - self.applied.number,
-            sent.contributions - self.applied.contributions,
-            sent.wagered_cents - self.applied.wagered_cents,
-        )
+        self._offset = self.sender.counts() - self.applied
         self._reconciled = True
         self._notify("linked_reconciled", by="supervisor", **_fields(self.sender.counts(), self.applied))
 
@@ -308,9 +310,7 @@ class LinkedLevels:
                 resent = self.sender.resend(applied.number)
                 self._notify("linked_resent", after=applied.number, messages=resent)
                 return
-        self._short_since = None
-        if self._mismatch_latched():
-            return
+        self._short_since = None  # the latch keeps a LINK_MISMATCH already latched
         detail = (
             f"link {self.link}: the table sent {sent.number} link messages with {sent.contributions} "
             f"contributions of {sent.wagered_cents} cents; the controller applied {applied.number} with "
@@ -320,12 +320,7 @@ class LinkedLevels:
 
     def _expected(self) -> Counts:
         """What the controller should have applied of what was sent (less a cleared difference)."""
-        sent, offset = self.sender.counts(), self._offset
-        return Counts(
-            sent.number - offset.number,
-            sent.contributions - offset.contributions,
-            sent.wagered_cents - offset.wagered_cents,
-        )
+        return self.sender.counts() - self._offset
 
     def _show_changed(self) -> None:
         """Show each linked level whose amount changed on the sign (outside the table's step: the

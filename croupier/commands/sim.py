@@ -32,11 +32,10 @@ from croupier.service.journal import TableJournal
 from croupier.state import TableState
 from games import registry
 from games.common.config import ConfigError as RulesError
-from games.common.config import Configurable
 from games.registry import UnknownGame
 from simulator.faults import FaultProfile, FaultScript
 from simulator.floor import FloorSupervisor, controller_key, on_the_floor, repair_sim
-from simulator.games.registry import simulation
+from simulator.games.registry import example_rules, simulation
 from simulator.math.play import NoMathMode, math_game, math_slugs
 from simulator.math.run import play_math, progress_bar, timed
 from simulator.math.run import report as math_report
@@ -330,7 +329,7 @@ def run_math(args: argparse.Namespace) -> int:
     if config is not None:
         rules = config.rules
     else:
-        rules = _rules(game, args.seats).get("rules") or _example_rules(game)
+        rules = _rules(game, args.seats).get("rules") or example_rules(game)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     play = partial(play_math, game, rules, rounds=args.rounds, seed=seed, workers=workers, strategy=strategy)
     if not args.json and sys.stderr.isatty():
@@ -374,12 +373,6 @@ def _config_named(config: TableConfig) -> dict[str, str]:
         "table": config.name,
         "sha256": hashlib.sha256(config.source.read_bytes()).hexdigest(),
     }
-
-
-def _example_rules(game: str) -> Configurable:
-    """The rules ``croupier sim`` plays the game with: its example rules and the simulation's own."""
-    simulated = simulation(game)
-    return simulated.game.rules.example(**simulated.rules)
 
 
 def format_math(summary: dict[str, Any], seconds: float) -> str:  # Any: a JSON report

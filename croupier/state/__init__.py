@@ -4,7 +4,7 @@ Kept apart from the audit trail: the trail is the legal record of what happened,
 working state the service resumes from (latched faults, the table's counters, a round cut off).
 """
 
-from croupier.state.sqlite_file import StateError, transaction
+from croupier.state.sqlite_file import StateError
 from croupier.state.store import (
     IDEMPOTENCY_KEPT,
     SCHEMA_VERSION,
@@ -20,5 +20,4 @@ __all__ = [
     "RoundInProgress",
     "StateError",
     "TableState",
-    "transaction",
 ]

@@ -115,6 +115,13 @@ def simulation(slug: str) -> Simulation:
     return declared
 
 
+def example_rules(slug: str) -> Configurable:
+    """The rules ``croupier sim`` plays the game ``slug`` with: its example rules and the
+    simulation's own."""
+    simulated = simulation(slug)
+    return simulated.game.rules.example(**simulated.rules)
+
+
 def simulations() -> tuple[Simulation, ...]:
     """Every game's simulation, in the registry's order."""
     return tuple(simulation(slug) for slug in registry.slugs())

@@ -158,7 +158,6 @@ class ShoeDealing:
 
 
 def play_rounds(
-    math: MathGame,
     rules: Configurable,
     players: Any,  # Any: the game's players
     dealing: Dealing,

@@ -76,7 +76,7 @@ def play_share(
         if tally.rounds % PROGRESS_EVERY == 0:
             progress(PROGRESS_EVERY)
 
-    play_rounds(math, rules, players, dealing, rounds, each)
+    play_rounds(rules, players, dealing, rounds, each)
     progress(tally.rounds % PROGRESS_EVERY)
     tally.decks, tally.shoes, tally.burns = dealing.decks, dealing.shoes, dealing.burns
     return tally

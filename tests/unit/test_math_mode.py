@@ -136,7 +136,7 @@ def test_every_wager_placed_is_in_the_sums():
         for action in round_.actions:
             house["blackjack" if action.wager == "lammer" else str(action.wager)] -= action.net
 
-    play_rounds(game, rules, players, dealing, 60, each)
+    play_rounds(rules, players, dealing, 60, each)
     assert wagered["push22"] and wagered["push22"] < 6 * 60 * 500  # on some positions only
     for kind, cents in wagered.items():
         sums = tally.wagers.get(kind, WagerSums())
@@ -162,7 +162,7 @@ def test_every_holdem_wager_placed_is_in_the_sums():
             for wager, amount in position.stakes.placed():
                 wagered[str(wager)] = wagered.get(str(wager), 0) + amount
 
-    play_rounds(game, rules, players, dealing, 40, each)
+    play_rounds(rules, players, dealing, 40, each)
     assert wagered["play"] and dealing.shoes == 40  # a fresh deck each round
     assert {kind: sums.wagered for kind, sums in tally.wagers.items()} == wagered
 
@@ -196,7 +196,7 @@ def test_every_crazy_4_wager_placed_is_in_the_sums():
                 if amount:
                     wagered[wager] = wagered.get(wager, 0) + amount
 
-    play_rounds(game, rules, players, dealing, 40, each)
+    play_rounds(rules, players, dealing, 40, each)
     assert "progressive" not in wagered and wagered["play"] and wagered["six_card_bonus"]
     assert {kind: sums.wagered for kind, sums in tally.wagers.items()} == wagered
 
