@@ -97,7 +97,8 @@ def test_the_broker_killed_mid_run_loses_nothing_and_the_table_plays_on(tmp_path
         async with floor_running(Floor(mosquitto.port)) as floor:
             table = await croupier_run(config, "--duration", "60", "--seed", "5")
             await floor.until(lambda _: len(floor.of("T1", "round")) >= 2, 30)
-            await asyncio.sleep(2.5)  # the floor's session is on the broker's disk (autosave_interval 1, under load)
+            # the floor's session is on the broker's disk (autosave_interval 1, late under load)
+            await asyncio.sleep(2.5)
             down = time.time()
             mosquitto.kill()
             await asyncio.sleep(1.5)
