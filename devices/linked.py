@@ -29,21 +29,18 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from devices.faults import Fault
+from devices.progressive_rules import (
+    KEYED_RESET,
+    LINK_HEARD,
+    LINK_MISMATCH,
+    LINK_RECONCILED,
+    METERS_AGREE,
+)
 from drivers.protocol.classes.progressive import RoundState
-from vocabulary.rules import Rule
 
 if TYPE_CHECKING:
     from devices.progressive import Progressive
-
-LINK_HEARD = Rule(
-    "decision 0039",
-    "a linked progressive wager is accepted only while the link controller is heard and reconciled",
-)
-LINK_RECONCILED = Rule(
-    "decision 0039",
-    "the contributions the link controller applied are the progressive wagers the table accepted",
-)
-LINK_MISMATCH = "LINK_MISMATCH"
+    from vocabulary.rules import Rule
 
 
 @dataclass(frozen=True)
@@ -163,20 +160,20 @@ class LinkedLevels:
         fields = {"round": locked.round, "count": locked.count, "wagered_cents": wagered}
         number = self.sender.send("contribution", fields, contribution=(locked.round, wagered))
         if number:
-            self._notify("linked_contribution", number=number, **fields)
+            self._notify(METERS_AGREE, "linked_contribution", number=number, **fields)
 
     async def hit(self, level: int, seat: int, round_: int) -> int:
         """Send a hit of ``level`` at ``seat`` and wait for the amount the controller froze for it,
         received in its order among every table's hits (the round waits, as for a supervisor)."""
         number = self.sender.send("hit", {"level": level, "seat": seat, "round": round_})
-        self._notify("linked_hit", number=number, level=level, seat=seat, round=round_)
+        self._notify(KEYED_RESET, "linked_hit", number=number, level=level, seat=seat, round=round_)
         self.awaiting = f"link {self.link}: the amount of the level {level} hit at seat {seat}"
         try:
             while True:
                 for told in self.hits(level):
                     if told["table"] == self.table and told["number"] == number:
                         self._notify(
-                            "linked_hit_paid", number=number, level=level, seat=seat,
+                            KEYED_RESET, "linked_hit_paid", number=number, level=level, seat=seat,
                             order=told["order"], amount_cents=told["amount_cents"],
                         )  # fmt: skip
                         return int(told["amount_cents"])
@@ -189,7 +186,7 @@ class LinkedLevels:
         """The keyed reset of this table's hit of ``level``: the controller lifts the level's lock
         once every hit on it is reset."""
         number = self.sender.send("reset", {"level": level})
-        self._notify("linked_reset", number=number, level=level)
+        self._notify(KEYED_RESET, "linked_reset", number=number, level=level)
 
     def value(self, level: int) -> int | None:
         """What the sign shows for a linked level not frozen here: the amount frozen for the first
@@ -229,10 +226,12 @@ class LinkedLevels:
         if self.applied.number > before.number:
             self.sender.applied(self.applied.number)
         for level in sorted(set(self.locked_levels) - was_locked):
-            self._notify("linked_lock", level=level, hits=[dict(hit) for hit in self.hits(level)])
+            self._notify(
+                KEYED_RESET, "linked_lock", level=level, hits=[dict(hit) for hit in self.hits(level)]
+            )
         lifted = sorted(was_locked - set(self.locked_levels))
         for level in lifted:
-            self._notify("linked_lock_lifted", level=level)
+            self._notify(KEYED_RESET, "linked_lock_lifted", level=level)
         if lifted:
             self.lifted.set()  # betting may open again
         self._told.set()  # a hit waiting for its amount looks again
@@ -271,9 +270,11 @@ class LinkedLevels:
         why = self.refusal()
         if why != self._locked:
             if why is None:
-                self._notify("linked_wagers_unlocked", **_fields(self.sender.counts(), self.applied))
+                self._notify(
+                    LINK_HEARD, "linked_wagers_unlocked", **_fields(self.sender.counts(), self.applied)
+                )
             else:
-                self._notify("linked_wagers_locked", reason=why)
+                self._notify(LINK_HEARD, "linked_wagers_locked", reason=why)
             self._locked = why
 
     def cleared(self) -> None:
@@ -281,7 +282,12 @@ class LinkedLevels:
         and only a new one latches it again."""
         self._offset = self.sender.counts() - self.applied
         self._reconciled = True
-        self._notify("linked_reconciled", by="supervisor", **_fields(self.sender.counts(), self.applied))
+        self._notify(
+            LINK_RECONCILED,
+            "linked_reconciled",
+            by="supervisor",
+            **_fields(self.sender.counts(), self.applied),
+        )
 
     def _reconcile(self) -> None:
         assert self.progressive is not None
@@ -292,7 +298,7 @@ class LinkedLevels:
         sent, applied = self._expected(), self.applied
         if applied == sent:
             if not self._reconciled:
-                self._notify("linked_reconciled", by="table", **_fields(sent, applied))
+                self._notify(LINK_RECONCILED, "linked_reconciled", by="table", **_fields(sent, applied))
             self._reconciled = True
             self._short_since = None
             return
@@ -308,7 +314,7 @@ class LinkedLevels:
             if self._resent_after != applied.number:  # lost on the way (a floor stopped as it came)
                 self._resent_after = applied.number
                 resent = self.sender.resend(applied.number)
-                self._notify("linked_resent", after=applied.number, messages=resent)
+                self._notify(LINK_RECONCILED, "linked_resent", after=applied.number, messages=resent)
                 return
         self._short_since = None  # the latch keeps a LINK_MISMATCH already latched
         detail = (
@@ -339,9 +345,12 @@ class LinkedLevels:
         assert self.progressive is not None
         return any(fault.code == LINK_MISMATCH for fault in self.progressive.latch.faults)
 
-    def _notify(self, kind: str, **fields: object) -> None:
+    def _notify(self, rule: Rule, kind: str, **fields: object) -> None:
+        """An equipment record of the progressive, citing the rule the step serves: a linked hit is
+        frozen until the keyed reset as one at a table alone is (605a.7(a)), a contribution is the
+        meter's increment, and only the link's own steps cite decision 0039."""
         assert self.progressive is not None
-        self.progressive.notify(LINK_HEARD, kind, link=self.link, **fields)  # type: ignore[arg-type]
+        self.progressive.notify(rule, kind, link=self.link, **fields)  # type: ignore[arg-type]
 
 
 def _age(at: str) -> float:

@@ -26,7 +26,19 @@ from transitions import EventData
 
 from devices.equipment import DEVICE_FAULT, Equipment, link_fault
 from devices.faults import Fault, FaultLatch
-from devices.linked import LINK_HEARD, LINK_MISMATCH, LinkedLevels
+from devices.linked import LinkedLevels
+from devices.progressive_rules import (
+    AWARD_TO_WAGER,
+    CHIP_COUNT,
+    CHIP_COUNT_RECORD,
+    KEYED_RESET,
+    LINK_MISMATCH,
+    METERS_AGREE,
+    NEXT_ROUND,
+    NO_MORE_BETS,
+    READY_TO_DEAL,
+    SIGN_SHOWS,
+)
 from drivers.authenticity import AuthenticityChecked, identity_fields
 from drivers.connection import ConnectionState, DeviceConnection, DeviceSwapped, EventsHeldBack, StateChanged
 from drivers.errors import CommandTimeout, DriverError, LinkLost, NotConnected, OutcomeUnknown
@@ -44,31 +56,6 @@ from drivers.protocol.core import FaultCode, FaultRaised
 from vocabulary.machines import DeclaredMachine, Spec, Trigger
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule, RuleViolation
-
-NO_MORE_BETS = Rule(
-    "657a.9(a)(3)",
-    'at "no more bets" the progressive system is locked: no further progressive wager is accepted',
-)
-CHIP_COUNT = Rule(
-    "657a.9(a)(3)",
-    "the value chips collected equal the Progressive Payout Wagers the system accepted",
-)
-#: The kind of the audit record of each chip count, the first and every recount (decision 0027).
-CHIP_COUNT_RECORD = "chips_counted"
-READY_TO_DEAL = Rule("657a.9(a)(3)", "no card is dealt before the progressive lockout and the chip count")
-NEXT_ROUND = Rule("657a.9(a)(3)", "betting opens again only after the locked round was reconciled")
-AWARD_TO_WAGER = Rule(
-    "657a.1", "a progressive award goes to a seat whose wager the system accepted this round"
-)
-KEYED_RESET = Rule("605a.7(a)", "a hit freezes its level (jackpot lock) until the keyed reset")
-METERS_AGREE = Rule(
-    "605a.7(a)",
-    "the meters agree with the wagers accepted and the awards paid, and the sign shows the meter kept",
-)
-SIGN_SHOWS = Rule(
-    "605a.7(a) (visible meter; Arkansas: a win shown within 30 seconds)",
-    "the meter is visible at the table and a win is shown on it within 30 seconds",
-)
 
 OFFLINE, OPEN_BETTING, LOCKED, RECONCILED, DEALING = (
     "offline",
@@ -497,7 +484,7 @@ class Progressive(Equipment[ProgressiveDriver]):
             shown = await self._shown(level)
         link = self.linked
         if shown is not None and link is not None:
-            self.notify(LINK_HEARD, "linked_value_shown", link=link.link, level=level, amount_cents=shown)
+            self.notify(SIGN_SHOWS, "linked_value_shown", link=link.link, level=level, amount_cents=shown)
 
     async def _show(self, level: int) -> None:
         """Show the level as its meters stand: its win while frozen, else its value (a linked

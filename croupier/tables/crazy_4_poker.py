@@ -45,8 +45,8 @@ from croupier.tables.game_kept import GameKept
 from croupier.tables.holding import SupervisorHolds
 from croupier.tables.registry import Connections, Options, TableKind
 from devices.equipment import Equipment
-from devices.linked import LINK_HEARD
-from devices.progressive import AWARD_TO_WAGER, CHIP_COUNT, KEYED_RESET, LOCKED, NO_MORE_BETS, Progressive
+from devices.progressive import LOCKED, Progressive
+from devices.progressive_rules import AWARD_TO_WAGER, CHIP_COUNT, KEYED_RESET, LINK_HEARD, NO_MORE_BETS
 from devices.shuffler import Batch, Shuffler
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.progressive import AwardResult, RoundState

@@ -22,7 +22,8 @@ from croupier.floor_link.messages import Schemas
 from croupier.floor_link.publisher import _link_heard
 from devices import progressive as device
 from devices.faults import FaultLatch
-from devices.linked import LINK_MISMATCH, Counts, LinkedLevels
+from devices.linked import Counts, LinkedLevels
+from devices.progressive_rules import LINK_MISMATCH
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.meter_sign import Shown
 from drivers.protocol.classes.progressive import LevelInfo, RoundState
@@ -65,10 +66,11 @@ class Progressive:
     """What the link reads of the table's progressive: its latch, its levels, its records."""
 
     def __init__(self) -> None:
-        self.latch, self.levels, self.records = FaultLatch(), {}, []
+        self.latch, self.levels, self.records, self.clauses = FaultLatch(), {}, [], {}
 
     def notify(self, rule, kind, **fields):
         self.records.append(kind)
+        self.clauses[kind] = rule.clause
 
 
 class Clock:
@@ -183,6 +185,8 @@ def test_more_applied_than_sent_latches_at_once_and_a_supervisors_clear_takes_th
 
 
 def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says_it_waits(clock):
+    """58 Pa. Code § 605a.7(a): a linked hit freezes its level until the keyed reset, as a hit at a
+    table alone does, and its records cite that clause, not only the link's decision."""
     link, _, progressive = _linked()
     _told(link, Counts())
 
@@ -190,8 +194,10 @@ def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says
         paid = asyncio.create_task(link.hit(1, 4, 9))
         await asyncio.sleep(0)
         waiting = link.awaiting
-        hits = [{"order": 1, "table": "T2", "number": 7, "seat": 1, "round": 3, "amount_cents": 1500},
-                {"order": 2, "table": "T1", "number": 1, "seat": 4, "round": 9, "amount_cents": 1000}]
+        hits = [
+            {"order": 1, "table": "T2", "number": 7, "seat": 1, "round": 3, "amount_cents": 1500},
+            {"order": 2, "table": "T1", "number": 1, "seat": 4, "round": 9, "amount_cents": 1000},
+        ]
         level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": True,
                  "hits": hits}  # fmt: skip
         link.heard({"at": _at(), "levels": [level], "applied": None})
@@ -202,6 +208,9 @@ def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says
     assert amount == 1000  # its own hit, second in the order: the value the level restarted at
     assert link.locked_levels == [1] and link.value(1) == 1500  # the sign shows the first hit's amount
     assert progressive.records[-2:] == ["linked_lock", "linked_hit_paid"]
+    link.reset(1)
+    for kind in ("linked_hit", "linked_lock", "linked_hit_paid", "linked_reset"):
+        assert progressive.clauses[kind] == "605a.7(a)", kind
 
 
 def test_the_tables_link_is_read_and_refused_naming_the_key(tmp_path):
@@ -242,7 +251,10 @@ def _level_told(value: int, amounts: tuple[int, ...] = ()) -> dict[str, object]:
     [
         (_level_told(999), "level 1: a value of 999 cents, below its reset value of 1000"),
         (_level_told(1000, (-5,)), "level 1: a hit of -5 cents, below its reset value of 1000"),
-        (_level_told(1000, (5_000_001,)), "level 1: a hit of 5000001 cents, above the level's limit of 5000000"),  # noqa: E501
+        (
+            _level_told(1000, (5_000_001,)),
+            "level 1: a hit of 5000001 cents, above the level's limit of 5000000",
+        ),
     ],
 )
 def test_an_amount_the_level_could_not_hold_is_refused_and_the_link_not_heard(clock, told, why):

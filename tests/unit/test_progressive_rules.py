@@ -17,7 +17,8 @@ import pytest
 
 from devices.equipment import FIRMWARE_UNVERIFIED
 from devices.faults import Fault
-from devices.progressive import (
+from devices.progressive import Progressive, meter_problems
+from devices.progressive_rules import (
     AWARD_TO_WAGER,
     CHIP_COUNT,
     KEYED_RESET,
@@ -25,8 +26,6 @@ from devices.progressive import (
     NO_MORE_BETS,
     READY_TO_DEAL,
     SIGN_SHOWS,
-    Progressive,
-    meter_problems,
 )
 from drivers.authenticity import AuthenticityChecked, CheckKind, Trigger
 from drivers.connection import ConnectionState, DeviceSwapped, StateChanged
