@@ -27,7 +27,7 @@ from croupier.tables.events import Opening
 from croupier.tables.holding import HOLD_FOR_SUPERVISOR
 from croupier.tables.registry import table_kind
 from devices.equipment import FIRMWARE_UNVERIFIED
-from devices.faults import Fault, FaultLatched
+from devices.faults import FaultLatched
 from drivers.authenticity import AuthenticityChecked
 from drivers.connection import ConnectionState
 from drivers.errors import DriverError, NotConnected
@@ -157,11 +157,6 @@ class TableService:
                 opening.cancel()
             await asyncio.wait({opening}, timeout=0.5)
 
-    def _holding(self) -> list[Fault]:
-        """The latched faults that hold the table: a link's (LINK_MISMATCH) refuses only the
-        progressive wagers (``Fault.holds``, decision 0039)."""
-        return [fault for fault in self.table.faults if fault.holds]
-
     def waiting_for(self) -> str | None:
         """What the table waits for a person to do, if anything: a supervisor's clear of its
         latched faults (``held: CODE``), a supervisor's ruling on a held round, or an answer on the
@@ -169,8 +164,8 @@ class TableService:
         jackpot hit at this table (``held: link ...``: a stop does not wait for it). A lock
         another table's hit puts on a linked level holds nothing: only the progressive wagers
         are refused (decision 0039)."""
-        if self._holding():
-            return "held: " + ", ".join(fault.code for fault in self._holding())
+        if self.table.holding:
+            return "held: " + ", ".join(fault.code for fault in self.table.holding)
         if self.table.held_round is not None:
             return f"held: round {self.table.held_round.number} for a supervisor's ruling"
         progressive = self.table.progressive
@@ -243,12 +238,12 @@ class TableService:
         if day is None:
             return None
         shown = DayOpening(**vars(day) | {"steps": list(day.steps)})
-        if day.state == "opening" and self._holding():
+        if day.state == "opening" and self.table.holding:
             shown.state, shown.reason, shown.clause = "held", self._held(), HOLD_FOR_SUPERVISOR.clause
         return shown
 
     def _held(self) -> str:
-        latched = ", ".join(f"{fault.code} ({fault.clause})" for fault in self._holding())
+        latched = ", ".join(f"{fault.code} ({fault.clause})" for fault in self.table.holding)
         return f"held until a supervisor clears {latched}"
 
     def _ready_to_open(self) -> None:
@@ -257,8 +252,8 @@ class TableService:
         down = [name for name, link in self.table.feeds.links().items() if link != ready]
         if down:
             raise RuleViolation(DEVICES_READY, f"the table cannot open: not connected: {', '.join(down)}")
-        if self._holding():
-            latched = ", ".join(f"{fault.code} ({fault.detail})" for fault in self._holding())
+        if self.table.holding:
+            latched = ", ".join(f"{fault.code} ({fault.detail})" for fault in self.table.holding)
             raise RuleViolation(HOLD_FOR_SUPERVISOR, f"the table cannot open: latched {latched}")
 
     def _betting_opens(self) -> None:
