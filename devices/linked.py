@@ -15,6 +15,9 @@ jackpot is the link controller's, on the floor (decision 0039). This is what the
   count that cannot be reconciled latches LINK_MISMATCH, which a supervisor clears;
 - a hit at this table is sent and paid the amount the controller froze for it; the keyed reset
   of its level is sent, and the level's lock lifts at every table once the controller applied it.
+  While a hit at any table locks a level, this table's progressive wagers are refused naming the
+  hit (``refusal``); its base game plays on: only a hit at this table, frozen by its own
+  controller, holds it until the keyed reset here.
 
 Every step is an equipment event of the progressive (decision 0027), so it is in the table's trail.
 """
@@ -28,7 +31,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from devices.faults import Fault
+from devices.faults import LINK_ORIGIN, Fault
 from devices.progressive_rules import (
     KEYED_RESET,
     LINK_HEARD,
@@ -105,7 +108,6 @@ class LinkedLevels:
         self.heard_at: float | None = None
         self.levels: dict[int, Mapping[str, Any]] = {}  # Any: the controller's JSON fields, by level
         self.applied = Counts()
-        self.lifted = asyncio.Event()  # set whenever a level's lock lifts
         self._told = asyncio.Event()  # set whenever the controller's state is heard
         self._locked: str | None = "not heard yet"  # the refusal last told, for its transitions
         self._refused: str | None = None  # why the controller's last state was not taken, if it was not
@@ -116,12 +118,14 @@ class LinkedLevels:
         self._reconciled = False  # since the link was last up: what was sent, all applied
         self._shown: dict[int, int] = {}  # the amount each level's sign was last told
         self._shows: set[asyncio.Task[None]] = set()
-        #: What the table waits for on the link (a hit's amount; a lock lifted), if anything.
+        #: What the table waits for on the link (the amount of its hit), if anything.
         self.awaiting: str | None = None
 
     # -- what the table asks ------------------------------------------------------------------
     def refusal(self) -> str | None:
-        """Why a progressive wager is refused now, naming the link; None while the link is up."""
+        """Why a progressive wager is refused now, naming the link; None while the link is up and
+        no hit locks a linked level. The lock is the level's, not the table's: only the progressive
+        wagers are refused, the base game plays on (decision 0039)."""
         where = f"link {self.link}"
         if not self.sender.connected:
             return f"{where}: the floor's broker is not reachable"
@@ -141,7 +145,22 @@ class LinkedLevels:
                 f"{where}: contributions not yet reconciled: {sent.number} sent, "
                 f"{self.applied.number} applied by the controller"
             )
+        if self.locked_levels:
+            return f"{where}: {self._locks()} until the keyed reset"
         return None
+
+    def _locks(self) -> str:
+        """The levels a hit locks and the hits locking each, as the controller last told them: a
+        progressive wager funds every linked level of the table and may be paid from any, so one
+        locked level refuses it (the base game plays on)."""
+
+        def by(hit: Mapping[str, Any]) -> str:  # Any: the controller's JSON fields
+            return f"the hit at {hit['table']} seat {hit['seat']} (the link's hit {hit['order']})"
+
+        return "; ".join(
+            f"level {level} jackpot-locked by {', '.join(map(by, self.hits(level)))}"
+            for level in self.locked_levels
+        )
 
     @property
     def locked_levels(self) -> list[int]:
@@ -229,11 +248,8 @@ class LinkedLevels:
             self._notify(
                 KEYED_RESET, "linked_lock", level=level, hits=[dict(hit) for hit in self.hits(level)]
             )
-        lifted = sorted(was_locked - set(self.locked_levels))
-        for level in lifted:
+        for level in sorted(was_locked - set(self.locked_levels)):
             self._notify(KEYED_RESET, "linked_lock_lifted", level=level)
-        if lifted:
-            self.lifted.set()  # betting may open again
         self._told.set()  # a hit waiting for its amount looks again
         self.look()
         self._show_changed()
@@ -322,7 +338,8 @@ class LinkedLevels:
             f"contributions of {sent.wagered_cents} cents; the controller applied {applied.number} with "
             f"{applied.contributions} of {applied.wagered_cents}"
         )
-        self.progressive.latch.latch(Fault(LINK_MISMATCH, detail, LINK_RECONCILED.clause, "host"))
+        # the link's: it refuses the progressive wagers (``refusal``), and holds no base game
+        self.progressive.latch.latch(Fault(LINK_MISMATCH, detail, LINK_RECONCILED.clause, LINK_ORIGIN))
 
     def _expected(self) -> Counts:
         """What the controller should have applied of what was sent (less a cleared difference)."""

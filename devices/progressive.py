@@ -198,7 +198,8 @@ class Progressive(Equipment[ProgressiveDriver]):
         self.linked, link.progressive = link, self
 
     def wagers_refused(self) -> str | None:
-        """Why a progressive wager is refused now (the link is lost or not reconciled), or None."""
+        """Why a progressive wager is refused now (the link is lost or not reconciled, or a hit at
+        any table of the link locks a linked level), or None."""
         return None if self.linked is None else self.linked.refusal()
 
     def _linked(self, level: int) -> LinkedLevels | None:
@@ -418,7 +419,9 @@ class Progressive(Equipment[ProgressiveDriver]):
     @property
     def frozen_levels(self) -> list[int]:
         """The levels a hit froze, waiting for their keyed reset (605a.7(a)): here, or at any
-        table of the link for a linked level (the jackpot lock)."""
+        table of the link for a linked level (the jackpot lock), as the table's state shows them.
+        Only those frozen here hold the table (``frozen_here``); a linked level locked elsewhere
+        refuses the progressive wagers (``wagers_refused``)."""
         linked = self.linked.locked_levels if self.linked is not None else ()
         return sorted({*self.frozen_here, *linked})
 
@@ -589,8 +592,9 @@ class Progressive(Equipment[ProgressiveDriver]):
         return True
 
     def _no_level_frozen(self, event: EventData) -> bool:
-        """A level this table's hit froze. (A linked level another table's hit locks holds the
-        table before betting opens; one locked while a round opens is paid after that hit.)"""
+        """A level this table's hit froze. (A linked level another table's hit locks refuses only
+        the progressive wagers, decision 0039; a round in play when it locks is paid after that
+        hit.)"""
         if frozen := ", ".join(map(str, self.frozen_here)):
             raise RuleViolation(KEYED_RESET, f"level(s) {frozen} jackpot-locked: the keyed reset comes first")
         return True

@@ -161,10 +161,11 @@ class TableService:
         """What the table waits for a person to do, if anything: a supervisor's clear of its
         latched faults (``held: CODE``), a supervisor's ruling on a held round, or an answer on the
         screen (``waiting: PROMPT``); or the link of a linked progressive, for the amount of a
-        jackpot hit or for a lock another table's keyed reset lifts (``held: link ...``: a stop
-        does not wait for either)."""
-        if self.table.faults:
-            return "held: " + ", ".join(fault.code for fault in self.table.faults)
+        jackpot hit at this table (``held: link ...``: a stop does not wait for it). A lock
+        another table's hit puts on a linked level holds nothing: only the progressive wagers
+        are refused (decision 0039)."""
+        if self.table.holding:
+            return "held: " + ", ".join(fault.code for fault in self.table.holding)
         if self.table.held_round is not None:
             return f"held: round {self.table.held_round.number} for a supervisor's ruling"
         progressive = self.table.progressive
@@ -237,12 +238,12 @@ class TableService:
         if day is None:
             return None
         shown = DayOpening(**vars(day) | {"steps": list(day.steps)})
-        if day.state == "opening" and self.table.faults:
+        if day.state == "opening" and self.table.holding:
             shown.state, shown.reason, shown.clause = "held", self._held(), HOLD_FOR_SUPERVISOR.clause
         return shown
 
     def _held(self) -> str:
-        latched = ", ".join(f"{fault.code} ({fault.clause})" for fault in self.table.faults)
+        latched = ", ".join(f"{fault.code} ({fault.clause})" for fault in self.table.holding)
         return f"held until a supervisor clears {latched}"
 
     def _ready_to_open(self) -> None:
@@ -251,8 +252,8 @@ class TableService:
         down = [name for name, link in self.table.feeds.links().items() if link != ready]
         if down:
             raise RuleViolation(DEVICES_READY, f"the table cannot open: not connected: {', '.join(down)}")
-        if self.table.faults:
-            latched = ", ".join(f"{fault.code} ({fault.detail})" for fault in self.table.faults)
+        if self.table.holding:
+            latched = ", ".join(f"{fault.code} ({fault.detail})" for fault in self.table.holding)
             raise RuleViolation(HOLD_FOR_SUPERVISOR, f"the table cannot open: latched {latched}")
 
     def _betting_opens(self) -> None:

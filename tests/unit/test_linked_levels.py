@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -27,6 +28,9 @@ from devices.progressive_rules import LINK_MISMATCH
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.meter_sign import Shown
 from drivers.protocol.classes.progressive import LevelInfo, RoundState
+from games.common.machine_parts import COMPLETE
+from simulator.players import simulated_players, table_options
+from simulator.tables import simulated_table
 from tests.links import run
 from tests.unit.test_progressive_rules import Table
 
@@ -207,7 +211,7 @@ def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says
     assert waiting == "link c4p: the amount of the level 1 hit at seat 4" and after is None
     assert amount == 1000  # its own hit, second in the order: the value the level restarted at
     assert link.locked_levels == [1] and link.value(1) == 1500  # the sign shows the first hit's amount
-    assert progressive.records[-2:] == ["linked_lock", "linked_hit_paid"]
+    assert progressive.records[-3:] == ["linked_lock", "linked_wagers_locked", "linked_hit_paid"]
     link.reset(1)
     for kind in ("linked_hit", "linked_lock", "linked_hit_paid", "linked_reset"):
         assert progressive.clauses[kind] == "605a.7(a)", kind
@@ -347,3 +351,61 @@ def test_a_table_restarted_mid_hit_shows_the_amount_the_link_froze_not_its_own_m
         assert restarted.wins[1].amount_cents == 2_500_000
 
     run(scenario(), 5)
+
+
+def _locked_by(*hits: tuple[str, int], applied: int = 0) -> dict[str, object]:
+    """A state in which each of ``hits`` (a table and a seat) locks level 1, in that order, and
+    ``applied`` link messages of this table were applied."""
+    told = [{"order": order, "table": table, "number": order, "seat": seat, "round": 1, "amount_cents": 1500}
+            for order, (table, seat) in enumerate(hits, 1)]  # fmt: skip
+    level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": bool(told),
+             "hits": told}  # fmt: skip
+    body = {"spool": "s1", "number": applied, "contributions": 0, "wagered_cents": 0}
+    return {"at": _at(), "levels": [level], "applied": body}
+
+
+def test_a_level_a_hit_locks_refuses_the_progressive_wagers_naming_the_link_the_level_and_the_hit(clock):
+    """Decision 0039: the jackpot lock is the level's. While a hit at any table of the link locks a
+    level this table funds, its progressive wagers are refused with the reason, and taken again
+    once the keyed reset at the table of the hit lifts it; each lock and unlock is recorded."""
+    link, _, progressive = _linked()
+    _told(link, Counts())
+    assert link.refusal() is None
+    link.heard(_locked_by(("T2", 4), ("T3", 1)))
+    why = (
+        "link c4p: level 1 jackpot-locked by the hit at T2 seat 4 (the link's hit 1), "
+        "the hit at T3 seat 1 (the link's hit 2) until the keyed reset"
+    )
+    assert link.refusal() == why
+    assert progressive.records[-2:] == ["linked_lock", "linked_wagers_locked"]
+    link.heard(_locked_by(("T3", 1)))  # T2's keyed reset applied: T3's hit still locks the level
+    assert "by the hit at T3 seat 1 (the link's hit 1) until" in str(link.refusal())
+    link.heard(_locked_by())
+    assert link.refusal() is None
+    assert progressive.records[-2:] == ["linked_lock_lifted", "linked_wagers_unlocked"]
+
+
+def test_a_forged_link_state_cannot_hold_the_base_game():
+    """What the floor tells a table can refuse its progressive wagers and pay a hit the table
+    reported, nothing more (decision 0039): a state that locks the level by a hit at another table
+    and one made up at this table, and says more was applied than the table sent, latches
+    LINK_MISMATCH and refuses the progressive wagers, and the base game plays round after round.
+    Only a hit this table's own controller froze holds it (605a.7(a))."""
+
+    async def scenario() -> None:
+        async with simulated_table("crazy-4-poker", name="T1", shuffler_seed=3) as sim:
+            table = sim.table
+            link = LinkedLevels("T1", "c4p", {1: 500}, 60.0, Sender())
+            table.progressive.attach(link)
+            options = table_options("crazy-4-poker", sim)
+            players = simulated_players("crazy-4-poker", random.Random(5), **options)
+            link.heard(_locked_by(("T2", 4), ("T1", 2), applied=7))
+            assert [fault.code for fault in table.faults] == [LINK_MISMATCH] and table.holding == ()
+            assert "LINK_MISMATCH latched" in str(table.progressive.wagers_refused())
+            for _ in range(2):
+                round_ = await asyncio.wait_for(table.play_round(players), 10)
+                assert round_.state == COMPLETE
+                assert table.progressive.round.count == 0, "no progressive wager taken"
+            assert table.progressive.frozen_levels == [1] and table.progressive.frozen_here == []
+
+    run(scenario(), 30)
