@@ -75,6 +75,23 @@ def test_no_card_reaches_the_floor_face_down_or_up():
     assert checked({"round": 1, "net_by_seat": {"1": -500}}) == {"round": 1, "net_by_seat": {"1": -500}}
 
 
+def test_a_card_written_in_a_faults_text_is_withheld_and_the_fault_still_goes():
+    """A device's own words (a fault's detail, a link's reason) may name a card: the text goes to
+    the floor without it, every way a card is written; words and numbers that are no card stay."""
+    body = {
+        "event": "latched", "code": "MISREAD", "clause": "decision 0017",
+        "detail": "misread As (expected 10h, then Td,Xr; Q\u2660 seen) at 9c",
+        "links": {"shoe": {"last_error": ["jam near 7d"]}},
+    }  # fmt: skip
+    assert checked(body) == {
+        "event": "latched", "code": "MISREAD", "clause": "decision 0017",
+        "detail": "misread [card] (expected [card], then [card],[card]; [card] seen) at [card]",
+        "links": {"shoe": {"last_error": ["jam near [card]"]}},
+    }  # fmt: skip
+    plain = {"detail": "ASCII 2D array of 10 cards, AS400, Ace of 3dB, T1-000001.jsonl", "hash": "a3d" * 21}
+    assert checked(plain) == plain
+
+
 def _linked(seq: int, *, kept: dict[str, object]) -> dict[str, object]:
     return {"seq": seq, **kept}
 
