@@ -5,19 +5,23 @@ cleanly and the floor counts each one's death before it stops."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import signal
 import subprocess
 import sys
 import urllib.error
 import urllib.request
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from croupier.commands import sim_floor
+from croupier.commands.floor import RunningFloor
 from croupier.config.floor_service import StoreConfig
 from floor.store import Store
-from tests.integration.floor_broker import ROOT, FloorService, floor_config
+from tests.integration.floor_broker import ROOT, FloorService, birth_body, floor_config
 
 pytestmark = pytest.mark.timeout(120)
 TABLES = 3
@@ -75,6 +79,40 @@ def test_a_simulated_floor_shows_every_table_playing_and_stops_cleanly_on_ctrl_c
     assert {name: table["dark"]["reason"] for name, table in shown.items()} == dict.fromkeys(names, "stopped")
     played = dict(re.findall(r"(sim-\d): (\d+) rounds", out))
     assert {name: table["rounds"] for name, table in shown.items()} == {n: int(r) for n, r in played.items()}
+
+
+def test_the_floor_waits_for_this_runs_deaths_not_those_its_store_kept(tmp_path, monkeypatch):
+    """With ``--floor-config`` the store is the floor's own: it holds ``sim-1`` dark from an earlier
+    run and a table of the floor's, dark too. Neither is a death of this run: the floor is given its
+    LAST_WORDS for ours, and stops as soon as it heard them."""
+    monkeypatch.setattr(sim_floor, "LAST_WORDS", 1.0)
+    store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+
+    def lived(name: str, session: int) -> None:
+        store.birth(name, birth_body(0, table=name, session=session))
+        store.death(name, {"table": name, "session": session, "reason": "stopped"})
+
+    async def main() -> tuple[float, float]:
+        floor = RunningFloor(store, asyncio.create_task(asyncio.sleep(0)), "http://127.0.0.1:9/")
+        clock = asyncio.get_running_loop().time
+        began = clock()
+        await sim_floor._deaths_counted(floor, {"sim-1", "sim-2"}, this_run)
+        waited = clock() - began
+        lived("sim-1", 2)
+        lived("sim-2", 1)
+        began = clock()
+        await sim_floor._deaths_counted(floor, {"sim-1", "sim-2"}, this_run)
+        return waited, clock() - began
+
+    try:
+        for name in ("sim-1", "T9"):
+            lived(name, 1)
+        this_run = datetime.now(UTC)
+        waited, heard = asyncio.run(main())
+    finally:
+        store.close()
+    assert waited >= 1.0, "the floor took earlier deaths, or another table's, for this run's"
+    assert heard < 0.5
 
 
 @pytest.mark.parametrize(
