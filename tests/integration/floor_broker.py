@@ -277,7 +277,7 @@ def birth_body(
 
 def counters_body(rounds: int) -> dict[str, int]:
     return {"rounds": rounds, "rounds_per_hour": 60 * rounds, "hands": 2 * rounds, "faults_latched": 0,
-            "held_rounds": 0, "voided_rounds": 0, "progressive_wagers": 0}  # fmt: skip
+            "held_rounds": 0, "voided_rounds": 0, "progressive_wagers": 0, "unspooled": 0}  # fmt: skip
 
 
 def check_payloads(messages: Messages) -> None:

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import json
 import signal
+import sqlite3
 import ssl
 import time
 from datetime import datetime
@@ -18,7 +19,14 @@ import aiomqtt
 import pytest
 import trustme
 
+from croupier.audit.writer import AuditTrail
+from croupier.commands.run import table_in_service
+from croupier.config import load_table_config
+from croupier.floor_link import payloads, publishing
+from croupier.floor_link.publisher import broker_settings
 from croupier.floor_link.spool import Spool
+from croupier.service.journal import TableJournal
+from croupier.state import TableState
 from tests.integration.floor_broker import (
     FLOORS,
     GROUP,
@@ -321,3 +329,69 @@ def test_the_embedded_broker_carries_a_tables_messages_in_order(tmp_path):
     assert [body["round"] for body in data if "round" in body] == [1, 2, 3]
     assert json.dumps(floor.of("T1", "death")[0]) == '{"reason": "stopped", "session": 1, "table": "T1"}'
     check_payloads(floor.messages)
+
+
+def _spooled(spool: Spool, kind: str) -> list[dict[str, object]]:
+    """The ``kind`` messages waiting in ``spool``, in order."""
+    return [json.loads(m.payload) for m in spool.pending(0, 10_000) if m.topic.endswith(f"/{kind}")]
+
+
+def test_a_message_the_spool_cannot_take_holds_the_table_and_the_floor_is_told_how_many(tmp_path):
+    """The table (in this process, its devices simulated, its floor supervisor too) starts with a
+    round the last run left in play: ROUND_CUT_OFF latches before the link hears the latches, and the
+    first counters message counts it. Then the spool's file refuses every write (SQLite's own refusal,
+    as a disk full or read-only refuses a statement): the round message lost latches
+    FLOOR_SPOOL_UNWRITTEN, which holds the table until the supervisor clears it, in the trail; once the
+    spool takes writes again, the counters message says how many messages never reached it."""
+    path = table_config(tmp_path, "T1", free_port(), "")  # no broker there: the spool keeps everything
+    config = load_table_config(path)
+    settings = broker_settings(config)
+    assert settings is not None
+    config.service.audit_dir.mkdir(parents=True)
+    with TableState(config.service.state_db) as state:
+        state.begin_round("T1", 1, {})  # the last run was killed in round 1
+
+    def refuse(action: int, *_: object) -> int:
+        return sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE) else 0
+
+    async def main() -> tuple[list[dict[str, object]], list[dict[str, object]], list[dict[str, object]]]:
+        with (
+            TableState(config.service.state_db) as state,
+            AuditTrail(config.service.audit_dir, config.name, heads=state) as trail,
+        ):
+            journal = TableJournal(trail, state, table=config.name, game=config.game)
+            async with (
+                table_in_service(config, journal, 4, served=False) as service,
+                publishing(settings, service, trail) as link,
+            ):
+                assert link is not None
+                first = _spooled(link.spool, "counters")[0]
+                stop = asyncio.Event()
+                playing = asyncio.create_task(service.serve(stop))
+                async with asyncio.timeout(30):
+                    while service.table.rounds < 3:
+                        await asyncio.sleep(0.01)
+                    link.spool._db.set_authorizer(refuse)  # the spool's disk refuses from here
+                    while "FLOOR_SPOOL_UNWRITTEN" not in {fault.code for fault in service.table.faults}:
+                        await asyncio.sleep(0.01)
+                    held = payloads.table_state(service)
+                    link.spool._db.set_authorizer(None)
+                    while not any(body["event"] == "released" for body in _spooled(link.spool, "fault")):
+                        await asyncio.sleep(0.05)
+                    rounds = service.table.rounds
+                    while service.table.rounds < rounds + 2:  # it plays on once cleared
+                        await asyncio.sleep(0.05)
+                stop.set()
+                await playing
+                await asyncio.sleep(1.2)  # the counters' next look
+                counters = _spooled(link.spool, "counters")
+                assert held["status"] == "held" and "FLOOR_SPOOL_UNWRITTEN" in str(held["reason"])
+                return [first], counters, _spooled(link.spool, "round")
+
+    (first,), counters, rounds = asyncio.run(main())
+    assert first["faults_latched"] == 1, "the fault latched as the table started is not counted"
+    assert counters[-1]["unspooled"] >= 1 and counters[-1]["faults_latched"] == 2
+    numbers = [body["round"] for body in rounds]
+    assert numbers != list(range(numbers[0], numbers[-1] + 1)), "no round message was lost"
+    trail = "".join(p.read_text() for p in sorted(config.service.audit_dir.glob("T1-*.jsonl")))
+    assert trail.count('"FLOOR_SPOOL_UNWRITTEN"') >= 2, "latched and cleared, in the trail"
