@@ -21,6 +21,7 @@ import urllib.request
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import aiomqtt
 import trustme
@@ -333,10 +334,17 @@ class FloorService:
 
     def tables(self) -> dict[str, dict[str, object]]:
         """Every table the floor view's data shows, by name."""
+        return {table["table"]: table for table in self._read("tables")}
+
+    def links(self) -> list[dict[str, Any]]:  # Any: the link's JSON fields
+        """Every linked progressive the floor view's data shows."""
+        return self._read("links")
+
+    def _read(self, what: str) -> list[dict[str, Any]]:  # Any: the view's JSON fields
         headers = {} if self.token is None else {"Authorization": f"Bearer {self.token}"}
-        request = urllib.request.Request(f"{self.view}/floor/v1/tables", headers=headers)
+        request = urllib.request.Request(f"{self.view}/floor/v1/{what}", headers=headers)
         with urllib.request.urlopen(request, timeout=5) as reply:
-            return {table["table"]: table for table in json.load(reply)["tables"]}
+            return json.load(reply)[what]  # type: ignore[no-any-return]
 
     def until(self, found: Callable[[dict[str, dict[str, object]]], bool], timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -400,3 +408,45 @@ def floor_service(config: Path) -> Iterator[FloorService]:
         process.send_signal(signal.SIGTERM)
         process.communicate(timeout=30)
     assert process.returncode == 0, log.read_text()
+
+
+RATES = {1: 500, 2: 100}  # basis points of each progressive wager
+RESETS = {1: 100_000, 2: 5_000}
+#: Lines that hit often, so a short run sees hits; every line pays level 1, so level 2 only grows.
+PAY_TABLE = '[rules.progressive_pay_table]\nthree_of_a_kind = "100%"\ntwo_pairs = "100%"\n'
+
+
+def linked_table(directory: Path, name: str, port: int, login: str | None = None) -> Path:
+    """Simulated Crazy 4 Poker table ``name`` on the link ``c4p`` at RATES, its pay table hitting
+    often, logging in with ``login`` (by default its password and the broker's CA)."""
+    link = "\n".join(f"{level} = {rate}" for level, rate in RATES.items())
+    if login is None:
+        login = f'{with_password(directory, name)}\ntls_ca = "{directory / "ca.pem"}"'
+    floor = f'{login}\n[floor.link]\nid = "c4p"\nheard_within = 3\n[floor.link.levels]\n{link}\n'
+    config = table_config(directory / name, name, port, floor, "simulated-crazy-4-poker.toml")
+    pay_table = r"\[rules\.progressive_pay_table\]\n(?:[^\[\n].*\n|\n)*"
+    config.write_text(re.sub(pay_table, PAY_TABLE + "\n", config.read_text()))
+    return config
+
+
+def linked_floor(directory: Path, port: int | None, tables: tuple[str, ...] = ("T1", "T2")) -> Path:
+    """The floor with the link ``c4p`` of ``tables``: on the Mosquitto on ``port`` over TLS, or its
+    embedded broker on a free port."""
+    levels = "".join(
+        f"[links.c4p.levels.{level}]\nrate_bp = {rate}\nreset_cents = {RESETS[level]}\n"
+        for level, rate in RATES.items()
+    )
+    if port is None:
+        broker = f'[embedded]\nbind = "127.0.0.1:{free_port()}"\n'
+    else:
+        (directory / "floor.password").write_text(FLOORS["floor-1"] + "\n")
+        broker = (
+            f'[floor]\nbroker = "mqtts://127.0.0.1:{port}"\ngroup = "{GROUP}"\nusername = "floor-1"\n'
+            f'password_file = "floor.password"\ntls_ca = "ca.pem"\nkeepalive = 2\n'
+        )
+    config = directory / "floor.toml"
+    config.write_text(
+        f'{broker}[store]\npath = "floor.sqlite3"\n[view]\nbind = "127.0.0.1:{free_port()}"\n'
+        f"[links.c4p]\ntables = {json.dumps(list(tables))}\nheartbeat = 0.5\n{levels}"
+    )
+    return config
