@@ -331,6 +331,7 @@ class FloorService:
     view: str
 
     token: str | None = None
+    trust: ssl.SSLContext | None = None  # over HTTPS: the authority the view's certificate is from
 
     def tables(self) -> dict[str, dict[str, object]]:
         """Every table the floor view's data shows, by name."""
@@ -343,7 +344,7 @@ class FloorService:
     def _read(self, what: str) -> list[dict[str, Any]]:  # Any: the view's JSON fields
         headers = {} if self.token is None else {"Authorization": f"Bearer {self.token}"}
         request = urllib.request.Request(f"{self.view}/floor/v1/{what}", headers=headers)
-        with urllib.request.urlopen(request, timeout=5) as reply:
+        with urllib.request.urlopen(request, timeout=5, context=self.trust) as reply:
             return json.load(reply)[what]  # type: ignore[no-any-return]
 
     def until(self, found: Callable[[dict[str, dict[str, object]]], bool], timeout: float) -> None:
@@ -354,11 +355,16 @@ class FloorService:
 
 
 def floor_config(
-    directory: Path, broker: int | None, token: str | None = None, host: str = "floor-1"
+    directory: Path,
+    broker: int | None,
+    token: str | None = None,
+    host: str = "floor-1",
+    view_tls: trustme.CA | None = None,
 ) -> Path:
     """A floor service's configuration: the broker on port ``broker`` as the user ``host`` (a floor
     service's host name), or the embedded broker on a free port (``None``); its store and its view
-    under ``directory``, the view asking for ``token`` when given."""
+    under ``directory``, the view asking for ``token`` when given, and served over HTTPS with a
+    certificate from ``view_tls`` when given (its authority in ``view-ca.pem`` beside)."""
     directory.mkdir(parents=True, exist_ok=True)
     if broker is None:
         text = f'[embedded]\nbind = "127.0.0.1:{free_port()}"\n'
@@ -373,6 +379,12 @@ def floor_config(
         (directory / "view-token").write_text(token + "\n")
         (directory / "view-token").chmod(0o600)
         text += 'token_file = "view-token"\n'
+    if view_tls is not None:
+        view_tls.cert_pem.write_to_path(directory / "view-ca.pem")
+        issued = view_tls.issue_cert("127.0.0.1")
+        issued.cert_chain_pems[0].write_to_path(directory / "view.pem")
+        issued.private_key_pem.write_to_path(directory / "view.key")
+        text += 'tls_cert = "view.pem"\ntls_key = "view.key"\n'
     text += f'bind = "127.0.0.1:{free_port()}"\n'
     path = directory / "floor.toml"
     path.write_text(text)
@@ -385,8 +397,14 @@ def floor_service(config: Path) -> Iterator[FloorService]:
     which must exit 0."""
     bind = re.search(r'bind = "(127\.0\.0\.1:\d+)"\n\Z', config.read_text())
     assert bind is not None
-    token = config.parent / "view-token"
-    service = FloorService(config, f"http://{bind[1]}", token.read_text().strip() if token.exists() else None)
+    token, ca = config.parent / "view-token", config.parent / "view-ca.pem"
+    trust = ssl.create_default_context(cafile=ca) if ca.exists() else None
+    service = FloorService(
+        config,
+        f"{'http' if trust is None else 'https'}://{bind[1]}",
+        token.read_text().strip() if token.exists() else None,
+        trust,
+    )
     log = config.with_suffix(".log")
     with log.open("ab") as err:
         process = subprocess.Popen(
