@@ -167,7 +167,7 @@ def test_the_floor_waits_for_this_runs_deaths_not_those_its_store_kept(tmp_path,
     ("args", "said"),
     [
         (["--tables", "0"], "--tables must be at least 1"),
-        (["--game", "over-under"], "--game is not used with --floor"),
+        (["--game", "over-under", "--rounds", "3"], "--game, --rounds: not taken with --floor, which takes"),
         (["--pace", "0"], "--pace with --floor: a multiple of a live table's pace"),
     ],
 )
