@@ -60,6 +60,24 @@ def test_a_restart_resumes_the_spool_and_never_reuses_a_number(tmp_path):
         afresh.close()
 
 
+def test_a_write_the_file_refuses_is_a_state_error_and_leaves_the_spool_as_it_was(tmp_path):
+    """SQLite refusing a statement inside the transaction (as a full or read-only disk refuses the
+    INSERT, not only the commit) is the spool's StateError, which the floor link holds the table on;
+    nothing of the message is kept, and the next one takes the next number."""
+    spool = Spool(tmp_path / "spool.sqlite3")
+    try:
+        spool.append("t", body)
+        no_insert = sqlite3.SQLITE_INSERT
+        spool._db.set_authorizer(lambda action, *_: sqlite3.SQLITE_DENY if action == no_insert else 0)
+        with pytest.raises(StateError, match="cannot write the floor spool: not authorized"):
+            spool.append("t", body, {"hands": 3})
+        spool._db.set_authorizer(None)
+        assert (len(spool), spool.last_seq, spool.totals()) == (1, 1, {})
+        assert spool.append("t", body) == 2
+    finally:
+        spool.close()
+
+
 def test_another_sqlite_file_is_refused(tmp_path):
     path = tmp_path / "other.sqlite3"
     with sqlite3.connect(path) as db:
