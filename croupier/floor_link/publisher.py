@@ -5,14 +5,16 @@
 becomes of the floor. Every message it makes (a state change, a round's summary, a fault latched or
 released, a device link's change, the progressive's meters, the audit trail's head at each sealing
 epoch) goes first to the spool on the table PC (croupier.floor_link.spool), numbered in the table's
-sequence, and the table goes on. A sender task delivers the spool in sequence order with QoS 1 when
-the broker is there, the broker's acknowledgement (PUBACK) pacing a window of WINDOW messages, and
-waits for it, retrying, when it is not: the table never waits on the broker. A message leaves the
-spool only once a floor service confirmed it counted it (``cmd/counted``): the broker acknowledges
-before the message is on its disk, and one that crashes loses what it acknowledged last (decision
-0035). So on each connection, on each request for a new birth, and when the confirmations lag
-CONFIRM_WAIT seconds (doubling, up to CONFIRM_WAIT_MOST, while nothing is confirmed), the table sends
-again from the first message unconfirmed; the floor counts a message delivered twice once.
+sequence, and the table goes on; one the spool's disk refuses latches SPOOL_UNWRITTEN, which holds
+the table until a supervisor clears it, and is counted for the floor (``_unspooled``). A sender task
+delivers the spool in sequence order with QoS 1 when the broker is there, the broker's
+acknowledgement (PUBACK) pacing a window of WINDOW messages, and waits for it, retrying, when it is
+not: the table never waits on the broker. A message leaves the spool only once a floor service
+confirmed it counted it (``cmd/counted``): the broker acknowledges before the message is on its
+disk, and one that crashes loses what it acknowledged last (decision 0035). So on each connection,
+on each request for a new birth, and when the confirmations lag CONFIRM_WAIT seconds (doubling, up
+to CONFIRM_WAIT_MOST, while nothing is confirmed), the table sends again from the first message
+unconfirmed; the floor counts a message delivered twice once.
 
 Each connection begins with the table's birth certificate (its whole state as of a sequence number,
 so a floor that missed messages can rebuild it) and sets the table's death certificate as its MQTT
