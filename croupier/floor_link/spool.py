@@ -32,8 +32,8 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -100,12 +100,15 @@ class Spool:
         self, topic: str, make: Callable[[int], Mapping[str, object]], totals: Mapping[str, int] | None = None
     ) -> int:
         """Spool the message ``make(seq)`` builds for ``topic`` under the table's next number, and
-        return the number once the message is on disk; ``totals``, the counters it tells
-        (croupier.floor_link.counters), are kept in the same transaction."""
+        return the number once the message is on disk; ``totals``, what the counters keep
+        (croupier.floor_link.counters), replace those kept, in the same transaction."""
         with self._transaction():
             seq = self._spooled(topic, make)
-            for name, value in (totals or {}).items():
-                self._db.execute("INSERT OR REPLACE INTO link VALUES (?, ?)", (f"{_TOTAL}{name}", value))
+            if totals is not None:
+                self._db.execute("DELETE FROM link WHERE name LIKE ?", (f"{_TOTAL}%",))
+                self._db.executemany(
+                    "INSERT INTO link VALUES (?, ?)", [(f"{_TOTAL}{name}", n) for name, n in totals.items()]
+                )
         return seq
 
     def totals(self) -> dict[str, int]:
@@ -232,8 +235,18 @@ class Spool:
                 db.execute(_LINKED)
                 SPOOL_FILE.mark(db)
 
-    def _transaction(self) -> AbstractContextManager[None]:
-        return transaction(self._db, f"{self.path}: cannot write the floor spool")
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction (croupier.state.sqlite_file.transaction); a write the file refuses
+        inside it (disk full, read-only, I/O error: raised by the statement, not only by the commit)
+        is a StateError as one refused at the commit is, for the floor link to hold the table on
+        (croupier.floor_link.publisher), rolled back."""
+        cannot = f"{self.path}: cannot write the floor spool"
+        try:
+            with transaction(self._db, cannot):
+                yield
+        except sqlite3.Error as exc:
+            raise StateError(f"{cannot}: {exc}") from exc
 
 
 def encode(body: Mapping[str, object]) -> bytes:

@@ -43,7 +43,6 @@ from simulator.floor import controller_key
 from simulator.players import simulated_players, table_options
 from simulator.tables import FLOORPERSON, simulated_table
 from tests.integration.floor_broker import (
-    FLOORS,
     GROUP,
     ROOT,
     Floor,
@@ -51,52 +50,12 @@ from tests.integration.floor_broker import (
     check_payloads,
     croupier_run,
     floor_running,
-    free_port,
-    table_config,
-    with_password,
+    linked_floor,
+    linked_table,
 )
 from vocabulary.rules import RuleViolation
 
 pytestmark = pytest.mark.timeout(120)
-
-RATES = {1: 500, 2: 100}  # basis points of each progressive wager
-RESETS = {1: 100_000, 2: 5_000}
-#: Lines that hit often, so a short run sees hits; every line pays level 1, so level 2 only grows.
-PAY_TABLE = '[rules.progressive_pay_table]\nthree_of_a_kind = "100%"\ntwo_pairs = "100%"\n'
-
-
-def _table(directory: Path, name: str, port: int, login: str | None = None) -> Path:
-    """Table ``name`` on the link, logging in with ``login`` (its password and the broker's CA)."""
-    link = "\n".join(f"{level} = {rate}" for level, rate in RATES.items())
-    if login is None:
-        login = f'{with_password(directory, name)}\ntls_ca = "{directory / "ca.pem"}"'
-    floor = f'{login}\n[floor.link]\nid = "c4p"\nheard_within = 3\n[floor.link.levels]\n{link}\n'
-    config = table_config(directory / name, name, port, floor, "simulated-crazy-4-poker.toml")
-    pay_table = r"\[rules\.progressive_pay_table\]\n(?:[^\[\n].*\n|\n)*"
-    config.write_text(re.sub(pay_table, PAY_TABLE + "\n", config.read_text()))
-    return config
-
-
-def _floor(directory: Path, port: int | None) -> Path:
-    """The floor with the link: on the Mosquitto on ``port`` over TLS, or its embedded broker there."""
-    levels = "".join(
-        f"[links.c4p.levels.{level}]\nrate_bp = {rate}\nreset_cents = {RESETS[level]}\n"
-        for level, rate in RATES.items()
-    )
-    if port is None:
-        broker = f'[embedded]\nbind = "127.0.0.1:{free_port()}"\n'
-    else:
-        (directory / "floor.password").write_text(FLOORS["floor-1"] + "\n")
-        broker = (
-            f'[floor]\nbroker = "mqtts://127.0.0.1:{port}"\ngroup = "{GROUP}"\nusername = "floor-1"\n'
-            f'password_file = "floor.password"\ntls_ca = "ca.pem"\nkeepalive = 2\n'
-        )
-    config = directory / "floor.toml"
-    config.write_text(
-        f'{broker}[store]\npath = "floor.sqlite3"\n[view]\nbind = "127.0.0.1:{free_port()}"\n'
-        f'[links.c4p]\ntables = ["T1", "T2"]\nheartbeat = 0.5\n{levels}'
-    )
-    return config
 
 
 class FloorProcess:
@@ -152,8 +111,8 @@ def test_two_tables_share_one_jackpot_through_the_floors_link_controller(tmp_pat
     floor_dir = tmp_path / "floor"
     floor_dir.mkdir()
     ca.cert_pem.write_to_path(floor_dir / "ca.pem")
-    configs = {name: _table(tmp_path, name, broker.port) for name in ("T1", "T2")}
-    service = FloorProcess(_floor(floor_dir, broker.port))
+    configs = {name: linked_table(tmp_path, name, broker.port) for name in ("T1", "T2")}
+    service = FloorProcess(linked_floor(floor_dir, broker.port))
     watcher_tls = ssl.create_default_context(cafile=tmp_path / "ca.pem")
 
     async def main() -> Floor:
@@ -243,9 +202,9 @@ def test_over_the_embedded_broker_the_contributions_sum_at_the_controller(tmp_pa
     """The same link on the floor's embedded amqtt broker (MQTT 3.1.1), as a developer runs it."""
     floor_dir = tmp_path / "floor"
     floor_dir.mkdir()
-    config = _floor(floor_dir, None)
+    config = linked_floor(floor_dir, None)
     port = int(re.findall(r'bind = "127\.0\.0\.1:(\d+)"', config.read_text())[0])
-    configs = {name: _table(tmp_path, name, port, 'protocol = "3.1.1"') for name in ("T1", "T2")}
+    configs = {name: linked_table(tmp_path, name, port, 'protocol = "3.1.1"') for name in ("T1", "T2")}
     for table in configs.values():
         table.write_text(table.read_text().replace(f'group = "{GROUP}"', 'group = "dev"'))
     service = FloorProcess(config)
