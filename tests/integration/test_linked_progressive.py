@@ -44,6 +44,8 @@ from simulator.players import simulated_players, table_options
 from simulator.tables import FLOORPERSON, simulated_table
 from tests.integration.floor_broker import (
     GROUP,
+    RATES,
+    RESETS,
     ROOT,
     Floor,
     Mosquitto,
@@ -320,10 +322,10 @@ def test_hits_in_the_order_received_a_level_locked_for_wagers_only_and_a_hit_whi
     floor_dir = tmp_path / "floor"
     floor_dir.mkdir()
     ca.cert_pem.write_to_path(floor_dir / "ca.pem")
-    configs = {name: _table(tmp_path, name, broker.port) for name in ("T1", "T2")}
+    configs = {name: linked_table(tmp_path, name, broker.port) for name in ("T1", "T2")}
     for config in configs.values():  # a table on a loaded machine is not taken for one unheard
         config.write_text(config.read_text().replace("heard_within = 3", "heard_within = 15"))
-    service = FloorProcess(_floor(floor_dir, broker.port))
+    service = FloorProcess(linked_floor(floor_dir, broker.port))
 
     async def main() -> None:
         async with _table_pc(configs["T1"]) as t1, _table_pc(configs["T2"]) as t2:
