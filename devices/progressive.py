@@ -378,6 +378,9 @@ class Progressive(Equipment[ProgressiveDriver]):
         never by resending."""
         self._require("jackpot_paid", "the award", AWARD_TO_WAGER, seat=seat)
         self.latch.require_clear("the award")
+        link = self._linked(level)
+        if link is not None:  # a level the link cannot pay is refused before the controller freezes it
+            link.require_level(level)
         known = self.levels.get(level)
         self._hits_before_award = 0 if known is None else known.hits
         result = await self.driver.award(level, seat)
@@ -414,6 +417,15 @@ class Progressive(Equipment[ProgressiveDriver]):
             return result
         await self._show(level)
         return result
+
+    async def voided(self) -> None:
+        """The round of this controller voided at the table (its wagers returned, the progressive
+        ones too; a round cut off by a restart and ruled void by a supervisor): on a link, its
+        contribution is withdrawn and any hit of it taken out of the link's order. The round is the
+        controller's last: the one locked, or, after a restart, the one read back from it."""
+        if self.linked is None:
+            return
+        self.linked.void(self.round if self.round is not None else await self.driver.read_round())
 
     @property
     def frozen_levels(self) -> list[int]:

@@ -39,13 +39,18 @@ class Sender:
         self.sent = Counts()
         self.waiting = 0
         self.resent: list[int] = []
+        self.messages: list[tuple[str, dict[str, object]]] = []  # each message sent: its event, its fields
 
-    def send(self, event, fields, *, contribution=None):
-        if contribution is None:
-            self.sent = Counts(self.sent.number + 1, self.sent.contributions, self.sent.wagered_cents)
-        else:
+    def send(self, event, fields, *, contribution=None, withdrawal=None):
+        self.messages.append((event, dict(fields)))
+        if contribution is not None:
             cents = self.sent.wagered_cents + contribution[1]
             self.sent = Counts(self.sent.number + 1, self.sent.contributions + 1, cents)
+        elif withdrawal is not None:
+            cents = self.sent.wagered_cents - withdrawal[1]
+            self.sent = Counts(self.sent.number + 1, self.sent.contributions - 1, cents)
+        else:
+            self.sent = Counts(self.sent.number + 1, self.sent.contributions, self.sent.wagered_cents)
         return self.sent.number
 
     def counts(self):
@@ -105,7 +110,8 @@ def _told(link: LinkedLevels, applied: Counts, rate: int = 500, ago: float = 0.0
              "hits": []}  # fmt: skip
     body = {"spool": "s1", "number": applied.number, "contributions": applied.contributions,
             "wagered_cents": applied.wagered_cents}  # fmt: skip
-    link.heard({"link": "c4p", "table": "T1", "at": _at(ago), "levels": [level], "applied": body})
+    link.heard({"link": "c4p", "table": "T1", "at": _at(ago), "levels": [level], "applied": body,
+                "refused": []})
 
 
 def _lock(link: LinkedLevels, round_: int, count: int) -> None:
@@ -200,7 +206,7 @@ def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says
         ]
         level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": True,
                  "hits": hits}  # fmt: skip
-        link.heard({"at": _at(), "levels": [level], "applied": None})
+        link.heard({"at": _at(), "levels": [level], "applied": None, "refused": []})
         return waiting, await paid, link.awaiting
 
     waiting, amount, after = asyncio.run(hit())
@@ -269,7 +275,7 @@ def test_an_amount_the_level_could_not_hold_is_refused_and_the_link_not_heard(cl
         _told(link, Counts())
         assert link.refusal() is None
         with pytest.raises(ValueError, match=why):
-            link.heard({"at": _at(), "levels": [told], "applied": None})
+            link.heard({"at": _at(), "levels": [told], "applied": None, "refused": []})
         assert link.value(1) == 1000 and link.hits(1) == []  # nothing of it taken
         link.refused(why)
         assert link.refusal() == f"link c4p: the link controller's state refused: {why}"
@@ -286,7 +292,7 @@ def test_a_state_not_what_the_floors_schema_says_is_logged_and_the_link_not_hear
     link, _, progressive = _linked()
     _told(link, Counts())
     state = {"link": "c4p", "table": "T1", "at": _at(),
-             "levels": [_level_told(1000, (-5,))], "applied": None}  # fmt: skip
+             "levels": [_level_told(1000, (-5,))], "applied": None, "refused": []}  # fmt: skip
     with structlog.testing.capture_logs() as logged:
         _link_heard(link, json.dumps(state).encode(), Schemas())
     assert [entry["event"] for entry in logged] == ["floor link: the link controller's state refused"]
@@ -325,7 +331,7 @@ def test_a_table_restarted_mid_hit_shows_the_amount_the_link_froze_not_its_own_m
         hit = {"order": 1, "table": "T1", "number": 2, "seat": 3, "round": 1, "amount_cents": amount}
         level = {"level": 1, "rate_bp": 1000, "reset_cents": 1_000_000, "value_cents": 1_000_000,
                  "locked": True, "hits": [hit]}  # fmt: skip
-        return {"at": _at(), "levels": [level], "applied": None}
+        return {"at": _at(), "levels": [level], "applied": None, "refused": []}
 
     async def scenario() -> None:
         link = linked(table.progressive)
