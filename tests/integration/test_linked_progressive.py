@@ -219,8 +219,15 @@ def _after(floor: Floor, table: str, since: float) -> bool:
     )
 
 
+#: A card of the stub falls as it is next counted (every fifth round where the shuffler does not
+#: count the deck, 657a.9(d)): a wrong stub count, the round void (657a.9(f)).
+VOIDS_A_ROUND = '[[script]]\nround = 1\nfault = "miscount"\nat = "stub"\n'
+
+
 def test_over_the_embedded_broker_the_contributions_sum_at_the_controller(tmp_path):
-    """The same link on the floor's embedded amqtt broker (MQTT 3.1.1), as a developer runs it."""
+    """The same link on the floor's embedded amqtt broker (MQTT 3.1.1), as a developer runs it; a
+    round voided at T1 (a wrong stub count) withdraws its contribution: the pot holds exactly what
+    the rounds that stood contributed, to the ten-thousandth of a cent."""
     floor_dir = tmp_path / "floor"
     floor_dir.mkdir()
     config = _floor(floor_dir, None)
@@ -228,13 +235,20 @@ def test_over_the_embedded_broker_the_contributions_sum_at_the_controller(tmp_pa
     configs = {name: _table(tmp_path, name, port, 'protocol = "3.1.1"') for name in ("T1", "T2")}
     for table in configs.values():
         table.write_text(table.read_text().replace(f'group = "{GROUP}"', 'group = "dev"'))
+    (tmp_path / "voids.toml").write_text(VOIDS_A_ROUND)
+    t1 = configs["T1"].read_text()  # a shuffler that does not count: the dealer counts the stub
+    configs["T1"].write_text(t1.replace('shuffler = "counting"', 'shuffler = "non-counting"'))
+    # T1 plays to its fifth round, whose stub is counted and miscounted: its last, voided;
+    # T2 plays on past it, so a hit of T1's last round not yet reset holds only T2, until it stops.
+    runs = {"T1": ["--rounds", "5", "--duration", "30", "--faults", str(tmp_path / "voids.toml")],
+            "T2": ["--duration", "8"]}  # fmt: skip
     service = FloorProcess(config)
 
     async def main() -> None:
         # For a time, not a number of rounds: a table whose last hit is not yet reset when it stops
         # leaves the level locked, and the other table waits for that reset, as it must.
-        tables = [await croupier_run(table, "--duration", "5", "--seed", str(seed))
-                  for seed, table in enumerate(configs.values(), 3)]  # fmt: skip
+        tables = [await croupier_run(table, "--seed", str(seed), *runs[name])
+                  for seed, (name, table) in enumerate(configs.items(), 3)]  # fmt: skip
         for table, process in zip(configs.values(), tables, strict=True):
             await asyncio.wait_for(process.wait(), 40)
             assert process.returncode == 0, table.with_suffix(".log").read_text()
@@ -246,10 +260,14 @@ def test_over_the_embedded_broker_the_contributions_sum_at_the_controller(tmp_pa
         service.stop()
     with contextlib.closing(sqlite3.connect(floor_dir / "floor.sqlite3")) as store:
         applied = dict(store.execute("SELECT name, wagered_cents FROM link_tables").fetchall())
-        level_2 = store.execute("SELECT in_cents FROM link_levels WHERE level = 2").fetchone()[0]
+        accrued = "SELECT in_cents * rate_bp + carry FROM link_levels WHERE level = 2"  # ten-thousandths
+        level_2 = store.execute(accrued).fetchone()[0]
+    withdrawn = {}
     for name in configs:
         records = [json.loads(line) for line in _trail(tmp_path, name).splitlines()]
         sent = sum(r["fields"]["wagered_cents"] for r in records if r["kind"] == "linked_contribution")
-        assert sent and applied[name] == sent, name
+        withdrawn[name] = sum(r["fields"]["wagered_cents"] for r in records if r["kind"] == "linked_void")
+        assert sent and applied[name] == sent - withdrawn[name], name
         assert any(r["kind"] == "linked_value_shown" for r in records), f"{name}'s sign never showed the link"
-    assert level_2 == sum(applied.values())
+    assert withdrawn["T1"], "T1's voided round withdrew no contribution"
+    assert level_2 == sum(applied.values()) * RATES[2], "level 2 holds what the rounds that stood contributed"

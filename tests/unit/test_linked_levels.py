@@ -20,15 +20,19 @@ from croupier.config.section import Section
 from croupier.errors import ConfigError
 from croupier.floor_link.messages import Schemas
 from croupier.floor_link.publisher import _link_heard
+from croupier.floor_link.spool import Spool
+from croupier.service.journal import ROUND_CUT_OFF_CODE
+from croupier.service.table_service import supervisor_clear
 from devices import progressive as device
-from devices.faults import FaultLatch
+from devices.faults import Fault, FaultLatch
 from devices.linked import Counts, LinkedLevels
 from devices.progressive_rules import LINK_MISMATCH
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.meter_sign import Shown
 from drivers.protocol.classes.progressive import LevelInfo, RoundState
 from tests.links import run
-from tests.unit.test_progressive_rules import Table
+from tests.unit.test_progressive_rules import SUPERVISOR, Table
+from vocabulary.rules import RuleViolation
 
 
 class Sender:
@@ -351,5 +355,105 @@ def test_a_table_restarted_mid_hit_shows_the_amount_the_link_froze_not_its_own_m
         await asyncio.sleep(0.01)
         assert table.sign.personality.shown[1] == Shown(1, 2_500_000, True, 3)
         assert restarted.wins[1].amount_cents == 2_500_000
+
+    run(scenario(), 5)
+
+
+def test_a_contribution_funds_only_the_levels_the_table_is_linked_to():
+    link, sender, _ = _linked()
+    _lock(link, 1, 2)
+    contribution = {"round": 1, "count": 2, "wagered_cents": 200, "levels": [1]}
+    assert sender.messages == [("contribution", contribution)]
+
+
+def test_a_voided_round_withdraws_its_contribution_once_and_only_a_round_contributed(tmp_path):
+    """At the table: a void names the round and the cents its contribution came to, and takes them off
+    what the table says it sent; the spool sends it once, and only for the round last contributed."""
+    link, sender, progressive = _linked()
+    _lock(link, 4, 3)
+    link.void(RoundState(round=4, locked=True, levels=1, count=3, wager_cents=100, accepted=0))
+    assert sender.messages[-1] == ("void", {"round": 4, "wagered_cents": 300})
+    assert sender.counts() == Counts(2, 0, 0) and progressive.records[-1] == "linked_void"
+    link.void(RoundState(round=5, locked=True, levels=1, count=0, wager_cents=100, accepted=0))
+    assert len(sender.messages) == 2  # no progressive wager in the round: nothing to withdraw
+
+    spool = Spool(tmp_path / "spool.sqlite3")
+    try:
+        def message(seq, *, kept):
+            return {"seq": seq, **kept}
+
+        def spooled(**counted):
+            return spool.append_linked("linked", {"event": "e"}, message, **counted)
+
+        assert spooled(contribution=(4, 300)) == 1
+        assert spooled(withdrawal=(3, 300)) == 0  # not the round last contributed
+        assert spooled(withdrawal=(4, 300)) == 2
+        assert spooled(withdrawal=(4, 300)) == 0  # once
+        assert spool.linked_counts() == Counts(2, 0, 0)
+    finally:
+        spool.close()
+
+
+def test_a_hit_on_a_level_the_link_lacks_is_refused_at_once_naming_it_and_the_link():
+    """The controller told this table its levels: a hit on a linked level it does not have is refused
+    before the table's own controller freezes it, never sent to wait for an amount that cannot come."""
+    table = Table()
+
+    async def scenario() -> None:
+        link = LinkedLevels("T1", "c4p", {1: 1000, 2: 500}, 3.0, Sender())
+        table.progressive.attach(link)
+        level = {"level": 1, "rate_bp": 1000, "reset_cents": 1_000_000, "value_cents": 1_000_000,
+                 "locked": False, "hits": []}  # fmt: skip
+        link.heard({"at": _at(), "levels": [level], "applied": None, "refused": []})
+        progressive = await table.locked_round(3)
+        refused = r"link c4p: a hit on level 2 refused: the link has levels \[1\]"
+        with pytest.raises(RuleViolation, match=refused):
+            await progressive.award(2, 3)
+        assert not progressive.levels[2].frozen and link.awaiting is None
+
+    run(scenario(), 5)
+
+
+def test_a_hit_the_controller_refuses_ends_the_wait_with_its_reason(clock):
+    link, _, progressive = _linked()
+    _told(link, Counts())
+
+    async def scenario() -> None:
+        hit = asyncio.create_task(link.hit(1, 3, 7))
+        while link.awaiting is None:
+            await asyncio.sleep(0)
+        reason = "link c4p: a hit on level 1 refused: the table does not fund it"
+        level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": False,
+                 "hits": []}  # fmt: skip
+        link.heard({"at": _at(), "levels": [level], "applied": None,
+                    "refused": [{"number": 1, "level": 1, "reason": reason}]})  # fmt: skip
+        with pytest.raises(RuleViolation, match=reason):
+            await asyncio.wait_for(hit, 1)
+        assert link.awaiting is None and progressive.records[-1] == "linked_hit_refused"
+
+    asyncio.run(scenario())
+
+
+def test_clearing_a_cut_off_round_voids_it_on_the_link():
+    """The supervisor clears ROUND_CUT_OFF, having returned the cut-off round's wagers by hand: the
+    round the table's controller locked (read back after the restart) is withdrawn from the link."""
+    table = Table()
+
+    class Held:
+        progressive = table.progressive
+
+        async def clear(self, code, operator):
+            await self.progressive.clear(code, operator)
+
+    async def scenario() -> None:
+        sender = Sender()
+        table.progressive.attach(LinkedLevels("T1", "c4p", {1: 1000}, 3.0, sender))
+        await table.locked_round(2, 5)
+        table.progressive.latch.latch(Fault(ROUND_CUT_OFF_CODE, "round 9 cut off", "decision 0012", "host"))
+        await supervisor_clear(Held(), None, ROUND_CUT_OFF_CODE, SUPERVISOR)
+        locked = table.progressive.round
+        assert locked is not None
+        voided = {"round": locked.round, "wagered_cents": 2 * locked.wager_cents}
+        assert sender.messages[-1] == ("void", voided)
 
     run(scenario(), 5)
