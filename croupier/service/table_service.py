@@ -348,12 +348,12 @@ async def supervisor_clear(
     round's ``round_voided`` record (decision 0012), whoever clears it, and a linked progressive
     takes back the voided round's contribution and any hit of it (decision 0044)."""
     await table.clear(code, operator)
-    if code == ROUND_CUT_OFF_CODE and table.progressive is not None:
-        await table.progressive.voided()
     if journal is not None:
         journal.operator_action("clear", operator, code=code)
         if code == ROUND_CUT_OFF_CODE:
             journal.cut_off_settled(operator)
+    if code == ROUND_CUT_OFF_CODE and table.progressive is not None:
+        await table.progressive.voided()
 
 
 async def supervisor_verify(
