@@ -353,7 +353,7 @@ async def supervisor_clear(
         if code == ROUND_CUT_OFF_CODE:
             journal.cut_off_settled(operator)
     if code == ROUND_CUT_OFF_CODE and table.progressive is not None:
-        await table.progressive.voided()
+        table.progressive.voided()
 
 
 async def supervisor_verify(

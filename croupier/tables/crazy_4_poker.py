@@ -329,7 +329,7 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
         if round_.state != VOIDED:
             await self._showdown(round_, players, batch.order)
         if round_.state == VOIDED:  # every wager returned (none is settled when VOID is offered)
-            await self.progressive.voided()
+            self.progressive.voided()
         await self._pick_up(round_)
         self.game.round_over(round_)
         self.in_play = None

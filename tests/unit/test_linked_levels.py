@@ -434,26 +434,39 @@ def test_a_hit_the_controller_refuses_ends_the_wait_with_its_reason(clock):
     asyncio.run(scenario())
 
 
-def test_clearing_a_cut_off_round_voids_it_on_the_link():
+def test_clearing_a_cut_off_round_voids_it_on_the_link_once_its_controller_is_read():
     """The supervisor clears ROUND_CUT_OFF, having returned the cut-off round's wagers by hand: the
-    round the table's controller locked (read back after the restart) is withdrawn from the link."""
+    round the table's controller locked before the restart, read back from it, is withdrawn from the
+    link, as soon as the clear if the controller was read already, else once it is."""
     table = Table()
 
     class Held:
-        progressive = table.progressive
+        def __init__(self, progressive: device.Progressive) -> None:
+            self.progressive = progressive
 
         async def clear(self, code, operator):
             await self.progressive.clear(code, operator)
 
+    async def cut_off(progressive: device.Progressive) -> None:
+        progressive.latch.latch(Fault(ROUND_CUT_OFF_CODE, "round 9 cut off", "decision 0012", "host"))
+        await supervisor_clear(Held(progressive), None, ROUND_CUT_OFF_CODE, SUPERVISOR)
+
     async def scenario() -> None:
-        sender = Sender()
-        table.progressive.attach(LinkedLevels("T1", "c4p", {1: 1000}, 3.0, sender))
-        await table.locked_round(2, 5)
-        table.progressive.latch.latch(Fault(ROUND_CUT_OFF_CODE, "round 9 cut off", "decision 0012", "host"))
-        await supervisor_clear(Held(), None, ROUND_CUT_OFF_CODE, SUPERVISOR)
-        locked = table.progressive.round
+        before = Sender()
+        table.progressive.attach(LinkedLevels("T1", "c4p", {1: 1000}, 3.0, before))
+        locked = (await table.locked_round(2, 5)).round
         assert locked is not None
-        voided = {"round": locked.round, "wagered_cents": 2 * locked.wager_cents}
-        assert sender.messages[-1] == ("void", voided)
+        voided = ("void", {"round": locked.round, "wagered_cents": 2 * locked.wager_cents})
+        await cut_off(table.progressive)  # the controller read: at once
+        assert before.messages[-1] == voided
+        restarted = device.Progressive(ProgressiveDriver(table.controller), MeterSignDriver(table.sign))
+        after = Sender()
+        restarted.attach(LinkedLevels("T1", "c4p", {1: 1000}, 3.0, after))
+        await cut_off(restarted)  # cleared before the restarted table read its controller
+        assert after.messages == []
+        await restarted.resume()
+        assert after.messages == [voided]
+        await restarted.sync()
+        assert after.messages == [voided]  # once
 
     run(scenario(), 5)
