@@ -91,12 +91,13 @@ _SCHEMA = (
         link         TEXT NOT NULL,
         name         TEXT NOT NULL,
         spool        TEXT NOT NULL,
+        number       INTEGER NOT NULL,
         round        INTEGER NOT NULL,
         level        INTEGER NOT NULL,
         cents        INTEGER NOT NULL,
         taken_by     INTEGER,
         withdrawn_at TEXT,
-        PRIMARY KEY (link, name, spool, round, level)
+        PRIMARY KEY (link, name, spool, number, level)
     )""",
     """CREATE TABLE IF NOT EXISTS link_table_levels (
         link  TEXT NOT NULL,
@@ -219,8 +220,8 @@ class LinkController:
                 (cents, link.id, level),
             )
             self.store.run(
-                "INSERT INTO link_funded VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)",
-                (link.id, table, body["spool"], body["round"], level, cents),
+                "INSERT INTO link_funded VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
+                (link.id, table, body["spool"], body["number"], body["round"], level, cents),
             )
 
     def _hit(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
@@ -292,16 +293,19 @@ class LinkController:
             self.store.run("INSERT INTO link_hit_voids VALUES (?, ?, ?, ?)", (link.id, order, restored, at))
             log.warning("link: a hit voided with its round", link=link.id, table=table, round=round_,
                         order=order, level=level, restored_cents=int(amount) - row[2])  # fmt: skip
+        # The round's newest contribution not withdrawn (a controller that restarted its round numbers
+        # under the same spool may have sent one of that number before).
         funded = self.store.run(
-            "SELECT level, cents, taken_by FROM link_funded "
-            "WHERE link = ? AND name = ? AND spool = ? AND round = ? AND withdrawn_at IS NULL",
-            (link.id, table, body["spool"], round_),
+            "SELECT level, cents, taken_by, number FROM link_funded "
+            "WHERE link = ? AND name = ? AND spool = ? AND number = (SELECT max(number) FROM link_funded "
+            "WHERE link = ? AND name = ? AND spool = ? AND round = ? AND withdrawn_at IS NULL)",
+            (link.id, table, body["spool"], link.id, table, body["spool"], round_),
         ).fetchall()
-        if not funded or any(int(cents) != body["wagered_cents"] for _level, cents, _taken in funded):
+        if not funded or any(int(cents) != body["wagered_cents"] for _level, cents, _taken, _n in funded):
             log.error("link: a void of a contribution the controller does not hold", link=link.id,
                       table=table, round=round_, wagered_cents=body["wagered_cents"])  # fmt: skip
             return False
-        for level, cents, taken_by in funded:
+        for level, cents, taken_by, _number in funded:
             if taken_by is None:
                 self.store.run(
                     "UPDATE link_levels SET carry = carry - ? * rate_bp WHERE link = ? AND level = ?",
@@ -311,8 +315,9 @@ class LinkController:
                 log.warning("link: a voided contribution a standing hit paid out stays paid", link=link.id,
                             table=table, round=round_, level=level, order=taken_by)  # fmt: skip
         self.store.run(
-            "UPDATE link_funded SET withdrawn_at = ? WHERE link = ? AND name = ? AND spool = ? AND round = ?",
-            (at, link.id, table, body["spool"], round_),
+            "UPDATE link_funded SET withdrawn_at = ? "
+            "WHERE link = ? AND name = ? AND spool = ? AND number = ?",
+            (at, link.id, table, body["spool"], funded[0][3]),
         )
         log.info("link: a voided round's contribution withdrawn", link=link.id, table=table, round=round_,
                  wagered_cents=body["wagered_cents"])  # fmt: skip

@@ -234,3 +234,14 @@ def test_a_hit_on_a_level_the_link_lacks_or_the_table_does_not_fund_is_refused_a
     ]
     assert not any(level["locked"] for level in told["levels"])
     assert controller.state_for("c4p", "T2")["refused"] == []
+
+
+def test_a_void_withdraws_the_newest_contribution_of_its_round(store):
+    """A progressive controller replaced under the same spool numbers its rounds afresh: both rounds
+    numbered 1 are applied, and the void of round 1 withdraws the one the table last contributed."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=500)
+    _sent(controller, "T1", 2, "contribution", round=1, wagered_cents=300)
+    _sent(controller, "T1", 3, "void", round=1, wagered_cents=300)
+    assert _accrued(controller, 1) == 500 * 500
+    assert controller.state_for("c4p", "T1")["applied"]["wagered_cents"] == 500
