@@ -1,6 +1,8 @@
 """The link controller (floor.link_controller; decision 0039): each table's link messages applied
 once by table, spool and number, simultaneous hits paid in the order received, each from the value
-it froze, and the lock lifted by the keyed reset of every hit on the level."""
+it froze, and the lock lifted by the keyed reset of every hit on the level; a voided round's
+contribution withdrawn and its hits given back (decision 0044), to the ten-thousandth of a cent;
+only the levels a table is linked to funded, and a hit on any other refused and told."""
 
 from __future__ import annotations
 

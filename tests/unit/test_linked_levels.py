@@ -2,7 +2,10 @@
 refused, naming the link, while the broker is away, the controller unheard or its rates not the
 table's, and after a loss until what was sent is applied; a contribution on its way is no
 difference; a count that cannot be in transit sent again, then LINK_MISMATCH latched, and a
-supervisor's clear taking the difference as it stands. The table's [floor.link] read."""
+supervisor's clear taking the difference as it stands. A contribution funds only the table's
+linked levels; a voided round (a cut-off one cleared too) withdraws its contribution once; a hit the
+link cannot pay is refused at once, or ends its wait with the controller's reason (decision 0044).
+The table's [floor.link] read."""
 
 from __future__ import annotations
 
