@@ -4,20 +4,24 @@ The table's own progressive controller still locks the wagers at "no more bets",
 freezes a level it pays, as it does alone (devices/progressive.py); for a level on the link, the
 jackpot is the link controller's, on the floor (decision 0039). This is what the table knows of it:
 
-- every progressive wager the controller accepted at a lock is sent to the link as a contribution,
-  once per controller round, numbered in the table's link sequence with the count and cents kept
-  with it (``LinkSender``: the floor link's spool, so it survives a broker away and a restart);
+- every progressive wager the controller accepted at a lock is sent to the link as a contribution to
+  the levels this table is linked to (only those: ``rates``), once per controller round, numbered
+  in the table's link sequence with the count and cents kept with it (``LinkSender``: the floor
+  link's spool, so it survives a broker away and a restart);
 - the controller's state, as it last told this table: each linked level's value (what the sign
   shows), the hits that lock it at every table, and what it applied of this table;
 - whether the link is up: the broker connected, the controller heard within ``heard_within``
   seconds, the rates it applies this table's own, and its applied contributions reconciled with
   those sent. While it is not, a progressive wager is refused with the reason (``refusal``); a
   count that cannot be reconciled latches LINK_MISMATCH, which a supervisor clears;
-- a hit at this table is sent and paid the amount the controller froze for it; the keyed reset
-  of its level is sent, and the level's lock lifts at every table once the controller applied it.
-  While a hit at any table locks a level, this table's progressive wagers are refused naming the
-  hit (``refusal``); its base game plays on: only a hit at this table, frozen by its own
-  controller, holds it until the keyed reset here.
+- a hit at this table is sent and paid the amount the controller froze for it (a level the link
+  does not have is refused at once, naming it and the link); the keyed reset of its level is sent,
+  and the level's lock lifts at every table once the controller applied it. While a hit at any table
+  locks a level, this table's progressive wagers are refused naming the hit (``refusal``); its base
+  game plays on: only a hit at this table, frozen by its own controller, holds it until the keyed
+  reset here;
+- a round voided at this table, its wagers returned, is sent as a void: the controller withdraws
+  its contribution and takes any hit of it out of the order.
 
 Every step is an equipment event of the progressive (decision 0027), so it is in the table's trail.
 """
@@ -40,6 +44,7 @@ from devices.progressive_rules import (
     METERS_AGREE,
 )
 from drivers.protocol.classes.progressive import RoundState
+from vocabulary.rules import RuleViolation
 
 if TYPE_CHECKING:
     from devices.progressive import Progressive
@@ -73,11 +78,17 @@ class LinkSender(Protocol):
         """Whether the broker is connected now."""
 
     def send(
-        self, event: str, fields: Mapping[str, object], *, contribution: tuple[int, int] | None = None
+        self,
+        event: str,
+        fields: Mapping[str, object],
+        *,
+        contribution: tuple[int, int] | None = None,
+        withdrawal: tuple[int, int] | None = None,
     ) -> int:
         """Send ``event`` with ``fields`` under the next link number and return it; a contribution
         (its controller round and the cents wagered) adds to the counts, once per round: a round
-        sent already returns 0 and sends nothing."""
+        sent already returns 0 and sends nothing. A withdrawal (the same, of a voided round) takes
+        the last contribution off the counts, once, and only that round's: else 0, nothing sent."""
 
     def counts(self) -> Counts:
         """What was sent so far."""
@@ -118,6 +129,8 @@ class LinkedLevels:
         self._reconciled = False  # since the link was last up: what was sent, all applied
         self._shown: dict[int, int] = {}  # the amount each level's sign was last told
         self._shows: set[asyncio.Task[None]] = set()
+        self._link_levels: set[int] | None = None  # the levels the controller has, once heard
+        self._refused_hits: dict[int, str] = {}  # this table's hits the controller refused, by number
         #: What the table waits for on the link (the amount of its hit), if anything.
         self.awaiting: str | None = None
 
@@ -177,18 +190,46 @@ class LinkedLevels:
             return
         wagered = locked.count * locked.wager_cents
         fields = {"round": locked.round, "count": locked.count, "wagered_cents": wagered}
-        number = self.sender.send("contribution", fields, contribution=(locked.round, wagered))
+        number = self.sender.send(
+            "contribution", {**fields, "levels": sorted(self.rates)}, contribution=(locked.round, wagered)
+        )
         if number:
             self._notify(METERS_AGREE, "linked_contribution", number=number, **fields)
 
+    def void(self, voided: RoundState) -> None:
+        """The controller round ``voided`` was voided at the table, every wager returned, the
+        progressive ones too: its contribution is withdrawn from the link, and any hit of it taken
+        out of the order (the controller gives back what it froze). Sent once, and only for the
+        round this table last contributed: a round with no progressive wager has nothing to take."""
+        wagered = voided.count * voided.wager_cents
+        fields = {"round": voided.round, "wagered_cents": wagered}
+        number = self.sender.send("void", fields, withdrawal=(voided.round, wagered)) if wagered else 0
+        if number:
+            self._notify(METERS_AGREE, "linked_void", number=number, **fields)
+
+    def require_level(self, level: int) -> None:
+        """Before a hit of ``level`` is paid at the table: refused at once, naming the level and the
+        link, when the controller's last state has no such level (it could never pay it)."""
+        if self._link_levels is not None and level not in self._link_levels:
+            raise RuleViolation(
+                LINK_HEARD,
+                f"link {self.link}: a hit on level {level} refused: the link has levels "
+                f"{sorted(self._link_levels)} only",
+            )
+
     async def hit(self, level: int, seat: int, round_: int) -> int:
         """Send a hit of ``level`` at ``seat`` and wait for the amount the controller froze for it,
-        received in its order among every table's hits (the round waits, as for a supervisor)."""
+        received in its order among every table's hits (the round waits, as for a supervisor); a
+        hit the controller refuses (a level it cannot pay) raises RuleViolation with its reason."""
         number = self.sender.send("hit", {"level": level, "seat": seat, "round": round_})
         self._notify(KEYED_RESET, "linked_hit", number=number, level=level, seat=seat, round=round_)
         self.awaiting = f"link {self.link}: the amount of the level {level} hit at seat {seat}"
         try:
             while True:
+                refused = self._refused_hits.get(number)
+                if refused is not None:
+                    self._notify(LINK_HEARD, "linked_hit_refused", number=number, level=level, reason=refused)
+                    raise RuleViolation(LINK_HEARD, refused)
                 for told in self.hits(level):
                     if told["table"] == self.table and told["number"] == number:
                         self._notify(
@@ -231,6 +272,8 @@ class LinkedLevels:
             if told["level"] in self.rates:
                 self._check_amounts(told)
         self.heard_at, self._refused = time.monotonic() - _age(state["at"]), None
+        self._link_levels = {told["level"] for told in state["levels"]}
+        self._refused_hits = {told["number"]: told["reason"] for told in state["refused"]}
         was_locked = set(self.locked_levels)
         self.levels = {told["level"]: told for told in state["levels"] if told["level"] in self.rates}
         rates = {told["level"]: told["rate_bp"] for told in state["levels"]}

@@ -176,6 +176,7 @@ class Progressive(Equipment[ProgressiveDriver]):
         self.round: RoundState | None = None
         self._dealing_when_lost = False  # the link went while a round was being dealt
         self._hits_before_award = 0  # the level's hits when the last award was sent
+        self._void_owed = False  # a voided round to withdraw from the link once the controller is read
         self.levels: dict[int, LevelInfo] = {}
         self.wins: dict[int, AwardResult] = {}  # the win a frozen level shows until its reset
         self.covered: tuple[int, ...] = ()
@@ -270,6 +271,9 @@ class Progressive(Equipment[ProgressiveDriver]):
             self.came_online(round_state=round_state)
             if self._dealing_when_lost and self.state == RECONCILED:  # the deal it was in goes on
                 self.dealing_started()
+        if self._void_owed and self.linked is not None:  # a cut-off round cleared before this read
+            self._void_owed = False
+            self.linked.void(round_state)
         await self._show_all()
         return round_state
 
@@ -379,6 +383,9 @@ class Progressive(Equipment[ProgressiveDriver]):
         never by resending."""
         self._require("jackpot_paid", "the award", AWARD_TO_WAGER, seat=seat)
         self.latch.require_clear("the award")
+        link = self._linked(level)
+        if link is not None:  # a level the link cannot pay is refused before the controller freezes it
+            link.require_level(level)
         known = self.levels.get(level)
         self._hits_before_award = 0 if known is None else known.hits
         result = await self.driver.award(level, seat)
@@ -415,6 +422,19 @@ class Progressive(Equipment[ProgressiveDriver]):
             return result
         await self._show(level)
         return result
+
+    def voided(self) -> None:
+        """The round of this controller voided at the table (its wagers returned, the progressive
+        ones too; a round cut off by a restart and ruled void by a supervisor): on a link, its
+        contribution is withdrawn and any hit of it taken out of the link's order. The round is the
+        controller's last: the one locked, or, after a restart, the one read back from it, at once
+        if it was read already, else as it is read (``sync``), the controller not yet reached."""
+        if self.linked is None:
+            return
+        if self.round is None:
+            self._void_owed = True
+            return
+        self.linked.void(self.round)
 
     @property
     def frozen_levels(self) -> list[int]:

@@ -16,8 +16,9 @@ afresh. The spool also keeps the link's session number (Sparkplug's
 ``bdSeq``), one more at every connection, so the floor can tell a stale death from the current one,
 the counters' totals as last told, so they go on from there after a restart, and a linked
 progressive's counts (decision 0039): the table's link messages are numbered in a sequence of their
-own, the contributions and their cents counted with them, in the transaction that spools the
-message, so what the table says it sent is exactly what is on its way.
+own, the contributions and their cents counted with them (less one withdrawn when its round was
+voided), in the transaction that spools the message, so what the table says it sent is exactly what
+is on its way.
 
 Its schema version is 2. A spool of version 1 (a table PC from before linked progressives) is
 brought to 2 when it is opened: the table of link messages kept is added, and its messages waiting,
@@ -152,14 +153,21 @@ class Spool:
         body: Mapping[str, object],
         make: MakeLinked,
         contribution: tuple[int, int] | None = None,
+        withdrawal: tuple[int, int] | None = None,
     ) -> int:
         """Spool the link message ``make(seq, kept)`` builds, ``kept`` being ``body`` with the next
         link ``number``, under the table's next sequence number, keep ``kept`` until the controller
         applied it (``resend``), and return the link number. ``contribution``: the controller round
-        and the cents wagered, counted with it; a round counted already spools nothing (0)."""
+        and the cents wagered, counted with it; a round counted already spools nothing (0).
+        ``withdrawal``: the round and cents of the last contribution, taken back from the counts
+        (its round voided); spooled once, and only for the round last contributed (else 0)."""
         with self._transaction():
             values = self._link_values()
             if contribution is not None and values.get("linked_round") == contribution[0]:
+                return 0
+            if withdrawal is not None and (
+                values.get("linked_round") != withdrawal[0] or values.get("linked_withdrawn") == withdrawal[0]
+            ):
                 return 0
             number = values.get("linked_number", 0) + 1
             counted = {"linked_number": number}
@@ -168,6 +176,12 @@ class Spool:
                     "linked_round": contribution[0],
                     "linked_contributions": values.get("linked_contributions", 0) + 1,
                     "linked_cents": values.get("linked_cents", 0) + contribution[1],
+                }
+            if withdrawal is not None:
+                counted |= {
+                    "linked_withdrawn": withdrawal[0],
+                    "linked_contributions": values.get("linked_contributions", 0) - 1,
+                    "linked_cents": values.get("linked_cents", 0) - withdrawal[1],
                 }
             self._db.executemany("INSERT OR REPLACE INTO link VALUES (?, ?)", counted.items())
             kept: dict[str, object] = {**body, "number": number}

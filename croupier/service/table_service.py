@@ -346,12 +346,15 @@ async def supervisor_clear(
 ) -> None:
     """A supervisor clears a latched fault, audited before it is acknowledged: the one path of the
     API and of the simulated floor supervisor, so that clearing ROUND_CUT_OFF always writes the cut-off
-    round's ``round_voided`` record (decision 0012), whoever clears it."""
+    round's ``round_voided`` record (decision 0012), whoever clears it, and a linked progressive
+    takes back the voided round's contribution and any hit of it (decision 0044)."""
     await table.clear(code, operator)
     if journal is not None:
         journal.operator_action("clear", operator, code=code)
         if code == ROUND_CUT_OFF_CODE:
             journal.cut_off_settled(operator)
+    if code == ROUND_CUT_OFF_CODE and table.progressive is not None:
+        table.progressive.voided()
 
 
 async def supervisor_verify(

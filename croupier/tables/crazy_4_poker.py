@@ -313,6 +313,8 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
             await self._stub(round_)
         if round_.state != VOIDED:
             await self._showdown(round_, players, batch.order)
+        if round_.state == VOIDED:  # every wager returned (none is settled when VOID is offered)
+            self.progressive.voided()
         await self._pick_up(round_)
         self.game.round_over(round_)
         self.in_play = None

@@ -434,16 +434,18 @@ RESETS = {1: 100_000, 2: 5_000}
 PAY_TABLE = '[rules.progressive_pay_table]\nthree_of_a_kind = "100%"\ntwo_pairs = "100%"\n'
 
 
-def linked_table(directory: Path, name: str, port: int, login: str | None = None) -> Path:
+def linked_table(directory: Path, name: str, port: int, login: str | None = None, hits: bool = True) -> Path:
     """Simulated Crazy 4 Poker table ``name`` on the link ``c4p`` at RATES, its pay table hitting
-    often, logging in with ``login`` (by default its password and the broker's CA)."""
+    often (``hits``; else the shipped one's, which hardly do), logging in with ``login`` (by default
+    its password and the broker's CA)."""
     link = "\n".join(f"{level} = {rate}" for level, rate in RATES.items())
     if login is None:
         login = f'{with_password(directory, name)}\ntls_ca = "{directory / "ca.pem"}"'
     floor = f'{login}\n[floor.link]\nid = "c4p"\nheard_within = 3\n[floor.link.levels]\n{link}\n'
     config = table_config(directory / name, name, port, floor, "simulated-crazy-4-poker.toml")
     pay_table = r"\[rules\.progressive_pay_table\]\n(?:[^\[\n].*\n|\n)*"
-    config.write_text(re.sub(pay_table, PAY_TABLE + "\n", config.read_text()))
+    if hits:
+        config.write_text(re.sub(pay_table, PAY_TABLE + "\n", config.read_text()))
     return config
 
 

@@ -267,7 +267,8 @@ def test_a_link_message_its_controller_failed_to_apply_is_delivered_again_and_ap
     at = "2026-12-02T03:00:00.000+00:00"
     birth = birth_body(0, spool="a" * 32)
     contribution = {"table": "T1", "seq": 1, "at": at, "link": "c4p", "spool": "a" * 32, "number": 1,
-                    "event": "contribution", "round": 1, "count": 1, "wagered_cents": 10_000}  # fmt: skip
+                    "event": "contribution", "round": 1, "count": 1, "wagered_cents": 10_000,
+                    "levels": [1]}  # fmt: skip
 
     async def publish() -> None:
         async with aiomqtt.Client("127.0.0.1", broker.port, identifier="T1", username="T1",

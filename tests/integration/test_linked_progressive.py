@@ -200,22 +200,38 @@ def _after(floor: Floor, table: str, since: float) -> bool:
     )
 
 
+#: A card of the stub falls as it is next counted (every fifth round where the shuffler does not
+#: count the deck, 657a.9(d)): a wrong stub count, rounds 5 and 10 void (657a.9(f)).
+VOIDS_ROUNDS = "".join(f'[[script]]\nround = {n}\nfault = "miscount"\nat = "stub"\n' for n in (1, 6))
+
+
 def test_over_the_embedded_broker_the_contributions_sum_at_the_controller(tmp_path):
-    """The same link on the floor's embedded amqtt broker (MQTT 3.1.1), as a developer runs it."""
+    """The same link on the floor's embedded amqtt broker (MQTT 3.1.1), as a developer runs it; the
+    rounds voided at T1 (a wrong stub count) withdraw their contributions: the pot holds exactly what
+    the rounds that stood contributed, to the ten-thousandth of a cent."""
     floor_dir = tmp_path / "floor"
     floor_dir.mkdir()
     config = linked_floor(floor_dir, None)
     port = int(re.findall(r'bind = "127\.0\.0\.1:(\d+)"', config.read_text())[0])
-    configs = {name: linked_table(tmp_path, name, port, 'protocol = "3.1.1"') for name in ("T1", "T2")}
+    # Lines that hardly hit: no lock stops T1's progressive wagers in the rounds it voids.
+    login = 'protocol = "3.1.1"'
+    configs = {name: linked_table(tmp_path, name, port, login, hits=False) for name in ("T1", "T2")}
     for table in configs.values():
         table.write_text(table.read_text().replace(f'group = "{GROUP}"', 'group = "dev"'))
+    (tmp_path / "voids.toml").write_text(VOIDS_ROUNDS)
+    t1 = configs["T1"].read_text()  # a shuffler that does not count: the dealer counts the stub
+    configs["T1"].write_text(t1.replace('shuffler = "counting"', 'shuffler = "non-counting"'))
+    # T1 plays to its tenth round: the fifth's and the tenth's stubs are counted and miscounted, and
+    # both rounds voided; T2 plays for a time.
+    runs = {"T1": ["--rounds", "10", "--duration", "40", "--faults", str(tmp_path / "voids.toml")],
+            "T2": ["--duration", "8"]}  # fmt: skip
     service = FloorProcess(config)
 
     async def main() -> None:
         # For a time, not a number of rounds: a table whose last hit is not yet reset when it stops
         # leaves the level locked, and the other table then takes no progressive wager, as it must.
-        tables = [await croupier_run(table, "--duration", "5", "--seed", str(seed))
-                  for seed, table in enumerate(configs.values(), 3)]  # fmt: skip
+        tables = [await croupier_run(table, "--seed", str(seed), *runs[name])
+                  for seed, (name, table) in enumerate(configs.items(), 3)]  # fmt: skip
         for table, process in zip(configs.values(), tables, strict=True):
             await asyncio.wait_for(process.wait(), 40)
             assert process.returncode == 0, table.with_suffix(".log").read_text()
@@ -227,13 +243,18 @@ def test_over_the_embedded_broker_the_contributions_sum_at_the_controller(tmp_pa
         service.stop()
     with contextlib.closing(sqlite3.connect(floor_dir / "floor.sqlite3")) as store:
         applied = dict(store.execute("SELECT name, wagered_cents FROM link_tables").fetchall())
-        level_2 = store.execute("SELECT in_cents FROM link_levels WHERE level = 2").fetchone()[0]
+        accrued = "SELECT in_cents * rate_bp + carry FROM link_levels WHERE level = 2"  # ten-thousandths
+        level_2 = store.execute(accrued).fetchone()[0]
+    withdrawn = {}
     for name in configs:
         records = [json.loads(line) for line in _trail(tmp_path, name).splitlines()]
         sent = sum(r["fields"]["wagered_cents"] for r in records if r["kind"] == "linked_contribution")
-        assert sent and applied[name] == sent, name
+        withdrawn[name] = sum(r["fields"]["wagered_cents"] for r in records if r["kind"] == "linked_void")
+        assert sent and applied[name] == sent - withdrawn[name], name
         assert any(r["kind"] == "linked_value_shown" for r in records), f"{name}'s sign never showed the link"
-    assert level_2 == sum(applied.values())
+    assert withdrawn["T1"], "T1's voided rounds withdrew no contribution"
+    assert level_2 == sum(applied.values()) * RATES[2], "level 2 holds what the rounds that stood contributed"
+
 
 
 @dataclass
