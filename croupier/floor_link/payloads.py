@@ -24,9 +24,16 @@ from devices.faults import Fault
 
 Body = dict[str, Plain]
 
-#: A card's face written in text, standing apart from the letters and digits around it: as Croupier
-#: writes it (``As``, ``Td``, ``Xr``: vocabulary.cards), with ``10`` for a ten, or with a suit's sign.
-CARD_TEXT = re.compile(r"(?<![0-9A-Za-z])(?:(?:10|[2-9TJQKA])[cdhs\u2660-\u2667]|X[rb])(?![0-9A-Za-z])")
+#: A card's face written in text, standing apart from the letters and digits around it, in either
+#: case (a firmware writes ``AS`` or ``qd`` as readily as Croupier writes ``As``: vocabulary.cards):
+#: a rank (``10`` for a ten) and a suit's letter or sign, a cover card (``Xr``), or in words
+#: ("queen of hearts").
+CARD_TEXT = re.compile(
+    r"(?<![0-9a-z])(?:(?:10|[2-9tjqka])[cdhs\u2660-\u2667]|x[rb]"
+    r"|(?:ace|king|queen|jack|ten|nine|eight|seven|six|five|four|three|two|[2-9]|10)s?\s+of\s+"
+    r"(?:spades|hearts|diamonds|clubs))(?![0-9a-z])",
+    re.IGNORECASE,
+)
 #: What stands in text for a card face withheld.
 WITHHELD = "[card]"
 

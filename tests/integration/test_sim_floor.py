@@ -103,7 +103,8 @@ def test_a_simulated_floor_shows_every_table_playing_and_stops_cleanly_on_ctrl_c
 def test_a_simulated_floor_of_linked_tables_shows_the_linked_jackpot_growing(tmp_path: Path):
     """``--table-config`` with a ``[floor.link]`` and a ``--floor-config`` whose link controller names
     sim-1 and sim-2: every table contributes to the one linked jackpot, which the floor view's data
-    (``GET /floor/v1/links``) shows above its reset, and each table's meter shows the linked value."""
+    (``GET /floor/v1/links``) shows above its reset, and each table shows its meters with its
+    progressive wagers taken (the link up and reconciled)."""
     config = linked_floor(tmp_path, None, ("sim-1", "sim-2"))
     port = int(config.read_text().split('bind = "127.0.0.1:')[1].split('"')[0])  # the embedded broker's
     table = linked_table(tmp_path, "sim", port, 'protocol = "3.1.1"')
