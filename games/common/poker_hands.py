@@ -62,13 +62,28 @@ def evaluate5(cards: Sequence[Card]) -> HandValue:
     """The value of exactly five cards."""
     if len(cards) != 5 or any(card.is_joker for card in cards):
         raise ValueError(f"a poker hand is five cards without jokers, got {', '.join(map(str, cards))}")
-    ranks = sorted((high_rank(card) for card in cards), reverse=True)
-    flush = len({card.suit for card in cards}) == 1
+    ranks = tuple(sorted((high_rank(card) for card in cards), reverse=True))
+    return _ranked(ranks, len({card.suit for card in cards}) == 1)[1]
+
+
+@functools.cache
+def _ranked(ranks: tuple[int, ...], flush: bool) -> tuple[int, HandValue]:
+    """The value of five cards of ``ranks`` (high first), all of one suit or not, and a whole number
+    that orders values as HandValue's own order does (equal for equal values): made once for each of
+    the few thousand shapes five cards can take, as a showdown values 21 fives per hand of seven."""
+    value = _value(ranks, flush)
+    score = int(value.category)
+    for rank in (*value.ranks, 0, 0, 0, 0)[:5]:  # a category's tie-breakers are of one length
+        score = score * 15 + rank
+    return score, value
+
+
+def _value(ranks: tuple[int, ...], flush: bool) -> HandValue:
     distinct = len(set(ranks)) == 5
     straight_high = None
     if distinct and ranks[0] - ranks[4] == 4:
         straight_high = ranks[0]
-    elif tuple(ranks) == WHEEL:
+    elif ranks == WHEEL:
         straight_high = 5
     if straight_high is not None:
         if not flush:
@@ -76,7 +91,7 @@ def evaluate5(cards: Sequence[Card]) -> HandValue:
         royal = straight_high == ACE_HIGH
         return HandValue(Category.ROYAL_FLUSH if royal else Category.STRAIGHT_FLUSH, (straight_high,))
     if flush:
-        return HandValue(Category.FLUSH, tuple(ranks))
+        return HandValue(Category.FLUSH, ranks)
     groups = sorted(Counter(ranks).items(), key=lambda item: (item[1], item[0]), reverse=True)
     shape = tuple(count for _, count in groups)
     order = tuple(rank for rank, _ in groups)
@@ -104,4 +119,20 @@ def _best_five(cards: tuple[Card, ...]) -> tuple[HandValue, tuple[Card, ...]]:
     hand several times (the players' decisions, the showdown, the settlement)."""
     if not 5 <= len(cards) <= 7 or len(set(cards)) != len(cards):
         raise ValueError(f"the best five are chosen from 5 to 7 different cards, got {len(cards)}")
-    return max(((evaluate5(five), five) for five in itertools.combinations(cards, 5)), key=lambda vf: vf[0])
+    if any(card.is_joker for card in cards):
+        for with_joker in itertools.combinations(cards, 5):
+            evaluate5(with_joker)  # refuses the first five with a joker, naming them
+    high = [high_rank(card) for card in cards]
+    suits = [card.suit for card in cards]
+    best: tuple[int, HandValue, tuple[int, ...]] | None = None
+    for five in _FIVES[len(cards)]:  # the first of equal values wins, as max() would take it
+        ranks = tuple(sorted((high[i] for i in five), reverse=True))
+        score, value = _ranked(ranks, len({suits[i] for i in five}) == 1)
+        if best is None or score > best[0]:
+            best = score, value, five
+    assert best is not None, "five to seven cards hold at least one five"
+    return best[1], tuple(cards[i] for i in best[2])
+
+
+#: The fives of 5, 6 and 7 cards, by position, in itertools.combinations' order.
+_FIVES = {count: tuple(itertools.combinations(range(count), 5)) for count in (5, 6, 7)}
