@@ -14,13 +14,16 @@ import enum
 import functools
 import itertools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from vocabulary.cards import Card
 
 ACE_HIGH = 14
 WHEEL = (14, 5, 4, 3, 2)
+#: A hand's value (HandValue here, a game's own elsewhere).
+V = TypeVar("V")
 
 
 class Category(enum.IntEnum):
@@ -68,14 +71,10 @@ def evaluate5(cards: Sequence[Card]) -> HandValue:
 
 @functools.cache
 def _ranked(ranks: tuple[int, ...], flush: bool) -> tuple[int, HandValue]:
-    """The value of five cards of ``ranks`` (high first), all of one suit or not, and a whole number
-    that orders values as HandValue's own order does (equal for equal values): made once for each of
-    the few thousand shapes five cards can take, as a showdown values 21 fives per hand of seven."""
+    """The value of five cards of ``ranks`` (high first), all of one suit or not, with its
+    ``order_score``: made once for each of the few thousand shapes five cards can take."""
     value = _value(ranks, flush)
-    score = int(value.category)
-    for rank in (*value.ranks, 0, 0, 0, 0)[:5]:  # a category's tie-breakers are of one length
-        score = score * 15 + rank
-    return score, value
+    return order_score(value.category, value.ranks, 5), value
 
 
 def _value(ranks: tuple[int, ...], flush: bool) -> HandValue:
@@ -122,17 +121,42 @@ def _best_five(cards: tuple[Card, ...]) -> tuple[HandValue, tuple[Card, ...]]:
     if any(card.is_joker for card in cards):
         for with_joker in itertools.combinations(cards, 5):
             evaluate5(with_joker)  # refuses the first five with a joker, naming them
+    return best_of(cards, 5, _ranked)
+
+
+def order_score(category: int, ranks: tuple[int, ...], width: int) -> int:
+    """A whole number that orders hands as (category, ranks) does, equal for equal hands: a
+    category's tie-breaking ranks (2 to 14, at most ``width`` of them) are all of one length."""
+    score = category
+    for rank in (*ranks, *(0,) * (width - len(ranks))):
+        score = score * 15 + rank
+    return score
+
+
+#: A ranking for ``best_of``: the hand of cards of these ranks (high first), of one suit or not, as
+#: its order_score and its value.
+Ranking = Callable[[tuple[int, ...], bool], tuple[int, V]]
+
+
+def best_of(cards: tuple[Card, ...], size: int, ranking: Ranking[V]) -> tuple[V, tuple[Card, ...]]:
+    """The best hand of ``size`` among ``cards`` by ``ranking``, and the cards that make it; of hands
+    of equal value the first in itertools.combinations' order, as max() over them would take. Hands
+    are compared by the whole numbers of a ranking made once per shape of hand: a showdown values 21
+    fives of seven cards, and building and comparing a value for each was a third of a Heads Up Hold
+    'Em math round (decision 0042)."""
     high = [high_rank(card) for card in cards]
     suits = [card.suit for card in cards]
-    best: tuple[int, HandValue, tuple[int, ...]] | None = None
-    for five in _FIVES[len(cards)]:  # the first of equal values wins, as max() would take it
-        ranks = tuple(sorted((high[i] for i in five), reverse=True))
-        score, value = _ranked(ranks, len({suits[i] for i in five}) == 1)
+    best: tuple[int, V, tuple[int, ...]] | None = None
+    for chosen in _choices(len(cards), size):
+        ranks = tuple(sorted((high[i] for i in chosen), reverse=True))
+        score, value = ranking(ranks, len({suits[i] for i in chosen}) == 1)
         if best is None or score > best[0]:
-            best = score, value, five
-    assert best is not None, "five to seven cards hold at least one five"
+            best = score, value, chosen
+    assert best is not None, f"{len(cards)} cards hold a hand of {size}"
     return best[1], tuple(cards[i] for i in best[2])
 
 
-#: The fives of 5, 6 and 7 cards, by position, in itertools.combinations' order.
-_FIVES = {count: tuple(itertools.combinations(range(count), 5)) for count in (5, 6, 7)}
+@functools.cache
+def _choices(count: int, size: int) -> tuple[tuple[int, ...], ...]:
+    """The hands of ``size`` among ``count`` cards, by position, in itertools.combinations' order."""
+    return tuple(itertools.combinations(range(count), size))
