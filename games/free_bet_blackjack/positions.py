@@ -46,7 +46,7 @@ class Hand:
 
     @property
     def blackjack(self) -> bool:
-        return not self.split and is_blackjack(self.cards)
+        return not self.split and is_blackjack(self.cards, self.total)
 
     @property
     def card_due(self) -> bool:
