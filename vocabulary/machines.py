@@ -88,7 +88,7 @@ class CompiledTransition:
 
     def run(self, model: object, event: EventData, attribute: str) -> bool:
         # ``may`` written out again: a round tries some three transitions a message, and the call
-        # and the generator ``all`` took cost a math round about a tenth of its time (decision 0042).
+        # and the generator ``all`` took were some 6 % of a math round (decision 0042).
         event.transition = self.transition
         for step in self.prepare:
             step(model, event)
