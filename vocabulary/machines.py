@@ -87,9 +87,14 @@ class CompiledTransition:
         return all(check(model, event) == target for check, target in self.conditions)
 
     def run(self, model: object, event: EventData, attribute: str) -> bool:
+        # ``may`` written out again: a round tries some three transitions a message, and the call
+        # and the generator ``all`` took were some 6 % of a math round (decision 0042).
         event.transition = self.transition
-        if not self.may(model, event):
-            return False
+        for step in self.prepare:
+            step(model, event)
+        for check, target in self.conditions:
+            if check(model, event) != target:
+                return False
         for step in self.before:
             step(model, event)
         if self.dest is not None:

@@ -102,9 +102,27 @@ class PlaceWager(Message):
     seat: int
 
     def __post_init__(self) -> None:
-        for field in fields(self):
-            minimum = 1 if field.name == "seat" or field.name in self.required else 0
-            check_int(f"{type(self).__name__}.{field.name}", getattr(self, field.name), minimum=minimum)
+        for name, label, minimum in _wager_fields(type(self)):
+            check_int(label, getattr(self, name), minimum=minimum)
+
+
+def _wager_fields(cls: type[PlaceWager]) -> tuple[tuple[str, str, int], ...]:
+    """Each field of a game's PlaceWager: its name, its label in a refusal and its least value (the
+    seat and the ``required`` wagers at least 1), read once per class rather than on every wager."""
+    found = _WAGER_FIELDS.get(cls)
+    if found is None:
+        found = _WAGER_FIELDS[cls] = tuple(
+            (
+                field.name,
+                f"{cls.__name__}.{field.name}",
+                1 if field.name == "seat" or field.name in cls.required else 0,
+            )
+            for field in fields(cls)
+        )
+    return found
+
+
+_WAGER_FIELDS: dict[type, tuple[tuple[str, str, int], ...]] = {}
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,16 @@ import enum
 import functools
 import itertools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from vocabulary.cards import Card
 
 ACE_HIGH = 14
 WHEEL = (14, 5, 4, 3, 2)
+#: A hand's value (HandValue here, a game's own elsewhere).
+V = TypeVar("V")
 
 
 class Category(enum.IntEnum):
@@ -62,13 +65,24 @@ def evaluate5(cards: Sequence[Card]) -> HandValue:
     """The value of exactly five cards."""
     if len(cards) != 5 or any(card.is_joker for card in cards):
         raise ValueError(f"a poker hand is five cards without jokers, got {', '.join(map(str, cards))}")
-    ranks = sorted((high_rank(card) for card in cards), reverse=True)
-    flush = len({card.suit for card in cards}) == 1
+    ranks = tuple(sorted((high_rank(card) for card in cards), reverse=True))
+    return _ranked(ranks, len({card.suit for card in cards}) == 1)[1]
+
+
+@functools.cache
+def _ranked(ranks: tuple[int, ...], flush: bool) -> tuple[int, HandValue]:
+    """The value of five cards of ``ranks`` (high first), all of one suit or not, with its
+    ``order_score``: made once for each of the few thousand shapes five cards can take."""
+    value = _value(ranks, flush)
+    return order_score(value.category, value.ranks, 5), value
+
+
+def _value(ranks: tuple[int, ...], flush: bool) -> HandValue:
     distinct = len(set(ranks)) == 5
     straight_high = None
     if distinct and ranks[0] - ranks[4] == 4:
         straight_high = ranks[0]
-    elif tuple(ranks) == WHEEL:
+    elif ranks == WHEEL:
         straight_high = 5
     if straight_high is not None:
         if not flush:
@@ -76,7 +90,7 @@ def evaluate5(cards: Sequence[Card]) -> HandValue:
         royal = straight_high == ACE_HIGH
         return HandValue(Category.ROYAL_FLUSH if royal else Category.STRAIGHT_FLUSH, (straight_high,))
     if flush:
-        return HandValue(Category.FLUSH, tuple(ranks))
+        return HandValue(Category.FLUSH, ranks)
     groups = sorted(Counter(ranks).items(), key=lambda item: (item[1], item[0]), reverse=True)
     shape = tuple(count for _, count in groups)
     order = tuple(rank for rank, _ in groups)
@@ -104,4 +118,45 @@ def _best_five(cards: tuple[Card, ...]) -> tuple[HandValue, tuple[Card, ...]]:
     hand several times (the players' decisions, the showdown, the settlement)."""
     if not 5 <= len(cards) <= 7 or len(set(cards)) != len(cards):
         raise ValueError(f"the best five are chosen from 5 to 7 different cards, got {len(cards)}")
-    return max(((evaluate5(five), five) for five in itertools.combinations(cards, 5)), key=lambda vf: vf[0])
+    if any(card.is_joker for card in cards):
+        for with_joker in itertools.combinations(cards, 5):
+            evaluate5(with_joker)  # refuses the first five with a joker, naming them
+    return best_of(cards, 5, _ranked)
+
+
+def order_score(category: int, ranks: tuple[int, ...], width: int) -> int:
+    """A whole number that orders hands as (category, ranks) does, equal for equal hands: a
+    category's tie-breaking ranks (2 to 14, at most ``width`` of them) are all of one length."""
+    score = category
+    for rank in (*ranks, *(0,) * (width - len(ranks))):
+        score = score * 15 + rank
+    return score
+
+
+#: A ranking for ``best_of``: the hand of cards of these ranks (high first), of one suit or not, as
+#: its order_score and its value.
+Ranking = Callable[[tuple[int, ...], bool], tuple[int, V]]
+
+
+def best_of(cards: tuple[Card, ...], size: int, ranking: Ranking[V]) -> tuple[V, tuple[Card, ...]]:
+    """The best hand of ``size`` among ``cards`` by ``ranking``, and the cards that make it; of hands
+    of equal value the first in itertools.combinations' order, as max() over them would take. Hands
+    are compared by the whole numbers of a ranking made once per shape of hand: a showdown values 21
+    fives of seven cards, and building and comparing a value for each was a third of a Heads Up Hold
+    'Em math round (decision 0042)."""
+    high = [high_rank(card) for card in cards]
+    suits = [card.suit for card in cards]
+    best: tuple[int, V, tuple[int, ...]] | None = None
+    for chosen in _choices(len(cards), size):
+        ranks = tuple(sorted((high[i] for i in chosen), reverse=True))
+        score, value = ranking(ranks, len({suits[i] for i in chosen}) == 1)
+        if best is None or score > best[0]:
+            best = score, value, chosen
+    assert best is not None, f"{len(cards)} cards hold a hand of {size}"
+    return best[1], tuple(cards[i] for i in best[2])
+
+
+@functools.cache
+def _choices(count: int, size: int) -> tuple[tuple[int, ...], ...]:
+    """The hands of ``size`` among ``count`` cards, by position, in itertools.combinations' order."""
+    return tuple(itertools.combinations(range(count), size))

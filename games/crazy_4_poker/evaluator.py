@@ -14,11 +14,11 @@ import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
 
+from games.common.poker_hands import best_of, high_rank, order_score
 from vocabulary.cards import Card
 
-ACE_HIGH = 14
+ACE_HIGH = 14  # an ace counts 14 in everything but the A-2-3-4 straight (high_rank)
 KING = 13
 QUEEN = 12
 HAND_SIZE = 5  # 657a.9(b): five cards to each player and the dealer
@@ -58,11 +58,6 @@ class Strength:
 _RANK_NAMES = {r: "23456789TJQKA"[r - 2] for r in range(2, 15)}
 
 
-def high_rank(card: Card) -> int:
-    """An ace counts 14 in everything but the A-2-3-4 straight."""
-    return ACE_HIGH if card.rank == 1 else card.rank
-
-
 def _straight_top(ranks: list[int]) -> int | None:
     """The top rank of a four-card straight, or None. ``ranks`` are distinct, aces high."""
     ordered = sorted(ranks)
@@ -77,7 +72,20 @@ def rank_four(cards: Sequence[Card]) -> Strength:
     """The strength of exactly four cards under 657a.6."""
     if len(cards) != BEST_OF:
         raise ValueError(f"a four-card hand has 4 cards, got {len(cards)}")
-    counts = Counter(high_rank(card) for card in cards)
+    ranks = tuple(sorted((high_rank(card) for card in cards), reverse=True))
+    return _ranked(ranks, len({card.suit for card in cards}) == 1)[1]
+
+
+@functools.cache
+def _ranked(ranks: tuple[int, ...], flush: bool) -> tuple[int, Strength]:
+    """The strength of four cards of ``ranks`` (high first), all of one suit or not, with its
+    order_score (poker_hands.best_of): made once for each shape four cards can take."""
+    value = _strength(list(ranks), flush)
+    return order_score(value.category, value.ranks, BEST_OF), value
+
+
+def _strength(ranks: list[int], flush: bool) -> Strength:
+    counts = Counter(ranks)
     # Ranks grouped by how often they appear, larger groups first, higher ranks first.
     grouped = sorted(counts, key=lambda rank: (counts[rank], rank), reverse=True)
     shape = sorted(counts.values(), reverse=True)
@@ -89,7 +97,6 @@ def rank_four(cards: Sequence[Card]) -> Strength:
         return Strength(Category.TWO_PAIRS, tuple(grouped))
     if shape[0] == 2:
         return Strength(Category.PAIR, tuple(grouped))
-    flush = len({card.suit for card in cards}) == 1
     top = _straight_top(grouped)
     if top is not None:
         return Strength(Category.STRAIGHT_FLUSH if flush else Category.STRAIGHT, (top,))
@@ -107,7 +114,7 @@ def _best_four(cards: tuple[Card, ...]) -> tuple[Strength, tuple[Card, ...]]:
     hand several times (the player's decision, the Play's limit, the showdown, the settlement)."""
     if len(cards) != HAND_SIZE or len(set(cards)) != HAND_SIZE:
         raise ValueError(f"a Crazy 4 Poker hand is 5 different cards, got {len(cards)}")
-    return max(((rank_four(four), four) for four in combinations(cards, BEST_OF)), key=lambda pair: pair[0])
+    return best_of(cards, BEST_OF, _ranked)
 
 
 def strength(cards: Sequence[Card]) -> Strength:

@@ -92,7 +92,7 @@ class DealSteps(RoundState, ShoeSteps[Action]):
         if slot.seat is not None:
             assert isinstance(item, Card) and slot.hand is not None, "a player's card is dealt face up"
             hand = self.positions[slot.seat].hand(slot.hand)
-            hand.cards.append(item)
+            hand.cards += (item,)
             hand.awaiting = False
         elif not slot.face_up:
             assert not isinstance(item, Card), "the hole card arrives sealed"

@@ -10,6 +10,8 @@ only where configured.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from games.free_bet_blackjack import clauses
 from games.free_bet_blackjack.hand import is_ace, is_pair
@@ -39,67 +41,87 @@ def finished_rule(hand: Hand) -> Rule:
     return clauses.PLAY_ORDER
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A decision the rules forbid: the clause, and the refusal's words, written only when a
+    refusal is raised (``legal`` asks about every decision on each turn and raises none)."""
+
+    rule: Rule
+    detail: Callable[[], str]
+
+
 def check(action: PlayerAction, hand: Hand, position: Position, rules: RuleSet) -> Stake | None:
     """The stake ``action`` adds to ``hand`` (None for stand and hit); raises RuleViolation with
     the clause when the rules forbid it."""
+    found = ruling(action, hand, position, rules)
+    if isinstance(found, Refusal):
+        raise RuleViolation(found.rule, found.detail())
+    return found
+
+
+def ruling(action: PlayerAction, hand: Hand, position: Position, rules: RuleSet) -> Stake | Refusal | None:
+    """The stake ``action`` adds to ``hand`` (None for stand and hit), or the Refusal the rules give."""
     if action is PlayerAction.SURRENDER:
-        raise RuleViolation(clauses.NO_SURRENDER, f"{hand.label} asked to surrender")
+        return Refusal(clauses.NO_SURRENDER, lambda: f"{hand.label} asked to surrender")
     if action is PlayerAction.STAND:
         return None
     if action is PlayerAction.HIT:
         if hand.total.value >= 21:
-            raise RuleViolation(finished_rule(hand), f"{hand.label} has {hand.total}: no more cards")
+            return Refusal(finished_rule(hand), lambda: f"{hand.label} has {hand.total}: no more cards")
         return None
     if action is PlayerAction.DOUBLE_DOWN:
         return _double(hand, rules)
     return _split(hand, position, rules)
 
 
-def _double(hand: Hand, rules: RuleSet) -> Stake:
+def _double(hand: Hand, rules: RuleSet) -> Stake | Refusal:
     if len(hand.cards) != 2:
-        raise RuleViolation(
-            clauses.FREE_DOUBLE, f"{hand.label} holds {len(hand.cards)} cards: doubles on two"
+        return Refusal(
+            clauses.FREE_DOUBLE, lambda: f"{hand.label} holds {len(hand.cards)} cards: doubles on two"
         )
     if hand.split and not rules.double_after_split:
-        raise RuleViolation(clauses.DOUBLE_AFTER_SPLIT, f"{hand.label} is a split hand: no double here")
+        return Refusal(clauses.DOUBLE_AFTER_SPLIT, lambda: f"{hand.label} is a split hand: no double here")
     if not hand.total.soft and hand.total.value in rules.free_double_totals:
         return Stake.FREE
     if rules.paid_doubles:
         return Stake.PAID
-    raise RuleViolation(
+    return Refusal(
         clauses.FREE_DOUBLE,
-        f"{hand.label} has {hand.total}: free doubles are on hard "
-        f"{', '.join(map(str, sorted(rules.free_double_totals)))} and this table offers no paid doubles "
-        f"({clauses.PAID_DOUBLE.clause})",
+        lambda: (
+            f"{hand.label} has {hand.total}: free doubles are on hard "
+            f"{', '.join(map(str, sorted(rules.free_double_totals)))} and this table offers no paid doubles "
+            f"({clauses.PAID_DOUBLE.clause})"
+        ),
     )
 
 
-def _split(hand: Hand, position: Position, rules: RuleSet) -> Stake:
+def _split(hand: Hand, position: Position, rules: RuleSet) -> Stake | Refusal:
     if not is_pair(hand.cards):
-        raise RuleViolation(clauses.FREE_SPLIT, f"{hand.label} holds no pair")
+        return Refusal(clauses.FREE_SPLIT, lambda: f"{hand.label} holds no pair")
     if len(position.hands) >= rules.max_hands:
-        raise RuleViolation(
-            clauses.RESPLIT_LIMIT, f"seat {position.seat} already plays {rules.max_hands} hands"
+        return Refusal(
+            clauses.RESPLIT_LIMIT, lambda: f"seat {position.seat} already plays {rules.max_hands} hands"
         )
     if hand.split and is_ace(hand.cards[0]) and not rules.resplit_aces:
-        raise RuleViolation(clauses.RESPLIT_LIMIT, f"{hand.label}: this table does not resplit aces")
+        return Refusal(clauses.RESPLIT_LIMIT, lambda: f"{hand.label}: this table does not resplit aces")
     if hand.cards[0].rank in rules.free_split_ranks:
         return Stake.FREE
     if rules.paid_splits:
         return Stake.PAID
-    raise RuleViolation(
+    return Refusal(
         clauses.FREE_SPLIT,
-        f"{hand.label}: a pair of {hand.cards[0]} does not split free and this table offers no paid "
-        f"splits ({clauses.PAID_SPLIT.clause})",
+        lambda: (
+            f"{hand.label}: a pair of {hand.cards[0]} does not split free and this table offers no paid "
+            f"splits ({clauses.PAID_SPLIT.clause})"
+        ),
     )
 
 
 def legal(hand: Hand, position: Position, rules: RuleSet) -> dict[PlayerAction, Stake | None]:
-    """Every decision ``hand`` may take now, for the dealer's screen."""
-    allowed = {}
-    for action in PlayerAction:
-        try:
-            allowed[action] = check(action, hand, position, rules)
-        except RuleViolation:
-            continue
-    return allowed
+    """Every decision ``hand`` may take now, for the dealer's screen: each asked of the rules, none
+    found by catching its refusal (decision 0042)."""
+    return {
+        action: found
+        for action in PlayerAction
+        if not isinstance(found := ruling(action, hand, position, rules), Refusal)
+    }

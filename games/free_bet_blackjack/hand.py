@@ -56,10 +56,11 @@ def total(cards: Sequence[Card]) -> Total:
     return Total(hard)
 
 
-def is_blackjack(cards: Sequence[Card]) -> bool:
+def is_blackjack(cards: Sequence[Card], counted: Total | None = None) -> bool:
     """An ace and a ten-value card as the first two cards (a split hand is never a Blackjack:
-    the caller decides whether the two cards are a hand's first two)."""
-    return len(cards) == 2 and total(cards).value == 21
+    the caller decides whether the two cards are a hand's first two); ``counted``: their total,
+    where the caller keeps it."""
+    return len(cards) == 2 and (counted or total(cards)).value == 21
 
 
 def is_pair(cards: Sequence[Card]) -> bool:

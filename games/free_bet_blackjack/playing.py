@@ -88,12 +88,7 @@ class PlaySteps(RoundState, RulingAndPickup[Action]):
         then, (h)(1), so no Blackjack is paid before every earlier seat has finished deciding.
         The dealer goes on from the hand the last pass stopped at: every hand before it was done and
         held no unpaid Blackjack then, and stays so, so passing them again would change nothing."""
-        stopped = self._reached
-        for hand in self._hands_in_play_order():
-            if stopped is not None:
-                if hand is not stopped:
-                    continue
-                stopped = None
+        for hand in self._hands_from(self._reached):
             if hand.blackjack and not hand.paid:
                 position = self.positions[hand.seat]
                 self._settle_early(position, settlement.blackjack_payment(position, self.rules))

@@ -19,7 +19,9 @@ class Hand:
     seat: int
     number: int  # 0 is the hand dealt; split hands are numbered in the order they are made
     wager: int  # cents of real money on the hand (0 for a hand made by a free split)
-    cards: list[Card] = field(default_factory=list)
+    # A tuple, replaced whole as a card is added or moved out: the total counted from it stays
+    # valid while the hand holds the same tuple (``total``).
+    cards: tuple[Card, ...] = ()
     lammers: list[int] = field(default_factory=list)  # cents each Free Bet lammer stands for
     split: bool = False  # the hand took part in a split: it can no longer be a Blackjack
     doubled: bool = False
@@ -31,10 +33,12 @@ class Hand:
     @property
     def total(self) -> Total:
         """The hand's total, kept with the cards it was counted from: counted again only once the
-        cards differ (a card added, or one moved out by a split)."""
-        cards = tuple(self.cards)
+        hand holds other cards (a card added, or one moved out by a split, replaces the tuple). The
+        round asks for it some 120 times a round; compared with the tuple it was counted from, not
+        with a copy of the cards made on every call (decision 0042)."""
+        cards = self.cards
         counted: tuple[tuple[Card, ...], Total] | None = self.__dict__.get("_counted")
-        if counted is not None and counted[0] == cards:
+        if counted is not None and counted[0] is cards:
             return counted[1]
         value = total(cards)
         self.__dict__["_counted"] = (cards, value)
@@ -42,7 +46,7 @@ class Hand:
 
     @property
     def blackjack(self) -> bool:
-        return not self.split and is_blackjack(self.cards)
+        return not self.split and is_blackjack(self.cards, self.total)
 
     @property
     def card_due(self) -> bool:
@@ -85,11 +89,13 @@ class Position:
     def split(self, hand: Hand, *, paid: bool) -> Hand:
         """Split ``hand``'s pair: the second card starts a new hand played right after it, staked
         with real money (a paid split) or a Free Bet lammer (a free split)."""
+        *kept, moved = hand.cards
+        hand.cards = tuple(kept)
         new = Hand(
             self.seat,
             len(self.hands),
             self.blackjack if paid else 0,
-            cards=[hand.cards.pop()],
+            cards=(moved,),
             lammers=[] if paid else [self.blackjack],
             split=True,
         )

@@ -6,7 +6,7 @@ into the Round the machine runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 from typing import ClassVar
 
@@ -68,7 +68,8 @@ class RoundState(RoundBase[Action]):
         self._dealt = 0
         # The hand in turn as last found: every hand before it was done then and still is (a hand
         # never becomes undone; a split's new hand goes after the hand split), so it stays the hand
-        # in turn until it is done itself, and the search runs once per hand, not once per message.
+        # in turn until it is done itself, and the search runs once per hand, not once per message,
+        # going on from it rather than from the first seat.
         self._turn: Hand | None = None
         # The hand the dealer's last pass over the Blackjacks stopped at (PlaySteps), for the same reason.
         self._reached: Hand | None = None
@@ -94,7 +95,7 @@ class RoundState(RoundBase[Action]):
             return None
         turn = self._turn
         if turn is None or turn.done:
-            turn = self._turn = next((hand for hand in self._hands_in_play_order() if not hand.done), None)
+            turn = self._turn = next((hand for hand in self._hands_from(turn) if not hand.done), None)
         return turn
 
     def legal_decisions(self) -> dict[PlayerAction, Stake | None]:
@@ -127,6 +128,17 @@ class RoundState(RoundBase[Action]):
     def _hands_in_play_order(self) -> Iterable[Hand]:
         for seat in clockwise(self.positions):
             yield from self.positions[seat].hands
+
+    def _hands_from(self, start: Hand | None) -> Iterator[Hand]:
+        """The hands in play order from ``start`` on (all of them for None): a search that stopped at
+        a hand goes on from there, the hands before it passed by without a look."""
+        hands = iter(self._hands_in_play_order())
+        if start is not None:
+            for hand in hands:
+                if hand is start:
+                    yield hand
+                    break
+        yield from hands
 
     def _position(self, seat: int, rule: Rule) -> Position:
         try:

@@ -45,19 +45,30 @@ class RoundState(RoundBase[Action]):
         self.hold: Hold | None = None
         self.pickup: list[Pickup] = []  # cards recorded into the discard rack, in order (686a.7(j), (n))
         self._dealt = 0
+        # The player in turn as last found, with the state it was found in: every player before
+        # it had elected (or been cleared) then and still has (an election or a clearing is never
+        # undone), so it stays in turn until it has itself, and the search runs once per player,
+        # not on each of the some 50 times a round asks (decision 0042).
+        self._turn: tuple[str, Position] | None = None
 
     @property
     def current(self) -> Position | None:
         """The player being dealt with, clockwise from the dealer's left: while the players elect,
         the first who has not (686a.7(f)); then the first whose cards are not in the rack yet, whose
         two cards, settlement or clearing is awaited (686a.7(i), (j))."""
-        if self.state == DECIDING:
-            waiting = (position for position in self._clockwise() if position.choice is None)
-        elif self.state in (DRAWING, CLEARING):
-            waiting = (position for position in self._clockwise() if not position.cleared)
+        state = self.state
+        if state == DECIDING:
+            waiting = _has_not_elected
+        elif state in (DRAWING, CLEARING):
+            waiting = _not_cleared
         else:
             return None
-        return next(waiting, None)
+        turn = self._turn
+        if turn is not None and turn[0] == state and waiting(turn[1]):
+            return turn[1]
+        found = next((position for position in self._clockwise() if waiting(position)), None)
+        self._turn = None if found is None else (state, found)
+        return found
 
     @property
     def in_turn(self) -> Position:
@@ -115,3 +126,11 @@ class RoundState(RoundBase[Action]):
                 total=action.total,
                 clause=action.rule.clause,
             )
+
+
+def _has_not_elected(position: Position) -> bool:
+    return position.choice is None
+
+
+def _not_cleared(position: Position) -> bool:
+    return not position.cleared

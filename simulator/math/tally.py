@@ -15,6 +15,7 @@ interval takes them as independent, which the shoe's few dozen rounds make a clo
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -25,6 +26,7 @@ from typing import Any
 from games.common.movement import Movement
 from games.common.records import RecordKind, standing_wagers
 from simulator.math.play import MathError
+from vocabulary.rules import Rule
 
 #: The normal quantile of a two-sided 95 % interval.
 Z95 = 1.959963984540054
@@ -131,7 +133,7 @@ class MathTally:
                 )
             settled.add((kind, action.seat))
             nets[kind] = nets.get(kind, 0) + action.net
-            self.wagers.setdefault(kind, WagerSums()).outcomes[_outcome(action, stake)] += 1
+            self._sums(kind).outcomes[_outcome(action, stake)] += 1
         round_wagers = round_wagered = round_house = 0
         for kind, seats in placed.items():
             stakes = {seat: amount for seat, amount in seats.items() if amount}
@@ -140,7 +142,7 @@ class MathTally:
                 raise MathError(f"round {round_.number}: {kind} wager at seat(s) {dropped} never settled")
             if stakes:
                 wagered, house = sum(stakes.values()), -nets.get(kind, 0)
-                self.wagers.setdefault(kind, WagerSums()).add_round(len(stakes), wagered, house)
+                self._sums(kind).add_round(len(stakes), wagered, house)
                 round_wagers, round_wagered, round_house = (
                     round_wagers + len(stakes),
                     round_wagered + wagered,
@@ -179,18 +181,30 @@ class MathTally:
     def _kind(self, wager: str) -> str:
         return self.belongs.get(wager, wager)
 
+    def _sums(self, kind: str) -> WagerSums:
+        """The wager type's sums, made on its first wager (not built on every call to be dropped)."""
+        sums = self.wagers.get(kind)
+        if sums is None:
+            sums = self.wagers[kind] = WagerSums()
+        return sums
+
 
 def _outcome(action: Any, stake: int) -> str:  # Any: a game's settlement Action
     """One line of the hit frequencies: the movement and, for a payment, the odds it paid on the
     stake (a pay-table line), then the rule that decided it."""
-    rule = action.rule
-    movement = str(action.movement)
-    if action.movement == Movement.PAY:
-        odds = Fraction(action.amount, stake)
+    paid = action.amount if action.movement == Movement.PAY else None
+    details = "".join(f", {key} {value}" for key, value in action.details().items())
+    return _line(str(action.movement), paid, stake, details, action.rule, str(action.wager))
+
+
+@functools.lru_cache(maxsize=4096)
+def _line(movement: str, paid: int | None, stake: int, details: str, rule: Rule, wager: str) -> str:
+    """``_outcome``'s line, made once for each settlement that reads alike: a round settles a few
+    dozen wagers, and the few hundred distinct lines were built again, fractions and all, for each."""
+    if paid is not None:
+        odds = Fraction(paid, stake)
         movement += f" {odds.numerator} to {odds.denominator}"
-    details = action.details()
-    shown = "".join(f", {key} {value}" for key, value in details.items())
-    return f"{movement}{shown}: {rule.summary} ({rule.clause}) [{action.wager}]"
+    return f"{movement}{details}: {rule.summary} ({rule.clause}) [{wager}]"
 
 
 def _order(value: str) -> tuple[int, float, str]:

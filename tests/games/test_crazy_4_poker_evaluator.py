@@ -10,11 +10,12 @@ its rank multiplicities, except where four or five cards share a suit, which is 
 from __future__ import annotations
 
 import itertools
+import random
 from collections import Counter
 from math import comb, prod
 
 from games.crazy_4_poker.evaluator import Category, best_four, qualifies, rank_four, strength
-from vocabulary.cards import Card
+from vocabulary.cards import Card, standard_deck
 
 # Four consecutive ranks (1 = ace .. 13 = king), A-2-3-4 lowest and J-Q-K-A highest; no wrap-around.
 WINDOWS = [frozenset({1, 2, 3, 4})] + [frozenset(range(low, low + 4)) for low in range(2, 11)]
@@ -119,6 +120,22 @@ def test_best_four_names_the_four_cards() -> None:
     result, four = best_four(hands("9s 9d 9h Kc 2d"))
     assert result.category == Category.THREE_OF_A_KIND and Card.parse("2d") not in four
     assert strength(hands("9s 9d 9h Kc 2d")) == strength(hands("9s 9d 9h Kc 3d"))
+
+
+def test_best_four_takes_the_four_that_ranking_every_four_takes_the_first_of_equals() -> None:
+    """best_four orders its fours by a whole number made once per shape of four cards, not by
+    their Strengths: it must take the same four as ranking every four and keeping the first of the
+    best (of two fours of equal strength, the first in combination order)."""
+    rng = random.Random(657)
+    deck = standard_deck()
+    for _ in range(1500):
+        five = rng.sample(deck, 5)
+        expected = max(
+            ((rank_four(four), four) for four in itertools.combinations(five, 4)), key=lambda pair: pair[0]
+        )
+        assert best_four(five) == expected, five
+    assert best_four(hands("Ks Kd 7c 7h 2s"))[1] == tuple(hands("Ks Kd 7c 7h"))
+    assert best_four(hands("9s 8d 7c 6h 9h"))[1] == tuple(hands("9s 8d 7c 6h"))
 
 
 def test_dealer_qualifies_with_king_high() -> None:

@@ -26,8 +26,8 @@ BJ, LAMMER, PUSH22, INSURANCE = WagerKind.BLACKJACK, WagerKind.LAMMER, WagerKind
 COLLECT, PAY, PUSH = Movement.COLLECT, Movement.PAY, Movement.PUSH
 
 
-def cards(text: str) -> list[Card]:
-    return [Card.parse(card) for card in text.split()]
+def cards(text: str) -> tuple[Card, ...]:
+    return tuple(Card.parse(card) for card in text.split())
 
 
 def position(seat: int, wager: int, hands: str, **wagers: int) -> Position:

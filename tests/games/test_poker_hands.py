@@ -126,6 +126,22 @@ def test_best_five_of_seven_matches_the_reference_on_random_hands():
         assert set(five) <= set(seven) and evaluate5(five) == value
 
 
+def test_best_five_takes_the_five_that_valuing_every_five_takes_the_first_of_equals():
+    """best_five orders its fives by a whole number made once per shape of five cards, not by
+    their HandValues: it must take the same five as valuing every five and keeping the first of
+    the best (a tie between two fives of equal value goes to the first in combination order)."""
+    rng = random.Random(57)
+    deck = standard_deck()
+    for _ in range(1500):
+        cards = rng.sample(deck, rng.choice((5, 6, 7)))
+        expected = max(
+            ((evaluate5(five), five) for five in itertools.combinations(cards, 5)), key=lambda vf: vf[0]
+        )
+        assert best_five(cards) == expected, cards
+    tied = [Card.parse(word) for word in ["2c", "3d", "4h", "5s", "6c", "6d", "7h"]]
+    assert best_five(tied)[1] == tuple(Card.parse(word) for word in ["3d", "4h", "5s", "6c", "7h"])
+
+
 def test_random_pairs_of_hands_are_ordered_as_the_reference_orders_them():
     rng = random.Random(10)
     deck = standard_deck()

@@ -281,7 +281,7 @@ def test_free_bet_basic_strategy_plays_the_free_bet_chart():
     def decides(faces, up):
         position = Position(1, 1000)
         hand = position.hands[0]
-        hand.cards = [Card.parse(face) for face in faces]
+        hand.cards = tuple(Card.parse(face) for face in faces)
         return strategy.decide(hand, Card.parse(up), legal(hand, position, rules)).value
 
     assert [decides(["Tc", "2d"], up) for up in ("4s", "5s", "6s")] == ["hit"] * 3
