@@ -262,8 +262,9 @@ class LinkedLevels:
                 )
 
     def look(self) -> None:
-        """Reconcile, and record the link's locks and unlocks of the progressive wagers: called on
-        each state heard and every second (the controller falling silent is noticed here). Once the
+        """Reconcile, record the link's locks and unlocks of the progressive wagers, and have the
+        controller's sensors follow the refusal (``Progressive.follow_refusal``): called on each state
+        heard and every second (the controller falling silent is noticed here). Once the
         link was lost, what the table sent must all be applied before a wager is taken again; while
         it is up, a contribution on its way is not a difference."""
         self._reconcile()
@@ -276,6 +277,8 @@ class LinkedLevels:
             else:
                 self._notify(LINK_HEARD, "linked_wagers_locked", reason=why)
             self._locked = why
+        assert self.progressive is not None
+        self.progressive.follow_refusal()  # the controller's sensors locked out or re-enabled to match
 
     def cleared(self) -> None:
         """A supervisor cleared LINK_MISMATCH: the difference as it stands is taken (and recorded),

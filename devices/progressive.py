@@ -33,10 +33,12 @@ from devices.progressive_rules import (
     CHIP_COUNT_RECORD,
     KEYED_RESET,
     LINK_MISMATCH,
+    LOCKOUT_FAILED,
     METERS_AGREE,
     NEXT_ROUND,
     NO_MORE_BETS,
     READY_TO_DEAL,
+    SENSORS_LOCKED_OUT,
     SIGN_SHOWS,
 )
 from drivers.authenticity import AuthenticityChecked, identity_fields
@@ -50,6 +52,7 @@ from drivers.protocol.classes.progressive import (
     RoundState,
     SensorChanged,
     WagerAfterLock,
+    WagerLockedOut,
     seats_in,
 )
 from drivers.protocol.core import FaultCode, FaultRaised
@@ -183,6 +186,11 @@ class Progressive(Equipment[ProgressiveDriver]):
         self._chip_counts = 0  # the chip counts made for the locked round: the first, then recounts
         self.linked: LinkedLevels | None = None  # the levels shared with other tables (decision 0039)
         self._sign_lock = asyncio.Lock()  # the table's steps and the link's values take turns on the sign
+        #: Whether the controller was last told to lock its sensors out (SetLockout); None: not told
+        #: since it came online, or the telling failed.
+        self.sensors_locked_out: bool | None = None
+        self._lockout_turn = asyncio.Lock()  # one SetLockout at a time, in the order wanted
+        self._lockouts: set[asyncio.Task[None]] = set()
         DeclaredMachine(
             model=self,
             model_override=True,
@@ -201,6 +209,43 @@ class Progressive(Equipment[ProgressiveDriver]):
         """Why a progressive wager is refused now (the link is lost or not reconciled), or None."""
         return None if self.linked is None else self.linked.refusal()
 
+    def follow_refusal(self) -> None:
+        """Called whenever the refusal may have changed (each look of the link): when the sensors are
+        not as ``wagers_refused`` wants them, they are told, outside the table's step."""
+        wanted = self.wagers_refused() is not None
+        if self.state != OFFLINE and self.sensors_locked_out != wanted:
+            task = asyncio.get_running_loop().create_task(self.match_lockout())
+            self._lockouts.add(task)
+            task.add_done_callback(self._lockouts.discard)
+
+    async def match_lockout(self) -> None:
+        """Lock the controller's sensors out while the table refuses progressive wagers, whatever
+        the reason, and re-enable them once it takes them again: told when that changed since the
+        controller was last told, and whenever it comes back (``sync``), so a chip on a sensor is
+        never accepted at the lock while the table refuses its wager. A controller that cannot be
+        told latches LOCKOUT_FAILED, which holds the table: a wager the table refuses would be
+        accepted at the lock, or one it takes refused there."""
+        async with self._lockout_turn:
+            refused = self.wagers_refused()
+            wanted = refused is not None
+            if self.state == OFFLINE or self.sensors_locked_out == wanted:
+                return  # told once it is back
+            what = "locked out" if wanted else "re-enabled"
+            try:
+                told = await self.driver.lockout(wanted)
+            except DriverError as exc:
+                self._lockout_failed(f"the wager sensors could not be {what}: {exc}")
+                return
+            if told.locked_out != wanted:
+                self._lockout_failed(f"the wager sensors were to be {what}; the controller says they are not")
+                return
+            self.sensors_locked_out = wanted
+            if wanted:
+                covered = list(seats_in(told.refused))
+                self.notify(SENSORS_LOCKED_OUT, "sensors_locked_out", reason=refused, covered=covered)
+            else:
+                self.notify(SENSORS_LOCKED_OUT, "sensors_enabled")
+
     def _linked(self, level: int) -> LinkedLevels | None:
         return self.linked if self.linked is not None and level in self.linked.rates else None
 
@@ -211,6 +256,7 @@ class Progressive(Equipment[ProgressiveDriver]):
             if self.state != OFFLINE:
                 self._dealing_when_lost = self.state == DEALING
                 self.went_offline()
+            self.sensors_locked_out = None  # a controller back (maybe another) is told again
         elif isinstance(event, SensorChanged):
             self.covered = seats_in(event.covered)
         elif isinstance(event, WagerAfterLock):
@@ -218,6 +264,12 @@ class Progressive(Equipment[ProgressiveDriver]):
                 NO_MORE_BETS,
                 f"seat {event.seat}: a progressive wager placed after the lock of round "
                 f"{event.round} was refused by the controller",
+            )
+        elif isinstance(event, WagerLockedOut):
+            self.irregular(
+                SENSORS_LOCKED_OUT,
+                f"seat {event.seat}: a progressive wager on the sensor at the lock of round {event.round} "
+                "was refused by the controller: wagering locked out",
             )
 
     def connections(self) -> tuple[DeviceConnection, ...]:
@@ -269,6 +321,7 @@ class Progressive(Equipment[ProgressiveDriver]):
             self.came_online(round_state=round_state)
             if self._dealing_when_lost and self.state == RECONCILED:  # the deal it was in goes on
                 self.dealing_started()
+        await self.match_lockout()
         await self._show_all()
         return round_state
 
@@ -278,6 +331,10 @@ class Progressive(Equipment[ProgressiveDriver]):
         open again), so betting may open on the next one."""
         self._reconciled_round = (await self.driver.read_round()).round
         return await self.sync()
+
+    def _lockout_failed(self, detail: str) -> None:
+        self.sensors_locked_out = None
+        self._latch(LOCKOUT_FAILED, detail, SENSORS_LOCKED_OUT)
 
     async def open_round(self) -> RoundState:
         """Open betting for the next round."""
@@ -293,6 +350,7 @@ class Progressive(Equipment[ProgressiveDriver]):
         and show them. With no progressive wager there are no chips to count (657a.9(a)(3): "if
         any Progressive Payout Wagers have been made")."""
         self._require("bets_locked", "no more bets", NO_MORE_BETS)
+        await self.match_lockout()  # the sensors as the table's refusal is now, whatever told it
         self.latch.require_clear("no more bets")
         round_state = await self.driver.lock()
         self._still_online("no more bets", moves_money=True)
@@ -448,11 +506,15 @@ class Progressive(Equipment[ProgressiveDriver]):
         brought up to date; a fault the sign raised is cleared on the sign. LINK_LOST clears only
         with the controller back (Equipment.clear), which is then read again (``sync``): a round
         being dealt goes on being dealt, and one it had locked and the host had reconciled stays
-        reconciled, so betting opens on the next."""
+        reconciled, so betting opens on the next. LOCKOUT_FAILED: the sensors are told again."""
         fault = self.latch.authorise_clear(code, operator)
         if code == LINK_MISMATCH and self.linked is not None:
             self.latch.release(code)
             self.linked.cleared()
+            return
+        if code == LOCKOUT_FAILED:  # the sensors told again at once: a failure latches it again
+            self.latch.release(code)
+            await self.match_lockout()
             return
         if code in SIGN_LINK_FAULTS and self.sign.conn.state is not ConnectionState.READY:
             raise RuleViolation(SIGN_SHOWS, f"{code} stays: {self.sign.name} is {self.sign.conn.state.value}")

@@ -43,3 +43,9 @@ LINK_RECONCILED = Rule(
     "the contributions the link controller applied are the progressive wagers the table accepted",
 )
 LINK_MISMATCH = "LINK_MISMATCH"
+SENSORS_LOCKED_OUT = Rule(
+    "decision 0043",
+    "while the table refuses progressive wagers, the controller's sensors are locked out: "
+    "the lock accepts none",
+)
+LOCKOUT_FAILED = "LOCKOUT_FAILED"

@@ -7,6 +7,7 @@ supervisor's clear taking the difference as it stands. The table's [floor.link] 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,12 +24,15 @@ from croupier.floor_link.publisher import _link_heard
 from devices import progressive as device
 from devices.faults import FaultLatch
 from devices.linked import Counts, LinkedLevels
-from devices.progressive_rules import LINK_MISMATCH
+from devices.progressive_rules import LINK_MISMATCH, LOCKOUT_FAILED
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.meter_sign import Shown
-from drivers.protocol.classes.progressive import LevelInfo, RoundState
+from drivers.protocol.classes.progressive import LevelInfo, RoundState, SetLockout
+from firmware_sim.personality import Personality
+from firmware_sim.progressive import ControllerPersonality
 from tests.links import run
-from tests.unit.test_progressive_rules import Table
+from tests.unit.test_progressive_rules import SUPERVISOR, Table
+from vocabulary.rules import RuleViolation
 
 
 class Sender:
@@ -71,6 +75,9 @@ class Progressive:
     def notify(self, rule, kind, **fields):
         self.records.append(kind)
         self.clauses[kind] = rule.clause
+
+    def follow_refusal(self):
+        """The sensors' lockout (devices.progressive) is not this fake's: see test_sensor_lockout."""
 
 
 class Clock:
@@ -321,14 +328,18 @@ def test_a_table_restarted_mid_hit_shows_the_amount_the_link_froze_not_its_own_m
         progressive.attach(link)
         return link
 
-    def state(amount: int) -> dict[str, object]:
-        hit = {"order": 1, "table": "T1", "number": 2, "seat": 3, "round": 1, "amount_cents": amount}
+    def state(amount: int | None) -> dict[str, object]:
+        hits = [] if amount is None else [
+            {"order": 1, "table": "T1", "number": 2, "seat": 3, "round": 1, "amount_cents": amount}
+        ]  # fmt: skip
         level = {"level": 1, "rate_bp": 1000, "reset_cents": 1_000_000, "value_cents": 1_000_000,
-                 "locked": True, "hits": [hit]}  # fmt: skip
+                 "locked": bool(hits), "hits": hits}  # fmt: skip
         return {"at": _at(), "levels": [level], "applied": None}
 
     async def scenario() -> None:
         link = linked(table.progressive)
+        await table.progressive.sync()
+        link.heard(state(None))  # the link up: the wagers taken, the sensors not locked out
         progressive = await table.locked_round(3)
         paid = asyncio.create_task(progressive.award(1, 3))
         while link.awaiting is None:  # the hit (link number 2, after the round's contribution) sent
@@ -345,5 +356,39 @@ def test_a_table_restarted_mid_hit_shows_the_amount_the_link_froze_not_its_own_m
         await asyncio.sleep(0.01)
         assert table.sign.personality.shown[1] == Shown(1, 2_500_000, True, 3)
         assert restarted.wins[1].amount_cents == 2_500_000
+
+    run(scenario(), 5)
+
+
+@dataclasses.dataclass
+class _BeforeLockout(ControllerPersonality):
+    """A controller whose firmware predates SetLockout: it answers UNKNOWN_COMMAND."""
+
+    def handle(self, command, engine):
+        if isinstance(command, SetLockout):
+            return Personality.handle(self, command, engine)
+        return super().handle(command, engine)
+
+
+def test_a_controller_that_cannot_lock_its_sensors_out_latches_lockout_failed_and_locks_nothing():
+    """The link lost, the table refuses progressive wagers: a controller that cannot be told to lock
+    its sensors out latches LOCKOUT_FAILED (decision 0043), which holds the table: no lock, where a
+    chip on a sensor would be accepted; a supervisor's clear tells it again, and it latches again."""
+    table = Table(controller=_BeforeLockout())
+    sender = Sender()
+    sender.connected = False
+    table.progressive.attach(LinkedLevels("T1", "c4p", {1: 1000}, 3.0, sender))
+
+    async def scenario() -> None:
+        await table.progressive.sync()
+        (fault,) = table.progressive.latch.faults
+        assert fault.code == LOCKOUT_FAILED and fault.clause == "decision 0043"
+        assert fault.detail.startswith("the wager sensors could not be locked out: ")
+        table.cover(2)
+        with pytest.raises(RuleViolation, match="LOCKOUT_FAILED"):
+            await table.progressive.lock()
+        assert not table.controller.personality.locked and sender.sent == Counts()
+        await table.progressive.clear(LOCKOUT_FAILED, SUPERVISOR)
+        assert [fault.code for fault in table.progressive.latch.faults] == [LOCKOUT_FAILED]
 
     run(scenario(), 5)

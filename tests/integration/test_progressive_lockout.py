@@ -1,0 +1,134 @@
+"""The controller's lockout of wager acceptance (docs/protocol.md §11.4 SetLockout; decision 0043):
+while the table refuses progressive wagers (here a linked progressive whose link is lost), the
+controller's sensors are locked out too, so a chip dropped on a sensor anyway is not accepted at the
+lock and no contribution is sent for it; the dealer's PlaceWagers with a progressive is refused,
+naming the link; the sensors are re-enabled once the wagers are taken again. The product's simulated
+Crazy 4 Poker table, its progressive controller behind a real pseudo-terminal."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+from croupier.screen.answers import Offer
+from croupier.tables.crazy_4_poker import Crazy4PokerTable
+from devices.equipment import EquipmentEvent
+from devices.linked import Counts, LinkedLevels
+from devices.progressive_rules import SENSORS_LOCKED_OUT
+from firmware_sim.device import SimulatedDevice
+from firmware_sim.progressive import ControllerPersonality
+from games.crazy_4_poker.inputs import PlaceWagers
+from games.crazy_4_poker.machine import COMPLETE
+from simulator.games.crazy_4_poker import PROGRESSIVE_CHIP
+from tests.integration.test_crazy_4_poker_table import Rig, reset_frozen, table_rig
+from tests.links import run
+from tests.unit.test_linked_levels import Sender, _at
+from vocabulary.rules import RuleViolation
+
+STAKE = 500
+
+
+class Keyed:
+    """Seat 1's wagers keyed on the dealer's screen, as ``wagers`` lists them for each round; each
+    refusal the table gives the dealer is kept. Decisions are the simulated players'."""
+
+    def __init__(self, players: object, *wagers: PlaceWagers) -> None:
+        self.players, self.wagers_keyed, self.refusals = players, list(wagers), list[str]()
+
+    async def wagers(self, round_number: int, positions: int) -> AsyncIterator[Offer[PlaceWagers]]:
+        for wager in self.wagers_keyed:
+            offer = Offer(wager)
+            yield offer
+            try:
+                await offer.outcome()
+            except RuleViolation as refusal:
+                self.refusals.append(str(refusal))
+
+    def decide(self, seat: int) -> object:
+        return self.players.decide(seat)  # type: ignore[attr-defined]
+
+
+def _linked(table: Crazy4PokerTable) -> tuple[LinkedLevels, Sender]:
+    sender = Sender()
+    link = LinkedLevels(table.name, "c4p", {1: 500}, 3.0, sender)
+    table.progressive.attach(link)
+    return link, sender
+
+
+def _heard(link: LinkedLevels) -> None:
+    """The link controller's state: heard now, nothing applied (nothing sent), level 1 open."""
+    level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": False,
+             "hits": []}  # fmt: skip
+    link.heard({"link": "c4p", "table": link.table, "at": _at(), "levels": [level], "applied": None})
+
+
+def _records(table: Crazy4PokerTable) -> list[EquipmentEvent]:
+    return [event for event in table.progressive.take_unheard() if isinstance(event, EquipmentEvent)]
+
+
+async def _until(what: Callable[[], bool], timeout: float = 5.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not what():
+            await asyncio.sleep(0.01)
+
+
+def _chip_on(controller: SimulatedDevice, seat: int) -> None:
+    """A player drops a chip on the seat's progressive sensor."""
+    controller.call(lambda engine: engine.personality.cover(engine, seat))
+
+
+def _personality(rig: Rig) -> ControllerPersonality:
+    personality = rig.controller.engine.personality
+    assert isinstance(personality, ControllerPersonality)
+    return personality
+
+
+def test_a_lost_link_locks_the_sensors_out_and_a_chip_dropped_anyway_is_not_accepted_or_sent():
+    async def scenario() -> None:
+        async with table_rig() as rig:
+            table = rig.table
+            link, sender = _linked(table)
+            _heard(link)
+            await _until(lambda: table.progressive.sensors_locked_out is False)
+            _records(table)
+            sender.connected = False  # the floor's broker gone
+            link.look()
+            await _until(lambda: table.progressive.sensors_locked_out is True)
+            assert _personality(rig).locked_out, "the controller itself was told"
+            (locked,) = [r for r in _records(table) if r.kind == "sensors_locked_out"]
+            assert locked.clause == SENSORS_LOCKED_OUT.clause
+            assert locked.fields["reason"] == "link c4p: the floor's broker is not reachable"
+
+            _chip_on(rig.controller, 1)
+            players = Keyed(
+                rig.players,
+                PlaceWagers(1, STAKE, STAKE, 0, progressive=PROGRESSIVE_CHIP),
+                PlaceWagers(1, STAKE, STAKE, 0),
+            )
+            round_ = await table.play_round(players)
+            assert players.refusals == [
+                "seat 1: progressive wager refused: link c4p: the floor's broker is not reachable "
+                "(decision 0039: a linked progressive wager is accepted only while the link controller "
+                "is heard and reconciled)"
+            ]
+            assert round_.state == COMPLETE
+            assert table.progressive.round is not None and table.progressive.round.count == 0
+            assert sender.sent == Counts(), "no contribution for a wager the controller refused"
+            irregular = table.progressive.irregularities
+            await _until(lambda: any("wagering locked out" in i.detail for i in irregular))
+            (refused,) = [i for i in irregular if "wagering locked out" in i.detail]
+            assert refused.rule is SENSORS_LOCKED_OUT and refused.detail.startswith("seat 1:")
+            await reset_frozen(rig)
+
+            sender.connected = True  # the broker back; the controller heard, nothing to reconcile
+            _heard(link)
+            await _until(lambda: table.progressive.sensors_locked_out is False)
+            assert not _personality(rig).locked_out
+            assert "sensors_enabled" in [r.kind for r in _records(table)]
+            players = Keyed(rig.players, PlaceWagers(1, STAKE, STAKE, 0, progressive=PROGRESSIVE_CHIP))
+            round_ = await table.play_round(players)
+            assert players.refusals == [] and round_.state == COMPLETE
+            assert table.progressive.round is not None and table.progressive.round.count == 1
+            assert sender.sent.contributions == 1
+
+    run(scenario(), 60)
