@@ -202,8 +202,16 @@ class Progressive(Equipment[ProgressiveDriver]):
         )
 
     def attach(self, link: LinkedLevels) -> None:
-        """Put the levels ``link`` names on the link: their jackpot is the link controller's."""
+        """Put the levels ``link`` names on the link: their jackpot is the link controller's. A
+        controller read already (a simulated table opens first) is checked against the link now,
+        else when it is read (``sync``)."""
         self.linked, link.progressive = link, self
+        if self.state != OFFLINE and self.round is not None and self.levels:
+            link.check_device(self.round, self._in_meter())
+
+    def _in_meter(self) -> int:
+        """The controller's wagers-in meter (every level takes every wager: its first level's)."""
+        return self.levels[min(self.levels)].in_cents
 
     def wagers_refused(self) -> str | None:
         """Why a progressive wager is refused now (the link is lost or not reconciled), or None."""
@@ -321,6 +329,8 @@ class Progressive(Equipment[ProgressiveDriver]):
             self.came_online(round_state=round_state)
             if self._dealing_when_lost and self.state == RECONCILED:  # the deal it was in goes on
                 self.dealing_started()
+        if self.linked is not None and self.levels:
+            self.linked.check_device(round_state, self._in_meter())
         await self.match_lockout()
         await self._show_all()
         return round_state

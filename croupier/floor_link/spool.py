@@ -17,7 +17,8 @@ afresh. The spool also keeps the link's session number (Sparkplug's
 the counters' totals as last told, so they go on from there after a restart, and a linked
 progressive's counts (decision 0039): the table's link messages are numbered in a sequence of their
 own, the contributions and their cents counted with them, in the transaction that spools the
-message, so what the table says it sent is exactly what is on its way.
+message, so what the table says it sent is exactly what is on its way; and the base that makes the
+controller's own wagers-in meter comparable with them (decision 0043).
 
 Its schema version is 2. A spool of version 1 (a table PC from before linked progressives) is
 brought to 2 when it is opened: the table of link messages kept is added, and its messages waiting,
@@ -204,6 +205,16 @@ class Spool:
         return Counts(
             kept.get("linked_number", 0), kept.get("linked_contributions", 0), kept.get("linked_cents", 0)
         )
+
+    def device_base(self) -> int | None:
+        """The progressive controller's wagers-in meter less the link's cents sent, as taken when the
+        link first read the controller (or a supervisor last took a difference: decision 0043);
+        None before it was taken."""
+        return self._link_values().get("linked_device_base")
+
+    def take_device_base(self, cents: int) -> None:
+        with self._transaction():
+            self._db.execute("INSERT OR REPLACE INTO link VALUES ('linked_device_base', ?)", (cents,))
 
     def waiting(self, topic: str) -> int:
         """The messages on ``topic`` not yet confirmed by the floor."""

@@ -43,6 +43,7 @@ class Sender:
         self.sent = Counts()
         self.waiting = 0
         self.resent: list[int] = []
+        self.base: int | None = None
 
     def send(self, event, fields, *, contribution=None):
         if contribution is None:
@@ -64,6 +65,12 @@ class Sender:
 
     def applied(self, through):
         pass
+
+    def device_base(self):
+        return self.base
+
+    def take_device_base(self, cents):
+        self.base = cents
 
 
 class Progressive:
