@@ -43,7 +43,7 @@ from devices.progressive_rules import (
 )
 from drivers.authenticity import AuthenticityChecked, identity_fields
 from drivers.connection import ConnectionState, DeviceConnection, DeviceSwapped, EventsHeldBack, StateChanged
-from drivers.errors import CommandTimeout, DriverError, LinkLost, NotConnected, OutcomeUnknown
+from drivers.errors import CommandTimeout, DeviceRefused, DriverError, LinkLost, NotConnected, OutcomeUnknown
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.progressive import (
     BASIS_POINTS,
@@ -56,6 +56,7 @@ from drivers.protocol.classes.progressive import (
     seats_in,
 )
 from drivers.protocol.core import FaultCode, FaultRaised
+from drivers.protocol.message import Status
 from vocabulary.machines import DeclaredMachine, Spec, Trigger
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule, RuleViolation
@@ -232,7 +233,9 @@ class Progressive(Equipment[ProgressiveDriver]):
         controller was last told, and whenever it comes back (``sync``), so a chip on a sensor is
         never accepted at the lock while the table refuses its wager. A controller that cannot be
         told latches LOCKOUT_FAILED, which holds the table: a wager the table refuses would be
-        accepted at the lock, or one it takes refused there."""
+        accepted at the lock, or one it takes refused there. A controller whose firmware has no
+        lockout (UNKNOWN_COMMAND) takes every wager: that is what re-enabling asks, so only locking
+        it out fails."""
         async with self._lockout_turn:
             refused = self.wagers_refused()
             wanted = refused is not None
@@ -241,6 +244,12 @@ class Progressive(Equipment[ProgressiveDriver]):
             what = "locked out" if wanted else "re-enabled"
             try:
                 told = await self.driver.lockout(wanted)
+            except DeviceRefused as exc:
+                if not wanted and exc.status == Status.UNKNOWN_COMMAND.name:
+                    self.sensors_locked_out = False  # a controller without a lockout is never locked out
+                    return
+                self._lockout_failed(f"the wager sensors could not be {what}: {exc}")
+                return
             except DriverError as exc:
                 self._lockout_failed(f"the wager sensors could not be {what}: {exc}")
                 return

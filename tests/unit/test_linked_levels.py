@@ -399,3 +399,15 @@ def test_a_controller_that_cannot_lock_its_sensors_out_latches_lockout_failed_an
         assert [fault.code for fault in table.progressive.latch.faults] == [LOCKOUT_FAILED]
 
     run(scenario(), 5)
+
+
+def test_a_controller_without_a_lockout_at_a_table_that_takes_every_wager_is_not_held():
+    """Re-enabling the sensors of a controller whose firmware has no lockout (UNKNOWN_COMMAND) asks
+    for nothing it does not do already: a table alone goes on; only locking out would fail."""
+    table = Table(controller=_BeforeLockout())
+
+    async def scenario() -> None:
+        await table.progressive.sync()
+        assert not table.progressive.latch.faults and table.progressive.sensors_locked_out is False
+
+    run(scenario(), 5)
