@@ -222,7 +222,8 @@ class Progressive(Equipment[ProgressiveDriver]):
         """Called whenever the refusal may have changed (each look of the link): when the sensors are
         not as ``wagers_refused`` wants them, they are told, outside the table's step."""
         wanted = self.wagers_refused() is not None
-        if self.state != OFFLINE and self.sensors_locked_out != wanted:
+        failed = any(fault.code == LOCKOUT_FAILED for fault in self.latch.faults)  # told at its clear
+        if self.state != OFFLINE and self.sensors_locked_out != wanted and not failed:
             task = asyncio.get_running_loop().create_task(self.match_lockout())
             self._lockouts.add(task)
             task.add_done_callback(self._lockouts.discard)
@@ -249,6 +250,9 @@ class Progressive(Equipment[ProgressiveDriver]):
                     self.sensors_locked_out = False  # a controller without a lockout is never locked out
                     return
                 self._lockout_failed(f"the wager sensors could not be {what}: {exc}")
+                return
+            except (NotConnected, LinkLost):  # LINK_LOST holds the table; told when it is back (``sync``)
+                self.sensors_locked_out = None
                 return
             except DriverError as exc:
                 self._lockout_failed(f"the wager sensors could not be {what}: {exc}")
