@@ -8,18 +8,20 @@ Crazy 4 Poker table, its progressive controller behind a real pseudo-terminal.""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from croupier.screen.answers import Offer
 from croupier.tables.crazy_4_poker import Crazy4PokerTable
 from devices.equipment import EquipmentEvent
 from devices.linked import Counts, LinkedLevels
-from devices.progressive_rules import SENSORS_LOCKED_OUT
+from devices.progressive_rules import AWARD_TO_WAGER, SENSORS_LOCKED_OUT
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.progressive import ControllerPersonality
+from games.crazy_4_poker import RuleSet
+from games.crazy_4_poker.evaluator import Category
 from games.crazy_4_poker.inputs import PlaceWagers
 from games.crazy_4_poker.machine import COMPLETE
-from simulator.games.crazy_4_poker import PROGRESSIVE_CHIP
+from simulator.games.crazy_4_poker import PROGRESSIVE_CHIP, RULES
 from tests.integration.test_crazy_4_poker_table import Rig, reset_frozen, table_rig
 from tests.links import run
 from tests.unit.test_linked_levels import Sender, _at
@@ -32,8 +34,12 @@ class Keyed:
     """Seat 1's wagers keyed on the dealer's screen, as ``wagers`` lists them for each round; each
     refusal the table gives the dealer is kept. Decisions are the simulated players'."""
 
-    def __init__(self, players: object, *wagers: PlaceWagers) -> None:
+    def __init__(
+        self, players: object, *wagers: PlaceWagers, then: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
+        """``then``: what happens once the wagers are keyed, before the dealer calls no more bets."""
         self.players, self.wagers_keyed, self.refusals = players, list(wagers), list[str]()
+        self.then = then
 
     async def wagers(self, round_number: int, positions: int) -> AsyncIterator[Offer[PlaceWagers]]:
         for wager in self.wagers_keyed:
@@ -43,6 +49,8 @@ class Keyed:
                 await offer.outcome()
             except RuleViolation as refusal:
                 self.refusals.append(str(refusal))
+        if self.then is not None:
+            await self.then()
 
     def decide(self, seat: int) -> object:
         return self.players.decide(seat)  # type: ignore[attr-defined]
@@ -130,5 +138,46 @@ def test_a_lost_link_locks_the_sensors_out_and_a_chip_dropped_anyway_is_not_acce
             assert players.refusals == [] and round_.state == COMPLETE
             assert table.progressive.round is not None and table.progressive.round.count == 1
             assert sender.sent.contributions == 1
+
+    run(scenario(), 60)
+
+
+#: Every hand pays the progressive, so a seat with a progressive wager always has an award due.
+EVERY_HAND_PAYS = RuleSet.example(
+    **{**RULES, "progressive_pay_table": {category.name.lower(): 100 for category in Category}}
+)
+
+
+def test_a_link_lost_after_the_progressive_wager_was_placed_refuses_it_at_the_lock_and_pays_no_award():
+    """The progressive wager placed while the link was up, the link lost before "no more bets": the
+    sensors are locked out, so the lock accepts none; the dealer returns the chip (and counts none),
+    and the award the hand would have won is not paid, recorded as an irregularity of the award rule:
+    the controller accepted no wager for the seat."""
+
+    async def scenario() -> None:
+        async with table_rig(EVERY_HAND_PAYS) as rig:
+            table = rig.table
+            link, sender = _linked(table)
+            _heard(link)
+            await _until(lambda: table.progressive.sensors_locked_out is False)
+
+            async def link_lost() -> None:
+                sender.connected = False
+                link.look()
+                await _until(lambda: table.progressive.sensors_locked_out is True)
+
+            _chip_on(rig.controller, 1)
+            rig.dealer.miscount = -1  # the dealer returns the chip the system refused: none counted
+            players = Keyed(
+                rig.players, PlaceWagers(1, STAKE, STAKE, 0, progressive=PROGRESSIVE_CHIP), then=link_lost
+            )
+            round_ = await table.play_round(players)
+            assert players.refusals == [] and round_.state == COMPLETE
+            assert round_.awards and not round_.awards_paid
+            assert table.progressive.round is not None and table.progressive.round.count == 0
+            assert sender.sent == Counts()
+            (unpaid,) = [i for i in table.progressive.irregularities if i.rule is AWARD_TO_WAGER]
+            assert unpaid.detail.startswith("seat 1: no ")
+            assert "accepted no progressive wager" in unpaid.detail
 
     run(scenario(), 60)
