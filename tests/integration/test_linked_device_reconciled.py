@@ -36,7 +36,7 @@ from firmware_sim.multidrop import MultidropBus
 from firmware_sim.ports.pty import PtyPort
 from firmware_sim.progressive import ControllerPersonality, SignPersonality
 from tests.links import FAST, run
-from tests.unit.test_linked_levels import _at
+from tests.unit.test_linked_levels import heard_open
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTROLLER, SIGN = 0x10, 0x11
@@ -91,12 +91,6 @@ async def table_host(url: str, spool: Path) -> AsyncIterator[tuple[Progressive, 
         kept.close()
 
 
-def _heard(link: LinkedLevels) -> None:
-    level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": False,
-             "hits": []}  # fmt: skip
-    link.heard({"link": "c4p", "table": "T1", "at": _at(), "levels": [level], "applied": None})
-
-
 def stopped_between_lock_and_spool(url: str, spool: str) -> None:
     """The table's process (run on its own): the link up, "no more bets", and the process stopped
     dead as the controller's lock is answered, before the contribution reaches the spool."""
@@ -108,7 +102,7 @@ def stopped_between_lock_and_spool(url: str, spool: str) -> None:
 
     async def main() -> None:
         async with table_host(url, Path(spool)) as (progressive, link, _):
-            _heard(link)
+            heard_open(link)
             await progressive.lock()
 
     asyncio.run(main())

@@ -24,7 +24,7 @@ from games.crazy_4_poker.machine import COMPLETE
 from simulator.games.crazy_4_poker import PROGRESSIVE_CHIP, RULES
 from tests.integration.test_crazy_4_poker_table import Rig, reset_frozen, table_rig
 from tests.links import run
-from tests.unit.test_linked_levels import Sender, _at
+from tests.unit.test_linked_levels import Sender, heard_open
 from vocabulary.rules import RuleViolation
 
 STAKE = 500
@@ -63,13 +63,6 @@ def _linked(table: Crazy4PokerTable) -> tuple[LinkedLevels, Sender]:
     return link, sender
 
 
-def _heard(link: LinkedLevels) -> None:
-    """The link controller's state: heard now, nothing applied (nothing sent), level 1 open."""
-    level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": False,
-             "hits": []}  # fmt: skip
-    link.heard({"link": "c4p", "table": link.table, "at": _at(), "levels": [level], "applied": None})
-
-
 def _records(table: Crazy4PokerTable) -> list[EquipmentEvent]:
     return [event for event in table.progressive.take_unheard() if isinstance(event, EquipmentEvent)]
 
@@ -96,7 +89,7 @@ def test_a_lost_link_locks_the_sensors_out_and_a_chip_dropped_anyway_is_not_acce
         async with table_rig() as rig:
             table = rig.table
             link, sender = _linked(table)
-            _heard(link)
+            heard_open(link)
             await _until(lambda: table.progressive.sensors_locked_out is False)
             _records(table)
             sender.connected = False  # the floor's broker gone
@@ -129,7 +122,7 @@ def test_a_lost_link_locks_the_sensors_out_and_a_chip_dropped_anyway_is_not_acce
             await reset_frozen(rig)
 
             sender.connected = True  # the broker back; the controller heard, nothing to reconcile
-            _heard(link)
+            heard_open(link)
             await _until(lambda: table.progressive.sensors_locked_out is False)
             assert not _personality(rig).locked_out
             assert "sensors_enabled" in [r.kind for r in _records(table)]
@@ -158,7 +151,7 @@ def test_a_link_lost_after_the_progressive_wager_was_placed_refuses_it_at_the_lo
         async with table_rig(EVERY_HAND_PAYS) as rig:
             table = rig.table
             link, sender = _linked(table)
-            _heard(link)
+            heard_open(link)
             await _until(lambda: table.progressive.sensors_locked_out is False)
 
             async def link_lost() -> None:

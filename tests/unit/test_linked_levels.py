@@ -122,6 +122,14 @@ def _told(link: LinkedLevels, applied: Counts, rate: int = 500, ago: float = 0.0
     link.heard({"link": "c4p", "table": "T1", "at": _at(ago), "levels": [level], "applied": body})
 
 
+def heard_open(link: LinkedLevels, rate_bp: int = 500) -> None:
+    """The link controller's state for ``link``'s table, heard now: level 1 open at ``rate_bp``,
+    nothing applied of the table (nothing sent yet)."""
+    level = {"level": 1, "rate_bp": rate_bp, "reset_cents": 1000, "value_cents": 1000, "locked": False,
+             "hits": []}  # fmt: skip
+    link.heard({"link": link.link, "table": link.table, "at": _at(), "levels": [level], "applied": None})
+
+
 def _lock(link: LinkedLevels, round_: int, count: int) -> None:
     link.contribute(RoundState(round=round_, locked=True, levels=1, count=count, wager_cents=100, accepted=0))
 
