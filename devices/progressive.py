@@ -375,6 +375,8 @@ class Progressive(Equipment[ProgressiveDriver]):
         self._require("bets_locked", "no more bets", NO_MORE_BETS)
         await self.match_lockout()  # the sensors as the table's refusal is now, whatever told it
         self.latch.require_clear("no more bets")
+        if self.sensors_locked_out is None:  # its link went as it was told: no lock on a guess
+            raise NotConnected(f"{self.name}: the sensors' lockout is not confirmed: no more bets waits")
         round_state = await self.driver.lock()
         self._still_online("no more bets", moves_money=True)
         self.bets_locked(round_state=round_state)
