@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from devices.faults import Fault
 from devices.progressive_rules import (
+    DEVICE_RECONCILED,
     KEYED_RESET,
     LINK_HEARD,
     LINK_MISMATCH,
@@ -189,18 +190,18 @@ class LinkedLevels:
         if base is None:  # the first read on this spool: what the controller took so far is not the link's
             base = in_cents - sent.wagered_cents
             self.sender.take_device_base(base)
-            self._notify(LINK_RECONCILED, "linked_device_base", base_cents=base, **fields)
+            self._notify(DEVICE_RECONCILED, "linked_device_base", base_cents=base, **fields)
             return
         accepted = in_cents - base
         unsent = accepted - sent.wagered_cents
         fields |= {"base_cents": base, "accepted_cents": accepted}
         if unsent == 0:
-            self._notify(LINK_RECONCILED, "linked_device_checked", **fields)
+            self._notify(DEVICE_RECONCILED, "linked_device_checked", **fields)
             return
         if controller.locked and unsent == controller.count * controller.wager_cents:
             number = self.contribute(controller)
             if number:  # the locked round the table stopped before spooling
-                self._notify(LINK_RECONCILED, "linked_device_checked", sent_now=number, **fields)
+                self._notify(DEVICE_RECONCILED, "linked_device_checked", sent_now=number, **fields)
                 return
         self._device_differs = True
         detail = (
@@ -210,7 +211,7 @@ class LinkedLevels:
             f"(controller round {controller.round}, {'locked' if controller.locked else 'open'})"
         )
         assert self.progressive is not None
-        self.progressive.latch.latch(Fault(LINK_MISMATCH, detail, LINK_RECONCILED.clause, "host"))
+        self.progressive.latch.latch(Fault(LINK_MISMATCH, detail, DEVICE_RECONCILED.clause, "host"))
 
     async def hit(self, level: int, seat: int, round_: int) -> int:
         """Send a hit of ``level`` at ``seat`` and wait for the amount the controller froze for it,

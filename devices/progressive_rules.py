@@ -49,3 +49,7 @@ SENSORS_LOCKED_OUT = Rule(
     "the lock accepts none",
 )
 LOCKOUT_FAILED = "LOCKOUT_FAILED"
+DEVICE_RECONCILED = Rule(
+    "decision 0043",
+    "the progressive wagers the controller itself accepted are the contributions the table sent",
+)

@@ -163,6 +163,7 @@ def test_a_lock_the_table_never_spooled_is_sent_at_the_next_start_once_by_its_co
             async with table_host(port.url, spool) as (progressive, _, kept):
                 (fault,) = progressive.latch.faults
                 assert fault.code == LINK_MISMATCH and kept.linked_counts() == Counts(1, 1, 300)
+                assert fault.clause == "decision 0043"
                 assert "accepted 900 cents" in fault.detail
                 assert "sent 1 contributions of 300 cents" in fault.detail
 
