@@ -33,11 +33,9 @@ import tomllib
 from pathlib import Path
 from urllib.request import urlopen
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from _common import ROOT, stop_peer  # the bench directory is on sys.path when a script in it runs
 
-from croupier.config import DEFAULT_TABLE_CONFIG  # noqa: E402
+from croupier.config import DEFAULT_TABLE_CONFIG
 
 TOKENS = '[[operators]]\ntoken = "bench-token-0123456789abcdef012345"\nident = "S-1"\nrole = "supervisor"\n'
 CPU_TARGET = 0.005  # of one core
@@ -132,10 +130,7 @@ def measure_alone(seconds: float, interval: float) -> tuple[tuple[float, float, 
         )
     finally:
         for process, _ in served:
-            process.terminate()
-            process.wait(timeout=10)
-            if process.stdout is not None:
-                process.stdout.close()
+            stop_peer(process)
     return figures, share
 
 

@@ -22,15 +22,27 @@ LATCH_BLOCKS = Rule(
 )
 
 
+#: The origin of a fault a linked progressive's link latches (LINK_MISMATCH): it refuses the
+#: progressive wagers until a supervisor clears it and holds nothing else, so that nothing the floor
+#: tells a table can stop its base game (decision 0039).
+LINK_ORIGIN = "link"
+
+
 @dataclass(frozen=True)
 class Fault:
     """A latched fault: ``code`` names it (a device FaultCode name, or a host-found condition such
-    as ``LINK_LOST``), ``origin`` says whether the device must also be told to clear it."""
+    as ``LINK_LOST``), ``origin`` says whether the device must also be told to clear it, or that it
+    is the link's (``LINK_ORIGIN``) and holds no device."""
 
     code: str
     detail: str
     clause: str
-    origin: str  # "device" or "host"
+    origin: str  # "device", "host" or LINK_ORIGIN
+
+    @property
+    def holds(self) -> bool:
+        """Whether the fault holds the table: every one but a link's."""
+        return self.origin != LINK_ORIGIN
 
 
 @dataclass(frozen=True)
@@ -58,8 +70,14 @@ class FaultLatch:
     def faults(self) -> tuple[Fault, ...]:
         return tuple(self._faults.values())
 
+    @property
+    def holding(self) -> tuple[Fault, ...]:
+        """The faults that block the device: every one latched but a link's (``Fault.holds``)."""
+        return tuple(fault for fault in self._faults.values() if fault.holds)
+
     def __bool__(self) -> bool:
-        return bool(self._faults)
+        """Whether a fault blocks the device (``holding``)."""
+        return bool(self.holding)
 
     def latch(self, fault: Fault) -> bool:
         """Latch ``fault``; False if one with its code was already latched (kept, not replaced)."""
@@ -70,9 +88,9 @@ class FaultLatch:
         return True
 
     def require_clear(self, action: str) -> None:
-        """Refuse ``action`` while anything is latched."""
-        if self._faults:
-            names = ", ".join(f"{f.code} ({f.detail})" for f in self._faults.values())
+        """Refuse ``action`` while a fault that blocks the device is latched (``holding``)."""
+        if holding := self.holding:
+            names = ", ".join(f"{f.code} ({f.detail})" for f in holding)
             raise RuleViolation(LATCH_BLOCKS, f"{action} refused: latched {names}")
 
     def authorise_clear(self, code: str, operator: Operator) -> Fault:

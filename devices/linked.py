@@ -4,17 +4,24 @@ The table's own progressive controller still locks the wagers at "no more bets",
 freezes a level it pays, as it does alone (devices/progressive.py); for a level on the link, the
 jackpot is the link controller's, on the floor (decision 0039). This is what the table knows of it:
 
-- every progressive wager the controller accepted at a lock is sent to the link as a contribution,
-  once per controller round, numbered in the table's link sequence with the count and cents kept
-  with it (``LinkSender``: the floor link's spool, so it survives a broker away and a restart);
+- every progressive wager the controller accepted at a lock is sent to the link as a contribution to
+  the levels this table is linked to (only those: ``rates``), once per controller round, numbered
+  in the table's link sequence with the count and cents kept with it (``LinkSender``: the floor
+  link's spool, so it survives a broker away and a restart);
 - the controller's state, as it last told this table: each linked level's value (what the sign
   shows), the hits that lock it at every table, and what it applied of this table;
 - whether the link is up: the broker connected, the controller heard within ``heard_within``
   seconds, the rates it applies this table's own, and its applied contributions reconciled with
   those sent. While it is not, a progressive wager is refused with the reason (``refusal``); a
   count that cannot be reconciled latches LINK_MISMATCH, which a supervisor clears;
-- a hit at this table is sent and paid the amount the controller froze for it; the keyed reset
-  of its level is sent, and the level's lock lifts at every table once the controller applied it.
+- a hit at this table is sent and paid the amount the controller froze for it (a level the link
+  does not have is refused at once, naming it and the link); the keyed reset of its level is sent,
+  and the level's lock lifts at every table once the controller applied it. While a hit at any table
+  locks a level, this table's progressive wagers are refused naming the hit (``refusal``); its base
+  game plays on: only a hit at this table, frozen by its own controller, holds it until the keyed
+  reset here;
+- a round voided at this table, its wagers returned, is sent as a void: the controller withdraws
+  its contribution and takes any hit of it out of the order.
 
 Every step is an equipment event of the progressive (decision 0027), so it is in the table's trail.
 """
@@ -28,7 +35,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from devices.faults import Fault
+from devices.faults import LINK_ORIGIN, Fault
 from devices.progressive_rules import (
     DEVICE_RECONCILED,
     KEYED_RESET,
@@ -38,6 +45,7 @@ from devices.progressive_rules import (
     METERS_AGREE,
 )
 from drivers.protocol.classes.progressive import RoundState
+from vocabulary.rules import RuleViolation
 
 if TYPE_CHECKING:
     from devices.progressive import Progressive
@@ -71,18 +79,26 @@ class LinkSender(Protocol):
         """Whether the broker is connected now."""
 
     def send(
-        self, event: str, fields: Mapping[str, object], *, contribution: tuple[int, int] | None = None
+        self,
+        event: str,
+        fields: Mapping[str, object],
+        *,
+        contribution: tuple[int, int] | None = None,
+        withdrawal: tuple[int, int] | None = None,
     ) -> int:
         """Send ``event`` with ``fields`` under the next link number and return it; a contribution
         (its controller round and the cents wagered) adds to the counts, once per round: a round
-        sent already returns 0 and sends nothing."""
+        sent already returns 0 and sends nothing. A withdrawal (the same, of a voided round) takes
+        the last contribution off the counts, once, and only that round's: else 0, nothing sent;
+        with it, the device base (once taken) rises by its cents."""
 
     def counts(self) -> Counts:
         """What was sent so far."""
 
     def device_base(self) -> int | None:
         """The controller's wagers-in meter less the cents sent, as taken when the link first read
-        the controller: what makes the two comparable (``check_device``); None before it is taken."""
+        the controller, raised by a withdrawal's cents with it (the meter keeps a voided round's
+        wagers): what makes the two comparable (``check_device``); None before it is taken."""
 
     def take_device_base(self, cents: int) -> None:
         """Keep ``cents`` as the device base, durably with the counts."""
@@ -113,7 +129,6 @@ class LinkedLevels:
         self.heard_at: float | None = None
         self.levels: dict[int, Mapping[str, Any]] = {}  # Any: the controller's JSON fields, by level
         self.applied = Counts()
-        self.lifted = asyncio.Event()  # set whenever a level's lock lifts
         self._told = asyncio.Event()  # set whenever the controller's state is heard
         self._locked: str | None = "not heard yet"  # the refusal last told, for its transitions
         self._refused: str | None = None  # why the controller's last state was not taken, if it was not
@@ -125,12 +140,16 @@ class LinkedLevels:
         self._device_differs = False  # the controller's meter did not match what was sent (check_device)
         self._shown: dict[int, int] = {}  # the amount each level's sign was last told
         self._shows: set[asyncio.Task[None]] = set()
-        #: What the table waits for on the link (a hit's amount; a lock lifted), if anything.
+        self._link_levels: set[int] | None = None  # the levels the controller has, once heard
+        self._refused_hits: dict[int, str] = {}  # this table's hits the controller refused, by number
+        #: What the table waits for on the link (the amount of its hit), if anything.
         self.awaiting: str | None = None
 
     # -- what the table asks ------------------------------------------------------------------
     def refusal(self) -> str | None:
-        """Why a progressive wager is refused now, naming the link; None while the link is up."""
+        """Why a progressive wager is refused now, naming the link; None while the link is up and
+        no hit locks a linked level. The lock is the level's, not the table's: only the progressive
+        wagers are refused, the base game plays on (decision 0039)."""
         where = f"link {self.link}"
         if not self.sender.connected:
             return f"{where}: the floor's broker is not reachable"
@@ -150,7 +169,22 @@ class LinkedLevels:
                 f"{where}: contributions not yet reconciled: {sent.number} sent, "
                 f"{self.applied.number} applied by the controller"
             )
+        if self.locked_levels:
+            return f"{where}: {self._locks()} until the keyed reset"
         return None
+
+    def _locks(self) -> str:
+        """The levels a hit locks and the hits locking each, as the controller last told them: a
+        progressive wager funds every linked level of the table and may be paid from any, so one
+        locked level refuses it (the base game plays on)."""
+
+        def by(hit: Mapping[str, Any]) -> str:  # Any: the controller's JSON fields
+            return f"the hit at {hit['table']} seat {hit['seat']} (the link's hit {hit['order']})"
+
+        return "; ".join(
+            f"level {level} jackpot-locked by {', '.join(map(by, self.hits(level)))}"
+            for level in self.locked_levels
+        )
 
     @property
     def locked_levels(self) -> list[int]:
@@ -168,7 +202,9 @@ class LinkedLevels:
             return 0
         wagered = locked.count * locked.wager_cents
         fields = {"round": locked.round, "count": locked.count, "wagered_cents": wagered}
-        number = self.sender.send("contribution", fields, contribution=(locked.round, wagered))
+        number = self.sender.send(
+            "contribution", {**fields, "levels": sorted(self.rates)}, contribution=(locked.round, wagered)
+        )
         if number:
             self._notify(METERS_AGREE, "linked_contribution", number=number, **fields)
         return number
@@ -179,9 +215,11 @@ class LinkedLevels:
         ``in_cents``, less the base taken when the link first read it, must be the cents the table
         sent. The difference a stop between the controller's lock and the spooling of its
         contribution leaves is exactly that locked round's wagers: its contribution is sent now,
-        once by its controller round. Any other difference cannot be told apart (rounds locked
-        while the table was not on the link, meters cleared, another controller), and latches
-        LINK_MISMATCH naming the counts."""
+        once by its controller round. A voided round's wagers stay on the meter, its cents off those
+        sent: the withdrawal raised the base by them (``LinkSender.send``). Any other difference
+        cannot be told apart (rounds locked while the table was not on the link, meters cleared,
+        another controller), and latches LINK_MISMATCH naming the counts: the link's fault, as the
+        link controller's is (decision 0039), refusing the progressive wagers, holding no base game."""
         sent, base = self.sender.counts(), self.sender.device_base()
         fields: dict[str, object] = {
             "controller_round": controller.round, "locked": controller.locked, "in_cents": in_cents,
@@ -211,16 +249,44 @@ class LinkedLevels:
             f"(controller round {controller.round}, {'locked' if controller.locked else 'open'})"
         )
         assert self.progressive is not None
-        self.progressive.latch.latch(Fault(LINK_MISMATCH, detail, DEVICE_RECONCILED.clause, "host"))
+        # the link's, as the link controller's LINK_MISMATCH: the wagers refused and the sensors locked
+        # out (``refusal``), the base game played on; the money in question is the link's
+        self.progressive.latch.latch(Fault(LINK_MISMATCH, detail, DEVICE_RECONCILED.clause, LINK_ORIGIN))
+
+    def void(self, voided: RoundState) -> None:
+        """The controller round ``voided`` was voided at the table, every wager returned, the
+        progressive ones too: its contribution is withdrawn from the link, and any hit of it taken
+        out of the order (the controller gives back what it froze). Sent once, and only for the
+        round this table last contributed: a round with no progressive wager has nothing to take."""
+        wagered = voided.count * voided.wager_cents
+        fields = {"round": voided.round, "wagered_cents": wagered}
+        number = self.sender.send("void", fields, withdrawal=(voided.round, wagered)) if wagered else 0
+        if number:
+            self._notify(METERS_AGREE, "linked_void", number=number, **fields)
+
+    def require_level(self, level: int) -> None:
+        """Before a hit of ``level`` is paid at the table: refused at once, naming the level and the
+        link, when the controller's last state has no such level (it could never pay it)."""
+        if self._link_levels is not None and level not in self._link_levels:
+            raise RuleViolation(
+                LINK_HEARD,
+                f"link {self.link}: a hit on level {level} refused: the link has levels "
+                f"{sorted(self._link_levels)} only",
+            )
 
     async def hit(self, level: int, seat: int, round_: int) -> int:
         """Send a hit of ``level`` at ``seat`` and wait for the amount the controller froze for it,
-        received in its order among every table's hits (the round waits, as for a supervisor)."""
+        received in its order among every table's hits (the round waits, as for a supervisor); a
+        hit the controller refuses (a level it cannot pay) raises RuleViolation with its reason."""
         number = self.sender.send("hit", {"level": level, "seat": seat, "round": round_})
         self._notify(KEYED_RESET, "linked_hit", number=number, level=level, seat=seat, round=round_)
         self.awaiting = f"link {self.link}: the amount of the level {level} hit at seat {seat}"
         try:
             while True:
+                refused = self._refused_hits.get(number)
+                if refused is not None:
+                    self._notify(LINK_HEARD, "linked_hit_refused", number=number, level=level, reason=refused)
+                    raise RuleViolation(LINK_HEARD, refused)
                 for told in self.hits(level):
                     if told["table"] == self.table and told["number"] == number:
                         self._notify(
@@ -263,6 +329,8 @@ class LinkedLevels:
             if told["level"] in self.rates:
                 self._check_amounts(told)
         self.heard_at, self._refused = time.monotonic() - _age(state["at"]), None
+        self._link_levels = {told["level"] for told in state["levels"]}
+        self._refused_hits = {told["number"]: told["reason"] for told in state["refused"]}
         was_locked = set(self.locked_levels)
         self.levels = {told["level"]: told for told in state["levels"] if told["level"] in self.rates}
         rates = {told["level"]: told["rate_bp"] for told in state["levels"]}
@@ -280,11 +348,8 @@ class LinkedLevels:
             self._notify(
                 KEYED_RESET, "linked_lock", level=level, hits=[dict(hit) for hit in self.hits(level)]
             )
-        lifted = sorted(was_locked - set(self.locked_levels))
-        for level in lifted:
+        for level in sorted(was_locked - set(self.locked_levels)):
             self._notify(KEYED_RESET, "linked_lock_lifted", level=level)
-        if lifted:
-            self.lifted.set()  # betting may open again
         self._told.set()  # a hit waiting for its amount looks again
         self.look()
         self._show_changed()
@@ -382,7 +447,8 @@ class LinkedLevels:
             f"contributions of {sent.wagered_cents} cents; the controller applied {applied.number} with "
             f"{applied.contributions} of {applied.wagered_cents}"
         )
-        self.progressive.latch.latch(Fault(LINK_MISMATCH, detail, LINK_RECONCILED.clause, "host"))
+        # the link's: it refuses the progressive wagers (``refusal``), and holds no base game
+        self.progressive.latch.latch(Fault(LINK_MISMATCH, detail, LINK_RECONCILED.clause, LINK_ORIGIN))
 
     def _expected(self) -> Counts:
         """What the controller should have applied of what was sent (less a cleared difference)."""

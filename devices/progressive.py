@@ -180,6 +180,7 @@ class Progressive(Equipment[ProgressiveDriver]):
         self.round: RoundState | None = None
         self._dealing_when_lost = False  # the link went while a round was being dealt
         self._hits_before_award = 0  # the level's hits when the last award was sent
+        self._void_owed = False  # a voided round to withdraw from the link once the controller is read
         self.levels: dict[int, LevelInfo] = {}
         self.wins: dict[int, AwardResult] = {}  # the win a frozen level shows until its reset
         self.covered: tuple[int, ...] = ()
@@ -215,7 +216,8 @@ class Progressive(Equipment[ProgressiveDriver]):
         return self.levels[min(self.levels)].in_cents
 
     def wagers_refused(self) -> str | None:
-        """Why a progressive wager is refused now (the link is lost or not reconciled), or None."""
+        """Why a progressive wager is refused now (the link is lost or not reconciled, or a hit at
+        any table of the link locks a linked level), or None."""
         return None if self.linked is None else self.linked.refusal()
 
     def follow_refusal(self) -> None:
@@ -329,7 +331,11 @@ class Progressive(Equipment[ProgressiveDriver]):
 
     # -- the round ----------------------------------------------------------------------------------
     async def sync(self) -> RoundState:
-        """Learn the controller's round, sensors and meters, and show the meters on the sign."""
+        """Learn the controller's round, sensors and meters, and show the meters on the sign. On a
+        link, in this order: the controller checked against what the table sent (``check_device``:
+        a locked round never spooled is sent now), then a void owed (``voided``: so it withdraws
+        that round too, the device base rising by its cents), then the sensors told what the
+        refusal now is (``match_lockout``: a LINK_MISMATCH either latched refuses the wagers)."""
         round_state = await self.driver.read_round()
         self.covered = seats_in((await self.driver.read_sensors()).covered)
         for level in range(1, round_state.levels + 1):
@@ -344,6 +350,9 @@ class Progressive(Equipment[ProgressiveDriver]):
                 self.dealing_started()
         if self.linked is not None and self.levels:
             self.linked.check_device(round_state, self._in_meter())
+        if self._void_owed and self.linked is not None:  # a cut-off round cleared before this read
+            self._void_owed = False
+            self.linked.void(round_state)
         await self.match_lockout()
         await self._show_all()
         return round_state
@@ -461,6 +470,9 @@ class Progressive(Equipment[ProgressiveDriver]):
         never by resending."""
         self._require("jackpot_paid", "the award", AWARD_TO_WAGER, seat=seat)
         self.latch.require_clear("the award")
+        link = self._linked(level)
+        if link is not None:  # a level the link cannot pay is refused before the controller freezes it
+            link.require_level(level)
         known = self.levels.get(level)
         self._hits_before_award = 0 if known is None else known.hits
         result = await self.driver.award(level, seat)
@@ -498,10 +510,25 @@ class Progressive(Equipment[ProgressiveDriver]):
         await self._show(level)
         return result
 
+    def voided(self) -> None:
+        """The round of this controller voided at the table (its wagers returned, the progressive
+        ones too; a round cut off by a restart and ruled void by a supervisor): on a link, its
+        contribution is withdrawn and any hit of it taken out of the link's order. The round is the
+        controller's last: the one locked, or, after a restart, the one read back from it, at once
+        if it was read already, else as it is read (``sync``), the controller not yet reached."""
+        if self.linked is None:
+            return
+        if self.round is None:
+            self._void_owed = True
+            return
+        self.linked.void(self.round)
+
     @property
     def frozen_levels(self) -> list[int]:
         """The levels a hit froze, waiting for their keyed reset (605a.7(a)): here, or at any
-        table of the link for a linked level (the jackpot lock)."""
+        table of the link for a linked level (the jackpot lock), as the table's state shows them.
+        Only those frozen here hold the table (``frozen_here``); a linked level locked elsewhere
+        refuses the progressive wagers (``wagers_refused``)."""
         linked = self.linked.locked_levels if self.linked is not None else ()
         return sorted({*self.frozen_here, *linked})
 
@@ -676,8 +703,9 @@ class Progressive(Equipment[ProgressiveDriver]):
         return True
 
     def _no_level_frozen(self, event: EventData) -> bool:
-        """A level this table's hit froze. (A linked level another table's hit locks holds the
-        table before betting opens; one locked while a round opens is paid after that hit.)"""
+        """A level this table's hit froze. (A linked level another table's hit locks refuses only
+        the progressive wagers, decision 0039; a round in play when it locks is paid after that
+        hit.)"""
         if frozen := ", ".join(map(str, self.frozen_here)):
             raise RuleViolation(KEYED_RESET, f"level(s) {frozen} jackpot-locked: the keyed reset comes first")
         return True

@@ -36,7 +36,8 @@ SIGN_SHOWS = Rule(
 
 LINK_HEARD = Rule(
     "decision 0039",
-    "a linked progressive wager is accepted only while the link controller is heard and reconciled",
+    "a linked progressive wager is accepted only while the link controller is heard and reconciled "
+    "and no hit locks a linked level; the base game plays on",
 )
 LINK_RECONCILED = Rule(
     "decision 0039",

@@ -18,6 +18,17 @@ restarts at its reset value at once: a second hit before the first is reset is p
 plus what was wagered since the first. The level stays locked at every table of the link while any
 of its hits waits for its keyed reset.
 
+A contribution funds only the levels it names (the table's linked levels, each on the link), and
+each level it funds is kept (``link_funded``) with the hit that took it, if one did. A **void** (the
+round it names voided at the table, its wagers returned) takes that round's hits out of the order,
+giving back to each level what the hit took above its reset value (into ``carry``: the level's
+accrual now), so the lock lifts if no other hit holds it and the hits funded from it are back in
+the pot; then it withdraws the round's contribution from each level still holding it. A
+contribution a standing hit already paid out stays paid: the winner was paid from what was in the
+pot, and the house, which returned the wager, bears that share (decision 0044). A hit on a level
+the link does not have, or the table never funded, is refused and the table told so
+(``refused``), never left waiting.
+
 The controller publishes each table's view of the link, retained, on the one topic that table may
 read (``croupier/v1/GROUP/link/LINK/table/TABLE``): each level's value, rate, reset value and the
 hits that lock it, and what it applied of that table (for the table's reconciliation). It publishes
@@ -74,9 +85,48 @@ _SCHEMA = (
         reset_at     TEXT,
         PRIMARY KEY (link, ord)
     )""",
+    # Each level a contribution funded: the hit that took it (paid it out), if one did; withdrawn
+    # when its round was voided. The levels each table's contributions named (what it funds).
+    """CREATE TABLE IF NOT EXISTS link_funded (
+        link         TEXT NOT NULL,
+        name         TEXT NOT NULL,
+        spool        TEXT NOT NULL,
+        number       INTEGER NOT NULL,
+        round        INTEGER NOT NULL,
+        level        INTEGER NOT NULL,
+        cents        INTEGER NOT NULL,
+        taken_by     INTEGER,
+        withdrawn_at TEXT,
+        PRIMARY KEY (link, name, spool, number, level)
+    )""",
+    """CREATE TABLE IF NOT EXISTS link_table_levels (
+        link  TEXT NOT NULL,
+        name  TEXT NOT NULL,
+        level INTEGER NOT NULL,
+        PRIMARY KEY (link, name, level)
+    )""",
+    # A hit taken out of the order because its round was voided (its reset_at is then the void's).
+    """CREATE TABLE IF NOT EXISTS link_hit_voids (
+        link          TEXT NOT NULL,
+        ord           INTEGER NOT NULL,
+        restored      INTEGER NOT NULL,
+        voided_at     TEXT NOT NULL,
+        PRIMARY KEY (link, ord)
+    )""",
+    # A table's link message the controller refused (a hit on a level it cannot pay), told to it.
+    """CREATE TABLE IF NOT EXISTS link_refused (
+        link   TEXT NOT NULL,
+        name   TEXT NOT NULL,
+        spool  TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        level  INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        at     TEXT NOT NULL,
+        PRIMARY KEY (link, name, spool, number)
+    )""",
 )
 #: What a table sends on the link (the ``event`` of its ``linked`` messages).
-EVENTS = ("contribution", "hit", "reset")
+EVENTS = ("contribution", "hit", "reset", "void")
 
 
 class LinkController:
@@ -132,15 +182,13 @@ class LinkController:
             contributions, wagered = (0, 0) if kept is None else kept[1:]
             if event == "contribution":
                 contributions, wagered = contributions + 1, wagered + body["wagered_cents"]
-                for level in link.levels:
-                    self.store.run(
-                        "UPDATE link_levels SET in_cents = in_cents + ? WHERE link = ? AND level = ?",
-                        (body["wagered_cents"], link.id, level),
-                    )
+                self._contribution(link, table, body)
             elif event == "hit":
                 self._hit(link, table, body)
-            else:
+            elif event == "reset":
                 self._reset(link, table, body)
+            elif self._void(link, table, body):
+                contributions, wagered = contributions - 1, wagered - body["wagered_cents"]
             values = (number, contributions, wagered, now(), link.id, table, spool)
             if kept is None:
                 self.store.run(
@@ -156,25 +204,124 @@ class LinkController:
                 )
         return link.id
 
+    def _contribution(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON
+        """The round's wagers added to each level the table funds (the levels it names that are on
+        the link), and kept by level for a void; the levels it names become the table's."""
+        cents = body["wagered_cents"]
+        named = set(body["levels"])
+        for level in sorted(named - set(link.levels)):
+            log.error("link: a contribution names a level the link does not have", link=link.id, table=table,
+                      level=level)  # fmt: skip
+        self.store.run("DELETE FROM link_table_levels WHERE link = ? AND name = ?", (link.id, table))
+        for level in sorted(named & set(link.levels)):
+            self.store.run("INSERT INTO link_table_levels VALUES (?, ?, ?)", (link.id, table, level))
+            self.store.run(
+                "UPDATE link_levels SET in_cents = in_cents + ? WHERE link = ? AND level = ?",
+                (cents, link.id, level),
+            )
+            self.store.run(
+                "INSERT INTO link_funded VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
+                (link.id, table, body["spool"], body["number"], body["round"], level, cents),
+            )
+
     def _hit(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
-        """The level's value frozen for this hit, the next in the link's order; the level restarts."""
+        """The level's value frozen for this hit, the next in the link's order; the level restarts,
+        and what was in it is the hit's. A level the link does not have, or the table does not fund,
+        is refused: the table is told why at once."""
         level = body["level"]
-        if level not in link.levels:
-            log.error("link: a hit on a level that is not linked", table=table, level=level)
+        funds = self.store.run(
+            "SELECT 1 FROM link_table_levels WHERE link = ? AND name = ? AND level = ?",
+            (link.id, table, level),
+        ).fetchone()
+        if level not in link.levels or funds is None:
+            why = "the link has no such level" if level not in link.levels else "the table does not fund it"
+            reason = f"link {link.id}: a hit on level {level} refused: {why}"
+            log.error("link: a hit refused", link=link.id, table=table, level=level, reason=reason)
+            self.store.run(
+                "INSERT INTO link_refused VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (link.id, table, body["spool"], body["number"], level, reason, now()),
+            )
             return
         row = self._level(link.id, level)
-        amount, carry = _value(row), _accrued(row) % BASIS_POINTS
-        order = self.store.run("SELECT coalesce(max(ord), 0) + 1 FROM link_hits WHERE link = ?", (link.id,))
+        amount = _value(row)
+        carry = _accrued(row) - (amount - row[2]) * BASIS_POINTS  # what the hit leaves: below a cent
+        order = self.store.run(
+            "SELECT coalesce(max(ord), 0) + 1 FROM link_hits WHERE link = ?", (link.id,)
+        ).fetchone()[0]
         self.store.run(
             "INSERT INTO link_hits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-            (link.id, order.fetchone()[0], level, table, body["number"], body["seat"], body["round"], amount,
-             now()),
-        )  # fmt: skip
+            (link.id, order, level, table, body["number"], body["seat"], body["round"], amount, now()),
+        )
         self.store.run(
             "UPDATE link_levels SET in_cents = 0, carry = ? WHERE link = ? AND level = ?",
             (carry, link.id, level),
         )
+        self.store.run(
+            "UPDATE link_funded SET taken_by = ? "
+            "WHERE link = ? AND level = ? AND taken_by IS NULL AND withdrawn_at IS NULL",
+            (order, link.id, level),
+        )
         log.info("link: jackpot hit", link=link.id, level=level, table=table, seat=body["seat"], cents=amount)
+
+    def _void(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> bool:  # Any: JSON fields
+        """Round ``round`` voided at ``table``, its wagers returned: its hits come out of the order
+        (reset or not: no win of a voided round stands), each giving back to its level what it took
+        above the reset value (into the level's accrual now, whatever was contributed or hit since:
+        nothing paid that was not in the pot, nothing of the pot lost), and the contributions it took
+        are back in the pot; then the round's contribution is withdrawn from each level still
+        holding it, exactly, in ten-thousandths of a cent. One a standing hit took stays paid
+        (decision 0044). Whether a contribution of ``wagered_cents`` was found and withdrawn (if
+        not, the table's counts will not reconcile, and LINK_MISMATCH latches there)."""
+        at, round_ = now(), body["round"]
+        for order, level, amount in self.store.run(
+            "SELECT ord, level, amount_cents FROM link_hits WHERE link = ? AND name = ? AND round = ? "
+            "AND ord NOT IN (SELECT ord FROM link_hit_voids WHERE link = ?) ORDER BY ord",
+            (link.id, table, round_, link.id),
+        ).fetchall():
+            row = self._level(link.id, level)
+            restored = (int(amount) - row[2]) * BASIS_POINTS
+            self.store.run(
+                "UPDATE link_levels SET carry = carry + ? WHERE link = ? AND level = ?",
+                (restored, link.id, level),
+            )
+            self.store.run("UPDATE link_funded SET taken_by = NULL WHERE link = ? AND taken_by = ?",
+                           (link.id, order))  # fmt: skip
+            self.store.run(
+                "UPDATE link_hits SET reset_at = coalesce(reset_at, ?) WHERE link = ? AND ord = ?",
+                (at, link.id, order),
+            )
+            self.store.run("INSERT INTO link_hit_voids VALUES (?, ?, ?, ?)", (link.id, order, restored, at))
+            log.warning("link: a hit voided with its round", link=link.id, table=table, round=round_,
+                        order=order, level=level, restored_cents=int(amount) - row[2])  # fmt: skip
+        # The round's newest contribution not withdrawn (a controller that restarted its round numbers
+        # under the same spool may have sent one of that number before).
+        funded = self.store.run(
+            "SELECT level, cents, taken_by, number FROM link_funded "
+            "WHERE link = ? AND name = ? AND spool = ? AND number = (SELECT max(number) FROM link_funded "
+            "WHERE link = ? AND name = ? AND spool = ? AND round = ? AND withdrawn_at IS NULL)",
+            (link.id, table, body["spool"], link.id, table, body["spool"], round_),
+        ).fetchall()
+        if not funded or any(int(cents) != body["wagered_cents"] for _level, cents, _taken, _n in funded):
+            log.error("link: a void of a contribution the controller does not hold", link=link.id,
+                      table=table, round=round_, wagered_cents=body["wagered_cents"])  # fmt: skip
+            return False
+        for level, cents, taken_by, _number in funded:
+            if taken_by is None:
+                self.store.run(
+                    "UPDATE link_levels SET carry = carry - ? * rate_bp WHERE link = ? AND level = ?",
+                    (cents, link.id, level),
+                )
+            else:
+                log.warning("link: a voided contribution a standing hit paid out stays paid", link=link.id,
+                            table=table, round=round_, level=level, order=taken_by)  # fmt: skip
+        self.store.run(
+            "UPDATE link_funded SET withdrawn_at = ? "
+            "WHERE link = ? AND name = ? AND spool = ? AND number = ?",
+            (at, link.id, table, body["spool"], funded[0][3]),
+        )
+        log.info("link: a voided round's contribution withdrawn", link=link.id, table=table, round=round_,
+                 wagered_cents=body["wagered_cents"])  # fmt: skip
+        return True
 
     def _reset(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
         """The keyed reset at ``table``: its hits on the level no longer lock it."""
@@ -204,7 +351,18 @@ class LinkController:
                 "wagered_cents": wagered,
             }
         levels = self._levels(link_id)
-        return {"link": link_id, "table": table, "at": now(), "levels": levels, "applied": applied}
+        refused = [
+            {"number": number, "level": level, "reason": reason}
+            for number, level, reason in self.store.run(
+                "SELECT number, level, reason FROM link_refused WHERE link = ? AND name = ? AND spool = ? "
+                "ORDER BY number",
+                (link_id, table, applied["spool"] if applied else ""),
+            ).fetchall()
+        ]
+        return {
+            "link": link_id, "table": table, "at": now(), "levels": levels, "applied": applied,
+            "refused": refused,
+        }  # fmt: skip
 
     def view(self) -> list[dict[str, object]]:
         """Every link, for the floor view: its tables and its levels as its tables are told them."""
@@ -275,11 +433,14 @@ class LinkController:
 
 def _accrued(row: tuple[int, int, int, int, int] | Any) -> int:  # Any: a row of the driver's own type
     """What a level accrued above its reset value since it restarted, in ten-thousandths of a cent:
-    its rate of what was wagered since, and the fraction of a cent its last hit left."""
+    its rate of what was wagered since, and ``carry``: the fraction of a cent its last hit left,
+    plus what voided hits gave back, less the contributions withdrawn from the pot."""
     _level, rate_bp, _reset_cents, in_cents, carry = row
     return int(in_cents) * int(rate_bp) + int(carry)
 
 
 def _value(row: tuple[int, int, int, int, int] | Any) -> int:  # Any: a row of the driver's own type
-    """A level's value: its reset value plus what it accrued, rounded down to the cent."""
-    return int(row[2]) + _accrued(row) // BASIS_POINTS
+    """A level's value: its reset value plus what it accrued, rounded down to the cent; never below
+    the reset value (a withdrawal can leave a fraction of a cent owed, which the next contribution
+    makes up: kept in ``carry``, not lost)."""
+    return int(row[2]) + max(0, _accrued(row)) // BASIS_POINTS

@@ -16,7 +16,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -155,12 +155,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
-#: What --floor does not use, by option.
-_NOT_WITH_FLOOR = {
-    "--game": "game", "--scenario": "scenario", "--records": "records", "--seats": "seats",
-    "--rounds": "rounds", "--minutes": "minutes", "--json": "json", "--audit": "audit", "--faults": "faults",
-    "--math": "math", "--workers": "workers", "--strategy": "strategy",
-}  # fmt: skip
+#: What --floor does not take.
+_NOT_WITH_FLOOR = (
+    "--game", "--scenario", "--records", "--seats", "--rounds", "--minutes", "--json", "--audit", "--faults",
+    "--math", "--workers", "--strategy",
+)  # fmt: skip
+
+
+def _refuse_given(args: argparse.Namespace, options: Iterable[str], where: str) -> None:
+    """Refuse the ``options`` given of those the mode asked for does not take, in the one shape every
+    refusal of ``croupier sim`` has: each given, as typed, then ``where`` says where they are taken
+    (``--workers: taken only with --math``)."""
+    given = [option for option in options if getattr(args, option[2:].replace("-", "_")) not in (None, False)]
+    if given:
+        raise ConfigError(f"{', '.join(given)}: {where}")
 
 
 def _rules(
@@ -183,19 +191,13 @@ def _rules(
 
 def run(args: argparse.Namespace) -> int:
     if args.floor:
-        given = [option for option, key in _NOT_WITH_FLOOR.items() if getattr(args, key) not in (None, False)]
-        if given:
-            used = "--tables, --pace, --seed, --table-config, --floor-config are"
-            raise ConfigError(f"{given[0]} is not used with --floor ({used})")
+        taken = "--tables, --pace, --seed, --table-config, --floor-config"
+        _refuse_given(args, _NOT_WITH_FLOOR, f"not taken with --floor, which takes {taken}")
         return run_floor(args)
-    for option in ("--table-config", "--floor-config"):
-        if getattr(args, option[2:].replace("-", "_")) is not None:
-            raise ConfigError(f"{option} is used only with --floor")
+    _refuse_given(args, ("--table-config", "--floor-config"), "taken only with --floor")
     if args.math:
         return run_math(args)
-    for option in ("workers", "strategy", "config"):
-        if getattr(args, option) is not None:
-            raise ConfigError(f"--{option} is taken only with --math")
+    _refuse_given(args, ("--workers", "--strategy", "--config"), "taken only with --math")
     if args.scenario is not None:
         return run_scenario_file(args.scenario, records=args.records)
     if args.game is None:
@@ -289,22 +291,13 @@ async def simulate(
 
 
 #: What --math does not take: it plays no devices, no trail, no faults, no pace, no time limit.
-NOT_WITH_MATH = {
-    "scenario": "--scenario",
-    "records": "--records",
-    "minutes": "--minutes",
-    "audit": "--audit",
-    "faults": "--faults",
-    "pace": "--pace",
-}
+NOT_WITH_MATH = ("--scenario", "--records", "--minutes", "--audit", "--faults", "--pace")
 
 
 def run_math(args: argparse.Namespace) -> int:
     """``--math``: the game's round machine alone over worker processes; the report (docs/math.md)
     as text or JSON, a progress bar on stderr when it is a terminal and the report is not JSON."""
-    refused = [flag for name, flag in NOT_WITH_MATH.items() if getattr(args, name) not in (None, False)]
-    if refused:
-        raise ConfigError(f"--math plays no devices: {', '.join(refused)} not taken with it")
+    _refuse_given(args, NOT_WITH_MATH, "not taken with --math, which plays no devices")
     config = _math_config(args)
     game = config.game if config is not None else args.game
     if game is None:
@@ -358,10 +351,8 @@ def _math_config(args: argparse.Namespace) -> TableConfig | None:
     config = load_table_config(args.config)
     if args.game is not None and args.game != config.game:
         raise ConfigError(f"--game {args.game}: {args.config} configures a {config.game} table")
-    if args.seats is not None:
-        raise ConfigError(
-            f"--seats is not taken with --config: {args.config} seats {config.seats} (table.seats)"
-        )
+    seated = f"{args.config} seats {config.seats} (table.seats)"
+    _refuse_given(args, ("--seats",), f"not taken with --config: {seated}")
     return config
 
 

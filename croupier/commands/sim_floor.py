@@ -25,6 +25,8 @@ import secrets
 import signal
 import sys
 import tempfile
+from collections.abc import Collection
+from datetime import UTC, datetime
 from pathlib import Path
 
 import structlog
@@ -122,6 +124,7 @@ async def _simulate(start: FloorStart, tables: Tables, count: int) -> int:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, interrupt)
     loop.add_signal_handler(signal.SIGTERM, stop.set)
+    began = datetime.now(UTC)
     async with floor_running(start) as floor:
         _say_where(start, floor, tables, count)
         plays = [
@@ -135,7 +138,7 @@ async def _simulate(start: FloorStart, tables: Tables, count: int) -> int:
         for task in (*plays, floor.hearing):
             task.add_done_callback(ended)
         results = await asyncio.gather(*plays, return_exceptions=True)
-        await _deaths_counted(floor, count)
+        await _deaths_counted(floor, {tables.of(n)[0].name for n in range(1, count + 1)}, began)
         if floor.hearing.done():
             floor.hearing.result()
     for result in results:
@@ -186,11 +189,22 @@ async def _table(tables: Tables, number: int, stop: asyncio.Event, halt: asyncio
     return rounds
 
 
-async def _deaths_counted(floor: RunningFloor, count: int) -> None:
-    """Give the floor up to LAST_WORDS seconds to count every table's death before it stops."""
+async def _deaths_counted(floor: RunningFloor, ours: Collection[str], since: datetime) -> None:
+    """Give the floor up to LAST_WORDS seconds to count the death of each of ``ours``, the tables of
+    this run, heard ``since`` it began: a configured store also holds the floor's other tables, and
+    ours as earlier runs left them, dark, which tell nothing of this run's."""
     deadline = asyncio.get_running_loop().time() + LAST_WORDS
-    while sum(1 for table in floor.store.tables() if table["dark"] is not None) < count:
+
+    def dead() -> set[str]:
+        return {
+            table["table"]
+            for table in floor.store.tables()
+            if table["dark"] is not None and datetime.fromisoformat(table["dark"]["at"]) >= since
+        }
+
+    while not set(ours) <= dead():
         if asyncio.get_running_loop().time() > deadline:
-            log.warning("the floor stops before it heard every table's death")
+            unheard = sorted(set(ours) - dead())
+            log.warning("the floor stops before it heard every table's death", unheard=unheard)
             return
         await asyncio.sleep(0.1)

@@ -29,10 +29,15 @@ class SpoolSender:
         return self._floor.connected
 
     def send(
-        self, event: str, fields: Mapping[str, object], *, contribution: tuple[int, int] | None = None
+        self,
+        event: str,
+        fields: Mapping[str, object],
+        *,
+        contribution: tuple[int, int] | None = None,
+        withdrawal: tuple[int, int] | None = None,
     ) -> int:
         plain = payloads.checked({"event": event, "link": self._link, "spool": self.identity, **fields})
-        number = self._spool.append_linked(self._topic, plain, self._message(), contribution)
+        number = self._spool.append_linked(self._topic, plain, self._message(), contribution, withdrawal)
         self._floor.wake()
         return number
 

@@ -3,11 +3,15 @@
 Read from the table in service: its state (open, closed, held and why), its latched faults, its
 devices' links, its progressive meters, its audit trail's head. None of these holds a card: a round
 is summarised by its number, its outcome and each seat's net once it has ended, and ``checked``
-refuses any card anywhere in a body, so no face-down value can reach the floor (decision 0018).
+refuses any card anywhere in a body, so no face-down value can reach the floor (decision 0018). Text
+is another way in: a fault's detail or a link's reason is a device's own words, which a firmware may
+write a card into ("misread As"); ``checked`` withholds every card face written in text, so the fault
+still reaches the floor, without the card (decision 0035).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -20,11 +24,29 @@ from devices.faults import Fault
 
 Body = dict[str, Plain]
 
+#: A card's face written in text, standing apart from the letters and digits around it: as Croupier
+#: writes it (``As``, ``Td``, ``Xr``: vocabulary.cards), with ``10`` for a ten, or with a suit's sign.
+CARD_TEXT = re.compile(r"(?<![0-9A-Za-z])(?:(?:10|[2-9TJQKA])[cdhs\u2660-\u2667]|X[rb])(?![0-9A-Za-z])")
+#: What stands in text for a card face withheld.
+WITHHELD = "[card]"
+
 
 def checked(body: Mapping[str, object]) -> Body:
-    """``body`` as plain JSON values; an AuditError if it holds a card at all (any card is treated
-    as face-down: the floor is told no card) or anything JSON cannot carry exactly."""
-    return secret_free(body, face_down=True)
+    """``body`` as plain JSON values, every card face written in its text withheld (``WITHHELD``);
+    an AuditError if it holds a card at all (any card is treated as face-down: the floor is told no
+    card) or anything JSON cannot carry exactly. A word that reads as a card (``As`` opening a
+    sentence) is withheld too: text loses a word rather than the floor learning a card."""
+    return {key: _withheld(value) for key, value in secret_free(body, face_down=True).items()}
+
+
+def _withheld(value: Plain) -> Plain:
+    if isinstance(value, str):
+        return CARD_TEXT.sub(WITHHELD, value)
+    if isinstance(value, list):
+        return [_withheld(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _withheld(item) for key, item in value.items()}
+    return value
 
 
 def table_state(service: TableService) -> Body:

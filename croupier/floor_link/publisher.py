@@ -5,14 +5,16 @@
 becomes of the floor. Every message it makes (a state change, a round's summary, a fault latched or
 released, a device link's change, the progressive's meters, the audit trail's head at each sealing
 epoch) goes first to the spool on the table PC (croupier.floor_link.spool), numbered in the table's
-sequence, and the table goes on. A sender task delivers the spool in sequence order with QoS 1 when
-the broker is there, the broker's acknowledgement (PUBACK) pacing a window of WINDOW messages, and
-waits for it, retrying, when it is not: the table never waits on the broker. A message leaves the
-spool only once a floor service confirmed it counted it (``cmd/counted``): the broker acknowledges
-before the message is on its disk, and one that crashes loses what it acknowledged last (decision
-0035). So on each connection, on each request for a new birth, and when the confirmations lag
-CONFIRM_WAIT seconds (doubling, up to CONFIRM_WAIT_MOST, while nothing is confirmed), the table sends
-again from the first message unconfirmed; the floor counts a message delivered twice once.
+sequence, and the table goes on; one the spool's disk refuses latches SPOOL_UNWRITTEN, which holds
+the table until a supervisor clears it, and is counted for the floor (``_unspooled``). A sender task
+delivers the spool in sequence order with QoS 1 when the broker is there, the broker's
+acknowledgement (PUBACK) pacing a window of WINDOW messages, and waits for it, retrying, when it is
+not: the table never waits on the broker. A message leaves the spool only once a floor service
+confirmed it counted it (``cmd/counted``): the broker acknowledges before the message is on its
+disk, and one that crashes loses what it acknowledged last (decision 0035). So on each connection,
+on each request for a new birth, and when the confirmations lag CONFIRM_WAIT seconds (doubling, up
+to CONFIRM_WAIT_MOST, while nothing is confirmed), the table sends again from the first message
+unconfirmed; the floor counts a message delivered twice once.
 
 Each connection begins with the table's birth certificate (its whole state as of a sequence number,
 so a floor that missed messages can rebuild it) and sets the table's death certificate as its MQTT
@@ -54,10 +56,11 @@ from croupier.service.table_service import TableService
 from croupier.state import StateError
 from croupier.tables.events import RoundEnded
 from croupier.tables.feeding import DeviceEventApplied
-from devices.faults import FaultLatched, FaultReleased
+from devices.faults import Fault, FaultLatched, FaultReleased
 from devices.linked import LinkedLevels
 from drivers.connection import StateChanged
 from vocabulary.events import Event, Events, Listener
+from vocabulary.rules import Rule
 
 log = structlog.get_logger("croupier.floor")
 
@@ -79,6 +82,12 @@ FLUSH = 2.0
 COUNTERS_EVERY = 60.0
 
 PROTOCOLS = {"5": aiomqtt.ProtocolVersion.V5, "3.1.1": aiomqtt.ProtocolVersion.V311}
+#: The fault a message the spool could not take latches.
+SPOOL_UNWRITTEN_CODE = "FLOOR_SPOOL_UNWRITTEN"
+SPOOL_UNWRITTEN = Rule(
+    "decision 0035",
+    "a message for the floor the table cannot spool holds the table until a supervisor clears it",
+)
 
 
 @dataclass(frozen=True)
@@ -240,9 +249,10 @@ class FloorLink:
     def _latch_heard(self, device: str, event: Event) -> None:
         match event:
             case FaultLatched(fault=latched):
-                self.counters.latched()
+                self.counters.latched(device, latched.code)
                 self._spool("fault", payloads.fault("latched", device, latched))
             case FaultReleased(fault=released):
+                self.counters.released(device, released.code)
                 self._spool("fault", payloads.fault("released", device, released))
         self.look()
 
@@ -255,7 +265,7 @@ class FloorLink:
         now = time.monotonic()
         counters = self.counters.body(self.table.rounds, now)
         key = (self.counters.moved(), int((now - self.counters.started) // COUNTERS_EVERY))
-        self._changed("counters", counters, key=key, totals=self.counters.totals)
+        self._changed("counters", counters, key=key, totals=self.counters.kept())
         meters = payloads.meters(self.table)
         if meters is not None:
             self._changed("meter", {"levels": meters, "wagers_locked": self._wagers_locked()})
@@ -271,23 +281,50 @@ class FloorLink:
         totals: Mapping[str, int] | None = None,
     ) -> None:
         seen = body if key is None else key
-        if self._last.get(kind) != seen:
-            self._spool(kind, body, totals)
+        if self._last.get(kind) != seen and self._spool(kind, body, totals, again=True):
             self._last[kind] = seen
 
     def wake(self) -> None:
         """Something was spooled: the sender delivers it."""
         self._wake.set()
 
-    def _spool(self, kind: str, body: Mapping[str, object], totals: Mapping[str, int] | None = None) -> None:
+    def _spool(
+        self,
+        kind: str,
+        body: Mapping[str, object],
+        totals: Mapping[str, int] | None = None,
+        *,
+        again: bool = False,
+    ) -> bool:
+        """Spool one message; whether it is on disk. One the spool cannot take is not lost quietly
+        (``_unspooled``); ``again``: the next look spools it, as it then is (the state, the meters,
+        the counters, the head), so it is not counted as lost."""
         plain = payloads.checked(body)
         at = payloads.now()
-        self.spool.append(
-            self.topics.of(kind),
-            lambda seq: {"table": self.topics.table, "seq": seq, "at": at, **plain},
-            totals,
-        )
+        try:
+            self.spool.append(
+                self.topics.of(kind),
+                lambda seq: {"table": self.topics.table, "seq": seq, "at": at, **plain},
+                totals,
+            )
+        except StateError as exc:
+            self._unspooled(kind, str(exc), again)
+            return False
         self._wake.set()
+        return True
+
+    def _unspooled(self, kind: str, reason: str, again: bool) -> None:
+        """The spool's disk refused a message (full, read-only, failing). The table does not play on
+        unseen: SPOOL_UNWRITTEN latches on its first device, holding the table (and its round in
+        play) until a supervisor clears it, as a fault the trail records; a message nothing will
+        send again counts in ``unspooled``, which the next counters message spooled tells the
+        floor, so the floor sees the gap (decision 0035)."""
+        log.error("floor link: a message for the floor could not be spooled", kind=kind, reason=reason)
+        if not again:
+            self.counters.unspooled()
+        detail = f"a {kind} message for the floor could not be spooled: {reason}"
+        unwritten = Fault(SPOOL_UNWRITTEN_CODE, detail, SPOOL_UNWRITTEN.clause, "host")
+        self.table.equipment[0].latch.latch(unwritten)
 
     # -- the birth and death certificates -----------------------------------------------------
     def birth(self, session: int) -> payloads.Body:
@@ -338,6 +375,7 @@ class FloorLink:
             heard: Listener = partial(self._latch_heard, machine.name)
             machine.latch.events.subscribe(heard)
             self._latches.append((machine.latch.events, heard))
+        self.counters.found((m.name, f.code) for m in self.table.equipment for f in m.latch.faults)
         self.look()
         tasks = [
             asyncio.create_task(self._deliver(), name="floor-deliver"),

@@ -16,9 +16,11 @@ afresh. The spool also keeps the link's session number (Sparkplug's
 ``bdSeq``), one more at every connection, so the floor can tell a stale death from the current one,
 the counters' totals as last told, so they go on from there after a restart, and a linked
 progressive's counts (decision 0039): the table's link messages are numbered in a sequence of their
-own, the contributions and their cents counted with them, in the transaction that spools the
-message, so what the table says it sent is exactly what is on its way; and the base that makes the
-controller's own wagers-in meter comparable with them (decision 0043).
+own, the contributions and their cents counted with them (less one withdrawn when its round was
+voided), in the transaction that spools the message, so what the table says it sent is exactly what
+is on its way; and the base that makes the controller's own wagers-in meter comparable with them
+(decision 0043), raised by a withdrawal's cents in the same transaction, since the meter keeps a
+voided round's wagers (decision 0044).
 
 Its schema version is 2. A spool of version 1 (a table PC from before linked progressives) is
 brought to 2 when it is opened: the table of link messages kept is added, and its messages waiting,
@@ -33,8 +35,8 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -101,12 +103,15 @@ class Spool:
         self, topic: str, make: Callable[[int], Mapping[str, object]], totals: Mapping[str, int] | None = None
     ) -> int:
         """Spool the message ``make(seq)`` builds for ``topic`` under the table's next number, and
-        return the number once the message is on disk; ``totals``, the counters it tells
-        (croupier.floor_link.counters), are kept in the same transaction."""
+        return the number once the message is on disk; ``totals``, what the counters keep
+        (croupier.floor_link.counters), replace those kept, in the same transaction."""
         with self._transaction():
             seq = self._spooled(topic, make)
-            for name, value in (totals or {}).items():
-                self._db.execute("INSERT OR REPLACE INTO link VALUES (?, ?)", (f"{_TOTAL}{name}", value))
+            if totals is not None:
+                self._db.execute("DELETE FROM link WHERE name LIKE ?", (f"{_TOTAL}%",))
+                self._db.executemany(
+                    "INSERT INTO link VALUES (?, ?)", [(f"{_TOTAL}{name}", n) for name, n in totals.items()]
+                )
         return seq
 
     def totals(self) -> dict[str, int]:
@@ -150,14 +155,24 @@ class Spool:
         body: Mapping[str, object],
         make: MakeLinked,
         contribution: tuple[int, int] | None = None,
+        withdrawal: tuple[int, int] | None = None,
     ) -> int:
         """Spool the link message ``make(seq, kept)`` builds, ``kept`` being ``body`` with the next
         link ``number``, under the table's next sequence number, keep ``kept`` until the controller
         applied it (``resend``), and return the link number. ``contribution``: the controller round
-        and the cents wagered, counted with it; a round counted already spools nothing (0)."""
+        and the cents wagered, counted with it; a round counted already spools nothing (0).
+        ``withdrawal``: the round and cents of the last contribution, taken back from the counts
+        (its round voided); spooled once, and only for the round last contributed (else 0). The
+        controller's wagers-in meter keeps the voided wagers, so the device base (``device_base``)
+        rises by the cents withdrawn in the same transaction: the meter less the base stays the
+        cents sent (decisions 0043, 0044)."""
         with self._transaction():
             values = self._link_values()
             if contribution is not None and values.get("linked_round") == contribution[0]:
+                return 0
+            if withdrawal is not None and (
+                values.get("linked_round") != withdrawal[0] or values.get("linked_withdrawn") == withdrawal[0]
+            ):
                 return 0
             number = values.get("linked_number", 0) + 1
             counted = {"linked_number": number}
@@ -167,6 +182,14 @@ class Spool:
                     "linked_contributions": values.get("linked_contributions", 0) + 1,
                     "linked_cents": values.get("linked_cents", 0) + contribution[1],
                 }
+            if withdrawal is not None:
+                counted |= {
+                    "linked_withdrawn": withdrawal[0],
+                    "linked_contributions": values.get("linked_contributions", 0) - 1,
+                    "linked_cents": values.get("linked_cents", 0) - withdrawal[1],
+                }
+                if (base := values.get("linked_device_base")) is not None:
+                    counted["linked_device_base"] = base + withdrawal[1]
             self._db.executemany("INSERT OR REPLACE INTO link VALUES (?, ?)", counted.items())
             kept: dict[str, object] = {**body, "number": number}
             self._db.execute("INSERT INTO linked VALUES (?, ?)", (number, encode(kept).decode()))
@@ -208,8 +231,9 @@ class Spool:
 
     def device_base(self) -> int | None:
         """The progressive controller's wagers-in meter less the link's cents sent, as taken when the
-        link first read the controller (or a supervisor last took a difference: decision 0043);
-        None before it was taken."""
+        link first read the controller (or a supervisor last took a difference: decision 0043),
+        plus the cents of every contribution withdrawn since (``append_linked``); None before it
+        was taken."""
         return self._link_values().get("linked_device_base")
 
     def take_device_base(self, cents: int) -> None:
@@ -243,8 +267,18 @@ class Spool:
                 db.execute(_LINKED)
                 SPOOL_FILE.mark(db)
 
-    def _transaction(self) -> AbstractContextManager[None]:
-        return transaction(self._db, f"{self.path}: cannot write the floor spool")
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction (croupier.state.sqlite_file.transaction); a write the file refuses
+        inside it (disk full, read-only, I/O error: raised by the statement, not only by the commit)
+        is a StateError as one refused at the commit is, for the floor link to hold the table on
+        (croupier.floor_link.publisher), rolled back."""
+        cannot = f"{self.path}: cannot write the floor spool"
+        try:
+            with transaction(self._db, cannot):
+                yield
+        except sqlite3.Error as exc:
+            raise StateError(f"{cannot}: {exc}") from exc
 
 
 def encode(body: Mapping[str, object]) -> bytes:

@@ -161,10 +161,11 @@ class TableService:
         """What the table waits for a person to do, if anything: a supervisor's clear of its
         latched faults (``held: CODE``), a supervisor's ruling on a held round, or an answer on the
         screen (``waiting: PROMPT``); or the link of a linked progressive, for the amount of a
-        jackpot hit or for a lock another table's keyed reset lifts (``held: link ...``: a stop
-        does not wait for either)."""
-        if self.table.faults:
-            return "held: " + ", ".join(fault.code for fault in self.table.faults)
+        jackpot hit at this table (``held: link ...``: a stop does not wait for it). A lock
+        another table's hit puts on a linked level holds nothing: only the progressive wagers
+        are refused (decision 0039)."""
+        if self.table.holding:
+            return "held: " + ", ".join(fault.code for fault in self.table.holding)
         if self.table.held_round is not None:
             return f"held: round {self.table.held_round.number} for a supervisor's ruling"
         progressive = self.table.progressive
@@ -237,12 +238,12 @@ class TableService:
         if day is None:
             return None
         shown = DayOpening(**vars(day) | {"steps": list(day.steps)})
-        if day.state == "opening" and self.table.faults:
+        if day.state == "opening" and self.table.holding:
             shown.state, shown.reason, shown.clause = "held", self._held(), HOLD_FOR_SUPERVISOR.clause
         return shown
 
     def _held(self) -> str:
-        latched = ", ".join(f"{fault.code} ({fault.clause})" for fault in self.table.faults)
+        latched = ", ".join(f"{fault.code} ({fault.clause})" for fault in self.table.holding)
         return f"held until a supervisor clears {latched}"
 
     def _ready_to_open(self) -> None:
@@ -251,8 +252,8 @@ class TableService:
         down = [name for name, link in self.table.feeds.links().items() if link != ready]
         if down:
             raise RuleViolation(DEVICES_READY, f"the table cannot open: not connected: {', '.join(down)}")
-        if self.table.faults:
-            latched = ", ".join(f"{fault.code} ({fault.detail})" for fault in self.table.faults)
+        if self.table.holding:
+            latched = ", ".join(f"{fault.code} ({fault.detail})" for fault in self.table.holding)
             raise RuleViolation(HOLD_FOR_SUPERVISOR, f"the table cannot open: latched {latched}")
 
     def _betting_opens(self) -> None:
@@ -345,12 +346,15 @@ async def supervisor_clear(
 ) -> None:
     """A supervisor clears a latched fault, audited before it is acknowledged: the one path of the
     API and of the simulated floor supervisor, so that clearing ROUND_CUT_OFF always writes the cut-off
-    round's ``round_voided`` record (decision 0012), whoever clears it."""
+    round's ``round_voided`` record (decision 0012), whoever clears it, and a linked progressive
+    takes back the voided round's contribution and any hit of it (decision 0044)."""
     await table.clear(code, operator)
     if journal is not None:
         journal.operator_action("clear", operator, code=code)
         if code == ROUND_CUT_OFF_CODE:
             journal.cut_off_settled(operator)
+    if code == ROUND_CUT_OFF_CODE and table.progressive is not None:
+        table.progressive.voided()
 
 
 async def supervisor_verify(

@@ -25,7 +25,6 @@ No face reaches a log or an exception before the showdown: the shuffler's order 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -268,38 +267,24 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
 
     # -- a round ----------------------------------------------------------------------------------
     async def prepare_round(self) -> None:
-        """Before betting opens: no fault latched, and no level frozen by a hit: betting opens again
-        only after the keyed reset (605a.7(a)). The deck is shuffled once it is open."""
+        """Before betting opens: no fault latched, and no level frozen by a hit at this table:
+        betting opens again only after its keyed reset here (605a.7(a)). A linked level a hit at
+        another table locks holds nothing here: its progressive wagers are refused until the lock
+        lifts (``_wager``), and the base game plays on (decision 0039). The deck is shuffled once
+        it is open."""
         while True:
             await self._while_latched()
-            frozen = self.progressive.frozen_levels
+            frozen = self.progressive.frozen_here
             if not frozen:
                 return
             self.log.warning("table held", jackpot_locked=frozen, clause=KEYED_RESET.clause)
             self._cleared.clear()
-            await self._reset_or_lifted(frozen)
-
-    async def _reset_or_lifted(self, frozen: list[int]) -> None:
-        """A keyed reset here, or the lock of a linked level lifted by the reset at another table:
-        meanwhile the table says it waits for it (a stop does not wait for a reset elsewhere)."""
-        link = self.progressive.linked
-        if link is None:
             await self._cleared.wait()
-            return
-        link.lifted.clear()
-        levels = ", ".join(map(str, frozen))
-        link.awaiting = f"link {link.link}: level(s) {levels} jackpot-locked until the keyed reset"
-        waits = [asyncio.ensure_future(self._cleared.wait()), asyncio.ensure_future(link.lifted.wait())]
-        try:
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            link.awaiting = None
-            for wait in waits:
-                wait.cancel()
 
     def _wager(self, round_: Round, wager: Message) -> None:
         """A wager to the round; a progressive one is refused while the link is lost or not yet
-        reconciled (decision 0039), with the reason naming the link."""
+        reconciled, or a hit at any table locks a linked level (decision 0039), with the reason
+        naming the link (and the level and the hit)."""
         if isinstance(wager, PlaceWagers) and wager.progressive:
             refused = self.progressive.wagers_refused()
             if refused is not None:
@@ -328,6 +313,8 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
             await self._stub(round_)
         if round_.state != VOIDED:
             await self._showdown(round_, players, batch.order)
+        if round_.state == VOIDED:  # every wager returned (none is settled when VOID is offered)
+            self.progressive.voided()
         await self._pick_up(round_)
         self.game.round_over(round_)
         self.in_play = None

@@ -72,8 +72,14 @@ class SupervisorHolds(Publishing):
 
     @property
     def faults(self) -> tuple[Fault, ...]:
-        """Every fault latched on the table's devices: while any is, no card is dealt."""
+        """Every fault latched on the table's devices, each for a supervisor to clear."""
         return tuple(fault for machine in self.equipment for fault in machine.latch.faults)
+
+    @property
+    def holding(self) -> tuple[Fault, ...]:
+        """The latched faults that hold the table: while any is, no card is dealt. A link's
+        (LINK_MISMATCH) refuses only the progressive wagers (``Fault.holds``, decision 0039)."""
+        return tuple(fault for fault in self.faults if fault.holds)
 
     async def clear(self, code: str, operator: Operator) -> None:
         """A supervisor clears a latched fault (the device too, for its own faults); a held step
@@ -222,11 +228,11 @@ class SupervisorHolds(Publishing):
         for a supervisor to clear it (``Equipment.clear`` refuses while the link is still down, the
         device while the condition persists)."""
         await self.feeds.settled()
-        if not self.faults:
+        if not self.holding:
             await asyncio.sleep(LINK_POLL)  # the connection had not yet reported its state change
 
     async def _while_latched(self) -> None:
-        while faults := self.faults:
+        while faults := self.holding:
             self.log.warning(
                 "table held", faults=[fault.code for fault in faults], clause=HOLD_FOR_SUPERVISOR.clause
             )

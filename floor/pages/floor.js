@@ -48,8 +48,9 @@ function render(tables) {
       devices.append(span);
     }
     cell(row, (table.meters || []).map((m) => `${m.level}: ${money(m.value_cents)}${m.frozen ? " frozen" : ""}`).join(", "), "meters");
-    const counted = cell(row, `gaps ${table.gaps}, repeats ${table.repeats}, malformed ${table.malformed}`, "counted");
-    if (table.gaps || table.malformed) counted.dataset.bad = "";
+    const unspooled = (table.counters || {}).unspooled || 0;  // messages the table's disk refused
+    const counted = cell(row, `gaps ${table.gaps}, repeats ${table.repeats}, malformed ${table.malformed}, unspooled ${unspooled}`, "counted");
+    if (table.gaps || table.malformed || unspooled) counted.dataset.bad = "";
     cell(row, table.heard_at, "heard");
   }
 }

@@ -61,6 +61,22 @@ def wagers_replaced_reading(betting_ends: str) -> str:
     )
 
 
+def standing_wagers(
+    records: Iterable[Record], placed: enum.StrEnum, withdrawn: enum.StrEnum
+) -> dict[tuple[int, str], int]:
+    """The wagers standing in ``records``, by seat and wager, in the order first placed: each
+    ``placed`` record less its ``withdrawn`` ones, the one rule for what stood when betting closed
+    (``RoundLog.place_wagers``). A record of a wager that ``stays`` repeats one placed and is not
+    counted again. The kinds compare by value, so any game's kinds of those names are read alike."""
+    standing: dict[tuple[int, str], int] = {}
+    for record in records:
+        if record.kind in (placed, withdrawn) and not record.fields.get("stays"):
+            key = (int(record.fields["seat"] or 0), str(record.fields["wager"]))
+            amount = int(record.fields["amount"] or 0)
+            standing[key] = standing.get(key, 0) + (amount if record.kind == placed else -amount)
+    return standing
+
+
 @dataclass(frozen=True)
 class Record(Event):
     """One entry of a round's record; an event too, published by the table once it is durable."""
@@ -104,13 +120,8 @@ class RoundLog:
         what was taken back and a reader has one rule for the wagers in play when betting closed: a
         seat's ``wager`` records less its ``wager_withdrawn`` ones."""
         placed, withdrawn = kinds
-        standing: dict[str, int] = {}
-        for record in self._entries:
-            if record.fields.get("seat") == seat and record.kind in kinds and not record.fields.get("stays"):
-                name, amount = str(record.fields["wager"]), int(record.fields["amount"] or 0)
-                standing[name] = standing.get(name, 0) + (amount if record.kind is placed else -amount)
-        for name, amount in standing.items():
-            if amount:
+        for (at, name), amount in standing_wagers(self._entries, placed, withdrawn).items():
+            if at == seat and amount:
                 self.add(withdrawn, seat=seat, wager=name, amount=amount, clause=clause)
         for name, amount in wagers:
             self.add(placed, seat=seat, wager=name, amount=amount)

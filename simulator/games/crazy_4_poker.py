@@ -221,8 +221,10 @@ class StrategyPlayers:
             queens = QUEENS_UP_STAKE if self.rng.random() < self.queens_up_rate else 0
             progressive = PROGRESSIVE_CHIP if self.rng.random() < self.progressive_rate else 0
             six = SIX_CARD_BONUS_STAKE if self.rng.random() < self.six_card_rate else 0
-            if progressive and (self.cover is None or self.cover(seat) is False):
-                progressive = 0  # no chip on the sensor: refused (decision 0039)
+            if progressive:
+                assert self.cover is not None  # no progressive rate without a cover (__init__)
+                if self.cover(seat) is False:
+                    progressive = 0  # no chip on the sensor: refused (decision 0039)
             wagers.append(
                 PlaceWagers(seat, stake, stake, queens, progressive=progressive, six_card_bonus=six)
             )

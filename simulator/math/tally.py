@@ -23,13 +23,11 @@ from fractions import Fraction
 from typing import Any
 
 from games.common.movement import Movement
-from games.common.records import RecordKind
+from games.common.records import RecordKind, standing_wagers
 from simulator.math.play import MathError
 
 #: The normal quantile of a two-sided 95 % interval.
 Z95 = 1.959963984540054
-#: How a wager record counts: placed, or withdrawn.
-_SIGN = {RecordKind.WAGER: 1, RecordKind.WAGER_WITHDRAWN: -1}
 #: The row of every wager type together.
 ALL_WAGERS = "all wagers"
 
@@ -116,11 +114,8 @@ class MathTally:
         Raises MathError if a wager placed was never settled, or a settlement names a wager nobody
         placed: no wager is dropped from the sums."""
         placed: dict[str, dict[int, int]] = {}
-        records = [
-            (str(record.fields["wager"]), int(record.fields["seat"]), int(record.fields["amount"]) * sign)
-            for record in round_.records
-            if (sign := _SIGN.get(record.kind)) and not record.fields.get("stays")
-        ]
+        standing = standing_wagers(round_.records, RecordKind.WAGER, RecordKind.WAGER_WITHDRAWN)
+        records = [(wager, seat, amount) for (seat, wager), amount in standing.items()]
         for wager, seat, amount in (*records, *staked):
             seats = placed.setdefault(self._kind(wager), {})
             seats[seat] = seats.get(seat, 0) + amount

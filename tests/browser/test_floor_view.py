@@ -95,7 +95,8 @@ def test_every_table_is_shown_and_one_killed_is_shown_dark(tmp_path, browser):
             assert "shoe: ready" in row["devices"]
             pace = wait.until(lambda driver: _rows(driver)["T1"]["rounds-per-hour"].strip("0"))  # counters
             assert pace.isdigit(), pace
-            assert (row["held-rounds"], row["counted"]) == ("0", "gaps 0, repeats 0, malformed 0")
+            counted = "gaps 0, repeats 0, malformed 0, unspooled 0"
+            assert (row["held-rounds"], row["counted"]) == ("0", counted)
             running["T2"].kill()  # the table PC gone: the broker sends its will
             wait.until(lambda driver: _classes(driver) == {"T1": "open", "T2": "dark"})
             assert _rows(browser)["T2"]["state"].startswith("dark (lost")
@@ -163,9 +164,9 @@ def test_the_linked_jackpots_are_shown_with_their_locks(tmp_path, browser):
         body = birth_body(0, spool=spools[table], table=table)
         return {**body, "game": "crazy-4-poker", "meters": [], "wagers_locked": wagers_locked}
 
-    def linked(table: str, event: str, **fields: object) -> dict[str, object]:
-        return {"table": table, "seq": 1, "at": at, "link": "c4p", "spool": spools[table], "number": 1,
-                "event": event, **fields}  # fmt: skip
+    def linked(table: str, number: int, event: str, **fields: object) -> dict[str, object]:
+        return {"table": table, "seq": number, "at": at, "link": "c4p", "spool": spools[table],
+                "number": number, "event": event, **fields}  # fmt: skip
 
     async def tables() -> None:
         v311 = aiomqtt.ProtocolVersion.V311
@@ -177,8 +178,11 @@ def test_the_linked_jackpots_are_shown_with_their_locks(tmp_path, browser):
             for topic, body in (
                 ("T1/birth", birth("T1", None)),
                 ("T2/birth", birth("T2", lost)),
-                ("T1/linked", linked("T1", "contribution", round=1, count=1, wagered_cents=10_000)),
-                ("T2/linked", linked("T2", "hit", level=1, seat=3, round=7)),
+                ("T1/linked", linked("T1", 1, "contribution", round=1, count=1, wagered_cents=10_000,
+                                     levels=[1, 2])),
+                ("T2/linked", linked("T2", 1, "contribution", round=7, count=1, wagered_cents=100,
+                                     levels=[1])),
+                ("T2/linked", linked("T2", 2, "hit", level=1, seat=3, round=7)),
             ):
                 await client.publish(f"croupier/v1/dev/table/{topic}", json.dumps(body), qos=1)
 
@@ -191,8 +195,8 @@ def test_the_linked_jackpots_are_shown_with_their_locks(tmp_path, browser):
         wait.until(lambda driver: [row["class"] for row in _link_rows(driver, "link-levels")] == locks)
         levels = _link_rows(browser, "link-levels")
         assert [(row["level"], row["value"], row["locked-by"]) for row in levels] == [
-            ("1", "$1,000.00", "T2 seat 3, round 7: $1,005.00"),  # frozen for the hit; restarted at reset
-            ("2", "$51.00", "not locked"),  # 5,000 cents and 1 % of T1's 10,000
+            ("1", "$1,000.00", "T2 seat 3, round 7: $1,005.05"),  # frozen for the hit; restarted at reset
+            ("2", "$51.00", "not locked"),  # 5,000 cents and 1 % of T1's 10,000 (T2 funds level 1 only)
         ]
         assert [(row["name"], row["wagers"]) for row in _link_rows(browser, "link-tables")] == [
             ("T1", "taken"),

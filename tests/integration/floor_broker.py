@@ -21,6 +21,7 @@ import urllib.request
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import aiomqtt
 import trustme
@@ -29,6 +30,7 @@ from paho.mqtt.properties import Properties
 
 from croupier.config import DEFAULT_TABLE_CONFIG
 from croupier.floor_link.messages import Schemas
+from croupier.floor_link.payloads import checked
 from tests import debian
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -256,8 +258,6 @@ def data_in_order(messages: Messages, table: str) -> list[dict[str, object]]:
 
 
 VALIDATORS = Schemas().validators
-#: A card's face as Croupier writes it (vocabulary/cards.py): rank then suit, or a joker.
-_CARD = re.compile(r'"(?:[2-9TJQKA][cdhs]|X[rb])"')
 
 
 def birth_body(
@@ -278,7 +278,7 @@ def birth_body(
 
 def counters_body(rounds: int) -> dict[str, int]:
     return {"rounds": rounds, "rounds_per_hour": 60 * rounds, "hands": 2 * rounds, "faults_latched": 0,
-            "held_rounds": 0, "voided_rounds": 0, "progressive_wagers": 0}  # fmt: skip
+            "held_rounds": 0, "voided_rounds": 0, "progressive_wagers": 0, "unspooled": 0}  # fmt: skip
 
 
 def check_payloads(messages: Messages) -> None:
@@ -288,7 +288,7 @@ def check_payloads(messages: Messages) -> None:
         levels = topic.split("/")
         kind = {"host": "host-state", "link": "link-state"}.get(levels[3], levels[-1])
         VALIDATORS[kind].validate(body)
-        assert not _CARD.search(json.dumps(body)), f"a card's face in {topic}: {body}"
+        assert checked(body) == body, f"a card's face in {topic}: {body}"  # none withheld: none there
 
 
 async def croupier_run(config: Path, *args: str) -> asyncio.subprocess.Process:
@@ -331,13 +331,21 @@ class FloorService:
     view: str
 
     token: str | None = None
+    trust: ssl.SSLContext | None = None  # over HTTPS: the authority the view's certificate is from
 
     def tables(self) -> dict[str, dict[str, object]]:
         """Every table the floor view's data shows, by name."""
+        return {table["table"]: table for table in self._read("tables")}
+
+    def links(self) -> list[dict[str, Any]]:  # Any: the link's JSON fields
+        """Every linked progressive the floor view's data shows."""
+        return self._read("links")
+
+    def _read(self, what: str) -> list[dict[str, Any]]:  # Any: the view's JSON fields
         headers = {} if self.token is None else {"Authorization": f"Bearer {self.token}"}
-        request = urllib.request.Request(f"{self.view}/floor/v1/tables", headers=headers)
-        with urllib.request.urlopen(request, timeout=5) as reply:
-            return {table["table"]: table for table in json.load(reply)["tables"]}
+        request = urllib.request.Request(f"{self.view}/floor/v1/{what}", headers=headers)
+        with urllib.request.urlopen(request, timeout=5, context=self.trust) as reply:
+            return json.load(reply)[what]  # type: ignore[no-any-return]
 
     def until(self, found: Callable[[dict[str, dict[str, object]]], bool], timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -347,11 +355,16 @@ class FloorService:
 
 
 def floor_config(
-    directory: Path, broker: int | None, token: str | None = None, host: str = "floor-1"
+    directory: Path,
+    broker: int | None,
+    token: str | None = None,
+    host: str = "floor-1",
+    view_tls: trustme.CA | None = None,
 ) -> Path:
     """A floor service's configuration: the broker on port ``broker`` as the user ``host`` (a floor
     service's host name), or the embedded broker on a free port (``None``); its store and its view
-    under ``directory``, the view asking for ``token`` when given."""
+    under ``directory``, the view asking for ``token`` when given, and served over HTTPS with a
+    certificate from ``view_tls`` when given (its authority in ``view-ca.pem`` beside)."""
     directory.mkdir(parents=True, exist_ok=True)
     if broker is None:
         text = f'[embedded]\nbind = "127.0.0.1:{free_port()}"\n'
@@ -366,6 +379,12 @@ def floor_config(
         (directory / "view-token").write_text(token + "\n")
         (directory / "view-token").chmod(0o600)
         text += 'token_file = "view-token"\n'
+    if view_tls is not None:
+        view_tls.cert_pem.write_to_path(directory / "view-ca.pem")
+        issued = view_tls.issue_cert("127.0.0.1")
+        issued.cert_chain_pems[0].write_to_path(directory / "view.pem")
+        issued.private_key_pem.write_to_path(directory / "view.key")
+        text += 'tls_cert = "view.pem"\ntls_key = "view.key"\n'
     text += f'bind = "127.0.0.1:{free_port()}"\n'
     path = directory / "floor.toml"
     path.write_text(text)
@@ -378,8 +397,14 @@ def floor_service(config: Path) -> Iterator[FloorService]:
     which must exit 0."""
     bind = re.search(r'bind = "(127\.0\.0\.1:\d+)"\n\Z', config.read_text())
     assert bind is not None
-    token = config.parent / "view-token"
-    service = FloorService(config, f"http://{bind[1]}", token.read_text().strip() if token.exists() else None)
+    token, ca = config.parent / "view-token", config.parent / "view-ca.pem"
+    trust = ssl.create_default_context(cafile=ca) if ca.exists() else None
+    service = FloorService(
+        config,
+        f"{'http' if trust is None else 'https'}://{bind[1]}",
+        token.read_text().strip() if token.exists() else None,
+        trust,
+    )
     log = config.with_suffix(".log")
     with log.open("ab") as err:
         process = subprocess.Popen(
@@ -401,3 +426,47 @@ def floor_service(config: Path) -> Iterator[FloorService]:
         process.send_signal(signal.SIGTERM)
         process.communicate(timeout=30)
     assert process.returncode == 0, log.read_text()
+
+
+RATES = {1: 500, 2: 100}  # basis points of each progressive wager
+RESETS = {1: 100_000, 2: 5_000}
+#: Lines that hit often, so a short run sees hits; every line pays level 1, so level 2 only grows.
+PAY_TABLE = '[rules.progressive_pay_table]\nthree_of_a_kind = "100%"\ntwo_pairs = "100%"\n'
+
+
+def linked_table(directory: Path, name: str, port: int, login: str | None = None, hits: bool = True) -> Path:
+    """Simulated Crazy 4 Poker table ``name`` on the link ``c4p`` at RATES, its pay table hitting
+    often (``hits``; else the shipped one's, which hardly do), logging in with ``login`` (by default
+    its password and the broker's CA)."""
+    link = "\n".join(f"{level} = {rate}" for level, rate in RATES.items())
+    if login is None:
+        login = f'{with_password(directory, name)}\ntls_ca = "{directory / "ca.pem"}"'
+    floor = f'{login}\n[floor.link]\nid = "c4p"\nheard_within = 3\n[floor.link.levels]\n{link}\n'
+    config = table_config(directory / name, name, port, floor, "simulated-crazy-4-poker.toml")
+    pay_table = r"\[rules\.progressive_pay_table\]\n(?:[^\[\n].*\n|\n)*"
+    if hits:
+        config.write_text(re.sub(pay_table, PAY_TABLE + "\n", config.read_text()))
+    return config
+
+
+def linked_floor(directory: Path, port: int | None, tables: tuple[str, ...] = ("T1", "T2")) -> Path:
+    """The floor with the link ``c4p`` of ``tables``: on the Mosquitto on ``port`` over TLS, or its
+    embedded broker on a free port."""
+    levels = "".join(
+        f"[links.c4p.levels.{level}]\nrate_bp = {rate}\nreset_cents = {RESETS[level]}\n"
+        for level, rate in RATES.items()
+    )
+    if port is None:
+        broker = f'[embedded]\nbind = "127.0.0.1:{free_port()}"\n'
+    else:
+        (directory / "floor.password").write_text(FLOORS["floor-1"] + "\n")
+        broker = (
+            f'[floor]\nbroker = "mqtts://127.0.0.1:{port}"\ngroup = "{GROUP}"\nusername = "floor-1"\n'
+            f'password_file = "floor.password"\ntls_ca = "ca.pem"\nkeepalive = 2\n'
+        )
+    config = directory / "floor.toml"
+    config.write_text(
+        f'{broker}[store]\npath = "floor.sqlite3"\n[view]\nbind = "127.0.0.1:{free_port()}"\n'
+        f"[links.c4p]\ntables = {json.dumps(list(tables))}\nheartbeat = 0.5\n{levels}"
+    )
+    return config

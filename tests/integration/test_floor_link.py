@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import signal
+import sqlite3
 import ssl
 import time
+from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
 
@@ -18,7 +21,15 @@ import aiomqtt
 import pytest
 import trustme
 
+from croupier.audit.writer import AuditTrail
+from croupier.commands.run import table_in_service
+from croupier.config import load_table_config
+from croupier.floor_link import payloads, publisher, publishing
+from croupier.floor_link.publisher import FloorLink, broker_settings
 from croupier.floor_link.spool import Spool
+from croupier.service.journal import TableJournal
+from croupier.service.table_service import TableService
+from croupier.state import TableState
 from tests.integration.floor_broker import (
     FLOORS,
     GROUP,
@@ -321,3 +332,115 @@ def test_the_embedded_broker_carries_a_tables_messages_in_order(tmp_path):
     assert [body["round"] for body in data if "round" in body] == [1, 2, 3]
     assert json.dumps(floor.of("T1", "death")[0]) == '{"reason": "stopped", "session": 1, "table": "T1"}'
     check_payloads(floor.messages)
+
+
+def _spooled(spool: Spool, kind: str) -> list[dict[str, object]]:
+    """The ``kind`` messages waiting in ``spool``, in order."""
+    return [json.loads(m.payload) for m in spool.pending(0, 10_000) if m.topic.endswith(f"/{kind}")]
+
+
+@contextlib.asynccontextmanager
+async def _table_here(path: Path) -> AsyncIterator[tuple[TableService, FloorLink]]:
+    """The simulated table of the configuration at ``path`` served in this process as ``croupier
+    run`` serves it (its simulated floor supervisor clearing what latches), with its floor link."""
+    config = load_table_config(path)
+    settings = broker_settings(config)
+    assert settings is not None
+    config.service.audit_dir.mkdir(parents=True, exist_ok=True)
+    with (
+        TableState(config.service.state_db) as state,
+        AuditTrail(config.service.audit_dir, config.name, heads=state) as trail,
+    ):
+        journal = TableJournal(trail, state, table=config.name, game=config.game)
+        async with (
+            table_in_service(config, journal, 4, served=False) as service,
+            publishing(settings, service, trail) as link,
+        ):
+            assert link is not None
+            yield service, link
+
+
+def test_a_message_the_spool_cannot_take_holds_the_table_and_the_floor_is_told_how_many(tmp_path):
+    """The table (in this process, its devices simulated, its floor supervisor too) starts with a
+    round the last run left in play: ROUND_CUT_OFF latches before the link hears the latches, and the
+    first counters message counts it. Then the spool's file refuses every write (SQLite's own refusal,
+    as a disk full or read-only refuses a statement): the round message lost latches
+    FLOOR_SPOOL_UNWRITTEN, which holds the table until the supervisor clears it, in the trail; once the
+    spool takes writes again, the counters message says how many messages never reached it."""
+    path = table_config(tmp_path, "T1", free_port(), "")  # no broker there: the spool keeps everything
+    service = load_table_config(path).service
+    service.state_db.parent.mkdir(parents=True)
+    with TableState(service.state_db) as state:
+        state.begin_round("T1", 1, {})  # the last run was killed in round 1
+
+    def refuse(action: int, *_: object) -> int:
+        return sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE) else 0
+
+    async def main() -> tuple[list[dict[str, object]], list[dict[str, object]], list[dict[str, object]]]:
+        async with _table_here(path) as (service, link):
+            first = _spooled(link.spool, "counters")[0]
+            stop = asyncio.Event()
+            playing = asyncio.create_task(service.serve(stop))
+            async with asyncio.timeout(30):
+                while service.table.rounds < 3:
+                    await asyncio.sleep(0.01)
+                link.spool._db.set_authorizer(refuse)  # the spool's disk refuses from here
+                while "FLOOR_SPOOL_UNWRITTEN" not in {fault.code for fault in service.table.faults}:
+                    await asyncio.sleep(0.01)
+                held = payloads.table_state(service)
+                link.spool._db.set_authorizer(None)
+                while not any(body["event"] == "released" for body in _spooled(link.spool, "fault")):
+                    await asyncio.sleep(0.05)
+                rounds = service.table.rounds
+                while service.table.rounds < rounds + 2:  # it plays on once cleared
+                    await asyncio.sleep(0.05)
+            stop.set()
+            await playing
+            await asyncio.sleep(1.2)  # the counters' next look
+            assert held["status"] == "held" and "FLOOR_SPOOL_UNWRITTEN" in str(held["reason"])
+            return [first], _spooled(link.spool, "counters"), _spooled(link.spool, "round")
+
+    (first,), counters, rounds = asyncio.run(main())
+    assert first["faults_latched"] == 1, "the fault latched as the table started is not counted"
+    assert counters[-1]["unspooled"] >= 1 and counters[-1]["faults_latched"] == 2
+    numbers = [body["round"] for body in rounds]
+    assert numbers != list(range(numbers[0], numbers[-1] + 1)), "no round message was lost"
+    trail = "".join(p.read_text() for p in sorted(service.audit_dir.glob("T1-*.jsonl")))
+    assert trail.count('"FLOOR_SPOOL_UNWRITTEN"') >= 2, "latched and cleared, in the trail"
+
+
+def test_what_no_floor_confirms_is_sent_again_ever_later_until_one_does(tmp_path, monkeypatch):
+    """Nothing confirmed for CONFIRM_WAIT seconds (30; half a second here, the table in this
+    process): the table sends again from its first message unconfirmed, on the same connection (no
+    new birth), the wait doubling while nothing is confirmed; a confirmation deletes what it names,
+    and nothing is sent again after."""
+    monkeypatch.setattr(publisher, "CONFIRM_WAIT", 0.5)
+
+    async def main() -> tuple[list[tuple[float, dict[str, object]]], int, int]:
+        arrivals: list[tuple[float, dict[str, object]]] = []  # each message the floor is given, when
+        async with amqtt_broker() as port:
+            path = table_config(tmp_path, "T1", port, 'protocol = "3.1.1"')
+            floor = Floor(port, aiomqtt.ProtocolVersion.V311, username=None, password=None)
+            async with floor_running(floor), _table_here(path) as (_, link):
+                async with asyncio.timeout(20):
+                    while sum(body.get("seq") == 1 for _, body in floor.messages) < 3:
+                        await asyncio.sleep(0.01)
+                        new = floor.messages[len(arrivals) :]
+                        arrivals.extend((time.monotonic(), body) for _, body in new)
+                through = link.spool.last_seq
+                counted = json.dumps({"spool": link.spool.identity, "seq": through})
+                async with aiomqtt.Client("127.0.0.1", port, protocol=aiomqtt.ProtocolVersion.V311) as told:
+                    await told.publish(f"croupier/v1/{GROUP}/table/T1/cmd/counted", counted, qos=1)
+                async with asyncio.timeout(5):
+                    while link.spool.held_from <= through:
+                        await asyncio.sleep(0.01)
+                heard = len(floor.messages)
+                await asyncio.sleep(2.5)  # more than the wait had doubled to: nothing is sent again
+                return arrivals, len(floor.messages) - heard, len(floor.of("T1", "birth"))
+
+    arrivals, after, births = asyncio.run(main())
+    firsts = [at for at, body in arrivals if body.get("seq") == 1]
+    waits = [later - earlier for earlier, later in itertools.pairwise(firsts)]
+    assert births == 1, "sent again on the same connection"
+    assert 0.4 < waits[0] < 0.9 and 0.9 < waits[1] < 1.6, f"not 0.5 s then 1 s: {waits}"
+    assert after == 0, "sent again after the floor confirmed it"

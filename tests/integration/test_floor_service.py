@@ -11,7 +11,6 @@ import contextlib
 import json
 import signal
 import sqlite3
-import ssl
 import subprocess
 import sys
 import time
@@ -41,7 +40,6 @@ from tests.integration.floor_broker import (
     floor_config,
     floor_running,
     floor_service,
-    free_port,
     table_config,
     with_password,
 )
@@ -269,7 +267,8 @@ def test_a_link_message_its_controller_failed_to_apply_is_delivered_again_and_ap
     at = "2026-12-02T03:00:00.000+00:00"
     birth = birth_body(0, spool="a" * 32)
     contribution = {"table": "T1", "seq": 1, "at": at, "link": "c4p", "spool": "a" * 32, "number": 1,
-                    "event": "contribution", "round": 1, "count": 1, "wagered_cents": 10_000}  # fmt: skip
+                    "event": "contribution", "round": 1, "count": 1, "wagered_cents": 10_000,
+                    "levels": [1]}  # fmt: skip
 
     async def publish() -> None:
         async with aiomqtt.Client("127.0.0.1", broker.port, identifier="T1", username="T1",
@@ -435,51 +434,20 @@ def test_the_floor_view_over_tls_gives_a_browser_a_secure_session_cookie(tmp_pat
     """``[view] tls_cert`` and ``tls_key`` (required beyond loopback): the view speaks HTTPS, and
     the session cookie a sign-in sets is Secure besides HttpOnly and SameSite=Strict (decision
     0033), so the browser never sends it in clear."""
-    ca = trustme.CA()
-    issued = ca.issue_cert("127.0.0.1")
-    issued.cert_chain_pems[0].write_to_path(tmp_path / "view.pem")
-    issued.private_key_pem.write_to_path(tmp_path / "view.key")
     token = "0123456789abcdef0123456789abcdef"
-    (tmp_path / "view-token").write_text(token + "\n")
-    (tmp_path / "view-token").chmod(0o600)
-    port = free_port()
-    (tmp_path / "floor.toml").write_text(
-        f'[embedded]\nbind = "127.0.0.1:{free_port()}"\n[store]\npath = "floor.sqlite3"\n'
-        f'[view]\nbind = "127.0.0.1:{port}"\ntoken_file = "view-token"\n'
-        'tls_cert = "view.pem"\ntls_key = "view.key"\n'
-    )
-    trust = ssl.create_default_context()
-    ca.configure_trust(trust)
-    view = f"https://127.0.0.1:{port}"
-    with (tmp_path / "floor.log").open("ab") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "croupier", "floor", "--config", str(tmp_path / "floor.toml")],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log,
-        )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(f"{view}/", context=trust, timeout=5).close()
-                break
-            except OSError:
-                assert process.poll() is None, (tmp_path / "floor.log").read_text()
-                assert time.monotonic() < deadline, "the floor view did not come up"
-                time.sleep(0.1)
+    with floor_service(floor_config(tmp_path, None, token, view_tls=trustme.CA())) as service:
+        view = service.view
+        assert view.startswith("https://")
         sign_in = urllib.request.Request(
             f"{view}/v1/session", data=json.dumps({"token": token}).encode(), method="POST",
             headers={"Content-Type": "application/json", "X-Croupier-Request": "1", "Origin": view},
         )  # fmt: skip
-        with urllib.request.urlopen(sign_in, context=trust, timeout=5) as reply:
+        with urllib.request.urlopen(sign_in, context=service.trust, timeout=5) as reply:
             cookie = reply.headers["Set-Cookie"]
         session = cookie.split(";")[0]
         tables = urllib.request.Request(f"{view}/floor/v1/tables", headers={"Cookie": session})
-        with urllib.request.urlopen(tables, context=trust, timeout=5) as reply:
+        with urllib.request.urlopen(tables, context=service.trust, timeout=5) as reply:
             assert json.load(reply) == {"tables": []}
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.communicate(timeout=30)
-    assert process.returncode == 0, (tmp_path / "floor.log").read_text()
     attributes = {part.strip().split("=")[0] for part in cookie.split(";")}
     assert session.startswith("croupier_floor_session=") and {"Secure", "HttpOnly"} <= attributes, cookie
     assert "SameSite=Strict" in cookie and token not in cookie

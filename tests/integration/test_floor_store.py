@@ -66,7 +66,8 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
         if url is not None:  # the PostgreSQL is the module's: each test begins empty
             for table in ("floor_tables", "floor_heads"):
                 opened.run(f"DELETE FROM {table}")
-            for table in ("link_levels", "link_tables", "link_hits"):  # made by a link controller
+            for table in ("link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels",
+                          "link_hit_voids", "link_refused"):  # made by a link controller
                 opened.run(f"DROP TABLE IF EXISTS {table}")
         opened.close()
 
@@ -261,15 +262,43 @@ def test_the_link_controller_applies_each_message_once_and_orders_the_hits(store
         body = {"link": "c4p", "spool": SPOOL, "number": number, "event": event, **fields}
         return controller.heard(table, body)
 
-    assert sent("T1", 1, "contribution", round=1, wagered_cents=5000) == "c4p"
-    assert sent("T1", 1, "contribution", round=1, wagered_cents=5000) is None
-    sent("T2", 1, "hit", level=1, seat=3, round=9)
+    assert sent("T1", 1, "contribution", round=1, wagered_cents=5000, levels=[1]) == "c4p"
+    assert sent("T1", 1, "contribution", round=1, wagered_cents=5000, levels=[1]) is None
+    sent("T2", 1, "contribution", round=9, wagered_cents=1, levels=[1])
+    sent("T2", 2, "hit", level=1, seat=3, round=9)
     sent("T1", 2, "hit", level=1, seat=1, round=2)
     level = controller.state_for("c4p", "T1")["levels"][0]
     assert [(hit["table"], hit["amount_cents"]) for hit in level["hits"]] == [("T2", 50_500), ("T1", 50_000)]
     sent("T1", 3, "reset", level=1)
-    sent("T2", 2, "reset", level=1)
+    sent("T2", 3, "reset", level=1)
     assert controller.state_for("c4p", "T2")["levels"][0]["locked"] is False
+
+
+def test_a_voided_round_and_its_hit_come_out_of_the_link_once(store):
+    """At 10%: T2's hit froze 50,500 (500.4 cents accrued, 0.4 carried) and T1's, after it, 50,001
+    (0.4 + 0.7). T2's round 9 voided: its hit leaves the order, the 500 cents it froze above the
+    reset come back, its 0.1-cent contribution is withdrawn, to the ten-thousandth of a cent; T1's
+    hit stands and still locks the level. Paid above the reset plus the pot is what stood: 501.0."""
+    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(1000, 50_000)}, 2.0)
+    controller = LinkController({"c4p": link}, store, "main")
+
+    def sent(table: str, number: int, event: str, **fields: object) -> str | None:
+        body = {"link": "c4p", "spool": SPOOL, "number": number, "event": event, **fields}
+        return controller.heard(table, body)
+
+    sent("T1", 1, "contribution", round=1, wagered_cents=5003, levels=[1])
+    sent("T2", 1, "contribution", round=9, wagered_cents=1, levels=[1])
+    sent("T2", 2, "hit", level=1, seat=3, round=9)
+    sent("T1", 2, "contribution", round=2, wagered_cents=7, levels=[1])
+    sent("T1", 3, "hit", level=1, seat=1, round=2)
+    assert sent("T2", 3, "void", round=9, wagered_cents=1) == "c4p"
+    assert sent("T2", 3, "void", round=9, wagered_cents=1) is None
+    level = controller.state_for("c4p", "T1")["levels"][0]
+    assert [(hit["table"], hit["amount_cents"]) for hit in level["hits"]] == [("T1", 50_001)]
+    accrued = store.run("SELECT in_cents * rate_bp + carry FROM link_levels WHERE link = 'c4p'").fetchone()[0]
+    assert accrued == (5003 + 7) * 1000 - 1 * 10_000  # all that stood, less the cent T1's hit paid
+    assert level["value_cents"] == 50_500 and level["locked"]
+    assert controller.state_for("c4p", "T2")["applied"]["contributions"] == 0
 
 
 def test_a_postgresql_store_a_newer_croupier_wrote_is_refused(postgres: str, tmp_path: Path):

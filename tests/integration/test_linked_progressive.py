@@ -4,13 +4,17 @@ link controller over a real Mosquitto with the shipped access rules and TLS: the
 at the controller to what the tables accepted, a hit at one table locks the level at the other until
 the keyed reset, the broker killed locks the progressive wagers at both tables, which unlock once
 it is back and the counts reconcile, and a count forged in the controller's database latches
-LINK_MISMATCH at that table."""
+LINK_MISMATCH at that table. Then two tables run in the test's own process on the same kind of
+link, where the test chooses when each hits: simultaneous hits settled in the order received, the
+level locked for the progressive wagers only while the other table plays, and a hit while the
+broker is down paid once it is back."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import json
+import random
 import re
 import signal
 import sqlite3
@@ -18,65 +22,42 @@ import ssl
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trustme
 
+from croupier.audit.writer import AuditTrail
+from croupier.config import load_table_config
+from croupier.floor_link import broker_settings, publishing
+from croupier.service.journal import TableJournal
+from croupier.service.table_service import TableService
+from croupier.state import TableState
+from devices.linked import LinkedLevels
+from games.common.machine_parts import COMPLETE
+from games.crazy_4_poker.inputs import PlaceWagers
+from simulator.floor import controller_key
+from simulator.players import simulated_players, table_options
+from simulator.tables import FLOORPERSON, simulated_table
 from tests.integration.floor_broker import (
-    FLOORS,
     GROUP,
+    RATES,
+    RESETS,
     ROOT,
     Floor,
     Mosquitto,
     check_payloads,
     croupier_run,
     floor_running,
-    free_port,
-    table_config,
-    with_password,
+    linked_floor,
+    linked_table,
 )
+from vocabulary.rules import RuleViolation
 
 pytestmark = pytest.mark.timeout(120)
-
-RATES = {1: 500, 2: 100}  # basis points of each progressive wager
-RESETS = {1: 100_000, 2: 5_000}
-#: Lines that hit often, so a short run sees hits; every line pays level 1, so level 2 only grows.
-PAY_TABLE = '[rules.progressive_pay_table]\nthree_of_a_kind = "100%"\ntwo_pairs = "100%"\n'
-
-
-def _table(directory: Path, name: str, port: int, login: str | None = None) -> Path:
-    """Table ``name`` on the link, logging in with ``login`` (its password and the broker's CA)."""
-    link = "\n".join(f"{level} = {rate}" for level, rate in RATES.items())
-    if login is None:
-        login = f'{with_password(directory, name)}\ntls_ca = "{directory / "ca.pem"}"'
-    floor = f'{login}\n[floor.link]\nid = "c4p"\nheard_within = 3\n[floor.link.levels]\n{link}\n'
-    config = table_config(directory / name, name, port, floor, "simulated-crazy-4-poker.toml")
-    pay_table = r"\[rules\.progressive_pay_table\]\n(?:[^\[\n].*\n|\n)*"
-    config.write_text(re.sub(pay_table, PAY_TABLE + "\n", config.read_text()))
-    return config
-
-
-def _floor(directory: Path, port: int | None) -> Path:
-    """The floor with the link: on the Mosquitto on ``port`` over TLS, or its embedded broker there."""
-    levels = "".join(
-        f"[links.c4p.levels.{level}]\nrate_bp = {rate}\nreset_cents = {RESETS[level]}\n"
-        for level, rate in RATES.items()
-    )
-    if port is None:
-        broker = f'[embedded]\nbind = "127.0.0.1:{free_port()}"\n'
-    else:
-        (directory / "floor.password").write_text(FLOORS["floor-1"] + "\n")
-        broker = (
-            f'[floor]\nbroker = "mqtts://127.0.0.1:{port}"\ngroup = "{GROUP}"\nusername = "floor-1"\n'
-            f'password_file = "floor.password"\ntls_ca = "ca.pem"\nkeepalive = 2\n'
-        )
-    config = directory / "floor.toml"
-    config.write_text(
-        f'{broker}[store]\npath = "floor.sqlite3"\n[view]\nbind = "127.0.0.1:{free_port()}"\n'
-        f'[links.c4p]\ntables = ["T1", "T2"]\nheartbeat = 0.5\n{levels}'
-    )
-    return config
 
 
 class FloorProcess:
@@ -132,8 +113,8 @@ def test_two_tables_share_one_jackpot_through_the_floors_link_controller(tmp_pat
     floor_dir = tmp_path / "floor"
     floor_dir.mkdir()
     ca.cert_pem.write_to_path(floor_dir / "ca.pem")
-    configs = {name: _table(tmp_path, name, broker.port) for name in ("T1", "T2")}
-    service = FloorProcess(_floor(floor_dir, broker.port))
+    configs = {name: linked_table(tmp_path, name, broker.port) for name in ("T1", "T2")}
+    service = FloorProcess(linked_floor(floor_dir, broker.port))
     watcher_tls = ssl.create_default_context(cafile=tmp_path / "ca.pem")
 
     async def main() -> Floor:
@@ -222,22 +203,38 @@ def _after(floor: Floor, table: str, since: float) -> bool:
     )
 
 
+#: A card of the stub falls as it is next counted (every fifth round where the shuffler does not
+#: count the deck, 657a.9(d)): a wrong stub count, rounds 5 and 10 void (657a.9(f)).
+VOIDS_ROUNDS = "".join(f'[[script]]\nround = {n}\nfault = "miscount"\nat = "stub"\n' for n in (1, 6))
+
+
 def test_over_the_embedded_broker_the_contributions_sum_at_the_controller(tmp_path):
-    """The same link on the floor's embedded amqtt broker (MQTT 3.1.1), as a developer runs it."""
+    """The same link on the floor's embedded amqtt broker (MQTT 3.1.1), as a developer runs it; the
+    rounds voided at T1 (a wrong stub count) withdraw their contributions: the pot holds exactly what
+    the rounds that stood contributed, to the ten-thousandth of a cent."""
     floor_dir = tmp_path / "floor"
     floor_dir.mkdir()
-    config = _floor(floor_dir, None)
+    config = linked_floor(floor_dir, None)
     port = int(re.findall(r'bind = "127\.0\.0\.1:(\d+)"', config.read_text())[0])
-    configs = {name: _table(tmp_path, name, port, 'protocol = "3.1.1"') for name in ("T1", "T2")}
+    # Lines that hardly hit: no lock stops T1's progressive wagers in the rounds it voids.
+    login = 'protocol = "3.1.1"'
+    configs = {name: linked_table(tmp_path, name, port, login, hits=False) for name in ("T1", "T2")}
     for table in configs.values():
         table.write_text(table.read_text().replace(f'group = "{GROUP}"', 'group = "dev"'))
+    (tmp_path / "voids.toml").write_text(VOIDS_ROUNDS)
+    t1 = configs["T1"].read_text()  # a shuffler that does not count: the dealer counts the stub
+    configs["T1"].write_text(t1.replace('shuffler = "counting"', 'shuffler = "non-counting"'))
+    # T1 plays to its tenth round: the fifth's and the tenth's stubs are counted and miscounted, and
+    # both rounds voided; T2 plays for a time.
+    runs = {"T1": ["--rounds", "10", "--duration", "40", "--faults", str(tmp_path / "voids.toml")],
+            "T2": ["--duration", "8"]}  # fmt: skip
     service = FloorProcess(config)
 
     async def main() -> None:
         # For a time, not a number of rounds: a table whose last hit is not yet reset when it stops
-        # leaves the level locked, and the other table waits for that reset, as it must.
-        tables = [await croupier_run(table, "--duration", "5", "--seed", str(seed))
-                  for seed, table in enumerate(configs.values(), 3)]  # fmt: skip
+        # leaves the level locked, and the other table then takes no progressive wager, as it must.
+        tables = [await croupier_run(table, "--seed", str(seed), *runs[name])
+                  for seed, (name, table) in enumerate(configs.items(), 3)]  # fmt: skip
         for table, process in zip(configs.values(), tables, strict=True):
             await asyncio.wait_for(process.wait(), 40)
             assert process.returncode == 0, table.with_suffix(".log").read_text()
@@ -249,10 +246,166 @@ def test_over_the_embedded_broker_the_contributions_sum_at_the_controller(tmp_pa
         service.stop()
     with contextlib.closing(sqlite3.connect(floor_dir / "floor.sqlite3")) as store:
         applied = dict(store.execute("SELECT name, wagered_cents FROM link_tables").fetchall())
-        level_2 = store.execute("SELECT in_cents FROM link_levels WHERE level = 2").fetchone()[0]
+        accrued = "SELECT in_cents * rate_bp + carry FROM link_levels WHERE level = 2"  # ten-thousandths
+        level_2 = store.execute(accrued).fetchone()[0]
+    withdrawn = {}
     for name in configs:
         records = [json.loads(line) for line in _trail(tmp_path, name).splitlines()]
         sent = sum(r["fields"]["wagered_cents"] for r in records if r["kind"] == "linked_contribution")
-        assert sent and applied[name] == sent, name
+        withdrawn[name] = sum(r["fields"]["wagered_cents"] for r in records if r["kind"] == "linked_void")
+        assert sent and applied[name] == sent - withdrawn[name], name
         assert any(r["kind"] == "linked_value_shown" for r in records), f"{name}'s sign never showed the link"
-    assert level_2 == sum(applied.values())
+    assert withdrawn["T1"], "T1's voided rounds withdrew no contribution"
+    assert level_2 == sum(applied.values()) * RATES[2], "level 2 holds what the rounds that stood contributed"
+
+
+
+@dataclass
+class TablePC:
+    """A table's PC run in the test's process, as ``croupier run`` runs it (its state, trail, table
+    and floor link), so that the test says when a round locks and when a hit is paid."""
+
+    sim: Any  # Any: the simulated Crazy 4 Poker table
+    service: TableService
+    link: LinkedLevels
+
+    @property
+    def progressive(self) -> Any:  # Any: the table's devices.progressive.Progressive
+        return self.sim.table.progressive
+
+    async def locked_round(self, seat: int) -> None:
+        """A progressive round with one wager, at ``seat``, taken by the controller, locked, counted
+        and dealing: its contribution on its way to the link."""
+        await _until(lambda: self.progressive.wagers_refused() is None, 10, "progressive wagers refused")
+        controller = self.sim.devices["progressive"]
+        await self.progressive.open_round()
+        controller.call(lambda engine: engine.personality.cover(engine, seat))
+        await self.sim.table.feeds.settled()
+        assert (await self.progressive.lock()).count == 1
+        controller.call(lambda engine: engine.personality.uncover(engine, seat))  # the chip collected
+        self.progressive.chip_count(1)
+        self.progressive.begin_dealing()
+
+    async def reset(self, level: int) -> None:
+        await self.sim.table.reset_level(level, controller_key(self.sim)(), FLOORPERSON)
+
+    def applied(self) -> bool:
+        """Whether the controller told this table it applied all it sent."""
+        return self.link.applied == self.link.sender.counts() and self.link.refusal() is None
+
+    def wagered(self) -> int:
+        """The cents of progressive wagers the controller took in this table's last round."""
+        return int(self.progressive.round.count * self.progressive.round.wager_cents)
+
+
+def _level_1(*wagered: int) -> int:
+    """What level 1 holds once ``wagered`` cents were wagered since it last restarted (none of them
+    leaves a fraction of a cent)."""
+    return RESETS[1] + sum(wagered) * RATES[1] // 10_000
+
+
+@contextlib.asynccontextmanager
+async def _table_pc(config: Path) -> AsyncIterator[TablePC]:
+    table = load_table_config(config)
+    table.service.state_db.parent.mkdir(parents=True, exist_ok=True)
+    with TableState(table.service.state_db) as state, AuditTrail(
+        table.service.audit_dir, table.name, heads=state
+    ) as trail:  # fmt: skip
+        journal = TableJournal(trail, state, table=table.name, game=table.game)
+        async with simulated_table(table.game, rules=table.rules, name=table.name, shuffler_seed=3) as sim:
+            journal.keep(sim.table)
+            players = simulated_players(table.game, random.Random(5), **table_options(table.game, sim))
+            service = TableService(sim.table, journal, game=table.game, players=players)
+            async with publishing(broker_settings(table), service, trail) as floor_link:
+                assert floor_link is not None and floor_link.linked is not None
+                yield TablePC(sim, service, floor_link.linked)
+
+
+async def _until(found: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not found():
+        assert time.monotonic() < deadline, what
+        await asyncio.sleep(0.05)
+
+
+def test_hits_in_the_order_received_a_level_locked_for_wagers_only_and_a_hit_while_the_link_is_down(
+    tmp_path,
+):
+    """Decision 0039 end to end, on Mosquitto with TLS and the floor's link controller:
+
+    - two tables hit level 1 together: the controller settles them in the order it received them,
+      each table is paid what the controller froze for its hit (the first the level's value, the
+      second the value it restarted at) and the two add up to what the link held;
+    - while a hit at T1 waits for its keyed reset, T1 holds (605a.7(a)) and T2 plays base-game rounds
+      with its progressive wagers refused, naming the link, the level and T1's hit; T1's keyed reset
+      lifts the lock and T2's progressive wagers are taken again;
+    - a hit paid while the broker is down waits, the table saying so, and is paid once it is back."""
+    ca = trustme.CA()
+    broker = Mosquitto(tmp_path / "mosquitto", tls=ca)
+    ca.cert_pem.write_to_path(tmp_path / "ca.pem")
+    floor_dir = tmp_path / "floor"
+    floor_dir.mkdir()
+    ca.cert_pem.write_to_path(floor_dir / "ca.pem")
+    configs = {name: linked_table(tmp_path, name, broker.port) for name in ("T1", "T2")}
+    for config in configs.values():  # a table on a loaded machine is not taken for one unheard
+        config.write_text(config.read_text().replace("heard_within = 3", "heard_within = 15"))
+    service = FloorProcess(linked_floor(floor_dir, broker.port))
+
+    async def main() -> None:
+        async with _table_pc(configs["T1"]) as t1, _table_pc(configs["T2"]) as t2:
+            await _until(lambda: t1.applied() and t2.applied(), 30, "the link did not come up")
+            # -- two hits together, settled in the order received --------------------------------
+            await asyncio.gather(t1.locked_round(3), t2.locked_round(5))
+            pot = _level_1(t1.wagered(), t2.wagered())
+            await _until(lambda: t1.link.value(1) == t2.link.value(1) == pot, 10, "not both applied")
+            paid = await asyncio.wait_for(
+                asyncio.gather(t1.progressive.award(1, 3), t2.progressive.award(1, 5)), 20
+            )
+            amounts = {"T1": paid[0].amount_cents, "T2": paid[1].amount_cents}
+            await _until(lambda: len(t1.link.hits(1)) == 2, 10, "T1 not told both hits")
+            first, second = sorted(t1.link.hits(1), key=lambda hit: hit["order"])
+            assert first["amount_cents"] == pot and second["amount_cents"] == RESETS[1]
+            assert amounts[first["table"]] == pot and amounts[second["table"]] == RESETS[1]
+            assert sum(amounts.values()) == pot + RESETS[1], "the link paid what it held, once"
+            # -- the lock is the level's: T2 plays on, its progressive wagers refused ------------
+            await t2.reset(1)
+            await _until(lambda: [hit["table"] for hit in t2.link.hits(1)] == ["T1"], 10, "T2's reset")
+            (t1_hit,) = t2.link.hits(1)
+            await _until(lambda: t2.link.refusal() is not None, 10, "T2's wagers taken")
+            assert t2.progressive.wagers_refused() == (
+                "link c4p: level 1 jackpot-locked by the hit at T1 seat 3 "
+                f"(the link's hit {t1_hit['order']}) until the keyed reset"
+            )
+            held = asyncio.create_task(t1.sim.table.prepare_round())  # T1 holds until its keyed reset
+            for _ in range(2):
+                round_ = await asyncio.wait_for(t2.sim.table.play_round(t2.service.players), 20)
+                assert round_.state == COMPLETE and t2.progressive.round.count == 0
+            assert not held.done()
+            locked = "progressive wager refused: link c4p: level 1 jackpot-locked"
+            with pytest.raises(RuleViolation, match=locked):
+                t2.sim.table._wager(round_, PlaceWagers(seat=1, ante=500, super_bonus=500, progressive=100))
+            await t1.reset(1)
+            await asyncio.wait_for(held, 5)
+            await t2.locked_round(2)  # the lock lifted: a progressive wager taken again
+            # -- a hit while the broker is down waits, says so, and is paid once it is back -------
+            await t1.locked_round(4)
+            value = _level_1(t1.wagered(), t2.wagered())
+            await _until(lambda: t1.link.value(1) == t2.link.value(1) == value, 10, "not both applied")
+            broker.stop()
+            await _until(lambda: not t1.link.sender.connected, 10, "T1 did not lose the broker")
+            hit = asyncio.create_task(t1.progressive.award(1, 4))
+            await _until(lambda: t1.service.waiting_for() is not None, 5, "the round did not wait")
+            assert t1.service.waiting_for() == "held: link c4p: the amount of the level 1 hit at seat 4"
+            await asyncio.sleep(1)
+            assert not hit.done()
+            broker.start()
+            assert (await asyncio.wait_for(hit, 30)).amount_cents == value
+            assert t1.service.waiting_for() is None
+
+    try:
+        asyncio.run(main())
+    finally:
+        service.stop()
+        broker.close()
+    trail = _trail(tmp_path, "T2")
+    assert '"linked_wagers_locked"' in trail and "jackpot-locked by the hit at T1 seat 3" in trail

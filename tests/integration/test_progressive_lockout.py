@@ -14,7 +14,7 @@ from croupier.screen.answers import Offer
 from croupier.tables.crazy_4_poker import Crazy4PokerTable
 from devices.equipment import EquipmentEvent
 from devices.linked import Counts, LinkedLevels
-from devices.progressive_rules import AWARD_TO_WAGER, SENSORS_LOCKED_OUT
+from devices.progressive_rules import AWARD_TO_WAGER, LINK_HEARD, SENSORS_LOCKED_OUT
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.progressive import ControllerPersonality
 from games.crazy_4_poker import RuleSet
@@ -112,11 +112,8 @@ def test_a_lost_link_locks_the_sensors_out_and_a_chip_dropped_anyway_is_not_acce
                 PlaceWagers(1, STAKE, STAKE, 0),
             )
             round_ = await table.play_round(players)
-            assert players.refusals == [
-                "seat 1: progressive wager refused: link c4p: the floor's broker is not reachable "
-                "(decision 0039: a linked progressive wager is accepted only while the link controller "
-                "is heard and reconciled)"
-            ]
+            unreachable = "link c4p: the floor's broker is not reachable"
+            assert players.refusals == [f"seat 1: progressive wager refused: {unreachable} ({LINK_HEARD})"]
             assert round_.state == COMPLETE
             assert table.progressive.round is not None and table.progressive.round.count == 0
             assert sender.sent == Counts(), "no contribution for a wager the controller refused"

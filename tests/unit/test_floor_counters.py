@@ -38,10 +38,11 @@ def test_each_count_is_taken_from_what_the_table_publishes():
     counters.heard(_record(RecordKind.STATE, source="betting", dest="dealing"), 23.0)
     counters.heard(_record(Crazy4PokerKind.PROGRESSIVE_LOCKED, accepted=3, clause="657a.9(a)(3)"), 24.0)
     counters.heard(_record(Crazy4PokerKind.PROGRESSIVE_LOCKED, accepted=2, clause="657a.9(a)(3)"), 25.0)
-    counters.latched()
+    counters.latched("shoe", "JAM")
+    counters.unspooled()
     assert counters.body(2, 30.0) == {
         "rounds": 2, "rounds_per_hour": 120, "hands": 4, "faults_latched": 1, "held_rounds": 1,
-        "voided_rounds": 1, "progressive_wagers": 5,
+        "voided_rounds": 1, "progressive_wagers": 5, "unspooled": 1,
     }  # fmt: skip
 
 
@@ -63,8 +64,8 @@ def test_the_totals_survive_a_restart_in_the_spool(tmp_path):
     try:
         counters = Counters(spool.totals(), started=0.0)
         counters.heard(RoundEnded(Ended(1, {1: None, 2: None})), 1.0)
-        counters.latched()
-        spool.append("t/counters", lambda seq: {"seq": seq}, counters.totals)
+        counters.latched("shoe", "JAM")
+        spool.append("t/counters", lambda seq: {"seq": seq}, counters.kept())
     finally:
         spool.close()
     again = Spool(path)
@@ -74,4 +75,30 @@ def test_the_totals_survive_a_restart_in_the_spool(tmp_path):
         again.close()
     assert restarted.totals == {
         "hands": 2, "faults_latched": 1, "held_rounds": 0, "voided_rounds": 0, "progressive_wagers": 0,
+        "unspooled": 0,
     }  # fmt: skip
+
+
+def test_a_fault_latched_as_the_table_started_is_counted_once_and_one_restored_is_not_again(tmp_path):
+    """ROUND_CUT_OFF latches as the table starts, before the link hears the latches: counted when the
+    link starts. Restored at the next start, still latched, it is not counted again; cleared, then
+    latched as another start cuts a round off, it is."""
+    path = tmp_path / "spool.sqlite3"
+
+    def started(latched: list[tuple[str, str]], then: str | None = None) -> int:
+        spool = Spool(path)
+        try:
+            counters = Counters(spool.totals(), started=0.0)
+            counters.found(latched)
+            if then is not None:  # the supervisor clears it
+                counters.released(*latched[0])
+            spool.append("t/counters", lambda seq: {"seq": seq}, counters.kept())
+            return counters.totals["faults_latched"]
+        finally:
+            spool.close()
+
+    cut_off = [("shoe", "ROUND_CUT_OFF")]
+    assert started(cut_off) == 1, "a fault latched as the table started is not counted"
+    assert started(cut_off, then="cleared") == 1, "a fault restored from before the restart counted again"
+    assert started(cut_off) == 2
+    assert started([]) == 2

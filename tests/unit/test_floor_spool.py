@@ -60,6 +60,24 @@ def test_a_restart_resumes_the_spool_and_never_reuses_a_number(tmp_path):
         afresh.close()
 
 
+def test_a_write_the_file_refuses_is_a_state_error_and_leaves_the_spool_as_it_was(tmp_path):
+    """SQLite refusing a statement inside the transaction (as a full or read-only disk refuses the
+    INSERT, not only the commit) is the spool's StateError, which the floor link holds the table on;
+    nothing of the message is kept, and the next one takes the next number."""
+    spool = Spool(tmp_path / "spool.sqlite3")
+    try:
+        spool.append("t", body)
+        no_insert = sqlite3.SQLITE_INSERT
+        spool._db.set_authorizer(lambda action, *_: sqlite3.SQLITE_DENY if action == no_insert else 0)
+        with pytest.raises(StateError, match="cannot write the floor spool: not authorized"):
+            spool.append("t", body, {"hands": 3})
+        spool._db.set_authorizer(None)
+        assert (len(spool), spool.last_seq, spool.totals()) == (1, 1, {})
+        assert spool.append("t", body) == 2
+    finally:
+        spool.close()
+
+
 def test_another_sqlite_file_is_refused(tmp_path):
     path = tmp_path / "other.sqlite3"
     with sqlite3.connect(path) as db:
@@ -73,6 +91,23 @@ def test_no_card_reaches_the_floor_face_down_or_up():
     with pytest.raises(AuditError, match="face-down card's face"):
         checked({"round": 1, "detail": {"cards": [Card.parse("As")]}})
     assert checked({"round": 1, "net_by_seat": {"1": -500}}) == {"round": 1, "net_by_seat": {"1": -500}}
+
+
+def test_a_card_written_in_a_faults_text_is_withheld_and_the_fault_still_goes():
+    """A device's own words (a fault's detail, a link's reason) may name a card: the text goes to
+    the floor without it, every way a card is written; words and numbers that are no card stay."""
+    body = {
+        "event": "latched", "code": "MISREAD", "clause": "decision 0017",
+        "detail": "misread As (expected 10h, then Td,Xr; Q\u2660 seen) at 9c",
+        "links": {"shoe": {"last_error": ["jam near 7d"]}},
+    }  # fmt: skip
+    assert checked(body) == {
+        "event": "latched", "code": "MISREAD", "clause": "decision 0017",
+        "detail": "misread [card] (expected [card], then [card],[card]; [card] seen) at [card]",
+        "links": {"shoe": {"last_error": ["jam near [card]"]}},
+    }  # fmt: skip
+    plain = {"detail": "ASCII 2D array of 10 cards, AS400, Ace of 3dB, T1-000001.jsonl", "hash": "a3d" * 21}
+    assert checked(plain) == plain
 
 
 def _linked(seq: int, *, kept: dict[str, object]) -> dict[str, object]:

@@ -64,7 +64,7 @@ class HeldTable:
     """What the floor supervisor sees of a table whose restart cut a round off: the latch restore
     put ROUND_CUT_OFF on, and a supervisor's clear."""
 
-    name, held_round = "T1", None
+    name, held_round, progressive = "T1", None, None  # a table without a progressive, as every table says
 
     def __init__(self, machine: Machine) -> None:
         self.machine = machine

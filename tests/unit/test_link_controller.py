@@ -1,6 +1,8 @@
 """The link controller (floor.link_controller; decision 0039): each table's link messages applied
 once by table, spool and number, simultaneous hits paid in the order received, each from the value
-it froze, and the lock lifted by the keyed reset of every hit on the level."""
+it froze, and the lock lifted by the keyed reset of every hit on the level; a voided round's
+contribution withdrawn and its hits given back (decision 0044), to the ten-thousandth of a cent;
+only the levels a table is linked to funded, and a hit on any other refused and told."""
 
 from __future__ import annotations
 
@@ -25,7 +27,9 @@ def store(tmp_path):
 
 
 def _sent(controller, table, number, event, spool="s1", **fields):
-    body = {"link": "c4p", "spool": spool, "number": number, "event": event, **fields}
+    """A table's link message; a contribution funds both levels unless it names its own."""
+    levels = {"levels": [1, 2]} if event == "contribution" else {}
+    body = {"link": "c4p", "spool": spool, "number": number, "event": event, **levels, **fields}
     return controller.heard(table, body)
 
 
@@ -90,12 +94,14 @@ def test_simultaneous_hits_are_paid_in_the_order_received_each_from_the_value_it
 
 def test_the_lock_lifts_once_every_hit_on_the_level_is_reset(store):
     controller = LinkController({"c4p": LINK}, store, "main")
-    _sent(controller, "T1", 1, "hit", level=1, seat=1, round=1)
-    _sent(controller, "T2", 1, "hit", level=1, seat=1, round=1)
-    _sent(controller, "T1", 2, "reset", level=1)
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=100)
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=100)
+    _sent(controller, "T1", 2, "hit", level=1, seat=1, round=1)
+    _sent(controller, "T2", 2, "hit", level=1, seat=1, round=1)
+    _sent(controller, "T1", 3, "reset", level=1)
     assert _level(controller, "T3", 1)["locked"]  # T2's hit still waits for its key
-    _sent(controller, "T2", 2, "reset", level=1)
-    _sent(controller, "T2", 2, "reset", level=1)  # delivered twice
+    _sent(controller, "T2", 3, "reset", level=1)
+    _sent(controller, "T2", 3, "reset", level=1)  # delivered twice
     assert not _level(controller, "T3", 1)["locked"]
     assert _sent(controller, "T3", 1, "contribution", round=1, wagered_cents=100) == "c4p"
 
@@ -131,3 +137,113 @@ def test_the_fraction_of_a_cent_left_at_a_hit_goes_to_the_next_cycle(store):
     assert len(paid) == 100
     assert sum(paid) - 100 * 100_000 == 995
     assert _level(controller, "T1", 1)["value_cents"] == 100_000  # nothing left: 5% of 19,900 is whole
+
+
+def _accrued(controller, level):
+    """The level's accrual above its reset value, in ten-thousandths of a cent, from its row."""
+    row = controller.store.run(
+        "SELECT in_cents * rate_bp + carry FROM link_levels WHERE link = 'c4p' AND level = ?", (level,)
+    ).fetchone()
+    return int(row[0])
+
+
+def test_a_voided_rounds_contribution_comes_out_once_to_the_ten_thousandth_of_a_cent(store):
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=199)  # 9.95 cents at level 1
+    _sent(controller, "T2", 1, "contribution", round=4, wagered_cents=201)  # 10.05 cents
+    assert _level(controller, "T1", 1)["value_cents"] == 100_020
+    assert _sent(controller, "T2", 2, "void", round=4, wagered_cents=201) == "c4p"
+    assert _sent(controller, "T2", 2, "void", round=4, wagered_cents=201) is None  # delivered twice
+    assert _accrued(controller, 1) == 199 * 500 and _accrued(controller, 2) == 199 * 100
+    assert _level(controller, "T1", 1)["value_cents"] == 100_009
+    assert controller.state_for("c4p", "T2")["applied"] == {
+        "spool": "s1", "number": 2, "contributions": 0, "wagered_cents": 0
+    }
+    _sent(controller, "T2", 3, "void", round=4, wagered_cents=201)  # withdrawn already: not again
+    assert _accrued(controller, 1) == 199 * 500
+    assert controller.state_for("c4p", "T2")["applied"]["contributions"] == 0  # the table's counts differ
+    _sent(controller, "T1", 2, "contribution", round=2, wagered_cents=1)  # the fraction was kept: 10.00
+    assert _level(controller, "T1", 1)["value_cents"] == 100_010
+
+
+def test_a_voided_contribution_a_standing_hit_paid_out_stays_paid(store):
+    """The winner was paid from what was in the pot; the next cycle's players do not fund the
+    withdrawal, so the level hit since keeps what was wagered since; a level not hit gives it up."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=10_000)
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=10_000)
+    _sent(controller, "T2", 2, "hit", level=1, seat=4, round=1)
+    _sent(controller, "T3", 1, "contribution", round=1, wagered_cents=333)  # 16.65 cents after the hit
+    _sent(controller, "T1", 2, "void", round=1, wagered_cents=10_000)
+    assert [hit["amount_cents"] for hit in _level(controller, "T1", 1)["hits"]] == [101_000]
+    assert _accrued(controller, 1) == 333 * 500  # what was wagered since the hit, untouched
+    assert _accrued(controller, 2) == (10_000 + 333) * 100  # level 2 not hit: T1's share comes out
+    assert _level(controller, "T1", 2)["value_cents"] == 5_000 + 103
+
+
+def test_a_voided_hit_gives_back_what_it_froze_and_lifts_the_lock_no_other_hit_holds(store):
+    """T1's hit froze 100,500 and T2's, received after it, 100,100; T1's round is voided: its hit
+    leaves the order (T2's still locks the level), the 500 cents above the reset come back to the
+    level, and T1's contribution, back in the pot with them, comes out: the level holds exactly
+    what T3 wagered since, as if T1's round had never been."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=5, wagered_cents=10_000)
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=5)
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=2_000)
+    _sent(controller, "T2", 2, "hit", level=1, seat=6, round=1)
+    _sent(controller, "T3", 1, "contribution", round=1, wagered_cents=199)
+    _sent(controller, "T1", 3, "void", round=5, wagered_cents=10_000)
+    level = _level(controller, "T3", 1)
+    assert [(hit["table"], hit["amount_cents"]) for hit in level["hits"]] == [("T2", 100_100)]
+    assert level["locked"]
+    assert _accrued(controller, 1) == 199 * 500 and level["value_cents"] == 100_009
+    assert _accrued(controller, 2) == (2_000 + 199) * 100
+    _sent(controller, "T1", 4, "reset", level=1)  # the key turned at T1 after the void: nothing more
+    assert _level(controller, "T3", 1)["locked"]
+    _sent(controller, "T2", 3, "void", round=1, wagered_cents=2_000)
+    level = _level(controller, "T3", 1)
+    assert not level["locked"] and level["hits"] == []
+    assert _accrued(controller, 1) == 199 * 500  # both hits voided, both contributions out
+
+
+def test_a_void_with_a_hit_reset_already_still_gives_back_the_hit(store):
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=3, wagered_cents=4_000)
+    _sent(controller, "T1", 2, "hit", level=2, seat=1, round=3)
+    _sent(controller, "T1", 3, "reset", level=2)
+    _sent(controller, "T1", 4, "void", round=3, wagered_cents=4_000)
+    assert _accrued(controller, 2) == 0 and _accrued(controller, 1) == 0
+    assert _level(controller, "T2", 2)["value_cents"] == 5_000
+
+
+def test_a_table_funds_only_the_levels_it_is_linked_to(store):
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=10_000, levels=[1])
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=10_000, levels=[2, 7])  # 7: no such
+    assert _level(controller, "T3", 1)["value_cents"] == 100_500
+    assert _level(controller, "T3", 2)["value_cents"] == 5_100
+
+
+def test_a_hit_on_a_level_the_link_lacks_or_the_table_does_not_fund_is_refused_and_told(store):
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=10_000, levels=[1])
+    assert _sent(controller, "T1", 2, "hit", level=2, seat=3, round=1) == "c4p"
+    assert _sent(controller, "T1", 3, "hit", level=9, seat=3, round=1) == "c4p"
+    told = controller.state_for("c4p", "T1")
+    assert told["refused"] == [
+        {"number": 2, "level": 2, "reason": "link c4p: a hit on level 2 refused: the table does not fund it"},
+        {"number": 3, "level": 9, "reason": "link c4p: a hit on level 9 refused: the link has no such level"},
+    ]
+    assert not any(level["locked"] for level in told["levels"])
+    assert controller.state_for("c4p", "T2")["refused"] == []
+
+
+def test_a_void_withdraws_the_newest_contribution_of_its_round(store):
+    """A progressive controller replaced under the same spool numbers its rounds afresh: both rounds
+    numbered 1 are applied, and the void of round 1 withdraws the one the table last contributed."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=500)
+    _sent(controller, "T1", 2, "contribution", round=1, wagered_cents=300)
+    _sent(controller, "T1", 3, "void", round=1, wagered_cents=300)
+    assert _accrued(controller, 1) == 500 * 500
+    assert controller.state_for("c4p", "T1")["applied"]["wagered_cents"] == 500

@@ -2,13 +2,17 @@
 refused, naming the link, while the broker is away, the controller unheard or its rates not the
 table's, and after a loss until what was sent is applied; a contribution on its way is no
 difference; a count that cannot be in transit sent again, then LINK_MISMATCH latched, and a
-supervisor's clear taking the difference as it stands. The table's [floor.link] read."""
+supervisor's clear taking the difference as it stands. A contribution funds only the table's
+linked levels; a voided round (a cut-off one cleared too) withdraws its contribution once; a hit the
+link cannot pay is refused at once, or ends its wait with the controller's reason (decision 0044).
+The table's [floor.link] read."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import json
+import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -21,8 +25,11 @@ from croupier.config.section import Section
 from croupier.errors import ConfigError
 from croupier.floor_link.messages import Schemas
 from croupier.floor_link.publisher import _link_heard
+from croupier.floor_link.spool import Spool
+from croupier.service.journal import ROUND_CUT_OFF_CODE
+from croupier.service.table_service import supervisor_clear
 from devices import progressive as device
-from devices.faults import FaultLatch
+from devices.faults import Fault, FaultLatch
 from devices.linked import Counts, LinkedLevels
 from devices.progressive_rules import LINK_MISMATCH, LOCKOUT_FAILED
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
@@ -30,6 +37,9 @@ from drivers.protocol.classes.meter_sign import Shown
 from drivers.protocol.classes.progressive import LevelInfo, RoundState, SetLockout
 from firmware_sim.personality import Personality
 from firmware_sim.progressive import ControllerPersonality
+from games.common.machine_parts import COMPLETE
+from simulator.players import simulated_players, table_options
+from simulator.tables import simulated_table
 from tests.links import run
 from tests.unit.test_progressive_rules import SUPERVISOR, Table
 from vocabulary.rules import RuleViolation
@@ -44,13 +54,20 @@ class Sender:
         self.waiting = 0
         self.resent: list[int] = []
         self.base: int | None = None
+        self.messages: list[tuple[str, dict[str, object]]] = []  # each message sent: its event, its fields
 
-    def send(self, event, fields, *, contribution=None):
-        if contribution is None:
-            self.sent = Counts(self.sent.number + 1, self.sent.contributions, self.sent.wagered_cents)
-        else:
+    def send(self, event, fields, *, contribution=None, withdrawal=None):
+        self.messages.append((event, dict(fields)))
+        if contribution is not None:
             cents = self.sent.wagered_cents + contribution[1]
             self.sent = Counts(self.sent.number + 1, self.sent.contributions + 1, cents)
+        elif withdrawal is not None:  # the device base rises by the cents withdrawn, as the spool's does
+            cents = self.sent.wagered_cents - withdrawal[1]
+            self.sent = Counts(self.sent.number + 1, self.sent.contributions - 1, cents)
+            if self.base is not None:
+                self.base += withdrawal[1]
+        else:
+            self.sent = Counts(self.sent.number + 1, self.sent.contributions, self.sent.wagered_cents)
         return self.sent.number
 
     def counts(self):
@@ -119,7 +136,8 @@ def _told(link: LinkedLevels, applied: Counts, rate: int = 500, ago: float = 0.0
              "hits": []}  # fmt: skip
     body = {"spool": "s1", "number": applied.number, "contributions": applied.contributions,
             "wagered_cents": applied.wagered_cents}  # fmt: skip
-    link.heard({"link": "c4p", "table": "T1", "at": _at(ago), "levels": [level], "applied": body})
+    link.heard({"link": "c4p", "table": "T1", "at": _at(ago), "levels": [level], "applied": body,
+                "refused": []})
 
 
 def heard_open(link: LinkedLevels, rate_bp: int = 500) -> None:
@@ -127,7 +145,8 @@ def heard_open(link: LinkedLevels, rate_bp: int = 500) -> None:
     nothing applied of the table (nothing sent yet)."""
     level = {"level": 1, "rate_bp": rate_bp, "reset_cents": 1000, "value_cents": 1000, "locked": False,
              "hits": []}  # fmt: skip
-    link.heard({"link": link.link, "table": link.table, "at": _at(), "levels": [level], "applied": None})
+    link.heard({"link": link.link, "table": link.table, "at": _at(), "levels": [level], "applied": None,
+                "refused": []})  # fmt: skip
 
 
 def _lock(link: LinkedLevels, round_: int, count: int) -> None:
@@ -222,14 +241,14 @@ def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says
         ]
         level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": True,
                  "hits": hits}  # fmt: skip
-        link.heard({"at": _at(), "levels": [level], "applied": None})
+        link.heard({"at": _at(), "levels": [level], "applied": None, "refused": []})
         return waiting, await paid, link.awaiting
 
     waiting, amount, after = asyncio.run(hit())
     assert waiting == "link c4p: the amount of the level 1 hit at seat 4" and after is None
     assert amount == 1000  # its own hit, second in the order: the value the level restarted at
     assert link.locked_levels == [1] and link.value(1) == 1500  # the sign shows the first hit's amount
-    assert progressive.records[-2:] == ["linked_lock", "linked_hit_paid"]
+    assert progressive.records[-3:] == ["linked_lock", "linked_wagers_locked", "linked_hit_paid"]
     link.reset(1)
     for kind in ("linked_hit", "linked_lock", "linked_hit_paid", "linked_reset"):
         assert progressive.clauses[kind] == "605a.7(a)", kind
@@ -291,7 +310,7 @@ def test_an_amount_the_level_could_not_hold_is_refused_and_the_link_not_heard(cl
         _told(link, Counts())
         assert link.refusal() is None
         with pytest.raises(ValueError, match=why):
-            link.heard({"at": _at(), "levels": [told], "applied": None})
+            link.heard({"at": _at(), "levels": [told], "applied": None, "refused": []})
         assert link.value(1) == 1000 and link.hits(1) == []  # nothing of it taken
         link.refused(why)
         assert link.refusal() == f"link c4p: the link controller's state refused: {why}"
@@ -308,7 +327,7 @@ def test_a_state_not_what_the_floors_schema_says_is_logged_and_the_link_not_hear
     link, _, progressive = _linked()
     _told(link, Counts())
     state = {"link": "c4p", "table": "T1", "at": _at(),
-             "levels": [_level_told(1000, (-5,))], "applied": None}  # fmt: skip
+             "levels": [_level_told(1000, (-5,))], "applied": None, "refused": []}  # fmt: skip
     with structlog.testing.capture_logs() as logged:
         _link_heard(link, json.dumps(state).encode(), Schemas())
     assert [entry["event"] for entry in logged] == ["floor link: the link controller's state refused"]
@@ -349,7 +368,7 @@ def test_a_table_restarted_mid_hit_shows_the_amount_the_link_froze_not_its_own_m
         ]  # fmt: skip
         level = {"level": 1, "rate_bp": 1000, "reset_cents": 1_000_000, "value_cents": 1_000_000,
                  "locked": bool(hits), "hits": hits}  # fmt: skip
-        return {"at": _at(), "levels": [level], "applied": None}
+        return {"at": _at(), "levels": [level], "applied": None, "refused": []}
 
     async def scenario() -> None:
         link = linked(table.progressive)
@@ -373,6 +392,184 @@ def test_a_table_restarted_mid_hit_shows_the_amount_the_link_froze_not_its_own_m
         assert restarted.wins[1].amount_cents == 2_500_000
 
     run(scenario(), 5)
+
+
+def test_a_contribution_funds_only_the_levels_the_table_is_linked_to():
+    link, sender, _ = _linked()
+    _lock(link, 1, 2)
+    contribution = {"round": 1, "count": 2, "wagered_cents": 200, "levels": [1]}
+    assert sender.messages == [("contribution", contribution)]
+
+
+def test_a_voided_round_withdraws_its_contribution_once_and_only_a_round_contributed(tmp_path):
+    """At the table: a void names the round and the cents its contribution came to, and takes them off
+    what the table says it sent; the spool sends it once, and only for the round last contributed."""
+    link, sender, progressive = _linked()
+    _lock(link, 4, 3)
+    link.void(RoundState(round=4, locked=True, levels=1, count=3, wager_cents=100, accepted=0))
+    assert sender.messages[-1] == ("void", {"round": 4, "wagered_cents": 300})
+    assert sender.counts() == Counts(2, 0, 0) and progressive.records[-1] == "linked_void"
+    link.void(RoundState(round=5, locked=True, levels=1, count=0, wager_cents=100, accepted=0))
+    assert len(sender.messages) == 2  # no progressive wager in the round: nothing to withdraw
+
+    spool = Spool(tmp_path / "spool.sqlite3")
+    try:
+        def message(seq, *, kept):
+            return {"seq": seq, **kept}
+
+        def spooled(**counted):
+            return spool.append_linked("linked", {"event": "e"}, message, **counted)
+
+        assert spooled(contribution=(4, 300)) == 1
+        spool.take_device_base(1000)
+        assert spooled(withdrawal=(3, 300)) == 0  # not the round last contributed
+        assert spooled(withdrawal=(4, 300)) == 2
+        assert spooled(withdrawal=(4, 300)) == 0  # once
+        assert spool.linked_counts() == Counts(2, 0, 0)
+        assert spool.device_base() == 1300, "the controller's meter keeps the voided wagers (decision 0043)"
+    finally:
+        spool.close()
+
+
+def test_a_hit_on_a_level_the_link_lacks_is_refused_at_once_naming_it_and_the_link():
+    """The controller told this table its levels: a hit on a linked level it does not have is refused
+    before the table's own controller freezes it, never sent to wait for an amount that cannot come.
+    (The round's wager was taken while the link had both levels: a link lacking one refuses the
+    progressive wagers, its sensors locked out, decision 0043.)"""
+    table = Table()
+
+    async def scenario() -> None:
+        link = LinkedLevels("T1", "c4p", {1: 1000, 2: 500}, 3.0, Sender())
+        table.progressive.attach(link)
+        levels = [{"level": level, "rate_bp": rate, "reset_cents": 1_000_000, "value_cents": 1_000_000,
+                   "locked": False, "hits": []} for level, rate in ((1, 1000), (2, 500))]  # fmt: skip
+        link.heard({"at": _at(), "levels": levels, "applied": None, "refused": []})
+        progressive = await table.locked_round(3)
+        link.heard({"at": _at(), "levels": levels[:1], "applied": None, "refused": []})
+        refused = r"link c4p: a hit on level 2 refused: the link has levels \[1\]"
+        with pytest.raises(RuleViolation, match=refused):
+            await progressive.award(2, 3)
+        assert not progressive.levels[2].frozen and link.awaiting is None
+
+    run(scenario(), 5)
+
+
+def test_a_hit_the_controller_refuses_ends_the_wait_with_its_reason(clock):
+    link, _, progressive = _linked()
+    _told(link, Counts())
+
+    async def scenario() -> None:
+        hit = asyncio.create_task(link.hit(1, 3, 7))
+        while link.awaiting is None:
+            await asyncio.sleep(0)
+        reason = "link c4p: a hit on level 1 refused: the table does not fund it"
+        level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": False,
+                 "hits": []}  # fmt: skip
+        link.heard({"at": _at(), "levels": [level], "applied": None,
+                    "refused": [{"number": 1, "level": 1, "reason": reason}]})  # fmt: skip
+        with pytest.raises(RuleViolation, match=reason):
+            await asyncio.wait_for(hit, 1)
+        assert link.awaiting is None and progressive.records[-1] == "linked_hit_refused"
+
+    asyncio.run(scenario())
+
+
+def test_clearing_a_cut_off_round_voids_it_on_the_link_once_its_controller_is_read():
+    """The supervisor clears ROUND_CUT_OFF, having returned the cut-off round's wagers by hand: the
+    round the table's controller locked before the restart, read back from it, is withdrawn from the
+    link, as soon as the clear if the controller was read already, else once it is."""
+    table = Table()
+
+    class Held:
+        def __init__(self, progressive: device.Progressive) -> None:
+            self.progressive = progressive
+
+        async def clear(self, code, operator):
+            await self.progressive.clear(code, operator)
+
+    async def cut_off(progressive: device.Progressive) -> None:
+        progressive.latch.latch(Fault(ROUND_CUT_OFF_CODE, "round 9 cut off", "decision 0012", "host"))
+        await supervisor_clear(Held(progressive), None, ROUND_CUT_OFF_CODE, SUPERVISOR)
+
+    async def scenario() -> None:
+        before = Sender()
+        link = LinkedLevels("T1", "c4p", {1: 1000}, 3.0, before)
+        table.progressive.attach(link)
+        heard_open(link, rate_bp=1000)  # the wagers taken, the sensors enabled (decision 0043)
+        locked = (await table.locked_round(2, 5)).round
+        assert locked is not None
+        voided = ("void", {"round": locked.round, "wagered_cents": 2 * locked.wager_cents})
+        await cut_off(table.progressive)  # the controller read: at once
+        assert before.messages[-1] == voided
+        restarted = device.Progressive(ProgressiveDriver(table.controller), MeterSignDriver(table.sign))
+        after = Sender()
+        restarted.attach(LinkedLevels("T1", "c4p", {1: 1000}, 3.0, after))
+        await cut_off(restarted)  # cleared before the restarted table read its controller
+        assert after.messages == []
+        await restarted.resume()
+        assert after.messages == [voided]
+        await restarted.sync()
+        assert after.messages == [voided]  # once
+
+    run(scenario(), 5)
+
+
+def _locked_by(*hits: tuple[str, int], applied: int = 0) -> dict[str, object]:
+    """A state in which each of ``hits`` (a table and a seat) locks level 1, in that order, and
+    ``applied`` link messages of this table were applied."""
+    told = [{"order": order, "table": table, "number": order, "seat": seat, "round": 1, "amount_cents": 1500}
+            for order, (table, seat) in enumerate(hits, 1)]  # fmt: skip
+    level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": bool(told),
+             "hits": told}  # fmt: skip
+    body = {"spool": "s1", "number": applied, "contributions": 0, "wagered_cents": 0}
+    return {"at": _at(), "levels": [level], "applied": body, "refused": []}
+
+
+def test_a_level_a_hit_locks_refuses_the_progressive_wagers_naming_the_link_the_level_and_the_hit(clock):
+    """Decision 0039: the jackpot lock is the level's. While a hit at any table of the link locks a
+    level this table funds, its progressive wagers are refused with the reason, and taken again
+    once the keyed reset at the table of the hit lifts it; each lock and unlock is recorded."""
+    link, _, progressive = _linked()
+    _told(link, Counts())
+    assert link.refusal() is None
+    link.heard(_locked_by(("T2", 4), ("T3", 1)))
+    why = (
+        "link c4p: level 1 jackpot-locked by the hit at T2 seat 4 (the link's hit 1), "
+        "the hit at T3 seat 1 (the link's hit 2) until the keyed reset"
+    )
+    assert link.refusal() == why
+    assert progressive.records[-2:] == ["linked_lock", "linked_wagers_locked"]
+    link.heard(_locked_by(("T3", 1)))  # T2's keyed reset applied: T3's hit still locks the level
+    assert "by the hit at T3 seat 1 (the link's hit 1) until" in str(link.refusal())
+    link.heard(_locked_by())
+    assert link.refusal() is None
+    assert progressive.records[-2:] == ["linked_lock_lifted", "linked_wagers_unlocked"]
+
+
+def test_a_forged_link_state_cannot_hold_the_base_game():
+    """What the floor tells a table can refuse its progressive wagers and pay a hit the table
+    reported, nothing more (decision 0039): a state that locks the level by a hit at another table
+    and one made up at this table, and says more was applied than the table sent, latches
+    LINK_MISMATCH and refuses the progressive wagers, and the base game plays round after round.
+    Only a hit this table's own controller froze holds it (605a.7(a))."""
+
+    async def scenario() -> None:
+        async with simulated_table("crazy-4-poker", name="T1", shuffler_seed=3) as sim:
+            table = sim.table
+            link = LinkedLevels("T1", "c4p", {1: 500}, 60.0, Sender())
+            table.progressive.attach(link)
+            options = table_options("crazy-4-poker", sim)
+            players = simulated_players("crazy-4-poker", random.Random(5), **options)
+            link.heard(_locked_by(("T2", 4), ("T1", 2), applied=7))
+            assert [fault.code for fault in table.faults] == [LINK_MISMATCH] and table.holding == ()
+            assert "LINK_MISMATCH latched" in str(table.progressive.wagers_refused())
+            for _ in range(2):
+                round_ = await asyncio.wait_for(table.play_round(players), 10)
+                assert round_.state == COMPLETE
+                assert table.progressive.round.count == 0, "no progressive wager taken"
+            assert table.progressive.frozen_levels == [1] and table.progressive.frozen_here == []
+
+    run(scenario(), 30)
 
 
 @dataclasses.dataclass
@@ -417,5 +614,34 @@ def test_a_controller_without_a_lockout_at_a_table_that_takes_every_wager_is_not
     async def scenario() -> None:
         await table.progressive.sync()
         assert not table.progressive.latch.faults and table.progressive.sensors_locked_out is False
+
+    run(scenario(), 5)
+
+
+def test_a_level_another_tables_hit_locks_locks_the_sensors_out_until_its_keyed_reset_lifts_it():
+    """Decisions 0039 and 0043 together: the level's lock refuses this table's progressive wagers,
+    so its controller's sensors are locked out, a chip on one accepted at no lock and nothing held
+    (the base game plays on); the lock lifted, the sensors are re-enabled."""
+    table = Table()
+    link = LinkedLevels("T1", "c4p", {1: 500}, 3.0, Sender())
+    table.progressive.attach(link)
+
+    async def told(locked_out: bool) -> None:
+        async with asyncio.timeout(5):
+            while table.progressive.sensors_locked_out is not locked_out:
+                await asyncio.sleep(0.01)
+        assert table.controller.personality.locked_out is locked_out, "the controller itself told"
+
+    async def scenario() -> None:
+        await table.progressive.sync()
+        link.heard(_locked_by())
+        await told(False)
+        link.heard(_locked_by(("T2", 4)))
+        await told(True)
+        table.cover(3)
+        assert (await table.progressive.lock()).count == 0, "no wager accepted while the level is locked"
+        assert table.progressive.latch.holding == ()
+        link.heard(_locked_by())
+        await told(False)
 
     run(scenario(), 5)

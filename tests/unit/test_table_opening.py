@@ -66,6 +66,10 @@ class GatedTable(Publishing):
     def faults(self) -> tuple[Fault, ...]:
         return self.shuffler.latch.faults
 
+    @property
+    def holding(self) -> tuple[Fault, ...]:
+        return self.shuffler.latch.holding
+
     async def open(
         self, floorperson: Operator, position: Mapping[str, Any] | None = None  # Any: JSON values
     ) -> bool:
