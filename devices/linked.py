@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from devices.faults import LINK_ORIGIN, Fault
 from devices.progressive_rules import (
+    DEVICE_RECONCILED,
     KEYED_RESET,
     LINK_HEARD,
     LINK_MISMATCH,
@@ -88,10 +89,19 @@ class LinkSender(Protocol):
         """Send ``event`` with ``fields`` under the next link number and return it; a contribution
         (its controller round and the cents wagered) adds to the counts, once per round: a round
         sent already returns 0 and sends nothing. A withdrawal (the same, of a voided round) takes
-        the last contribution off the counts, once, and only that round's: else 0, nothing sent."""
+        the last contribution off the counts, once, and only that round's: else 0, nothing sent;
+        with it, the device base (once taken) rises by its cents."""
 
     def counts(self) -> Counts:
         """What was sent so far."""
+
+    def device_base(self) -> int | None:
+        """The controller's wagers-in meter less the cents sent, as taken when the link first read
+        the controller, raised by a withdrawal's cents with it (the meter keeps a voided round's
+        wagers): what makes the two comparable (``check_device``); None before it is taken."""
+
+    def take_device_base(self, cents: int) -> None:
+        """Keep ``cents`` as the device base, durably with the counts."""
 
     def undelivered(self) -> int:
         """Link messages not yet acknowledged by the broker."""
@@ -127,6 +137,7 @@ class LinkedLevels:
         self._resent_after: int | None = None  # the applied number the missing messages were resent after
         self._offset = Counts()  # sent less applied, as a supervisor's clear of LINK_MISMATCH took it
         self._reconciled = False  # since the link was last up: what was sent, all applied
+        self._device_differs = False  # the controller's meter did not match what was sent (check_device)
         self._shown: dict[int, int] = {}  # the amount each level's sign was last told
         self._shows: set[asyncio.Task[None]] = set()
         self._link_levels: set[int] | None = None  # the levels the controller has, once heard
@@ -183,11 +194,12 @@ class LinkedLevels:
     def hits(self, level: int) -> list[Mapping[str, Any]]:  # Any: the controller's JSON fields
         return list(self.levels.get(level, {}).get("hits", []))
 
-    def contribute(self, locked: RoundState) -> None:
+    def contribute(self, locked: RoundState) -> int:
         """The progressive wagers the controller accepted at the lock of its round ``locked``, sent
-        once for the round."""
+        once for the round: its link number, or 0 when nothing was sent (none accepted, or the round
+        sent already)."""
         if locked.count == 0:
-            return
+            return 0
         wagered = locked.count * locked.wager_cents
         fields = {"round": locked.round, "count": locked.count, "wagered_cents": wagered}
         number = self.sender.send(
@@ -195,6 +207,51 @@ class LinkedLevels:
         )
         if number:
             self._notify(METERS_AGREE, "linked_contribution", number=number, **fields)
+        return number
+
+    def check_device(self, controller: RoundState, in_cents: int) -> None:
+        """What the controller itself accepted against what the link sent, whenever the controller
+        is read afresh (at the start, when it comes back; decision 0043): its wagers-in meter
+        ``in_cents``, less the base taken when the link first read it, must be the cents the table
+        sent. The difference a stop between the controller's lock and the spooling of its
+        contribution leaves is exactly that locked round's wagers: its contribution is sent now,
+        once by its controller round. A voided round's wagers stay on the meter, its cents off those
+        sent: the withdrawal raised the base by them (``LinkSender.send``). Any other difference
+        cannot be told apart (rounds locked while the table was not on the link, meters cleared,
+        another controller), and latches LINK_MISMATCH naming the counts: the link's fault, as the
+        link controller's is (decision 0039), refusing the progressive wagers, holding no base game."""
+        sent, base = self.sender.counts(), self.sender.device_base()
+        fields: dict[str, object] = {
+            "controller_round": controller.round, "locked": controller.locked, "in_cents": in_cents,
+            "sent_contributions": sent.contributions, "sent_cents": sent.wagered_cents,
+        }  # fmt: skip
+        if base is None:  # the first read on this spool: what the controller took so far is not the link's
+            base = in_cents - sent.wagered_cents
+            self.sender.take_device_base(base)
+            self._notify(DEVICE_RECONCILED, "linked_device_base", base_cents=base, **fields)
+            return
+        accepted = in_cents - base
+        unsent = accepted - sent.wagered_cents
+        fields |= {"base_cents": base, "accepted_cents": accepted}
+        if unsent == 0:
+            self._notify(DEVICE_RECONCILED, "linked_device_checked", **fields)
+            return
+        if controller.locked and unsent == controller.count * controller.wager_cents:
+            number = self.contribute(controller)
+            if number:  # the locked round the table stopped before spooling
+                self._notify(DEVICE_RECONCILED, "linked_device_checked", sent_now=number, **fields)
+                return
+        self._device_differs = True
+        detail = (
+            f"link {self.link}: the progressive controller accepted {accepted} cents of progressive "
+            f"wagers since the link first read it (its wagers-in meter {in_cents}, {base} before); "
+            f"the table sent {sent.contributions} contributions of {sent.wagered_cents} cents "
+            f"(controller round {controller.round}, {'locked' if controller.locked else 'open'})"
+        )
+        assert self.progressive is not None
+        # the link's, as the link controller's LINK_MISMATCH: the wagers refused and the sensors locked
+        # out (``refusal``), the base game played on; the money in question is the link's
+        self.progressive.latch.latch(Fault(LINK_MISMATCH, detail, DEVICE_RECONCILED.clause, LINK_ORIGIN))
 
     def void(self, voided: RoundState) -> None:
         """The controller round ``voided`` was voided at the table, every wager returned, the
@@ -321,8 +378,9 @@ class LinkedLevels:
                 )
 
     def look(self) -> None:
-        """Reconcile, and record the link's locks and unlocks of the progressive wagers: called on
-        each state heard and every second (the controller falling silent is noticed here). Once the
+        """Reconcile, record the link's locks and unlocks of the progressive wagers, and have the
+        controller's sensors follow the refusal (``Progressive.follow_refusal``): called on each state
+        heard and every second (the controller falling silent is noticed here). Once the
         link was lost, what the table sent must all be applied before a wager is taken again; while
         it is up, a contribution on its way is not a difference."""
         self._reconcile()
@@ -335,12 +393,20 @@ class LinkedLevels:
             else:
                 self._notify(LINK_HEARD, "linked_wagers_locked", reason=why)
             self._locked = why
+        assert self.progressive is not None
+        self.progressive.follow_refusal()  # the controller's sensors locked out or re-enabled to match
 
     def cleared(self) -> None:
         """A supervisor cleared LINK_MISMATCH: the difference as it stands is taken (and recorded),
-        and only a new one latches it again."""
+        the controller's (``check_device``) too, and only a new one latches it again."""
         self._offset = self.sender.counts() - self.applied
         self._reconciled = True
+        assert self.progressive is not None
+        levels = self.progressive.levels
+        if self._device_differs and levels:  # the controller's meter as it stands, too
+            self._device_differs = False
+            in_cents = levels[min(levels)].in_cents
+            self.sender.take_device_base(in_cents - self.sender.counts().wagered_cents)
         self._notify(
             LINK_RECONCILED,
             "linked_reconciled",

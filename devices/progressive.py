@@ -33,15 +33,17 @@ from devices.progressive_rules import (
     CHIP_COUNT_RECORD,
     KEYED_RESET,
     LINK_MISMATCH,
+    LOCKOUT_FAILED,
     METERS_AGREE,
     NEXT_ROUND,
     NO_MORE_BETS,
     READY_TO_DEAL,
+    SENSORS_LOCKED_OUT,
     SIGN_SHOWS,
 )
 from drivers.authenticity import AuthenticityChecked, identity_fields
 from drivers.connection import ConnectionState, DeviceConnection, DeviceSwapped, EventsHeldBack, StateChanged
-from drivers.errors import CommandTimeout, DriverError, LinkLost, NotConnected, OutcomeUnknown
+from drivers.errors import CommandTimeout, DeviceRefused, DriverError, LinkLost, NotConnected, OutcomeUnknown
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.progressive import (
     BASIS_POINTS,
@@ -50,9 +52,11 @@ from drivers.protocol.classes.progressive import (
     RoundState,
     SensorChanged,
     WagerAfterLock,
+    WagerLockedOut,
     seats_in,
 )
 from drivers.protocol.core import FaultCode, FaultRaised
+from drivers.protocol.message import Status
 from vocabulary.machines import DeclaredMachine, Spec, Trigger
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule, RuleViolation
@@ -184,6 +188,11 @@ class Progressive(Equipment[ProgressiveDriver]):
         self._chip_counts = 0  # the chip counts made for the locked round: the first, then recounts
         self.linked: LinkedLevels | None = None  # the levels shared with other tables (decision 0039)
         self._sign_lock = asyncio.Lock()  # the table's steps and the link's values take turns on the sign
+        #: Whether the controller was last told to lock its sensors out (SetLockout); None: not told
+        #: since it came online, or the telling failed.
+        self.sensors_locked_out: bool | None = None
+        self._lockout_turn = asyncio.Lock()  # one SetLockout at a time, in the order wanted
+        self._lockouts: set[asyncio.Task[None]] = set()
         DeclaredMachine(
             model=self,
             model_override=True,
@@ -195,13 +204,70 @@ class Progressive(Equipment[ProgressiveDriver]):
         )
 
     def attach(self, link: LinkedLevels) -> None:
-        """Put the levels ``link`` names on the link: their jackpot is the link controller's."""
+        """Put the levels ``link`` names on the link: their jackpot is the link controller's. A
+        controller read already (a simulated table opens first) is checked against the link now,
+        else when it is read (``sync``)."""
         self.linked, link.progressive = link, self
+        if self.state != OFFLINE and self.round is not None and self.levels:
+            link.check_device(self.round, self._in_meter())
+
+    def _in_meter(self) -> int:
+        """The controller's wagers-in meter (every level takes every wager: its first level's)."""
+        return self.levels[min(self.levels)].in_cents
 
     def wagers_refused(self) -> str | None:
         """Why a progressive wager is refused now (the link is lost or not reconciled, or a hit at
         any table of the link locks a linked level), or None."""
         return None if self.linked is None else self.linked.refusal()
+
+    def follow_refusal(self) -> None:
+        """Called whenever the refusal may have changed (each look of the link): when the sensors are
+        not as ``wagers_refused`` wants them, they are told, outside the table's step."""
+        wanted = self.wagers_refused() is not None
+        failed = any(fault.code == LOCKOUT_FAILED for fault in self.latch.faults)  # told at its clear
+        if self.state != OFFLINE and self.sensors_locked_out != wanted and not failed:
+            task = asyncio.get_running_loop().create_task(self.match_lockout())
+            self._lockouts.add(task)
+            task.add_done_callback(self._lockouts.discard)
+
+    async def match_lockout(self) -> None:
+        """Lock the controller's sensors out while the table refuses progressive wagers, whatever
+        the reason, and re-enable them once it takes them again: told when that changed since the
+        controller was last told, and whenever it comes back (``sync``), so a chip on a sensor is
+        never accepted at the lock while the table refuses its wager. A controller that cannot be
+        told latches LOCKOUT_FAILED, which holds the table: a wager the table refuses would be
+        accepted at the lock, or one it takes refused there. A controller whose firmware has no
+        lockout (UNKNOWN_COMMAND) takes every wager: that is what re-enabling asks, so only locking
+        it out fails."""
+        async with self._lockout_turn:
+            refused = self.wagers_refused()
+            wanted = refused is not None
+            if self.state == OFFLINE or self.sensors_locked_out == wanted:
+                return  # told once it is back
+            what = "locked out" if wanted else "re-enabled"
+            try:
+                told = await self.driver.lockout(wanted)
+            except DeviceRefused as exc:
+                if not wanted and exc.status == Status.UNKNOWN_COMMAND.name:
+                    self.sensors_locked_out = False  # a controller without a lockout is never locked out
+                    return
+                self._lockout_failed(f"the wager sensors could not be {what}: {exc}")
+                return
+            except (NotConnected, LinkLost):  # LINK_LOST holds the table; told when it is back (``sync``)
+                self.sensors_locked_out = None
+                return
+            except DriverError as exc:
+                self._lockout_failed(f"the wager sensors could not be {what}: {exc}")
+                return
+            if told.locked_out != wanted:
+                self._lockout_failed(f"the wager sensors were to be {what}; the controller says they are not")
+                return
+            self.sensors_locked_out = wanted
+            if wanted:
+                covered = list(seats_in(told.refused))
+                self.notify(SENSORS_LOCKED_OUT, "sensors_locked_out", reason=refused, covered=covered)
+            else:
+                self.notify(SENSORS_LOCKED_OUT, "sensors_enabled")
 
     def _linked(self, level: int) -> LinkedLevels | None:
         return self.linked if self.linked is not None and level in self.linked.rates else None
@@ -213,6 +279,7 @@ class Progressive(Equipment[ProgressiveDriver]):
             if self.state != OFFLINE:
                 self._dealing_when_lost = self.state == DEALING
                 self.went_offline()
+            self.sensors_locked_out = None  # a controller back (maybe another) is told again
         elif isinstance(event, SensorChanged):
             self.covered = seats_in(event.covered)
         elif isinstance(event, WagerAfterLock):
@@ -220,6 +287,12 @@ class Progressive(Equipment[ProgressiveDriver]):
                 NO_MORE_BETS,
                 f"seat {event.seat}: a progressive wager placed after the lock of round "
                 f"{event.round} was refused by the controller",
+            )
+        elif isinstance(event, WagerLockedOut):
+            self.irregular(
+                SENSORS_LOCKED_OUT,
+                f"seat {event.seat}: a progressive wager on the sensor at the lock of round {event.round} "
+                "was refused by the controller: wagering locked out",
             )
 
     def connections(self) -> tuple[DeviceConnection, ...]:
@@ -258,7 +331,11 @@ class Progressive(Equipment[ProgressiveDriver]):
 
     # -- the round ----------------------------------------------------------------------------------
     async def sync(self) -> RoundState:
-        """Learn the controller's round, sensors and meters, and show the meters on the sign."""
+        """Learn the controller's round, sensors and meters, and show the meters on the sign. On a
+        link, in this order: the controller checked against what the table sent (``check_device``:
+        a locked round never spooled is sent now), then a void owed (``voided``: so it withdraws
+        that round too, the device base rising by its cents), then the sensors told what the
+        refusal now is (``match_lockout``: a LINK_MISMATCH either latched refuses the wagers)."""
         round_state = await self.driver.read_round()
         self.covered = seats_in((await self.driver.read_sensors()).covered)
         for level in range(1, round_state.levels + 1):
@@ -271,9 +348,12 @@ class Progressive(Equipment[ProgressiveDriver]):
             self.came_online(round_state=round_state)
             if self._dealing_when_lost and self.state == RECONCILED:  # the deal it was in goes on
                 self.dealing_started()
+        if self.linked is not None and self.levels:
+            self.linked.check_device(round_state, self._in_meter())
         if self._void_owed and self.linked is not None:  # a cut-off round cleared before this read
             self._void_owed = False
             self.linked.void(round_state)
+        await self.match_lockout()
         await self._show_all()
         return round_state
 
@@ -283,6 +363,10 @@ class Progressive(Equipment[ProgressiveDriver]):
         open again), so betting may open on the next one."""
         self._reconciled_round = (await self.driver.read_round()).round
         return await self.sync()
+
+    def _lockout_failed(self, detail: str) -> None:
+        self.sensors_locked_out = None
+        self._latch(LOCKOUT_FAILED, detail, SENSORS_LOCKED_OUT)
 
     async def open_round(self) -> RoundState:
         """Open betting for the next round."""
@@ -298,7 +382,10 @@ class Progressive(Equipment[ProgressiveDriver]):
         and show them. With no progressive wager there are no chips to count (657a.9(a)(3): "if
         any Progressive Payout Wagers have been made")."""
         self._require("bets_locked", "no more bets", NO_MORE_BETS)
+        await self.match_lockout()  # the sensors as the table's refusal is now, whatever told it
         self.latch.require_clear("no more bets")
+        if self.sensors_locked_out is None:  # its link went as it was told: no lock on a guess
+            raise NotConnected(f"{self.name}: the sensors' lockout is not confirmed: no more bets waits")
         round_state = await self.driver.lock()
         self._still_online("no more bets", moves_money=True)
         self.bets_locked(round_state=round_state)
@@ -471,11 +558,15 @@ class Progressive(Equipment[ProgressiveDriver]):
         brought up to date; a fault the sign raised is cleared on the sign. LINK_LOST clears only
         with the controller back (Equipment.clear), which is then read again (``sync``): a round
         being dealt goes on being dealt, and one it had locked and the host had reconciled stays
-        reconciled, so betting opens on the next."""
+        reconciled, so betting opens on the next. LOCKOUT_FAILED: the sensors are told again."""
         fault = self.latch.authorise_clear(code, operator)
         if code == LINK_MISMATCH and self.linked is not None:
             self.latch.release(code)
             self.linked.cleared()
+            return
+        if code == LOCKOUT_FAILED:  # the sensors told again at once: a failure latches it again
+            self.latch.release(code)
+            await self.match_lockout()
             return
         if code in SIGN_LINK_FAULTS and self.sign.conn.state is not ConnectionState.READY:
             raise RuleViolation(SIGN_SHOWS, f"{code} stays: {self.sign.name} is {self.sign.conn.state.value}")

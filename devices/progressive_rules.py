@@ -44,3 +44,13 @@ LINK_RECONCILED = Rule(
     "the contributions the link controller applied are the progressive wagers the table accepted",
 )
 LINK_MISMATCH = "LINK_MISMATCH"
+SENSORS_LOCKED_OUT = Rule(
+    "decision 0043",
+    "while the table refuses progressive wagers, the controller's sensors are locked out: "
+    "the lock accepts none",
+)
+LOCKOUT_FAILED = "LOCKOUT_FAILED"
+DEVICE_RECONCILED = Rule(
+    "decision 0043",
+    "the progressive wagers the controller itself accepted are the contributions the table sent",
+)

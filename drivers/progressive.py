@@ -20,11 +20,13 @@ from drivers.protocol.classes.progressive import (
     HitsPage,
     LevelInfo,
     Lock,
+    LockoutState,
     NewRound,
     ReadSensors,
     ResetLevel,
     RoundState,
     SensorReading,
+    SetLockout,
 )
 from drivers.protocol.core import DeviceClass
 
@@ -36,6 +38,11 @@ class ProgressiveDriver(Driver):
 
     async def read_sensors(self) -> SensorReading:
         return await self.call(ReadSensors(), SensorReading)
+
+    async def lockout(self, locked_out: bool) -> LockoutState:
+        """Lock out (or re-enable) wager acceptance at the sensors: while locked out, a Lock accepts
+        nothing. Safe to send again: it sets a state, it moves nothing."""
+        return await self.call(SetLockout(locked_out), LockoutState)
 
     async def lock(self) -> RoundState:
         """No more bets: the accepted wagers of the round. Money moves: see OutcomeUnknown."""

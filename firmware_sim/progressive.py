@@ -29,13 +29,16 @@ from drivers.protocol.classes.progressive import (
     JackpotHit,
     LevelInfo,
     Lock,
+    LockoutState,
     NewRound,
     ReadSensors,
     ResetLevel,
     RoundState,
     SensorChanged,
     SensorReading,
+    SetLockout,
     WagerAfterLock,
+    WagerLockedOut,
     seat_mask,
 )
 from drivers.protocol.core import DeviceClass, FaultCode
@@ -148,8 +151,9 @@ class ControllerPersonality(Personality):
     """A progressive controller with ``seats`` wager sensors and a dealer keypad.
 
     ``wager_cents`` is the progressive wager each covered sensor stands for; ``reset_key`` what the
-    keyed reset switch reads. ``meter_error_cents`` is a firmware fault for tests: added to level 1's
-    value at the next lock, breaking the meter equation.
+    keyed reset switch reads; ``locked_out`` whether wager acceptance is locked out (SetLockout),
+    kept, as the round is, across a power cycle. ``meter_error_cents`` is a firmware fault for
+    tests: added to level 1's value at the next lock, breaking the meter equation.
     """
 
     device_class: DeviceClass = DeviceClass.PROGRESSIVE_CONTROLLER
@@ -164,6 +168,7 @@ class ControllerPersonality(Personality):
     failed: set[int] = field(default_factory=set)
     round: int = 1
     locked: bool = False
+    locked_out: bool = False
     accepted: frozenset[int] = frozenset()
     paid: set[tuple[int, int]] = field(default_factory=set)  # (level, seat) awarded this round
     levels: list[_Level] = field(init=False)
@@ -216,7 +221,14 @@ class ControllerPersonality(Personality):
         if isinstance(command, ReadSensors):
             return SensorReading(seat_mask(self.covered), seat_mask(self.failed))
         if isinstance(command, Lock):
-            return self.start_game()
+            refused = sorted(self.covered - self.failed) if self.locked_out else []
+            round_state = self.start_game()
+            for seat in refused:
+                engine.emit(WagerLockedOut(self.round, seat))
+            return round_state
+        if isinstance(command, SetLockout):
+            self.locked_out = command.locked_out
+            return self._lockout_state()
         if isinstance(command, NewRound):
             return self._new_round()
         if isinstance(command, GetRound):
@@ -241,18 +253,23 @@ class ControllerPersonality(Personality):
             levels=len(self.levels),
         )
 
+    def _lockout_state(self) -> LockoutState:
+        refused = self.covered - self.failed if self.locked_out else set()
+        return LockoutState(locked_out=self.locked_out, refused=seat_mask(refused))
+
     def _level(self, level: int) -> _Level:
         _check_level(level, len(self.levels))
         return self.levels[level - 1]
 
     def start_game(self) -> RoundState:
         """The keypad's Start Game, which the Lock command presses: the covered, working sensors
-        become the round's accepted wagers and feed every level. Called directly, it powers up a
-        controller in the middle of a locked round (the conformance profile does)."""
+        become the round's accepted wagers and feed every level; while wagering is locked out, none
+        is accepted. Called directly, it powers up a controller in the middle of a locked round (the
+        conformance profile does)."""
         if self.locked:
             raise _refuse(f"round {self.round} is already locked")
         self.locked = True
-        self.accepted = frozenset(self.covered - self.failed)
+        self.accepted = frozenset() if self.locked_out else frozenset(self.covered - self.failed)
         for level in self.levels:
             level.contribute(len(self.accepted) * self.wager_cents)
         self.levels[0].value += self.meter_error_cents

@@ -60,5 +60,11 @@ class SpoolSender:
     def counts(self) -> Counts:
         return self._spool.linked_counts()
 
+    def device_base(self) -> int | None:
+        return self._spool.device_base()
+
+    def take_device_base(self, cents: int) -> None:
+        self._spool.take_device_base(cents)
+
     def undelivered(self) -> int:
         return self._spool.waiting(self._topic)

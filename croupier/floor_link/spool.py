@@ -18,7 +18,9 @@ the counters' totals as last told, so they go on from there after a restart, and
 progressive's counts (decision 0039): the table's link messages are numbered in a sequence of their
 own, the contributions and their cents counted with them (less one withdrawn when its round was
 voided), in the transaction that spools the message, so what the table says it sent is exactly what
-is on its way.
+is on its way; and the base that makes the controller's own wagers-in meter comparable with them
+(decision 0043), raised by a withdrawal's cents in the same transaction, since the meter keeps a
+voided round's wagers (decision 0044).
 
 Its schema version is 2. A spool of version 1 (a table PC from before linked progressives) is
 brought to 2 when it is opened: the table of link messages kept is added, and its messages waiting,
@@ -160,7 +162,10 @@ class Spool:
         applied it (``resend``), and return the link number. ``contribution``: the controller round
         and the cents wagered, counted with it; a round counted already spools nothing (0).
         ``withdrawal``: the round and cents of the last contribution, taken back from the counts
-        (its round voided); spooled once, and only for the round last contributed (else 0)."""
+        (its round voided); spooled once, and only for the round last contributed (else 0). The
+        controller's wagers-in meter keeps the voided wagers, so the device base (``device_base``)
+        rises by the cents withdrawn in the same transaction: the meter less the base stays the
+        cents sent (decisions 0043, 0044)."""
         with self._transaction():
             values = self._link_values()
             if contribution is not None and values.get("linked_round") == contribution[0]:
@@ -183,6 +188,8 @@ class Spool:
                     "linked_contributions": values.get("linked_contributions", 0) - 1,
                     "linked_cents": values.get("linked_cents", 0) - withdrawal[1],
                 }
+                if (base := values.get("linked_device_base")) is not None:
+                    counted["linked_device_base"] = base + withdrawal[1]
             self._db.executemany("INSERT OR REPLACE INTO link VALUES (?, ?)", counted.items())
             kept: dict[str, object] = {**body, "number": number}
             self._db.execute("INSERT INTO linked VALUES (?, ?)", (number, encode(kept).decode()))
@@ -221,6 +228,17 @@ class Spool:
         return Counts(
             kept.get("linked_number", 0), kept.get("linked_contributions", 0), kept.get("linked_cents", 0)
         )
+
+    def device_base(self) -> int | None:
+        """The progressive controller's wagers-in meter less the link's cents sent, as taken when the
+        link first read the controller (or a supervisor last took a difference: decision 0043),
+        plus the cents of every contribution withdrawn since (``append_linked``); None before it
+        was taken."""
+        return self._link_values().get("linked_device_base")
+
+    def take_device_base(self, cents: int) -> None:
+        with self._transaction():
+            self._db.execute("INSERT OR REPLACE INTO link VALUES ('linked_device_base', ?)", (cents,))
 
     def waiting(self, topic: str) -> int:
         """The messages on ``topic`` not yet confirmed by the floor."""

@@ -48,7 +48,7 @@ from devices.progressive import LOCKED, Progressive
 from devices.progressive_rules import AWARD_TO_WAGER, CHIP_COUNT, KEYED_RESET, LINK_HEARD, NO_MORE_BETS
 from devices.shuffler import Batch, Shuffler
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
-from drivers.protocol.classes.progressive import AwardResult, RoundState
+from drivers.protocol.classes.progressive import AwardResult, RoundState, seats_in
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from drivers.shuffler import SealedOrder
 from games.common import stub_count
@@ -415,8 +415,10 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
     async def _showdown(self, round_: Round, players: Crazy4Players, order: SealedOrder | None) -> None:
         """Each seat plays or folds; the sealed order opens the hands, or without one the dealer
         reports each hand a wager is settled on; wagers settle; the awards are paid through the
-        progressive controller. A hand not reported holds the round (657a.1 Hand): on a
-        supervisor's CONTINUE the dealer is asked for it again, and the round settles once known."""
+        progressive controller, each to a seat whose wager it accepted at the lock (one it refused,
+        its sensors locked out or failed, is recorded as an irregularity, not paid). A hand not
+        reported holds the round (657a.1 Hand): on a supervisor's CONTINUE the dealer is asked for
+        it again, and the round settles once known."""
         for seat in sorted(round_.positions):
             await ask(partial(players.decide, seat), partial(self._give, round_))
         if order is not None:
@@ -428,7 +430,18 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
             if order is None:
                 await self._reports(round_)
             self._give(round_, Settle())
+        locked = self.progressive.round
+        accepted = seats_in(locked.accepted) if locked is not None else ()
         for seat, line, _award in round_.awards:
+            if seat not in accepted:  # the controller refused its chip at the lock: not in action
+                assert locked is not None  # a seat is accepted only at a lock
+                self.progressive.irregular(
+                    AWARD_TO_WAGER,
+                    f"seat {seat}: no {line} progressive award: the controller accepted no progressive "
+                    f"wager for the seat at the lock of its round {locked.round} (its sensors locked out, "
+                    "or the seat's sensor failed)",
+                )
+                continue
             result = await self._awarded(self.award_levels.get(line, 1), seat)
             self._give(round_, AwardPaid(seat, result.level, result.amount_cents, result.hit_number))
             self.log.info("progressive award", seat=seat, hand=line, cents=result.amount_cents)

@@ -11,7 +11,7 @@ import contextlib
 import dataclasses
 import random
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import pytest
@@ -51,13 +51,16 @@ class Rig:
 
 
 @contextlib.asynccontextmanager
-async def table_rig(rules: RuleSet | None = None) -> AsyncIterator[Rig]:
-    """The product's simulated Crazy 4 Poker table (its rules unless ``rules``), opened for play."""
+async def table_rig(
+    rules: RuleSet | None = None, award_levels: Mapping[str, int] = LEVELS
+) -> AsyncIterator[Rig]:
+    """The product's simulated Crazy 4 Poker table (its rules and award levels unless ``rules`` and
+    ``award_levels``), opened for play."""
     async with simulated_crazy_4_poker(
         rules=rules or RuleSet.example(**RULES),
         name="C4-1",
         settings=QUIET,
-        award_levels=LEVELS,
+        award_levels=award_levels,
         win_deadline=1.0,
     ) as sim:
         game = "crazy-4-poker"

@@ -183,6 +183,9 @@ def test_two_tables_share_one_jackpot_through_the_floors_link_controller(tmp_pat
         told = {body["wagers_locked"] for body in floor.of(name, "meter")}  # the floor view's
         assert "link c4p: the floor's broker is not reachable" in told and None in told, (name, told)
         assert trail[name].count('"linked_reconciled"') >= 2, f"{name} did not reconcile after the outage"
+        # the controller's sensors locked out with the wagers, and re-enabled (decision 0043)
+        assert '"sensors_locked_out"' in trail[name] and '"sensors_enabled"' in trail[name], name
+        assert '"linked_device_base"' in trail[name], f"{name} never read its controller against the link"
     for name in configs:  # each sign showed the link's value, and showed what it was told
         assert '"linked_value_shown"' in trail[name] and "METER_MISMATCH" not in trail[name], name
     latched = [line for line in trail["T1"].splitlines() if "LINK_MISMATCH" in line]

@@ -10,6 +10,7 @@ The table's [floor.link] read."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 from datetime import UTC, datetime, timedelta
@@ -30,10 +31,12 @@ from croupier.service.table_service import supervisor_clear
 from devices import progressive as device
 from devices.faults import Fault, FaultLatch
 from devices.linked import Counts, LinkedLevels
-from devices.progressive_rules import LINK_MISMATCH
+from devices.progressive_rules import LINK_MISMATCH, LOCKOUT_FAILED
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.meter_sign import Shown
-from drivers.protocol.classes.progressive import LevelInfo, RoundState
+from drivers.protocol.classes.progressive import LevelInfo, RoundState, SetLockout
+from firmware_sim.personality import Personality
+from firmware_sim.progressive import ControllerPersonality
 from games.common.machine_parts import COMPLETE
 from simulator.players import simulated_players, table_options
 from simulator.tables import simulated_table
@@ -50,6 +53,7 @@ class Sender:
         self.sent = Counts()
         self.waiting = 0
         self.resent: list[int] = []
+        self.base: int | None = None
         self.messages: list[tuple[str, dict[str, object]]] = []  # each message sent: its event, its fields
 
     def send(self, event, fields, *, contribution=None, withdrawal=None):
@@ -57,9 +61,11 @@ class Sender:
         if contribution is not None:
             cents = self.sent.wagered_cents + contribution[1]
             self.sent = Counts(self.sent.number + 1, self.sent.contributions + 1, cents)
-        elif withdrawal is not None:
+        elif withdrawal is not None:  # the device base rises by the cents withdrawn, as the spool's does
             cents = self.sent.wagered_cents - withdrawal[1]
             self.sent = Counts(self.sent.number + 1, self.sent.contributions - 1, cents)
+            if self.base is not None:
+                self.base += withdrawal[1]
         else:
             self.sent = Counts(self.sent.number + 1, self.sent.contributions, self.sent.wagered_cents)
         return self.sent.number
@@ -77,6 +83,12 @@ class Sender:
     def applied(self, through):
         pass
 
+    def device_base(self):
+        return self.base
+
+    def take_device_base(self, cents):
+        self.base = cents
+
 
 class Progressive:
     """What the link reads of the table's progressive: its latch, its levels, its records."""
@@ -87,6 +99,9 @@ class Progressive:
     def notify(self, rule, kind, **fields):
         self.records.append(kind)
         self.clauses[kind] = rule.clause
+
+    def follow_refusal(self):
+        """The sensors' lockout (devices.progressive) is not this fake's: see test_sensor_lockout."""
 
 
 class Clock:
@@ -123,6 +138,15 @@ def _told(link: LinkedLevels, applied: Counts, rate: int = 500, ago: float = 0.0
             "wagered_cents": applied.wagered_cents}  # fmt: skip
     link.heard({"link": "c4p", "table": "T1", "at": _at(ago), "levels": [level], "applied": body,
                 "refused": []})
+
+
+def heard_open(link: LinkedLevels, rate_bp: int = 500) -> None:
+    """The link controller's state for ``link``'s table, heard now: level 1 open at ``rate_bp``,
+    nothing applied of the table (nothing sent yet)."""
+    level = {"level": 1, "rate_bp": rate_bp, "reset_cents": 1000, "value_cents": 1000, "locked": False,
+             "hits": []}  # fmt: skip
+    link.heard({"link": link.link, "table": link.table, "at": _at(), "levels": [level], "applied": None,
+                "refused": []})  # fmt: skip
 
 
 def _lock(link: LinkedLevels, round_: int, count: int) -> None:
@@ -338,14 +362,18 @@ def test_a_table_restarted_mid_hit_shows_the_amount_the_link_froze_not_its_own_m
         progressive.attach(link)
         return link
 
-    def state(amount: int) -> dict[str, object]:
-        hit = {"order": 1, "table": "T1", "number": 2, "seat": 3, "round": 1, "amount_cents": amount}
+    def state(amount: int | None) -> dict[str, object]:
+        hits = [] if amount is None else [
+            {"order": 1, "table": "T1", "number": 2, "seat": 3, "round": 1, "amount_cents": amount}
+        ]  # fmt: skip
         level = {"level": 1, "rate_bp": 1000, "reset_cents": 1_000_000, "value_cents": 1_000_000,
-                 "locked": True, "hits": [hit]}  # fmt: skip
+                 "locked": bool(hits), "hits": hits}  # fmt: skip
         return {"at": _at(), "levels": [level], "applied": None, "refused": []}
 
     async def scenario() -> None:
         link = linked(table.progressive)
+        await table.progressive.sync()
+        link.heard(state(None))  # the link up: the wagers taken, the sensors not locked out
         progressive = await table.locked_round(3)
         paid = asyncio.create_task(progressive.award(1, 3))
         while link.awaiting is None:  # the hit (link number 2, after the round's contribution) sent
@@ -393,26 +421,31 @@ def test_a_voided_round_withdraws_its_contribution_once_and_only_a_round_contrib
             return spool.append_linked("linked", {"event": "e"}, message, **counted)
 
         assert spooled(contribution=(4, 300)) == 1
+        spool.take_device_base(1000)
         assert spooled(withdrawal=(3, 300)) == 0  # not the round last contributed
         assert spooled(withdrawal=(4, 300)) == 2
         assert spooled(withdrawal=(4, 300)) == 0  # once
         assert spool.linked_counts() == Counts(2, 0, 0)
+        assert spool.device_base() == 1300, "the controller's meter keeps the voided wagers (decision 0043)"
     finally:
         spool.close()
 
 
 def test_a_hit_on_a_level_the_link_lacks_is_refused_at_once_naming_it_and_the_link():
     """The controller told this table its levels: a hit on a linked level it does not have is refused
-    before the table's own controller freezes it, never sent to wait for an amount that cannot come."""
+    before the table's own controller freezes it, never sent to wait for an amount that cannot come.
+    (The round's wager was taken while the link had both levels: a link lacking one refuses the
+    progressive wagers, its sensors locked out, decision 0043.)"""
     table = Table()
 
     async def scenario() -> None:
         link = LinkedLevels("T1", "c4p", {1: 1000, 2: 500}, 3.0, Sender())
         table.progressive.attach(link)
-        level = {"level": 1, "rate_bp": 1000, "reset_cents": 1_000_000, "value_cents": 1_000_000,
-                 "locked": False, "hits": []}  # fmt: skip
-        link.heard({"at": _at(), "levels": [level], "applied": None, "refused": []})
+        levels = [{"level": level, "rate_bp": rate, "reset_cents": 1_000_000, "value_cents": 1_000_000,
+                   "locked": False, "hits": []} for level, rate in ((1, 1000), (2, 500))]  # fmt: skip
+        link.heard({"at": _at(), "levels": levels, "applied": None, "refused": []})
         progressive = await table.locked_round(3)
+        link.heard({"at": _at(), "levels": levels[:1], "applied": None, "refused": []})
         refused = r"link c4p: a hit on level 2 refused: the link has levels \[1\]"
         with pytest.raises(RuleViolation, match=refused):
             await progressive.award(2, 3)
@@ -460,7 +493,9 @@ def test_clearing_a_cut_off_round_voids_it_on_the_link_once_its_controller_is_re
 
     async def scenario() -> None:
         before = Sender()
-        table.progressive.attach(LinkedLevels("T1", "c4p", {1: 1000}, 3.0, before))
+        link = LinkedLevels("T1", "c4p", {1: 1000}, 3.0, before)
+        table.progressive.attach(link)
+        heard_open(link, rate_bp=1000)  # the wagers taken, the sensors enabled (decision 0043)
         locked = (await table.locked_round(2, 5)).round
         assert locked is not None
         voided = ("void", {"round": locked.round, "wagered_cents": 2 * locked.wager_cents})
@@ -535,3 +570,78 @@ def test_a_forged_link_state_cannot_hold_the_base_game():
             assert table.progressive.frozen_levels == [1] and table.progressive.frozen_here == []
 
     run(scenario(), 30)
+
+
+@dataclasses.dataclass
+class _BeforeLockout(ControllerPersonality):
+    """A controller whose firmware predates SetLockout: it answers UNKNOWN_COMMAND."""
+
+    def handle(self, command, engine):
+        if isinstance(command, SetLockout):
+            return Personality.handle(self, command, engine)
+        return super().handle(command, engine)
+
+
+def test_a_controller_that_cannot_lock_its_sensors_out_latches_lockout_failed_and_locks_nothing():
+    """The link lost, the table refuses progressive wagers: a controller that cannot be told to lock
+    its sensors out latches LOCKOUT_FAILED (decision 0043), which holds the table: no lock, where a
+    chip on a sensor would be accepted; a supervisor's clear tells it again, and it latches again."""
+    table = Table(controller=_BeforeLockout())
+    sender = Sender()
+    sender.connected = False
+    table.progressive.attach(LinkedLevels("T1", "c4p", {1: 1000}, 3.0, sender))
+
+    async def scenario() -> None:
+        await table.progressive.sync()
+        (fault,) = table.progressive.latch.faults
+        assert fault.code == LOCKOUT_FAILED and fault.clause == "decision 0043"
+        assert fault.detail.startswith("the wager sensors could not be locked out: ")
+        table.cover(2)
+        with pytest.raises(RuleViolation, match="LOCKOUT_FAILED"):
+            await table.progressive.lock()
+        assert not table.controller.personality.locked and sender.sent == Counts()
+        await table.progressive.clear(LOCKOUT_FAILED, SUPERVISOR)
+        assert [fault.code for fault in table.progressive.latch.faults] == [LOCKOUT_FAILED]
+
+    run(scenario(), 5)
+
+
+def test_a_controller_without_a_lockout_at_a_table_that_takes_every_wager_is_not_held():
+    """Re-enabling the sensors of a controller whose firmware has no lockout (UNKNOWN_COMMAND) asks
+    for nothing it does not do already: a table alone goes on; only locking out would fail."""
+    table = Table(controller=_BeforeLockout())
+
+    async def scenario() -> None:
+        await table.progressive.sync()
+        assert not table.progressive.latch.faults and table.progressive.sensors_locked_out is False
+
+    run(scenario(), 5)
+
+
+def test_a_level_another_tables_hit_locks_locks_the_sensors_out_until_its_keyed_reset_lifts_it():
+    """Decisions 0039 and 0043 together: the level's lock refuses this table's progressive wagers,
+    so its controller's sensors are locked out, a chip on one accepted at no lock and nothing held
+    (the base game plays on); the lock lifted, the sensors are re-enabled."""
+    table = Table()
+    link = LinkedLevels("T1", "c4p", {1: 500}, 3.0, Sender())
+    table.progressive.attach(link)
+
+    async def told(locked_out: bool) -> None:
+        async with asyncio.timeout(5):
+            while table.progressive.sensors_locked_out is not locked_out:
+                await asyncio.sleep(0.01)
+        assert table.controller.personality.locked_out is locked_out, "the controller itself told"
+
+    async def scenario() -> None:
+        await table.progressive.sync()
+        link.heard(_locked_by())
+        await told(False)
+        link.heard(_locked_by(("T2", 4)))
+        await told(True)
+        table.cover(3)
+        assert (await table.progressive.lock()).count == 0, "no wager accepted while the level is locked"
+        assert table.progressive.latch.holding == ()
+        link.heard(_locked_by())
+        await told(False)
+
+    run(scenario(), 5)

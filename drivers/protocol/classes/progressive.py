@@ -1,6 +1,7 @@
 """Progressive table game controller: seat wager sensors, the lockout, levels, meters and awards.
 
-Commands 0x28-0x2F, events 0xA8-0xAF (docs/protocol.md §11.4). Money crosses the wire as whole
+Commands 0x28-0x2F and 0x34-0x37 (the second block, 0x35-0x37 unassigned), events 0xA8-0xAF
+(docs/protocol.md §11.4). Money crosses the wire as whole
 cents in a ``u32`` (at most $42,949,672.95); rates as basis points in a ``u16`` (1 bp = 0.01 %, so
 1500 = 15 % of each progressive wager). Seats are numbered from 1 and travel as a ``u16`` mask with
 bit (seat - 1) set, which covers tables of up to 16 seats.
@@ -215,6 +216,27 @@ class ResetLevel(Command):
     key: Annotated[str, STR]
 
 
+class LockoutState(Reply):
+    """Whether wager acceptance is locked out, and the seats whose sensor is covered now and so
+    holds a chip the lockout refuses (the dealer returns it)."""
+
+    locked_out: Annotated[bool, BOOL]
+    refused: Annotated[int, U16]
+
+
+@CATALOG.add
+class SetLockout(Command):
+    """Lock out (``locked_out`` true) or re-enable the progressive wager sensors: the controller's
+    lockout of wager acceptance, as its keypad's lockout key does. While locked out, a Lock accepts no
+    wager, whatever covers the sensors (each covered seat is refused with WagerLockedOut), so nothing
+    is counted or metered; the state survives a power cycle. Not money-moving: refusing wagers is the
+    safe direction, so it is honoured while a fault is latched."""
+
+    MSG_ID = 0x34
+    REPLY = LockoutState
+    locked_out: Annotated[bool, BOOL]
+
+
 @CATALOG.add
 class SensorChanged(Event):
     """The covered sensors changed (a wager placed or taken back)."""
@@ -241,3 +263,13 @@ class JackpotHit(Event):
     seat: Annotated[int, U8]
     amount_cents: Annotated[int, U32]
     hit_number: Annotated[int, U32]
+
+
+@CATALOG.add
+class WagerLockedOut(Event):
+    """A sensor covered at the Lock while wagering was locked out: that wager was refused (not
+    accepted, not counted, not metered), and this is its record."""
+
+    MSG_ID = 0xAB
+    round: Annotated[int, U32]
+    seat: Annotated[int, U8]
