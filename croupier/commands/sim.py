@@ -24,6 +24,7 @@ from typing import Any
 from rich.console import Console
 
 from croupier.audit.writer import AuditTrail
+from croupier.commands.run import SIMULATED_DEVICES
 from croupier.commands.sim_floor import DEFAULT_PACE, LIVE_ROUNDS_PER_HOUR, run_floor
 from croupier.commands.terminal import Felt, shown
 from croupier.config.table import TableConfig, load_table_config
@@ -93,6 +94,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "`croupier audit verify`); the table's state store goes beside it",
     )
     p.add_argument("--faults", type=Path, metavar="PROFILE", help="a fault profile (TOML, docs/sim.md)")
+    p.add_argument(
+        "--simulated-devices",
+        choices=SIMULATED_DEVICES,
+        default="in-process",
+        help="where the devices run: 'in-process' (default: the fastest rounds, decision 0048), on "
+        "threads of this process, the USB devices on the simulated USB bus; 'child', a `croupier "
+        "firmware` process started and stopped with the table, each device behind a pseudo-terminal, "
+        "as `croupier run` runs them",
+    )
     p.add_argument(
         "--pace",
         type=float,
@@ -191,6 +201,8 @@ def run(args: argparse.Namespace) -> int:
     for option in ("--table-config", "--floor-config"):
         if getattr(args, option[2:].replace("-", "_")) is not None:
             raise ConfigError(f"{option} is used only with --floor")
+    if args.simulated_devices == "child" and (args.math or args.scenario is not None):
+        raise ConfigError("--simulated-devices child: --math plays no devices, --scenario its own in process")
     if args.math:
         return run_math(args)
     for option in ("workers", "strategy", "config"):
@@ -218,6 +230,8 @@ def run(args: argparse.Namespace) -> int:
         view = "live" if sys.stdout.isatty() else "bar" if sys.stderr.isatty() else "none"
     pace = args.pace if args.pace is not None else (1.0 if view == "live" else 0.0)
     seconds = 60 * args.minutes if args.minutes is not None else 0.0
+    if args.simulated_devices == "child":
+        options["in_child"] = True
     run = simulate(args.game, (rounds, seconds), seed, options, args.audit, profile, view, pace)
     summary = asyncio.run(run)
     if args.json:

@@ -131,6 +131,7 @@ async def simulated_crazy_4_poker(
     win_deadline: float = 30.0,
     record_events: list[object] | None = None,
     shuffler_seed: int | None = None,
+    in_child: bool = False,
 ) -> AsyncIterator[Crazy4Poker]:
     """Bring the shuffler, controller and sign up, connect them, open the table; stop everything
     afterwards and prove no card was created or lost. ``dealer`` builds the dealer's hands on the
@@ -160,6 +161,7 @@ async def simulated_crazy_4_poker(
         specs,
         settings=settings,
         shuffler_seed=shuffler_seed,
+        in_child=in_child,
         rules=rules,
         name=name,
         award_levels=award_levels,
