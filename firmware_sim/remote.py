@@ -121,14 +121,13 @@ class WorldServer:
 
     def _serve(self) -> None:
         try:
-            while True:
-                try:
-                    name, args, kwargs = self.channel.recv()
-                except (EOFError, OSError):
-                    return
+            while True:  # until the child's end closes (or it dies), mid-question or not
+                name, args, kwargs = self.channel.recv()
                 answer = self._answer(name, args, kwargs)
                 if name not in UNANSWERED:
                     self.channel.send(answer)
+        except (EOFError, OSError):
+            return
         finally:
             for _ in range(self._held):
                 self.world.lock.release()
@@ -355,7 +354,9 @@ def cover(seat: int, engine: DeviceEngine) -> None:
 
 def die_with_parent(parent: int) -> None:
     """Ask the kernel to end this process when its parent (the table) dies, however it dies (a
-    SIGKILL included); if it is already gone, end now."""
+    SIGKILL included); if it is already gone, end now. The kernel watches the thread that started
+    this process, so the table starts it from the thread its event loop runs on, which lives as
+    long as the table."""
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
