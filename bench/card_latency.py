@@ -1,10 +1,11 @@
 """Latency from a card frame arriving on the wire to its audit record being durable, against the
 raw fsync latency of the same disk.
 
-    python bench/card_latency.py [--count N] [--block N] [--dir PATH]
+    python bench/card_latency.py [--count N] [--block N] [--dir PATH] [--simulated-devices child]
 
 The whole path of the table service: a simulated Free Bet Blackjack table (its shoe behind a pty,
-in this process on its own thread) plays rounds with simulated players, its rounds written by the
+in this process on its own thread, or with ``--simulated-devices child`` in a child process as
+``croupier run`` serves it, decision 0048) plays rounds with simulated players, its rounds written by the
 service's journal (croupier.service.journal) to a real audit trail and state database. The clock
 starts when the shoe's connection receives the bytes of the dispense response (its wire-trace hook,
 before the link decodes them) and stops when the journal has written the card's record, after its
@@ -77,7 +78,9 @@ def fsync_once(fd: int) -> float:
     return time.perf_counter() - start
 
 
-async def measure(directory: Path, count: int, block: int) -> tuple[list[float], list[float]]:
+async def measure(
+    directory: Path, count: int, block: int, in_child: bool = False
+) -> tuple[list[float], list[float]]:
     quiet = SupervisorSettings(heartbeat_interval=3600.0)  # no status poll between reply and record
     fd = os.open(directory / "fsync-floor.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     floor: list[float] = []
@@ -86,7 +89,7 @@ async def measure(directory: Path, count: int, block: int) -> tuple[list[float],
             AuditTrail(directory / "audit", "bench-table") as trail,
             TableState(directory / "state.sqlite3") as state,
         ):
-            async with simulated_table(GAME, name="bench-table", settings=quiet) as sim:
+            async with simulated_table(GAME, name="bench-table", settings=quiet, in_child=in_child) as sim:
                 stamp = WireStamp()
                 sim.connections["shoe"].trace = stamp  # type: ignore[assignment]
                 TableJournal(trail, state, table="bench-table", game=GAME).keep(sim.table)
@@ -114,11 +117,13 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=2000, help="samples of each kind")
     parser.add_argument("--block", type=int, default=100, help="card samples per alternating block")
     parser.add_argument("--dir", type=Path, default=None, help="directory on the disk to measure")
+    parser.add_argument("--simulated-devices", choices=("in-process", "child"), default="in-process")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     logging.getLogger().setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-        floor, cards = asyncio.run(measure(Path(tmp), args.count, args.block))
+        in_child = args.simulated_devices == "child"
+        floor, cards = asyncio.run(measure(Path(tmp), args.count, args.block, in_child))
     for name, samples in (("raw fsync", floor), ("card to audit", cards)):
         print(
             f"{name:>13}: median {statistics.median(samples) * 1e6:8.1f} us   "

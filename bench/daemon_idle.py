@@ -7,8 +7,10 @@ The daemon is ``croupier run`` itself, with the local API served (so it waits fo
 screen, as at a table between rounds), its audit trail and state in a scratch directory, measured
 twice in one run:
 
-- simulated: the default simulated table, its simulated devices on threads inside the daemon, so
-  the figure is the daemon and its devices together;
+- simulated: the default simulated table as ``croupier run`` serves it, its simulated devices in
+  the child process the daemon starts (``croupier firmware --serve-table``, decision 0048): the
+  figure is the daemon and that process together, each printed beside it; and the same with
+  ``--simulated-devices in-process``, the devices on threads inside the daemon;
 - daemon alone: the same table with its shoe, shuffler and card reader each served by a separate
   ``croupier firmware`` process over a pty, as real equipment is on a table PC (the table then
   waits for a supervisor to open it, decision 0013); the firmware processes' share is printed
@@ -98,28 +100,41 @@ def rss_mb(pid: int) -> float:
     raise RuntimeError(f"no VmRSS in /proc/{pid}/status")
 
 
-def measure(seconds: float, interval: float, devices: str | None = None) -> tuple[float, float, float]:
-    """CPU share over the idle window, and the mean and peak resident memory in MB."""
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started (a simulated table's devices' process)."""
+    tasks = Path(f"/proc/{pid}/task").iterdir()
+    return [int(child) for task in tasks for child in (task / "children").read_text().split()]
+
+
+def measure(
+    seconds: float, interval: float, devices: str | None = None, *options: str
+) -> tuple[float, float, float, float]:
+    """CPU share over the idle window, the mean and peak resident memory in MB, and the CPU share
+    of the processes the daemon started (its simulated devices' process)."""
     with tempfile.TemporaryDirectory() as scratch:
         config, port = daemon_config(Path(scratch), devices)
-        command = [sys.executable, "-m", "croupier", "--log-json", "--log-level", "warning", "run"]
+        command = [sys.executable, "-m", "croupier", "--log-json", "--log-level", "warning", "run", *options]
         daemon = subprocess.Popen([*command, "--config", str(config)], stderr=subprocess.DEVNULL, cwd=ROOT)
         try:
             _wait_for_api(daemon, port)
             time.sleep(1.0)  # past the start-up work: measure the idle state
+            started = children(daemon.pid)
             start_cpu, start = cpu_seconds(daemon.pid), time.monotonic()
+            start_children = sum(map(cpu_seconds, started))
             samples = []
             while time.monotonic() - start < seconds:
                 samples.append(rss_mb(daemon.pid))
                 time.sleep(interval)
-            share = (cpu_seconds(daemon.pid) - start_cpu) / (time.monotonic() - start)
+            elapsed = time.monotonic() - start
+            share = (cpu_seconds(daemon.pid) - start_cpu) / elapsed
+            children_share = (sum(map(cpu_seconds, started)) - start_children) / elapsed
         finally:
             daemon.terminate()
             daemon.wait(timeout=30)
-    return share, sum(samples) / len(samples), max(samples)
+    return share, sum(samples) / len(samples), max(samples), children_share
 
 
-def measure_alone(seconds: float, interval: float) -> tuple[tuple[float, float, float], float]:
+def measure_alone(seconds: float, interval: float) -> tuple[tuple[float, float, float, float], float]:
     """``measure`` with the devices in ``croupier firmware`` processes; also their CPU share."""
     served = [firmware(kind) for kind in DEVICES]
     try:
@@ -152,11 +167,22 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each idle window")
     parser.add_argument("--interval", type=float, default=0.5, help="seconds between memory samples")
     args = parser.parse_args()
-    share, mean_rss, peak_rss = measure(args.seconds, args.interval)
-    (alone, alone_mean, alone_peak), devices = measure_alone(args.seconds, args.interval)
-    print(f"simulated: cpu {share * 100:5.2f} % of one core   (target < {CPU_TARGET * 100:.1f} %)")
+    daemon, mean_rss, peak_rss, child = measure(args.seconds, args.interval)
+    share = daemon + child
+    inside, inside_mean, inside_peak, _ = measure(
+        args.seconds, args.interval, None, "--simulated-devices", "in-process"
+    )
+    (alone, alone_mean, alone_peak, _), devices = measure_alone(args.seconds, args.interval)
+    print(
+        f"simulated: cpu {share * 100:5.2f} % of one core   (target < {CPU_TARGET * 100:.1f} %): "
+        f"the daemon {daemon * 100:.2f} %, its devices' process {child * 100:.2f} %"
+    )
     print(
         f"simulated: rss {mean_rss:6.1f} MB mean, {peak_rss:.1f} MB peak   (target < {RSS_TARGET_MB:.0f} MB)"
+    )
+    print(
+        f"simulated, devices in process: cpu {inside * 100:5.2f} % of one core, rss {inside_mean:6.1f} MB "
+        f"mean, {inside_peak:.1f} MB peak"
     )
     print(
         f"daemon alone: cpu {alone * 100:5.2f} % of one core, rss {alone_mean:6.1f} MB mean, "

@@ -1,6 +1,6 @@
 """Full-stack simulated rounds per second for each game, against the bound the link alone would set.
 
-    python bench/sim_throughput.py [--seconds S] [--games GAME ...]
+    python bench/sim_throughput.py [--seconds S] [--games GAME ...] [--simulated-devices child]
 
 Each game's simulated table (simulator.tables: every device over its real transport, pty or the
 simulated USB bus) is played by its simulated players for about ``--seconds`` after two warm-up
@@ -10,7 +10,9 @@ bench/_common.py) a round cannot go faster than ``1 / (exchanges per round x raw
 link-bound limit. Heartbeats are left out of the count (they are timed, not part of a round), and
 so are device events, which ride between requests. Prints, per game, rounds/s, exchanges/round and
 the limit, then, last, ``ratio=<worst link-bound limit / achieved rate>`` (the worst game being
-the one furthest from its limit). Target: 3 or less.
+the one furthest from its limit). Target: 3 or less. ``--simulated-devices child`` serves the
+devices from a child process, as ``croupier run`` does (decision 0048); by default they run in this
+process, as ``croupier sim`` runs them.
 """
 
 from __future__ import annotations
@@ -83,9 +85,9 @@ class RequestCounter:
         return counted
 
 
-async def play(game: str, seconds: float) -> GameResult:
+async def play(game: str, seconds: float, in_child: bool = False) -> GameResult:
     """Open ``game``'s simulated table, warm it up, then play whole rounds for about ``seconds``."""
-    async with simulated_table(game, name="bench", shuffler_seed=SEED) as sim:
+    async with simulated_table(game, name="bench", shuffler_seed=SEED, in_child=in_child) as sim:
         table = sim.table
         counter = RequestCounter(sim.connections)
         players: Any = simulated_players(game, random.Random(SEED), **table_options(game, sim))
@@ -113,13 +115,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=8.0, help="measured play per game (default 8)")
     parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES), help="games to play")
     parser.add_argument("--rtt-count", type=int, default=3000, help="raw pty round trips measured")
+    parser.add_argument("--simulated-devices", choices=("in-process", "child"), default="in-process")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     logging.getLogger().setLevel(logging.WARNING)
 
     # The floor first and again last, so a change of load during the run shows as a spread.
     before = raw_pty_rtt(args.rtt_count // 2)
-    results = [asyncio.run(play(game, args.seconds)) for game in args.games]
+    in_child = args.simulated_devices == "child"
+    results = [asyncio.run(play(game, args.seconds, in_child)) for game in args.games]
     after = raw_pty_rtt(args.rtt_count // 2)
     rtt = statistics.median(before + after)
     print(

@@ -14,7 +14,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from firmware_sim.engine import DeviceEngine
 from firmware_sim.faults import ChannelShaper, FaultPlan
@@ -25,6 +25,26 @@ Sink = Callable[[bytes], None]
 
 _IN, _OUT = 0, 1
 _BITS_PER_BYTE = 10  # start + 8 data + stop
+
+
+class DeviceControl(Protocol):
+    """What a simulated table's fault profile, floor and players do to one of its devices, in this
+    process (a SimulatedDevice) or in the devices' own (firmware_sim.remote.RemoteDevice)."""
+
+    name: str
+
+    @property
+    def has_door(self) -> bool: ...
+
+    def set_faults(self, plan: FaultPlan) -> None: ...
+
+    def set_silent(self, silent: bool) -> None: ...
+
+    def reboot(self) -> None: ...
+
+    def set_door(self, is_open: bool) -> None: ...
+
+    def call(self, fn: Callable[[DeviceEngine], T]) -> T: ...
 
 
 class SimulatedDevice:
@@ -40,14 +60,20 @@ class SimulatedDevice:
         name: str | None = None,
         multidrop: bool = False,
     ) -> None:
-        self.name = name or f"{personality.device_class.name.lower()}@{address}"
-        self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
-        self.faults = faults or FaultPlan()
+        rng = random.Random(seed) if seed is not None else random.SystemRandom()
+        engine = DeviceEngine(
+            personality, address=address, multidrop=multidrop, rng=rng, now=time.monotonic()
+        )
+        name = name or f"{personality.device_class.name.lower()}@{address}"
+        self._setup(engine, faults or FaultPlan(), name, rng)
+
+    def _setup(self, engine: DeviceEngine, faults: FaultPlan, name: str, rng: random.Random) -> None:
+        self.name = name
+        self._rng = rng
+        self.faults = faults
         self._inbound = ChannelShaper(self.faults.inbound, self._rng)
         self._outbound = ChannelShaper(self.faults.outbound, self._rng)
-        self.engine = DeviceEngine(
-            personality, address=address, multidrop=multidrop, rng=self._rng, now=time.monotonic()
-        )
+        self.engine = engine
         self._cond = threading.Condition()
         self._heap: list[tuple[float, int, int, bytes]] = []
         self._order = itertools.count()
@@ -55,6 +81,13 @@ class SimulatedDevice:
         self._line_free_at = 0.0
         self._running = False
         self._thread: threading.Thread | None = None
+
+    def __reduce__(self) -> tuple[Callable[..., SimulatedDevice], tuple[object, ...]]:
+        """A device not yet started goes to another process (firmware_sim.remote) as its engine,
+        faults, name and generator: its thread, schedule and sink are made where it runs."""
+        if self._running:
+            raise TypeError(f"{self.name}: a running device cannot be sent to another process")
+        return _revived, (self.engine, self.faults, self.name, self._rng)
 
     # -- lifecycle --------------------------------------------------------------------------
     def start(self) -> None:
@@ -190,3 +223,10 @@ class SimulatedDevice:
                 self._line_free_at = due + len(piece) * _BITS_PER_BYTE / self.faults.pace_baud
                 due = self._line_free_at
             heapq.heappush(self._heap, (due, next(self._order), _OUT, piece))
+
+
+def _revived(engine: DeviceEngine, faults: FaultPlan, name: str, rng: random.Random) -> SimulatedDevice:
+    """A device as ``SimulatedDevice.__reduce__`` sent it."""
+    device = SimulatedDevice.__new__(SimulatedDevice)
+    device._setup(engine, faults, name, rng)
+    return device

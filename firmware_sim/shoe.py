@@ -118,7 +118,7 @@ class ShoePersonality(Personality):
     # -- the books ---------------------------------------------------------------------------------
     def remaining(self) -> int:
         """Cards left to deal: the cover card is not one."""
-        return sum(not card.is_cover for card in self.world.cards(SHOE))
+        return self.world.faces(SHOE)
 
     def counts(self) -> ShoeCounts:
         return ShoeCounts(self.dispensed, self.remaining(), self.auto_reshuffle, self.community_first)
@@ -199,7 +199,7 @@ class ShoePersonality(Personality):
     def _pull_locked(self, count: int) -> _Pull:
         if SHOE in self.world.faults.stuck:
             return _Pull(DispenseOutcome.JAM)
-        ahead = self.world.cards(SHOE)[:count]
+        ahead = self.world.top(SHOE, count)
         covers = [i for i, card in enumerate(ahead) if card.is_cover]
         if covers and (count > 1 or self.dispensed == 0):
             if count == 1:

@@ -153,6 +153,17 @@ class TableWorld:
         with self.lock:
             return len(self.places.get(place, []))
 
+    def top(self, place: str, count: int) -> list[PhysicalCard]:
+        """The top ``count`` cards of ``place`` (fewer if it holds fewer), left where they are: what
+        a shoe's reader sees ahead of its mechanism, without the rest of the shoe."""
+        with self.lock:
+            return self.places.get(place, [])[:count]
+
+    def faces(self, place: str) -> int:
+        """How many cards of ``place`` are not cover cards."""
+        with self.lock:
+            return sum(not card.is_cover for card in self.places.get(place, []))
+
     def total(self) -> int:
         with self.lock:
             return sum(len(stack) for stack in self.places.values())

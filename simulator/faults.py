@@ -24,6 +24,7 @@ from typing import Any
 
 from croupier.errors import ConfigError
 from croupier.tables.events import HeardRound, RoundListener
+from firmware_sim import remote
 from firmware_sim.faults import ChannelFaults, FaultPlan
 from firmware_sim.world import SHOE, SHUFFLER_INPUT
 from simulator.games.registry import simulation
@@ -234,7 +235,7 @@ class FaultScript(RoundListener):
                 with world.lock:
                     world.faults.stuck.add(SHOE if strike.device == "shoe" else SHUFFLER_INPUT)
             case "tamper":
-                device.call(lambda engine: engine.personality.tamper_firmware())
+                device.call(remote.tamper_firmware)
                 self.sim.connections[strike.device].check_due = 0.0  # due now: checked at the next poll
 
     def injected(self) -> dict[str, int]:

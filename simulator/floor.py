@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Collection
+from functools import partial
 from typing import Any
 
 import structlog
@@ -16,6 +17,7 @@ from croupier.service.journal import TableJournal
 from croupier.service.table_service import supervisor_clear, supervisor_ruling, supervisor_verify
 from devices.equipment import FIRMWARE_UNVERIFIED_CODE
 from devices.shuffler import BATCH_UNVERIFIED
+from firmware_sim import remote
 from firmware_sim.world import DISCARD, FLOOR, SHUFFLER_INPUT, SHUFFLER_OUTPUT, PhysicalCard, TableWorld
 from games.common.messages import Resolution
 from simulator.dealer import FOREIGN_BACK
@@ -129,7 +131,7 @@ def repair_sim(
         for machine in sim.table.equipment:
             for device, check in machine.last_check.items():
                 if not check.passed:
-                    sim.devices[device].call(lambda engine: engine.personality.reinstall_firmware())
+                    sim.devices[device].call(remote.reinstall_firmware)
 
 
 def _foreign(card: PhysicalCard) -> bool:
@@ -157,7 +159,7 @@ def controller_key(sim: Any) -> Callable[[], str] | None:  # Any: a simulated ta
     controller = sim.devices.get("progressive")
     if controller is None:
         return None
-    return lambda: str(controller.call(lambda engine: engine.personality.reset_key))
+    return partial(controller.call, remote.reset_key)
 
 
 @contextlib.asynccontextmanager

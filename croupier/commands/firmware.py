@@ -19,6 +19,7 @@ from firmware_sim.faults import FaultPlan
 from firmware_sim.personality import DiagnosticPersonality, Personality
 from firmware_sim.ports import serial_port_kinds, serve
 from firmware_sim.progressive import ControllerPersonality, SignPersonality
+from firmware_sim.remote import die_with_parent, serve_table
 from firmware_sim.shoe import ShoePersonality
 from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import SHOE, SHUFFLER_INPUT, TableWorld
@@ -74,7 +75,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="run one simulated device and print where to connect",
         description="Run one simulated device until interrupted.",
     )
-    p.add_argument("device", choices=sorted(PERSONALITIES), help="which device to simulate")
+    p.add_argument("device", nargs="?", choices=sorted(PERSONALITIES), help="which device to simulate")
     p.add_argument(
         "--port",
         choices=serial_port_kinds(),
@@ -101,6 +102,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="read console commands (faults, unplug, jam, cards) from stdin "
         "(default: on when stdin is a terminal)",
     )
+    # ``croupier run`` and ``croupier sim`` start the devices of a simulated table this way
+    # (firmware_sim.remote): not for a person, so not in the help.
+    p.add_argument("--serve-table", nargs=3, type=int, metavar=("WORLD_FD", "CONTROL_FD", "TABLE_PID"),
+                   help=argparse.SUPPRESS)  # fmt: skip
     p.set_defaults(handler=run)
 
 
@@ -132,6 +137,13 @@ def devices_block(kind: str, url: str, address: int, firmware_hash: bytes) -> st
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.serve_table is not None:  # a simulated table's devices, for the table that started us
+        world_fd, control_fd, table_pid = args.serve_table
+        die_with_parent(table_pid)
+        serve_table(world_fd, control_fd, args.port)
+        return 0
+    if args.device is None:
+        raise ConfigError("croupier firmware: name the device to simulate")
     faults = load_fault_plan(args.faults) if args.faults else None
     if args.back_colour is not None and args.device not in WITH_A_BATCH:
         raise ConfigError(

@@ -93,6 +93,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "played from the screen",
     )
     p.add_argument(
+        "--simulated-devices",
+        choices=SIMULATED_DEVICES,
+        default="child",
+        help="a simulated table only: where its devices run: 'child' (default), a `croupier firmware` "
+        "process the table starts and stops, each device behind a pseudo-terminal, as a table PC's "
+        "devices are outside the service; 'in-process', on threads of the table's own process, the "
+        "USB devices on the simulated USB bus (decision 0048)",
+    )
+    p.add_argument(
         "--faults",
         type=Path,
         metavar="PROFILE",
@@ -123,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"ok: {config.source}: table {config.name}, {config.game}, {config.seats} seats; {devices}")
         print(f"read: {_read_at_startup(tokens, tls, sealing, floor)}")
         return 0
-    how = Run(args.rounds, args.duration, args.seed, args.live and sys.stdout.isatty(), faults)
+    live = args.live and sys.stdout.isatty()
+    how = Run(args.rounds, args.duration, args.seed, live, faults, in_child=args.simulated_devices == "child")
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
         if tokens is None:
             return asyncio.run(_serve(config, how, None, sealing, floor))
@@ -159,6 +169,9 @@ def _fault_profile(config: TableConfig, path: Path | None) -> FaultProfile | Non
     _simulated_only(config, "--faults", "a fault profile strikes only a simulated table")
     return FaultProfile.load(path)
 
+
+#: Where a simulated table's devices run (``--simulated-devices``): a child process, or this one.
+SIMULATED_DEVICES = ("child", "in-process")
 
 #: The operators ``--screens`` makes a token for.
 SCREEN_OPERATORS = (Operator("D-1", Role.DEALER), Operator("S-1", Role.SUPERVISOR))
@@ -216,14 +229,16 @@ def _bound(config: TableConfig) -> socket.socket:
 @dataclass(frozen=True)
 class Run:
     """How long the table runs (``rounds``, ``duration``: 0 for on and on), the simulated players'
-    ``seed``, whether its live status is drawn (on a terminal, unless ``--no-live``), and the fault
-    profile striking a simulated table (``--faults``)."""
+    ``seed``, whether its live status is drawn (on a terminal, unless ``--no-live``), the fault
+    profile striking a simulated table (``--faults``), and whether a simulated table's devices run in
+    a child process (``--simulated-devices``)."""
 
     rounds: int
     duration: float
     seed: int | None
     live: bool
     faults: FaultProfile | None = None
+    in_child: bool = True
 
 
 @dataclass(frozen=True)
@@ -294,7 +309,9 @@ async def _serve(
             journal.service_took_up(config.source)
             async with (
                 watchdog(),
-                table_in_service(config, journal, run.seed, run.faults, served=api is not None) as service,
+                table_in_service(
+                    config, journal, run.seed, run.faults, served=api is not None, in_child=run.in_child
+                ) as service,
             ):
                 table = service.table
                 felt = Felt(int(table.rules.positions))
@@ -392,13 +409,15 @@ async def table_in_service(
     faults: FaultProfile | None = None,
     *,
     served: bool,
+    in_child: bool = True,
 ) -> AsyncIterator[TableService]:
     """The configured table with its journal: simulated (opened now; played by simulated players,
     or from the screen when the API is ``served``; ``faults`` striking it as their profile
-    says), or on
-    real equipment (opened by a supervisor from the screen, dealt by the human dealer it prompts)."""
+    says; its devices in a child process when ``in_child``), or on real equipment (opened by a
+    supervisor from the screen, dealt by the human dealer it prompts)."""
     if all(device.url.sim_kind is not None for device in config.devices.values()):
-        async with simulated_table(config.game, rules=config.rules, name=config.name) as sim:
+        table = simulated_table(config.game, rules=config.rules, name=config.name, in_child=in_child)
+        async with table as sim:
             journal.keep(sim.table)
             watch_rounds(sim.table.events, config.name, sim.world)
             if faults is not None:

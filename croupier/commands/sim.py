@@ -24,6 +24,7 @@ from typing import Any
 from rich.console import Console
 
 from croupier.audit.writer import AuditTrail
+from croupier.commands.run import SIMULATED_DEVICES
 from croupier.commands.sim_floor import DEFAULT_PACE, LIVE_ROUNDS_PER_HOUR, run_floor
 from croupier.commands.terminal import Felt, shown
 from croupier.config.table import TableConfig, load_table_config
@@ -93,6 +94,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "`croupier audit verify`); the table's state store goes beside it",
     )
     p.add_argument("--faults", type=Path, metavar="PROFILE", help="a fault profile (TOML, docs/sim.md)")
+    p.add_argument(
+        "--simulated-devices",
+        choices=SIMULATED_DEVICES,
+        default="in-process",
+        help="where the devices run: 'in-process' (default: the fastest rounds, decision 0048), on "
+        "threads of this process, the USB devices on the simulated USB bus; 'child', a `croupier "
+        "firmware` process started and stopped with the table, each device behind a pseudo-terminal, "
+        "as `croupier run` runs them",
+    )
     p.add_argument(
         "--pace",
         type=float,
@@ -195,6 +205,10 @@ def run(args: argparse.Namespace) -> int:
         _refuse_given(args, _NOT_WITH_FLOOR, f"not taken with --floor, which takes {taken}")
         return run_floor(args)
     _refuse_given(args, ("--table-config", "--floor-config"), "taken only with --floor")
+    if args.simulated_devices == "child" and args.math:
+        raise ConfigError("--simulated-devices child: not taken with --math, which plays no devices")
+    if args.simulated_devices == "child" and args.scenario is not None:
+        raise ConfigError("--simulated-devices child: not taken with --scenario, which plays in process")
     if args.math:
         return run_math(args)
     _refuse_given(args, ("--workers", "--strategy", "--config"), "taken only with --math")
@@ -220,6 +234,8 @@ def run(args: argparse.Namespace) -> int:
         view = "live" if sys.stdout.isatty() else "bar" if sys.stderr.isatty() else "none"
     pace = args.pace if args.pace is not None else (1.0 if view == "live" else 0.0)
     seconds = 60 * args.minutes if args.minutes is not None else 0.0
+    if args.simulated_devices == "child":
+        options["in_child"] = True
     run = simulate(args.game, (rounds, seconds), seed, options, args.audit, profile, view, pace)
     summary = asyncio.run(run)
     if args.json:

@@ -173,8 +173,8 @@ async def _table(tables: Tables, number: int, stop: asyncio.Event, halt: asyncio
     ):
         journal = TableJournal(trail, state, table=config.name, game=config.game)
         journal.service_took_up(config.source)
-        async with (
-            table_in_service(config, journal, seed, served=False) as service,
+        async with (  # its devices in this process, as `croupier sim` runs them (decision 0048)
+            table_in_service(config, journal, seed, served=False, in_child=False) as service,
             publishing(settings, service, trail),
         ):
             reason = STOPPED

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from croupier.tables.crazy_4_poker import Crazy4PokerTable
 from drivers.connection import SupervisorSettings
 from drivers.protocol.core import DeviceClass
-from firmware_sim.device import SimulatedDevice
+from firmware_sim.device import DeviceControl, SimulatedDevice
 from firmware_sim.engine import DeviceEngine
 from firmware_sim.progressive import ControllerPersonality, SignPersonality
 from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHUFFLER_OUTPUT, TableWorld
@@ -49,9 +49,10 @@ from vocabulary.cards import Card
 
 class SimulatedCrazy4Dealer(SimulatedDealer):
     """The dealer's hands over ``world``; ``controller`` is the progressive controller whose wager
-    sensors hold the value chips the dealer collects and counts."""
+    sensors hold the value chips the dealer collects and counts (once the table is up, the device as
+    served: in a child process, its RemoteDevice)."""
 
-    def __init__(self, world: TableWorld, controller: SimulatedDevice) -> None:
+    def __init__(self, world: TableWorld, controller: DeviceControl) -> None:
         super().__init__(world)
         self.controller = controller
         self.chips = 0  # value chips collected this round, off the sensors
@@ -131,6 +132,7 @@ async def simulated_crazy_4_poker(
     win_deadline: float = 30.0,
     record_events: list[object] | None = None,
     shuffler_seed: int | None = None,
+    in_child: bool = False,
 ) -> AsyncIterator[Crazy4Poker]:
     """Bring the shuffler, controller and sign up, connect them, open the table; stop everything
     afterwards and prove no card was created or lost. ``dealer`` builds the dealer's hands on the
@@ -160,12 +162,14 @@ async def simulated_crazy_4_poker(
         specs,
         settings=settings,
         shuffler_seed=shuffler_seed,
+        in_child=in_child,
         rules=rules,
         name=name,
         award_levels=award_levels,
         win_deadline=win_deadline,
         record_events=record_events,
     ) as sim:
+        hands.controller = sim.devices["progressive"]  # the chips go where the controller runs
         yield sim
 
 

@@ -54,6 +54,7 @@ async def simulated_free_bet_blackjack(
     reader_clock: Callable[[], datetime] | None = None,
     floorperson: Operator = FLOORPERSON,
     shuffler_seed: int | None = None,
+    in_child: bool = False,
 ) -> AsyncIterator[FreeBetBlackjack]:
     """Bring the simulated devices up, connect them, open the table; stop everything afterwards and
     prove no card was created or lost. ``dealer`` builds the dealer's hands on the world (a test's
@@ -72,6 +73,7 @@ async def simulated_free_bet_blackjack(
         backs=backs,
         floorperson=floorperson,
         shuffler_seed=shuffler_seed,
+        in_child=in_child,
         shoe_settings=shoe_settings,
         more_devices=card_reader,
         name=name,

@@ -86,6 +86,7 @@ async def simulated_heads_up_holdem(
     community_first: bool = False,
     record_events: list[object] | None = None,
     shuffler_seed: int | None = None,
+    in_child: bool = False,
 ) -> AsyncIterator[HeadsUpHoldem]:
     """Bring the shoe and shuffler up, connect them, open the table (its first deck in play); stop
     everything afterwards and prove no card was created or lost. ``community_first``: the shoe
@@ -101,6 +102,7 @@ async def simulated_heads_up_holdem(
         specs,
         settings=settings,
         shuffler_seed=shuffler_seed,
+        in_child=in_child,
         rules=rules or RuleSet.example(),
         name=name,
         community_first=community_first,

@@ -42,6 +42,7 @@ async def simulated_over_under(
     record_events: list[object] | None = None,
     floorperson: Operator = FLOORPERSON,
     shuffler_seed: int | None = None,
+    in_child: bool = False,
 ) -> AsyncIterator[OverUnder]:
     """Bring the shoe and shuffler up, connect them, open the table; stop everything afterwards and
     prove no card was created or lost. ``dealer`` builds the dealer's hands on the world."""
@@ -53,6 +54,7 @@ async def simulated_over_under(
         backs=backs,
         floorperson=floorperson,
         shuffler_seed=shuffler_seed,
+        in_child=in_child,
         shuffler_on_usb=True,
         name=name,
         cover_depth=cover_depth,

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from firmware_sim.device import SimulatedDevice
+from firmware_sim.device import DeviceControl
 from firmware_sim.world import TableWorld
 from games import registry
 from games.common.config import Configurable
@@ -36,7 +36,7 @@ class SeatedTable(Protocol):
     def world(self) -> TableWorld: ...
 
     @property
-    def devices(self) -> Mapping[str, SimulatedDevice]: ...
+    def devices(self) -> Mapping[str, DeviceControl]: ...
 
 
 #: The options that seat a game's players (keywords of its ``players``).

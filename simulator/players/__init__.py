@@ -12,10 +12,11 @@ simulated table.
 from __future__ import annotations
 
 import random
-from typing import Any, cast
+from functools import partial
+from typing import Any
 
 from devices.progressive import Progressive
-from firmware_sim.progressive import ControllerPersonality
+from firmware_sim import remote
 from simulator.games.registry import SeatedTable, Seating, simulation
 from simulator.players.seen import own_cards
 
@@ -46,9 +47,7 @@ def face_down(sim: SeatedTable) -> Seating:
         def cover(seat: int) -> bool:
             if progressive.wagers_refused() is not None:
                 return False
-            controller.call(
-                lambda engine: cast(ControllerPersonality, engine.personality).cover(engine, seat)
-            )
+            controller.call(partial(remote.cover, seat))
             return True
 
         options["cover"] = cover

@@ -26,6 +26,7 @@ async def simulated_shoe_table(
     shoe_settings: SupervisorSettings | None = None,
     shuffler_on_usb: bool = False,
     shuffler_seed: int | None = None,
+    in_child: bool = False,
     more_devices: Callable[[TableWorld], Sequence[DeviceSpec]] = lambda world: (),
     **options: Any,  # Any: TOML values
 ) -> AsyncIterator[SimulatedTable[Any, SimulatedDealer]]:  # Any: any game's table
@@ -47,6 +48,7 @@ async def simulated_shoe_table(
         specs,
         settings=settings,
         shuffler_seed=shuffler_seed,
+        in_child=in_child,
         dealer_on_duty="D-1",
         rules=rules,
         backs=backs,

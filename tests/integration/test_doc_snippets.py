@@ -191,7 +191,7 @@ dealer.unwrap(("red", "blue"), 6)
 _reader = _Spec("card-reader", _Device(_Reader(world=_world)), _Class.CARD_READER)
 _equipment = _contextlib.AsyncExitStack()
 _connected_now = _connected(_world, [*_shoe_and_shuffler(_world), _reader], settings=_Settings())
-_connections = await _equipment.enter_async_context(_connected_now)
+_connections = (await _equipment.enter_async_context(_connected_now)).connections
 shoe_conn, shuffler_conn, reader_conn = (_connections[n] for n in ("shoe", "shuffler", "card-reader"))
 """
 

@@ -398,3 +398,29 @@ def test_tampered_firmware_among_every_kind_of_fault_and_each_authenticity_check
     assert any(code.endswith("FIRMWARE_UNVERIFIED") for code in summary["faults"]), "cleared by the floor"
     if "reboot" in summary["injected"]:
         assert any(check["trigger"] == "reconnect" for check in checks)
+
+
+def test_a_profile_strikes_the_devices_in_a_child_process_as_in_process(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--simulated-devices child`` (decision 0048): every device fault reaches the devices in
+    their own process, the floor clears what they latch, and the run plays out as it does with the
+    devices in process."""
+    strikes = [
+        ("1", "unplug", "shoe"),
+        ("2", "jam", "shoe"),
+        ("2", "door", "shuffler"),
+        ("3", "tamper", "shoe"),
+        ("3", "reboot", "card-reader"),
+        ("4", "corrupt", "shuffler"),
+    ]
+    script = '[[script]]\nround = {}\nfault = "{}"\ndevice = "{}"\nseconds = 0.3\n'
+    profile = tmp_path / "every-device-fault.toml"
+    profile.write_text("".join(script.format(*strike) for strike in strikes))
+    args = ("--game", "free-bet-blackjack", "--rounds", "5", "--seed", "3", "--faults", str(profile))
+    child = without_timing(sim(capsys, *args, "--simulated-devices", "child"))
+    inside = without_timing(sim(capsys, *args))
+    assert child["injected"] == {fault: 1 for _, fault, _ in strikes}
+    assert {"DOOR_OPEN", "JAM", "LINK_LOST"} <= set(child["faults"])
+    assert child["rounds"] == 5
+    assert child == inside

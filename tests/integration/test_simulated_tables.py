@@ -33,10 +33,14 @@ async def reset_frozen_levels(sim: SimulatedTable[object, object]) -> None:
             await sim.table.reset_level(level, RESET_KEY, SUPERVISOR)  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("in_child", [False, True], ids=["devices-in-process", "devices-in-a-child"])
 @pytest.mark.parametrize("game", GAMES)
-def test_each_game_plays_three_rounds_on_its_simulated_table(game: str) -> None:
+def test_each_game_plays_three_rounds_on_its_simulated_table(game: str, in_child: bool) -> None:
+    """In process, and with the devices in a child process as ``croupier run`` serves them
+    (decision 0048): the cards they move are still the world's here, balanced after each round."""
+
     async def scenario() -> None:
-        async with simulated_table(game, name=f"SIM-{game}", settings=FAST) as sim:
+        async with simulated_table(game, name=f"SIM-{game}", settings=FAST, in_child=in_child) as sim:
             players = players_for(game, sim)
             for number in (1, 2, 3):
                 round_ = await sim.table.play_round(players)  # type: ignore[attr-defined]
