@@ -19,8 +19,11 @@ plus what was wagered since the first. The level stays locked at every table of 
 of its hits waits for its keyed reset.
 
 A contribution funds only the levels it names (the table's linked levels, each on the link), and
-each level it funds is kept (``link_funded``) with the hit that took it, if one did. A **void** (the
-round it names voided at the table, its wagers returned) takes that round's hits out of the order,
+each level it funds is kept (``link_funded``) with the hit that took it, if one did, and each hit
+keeps the spool and number of its round's contribution (``link_hit_contributions``). A **void** (the
+round it names voided at the table, its wagers returned) finds that round's contribution (the
+newest of its round number in the table's spool not withdrawn: a replaced controller numbers its
+rounds from 1 again) and takes the hits of that contribution, and no other, out of the order,
 giving back to each level what the hit took above its reset value (into ``carry``: the level's
 accrual now), so the lock lifts if no other hit holds it and the hits funded from it are back in
 the pot; then it withdraws the round's contribution from each level still holding it. A
@@ -104,6 +107,15 @@ _SCHEMA = (
         name  TEXT NOT NULL,
         level INTEGER NOT NULL,
         PRIMARY KEY (link, name, level)
+    )""",
+    # The contribution of each hit's round (its table's spool and link number): what a void of that
+    # round must find to take the hit back, as round numbers restart with a replaced controller.
+    """CREATE TABLE IF NOT EXISTS link_hit_contributions (
+        link   TEXT NOT NULL,
+        ord    INTEGER NOT NULL,
+        spool  TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        PRIMARY KEY (link, ord)
     )""",
     # A hit taken out of the order because its round was voided (its reset_at is then the void's).
     """CREATE TABLE IF NOT EXISTS link_hit_voids (
@@ -261,22 +273,40 @@ class LinkController:
             "WHERE link = ? AND level = ? AND taken_by IS NULL AND withdrawn_at IS NULL",
             (order, link.id, level),
         )
+        funded = self._round_contribution(link.id, table, body["spool"], body["round"])
+        if funded is None:
+            log.warning("link: a hit of a round the table contributed nothing to: no void can take it back",
+                        link=link.id, table=table, round=body["round"], order=order)  # fmt: skip
+        else:
+            self.store.run("INSERT INTO link_hit_contributions VALUES (?, ?, ?, ?)",
+                           (link.id, order, body["spool"], funded))  # fmt: skip
         log.info("link: jackpot hit", link=link.id, level=level, table=table, seat=body["seat"], cents=amount)
 
     def _void(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> bool:  # Any: JSON fields
-        """Round ``round`` voided at ``table``, its wagers returned: its hits come out of the order
-        (reset or not: no win of a voided round stands), each giving back to its level what it took
-        above the reset value (into the level's accrual now, whatever was contributed or hit since:
-        nothing paid that was not in the pot, nothing of the pot lost), and the contributions it took
-        are back in the pot; then the round's contribution is withdrawn from each level still
-        holding it, exactly, in ten-thousandths of a cent. One a standing hit took stays paid
-        (decision 0044). Whether a contribution of ``wagered_cents`` was found and withdrawn (if
-        not, the table's counts will not reconcile, and LINK_MISMATCH latches there)."""
-        at, round_ = now(), body["round"]
+        """Round ``round`` voided at ``table``, its wagers returned. Its contribution is the newest
+        of that round number in the void's spool not withdrawn (a controller replaced under the same
+        spool numbers its rounds from 1 again: an older round of the same number is another round),
+        and only the hits of that contribution's round come out of the order (reset or not: no win
+        of a voided round stands), never a hit of an older round that bore the same number. Each
+        gives back to its level what it took above the reset value (into the level's accrual now,
+        whatever was contributed or hit since: nothing paid that was not in the pot, nothing of the
+        pot lost), and the contributions it took are back in the pot; then the contribution is
+        withdrawn from each level still holding it, exactly, in ten-thousandths of a cent. One a
+        standing hit took stays paid (decision 0044). Whether a contribution of ``wagered_cents``
+        was found and withdrawn (if not, nothing is taken back, the table's counts will not
+        reconcile, and LINK_MISMATCH latches there)."""
+        at, round_, spool = now(), body["round"], body["spool"]
+        number = self._round_contribution(link.id, table, spool, round_)
+        funded = [] if number is None else self._funded(link.id, table, spool, number)
+        if number is None or not funded or any(int(c) != body["wagered_cents"] for _l, c, _t in funded):
+            log.error("link: a void of a contribution the controller does not hold", link=link.id,
+                      table=table, round=round_, wagered_cents=body["wagered_cents"])  # fmt: skip
+            return False
         for order, level, amount in self.store.run(
-            "SELECT ord, level, amount_cents FROM link_hits WHERE link = ? AND name = ? AND round = ? "
-            "AND ord NOT IN (SELECT ord FROM link_hit_voids WHERE link = ?) ORDER BY ord",
-            (link.id, table, round_, link.id),
+            "SELECT ord, level, amount_cents FROM link_hits WHERE link = ? AND name = ? AND ord IN (SELECT "
+            "ord FROM link_hit_contributions WHERE link = ? AND spool = ? AND number = ?) AND ord NOT IN "
+            "(SELECT ord FROM link_hit_voids WHERE link = ?) ORDER BY ord",
+            (link.id, table, link.id, spool, number, link.id),
         ).fetchall():
             row = self._level(link.id, level)
             restored = (int(amount) - row[2]) * BASIS_POINTS
@@ -293,19 +323,7 @@ class LinkController:
             self.store.run("INSERT INTO link_hit_voids VALUES (?, ?, ?, ?)", (link.id, order, restored, at))
             log.warning("link: a hit voided with its round", link=link.id, table=table, round=round_,
                         order=order, level=level, restored_cents=int(amount) - row[2])  # fmt: skip
-        # The round's newest contribution not withdrawn (a controller that restarted its round numbers
-        # under the same spool may have sent one of that number before).
-        funded = self.store.run(
-            "SELECT level, cents, taken_by, number FROM link_funded "
-            "WHERE link = ? AND name = ? AND spool = ? AND number = (SELECT max(number) FROM link_funded "
-            "WHERE link = ? AND name = ? AND spool = ? AND round = ? AND withdrawn_at IS NULL)",
-            (link.id, table, body["spool"], link.id, table, body["spool"], round_),
-        ).fetchall()
-        if not funded or any(int(cents) != body["wagered_cents"] for _level, cents, _taken, _n in funded):
-            log.error("link: a void of a contribution the controller does not hold", link=link.id,
-                      table=table, round=round_, wagered_cents=body["wagered_cents"])  # fmt: skip
-            return False
-        for level, cents, taken_by, _number in funded:
+        for level, cents, taken_by in self._funded(link.id, table, spool, number):  # the voided hits' gone
             if taken_by is None:
                 self.store.run(
                     "UPDATE link_levels SET carry = carry - ? * rate_bp WHERE link = ? AND level = ?",
@@ -317,11 +335,29 @@ class LinkController:
         self.store.run(
             "UPDATE link_funded SET withdrawn_at = ? "
             "WHERE link = ? AND name = ? AND spool = ? AND number = ?",
-            (at, link.id, table, body["spool"], funded[0][3]),
+            (at, link.id, table, spool, number),
         )
         log.info("link: a voided round's contribution withdrawn", link=link.id, table=table, round=round_,
                  wagered_cents=body["wagered_cents"])  # fmt: skip
         return True
+
+    def _funded(self, link: str, table: str, spool: str, number: int) -> list[Any]:  # Any: driver's rows
+        """Each level contribution ``number`` funded: its cents and the hit that took it, if one did."""
+        return self.store.run(
+            "SELECT level, cents, taken_by FROM link_funded WHERE link = ? AND name = ? AND spool = ? "
+            "AND number = ?",
+            (link, table, spool, number),
+        ).fetchall()
+
+    def _round_contribution(self, link: str, table: str, spool: str, round_: int) -> int | None:
+        """The link number of round ``round_``'s contribution from ``table`` in ``spool``: the newest
+        of that round number not withdrawn, or None (the round contributed nothing)."""
+        found = self.store.run(
+            "SELECT max(number) FROM link_funded WHERE link = ? AND name = ? AND spool = ? AND round = ? "
+            "AND withdrawn_at IS NULL",
+            (link, table, spool, round_),
+        ).fetchone()[0]
+        return None if found is None else int(found)
 
     def _reset(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
         """The keyed reset at ``table``: its hits on the level no longer lock it."""

@@ -67,7 +67,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
             for table in ("floor_tables", "floor_heads"):
                 opened.run(f"DELETE FROM {table}")
             for table in ("link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels",
-                          "link_hit_voids", "link_refused"):  # made by a link controller
+                          "link_hit_voids", "link_refused", "link_hit_contributions"):  # a link controller's
                 opened.run(f"DROP TABLE IF EXISTS {table}")
         opened.close()
 

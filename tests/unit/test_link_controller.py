@@ -247,3 +247,28 @@ def test_a_void_withdraws_the_newest_contribution_of_its_round(store):
     _sent(controller, "T1", 3, "void", round=1, wagered_cents=300)
     assert _accrued(controller, 1) == 500 * 500
     assert controller.state_for("c4p", "T1")["applied"]["wagered_cents"] == 500
+
+
+def test_a_void_of_a_round_number_used_again_never_takes_back_an_old_paid_hit(store):
+    """A replaced controller numbers its rounds from 1 again: the void of its round 1 withdraws only
+    that round's contribution and takes back only that round's hit, never the old round 1's, paid
+    and reset long ago (the same jackpot would be paid twice)."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=100_000)  # level 1: +5000
+    _sent(controller, "T1", 2, "hit", level=1, seat=3, round=1)  # paid 105,000
+    _sent(controller, "T1", 3, "reset", level=1)
+    assert _level(controller, "T1", 1)["value_cents"] == 100_000
+    _sent(controller, "T1", 4, "contribution", round=1, wagered_cents=1000)  # the new round 1: +50
+    _sent(controller, "T1", 5, "void", round=1, wagered_cents=1000)
+    assert _level(controller, "T1", 1)["value_cents"] == 100_000  # as if the new round 1 never was
+    assert _accrued(controller, 1) == 0
+    assert store.run("SELECT count(*) FROM link_hit_voids").fetchone()[0] == 0, "the old hit stands"
+    # once more, the new round 1 (its contribution withdrawn) played again as round 1, hit and voided
+    _sent(controller, "T1", 6, "contribution", round=1, wagered_cents=2000)  # +100
+    _sent(controller, "T2", 1, "contribution", round=9, wagered_cents=20)  # T2's 1 cent
+    _sent(controller, "T1", 7, "hit", level=1, seat=5, round=1)  # froze 100,101
+    _sent(controller, "T1", 8, "void", round=1, wagered_cents=2000)
+    voided = store.run("SELECT ord, restored FROM link_hit_voids").fetchall()
+    assert [tuple(row) for row in voided] == [(2, 101 * 10_000)], "only the hit of the round voided"
+    level = _level(controller, "T2", 1)
+    assert not level["locked"] and level["value_cents"] == 100_001 and _accrued(controller, 1) == 20 * 500
