@@ -10,12 +10,15 @@ a gap is not applied: the table, seeing fewer applied than it sent, sends again 
 last applied (croupier.floor_link.linked), and the controller applies those it lacks.
 
 A level's value is its reset value plus its rate of every cent wagered since it last restarted, and
-the fraction of a cent its last hit left, rounded down to the cent: computed from the cents wagered
-rather than added up, and the fraction below a cent at a hit carried to the next cycle (``carry``,
-in ten-thousandths of a cent), so no fraction of a cent is lost or made. A
-hit freezes the level's value for that hit, in the order the hits were received, and the level
-restarts at its reset value at once: a second hit before the first is reset is paid its reset value
-plus what was wagered since the first. The level stays locked at every table of the link while any
+what its last hit left, rounded down to the cent, and never above its limit (``limit_cents``, at
+most every linked table's controller limit, which refuses a value above its own): computed from the
+cents wagered rather than added up, and what a hit leaves (the fraction below a cent, and the
+overflow: what accrued above the limit) carried to the next cycle (``carry``, in ten-thousandths of
+a cent), so no fraction of a cent is lost or made, as a table's own controller keeps its overflow
+meter (docs/protocol.md §11.4). A hit freezes the level's value for that hit, in the order the hits
+were received, and the level restarts at once at its reset value plus as much of the overflow as
+fits under the limit: a second hit before the first is reset is paid that plus what was wagered
+since the first. The level stays locked at every table of the link while any
 of its hits waits for its keyed reset.
 
 A contribution funds only the levels it names (the table's linked levels, each on the link), and
@@ -255,8 +258,8 @@ class LinkController:
             )
             return
         row = self._level(link.id, level)
-        amount = _value(row)
-        carry = _accrued(row) - (amount - row[2]) * BASIS_POINTS  # what the hit leaves: below a cent
+        amount = _value(row, link.levels[level].limit_cents)
+        carry = _accrued(row) - (amount - row[2]) * BASIS_POINTS  # what the hit leaves: overflow, fraction
         order = self.store.run(
             "SELECT coalesce(max(ord), 0) + 1 FROM link_hits WHERE link = ?", (link.id,)
         ).fetchone()[0]
@@ -408,12 +411,16 @@ class LinkController:
         ]
 
     def _levels(self, link_id: str) -> list[dict[str, object]]:
-        levels = []
+        """Each level the link has (one dropped from its configuration is not told), as told."""
+        levels, configured = [], self.links[link_id].levels
         for row in self.store.run(
             "SELECT level, rate_bp, reset_cents, in_cents, carry FROM link_levels "
             "WHERE link = ? ORDER BY level",
             (link_id,),
         ).fetchall():
+            if row[0] not in configured:
+                continue
+            limit = configured[row[0]].limit_cents
             hits = [
                 {
                     "order": order,
@@ -434,7 +441,9 @@ class LinkController:
                     "level": row[0],
                     "rate_bp": row[1],
                     "reset_cents": row[2],
-                    "value_cents": _value(row),
+                    "limit_cents": limit,
+                    "value_cents": _value(row, limit),
+                    "overflow_cents": _overflow(row, limit),
                     "locked": bool(hits),
                     "hits": hits,
                 }
@@ -469,14 +478,27 @@ class LinkController:
 
 def _accrued(row: tuple[int, int, int, int, int] | Any) -> int:  # Any: a row of the driver's own type
     """What a level accrued above its reset value since it restarted, in ten-thousandths of a cent:
-    its rate of what was wagered since, and ``carry``: the fraction of a cent its last hit left,
-    plus what voided hits gave back, less the contributions withdrawn from the pot."""
+    its rate of what was wagered since, and ``carry``: what its last hit left (the overflow and the
+    fraction of a cent), plus what voided hits gave back, less the contributions withdrawn from the
+    pot."""
     _level, rate_bp, _reset_cents, in_cents, carry = row
     return int(in_cents) * int(rate_bp) + int(carry)
 
 
-def _value(row: tuple[int, int, int, int, int] | Any) -> int:  # Any: a row of the driver's own type
-    """A level's value: its reset value plus what it accrued, rounded down to the cent; never below
-    the reset value (a withdrawal can leave a fraction of a cent owed, which the next contribution
-    makes up: kept in ``carry``, not lost)."""
+def _uncapped(row: tuple[int, int, int, int, int] | Any) -> int:  # Any: a row of the driver's own type
+    """A level's reset value plus what it accrued, rounded down to the cent; never below the reset
+    value (a withdrawal can leave a fraction of a cent owed, which the next contribution makes up:
+    kept in ``carry``, not lost)."""
     return int(row[2]) + max(0, _accrued(row)) // BASIS_POINTS
+
+
+def _value(row: tuple[int, int, int, int, int] | Any, limit: int) -> int:  # Any: the driver's row
+    """A level's value: what it holds up to its limit, the most a linked table's controller shows and
+    pays (a table refuses a state above its own controller's limit, and would lock its wagers)."""
+    return min(limit, _uncapped(row))
+
+
+def _overflow(row: tuple[int, int, int, int, int] | Any, limit: int) -> int:  # Any: the driver's row
+    """What a level holds above its limit, in whole cents: kept, not lost, and the next cycle's after
+    a hit (as a controller's overflow meter, docs/protocol.md §11.4)."""
+    return max(0, _uncapped(row) - limit)

@@ -262,6 +262,7 @@ def test_a_link_message_its_controller_failed_to_apply_is_delivered_again_and_ap
     broker = Mosquitto(tmp_path / "mosquitto")
     floor = floor_config(tmp_path / "floor", broker.port)
     links = '[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.1]\nrate_bp = 500\nreset_cents = 100000\n'
+    links += "limit_cents = 25000000\n"
     floor.write_text(floor.read_text().replace("[store]", links + "[store]"))
     store, log = tmp_path / "floor" / "floor.sqlite3", floor.with_suffix(".log")
     at = "2026-12-02T03:00:00.000+00:00"

@@ -255,7 +255,7 @@ def test_a_version_1_store_gets_the_columns_version_2_added(tmp_path: Path):
 
 
 def test_the_link_controller_applies_each_message_once_and_orders_the_hits(store):
-    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(1000, 50_000)}, 2.0)
+    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
     controller = LinkController({"c4p": link}, store, "main")
 
     def sent(table: str, number: int, event: str, **fields: object) -> str | None:
@@ -279,7 +279,7 @@ def test_a_voided_round_and_its_hit_come_out_of_the_link_once(store):
     (0.4 + 0.7). T2's round 9 voided: its hit leaves the order, the 500 cents it froze above the
     reset come back, its 0.1-cent contribution is withdrawn, to the ten-thousandth of a cent; T1's
     hit stands and still locks the level. Paid above the reset plus the pot is what stood: 501.0."""
-    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(1000, 50_000)}, 2.0)
+    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
     controller = LinkController({"c4p": link}, store, "main")
 
     def sent(table: str, number: int, event: str, **fields: object) -> str | None:
