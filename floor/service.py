@@ -61,6 +61,9 @@ SESSION_EXPIRY = 3600
 CONFIRM_EVERY, CONFIRM_MOST = 0.25, 256
 #: Seconds between two requests for a new birth from one table, however many messages wait.
 REBIRTH_EVERY = 1.0
+#: Seconds a stop waits for the service to end before asking it again (``stopped``): more than the
+#: two seconds its host state offline may take.
+STOP_AGAIN = 3.0
 
 
 def floor_broker(config: FloorServiceConfig) -> Broker:
@@ -283,6 +286,19 @@ class Confirmations:
         for table, (spool, through) in due.items():
             topic = Topics(self._group, table).counted
             await self._client.publish(topic, encode({"spool": spool, "seq": through}), qos=1)
+
+
+async def stopped(hearing: asyncio.Task[None]) -> None:
+    """``hearing`` (a task running ``FloorService.run``) cancelled and awaited. Asked again every
+    ``STOP_AGAIN`` seconds while it runs: Python 3.11's ``asyncio.wait_for``, which aiomqtt awaits
+    each acknowledgement with, drops a cancellation that comes as the acknowledgement does, and the
+    service would hear on, its stop waiting for ever. The interval leaves the first cancellation
+    time to publish the host state offline (``_offline``)."""
+    while not hearing.done():
+        hearing.cancel()
+        await asyncio.wait({hearing}, timeout=STOP_AGAIN)
+    with contextlib.suppress(asyncio.CancelledError):
+        await hearing
 
 
 async def _publish_link(client: aiomqtt.Client, links: LinkController, link_id: str) -> None:

@@ -29,7 +29,7 @@ from croupier.errors import StartupError
 from croupier.floor_link.payloads import now
 from croupier.state import StateError
 from floor.link_controller import LinkController
-from floor.service import FloorService, floor_broker
+from floor.service import FloorService, floor_broker, stopped
 from floor.store import FLOOR_FILE, SILENT_AFTER, Store, Unfit
 from tests import debian
 from tests.integration.floor_broker import SPOOL, amqtt_broker, birth_body, counters_body, free_port
@@ -374,7 +374,7 @@ def test_the_floor_service_hears_on_and_beats_the_link_after_postgresql_restarts
     connection (logged), and the service connects again and beats on with the store connected
     again: the tables never stop hearing the link for good while the service looks alive."""
 
-    async def main() -> tuple[list[dict[str, Any]], list[str]]:
+    async def main() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         async with amqtt_broker() as port:
             text = (f'[embedded]\nbind = "127.0.0.1:{port}"\n[store]\nurl = "{postgres_server.url}"\n'
                     '[links.c4p]\ntables = ["T1"]\nheartbeat = 0.2\n[links.c4p.levels.1]\n'
@@ -401,14 +401,13 @@ def test_the_floor_service_hears_on_and_beats_the_link_after_postgresql_restarts
                                 if body["at"] > restarted:
                                     heard.append(body)
                     assert not hearing.done(), "the floor service stopped"
-                    return heard, [entry["event"] for entry in logged]
+                    return heard, logged
             finally:
-                hearing.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await hearing
+                await stopped(hearing)
                 store.close()
 
-    heard, events = asyncio.run(main())
+    heard, logged = asyncio.run(main())
     assert [state["levels"][0]["value_cents"] for state in heard] == [1000] * 3
-    failed = [event for event in events if event.startswith("floor store failed")]
-    assert len(failed) <= 1 and "floor online" in events, events
+    failed = [entry["reason"] for entry in logged if entry["event"].startswith("floor store failed")]
+    assert failed and all(reason.startswith(postgres_server.url) for reason in failed), logged
+    assert "floor online" in [entry["event"] for entry in logged], "connected again"
