@@ -77,7 +77,7 @@ from croupier.config.floor_service import FloorServiceConfig, load_floor_config
 from croupier.floor_link import BrokerSettings, FloorLink, Spool, Topics
 from croupier.floor_link.publisher import PROTOCOLS, Broker
 from croupier.tables.events import RoundEnded
-from floor.service import FloorService, embedded_broker, floor_broker
+from floor.service import FloorService, embedded_broker, floor_broker, stopped
 from floor.store import Counted, Store
 from vocabulary.events import Events
 
@@ -337,9 +337,7 @@ async def _floor(path: Path, pipe: Connection) -> None:
             if len(store.timed) != heard:
                 heard, since = len(store.timed), time.monotonic()
             await asyncio.sleep(0.1)
-        hearing.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await hearing
+        await stopped(hearing)
         pipe.send(Counts(store.counted, store.timed, store.repeats, time.process_time() - cpu))
     finally:
         store.close()

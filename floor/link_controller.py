@@ -10,17 +10,23 @@ a gap is not applied: the table, seeing fewer applied than it sent, sends again 
 last applied (croupier.floor_link.linked), and the controller applies those it lacks.
 
 A level's value is its reset value plus its rate of every cent wagered since it last restarted, and
-the fraction of a cent its last hit left, rounded down to the cent: computed from the cents wagered
-rather than added up, and the fraction below a cent at a hit carried to the next cycle (``carry``,
-in ten-thousandths of a cent), so no fraction of a cent is lost or made. A
-hit freezes the level's value for that hit, in the order the hits were received, and the level
-restarts at its reset value at once: a second hit before the first is reset is paid its reset value
-plus what was wagered since the first. The level stays locked at every table of the link while any
+what its last hit left, rounded down to the cent, and never above its limit (``limit_cents``, at
+most every linked table's controller limit, which refuses a value above its own): computed from the
+cents wagered rather than added up, and what a hit leaves (the fraction below a cent, and the
+overflow: what accrued above the limit) carried to the next cycle (``carry``, in ten-thousandths of
+a cent), so no fraction of a cent is lost or made, as a table's own controller keeps its overflow
+meter (docs/protocol.md §11.4). A hit freezes the level's value for that hit, in the order the hits
+were received, and the level restarts at once at its reset value plus as much of the overflow as
+fits under the limit: a second hit before the first is reset is paid that plus what was wagered
+since the first. The level stays locked at every table of the link while any
 of its hits waits for its keyed reset.
 
 A contribution funds only the levels it names (the table's linked levels, each on the link), and
-each level it funds is kept (``link_funded``) with the hit that took it, if one did. A **void** (the
-round it names voided at the table, its wagers returned) takes that round's hits out of the order,
+each level it funds is kept (``link_funded``) with the hit that took it, if one did, and each hit
+keeps the spool and number of its round's contribution (``link_hit_contributions``). A **void** (the
+round it names voided at the table, its wagers returned) finds that round's contribution (the
+newest of its round number in the table's spool not withdrawn: a replaced controller numbers its
+rounds from 1 again) and takes the hits of that contribution, and no other, out of the order,
 giving back to each level what the hit took above its reset value (into ``carry``: the level's
 accrual now), so the lock lifts if no other hit holds it and the hits funded from it are back in
 the pot; then it withdraws the round's contribution from each level still holding it. A
@@ -104,6 +110,15 @@ _SCHEMA = (
         name  TEXT NOT NULL,
         level INTEGER NOT NULL,
         PRIMARY KEY (link, name, level)
+    )""",
+    # The contribution of each hit's round (its table's spool and link number): what a void of that
+    # round must find to take the hit back, as round numbers restart with a replaced controller.
+    """CREATE TABLE IF NOT EXISTS link_hit_contributions (
+        link   TEXT NOT NULL,
+        ord    INTEGER NOT NULL,
+        spool  TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        PRIMARY KEY (link, ord)
     )""",
     # A hit taken out of the order because its round was voided (its reset_at is then the void's).
     """CREATE TABLE IF NOT EXISTS link_hit_voids (
@@ -243,8 +258,8 @@ class LinkController:
             )
             return
         row = self._level(link.id, level)
-        amount = _value(row)
-        carry = _accrued(row) - (amount - row[2]) * BASIS_POINTS  # what the hit leaves: below a cent
+        amount = _value(row, link.levels[level].limit_cents)
+        carry = _accrued(row) - (amount - row[2]) * BASIS_POINTS  # what the hit leaves: overflow, fraction
         order = self.store.run(
             "SELECT coalesce(max(ord), 0) + 1 FROM link_hits WHERE link = ?", (link.id,)
         ).fetchone()[0]
@@ -261,22 +276,40 @@ class LinkController:
             "WHERE link = ? AND level = ? AND taken_by IS NULL AND withdrawn_at IS NULL",
             (order, link.id, level),
         )
+        funded = self._round_contribution(link.id, table, body["spool"], body["round"])
+        if funded is None:
+            log.warning("link: a hit of a round the table contributed nothing to: no void can take it back",
+                        link=link.id, table=table, round=body["round"], order=order)  # fmt: skip
+        else:
+            self.store.run("INSERT INTO link_hit_contributions VALUES (?, ?, ?, ?)",
+                           (link.id, order, body["spool"], funded))  # fmt: skip
         log.info("link: jackpot hit", link=link.id, level=level, table=table, seat=body["seat"], cents=amount)
 
     def _void(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> bool:  # Any: JSON fields
-        """Round ``round`` voided at ``table``, its wagers returned: its hits come out of the order
-        (reset or not: no win of a voided round stands), each giving back to its level what it took
-        above the reset value (into the level's accrual now, whatever was contributed or hit since:
-        nothing paid that was not in the pot, nothing of the pot lost), and the contributions it took
-        are back in the pot; then the round's contribution is withdrawn from each level still
-        holding it, exactly, in ten-thousandths of a cent. One a standing hit took stays paid
-        (decision 0044). Whether a contribution of ``wagered_cents`` was found and withdrawn (if
-        not, the table's counts will not reconcile, and LINK_MISMATCH latches there)."""
-        at, round_ = now(), body["round"]
+        """Round ``round`` voided at ``table``, its wagers returned. Its contribution is the newest
+        of that round number in the void's spool not withdrawn (a controller replaced under the same
+        spool numbers its rounds from 1 again: an older round of the same number is another round),
+        and only the hits of that contribution's round come out of the order (reset or not: no win
+        of a voided round stands), never a hit of an older round that bore the same number. Each
+        gives back to its level what it took above the reset value (into the level's accrual now,
+        whatever was contributed or hit since: nothing paid that was not in the pot, nothing of the
+        pot lost), and the contributions it took are back in the pot; then the contribution is
+        withdrawn from each level still holding it, exactly, in ten-thousandths of a cent. One a
+        standing hit took stays paid (decision 0044). Whether a contribution of ``wagered_cents``
+        was found and withdrawn (if not, nothing is taken back, the table's counts will not
+        reconcile, and LINK_MISMATCH latches there)."""
+        at, round_, spool = now(), body["round"], body["spool"]
+        number = self._round_contribution(link.id, table, spool, round_)
+        funded = [] if number is None else self._funded(link.id, table, spool, number)
+        if number is None or not funded or any(int(c) != body["wagered_cents"] for _l, c, _t in funded):
+            log.error("link: a void of a contribution the controller does not hold", link=link.id,
+                      table=table, round=round_, wagered_cents=body["wagered_cents"])  # fmt: skip
+            return False
         for order, level, amount in self.store.run(
-            "SELECT ord, level, amount_cents FROM link_hits WHERE link = ? AND name = ? AND round = ? "
-            "AND ord NOT IN (SELECT ord FROM link_hit_voids WHERE link = ?) ORDER BY ord",
-            (link.id, table, round_, link.id),
+            "SELECT ord, level, amount_cents FROM link_hits WHERE link = ? AND name = ? AND ord IN (SELECT "
+            "ord FROM link_hit_contributions WHERE link = ? AND spool = ? AND number = ?) AND ord NOT IN "
+            "(SELECT ord FROM link_hit_voids WHERE link = ?) ORDER BY ord",
+            (link.id, table, link.id, spool, number, link.id),
         ).fetchall():
             row = self._level(link.id, level)
             restored = (int(amount) - row[2]) * BASIS_POINTS
@@ -293,19 +326,7 @@ class LinkController:
             self.store.run("INSERT INTO link_hit_voids VALUES (?, ?, ?, ?)", (link.id, order, restored, at))
             log.warning("link: a hit voided with its round", link=link.id, table=table, round=round_,
                         order=order, level=level, restored_cents=int(amount) - row[2])  # fmt: skip
-        # The round's newest contribution not withdrawn (a controller that restarted its round numbers
-        # under the same spool may have sent one of that number before).
-        funded = self.store.run(
-            "SELECT level, cents, taken_by, number FROM link_funded "
-            "WHERE link = ? AND name = ? AND spool = ? AND number = (SELECT max(number) FROM link_funded "
-            "WHERE link = ? AND name = ? AND spool = ? AND round = ? AND withdrawn_at IS NULL)",
-            (link.id, table, body["spool"], link.id, table, body["spool"], round_),
-        ).fetchall()
-        if not funded or any(int(cents) != body["wagered_cents"] for _level, cents, _taken, _n in funded):
-            log.error("link: a void of a contribution the controller does not hold", link=link.id,
-                      table=table, round=round_, wagered_cents=body["wagered_cents"])  # fmt: skip
-            return False
-        for level, cents, taken_by, _number in funded:
+        for level, cents, taken_by in self._funded(link.id, table, spool, number):  # the voided hits' gone
             if taken_by is None:
                 self.store.run(
                     "UPDATE link_levels SET carry = carry - ? * rate_bp WHERE link = ? AND level = ?",
@@ -317,11 +338,29 @@ class LinkController:
         self.store.run(
             "UPDATE link_funded SET withdrawn_at = ? "
             "WHERE link = ? AND name = ? AND spool = ? AND number = ?",
-            (at, link.id, table, body["spool"], funded[0][3]),
+            (at, link.id, table, spool, number),
         )
         log.info("link: a voided round's contribution withdrawn", link=link.id, table=table, round=round_,
                  wagered_cents=body["wagered_cents"])  # fmt: skip
         return True
+
+    def _funded(self, link: str, table: str, spool: str, number: int) -> list[Any]:  # Any: driver's rows
+        """Each level contribution ``number`` funded: its cents and the hit that took it, if one did."""
+        return self.store.run(
+            "SELECT level, cents, taken_by FROM link_funded WHERE link = ? AND name = ? AND spool = ? "
+            "AND number = ?",
+            (link, table, spool, number),
+        ).fetchall()
+
+    def _round_contribution(self, link: str, table: str, spool: str, round_: int) -> int | None:
+        """The link number of round ``round_``'s contribution from ``table`` in ``spool``: the newest
+        of that round number not withdrawn, or None (the round contributed nothing)."""
+        found = self.store.run(
+            "SELECT max(number) FROM link_funded WHERE link = ? AND name = ? AND spool = ? AND round = ? "
+            "AND withdrawn_at IS NULL",
+            (link, table, spool, round_),
+        ).fetchone()[0]
+        return None if found is None else int(found)
 
     def _reset(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
         """The keyed reset at ``table``: its hits on the level no longer lock it."""
@@ -372,12 +411,16 @@ class LinkController:
         ]
 
     def _levels(self, link_id: str) -> list[dict[str, object]]:
-        levels = []
+        """Each level the link has (one dropped from its configuration is not told), as told."""
+        levels, configured = [], self.links[link_id].levels
         for row in self.store.run(
             "SELECT level, rate_bp, reset_cents, in_cents, carry FROM link_levels "
             "WHERE link = ? ORDER BY level",
             (link_id,),
         ).fetchall():
+            if row[0] not in configured:
+                continue
+            limit = configured[row[0]].limit_cents
             hits = [
                 {
                     "order": order,
@@ -398,7 +441,9 @@ class LinkController:
                     "level": row[0],
                     "rate_bp": row[1],
                     "reset_cents": row[2],
-                    "value_cents": _value(row),
+                    "limit_cents": limit,
+                    "value_cents": _value(row, limit),
+                    "overflow_cents": _overflow(row, limit),
                     "locked": bool(hits),
                     "hits": hits,
                 }
@@ -433,14 +478,27 @@ class LinkController:
 
 def _accrued(row: tuple[int, int, int, int, int] | Any) -> int:  # Any: a row of the driver's own type
     """What a level accrued above its reset value since it restarted, in ten-thousandths of a cent:
-    its rate of what was wagered since, and ``carry``: the fraction of a cent its last hit left,
-    plus what voided hits gave back, less the contributions withdrawn from the pot."""
+    its rate of what was wagered since, and ``carry``: what its last hit left (the overflow and the
+    fraction of a cent), plus what voided hits gave back, less the contributions withdrawn from the
+    pot."""
     _level, rate_bp, _reset_cents, in_cents, carry = row
     return int(in_cents) * int(rate_bp) + int(carry)
 
 
-def _value(row: tuple[int, int, int, int, int] | Any) -> int:  # Any: a row of the driver's own type
-    """A level's value: its reset value plus what it accrued, rounded down to the cent; never below
-    the reset value (a withdrawal can leave a fraction of a cent owed, which the next contribution
-    makes up: kept in ``carry``, not lost)."""
+def _uncapped(row: tuple[int, int, int, int, int] | Any) -> int:  # Any: a row of the driver's own type
+    """A level's reset value plus what it accrued, rounded down to the cent; never below the reset
+    value (a withdrawal can leave a fraction of a cent owed, which the next contribution makes up:
+    kept in ``carry``, not lost)."""
     return int(row[2]) + max(0, _accrued(row)) // BASIS_POINTS
+
+
+def _value(row: tuple[int, int, int, int, int] | Any, limit: int) -> int:  # Any: the driver's row
+    """A level's value: what it holds up to its limit, the most a linked table's controller shows and
+    pays (a table refuses a state above its own controller's limit, and would lock its wagers)."""
+    return min(limit, _uncapped(row))
+
+
+def _overflow(row: tuple[int, int, int, int, int] | Any, limit: int) -> int:  # Any: the driver's row
+    """What a level holds above its limit, in whole cents: kept, not lost, and the next cycle's after
+    a hit (as a controller's overflow meter, docs/protocol.md §11.4)."""
+    return max(0, _uncapped(row) - limit)

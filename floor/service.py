@@ -61,6 +61,9 @@ SESSION_EXPIRY = 3600
 CONFIRM_EVERY, CONFIRM_MOST = 0.25, 256
 #: Seconds between two requests for a new birth from one table, however many messages wait.
 REBIRTH_EVERY = 1.0
+#: Seconds a stop waits for the service to end before asking it again (``stopped``): more than the
+#: two seconds its host state offline may take.
+STOP_AGAIN = 3.0
 
 
 def floor_broker(config: FloorServiceConfig) -> Broker:
@@ -105,7 +108,8 @@ class FloorService:
                 log.warning("floor broker lost: connecting again", reason=str(lost))
             except StateError as failed:
                 log.error(
-                    "floor store failed: the message stays with the broker, to be delivered again",
+                    "floor store failed: connecting again; a message not counted stays with the broker, "
+                    "to be delivered again",
                     reason=str(failed),
                 )
             self.connected.clear()
@@ -143,53 +147,66 @@ class FloorService:
         return client
 
     async def _hear(self, client: aiomqtt.Client) -> None:
+        """Hear the tables until the connection ends, beside the link's heartbeat and the
+        confirmations: whichever of them fails first (the broker lost, the store failing) ends the
+        connection and the others with its error, which ``run`` logs before connecting again, so
+        none of them stops alone while the service looks alive."""
         props = json_props(self.broker.v5, PacketTypes.PUBLISH)
         await client.subscribe(f"{NAMESPACE}/{self.group}/table/+/+", qos=1)
         await client.publish(self.state_topic, _host_state(online=True), qos=1, retain=True, properties=props)
         where = f"{self.broker.host}:{self.broker.port}"
         log.info("floor online", broker=where, group=self.group, store=self.store.where)
         self.connected.set()
-        links = self.links
-        heartbeat = None if links is None else asyncio.create_task(self._heartbeat(client, links))
         confirm = Confirmations(client, self.group)
-        confirming = asyncio.create_task(confirm.every(CONFIRM_EVERY))
-        asked: dict[str, float] = {}  # when each table was last asked for a new birth (monotonic)
+        tasks = [
+            asyncio.create_task(self._messages(client, confirm)),
+            asyncio.create_task(confirm.every(CONFIRM_EVERY)),
+        ]
+        if self.links is not None:
+            tasks.append(asyncio.create_task(self._heartbeat(client, self.links)))
         try:
-            async for message in client.messages:
-                table, kind = str(message.topic).split("/")[-2:]
-                # A StateError from the store or the controller: never acknowledged, so delivered again.
-                counted, changed = self._heard(table, kind, message.payload)
-                rebirth = counted is not None and counted.rebirth
-                if rebirth and table in asked and time.monotonic() - asked[table] < REBIRTH_EVERY:
-                    rebirth = False  # asked already within the second: the table is answering
-                _paho(client).ack(message.mid, message.qos)
-                if counted is not None:
-                    await confirm.counted(table, counted, at_once=kind == "birth")
-                if rebirth:
-                    asked[table] = time.monotonic()
-                    log.info("floor: asking for a new birth", table=table)
-                    await client.publish(Topics(self.group, table).rebirth, b"{}", qos=1)
-                if links is not None and changed is not None:
-                    await _publish_link(client, links, changed)
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                task.result()  # its error ends the connection; none ends without one
         finally:
-            for task in (heartbeat, confirming):
-                if task is not None:
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
-                        await task
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _messages(self, client: aiomqtt.Client, confirm: Confirmations) -> None:
+        """Each message counted, acknowledged, confirmed to its table, and the link it changed
+        published; a table asked for a new birth where the store says so."""
+        links = self.links
+        asked: dict[str, float] = {}  # when each table was last asked for a new birth (monotonic)
+        async for message in client.messages:
+            table, kind = str(message.topic).split("/")[-2:]
+            # A StateError from the store or the controller: never acknowledged, so delivered again.
+            counted, changed = self._heard(table, kind, message.payload)
+            rebirth = counted is not None and counted.rebirth
+            if rebirth and table in asked and time.monotonic() - asked[table] < REBIRTH_EVERY:
+                rebirth = False  # asked already within the second: the table is answering
+            _paho(client).ack(message.mid, message.qos)
+            if counted is not None:
+                await confirm.counted(table, counted, at_once=kind == "birth")
+            if rebirth:
+                asked[table] = time.monotonic()
+                log.info("floor: asking for a new birth", table=table)
+                await client.publish(Topics(self.group, table).rebirth, b"{}", qos=1)
+            if links is not None and changed is not None:
+                await _publish_link(client, links, changed)
+        raise aiomqtt.MqttError("the broker ended the message stream")
 
     async def _heartbeat(self, client: aiomqtt.Client, links: LinkController) -> None:
         """Each link's state every ``heartbeat`` seconds, changed or not: a table that stops hearing
-        it takes the link for lost (decision 0039). Ends with the connection, as the hearing does."""
+        it takes the link for lost (decision 0039). The store failing to read it (a StateError) or
+        the broker lost ends the connection (``_hear``), so the service connects again and the
+        heartbeat starts afresh, rather than stopping while the service hears on."""
         due = dict.fromkeys(links.links, 0.0)
         while True:
             now = time.monotonic()
             for link_id, at in due.items():
                 if now >= at:
-                    try:
-                        await _publish_link(client, links, link_id)
-                    except aiomqtt.MqttError:
-                        return
+                    await _publish_link(client, links, link_id)
                     due[link_id] = now + links.links[link_id].heartbeat
             await asyncio.sleep(max(0.05, min(due.values()) - time.monotonic()))
 
@@ -269,6 +286,19 @@ class Confirmations:
         for table, (spool, through) in due.items():
             topic = Topics(self._group, table).counted
             await self._client.publish(topic, encode({"spool": spool, "seq": through}), qos=1)
+
+
+async def stopped(hearing: asyncio.Task[None]) -> None:
+    """``hearing`` (a task running ``FloorService.run``) cancelled and awaited. Asked again every
+    ``STOP_AGAIN`` seconds while it runs: Python 3.11's ``asyncio.wait_for``, which aiomqtt awaits
+    each acknowledgement with, drops a cancellation that comes as the acknowledgement does, and the
+    service would hear on, its stop waiting for ever. The interval leaves the first cancellation
+    time to publish the host state offline (``_offline``)."""
+    while not hearing.done():
+        hearing.cancel()
+        await asyncio.wait({hearing}, timeout=STOP_AGAIN)
+    with contextlib.suppress(asyncio.CancelledError):
+        await hearing
 
 
 async def _publish_link(client: aiomqtt.Client, links: LinkController, link_id: str) -> None:

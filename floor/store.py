@@ -109,7 +109,10 @@ class Counted:
 
 
 class Store:
-    """The floor's database, opened from ``config``; one connection, used from one thread."""
+    """The floor's database, opened from ``config``; one connection, used from one thread. A
+    PostgreSQL connection the server broke (restarted, failed over, the network cut) is opened
+    again at the next use: the statement it broke under fails as a StateError, never the driver's
+    own error, and the floor service takes that message again from the broker (floor.service)."""
 
     def __init__(self, config: StoreConfig, *, create: bool = True) -> None:
         """``create``: make the SQLite file if it is not there (the service), or refuse (a reader).
@@ -120,14 +123,15 @@ class Store:
         self.most = 2**31 - 1 if self.postgres else 2**63 - 1
         if not create and config.url is None and not config.path.exists():
             raise StartupError(f"store.path: {config.path}: no floor store there (has the floor run?)")
-        self.where = config.url or str(config.path)
+        self.where, self._url = config.url or str(config.path), config.url or ""
+        self._in_transaction = False
         try:
             if config.url is not None:
                 import psycopg  # only a floor with a PostgreSQL store needs the driver
 
                 self._errors: tuple[type[Exception], ...] = (psycopg.Error,)
                 self._unfit: tuple[type[Exception], ...] = (OverflowError, psycopg.DataError)
-                self._db: Any = psycopg.connect(config.url, autocommit=True)  # Any: sqlite3's or psycopg's
+                self._db: Any = self._connect()  # Any: sqlite3's connection or psycopg's
                 try:
                     self._prepare_postgres()
                 except BaseException:
@@ -147,6 +151,18 @@ class Store:
 
     def close(self) -> None:
         self._db.close()
+
+    def _connect(self) -> Any:  # Any: psycopg's connection (the driver is imported only for PostgreSQL)
+        import psycopg
+
+        return psycopg.connect(self._url, autocommit=True)
+
+    def _reopened(self) -> None:
+        """A PostgreSQL connection the server broke (``closed`` once a statement found it gone)
+        replaced by a new one; its driver error, if the server is still away, is the caller's."""
+        if self.postgres and self._db.closed:
+            log.warning("floor store: the connection was lost, connecting again", store=self.where)
+            self._db = self._connect()
 
     # -- counting -----------------------------------------------------------------------------
     def birth(self, table: str, body: Mapping[str, Any]) -> Counted:  # Any: the birth's JSON fields
@@ -332,10 +348,18 @@ class Store:
 
     def run(self, sql: str, params: Sequence[object] = ()) -> _Cursor:
         """One statement, its ``?`` placeholders as the database wants them: the link controller's
-        tables live in the same database (floor.link_controller)."""
+        tables live in the same database (floor.link_controller). Outside a transaction (a read for
+        the view or the link's heartbeat), the database failing is a StateError naming the store,
+        as in one (``transaction``), and a broken connection is opened again first."""
         if self.postgres:
             sql = sql.replace("?", "%s")
-        return self._db.execute(sql, params)  # type: ignore[no-any-return]
+        if self._in_transaction:
+            return self._db.execute(sql, params)  # type: ignore[no-any-return]
+        try:
+            self._reopened()
+            return self._db.execute(sql, params)  # type: ignore[no-any-return]
+        except self._errors as exc:
+            raise StateError(f"{self.where}: cannot read the floor store: {exc}") from exc
 
     def _prepare(self, db: sqlite3.Connection, version: int) -> None:
         """The SQLite store's tables, each created where it is missing (a new store, or a table a
@@ -376,16 +400,21 @@ class Store:
         floor services sharing a database apply each message once; committed before the caller's
         method returns and rolled back if anything in it failed. A failure of the database itself
         (locked, read-only, gone) is a StateError naming the store, for the service to leave the
-        message unacknowledged (floor.service). A value the database cannot take (``_unfit``: too
-        large a number, a list where a number goes) is Unfit instead: the message is malformed."""
+        message unacknowledged (floor.service); a connection the server broke is opened again at
+        the next transaction. A value the database cannot take (``_unfit``: too large a number, a
+        list where a number goes) is Unfit instead: the message is malformed."""
         cannot = f"{self.where}: cannot write the floor store"
         try:
+            self._reopened()
+            self._in_transaction = True
             with self._db.transaction() if self.postgres else transaction(self._db, cannot):
                 yield
         except self._unfit as exc:
             raise Unfit(f"a value the store cannot take: {exc}") from exc
         except self._errors as exc:
             raise StateError(f"{cannot}: {exc}") from exc
+        finally:
+            self._in_transaction = False
 
 
 def _apply(state: dict[str, Any], kind: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields

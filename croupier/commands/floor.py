@@ -21,7 +21,7 @@ from croupier.config.service import server_tls
 from croupier.errors import StartupError
 from croupier.floor_link.publisher import Broker
 from floor.link_controller import LinkController
-from floor.service import FloorService, embedded_broker, floor_broker
+from floor.service import FloorService, embedded_broker, floor_broker, stopped
 from floor.store import Store
 from floor.view import read_token, view_app
 from floor.witness import verify_witness
@@ -160,7 +160,7 @@ async def floor_running(start: FloorStart) -> AsyncIterator[RunningFloor]:
             log.info("floor view", url=config.view.url)
             service = FloorService(config, start.broker, store, links)
             hearing = asyncio.create_task(service.run(), name="floor-hear")
-            stack.push_async_callback(_cancelled, hearing)
+            stack.push_async_callback(stopped, hearing)
             yield RunningFloor(store, hearing, config.view.url)
     finally:
         store.close()

@@ -4,7 +4,9 @@ At the table, ``[floor.link]``: the link's ``id``, the levels of the table's pro
 linked with the contribution rate of each (``levels``: level = basis points of each progressive
 wager), and ``heard_within``, the seconds without the link controller's state after which the
 table takes the link for lost and locks its progressive wagers. At the floor, ``[links.ID]``: the
-``tables`` on the link, each level's rate and reset (seed) value, and ``heartbeat``, how often the
+``tables`` on the link, each level's rate, reset (seed) value and limit (the most it shows and
+pays, at most every linked table's controller limit, which refuses a value above its own), and
+``heartbeat``, how often the
 controller publishes each level's value even when nothing changed. The table checks that the rates
 the controller publishes are its own, so a link configured differently at either end is refused
 rather than paid from."""
@@ -33,6 +35,7 @@ class TableLink:
 class LinkedLevel:
     rate_bp: int
     reset_cents: int  # the level's value at the start and after each hit
+    limit_cents: int  # the most the level shows and pays; what accrues above it waits in the overflow
 
 
 @dataclass(frozen=True)
@@ -75,14 +78,14 @@ def read_floor_links(section: Section) -> dict[str, FloorLink]:
         read = {}
         for level_name in levels.data:
             level = levels.section(level_name, required=True)
-            level.only(("rate_bp", "reset_cents"))
+            level.only(("rate_bp", "reset_cents", "limit_cents"))
             number = _level(levels, level_name)
-            read[number] = LinkedLevel(
-                _rate(level, "rate_bp", level.value("rate_bp", int)),
-                _cents(level, "reset_cents"),
-            )
+            reset, limit = _cents(level, "reset_cents"), _cents(level, "limit_cents")
+            if limit < reset:
+                raise level.error("limit_cents", f"got {limit!r}", f"at least reset_cents ({reset})")
+            read[number] = LinkedLevel(_rate(level, "rate_bp", level.value("rate_bp", int)), reset, limit)
         if not read:
-            raise one.error("levels", "empty", "at least one level with its rate_bp and reset_cents")
+            raise one.error("levels", "empty", "at least one level: rate_bp, reset_cents, limit_cents")
         links[name] = FloorLink(name, tuple(tables), read, one.number("heartbeat", float, 2.0, 0.0, 600))
     return links
 

@@ -150,8 +150,8 @@ def test_the_linked_jackpots_are_shown_with_their_locks(tmp_path, browser):
     config = floor_config(tmp_path / "floor", None)  # the embedded broker, the view open on loopback
     links = (
         '[links.c4p]\ntables = ["T1", "T2"]\n'
-        "[links.c4p.levels.1]\nrate_bp = 500\nreset_cents = 100000\n"
-        "[links.c4p.levels.2]\nrate_bp = 100\nreset_cents = 5000\n"
+        "[links.c4p.levels.1]\nrate_bp = 500\nreset_cents = 100000\nlimit_cents = 25000000\n"
+        "[links.c4p.levels.2]\nrate_bp = 100\nreset_cents = 5000\nlimit_cents = 500000\n"
     )
     config.write_text(config.read_text().replace("[store]", links + "[store]"))
     port = int(re.findall(r'bind = "127\.0\.0\.1:(\d+)"', config.read_text())[0])

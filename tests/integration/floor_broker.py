@@ -31,6 +31,7 @@ from paho.mqtt.properties import Properties
 from croupier.config import DEFAULT_TABLE_CONFIG
 from croupier.floor_link.messages import Schemas
 from croupier.floor_link.payloads import checked
+from firmware_sim.progressive import DEFAULT_LEVELS
 from tests import debian
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -430,6 +431,8 @@ def floor_service(config: Path) -> Iterator[FloorService]:
 
 RATES = {1: 500, 2: 100}  # basis points of each progressive wager
 RESETS = {1: 100_000, 2: 5_000}
+#: The link's limits: the simulated controller's own, the most a floor's limit may be (docs/floor.md).
+LIMITS = {number: level.limit_cents for number, level in enumerate(DEFAULT_LEVELS, 1)}
 #: Lines that hit often, so a short run sees hits; every line pays level 1, so level 2 only grows.
 PAY_TABLE = '[rules.progressive_pay_table]\nthree_of_a_kind = "100%"\ntwo_pairs = "100%"\n'
 
@@ -454,6 +457,7 @@ def linked_floor(directory: Path, port: int | None, tables: tuple[str, ...] = ("
     embedded broker on a free port."""
     levels = "".join(
         f"[links.c4p.levels.{level}]\nrate_bp = {rate}\nreset_cents = {RESETS[level]}\n"
+        f"limit_cents = {LIMITS[level]}\n"
         for level, rate in RATES.items()
     )
     if port is None:

@@ -25,7 +25,7 @@ import trustme
 
 from croupier.config.floor_service import StoreConfig, load_floor_config
 from croupier.floor_link.spool import Spool
-from floor.service import FloorService, floor_broker
+from floor.service import FloorService, floor_broker, stopped
 from floor.store import Counted, Store
 from tests.integration.floor_broker import (
     FLOORS,
@@ -155,9 +155,7 @@ def test_a_message_past_the_next_asks_for_a_new_birth_once_a_second(tmp_path):
                                 asked.append(str(message.topic))
                     return asked, store.tables()[0]
             finally:
-                hearing.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await hearing
+                await stopped(hearing)
                 store.close()
 
     asked, shown = asyncio.run(main())
@@ -181,9 +179,7 @@ def test_a_floor_stopped_cleanly_leaves_its_host_state_offline(tmp_path):
             try:
                 await asyncio.wait_for(service.connected.wait(), 10)
             finally:
-                hearing.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await hearing
+                await stopped(hearing)
                 store.close()
             v311 = aiomqtt.ProtocolVersion.V311
             async with aiomqtt.Client("127.0.0.1", port, identifier="T1", protocol=v311) as table:
@@ -262,6 +258,7 @@ def test_a_link_message_its_controller_failed_to_apply_is_delivered_again_and_ap
     broker = Mosquitto(tmp_path / "mosquitto")
     floor = floor_config(tmp_path / "floor", broker.port)
     links = '[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.1]\nrate_bp = 500\nreset_cents = 100000\n'
+    links += "limit_cents = 25000000\n"
     floor.write_text(floor.read_text().replace("[store]", links + "[store]"))
     store, log = tmp_path / "floor" / "floor.sqlite3", floor.with_suffix(".log")
     at = "2026-12-02T03:00:00.000+00:00"
@@ -507,9 +504,7 @@ def test_what_the_floor_received_before_its_broker_went_is_counted(tmp_path):
                         await asyncio.sleep(0.1)
             return before, store.seqs
         finally:
-            hearing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await hearing
+            await stopped(hearing)
             store.close()
             broker.close()
 
@@ -526,9 +521,7 @@ async def _floor_hearing(service: FloorService) -> AsyncIterator[None]:
         await asyncio.wait_for(service.connected.wait(), 10)
         yield
     finally:
-        hearing.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await hearing
+        await stopped(hearing)
 
 
 def test_a_broker_crash_loses_nothing_it_acknowledged_that_the_floor_had_not_counted(tmp_path):

@@ -5,35 +5,58 @@ heads witnessed kept; the link controller's messages applied once and its hits o
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import getpass
+import json
 import shutil
 import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+import aiomqtt
 import pytest
+import structlog
 
-from croupier.config.floor_service import StoreConfig
+from croupier.config.floor_service import StoreConfig, load_floor_config
 from croupier.config.linked import FloorLink, LinkedLevel
 from croupier.errors import StartupError
+from croupier.floor_link.payloads import now
+from croupier.state import StateError
 from floor.link_controller import LinkController
+from floor.service import FloorService, floor_broker, stopped
 from floor.store import FLOOR_FILE, SILENT_AFTER, Store, Unfit
 from tests import debian
-from tests.integration.floor_broker import SPOOL, birth_body, counters_body, free_port
+from tests.integration.floor_broker import SPOOL, amqtt_broker, birth_body, counters_body, free_port
 
 pytestmark = pytest.mark.timeout(60)
 POSTGRES = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
 
 
+@dataclass(frozen=True)
+class Postgres:
+    """A PostgreSQL the test started: its connection URL, and how to restart it under the store."""
+
+    url: str
+    pg_ctl: list[object]  # pg_ctl on its data directory, as the cluster's owner
+    log: Path
+
+    def restart(self) -> None:
+        """A fast restart: every connection is ended, as a database restarted by its operator."""
+        subprocess.run([*self.pg_ctl, "-m", "fast", "-l", self.log, "-w", "restart"], check=True,
+                       capture_output=True)  # fmt: skip
+
+
 @pytest.fixture(scope="module")
-def postgres() -> Iterator[str]:
-    """A PostgreSQL of its own on a free loopback port; its connection URL. Run as root (CI), the
-    cluster belongs to ``nobody`` (initdb refuses root), in a directory outside pytest's own, which
-    only root may enter."""
+def postgres_server() -> Iterator[Postgres]:
+    """A PostgreSQL of its own on a free loopback port. Run as root (CI), the cluster belongs to
+    ``nobody`` (initdb refuses root), in a directory outside pytest's own, which only root may
+    enter."""
     if not POSTGRES or shutil.which("pg_ctl", path=str(POSTGRES[-1])) is None:
         debian.missing("postgresql", "PostgreSQL is not installed")
     pytest.importorskip("psycopg", reason="psycopg is not installed: pip install -e '.[test,floor]'")
@@ -49,11 +72,17 @@ def postgres() -> Iterator[str]:
                        check=True, capture_output=True)  # fmt: skip
         subprocess.run([*pg_ctl, "-o", options, "-l", data / "log", "-w", "start"],
                        check=True, capture_output=True)  # fmt: skip
-        yield f"postgresql://{user}@127.0.0.1:{port}/postgres"
+        yield Postgres(f"postgresql://{user}@127.0.0.1:{port}/postgres", pg_ctl, data / "log")
     finally:
         if (data / "db" / "postmaster.pid").exists():
             subprocess.run([*pg_ctl, "-m", "immediate", "stop"], capture_output=True)
         shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def postgres(postgres_server: Postgres) -> str:
+    """The module's PostgreSQL's connection URL."""
+    return postgres_server.url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -67,7 +96,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
             for table in ("floor_tables", "floor_heads"):
                 opened.run(f"DELETE FROM {table}")
             for table in ("link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels",
-                          "link_hit_voids", "link_refused"):  # made by a link controller
+                          "link_hit_voids", "link_refused", "link_hit_contributions"):  # a link controller's
                 opened.run(f"DROP TABLE IF EXISTS {table}")
         opened.close()
 
@@ -255,7 +284,7 @@ def test_a_version_1_store_gets_the_columns_version_2_added(tmp_path: Path):
 
 
 def test_the_link_controller_applies_each_message_once_and_orders_the_hits(store):
-    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(1000, 50_000)}, 2.0)
+    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
     controller = LinkController({"c4p": link}, store, "main")
 
     def sent(table: str, number: int, event: str, **fields: object) -> str | None:
@@ -279,7 +308,7 @@ def test_a_voided_round_and_its_hit_come_out_of_the_link_once(store):
     (0.4 + 0.7). T2's round 9 voided: its hit leaves the order, the 500 cents it froze above the
     reset come back, its 0.1-cent contribution is withdrawn, to the ten-thousandth of a cent; T1's
     hit stands and still locks the level. Paid above the reset plus the pot is what stood: 501.0."""
-    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(1000, 50_000)}, 2.0)
+    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
     controller = LinkController({"c4p": link}, store, "main")
 
     def sent(table: str, number: int, event: str, **fields: object) -> str | None:
@@ -316,3 +345,69 @@ def test_a_postgresql_store_a_newer_croupier_wrote_is_refused(postgres: str, tmp
     finally:
         with psycopg.connect(postgres, autocommit=True) as db:
             db.execute("UPDATE floor_schema SET version = %s", (FLOOR_FILE.schema_version,))
+
+
+def test_a_postgresql_restarted_under_the_store_is_connected_again(postgres_server: Postgres, tmp_path: Path):
+    """The server restarted (its operator, a fail-over): the statement that finds the connection
+    gone fails as the store's StateError, never the driver's own error (the floor service takes the
+    message again), and the store connects again at its next use, in a transaction or out of one."""
+    store = Store(StoreConfig(postgres_server.url, tmp_path / "unused.sqlite3"))
+    try:
+        store.birth("T1", birth_body(as_of=2))
+        for read in (store.tables, lambda: store.birth("T1", birth_body(as_of=3))):
+            postgres_server.restart()
+            with contextlib.suppress(StateError):  # the statement the server broke, if it noticed
+                read()
+            read()  # connected again
+        assert [table["last_seq"] for table in store.tables()] == [3]
+        with store.transaction():
+            store.run("SELECT 1")
+    finally:
+        store.close()
+
+
+def test_the_floor_service_hears_on_and_beats_the_link_after_postgresql_restarts(
+    postgres_server: Postgres, tmp_path: Path
+):
+    """The link's heartbeat reads the store every ``heartbeat`` seconds: a PostgreSQL restarted
+    under a running floor service fails that read (the store's StateError), which ends the broker
+    connection (logged), and the service connects again and beats on with the store connected
+    again: the tables never stop hearing the link for good while the service looks alive."""
+
+    async def main() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        async with amqtt_broker() as port:
+            text = (f'[embedded]\nbind = "127.0.0.1:{port}"\n[store]\nurl = "{postgres_server.url}"\n'
+                    '[links.c4p]\ntables = ["T1"]\nheartbeat = 0.2\n[links.c4p.levels.1]\n'
+                    "rate_bp = 5\nreset_cents = 1000\nlimit_cents = 9000\n")  # fmt: skip
+            (tmp_path / "floor.toml").write_text(text)
+            config = load_floor_config(tmp_path / "floor.toml")
+            store = Store(config.store)
+            links = LinkController(config.links, store, config.group)
+            service = FloorService(config, floor_broker(config), store, links)
+            hearing = asyncio.create_task(service.run())
+            v311 = aiomqtt.ProtocolVersion.V311
+            try:
+                async with aiomqtt.Client("127.0.0.1", port, identifier="T1", protocol=v311) as table:
+                    await table.subscribe("croupier/v1/dev/link/c4p/table/T1", qos=1)
+                    states = aiter(table.messages)
+                    await asyncio.wait_for(anext(states), 10)  # the link beats
+                    with structlog.testing.capture_logs() as logged:
+                        await asyncio.to_thread(postgres_server.restart)
+                        restarted = now()
+                        heard = []
+                        async with asyncio.timeout(20):
+                            while len(heard) < 3:  # beats since the restart
+                                body = json.loads((await anext(states)).payload)  # type: ignore[arg-type]
+                                if body["at"] > restarted:
+                                    heard.append(body)
+                    assert not hearing.done(), "the floor service stopped"
+                    return heard, logged
+            finally:
+                await stopped(hearing)
+                store.close()
+
+    heard, logged = asyncio.run(main())
+    assert [state["levels"][0]["value_cents"] for state in heard] == [1000] * 3
+    failed = [entry["reason"] for entry in logged if entry["event"].startswith("floor store failed")]
+    assert failed and all(reason.startswith(postgres_server.url) for reason in failed), logged
+    assert "floor online" in [entry["event"] for entry in logged], "connected again"

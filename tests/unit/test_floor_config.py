@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from croupier.config.floor_service import DEV_GROUP, load_floor_config
+from croupier.config.linked import LinkedLevel
 from croupier.errors import ConfigError
 
 
@@ -47,11 +48,15 @@ def test_a_link_is_read_with_its_tables_and_levels(tmp_path):
     config = _load(
         tmp_path,
         '[links.c4p-main]\ntables = ["C4-1", "C4-2"]\nheartbeat = 1.5\n'
-        "[links.c4p-main.levels.1]\nrate_bp = 500\nreset_cents = 1000000\n",
+        "[links.c4p-main.levels.1]\nrate_bp = 500\nreset_cents = 1000000\nlimit_cents = 25000000\n",
     )
     link = config.links["c4p-main"]
     assert link.tables == ("C4-1", "C4-2") and link.heartbeat == 1.5
-    assert (link.levels[1].rate_bp, link.levels[1].reset_cents) == (500, 1_000_000)
+    assert link.levels[1] == LinkedLevel(500, 1_000_000, 25_000_000)
+
+
+#: A link's level 1, its keys to follow.
+LEVEL_1 = '[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.1]\n'
 
 
 @pytest.mark.parametrize(
@@ -69,15 +74,18 @@ def test_a_link_is_read_with_its_tables_and_levels(tmp_path):
         ("[stores]\n", "stores: unknown key"),
         ('[floor]\nbroker = "mqtt://127.0.0.1"\ngroup = "g"\n[floor.link]\nid = "x"\n',
          "floor.link: a table's key"),
-        ('[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.1]\nrate_bp = 0\nreset_cents = 1\n',
+        (LEVEL_1 + 'rate_bp = 0\nreset_cents = 1\nlimit_cents = 1\n',
          "links.c4p.levels.1.rate_bp: got 0"),
         ('[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.x]\nrate_bp = 1\nreset_cents = 1\n',
          "links.c4p.levels.x: not a level"),
         ('[links.c4p]\ntables = ["T1", "T1"]\n[links.c4p.levels.1]\nrate_bp = 1\nreset_cents = 1\n',
          "links.c4p.tables: got"),
-        ('[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.1]\nrate_bp = 1\nreset_cents = -1\n',
+        (LEVEL_1 + 'rate_bp = 1\nreset_cents = -1\nlimit_cents = 1\n',
          "links.c4p.levels.1.reset_cents: got -1"),
         ('[links."c 4"]\ntables = ["T1"]\n', "links.c 4: not a link id"),
+        (LEVEL_1 + 'rate_bp = 1\nreset_cents = 1\n', "links.c4p.levels.1.limit_cents: missing"),
+        (LEVEL_1 + 'rate_bp = 1\nreset_cents = 5\nlimit_cents = 4\n',
+         "links.c4p.levels.1.limit_cents: got 4 (expected at least reset_cents (5"),
     ],
 )
 def test_each_problem_names_its_key(tmp_path, text, named):

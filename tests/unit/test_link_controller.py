@@ -16,7 +16,8 @@ from croupier.errors import StartupError
 from floor.link_controller import LinkController
 from floor.store import Store
 
-LINK = FloorLink("c4p", ("T1", "T2", "T3"), {1: LinkedLevel(500, 100_000), 2: LinkedLevel(100, 5_000)}, 2.0)
+LEVELS = {1: LinkedLevel(500, 100_000, 10_000_000), 2: LinkedLevel(100, 5_000, 1_000_000)}
+LINK = FloorLink("c4p", ("T1", "T2", "T3"), LEVELS, 2.0)
 
 
 @pytest.fixture
@@ -121,7 +122,7 @@ def test_each_table_is_told_on_its_own_topic(store):
 
 def test_a_level_kept_with_another_rate_is_refused(store):
     LinkController({"c4p": LINK}, store, "main")
-    changed = FloorLink("c4p", LINK.tables, {1: LinkedLevel(400, 100_000)}, 2.0)
+    changed = FloorLink("c4p", LINK.tables, {1: LinkedLevel(400, 100_000, 10_000_000)}, 2.0)
     with pytest.raises(StartupError, match=r"links\.c4p\.levels\.1: rate_bp 400"):
         LinkController({"c4p": changed}, store, "main")
 
@@ -247,3 +248,83 @@ def test_a_void_withdraws_the_newest_contribution_of_its_round(store):
     _sent(controller, "T1", 3, "void", round=1, wagered_cents=300)
     assert _accrued(controller, 1) == 500 * 500
     assert controller.state_for("c4p", "T1")["applied"]["wagered_cents"] == 500
+
+
+def test_a_void_of_a_round_number_used_again_never_takes_back_an_old_paid_hit(store):
+    """A replaced controller numbers its rounds from 1 again: the void of its round 1 withdraws only
+    that round's contribution and takes back only that round's hit, never the old round 1's, paid
+    and reset long ago (the same jackpot would be paid twice)."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=100_000)  # level 1: +5000
+    _sent(controller, "T1", 2, "hit", level=1, seat=3, round=1)  # paid 105,000
+    _sent(controller, "T1", 3, "reset", level=1)
+    assert _level(controller, "T1", 1)["value_cents"] == 100_000
+    _sent(controller, "T1", 4, "contribution", round=1, wagered_cents=1000)  # the new round 1: +50
+    _sent(controller, "T1", 5, "void", round=1, wagered_cents=1000)
+    assert _level(controller, "T1", 1)["value_cents"] == 100_000  # as if the new round 1 never was
+    assert _accrued(controller, 1) == 0
+    assert store.run("SELECT count(*) FROM link_hit_voids").fetchone()[0] == 0, "the old hit stands"
+    # once more, the new round 1 (its contribution withdrawn) played again as round 1, hit and voided
+    _sent(controller, "T1", 6, "contribution", round=1, wagered_cents=2000)  # +100
+    _sent(controller, "T2", 1, "contribution", round=9, wagered_cents=20)  # T2's 1 cent
+    _sent(controller, "T1", 7, "hit", level=1, seat=5, round=1)  # froze 100,101
+    _sent(controller, "T1", 8, "void", round=1, wagered_cents=2000)
+    voided = store.run("SELECT ord, restored FROM link_hit_voids").fetchall()
+    assert [tuple(row) for row in voided] == [(2, 101 * 10_000)], "only the hit of the round voided"
+    level = _level(controller, "T2", 1)
+    assert not level["locked"] and level["value_cents"] == 100_001 and _accrued(controller, 1) == 20 * 500
+
+
+def test_a_level_stops_at_its_limit_and_keeps_the_overflow_for_the_next_cycle(store):
+    """As a controller's overflow meter (docs/protocol.md §11.4): what accrues above the limit is
+    neither shown nor paid, nor lost; after the hit the level restarts at its reset value plus as
+    much of the overflow as fits under the limit."""
+    capped = FloorLink("c4p", ("T1", "T2", "T3"), {1: LinkedLevel(500, 100_000, 150_000)}, 2.0)
+    controller = LinkController({"c4p": capped}, store, "main")
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=2_000_000, levels=[1])  # +100,000
+    level = _level(controller, "T1", 1)
+    assert (level["value_cents"], level["overflow_cents"], level["limit_cents"]) == (150_000, 50_000, 150_000)
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000_001, levels=[1])  # +50,000.05
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+    level = _level(controller, "T3", 1)
+    assert [hit["amount_cents"] for hit in level["hits"]] == [150_000]  # the limit, never above
+    assert (level["value_cents"], level["overflow_cents"]) == (150_000, 50_000)  # restarted with it
+    _sent(controller, "T2", 2, "hit", level=1, seat=1, round=1)
+    level = _level(controller, "T3", 1)
+    assert [hit["amount_cents"] for hit in level["hits"]] == [150_000, 150_000]
+    assert (level["value_cents"], level["overflow_cents"]) == (150_000, 0)
+    # 3,000,001 cents at 5%: 150,000.05 cents, 50,000 paid above the reset at each hit, the rest kept
+    assert _accrued(controller, 1) == 50_000 * 10_000 + 500
+
+
+def test_a_link_value_at_the_limit_is_one_every_linked_table_takes(tmp_path):
+    """A link whose players wager for months grows past a table's controller limit, which refuses
+    a state above its own (and would lock its progressive wagers for good): the floor's limit, at
+    most every table's, keeps the state one the table shows."""
+    from devices.linked import LinkedLevels
+    from tests.links import run
+    from tests.unit.test_linked_levels import Sender
+    from tests.unit.test_progressive_rules import Table
+
+    table = Table()
+    store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+
+    async def scenario() -> None:
+        link = LinkedLevels("T1", "c4p", {1: 1000}, 30.0, Sender())
+        table.progressive.attach(link)
+        await table.progressive.sync()
+        limit = table.progressive.levels[1].limit_cents
+        level = LinkedLevel(1000, 1_000_000, limit)
+        controller = LinkController({"c4p": FloorLink("c4p", ("T1", "T2"), {1: level}, 2.0)}, store, "main")
+        wagered = (limit - 1_000_000 + 1) * 10  # at 10%: a cent past T1's controller's limit
+        controller.heard("T2", {"link": "c4p", "spool": "b" * 32, "number": 1, "event": "contribution",
+                                "round": 1, "wagered_cents": wagered, "levels": [1]})  # fmt: skip
+        state = controller.state_for("c4p", "T1")
+        assert state["levels"][0]["value_cents"] == limit and state["levels"][0]["overflow_cents"] == 1
+        link.heard(state)  # taken: nothing refused
+        assert link.refusal() is None
+
+    try:
+        run(scenario(), 10)
+    finally:
+        store.close()

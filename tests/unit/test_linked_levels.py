@@ -283,8 +283,8 @@ def test_a_link_at_a_table_without_a_progressive_is_refused(tmp_path):
 def _level_told(value: int, amounts: tuple[int, ...] = ()) -> dict[str, object]:
     hits = [{"order": n, "table": "T2", "number": n, "seat": 1, "round": 1, "amount_cents": amount}
             for n, amount in enumerate(amounts, 1)]  # fmt: skip
-    return {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": value, "locked": bool(hits),
-            "hits": hits}  # fmt: skip
+    return {"level": 1, "rate_bp": 500, "reset_cents": 1000, "limit_cents": 10**9, "value_cents": value,
+            "overflow_cents": 0, "locked": bool(hits), "hits": hits}  # fmt: skip
 
 
 @pytest.mark.parametrize(
