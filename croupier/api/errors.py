@@ -14,6 +14,7 @@ from typing import Any
 from aiohttp import web
 
 from croupier.screen.errors import BadRequest, PromptNotCurrent
+from croupier.state.sqlite_file import StateError
 from drivers.errors import DeviceRefused
 from vocabulary.rules import RuleViolation
 
@@ -68,6 +69,8 @@ async def json_errors(request: web.Request, handler: Handler) -> web.StreamRespo
         return error_body(404, str(missing.args[0]) if missing.args else "not found")
     except LookupError as missing:  # nothing to act on, e.g. no round is held
         return error_body(409, str(missing))
+    except StateError as down:  # the store unreadable for a while: the service, not the request
+        return error_body(503, str(down))
     except web.HTTPException as http:
         if http.status < 400:
             raise

@@ -102,6 +102,10 @@ async function poll() {
       location.assign("/");
       return;
     }
+    if (code !== 200 || linksCode !== 200) {  // 503: the floor's store cannot be read for now
+      status.textContent = `the floor service cannot read its store: ${(code !== 200 ? reply : linked).error}`;
+      return;
+    }
     render(reply.tables);
     renderLinks(linked.links, reply.tables);
     status.textContent = `updated ${new Date().toLocaleTimeString()}`;

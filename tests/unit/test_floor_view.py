@@ -159,3 +159,27 @@ def test_the_floor_store_refuses_a_newer_schema_and_names_itself_when_a_write_fa
     finally:
         holder.close()
         store.close()
+
+
+def test_a_store_that_cannot_be_read_answers_503_naming_it(tmp_path, monkeypatch):
+    """A floor store unreachable for a while (PostgreSQL restarting, a disk failing) is the service
+    being unavailable, not a fault in the request: 503 with what failed, and the view goes on."""
+    store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+
+    def unreadable() -> list[object]:
+        raise StateError("cannot read the floor store: the connection is closed")
+
+    monkeypatch.setattr(store, "tables", unreadable)
+
+    async def main() -> tuple[int, str, int]:
+        async with TestClient(TestServer(view_app(store, None))) as client:
+            down = await client.get("/floor/v1/tables")
+            links = await client.get("/floor/v1/links")
+            return down.status, await down.text(), links.status
+
+    try:
+        status, body, links = asyncio.run(main())
+    finally:
+        store.close()
+    assert status == 503 and "cannot read the floor store: the connection is closed" in body
+    assert links == 200
