@@ -69,6 +69,12 @@ class Counts:
         )
 
 
+class HitRefused(RuleViolation):
+    """A hit the link controller refused (a level it cannot pay, or one this table does not fund),
+    with its reason: the table's own controller froze the level already, so the round records it as
+    an irregularity and goes on, the table holding for that level's keyed reset (decision 0044)."""
+
+
 class LinkSender(Protocol):
     """Where the table's link messages go: numbered, kept with the counts, delivered in order."""
 
@@ -277,7 +283,7 @@ class LinkedLevels:
     async def hit(self, level: int, seat: int, round_: int) -> int:
         """Send a hit of ``level`` at ``seat`` and wait for the amount the controller froze for it,
         received in its order among every table's hits (the round waits, as for a supervisor); a
-        hit the controller refuses (a level it cannot pay) raises RuleViolation with its reason."""
+        hit the controller refuses (a level it cannot pay) raises HitRefused with its reason."""
         number = self.sender.send("hit", {"level": level, "seat": seat, "round": round_})
         self._notify(KEYED_RESET, "linked_hit", number=number, level=level, seat=seat, round=round_)
         self.awaiting = f"link {self.link}: the amount of the level {level} hit at seat {seat}"
@@ -286,7 +292,7 @@ class LinkedLevels:
                 refused = self._refused_hits.get(number)
                 if refused is not None:
                     self._notify(LINK_HEARD, "linked_hit_refused", number=number, level=level, reason=refused)
-                    raise RuleViolation(LINK_HEARD, refused)
+                    raise HitRefused(LINK_HEARD, refused)
                 for told in self.hits(level):
                     if told["table"] == self.table and told["number"] == number:
                         self._notify(

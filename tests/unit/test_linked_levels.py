@@ -30,7 +30,7 @@ from croupier.service.journal import ROUND_CUT_OFF_CODE
 from croupier.service.table_service import supervisor_clear
 from devices import progressive as device
 from devices.faults import Fault, FaultLatch
-from devices.linked import Counts, LinkedLevels
+from devices.linked import Counts, HitRefused, LinkedLevels
 from devices.progressive_rules import LINK_MISMATCH, LOCKOUT_FAILED
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.meter_sign import Shown
@@ -472,6 +472,46 @@ def test_a_hit_the_controller_refuses_ends_the_wait_with_its_reason(clock):
         assert link.awaiting is None and progressive.records[-1] == "linked_hit_refused"
 
     asyncio.run(scenario())
+
+
+def test_a_hit_the_controller_refuses_is_an_irregularity_and_its_level_holds_for_the_keyed_reset():
+    """The table's controller froze the level at the award, before the link controller refused the
+    hit: the table reads the level back, so it holds for the keyed reset as for any frozen level, the
+    award recorded as an irregularity citing its rule; after the reset the next round opens."""
+    table = Table()
+
+    async def scenario() -> None:
+        sender = Sender()
+        link = LinkedLevels("T1", "c4p", {1: 1000}, 30.0, sender)
+        table.progressive.attach(link)
+        level = {"level": 1, "rate_bp": 1000, "reset_cents": 1_000_000, "value_cents": 1_000_000,
+                 "locked": False, "hits": []}  # fmt: skip
+        link.heard({"at": _at(), "levels": [level], "applied": None, "refused": []})
+        progressive = await table.locked_round(3)
+        reason = "link c4p: a hit on level 1 refused: the table does not fund it"
+
+        async def refuse_when_sent() -> None:
+            while link.awaiting is None:
+                await asyncio.sleep(0.01)
+            refused = [{"number": sender.sent.number, "level": 1, "reason": reason}]
+            link.heard({"at": _at(), "levels": [level], "applied": None, "refused": refused})
+
+        refuser = asyncio.create_task(refuse_when_sent())
+        with pytest.raises(HitRefused, match=reason):
+            await progressive.award(1, 3)
+        await refuser
+        assert (await progressive.driver.level(1)).frozen and progressive.frozen_here == [1]
+        assert 1 not in progressive.wins
+        [irregular] = progressive.irregularities
+        assert irregular.rule.clause == "decision 0039"
+        assert "seat 3: the level 1 award not paid" in irregular.detail
+        with pytest.raises(RuleViolation, match="keyed reset comes first"):
+            await progressive.open_round()
+        await progressive.reset_level(1, table.controller.personality.reset_key)
+        assert not (await progressive.driver.level(1)).frozen
+        await progressive.open_round()
+
+    run(scenario(), 10)
 
 
 def test_clearing_a_cut_off_round_voids_it_on_the_link_once_its_controller_is_read():
