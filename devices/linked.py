@@ -31,11 +31,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from devices.faults import LINK_ORIGIN, Fault
+from devices.faults import LINK_ORIGIN, SPOOL_UNWRITTEN, SPOOL_UNWRITTEN_CODE, Fault
 from devices.progressive_rules import (
     DEVICE_RECONCILED,
     KEYED_RESET,
@@ -75,6 +75,26 @@ class HitRefused(RuleViolation):
     an irregularity and goes on, the table holding for that level's keyed reset (decision 0044)."""
 
 
+class Unspooled(Exception):
+    """The sender could not keep a link message (the spool's disk full, read-only or failing)."""
+
+
+@dataclass
+class _Owed:
+    """A link message kept until the spool takes it, in the order it was to be sent, with the
+    equipment record made once it is (``record``: its fields, the link number added)."""
+
+    event: str
+    fields: Mapping[str, object]
+    contribution: tuple[int, int] | None
+    withdrawal: tuple[int, int] | None
+    rule: Rule
+    kind: str
+    record: Mapping[str, object] = field(default_factory=dict)
+    sent: bool = False
+    number: int = 0  # its link number once sent; 0 when the spool had its round already
+
+
 class LinkSender(Protocol):
     """Where the table's link messages go: numbered, kept with the counts, delivered in order."""
 
@@ -96,7 +116,8 @@ class LinkSender(Protocol):
         (its controller round and the cents wagered) adds to the counts, once per round: a round
         sent already returns 0 and sends nothing. A withdrawal (the same, of a voided round) takes
         the last contribution off the counts, once, and only that round's: else 0, nothing sent;
-        with it, the device base (once taken) rises by its cents."""
+        with it, the device base (once taken) rises by its cents. Unspooled when it cannot keep the
+        message: nothing of it is sent or counted."""
 
     def counts(self) -> Counts:
         """What was sent so far."""
@@ -148,6 +169,8 @@ class LinkedLevels:
         self._shows: set[asyncio.Task[None]] = set()
         self._link_levels: set[int] | None = None  # the levels the controller has, once heard
         self._refused_hits: dict[int, str] = {}  # this table's hits the controller refused, by number
+        self._owed: list[_Owed] = []  # link messages the spool could not take yet, in order (``flush``)
+        self._flushed = asyncio.Event()  # set whenever an owed message is sent
         #: What the table waits for on the link (the amount of its hit), if anything.
         self.awaiting: str | None = None
 
@@ -200,20 +223,19 @@ class LinkedLevels:
     def hits(self, level: int) -> list[Mapping[str, Any]]:  # Any: the controller's JSON fields
         return list(self.levels.get(level, {}).get("hits", []))
 
-    def contribute(self, locked: RoundState) -> int:
+    def contribute(self, locked: RoundState) -> _Owed | None:
         """The progressive wagers the controller accepted at the lock of its round ``locked``, sent
-        once for the round: its link number, or 0 when nothing was sent (none accepted, or the round
-        sent already)."""
+        once for the round (a round sent already: its link number 0), or owed while the spool cannot
+        take it (``flush``); None with none accepted."""
         if locked.count == 0:
-            return 0
+            return None
         wagered = locked.count * locked.wager_cents
         fields = {"round": locked.round, "count": locked.count, "wagered_cents": wagered}
-        number = self.sender.send(
-            "contribution", {**fields, "levels": sorted(self.rates)}, contribution=(locked.round, wagered)
-        )
-        if number:
-            self._notify(METERS_AGREE, "linked_contribution", number=number, **fields)
-        return number
+        owed = self._send(
+            _Owed("contribution", {**fields, "levels": sorted(self.rates)}, (locked.round, wagered), None,
+                  METERS_AGREE, "linked_contribution", fields)
+        )  # fmt: skip
+        return owed
 
     def check_device(self, controller: RoundState, in_cents: int) -> None:
         """What the controller itself accepted against what the link sent, whenever the controller
@@ -243,9 +265,10 @@ class LinkedLevels:
             self._notify(DEVICE_RECONCILED, "linked_device_checked", **fields)
             return
         if controller.locked and unsent == controller.count * controller.wager_cents:
-            number = self.contribute(controller)
-            if number:  # the locked round the table stopped before spooling
-                self._notify(DEVICE_RECONCILED, "linked_device_checked", sent_now=number, **fields)
+            owed = self.contribute(controller)
+            if owed is not None and (owed.number or not owed.sent):  # the locked round not spooled before
+                now = {"sent_now": owed.number} if owed.sent else {"owed": controller.round}
+                self._notify(DEVICE_RECONCILED, "linked_device_checked", **now, **fields)
                 return
         self._device_differs = True
         detail = (
@@ -266,9 +289,9 @@ class LinkedLevels:
         round this table last contributed: a round with no progressive wager has nothing to take."""
         wagered = voided.count * voided.wager_cents
         fields = {"round": voided.round, "wagered_cents": wagered}
-        number = self.sender.send("void", fields, withdrawal=(voided.round, wagered)) if wagered else 0
-        if number:
-            self._notify(METERS_AGREE, "linked_void", number=number, **fields)
+        if wagered:
+            withdrawal = (voided.round, wagered)
+            self._send(_Owed("void", fields, None, withdrawal, METERS_AGREE, "linked_void", fields))
 
     def require_level(self, level: int) -> None:
         """Before a hit of ``level`` is paid at the table: refused at once, naming the level and the
@@ -283,11 +306,19 @@ class LinkedLevels:
     async def hit(self, level: int, seat: int, round_: int) -> int:
         """Send a hit of ``level`` at ``seat`` and wait for the amount the controller froze for it,
         received in its order among every table's hits (the round waits, as for a supervisor); a
-        hit the controller refuses (a level it cannot pay) raises HitRefused with its reason."""
-        number = self.sender.send("hit", {"level": level, "seat": seat, "round": round_})
-        self._notify(KEYED_RESET, "linked_hit", number=number, level=level, seat=seat, round=round_)
-        self.awaiting = f"link {self.link}: the amount of the level {level} hit at seat {seat}"
+        hit the controller refuses (a level it cannot pay) raises HitRefused with its reason. A hit
+        the spool cannot take yet is owed, and waited for until it is sent (``flush``)."""
+        fields = {"level": level, "seat": seat, "round": round_}
+        owed = self._send(_Owed("hit", fields, None, None, KEYED_RESET, "linked_hit", fields))
         try:
+            while not owed.sent:
+                self.awaiting = (
+                    f"link {self.link}: the level {level} hit at seat {seat} spooled ({SPOOL_UNWRITTEN_CODE})"
+                )
+                self._flushed.clear()
+                await self._flushed.wait()
+            number = owed.number
+            self.awaiting = f"link {self.link}: the amount of the level {level} hit at seat {seat}"
             while True:
                 refused = self._refused_hits.get(number)
                 if refused is not None:
@@ -307,9 +338,50 @@ class LinkedLevels:
 
     def reset(self, level: int) -> None:
         """The keyed reset of this table's hit of ``level``: the controller lifts the level's lock
-        once every hit on it is reset."""
-        number = self.sender.send("reset", {"level": level})
-        self._notify(KEYED_RESET, "linked_reset", number=number, level=level)
+        once every hit on it is reset. One the spool cannot take yet is owed (``flush``)."""
+        fields = {"level": level}
+        self._send(_Owed("reset", fields, None, None, KEYED_RESET, "linked_reset", fields))
+
+    # -- what the spool could not take yet ------------------------------------------------------
+    def _send(self, owed: _Owed) -> _Owed:
+        """Send ``owed`` after whatever is owed before it, or keep it owed."""
+        self._owed.append(owed)
+        self.flush()
+        return owed
+
+    @property
+    def owed(self) -> list[str]:
+        """The link messages the spool has not taken yet, by event, in order."""
+        return [owed.event for owed in self._owed]
+
+    def flush(self) -> bool:
+        """Send what the spool could not take before, in order, each recorded as it is sent; whether
+        nothing is owed now. Tried on each look (every second) and at the supervisor's clear of
+        FLOOR_SPOOL_UNWRITTEN, which is refused while anything is owed. The first the spool refuses
+        latches FLOOR_SPOOL_UNWRITTEN, which holds the table: a contribution, hit, reset or void not
+        sent is not lost, and the table does not play on as if the link had it."""
+        while self._owed:
+            owed = self._owed[0]
+            try:
+                number = self.sender.send(
+                    owed.event, owed.fields, contribution=owed.contribution, withdrawal=owed.withdrawal
+                )
+            except Unspooled as exc:
+                detail = (
+                    f"link {self.link}: a {owed.event} message for the floor could not be spooled: {exc}; "
+                    "kept, and sent once the spool takes it"
+                )
+                assert self.progressive is not None
+                unwritten = Fault(SPOOL_UNWRITTEN_CODE, detail, SPOOL_UNWRITTEN.clause, "host")
+                if self.progressive.latch.latch(unwritten):
+                    self._notify(SPOOL_UNWRITTEN, "linked_unspooled", event=owed.event, reason=str(exc))
+                return False
+            self._owed.pop(0)
+            owed.sent, owed.number = True, number
+            if number:
+                self._notify(owed.rule, owed.kind, number=number, **owed.record)
+            self._flushed.set()
+        return True
 
     def value(self, level: int) -> int | None:
         """What the sign shows for a linked level not frozen here: the amount frozen for the first
@@ -388,7 +460,10 @@ class LinkedLevels:
         controller's sensors follow the refusal (``Progressive.follow_refusal``): called on each state
         heard and every second (the controller falling silent is noticed here). Once the
         link was lost, what the table sent must all be applied before a wager is taken again; while
-        it is up, a contribution on its way is not a difference."""
+        it is up, a contribution on its way is not a difference. What the spool could not take
+        before is sent first (``flush``)."""
+        if self._owed:
+            self.flush()
         self._reconcile()
         why = self.refusal()
         if why != self._locked:

@@ -25,7 +25,7 @@ import asyncio
 from transitions import EventData
 
 from devices.equipment import DEVICE_FAULT, Equipment, link_fault
-from devices.faults import Fault, FaultLatch
+from devices.faults import SPOOL_UNWRITTEN, SPOOL_UNWRITTEN_CODE, Fault, FaultLatch
 from devices.linked import HitRefused, LinkedLevels
 from devices.progressive_rules import (
     AWARD_TO_WAGER,
@@ -576,8 +576,14 @@ class Progressive(Equipment[ProgressiveDriver]):
         brought up to date; a fault the sign raised is cleared on the sign. LINK_LOST clears only
         with the controller back (Equipment.clear), which is then read again (``sync``): a round
         being dealt goes on being dealt, and one it had locked and the host had reconciled stays
-        reconciled, so betting opens on the next. LOCKOUT_FAILED: the sensors are told again."""
+        reconciled, so betting opens on the next. LOCKOUT_FAILED: the sensors are told again.
+        FLOOR_SPOOL_UNWRITTEN clears only once the link's messages the spool could not take are
+        spooled (``LinkedLevels.flush``, tried again here)."""
         fault = self.latch.authorise_clear(code, operator)
+        if code == SPOOL_UNWRITTEN_CODE and self.linked is not None and not self.linked.flush():
+            owed = ", ".join(self.linked.owed)
+            detail = f"{code} stays: link {self.linked.link}: not yet spooled: {owed}"
+            raise RuleViolation(SPOOL_UNWRITTEN, detail)
         if code == LINK_MISMATCH and self.linked is not None:
             self.latch.release(code)
             self.linked.cleared()

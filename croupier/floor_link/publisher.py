@@ -56,11 +56,10 @@ from croupier.service.table_service import TableService
 from croupier.state import StateError
 from croupier.tables.events import RoundEnded
 from croupier.tables.feeding import DeviceEventApplied
-from devices.faults import Fault, FaultLatched, FaultReleased
+from devices.faults import SPOOL_UNWRITTEN, SPOOL_UNWRITTEN_CODE, Fault, FaultLatched, FaultReleased
 from devices.linked import LinkedLevels
 from drivers.connection import StateChanged
 from vocabulary.events import Event, Events, Listener
-from vocabulary.rules import Rule
 
 log = structlog.get_logger("croupier.floor")
 
@@ -82,12 +81,6 @@ FLUSH = 2.0
 COUNTERS_EVERY = 60.0
 
 PROTOCOLS = {"5": aiomqtt.ProtocolVersion.V5, "3.1.1": aiomqtt.ProtocolVersion.V311}
-#: The fault a message the spool could not take latches.
-SPOOL_UNWRITTEN_CODE = "FLOOR_SPOOL_UNWRITTEN"
-SPOOL_UNWRITTEN = Rule(
-    "decision 0035",
-    "a message for the floor the table cannot spool holds the table until a supervisor clears it",
-)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from croupier.errors import ConfigError
 from croupier.floor_link.messages import Schemas
 from croupier.floor_link.publisher import _link_heard
 from croupier.floor_link.spool import Spool
+from croupier.floor_link.topics import Topics
 from croupier.service.journal import ROUND_CUT_OFF_CODE
 from croupier.service.table_service import supervisor_clear
 from devices import progressive as device
@@ -88,6 +89,18 @@ class Sender:
 
     def take_device_base(self, cents):
         self.base = cents
+
+
+@dataclasses.dataclass
+class Floor:
+    """What the spool's sender asks of the floor link: the table's topics and whether the broker is
+    connected (here, always: the broker is not what is tested); a message spooled wakes nothing."""
+
+    topics: Topics
+    connected: bool = True
+
+    def wake(self) -> None:
+        """Nothing to deliver to: the spool itself is what is read."""
 
 
 class Progressive:
@@ -188,7 +201,7 @@ def test_a_contribution_on_its_way_is_no_difference_but_after_a_loss_all_must_be
 
 def test_one_round_is_contributed_once(clock):
     link, sender, _ = _linked()
-    sender.send = lambda event, fields, *, contribution=None: 0  # the spool had the round already
+    sender.send = lambda event, fields, **_: 0  # the spool had the round already
     _lock(link, 1, 3)
     assert sender.sent == Counts()
 
