@@ -130,6 +130,14 @@ class LinkSender(Protocol):
     def take_device_base(self, cents: int) -> None:
         """Keep ``cents`` as the device base, durably with the counts."""
 
+    def difference(self) -> Counts:
+        """The difference (sent less applied) a supervisor's clear of LINK_MISMATCH last took on
+        this spool: kept across restarts, so the same difference does not latch again."""
+
+    def take_difference(self, difference: Counts, device_base: int | None) -> None:
+        """Keep ``difference`` as the one taken, and ``device_base`` (when the controller's meter
+        differed too) as the device base, in one transaction; Unspooled when it cannot."""
+
     def undelivered(self) -> int:
         """Link messages not yet acknowledged by the broker."""
 
@@ -162,7 +170,7 @@ class LinkedLevels:
         self._rates_problem: str | None = None
         self._short_since: float | None = None  # applied fewer than sent, nothing left to deliver
         self._resent_after: int | None = None  # the applied number the missing messages were resent after
-        self._offset = Counts()  # sent less applied, as a supervisor's clear of LINK_MISMATCH took it
+        self._offset = sender.difference()  # sent less applied, as a clear of LINK_MISMATCH took it
         self._reconciled = False  # since the link was last up: what was sent, all applied
         self._device_differs = False  # the controller's meter did not match what was sent (check_device)
         self._shown: dict[int, int] = {}  # the amount each level's sign was last told
@@ -478,21 +486,27 @@ class LinkedLevels:
         self.progressive.follow_refusal()  # the controller's sensors locked out or re-enabled to match
 
     def cleared(self) -> None:
-        """A supervisor cleared LINK_MISMATCH: the difference as it stands is taken (and recorded),
-        the controller's (``check_device``) too, and only a new one latches it again."""
-        self._offset = self.sender.counts() - self.applied
-        self._reconciled = True
+        """A supervisor clears LINK_MISMATCH: the difference as it stands is taken, the controller's
+        (``check_device``) too, kept on the spool in one transaction (so a restart does not latch the
+        same difference again) and recorded; only a new one latches it again. Unspooled when the
+        spool cannot keep it: nothing is taken, and the fault stays."""
         assert self.progressive is not None
-        levels = self.progressive.levels
+        sent, levels = self.sender.counts(), self.progressive.levels
+        offset, base = sent - self.applied, None
         if self._device_differs and levels:  # the controller's meter as it stands, too
+            base = levels[min(levels)].in_cents - sent.wagered_cents
+        self.sender.take_difference(offset, base)
+        self._offset, self._reconciled = offset, True
+        if base is not None:
             self._device_differs = False
-            in_cents = levels[min(levels)].in_cents
-            self.sender.take_device_base(in_cents - self.sender.counts().wagered_cents)
         self._notify(
             LINK_RECONCILED,
             "linked_reconciled",
             by="supervisor",
-            **_fields(self.sender.counts(), self.applied),
+            taken_number=offset.number,
+            taken_contributions=offset.contributions,
+            taken_cents=offset.wagered_cents,
+            **_fields(sent, self.applied),
         )
 
     def _reconcile(self) -> None:

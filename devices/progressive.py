@@ -26,7 +26,7 @@ from transitions import EventData
 
 from devices.equipment import DEVICE_FAULT, Equipment, link_fault
 from devices.faults import SPOOL_UNWRITTEN, SPOOL_UNWRITTEN_CODE, Fault, FaultLatch
-from devices.linked import HitRefused, LinkedLevels
+from devices.linked import HitRefused, LinkedLevels, Unspooled
 from devices.progressive_rules import (
     AWARD_TO_WAGER,
     CHIP_COUNT,
@@ -585,8 +585,11 @@ class Progressive(Equipment[ProgressiveDriver]):
             detail = f"{code} stays: link {self.linked.link}: not yet spooled: {owed}"
             raise RuleViolation(SPOOL_UNWRITTEN, detail)
         if code == LINK_MISMATCH and self.linked is not None:
+            try:
+                self.linked.cleared()
+            except Unspooled as exc:  # the difference not kept: not taken, the fault stays
+                raise RuleViolation(SPOOL_UNWRITTEN, f"{code} stays: the difference not kept: {exc}") from exc
             self.latch.release(code)
-            self.linked.cleared()
             return
         if code == LOCKOUT_FAILED:  # the sensors told again at once: a failure latches it again
             self.latch.release(code)

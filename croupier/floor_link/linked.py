@@ -70,5 +70,14 @@ class SpoolSender:
     def take_device_base(self, cents: int) -> None:
         self._spool.take_device_base(cents)
 
+    def difference(self) -> Counts:
+        return self._spool.linked_difference()
+
+    def take_difference(self, difference: Counts, device_base: int | None) -> None:
+        try:
+            self._spool.take_difference(difference, device_base)
+        except StateError as exc:
+            raise Unspooled(str(exc)) from exc
+
     def undelivered(self) -> int:
         return self._spool.waiting(self._topic)

@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import json
 import random
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from croupier.config import DEFAULT_TABLE_CONFIG, load_table_config
 from croupier.config.linked import read_table_link
 from croupier.config.section import Section
 from croupier.errors import ConfigError
+from croupier.floor_link.linked import SpoolSender
 from croupier.floor_link.messages import Schemas
 from croupier.floor_link.publisher import _link_heard
 from croupier.floor_link.spool import Spool
@@ -31,7 +33,7 @@ from croupier.service.journal import ROUND_CUT_OFF_CODE
 from croupier.service.table_service import supervisor_clear
 from devices import progressive as device
 from devices.faults import Fault, FaultLatch
-from devices.linked import Counts, HitRefused, LinkedLevels
+from devices.linked import Counts, HitRefused, LinkedLevels, Unspooled
 from devices.progressive_rules import LINK_MISMATCH, LOCKOUT_FAILED
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.meter_sign import Shown
@@ -55,6 +57,7 @@ class Sender:
         self.waiting = 0
         self.resent: list[int] = []
         self.base: int | None = None
+        self.taken = Counts()  # the difference a supervisor's clear took, kept (the spool's)
         self.messages: list[tuple[str, dict[str, object]]] = []  # each message sent: its event, its fields
 
     def send(self, event, fields, *, contribution=None, withdrawal=None):
@@ -89,6 +92,14 @@ class Sender:
 
     def take_device_base(self, cents):
         self.base = cents
+
+    def difference(self):
+        return self.taken
+
+    def take_difference(self, difference, device_base):
+        self.taken = difference
+        if device_base is not None:
+            self.base = device_base
 
 
 @dataclasses.dataclass
@@ -147,7 +158,7 @@ def _at(ago: float = 0.0) -> str:
 def _told(link: LinkedLevels, applied: Counts, rate: int = 500, ago: float = 0.0) -> None:
     level = {"level": 1, "rate_bp": rate, "reset_cents": 1000, "value_cents": 1000, "locked": False,
              "hits": []}  # fmt: skip
-    body = {"spool": "s1", "number": applied.number, "contributions": applied.contributions,
+    body = {"spool": link.sender.identity, "number": applied.number, "contributions": applied.contributions,
             "wagered_cents": applied.wagered_cents}  # fmt: skip
     link.heard({"link": "c4p", "table": "T1", "at": _at(ago), "levels": [level], "applied": body,
                 "refused": []})
@@ -236,6 +247,54 @@ def test_more_applied_than_sent_latches_at_once_and_a_supervisors_clear_takes_th
     _lock(link, 2, 1)
     _told(link, Counts(2, 2, 300))
     assert link.refusal() is None and not progressive.latch
+
+
+def test_a_cleared_difference_stays_taken_after_the_table_restarts(clock, tmp_path):
+    """The supervisor's clear takes the difference as it stands, kept in the spool in one transaction
+    (with the controller's device base when its meter differed too): the table PC restarted on the
+    same spool, with the controller's state unchanged, does not latch the same difference again; a
+    new one does. A spool that cannot keep it refuses the clear, the fault staying."""
+    progressive = Progressive()
+
+    def started(spool: Spool) -> LinkedLevels:
+        sender = SpoolSender(Floor(Topics("casino-1", "T1")), spool, "c4p")  # type: ignore[arg-type]
+        link = LinkedLevels("T1", "c4p", {1: 500}, 3.0, sender)
+        link.progressive = progressive  # type: ignore[assignment]
+        return link
+
+    spool = Spool(tmp_path / "spool.sqlite3")
+    try:
+        link = started(spool)
+        _told(link, Counts())
+        _lock(link, 1, 1)
+        _told(link, Counts(1, 1, 200))  # the controller applied 100 cents more than the table sent
+        assert [fault.code for fault in progressive.latch.faults] == [LINK_MISMATCH]
+        spool._db.set_authorizer(_refuse_writes)
+        with pytest.raises(Unspooled):
+            link.cleared()
+        spool._db.set_authorizer(None)
+        link.cleared()
+        progressive.latch.release(LINK_MISMATCH)
+        _told(link, Counts(1, 1, 200))
+        assert not progressive.latch.faults
+    finally:
+        spool.close()
+    spool = Spool(tmp_path / "spool.sqlite3")  # the table PC restarted
+    try:
+        again = started(spool)
+        _told(again, Counts(1, 1, 200))
+        assert not progressive.latch.faults, "the difference taken latched again after the restart"
+        assert again.refusal() is None
+        _lock(again, 2, 1)
+        _told(again, Counts(2, 2, 400))  # a new difference: 100 cents more again
+        assert [fault.code for fault in progressive.latch.faults] == [LINK_MISMATCH]
+    finally:
+        spool.close()
+
+
+def _refuse_writes(action: int, *_: object) -> int:
+    """SQLite's authorizer refusing every write, as a disk full or read-only refuses a statement."""
+    return sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE) else 0
 
 
 def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says_it_waits(clock):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,13 +20,9 @@ from croupier.floor_link.topics import Topics
 from devices.faults import SPOOL_UNWRITTEN_CODE
 from devices.linked import Counts, LinkedLevels
 from tests.links import run
-from tests.unit.test_linked_levels import Floor, _at, heard_open
+from tests.unit.test_linked_levels import Floor, _at, _refuse_writes, heard_open
 from tests.unit.test_progressive_rules import SUPERVISOR, Table
 from vocabulary.rules import RuleViolation
-
-
-def _refuse(action: int, *_: object) -> int:
-    return sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE) else 0
 
 
 @pytest.fixture
@@ -62,7 +57,7 @@ def test_a_contribution_the_spool_refuses_at_the_lock_is_owed_and_the_clear_wait
     async def scenario() -> None:
         await table.progressive.sync()
         table.cover(3)
-        spool._db.set_authorizer(_refuse)
+        spool._db.set_authorizer(_refuse_writes)
         locked = await table.progressive.lock()  # the controller locked: the table does not crash
         assert locked.locked and locked.count == 1
         assert link.owed == ["contribution"] and _unwritten(table)
@@ -86,7 +81,7 @@ def test_a_hit_waits_to_be_spooled_and_a_keyed_reset_and_a_void_are_sent_once_th
 
     async def scenario() -> None:
         progressive = await table.locked_round(3)
-        spool._db.set_authorizer(_refuse)
+        spool._db.set_authorizer(_refuse_writes)
         award = asyncio.create_task(progressive.award(1, 3))
         while link.owed != ["hit"]:
             await asyncio.sleep(0.01)
@@ -101,7 +96,7 @@ def test_a_hit_waits_to_be_spooled_and_a_keyed_reset_and_a_void_are_sent_once_th
                  "hits": [hit]}  # fmt: skip
         link.heard({"at": _at(), "levels": [level], "applied": None, "refused": []})
         assert (await asyncio.wait_for(award, 5)).amount_cents == 5000
-        spool._db.set_authorizer(_refuse)
+        spool._db.set_authorizer(_refuse_writes)
         await progressive.reset_level(1, table.controller.personality.reset_key)  # the step completes
         assert not (await progressive.driver.level(1)).frozen and link.owed == ["reset"]
         progressive.voided()
