@@ -159,8 +159,8 @@ class LinkedLevels:
         self.table, self.link, self.rates = table, link, dict(rates)
         self.heard_within, self.sender = heard_within, sender
         self.progressive: Progressive | None = None  # set by the progressive it is attached to
-        #: time.monotonic() when the controller published its last state (by the state's ``at``: a
-        #: retained one the broker kept after the floor stopped is as old as that)
+        #: time.monotonic() when the controller's last state was heard: a live one when it arrived, a
+        #: retained one (the broker kept it, maybe since the floor stopped) when its ``at`` says (``heard``)
         self.heard_at: float | None = None
         self.levels: dict[int, Mapping[str, Any]] = {}  # Any: the controller's JSON fields, by level
         self.applied = Counts()
@@ -407,14 +407,19 @@ class LinkedLevels:
         return int(mine[-1]["amount_cents"]) if mine else None
 
     # -- what the controller tells ------------------------------------------------------------
-    def heard(self, state: Mapping[str, Any]) -> None:  # Any: the controller's JSON fields
+    def heard(self, state: Mapping[str, Any], *, retained: bool = False) -> None:  # Any: JSON fields
         """The controller's state for this table (read against its schema): values, locks, what it
         applied of this table. One with an amount its level could not hold raises ValueError, saying
-        why, before anything of it is taken."""
+        why, before anything of it is taken. A live state (MQTT retain flag 0: the controller published
+        it while this table was subscribed) is the controller heard now, whatever the floor's clock
+        wrote in its ``at``; a ``retained`` one (the broker's copy, handed over at subscribe, perhaps
+        kept since the floor stopped) is as old as its ``at`` by this table's clock, so a floor that
+        stopped is not taken for heard. A floor clock behind the table's can then only delay the link
+        until the controller's next live state, never lock the wagers for good."""
         for told in state["levels"]:
             if told["level"] in self.rates:
                 self._check_amounts(told)
-        self.heard_at, self._refused = time.monotonic() - _age(state["at"]), None
+        self.heard_at, self._refused = time.monotonic() - (_age(state["at"]) if retained else 0.0), None
         self._link_levels = {told["level"] for told in state["levels"]}
         self._refused_hits = {told["number"]: told["reason"] for told in state["refused"]}
         was_locked = set(self.locked_levels)

@@ -17,6 +17,7 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import aiomqtt
 import pytest
 import structlog
 
@@ -155,13 +156,15 @@ def _at(ago: float = 0.0) -> str:
     return (datetime.now(UTC) - timedelta(seconds=ago)).isoformat(timespec="milliseconds")
 
 
-def _told(link: LinkedLevels, applied: Counts, rate: int = 500, ago: float = 0.0) -> None:
+def _told(
+    link: LinkedLevels, applied: Counts, rate: int = 500, ago: float = 0.0, retained: bool = False
+) -> None:
     level = {"level": 1, "rate_bp": rate, "reset_cents": 1000, "value_cents": 1000, "locked": False,
              "hits": []}  # fmt: skip
     body = {"spool": link.sender.identity, "number": applied.number, "contributions": applied.contributions,
             "wagered_cents": applied.wagered_cents}  # fmt: skip
     link.heard({"link": "c4p", "table": "T1", "at": _at(ago), "levels": [level], "applied": body,
-                "refused": []})
+                "refused": []}, retained=retained)
 
 
 def heard_open(link: LinkedLevels, rate_bp: int = 500) -> None:
@@ -393,6 +396,13 @@ def test_an_amount_the_level_could_not_hold_is_refused_and_the_link_not_heard(cl
     asyncio.run(heard())
 
 
+def _live(state: dict[str, object]) -> aiomqtt.Message:
+    """``state`` as the broker delivers one the controller publishes while the table is subscribed."""
+    payload = json.dumps(state).encode()
+    topic = "croupier/v1/main/link/c4p/table/T1"
+    return aiomqtt.Message(topic, payload, qos=1, retain=False, mid=1, properties=None)
+
+
 def test_a_state_not_what_the_floors_schema_says_is_logged_and_the_link_not_heard(clock):
     """The table reads the link controller's state against the floor's own link-state schema: a
     negative amount (or any other departure) is refused before the table takes anything of it."""
@@ -401,25 +411,40 @@ def test_a_state_not_what_the_floors_schema_says_is_logged_and_the_link_not_hear
     state = {"link": "c4p", "table": "T1", "at": _at(),
              "levels": [_level_told(1000, (-5,))], "applied": None, "refused": []}  # fmt: skip
     with structlog.testing.capture_logs() as logged:
-        _link_heard(link, json.dumps(state).encode(), Schemas())
+        _link_heard(link, _live(state), Schemas())
     assert [entry["event"] for entry in logged] == ["floor link: the link controller's state refused"]
     why = str(link.refusal())
     assert why.startswith("link c4p: the link controller's state refused: levels/0/hits/0/amount_cents: -5")
     assert link.hits(1) == [] and progressive.records[-1] == "linked_wagers_locked"
     state["levels"] = [_level_told(1000)]
-    _link_heard(link, json.dumps(state).encode(), Schemas())
+    _link_heard(link, _live(state), Schemas())
     assert link.refusal() is None
 
 
-def test_a_state_older_than_heard_within_is_not_the_controller_heard(clock):
+def test_a_retained_state_older_than_heard_within_is_not_the_controller_heard(clock):
     """A retained state the broker keeps after the floor stopped, delivered on a reconnect, is as
     old as its ``at``: the link is not up on it, and one heard is up only until it is that old."""
     link, _, _ = _linked()
-    _told(link, Counts(), ago=60)
+    _told(link, Counts(), ago=60, retained=True)
     assert link.refusal() == "link c4p: the link controller not heard within 3 s"
-    _told(link, Counts(), ago=2)
+    _told(link, Counts(), ago=2, retained=True)
     assert link.refusal() is None
     clock.now += 1.5  # 3.5 s after the controller published it
+    assert link.refusal() == "link c4p: the link controller not heard within 3 s"
+
+
+def test_a_live_state_is_heard_now_whatever_the_floors_clock_says(clock):
+    """The floor's clock a minute behind the table's: each live state (retain flag 0) is the
+    controller heard as it arrives, so the wagers are taken; the link is lost only when none has
+    come for ``heard_within`` seconds, by the table's own clock."""
+    link, _, _ = _linked()
+    _told(link, Counts(), ago=60)
+    assert link.refusal() is None
+    clock.now += 2.5
+    _told(link, Counts(), ago=62.5)
+    clock.now += 2.5
+    assert link.refusal() is None
+    clock.now += 1.0  # 3.5 s since the last live state
     assert link.refusal() == "link c4p: the link controller not heard within 3 s"
 
 
