@@ -709,6 +709,48 @@ def test_a_forged_link_state_cannot_hold_the_base_game():
     run(scenario(), 30)
 
 
+def test_a_hit_the_controller_refuses_ends_no_round_and_holds_the_table_for_the_keyed_reset():
+    """The round loop: a level 1 hit (three of a kind) the link controller refuses is recorded as an
+    irregularity, the round plays to its end (play_round does not raise), and the table holds for
+    the keyed reset of the level its own controller froze (decision 0044)."""
+
+    async def controller(link: LinkedLevels, sender: Sender) -> None:
+        """The link controller: it applies every message and refuses every hit, each 10 ms."""
+        while True:
+            sent_so_far = enumerate(sender.messages, 1)
+            hits = [(number, fields) for number, (event, fields) in sent_so_far if event == "hit"]
+            refused = [{"number": number, "level": fields["level"], "reason": "link c4p: refused here"}
+                       for number, fields in hits]  # fmt: skip
+            sent = sender.sent
+            applied = {"spool": "s1", "number": sent.number, "contributions": sent.contributions,
+                       "wagered_cents": sent.wagered_cents}  # fmt: skip
+            link.heard({"at": _at(), "levels": [_level_told(1000)], "applied": applied, "refused": refused})
+            await asyncio.sleep(0.01)
+
+    async def scenario() -> None:
+        every_line_level_1 = {"three_of_a_kind": 1, "two_pairs": 1, "straight": 1}
+        options = {"shuffler_seed": 3, "award_levels": every_line_level_1}
+        async with simulated_table("crazy-4-poker", name="T1", **options) as sim:
+            table = sim.table
+            sender = Sender()
+            link = LinkedLevels("T1", "c4p", {1: 500}, 60.0, sender)
+            table.progressive.attach(link)
+            told = asyncio.create_task(controller(link, sender))
+            playing = table_options("crazy-4-poker", sim)
+            players = simulated_players("crazy-4-poker", random.Random(5), **playing)
+            try:
+                while not table.progressive.irregularities:
+                    round_ = await asyncio.wait_for(table.play_round(players), 10)
+                    assert round_.state == COMPLETE
+            finally:
+                told.cancel()
+            [irregular] = table.progressive.irregularities
+            assert "the level 1 award not paid: link c4p: refused here" in irregular.detail
+            assert table.progressive.frozen_here == [1] and [e for e, _ in sender.messages].count("hit") == 1
+
+    run(scenario(), 60)
+
+
 @dataclasses.dataclass
 class _BeforeLockout(ControllerPersonality):
     """A controller whose firmware predates SetLockout: it answers UNKNOWN_COMMAND."""
