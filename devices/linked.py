@@ -21,7 +21,10 @@ jackpot is the link controller's, on the floor (decision 0039). This is what the
   game plays on: only a hit at this table, frozen by its own controller, holds it until the keyed
   reset here;
 - a round voided at this table, its wagers returned, is sent as a void: the controller withdraws
-  its contribution and takes any hit of it out of the order.
+  its contribution and takes any hit of it out of the order;
+- a message the spool cannot take (its disk full, read-only, failing) is owed, in order, and
+  FLOOR_SPOOL_UNWRITTEN latched, holding the table, until the spool takes it (``flush``): the step
+  that sent it is never undone nor failed by the spool.
 
 Every step is an equipment event of the progressive (decision 0027), so it is in the table's trail.
 """
