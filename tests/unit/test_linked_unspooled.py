@@ -3,7 +3,8 @@ here SQLite's own refusal, as a disk refuses a statement): the contribution at t
 after the award, the keyed reset after the controller's reset and a void are each kept owed, in
 order, FLOOR_SPOOL_UNWRITTEN latched, holding the table; each is sent once the spool takes it (on
 the link's next look, or at the supervisor's clear, which is refused while anything is owed), and
-the table's step that sent it never fails on the spool (decision 0039)."""
+the table's step that sent it never fails on the spool (decision 0039). A supervisor's clear of
+LINK_MISMATCH whose difference the spool cannot keep is refused, the fault staying."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from croupier.floor_link.spool import Spool
 from croupier.floor_link.topics import Topics
 from devices.faults import SPOOL_UNWRITTEN_CODE
 from devices.linked import Counts, LinkedLevels
+from devices.progressive_rules import LINK_MISMATCH
 from tests.links import run
 from tests.unit.test_linked_levels import Floor, _at, _refuse_writes, heard_open
 from tests.unit.test_progressive_rules import SUPERVISOR, Table
@@ -107,5 +109,29 @@ def test_a_hit_waits_to_be_spooled_and_a_keyed_reset_and_a_void_are_sent_once_th
         assert spool.linked_counts() == Counts(4, 0, 0)  # the void withdrew the round's contribution
         await progressive.clear(SPOOL_UNWRITTEN_CODE, SUPERVISOR)
         assert not _unwritten(table)
+
+    run(scenario(), 10)
+
+
+def test_a_clear_of_link_mismatch_the_spool_cannot_keep_is_refused_and_the_fault_stays(spool):
+    """The difference a supervisor's clear takes must outlive a restart (kept in the spool): one the
+    spool cannot keep is not taken, the clear refused naming why, LINK_MISMATCH still latched."""
+    table = Table()
+    link = _attached(table, spool)
+
+    async def scenario() -> None:
+        await table.progressive.sync()
+        level = {"level": 1, "rate_bp": 1000, "reset_cents": 1000, "value_cents": 1000, "locked": False,
+                 "hits": []}  # fmt: skip
+        applied = {"spool": spool.identity, "number": 2, "contributions": 1, "wagered_cents": 100}
+        link.heard({"at": _at(), "levels": [level], "applied": applied, "refused": []})  # more than sent
+        assert [fault.code for fault in table.progressive.latch.faults] == [LINK_MISMATCH]
+        spool._db.set_authorizer(_refuse_writes)
+        with pytest.raises(RuleViolation, match="LINK_MISMATCH stays: the difference not kept"):
+            await table.progressive.clear(LINK_MISMATCH, SUPERVISOR)
+        assert [fault.code for fault in table.progressive.latch.faults] == [LINK_MISMATCH]
+        spool._db.set_authorizer(None)
+        await table.progressive.clear(LINK_MISMATCH, SUPERVISOR)
+        assert not table.progressive.latch.faults and spool.linked_difference() == Counts(-2, -1, -100)
 
     run(scenario(), 10)
