@@ -26,6 +26,13 @@ LATCH_BLOCKS = Rule(
 #: progressive wagers until a supervisor clears it and holds nothing else, so that nothing the floor
 #: tells a table can stop its base game (decision 0039).
 LINK_ORIGIN = "link"
+#: The fault a message for the floor the table's spool could not take latches (its disk full,
+#: read-only, failing): the floor link's own messages and a linked progressive's alike.
+SPOOL_UNWRITTEN_CODE = "FLOOR_SPOOL_UNWRITTEN"
+SPOOL_UNWRITTEN = Rule(
+    "decision 0035",
+    "a message for the floor the table cannot spool holds the table until a supervisor clears it",
+)
 
 
 @dataclass(frozen=True)

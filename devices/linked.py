@@ -21,7 +21,10 @@ jackpot is the link controller's, on the floor (decision 0039). This is what the
   game plays on: only a hit at this table, frozen by its own controller, holds it until the keyed
   reset here;
 - a round voided at this table, its wagers returned, is sent as a void: the controller withdraws
-  its contribution and takes any hit of it out of the order.
+  its contribution and takes any hit of it out of the order;
+- a message the spool cannot take (its disk full, read-only, failing) is owed, in order, and
+  FLOOR_SPOOL_UNWRITTEN latched, holding the table, until the spool takes it (``flush``): the step
+  that sent it is never undone nor failed by the spool.
 
 Every step is an equipment event of the progressive (decision 0027), so it is in the table's trail.
 """
@@ -31,11 +34,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from devices.faults import LINK_ORIGIN, Fault
+from devices.faults import LINK_ORIGIN, SPOOL_UNWRITTEN, SPOOL_UNWRITTEN_CODE, Fault
 from devices.progressive_rules import (
     DEVICE_RECONCILED,
     KEYED_RESET,
@@ -69,6 +72,32 @@ class Counts:
         )
 
 
+class HitRefused(RuleViolation):
+    """A hit the link controller refused (a level it cannot pay, or one this table does not fund),
+    with its reason: the table's own controller froze the level already, so the round records it as
+    an irregularity and goes on, the table holding for that level's keyed reset (decision 0044)."""
+
+
+class Unspooled(Exception):
+    """The sender could not keep a link message (the spool's disk full, read-only or failing)."""
+
+
+@dataclass
+class _Owed:
+    """A link message kept until the spool takes it, in the order it was to be sent, with the
+    equipment record made once it is (``record``: its fields, the link number added)."""
+
+    event: str
+    fields: Mapping[str, object]
+    contribution: tuple[int, int] | None
+    withdrawal: tuple[int, int] | None
+    rule: Rule
+    kind: str
+    record: Mapping[str, object] = field(default_factory=dict)
+    sent: bool = False
+    number: int = 0  # its link number once sent; 0 when the spool had its round already
+
+
 class LinkSender(Protocol):
     """Where the table's link messages go: numbered, kept with the counts, delivered in order."""
 
@@ -90,7 +119,8 @@ class LinkSender(Protocol):
         (its controller round and the cents wagered) adds to the counts, once per round: a round
         sent already returns 0 and sends nothing. A withdrawal (the same, of a voided round) takes
         the last contribution off the counts, once, and only that round's: else 0, nothing sent;
-        with it, the device base (once taken) rises by its cents."""
+        with it, the device base (once taken) rises by its cents. Unspooled when it cannot keep the
+        message: nothing of it is sent or counted."""
 
     def counts(self) -> Counts:
         """What was sent so far."""
@@ -102,6 +132,14 @@ class LinkSender(Protocol):
 
     def take_device_base(self, cents: int) -> None:
         """Keep ``cents`` as the device base, durably with the counts."""
+
+    def difference(self) -> Counts:
+        """The difference (sent less applied) a supervisor's clear of LINK_MISMATCH last took on
+        this spool: kept across restarts, so the same difference does not latch again."""
+
+    def take_difference(self, difference: Counts, device_base: int | None) -> None:
+        """Keep ``difference`` as the one taken, and ``device_base`` (when the controller's meter
+        differed too) as the device base, in one transaction; Unspooled when it cannot."""
 
     def undelivered(self) -> int:
         """Link messages not yet acknowledged by the broker."""
@@ -124,8 +162,8 @@ class LinkedLevels:
         self.table, self.link, self.rates = table, link, dict(rates)
         self.heard_within, self.sender = heard_within, sender
         self.progressive: Progressive | None = None  # set by the progressive it is attached to
-        #: time.monotonic() when the controller published its last state (by the state's ``at``: a
-        #: retained one the broker kept after the floor stopped is as old as that)
+        #: time.monotonic() when the controller's last state was heard: a live one when it arrived, a
+        #: retained one (the broker kept it, maybe since the floor stopped) when its ``at`` says (``heard``)
         self.heard_at: float | None = None
         self.levels: dict[int, Mapping[str, Any]] = {}  # Any: the controller's JSON fields, by level
         self.applied = Counts()
@@ -135,13 +173,15 @@ class LinkedLevels:
         self._rates_problem: str | None = None
         self._short_since: float | None = None  # applied fewer than sent, nothing left to deliver
         self._resent_after: int | None = None  # the applied number the missing messages were resent after
-        self._offset = Counts()  # sent less applied, as a supervisor's clear of LINK_MISMATCH took it
+        self._offset = sender.difference()  # sent less applied, as a clear of LINK_MISMATCH took it
         self._reconciled = False  # since the link was last up: what was sent, all applied
         self._device_differs = False  # the controller's meter did not match what was sent (check_device)
         self._shown: dict[int, int] = {}  # the amount each level's sign was last told
         self._shows: set[asyncio.Task[None]] = set()
         self._link_levels: set[int] | None = None  # the levels the controller has, once heard
         self._refused_hits: dict[int, str] = {}  # this table's hits the controller refused, by number
+        self._owed: list[_Owed] = []  # link messages the spool could not take yet, in order (``flush``)
+        self._flushed = asyncio.Event()  # set whenever an owed message is sent
         #: What the table waits for on the link (the amount of its hit), if anything.
         self.awaiting: str | None = None
 
@@ -194,20 +234,19 @@ class LinkedLevels:
     def hits(self, level: int) -> list[Mapping[str, Any]]:  # Any: the controller's JSON fields
         return list(self.levels.get(level, {}).get("hits", []))
 
-    def contribute(self, locked: RoundState) -> int:
+    def contribute(self, locked: RoundState) -> _Owed | None:
         """The progressive wagers the controller accepted at the lock of its round ``locked``, sent
-        once for the round: its link number, or 0 when nothing was sent (none accepted, or the round
-        sent already)."""
+        once for the round (a round sent already: its link number 0), or owed while the spool cannot
+        take it (``flush``); None with none accepted."""
         if locked.count == 0:
-            return 0
+            return None
         wagered = locked.count * locked.wager_cents
         fields = {"round": locked.round, "count": locked.count, "wagered_cents": wagered}
-        number = self.sender.send(
-            "contribution", {**fields, "levels": sorted(self.rates)}, contribution=(locked.round, wagered)
-        )
-        if number:
-            self._notify(METERS_AGREE, "linked_contribution", number=number, **fields)
-        return number
+        owed = self._send(
+            _Owed("contribution", {**fields, "levels": sorted(self.rates)}, (locked.round, wagered), None,
+                  METERS_AGREE, "linked_contribution", fields)
+        )  # fmt: skip
+        return owed
 
     def check_device(self, controller: RoundState, in_cents: int) -> None:
         """What the controller itself accepted against what the link sent, whenever the controller
@@ -237,9 +276,10 @@ class LinkedLevels:
             self._notify(DEVICE_RECONCILED, "linked_device_checked", **fields)
             return
         if controller.locked and unsent == controller.count * controller.wager_cents:
-            number = self.contribute(controller)
-            if number:  # the locked round the table stopped before spooling
-                self._notify(DEVICE_RECONCILED, "linked_device_checked", sent_now=number, **fields)
+            owed = self.contribute(controller)
+            if owed is not None and (owed.number or not owed.sent):  # the locked round not spooled before
+                now = {"sent_now": owed.number} if owed.sent else {"owed": controller.round}
+                self._notify(DEVICE_RECONCILED, "linked_device_checked", **now, **fields)
                 return
         self._device_differs = True
         detail = (
@@ -260,9 +300,9 @@ class LinkedLevels:
         round this table last contributed: a round with no progressive wager has nothing to take."""
         wagered = voided.count * voided.wager_cents
         fields = {"round": voided.round, "wagered_cents": wagered}
-        number = self.sender.send("void", fields, withdrawal=(voided.round, wagered)) if wagered else 0
-        if number:
-            self._notify(METERS_AGREE, "linked_void", number=number, **fields)
+        if wagered:
+            withdrawal = (voided.round, wagered)
+            self._send(_Owed("void", fields, None, withdrawal, METERS_AGREE, "linked_void", fields))
 
     def require_level(self, level: int) -> None:
         """Before a hit of ``level`` is paid at the table: refused at once, naming the level and the
@@ -277,16 +317,24 @@ class LinkedLevels:
     async def hit(self, level: int, seat: int, round_: int) -> int:
         """Send a hit of ``level`` at ``seat`` and wait for the amount the controller froze for it,
         received in its order among every table's hits (the round waits, as for a supervisor); a
-        hit the controller refuses (a level it cannot pay) raises RuleViolation with its reason."""
-        number = self.sender.send("hit", {"level": level, "seat": seat, "round": round_})
-        self._notify(KEYED_RESET, "linked_hit", number=number, level=level, seat=seat, round=round_)
-        self.awaiting = f"link {self.link}: the amount of the level {level} hit at seat {seat}"
+        hit the controller refuses (a level it cannot pay) raises HitRefused with its reason. A hit
+        the spool cannot take yet is owed, and waited for until it is sent (``flush``)."""
+        fields = {"level": level, "seat": seat, "round": round_}
+        owed = self._send(_Owed("hit", fields, None, None, KEYED_RESET, "linked_hit", fields))
         try:
+            while not owed.sent:
+                self.awaiting = (
+                    f"link {self.link}: the level {level} hit at seat {seat} spooled ({SPOOL_UNWRITTEN_CODE})"
+                )
+                self._flushed.clear()
+                await self._flushed.wait()
+            number = owed.number
+            self.awaiting = f"link {self.link}: the amount of the level {level} hit at seat {seat}"
             while True:
                 refused = self._refused_hits.get(number)
                 if refused is not None:
                     self._notify(LINK_HEARD, "linked_hit_refused", number=number, level=level, reason=refused)
-                    raise RuleViolation(LINK_HEARD, refused)
+                    raise HitRefused(LINK_HEARD, refused)
                 for told in self.hits(level):
                     if told["table"] == self.table and told["number"] == number:
                         self._notify(
@@ -301,9 +349,50 @@ class LinkedLevels:
 
     def reset(self, level: int) -> None:
         """The keyed reset of this table's hit of ``level``: the controller lifts the level's lock
-        once every hit on it is reset."""
-        number = self.sender.send("reset", {"level": level})
-        self._notify(KEYED_RESET, "linked_reset", number=number, level=level)
+        once every hit on it is reset. One the spool cannot take yet is owed (``flush``)."""
+        fields = {"level": level}
+        self._send(_Owed("reset", fields, None, None, KEYED_RESET, "linked_reset", fields))
+
+    # -- what the spool could not take yet ------------------------------------------------------
+    def _send(self, owed: _Owed) -> _Owed:
+        """Send ``owed`` after whatever is owed before it, or keep it owed."""
+        self._owed.append(owed)
+        self.flush()
+        return owed
+
+    @property
+    def owed(self) -> list[str]:
+        """The link messages the spool has not taken yet, by event, in order."""
+        return [owed.event for owed in self._owed]
+
+    def flush(self) -> bool:
+        """Send what the spool could not take before, in order, each recorded as it is sent; whether
+        nothing is owed now. Tried on each look (every second) and at the supervisor's clear of
+        FLOOR_SPOOL_UNWRITTEN, which is refused while anything is owed. The first the spool refuses
+        latches FLOOR_SPOOL_UNWRITTEN, which holds the table: a contribution, hit, reset or void not
+        sent is not lost, and the table does not play on as if the link had it."""
+        while self._owed:
+            owed = self._owed[0]
+            try:
+                number = self.sender.send(
+                    owed.event, owed.fields, contribution=owed.contribution, withdrawal=owed.withdrawal
+                )
+            except Unspooled as exc:
+                detail = (
+                    f"link {self.link}: a {owed.event} message for the floor could not be spooled: {exc}; "
+                    "kept, and sent once the spool takes it"
+                )
+                assert self.progressive is not None
+                unwritten = Fault(SPOOL_UNWRITTEN_CODE, detail, SPOOL_UNWRITTEN.clause, "host")
+                if self.progressive.latch.latch(unwritten):
+                    self._notify(SPOOL_UNWRITTEN, "linked_unspooled", event=owed.event, reason=str(exc))
+                return False
+            self._owed.pop(0)
+            owed.sent, owed.number = True, number
+            if number:
+                self._notify(owed.rule, owed.kind, number=number, **owed.record)
+            self._flushed.set()
+        return True
 
     def value(self, level: int) -> int | None:
         """What the sign shows for a linked level not frozen here: the amount frozen for the first
@@ -321,14 +410,19 @@ class LinkedLevels:
         return int(mine[-1]["amount_cents"]) if mine else None
 
     # -- what the controller tells ------------------------------------------------------------
-    def heard(self, state: Mapping[str, Any]) -> None:  # Any: the controller's JSON fields
+    def heard(self, state: Mapping[str, Any], *, retained: bool = False) -> None:  # Any: JSON fields
         """The controller's state for this table (read against its schema): values, locks, what it
         applied of this table. One with an amount its level could not hold raises ValueError, saying
-        why, before anything of it is taken."""
+        why, before anything of it is taken. A live state (MQTT retain flag 0: the controller published
+        it while this table was subscribed) is the controller heard now, whatever the floor's clock
+        wrote in its ``at``; a ``retained`` one (the broker's copy, handed over at subscribe, perhaps
+        kept since the floor stopped) is as old as its ``at`` by this table's clock, so a floor that
+        stopped is not taken for heard. A floor clock behind the table's can then only delay the link
+        until the controller's next live state, never lock the wagers for good."""
         for told in state["levels"]:
             if told["level"] in self.rates:
                 self._check_amounts(told)
-        self.heard_at, self._refused = time.monotonic() - _age(state["at"]), None
+        self.heard_at, self._refused = time.monotonic() - (_age(state["at"]) if retained else 0.0), None
         self._link_levels = {told["level"] for told in state["levels"]}
         self._refused_hits = {told["number"]: told["reason"] for told in state["refused"]}
         was_locked = set(self.locked_levels)
@@ -382,7 +476,10 @@ class LinkedLevels:
         controller's sensors follow the refusal (``Progressive.follow_refusal``): called on each state
         heard and every second (the controller falling silent is noticed here). Once the
         link was lost, what the table sent must all be applied before a wager is taken again; while
-        it is up, a contribution on its way is not a difference."""
+        it is up, a contribution on its way is not a difference. What the spool could not take
+        before is sent first (``flush``)."""
+        if self._owed:
+            self.flush()
         self._reconcile()
         why = self.refusal()
         if why != self._locked:
@@ -397,21 +494,27 @@ class LinkedLevels:
         self.progressive.follow_refusal()  # the controller's sensors locked out or re-enabled to match
 
     def cleared(self) -> None:
-        """A supervisor cleared LINK_MISMATCH: the difference as it stands is taken (and recorded),
-        the controller's (``check_device``) too, and only a new one latches it again."""
-        self._offset = self.sender.counts() - self.applied
-        self._reconciled = True
+        """A supervisor clears LINK_MISMATCH: the difference as it stands is taken, the controller's
+        (``check_device``) too, kept on the spool in one transaction (so a restart does not latch the
+        same difference again) and recorded; only a new one latches it again. Unspooled when the
+        spool cannot keep it: nothing is taken, and the fault stays."""
         assert self.progressive is not None
-        levels = self.progressive.levels
+        sent, levels = self.sender.counts(), self.progressive.levels
+        offset, base = sent - self.applied, None
         if self._device_differs and levels:  # the controller's meter as it stands, too
+            base = levels[min(levels)].in_cents - sent.wagered_cents
+        self.sender.take_difference(offset, base)
+        self._offset, self._reconciled = offset, True
+        if base is not None:
             self._device_differs = False
-            in_cents = levels[min(levels)].in_cents
-            self.sender.take_device_base(in_cents - self.sender.counts().wagered_cents)
         self._notify(
             LINK_RECONCILED,
             "linked_reconciled",
             by="supervisor",
-            **_fields(self.sender.counts(), self.applied),
+            taken_number=offset.number,
+            taken_contributions=offset.contributions,
+            taken_cents=offset.wagered_cents,
+            **_fields(sent, self.applied),
         )
 
     def _reconcile(self) -> None:

@@ -25,8 +25,8 @@ import asyncio
 from transitions import EventData
 
 from devices.equipment import DEVICE_FAULT, Equipment, link_fault
-from devices.faults import Fault, FaultLatch
-from devices.linked import LinkedLevels
+from devices.faults import SPOOL_UNWRITTEN, SPOOL_UNWRITTEN_CODE, Fault, FaultLatch
+from devices.linked import HitRefused, LinkedLevels, Unspooled
 from devices.progressive_rules import (
     AWARD_TO_WAGER,
     CHIP_COUNT,
@@ -496,19 +496,37 @@ class Progressive(Equipment[ProgressiveDriver]):
         """Record the award, then read its level and show the win. The award is paid once recorded:
         a link lost after that is not the award's (asking it again would be refused as paid twice);
         the level is read and the win shown when the controller is back (``sync``). A linked
-        level pays what the link controller froze for this hit, once it has told it."""
+        level pays what the link controller froze for this hit, once it has told it. One the link
+        controller refuses (HitRefused) is not paid: its level, frozen by this table's controller at
+        the award, is read back so the table holds for its keyed reset as for any frozen level, and
+        the award is recorded as an irregularity citing the rule before the refusal is raised for the
+        round to go on (decision 0044)."""
         link = self._linked(level)
         if link is not None:
             assert self.round is not None
-            amount = await link.hit(level, seat, self.round.round)
+            try:
+                amount = await link.hit(level, seat, self.round.round)
+            except HitRefused as refused:
+                self.irregular(
+                    refused.rule,
+                    f"seat {seat}: the level {level} award not paid: {refused.detail}; the controller "
+                    f"froze the level at {result.amount_cents} cents: it holds until the keyed reset",
+                )
+                await self._read_level(level)
+                raise
             result = AwardResult(result.level, result.seat, amount, result.hit_number)
         self.jackpot_paid(seat=seat, award=result)
+        await self._read_level(level)
+        return result
+
+    async def _read_level(self, level: int) -> None:
+        """Read a level back after an award and show it; a link lost meanwhile is not the award's:
+        the level is read and shown when the controller is back (``sync``)."""
         try:
             self._keep(await self.driver.level(level))
         except (NotConnected, LinkLost, CommandTimeout):
-            return result
+            return
         await self._show(level)
-        return result
 
     def voided(self) -> None:
         """The round of this controller voided at the table (its wagers returned, the progressive
@@ -558,11 +576,20 @@ class Progressive(Equipment[ProgressiveDriver]):
         brought up to date; a fault the sign raised is cleared on the sign. LINK_LOST clears only
         with the controller back (Equipment.clear), which is then read again (``sync``): a round
         being dealt goes on being dealt, and one it had locked and the host had reconciled stays
-        reconciled, so betting opens on the next. LOCKOUT_FAILED: the sensors are told again."""
+        reconciled, so betting opens on the next. LOCKOUT_FAILED: the sensors are told again.
+        FLOOR_SPOOL_UNWRITTEN clears only once the link's messages the spool could not take are
+        spooled (``LinkedLevels.flush``, tried again here)."""
         fault = self.latch.authorise_clear(code, operator)
+        if code == SPOOL_UNWRITTEN_CODE and self.linked is not None and not self.linked.flush():
+            owed = ", ".join(self.linked.owed)
+            detail = f"{code} stays: link {self.linked.link}: not yet spooled: {owed}"
+            raise RuleViolation(SPOOL_UNWRITTEN, detail)
         if code == LINK_MISMATCH and self.linked is not None:
+            try:
+                self.linked.cleared()
+            except Unspooled as exc:  # the difference not kept: not taken, the fault stays
+                raise RuleViolation(SPOOL_UNWRITTEN, f"{code} stays: the difference not kept: {exc}") from exc
             self.latch.release(code)
-            self.linked.cleared()
             return
         if code == LOCKOUT_FAILED:  # the sensors told again at once: a failure latches it again
             self.latch.release(code)

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from croupier.floor_link import payloads
 from croupier.floor_link.spool import MakeLinked, Spool
-from devices.linked import Counts
+from croupier.state import StateError
+from devices.linked import Counts, Unspooled
 
 if TYPE_CHECKING:
     from croupier.floor_link.publisher import FloorLink
@@ -37,7 +38,10 @@ class SpoolSender:
         withdrawal: tuple[int, int] | None = None,
     ) -> int:
         plain = payloads.checked({"event": event, "link": self._link, "spool": self.identity, **fields})
-        number = self._spool.append_linked(self._topic, plain, self._message(), contribution, withdrawal)
+        try:
+            number = self._spool.append_linked(self._topic, plain, self._message(), contribution, withdrawal)
+        except StateError as exc:  # the spool's disk: the link keeps the message owed (devices.linked)
+            raise Unspooled(str(exc)) from exc
         self._floor.wake()
         return number
 
@@ -65,6 +69,15 @@ class SpoolSender:
 
     def take_device_base(self, cents: int) -> None:
         self._spool.take_device_base(cents)
+
+    def difference(self) -> Counts:
+        return self._spool.linked_difference()
+
+    def take_difference(self, difference: Counts, device_base: int | None) -> None:
+        try:
+            self._spool.take_difference(difference, device_base)
+        except StateError as exc:
+            raise Unspooled(str(exc)) from exc
 
     def undelivered(self) -> int:
         return self._spool.waiting(self._topic)

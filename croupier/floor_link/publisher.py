@@ -56,11 +56,10 @@ from croupier.service.table_service import TableService
 from croupier.state import StateError
 from croupier.tables.events import RoundEnded
 from croupier.tables.feeding import DeviceEventApplied
-from devices.faults import Fault, FaultLatched, FaultReleased
+from devices.faults import SPOOL_UNWRITTEN, SPOOL_UNWRITTEN_CODE, Fault, FaultLatched, FaultReleased
 from devices.linked import LinkedLevels
 from drivers.connection import StateChanged
 from vocabulary.events import Event, Events, Listener
-from vocabulary.rules import Rule
 
 log = structlog.get_logger("croupier.floor")
 
@@ -82,12 +81,6 @@ FLUSH = 2.0
 COUNTERS_EVERY = 60.0
 
 PROTOCOLS = {"5": aiomqtt.ProtocolVersion.V5, "3.1.1": aiomqtt.ProtocolVersion.V311}
-#: The fault a message the spool could not take latches.
-SPOOL_UNWRITTEN_CODE = "FLOOR_SPOOL_UNWRITTEN"
-SPOOL_UNWRITTEN = Rule(
-    "decision 0035",
-    "a message for the floor the table cannot spool holds the table until a supervisor clears it",
-)
 
 
 @dataclass(frozen=True)
@@ -552,7 +545,7 @@ class FloorLink:
                 and link_topic is not None
                 and message.topic.matches(link_topic)
             ):
-                _link_heard(linked, message.payload, schemas)
+                _link_heard(linked, message, schemas)
                 continue
             if message.topic.matches(self.topics.counted):
                 self._counted(message.payload)
@@ -565,12 +558,14 @@ class FloorLink:
             self._wake.set()
 
 
-def _link_heard(linked: LinkedLevels, payload: object, schemas: Schemas) -> None:
+def _link_heard(linked: LinkedLevels, message: aiomqtt.Message, schemas: Schemas) -> None:
     """The link controller's state for this table, checked against the floor's own schema
     (link-state) and its amounts against the levels (LinkedLevels.heard); one refused is logged and
-    the link is not heard (the progressive wagers lock) until a state is taken."""
+    the link is not heard (the progressive wagers lock) until a state is taken. Its MQTT retain flag
+    is set only on the broker's copy handed over at subscribe (the table subscribes without
+    retain-as-published): that one is judged by its age, a live one is heard now."""
     try:
-        linked.heard(schemas.read("link-state", payload))
+        linked.heard(schemas.read("link-state", message.payload), retained=bool(message.retain))
     except ValueError as exc:  # Malformed, or an amount its level could not hold
         log.error("floor link: the link controller's state refused", reason=str(exc))
         linked.refused(str(exc))

@@ -71,6 +71,8 @@ CREATE TABLE linked (
 
 #: A link message's payload from its sequence number and what is kept of it (croupier.floor_link.linked).
 MakeLinked = Callable[..., Mapping[str, object]]
+#: The fields of a difference a supervisor's clear of LINK_MISMATCH took, each kept in the ``link`` table.
+_DIFFERENCE = ("number", "contributions", "wagered_cents")
 #: The prefix of a counter's total in the ``link`` table.
 _TOTAL = "total:"
 
@@ -239,6 +241,20 @@ class Spool:
     def take_device_base(self, cents: int) -> None:
         with self._transaction():
             self._db.execute("INSERT OR REPLACE INTO link VALUES ('linked_device_base', ?)", (cents,))
+
+    def linked_difference(self) -> Counts:
+        """The difference (sent less applied) a supervisor's clear of LINK_MISMATCH last took."""
+        kept = self._link_values()
+        return Counts(*(kept.get(f"linked_taken_{name}", 0) for name in _DIFFERENCE))
+
+    def take_difference(self, difference: Counts, device_base: int | None) -> None:
+        """A supervisor's clear of LINK_MISMATCH: the difference taken and, when the controller's
+        meter differed too, the device base taken afresh, in one transaction (decisions 0039, 0043)."""
+        taken = {f"linked_taken_{name}": getattr(difference, name) for name in _DIFFERENCE}
+        if device_base is not None:
+            taken["linked_device_base"] = device_base
+        with self._transaction():
+            self._db.executemany("INSERT OR REPLACE INTO link VALUES (?, ?)", taken.items())
 
     def waiting(self, topic: str) -> int:
         """The messages on ``topic`` not yet confirmed by the floor."""

@@ -44,6 +44,7 @@ from croupier.tables.game_kept import GameKept
 from croupier.tables.holding import SupervisorHolds
 from croupier.tables.registry import Connections, Options, TableKind
 from devices.equipment import Equipment
+from devices.linked import HitRefused
 from devices.progressive import LOCKED, Progressive
 from devices.progressive_rules import AWARD_TO_WAGER, CHIP_COUNT, KEYED_RESET, LINK_HEARD, NO_MORE_BETS
 from devices.shuffler import Batch, Shuffler
@@ -416,7 +417,8 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
         """Each seat plays or folds; the sealed order opens the hands, or without one the dealer
         reports each hand a wager is settled on; wagers settle; the awards are paid through the
         progressive controller, each to a seat whose wager it accepted at the lock (one it refused,
-        its sensors locked out or failed, is recorded as an irregularity, not paid). A hand not
+        its sensors locked out or failed, is recorded as an irregularity, not paid, as is one the link
+        controller refuses, its level frozen until the keyed reset: decision 0044). A hand not
         reported holds the round (657a.1 Hand): on a supervisor's CONTINUE the dealer is asked for
         it again, and the round settles once known."""
         for seat in sorted(round_.positions):
@@ -442,7 +444,10 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
                     "or the seat's sensor failed)",
                 )
                 continue
-            result = await self._awarded(self.award_levels.get(line, 1), seat)
+            try:
+                result = await self._awarded(self.award_levels.get(line, 1), seat)
+            except HitRefused:  # recorded as an irregularity; the level holds for its keyed reset
+                continue
             self._give(round_, AwardPaid(seat, result.level, result.amount_cents, result.hit_number))
             self.log.info("progressive award", seat=seat, hand=line, cents=result.amount_cents)
 

@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from croupier.floor_link.linked import SpoolSender
@@ -37,23 +36,11 @@ from firmware_sim.multidrop import MultidropBus
 from firmware_sim.ports.pty import PtyPort
 from firmware_sim.progressive import ControllerPersonality, SignPersonality
 from tests.links import FAST, run
-from tests.unit.test_linked_levels import heard_open
+from tests.unit.test_linked_levels import Floor, heard_open
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTROLLER, SIGN = 0x10, 0x11
 STOPPED = 9  # the table process's exit status when stopped between the lock and the spool
-
-
-@dataclass
-class _Floor:
-    """What the spool's sender asks of the floor link: the table's topics and whether the broker is
-    connected (here, always: the broker is not what is tested); a message spooled wakes nothing."""
-
-    topics: Topics
-    connected: bool = True
-
-    def wake(self) -> None:
-        """Nothing to deliver to: the spool itself is what is read."""
 
 
 @contextlib.asynccontextmanager
@@ -85,7 +72,7 @@ async def table_host(
         for conn in links:
             await conn.wait_ready(5.0)
         progressive = Progressive(ProgressiveDriver(links[0]), MeterSignDriver(links[1]), win_deadline=1.0)
-        sender = SpoolSender(_Floor(Topics("casino-1", "T1")), kept, "c4p")  # type: ignore[arg-type]
+        sender = SpoolSender(Floor(Topics("casino-1", "T1")), kept, "c4p")  # type: ignore[arg-type]
         link = LinkedLevels("T1", "c4p", {1: 500}, 30.0, sender)
         progressive.attach(link)
         if void_owed:

@@ -13,9 +13,11 @@ import asyncio
 import dataclasses
 import json
 import random
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import aiomqtt
 import pytest
 import structlog
 
@@ -23,14 +25,16 @@ from croupier.config import DEFAULT_TABLE_CONFIG, load_table_config
 from croupier.config.linked import read_table_link
 from croupier.config.section import Section
 from croupier.errors import ConfigError
+from croupier.floor_link.linked import SpoolSender
 from croupier.floor_link.messages import Schemas
 from croupier.floor_link.publisher import _link_heard
 from croupier.floor_link.spool import Spool
+from croupier.floor_link.topics import Topics
 from croupier.service.journal import ROUND_CUT_OFF_CODE
 from croupier.service.table_service import supervisor_clear
 from devices import progressive as device
 from devices.faults import Fault, FaultLatch
-from devices.linked import Counts, LinkedLevels
+from devices.linked import Counts, HitRefused, LinkedLevels, Unspooled
 from devices.progressive_rules import LINK_MISMATCH, LOCKOUT_FAILED
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.meter_sign import Shown
@@ -54,6 +58,7 @@ class Sender:
         self.waiting = 0
         self.resent: list[int] = []
         self.base: int | None = None
+        self.taken = Counts()  # the difference a supervisor's clear took, kept (the spool's)
         self.messages: list[tuple[str, dict[str, object]]] = []  # each message sent: its event, its fields
 
     def send(self, event, fields, *, contribution=None, withdrawal=None):
@@ -88,6 +93,26 @@ class Sender:
 
     def take_device_base(self, cents):
         self.base = cents
+
+    def difference(self):
+        return self.taken
+
+    def take_difference(self, difference, device_base):
+        self.taken = difference
+        if device_base is not None:
+            self.base = device_base
+
+
+@dataclasses.dataclass
+class Floor:
+    """What the spool's sender asks of the floor link: the table's topics and whether the broker is
+    connected (here, always: the broker is not what is tested); a message spooled wakes nothing."""
+
+    topics: Topics
+    connected: bool = True
+
+    def wake(self) -> None:
+        """Nothing to deliver to: the spool itself is what is read."""
 
 
 class Progressive:
@@ -131,13 +156,15 @@ def _at(ago: float = 0.0) -> str:
     return (datetime.now(UTC) - timedelta(seconds=ago)).isoformat(timespec="milliseconds")
 
 
-def _told(link: LinkedLevels, applied: Counts, rate: int = 500, ago: float = 0.0) -> None:
+def _told(
+    link: LinkedLevels, applied: Counts, rate: int = 500, ago: float = 0.0, retained: bool = False
+) -> None:
     level = {"level": 1, "rate_bp": rate, "reset_cents": 1000, "value_cents": 1000, "locked": False,
              "hits": []}  # fmt: skip
-    body = {"spool": "s1", "number": applied.number, "contributions": applied.contributions,
+    body = {"spool": link.sender.identity, "number": applied.number, "contributions": applied.contributions,
             "wagered_cents": applied.wagered_cents}  # fmt: skip
     link.heard({"link": "c4p", "table": "T1", "at": _at(ago), "levels": [level], "applied": body,
-                "refused": []})
+                "refused": []}, retained=retained)
 
 
 def heard_open(link: LinkedLevels, rate_bp: int = 500) -> None:
@@ -188,7 +215,7 @@ def test_a_contribution_on_its_way_is_no_difference_but_after_a_loss_all_must_be
 
 def test_one_round_is_contributed_once(clock):
     link, sender, _ = _linked()
-    sender.send = lambda event, fields, *, contribution=None: 0  # the spool had the round already
+    sender.send = lambda event, fields, **_: 0  # the spool had the round already
     _lock(link, 1, 3)
     assert sender.sent == Counts()
 
@@ -223,6 +250,54 @@ def test_more_applied_than_sent_latches_at_once_and_a_supervisors_clear_takes_th
     _lock(link, 2, 1)
     _told(link, Counts(2, 2, 300))
     assert link.refusal() is None and not progressive.latch
+
+
+def test_a_cleared_difference_stays_taken_after_the_table_restarts(clock, tmp_path):
+    """The supervisor's clear takes the difference as it stands, kept in the spool in one transaction
+    (with the controller's device base when its meter differed too): the table PC restarted on the
+    same spool, with the controller's state unchanged, does not latch the same difference again; a
+    new one does. A spool that cannot keep it refuses the clear, the fault staying."""
+    progressive = Progressive()
+
+    def started(spool: Spool) -> LinkedLevels:
+        sender = SpoolSender(Floor(Topics("casino-1", "T1")), spool, "c4p")  # type: ignore[arg-type]
+        link = LinkedLevels("T1", "c4p", {1: 500}, 3.0, sender)
+        link.progressive = progressive  # type: ignore[assignment]
+        return link
+
+    spool = Spool(tmp_path / "spool.sqlite3")
+    try:
+        link = started(spool)
+        _told(link, Counts())
+        _lock(link, 1, 1)
+        _told(link, Counts(1, 1, 200))  # the controller applied 100 cents more than the table sent
+        assert [fault.code for fault in progressive.latch.faults] == [LINK_MISMATCH]
+        spool._db.set_authorizer(_refuse_writes)
+        with pytest.raises(Unspooled):
+            link.cleared()
+        spool._db.set_authorizer(None)
+        link.cleared()
+        progressive.latch.release(LINK_MISMATCH)
+        _told(link, Counts(1, 1, 200))
+        assert not progressive.latch.faults
+    finally:
+        spool.close()
+    spool = Spool(tmp_path / "spool.sqlite3")  # the table PC restarted
+    try:
+        again = started(spool)
+        _told(again, Counts(1, 1, 200))
+        assert not progressive.latch.faults, "the difference taken latched again after the restart"
+        assert again.refusal() is None
+        _lock(again, 2, 1)
+        _told(again, Counts(2, 2, 400))  # a new difference: 100 cents more again
+        assert [fault.code for fault in progressive.latch.faults] == [LINK_MISMATCH]
+    finally:
+        spool.close()
+
+
+def _refuse_writes(action: int, *_: object) -> int:
+    """SQLite's authorizer refusing every write, as a disk full or read-only refuses a statement."""
+    return sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE) else 0
 
 
 def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says_it_waits(clock):
@@ -321,6 +396,13 @@ def test_an_amount_the_level_could_not_hold_is_refused_and_the_link_not_heard(cl
     asyncio.run(heard())
 
 
+def _live(state: dict[str, object]) -> aiomqtt.Message:
+    """``state`` as the broker delivers one the controller publishes while the table is subscribed."""
+    payload = json.dumps(state).encode()
+    topic = "croupier/v1/main/link/c4p/table/T1"
+    return aiomqtt.Message(topic, payload, qos=1, retain=False, mid=1, properties=None)
+
+
 def test_a_state_not_what_the_floors_schema_says_is_logged_and_the_link_not_heard(clock):
     """The table reads the link controller's state against the floor's own link-state schema: a
     negative amount (or any other departure) is refused before the table takes anything of it."""
@@ -329,25 +411,40 @@ def test_a_state_not_what_the_floors_schema_says_is_logged_and_the_link_not_hear
     state = {"link": "c4p", "table": "T1", "at": _at(),
              "levels": [_level_told(1000, (-5,))], "applied": None, "refused": []}  # fmt: skip
     with structlog.testing.capture_logs() as logged:
-        _link_heard(link, json.dumps(state).encode(), Schemas())
+        _link_heard(link, _live(state), Schemas())
     assert [entry["event"] for entry in logged] == ["floor link: the link controller's state refused"]
     why = str(link.refusal())
     assert why.startswith("link c4p: the link controller's state refused: levels/0/hits/0/amount_cents: -5")
     assert link.hits(1) == [] and progressive.records[-1] == "linked_wagers_locked"
     state["levels"] = [_level_told(1000)]
-    _link_heard(link, json.dumps(state).encode(), Schemas())
+    _link_heard(link, _live(state), Schemas())
     assert link.refusal() is None
 
 
-def test_a_state_older_than_heard_within_is_not_the_controller_heard(clock):
+def test_a_retained_state_older_than_heard_within_is_not_the_controller_heard(clock):
     """A retained state the broker keeps after the floor stopped, delivered on a reconnect, is as
     old as its ``at``: the link is not up on it, and one heard is up only until it is that old."""
     link, _, _ = _linked()
-    _told(link, Counts(), ago=60)
+    _told(link, Counts(), ago=60, retained=True)
     assert link.refusal() == "link c4p: the link controller not heard within 3 s"
-    _told(link, Counts(), ago=2)
+    _told(link, Counts(), ago=2, retained=True)
     assert link.refusal() is None
     clock.now += 1.5  # 3.5 s after the controller published it
+    assert link.refusal() == "link c4p: the link controller not heard within 3 s"
+
+
+def test_a_live_state_is_heard_now_whatever_the_floors_clock_says(clock):
+    """The floor's clock a minute behind the table's: each live state (retain flag 0) is the
+    controller heard as it arrives, so the wagers are taken; the link is lost only when none has
+    come for ``heard_within`` seconds, by the table's own clock."""
+    link, _, _ = _linked()
+    _told(link, Counts(), ago=60)
+    assert link.refusal() is None
+    clock.now += 2.5
+    _told(link, Counts(), ago=62.5)
+    clock.now += 2.5
+    assert link.refusal() is None
+    clock.now += 1.0  # 3.5 s since the last live state
     assert link.refusal() == "link c4p: the link controller not heard within 3 s"
 
 
@@ -474,6 +571,46 @@ def test_a_hit_the_controller_refuses_ends_the_wait_with_its_reason(clock):
     asyncio.run(scenario())
 
 
+def test_a_hit_the_controller_refuses_is_an_irregularity_and_its_level_holds_for_the_keyed_reset():
+    """The table's controller froze the level at the award, before the link controller refused the
+    hit: the table reads the level back, so it holds for the keyed reset as for any frozen level, the
+    award recorded as an irregularity citing its rule; after the reset the next round opens."""
+    table = Table()
+
+    async def scenario() -> None:
+        sender = Sender()
+        link = LinkedLevels("T1", "c4p", {1: 1000}, 30.0, sender)
+        table.progressive.attach(link)
+        level = {"level": 1, "rate_bp": 1000, "reset_cents": 1_000_000, "value_cents": 1_000_000,
+                 "locked": False, "hits": []}  # fmt: skip
+        link.heard({"at": _at(), "levels": [level], "applied": None, "refused": []})
+        progressive = await table.locked_round(3)
+        reason = "link c4p: a hit on level 1 refused: the table does not fund it"
+
+        async def refuse_when_sent() -> None:
+            while link.awaiting is None:
+                await asyncio.sleep(0.01)
+            refused = [{"number": sender.sent.number, "level": 1, "reason": reason}]
+            link.heard({"at": _at(), "levels": [level], "applied": None, "refused": refused})
+
+        refuser = asyncio.create_task(refuse_when_sent())
+        with pytest.raises(HitRefused, match=reason):
+            await progressive.award(1, 3)
+        await refuser
+        assert (await progressive.driver.level(1)).frozen and progressive.frozen_here == [1]
+        assert 1 not in progressive.wins
+        [irregular] = progressive.irregularities
+        assert irregular.rule.clause == "decision 0039"
+        assert "seat 3: the level 1 award not paid" in irregular.detail
+        with pytest.raises(RuleViolation, match="keyed reset comes first"):
+            await progressive.open_round()
+        await progressive.reset_level(1, table.controller.personality.reset_key)
+        assert not (await progressive.driver.level(1)).frozen
+        await progressive.open_round()
+
+    run(scenario(), 10)
+
+
 def test_clearing_a_cut_off_round_voids_it_on_the_link_once_its_controller_is_read():
     """The supervisor clears ROUND_CUT_OFF, having returned the cut-off round's wagers by hand: the
     round the table's controller locked before the restart, read back from it, is withdrawn from the
@@ -570,6 +707,48 @@ def test_a_forged_link_state_cannot_hold_the_base_game():
             assert table.progressive.frozen_levels == [1] and table.progressive.frozen_here == []
 
     run(scenario(), 30)
+
+
+def test_a_hit_the_controller_refuses_ends_no_round_and_holds_the_table_for_the_keyed_reset():
+    """The round loop: a level 1 hit (three of a kind) the link controller refuses is recorded as an
+    irregularity, the round plays to its end (play_round does not raise), and the table holds for
+    the keyed reset of the level its own controller froze (decision 0044)."""
+
+    async def controller(link: LinkedLevels, sender: Sender) -> None:
+        """The link controller: it applies every message and refuses every hit, each 10 ms."""
+        while True:
+            sent_so_far = enumerate(sender.messages, 1)
+            hits = [(number, fields) for number, (event, fields) in sent_so_far if event == "hit"]
+            refused = [{"number": number, "level": fields["level"], "reason": "link c4p: refused here"}
+                       for number, fields in hits]  # fmt: skip
+            sent = sender.sent
+            applied = {"spool": "s1", "number": sent.number, "contributions": sent.contributions,
+                       "wagered_cents": sent.wagered_cents}  # fmt: skip
+            link.heard({"at": _at(), "levels": [_level_told(1000)], "applied": applied, "refused": refused})
+            await asyncio.sleep(0.01)
+
+    async def scenario() -> None:
+        every_line_level_1 = {"three_of_a_kind": 1, "two_pairs": 1, "straight": 1}
+        options = {"shuffler_seed": 3, "award_levels": every_line_level_1}
+        async with simulated_table("crazy-4-poker", name="T1", **options) as sim:
+            table = sim.table
+            sender = Sender()
+            link = LinkedLevels("T1", "c4p", {1: 500}, 60.0, sender)
+            table.progressive.attach(link)
+            told = asyncio.create_task(controller(link, sender))
+            playing = table_options("crazy-4-poker", sim)
+            players = simulated_players("crazy-4-poker", random.Random(5), **playing)
+            try:
+                while not table.progressive.irregularities:
+                    round_ = await asyncio.wait_for(table.play_round(players), 10)
+                    assert round_.state == COMPLETE
+            finally:
+                told.cancel()
+            [irregular] = table.progressive.irregularities
+            assert "the level 1 award not paid: link c4p: refused here" in irregular.detail
+            assert table.progressive.frozen_here == [1] and [e for e, _ in sender.messages].count("hit") == 1
+
+    run(scenario(), 60)
 
 
 @dataclasses.dataclass
