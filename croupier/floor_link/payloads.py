@@ -26,13 +26,12 @@ Body = dict[str, Plain]
 
 #: A card's face written in text, standing apart from the letters and digits around it, in either
 #: case (a firmware writes ``AS`` or ``qd`` as readily as Croupier writes ``As``: vocabulary.cards):
-#: a rank (``10`` for a ten) and a suit's letter or sign, a cover card (``Xr``), or in words
-#: ("queen of hearts").
+#: a rank (``10`` for a ten) and a suit's letter or sign, or a cover card (``Xr``), alone or run
+#: together with others (``AsKd``, ``A♠K♦``: withheld as one); or in words ("queen of hearts").
+_FACE = r"(?:(?:10|[2-9tjqka])[cdhs\u2660-\u2667]|x[rb])"
+_WORDS = r"(?:ace|king|queen|jack|ten|nine|eight|seven|six|five|four|three|two|[2-9]|10)s?\s+of\s+"
 CARD_TEXT = re.compile(
-    r"(?<![0-9a-z])(?:(?:10|[2-9tjqka])[cdhs\u2660-\u2667]|x[rb]"
-    r"|(?:ace|king|queen|jack|ten|nine|eight|seven|six|five|four|three|two|[2-9]|10)s?\s+of\s+"
-    r"(?:spades|hearts|diamonds|clubs))(?![0-9a-z])",
-    re.IGNORECASE,
+    rf"(?<![0-9a-z])(?:{_FACE}+|{_WORDS}(?:spades|hearts|diamonds|clubs))(?![0-9a-z])", re.IGNORECASE
 )
 #: What stands in text for a card face withheld.
 WITHHELD = "[card]"

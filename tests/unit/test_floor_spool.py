@@ -99,13 +99,15 @@ def test_a_card_written_in_a_faults_text_is_withheld_and_the_fault_still_goes():
     body = {
         "event": "latched", "code": "MISREAD", "clause": "decision 0017",
         "detail": "misread As (expected 10h, then Td,Xr; Q\u2660 seen) at 9c",
-        "links": {"shoe": {"last_error": ["jam near 7d", "read AS, KH,10S; card:QD; queen of Hearts"]}},
+        "links": {"shoe": {"last_error": [
+            "jam near 7d", "read AS, KH,10S; card:QD; queen of Hearts", "misread AsKdQh, A\u2660K\u2666",
+        ]}},
     }  # fmt: skip
     assert checked(body) == {
         "event": "latched", "code": "MISREAD", "clause": "decision 0017",
         "detail": "misread [card] (expected [card], then [card],[card]; [card] seen) at [card]",
         "links": {"shoe": {"last_error": [
-            "jam near [card]", "read [card], [card],[card]; card:[card]; [card]",
+            "jam near [card]", "read [card], [card],[card]; card:[card]; [card]", "misread [card], [card]",
         ]}},
     }  # fmt: skip
     plain = {"detail": "ASCII array of 10 cards, AS400, Ace of 3dB, T1-000001.jsonl", "hash": "a3d" * 21}
