@@ -81,6 +81,9 @@ class Sender:
     def undelivered(self):
         return self.waiting
 
+    def unapplied(self):
+        return []
+
     def resend(self, after):
         self.resent.append(after)
         return self.sent.number - after
@@ -311,8 +314,10 @@ def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says
         await asyncio.sleep(0)
         waiting = link.awaiting
         hits = [
-            {"order": 1, "table": "T2", "number": 7, "seat": 1, "round": 3, "amount_cents": 1500},
-            {"order": 2, "table": "T1", "number": 1, "seat": 4, "round": 9, "amount_cents": 1000},
+            {"order": 1, "table": "T2", "number": 7, "seat": 1, "round": 3, "amount_cents": 1500,
+             "spool": "s2"},
+            {"order": 2, "table": "T1", "number": 1, "seat": 4, "round": 9, "amount_cents": 1000,
+             "spool": "s1"},
         ]
         level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": True,
                  "hits": hits}  # fmt: skip
@@ -356,7 +361,8 @@ def test_a_link_at_a_table_without_a_progressive_is_refused(tmp_path):
 
 
 def _level_told(value: int, amounts: tuple[int, ...] = ()) -> dict[str, object]:
-    hits = [{"order": n, "table": "T2", "number": n, "seat": 1, "round": 1, "amount_cents": amount}
+    hits = [{"order": n, "table": "T2", "number": n, "seat": 1, "round": 1, "amount_cents": amount,
+             "spool": "s1"}
             for n, amount in enumerate(amounts, 1)]  # fmt: skip
     return {"level": 1, "rate_bp": 500, "reset_cents": 1000, "limit_cents": 10**9, "value_cents": value,
             "overflow_cents": 0, "locked": bool(hits), "hits": hits}  # fmt: skip
@@ -461,7 +467,8 @@ def test_a_table_restarted_mid_hit_shows_the_amount_the_link_froze_not_its_own_m
 
     def state(amount: int | None) -> dict[str, object]:
         hits = [] if amount is None else [
-            {"order": 1, "table": "T1", "number": 2, "seat": 3, "round": 1, "amount_cents": amount}
+            {"order": 1, "table": "T1", "number": 2, "seat": 3, "round": 1, "amount_cents": amount,
+             "spool": "s1"}
         ]  # fmt: skip
         level = {"level": 1, "rate_bp": 1000, "reset_cents": 1_000_000, "value_cents": 1_000_000,
                  "locked": bool(hits), "hits": hits}  # fmt: skip
@@ -654,7 +661,8 @@ def test_clearing_a_cut_off_round_voids_it_on_the_link_once_its_controller_is_re
 def _locked_by(*hits: tuple[str, int], applied: int = 0) -> dict[str, object]:
     """A state in which each of ``hits`` (a table and a seat) locks level 1, in that order, and
     ``applied`` link messages of this table were applied."""
-    told = [{"order": order, "table": table, "number": order, "seat": seat, "round": 1, "amount_cents": 1500}
+    told = [{"order": order, "table": table, "number": order, "seat": seat, "round": 1, "amount_cents": 1500,
+             "spool": "s1"}
             for order, (table, seat) in enumerate(hits, 1)]  # fmt: skip
     level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": bool(told),
              "hits": told}  # fmt: skip
