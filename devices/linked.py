@@ -144,6 +144,10 @@ class LinkSender(Protocol):
     def undelivered(self) -> int:
         """Link messages not yet acknowledged by the broker."""
 
+    def unapplied(self) -> list[Mapping[str, object]]:
+        """The link messages sent that the controller has not yet said it applied (each kept until it
+        does, with its ``event``, ``number`` and fields), in order."""
+
     def resend(self, after: int) -> int:
         """Send again every link message numbered above ``after`` (the controller applies each once
         by its number); how many."""
@@ -182,6 +186,9 @@ class LinkedLevels:
         self._refused_hits: dict[int, str] = {}  # this table's hits the controller refused, by number
         self._owed: list[_Owed] = []  # link messages the spool could not take yet, in order (``flush``)
         self._flushed = asyncio.Event()  # set whenever an owed message is sent
+        #: The link number sent before this start: a hit at or below it was sent by a run before this
+        #: one, whose owed keyed reset a stop may have lost (``_resets_owed``).
+        self._started = sender.counts().number
         #: What the table waits for on the link (the amount of its hit), if anything.
         self.awaiting: str | None = None
 
@@ -394,6 +401,49 @@ class LinkedLevels:
             self._flushed.set()
         return True
 
+    def _resets_owed(self) -> None:
+        """The keyed reset a stop lost, sent (on each look, so once the controller was read and the
+        link controller heard after a start): each hit of this table and spool sent before this start
+        that the link still holds, on a level this table's controller does not keep frozen. The
+        controller froze the level at that hit's award and only its key releases it, so the key was
+        turned here and the reset was owed when the table stopped (a message the spool could not take
+        lives in memory only); without it the level would stay locked at every linked table for good.
+        Not sent:
+
+        - while the controller is frozen on the level: its key not turned, for that hit or a newer
+          one; the reset sent when it is turned lifts every hit of this table on the level at the
+          link, so nothing else is owed for an older one;
+        - while a hit of this start on the level is held or on its way: the controller froze for that
+          one, and a reset now would lift it too;
+        - while a reset of the level is on its way (kept in the spool until applied, or owed): the
+          link applies each message by its number, and two would be one too many;
+        - while DEVICE_SWAPPED is latched: the unit answering is not the one that froze the level and
+          says nothing of its key. Once a supervisor accepts it as the table's unit (the clear), the
+          table no longer holds for the old unit's level, and the link is told so the same way."""
+        progressive = self.progressive
+        assert progressive is not None
+        if self.heard_at is None or any(fault.code == "DEVICE_SWAPPED" for fault in progressive.latch.faults):
+            return
+        on_way: list[tuple[object, object]] | None = None
+        for level in sorted(self.levels):
+            mine = [hit for hit in self.hits(level)
+                    if hit["table"] == self.table and hit["spool"] == self.sender.identity]  # fmt: skip
+            before = [hit for hit in mine if hit["number"] <= self._started]
+            info = progressive.levels.get(level)
+            if not before or len(before) < len(mine) or info is None or info.frozen:
+                continue
+            if on_way is None:  # read only when a reset may be owed, not on every look
+                on_way = [(owed.event, owed.fields.get("level")) for owed in self._owed]
+                on_way += [(kept.get("event"), kept.get("level")) for kept in self.sender.unapplied()]
+            if ("hit", level) in on_way or ("reset", level) in on_way:
+                continue
+            self._notify(
+                KEYED_RESET, "linked_reset_owed", level=level,
+                hits=[{"number": hit["number"], "order": hit["order"], "seat": hit["seat"],
+                       "round": hit["round"]} for hit in before],
+            )  # fmt: skip
+            self.reset(level)
+
     def value(self, level: int) -> int | None:
         """What the sign shows for a linked level not frozen here: the amount frozen for the first
         hit while a hit locks it, else its value; None before the controller is heard."""
@@ -480,6 +530,7 @@ class LinkedLevels:
         before is sent first (``flush``)."""
         if self._owed:
             self.flush()
+        self._resets_owed()
         self._reconcile()
         why = self.refusal()
         if why != self._locked:

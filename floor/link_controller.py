@@ -37,7 +37,9 @@ the link does not have, or the table never funded, is refused and the table told
 
 The controller publishes each table's view of the link, retained, on the one topic that table may
 read (``croupier/v1/GROUP/link/LINK/table/TABLE``): each level's value, rate, reset value and the
-hits that lock it, and what it applied of that table (for the table's reconciliation). It publishes
+hits that lock it (each with the spool it came from, its round's contribution's: a table restarted
+finds its own hits whose keyed reset it owes, devices.linked), and what it applied of that table (for
+the table's reconciliation). It publishes
 after every change and every ``heartbeat`` seconds, so a table that stops hearing it knows the
 link is gone.
 """
@@ -429,10 +431,13 @@ class LinkController:
                     "seat": seat,
                     "round": round_,
                     "amount_cents": amount,
+                    "spool": spool,
                 }
-                for order, name, number, seat, round_, amount in self.store.run(
-                    "SELECT ord, name, number, seat, round, amount_cents FROM link_hits "
-                    "WHERE link = ? AND level = ? AND reset_at IS NULL ORDER BY ord",
+                for order, name, number, seat, round_, amount, spool in self.store.run(
+                    "SELECT h.ord, h.name, h.number, h.seat, h.round, h.amount_cents, c.spool "
+                    "FROM link_hits h LEFT JOIN link_hit_contributions c "
+                    "ON c.link = h.link AND c.ord = h.ord "
+                    "WHERE h.link = ? AND h.level = ? AND h.reset_at IS NULL ORDER BY h.ord",
                     (link_id, row[0]),
                 ).fetchall()
             ]

@@ -81,3 +81,6 @@ class SpoolSender:
 
     def undelivered(self) -> int:
         return self._spool.waiting(self._topic)
+
+    def unapplied(self) -> list[Mapping[str, object]]:
+        return self._spool.unapplied()

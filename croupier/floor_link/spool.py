@@ -211,6 +211,11 @@ class Spool:
                 self._spooled(topic, partial(make, kept=kept))
         return len(rows)
 
+    def unapplied(self) -> list[Mapping[str, object]]:
+        """The link messages kept, the controller not having said it applied them, in order."""
+        rows = self._db.execute("SELECT body FROM linked ORDER BY number").fetchall()
+        return [json.loads(body) for (body,) in rows]
+
     def applied(self, through: int) -> None:
         """The link controller applied every link message up to ``through``: no longer kept."""
         with self._transaction():

@@ -93,6 +93,19 @@ def test_simultaneous_hits_are_paid_in_the_order_received_each_from_the_value_it
     assert not _level(controller, "T3", 2)["locked"]
 
 
+def test_each_hit_told_names_the_spool_it_came_from(store):
+    """A restarted table owes the keyed reset only of its own spool's hits (devices.linked): each
+    hit names its spool, its round's contribution's; none for a round that contributed nothing."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", spool="s2", round=4, wagered_cents=100)
+    _sent(controller, "T1", 2, "hit", spool="s2", level=1, seat=1, round=4)
+    _sent(controller, "T2", 1, "hit", level=1, seat=3, round=9)  # T2 funds nothing: refused
+    _sent(controller, "T2", 2, "contribution", round=1, wagered_cents=100)
+    _sent(controller, "T2", 3, "hit", level=1, seat=3, round=9)  # round 9 contributed nothing
+    told = [(hit["table"], hit["number"], hit["spool"]) for hit in _level(controller, "T3", 1)["hits"]]
+    assert told == [("T1", 2, "s2"), ("T2", 3, None)]
+
+
 def test_the_lock_lifts_once_every_hit_on_the_level_is_reset(store):
     controller = LinkController({"c4p": LINK}, store, "main")
     _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=100)

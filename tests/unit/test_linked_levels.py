@@ -60,9 +60,11 @@ class Sender:
         self.base: int | None = None
         self.taken = Counts()  # the difference a supervisor's clear took, kept (the spool's)
         self.messages: list[tuple[str, dict[str, object]]] = []  # each message sent: its event, its fields
+        self.kept: list[dict[str, object]] = []  # each message sent not yet applied, as the spool keeps it
 
     def send(self, event, fields, *, contribution=None, withdrawal=None):
         self.messages.append((event, dict(fields)))
+        self.kept.append({"event": event, **fields, "number": self.sent.number + 1})
         if contribution is not None:
             cents = self.sent.wagered_cents + contribution[1]
             self.sent = Counts(self.sent.number + 1, self.sent.contributions + 1, cents)
@@ -81,12 +83,15 @@ class Sender:
     def undelivered(self):
         return self.waiting
 
+    def unapplied(self):
+        return self.kept
+
     def resend(self, after):
         self.resent.append(after)
         return self.sent.number - after
 
     def applied(self, through):
-        pass
+        self.kept = [kept for kept in self.kept if int(kept["number"]) > through]
 
     def device_base(self):
         return self.base
@@ -311,8 +316,10 @@ def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says
         await asyncio.sleep(0)
         waiting = link.awaiting
         hits = [
-            {"order": 1, "table": "T2", "number": 7, "seat": 1, "round": 3, "amount_cents": 1500},
-            {"order": 2, "table": "T1", "number": 1, "seat": 4, "round": 9, "amount_cents": 1000},
+            {"order": 1, "table": "T2", "number": 7, "seat": 1, "round": 3, "amount_cents": 1500,
+             "spool": "s2"},
+            {"order": 2, "table": "T1", "number": 1, "seat": 4, "round": 9, "amount_cents": 1000,
+             "spool": "s1"},
         ]
         level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": True,
                  "hits": hits}  # fmt: skip
@@ -356,7 +363,8 @@ def test_a_link_at_a_table_without_a_progressive_is_refused(tmp_path):
 
 
 def _level_told(value: int, amounts: tuple[int, ...] = ()) -> dict[str, object]:
-    hits = [{"order": n, "table": "T2", "number": n, "seat": 1, "round": 1, "amount_cents": amount}
+    hits = [{"order": n, "table": "T2", "number": n, "seat": 1, "round": 1, "amount_cents": amount,
+             "spool": "s1"}
             for n, amount in enumerate(amounts, 1)]  # fmt: skip
     return {"level": 1, "rate_bp": 500, "reset_cents": 1000, "limit_cents": 10**9, "value_cents": value,
             "overflow_cents": 0, "locked": bool(hits), "hits": hits}  # fmt: skip
@@ -461,7 +469,8 @@ def test_a_table_restarted_mid_hit_shows_the_amount_the_link_froze_not_its_own_m
 
     def state(amount: int | None) -> dict[str, object]:
         hits = [] if amount is None else [
-            {"order": 1, "table": "T1", "number": 2, "seat": 3, "round": 1, "amount_cents": amount}
+            {"order": 1, "table": "T1", "number": 2, "seat": 3, "round": 1, "amount_cents": amount,
+             "spool": "s1"}
         ]  # fmt: skip
         level = {"level": 1, "rate_bp": 1000, "reset_cents": 1_000_000, "value_cents": 1_000_000,
                  "locked": bool(hits), "hits": hits}  # fmt: skip
@@ -654,7 +663,8 @@ def test_clearing_a_cut_off_round_voids_it_on_the_link_once_its_controller_is_re
 def _locked_by(*hits: tuple[str, int], applied: int = 0) -> dict[str, object]:
     """A state in which each of ``hits`` (a table and a seat) locks level 1, in that order, and
     ``applied`` link messages of this table were applied."""
-    told = [{"order": order, "table": table, "number": order, "seat": seat, "round": 1, "amount_cents": 1500}
+    told = [{"order": order, "table": table, "number": order, "seat": seat, "round": 1, "amount_cents": 1500,
+             "spool": "s1"}
             for order, (table, seat) in enumerate(hits, 1)]  # fmt: skip
     level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": bool(told),
              "hits": told}  # fmt: skip
@@ -824,3 +834,78 @@ def test_a_level_another_tables_hit_locks_locks_the_sensors_out_until_its_keyed_
         await told(False)
 
     run(scenario(), 5)
+
+
+def _restarted(sent: int, *, frozen: bool) -> tuple[LinkedLevels, Sender, Progressive]:
+    """A table started again on a spool that sent ``sent`` link messages before, its controller's
+    level 1 read frozen or not (its keyed reset turned)."""
+    sender, progressive = Sender(), Progressive()
+    sender.sent = Counts(sent, 1, 100)
+    link = LinkedLevels("T1", "c4p", {1: 500}, 3.0, sender)
+    link.progressive = progressive  # type: ignore[assignment]
+    progressive.levels[1] = LevelInfo(
+        level=1, reset_cents=1000, increment_bp=500, reserve_bp=0, limit_cents=5_000_000, value_cents=1000,
+        in_cents=100, hits=1, wins_cents=1500, overflow_cents=0, reserve_cents=0, frozen=frozen,
+    )  # fmt: skip
+    progressive.show_linked = lambda level: asyncio.sleep(0)  # the sign: shown at once
+    return link, sender, progressive
+
+
+def _holding(*hits: tuple[int, str], applied: int) -> dict[str, object]:
+    """A state in which each of ``hits`` (its link number at T1 and its spool) locks level 1."""
+    told = [{"order": order, "table": "T1", "number": number, "seat": 3, "round": 1, "amount_cents": 1500,
+             "spool": spool} for order, (number, spool) in enumerate(hits, 1)]  # fmt: skip
+    level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": bool(told),
+             "hits": told}  # fmt: skip
+    body = {"spool": "s1", "number": applied, "contributions": 1, "wagered_cents": 100}
+    return {"at": _at(), "levels": [level], "applied": body, "refused": []}
+
+
+@pytest.mark.parametrize(
+    ("frozen", "hits", "why"),
+    [
+        (True, [(2, "s1")], "the controller frozen: its key not turned"),
+        (True, [(2, "s1"), (4, "s1")], "frozen for a newer hit: its reset lifts both"),
+        (False, [(2, "s1"), (4, "s1")], "a hit of this start held: a reset now would lift it"),
+        (False, [(2, "s0")], "another spool's hit: not this table PC's to vouch for"),
+    ],
+)
+def test_no_keyed_reset_is_owed_while_the_controller_or_a_newer_hit_holds_the_level(frozen, hits, why):
+    """A restarted table sends the keyed reset of a hit it sent before the start only when its
+    controller says the key was turned (605a.7(a)): not while the level is frozen, for that hit or
+    a newer one, nor over a hit of this start, nor for a hit another spool sent."""
+    link, sender, progressive = _restarted(3, frozen=frozen)
+
+    async def heard() -> None:
+        link.heard(_holding(*hits, applied=max(number for number, _ in hits)))
+        link.look()
+
+    run(heard(), 5)
+    assert sender.messages == [] and "linked_reset_owed" not in progressive.records, why
+
+
+def test_a_keyed_reset_owed_waits_for_one_on_its_way_and_for_device_swapped_and_is_sent_once():
+    """A reset of the level on its way (spooled, not yet applied) is the one owed: none is added.
+    While DEVICE_SWAPPED holds, the unit answering says nothing of the key of the one that froze the
+    level; once a supervisor accepts it, the reset is sent, once: the link applies each by its
+    number, and a second would lift a later hit."""
+    link, sender, _ = _restarted(3, frozen=False)
+    sender.kept = [{"event": "reset", "level": 1, "number": 3}]  # sent before the stop, not yet applied
+    swapped, sent, progressive = _restarted(3, frozen=False)
+    progressive.latch.latch(Fault("DEVICE_SWAPPED", "controller swapped", "605a.4(c)", "host"))
+
+    async def heard() -> None:
+        link.heard(_holding((2, "s1"), applied=2))
+        link.heard(_holding(applied=3))  # that reset applied: nothing held, nothing owed
+        assert sender.messages == [] and sender.kept == []
+        swapped.heard(_holding((2, "s1"), applied=3))
+        assert sent.messages == []
+        progressive.latch.release("DEVICE_SWAPPED")  # a supervisor accepted the unit
+        swapped.look()
+        assert sent.messages == [("reset", {"level": 1})]
+        assert progressive.clauses["linked_reset_owed"] == "605a.7(a)"
+        for _ in range(3):  # heard again before the link applied it
+            swapped.heard(_holding((2, "s1"), applied=3))
+        assert sent.messages == [("reset", {"level": 1})]
+
+    run(heard(), 5)
