@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from croupier.floor_link.linked import SpoolSender
 from croupier.floor_link.spool import Spool
 from croupier.floor_link.topics import Topics
 from devices.faults import SPOOL_UNWRITTEN_CODE
-from devices.linked import Counts, LinkedLevels
+from devices.linked import Counts, LinkedLevels, Unspooled
 from devices.progressive_rules import LINK_MISMATCH
 from tests.links import run
 from tests.unit.test_linked_levels import Floor, _at, _refuse_writes, heard_open
@@ -135,3 +136,18 @@ def test_a_clear_of_link_mismatch_the_spool_cannot_keep_is_refused_and_the_fault
         assert not table.progressive.latch.faults and spool.linked_difference() == Counts(-2, -1, -100)
 
     run(scenario(), 10)
+
+
+def test_every_write_the_spool_refuses_is_unspooled_for_the_link(spool):
+    """The table's side of the link knows only Unspooled: the device base, the messages the
+    controller applied and a resend the spool cannot write are each refused so, not as the spool's
+    own StateError."""
+    sender = SpoolSender(Floor(Topics("casino-1", "T1")), spool, "c4p")  # type: ignore[arg-type]
+    assert sender.send("hit", {"level": 1}) == 1
+    denied = (sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE)
+    spool._db.set_authorizer(lambda action, *_: sqlite3.SQLITE_DENY if action in denied else 0)
+    for write in (lambda: sender.take_device_base(100), lambda: sender.applied(1), lambda: sender.resend(0)):
+        with pytest.raises(Unspooled, match="cannot write the floor spool"):
+            write()
+    spool._db.set_authorizer(None)
+    assert sender.resend(0) == 1
