@@ -131,7 +131,7 @@ class LinkSender(Protocol):
         wagers): what makes the two comparable (``check_device``); None before it is taken."""
 
     def take_device_base(self, cents: int) -> None:
-        """Keep ``cents`` as the device base, durably with the counts."""
+        """Keep ``cents`` as the device base, durably with the counts; Unspooled when it cannot."""
 
     def difference(self) -> Counts:
         """The difference (sent less applied) a supervisor's clear of LINK_MISMATCH last took on
@@ -150,10 +150,11 @@ class LinkSender(Protocol):
 
     def resend(self, after: int) -> int:
         """Send again every link message numbered above ``after`` (the controller applies each once
-        by its number); how many."""
+        by its number); how many. Unspooled when it cannot."""
 
     def applied(self, through: int) -> None:
-        """The controller applied every link message up to ``through``: none of them is sent again."""
+        """The controller applied every link message up to ``through``: none of them is sent again;
+        Unspooled when the spool cannot forget them (they are only sent again, applied once)."""
 
 
 class LinkedLevels:
@@ -591,8 +592,8 @@ class LinkedLevels:
                 return
             self._short_since = None
             if self._resent_after != applied.number:  # lost on the way (a floor stopped as it came)
+                resent = self.sender.resend(applied.number)  # Unspooled: tried again on the next look
                 self._resent_after = applied.number
-                resent = self.sender.resend(applied.number)
                 self._notify(LINK_RECONCILED, "linked_resent", after=applied.number, messages=resent)
                 return
         self._short_since = None  # the latch keeps a LINK_MISMATCH already latched

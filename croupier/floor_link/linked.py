@@ -4,7 +4,8 @@ link controller on the one topic of the link meant for this table."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from croupier.floor_link import payloads
@@ -14,6 +15,17 @@ from devices.linked import Counts, Unspooled
 
 if TYPE_CHECKING:
     from croupier.floor_link.publisher import FloorLink
+
+
+@contextmanager
+def _unspooled() -> Iterator[None]:
+    """The spool's disk refusing a write (full, read-only, failing) as the link's Unspooled: the
+    table's side of the link (devices.linked) cannot know the spool's StateError, and keeps what it
+    could not write for later."""
+    try:
+        yield
+    except StateError as exc:
+        raise Unspooled(str(exc)) from exc
 
 
 class SpoolSender:
@@ -38,20 +50,20 @@ class SpoolSender:
         withdrawal: tuple[int, int] | None = None,
     ) -> int:
         plain = payloads.checked({"event": event, "link": self._link, "spool": self.identity, **fields})
-        try:
+        with _unspooled():  # the link keeps the message owed (devices.linked)
             number = self._spool.append_linked(self._topic, plain, self._message(), contribution, withdrawal)
-        except StateError as exc:  # the spool's disk: the link keeps the message owed (devices.linked)
-            raise Unspooled(str(exc)) from exc
         self._floor.wake()
         return number
 
     def resend(self, after: int) -> int:
-        resent = self._spool.resend(self._topic, after, self._message())
+        with _unspooled():
+            resent = self._spool.resend(self._topic, after, self._message())
         self._floor.wake()
         return resent
 
     def applied(self, through: int) -> None:
-        self._spool.applied(through)
+        with _unspooled():
+            self._spool.applied(through)
 
     def _message(self) -> MakeLinked:
         at, table = payloads.now(), self._floor.topics.table
@@ -68,16 +80,15 @@ class SpoolSender:
         return self._spool.device_base()
 
     def take_device_base(self, cents: int) -> None:
-        self._spool.take_device_base(cents)
+        with _unspooled():
+            self._spool.take_device_base(cents)
 
     def difference(self) -> Counts:
         return self._spool.linked_difference()
 
     def take_difference(self, difference: Counts, device_base: int | None) -> None:
-        try:
+        with _unspooled():
             self._spool.take_difference(difference, device_base)
-        except StateError as exc:
-            raise Unspooled(str(exc)) from exc
 
     def undelivered(self) -> int:
         return self._spool.waiting(self._topic)

@@ -57,7 +57,7 @@ from croupier.state import StateError
 from croupier.tables.events import RoundEnded
 from croupier.tables.feeding import DeviceEventApplied
 from devices.faults import SPOOL_UNWRITTEN, SPOOL_UNWRITTEN_CODE, Fault, FaultLatched, FaultReleased
-from devices.linked import LinkedLevels
+from devices.linked import LinkedLevels, Unspooled
 from drivers.connection import StateChanged
 from vocabulary.events import Event, Events, Listener
 
@@ -399,7 +399,7 @@ class FloorLink:
                 self.look()
                 if self.linked is not None:
                     self.linked.look()
-            except StateError:  # as a listener's failure is (vocabulary.events): logged, the table goes on
+            except (StateError, Unspooled):  # as a listener's failure (vocabulary.events): logged, on
                 log.exception("floor link: the spool could not be written")
 
     async def _deliver(self) -> None:
@@ -428,7 +428,7 @@ class FloorLink:
                     )
                 elif delay == RETRY_FIRST:
                     log.warning("floor broker unreachable: spooling", reason=str(lost.exceptions[0]))
-            except* StateError as unusable:  # the spool's disk: tried again, the table goes on
+            except* (StateError, Unspooled) as unusable:  # the spool's disk: tried again, the table goes on
                 log.error("floor link: the spool cannot be used", reason=str(unusable.exceptions[0]))
             except* Exception:  # as any listener's failure (vocabulary.events): its own, the table goes on
                 log.exception("floor link failed: trying again")

@@ -164,7 +164,10 @@ class Spool:
         applied it (``resend``), and return the link number. ``contribution``: the controller round
         and the cents wagered, counted with it; a round counted already spools nothing (0).
         ``withdrawal``: the round and cents of the last contribution, taken back from the counts
-        (its round voided); spooled once, and only for the round last contributed (else 0). The
+        (its round voided); spooled once, and only for the round last contributed (else 0): a new
+        contribution is not withdrawn yet, whatever round was withdrawn before it, since a replaced
+        controller numbers its rounds from 1 again and may reach the number of a round voided under
+        the old one (decision 0044). The
         controller's wagers-in meter keeps the voided wagers, so the device base (``device_base``)
         rises by the cents withdrawn in the same transaction: the meter less the base stays the
         cents sent (decisions 0043, 0044)."""
@@ -192,6 +195,8 @@ class Spool:
                 }
                 if (base := values.get("linked_device_base")) is not None:
                     counted["linked_device_base"] = base + withdrawal[1]
+            if contribution is not None:  # the round last contributed is not withdrawn (yet)
+                self._db.execute("DELETE FROM link WHERE name = 'linked_withdrawn'")
             self._db.executemany("INSERT OR REPLACE INTO link VALUES (?, ?)", counted.items())
             kept: dict[str, object] = {**body, "number": number}
             self._db.execute("INSERT INTO linked VALUES (?, ?)", (number, encode(kept).decode()))
@@ -254,12 +259,18 @@ class Spool:
 
     def take_difference(self, difference: Counts, device_base: int | None) -> None:
         """A supervisor's clear of LINK_MISMATCH: the difference taken and, when the controller's
-        meter differed too, the device base taken afresh, in one transaction (decisions 0039, 0043)."""
+        meter differed too, the device base taken afresh, in one transaction (decisions 0039, 0043).
+        A base taken afresh starts the controller over (replaced, or its meters cleared), and such a
+        controller numbers its rounds from 1 again (decision 0044): the round last contributed and
+        the round last withdrawn are forgotten, so its round of the same number is counted, and
+        its void sent."""
         taken = {f"linked_taken_{name}": getattr(difference, name) for name in _DIFFERENCE}
         if device_base is not None:
             taken["linked_device_base"] = device_base
         with self._transaction():
             self._db.executemany("INSERT OR REPLACE INTO link VALUES (?, ?)", taken.items())
+            if device_base is not None:
+                self._db.execute("DELETE FROM link WHERE name IN ('linked_round', 'linked_withdrawn')")
 
     def waiting(self, topic: str) -> int:
         """The messages on ``topic`` not yet confirmed by the floor."""

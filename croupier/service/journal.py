@@ -147,7 +147,7 @@ class TableJournal(RoundListener):
             self._machines.append(machine)
             self._latched[machine.name] = {}
             machine.latch.events.subscribe(partial(self._latch_heard, machine), durable=True)
-            if machine.latch:  # latched before the journal watched: recorded now
+            if machine.latch.faults:  # latched before the journal watched (a link's too): recorded now
                 self._latch_changed(machine)
             machine.listen(self._equipment_heard, durable=True)
 

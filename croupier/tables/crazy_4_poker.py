@@ -351,7 +351,7 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
         if round_.state != LOCKING:
             return
         state = await self._locked()
-        self._give(round_, ProgressiveLocked(state.count))
+        self._give(round_, ProgressiveLocked(seats_in(state.accepted)))
         if round_.state == COUNTING:
             await self._count_chips(round_)
         if round_.state == HELD:
@@ -416,9 +416,10 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
     async def _showdown(self, round_: Round, players: Crazy4Players, order: SealedOrder | None) -> None:
         """Each seat plays or folds; the sealed order opens the hands, or without one the dealer
         reports each hand a wager is settled on; wagers settle; the awards are paid through the
-        progressive controller, each to a seat whose wager it accepted at the lock (one it refused,
-        its sensors locked out or failed, is recorded as an irregularity, not paid, as is one the link
-        controller refuses, its level frozen until the keyed reset: decision 0044). A hand not
+        progressive controller. The round has an award only for a seat whose wager the controller
+        accepted at the lock (one it refused, its sensors locked out or failed, is returned and in no
+        action: clauses.PROGRESSIVE_REFUSED); one the link controller refuses is recorded as an
+        irregularity, not paid, its level frozen until the keyed reset (decision 0044). A hand not
         reported holds the round (657a.1 Hand): on a supervisor's CONTINUE the dealer is asked for
         it again, and the round settles once known."""
         for seat in sorted(round_.positions):
@@ -432,18 +433,7 @@ class Crazy4PokerTable(GameKept[Table], SupervisorHolds):
             if order is None:
                 await self._reports(round_)
             self._give(round_, Settle())
-        locked = self.progressive.round
-        accepted = seats_in(locked.accepted) if locked is not None else ()
         for seat, line, _award in round_.awards:
-            if seat not in accepted:  # the controller refused its chip at the lock: not in action
-                assert locked is not None  # a seat is accepted only at a lock
-                self.progressive.irregular(
-                    AWARD_TO_WAGER,
-                    f"seat {seat}: no {line} progressive award: the controller accepted no progressive "
-                    f"wager for the seat at the lock of its round {locked.round} (its sensors locked out, "
-                    "or the seat's sensor failed)",
-                )
-                continue
             try:
                 result = await self._awarded(self.award_levels.get(line, 1), seat)
             except HitRefused:  # recorded as an irregularity; the level holds for its keyed reset

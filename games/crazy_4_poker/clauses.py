@@ -53,6 +53,11 @@ PROGRESSIVE_LOCK = Rule(
 PROGRESSIVE_COUNT = Rule(
     "657a.9(a)(3)", "the value chips collected equal the Progressive Payout Wagers the system accepted"
 )
+PROGRESSIVE_REFUSED = Rule(
+    "657a.9(a)(3); decision 0043",
+    "a Progressive Payout Wager the system did not accept at the lock is not in action: its chip is "
+    "returned, and it earns no award and no Envy Bonus",
+)
 SIX_CARD_FIRST = Rule("657a.9(b)", "with a Six Card Bonus Wager, one card face down to its area first")
 DEAL_ORDER = Rule(
     "657a.9(b)", "one card at a time clockwise to each player with the required wagers and the dealer"

@@ -65,7 +65,8 @@ class CloseSteps(RoundState, RulingAndPickup[Action]):
 
     def settle_wagers(self, event: EventData) -> None:
         """Every wager of every position, from the dealer's right: the showdown wagers, the bonus
-        wagers, then the Envy Bonuses its progressive wager earns (clauses.ENVY_BONUS)."""
+        wagers, then its progressive wager and the Envy Bonuses it earns (clauses.ENVY_BONUS), if the
+        system accepted it at the lock (clauses.PROGRESSIVE_REFUSED)."""
         dealer = self.strength(DEALER)
         assert dealer is not None and not self.unreported, "the settle guards keep unknown hands out"
         held = [seat for seat, p in self.positions.items() if not p.folded]  # a fold gives up the hand
@@ -74,10 +75,13 @@ class CloseSteps(RoundState, RulingAndPickup[Action]):
         actions = []
         for seat in sorted(self.positions, reverse=True):  # from the dealer's right
             position, hand = self.positions[seat], self.strength(seat)
+            accepted = seat in self.accepted_seats
             actions += settlement.showdown(position, hand, dealer, self.rules)
+            actions += settlement.progressive(position, accepted)
             actions += settlement.bonuses(position, self.hands.get(seat), six[0] if six else None, self.rules)
-            actions += settlement.envy(position, players, self.rules)
-            self._award(seat, hand)
+            actions += settlement.envy(position, accepted, players, self.rules)
+            if accepted:
+                self._award(seat, hand)
         self._record_actions(actions)
         self.layout_cards = len(self.deal)
 

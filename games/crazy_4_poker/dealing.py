@@ -105,9 +105,13 @@ class DealSteps(RoundState):
         return message_of(event).accepted > 0 or any(p.progressive for p in self.positions.values())
 
     def note_lock(self, event: EventData) -> None:
-        self.accepted = message_of(event).accepted
+        locked = message_of(event)
+        self.accepted, self.accepted_seats = locked.accepted, locked.seats
         self.log.add(
-            RecordKind.PROGRESSIVE_LOCKED, accepted=self.accepted, clause=clauses.PROGRESSIVE_LOCK.clause
+            RecordKind.PROGRESSIVE_LOCKED,
+            accepted=self.accepted,
+            seats=",".join(map(str, locked.seats)),
+            clause=clauses.PROGRESSIVE_LOCK.clause,
         )
 
     def chips_mismatch(self, event: EventData) -> bool:

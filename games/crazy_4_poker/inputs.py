@@ -154,13 +154,25 @@ class NoMoreBets(Message):
 
 @dataclass(frozen=True)
 class ProgressiveLocked(Message):
-    """The progressive system's report that it locked its wagers, and how many it accepted."""
+    """The progressive system's report that it locked its wagers, and the seats whose Progressive
+    Payout Wager it accepted: a wager it refused (its sensors locked out, or the seat's sensor failed:
+    decision 0043) is not in action, its chip returned by the dealer."""
 
     trigger = "progressive_locked"
-    accepted: int
+    seats: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        check_int("ProgressiveLocked.accepted", self.accepted, minimum=0)
+        if not isinstance(self.seats, tuple) or len(set(self.seats)) != len(self.seats):
+            raise InputError(
+                f"ProgressiveLocked.seats: expected distinct seats in a tuple, got {self.seats!r}"
+            )
+        for seat in self.seats:
+            check_int("ProgressiveLocked.seats", seat, minimum=1)
+
+    @property
+    def accepted(self) -> int:
+        """How many wagers the system accepted: the value chips the dealer must count."""
+        return len(self.seats)
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ class RoundState(RoundBase[Action]):
         self.shuffle: ShuffleReport | None = None
         self.deck_hand: DeckHand | None = None
         self.accepted = 0
+        self.accepted_seats: tuple[int, ...] = ()  # whose progressive wager the system accepted
         self.deal: tuple[Place, ...] = ()
         self.dealt: list[Place] = []
         self.misplaced: list[Place] = []

@@ -178,24 +178,20 @@ def showdown(position: Position, hand: Strength | None, dealer: Strength, rules:
         actions.append(
             _by_table(seat, Wager.QUEENS_UP, position.queens_up, line, table, clauses.QUEENS_UP, rules)
         )
-    actions += _side_wagers(position)
     return [action for action in actions if action.amount or action.movement is Movement.PAY]
 
 
-def _side_wagers(position: Position) -> list[Action]:
-    """The progressive chips went to the inventory at 657a.9(a)(3): the wager is collected, its
-    award paid by the progressive system (the round's AWARD records)."""
+def progressive(position: Position, accepted: bool) -> list[Action]:
+    """A Progressive Payout Wager the system ``accepted`` at the lock went to the inventory at
+    657a.9(a)(3): it is collected, its award paid by the progressive system (the round's AWARD
+    records). One the system refused (its sensors locked out, or the seat's sensor failed: decision
+    0043) was never in action: the dealer returned its chip, and it is recorded returned."""
     if not position.progressive:
         return []
-    return [
-        Action(
-            position.seat,
-            Wager.PROGRESSIVE,
-            Movement.COLLECT,
-            position.progressive,
-            clauses.PROGRESSIVE_COUNT,
-        )
-    ]
+    move, rule = (Movement.COLLECT, clauses.PROGRESSIVE_COUNT)
+    if not accepted:
+        move, rule = Movement.PUSH, clauses.PROGRESSIVE_REFUSED
+    return [Action(position.seat, Wager.PROGRESSIVE, move, position.progressive, rule)]
 
 
 def _by_five_card_table(
@@ -246,11 +242,12 @@ def bonuses(
     return actions
 
 
-def envy(position: Position, players: Mapping[int, Strength], rules: RuleSet) -> list[Action]:
+def envy(position: Position, accepted: bool, players: Mapping[int, Strength], rules: RuleSet) -> list[Action]:
     """657a.1 Four-Card Envy Bonus: a Progressive Payout Wager is paid the configured fixed sum for
     each OTHER player holding a qualifying hand (never for the player's own hand or the dealer's).
-    ``players``: the hands held at the showdown (a player who folded holds none: decision 0023)."""
-    if not position.progressive:
+    ``players``: the hands held at the showdown (a player who folded holds none: decision 0023). A
+    wager the system did not accept at the lock is not in action and earns none (657a.9(a)(3))."""
+    if not position.progressive or not accepted:
         return []
     actions = []
     for seat, hand in sorted(players.items()):

@@ -88,7 +88,7 @@ class Crazy4Dealing:
     def step(self, round_: Round, players: StrategyPlayers) -> None:
         state = round_.state
         if state == LOCKING:  # nobody wagered on the progressive: no chip accepted
-            round_.handle(ProgressiveLocked(0))
+            round_.handle(ProgressiveLocked(()))
         elif state == DEALING:
             self.shuffler.deal(round_)
         elif state == STUB:

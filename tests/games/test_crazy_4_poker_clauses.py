@@ -145,7 +145,7 @@ def test_657a_9_a_3_progressive_lock_and_chip_count_before_any_card() -> None:
         round_.handle(CardDealt(1))
     with pytest.raises(RuleViolation, match="not accepted"):
         round_.handle(PlaceWagers(2, 1000, 1000, progressive=100))
-    round_.handle(ProgressiveLocked(1))
+    round_.handle(ProgressiveLocked((1,)))
     round_.handle(ChipCount(1))
     assert round_.state == DEALING
     shuffler.deal(round_)
@@ -162,7 +162,7 @@ def test_657a_1_605a_7_a_an_award_is_recorded_with_the_amount_level_and_hit_the_
     round_ = wagered(
         table, shuffler, {1: PlaceWagers(1, 1000, 1000, progressive=100), 2: PlaceWagers(2, 1000, 1000)}
     )
-    for message in (NoMoreBets(), ProgressiveLocked(1), ChipCount(1)):
+    for message in (NoMoreBets(), ProgressiveLocked((1,)), ChipCount(1)):
         round_.handle(message)
     shuffler.deal(round_)
     round_.handle(StubToRack())
@@ -189,12 +189,50 @@ def test_657a_1_605a_7_a_an_award_is_recorded_with_the_amount_level_and_hit_the_
     assert round_.state == COMPLETE
 
 
+def test_657a_9_a_3_a_progressive_wager_the_system_refused_is_returned_and_earns_nothing() -> None:
+    """657a.9(a)(3); decision 0043: the system accepted only seat 2's Progressive Payout Wager at the
+    lock (seat 1's sensor locked out), the dealer returned seat 1's chip: seat 1's wager is recorded
+    returned, not collected, and earns neither the award its hand would win nor an Envy Bonus for
+    seat 2's four of a kind; seat 2's is collected, paid its award."""
+    rules = RuleSet.example(
+        progressive_offered=True,
+        progressive_pay_table={"three_of_a_kind": 2500, "four_of_a_kind": 5000},
+        envy_bonus_pay_table={"four_of_a_kind": 1000},
+    )
+    table, shuffler = open_table(rules, stack({1: "As Ad Ac 7h 2d", 2: "9s 9d 9c 9h 3c"}, DEALER_HAND))
+    round_ = wagered(
+        table,
+        shuffler,
+        {seat: PlaceWagers(seat, 1000, 1000, progressive=100) for seat in (1, 2)},
+    )
+    for message in (NoMoreBets(), ProgressiveLocked((2,)), ChipCount(1)):
+        round_.handle(message)
+    (lock,) = round_.log.of(RecordKind.PROGRESSIVE_LOCKED)
+    assert lock.fields["accepted"] == 1 and lock.fields["seats"] == "2"
+    shuffler.deal(round_)
+    round_.handle(StubToRack())
+    for message in (Play(1), Play(2), RevealOrder(shuffler.order), Settle()):
+        round_.handle(message)
+    side = [
+        (a.seat, a.wager.value, a.movement.value, a.amount, a.rule.clause)
+        for a in round_.actions
+        if a.wager.value in ("progressive", "envy_bonus")
+    ]
+    assert side == [
+        (2, "progressive", "collect", 100, "657a.9(a)(3)"),
+        (1, "progressive", "push", 100, "657a.9(a)(3); decision 0043"),
+    ]
+    assert round_.awards == [(2, "four_of_a_kind", "5000 cents")]
+    with pytest.raises(RuleViolation, match="seat 1 has no progressive award due"):
+        round_.handle(AwardPaid(1, 1, 2500, 1))
+
+
 def test_657a_9_a_3_chip_count_mismatch_holds_for_a_supervisor() -> None:
     """657a.9(a)(3): chips not equal to the accepted count: held; a dealer cannot resolve it."""
     table, shuffler = open_table(progressive_rules())
     round_ = wagered(table, shuffler, {1: PlaceWagers(1, 1000, 1000, progressive=100)})
     round_.handle(NoMoreBets())
-    round_.handle(ProgressiveLocked(2))
+    round_.handle(ProgressiveLocked((1, 2)))
     round_.handle(ChipCount(1))
     assert round_.state == HELD
     irregularity = round_.log.of(RecordKind.IRREGULARITY)[-1]
@@ -210,7 +248,7 @@ def test_657a_9_a_3_mismatch_voided_returns_every_wager() -> None:
     table, shuffler = open_table(progressive_rules())
     round_ = wagered(table, shuffler, {1: PlaceWagers(1, 1000, 1000, progressive=100)})
     round_.handle(NoMoreBets())
-    round_.handle(ProgressiveLocked(1))
+    round_.handle(ProgressiveLocked((1,)))
     round_.handle(ChipCount(0))
     round_.handle(SupervisorResolve(SUPERVISOR, Resolution.VOID))
     assert round_.state == VOIDED and round_.net(1) == 0

@@ -53,10 +53,10 @@ def dealt_round(
     round_.handle(ChooseHand(DeckHand.LEFT))
     round_.handle(NoMoreBets())
     if round_.state == LOCKING:  # the system locks the Progressive and Five Card Hand Bonus Wagers
-        placed = sum(1 for wager in wagers if wager.progressive)
+        placed = tuple(wager.seat for wager in wagers if wager.progressive)
         round_.handle(ProgressiveLocked(placed))
         if placed:
-            round_.handle(ChipCount(placed))
+            round_.handle(ChipCount(len(placed)))
     shuffler.deal(round_)
     round_.handle(StubToRack())
     return round_, shuffler

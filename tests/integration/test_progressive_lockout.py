@@ -14,7 +14,7 @@ from croupier.screen.answers import Offer
 from croupier.tables.crazy_4_poker import Crazy4PokerTable
 from devices.equipment import EquipmentEvent
 from devices.linked import Counts, LinkedLevels
-from devices.progressive_rules import AWARD_TO_WAGER, LINK_HEARD, SENSORS_LOCKED_OUT
+from devices.progressive_rules import LINK_HEARD, SENSORS_LOCKED_OUT
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.progressive import ControllerPersonality
 from games.crazy_4_poker import RuleSet
@@ -146,8 +146,7 @@ EVERY_HAND_PAYS = RuleSet.example(
 def test_a_link_lost_after_the_progressive_wager_was_placed_refuses_it_at_the_lock_and_pays_no_award():
     """The progressive wager placed while the link was up, the link lost before "no more bets": the
     sensors are locked out, so the lock accepts none; the dealer returns the chip (and counts none),
-    and the award the hand would have won is not paid, recorded as an irregularity of the award rule:
-    the controller accepted no wager for the seat."""
+    and the round settles the wager returned, not collected, with no award and no Envy Bonus."""
 
     async def scenario() -> None:
         async with table_rig(EVERY_HAND_PAYS) as rig:
@@ -168,11 +167,11 @@ def test_a_link_lost_after_the_progressive_wager_was_placed_refuses_it_at_the_lo
             )
             round_ = await table.play_round(players)
             assert players.refusals == [] and round_.state == COMPLETE
-            assert round_.awards and not round_.awards_paid
+            assert not round_.awards and not round_.awards_paid
             assert table.progressive.round is not None and table.progressive.round.count == 0
             assert sender.sent == Counts()
-            (unpaid,) = [i for i in table.progressive.irregularities if i.rule is AWARD_TO_WAGER]
-            assert unpaid.detail.startswith("seat 1: no ")
-            assert "accepted no progressive wager" in unpaid.detail
+            seat1 = [(a.wager.value, a.movement.value, a.amount) for a in round_.actions if a.seat == 1]
+            on_progressive = [s for s in seat1 if s[0] in ("progressive", "envy_bonus")]
+            assert on_progressive == [("progressive", "push", PROGRESSIVE_CHIP)]
 
     run(scenario(), 60)

@@ -15,6 +15,7 @@ from croupier.audit.record import AuditError
 from croupier.floor_link import Spool
 from croupier.floor_link.payloads import checked
 from croupier.state import StateError
+from devices.linked import Counts
 from vocabulary.cards import Card
 
 
@@ -142,6 +143,39 @@ def test_link_messages_are_numbered_counted_once_per_round_and_kept_until_applie
         assert again.resend("t/linked", 2, _linked) == 0
     finally:
         again.close()
+
+
+def test_a_void_of_a_round_number_voided_before_under_a_replaced_controller_is_sent(tmp_path):
+    """Decision 0044: a replaced controller numbers its rounds from 1 again; the void of its round
+    37 is spooled though the old controller's round 37 was voided long before, and only once."""
+    spool = Spool(tmp_path / "spool.sqlite3")
+    try:
+        assert spool.append_linked("t", {"event": "contribution"}, _linked, contribution=(37, 100))
+        assert spool.append_linked("t", {"event": "void"}, _linked, withdrawal=(37, 100))
+        assert spool.append_linked("t", {"event": "contribution"}, _linked, contribution=(38, 100))
+        for round_ in range(1, 38):  # the new controller's rounds
+            assert spool.append_linked("t", {"event": "contribution"}, _linked, contribution=(round_, 100))
+        assert spool.append_linked("t", {"event": "void"}, _linked, withdrawal=(37, 100)) == 41
+        assert spool.append_linked("t", {"event": "void"}, _linked, withdrawal=(37, 100)) == 0  # once
+        assert (spool.linked_counts().contributions, spool.linked_counts().wagered_cents) == (37, 3700)
+    finally:
+        spool.close()
+
+
+def test_a_controller_taken_afresh_has_its_round_of_the_last_contributed_number_counted(tmp_path):
+    """A supervisor's clear of LINK_MISMATCH that takes the controller's base afresh (it was
+    replaced: decision 0044) forgets the round last contributed: the new controller's round of the
+    same number is counted; a clear that takes only the link's difference does not."""
+    spool = Spool(tmp_path / "spool.sqlite3")
+    try:
+        assert spool.append_linked("t", {"event": "contribution"}, _linked, contribution=(1, 100)) == 1
+        spool.take_difference(Counts(), None)
+        assert spool.append_linked("t", {"event": "contribution"}, _linked, contribution=(1, 100)) == 0
+        spool.take_difference(Counts(), 500)
+        assert spool.append_linked("t", {"event": "contribution"}, _linked, contribution=(1, 100)) == 2
+        assert spool.linked_counts().contributions == 2
+    finally:
+        spool.close()
 
 
 def test_a_spool_of_version_1_gains_the_kept_link_messages(tmp_path):

@@ -11,7 +11,7 @@ from croupier.audit.record import AuditRecord
 from croupier.audit.writer import AuditTrail
 from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
 from croupier.state import TableState
-from devices.faults import Fault, FaultLatch
+from devices.faults import LINK_ORIGIN, Fault, FaultLatch
 from games.free_bet_blackjack.inputs import PlayerAction
 from simulator.floor import FloorSupervisor
 from simulator.tables import FLOORPERSON
@@ -94,3 +94,31 @@ def test_decision_0012_the_floor_clearing_a_cut_off_round_writes_round_voided(
     (voided,) = [record for record in records if record.kind == "round_voided"]
     assert voided.round == 1 and voided.fields["by"] == FLOORPERSON.ident
     assert any(r.kind == "operator_action" and r.fields.get("code") == ROUND_CUT_OFF_CODE for r in records)
+
+
+class Watched(Machine):
+    """A device machine as the journal watches it: no events made before, none heard after."""
+
+    checks: tuple[()] = ()
+
+    def take_unheard(self) -> list[object]:
+        return []
+
+    def listen(self, listener: object, *, durable: bool) -> None:
+        pass
+
+    def unit_of(self, code: str) -> dict[str, str]:
+        return {"model": "PG-1"}
+
+
+def test_a_link_fault_latched_before_the_journal_watched_is_recorded(tmp_path: Path) -> None:
+    """A fault of the link (it holds no device) latched before the journal watched the device is
+    recorded latched and kept in the state store, as a holding fault is."""
+    machine = Watched()
+    machine.latch.latch(Fault("LINK_LOST", "the floor link is lost", "decision 0039", LINK_ORIGIN))
+    assert machine.latch.faults and not machine.latch  # latched, holding nothing
+    with AuditTrail(tmp_path / "audit", "T1") as trail, TableState(tmp_path / "state.db") as state:
+        TableJournal(trail, state, table="T1", game="crazy-4-poker").watch_latches([machine])  # type: ignore[list-item]
+        lines = [line for path in trail.files() for line in path.read_bytes().splitlines()]
+        latched = [record for line in lines if (record := AuditRecord.parse(line)).kind == "fault_latched"]
+        assert [record.fields["code"] for record in latched] == ["LINK_LOST"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from croupier.floor_link.spool import Spool
 from croupier.floor_link.topics import Topics
 from devices.equipment import EquipmentEvent
 from devices.faults import SPOOL_UNWRITTEN_CODE
-from devices.linked import Counts, LinkedLevels
+from devices.linked import Counts, LinkedLevels, Unspooled
 from devices.progressive import Progressive
 from devices.progressive_rules import LINK_MISMATCH
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
@@ -223,3 +224,18 @@ def test_a_keyed_reset_owed_when_the_table_stops_is_sent_once_at_the_next_start_
     finally:
         spool.close()
         store.close()
+
+
+def test_every_write_the_spool_refuses_is_unspooled_for_the_link(spool):
+    """The table's side of the link knows only Unspooled: the device base, the messages the
+    controller applied and a resend the spool cannot write are each refused so, not as the spool's
+    own StateError."""
+    sender = SpoolSender(Floor(Topics("casino-1", "T1")), spool, "c4p")  # type: ignore[arg-type]
+    assert sender.send("hit", {"level": 1}) == 1
+    denied = (sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE)
+    spool._db.set_authorizer(lambda action, *_: sqlite3.SQLITE_DENY if action in denied else 0)
+    for write in (lambda: sender.take_device_base(100), lambda: sender.applied(1), lambda: sender.resend(0)):
+        with pytest.raises(Unspooled, match="cannot write the floor spool"):
+            write()
+    spool._db.set_authorizer(None)
+    assert sender.resend(0) == 1
