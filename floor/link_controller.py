@@ -56,39 +56,40 @@ from croupier.config.linked import BASIS_POINTS, FloorLink
 from croupier.errors import StartupError
 from croupier.floor_link.payloads import now
 from croupier.floor_link.topics import link_state
-from floor.store import Store
+from croupier.state.sqlite_file import StateError
+from floor.store import MOST, Store, Unfit
 
 log = structlog.get_logger("croupier.floor")
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS link_levels (
         link        TEXT NOT NULL,
-        level       INTEGER NOT NULL,
-        rate_bp     INTEGER NOT NULL,
-        reset_cents INTEGER NOT NULL,
-        in_cents    INTEGER NOT NULL DEFAULT 0,
-        carry       INTEGER NOT NULL DEFAULT 0,
+        level       BIGINT NOT NULL,
+        rate_bp     BIGINT NOT NULL,
+        reset_cents BIGINT NOT NULL,
+        in_cents    BIGINT NOT NULL DEFAULT 0,
+        carry       BIGINT NOT NULL DEFAULT 0,
         PRIMARY KEY (link, level)
     )""",
     """CREATE TABLE IF NOT EXISTS link_tables (
         link          TEXT NOT NULL,
         name          TEXT NOT NULL,
         spool         TEXT NOT NULL,
-        number        INTEGER NOT NULL,
-        contributions INTEGER NOT NULL,
-        wagered_cents INTEGER NOT NULL,
+        number        BIGINT NOT NULL,
+        contributions BIGINT NOT NULL,
+        wagered_cents BIGINT NOT NULL,
         heard_at      TEXT NOT NULL,
         PRIMARY KEY (link, name, spool)
     )""",
     """CREATE TABLE IF NOT EXISTS link_hits (
         link         TEXT NOT NULL,
-        ord          INTEGER NOT NULL,
-        level        INTEGER NOT NULL,
+        ord          BIGINT NOT NULL,
+        level        BIGINT NOT NULL,
         name         TEXT NOT NULL,
-        number       INTEGER NOT NULL,
-        seat         INTEGER NOT NULL,
-        round        INTEGER NOT NULL,
-        amount_cents INTEGER NOT NULL,
+        number       BIGINT NOT NULL,
+        seat         BIGINT NOT NULL,
+        round        BIGINT NOT NULL,
+        amount_cents BIGINT NOT NULL,
         hit_at       TEXT NOT NULL,
         reset_at     TEXT,
         PRIMARY KEY (link, ord)
@@ -99,34 +100,34 @@ _SCHEMA = (
         link         TEXT NOT NULL,
         name         TEXT NOT NULL,
         spool        TEXT NOT NULL,
-        number       INTEGER NOT NULL,
-        round        INTEGER NOT NULL,
-        level        INTEGER NOT NULL,
-        cents        INTEGER NOT NULL,
-        taken_by     INTEGER,
+        number       BIGINT NOT NULL,
+        round        BIGINT NOT NULL,
+        level        BIGINT NOT NULL,
+        cents        BIGINT NOT NULL,
+        taken_by     BIGINT,
         withdrawn_at TEXT,
         PRIMARY KEY (link, name, spool, number, level)
     )""",
     """CREATE TABLE IF NOT EXISTS link_table_levels (
         link  TEXT NOT NULL,
         name  TEXT NOT NULL,
-        level INTEGER NOT NULL,
+        level BIGINT NOT NULL,
         PRIMARY KEY (link, name, level)
     )""",
     # The contribution of each hit's round (its table's spool and link number): what a void of that
     # round must find to take the hit back, as round numbers restart with a replaced controller.
     """CREATE TABLE IF NOT EXISTS link_hit_contributions (
         link   TEXT NOT NULL,
-        ord    INTEGER NOT NULL,
+        ord    BIGINT NOT NULL,
         spool  TEXT NOT NULL,
-        number INTEGER NOT NULL,
+        number BIGINT NOT NULL,
         PRIMARY KEY (link, ord)
     )""",
     # A hit taken out of the order because its round was voided (its reset_at is then the void's).
     """CREATE TABLE IF NOT EXISTS link_hit_voids (
         link          TEXT NOT NULL,
-        ord           INTEGER NOT NULL,
-        restored      INTEGER NOT NULL,
+        ord           BIGINT NOT NULL,
+        restored      BIGINT NOT NULL,
         voided_at     TEXT NOT NULL,
         PRIMARY KEY (link, ord)
     )""",
@@ -135,8 +136,8 @@ _SCHEMA = (
         link   TEXT NOT NULL,
         name   TEXT NOT NULL,
         spool  TEXT NOT NULL,
-        number INTEGER NOT NULL,
-        level  INTEGER NOT NULL,
+        number BIGINT NOT NULL,
+        level  BIGINT NOT NULL,
         reason TEXT NOT NULL,
         at     TEXT NOT NULL,
         PRIMARY KEY (link, name, spool, number)
@@ -179,46 +180,64 @@ class LinkController:
     # -- what the tables send -----------------------------------------------------------------
     def heard(self, table: str, body: Mapping[str, Any]) -> str | None:  # Any: the message's JSON fields
         """Apply one ``linked`` message from ``table`` once; the id of the link it changed, or None
-        (a repeat, or a message for no link of this floor, which is logged)."""
+        (a repeat, or a message for no link of this floor, which is logged). A number in the message
+        beyond what the store keeps is Unfit: the message is malformed. A value the controller works
+        out from it that the store cannot keep (a total, a level's accrual) is the store failing, a
+        StateError, not the table's fault: the floor leaves the message with the broker (floor.service)
+        rather than give up a hit or a void that is well formed."""
         link = self.links.get(body["link"])
         if link is None or table not in link.tables:
             log.error("link: a table not on the link it names", table=table, link=body["link"])
             return None
-        event, number, spool = body["event"], body["number"], body["spool"]
+        event, number = body["event"], body["number"]
         if event not in EVENTS:
             log.error("link: an event the controller does not know", table=table, event=event)
             return None
-        with self.store.transaction():
-            kept = self._applied(link.id, table, spool)
-            last = 0 if kept is None else kept[0]
-            if number <= last:
-                return None  # applied already: a message delivered twice counts once
-            if number > last + 1:  # one lost on the way: nothing after it until the table sends it again
-                log.warning("link: a gap in a table's numbers", table=table, expected=last + 1, got=number)
-                return None
-            contributions, wagered = (0, 0) if kept is None else kept[1:]
-            if event == "contribution":
-                contributions, wagered = contributions + 1, wagered + body["wagered_cents"]
-                self._contribution(link, table, body)
-            elif event == "hit":
-                self._hit(link, table, body)
-            elif event == "reset":
-                self._reset(link, table, body)
-            elif self._void(link, table, body):
-                contributions, wagered = contributions - 1, wagered - body["wagered_cents"]
-            values = (number, contributions, wagered, now(), link.id, table, spool)
-            if kept is None:
-                self.store.run(
-                    "INSERT INTO link_tables (number, contributions, wagered_cents, heard_at, link, name, "
-                    "spool) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    values,
-                )
-            else:
-                self.store.run(
-                    "UPDATE link_tables SET number = ?, contributions = ?, wagered_cents = ?, heard_at = ? "
-                    "WHERE link = ? AND name = ? AND spool = ?",
-                    values,
-                )
+        numbers = (*body.values(), *body.get("levels", ()))
+        if any(isinstance(value, int) and value > MOST for value in numbers):
+            raise Unfit(f"a number beyond what the store keeps ({MOST})")
+        try:
+            with self.store.transaction():
+                return self._applied_once(link, table, body)
+        except Unfit as exc:
+            log.error("link: a message the store cannot keep what it leaves: not applied, held", link=link.id,
+                      table=table, kind=event, number=number, reason=str(exc))  # fmt: skip
+            raise StateError(f"{self.store.where}: link {link.id}: {event} {number} from {table} "
+                             f"cannot be kept: {exc}") from exc  # fmt: skip
+
+    def _applied_once(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> str | None:  # Any: JSON
+        """``heard``'s message applied in its transaction, if it is the next of its table's spool."""
+        event, number, spool = body["event"], body["number"], body["spool"]
+        kept = self._applied(link.id, table, spool)
+        last = 0 if kept is None else kept[0]
+        if number <= last:
+            return None  # applied already: a message delivered twice counts once
+        if number > last + 1:  # one lost on the way: nothing after it until the table sends it again
+            log.warning("link: a gap in a table's numbers", table=table, expected=last + 1, got=number)
+            return None
+        contributions, wagered = (0, 0) if kept is None else kept[1:]
+        if event == "contribution":
+            contributions, wagered = contributions + 1, wagered + body["wagered_cents"]
+            self._contribution(link, table, body)
+        elif event == "hit":
+            self._hit(link, table, body)
+        elif event == "reset":
+            self._reset(link, table, body)
+        elif self._void(link, table, body):
+            contributions, wagered = contributions - 1, wagered - body["wagered_cents"]
+        values = (number, contributions, wagered, now(), link.id, table, spool)
+        if kept is None:
+            self.store.run(
+                "INSERT INTO link_tables (number, contributions, wagered_cents, heard_at, link, name, "
+                "spool) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                values,
+            )
+        else:
+            self.store.run(
+                "UPDATE link_tables SET number = ?, contributions = ?, wagered_cents = ?, heard_at = ? "
+                "WHERE link = ? AND name = ? AND spool = ?",
+                values,
+            )
         return link.id
 
     def _contribution(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON

@@ -12,7 +12,10 @@ and connects again, and the broker delivers the message again, with everything a
 session it kept (decision 0036). A message that cannot be read (not JSON, not what its kind's schema
 says, a value the database cannot take), or that fails to count in any other way but the store's
 own, is logged with its table and why, counted as malformed for the view, and acknowledged: sent
-again it would be no better, and held it would stop every table's messages behind it. A message
+again it would be no better, and held it would stop every table's messages behind it. A value the
+link controller works out from a well-formed message that the store cannot keep is the store's
+failure (a StateError, floor.link_controller), and held like one: a hit or a void taken as
+malformed would never be applied, and its table would wait for ever. A message
 past the next number the store expects of a table (an earlier one not come yet), or one from a
 table the floor has no birth of, asks that table for a new birth on its ``cmd/rebirth`` topic, at
 most once a second per table (``REBIRTH_EVERY``): the table answers with its birth and sends again
@@ -32,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection
 from typing import Any, TypeVar
 
 import aiomqtt
@@ -61,8 +64,8 @@ SESSION_EXPIRY = 3600
 CONFIRM_EVERY, CONFIRM_MOST = 0.25, 256
 #: Seconds between two requests for a new birth from one table, however many messages wait.
 REBIRTH_EVERY = 1.0
-#: Seconds a stop waits for the service to end before asking it again (``stopped``): more than the
-#: two seconds its host state offline may take.
+#: Seconds a stop waits for the service (or a connection's tasks) to end before asking it again
+#: (``_cancelled``): more than the two seconds its host state offline may take.
 STOP_AGAIN = 3.0
 
 
@@ -168,9 +171,8 @@ class FloorService:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
                 task.result()  # its error ends the connection; none ends without one
-        finally:
-            for task in tasks:
-                task.cancel()
+        finally:  # each asked again until it ends: one left beating would hold the reconnection
+            await _cancelled(tasks)
             await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _messages(self, client: aiomqtt.Client, confirm: Confirmations) -> None:
@@ -289,16 +291,24 @@ class Confirmations:
 
 
 async def stopped(hearing: asyncio.Task[None]) -> None:
-    """``hearing`` (a task running ``FloorService.run``) cancelled and awaited. Asked again every
-    ``STOP_AGAIN`` seconds while it runs: Python 3.11's ``asyncio.wait_for``, which aiomqtt awaits
-    each acknowledgement with, drops a cancellation that comes as the acknowledgement does, and the
-    service would hear on, its stop waiting for ever. The interval leaves the first cancellation
-    time to publish the host state offline (``_offline``)."""
-    while not hearing.done():
-        hearing.cancel()
-        await asyncio.wait({hearing}, timeout=STOP_AGAIN)
+    """``hearing`` (a task running ``FloorService.run``) cancelled (``_cancelled``) and awaited. The
+    interval leaves the first cancellation time to publish the host state offline (``_offline``)."""
+    await _cancelled([hearing])
     with contextlib.suppress(asyncio.CancelledError):
         await hearing
+
+
+async def _cancelled(tasks: Collection[asyncio.Task[None]]) -> None:
+    """Each of ``tasks`` cancelled, and asked again every ``STOP_AGAIN`` seconds until it ends:
+    Python 3.11's ``asyncio.wait_for``, which aiomqtt awaits each acknowledgement with, drops a
+    cancellation that comes as the acknowledgement does, and the task would run on: the service
+    hearing on, its stop waiting for ever; or, when one connection ends (``_hear``), the link's
+    heartbeat beating on while the service waits for it, never connecting again, so a message the
+    store failed twice in a row would never be delivered again."""
+    while running := [task for task in tasks if not task.done()]:
+        for task in running:
+            task.cancel()
+        await asyncio.wait(running, timeout=STOP_AGAIN)
 
 
 async def _publish_link(client: aiomqtt.Client, links: LinkController, link_id: str) -> None:

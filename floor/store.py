@@ -38,30 +38,33 @@ from croupier.floor_link.payloads import now
 from croupier.state.sqlite_file import FileKind, StateError, transaction
 
 log = structlog.get_logger("croupier.floor")
-#: Marked "CRFS" (PRAGMA application_id), schema version 2 (in PostgreSQL, the table ``floor_schema``):
-#: version 2 added ``floor_tables``' ``malformed`` and ``counted_from`` (``_ADDED``).
-FLOOR_FILE = FileKind("floor store", 0x43524653, 2)
+#: Marked "CRFS" (PRAGMA application_id), schema version 3 (in PostgreSQL, the table ``floor_schema``):
+#: version 2 added ``floor_tables``' ``malformed`` and ``counted_from`` (``_ADDED``); version 3 made
+#: every number a PostgreSQL store keeps 64-bit (``_widen``; SQLite's INTEGER always was).
+FLOOR_FILE = FileKind("floor store", 0x43524653, 3)
+#: The largest number the store keeps: its numbers are BIGINT, 64-bit in both databases.
+MOST = 2**63 - 1
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS floor_tables (
         name        TEXT PRIMARY KEY,
         spool       TEXT,
-        session     INTEGER,
-        last_seq    INTEGER NOT NULL DEFAULT 0,
-        as_of_seq   INTEGER NOT NULL DEFAULT 0,
+        session     BIGINT,
+        last_seq    BIGINT NOT NULL DEFAULT 0,
+        as_of_seq   BIGINT NOT NULL DEFAULT 0,
         state       TEXT NOT NULL DEFAULT '{}',
         dark        TEXT,
         heard_at    TEXT NOT NULL,
-        repeats     INTEGER NOT NULL DEFAULT 0,
-        gaps        INTEGER NOT NULL DEFAULT 0,
-        malformed   INTEGER NOT NULL DEFAULT 0,
-        counted_from INTEGER NOT NULL DEFAULT 0
+        repeats     BIGINT NOT NULL DEFAULT 0,
+        gaps        BIGINT NOT NULL DEFAULT 0,
+        malformed   BIGINT NOT NULL DEFAULT 0,
+        counted_from BIGINT NOT NULL DEFAULT 0
     )""",
     """CREATE TABLE IF NOT EXISTS floor_heads (
         name    TEXT NOT NULL,
-        record  INTEGER NOT NULL,
+        record  BIGINT NOT NULL,
         file    TEXT NOT NULL,
         hash    TEXT NOT NULL,
-        epoch   INTEGER,
+        epoch   BIGINT,
         heard_at TEXT NOT NULL,
         PRIMARY KEY (name, record)
     )""",
@@ -74,8 +77,8 @@ _SCHEMA = (
 #: each round's number, which nothing read (the view shows the table's rounds from its birth and
 #: messages), went.
 _ADDED = (
-    "ALTER TABLE floor_tables ADD COLUMN malformed INTEGER NOT NULL DEFAULT 0",
-    "ALTER TABLE floor_tables ADD COLUMN counted_from INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE floor_tables ADD COLUMN malformed BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE floor_tables ADD COLUMN counted_from BIGINT NOT NULL DEFAULT 0",
     "DROP TABLE IF EXISTS floor_rounds",
 )
 #: Seconds without a message after which a table not dark shows as silent: a table sends its
@@ -119,8 +122,6 @@ class Store:
         A file that is not a floor store (a table's state database named by mistake), or a store
         whose schema a newer Croupier wrote, is refused naming it, before anything is written."""
         self.postgres = config.url is not None
-        #: The largest number the store's INTEGER columns keep (PostgreSQL's are 32-bit, SQLite's 64).
-        self.most = 2**31 - 1 if self.postgres else 2**63 - 1
         if not create and config.url is None and not config.path.exists():
             raise StartupError(f"store.path: {config.path}: no floor store there (has the floor run?)")
         self.where, self._url = config.url or str(config.path), config.url or ""
@@ -214,8 +215,8 @@ class Store:
         one past it waits (not counted, the table asked for a rebirth, which sends it again after the
         missing ones); one before any birth waits for the birth to say where the count starts."""
         seq = body["seq"]
-        if seq > self.most:  # it would wait for ever: say so, as a number the database cannot take
-            raise Unfit(f"seq {seq} is beyond what the store keeps ({self.most})")
+        if seq > MOST:  # it would wait for ever: say so, as a number the database cannot take
+            raise Unfit(f"seq {seq} is beyond what the store keeps ({MOST})")
         with self.transaction():
             row = self._row(table)
             if kind == "head":
@@ -385,6 +386,8 @@ class Store:
             if row[0] == 1:
                 for statement in _ADDED:
                     self.run(statement.replace("ADD COLUMN", "ADD COLUMN IF NOT EXISTS"))
+            if row[0] is not None and row[0] < 3:
+                self._widen()
             if row[0] is None or row[0] < FLOOR_FILE.schema_version:
                 self.run("INSERT INTO floor_schema VALUES (?)", (FLOOR_FILE.schema_version,))
             elif row[0] > FLOOR_FILE.schema_version:
@@ -392,6 +395,20 @@ class Store:
                     f"{self.where}: {FLOOR_FILE.name} schema {row[0]} was written by a newer Croupier; "
                     f"this one reads schema {FLOOR_FILE.schema_version} or older"
                 )
+
+    def _widen(self) -> None:
+        """Schema version 3 in a PostgreSQL store an older Croupier wrote: every INTEGER column of the
+        floor's tables and the link controller's (floor.link_controller), 32-bit there, made BIGINT.
+        The link's ``carry`` is kept in ten-thousandths of a cent, so 32 bits held only $2,147.48 of
+        it: a hit or a void beyond that could not be applied (decision 0039)."""
+        for table, column in self.run(
+            "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = "
+            "current_schema() AND data_type = 'integer' AND (table_name LIKE ? OR table_name LIKE ?) "
+            "ORDER BY table_name, ordinal_position",
+            ("floor\\_%", "link\\_%"),
+        ).fetchall():
+            self.run(f'ALTER TABLE "{table}" ALTER COLUMN "{column}" TYPE BIGINT')
+        log.info("floor store: its numbers made 64-bit (schema version 3)", store=self.where)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -402,7 +419,8 @@ class Store:
         (locked, read-only, gone) is a StateError naming the store, for the service to leave the
         message unacknowledged (floor.service); a connection the server broke is opened again at
         the next transaction. A value the database cannot take (``_unfit``: too large a number, a
-        list where a number goes) is Unfit instead: the message is malformed."""
+        list where a number goes) is Unfit instead: the message is malformed (but for a value the link
+        controller works out itself, which it raises as the store's StateError)."""
         cannot = f"{self.where}: cannot write the floor store"
         try:
             self._reopened()

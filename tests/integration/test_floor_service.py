@@ -304,6 +304,48 @@ def test_a_link_message_its_controller_failed_to_apply_is_delivered_again_and_ap
     assert (shown["last_seq"], shown["repeats"]) == (1, 1), "counted once, the second delivery a repeat"
 
 
+def test_a_hit_whose_result_the_store_cannot_keep_is_held_not_counted_malformed(tmp_path):
+    """A well-formed hit on a level accruing at 50 % of 2.3e18 cents leaves a ``carry`` past 64 bits:
+    the store cannot keep it, which is the store's failure, not the table's (floor.link_controller).
+    The floor service (a process, over Mosquitto) logs it, leaves the hit with the broker, which
+    delivers it again at each reconnection, and never counts it malformed and drops it: a hit so
+    dropped would never lock its level, and its table would wait for ever (review of issue 16)."""
+    broker = Mosquitto(tmp_path / "mosquitto")
+    floor = floor_config(tmp_path / "floor", broker.port)
+    links = '[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.1]\nrate_bp = 5000\nreset_cents = 100000\n'
+    floor.write_text(floor.read_text().replace("[store]", links + "limit_cents = 150000\n[store]"))
+    store, log = tmp_path / "floor" / "floor.sqlite3", floor.with_suffix(".log")
+    linked = {"table": "T1", "at": "2026-12-02T03:00:00.000+00:00", "link": "c4p", "spool": "a" * 32}
+    messages = [("birth", birth_body(0, spool="a" * 32)),
+                ("linked", {**linked, "seq": 1, "number": 1, "event": "contribution", "round": 1, "count": 1,
+                            "wagered_cents": 2**61, "levels": [1]}),
+                ("linked", {**linked, "seq": 2, "number": 2, "event": "hit", "round": 1, "level": 1,
+                            "seat": 3})]  # fmt: skip
+
+    async def publish() -> None:
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="T1", username="T1",
+                                  password=TABLES["T1"]) as table:  # fmt: skip
+            for kind, body in messages:
+                await table.publish(f"croupier/v1/{GROUP}/table/T1/{kind}", json.dumps(body), qos=1)
+
+    try:
+        with floor_service(floor) as service:
+            _logged(floor, "floor online")
+            asyncio.run(publish())
+            _logged(floor, "floor store failed", times=2)  # delivered again after the first failure
+            _logged(floor, "floor online", times=3)  # and connected again after the second
+            shown = service.tables()["T1"]
+            with contextlib.closing(sqlite3.connect(store)) as db:
+                applied = db.execute("SELECT number FROM link_tables").fetchall()
+                hits = db.execute("SELECT count(*) FROM link_hits").fetchone()
+    finally:
+        broker.close()
+    assert (shown["last_seq"], shown["malformed"]) == (2, 0), "counted, never taken as malformed"
+    assert (applied, hits) == ([(1,)], (0,)), "the contribution applied, the hit held"
+    text = log.read_text()
+    assert "floor store failed" in text and "a message that cannot be read" not in text
+
+
 @pytest.mark.parametrize("broker", ["mosquitto", "embedded"])
 def test_a_message_that_cannot_be_read_is_counted_malformed_and_the_floor_goes_on(tmp_path, broker):
     """Each poisoned message of the review of issue 16 (bad JSON, a number too large for the

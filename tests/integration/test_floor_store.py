@@ -13,7 +13,7 @@ import shutil
 import sqlite3
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -328,6 +328,107 @@ def test_a_voided_round_and_its_hit_come_out_of_the_link_once(store):
     assert accrued == (5003 + 7) * 1000 - 1 * 10_000  # all that stood, less the cent T1's hit paid
     assert level["value_cents"] == 50_500 and level["locked"]
     assert controller.state_for("c4p", "T2")["applied"]["contributions"] == 0
+
+
+def _linked(controller: LinkController) -> Callable[..., str | None]:
+    """What table T1 sends its link controller, numbered as the test says."""
+
+    def sent(number: int, event: str, **fields: object) -> str | None:
+        levels = {"levels": [1]} if event == "contribution" else {}
+        return controller.heard("T1", {"link": "c4p", "spool": SPOOL, "number": number, "event": event,
+                                       **levels, **fields})  # fmt: skip
+
+    return sent
+
+
+def test_a_void_of_a_hit_above_2147_dollars_over_its_reset_is_applied(store):
+    """At 5 %, $60,000 wagered hits a level at $3,000 above its reset: the void gives those back to
+    ``carry`` in ten-thousandths of a cent (3e9, beyond 32 bits) and withdraws the contribution, in
+    one transaction; round 1's hit stands. PostgreSQL's 32-bit INTEGER could not keep the 3e9, and
+    the void (and every message of the table after it) was never applied there (review of issue 16)."""
+    link = FloorLink("c4p", ("T1",), {1: LinkedLevel(500, 100_000, 25_000_000)}, 2.0)
+    controller = LinkController({"c4p": link}, store, "main")
+    sent = _linked(controller)
+    sent(1, "contribution", round=1, count=1, wagered_cents=600_000)
+    sent(2, "hit", level=1, seat=3, round=1)
+    sent(3, "contribution", round=2, count=1, wagered_cents=6_000_000)
+    sent(4, "hit", level=1, seat=3, round=2)
+    assert sent(5, "void", round=2, wagered_cents=6_000_000) == "c4p"
+    state = controller.state_for("c4p", "T1")
+    (level,) = state["levels"]
+    assert [(hit["round"], hit["amount_cents"]) for hit in level["hits"]] == [(1, 130_000)]
+    assert (level["value_cents"], level["locked"]) == (100_000, True)
+    assert state["applied"] == {"spool": SPOOL, "number": 5, "contributions": 1, "wagered_cents": 600_000}
+
+
+def test_a_hit_leaving_an_overflow_above_2147_dollars_is_applied(store):
+    """A level at its limit ($1,500) keeps accruing into its overflow ($2,500 of $60,000 at 5 %); the
+    hit pays the limit and carries the overflow over, in ten-thousandths of a cent (2.5e9): kept on
+    both databases, the level locked for the hit and restarted with the overflow."""
+    link = FloorLink("c4p", ("T1",), {1: LinkedLevel(500, 100_000, 150_000)}, 2.0)
+    controller = LinkController({"c4p": link}, store, "main")
+    sent = _linked(controller)
+    sent(1, "contribution", round=1, count=1, wagered_cents=6_000_000)
+    assert sent(2, "hit", level=1, seat=3, round=1) == "c4p"
+    (level,) = controller.state_for("c4p", "T1")["levels"]
+    assert [hit["amount_cents"] for hit in level["hits"]] == [150_000]
+    assert (level["value_cents"], level["overflow_cents"], level["locked"]) == (150_000, 200_000, True)
+
+
+def test_what_a_link_message_leaves_that_the_store_cannot_keep_is_the_stores_failure(store):
+    """A number in the message beyond 64 bits is the table's malformed message (Unfit). A hit well
+    formed whose carry the store cannot keep (a level accruing at 50 % of 2.3e18 cents) is the
+    store failing (StateError), not the table: nothing of it applied, and the floor service leaves it
+    with the broker to apply when it can, rather than count a hit or a void as malformed and drop
+    it, the hitting table waiting for ever (floor.service)."""
+    link = FloorLink("c4p", ("T1",), {1: LinkedLevel(5000, 100_000, 150_000)}, 2.0)
+    controller = LinkController({"c4p": link}, store, "main")
+    sent = _linked(controller)
+    with pytest.raises(Unfit):
+        sent(1, "contribution", round=1, count=1, wagered_cents=2**63)
+    sent(1, "contribution", round=1, count=1, wagered_cents=2**61)
+    with pytest.raises(StateError, match="link c4p: hit 2 from T1 cannot be kept"):
+        sent(2, "hit", level=1, seat=3, round=1)
+    state = controller.state_for("c4p", "T1")
+    assert (state["applied"]["number"], state["levels"][0]["hits"]) == (1, [])
+
+
+def test_a_postgresql_store_of_schema_2_gets_its_numbers_made_64_bit(postgres: str, tmp_path: Path):
+    """Schema version 2 kept PostgreSQL's 32-bit INTEGER: a store it wrote, the link controller's
+    tables among it, is made BIGINT throughout when this Croupier opens it (schema version 3), and a
+    hit carrying more than $2,147.48 then applies."""
+    import psycopg  # the fixture skipped the test where it is not installed
+
+    store = Store(StoreConfig(postgres, tmp_path / "unused"))
+    link = FloorLink("c4p", ("T1",), {1: LinkedLevel(500, 100_000, 150_000)}, 2.0)
+    LinkController({"c4p": link}, store, "main")
+    store.close()
+    integers = (
+        "SELECT table_name, column_name FROM information_schema.columns WHERE data_type = %s "
+        "AND table_schema = current_schema() AND table_name <> 'floor_schema' ORDER BY 1, 2"
+    )
+    with psycopg.connect(postgres, autocommit=True) as db:
+        widened = db.execute(integers, ("bigint",)).fetchall()
+        for table, column in widened:  # as schema 2 made them
+            db.execute(f'ALTER TABLE "{table}" ALTER COLUMN "{column}" TYPE INTEGER')
+        db.execute("DELETE FROM floor_schema")
+        db.execute("INSERT INTO floor_schema VALUES (2)")
+    assert ("link_levels", "carry") in widened and ("floor_tables", "last_seq") in widened
+    store = Store(StoreConfig(postgres, tmp_path / "unused"))
+    try:
+        with psycopg.connect(postgres, autocommit=True) as db:
+            assert db.execute(integers, ("integer",)).fetchall() == []
+            assert db.execute(integers, ("bigint",)).fetchall() == widened
+            version = db.execute("SELECT max(version) FROM floor_schema").fetchone()
+        assert version == (FLOOR_FILE.schema_version,)
+        sent = _linked(LinkController({"c4p": link}, store, "main"))
+        sent(1, "contribution", round=1, count=1, wagered_cents=6_000_000)
+        assert sent(2, "hit", level=1, seat=3, round=1) == "c4p"
+    finally:
+        for table in ("link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels",
+                      "link_hit_voids", "link_refused", "link_hit_contributions"):  # fmt: skip
+            store.run(f"DROP TABLE IF EXISTS {table}")
+        store.close()
 
 
 def test_a_postgresql_store_a_newer_croupier_wrote_is_refused(postgres: str, tmp_path: Path):
