@@ -6,6 +6,7 @@ into the Round the machine runs.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 from typing import ClassVar
@@ -82,7 +83,7 @@ class RoundState(RoundBase[Action]):
         if self.state == PLAYER_TURNS:
             hand = self.current_hand
             if hand is not None and hand.card_due:
-                return Slot(hand.seat, hand.number, True, clauses.CARDS_FOR_DECISION)
+                return _decision_card(hand.seat, hand.number)
         if self.state == DEALER_TURN and self._dealer_must_draw():
             live = self._live_hands()
             return Slot(None, None, True, clauses.DEALER_DRAWS_TO_17 if live else clauses.DRAW_FOR_PUSH_22)
@@ -188,3 +189,10 @@ class RoundState(RoundBase[Action]):
             )
         dealer += [Pickup("dealer", str(card)) for card in self.dealer_draws]
         return discard.pickup_order(self.removed, self.positions, dealer, self.set_aside)
+
+
+@functools.cache
+def _decision_card(seat: int, hand: int) -> Slot:
+    """The slot of a card a hand's decision calls for (672a.7(j)): one per hand, made once, as the
+    round asks for the card due some three times a card (decision 0042)."""
+    return Slot(seat, hand, True, clauses.CARDS_FOR_DECISION)
