@@ -67,7 +67,7 @@ class Card:
         return cls(RANKS.index(t[0].upper()) + 1, SUITS.index(t[1].lower()))
 
     def __str__(self) -> str:
-        if self.is_joker:
+        if self.rank == JOKER_RANK:  # is_joker, read without a property's call: every record writes cards
             return "X" + "rb"[self.suit]
         return RANKS[self.rank - 1] + SUITS[self.suit]
 

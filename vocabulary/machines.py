@@ -20,9 +20,9 @@ inputs.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from transitions import EventData, Machine
@@ -65,7 +65,7 @@ def _called(machine: Machine, callback: Callback, event: EventData) -> Any:  # A
     return function(event) if machine.send_event else function(*event.args, **event.kwargs)
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class CompiledTransition:
     """One transition with everything it runs in the order transitions runs it (``Transition.execute``:
     prepare, conditions, the machine's and the transition's before, on a change of state the
@@ -79,6 +79,12 @@ class CompiledTransition:
     exits: int  # how many of ``change`` are the source's on_exit
     dest: State | None
     after: tuple[Step, ...]
+    #: How many of the transitions after this one (from the same source) open with the same first
+    #: condition (the same function, wanting the same answer) and prepare nothing: when that
+    #: condition fails here, it fails for them too, as nothing ran in between and a guard reads the
+    #: round, not which of its transitions asks (Free Bet Blackjack's three ``completes_deal``
+    #: transitions, tried for every card of the deal; decision 0042).
+    shares_first: int = 0
 
     def may(self, model: object, event: EventData) -> bool:
         """Whether its conditions pass (``Machine._can_trigger``: prepare, then the conditions)."""
@@ -86,15 +92,19 @@ class CompiledTransition:
             step(model, event)
         return all(check(model, event) == target for check, target in self.conditions)
 
-    def run(self, model: object, event: EventData, attribute: str) -> bool:
+    def run(self, model: object, event: EventData, attribute: str) -> int:
+        """Fire if the conditions pass, answering 0; else how many transitions on the next one to try
+        is: 1, or past those that share the first condition (``shares_first``) when it failed."""
         # ``may`` written out again: a round tries some three transitions a message, and the call
         # and the generator ``all`` took were some 6 % of a math round (decision 0042).
         event.transition = self.transition
         for step in self.prepare:
             step(model, event)
+        first = True
         for check, target in self.conditions:
             if check(model, event) != target:
-                return False
+                return 1 + self.shares_first if first else 1
+            first = False
         for step in self.before:
             step(model, event)
         if self.dest is not None:
@@ -106,7 +116,22 @@ class CompiledTransition:
                 step(model, event)
         for step in self.after:
             step(model, event)
-        return True
+        return 0
+
+
+def _sharing_first(transitions: tuple[CompiledTransition, ...]) -> tuple[CompiledTransition, ...]:
+    """``transitions`` with each one's ``shares_first`` counted: the run of transitions after it whose
+    first condition is its own and that prepare nothing."""
+    counted = []
+    for index, transition in enumerate(transitions):
+        shares = 0
+        if transition.conditions:
+            for later in transitions[index + 1 :]:
+                if later.prepare or not later.conditions or later.conditions[0] != transition.conditions[0]:
+                    break
+                shares += 1
+        counted.append(dataclasses.replace(transition, shares_first=shares))
+    return tuple(counted)
 
 
 class CompiledEvent(Event):
@@ -131,10 +156,13 @@ class CompiledEvent(Event):
         state, transitions = found
         attribute = self.machine.model_attribute
         event = EventData(state, self, self.machine, model, args, kwargs)
-        for transition in transitions:
-            if transition.run(model, event, attribute):
+        index, count = 0, len(transitions)
+        while index < count:
+            on = transitions[index].run(model, event, attribute)
+            if not on:
                 event.result = True
                 break
+            index += on
         return bool(event.result)
 
     def may(self, model: object, args: tuple[object, ...], kwargs: dict[str, object]) -> bool:
@@ -183,7 +211,7 @@ class CompiledEvent(Event):
             )
 
         table = {
-            source: (machine.get_state(source), tuple(compiled(t) for t in transitions))
+            source: (machine.get_state(source), _sharing_first(tuple(compiled(t) for t in transitions)))
             for source, transitions in self.transitions.items()
             if transitions
         }

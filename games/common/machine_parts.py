@@ -33,8 +33,9 @@ COMPLETE = "complete"
 
 
 def message_of(event: EventData) -> Any:  # Any: each trigger's own message type, known to its callbacks
-    """The message from inputs.py a trigger was fired with (Round.handle passes exactly one)."""
-    return next(iter(event.args))
+    """The message from inputs.py a trigger was fired with (Round.handle passes exactly one, and
+    transitions keeps a trigger's arguments as the tuple it was given)."""
+    return event.args[0]  # type: ignore[index]  # the stubs say Iterable; it is the tuple given
 
 
 class ResumesTo:

@@ -61,6 +61,7 @@ class DealSteps(RoundState, ShoeSteps[Action]):
     def accept_wager(self, event: EventData) -> None:
         message = message_of(event)
         self.positions[message.seat] = Position(message.seat, message.blackjack, message.push22)
+        self._hands_changed()
         placed = [("blackjack", message.blackjack), *([("push22", message.push22)] if message.push22 else [])]
         self.log.place_wagers(
             message.seat,

@@ -20,7 +20,8 @@ __all__ = ["SET_ASIDE", "Pickup", "hand_pickup", "pickup_order"]
 
 
 def hand_pickup(hand: Hand) -> list[Pickup]:
-    return [Pickup(hand.label, str(card)) for card in hand.cards]
+    label = hand.label
+    return [Pickup(label, str(card)) for card in hand.cards]
 
 
 def pickup_order(

@@ -8,6 +8,7 @@ dealer's right, counterclockwise, so in descending order (672a.7(r)).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -26,8 +27,9 @@ class Slot:
     face_up: bool
     rule: Rule
 
-    @property
+    @functools.cached_property
     def place(self) -> str:
+        """Written once per slot: each card's record and its pick-up read it (decision 0042)."""
         return "dealer" if self.seat is None else f"seat {self.seat} hand {self.hand}"
 
     @property

@@ -117,6 +117,7 @@ class PlaySteps(RoundState, RulingAndPickup[Action]):
             position.double(hand, paid=stake is Stake.PAID)
         else:
             new = position.split(hand, paid=stake is Stake.PAID)
+            self._hands_changed()
             fields.update(new_hand=new.number, moved=str(new.cards[0]))
         if stake is not None:
             fields.update(stake=stake.value, amount=position.blackjack)

@@ -6,7 +6,8 @@ into the Round the machine runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import functools
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import ClassVar
 
@@ -73,6 +74,7 @@ class RoundState(RoundBase[Action]):
         self._turn: Hand | None = None
         # The hand the dealer's last pass over the Blackjacks stopped at (PlaySteps), for the same reason.
         self._reached: Hand | None = None
+        self._order: list[Hand] | None = None  # the play order as last listed (_hands_in_play_order)
 
     @property
     def expected(self) -> Slot | None:
@@ -82,7 +84,7 @@ class RoundState(RoundBase[Action]):
         if self.state == PLAYER_TURNS:
             hand = self.current_hand
             if hand is not None and hand.card_due:
-                return Slot(hand.seat, hand.number, True, clauses.CARDS_FOR_DECISION)
+                return _decision_card(hand.seat, hand.number)
         if self.state == DEALER_TURN and self._dealer_must_draw():
             live = self._live_hands()
             return Slot(None, None, True, clauses.DEALER_DRAWS_TO_17 if live else clauses.DRAW_FOR_PUSH_22)
@@ -125,9 +127,21 @@ class RoundState(RoundBase[Action]):
             return False
         return self._live_hands() or any(position.push22 for position in self.positions.values())
 
-    def _hands_in_play_order(self) -> Iterable[Hand]:
-        for seat in clockwise(self.positions):
-            yield from self.positions[seat].hands
+    def _hands_in_play_order(self) -> list[Hand]:
+        """Every hand, clockwise, each position's in the order played. Listed again only when the
+        hands change, which is only by a position placed (``accept_wager``) or a hand split
+        (``apply_decision``), each of which drops the list (``_hands_changed``): the round walks
+        the hands some 200 times a round, and sorting the seats for each walk was some 3 % of a math
+        round (decision 0042)."""
+        order = self._order
+        if order is None:
+            positions = self.positions
+            order = self._order = [hand for seat in clockwise(positions) for hand in positions[seat].hands]
+        return order
+
+    def _hands_changed(self) -> None:
+        """A position placed or a hand split: the play order is listed again when next read."""
+        self._order = None
 
     def _hands_from(self, start: Hand | None) -> Iterator[Hand]:
         """The hands in play order from ``start`` on (all of them for None): a search that stopped at
@@ -188,3 +202,10 @@ class RoundState(RoundBase[Action]):
             )
         dealer += [Pickup("dealer", str(card)) for card in self.dealer_draws]
         return discard.pickup_order(self.removed, self.positions, dealer, self.set_aside)
+
+
+@functools.cache
+def _decision_card(seat: int, hand: int) -> Slot:
+    """The slot of a card a hand's decision calls for (672a.7(j)): one per hand, made once, as the
+    round asks for the card due some three times a card (decision 0042)."""
+    return Slot(seat, hand, True, clauses.CARDS_FOR_DECISION)

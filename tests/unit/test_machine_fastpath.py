@@ -168,7 +168,7 @@ def test_every_trigger_compiles_to_its_transitions(name: str, machine: Machine, 
     """For every trigger and source state, the compiled path holds the generic path's transitions in
     its order, each condition and callback resolved to what transitions resolves on a model of the
     class (the function behind the bound method transitions would call)."""
-    walked = 0
+    walked = skips = 0
     for trigger, event in machine.events.items():
         assert isinstance(event, CompiledEvent), trigger
         table = event._compile(model)
@@ -193,4 +193,12 @@ def test_every_trigger_compiles_to_its_transitions(name: str, machine: Machine, 
                         assert step is found, f"{trigger} {source}: {callback}"
                     walked += 1
                 assert c.dest is (None if t.dest is None else machine.get_state(t.dest))
+            for index, c in enumerate(compiled):  # skipped on a failed first condition: the same one
+                shared = compiled[index + 1 : index + 1 + c.shares_first]
+                assert all(s.conditions[0] == c.conditions[0] and not s.prepare for s in shared), trigger
+                after = compiled[index + 1 + c.shares_first : index + 2 + c.shares_first]
+                assert not (c.conditions and after and after[0].conditions[:1] == c.conditions[:1]), trigger
+                skips += c.shares_first
     assert walked, "the walk found callbacks"
+    if name == "free-bet-blackjack":  # the deal's last card: three transitions open with completes_deal
+        assert skips, "a failed completes_deal skips the transitions that open with it"

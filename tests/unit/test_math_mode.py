@@ -19,9 +19,11 @@ from croupier.config.table import DEFAULT_TABLE_CONFIG
 from games import registry
 from games.common.movement import Movement
 from games.common.records import RecordKind
+from games.common.seating import clockwise
 from games.free_bet_blackjack import RuleSet as FreeBetRules
 from games.free_bet_blackjack.decisions import legal
 from games.free_bet_blackjack.positions import Position
+from games.free_bet_blackjack.round import Round
 from games.over_under import RuleSet as OverUnderRules
 from games.over_under.inputs import Choice
 from simulator.games.registry import simulation
@@ -349,3 +351,24 @@ def test_a_table_configuration_is_played_as_submitted(capsys, tmp_path):
     assert json.loads(named) == report  # --game may name the file's game too
     default = json.loads(math_json(capsys, "--game", FBB, "--rounds", "40", "--seed", "5", "--workers", "1"))
     assert "table_config" not in default and default["positions"] == 6
+
+
+def test_the_free_bet_play_order_kept_is_the_order_listed_again(monkeypatch):
+    """The Free Bet Blackjack round keeps its hands' play order between a position placed and a hand
+    split (decision 0042): after every message of rounds with splits, re-splits and every seat
+    wagered, the order kept is the order listed afresh from the positions, hand by hand."""
+    handle, checked, splits = Round.handle, [0], [0]
+
+    def checking(round_: Round, message):
+        records = handle(round_, message)
+        if round_._order is not None:
+            fresh = [hand for seat in clockwise(round_.positions) for hand in round_.positions[seat].hands]
+            assert len(round_._order) == len(fresh)
+            assert all(kept is hand for kept, hand in zip(round_._order, fresh, strict=True))
+            checked[0] += 1
+        splits[0] += sum(1 for record in records if record.fields.get("action") == "split")
+        return records
+
+    monkeypatch.setattr(Round, "handle", checking)
+    play_share(FBB, FreeBetRules(), "basic", 3, 0, 300)
+    assert checked[0] > 1000 and splits[0] > 10
