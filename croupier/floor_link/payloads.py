@@ -26,13 +26,15 @@ Body = dict[str, Plain]
 
 #: A card's face written in text, standing apart from the letters and digits around it, in either
 #: case (a firmware writes ``AS`` or ``qd`` as readily as Croupier writes ``As``: vocabulary.cards):
-#: a rank (``10`` for a ten) and a suit's letter or sign, or a cover card (``Xr``), alone or run
-#: together with others (``AsKd``, ``A♠K♦``: withheld as one); or in words ("queen of hearts").
-_FACE = r"(?:(?:10|[2-9tjqka])[cdhs\u2660-\u2667]|x[rb])"
-_WORDS = r"(?:ace|king|queen|jack|ten|nine|eight|seven|six|five|four|three|two|[2-9]|10)s?\s+of\s+"
-CARD_TEXT = re.compile(
-    rf"(?<![0-9a-z])(?:{_FACE}+|{_WORDS}(?:spades|hearts|diamonds|clubs))(?![0-9a-z])", re.IGNORECASE
-)
+#: a rank (``10`` for a ten) and a suit's letter or sign, the sign first or last, or a cover card
+#: (``Xr``), alone or run together with others (``AsKd``, ``A♠K♦``: withheld as one); or in words,
+#: the rank named or written ("queen of hearts", "Q of hearts", "ace of ♠").
+_RANK = r"(?:10|[2-9tjqka])"
+_SIGN = r"[\u2660-\u2667]"
+_FACE = rf"(?:{_RANK}[cdhs]|{_RANK}{_SIGN}|{_SIGN}{_RANK}|x[rb])"
+_NAME = r"(?:ace|king|queen|jack|ten|nine|eight|seven|six|five|four|three|two)s?"
+_WORDS = rf"(?:{_NAME}|{_RANK})\s+of\s+(?:spades|hearts|diamonds|clubs|{_SIGN})"
+CARD_TEXT = re.compile(rf"(?<![0-9a-z])(?:{_FACE}+|{_WORDS})(?![0-9a-z])", re.IGNORECASE)
 #: What stands in text for a card face withheld.
 WITHHELD = "[card]"
 
