@@ -190,6 +190,7 @@ class LinkedLevels:
         #: The link number sent before this start: a hit at or below it was sent by a run before this
         #: one, whose owed keyed reset a stop may have lost (``_resets_owed``).
         self._started = sender.counts().number
+        self._swapped = False  # DEVICE_SWAPPED seen latched since the hits before _started were counted
         #: What the table waits for on the link (the amount of its hit), if anything.
         self.awaiting: str | None = None
 
@@ -420,10 +421,18 @@ class LinkedLevels:
           link applies each message by its number, and two would be one too many;
         - while DEVICE_SWAPPED is latched: the unit answering is not the one that froze the level and
           says nothing of its key. Once a supervisor accepts it as the table's unit (the clear), the
-          table no longer holds for the old unit's level, and the link is told so the same way."""
+          table no longer holds for the old unit's level, and the link is told so the same way: every
+          hit sent until then, in this run too, counts as sent before a start (unless a hit still
+          waits for its amount: then at the first look after it is paid)."""
         progressive = self.progressive
         assert progressive is not None
-        if self.heard_at is None or any(fault.code == "DEVICE_SWAPPED" for fault in progressive.latch.faults):
+        if any(fault.code == "DEVICE_SWAPPED" for fault in progressive.latch.faults):
+            self._swapped = True
+            return
+        if self._swapped and self.awaiting is None:  # the new unit accepted, no hit waiting its amount:
+            self._swapped = False  # the hits sent so far are the old unit's, as those before a start
+            self._started = self.sender.counts().number
+        if self.heard_at is None:
             return
         on_way: list[tuple[object, object]] | None = None
         for level in sorted(self.levels):

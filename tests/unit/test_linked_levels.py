@@ -909,3 +909,23 @@ def test_a_keyed_reset_owed_waits_for_one_on_its_way_and_for_device_swapped_and_
         assert sent.messages == [("reset", {"level": 1})]
 
     run(heard(), 5)
+
+
+def test_a_controller_swapped_after_a_hit_of_this_run_sends_its_keyed_reset_once_accepted():
+    """58 Pa. Code § 605a.7(a): the lock lifts on every table. A controller replaced after a hit in the
+    same run (no restart), the new unit never frozen: once a supervisor accepts it (DEVICE_SWAPPED
+    cleared), the hit of this run is the old unit's, and its reset is sent, once."""
+    link, sender, progressive = _restarted(3, frozen=False)  # the new unit: not frozen
+    progressive.latch.latch(Fault("DEVICE_SWAPPED", "controller swapped", "605a.4(c)", "host"))
+
+    sender.sent = Counts(4, 1, 100)  # the hit, number 4, sent in this run
+
+    async def heard() -> None:
+        link.heard(_holding((4, "s1"), applied=4))  # held at the link
+        assert ("reset", {"level": 1}) not in sender.messages, "nothing while the swap is latched"
+        progressive.latch.release("DEVICE_SWAPPED")  # a supervisor accepted the unit
+        for _ in range(3):
+            link.look()
+        assert sender.messages.count(("reset", {"level": 1})) == 1
+
+    run(heard(), 5)
