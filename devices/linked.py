@@ -415,8 +415,9 @@ class LinkedLevels:
         - while the controller is frozen on the level: its key not turned, for that hit or a newer
           one; the reset sent when it is turned lifts every hit of this table on the level at the
           link, so nothing else is owed for an older one;
-        - while a hit of this start on the level is held or on its way: the controller froze for that
-          one, and a reset now would lift it too;
+        - while a hit of this start on the level is held: the controller froze for that one, and a
+          reset now would lift it too (one still on its way finds the controller frozen for it, or
+          its keyed reset on its way behind it: the link applies a table's messages in order);
         - while a reset of the level is on its way (kept in the spool until applied, or owed): the
           link applies each message by its number, and two would be one too many;
         - while DEVICE_SWAPPED is latched: the unit answering is not the one that froze the level and
@@ -445,7 +446,7 @@ class LinkedLevels:
             if on_way is None:  # read only when a reset may be owed, not on every look
                 on_way = [(owed.event, owed.fields.get("level")) for owed in self._owed]
                 on_way += [(kept.get("event"), kept.get("level")) for kept in self.sender.unapplied()]
-            if ("hit", level) in on_way or ("reset", level) in on_way:
+            if ("reset", level) in on_way:
                 continue
             self._notify(
                 KEYED_RESET, "linked_reset_owed", level=level,
