@@ -445,7 +445,11 @@ class LinkedLevels:
                 continue
             if on_way is None:  # read only when a reset may be owed, not on every look
                 on_way = [(owed.event, owed.fields.get("level")) for owed in self._owed]
-                on_way += [(kept.get("event"), kept.get("level")) for kept in self.sender.unapplied()]
+                try:
+                    kept_back = self.sender.unapplied()
+                except Unspooled:  # the spool unreadable now: worked out again at the next look
+                    return
+                on_way += [(kept.get("event"), kept.get("level")) for kept in kept_back]
             if ("reset", level) in on_way:
                 continue
             self._notify(

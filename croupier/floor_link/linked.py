@@ -94,4 +94,5 @@ class SpoolSender:
         return self._spool.waiting(self._topic)
 
     def unapplied(self) -> list[Mapping[str, object]]:
-        return self._spool.unapplied()
+        with _unspooled():
+            return self._spool.unapplied()

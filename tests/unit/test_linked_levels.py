@@ -929,3 +929,22 @@ def test_a_controller_swapped_after_a_hit_of_this_run_sends_its_keyed_reset_once
         assert sender.messages.count(("reset", {"level": 1})) == 1
 
     run(heard(), 5)
+
+
+def test_a_spool_unreadable_when_a_reset_may_be_owed_leaves_the_look_going_on():
+    """The owed-reset check reads the spool's messages not yet applied; a spool that cannot be read
+    then (its disk failing) puts it off to the next look, and the look goes on: the link's refusal
+    and reconciliation are still kept up to date."""
+    link, sender, _ = _restarted(3, frozen=False)
+
+    def unreadable() -> list[object]:
+        raise Unspooled("the spool cannot be read: disk I/O error")
+
+    sender.unapplied = unreadable  # type: ignore[method-assign]
+
+    async def heard() -> None:
+        link.heard(_holding((2, "s1"), applied=3))
+        assert ("reset", {"level": 1}) not in sender.messages
+        assert link.refusal() is not None and "jackpot-locked" in str(link.refusal())
+
+    run(heard(), 5)
