@@ -405,7 +405,9 @@ def test_a_profile_strikes_the_devices_in_a_child_process_as_in_process(
 ) -> None:
     """``--simulated-devices child`` (decision 0048): every device fault reaches the devices in
     their own process, the floor clears what they latch, and the run plays out as it does with the
-    devices in process."""
+    devices in process: the same rounds, outcomes and house result. Which faults latch is the same
+    for the faults every strike latches; a tampered firmware is found only by a check that lands
+    within its 0.3 s, which the two runs' timing decides."""
     strikes = [
         ("1", "unplug", "shoe"),
         ("2", "jam", "shoe"),
@@ -421,6 +423,10 @@ def test_a_profile_strikes_the_devices_in_a_child_process_as_in_process(
     child = without_timing(sim(capsys, *args, "--simulated-devices", "child"))
     inside = without_timing(sim(capsys, *args))
     assert child["injected"] == {fault: 1 for _, fault, _ in strikes}
-    assert {"DOOR_OPEN", "JAM", "LINK_LOST"} <= set(child["faults"])
+    for run in (child, inside):
+        assert {"DOOR_OPEN", "JAM", "LINK_LOST"} <= set(run["faults"])
+        assert set(run["faults"]) <= {"DOOR_OPEN", "JAM", "LINK_LOST", "FIRMWARE_UNVERIFIED"}
     assert child["rounds"] == 5
-    assert child == inside
+    assert {key: value for key, value in child.items() if key != "faults"} == {
+        key: value for key, value in inside.items() if key != "faults"
+    }
