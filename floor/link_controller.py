@@ -56,7 +56,6 @@ from croupier.config.linked import BASIS_POINTS, FloorLink
 from croupier.errors import StartupError
 from croupier.floor_link.payloads import now
 from croupier.floor_link.topics import link_state
-from croupier.state.sqlite_file import StateError
 from floor.store import MOST, Store, Unfit
 
 log = structlog.get_logger("croupier.floor")
@@ -182,9 +181,9 @@ class LinkController:
         """Apply one ``linked`` message from ``table`` once; the id of the link it changed, or None
         (a repeat, or a message for no link of this floor, which is logged). A number in the message
         beyond what the store keeps is Unfit: the message is malformed. A value the controller works
-        out from it that the store cannot keep (a total, a level's accrual) is the store failing, a
-        StateError, not the table's fault: the floor leaves the message with the broker (floor.service)
-        rather than give up a hit or a void that is well formed."""
+        out from it that the store cannot keep (a total, a level's accrual past 64 bits) is refused
+        for that table alone (``_refused_unkept``): held with the broker it would stop every table's
+        messages behind it, so one table's absurd amount could blind the floor."""
         link = self.links.get(body["link"])
         if link is None or table not in link.tables:
             log.error("link: a table not on the link it names", table=table, link=body["link"])
@@ -200,10 +199,32 @@ class LinkController:
             with self.store.transaction():
                 return self._applied_once(link, table, body)
         except Unfit as exc:
-            log.error("link: a message the store cannot keep what it leaves: not applied, held", link=link.id,
+            log.error("link: a message whose result the store cannot keep: refused", link=link.id,
                       table=table, kind=event, number=number, reason=str(exc))  # fmt: skip
-            raise StateError(f"{self.store.where}: link {link.id}: {event} {number} from {table} "
-                             f"cannot be kept: {exc}") from exc  # fmt: skip
+            with self.store.transaction():
+                return self._refused_unkept(link, table, body, str(exc))
+
+    def _refused_unkept(
+        self, link: FloorLink, table: str, body: Mapping[str, Any], why: str  # Any: the message's JSON
+    ) -> str | None:
+        """The next message of ``table``'s spool counted as applied, with nothing of it applied: a
+        contribution or a void then leaves the table's counts short, which latches LINK_MISMATCH at
+        that table (its progressive wagers refused, its base game on); a hit is told refused, and
+        the table holds its frozen level for the keyed reset (decision 0044)."""
+        number, spool = body["number"], body["spool"]
+        kept = self._applied(link.id, table, spool)
+        if number != (0 if kept is None else kept[0]) + 1:
+            return None  # a repeat, or after a gap: as any message
+        contributions, wagered = (0, 0) if kept is None else kept[1:]
+        if body["event"] == "hit":
+            level = body["level"]
+            reason = f"link {link.id}: a hit on level {level} refused: its amount cannot be kept ({why})"
+            self.store.run(
+                "INSERT INTO link_refused VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (link.id, table, spool, number, level, reason, now()),
+            )
+        self._advance(link.id, table, spool, kept is None, (number, contributions, wagered))
+        return link.id
 
     def _applied_once(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> str | None:  # Any: JSON
         """``heard``'s message applied in its transaction, if it is the next of its table's spool."""
@@ -225,19 +246,7 @@ class LinkController:
             self._reset(link, table, body)
         elif self._void(link, table, body):
             contributions, wagered = contributions - 1, wagered - body["wagered_cents"]
-        values = (number, contributions, wagered, now(), link.id, table, spool)
-        if kept is None:
-            self.store.run(
-                "INSERT INTO link_tables (number, contributions, wagered_cents, heard_at, link, name, "
-                "spool) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                values,
-            )
-        else:
-            self.store.run(
-                "UPDATE link_tables SET number = ?, contributions = ?, wagered_cents = ?, heard_at = ? "
-                "WHERE link = ? AND name = ? AND spool = ?",
-                values,
-            )
+        self._advance(link.id, table, spool, kept is None, (number, contributions, wagered))
         return link.id
 
     def _contribution(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON
@@ -483,6 +492,22 @@ class LinkController:
         ]
 
     # -- the database -------------------------------------------------------------------------
+    def _advance(self, link: str, table: str, spool: str, first: bool, counts: tuple[int, int, int]) -> None:
+        """The mark of ``table``'s spool moved to ``counts`` (its number, contributions and cents)."""
+        values = (*counts, now(), link, table, spool)
+        if first:
+            self.store.run(
+                "INSERT INTO link_tables (number, contributions, wagered_cents, heard_at, link, name, "
+                "spool) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                values,
+            )
+        else:
+            self.store.run(
+                "UPDATE link_tables SET number = ?, contributions = ?, wagered_cents = ?, heard_at = ? "
+                "WHERE link = ? AND name = ? AND spool = ?",
+                values,
+            )
+
     def _applied(self, link: str, table: str, spool: str) -> tuple[int, int, int] | None:
         row = self.store.run(
             "SELECT number, contributions, wagered_cents FROM link_tables "

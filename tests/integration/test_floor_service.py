@@ -304,15 +304,15 @@ def test_a_link_message_its_controller_failed_to_apply_is_delivered_again_and_ap
     assert (shown["last_seq"], shown["repeats"]) == (1, 1), "counted once, the second delivery a repeat"
 
 
-def test_a_hit_whose_result_the_store_cannot_keep_is_held_not_counted_malformed(tmp_path):
+def test_a_hit_whose_result_the_store_cannot_keep_is_refused_to_its_table_and_the_floor_goes_on(tmp_path):
     """A well-formed hit on a level accruing at 50 % of 2.3e18 cents leaves a ``carry`` past 64 bits:
-    the store cannot keep it, which is the store's failure, not the table's (floor.link_controller).
-    The floor service (a process, over Mosquitto) logs it, leaves the hit with the broker, which
-    delivers it again at each reconnection, and never counts it malformed and drops it: a hit so
-    dropped would never lock its level, and its table would wait for ever (review of issue 16)."""
+    the store cannot keep it (floor.link_controller). The floor service (a process, over Mosquitto)
+    logs it and refuses it to its table, which is told why and holds for its keyed reset, counts it
+    (never malformed) and goes on: another table's birth after it is counted at once; held with the
+    broker, one table's absurd amount would stop every table's messages (review of issue 16)."""
     broker = Mosquitto(tmp_path / "mosquitto")
     floor = floor_config(tmp_path / "floor", broker.port)
-    links = '[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.1]\nrate_bp = 5000\nreset_cents = 100000\n'
+    links = '[links.c4p]\ntables = ["T1", "T2"]\n[links.c4p.levels.1]\nrate_bp = 5000\nreset_cents = 100000\n'
     floor.write_text(floor.read_text().replace("[store]", links + "limit_cents = 150000\n[store]"))
     store, log = tmp_path / "floor" / "floor.sqlite3", floor.with_suffix(".log")
     linked = {"table": "T1", "at": "2026-12-02T03:00:00.000+00:00", "link": "c4p", "spool": "a" * 32}
@@ -327,23 +327,28 @@ def test_a_hit_whose_result_the_store_cannot_keep_is_held_not_counted_malformed(
                                   password=TABLES["T1"]) as table:  # fmt: skip
             for kind, body in messages:
                 await table.publish(f"croupier/v1/{GROUP}/table/T1/{kind}", json.dumps(body), qos=1)
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="T2", username="T2",
+                                  password=TABLES["T2"]) as table:  # fmt: skip
+            after = birth_body(0, spool="b" * 32, table="T2")
+            await table.publish(f"croupier/v1/{GROUP}/table/T2/birth", json.dumps(after), qos=1)
 
     try:
         with floor_service(floor) as service:
             _logged(floor, "floor online")
             asyncio.run(publish())
-            _logged(floor, "floor store failed", times=2)  # delivered again after the first failure
-            _logged(floor, "floor online", times=3)  # and connected again after the second
-            shown = service.tables()["T1"]
+            _logged(floor, "refused")
+            service.until(lambda tables: "T2" in tables, 30)
+            tables = service.tables()
             with contextlib.closing(sqlite3.connect(store)) as db:
                 applied = db.execute("SELECT number FROM link_tables").fetchall()
                 hits = db.execute("SELECT count(*) FROM link_hits").fetchone()
+                refused = db.execute("SELECT number, level FROM link_refused").fetchall()
     finally:
         broker.close()
-    assert (shown["last_seq"], shown["malformed"]) == (2, 0), "counted, never taken as malformed"
-    assert (applied, hits) == ([(1,)], (0,)), "the contribution applied, the hit held"
+    assert (tables["T1"]["last_seq"], tables["T1"]["malformed"]) == (2, 0), "counted, never malformed"
+    assert (applied, hits, refused) == ([(2,)], (0,), [(2, 1)]), "the contribution applied, the hit refused"
     text = log.read_text()
-    assert "floor store failed" in text and "a message that cannot be read" not in text
+    assert "floor store failed" not in text and "a message that cannot be read" not in text
 
 
 @pytest.mark.parametrize("broker", ["mosquitto", "embedded"])

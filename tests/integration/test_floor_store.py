@@ -375,22 +375,25 @@ def test_a_hit_leaving_an_overflow_above_2147_dollars_is_applied(store):
     assert (level["value_cents"], level["overflow_cents"], level["locked"]) == (150_000, 200_000, True)
 
 
-def test_what_a_link_message_leaves_that_the_store_cannot_keep_is_the_stores_failure(store):
+def test_a_link_message_whose_result_the_store_cannot_keep_is_refused_for_its_table_alone(store):
     """A number in the message beyond 64 bits is the table's malformed message (Unfit). A hit well
-    formed whose carry the store cannot keep (a level accruing at 50 % of 2.3e18 cents) is the
-    store failing (StateError), not the table: nothing of it applied, and the floor service leaves it
-    with the broker to apply when it can, rather than count a hit or a void as malformed and drop
-    it, the hitting table waiting for ever (floor.service)."""
+    formed whose carry the store cannot keep (a level accruing at 50 % of 2.3e18 cents) is refused for
+    that table: nothing of it applied, the table told why (it holds its frozen level for the keyed
+    reset), its number counted so its next message applies; held with the broker instead, it would
+    stop every table's messages behind it (review of issue 16)."""
     link = FloorLink("c4p", ("T1",), {1: LinkedLevel(5000, 100_000, 150_000)}, 2.0)
     controller = LinkController({"c4p": link}, store, "main")
     sent = _linked(controller)
     with pytest.raises(Unfit):
         sent(1, "contribution", round=1, count=1, wagered_cents=2**63)
     sent(1, "contribution", round=1, count=1, wagered_cents=2**61)
-    with pytest.raises(StateError, match="link c4p: hit 2 from T1 cannot be kept"):
-        sent(2, "hit", level=1, seat=3, round=1)
+    assert sent(2, "hit", level=1, seat=3, round=1) == "c4p"
+    assert sent(2, "hit", level=1, seat=3, round=1) is None, "a repeat counts once"
     state = controller.state_for("c4p", "T1")
-    assert (state["applied"]["number"], state["levels"][0]["hits"]) == (1, [])
+    assert (state["applied"]["number"], state["levels"][0]["hits"]) == (2, [])
+    (refused,) = state["refused"]
+    assert (refused["number"], refused["level"]) == (2, 1)
+    assert "link c4p: a hit on level 1 refused: its amount cannot be kept" in refused["reason"]
 
 
 def test_a_postgresql_store_of_schema_2_gets_its_numbers_made_64_bit(postgres: str, tmp_path: Path):
