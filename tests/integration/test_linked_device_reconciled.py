@@ -24,22 +24,18 @@ from devices.faults import LINK_ORIGIN
 from devices.linked import Counts, LinkedLevels
 from devices.progressive import Progressive
 from devices.progressive_rules import LINK_MISMATCH
-from drivers.connection import DeviceConnection
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.progressive import Lock, NewRound, SetLockout
-from drivers.protocol.core import DeviceClass
-from drivers.transport.serial import SerialTransport
-from drivers.transport.shared import SharedLine
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.engine import DeviceEngine
 from firmware_sim.multidrop import MultidropBus
 from firmware_sim.ports.pty import PtyPort
 from firmware_sim.progressive import ControllerPersonality, SignPersonality
-from tests.links import FAST, run
+from tests.integration.test_progressive import CONTROLLER, SIGN, controller_and_sign
+from tests.links import run
 from tests.unit.test_linked_levels import Floor, heard_open
 
 ROOT = Path(__file__).resolve().parents[2]
-CONTROLLER, SIGN = 0x10, 0x11
 STOPPED = 9  # the table process's exit status when stopped between the lock and the spool
 
 
@@ -51,37 +47,19 @@ async def table_host(
     the floor spool at ``spool``, the link attached, the controller read (``resume``: a start).
     ``void_owed``: the round cut off by the stop is voided (a supervisor's clear of ROUND_CUT_OFF)
     before the controller is read, as a restarted table may."""
-    line = SharedLine(lambda: SerialTransport(url), exchange_timeout=0.05)
-    links = [
-        DeviceConnection(
-            lambda address=address: line.tap(address),
-            name=name,
-            address=address,
-            expected_class=device_class,
-            settings=FAST,
-        )
-        for name, address, device_class in (
-            ("progressive", CONTROLLER, DeviceClass.PROGRESSIVE_CONTROLLER),
-            ("meter-sign", SIGN, DeviceClass.METER_SIGN),
-        )
-    ]
     kept = Spool(spool)
     try:
-        for conn in links:
-            await conn.start()
-        for conn in links:
-            await conn.wait_ready(5.0)
-        progressive = Progressive(ProgressiveDriver(links[0]), MeterSignDriver(links[1]), win_deadline=1.0)
-        sender = SpoolSender(Floor(Topics("casino-1", "T1")), kept, "c4p")  # type: ignore[arg-type]
-        link = LinkedLevels("T1", "c4p", {1: 500}, 30.0, sender)
-        progressive.attach(link)
-        if void_owed:
-            progressive.voided()
-        await progressive.resume()
-        yield progressive, link, kept
+        async with controller_and_sign(url) as (_, links):
+            controller, sign = links
+            progressive = Progressive(ProgressiveDriver(controller), MeterSignDriver(sign), win_deadline=1.0)
+            sender = SpoolSender(Floor(Topics("casino-1", "T1")), kept, "c4p")  # type: ignore[arg-type]
+            link = LinkedLevels("T1", "c4p", {1: 500}, 30.0, sender)
+            progressive.attach(link)
+            if void_owed:
+                progressive.voided()
+            await progressive.resume()
+            yield progressive, link, kept
     finally:
-        for conn in links:
-            await conn.stop()
         kept.close()
 
 

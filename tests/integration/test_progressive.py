@@ -147,7 +147,26 @@ async def table(
     )
     monitor = Monitor(bus)
     port = PtyPort(monitor).start()  # type: ignore[arg-type]
-    line = SharedLine(lambda: SerialTransport(port.url), exchange_timeout=exchange_timeout)
+    try:
+        async with controller_and_sign(port.url, settings, exchange_timeout) as (line, links):
+            progressive = Progressive(
+                ProgressiveDriver(links[0]), MeterSignDriver(links[1]), win_deadline=win_deadline
+            )
+            rig = Table(port, monitor, line, links[0], links[1], progressive)
+            await rig.settle()
+            await progressive.sync()
+            yield rig
+    finally:
+        port.stop()
+
+
+@contextlib.asynccontextmanager
+async def controller_and_sign(
+    url: str, settings: SupervisorSettings = FAST, exchange_timeout: float = 0.05
+) -> AsyncIterator[tuple[SharedLine, list[DeviceConnection]]]:
+    """The controller's and the sign's connections on the one line at ``url`` (a multidrop pty),
+    both READY; stopped on the way out."""
+    line = SharedLine(lambda: SerialTransport(url), exchange_timeout=exchange_timeout)
     links = [
         DeviceConnection(
             lambda address=address: line.tap(address),
@@ -166,17 +185,10 @@ async def table(
             await conn.start()
         for conn in links:
             await conn.wait_ready(5.0)
-        progressive = Progressive(
-            ProgressiveDriver(links[0]), MeterSignDriver(links[1]), win_deadline=win_deadline
-        )
-        rig = Table(port, monitor, line, links[0], links[1], progressive)
-        await rig.settle()
-        await progressive.sync()
-        yield rig
+        yield line, links
     finally:
         for conn in links:
             await conn.stop()
-        port.stop()
 
 
 def faults(rig: Table) -> set[str]:
