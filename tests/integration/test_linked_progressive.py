@@ -106,14 +106,20 @@ def _trail(directory: Path, table: str) -> str:
     return "".join(path.read_text() for path in files)
 
 
-def test_two_tables_share_one_jackpot_through_the_floors_link_controller(tmp_path):
+def _tls_link(tmp_path: Path) -> tuple[Mosquitto, Path, dict[str, Path]]:
+    """A Mosquitto over TLS (its CA beside the tables and the floor) and the configs of T1 and T2 on
+    the link ``c4p``, and the floor's directory."""
     ca = trustme.CA()
     broker = Mosquitto(tmp_path / "mosquitto", tls=ca)
     ca.cert_pem.write_to_path(tmp_path / "ca.pem")
     floor_dir = tmp_path / "floor"
     floor_dir.mkdir()
     ca.cert_pem.write_to_path(floor_dir / "ca.pem")
-    configs = {name: linked_table(tmp_path, name, broker.port) for name in ("T1", "T2")}
+    return broker, floor_dir, {name: linked_table(tmp_path, name, broker.port) for name in ("T1", "T2")}
+
+
+def test_two_tables_share_one_jackpot_through_the_floors_link_controller(tmp_path):
+    broker, floor_dir, configs = _tls_link(tmp_path)
     service = FloorProcess(linked_floor(floor_dir, broker.port))
     watcher_tls = ssl.create_default_context(cafile=tmp_path / "ca.pem")
 
@@ -340,13 +346,7 @@ def test_hits_in_the_order_received_a_level_locked_for_wagers_only_and_a_hit_whi
       with its progressive wagers refused, naming the link, the level and T1's hit; T1's keyed reset
       lifts the lock and T2's progressive wagers are taken again;
     - a hit paid while the broker is down waits, the table saying so, and is paid once it is back."""
-    ca = trustme.CA()
-    broker = Mosquitto(tmp_path / "mosquitto", tls=ca)
-    ca.cert_pem.write_to_path(tmp_path / "ca.pem")
-    floor_dir = tmp_path / "floor"
-    floor_dir.mkdir()
-    ca.cert_pem.write_to_path(floor_dir / "ca.pem")
-    configs = {name: linked_table(tmp_path, name, broker.port) for name in ("T1", "T2")}
+    broker, floor_dir, configs = _tls_link(tmp_path)
     for config in configs.values():  # a table on a loaded machine is not taken for one unheard
         config.write_text(config.read_text().replace("heard_within = 3", "heard_within = 15"))
     service = FloorProcess(linked_floor(floor_dir, broker.port))
