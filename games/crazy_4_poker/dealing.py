@@ -106,7 +106,7 @@ class DealSteps(RoundState):
 
     def note_lock(self, event: EventData) -> None:
         locked = message_of(event)
-        self.accepted, self.accepted_seats = locked.accepted, locked.seats
+        self.accepted_seats = locked.seats
         self.log.add(
             RecordKind.PROGRESSIVE_LOCKED,
             accepted=self.accepted,

@@ -15,10 +15,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from games.common.poker_hands import best_of, high_rank, order_score
+from games.common.poker_hands import ACE_HIGH, best_of, high_rank, order_score
 from vocabulary.cards import Card
 
-ACE_HIGH = 14  # an ace counts 14 in everything but the A-2-3-4 straight (high_rank)
 KING = 13
 QUEEN = 12
 HAND_SIZE = 5  # 657a.9(b): five cards to each player and the dealer

@@ -51,7 +51,6 @@ class RoundState(RoundBase[Action]):
         self.positions: dict[int, Position] = {}
         self.shuffle: ShuffleReport | None = None
         self.deck_hand: DeckHand | None = None
-        self.accepted = 0
         self.accepted_seats: tuple[int, ...] = ()  # whose progressive wager the system accepted
         self.deal: tuple[Place, ...] = ()
         self.dealt: list[Place] = []
@@ -69,6 +68,11 @@ class RoundState(RoundBase[Action]):
         self.awards_paid: set[int] = set()  # the seats whose award the system paid (AwardPaid)
         self.hold: Hold | None = None
         self._verify_order = verify_order
+
+    @property
+    def accepted(self) -> int:
+        """How many progressive wagers the system accepted at the lock: the chips the dealer counts."""
+        return len(self.accepted_seats)
 
     @property
     def expected(self) -> Place | None:

@@ -158,6 +158,7 @@ async def _in_child(world: TableWorld, specs: Sequence[DeviceSpec]) -> AsyncIter
     pickled, serves each behind a pty and answers its world's moves from ``world`` here. The kernel
     ends it if this process dies (firmware_sim.remote.die_with_parent), so no table leaves its
     devices' process behind."""
+    packed = pack_devices(world, [spec.device for spec in specs])  # fails before any child starts
     with channels() as ((world_channel, control_channel), fds):
         command = [sys.executable, "-m", "croupier", "--log-level", "warning", "firmware"]
         child = subprocess.Popen(
@@ -168,7 +169,7 @@ async def _in_child(world: TableWorld, specs: Sequence[DeviceSpec]) -> AsyncIter
     server = WorldServer(world, world_channel).start()
     control = Control(control_channel)
     try:
-        control_channel.send_bytes(pack_devices(world, [spec.device for spec in specs]))
+        control_channel.send_bytes(packed)
         if not await asyncio.to_thread(control_channel.poll, CHILD_START_TIMEOUT):
             raise RuntimeError(f"the devices' process did not serve them within {CHILD_START_TIMEOUT:g} s")
         try:
