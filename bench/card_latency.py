@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench._common import percentile  # noqa: E402
 from croupier.audit.writer import AuditTrail  # noqa: E402
+from croupier.commands.run import SIMULATED_DEVICES  # noqa: E402
 from croupier.service.journal import TableJournal  # noqa: E402
 from croupier.state import TableState  # noqa: E402
 from croupier.tables.events import RoundListener  # noqa: E402
@@ -117,7 +118,7 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=2000, help="samples of each kind")
     parser.add_argument("--block", type=int, default=100, help="card samples per alternating block")
     parser.add_argument("--dir", type=Path, default=None, help="directory on the disk to measure")
-    parser.add_argument("--simulated-devices", choices=("in-process", "child"), default="in-process")
+    parser.add_argument("--simulated-devices", choices=SIMULATED_DEVICES, default="in-process")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     logging.getLogger().setLevel(logging.WARNING)

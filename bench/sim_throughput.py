@@ -30,6 +30,7 @@ from typing import Any
 import structlog
 from _common import median_us, raw_pty_rtt  # the bench directory is on sys.path when a script in it runs
 
+from croupier.commands.run import SIMULATED_DEVICES
 from drivers.connection import DeviceConnection
 from drivers.protocol.message import Command, Reply
 from games import registry
@@ -115,7 +116,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=8.0, help="measured play per game (default 8)")
     parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES), help="games to play")
     parser.add_argument("--rtt-count", type=int, default=3000, help="raw pty round trips measured")
-    parser.add_argument("--simulated-devices", choices=("in-process", "child"), default="in-process")
+    parser.add_argument("--simulated-devices", choices=SIMULATED_DEVICES, default="in-process")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     logging.getLogger().setLevel(logging.WARNING)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -93,7 +93,7 @@ class _Owed:
     withdrawal: tuple[int, int] | None
     rule: Rule
     kind: str
-    record: Mapping[str, object] = field(default_factory=dict)
+    record: Mapping[str, object]
     sent: bool = False
     number: int = 0  # its link number once sent; 0 when the spool had its round already
 
@@ -142,7 +142,7 @@ class LinkSender(Protocol):
         differed too) as the device base, in one transaction; Unspooled when it cannot."""
 
     def undelivered(self) -> int:
-        """Link messages not yet acknowledged by the broker."""
+        """Link messages not yet confirmed by the floor."""
 
     def unapplied(self) -> list[Mapping[str, object]]:
         """The link messages sent that the controller has not yet said it applied (each kept until it
@@ -275,7 +275,11 @@ class LinkedLevels:
         }  # fmt: skip
         if base is None:  # the first read on this spool: what the controller took so far is not the link's
             base = in_cents - sent.wagered_cents
-            self.sender.take_device_base(base)
+            try:
+                self.sender.take_device_base(base)
+            except Unspooled as exc:  # taken again at the next read of the controller
+                self._unspooled("device base", f"the controller's base could not be kept: {exc}", exc)
+                return
             self._notify(DEVICE_RECONCILED, "linked_device_base", base_cents=base, **fields)
             return
         accepted = in_cents - base
@@ -387,14 +391,8 @@ class LinkedLevels:
                     owed.event, owed.fields, contribution=owed.contribution, withdrawal=owed.withdrawal
                 )
             except Unspooled as exc:
-                detail = (
-                    f"link {self.link}: a {owed.event} message for the floor could not be spooled: {exc}; "
-                    "kept, and sent once the spool takes it"
-                )
-                assert self.progressive is not None
-                unwritten = Fault(SPOOL_UNWRITTEN_CODE, detail, SPOOL_UNWRITTEN.clause, "host")
-                if self.progressive.latch.latch(unwritten):
-                    self._notify(SPOOL_UNWRITTEN, "linked_unspooled", event=owed.event, reason=str(exc))
+                self._unspooled(owed.event, f"a {owed.event} message for the floor could not be spooled: "
+                                f"{exc}; kept, and sent once the spool takes it", exc)  # fmt: skip
                 return False
             self._owed.pop(0)
             owed.sent, owed.number = True, number
@@ -565,10 +563,10 @@ class LinkedLevels:
         same difference again) and recorded; only a new one latches it again. Unspooled when the
         spool cannot keep it: nothing is taken, and the fault stays."""
         assert self.progressive is not None
-        sent, levels = self.sender.counts(), self.progressive.levels
+        sent = self.sender.counts()
         offset, base = sent - self.applied, None
-        if self._device_differs and levels:  # the controller's meter as it stands, too
-            base = levels[min(levels)].in_cents - sent.wagered_cents
+        if self._device_differs and self.progressive.levels:  # the controller's meter as it stands, too
+            base = self.progressive.in_meter() - sent.wagered_cents
         self.sender.take_difference(offset, base)
         self._offset, self._reconciled = offset, True
         if base is not None:
@@ -639,6 +637,14 @@ class LinkedLevels:
     def _mismatch_latched(self) -> bool:
         assert self.progressive is not None
         return any(fault.code == LINK_MISMATCH for fault in self.progressive.latch.faults)
+
+    def _unspooled(self, event: str, detail: str, exc: Unspooled) -> None:
+        """FLOOR_SPOOL_UNWRITTEN latched, holding the table, and recorded once: what the link must
+        keep could not be written to the floor spool."""
+        assert self.progressive is not None
+        unwritten = Fault(SPOOL_UNWRITTEN_CODE, f"link {self.link}: {detail}", SPOOL_UNWRITTEN.clause, "host")
+        if self.progressive.latch.latch(unwritten):
+            self._notify(SPOOL_UNWRITTEN, "linked_unspooled", event=event, reason=str(exc))
 
     def _notify(self, rule: Rule, kind: str, **fields: object) -> None:
         """An equipment record of the progressive, citing the rule the step serves: a linked hit is

@@ -209,9 +209,9 @@ class Progressive(Equipment[ProgressiveDriver]):
         else when it is read (``sync``)."""
         self.linked, link.progressive = link, self
         if self.state != OFFLINE and self.round is not None and self.levels:
-            link.check_device(self.round, self._in_meter())
+            link.check_device(self.round, self.in_meter())
 
-    def _in_meter(self) -> int:
+    def in_meter(self) -> int:
         """The controller's wagers-in meter (every level takes every wager: its first level's)."""
         return self.levels[min(self.levels)].in_cents
 
@@ -349,7 +349,7 @@ class Progressive(Equipment[ProgressiveDriver]):
             if self._dealing_when_lost and self.state == RECONCILED:  # the deal it was in goes on
                 self.dealing_started()
         if self.linked is not None and self.levels:
-            self.linked.check_device(round_state, self._in_meter())
+            self.linked.check_device(round_state, self.in_meter())
         if self._void_owed and self.linked is not None:  # a cut-off round cleared before this read
             self._void_owed = False
             self.linked.void(round_state)

@@ -217,12 +217,7 @@ class LinkController:
             return None  # a repeat, or after a gap: as any message
         contributions, wagered = (0, 0) if kept is None else kept[1:]
         if body["event"] == "hit":
-            level = body["level"]
-            reason = f"link {link.id}: a hit on level {level} refused: its amount cannot be kept ({why})"
-            self.store.run(
-                "INSERT INTO link_refused VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (link.id, table, spool, number, level, reason, now()),
-            )
+            self._refuse(link, table, body, f"its amount cannot be kept ({why})")
         self._advance(link.id, table, spool, kept is None, (number, contributions, wagered))
         return link.id
 
@@ -280,12 +275,8 @@ class LinkController:
         ).fetchone()
         if level not in link.levels or funds is None:
             why = "the link has no such level" if level not in link.levels else "the table does not fund it"
-            reason = f"link {link.id}: a hit on level {level} refused: {why}"
-            log.error("link: a hit refused", link=link.id, table=table, level=level, reason=reason)
-            self.store.run(
-                "INSERT INTO link_refused VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (link.id, table, body["spool"], body["number"], level, reason, now()),
-            )
+            log.error("link: a hit refused", link=link.id, table=table, level=level, reason=why)
+            self._refuse(link, table, body, why)
             return
         row = self._level(link.id, level)
         amount = _value(row, link.levels[level].limit_cents)
@@ -492,6 +483,14 @@ class LinkController:
         ]
 
     # -- the database -------------------------------------------------------------------------
+    def _refuse(self, link: FloorLink, table: str, body: Mapping[str, Any], why: str) -> None:  # Any: JSON
+        """The hit ``body`` refused, told to its table in the link state's ``refused`` with ``why``."""
+        reason = f"link {link.id}: a hit on level {body['level']} refused: {why}"
+        self.store.run(
+            "INSERT INTO link_refused VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (link.id, table, body["spool"], body["number"], body["level"], reason, now()),
+        )
+
     def _advance(self, link: str, table: str, spool: str, first: bool, counts: tuple[int, int, int]) -> None:
         """The mark of ``table``'s spool moved to ``counts`` (its number, contributions and cents)."""
         values = (*counts, now(), link, table, spool)

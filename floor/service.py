@@ -13,9 +13,9 @@ session it kept (decision 0036). A message that cannot be read (not JSON, not wh
 says, a value the database cannot take), or that fails to count in any other way but the store's
 own, is logged with its table and why, counted as malformed for the view, and acknowledged: sent
 again it would be no better, and held it would stop every table's messages behind it. A value the
-link controller works out from a well-formed message that the store cannot keep is the store's
-failure (a StateError, floor.link_controller), and held like one: a hit or a void taken as
-malformed would never be applied, and its table would wait for ever. A message
+link controller works out from a well-formed message that the store cannot keep is refused for
+that table alone (floor.link_controller): a hit is told refused, a contribution or a void leaves
+that table's counts short (LINK_MISMATCH there). A message
 past the next number the store expects of a table (an earlier one not come yet), or one from a
 table the floor has no birth of, asks that table for a new birth on its ``cmd/rebirth`` topic, at
 most once a second per table (``REBIRTH_EVERY``): the table answers with its birth and sends again

@@ -419,8 +419,8 @@ class Store:
         (locked, read-only, gone) is a StateError naming the store, for the service to leave the
         message unacknowledged (floor.service); a connection the server broke is opened again at
         the next transaction. A value the database cannot take (``_unfit``: too large a number, a
-        list where a number goes) is Unfit instead: the message is malformed (but for a value the link
-        controller works out itself, which it raises as the store's StateError)."""
+        list where a number goes) is Unfit instead: the message is malformed (a value the link controller
+        works out itself is refused to its table: floor.link_controller)."""
         cannot = f"{self.where}: cannot write the floor store"
         try:
             self._reopened()

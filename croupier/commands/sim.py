@@ -168,7 +168,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 #: What --floor does not take.
 _NOT_WITH_FLOOR = (
     "--game", "--scenario", "--records", "--seats", "--rounds", "--minutes", "--json", "--audit", "--faults",
-    "--math", "--workers", "--strategy",
+    "--math", "--workers", "--strategy", "--config",
 )  # fmt: skip
 
 
@@ -203,6 +203,8 @@ def run(args: argparse.Namespace) -> int:
     if args.floor:
         taken = "--tables, --pace, --seed, --table-config, --floor-config"
         _refuse_given(args, _NOT_WITH_FLOOR, f"not taken with --floor, which takes {taken}")
+        if args.simulated_devices == "child":
+            raise ConfigError("--simulated-devices child: not taken with --floor, played in process")
         return run_floor(args)
     _refuse_given(args, ("--table-config", "--floor-config"), "taken only with --floor")
     if args.simulated_devices == "child" and args.math:

@@ -351,7 +351,8 @@ class FloorLink:
 
     def _wagers_locked(self) -> str | None:
         """Why the table refuses its progressive wagers now, for the floor view: a linked
-        progressive's link lost or not reconciled (decision 0039); None while they are taken."""
+        progressive's link lost or not reconciled, or a hit locking a linked level (decision 0039);
+        None while they are taken."""
         return None if self.linked is None else self.linked.refusal()
 
     def death(self, session: int, reason: str) -> bytes:

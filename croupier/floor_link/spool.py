@@ -35,8 +35,8 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -299,18 +299,11 @@ class Spool:
                 db.execute(_LINKED)
                 SPOOL_FILE.mark(db)
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        """One write transaction (croupier.state.sqlite_file.transaction); a write the file refuses
-        inside it (disk full, read-only, I/O error: raised by the statement, not only by the commit)
-        is a StateError as one refused at the commit is, for the floor link to hold the table on
-        (croupier.floor_link.publisher), rolled back."""
-        cannot = f"{self.path}: cannot write the floor spool"
-        try:
-            with transaction(self._db, cannot):
-                yield
-        except sqlite3.Error as exc:
-            raise StateError(f"{cannot}: {exc}") from exc
+    def _transaction(self) -> AbstractContextManager[None]:
+        """One write transaction (croupier.state.sqlite_file.transaction): a write the file refuses,
+        by a statement or at the commit, is a StateError, rolled back, for the floor link to hold
+        the table on (croupier.floor_link.publisher)."""
+        return transaction(self._db, f"{self.path}: cannot write the floor spool")
 
 
 def encode(body: Mapping[str, object]) -> bytes:

@@ -83,8 +83,10 @@ def transaction(db: sqlite3.Connection, cannot: str) -> Iterator[None]:
         raise StateError(f"{cannot}: {exc}") from exc
     try:
         yield
-    except BaseException:
+    except BaseException as exc:
         db.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.Error):  # a statement the file refused (disk full, read-only)
+            raise StateError(f"{cannot}: {exc}") from exc
         raise
     try:
         db.execute("COMMIT")

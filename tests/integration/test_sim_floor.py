@@ -170,6 +170,8 @@ def test_the_floor_waits_for_this_runs_deaths_not_those_its_store_kept(tmp_path,
         (["--tables", "0"], "--tables must be at least 1"),
         (["--game", "over-under", "--rounds", "3"], "--game, --rounds: not taken with --floor, which takes"),
         (["--pace", "0"], "--pace with --floor: a multiple of a live table's pace"),
+        (["--config", "casino.toml"], "--config: not taken with --floor, which takes"),
+        (["--simulated-devices", "child"], "--simulated-devices child: not taken with --floor"),
     ],
 )
 def test_what_a_simulated_floor_refuses(args: list[str], said: str):

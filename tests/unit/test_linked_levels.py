@@ -33,7 +33,7 @@ from croupier.floor_link.topics import Topics
 from croupier.service.journal import ROUND_CUT_OFF_CODE
 from croupier.service.table_service import supervisor_clear
 from devices import progressive as device
-from devices.faults import Fault, FaultLatch
+from devices.faults import SPOOL_UNWRITTEN_CODE, Fault, FaultLatch
 from devices.linked import Counts, HitRefused, LinkedLevels, Unspooled
 from devices.progressive_rules import LINK_MISMATCH, LOCKOUT_FAILED
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
@@ -948,3 +948,26 @@ def test_a_spool_unreadable_when_a_reset_may_be_owed_leaves_the_look_going_on():
         assert link.refusal() is not None and "jackpot-locked" in str(link.refusal())
 
     run(heard(), 5)
+
+
+def test_a_device_base_the_spool_cannot_keep_latches_floor_spool_unwritten_and_is_taken_again():
+    """The controller's base (decision 0043) is the link's to keep: a spool that refuses it holds the
+    table with FLOOR_SPOOL_UNWRITTEN rather than failing the controller's read, and the base is
+    taken at the next read once the spool takes it."""
+    link, sender, progressive = _linked()
+    refused = [True]
+
+    def take(cents: int) -> None:
+        if refused[0]:
+            raise Unspooled("database or disk is full")
+        sender.base = cents
+
+    sender.take_device_base = take  # type: ignore[method-assign]
+    controller = RoundState(round=3, locked=False, levels=1, count=0, wager_cents=100, accepted=0)
+    link.check_device(controller, 700)
+    (fault,) = progressive.latch.faults
+    assert fault.code == SPOOL_UNWRITTEN_CODE and "database or disk is full" in fault.detail
+    assert sender.base is None
+    refused[0] = False
+    link.check_device(controller, 700)
+    assert sender.base == 700
