@@ -1,4 +1,5 @@
-"""What a table tells the floor, as the JSON bodies docs/floor.md gives a schema for (floor/schemas/).
+"""What a table tells the floor, as the JSON bodies docs/floor.md gives a schema for
+(croupier/floor_link/schemas/).
 
 Read from the table in service: its state (open, closed, held and why), its latched faults, its
 devices' links, its progressive meters, its audit trail's head. None of these holds a card: a round

@@ -49,7 +49,8 @@ function render(tables) {
     }
     cell(row, (table.meters || []).map((m) => `${m.level}: ${money(m.value_cents)}${m.frozen ? " frozen" : ""}`).join(", "), "meters");
     const unspooled = (table.counters || {}).unspooled || 0;  // messages the table's disk refused
-    const counted = cell(row, `gaps ${table.gaps}, repeats ${table.repeats}, malformed ${table.malformed}, unspooled ${unspooled}`, "counted");
+    const from = table.counted_from === null ? "no birth yet" : `from seq ${table.counted_from}`;  // its past before, not gaps
+    const counted = cell(row, `${from}, gaps ${table.gaps}, repeats ${table.repeats}, malformed ${table.malformed}, unspooled ${unspooled}`, "counted");
     if (table.gaps || table.malformed || unspooled) counted.dataset.bad = "";
     cell(row, table.heard_at, "heard");
   }

@@ -95,7 +95,7 @@ def test_every_table_is_shown_and_one_killed_is_shown_dark(tmp_path, browser):
             assert "shoe: ready" in row["devices"]
             pace = wait.until(lambda driver: _rows(driver)["T1"]["rounds-per-hour"].strip("0"))  # counters
             assert pace.isdigit(), pace
-            counted = "gaps 0, repeats 0, malformed 0, unspooled 0"
+            counted = "from seq 1, gaps 0, repeats 0, malformed 0, unspooled 0"
             assert (row["held-rounds"], row["counted"]) == ("0", counted)
             running["T2"].kill()  # the table PC gone: the broker sends its will
             wait.until(lambda driver: _classes(driver) == {"T1": "open", "T2": "dark"})

@@ -283,8 +283,8 @@ def counters_body(rounds: int) -> dict[str, int]:
 
 
 def check_payloads(messages: Messages) -> None:
-    """Every message on the floor's topics validates against its kind's schema (floor/schemas/), and
-    none holds a card's face."""
+    """Every message on the floor's topics validates against its kind's schema
+    (croupier/floor_link/schemas/), and none holds a card's face."""
     for topic, body in messages:
         levels = topic.split("/")
         kind = {"host": "host-state", "link": "link-state"}.get(levels[3], levels[-1])

@@ -91,6 +91,7 @@ def test_the_floor_witnesses_a_tables_trail_and_refuses_it_cut_back_or_made_agai
     verified = _verify_witness(floor, "T1", trail)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert verified.stdout.startswith("ok: ")
+    assert "\ncounted from seq 1: the floor counted table T1's messages" in verified.stdout
 
     cut = tmp_path / "cut" / trail[-1].name
     cut.parent.mkdir()

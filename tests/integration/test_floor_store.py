@@ -205,6 +205,9 @@ def test_a_birth_holding_from_above_the_count_is_a_gap_and_a_first_birth_starts_
     assert (first.counted, first.through) == (True, 489)
     assert store.numbered("T2", "round", {**_round(490, 1), "table": "T2"}).counted
     assert [(t["table"], t["gaps"], t["last_seq"]) for t in store.tables()] == [("T1", 5, 9), ("T2", 0, 490)]
+    assert not store.numbered("T3", "round", {**_round(1, 1), "table": "T3"}).counted  # before its birth
+    assert [t["counted_from"] for t in store.tables()] == [1, 490, None], "a gap is not where counting began"
+    assert [store.counted_from(name) for name in ("T2", "T3", "T4")] == [490, None, None]
 
 
 def test_a_birth_older_than_what_another_floor_service_counted_leaves_the_state(store: Store):
