@@ -25,15 +25,15 @@ A contribution funds only the levels it names (the table's linked levels, each o
 each level it funds is kept (``link_funded``) with the hit that took it, if one did, and each hit
 keeps the spool and number of its round's contribution (``link_hit_contributions``). A **void** (the
 round it names voided at the table, its wagers returned) finds that round's contribution (the
-newest of its round number in the table's spool not withdrawn: a replaced controller numbers its
-rounds from 1 again) and takes the hits of that contribution, and no other, out of the order,
-giving back to each level what the hit took above its reset value (into ``carry``: the level's
-accrual now), so the lock lifts if no other hit holds it and the hits funded from it are back in
-the pot; then it withdraws the round's contribution from each level still holding it. A
-contribution a standing hit already paid out stays paid: the winner was paid from what was in the
-pot, and the house, which returned the wager, bears that share (decision 0044). A hit on a level
-the link does not have, or the table never funded, is refused and the table told so
-(``refused``), never left waiting.
+newest of its round number and controller unit in the table's spool not withdrawn: a replaced
+controller numbers its rounds from 1 again, its meters perhaps matching the old unit's) and
+takes the hits of that contribution, and no other, out of the order, giving back to each level
+what the hit took above its reset value (into ``carry``: the level's accrual now), so the lock
+lifts if no other hit holds it and the hits funded from it are back in the pot; then it withdraws
+the round's contribution from each level still holding it. A contribution a standing hit already
+paid out stays paid: the winner was paid from what was in the pot, and the house, which returned
+the wager, bears that share (decision 0044). A hit on a level the link does not have, or the table
+never funded, is refused and the table told so (``refused``), never left waiting.
 
 The controller publishes each table's view of the link, retained, on the one topic that table may
 read (``croupier/v1/GROUP/link/LINK/table/TABLE``): each level's value, rate, reset value and the
@@ -56,6 +56,7 @@ from croupier.config.linked import BASIS_POINTS, FloorLink
 from croupier.errors import StartupError
 from croupier.floor_link.payloads import now
 from croupier.floor_link.topics import link_state
+from devices.linked import unit_key
 from floor.store import MOST, Store, Unfit
 
 log = structlog.get_logger("croupier.floor")
@@ -106,6 +107,17 @@ _SCHEMA = (
         taken_by     BIGINT,
         withdrawn_at TEXT,
         PRIMARY KEY (link, name, spool, number, level)
+    )""",
+    # The controller unit (devices.linked.unit_key) whose round each contribution was: a replaced
+    # controller numbers its rounds from 1 again, so a hit or void finds its round's contribution by
+    # unit and number. A contribution applied before the unit was sent has no row: any unit's.
+    """CREATE TABLE IF NOT EXISTS link_funded_units (
+        link       TEXT NOT NULL,
+        name       TEXT NOT NULL,
+        spool      TEXT NOT NULL,
+        number     BIGINT NOT NULL,
+        controller TEXT NOT NULL,
+        PRIMARY KEY (link, name, spool, number)
     )""",
     """CREATE TABLE IF NOT EXISTS link_table_levels (
         link  TEXT NOT NULL,
@@ -263,6 +275,10 @@ class LinkController:
                 "INSERT INTO link_funded VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
                 (link.id, table, body["spool"], body["number"], body["round"], level, cents),
             )
+        self.store.run(
+            "INSERT INTO link_funded_units VALUES (?, ?, ?, ?, ?)",
+            (link.id, table, body["spool"], body["number"], unit_key(body["controller"])),
+        )
 
     def _hit(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
         """The level's value frozen for this hit, the next in the link's order; the level restarts,
@@ -297,7 +313,7 @@ class LinkController:
             "WHERE link = ? AND level = ? AND taken_by IS NULL AND withdrawn_at IS NULL",
             (order, link.id, level),
         )
-        funded = self._round_contribution(link.id, table, body["spool"], body["round"])
+        funded = self._round_contribution(link.id, table, body)
         if funded is None:
             log.warning("link: a hit of a round the table contributed nothing to: no void can take it back",
                         link=link.id, table=table, round=body["round"], order=order)  # fmt: skip
@@ -308,8 +324,9 @@ class LinkController:
 
     def _void(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> bool:  # Any: JSON fields
         """Round ``round`` voided at ``table``, its wagers returned. Its contribution is the newest
-        of that round number in the void's spool not withdrawn (a controller replaced under the same
-        spool numbers its rounds from 1 again: an older round of the same number is another round),
+        of that round number and controller unit in the void's spool not withdrawn (a controller
+        replaced under the same spool numbers its rounds from 1 again: an older round of the same
+        number is another round, another unit's round never the void's),
         and only the hits of that contribution's round come out of the order (reset or not: no win
         of a voided round stands), never a hit of an older round that bore the same number. Each
         gives back to its level what it took above the reset value (into the level's accrual now,
@@ -320,7 +337,7 @@ class LinkController:
         was found and withdrawn (if not, nothing is taken back, the table's counts will not
         reconcile, and LINK_MISMATCH latches there)."""
         at, round_, spool = now(), body["round"], body["spool"]
-        number = self._round_contribution(link.id, table, spool, round_)
+        number = self._round_contribution(link.id, table, body)
         funded = [] if number is None else self._funded(link.id, table, spool, number)
         if number is None or not funded or any(int(c) != body["wagered_cents"] for _l, c, _t in funded):
             log.error("link: a void of a contribution the controller does not hold", link=link.id,
@@ -373,13 +390,18 @@ class LinkController:
             (link, table, spool, number),
         ).fetchall()
 
-    def _round_contribution(self, link: str, table: str, spool: str, round_: int) -> int | None:
-        """The link number of round ``round_``'s contribution from ``table`` in ``spool``: the newest
-        of that round number not withdrawn, or None (the round contributed nothing)."""
+    def _round_contribution(self, link: str, table: str, body: Mapping[str, Any]) -> int | None:  # Any: JSON
+        """The link number of the contribution of the round a hit or void ``body`` names, from
+        ``table`` in its spool: the newest of that round number, of the same controller unit (or of
+        no unit kept), not withdrawn; or None (the round contributed nothing). A replaced controller
+        numbers its rounds from 1 again and its meters may match the old unit's, so a round of
+        another unit is never taken for it (decision 0039)."""
         found = self.store.run(
-            "SELECT max(number) FROM link_funded WHERE link = ? AND name = ? AND spool = ? AND round = ? "
-            "AND withdrawn_at IS NULL",
-            (link, table, spool, round_),
+            "SELECT max(f.number) FROM link_funded f LEFT JOIN link_funded_units u ON u.link = f.link "
+            "AND u.name = f.name AND u.spool = f.spool AND u.number = f.number WHERE f.link = ? "
+            "AND f.name = ? AND f.spool = ? AND f.round = ? AND f.withdrawn_at IS NULL "
+            "AND (u.controller = ? OR u.controller IS NULL)",
+            (link, table, body["spool"], body["round"], unit_key(body["controller"])),
         ).fetchone()[0]
         return None if found is None else int(found)
 

@@ -165,8 +165,9 @@ def test_the_linked_jackpots_are_shown_with_their_locks(tmp_path, browser):
         return {**body, "game": "crazy-4-poker", "meters": [], "wagers_locked": wagers_locked}
 
     def linked(table: str, number: int, event: str, **fields: object) -> dict[str, object]:
+        unit = {"controller": {"vendor": "Acme", "model": "PC-1", "serial_number": table}}
         return {"table": table, "seq": number, "at": at, "link": "c4p", "spool": spools[table],
-                "number": number, "event": event, **fields}  # fmt: skip
+                "number": number, "event": event, **fields, **unit}  # fmt: skip
 
     async def tables() -> None:
         v311 = aiomqtt.ProtocolVersion.V311

@@ -32,7 +32,7 @@ from floor.link_controller import LinkController
 from floor.service import FloorService, floor_broker, stopped
 from floor.store import FLOOR_FILE, SILENT_AFTER, Store, Unfit
 from tests import debian
-from tests.integration.floor_broker import SPOOL, amqtt_broker, birth_body, counters_body, free_port
+from tests.integration.floor_broker import SPOOL, UNIT, amqtt_broker, birth_body, counters_body, free_port
 
 pytestmark = pytest.mark.timeout(60)
 POSTGRES = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
@@ -96,7 +96,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
             for table in ("floor_tables", "floor_heads"):
                 opened.run(f"DELETE FROM {table}")
             for table in ("link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels",
-                          "link_hit_voids", "link_refused", "link_hit_contributions"):  # a link controller's
+                          "link_hit_voids", "link_refused", "link_hit_contributions", "link_funded_units"):
                 opened.run(f"DROP TABLE IF EXISTS {table}")
         opened.close()
 
@@ -288,7 +288,7 @@ def test_the_link_controller_applies_each_message_once_and_orders_the_hits(store
     controller = LinkController({"c4p": link}, store, "main")
 
     def sent(table: str, number: int, event: str, **fields: object) -> str | None:
-        body = {"link": "c4p", "spool": SPOOL, "number": number, "event": event, **fields}
+        body = {"link": "c4p", "spool": SPOOL, "number": number, "event": event, **_unit(event), **fields}
         return controller.heard(table, body)
 
     assert sent("T1", 1, "contribution", round=1, wagered_cents=5000, levels=[1]) == "c4p"
@@ -312,7 +312,7 @@ def test_a_voided_round_and_its_hit_come_out_of_the_link_once(store):
     controller = LinkController({"c4p": link}, store, "main")
 
     def sent(table: str, number: int, event: str, **fields: object) -> str | None:
-        body = {"link": "c4p", "spool": SPOOL, "number": number, "event": event, **fields}
+        body = {"link": "c4p", "spool": SPOOL, "number": number, "event": event, **_unit(event), **fields}
         return controller.heard(table, body)
 
     sent("T1", 1, "contribution", round=1, wagered_cents=5003, levels=[1])
@@ -336,9 +336,14 @@ def _linked(controller: LinkController) -> Callable[..., str | None]:
     def sent(number: int, event: str, **fields: object) -> str | None:
         levels = {"levels": [1]} if event == "contribution" else {}
         return controller.heard("T1", {"link": "c4p", "spool": SPOOL, "number": number, "event": event,
-                                       **levels, **fields})  # fmt: skip
+                                       **levels, **_unit(event), **fields})  # fmt: skip
 
     return sent
+
+
+def _unit(event: str) -> dict[str, object]:
+    """The controller unit a contribution, hit or void names (its round's)."""
+    return {} if event == "reset" else {"controller": UNIT}
 
 
 def test_a_void_of_a_hit_above_2147_dollars_over_its_reset_is_applied(store):

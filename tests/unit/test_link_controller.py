@@ -27,11 +27,18 @@ def store(tmp_path):
     opened.close()
 
 
-def _sent(controller, table, number, event, spool="s1", **fields):
-    """A table's link message; a contribution funds both levels unless it names its own."""
+#: The table's progressive controller unit, and the one that replaced it (devices.linked.unit_key).
+UNIT = {"vendor": "Acme", "model": "PC-1", "serial_number": "0001"}
+NEW_UNIT = {**UNIT, "serial_number": "0002"}
+
+
+def _sent(link, table, number, event, spool="s1", **fields):
+    """A table's link message; a contribution funds both levels unless it names its own; a
+    contribution, hit or void names the controller unit ``UNIT`` unless it names its own."""
     levels = {"levels": [1, 2]} if event == "contribution" else {}
-    body = {"link": "c4p", "spool": spool, "number": number, "event": event, **levels, **fields}
-    return controller.heard(table, body)
+    unit = {"controller": UNIT} if event in ("contribution", "hit", "void") else {}
+    body = {"link": "c4p", "spool": spool, "number": number, "event": event, **levels, **unit, **fields}
+    return link.heard(table, body)
 
 
 def _level(controller, table, level):
@@ -288,6 +295,31 @@ def test_a_void_of_a_round_number_used_again_never_takes_back_an_old_paid_hit(st
     assert not level["locked"] and level["value_cents"] == 100_001 and _accrued(controller, 1) == 20 * 500
 
 
+def test_a_replaced_units_round_is_never_taken_for_the_old_units_round_of_the_same_number(store):
+    """Decision 0039: a replaced controller numbers its rounds from 1 again, and its meters may match
+    the old unit's. Its round 5 hit or voided is never the old unit's round 5: the hit takes back
+    nothing of the old round's contribution when voided, which stays in the pot; the new unit's own
+    round 5, contributed, is the one a void of it withdraws; a message delivered twice counts once."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=5, wagered_cents=1000)  # the old unit's round 5: +50
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=100_000)  # level 1: +5000
+    _sent(controller, "T1", 2, "hit", level=1, seat=3, round=5, controller=NEW_UNIT)  # froze 105,050
+    _sent(controller, "T1", 2, "hit", level=1, seat=3, round=5, controller=NEW_UNIT)  # again: once
+    assert [hit["spool"] for hit in _level(controller, "T3", 1)["hits"]] == [None]  # no contribution of it
+    _sent(controller, "T1", 3, "void", round=5, wagered_cents=1000, controller=NEW_UNIT)
+    assert store.run("SELECT count(*) FROM link_hit_voids").fetchone()[0] == 0, "the hit stands"
+    assert controller.state_for("c4p", "T1")["applied"]["contributions"] == 1  # not withdrawn: a mismatch
+    withdrawn = store.run("SELECT count(*) FROM link_funded WHERE withdrawn_at IS NOT NULL").fetchone()[0]
+    assert withdrawn == 0, "the old unit's round 5 stays in the pot"
+    _sent(controller, "T1", 4, "reset", level=1)
+    _sent(controller, "T1", 5, "contribution", round=5, wagered_cents=2000, controller=NEW_UNIT)  # +100
+    _sent(controller, "T1", 6, "void", round=5, wagered_cents=2000, controller=NEW_UNIT)
+    _sent(controller, "T1", 6, "void", round=5, wagered_cents=2000, controller=NEW_UNIT)  # again: once
+    assert _level(controller, "T1", 1)["value_cents"] == 100_000 and _accrued(controller, 1) == 0
+    applied = controller.state_for("c4p", "T1")["applied"]
+    assert (applied["contributions"], applied["wagered_cents"]) == (1, 1000)
+
+
 def test_a_level_stops_at_its_limit_and_keeps_the_overflow_for_the_next_cycle(store):
     """As a controller's overflow meter (docs/protocol.md §11.4): what accrues above the limit is
     neither shown nor paid, nor lost; after the hit the level restarts at its reset value plus as
@@ -331,7 +363,8 @@ def test_a_link_value_at_the_limit_is_one_every_linked_table_takes(tmp_path):
         controller = LinkController({"c4p": FloorLink("c4p", ("T1", "T2"), {1: level}, 2.0)}, store, "main")
         wagered = (limit - 1_000_000 + 1) * 10  # at 10%: a cent past T1's controller's limit
         controller.heard("T2", {"link": "c4p", "spool": "b" * 32, "number": 1, "event": "contribution",
-                                "round": 1, "wagered_cents": wagered, "levels": [1]})  # fmt: skip
+                                "round": 1, "wagered_cents": wagered, "levels": [1],
+                                "controller": UNIT})  # fmt: skip
         state = controller.state_for("c4p", "T1")
         assert state["levels"][0]["value_cents"] == limit and state["levels"][0]["overflow_cents"] == 1
         link.heard(state)  # taken: nothing refused
@@ -341,3 +374,4 @@ def test_a_link_value_at_the_limit_is_one_every_linked_table_takes(tmp_path):
         run(scenario(), 10)
     finally:
         store.close()
+
