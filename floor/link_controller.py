@@ -10,8 +10,9 @@ a gap is not applied: the table, seeing fewer applied than it sent, sends again 
 last applied (croupier.floor_link.linked), and the controller applies those it lacks.
 
 A level's value is its reset value plus its rate of every cent wagered since it last restarted, and
-what its last hit left, rounded down to the cent, and never above its limit (``limit_cents``, at
-most every linked table's controller limit, which refuses a value above its own): computed from the
+what its last hit left, rounded down to the cent, and never above its limit (``limit_cents``, or
+the lowest limit below it that a table linked to the level published for its own controller, which
+refuses a value above its own: ``_limits``, decision 0050): computed from the
 cents wagered rather than added up, and what a hit leaves (the fraction below a cent, and the
 overflow: what accrued above the limit) carried to the next cycle (``carry``, in ten-thousandths of
 a cent), so no fraction of a cent is lost or made, as a table's own controller keeps its overflow
@@ -48,6 +49,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -158,11 +160,51 @@ _SCHEMA = (
 EVENTS = ("contribution", "hit", "reset", "void")
 
 
+@dataclass(frozen=True)
+class LimitConflict:
+    """Level ``level`` of link ``link`` configured to a ``limit_cents`` above what the progressive
+    controller of the linked table ``table`` holds on that level (decision 0050): the table would
+    refuse a state above its own limit, so the level ``stops_at`` the lowest limit of its tables."""
+
+    link: str
+    level: int
+    table: str
+    link_limit_cents: int
+    table_limit_cents: int
+    stops_at: int
+    reset_cents: int
+
+    @property
+    def reason(self) -> str:
+        """What the floor's log and view say, naming the link, the level and both limits."""
+        said = (
+            f"link {self.link}: level {self.level}'s limit_cents {self.link_limit_cents} is above table "
+            f"{self.table}'s progressive controller limit of {self.table_limit_cents} cents"
+        )
+        if self.table_limit_cents < self.reset_cents:
+            return (
+                f"{said}, below the level's reset value of {self.reset_cents}: the table cannot show "
+                "the level and refuses the link's states (its progressive wagers locked) until its "
+                "controller's limit is raised"
+            )
+        return f"{said}: the level stops at {self.stops_at} cents, the rest kept as its overflow"
+
+    def shown(self) -> dict[str, object]:
+        """The conflict for the floor view (``GET /floor/v1/links``)."""
+        return {
+            "level": self.level, "table": self.table, "link_limit_cents": self.link_limit_cents,
+            "table_limit_cents": self.table_limit_cents, "stops_at_cents": self.stops_at,
+            "reason": self.reason,
+        }  # fmt: skip
+
+
 class LinkController:
     """The floor's links (``[links.ID]``), kept in ``store``'s database."""
 
     def __init__(self, links: Mapping[str, FloorLink], store: Store, group: str) -> None:
         self.links, self.store, self.group = dict(links), store, group
+        #: each link's limit conflicts last logged, by level and table (``_log_limits``)
+        self._conflicts: dict[str, dict[tuple[int, str], LimitConflict]] = {}
         with store.transaction():
             for statement in _SCHEMA:
                 store.run(statement)
@@ -295,7 +337,7 @@ class LinkController:
             self._refuse(link, table, body, why)
             return
         row = self._level(link.id, level)
-        amount = _value(row, link.levels[level].limit_cents)
+        amount = _value(row, self._limits(link.id)[0][level])
         carry = _accrued(row) - (amount - row[2]) * BASIS_POINTS  # what the hit leaves: overflow, fraction
         order = self.store.run(
             "SELECT coalesce(max(ord), 0) + 1 FROM link_hits WHERE link = ?", (link.id,)
@@ -418,6 +460,10 @@ class LinkController:
     def state_for(self, link_id: str, table: str) -> dict[str, object]:
         """What ``table`` is told of the link: each level (its value, rate, reset value and the hits
         that lock it, in the order received) and what was applied of the table's newest spool."""
+        return self._state(link_id, table, self._levels(link_id))
+
+    def _state(self, link_id: str, table: str, levels: list[dict[str, object]]) -> dict[str, object]:
+        """``state_for`` with the link's ``levels`` as every table is told them now."""
         newest = self.store.run(
             "SELECT spool, number, contributions, wagered_cents FROM link_tables "
             "WHERE link = ? AND name = ? ORDER BY heard_at DESC LIMIT 1",
@@ -432,7 +478,6 @@ class LinkController:
                 "contributions": contributions,
                 "wagered_cents": wagered,
             }
-        levels = self._levels(link_id)
         refused = [
             {"number": number, "level": level, "reason": reason}
             for number, level, reason in self.store.run(
@@ -447,15 +492,55 @@ class LinkController:
         }  # fmt: skip
 
     def view(self) -> list[dict[str, object]]:
-        """Every link, for the floor view: its tables and its levels as its tables are told them."""
+        """Every link, for the floor view: its tables, its levels as its tables are told them, and
+        each level's limit a linked table's controller cannot hold (``limits``, decision 0050)."""
         return [
-            {"link": link_id, "tables": list(link.tables), "levels": self._levels(link_id)}
+            {"link": link_id, "tables": list(link.tables), "levels": self._levels(link_id),
+             "limits": [conflict.shown() for conflict in self._limits(link_id)[1]]}
             for link_id, link in sorted(self.links.items())
-        ]
+        ]  # fmt: skip
+
+    def _limits(self, link_id: str) -> tuple[dict[int, int], list[LimitConflict]]:
+        """Each level's limit now, and each table whose controller holds less than the level's
+        ``limit_cents`` (decision 0050). A table refuses a link state above its own controller's limit
+        for a level it is linked to (devices.linked), which would lock its progressive wagers for good,
+        so the level stops at the lowest limit its tables published (in their meters, as the floor's
+        store last took them), the rest kept as its overflow, as above its configured limit. A table
+        whose limit is below the level's reset value could never show it and does not lower it (its
+        wagers stay refused until its controller is set right). A table's levels are those its
+        contributions name; before its first, every level its controller has."""
+        link = self.links[link_id]
+        funds: dict[str, set[int]] = {}
+        for name, level in self.store.run(
+            "SELECT name, level FROM link_table_levels WHERE link = ?", (link_id,)
+        ).fetchall():
+            funds.setdefault(name, set()).add(int(level))
+        marks = ", ".join("?" for _ in link.tables)
+        below: dict[int, list[tuple[str, int]]] = {}
+        for name, state in self.store.run(
+            f"SELECT name, state FROM floor_tables WHERE name IN ({marks}) ORDER BY name", link.tables
+        ).fetchall():
+            for meter in json.loads(state).get("meters") or ():  # none: no progressive, or no birth yet
+                level, own = meter["level"], meter.get("limit_cents")  # after an upgrade: no limit yet
+                config, linked = link.levels.get(level), level in funds.get(name, {level})
+                if config and own is not None and own < config.limit_cents and linked:
+                    below.setdefault(level, []).append((name, own))
+        limits, conflicts = {}, []
+        for level, config in sorted(link.levels.items()):
+            showable = [own for _name, own in below.get(level, ()) if own >= config.reset_cents]
+            limits[level] = min([config.limit_cents, *showable])
+            conflicts += [
+                LimitConflict(
+                    link_id, level, name, config.limit_cents, own, limits[level], config.reset_cents
+                )
+                for name, own in below.get(level, ())
+            ]
+        return limits, conflicts
 
     def _levels(self, link_id: str) -> list[dict[str, object]]:
         """Each level the link has (one dropped from its configuration is not told), as told."""
         levels, configured = [], self.links[link_id].levels
+        limits = self._limits(link_id)[0]
         for row in self.store.run(
             "SELECT level, rate_bp, reset_cents, in_cents, carry FROM link_levels "
             "WHERE link = ? ORDER BY level",
@@ -463,7 +548,7 @@ class LinkController:
         ).fetchall():
             if row[0] not in configured:
                 continue
-            limit = configured[row[0]].limit_cents
+            limit = limits[row[0]]
             hits = [
                 {
                     "order": order,
@@ -497,12 +582,29 @@ class LinkController:
         return levels
 
     def publications(self, link_id: str) -> list[tuple[str, bytes]]:
-        """Each table's topic on the link with what it is told now."""
-        link = self.links[link_id]
+        """Each table's topic on the link with what it is told now. A limit a linked table's
+        controller cannot hold is logged as it is found, and again as it is put right (``_limits``:
+        at every publication, so within a heartbeat of the table's meters)."""
+        link, levels = self.links[link_id], self._levels(link_id)
+        self._log_limits(link_id)
         return [
-            (link_state(self.group, link_id, table), json.dumps(self.state_for(link_id, table)).encode())
+            (link_state(self.group, link_id, table), json.dumps(self._state(link_id, table, levels)).encode())
             for table in link.tables
         ]
+
+    def _log_limits(self, link_id: str) -> None:
+        """Each table the link's level stops for logged once as it is found (or its limits change),
+        and once as it is put right, rather than at every heartbeat: what an operator looks for."""
+        conflicts = {(c.level, c.table): c for c in self._limits(link_id)[1]}
+        logged = self._conflicts.setdefault(link_id, {})
+        for key, conflict in sorted(conflicts.items()):
+            if logged.get(key) != conflict:
+                log.warning("link: a level's limit above a linked table's controller limit", link=link_id,
+                            level=conflict.level, table=conflict.table, reason=conflict.reason)  # fmt: skip
+        for level, table in sorted(set(logged) - set(conflicts)):
+            log.info("link: a level's limit now within the table's controller limit", link=link_id,
+                     level=level, table=table)  # fmt: skip
+        self._conflicts[link_id] = conflicts
 
     # -- the database -------------------------------------------------------------------------
     def _refuse(self, link: FloorLink, table: str, body: Mapping[str, Any], why: str) -> None:  # Any: JSON

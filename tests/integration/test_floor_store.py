@@ -401,6 +401,23 @@ def test_a_link_message_whose_result_the_store_cannot_keep_is_refused_for_its_ta
     assert "link c4p: a hit on level 1 refused: its amount cannot be kept" in refused["reason"]
 
 
+def test_a_level_stops_at_the_lowest_limit_a_linked_tables_controller_published(store):
+    """Decision 0050 on both databases: T2's birth says its controller holds at most 60,000 cents on
+    level 1, below the link's 5,000,000: the level stops there, the rest its overflow, and the view
+    names T2."""
+    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
+    controller = LinkController({"c4p": link}, store, "main")
+    _linked(controller)(1, "contribution", round=1, count=1, wagered_cents=200_000)  # +20,000 cents
+    meters = [{"level": 1, "value_cents": 50_000, "limit_cents": 60_000, "in_cents": 0, "hits": 0,
+               "wins_cents": 0, "frozen": False}]  # fmt: skip
+    store.birth("T2", {**birth_body(0, table="T2"), "meters": meters})
+    (level,) = controller.state_for("c4p", "T1")["levels"]
+    assert (level["limit_cents"], level["value_cents"], level["overflow_cents"]) == (60_000, 60_000, 10_000)
+    assert [(shown["table"], shown["table_limit_cents"]) for shown in controller.view()[0]["limits"]] == [
+        ("T2", 60_000)
+    ]
+
+
 def test_a_postgresql_store_of_schema_2_gets_its_numbers_made_64_bit(postgres: str, tmp_path: Path):
     """Schema version 2 kept PostgreSQL's 32-bit INTEGER: a store it wrote, the link controller's
     tables among it, is made BIGINT throughout when this Croupier opens it (schema version 3), and a
