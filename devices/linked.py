@@ -5,7 +5,8 @@ freezes a level it pays, as it does alone (devices/progressive.py); for a level 
 jackpot is the link controller's, on the floor (decision 0039). This is what the table knows of it:
 
 - every progressive wager the controller accepted at a lock is sent to the link as a contribution to
-  the levels this table is linked to (only those: ``rates``), once per controller round, numbered
+  the levels this table is linked to (only those: ``rates``), once per controller round (named by
+  the controller unit that numbered it and its number: a replaced unit numbers from 1 again), numbered
   in the table's link sequence with the count and cents kept with it (``LinkSender``: the floor
   link's spool, so it survives a broker away and a restart);
 - the controller's state, as it last told this table: each linked level's value (what the sign
@@ -332,7 +333,8 @@ class LinkedLevels:
         """The controller round ``voided`` was voided at the table, every wager returned, the
         progressive ones too: its contribution is withdrawn from the link, and any hit of it taken
         out of the order (the controller gives back what it froze). Sent once, and only for the
-        round this table last contributed: a round with no progressive wager has nothing to take."""
+        round this table last contributed, of the unit answering now: a round with no progressive
+        wager has nothing to take, and another unit's round of the same number is not this one."""
         wagered, unit = voided.count * voided.wager_cents, self._unit()
         fields = {"round": voided.round, "wagered_cents": wagered, "controller": unit}
         if wagered:
