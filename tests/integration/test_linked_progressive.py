@@ -7,7 +7,9 @@ it is back and the counts reconcile, and a count forged in the controller's data
 LINK_MISMATCH at that table. Then two tables run in the test's own process on the same kind of
 link, where the test chooses when each hits: simultaneous hits settled in the order received, the
 level locked for the progressive wagers only while the other table plays, and a hit while the
-broker is down paid once it is back."""
+broker is down paid once it is back; a level configured above the tables' controller limits stopped
+at them (decision 0050); and a controller replaced by a unit whose meter matches, its round of the
+old unit's last number applied."""
 
 from __future__ import annotations
 
@@ -57,6 +59,7 @@ from tests.integration.floor_broker import (
     linked_floor,
     linked_table,
 )
+from tests.integration.test_device_dropout import latched
 from vocabulary.rules import RuleViolation
 
 pytestmark = pytest.mark.timeout(120)
@@ -460,3 +463,48 @@ def test_a_link_limit_above_the_tables_controller_limits_stops_the_level_there_a
         (name, said.format(name)) for name in ("T1", "T2")
     ]
     assert said.format("T1") in config.with_suffix(".log").read_text()
+
+
+def test_a_controller_replaced_by_one_whose_meter_matches_has_its_round_of_the_same_number_applied(
+    tmp_path,
+):
+    """Decision 0039 end to end, on Mosquitto with TLS: T1's progressive controller is replaced under
+    the running table by another unit (another serial number) whose wagers-in meter reads what the
+    old one's did and whose round bears the number of the old unit's last; DEVICE_SWAPPED latches
+    and a floorperson accepts the new unit. The meters agree, so nothing but the unit tells the two
+    rounds apart: the new unit's round is contributed and applied at the floor once, its wagers in
+    the pot (before, the table took it for the old unit's round and never sent it)."""
+    broker, floor_dir, configs = _tls_link(tmp_path)
+    configs["T1"].write_text(configs["T1"].read_text().replace("heard_within = 3", "heard_within = 15"))
+    service = FloorProcess(linked_floor(floor_dir, broker.port, ("T1",)))
+
+    async def main() -> None:
+        async with _table_pc(configs["T1"]) as t1:
+            await _until(t1.applied, 30, "the link did not come up")
+            await t1.locked_round(3)
+            last, first = t1.progressive.round.round, t1.wagered()
+            await _until(lambda: t1.applied() and t1.link.value(1) == _level_1(first), 10, "not applied")
+
+            def replaced(engine: Any) -> None:  # the same meters, its round numbered as the old one's last
+                engine.personality.serial_number = "SIM-0002"
+                engine.personality.locked, engine.personality.accepted = False, frozenset()
+
+            controller = t1.sim.devices["progressive"]
+            controller.call(replaced)
+            controller.reboot()
+            await latched(t1.sim.table, "DEVICE_SWAPPED", "LINK_LOST")
+            await t1.sim.connections["progressive"].wait_ready(10)
+            for code in ("DEVICE_SWAPPED", "LINK_LOST"):
+                await t1.sim.table.clear(code, FLOORPERSON)
+            await t1.locked_round(5)
+            assert t1.progressive.round.round == last
+            assert t1.progressive.controller_unit["serial_number"] == "SIM-0002"
+            both = _level_1(first, t1.wagered())
+            await _until(lambda: t1.applied() and t1.link.value(1) == both, 10, "its round not applied")
+            assert t1.link.sender.counts().contributions == 2 and not t1.progressive.latch.faults
+
+    try:
+        asyncio.run(main())
+    finally:
+        service.stop()
+        broker.close()
