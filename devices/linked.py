@@ -5,7 +5,8 @@ freezes a level it pays, as it does alone (devices/progressive.py); for a level 
 jackpot is the link controller's, on the floor (decision 0039). This is what the table knows of it:
 
 - every progressive wager the controller accepted at a lock is sent to the link as a contribution to
-  the levels this table is linked to (only those: ``rates``), once per controller round, numbered
+  the levels this table is linked to (only those: ``rates``), once per controller round (named by
+  the controller unit that numbered it and its number: a replaced unit numbers from 1 again), numbered
   in the table's link sequence with the count and cents kept with it (``LinkSender``: the floor
   link's spool, so it survives a broker away and a restart);
 - the controller's state, as it last told this table: each linked level's value (what the sign
@@ -32,6 +33,7 @@ Every step is an equipment event of the progressive (decision 0027), so it is in
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -78,6 +80,20 @@ class HitRefused(RuleViolation):
     an irregularity and goes on, the table holding for that level's keyed reset (decision 0044)."""
 
 
+#: The unit of a progressive controller as the link names it (``Progressive.controller_unit``): its
+#: vendor, model and serial number, the identity DEVICE_SWAPPED is judged by. A replaced controller
+#: numbers its rounds from 1 again, so a round is named by its unit and its number together.
+Unit = Mapping[str, str]
+#: A controller round's progressive wagers: its unit (``unit_key``), its number and the cents wagered.
+RoundWagers = tuple[str, int, int]
+
+
+def unit_key(unit: Unit) -> str:
+    """``unit`` as one text the spool and the link controller compare and keep: a round of another
+    unit is another round, whatever its number."""
+    return json.dumps([unit["vendor"], unit["model"], unit["serial_number"]])
+
+
 class Unspooled(Exception):
     """The sender could not keep a link message (the spool's disk full, read-only or failing)."""
 
@@ -89,8 +105,8 @@ class _Owed:
 
     event: str
     fields: Mapping[str, object]
-    contribution: tuple[int, int] | None
-    withdrawal: tuple[int, int] | None
+    contribution: RoundWagers | None
+    withdrawal: RoundWagers | None
     rule: Rule
     kind: str
     record: Mapping[str, object]
@@ -112,13 +128,14 @@ class LinkSender(Protocol):
         event: str,
         fields: Mapping[str, object],
         *,
-        contribution: tuple[int, int] | None = None,
-        withdrawal: tuple[int, int] | None = None,
+        contribution: RoundWagers | None = None,
+        withdrawal: RoundWagers | None = None,
     ) -> int:
         """Send ``event`` with ``fields`` under the next link number and return it; a contribution
-        (its controller round and the cents wagered) adds to the counts, once per round: a round
-        sent already returns 0 and sends nothing. A withdrawal (the same, of a voided round) takes
-        the last contribution off the counts, once, and only that round's: else 0, nothing sent;
+        (its controller's unit and round, and the cents wagered) adds to the counts, once per round
+        of a unit: a round of the same unit sent already returns 0 and sends nothing, one of another
+        unit with the same number is sent. A withdrawal (the same, of a voided round) takes
+        the last contribution off the counts, once, and only that round's of that unit: else 0, nothing sent;
         with it, the device base (once taken) rises by its cents. Unspooled when it cannot keep the
         message: nothing of it is sent or counted."""
 
@@ -249,13 +266,19 @@ class LinkedLevels:
         take it (``flush``); None with none accepted."""
         if locked.count == 0:
             return None
-        wagered = locked.count * locked.wager_cents
-        fields = {"round": locked.round, "count": locked.count, "wagered_cents": wagered}
+        wagered, unit = locked.count * locked.wager_cents, self._unit()
+        fields = {"round": locked.round, "count": locked.count, "wagered_cents": wagered, "controller": unit}
+        wagers = (unit_key(unit), locked.round, wagered)
         owed = self._send(
-            _Owed("contribution", {**fields, "levels": sorted(self.rates)}, (locked.round, wagered), None,
-                  METERS_AGREE, "linked_contribution", fields)
+            _Owed("contribution", {**fields, "levels": sorted(self.rates)}, wagers, None, METERS_AGREE,
+                  "linked_contribution", fields)
         )  # fmt: skip
         return owed
+
+    def _unit(self) -> dict[str, str]:
+        """The controller unit answering now, which numbered the round a message names."""
+        assert self.progressive is not None
+        return dict(self.progressive.controller_unit)
 
     def check_device(self, controller: RoundState, in_cents: int) -> None:
         """What the controller itself accepted against what the link sent, whenever the controller
@@ -310,11 +333,12 @@ class LinkedLevels:
         """The controller round ``voided`` was voided at the table, every wager returned, the
         progressive ones too: its contribution is withdrawn from the link, and any hit of it taken
         out of the order (the controller gives back what it froze). Sent once, and only for the
-        round this table last contributed: a round with no progressive wager has nothing to take."""
-        wagered = voided.count * voided.wager_cents
-        fields = {"round": voided.round, "wagered_cents": wagered}
+        round this table last contributed, of the unit answering now: a round with no progressive
+        wager has nothing to take, and another unit's round of the same number is not this one."""
+        wagered, unit = voided.count * voided.wager_cents, self._unit()
+        fields = {"round": voided.round, "wagered_cents": wagered, "controller": unit}
         if wagered:
-            withdrawal = (voided.round, wagered)
+            withdrawal = (unit_key(unit), voided.round, wagered)
             self._send(_Owed("void", fields, None, withdrawal, METERS_AGREE, "linked_void", fields))
 
     def require_level(self, level: int) -> None:
@@ -332,7 +356,7 @@ class LinkedLevels:
         received in its order among every table's hits (the round waits, as for a supervisor); a
         hit the controller refuses (a level it cannot pay) raises HitRefused with its reason. A hit
         the spool cannot take yet is owed, and waited for until it is sent (``flush``)."""
-        fields = {"level": level, "seat": seat, "round": round_}
+        fields = {"level": level, "seat": seat, "round": round_, "controller": self._unit()}
         owed = self._send(_Owed("hit", fields, None, None, KEYED_RESET, "linked_hit", fields))
         try:
             while not owed.sent:

@@ -101,7 +101,9 @@ def faults(table: Any) -> list[Plain]:  # Any: a table of any game
 
 
 def meters(table: Any) -> list[Plain] | None:  # Any: a table of any game
-    """The progressive's levels as its controller last reported them; None at a table without one."""
+    """The progressive's levels as its controller last reported them, each with its limit (the most
+    the controller holds on it: the floor stops a linked level at the lowest of its tables', decision
+    0050); None at a table without one."""
     progressive = table.progressive
     if progressive is None:
         return None
@@ -110,6 +112,7 @@ def meters(table: Any) -> list[Plain] | None:  # Any: a table of any game
         {
             "level": level,
             "value_cents": info.value_cents,
+            "limit_cents": info.limit_cents,
             "in_cents": info.in_cents,
             "hits": info.hits,
             "wins_cents": info.wins_cents,

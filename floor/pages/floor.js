@@ -76,6 +76,7 @@ function renderLinks(links, tables) {
       cell(row, link.link, "link");
       cell(row, String(level.level), "level");
       cell(row, money(level.value_cents), "value");
+      cell(row, money(level.limit_cents), "limit");
       cell(row, level.locked ? level.hits.map(hitText).join("; ") : "not locked", "locked-by");
     }
     for (const name of link.tables) {
@@ -91,6 +92,10 @@ function renderLinks(links, tables) {
       cell(row, link.link, "link");
       cell(row, name, "name");
       cell(row, wagers, "wagers");
+      // a level's limit above this table's controller's (decision 0050): the level stops at the lowest
+      const over = link.limits.filter((limit) => limit.table === name).map((limit) => limit.reason);
+      const limits = cell(row, over.length ? over.join("; ") : "within", "limits");
+      if (over.length) limits.dataset.over = "true";
     }
   }
 }
