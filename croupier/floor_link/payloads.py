@@ -5,8 +5,9 @@ devices' links, its progressive meters, its audit trail's head. None of these ho
 is summarised by its number, its outcome and each seat's net once it has ended, and ``checked``
 refuses any card anywhere in a body, so no face-down value can reach the floor (decision 0018). Text
 is another way in: a fault's detail or a link's reason is a device's own words, which a firmware may
-write a card into ("misread As"); ``checked`` withholds every card face written in text, so the fault
-still reaches the floor, without the card (decision 0035).
+write a card into ("misread As"); ``checked`` withholds every card face written in such free text
+(``FREE_TEXT``), so the fault still reaches the floor, without the card (decision 0035). Names (the
+table's, a trail file's, a device's) are never touched: the floor knows a table by them.
 """
 
 from __future__ import annotations
@@ -37,23 +38,31 @@ _WORDS = rf"(?:{_NAME}|{_RANK})\s+of\s+(?:spades|hearts|diamonds|clubs|{_SIGN})"
 CARD_TEXT = re.compile(rf"(?<![0-9a-z])(?:{_FACE}+|{_WORDS})(?![0-9a-z])", re.IGNORECASE)
 #: What stands in text for a card face withheld.
 WITHHELD = "[card]"
+#: The fields that hold free text a device or the table wrote (a fault's ``detail``, a state's or a
+#: link's ``reason``, a link's ``last_error``, why the progressive wagers are refused), at any depth
+#: of a body: the only strings ``checked`` withholds card faces in. Every other string is a name or
+#: a code the floor matches (a table called ``3C-1``, its trail ``3C-1-000001.jsonl``), left whole.
+FREE_TEXT = frozenset({"detail", "reason", "last_error", "wagers_locked"})
 
 
 def checked(body: Mapping[str, object]) -> Body:
-    """``body`` as plain JSON values, every card face written in its text withheld (``WITHHELD``);
-    an AuditError if it holds a card at all (any card is treated as face-down: the floor is told no
-    card) or anything JSON cannot carry exactly. A word that reads as a card (``As`` opening a
-    sentence) is withheld too: text loses a word rather than the floor learning a card."""
-    return {key: _withheld(value) for key, value in secret_free(body, face_down=True).items()}
+    """``body`` as plain JSON values, every card face written in its free text (``FREE_TEXT``)
+    withheld (``WITHHELD``); an AuditError if it holds a card at all (any card is treated as
+    face-down: the floor is told no card) or anything JSON cannot carry exactly. A word that reads as
+    a card (``As`` opening a sentence) is withheld too: text loses a word rather than the floor
+    learning a card."""
+    plain = secret_free(body, face_down=True)
+    return {key: _withheld(value, key in FREE_TEXT) for key, value in plain.items()}
 
 
-def _withheld(value: Plain) -> Plain:
+def _withheld(value: Plain, free: bool) -> Plain:
+    """``value`` with the card faces in its free text withheld: ``free`` once under a FREE_TEXT key."""
     if isinstance(value, str):
-        return CARD_TEXT.sub(WITHHELD, value)
+        return CARD_TEXT.sub(WITHHELD, value) if free else value
     if isinstance(value, list):
-        return [_withheld(item) for item in value]
+        return [_withheld(item, free) for item in value]
     if isinstance(value, dict):
-        return {key: _withheld(item) for key, item in value.items()}
+        return {key: _withheld(item, free or key in FREE_TEXT) for key, item in value.items()}
     return value
 
 

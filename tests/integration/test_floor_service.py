@@ -114,14 +114,19 @@ def test_the_floor_witnesses_a_tables_trail_and_refuses_it_cut_back_or_made_agai
 
 
 def test_with_no_broker_configured_the_floor_starts_its_own(tmp_path):
+    """Over it, a table named as casinos name them, which reads as a card (``3C-1``: Three Card Poker
+    1), is born, shown dark and its trail witnessed: the card mask leaves names whole."""
     floor = floor_config(tmp_path / "floor", None)
     port = int(floor.read_text().split('bind = "127.0.0.1:')[1].split('"')[0])
-    config = table_config(tmp_path / "table", "T1", port, 'protocol = "3.1.1"')
+    config = table_config(tmp_path / "table", "3C-1", port, 'protocol = "3.1.1"')
     config.write_text(config.read_text().replace('group = "main"', 'group = "dev"'))
     with floor_service(floor) as service:
         _played(config, "--rounds", "2", "--seed", "1")
-        service.until(lambda tables: "T1" in tables and tables["T1"]["dark"] is not None, 20)
-        assert service.tables()["T1"]["rounds"] == 2
+        service.until(lambda tables: "3C-1" in tables and tables["3C-1"]["dark"] is not None, 20)
+        assert service.tables()["3C-1"]["rounds"] == 2
+    trail = sorted((tmp_path / "table" / "state" / "audit").glob("3C-1-*.jsonl"))
+    verified = _verify_witness(floor, "3C-1", trail)
+    assert verified.returncode == 0 and verified.stdout.startswith("ok: "), verified.stdout + verified.stderr
 
 
 def test_a_message_past_the_next_asks_for_a_new_birth_once_a_second(tmp_path):

@@ -118,6 +118,19 @@ def test_a_card_written_in_a_faults_text_is_withheld_and_the_fault_still_goes():
     assert checked(plain) == plain
 
 
+@pytest.mark.parametrize("table", ["3C-1", "TH-2", "KS-12", "BJ-AD"])
+def test_a_name_that_reads_as_a_card_is_left_whole_only_free_text_is_withheld(table):
+    """A table named as casinos name them (Three Card Poker 1) is known to the floor by that name,
+    in its birth, death and heads: only free text (a fault's detail, a reason) loses a card."""
+    body = {"table": table, "head": {"file": f"{table}-000001.jsonl"}, "links": {table: {"state": "ready"}},
+            "faults": [{"device": table, "code": "MISREAD", "detail": "misread Qh"}]}  # fmt: skip
+    assert checked(body) == {
+        "table": table, "head": {"file": f"{table}-000001.jsonl"}, "links": {table: {"state": "ready"}},
+        "faults": [{"device": table, "code": "MISREAD", "detail": "misread [card]"}],
+    }  # fmt: skip
+    assert checked({"reason": "read TH"}) == {"reason": "read [card]"}
+
+
 def _linked(seq: int, *, kept: dict[str, object]) -> dict[str, object]:
     return {"seq": seq, **kept}
 
