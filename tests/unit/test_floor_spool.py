@@ -16,6 +16,7 @@ from croupier.floor_link import Spool
 from croupier.floor_link.payloads import checked
 from croupier.state import StateError
 from devices.linked import Counts
+from tests import full_disk
 from vocabulary.cards import Card
 
 
@@ -73,6 +74,22 @@ def test_a_write_the_file_refuses_is_a_state_error_and_leaves_the_spool_as_it_wa
         with pytest.raises(StateError, match="cannot write the floor spool: not authorized"):
             spool.append("t", body, {"hands": 3})
         spool._db.set_authorizer(None)
+        assert (len(spool), spool.last_seq, spool.totals()) == (1, 1, {})
+        assert spool.append("t", body) == 2
+    finally:
+        spool.close()
+
+
+def test_a_full_disk_is_a_state_error_and_leaves_the_spool_as_it_was(tmp_path):
+    """SQLite rolls the transaction back itself on a full disk: the spool's error is still its
+    StateError (which holds the table as FLOOR_SPOOL_UNWRITTEN), not a failed ROLLBACK of ours."""
+    spool = Spool(tmp_path / "spool.sqlite3")
+    try:
+        spool.append("t", body)
+        full_disk.fill(spool._db)
+        with pytest.raises(StateError, match="cannot write the floor spool: database or disk is full"):
+            spool.append("t", lambda seq: {"seq": seq, "pad": full_disk.PAGE_AND_MORE}, {"hands": 3})
+        full_disk.free(spool._db)
         assert (len(spool), spool.last_seq, spool.totals()) == (1, 1, {})
         assert spool.append("t", body) == 2
     finally:

@@ -23,6 +23,7 @@ from croupier.config.linked import FloorLink, LinkedLevel
 from croupier.floor_link.linked import SpoolSender
 from croupier.floor_link.spool import Spool
 from croupier.floor_link.topics import Topics
+from croupier.state import StateError
 from devices.equipment import EquipmentEvent
 from devices.faults import SPOOL_UNWRITTEN_CODE
 from devices.linked import Counts, LinkedLevels, Unspooled
@@ -31,6 +32,7 @@ from devices.progressive_rules import LINK_MISMATCH
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from floor.link_controller import LinkController
 from floor.store import Store
+from tests import full_disk
 from tests.links import run
 from tests.unit.test_linked_levels import Floor, _at, _refuse_writes, heard_open
 from tests.unit.test_progressive_rules import SUPERVISOR, Table
@@ -86,6 +88,29 @@ def test_a_contribution_the_spool_refuses_at_the_lock_is_owed_and_the_clear_wait
         assert not _unwritten(table) and link.owed == []
         assert spool.linked_counts() == Counts(1, 1, locked.wager_cents)
         assert _events(spool) == ["contribution"]
+
+    run(scenario(), 10)
+
+
+def test_a_contribution_at_the_lock_on_a_full_disk_is_owed_and_sent_once_the_disk_has_room(spool):
+    """The disk really full (SQLite rolls the transaction back itself, unlike a refused statement):
+    the lock still ends, the contribution owed and FLOOR_SPOOL_UNWRITTEN latched."""
+    table = Table()
+    link = _attached(table, spool)
+
+    async def scenario() -> None:
+        await table.progressive.sync()
+        full_disk.fill(spool._db)
+        with pytest.raises(StateError, match="database or disk is full"):  # the table's other messages
+            for n in range(1000):
+                spool.append("t", lambda seq, n=n: {"seq": seq, "round": n, "pad": "x" * 100})
+        table.cover(3)
+        locked = await table.progressive.lock()
+        assert locked.locked and link.owed == ["contribution"] and _unwritten(table)
+        full_disk.free(spool._db)
+        await table.progressive.clear(SPOOL_UNWRITTEN_CODE, SUPERVISOR)
+        assert not _unwritten(table) and link.owed == [] and _events(spool) == ["contribution"]
+        assert spool.linked_counts() == Counts(1, 1, locked.wager_cents)
 
     run(scenario(), 10)
 
