@@ -27,15 +27,21 @@ Body = dict[str, Plain]
 
 #: A card's face written in text, standing apart from the letters and digits around it, in either
 #: case (a firmware writes ``AS`` or ``qd`` as readily as Croupier writes ``As``: vocabulary.cards):
-#: a rank (``10`` for a ten) and a suit's letter or sign, the sign first or last, or a cover card
-#: (``Xr``), alone or run together with others (``AsKd``, ``A♠K♦``: withheld as one); or in words,
-#: the rank named or written ("queen of hearts", "Q of hearts", "ace of ♠").
+#: a rank (``10`` for a ten) and a suit's letter, either first (``As``, ``HQ``, ``D10``), a rank
+#: (named or not) and a suit's sign, either first, a space between or not (``Q♠``, ``♠Q``, ``10 ♥``,
+#: ``Ace♠``), a cover card (``Xr``) or a playing card of Unicode's block (U+1F0A0 to U+1F0FF), alone or
+#: run together with others (``AsKd``, ``A♠K♦``: withheld as one); or in words, joined by spaces,
+#: hyphens or underscores, the rank named or written, one or many ("queen of hearts",
+#: ``QUEEN_OF_HEARTS``, "queen-of-hearts", "Q of hearts", "10s of hearts", "ace of ♠"). A sign or a
+#: playing card is withheld wherever it stands.
 _RANK = r"(?:10|[2-9tjqka])"
+_NAME = r"(?:ace|king|queen|jack|ten|nine|eight|seven|six|five|four|three|two|deuce)"
 _SIGN = r"[\u2660-\u2667]"
-_FACE = rf"(?:{_RANK}[cdhs]|{_RANK}{_SIGN}|{_SIGN}{_RANK}|x[rb])"
-_NAME = r"(?:ace|king|queen|jack|ten|nine|eight|seven|six|five|four|three|two)s?"
-_WORDS = rf"(?:{_NAME}|{_RANK})\s+of\s+(?:spades|hearts|diamonds|clubs|{_SIGN})"
-CARD_TEXT = re.compile(rf"(?<![0-9a-z])(?:{_FACE}+|{_WORDS})(?![0-9a-z])", re.IGNORECASE)
+_PICTURE = r"[\U0001F0A0-\U0001F0FF]"
+_RANKED = rf"(?:{_NAME}|{_RANK})"
+_FACE = rf"(?:{_RANK}[cdhs]|[cdhs]{_RANK}|{_RANKED}\s?{_SIGN}|{_SIGN}\s?{_RANKED}|x[rb]|{_PICTURE})"
+_WORDS = rf"{_RANKED}s?[\s_-]+of[\s_-]+(?:spades?|hearts?|diamonds?|clubs?|{_SIGN})"
+CARD_TEXT = re.compile(rf"(?<![^\W_])(?:{_WORDS}|{_FACE}+)(?![^\W_])|{_PICTURE}|{_SIGN}", re.IGNORECASE)
 #: What stands in text for a card face withheld.
 WITHHELD = "[card]"
 #: The fields that hold free text a device or the table wrote (a fault's ``detail``, a state's or a

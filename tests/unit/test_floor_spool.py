@@ -13,7 +13,7 @@ import pytest
 
 from croupier.audit.record import AuditError
 from croupier.floor_link import Spool
-from croupier.floor_link.payloads import checked
+from croupier.floor_link.payloads import WITHHELD, checked
 from croupier.state import StateError
 from devices.linked import Counts
 from tests import full_disk
@@ -133,6 +133,27 @@ def test_a_card_written_in_a_faults_text_is_withheld_and_the_fault_still_goes():
     plain = {"detail": "ASCII array of 10 cards, AS400, Ace of 3dB, 10 of 12, T1-000001.jsonl"}
     plain["hash"] = "a3d" * 21
     assert checked(plain) == plain
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "reader: unexpected QUEEN_OF_HEARTS at slot 3",  # a firmware's enum name
+        "reader: read queen-of-hearts",  # words joined by hyphens
+        "reader: card HQ not in the sealed order",  # the suit's letter first, then the rank
+        "reader: card D10 not in the sealed order",
+        "reader: read 10 \u2665",  # rank, a space, the suit's sign
+        "reader: read Ace\u2660",  # the rank named, the sign after it
+        "reader: read \U0001f0ad",  # U+1F0AD PLAYING CARD QUEEN OF SPADES
+        "reader: read 10s of hearts",  # the suit goes with the rank, not left behind
+        "reader: read x\u2665y",  # a sign is withheld wherever it stands
+    ],
+)
+def test_a_card_a_firmware_writes_in_any_of_these_ways_is_withheld(text):
+    shown = checked({"detail": text})["detail"]
+    assert shown.startswith("reader: ") and WITHHELD in shown, shown
+    faces = ("heart", "queen", "\u2665", "\u2660", "\U0001f0ad", " hq", "d10")
+    assert not any(face in shown.lower() for face in faces), shown
 
 
 @pytest.mark.parametrize("table", ["3C-1", "TH-2", "KS-12", "BJ-AD"])
