@@ -36,7 +36,7 @@ from croupier.floor_link import broker_settings, publishing
 from croupier.service.journal import TableJournal
 from croupier.service.table_service import TableService
 from croupier.state import TableState
-from devices.linked import LinkedLevels
+from devices.linked import Counts, LinkedLevels
 from games.common.machine_parts import COMPLETE
 from games.crazy_4_poker.inputs import PlaceWagers
 from simulator.floor import controller_key
@@ -54,7 +54,9 @@ from tests.integration.floor_broker import (
     floor_running,
     linked_floor,
     linked_table,
+    with_password,
 )
+from tests.unit.test_linked_levels import heard_open
 from vocabulary.rules import RuleViolation
 
 pytestmark = pytest.mark.timeout(120)
@@ -409,3 +411,35 @@ def test_hits_in_the_order_received_a_level_locked_for_wagers_only_and_a_hit_whi
         broker.close()
     trail = _trail(tmp_path, "T2")
     assert '"linked_wagers_locked"' in trail and "jackpot-locked by the hit at T1 seat 3" in trail
+
+
+def test_a_spool_that_refuses_reads_for_a_while_leaves_the_floor_links_watch_going_on(tmp_path):
+    """The link's look (every second, from the floor link's watch) reads the spool's counts: a spool
+    that refuses that read (its disk failing) is the spool's StateError, logged, and the watch looks
+    again a second later; it does not end for the run, which would leave the silent link controller
+    unnoticed and the table's state, counters and head unsent."""
+    broker = Mosquitto(tmp_path / "mosquitto")
+    config = linked_table(tmp_path, "T1", broker.port, login=with_password(tmp_path, "T1"))
+
+    def unreadable_counts(action: int, table: str | None, column: str | None, *_: object) -> int:
+        refused = action == sqlite3.SQLITE_READ and (table, column) == ("link", "value")
+        return sqlite3.SQLITE_DENY if refused else sqlite3.SQLITE_OK
+
+    async def main() -> None:
+        async with _table_pc(config) as t1:
+            await _until(lambda: t1.link.sender.connected, 20, "the table did not reach the broker")
+            (watch,) = [task for task in asyncio.all_tasks() if task.get_name() == "floor-watch"]
+            spool = t1.link.sender._spool  # type: ignore[attr-defined]
+            heard_open(t1.link)  # the controller heard (no floor here): each look reads the counts
+            spool._db.set_authorizer(unreadable_counts)
+            await asyncio.sleep(2.2)  # two looks, within heard_within (3 s) of the state heard
+            spool._db.set_authorizer(None)
+            heard_open(t1.link)
+            await asyncio.sleep(1.5)
+            assert not watch.done(), watch.exception()
+            assert t1.link.sender.counts() == Counts(), "the spool readable again"
+
+    try:
+        asyncio.run(main())
+    finally:
+        broker.close()

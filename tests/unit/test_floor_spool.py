@@ -96,6 +96,31 @@ def test_a_full_disk_is_a_state_error_and_leaves_the_spool_as_it_was(tmp_path):
         spool.close()
 
 
+def test_a_read_the_file_refuses_is_a_state_error_as_a_refused_write_is(tmp_path):
+    """What catches the spool's StateError (the floor link's watch, the link's look) catches a read
+    the file refuses too (its disk failing), and goes on: never SQLite's own error."""
+    spool = Spool(tmp_path / "spool.sqlite3")
+    try:
+        spool.append("t", body)
+        no_read = sqlite3.SQLITE_READ
+        spool._db.set_authorizer(lambda action, *_: sqlite3.SQLITE_DENY if action == no_read else 0)
+        reads = {
+            "totals": spool.totals, "pending": lambda: spool.pending(0, 9), "last": lambda: spool.last_seq,
+            "held_from": lambda: spool.held_from, "len": lambda: len(spool), "unapplied": spool.unapplied,
+            "linked_counts": spool.linked_counts, "device_base": spool.device_base,
+            "linked_difference": spool.linked_difference, "waiting": lambda: spool.waiting("t"),
+            "next_session": spool.next_session,
+        }  # fmt: skip
+        for name, read in reads.items():
+            with pytest.raises(StateError, match="cannot read the floor spool"):
+                read()
+                pytest.fail(f"{name} read a spool that refuses reads")
+        spool._db.set_authorizer(None)
+        assert (len(spool), spool.last_seq) == (1, 1)
+    finally:
+        spool.close()
+
+
 def test_another_sqlite_file_is_refused(tmp_path):
     path = tmp_path / "other.sqlite3"
     with sqlite3.connect(path) as db:
