@@ -300,7 +300,11 @@ class LinkController:
 
     def _contribution(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON
         """The round's wagers added to each level the table funds (the levels it names that are on
-        the link), and kept by level for a void; the levels it names become the table's."""
+        the link), and kept by level for a void; the levels it names become the table's. Unfit (so
+        refused for this table alone: ``heard``) if a level's wagers or its accrual would pass what
+        the store keeps: applied, an absurd amount would make every later hit on the level, at any
+        table, a result the store cannot keep. Worked out here, not by the database: SQLite makes an
+        ``in_cents + ?`` past 64 bits a float without a word, where PostgreSQL refuses it."""
         cents = body["wagered_cents"]
         named = set(body["levels"])
         for level in sorted(named - set(link.levels)):
@@ -308,10 +312,14 @@ class LinkController:
                       level=level)  # fmt: skip
         self.store.run("DELETE FROM link_table_levels WHERE link = ? AND name = ?", (link.id, table))
         for level in sorted(named & set(link.levels)):
+            row = self._level(link.id, level)
+            funded = (*row[:3], row[3] + cents, row[4])
+            if funded[3] > MOST or _accrued(funded) > MOST:
+                raise Unfit(f"level {level}'s accrual past what the store keeps ({MOST})")
             self.store.run("INSERT INTO link_table_levels VALUES (?, ?, ?)", (link.id, table, level))
             self.store.run(
-                "UPDATE link_levels SET in_cents = in_cents + ? WHERE link = ? AND level = ?",
-                (cents, link.id, level),
+                "UPDATE link_levels SET in_cents = ? WHERE link = ? AND level = ?",
+                (funded[3], link.id, level),
             )
             self.store.run(
                 "INSERT INTO link_funded VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",

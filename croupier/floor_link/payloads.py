@@ -6,8 +6,9 @@ devices' links, its progressive meters, its audit trail's head. None of these ho
 is summarised by its number, its outcome and each seat's net once it has ended, and ``checked``
 refuses any card anywhere in a body, so no face-down value can reach the floor (decision 0018). Text
 is another way in: a fault's detail or a link's reason is a device's own words, which a firmware may
-write a card into ("misread As"); ``checked`` withholds every card face written in text, so the fault
-still reaches the floor, without the card (decision 0035).
+write a card into ("misread As"); ``checked`` withholds every card face written in such free text
+(``FREE_TEXT``), so the fault still reaches the floor, without the card (decision 0035). Names (the
+table's, a trail file's, a device's) are never touched: the floor knows a table by them.
 """
 
 from __future__ import annotations
@@ -25,37 +26,66 @@ from devices.faults import Fault
 
 Body = dict[str, Plain]
 
-#: A card's face written in text, standing apart from the letters and digits around it, in either
-#: case (a firmware writes ``AS`` or ``qd`` as readily as Croupier writes ``As``: vocabulary.cards):
-#: a rank (``10`` for a ten) and a suit's letter or sign, the sign first or last, or a cover card
-#: (``Xr``), alone or run together with others (``AsKd``, ``A♠K♦``: withheld as one); or in words,
-#: the rank named or written ("queen of hearts", "Q of hearts", "ace of ♠").
-_RANK = r"(?:10|[2-9tjqka])"
+#: A card's face written in free text (the rule docs/floor.md gives, "Cards in free text"): a
+#: playing card of Unicode's block (U+1F0A0 to U+1F0FF) or a suit's sign wherever it stands, with a
+#: rank beside it (``Q♠``, ``♠Q``, ``10 ♥``, ``Ace♠``); in words, in any case, joined by spaces,
+#: hyphens or underscores ("queen of hearts", ``QUEEN_OF_HEARTS``, "10s of hearts"); or a code
+#: standing apart from letters and digits, its rank a digit or a capital: Croupier's own (``As``,
+#: ``10h``), all capitals, either first (``AS``, ``HQ``, ``D10``), or a cover card (``Xr``), alone or
+#: run together (``AsKd``: withheld as one). Small letters alone (``as``, ``asks``) are words, not
+#: codes; ``_ORDINARY`` leaves the few codes that are ordinary words where they stand.
 _SIGN = r"[\u2660-\u2667]"
-_FACE = rf"(?:{_RANK}[cdhs]|{_RANK}{_SIGN}|{_SIGN}{_RANK}|x[rb])"
-_NAME = r"(?:ace|king|queen|jack|ten|nine|eight|seven|six|five|four|three|two)s?"
-_WORDS = rf"(?:{_NAME}|{_RANK})\s+of\s+(?:spades|hearts|diamonds|clubs|{_SIGN})"
-CARD_TEXT = re.compile(rf"(?<![0-9a-z])(?:{_FACE}+|{_WORDS})(?![0-9a-z])", re.IGNORECASE)
+_PICTURE = r"[\U0001F0A0-\U0001F0FF]"
+_RANKED = r"(?i:ace|king|queen|jack|ten|nine|eight|seven|six|five|four|three|two|deuce|10|[2-9tjqka])"
+_RANK = r"(?:10|[2-9TJQKA])"
+_CODE = rf"(?:{_RANK}[cdhsCDHS]|[CDHS]{_RANK}|X[rbRB])"
+_FACE = rf"(?:{_CODE}|{_RANKED}\s?{_SIGN}|{_SIGN}\s?{_RANKED}|{_SIGN}|{_PICTURE})"
+_WORDS = rf"(?i:{_RANKED}s?[\s_-]+of[\s_-]+(?:spades?|hearts?|diamonds?|clubs?|{_SIGN}))"
+CARD_TEXT = re.compile(rf"(?<![^\W_])(?:{_WORDS}|{_FACE}+)(?![^\W_])|{_SIGN}|{_PICTURE}")
+#: A number and a small ``s`` standing alone (``5s``, ``10s``): a time in seconds, as devices write
+#: one ("no reply within 5s"), not the five of spades.
+_SECONDS = re.compile(r"(?:10|[2-9])s")
+#: Codes that are an ordinary word before the words named: ``AC`` (alternating current).
+_ORDINARY = {"AC": frozenset({"power", "mains", "supply", "adapter", "input", "line"})}
+_NEXT_WORD = re.compile(r"\s+(\w+)")
 #: What stands in text for a card face withheld.
 WITHHELD = "[card]"
+#: The fields that hold free text a device or the table wrote (a fault's ``detail``, a state's or a
+#: link's ``reason``, a link's ``last_error``, why the progressive wagers are refused), at any depth
+#: of a body: the only strings ``checked`` withholds card faces in. Every other string is a name or
+#: a code the floor matches (a table called ``3C-1``, its trail ``3C-1-000001.jsonl``), left whole.
+FREE_TEXT = frozenset({"detail", "reason", "last_error", "wagers_locked"})
 
 
 def checked(body: Mapping[str, object]) -> Body:
-    """``body`` as plain JSON values, every card face written in its text withheld (``WITHHELD``);
-    an AuditError if it holds a card at all (any card is treated as face-down: the floor is told no
-    card) or anything JSON cannot carry exactly. A word that reads as a card (``As`` opening a
-    sentence) is withheld too: text loses a word rather than the floor learning a card."""
-    return {key: _withheld(value) for key, value in secret_free(body, face_down=True).items()}
+    """``body`` as plain JSON values, every card face written in its free text (``FREE_TEXT``)
+    withheld (``WITHHELD``); an AuditError if it holds a card at all (any card is treated as
+    face-down: the floor is told no card) or anything JSON cannot carry exactly. A word that reads as
+    a card (``As`` opening a sentence, ``AD`` in capitals) is withheld too: text loses a word rather
+    than the floor learning a card."""
+    plain = secret_free(body, face_down=True)
+    return {key: _withheld(value, key in FREE_TEXT) for key, value in plain.items()}
 
 
-def _withheld(value: Plain) -> Plain:
+def _withheld(value: Plain, free: bool) -> Plain:
+    """``value`` with the card faces in its free text withheld: ``free`` once under a FREE_TEXT key."""
     if isinstance(value, str):
-        return CARD_TEXT.sub(WITHHELD, value)
+        return CARD_TEXT.sub(_masked, value) if free else value
     if isinstance(value, list):
-        return [_withheld(item) for item in value]
+        return [_withheld(item, free) for item in value]
     if isinstance(value, dict):
-        return {key: _withheld(item) for key, item in value.items()}
+        return {key: _withheld(item, free or key in FREE_TEXT) for key, item in value.items()}
     return value
+
+
+def _masked(face: re.Match[str]) -> str:
+    """``WITHHELD`` for a card face found in free text, unless it is an ordinary word there: a time
+    in seconds (``_SECONDS``), or a code before a word that makes it one (``_ORDINARY``)."""
+    text = face.group()
+    after = _NEXT_WORD.match(face.string, face.end())
+    if _SECONDS.fullmatch(text) or (after is not None and after[1].lower() in _ORDINARY.get(text, ())):
+        return text
+    return WITHHELD
 
 
 def table_state(service: TableService) -> Body:

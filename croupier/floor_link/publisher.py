@@ -401,7 +401,7 @@ class FloorLink:
                 if self.linked is not None:
                     self.linked.look()
             except (StateError, Unspooled):  # as a listener's failure (vocabulary.events): logged, on
-                log.exception("floor link: the spool could not be written")
+                log.exception("floor link: the spool could not be written or read")
 
     async def _deliver(self) -> None:
         """Connect, deliver, and connect again whenever the broker goes, for as long as the table runs."""

@@ -44,6 +44,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from croupier.state.sqlite_file import FileKind, StateError, transaction
 from devices.linked import Counts, RoundWagers
@@ -107,7 +108,11 @@ class Spool:
         except OSError as exc:
             raise StateError(f"{self.path}: cannot open the floor spool: {exc}") from exc
         self._db = SPOOL_FILE.open(self.path, self._prepare)
-        self.identity: str = self._db.execute("SELECT spool FROM identity").fetchone()[0]
+        try:
+            self.identity: str = self._read("SELECT spool FROM identity")[0][0]
+        except StateError:
+            self._db.close()
+            raise
 
     def close(self) -> None:
         self._db.close()
@@ -129,13 +134,13 @@ class Spool:
 
     def totals(self) -> dict[str, int]:
         """The counters' totals as the last counters message spooled told them (none before one)."""
-        rows = self._db.execute("SELECT name, value FROM link WHERE name LIKE ?", (f"{_TOTAL}%",))
+        rows = self._read("SELECT name, value FROM link WHERE name LIKE ?", (f"{_TOTAL}%",))
         return {name.removeprefix(_TOTAL): int(value) for name, value in rows}
 
     def pending(self, after: int, limit: int) -> list[Spooled]:
         """The oldest ``limit`` messages numbered above ``after`` (the last one sent on this
         connection) not yet confirmed, in sequence order."""
-        rows = self._db.execute(
+        rows = self._read(
             "SELECT seq, topic, payload FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", (after, limit)
         )
         return [Spooled(seq, topic, payload.encode()) for seq, topic, payload in rows]
@@ -148,19 +153,19 @@ class Spool:
     @property
     def last_seq(self) -> int:
         """The highest number handed out so far (0 before the first message)."""
-        row = self._db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'messages'").fetchone()
-        return 0 if row is None else int(row[0])
+        rows = self._read("SELECT seq FROM sqlite_sequence WHERE name = 'messages'")
+        return int(rows[0][0]) if rows else 0
 
     @property
     def held_from(self) -> int:
         """The first number the spool still holds (its oldest message not yet confirmed), or the next
         number it will hand out when it holds none: every number below it the floor has counted, or
         will never get from this spool (a birth says so, for the floor to count the gap)."""
-        row = self._db.execute("SELECT min(seq) FROM messages").fetchone()
-        return self.last_seq + 1 if row[0] is None else int(row[0])
+        ((held,),) = self._read("SELECT min(seq) FROM messages")
+        return self.last_seq + 1 if held is None else int(held)
 
     def __len__(self) -> int:
-        return int(self._db.execute("SELECT count(*) FROM messages").fetchone()[0])
+        return int(self._read("SELECT count(*) FROM messages")[0][0])
 
     def append_linked(
         self,
@@ -226,7 +231,7 @@ class Spool:
         no longer kept."""
         with self._transaction():
             self._db.execute("DELETE FROM linked WHERE number <= ?", (after,))
-            rows = self._db.execute("SELECT body FROM linked ORDER BY number").fetchall()
+            rows = self._read("SELECT body FROM linked ORDER BY number")
             for (body,) in rows:
                 kept: Mapping[str, object] = json.loads(body)
                 self._spooled(topic, partial(make, kept=kept))
@@ -234,8 +239,7 @@ class Spool:
 
     def unapplied(self) -> list[Mapping[str, object]]:
         """The link messages kept, the controller not having said it applied them, in order."""
-        rows = self._db.execute("SELECT body FROM linked ORDER BY number").fetchall()
-        return [json.loads(body) for (body,) in rows]
+        return [json.loads(body) for (body,) in self._read("SELECT body FROM linked ORDER BY number")]
 
     def applied(self, through: int) -> None:
         """The link controller applied every link message up to ``through``: no longer kept."""
@@ -291,16 +295,16 @@ class Spool:
 
     def waiting(self, topic: str) -> int:
         """The messages on ``topic`` not yet confirmed by the floor."""
-        return int(self._db.execute("SELECT count(*) FROM messages WHERE topic = ?", (topic,)).fetchone()[0])
+        return int(self._read("SELECT count(*) FROM messages WHERE topic = ?", (topic,))[0][0])
 
     def _link_values(self) -> dict[str, int]:
-        return {name: int(value) for name, value in self._db.execute("SELECT name, value FROM link")}
+        return {name: int(value) for name, value in self._read("SELECT name, value FROM link")}
 
     def next_session(self) -> int:
         """The next connection's session number, kept before the connection is made."""
         with self._transaction():
-            row = self._db.execute("SELECT value FROM link WHERE name = 'session'").fetchone()
-            session = 1 if row is None else int(row[0]) + 1
+            rows = self._read("SELECT value FROM link WHERE name = 'session'")
+            session = int(rows[0][0]) + 1 if rows else 1
             self._db.execute("INSERT OR REPLACE INTO link VALUES ('session', ?)", (session,))
         return session
 
@@ -317,6 +321,15 @@ class Spool:
                     db.execute(_LINKED)
                 db.execute(_UNIT)
                 SPOOL_FILE.mark(db)
+
+    def _read(self, query: str, parameters: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:  # Any: a row
+        """Every row of ``query``: a read the file refuses (its disk failing, a page unreadable) is a
+        StateError, as a refused write is (``_transaction``), so what catches one catches both, and
+        the floor link's watch and the link's look go on to the next try."""
+        try:
+            return self._db.execute(query, parameters).fetchall()
+        except sqlite3.Error as exc:
+            raise StateError(f"{self.path}: cannot read the floor spool: {exc}") from exc
 
     def _transaction(self) -> AbstractContextManager[None]:
         """One write transaction (croupier.state.sqlite_file.transaction): a write the file refuses,

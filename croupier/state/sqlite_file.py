@@ -76,7 +76,8 @@ class FileKind:
 def transaction(db: sqlite3.Connection, cannot: str) -> Iterator[None]:
     """One write transaction on ``db``, committed on exit (before the caller's method returns),
     rolled back if anything in it raised, so a refused write leaves the file as it was. A failure
-    to begin or commit is a StateError saying ``cannot`` and why."""
+    to begin, to write (a statement the file refused: disk full, read-only) or to commit is a
+    StateError saying ``cannot`` and why."""
     try:
         db.execute("BEGIN IMMEDIATE")
     except sqlite3.Error as exc:
@@ -84,12 +85,24 @@ def transaction(db: sqlite3.Connection, cannot: str) -> Iterator[None]:
     try:
         yield
     except BaseException as exc:
-        db.execute("ROLLBACK")
-        if isinstance(exc, sqlite3.Error):  # a statement the file refused (disk full, read-only)
+        _roll_back(db, cannot)
+        if isinstance(exc, sqlite3.Error):
             raise StateError(f"{cannot}: {exc}") from exc
         raise
     try:
         db.execute("COMMIT")
     except sqlite3.Error as exc:
-        db.execute("ROLLBACK")
+        _roll_back(db, cannot)
         raise StateError(f"{cannot}: {exc}") from exc
+
+
+def _roll_back(db: sqlite3.Connection, cannot: str) -> None:
+    """Roll back the transaction if it is still open: on a full disk, an I/O error, a busy file or
+    no memory SQLite has rolled it back itself, and a ROLLBACK then would fail ("no transaction is
+    active") in place of the error that ended it. One that fails still is a StateError."""
+    if not db.in_transaction:
+        return
+    try:
+        db.execute("ROLLBACK")
+    except sqlite3.Error as exc:
+        raise StateError(f"{cannot}: and cannot roll back: {exc}") from exc

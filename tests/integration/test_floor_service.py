@@ -25,6 +25,7 @@ import trustme
 
 from croupier.config.floor_service import StoreConfig, load_floor_config
 from croupier.floor_link.spool import Spool
+from floor.link_controller import LinkController
 from floor.service import FloorService, floor_broker, stopped
 from floor.store import Counted, Store
 from tests.integration.floor_broker import (
@@ -116,14 +117,19 @@ def test_the_floor_witnesses_a_tables_trail_and_refuses_it_cut_back_or_made_agai
 
 
 def test_with_no_broker_configured_the_floor_starts_its_own(tmp_path):
+    """Over it, a table named as casinos name them, which reads as a card (``3C-1``: Three Card Poker
+    1), is born, shown dark and its trail witnessed: the card mask leaves names whole."""
     floor = floor_config(tmp_path / "floor", None)
     port = int(floor.read_text().split('bind = "127.0.0.1:')[1].split('"')[0])
-    config = table_config(tmp_path / "table", "T1", port, 'protocol = "3.1.1"')
+    config = table_config(tmp_path / "table", "3C-1", port, 'protocol = "3.1.1"')
     config.write_text(config.read_text().replace('group = "main"', 'group = "dev"'))
     with floor_service(floor) as service:
         _played(config, "--rounds", "2", "--seed", "1")
-        service.until(lambda tables: "T1" in tables and tables["T1"]["dark"] is not None, 20)
-        assert service.tables()["T1"]["rounds"] == 2
+        service.until(lambda tables: "3C-1" in tables and tables["3C-1"]["dark"] is not None, 20)
+        assert service.tables()["3C-1"]["rounds"] == 2
+    trail = sorted((tmp_path / "table" / "state" / "audit").glob("3C-1-*.jsonl"))
+    verified = _verify_witness(floor, "3C-1", trail)
+    assert verified.returncode == 0 and verified.stdout.startswith("ok: "), verified.stdout + verified.stderr
 
 
 def test_a_message_past_the_next_asks_for_a_new_birth_once_a_second(tmp_path):
@@ -306,24 +312,30 @@ def test_a_link_message_its_controller_failed_to_apply_is_delivered_again_and_ap
     assert (shown["last_seq"], shown["repeats"]) == (1, 1), "counted once, the second delivery a repeat"
 
 
-def test_a_hit_whose_result_the_store_cannot_keep_is_refused_to_its_table_and_the_floor_goes_on(tmp_path):
-    """A well-formed hit on a level accruing at 50 % of 2.3e18 cents leaves a ``carry`` past 64 bits:
-    the store cannot keep it (floor.link_controller). The floor service (a process, over Mosquitto)
-    logs it and refuses it to its table, which is told why and holds for its keyed reset, counts it
-    (never malformed) and goes on: another table's birth after it is counted at once; held with the
-    broker, one table's absurd amount would stop every table's messages (review of issue 16)."""
+def test_a_contribution_whose_result_the_store_cannot_keep_is_refused_to_its_table_and_the_floor_goes_on(
+    tmp_path,
+):
+    """A well-formed contribution that would take a level's accrual (at 50 %, already near 2**63
+    ten-thousandths of a cent) past 64 bits: the store cannot keep it (floor.link_controller). The
+    floor service (a process, over Mosquitto) logs it and refuses it for its table alone, counted
+    (never malformed), nothing of it applied, and goes on: another table's birth after it is counted
+    at once; held with the broker, one table's absurd amount would stop every table's messages;
+    applied, it would refuse every later hit on the level (review of issue 16)."""
     broker = Mosquitto(tmp_path / "mosquitto")
     floor = floor_config(tmp_path / "floor", broker.port)
     links = '[links.c4p]\ntables = ["T1", "T2"]\n[links.c4p.levels.1]\nrate_bp = 5000\nreset_cents = 100000\n'
     floor.write_text(floor.read_text().replace("[store]", links + "limit_cents = 150000\n[store]"))
+    config = load_floor_config(floor)
+    with contextlib.closing(Store(config.store)) as made:  # the level as a long life left it
+        LinkController(config.links, made, config.group)
+        with made.transaction():
+            made.run("UPDATE link_levels SET in_cents = ?", ((2**63 - 1) // 5000 - 10,))
     store, log = tmp_path / "floor" / "floor.sqlite3", floor.with_suffix(".log")
     linked = {"table": "T1", "at": "2026-12-02T03:00:00.000+00:00", "link": "c4p", "spool": "a" * 32,
               "controller": UNIT}  # fmt: skip
     messages = [("birth", birth_body(0, spool="a" * 32)),
                 ("linked", {**linked, "seq": 1, "number": 1, "event": "contribution", "round": 1, "count": 1,
-                            "wagered_cents": 2**61, "levels": [1]}),
-                ("linked", {**linked, "seq": 2, "number": 2, "event": "hit", "round": 1, "level": 1,
-                            "seat": 3})]  # fmt: skip
+                            "wagered_cents": 1000, "levels": [1]})]  # fmt: skip
 
     async def publish() -> None:
         async with aiomqtt.Client("127.0.0.1", broker.port, identifier="T1", username="T1",
@@ -343,13 +355,12 @@ def test_a_hit_whose_result_the_store_cannot_keep_is_refused_to_its_table_and_th
             service.until(lambda tables: "T2" in tables, 30)
             tables = service.tables()
             with contextlib.closing(sqlite3.connect(store)) as db:
-                applied = db.execute("SELECT number FROM link_tables").fetchall()
-                hits = db.execute("SELECT count(*) FROM link_hits").fetchone()
-                refused = db.execute("SELECT number, level FROM link_refused").fetchall()
+                applied = db.execute("SELECT number, contributions FROM link_tables").fetchall()
+                funded = db.execute("SELECT count(*) FROM link_funded").fetchone()
     finally:
         broker.close()
-    assert (tables["T1"]["last_seq"], tables["T1"]["malformed"]) == (2, 0), "counted, never malformed"
-    assert (applied, hits, refused) == ([(2,)], (0,), [(2, 1)]), "the contribution applied, the hit refused"
+    assert (tables["T1"]["last_seq"], tables["T1"]["malformed"]) == (1, 0), "counted, never malformed"
+    assert (applied, funded) == ([(1, 0)], (0,)), "counted for T1, nothing of it applied"
     text = log.read_text()
     assert "floor store failed" not in text and "a message that cannot be read" not in text
 

@@ -384,24 +384,29 @@ def test_a_hit_leaving_an_overflow_above_2147_dollars_is_applied(store):
 
 
 def test_a_link_message_whose_result_the_store_cannot_keep_is_refused_for_its_table_alone(store):
-    """A number in the message beyond 64 bits is the table's malformed message (Unfit). A hit well
-    formed whose carry the store cannot keep (a level accruing at 50 % of 2.3e18 cents) is refused for
-    that table: nothing of it applied, the table told why (it holds its frozen level for the keyed
-    reset), its number counted so its next message applies; held with the broker instead, it would
-    stop every table's messages behind it (review of issue 16)."""
-    link = FloorLink("c4p", ("T1",), {1: LinkedLevel(5000, 100_000, 150_000)}, 2.0)
+    """A number in the message beyond 64 bits is the table's malformed message (Unfit). A contribution
+    well formed whose numbers fit (2**61 cents) but which would take the level's accrual past 64 bits
+    (at 50 %) is refused for that table: nothing of it applied (applied, every later hit on the level,
+    at any table, would be a carry the store cannot keep), its number counted so its next message
+    applies, its counts short (LINK_MISMATCH at that table). Another table's round and hit on the
+    same level apply (review of issue 16)."""
+    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(5000, 100_000, 150_000)}, 2.0)
     controller = LinkController({"c4p": link}, store, "main")
     sent = _linked(controller)
     with pytest.raises(Unfit):
         sent(1, "contribution", round=1, count=1, wagered_cents=2**63)
-    sent(1, "contribution", round=1, count=1, wagered_cents=2**61)
-    assert sent(2, "hit", level=1, seat=3, round=1) == "c4p"
-    assert sent(2, "hit", level=1, seat=3, round=1) is None, "a repeat counts once"
-    state = controller.state_for("c4p", "T1")
-    assert (state["applied"]["number"], state["levels"][0]["hits"]) == (2, [])
-    (refused,) = state["refused"]
-    assert (refused["number"], refused["level"]) == (2, 1)
-    assert "link c4p: a hit on level 1 refused: its amount cannot be kept" in refused["reason"]
+    assert sent(1, "contribution", round=1, count=1, wagered_cents=2**61) == "c4p"
+    assert sent(1, "contribution", round=1, count=1, wagered_cents=2**61) is None, "a repeat counts once"
+    applied = controller.state_for("c4p", "T1")["applied"]
+    assert (applied["number"], applied["contributions"], applied["wagered_cents"]) == (1, 0, 0)
+    t2 = {"link": "c4p", "spool": "b" * 32}
+    controller.heard("T2", {**t2, "number": 1, "event": "contribution", "round": 7, "count": 1,
+                            "wagered_cents": 500, "levels": [1]})  # fmt: skip
+    controller.heard("T2", {**t2, "number": 2, "event": "hit", "level": 1, "seat": 2, "round": 7})
+    state = controller.state_for("c4p", "T2")
+    (level,) = state["levels"]
+    assert not state["refused"] and level["locked"] and [hit["table"] for hit in level["hits"]] == ["T2"]
+    assert level["hits"][0]["amount_cents"] == 100_250, "the reset value and 50 % of T2's 500 cents"
 
 
 def test_a_level_stops_at_the_lowest_limit_a_linked_tables_controller_published(store):

@@ -38,7 +38,7 @@ from croupier.floor_link import broker_settings, publishing
 from croupier.service.journal import TableJournal
 from croupier.service.table_service import TableService
 from croupier.state import TableState
-from devices.linked import LinkedLevels
+from devices.linked import Counts, LinkedLevels
 from games.common.machine_parts import COMPLETE
 from games.crazy_4_poker.inputs import PlaceWagers
 from simulator.floor import controller_key
@@ -58,8 +58,10 @@ from tests.integration.floor_broker import (
     floor_running,
     linked_floor,
     linked_table,
+    with_password,
 )
 from tests.integration.test_device_dropout import latched
+from tests.unit.test_linked_levels import heard_open
 from vocabulary.rules import RuleViolation
 
 pytestmark = pytest.mark.timeout(120)
@@ -270,7 +272,6 @@ def test_over_the_embedded_broker_the_contributions_sum_at_the_controller(tmp_pa
     assert level_2 == sum(applied.values()) * RATES[2], "level 2 holds what the rounds that stood contributed"
 
 
-
 @dataclass
 class TablePC:
     """A table's PC run in the test's process, as ``croupier run`` runs it (its state, trail, table
@@ -444,9 +445,16 @@ def test_a_link_limit_above_the_tables_controller_limits_stops_the_level_there_a
             await asyncio.gather(t1.locked_round(3), t2.locked_round(5))  # 5 cents each at 5 %
             assert reset + (t1.wagered() + t2.wagered()) * RATES[1] // 10_000 == LIMITS[1] + 5
             await _until(lambda: t1.applied() and t2.applied(), 10, "the contributions not applied")
+
+            def told(table: Any) -> tuple[int, int]:
+                level = table.link.levels[1]
+                return level["value_cents"], level["overflow_cents"]
+
+            # each table is told the level after both contributions, the 5 cents kept as the overflow;
+            # a table whose own contribution applied first may still hold the state told before
+            # the other's, until the controller's next publication reaches it
+            await _until(lambda: told(t1) == told(t2) == (LIMITS[1], 5), 10, "the 5 cents not kept")
             for table in (t1, t2):
-                told = table.link.levels[1]
-                assert (told["value_cents"], told["overflow_cents"]) == (LIMITS[1], 5), "the 5 cents kept"
                 assert table.link.value(1) == LIMITS[1] and table.link.refusal() is None
 
     try:
@@ -507,4 +515,36 @@ def test_a_controller_replaced_by_one_whose_meter_matches_has_its_round_of_the_s
         asyncio.run(main())
     finally:
         service.stop()
+        broker.close()
+
+
+def test_a_spool_that_refuses_reads_for_a_while_leaves_the_floor_links_watch_going_on(tmp_path):
+    """The link's look (every second, from the floor link's watch) reads the spool's counts: a spool
+    that refuses that read (its disk failing) is the spool's StateError, logged, and the watch looks
+    again a second later; it does not end for the run, which would leave the silent link controller
+    unnoticed and the table's state, counters and head unsent."""
+    broker = Mosquitto(tmp_path / "mosquitto")
+    config = linked_table(tmp_path, "T1", broker.port, login=with_password(tmp_path, "T1"))
+
+    def unreadable_counts(action: int, table: str | None, column: str | None, *_: object) -> int:
+        refused = action == sqlite3.SQLITE_READ and (table, column) == ("link", "value")
+        return sqlite3.SQLITE_DENY if refused else sqlite3.SQLITE_OK
+
+    async def main() -> None:
+        async with _table_pc(config) as t1:
+            await _until(lambda: t1.link.sender.connected, 20, "the table did not reach the broker")
+            (watch,) = [task for task in asyncio.all_tasks() if task.get_name() == "floor-watch"]
+            spool = t1.link.sender._spool  # type: ignore[attr-defined]
+            heard_open(t1.link)  # the controller heard (no floor here): each look reads the counts
+            spool._db.set_authorizer(unreadable_counts)
+            await asyncio.sleep(2.2)  # two looks, within heard_within (3 s) of the state heard
+            spool._db.set_authorizer(None)
+            heard_open(t1.link)
+            await asyncio.sleep(1.5)
+            assert not watch.done(), watch.exception()
+            assert t1.link.sender.counts() == Counts(), "the spool readable again"
+
+    try:
+        asyncio.run(main())
+    finally:
         broker.close()

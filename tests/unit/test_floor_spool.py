@@ -6,17 +6,22 @@ link controller applied them."""
 
 from __future__ import annotations
 
+import ast
 import json
 import sqlite3
+from pathlib import Path
 
 import pytest
 
 from croupier.audit.record import AuditError
 from croupier.floor_link import Spool
-from croupier.floor_link.payloads import checked
+from croupier.floor_link.payloads import WITHHELD, checked
 from croupier.state import StateError
 from devices.linked import Counts, unit_key
+from tests import full_disk
 from vocabulary.cards import Card
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def body(seq: int) -> dict[str, object]:
@@ -79,6 +84,47 @@ def test_a_write_the_file_refuses_is_a_state_error_and_leaves_the_spool_as_it_wa
         spool.close()
 
 
+def test_a_full_disk_is_a_state_error_and_leaves_the_spool_as_it_was(tmp_path):
+    """SQLite rolls the transaction back itself on a full disk: the spool's error is still its
+    StateError (which holds the table as FLOOR_SPOOL_UNWRITTEN), not a failed ROLLBACK of ours."""
+    spool = Spool(tmp_path / "spool.sqlite3")
+    try:
+        spool.append("t", body)
+        full_disk.fill(spool._db)
+        with pytest.raises(StateError, match="cannot write the floor spool: database or disk is full"):
+            spool.append("t", lambda seq: {"seq": seq, "pad": full_disk.PAGE_AND_MORE}, {"hands": 3})
+        full_disk.free(spool._db)
+        assert (len(spool), spool.last_seq, spool.totals()) == (1, 1, {})
+        assert spool.append("t", body) == 2
+    finally:
+        spool.close()
+
+
+def test_a_read_the_file_refuses_is_a_state_error_as_a_refused_write_is(tmp_path):
+    """What catches the spool's StateError (the floor link's watch, the link's look) catches a read
+    the file refuses too (its disk failing), and goes on: never SQLite's own error."""
+    spool = Spool(tmp_path / "spool.sqlite3")
+    try:
+        spool.append("t", body)
+        no_read = sqlite3.SQLITE_READ
+        spool._db.set_authorizer(lambda action, *_: sqlite3.SQLITE_DENY if action == no_read else 0)
+        reads = {
+            "totals": spool.totals, "pending": lambda: spool.pending(0, 9), "last": lambda: spool.last_seq,
+            "held_from": lambda: spool.held_from, "len": lambda: len(spool), "unapplied": spool.unapplied,
+            "linked_counts": spool.linked_counts, "device_base": spool.device_base,
+            "linked_difference": spool.linked_difference, "waiting": lambda: spool.waiting("t"),
+            "next_session": spool.next_session,
+        }  # fmt: skip
+        for name, read in reads.items():
+            with pytest.raises(StateError, match="cannot read the floor spool"):
+                read()
+                pytest.fail(f"{name} read a spool that refuses reads")
+        spool._db.set_authorizer(None)
+        assert (len(spool), spool.last_seq) == (1, 1)
+    finally:
+        spool.close()
+
+
 def test_another_sqlite_file_is_refused(tmp_path):
     path = tmp_path / "other.sqlite3"
     with sqlite3.connect(path) as db:
@@ -116,6 +162,83 @@ def test_a_card_written_in_a_faults_text_is_withheld_and_the_fault_still_goes():
     plain = {"detail": "ASCII array of 10 cards, AS400, Ace of 3dB, 10 of 12, T1-000001.jsonl"}
     plain["hash"] = "a3d" * 21
     assert checked(plain) == plain
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "reader: unexpected QUEEN_OF_HEARTS at slot 3",  # a firmware's enum name
+        "reader: read queen-of-hearts",  # words joined by hyphens
+        "reader: card HQ not in the sealed order",  # the suit's letter first, then the rank
+        "reader: card D10 not in the sealed order",
+        "reader: read 10 \u2665",  # rank, a space, the suit's sign
+        "reader: read Ace\u2660",  # the rank named, the sign after it
+        "reader: read \U0001f0ad",  # U+1F0AD PLAYING CARD QUEEN OF SPADES
+        "reader: read 10s of hearts",  # the suit goes with the rank, not left behind
+        "reader: read x\u2665y",  # a sign is withheld wherever it stands
+    ],
+)
+def test_a_card_a_firmware_writes_in_any_of_these_ways_is_withheld(text):
+    shown = checked({"detail": text})["detail"]
+    assert shown.startswith("reader: ") and WITHHELD in shown, shown
+    faces = ("heart", "queen", "\u2665", "\u2660", "\U0001f0ad", " hq", "d10")
+    assert not any(face in shown.lower() for face in faces), shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the cover card came out as the burn card or inside a stack",  # devices/shoe.py, a fault's detail
+        "progressive: the link went as lock was answered",  # devices/progressive.py
+        "the device asks for its mode again",
+        "no reply within 5s, then 10s",
+        "AC power lost",
+        "ACK of a JSON frame over TLS, ASCII, SD card, A/D, 4th try, 8 ms, 3.5V, queen bee, ten of twelve",
+    ],
+)
+def test_an_ordinary_word_is_not_withheld(text):
+    """docs/floor.md, "Cards in free text": small letters only, a number of seconds and AC power are
+    words; so is anything that does not stand apart as a code."""
+    assert checked({"detail": text})["detail"] == text
+
+
+#: The texts Croupier writes that name cards on purpose: how a card is written, and the rule's own word.
+NAMING_CARDS = {
+    " is not a card (expected e.g. As, Td, 9c, Xr)",  # vocabulary/cards.py
+    ": a joker is Xr or Xb",  # vocabulary/cards.py
+    " cards such as 'Kc', or be null, got ",  # croupier/screen/bodies.py
+    "AC",  # croupier/floor_link/payloads.py: the code that AC power leaves a word
+}
+
+
+def test_every_text_croupier_writes_passes_the_card_mask_whole():
+    """Every string the project's own code writes (not its docstrings) that may become a fault's
+    detail, a reason or a refusal goes to the floor unmangled: the mask takes no ordinary word of
+    Croupier's own (a new text it would mangle fails here), only its own examples of card notation."""
+    mangled = set()
+    defining = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    for package in ("croupier", "devices", "drivers", "firmware_sim", "floor", "games", "vocabulary"):
+        for path in (ROOT / package).rglob("*.py"):
+            nodes = list(ast.walk(ast.parse(path.read_text())))
+            docstrings = {id(node.body[0].value) for node in nodes
+                          if isinstance(node, defining) and ast.get_docstring(node) is not None}  # fmt: skip
+            texts = {node.value for node in nodes if isinstance(node, ast.Constant)
+                     and isinstance(node.value, str) and id(node) not in docstrings}  # fmt: skip
+            mangled |= {text for text in texts if checked({"detail": text})["detail"] != text}
+    assert mangled == NAMING_CARDS
+
+
+@pytest.mark.parametrize("table", ["3C-1", "TH-2", "KS-12", "BJ-AD"])
+def test_a_name_that_reads_as_a_card_is_left_whole_only_free_text_is_withheld(table):
+    """A table named as casinos name them (Three Card Poker 1) is known to the floor by that name,
+    in its birth, death and heads: only free text (a fault's detail, a reason) loses a card."""
+    body = {"table": table, "head": {"file": f"{table}-000001.jsonl"}, "links": {table: {"state": "ready"}},
+            "faults": [{"device": table, "code": "MISREAD", "detail": "misread Qh"}]}  # fmt: skip
+    assert checked(body) == {
+        "table": table, "head": {"file": f"{table}-000001.jsonl"}, "links": {table: {"state": "ready"}},
+        "faults": [{"device": table, "code": "MISREAD", "detail": "misread [card]"}],
+    }  # fmt: skip
+    assert checked({"reason": "read TH"}) == {"reason": "read [card]"}
 
 
 #: Two progressive controller units (devices.linked.unit_key): the one fitted first, its replacement.

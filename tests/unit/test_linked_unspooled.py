@@ -23,16 +23,20 @@ from croupier.config.linked import FloorLink, LinkedLevel
 from croupier.floor_link.linked import SpoolSender
 from croupier.floor_link.spool import Spool
 from croupier.floor_link.topics import Topics
+from croupier.state import StateError
 from devices.equipment import EquipmentEvent
 from devices.faults import SPOOL_UNWRITTEN_CODE
 from devices.linked import Counts, LinkedLevels, Unspooled
 from devices.progressive import Progressive
 from devices.progressive_rules import LINK_MISMATCH
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
+from drivers.protocol.classes.progressive import LevelInfo
 from floor.link_controller import LinkController
 from floor.store import Store
+from tests import full_disk
 from tests.links import run
-from tests.unit.test_linked_levels import Floor, _at, _refuse_writes, heard_open
+from tests.unit.test_linked_levels import Floor, _at, _holding, _refuse_writes, heard_open
+from tests.unit.test_linked_levels import Progressive as StubProgressive
 from tests.unit.test_progressive_rules import SUPERVISOR, Table
 from vocabulary.rules import RuleViolation
 
@@ -88,6 +92,70 @@ def test_a_contribution_the_spool_refuses_at_the_lock_is_owed_and_the_clear_wait
         assert _events(spool) == ["contribution"]
 
     run(scenario(), 10)
+
+
+def test_a_contribution_at_the_lock_on_a_full_disk_is_owed_and_sent_once_the_disk_has_room(spool):
+    """The disk really full (SQLite rolls the transaction back itself, unlike a refused statement):
+    the lock still ends, the contribution owed and FLOOR_SPOOL_UNWRITTEN latched."""
+    table = Table()
+    link = _attached(table, spool)
+
+    async def scenario() -> None:
+        await table.progressive.sync()
+        full_disk.fill(spool._db)
+        with pytest.raises(StateError, match="database or disk is full"):  # the table's other messages
+            for n in range(1000):
+                spool.append("t", lambda seq, n=n: {"seq": seq, "round": n, "pad": "x" * 100})
+        table.cover(3)
+        locked = await table.progressive.lock()
+        assert locked.locked and link.owed == ["contribution"] and _unwritten(table)
+        full_disk.free(spool._db)
+        await table.progressive.clear(SPOOL_UNWRITTEN_CODE, SUPERVISOR)
+        assert not _unwritten(table) and link.owed == [] and _events(spool) == ["contribution"]
+        assert spool.linked_counts() == Counts(1, 1, locked.wager_cents)
+
+    run(scenario(), 10)
+
+
+def test_a_spool_unreadable_when_a_reset_may_be_owed_puts_the_check_off_to_the_next_look(spool):
+    """The table PC restarted after a hit it sent (number 2) whose keyed reset was turned at the
+    controller, the reset owed in memory lost. The owed-reset check reads the link messages the
+    controller has not applied: the real spool refusing that read (its disk failing) puts the check
+    off, and the look goes on; at the next look, the spool readable, the reset is sent."""
+    sender = _sender(spool)
+    sender.send("contribution", {"round": 1, "count": 1, "wagered_cents": 100, "levels": [1]},
+                contribution=(1, 100))  # fmt: skip
+    sender.send("hit", {"level": 1, "seat": 3, "round": 1})
+    progressive = StubProgressive()
+    link = LinkedLevels("T1", "c4p", {1: 500}, 3.0, sender)
+    link.progressive = progressive  # type: ignore[assignment]
+    progressive.levels[1] = LevelInfo(
+        level=1, reset_cents=1000, increment_bp=500, reserve_bp=0, limit_cents=5_000_000, value_cents=1000,
+        in_cents=100, hits=1, wins_cents=1500, overflow_cents=0, reserve_cents=0, frozen=False,
+    )  # fmt: skip
+    progressive.show_linked = lambda level: asyncio.sleep(0)  # type: ignore[attr-defined]
+
+    def unreadable_linked(action: int, table: str | None, *_: object) -> int:
+        return sqlite3.SQLITE_DENY if action == sqlite3.SQLITE_READ and table == "linked" else 0
+
+    def holding() -> dict[str, object]:
+        state = _holding((2, sender.identity), applied=2)
+        state["applied"]["spool"] = sender.identity  # type: ignore[index]
+        return state
+
+    async def heard() -> None:
+        before = _holding(applied=2)  # the controller applied both (the state heard before the hit's)
+        before["applied"]["spool"] = sender.identity  # type: ignore[index]
+        link.heard(before)
+        spool._db.set_authorizer(unreadable_linked)
+        link.heard(holding())
+        link.look()
+        assert link.refusal() is not None and "jackpot-locked" in str(link.refusal()), "the look went on"
+        spool._db.set_authorizer(None)
+        link.look()
+        assert ("reset", 1) in [(m.get("event"), m.get("level")) for m in spool.unapplied()]
+
+    run(heard(), 5)
 
 
 def test_a_hit_waits_to_be_spooled_and_a_keyed_reset_and_a_void_are_sent_once_the_spool_takes_them(spool):

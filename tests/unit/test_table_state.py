@@ -26,6 +26,7 @@ from croupier.state import (
     TableState,
 )
 from devices.faults import Fault, FaultLatch
+from tests import full_disk
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,6 +79,20 @@ def test_table_counters_round_trip(db: Path) -> None:
     with TableState(db) as state:
         assert state.load_table("BJ-1") == fields
         assert state.load_table("BJ-2") == {"rounds_played": 1}
+
+
+def test_a_full_disk_is_a_state_error_and_keeps_the_old_counters(db: Path) -> None:
+    """SQLite rolls the transaction back itself on a full disk: the write is still refused as the
+    state database's StateError, not as a failed ROLLBACK of ours, and the file is as it was."""
+    with TableState(db) as state:
+        state.save_table("BJ-1", {"rounds_played": 40})
+        full_disk.fill(state._db)
+        with pytest.raises(StateError, match="cannot write the state database: database or disk is full"):
+            state.save_table("BJ-1", {"rounds_played": 41, "dealer": full_disk.PAGE_AND_MORE})
+        full_disk.free(state._db)
+        assert state.load_table("BJ-1") == {"rounds_played": 40}
+        state.save_table("BJ-1", {"rounds_played": 41})
+        assert state.load_table("BJ-1") == {"rounds_played": 41}
 
 
 def test_round_in_progress_is_known_after_reopening(db: Path) -> None:
