@@ -399,7 +399,7 @@ def test_a_link_message_whose_result_the_store_cannot_keep_is_refused_for_its_ta
     assert sent(1, "contribution", round=1, count=1, wagered_cents=2**61) is None, "a repeat counts once"
     applied = controller.state_for("c4p", "T1")["applied"]
     assert (applied["number"], applied["contributions"], applied["wagered_cents"]) == (1, 0, 0)
-    t2 = {"link": "c4p", "spool": "b" * 32}
+    t2 = {"link": "c4p", "spool": "b" * 32, "controller": UNIT}
     controller.heard("T2", {**t2, "number": 1, "event": "contribution", "round": 7, "count": 1,
                             "wagered_cents": 500, "levels": [1]})  # fmt: skip
     controller.heard("T2", {**t2, "number": 2, "event": "hit", "level": 1, "seat": 2, "round": 7})

@@ -26,7 +26,7 @@ from croupier.floor_link.topics import Topics
 from croupier.state import StateError
 from devices.equipment import EquipmentEvent
 from devices.faults import SPOOL_UNWRITTEN_CODE
-from devices.linked import Counts, LinkedLevels, Unspooled
+from devices.linked import Counts, LinkedLevels, Unspooled, unit_key
 from devices.progressive import Progressive
 from devices.progressive_rules import LINK_MISMATCH
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
@@ -35,7 +35,7 @@ from floor.link_controller import LinkController
 from floor.store import Store
 from tests import full_disk
 from tests.links import run
-from tests.unit.test_linked_levels import Floor, _at, _holding, _refuse_writes, heard_open
+from tests.unit.test_linked_levels import UNIT, Floor, _at, _holding, _refuse_writes, heard_open
 from tests.unit.test_linked_levels import Progressive as StubProgressive
 from tests.unit.test_progressive_rules import SUPERVISOR, Table
 from vocabulary.rules import RuleViolation
@@ -123,9 +123,9 @@ def test_a_spool_unreadable_when_a_reset_may_be_owed_puts_the_check_off_to_the_n
     controller has not applied: the real spool refusing that read (its disk failing) puts the check
     off, and the look goes on; at the next look, the spool readable, the reset is sent."""
     sender = _sender(spool)
-    sender.send("contribution", {"round": 1, "count": 1, "wagered_cents": 100, "levels": [1]},
-                contribution=(1, 100))  # fmt: skip
-    sender.send("hit", {"level": 1, "seat": 3, "round": 1})
+    fields = {"round": 1, "count": 1, "wagered_cents": 100, "levels": [1], "controller": UNIT}
+    sender.send("contribution", fields, contribution=(unit_key(UNIT), 1, 100))
+    sender.send("hit", {"level": 1, "seat": 3, "round": 1, "controller": UNIT})
     progressive = StubProgressive()
     link = LinkedLevels("T1", "c4p", {1: 500}, 3.0, sender)
     link.progressive = progressive  # type: ignore[assignment]
