@@ -19,9 +19,9 @@ if TYPE_CHECKING:
 
 @contextmanager
 def _unspooled() -> Iterator[None]:
-    """The spool's disk refusing a write (full, read-only, failing) as the link's Unspooled: the
-    table's side of the link (devices.linked) cannot know the spool's StateError, and keeps what it
-    could not write for later."""
+    """The spool's disk refusing a write or a read (full, read-only, failing) as the link's Unspooled:
+    the table's side of the link (devices.linked) cannot know the spool's StateError, keeps what it
+    could not write for later, and looks again at what it could not read."""
     try:
         yield
     except StateError as exc:
@@ -74,24 +74,28 @@ class SpoolSender:
         return message
 
     def counts(self) -> Counts:
-        return self._spool.linked_counts()
+        with _unspooled():
+            return self._spool.linked_counts()
 
     def device_base(self) -> int | None:
-        return self._spool.device_base()
+        with _unspooled():
+            return self._spool.device_base()
 
     def take_device_base(self, cents: int) -> None:
         with _unspooled():
             self._spool.take_device_base(cents)
 
     def difference(self) -> Counts:
-        return self._spool.linked_difference()
+        with _unspooled():
+            return self._spool.linked_difference()
 
     def take_difference(self, difference: Counts, device_base: int | None) -> None:
         with _unspooled():
             self._spool.take_difference(difference, device_base)
 
     def undelivered(self) -> int:
-        return self._spool.waiting(self._topic)
+        with _unspooled():
+            return self._spool.waiting(self._topic)
 
     def unapplied(self) -> list[Mapping[str, object]]:
         with _unspooled():

@@ -564,12 +564,16 @@ def _link_heard(linked: LinkedLevels, message: aiomqtt.Message, schemas: Schemas
     (link-state) and its amounts against the levels (LinkedLevels.heard); one refused is logged and
     the link is not heard (the progressive wagers lock) until a state is taken. Its MQTT retain flag
     is set only on the broker's copy handed over at subscribe (the table subscribes without
-    retain-as-published): that one is judged by its age, a live one is heard now."""
+    retain-as-published): that one is judged by its age, a live one is heard now. A spool that cannot
+    be read puts off the look the state starts (the watch looks every second), rather than ending
+    the broker connection over the table's own disk."""
     try:
         linked.heard(schemas.read("link-state", message.payload), retained=bool(message.retain))
     except ValueError as exc:  # Malformed, or an amount its level could not hold
         log.error("floor link: the link controller's state refused", reason=str(exc))
         linked.refused(str(exc))
+    except Unspooled as exc:  # the state is taken; its look waits for the watch's next, a second on
+        log.error("floor link: the spool cannot be read: the link's look put off", reason=str(exc))
 
 
 def _came_online_after(payload: object, born_at: float) -> bool:

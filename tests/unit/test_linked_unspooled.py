@@ -16,11 +16,14 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import aiomqtt
 import pytest
 
 from croupier.config.floor_service import StoreConfig
 from croupier.config.linked import FloorLink, LinkedLevel
 from croupier.floor_link.linked import SpoolSender
+from croupier.floor_link.messages import Schemas
+from croupier.floor_link.publisher import _link_heard
 from croupier.floor_link.spool import Spool
 from croupier.floor_link.topics import Topics
 from croupier.state import StateError
@@ -307,3 +310,32 @@ def test_every_write_the_spool_refuses_is_unspooled_for_the_link(spool):
             write()
     spool._db.set_authorizer(None)
     assert sender.resend(0) == 1
+
+
+def test_a_state_heard_while_the_spool_refuses_reads_is_taken_and_the_broker_connection_kept(spool):
+    """A link controller's state arriving while the spool refuses reads (its disk failing): the state
+    is taken and the look it starts is put off to the watch's next (every second), rather than the
+    spool's failure escaping the floor link's receiver (publisher._link_heard), which would end the
+    table's broker connection and reconnect for a read the next second may well succeed."""
+    table = Table()
+    link = _attached(table, spool)
+    level = {"level": 1, "rate_bp": 1000, "reset_cents": 1000, "value_cents": 1234, "locked": False,
+             "hits": [], "limit_cents": 5_000_000, "overflow_cents": 0}  # fmt: skip
+    state = {"link": "c4p", "table": "T1", "at": _at(), "levels": [level], "applied": None, "refused": []}
+    topic = "croupier/v1/casino-1/link/c4p/table/T1"
+    message = aiomqtt.Message(topic, json.dumps(state).encode(), qos=1, retain=False, mid=1, properties=None)
+
+    def unreadable_counts(action: int, table: str | None, *_: object) -> int:
+        return sqlite3.SQLITE_DENY if action == sqlite3.SQLITE_READ and table == "link" else sqlite3.SQLITE_OK
+
+    async def scenario() -> None:
+        spool._db.set_authorizer(unreadable_counts)
+        _link_heard(link, message, Schemas())  # the receiver goes on to the next message
+        assert link.levels[1]["value_cents"] == 1234, "the state taken"
+        with pytest.raises(Unspooled):  # the watch's next look meets the same disk, logged there
+            link.look()
+        spool._db.set_authorizer(None)
+        link.look()
+        assert link.refusal() is None
+
+    run(scenario(), 5)
