@@ -96,6 +96,7 @@ class _Owed:
     record: Mapping[str, object]
     sent: bool = False
     number: int = 0  # its link number once sent; 0 when the spool had its round already
+    hit: tuple[int, int] | None = None  # a hit's level and controller round: the spool sends it once
 
 
 class LinkSender(Protocol):
@@ -114,13 +115,16 @@ class LinkSender(Protocol):
         *,
         contribution: tuple[int, int] | None = None,
         withdrawal: tuple[int, int] | None = None,
+        hit: tuple[int, int] | None = None,
     ) -> int:
         """Send ``event`` with ``fields`` under the next link number and return it; a contribution
         (its controller round and the cents wagered) adds to the counts, once per round: a round
         sent already returns 0 and sends nothing. A withdrawal (the same, of a voided round) takes
         the last contribution off the counts, once, and only that round's: else 0, nothing sent;
-        with it, the device base (once taken) rises by its cents. Unspooled when it cannot keep the
-        message: nothing of it is sent or counted."""
+        with it, the device base (once taken) rises by its cents. A hit (its level and controller
+        round) is sent once for its level and round, and never for the round last withdrawn: else
+        0, nothing sent. Unspooled when it cannot keep the message: nothing of it is sent or
+        counted."""
 
     def counts(self) -> Counts:
         """What was sent so far."""
@@ -191,6 +195,9 @@ class LinkedLevels:
         #: one, whose owed keyed reset a stop may have lost (``_resets_owed``).
         self._started = sender.counts().number
         self._swapped = False  # DEVICE_SWAPPED seen latched since the hits before _started were counted
+        #: The linked levels the controller held frozen when this run first read it, each with its
+        #: hit's seat and controller round: a hit a stop may have lost (``_hits_owed``).
+        self._frozen: dict[int, tuple[int, int]] | None = None
         #: What the table waits for on the link (the amount of its hit), if anything.
         self.awaiting: str | None = None
 
@@ -267,7 +274,13 @@ class LinkedLevels:
         sent: the withdrawal raised the base by them (``LinkSender.send``). Any other difference
         cannot be told apart (rounds locked while the table was not on the link, meters cleared,
         another controller), and latches LINK_MISMATCH naming the counts: the link's fault, as the
-        link controller's is (decision 0039), refusing the progressive wagers, holding no base game."""
+        link controller's is (decision 0039), refusing the progressive wagers, holding no base game.
+        The first read of a run also takes the levels the controller holds frozen (``_hits_owed``)."""
+        assert self.progressive is not None
+        if self._frozen is None:  # the first read of this run: no award of it made yet
+            levels, wins = self.progressive.levels, self.progressive.wins
+            self._frozen = {level: (win.seat, controller.round) for level, win in wins.items()
+                            if level in self.rates and level in levels and levels[level].frozen}  # fmt: skip
         sent, base = self.sender.counts(), self.sender.device_base()
         fields: dict[str, object] = {
             "controller_round": controller.round, "locked": controller.locked, "in_cents": in_cents,
@@ -333,7 +346,9 @@ class LinkedLevels:
         hit the controller refuses (a level it cannot pay) raises HitRefused with its reason. A hit
         the spool cannot take yet is owed, and waited for until it is sent (``flush``)."""
         fields = {"level": level, "seat": seat, "round": round_}
-        owed = self._send(_Owed("hit", fields, None, None, KEYED_RESET, "linked_hit", fields))
+        owed = self._send(
+            _Owed("hit", fields, None, None, KEYED_RESET, "linked_hit", fields, hit=(level, round_))
+        )
         try:
             while not owed.sent:
                 self.awaiting = (
@@ -388,7 +403,11 @@ class LinkedLevels:
             owed = self._owed[0]
             try:
                 number = self.sender.send(
-                    owed.event, owed.fields, contribution=owed.contribution, withdrawal=owed.withdrawal
+                    owed.event,
+                    owed.fields,
+                    contribution=owed.contribution,
+                    withdrawal=owed.withdrawal,
+                    hit=owed.hit,
                 )
             except Unspooled as exc:
                 self._unspooled(owed.event, f"a {owed.event} message for the floor could not be spooled: "
@@ -400,6 +419,47 @@ class LinkedLevels:
                 self._notify(owed.rule, owed.kind, number=number, **owed.record)
             self._flushed.set()
         return True
+
+    def _hits_owed(self) -> None:
+        """The hit a stop lost, sent (on each look, so once the controller was read and the link
+        controller heard after a start): a linked level the controller held frozen when this run
+        first read it, the hit it froze for (its seat, the controller's round: a frozen level opens
+        no round) neither in the link's state as this table's and spool's, nor kept in the spool
+        until applied, nor owed. The controller froze the level at that hit's award, before the hit
+        was sent, and a message the spool could not take lives in memory only; without it the link
+        would never lock the level for it. It is recorded as ``linked_hit_owed`` when spooled, and
+        the amount the controller freezes for it is what the sign shows. Not sent:
+
+        - for a level reset since (its keyed reset turned: that hit is over, and sent now it would
+          lock the level at every table with no key left to turn);
+        - twice, nor for a voided round: the spool sends a hit once for its level and round, and not
+          for the round last withdrawn (a cut-off round cleared before the link was heard);
+        - while DEVICE_SWAPPED is latched: the unit answering is not the one the table knew, and its
+          frozen level is not this table's hit (dropped for good).
+
+        Looked for once: a level frozen later in the run is a hit of this run, sent by its award."""
+        progressive = self.progressive
+        assert progressive is not None
+        if not self._frozen or self.heard_at is None:
+            return
+        if not any(fault.code == "DEVICE_SWAPPED" for fault in progressive.latch.faults):
+            try:
+                kept = self.sender.unapplied()
+            except Unspooled:  # the spool unreadable now: looked for again at the next look
+                return
+            on_way = {(sent.get("event"), sent.get("level"), sent.get("round")) for sent in kept}
+            on_way |= {(owed.event, owed.fields.get("level"), owed.fields.get("round"))
+                       for owed in self._owed}  # fmt: skip
+            for level, (seat, round_) in sorted(self._frozen.items()):
+                info = progressive.levels.get(level)
+                told = [hit for hit in self.hits(level) if hit["table"] == self.table
+                        and hit["spool"] == self.sender.identity and hit["round"] == round_]  # fmt: skip
+                if info is None or not info.frozen or told or ("hit", level, round_) in on_way:
+                    continue
+                fields = {"level": level, "seat": seat, "round": round_}
+                self._send(_Owed("hit", fields, None, None, KEYED_RESET, "linked_hit_owed", fields,
+                                 hit=(level, round_)))  # fmt: skip
+        self._frozen = {}
 
     def _resets_owed(self) -> None:
         """The keyed reset a stop lost, sent (on each look, so once the controller was read and the
@@ -543,6 +603,7 @@ class LinkedLevels:
         before is sent first (``flush``)."""
         if self._owed:
             self.flush()
+        self._hits_owed()
         self._resets_owed()
         self._reconcile()
         why = self.refusal()

@@ -48,10 +48,13 @@ class SpoolSender:
         *,
         contribution: tuple[int, int] | None = None,
         withdrawal: tuple[int, int] | None = None,
+        hit: tuple[int, int] | None = None,
     ) -> int:
         plain = payloads.checked({"event": event, "link": self._link, "spool": self.identity, **fields})
         with _unspooled():  # the link keeps the message owed (devices.linked)
-            number = self._spool.append_linked(self._topic, plain, self._message(), contribution, withdrawal)
+            number = self._spool.append_linked(
+                self._topic, plain, self._message(), contribution, withdrawal, hit
+            )
         self._floor.wake()
         return number
 

@@ -75,6 +75,8 @@ MakeLinked = Callable[..., Mapping[str, object]]
 _DIFFERENCE = ("number", "contributions", "wagered_cents")
 #: The prefix of a counter's total in the ``link`` table.
 _TOTAL = "total:"
+#: The prefix of the controller round of the last hit spooled of a level (its number follows).
+_HIT = "linked_hit:"
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,7 @@ class Spool:
         make: MakeLinked,
         contribution: tuple[int, int] | None = None,
         withdrawal: tuple[int, int] | None = None,
+        hit: tuple[int, int] | None = None,
     ) -> int:
         """Spool the link message ``make(seq, kept)`` builds, ``kept`` being ``body`` with the next
         link ``number``, under the table's next sequence number, keep ``kept`` until the controller
@@ -170,10 +173,17 @@ class Spool:
         the old one (decision 0044). The
         controller's wagers-in meter keeps the voided wagers, so the device base (``device_base``)
         rises by the cents withdrawn in the same transaction: the meter less the base stays the
-        cents sent (decisions 0043, 0044)."""
+        cents sent (decisions 0043, 0044). ``hit``: the level and controller round of a hit, marked
+        in the same transaction; spooled once for its level and round (else 0), and never for the
+        round last withdrawn (a hit of a voided round is no hit): what makes a hit the controller
+        froze before a stop safe to send at the start (decision 0049). The marks are forgotten at
+        the next contribution: a level frozen by a hit opens no round at the table until its keyed
+        reset, so by then no hit of an earlier round is owed."""
         with self._transaction():
             values = self._link_values()
             if contribution is not None and values.get("linked_round") == contribution[0]:
+                return 0
+            if hit is not None and hit[1] in (values.get(f"{_HIT}{hit[0]}"), values.get("linked_withdrawn")):
                 return 0
             if withdrawal is not None and (
                 values.get("linked_round") != withdrawal[0] or values.get("linked_withdrawn") == withdrawal[0]
@@ -195,8 +205,12 @@ class Spool:
                 }
                 if (base := values.get("linked_device_base")) is not None:
                     counted["linked_device_base"] = base + withdrawal[1]
-            if contribution is not None:  # the round last contributed is not withdrawn (yet)
-                self._db.execute("DELETE FROM link WHERE name = 'linked_withdrawn'")
+            if hit is not None:
+                counted[f"{_HIT}{hit[0]}"] = hit[1]
+            if contribution is not None:  # the round last contributed is not withdrawn (yet), nor hit
+                self._db.execute(
+                    "DELETE FROM link WHERE name = 'linked_withdrawn' OR name LIKE ?", (f"{_HIT}%",)
+                )
             self._db.executemany("INSERT OR REPLACE INTO link VALUES (?, ?)", counted.items())
             kept: dict[str, object] = {**body, "number": number}
             self._db.execute("INSERT INTO linked VALUES (?, ?)", (number, encode(kept).decode()))
@@ -263,14 +277,17 @@ class Spool:
         A base taken afresh starts the controller over (replaced, or its meters cleared), and such a
         controller numbers its rounds from 1 again (decision 0044): the round last contributed and
         the round last withdrawn are forgotten, so its round of the same number is counted, and
-        its void sent."""
+        its void and its hits sent."""
         taken = {f"linked_taken_{name}": getattr(difference, name) for name in _DIFFERENCE}
         if device_base is not None:
             taken["linked_device_base"] = device_base
         with self._transaction():
             self._db.executemany("INSERT OR REPLACE INTO link VALUES (?, ?)", taken.items())
             if device_base is not None:
-                self._db.execute("DELETE FROM link WHERE name IN ('linked_round', 'linked_withdrawn')")
+                self._db.execute(
+                    "DELETE FROM link WHERE name IN ('linked_round', 'linked_withdrawn') OR name LIKE ?",
+                    (f"{_HIT}%",),
+                )
 
     def waiting(self, topic: str) -> int:
         """The messages on ``topic`` not yet confirmed by the floor."""

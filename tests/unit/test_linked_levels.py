@@ -62,7 +62,7 @@ class Sender:
         self.messages: list[tuple[str, dict[str, object]]] = []  # each message sent: its event, its fields
         self.kept: list[dict[str, object]] = []  # each message sent not yet applied, as the spool keeps it
 
-    def send(self, event, fields, *, contribution=None, withdrawal=None):
+    def send(self, event, fields, *, contribution=None, withdrawal=None, hit=None):
         self.messages.append((event, dict(fields)))
         self.kept.append({"event": event, **fields, "number": self.sent.number + 1})
         if contribution is not None:
@@ -121,10 +121,11 @@ class Floor:
 
 
 class Progressive:
-    """What the link reads of the table's progressive: its latch, its levels, its records."""
+    """What the link reads of the table's progressive: its latch, its levels and wins, its records."""
 
     def __init__(self) -> None:
         self.latch, self.levels, self.records, self.clauses = FaultLatch(), {}, [], {}
+        self.wins: dict[int, object] = {}
 
     def notify(self, rule, kind, **fields):
         self.records.append(kind)

@@ -156,8 +156,8 @@ class _Delivered:
     (each once, by its number, as the floor service applies what the broker brings, then confirms),
     and what the controller tells the table is heard by the table's link."""
 
-    def __init__(self, store: Store) -> None:
-        levels = {1: LinkedLevel(1000, 1_000_000, 25_000_000)}  # the simulated controller's level 1
+    def __init__(self, store: Store, rate_bp: int = 1000) -> None:
+        levels = {1: LinkedLevel(rate_bp, 1_000_000, 25_000_000)}  # the simulated controller's level 1
         self.controller = LinkController({"c4p": FloorLink("c4p", ("T1", "T2"), levels, 2.0)}, store, "main")
 
     def __call__(self, spool: Spool, link: LinkedLevels) -> dict[str, object]:
