@@ -308,8 +308,9 @@ class LinkController:
 
     def _void(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> bool:  # Any: JSON fields
         """Round ``round`` voided at ``table``, its wagers returned. Its contribution is the newest
-        of that round number in the void's spool not withdrawn (a controller replaced under the same
-        spool numbers its rounds from 1 again: an older round of the same number is another round),
+        of that round number in the void's spool (a controller replaced under the same spool numbers
+        its rounds from 1 again: an older round of the same number is another round), withdrawn once:
+        the same void again under a new number finds it withdrawn and takes nothing back,
         and only the hits of that contribution's round come out of the order (reset or not: no win
         of a voided round stands), never a hit of an older round that bore the same number. Each
         gives back to its level what it took above the reset value (into the level's accrual now,
@@ -320,8 +321,8 @@ class LinkController:
         was found and withdrawn (if not, nothing is taken back, the table's counts will not
         reconcile, and LINK_MISMATCH latches there)."""
         at, round_, spool = now(), body["round"], body["spool"]
-        number = self._round_contribution(link.id, table, spool, round_)
-        funded = [] if number is None else self._funded(link.id, table, spool, number)
+        number = self._round_contribution(link.id, table, spool, round_, withdrawn=True)
+        funded = [] if number is None else self._funded(link.id, table, spool, number, standing=True)
         if number is None or not funded or any(int(c) != body["wagered_cents"] for _l, c, _t in funded):
             log.error("link: a void of a contribution the controller does not hold", link=link.id,
                       table=table, round=round_, wagered_cents=body["wagered_cents"])  # fmt: skip
@@ -365,20 +366,25 @@ class LinkController:
                  wagered_cents=body["wagered_cents"])  # fmt: skip
         return True
 
-    def _funded(self, link: str, table: str, spool: str, number: int) -> list[Any]:  # Any: driver's rows
-        """Each level contribution ``number`` funded: its cents and the hit that took it, if one did."""
+    def _funded(
+        self, link: str, table: str, spool: str, number: int, *, standing: bool = False
+    ) -> list[Any]:  # Any: the driver's rows
+        """Each level contribution ``number`` funded: its cents and the hit that took it, if one did;
+        ``standing``: only those not withdrawn."""
         return self.store.run(
             "SELECT level, cents, taken_by FROM link_funded WHERE link = ? AND name = ? AND spool = ? "
-            "AND number = ?",
+            f"AND number = ?{' AND withdrawn_at IS NULL' if standing else ''}",
             (link, table, spool, number),
         ).fetchall()
 
-    def _round_contribution(self, link: str, table: str, spool: str, round_: int) -> int | None:
+    def _round_contribution(
+        self, link: str, table: str, spool: str, round_: int, *, withdrawn: bool = False
+    ) -> int | None:
         """The link number of round ``round_``'s contribution from ``table`` in ``spool``: the newest
-        of that round number not withdrawn, or None (the round contributed nothing)."""
+        of that round number not withdrawn (``withdrawn``: withdrawn or not), or None."""
         found = self.store.run(
-            "SELECT max(number) FROM link_funded WHERE link = ? AND name = ? AND spool = ? AND round = ? "
-            "AND withdrawn_at IS NULL",
+            "SELECT max(number) FROM link_funded WHERE link = ? AND name = ? AND spool = ? AND round = ?"
+            f"{'' if withdrawn else ' AND withdrawn_at IS NULL'}",
             (link, table, spool, round_),
         ).fetchone()[0]
         return None if found is None else int(found)
