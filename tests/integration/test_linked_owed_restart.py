@@ -21,8 +21,13 @@ from pathlib import Path
 
 import pytest
 
+from croupier.audit.record import read_records
+from croupier.audit.writer import AuditTrail
 from croupier.config.floor_service import StoreConfig
+from croupier.floor_link.linked import void_unsent
 from croupier.floor_link.spool import Spool
+from croupier.service.journal import TableJournal
+from croupier.state import TableState
 from devices.linked import Counts, LinkedLevels
 from firmware_sim.ports.pty import PtyPort
 from firmware_sim.progressive import ControllerPersonality
@@ -31,6 +36,7 @@ from tests.integration.test_linked_device_reconciled import _controller_bus, _re
 from tests.links import run
 from tests.unit.test_linked_levels import _refuse_writes
 from tests.unit.test_linked_unspooled import _Delivered, _events
+from tests.unit.test_progressive_rules import SUPERVISOR
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = ControllerPersonality.reset_key  # the simulated controller's reset key
@@ -44,38 +50,51 @@ def _floor(path: Path) -> tuple[Store, _Delivered]:
 
 def killed_with_one_owed(url: str, spool: str, floor: str, owed: str) -> None:
     """The table's process (run on its own): the link heard from the real link controller, a round
-    locked (seats 2, 4 and 6) and, unless ``owed`` is the contribution, dealt, seat 4 hit on level 1
-    and paid the link's amount; the spool refusing writes from the step that makes ``owed``
-    (``contribution``: the lock; ``hit``: the award; ``reset``: the keyed reset) on; the process
+    locked (seats 2, 4 and 6) and, unless ``owed`` is the contribution or the void, dealt, seat 4
+    hit on level 1 and paid the link's amount; the spool refusing writes from the step that makes
+    ``owed`` (``contribution``: the lock; ``hit``: the award; ``reset``: the keyed reset; ``void``:
+    the supervisor's clear of the round, cut off, as voided, in the table's trail) on; the process
     killed once it is owed."""
+    directory = Path(spool).parent
+    with TableState(directory / "state.db") as state, AuditTrail(directory / "audit", "T1") as trail:
+        asyncio.run(_owed_then_killed(url, Path(spool), Path(floor), owed, _journal(trail, state)))
 
-    async def main() -> None:
-        store, deliver = _floor(Path(floor))
-        async with table_host(url, Path(spool)) as (progressive, link, kept):
+
+def _journal(trail: AuditTrail, state: TableState) -> TableJournal:
+    return TableJournal(trail, state, table="T1", game="crazy_4_poker")
+
+
+async def _owed_then_killed(url: str, spool: Path, floor: Path, owed: str, journal: TableJournal) -> None:
+    store, deliver = _floor(floor)
+    async with table_host(url, spool, journal=journal) as (progressive, link, kept):
+        deliver(kept, link)
+        if owed == "contribution":
+            kept._db.set_authorizer(_refuse_writes)
+        await progressive.lock()
+        if owed == "void":
             deliver(kept, link)
-            if owed == "contribution":
+            journal.trail.append("round_cut_off", 1, {"wagers": [], "cards_total": 0})  # as a restart did
+            kept._db.set_authorizer(_refuse_writes)
+            journal.cut_off_settled(SUPERVISOR)  # as supervisor_clear does: the trail says voided
+            progressive.voided()
+        if owed in ("hit", "reset"):
+            deliver(kept, link)
+            progressive.chip_count(3)
+            progressive.begin_dealing()
+            if owed == "hit":
                 kept._db.set_authorizer(_refuse_writes)
-            await progressive.lock()
-            if owed != "contribution":
-                deliver(kept, link)
-                progressive.chip_count(3)
-                progressive.begin_dealing()
-                if owed == "hit":
-                    kept._db.set_authorizer(_refuse_writes)
-                award = asyncio.create_task(progressive.award(1, 4))
-                while owed != "hit" and (link.awaiting is None or "amount" not in link.awaiting):
-                    await asyncio.sleep(0.01)
-                if owed == "reset":
-                    deliver(kept, link)
-                    await asyncio.wait_for(award, 5)
-                    kept._db.set_authorizer(_refuse_writes)
-                    await progressive.reset_level(1, KEY)
-            while link.owed != [owed]:
+            award = asyncio.create_task(progressive.award(1, 4))
+            while owed != "hit" and (link.awaiting is None or "amount" not in link.awaiting):
                 await asyncio.sleep(0.01)
-            store.close()
-            os.kill(os.getpid(), signal.SIGKILL)
-
-    asyncio.run(main())
+            if owed == "reset":
+                deliver(kept, link)
+                await asyncio.wait_for(award, 5)
+                kept._db.set_authorizer(_refuse_writes)
+                await progressive.reset_level(1, KEY)
+        while link.owed != [owed]:
+            await asyncio.sleep(0.01)
+        store.close()
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 @pytest.fixture
@@ -186,5 +205,44 @@ def test_a_round_cut_off_with_its_hit_owed_and_voided_before_the_link_is_heard_s
 
     try:
         run(restarts(), 60)
+    finally:
+        store.close()
+
+
+def test_a_void_owed_when_the_table_is_killed_is_read_from_its_trail_and_sent_once(controller, tmp_path):
+    """The supervisor cleared the cut-off round (the trail's ``round_voided``) while the spool
+    refused the void, and the table was killed: neither the controller (its wagers-in meter keeps
+    a voided round's wagers) nor the spool (the round's contribution standing) says the round was
+    voided; the sealed trail does, with no ``linked_void`` after it. At the restart the void is sent,
+    once, after the controller is read: the link withdraws the round's contribution, and neither
+    the trail nor the spool owes it again at the start after."""
+    _, url = controller
+    spool, path = _kill_with("void", url, tmp_path)
+    store, deliver = _floor(path)
+    assert deliver.level("T2")["value_cents"] == 1_000_000 + 300 * 500 // 10_000  # the round still in
+
+    async def restarts(journal: TableJournal) -> None:
+        owed = void_unsent(journal.trail.files())
+        assert owed, "the trail says the round was voided and no void was spooled"
+        async with table_host(url, spool, void_owed=owed, journal=journal) as (progressive, link, kept):
+            (void,) = [record.fields for record in read_records(journal.trail.files())
+                       if record.kind == "linked_void"]  # fmt: skip
+            assert (void["number"], void["round"], void["wagered_cents"]) == (2, 1, 300)
+            deliver(kept, link)
+            deliver(kept, link)
+            assert link.applied == kept.linked_counts() == Counts(2, 0, 0)
+            assert deliver.level("T2")["value_cents"] == 1_000_000  # withdrawn at the link
+            assert not progressive.latch.faults
+            await _shown(link)
+        assert not void_unsent(journal.trail.files()), "the trail now has the void"
+        async with table_host(url, spool, void_owed=True) as (progressive, link, kept):  # sent regardless
+            deliver(kept, link)
+            assert "linked_void" not in _records(progressive) and kept.linked_counts() == Counts(2, 0, 0)
+            await _shown(link)
+
+    directory = tmp_path
+    try:
+        with TableState(directory / "state.db") as state, AuditTrail(directory / "audit", "T1") as trail:
+            run(restarts(_journal(trail, state)), 60)
     finally:
         store.close()
