@@ -423,17 +423,19 @@ class LinkedLevels:
     def _hits_owed(self) -> None:
         """The hit a stop lost, sent (on each look, so once the controller was read and the link
         controller heard after a start): a linked level the controller held frozen when this run
-        first read it, the hit it froze for (its seat, the controller's round: a frozen level opens
-        no round) neither in the link's state as this table's and spool's, nor kept in the spool
-        until applied, nor owed. The controller froze the level at that hit's award, before the hit
-        was sent, and a message the spool could not take lives in memory only; without it the link
+        first read it, for the hit it froze for (its seat, the controller's round: a frozen level
+        opens no round). The controller froze the level at that hit's award, before the hit was
+        sent, and a message the spool could not take lives in memory only; without it the link
         would never lock the level for it. It is recorded as ``linked_hit_owed`` when spooled, and
-        the amount the controller freezes for it is what the sign shows. Not sent:
+        the amount the link controller freezes for it is what the sign shows. Not sent:
 
+        - twice, nor for a voided round: the spool sends a hit once for its level and round, marked
+          in the transaction that spooled it, and not for the round last withdrawn (a cut-off round
+          cleared before the link was heard). A hit spooled by a release before that mark is found
+          in the link's state (this table's and spool's, of that round) or kept in the spool until
+          applied, and not sent either: a second hit would freeze the level again and pay twice;
         - for a level reset since (its keyed reset turned: that hit is over, and sent now it would
           lock the level at every table with no key left to turn);
-        - twice, nor for a voided round: the spool sends a hit once for its level and round, and not
-          for the round last withdrawn (a cut-off round cleared before the link was heard);
         - while DEVICE_SWAPPED is latched: the unit answering is not the one the table knew, and its
           frozen level is not this table's hit (dropped for good).
 
@@ -448,8 +450,6 @@ class LinkedLevels:
             except Unspooled:  # the spool unreadable now: looked for again at the next look
                 return
             on_way = {(sent.get("event"), sent.get("level"), sent.get("round")) for sent in kept}
-            on_way |= {(owed.event, owed.fields.get("level"), owed.fields.get("round"))
-                       for owed in self._owed}  # fmt: skip
             for level, (seat, round_) in sorted(self._frozen.items()):
                 info = progressive.levels.get(level)
                 told = [hit for hit in self.hits(level) if hit["table"] == self.table
