@@ -25,15 +25,15 @@ A contribution funds only the levels it names (the table's linked levels, each o
 each level it funds is kept (``link_funded``) with the hit that took it, if one did, and each hit
 keeps the spool and number of its round's contribution (``link_hit_contributions``). A **void** (the
 round it names voided at the table, its wagers returned) finds that round's contribution (the
-newest of its round number in the table's spool not withdrawn: a replaced controller numbers its
-rounds from 1 again) and takes the hits of that contribution, and no other, out of the order,
-giving back to each level what the hit took above its reset value (into ``carry``: the level's
-accrual now), so the lock lifts if no other hit holds it and the hits funded from it are back in
-the pot; then it withdraws the round's contribution from each level still holding it. A
-contribution a standing hit already paid out stays paid: the winner was paid from what was in the
-pot, and the house, which returned the wager, bears that share (decision 0044). A hit on a level
-the link does not have, or the table never funded, is refused and the table told so
-(``refused``), never left waiting.
+newest of its round number in the table's spool: a replaced controller numbers its rounds from 1
+again; one withdrawn already takes nothing back: the same void sent twice) and takes the hits of
+that contribution, and no other, out of the order, giving back to each level what the hit took
+above its reset value (into ``carry``: the level's accrual now), so the lock lifts if no other hit
+holds it and the hits funded from it are back in the pot; then it withdraws the round's
+contribution from each level still holding it. A contribution a standing hit already paid out
+stays paid: the winner was paid from what was in the pot, and the house, which returned the wager,
+bears that share (decision 0044). A hit on a level the link does not have, or the table never
+funded, is refused and the table told so (``refused``), never left waiting.
 
 The controller publishes each table's view of the link, retained, on the one topic that table may
 read (``croupier/v1/GROUP/link/LINK/table/TABLE``): each level's value, rate, reset value and the
