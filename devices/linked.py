@@ -96,7 +96,7 @@ class _Owed:
     record: Mapping[str, object]
     sent: bool = False
     number: int = 0  # its link number once sent; 0 when the spool had its round already
-    hit: tuple[int, int] | None = None  # a hit's level and controller round: the spool sends it once
+    hit: tuple[int, int, int] | None = None  # a hit's level, seat and controller round: sent once
 
 
 class LinkSender(Protocol):
@@ -115,15 +115,15 @@ class LinkSender(Protocol):
         *,
         contribution: tuple[int, int] | None = None,
         withdrawal: tuple[int, int] | None = None,
-        hit: tuple[int, int] | None = None,
+        hit: tuple[int, int, int] | None = None,
     ) -> int:
         """Send ``event`` with ``fields`` under the next link number and return it; a contribution
         (its controller round and the cents wagered) adds to the counts, once per round: a round
         sent already returns 0 and sends nothing. A withdrawal (the same, of a voided round) takes
         the last contribution off the counts, once, and only that round's: else 0, nothing sent;
-        with it, the device base (once taken) rises by its cents. A hit (its level and controller
-        round) is sent once for its level and round, and never for the round last withdrawn: else
-        0, nothing sent. Unspooled when it cannot keep the message: nothing of it is sent or
+        with it, the device base (once taken) rises by its cents. A hit (its level, seat and
+        controller round) is sent once for its level, seat and round, and never for the round last
+        withdrawn: else 0, nothing sent. Unspooled when it cannot keep the message: nothing of it is sent or
         counted."""
 
     def counts(self) -> Counts:
@@ -347,7 +347,7 @@ class LinkedLevels:
         the spool cannot take yet is owed, and waited for until it is sent (``flush``)."""
         fields = {"level": level, "seat": seat, "round": round_}
         owed = self._send(
-            _Owed("hit", fields, None, None, KEYED_RESET, "linked_hit", fields, hit=(level, round_))
+            _Owed("hit", fields, None, None, KEYED_RESET, "linked_hit", fields, hit=(level, seat, round_))
         )
         try:
             while not owed.sent:
@@ -423,17 +423,20 @@ class LinkedLevels:
     def _hits_owed(self) -> None:
         """The hit a stop lost, sent (on each look, so once the controller was read and the link
         controller heard after a start): a linked level the controller held frozen when this run
-        first read it, for the hit it froze for (its seat, the controller's round: a frozen level
-        opens no round). The controller froze the level at that hit's award, before the hit was
-        sent, and a message the spool could not take lives in memory only; without it the link
-        would never lock the level for it. It is recorded as ``linked_hit_owed`` when spooled, and
-        the amount the link controller freezes for it is what the sign shows. Not sent:
+        first read it, for the last hit it froze for (its seat, from the controller's hit history,
+        and the controller's round: a frozen level opens no round; an earlier hit of the level in
+        that round, at another seat, was spooled before this one was paid). The controller froze
+        the level at that hit's award, before the hit was sent, and a message the spool could not
+        take lives in memory only; without it the link would never lock the level for it. It is
+        recorded as ``linked_hit_owed`` when spooled, and the amount the link controller freezes
+        for it is what the sign shows. Not sent:
 
-        - twice, nor for a voided round: the spool sends a hit once for its level and round, marked
-          in the transaction that spooled it, and not for the round last withdrawn (a cut-off round
-          cleared before the link was heard). A hit spooled by a release before that mark is found
-          in the link's state (this table's and spool's, of that round) or kept in the spool until
-          applied, and not sent either: a second hit would freeze the level again and pay twice;
+        - twice, nor for a voided round: the spool sends a hit once for its level, seat and round
+          (two seats may hit one level in a round), marked in the transaction that spooled it, and
+          not for the round last withdrawn (a cut-off round cleared before the link was heard). A
+          hit spooled by a release before that mark is found in the link's state (this table's and
+          spool's, of that seat and round) or kept in the spool until applied, and not sent either:
+          a second hit would freeze the level again and pay twice;
         - for a level reset since (its keyed reset turned: that hit is over, and sent now it would
           lock the level at every table with no key left to turn);
         - while DEVICE_SWAPPED is latched: the unit answering is not the one the table knew, and its
@@ -449,16 +452,18 @@ class LinkedLevels:
                 kept = self.sender.unapplied()
             except Unspooled:  # the spool unreadable now: looked for again at the next look
                 return
-            on_way = {(sent.get("event"), sent.get("level"), sent.get("round")) for sent in kept}
+            on_way = [(sent.get("event"), sent.get("level"), sent.get("seat"), sent.get("round"))
+                      for sent in kept]  # fmt: skip
             for level, (seat, round_) in sorted(self._frozen.items()):
                 info = progressive.levels.get(level)
-                told = [hit for hit in self.hits(level) if hit["table"] == self.table
-                        and hit["spool"] == self.sender.identity and hit["round"] == round_]  # fmt: skip
-                if info is None or not info.frozen or told or ("hit", level, round_) in on_way:
+                mine = (self.table, self.sender.identity, seat, round_)
+                told = [hit for hit in self.hits(level)
+                        if (hit["table"], hit["spool"], hit["seat"], hit["round"]) == mine]  # fmt: skip
+                if info is None or not info.frozen or told or ("hit", level, seat, round_) in on_way:
                     continue
                 fields = {"level": level, "seat": seat, "round": round_}
                 self._send(_Owed("hit", fields, None, None, KEYED_RESET, "linked_hit_owed", fields,
-                                 hit=(level, round_)))  # fmt: skip
+                                 hit=(level, seat, round_)))  # fmt: skip
         self._frozen = {}
 
     def _resets_owed(self) -> None:

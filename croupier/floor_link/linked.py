@@ -71,7 +71,7 @@ class SpoolSender:
         *,
         contribution: tuple[int, int] | None = None,
         withdrawal: tuple[int, int] | None = None,
-        hit: tuple[int, int] | None = None,
+        hit: tuple[int, int, int] | None = None,
     ) -> int:
         plain = payloads.checked({"event": event, "link": self._link, "spool": self.identity, **fields})
         with _unspooled():  # the link keeps the message owed (devices.linked)

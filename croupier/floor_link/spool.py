@@ -75,7 +75,7 @@ MakeLinked = Callable[..., Mapping[str, object]]
 _DIFFERENCE = ("number", "contributions", "wagered_cents")
 #: The prefix of a counter's total in the ``link`` table.
 _TOTAL = "total:"
-#: The prefix of the controller round of the last hit spooled of a level (its number follows).
+#: The prefix of the controller round of the last hit spooled of a level at a seat (``LEVEL:SEAT`` follows).
 _HIT = "linked_hit:"
 
 
@@ -160,7 +160,7 @@ class Spool:
         make: MakeLinked,
         contribution: tuple[int, int] | None = None,
         withdrawal: tuple[int, int] | None = None,
-        hit: tuple[int, int] | None = None,
+        hit: tuple[int, int, int] | None = None,
     ) -> int:
         """Spool the link message ``make(seq, kept)`` builds, ``kept`` being ``body`` with the next
         link ``number``, under the table's next sequence number, keep ``kept`` until the controller
@@ -173,8 +173,9 @@ class Spool:
         the old one (decision 0044). The
         controller's wagers-in meter keeps the voided wagers, so the device base (``device_base``)
         rises by the cents withdrawn in the same transaction: the meter less the base stays the
-        cents sent (decisions 0043, 0044). ``hit``: the level and controller round of a hit, marked
-        in the same transaction; spooled once for its level and round (else 0), and never for the
+        cents sent (decisions 0043, 0044). ``hit``: the level, seat and controller round of a hit,
+        marked in the same transaction; spooled once for its level, seat and round (else 0: two
+        seats may hit one level in a round, the controller paying each once), and never for the
         round last withdrawn (a hit of a voided round is no hit): what makes a hit the controller
         froze before a stop safe to send at the start (decision 0049). The marks are forgotten at
         the next contribution: a level frozen by a hit opens no round at the table until its keyed
@@ -183,7 +184,7 @@ class Spool:
             values = self._link_values()
             if contribution is not None and values.get("linked_round") == contribution[0]:
                 return 0
-            if hit is not None and hit[1] in (values.get(f"{_HIT}{hit[0]}"), values.get("linked_withdrawn")):
+            if hit is not None and hit[2] in (values.get(_hit_mark(hit)), values.get("linked_withdrawn")):
                 return 0
             if withdrawal is not None and (
                 values.get("linked_round") != withdrawal[0] or values.get("linked_withdrawn") == withdrawal[0]
@@ -206,7 +207,7 @@ class Spool:
                 if (base := values.get("linked_device_base")) is not None:
                     counted["linked_device_base"] = base + withdrawal[1]
             if hit is not None:
-                counted[f"{_HIT}{hit[0]}"] = hit[1]
+                counted[_hit_mark(hit)] = hit[2]
             if contribution is not None:  # the round last contributed is not withdrawn (yet), nor hit
                 self._db.execute(
                     "DELETE FROM link WHERE name = 'linked_withdrawn' OR name LIKE ?", (f"{_HIT}%",)
@@ -321,6 +322,11 @@ class Spool:
         by a statement or at the commit, is a StateError, rolled back, for the floor link to hold
         the table on (croupier.floor_link.publisher)."""
         return transaction(self._db, f"{self.path}: cannot write the floor spool")
+
+
+def _hit_mark(hit: tuple[int, int, int]) -> str:
+    """The name a hit of (level, seat, round) is marked under in the ``link`` table."""
+    return f"{_HIT}{hit[0]}:{hit[1]}"
 
 
 def encode(body: Mapping[str, object]) -> bytes:

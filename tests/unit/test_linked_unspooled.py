@@ -385,3 +385,48 @@ def test_a_void_is_owed_when_the_trail_ends_with_a_round_voided_and_no_linked_vo
     assert owed(begun, ("round_cut_off", {}), ("round_voided", {"by": "S1"}))
     assert not owed(voided, begun) and not owed(("round_voided", {}), contribution)
     assert owed(("operator_action", {"action": "clear"}), before=("round_voided", {}))  # an older file's
+
+
+def test_two_seats_hitting_one_level_in_a_round_are_both_sent_and_one_owed_at_the_stop_is_sent(tmp_path):
+    """Two seats may hit the same level in one round (the controller pays each once, the level
+    frozen by both): each hit is sent, and the second, owed when the table stopped, is sent at the
+    next start, once: the first, at the link already, is not what the controller froze last."""
+    store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+    floor, table, path = _Delivered(store), Table(), tmp_path / "spool.sqlite3"
+    spool = Spool(path)
+    link = LinkedLevels("T1", "c4p", {1: 1000}, 30.0, _sender(spool))
+    table.progressive.attach(link)
+
+    async def before_the_stop() -> None:
+        floor(spool, link)
+        progressive = await table.locked_round(3, 5)
+        floor(spool, link)
+        first = asyncio.create_task(progressive.award(1, 3))
+        while link.awaiting is None or "amount" not in link.awaiting:
+            await asyncio.sleep(0.01)
+        floor(spool, link)
+        await asyncio.wait_for(first, 5)
+        spool._db.set_authorizer(_refuse_writes)
+        second = asyncio.create_task(progressive.award(1, 5))
+        while link.owed != ["hit"]:
+            await asyncio.sleep(0.01)
+        second.cancel()
+
+    async def after_the_start(again: Spool) -> None:
+        progressive, restarted = _restarted(table, again, [])
+        await progressive.sync()
+        floor(again, restarted)
+        floor(again, restarted)
+        floor(again, restarted)
+        hits = [(hit["seat"], hit["round"]) for hit in floor.level("T2")["hits"]]  # type: ignore[union-attr]
+        assert hits == [(3, 1), (5, 1)] and again.linked_counts().number == 3
+
+    try:
+        run(before_the_stop(), 10)
+        assert [(hit["seat"]) for hit in floor.level("T2")["hits"]] == [3]  # type: ignore[union-attr]
+        spool.close()
+        spool = Spool(path)
+        run(after_the_start(spool), 10)
+    finally:
+        spool.close()
+        store.close()
