@@ -24,7 +24,11 @@ jackpot is the link controller's, on the floor (decision 0039). This is what the
   its contribution and takes any hit of it out of the order;
 - a message the spool cannot take (its disk full, read-only, failing) is owed, in order, and
   FLOOR_SPOOL_UNWRITTEN latched, holding the table, until the spool takes it (``flush``): the step
-  that sent it is never undone nor failed by the spool.
+  that sent it is never undone nor failed by the spool. Owed lives in memory; what a stop left owed
+  is worked out at the next start from what outlives it and sent once (decision 0049): a
+  contribution from the controller's meter (``check_device``), a hit and a keyed reset from its
+  levels (``_hits_owed``, ``_resets_owed``), a void from the table's trail (read by the floor
+  link, croupier.floor_link.linked.void_unsent).
 
 Every step is an equipment event of the progressive (decision 0027), so it is in the table's trail.
 """

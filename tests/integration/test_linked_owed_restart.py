@@ -23,15 +23,21 @@ import pytest
 
 from croupier.audit.record import read_records
 from croupier.audit.writer import AuditTrail
+from croupier.config import load_table_config
 from croupier.config.floor_service import StoreConfig
+from croupier.floor_link import broker_settings, publishing
 from croupier.floor_link.linked import void_unsent
 from croupier.floor_link.spool import Spool
 from croupier.service.journal import TableJournal
+from croupier.service.table_service import TableService
 from croupier.state import TableState
 from devices.linked import Counts, LinkedLevels
+from devices.progressive import Progressive
 from firmware_sim.ports.pty import PtyPort
 from firmware_sim.progressive import ControllerPersonality
 from floor.store import Store
+from simulator.tables import simulated_table
+from tests.integration.floor_broker import free_port, linked_table
 from tests.integration.test_linked_device_reconciled import _controller_bus, _records, table_host
 from tests.links import run
 from tests.unit.test_linked_levels import _refuse_writes
@@ -246,3 +252,36 @@ def test_a_void_owed_when_the_table_is_killed_is_read_from_its_trail_and_sent_on
             run(restarts(_journal(trail, state)), 60)
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("trail_ends", ["voided", "void sent"])
+def test_a_linked_table_starting_on_a_trail_that_ends_voided_voids_on_the_link(
+    tmp_path, monkeypatch, trail_ends
+):
+    """``croupier run``'s floor link (publishing), as it attaches a linked table's progressive, reads
+    the table's trail: one ending with a cut-off round voided and no ``linked_void`` after it voids
+    the round on the link (once the controller is read), one whose void reached the spool does not."""
+    config = load_table_config(linked_table(tmp_path, "T1", free_port(), login=""))
+    config.service.state_db.parent.mkdir(parents=True, exist_ok=True)
+    with AuditTrail(config.service.audit_dir, config.name) as before:  # the run before the stop
+        before.append("round_cut_off", 4, {"wagers": [], "cards_total": 0})
+        before.append("round_voided", 4, {"by": "S1"})
+        if trail_ends == "void sent":
+            before.append("linked_void", None, {"round": 4, "wagered_cents": 100, "number": 9})
+    voided: list[Progressive] = []
+    monkeypatch.setattr(Progressive, "voided", lambda progressive: voided.append(progressive))
+
+    async def starts() -> None:
+        with (
+            TableState(config.service.state_db) as state,
+            AuditTrail(config.service.audit_dir, config.name) as trail,
+        ):
+            journal = TableJournal(trail, state, table=config.name, game=config.game)
+            async with simulated_table(config.game, rules=config.rules, name=config.name) as sim:
+                journal.keep(sim.table)
+                service = TableService(sim.table, journal, game=config.game)
+                async with publishing(broker_settings(config), service, trail) as floor_link:
+                    assert floor_link is not None and floor_link.linked is not None
+                    assert voided == ([sim.table.progressive] if trail_ends == "voided" else [])
+
+    asyncio.run(starts())
