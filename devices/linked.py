@@ -318,7 +318,6 @@ class LinkedLevels:
             f"the table sent {sent.contributions} contributions of {sent.wagered_cents} cents "
             f"(controller round {controller.round}, {'locked' if controller.locked else 'open'})"
         )
-        assert self.progressive is not None
         # the link's, as the link controller's LINK_MISMATCH: the wagers refused and the sensors locked
         # out (``refusal``), the base game played on; the money in question is the link's
         self.progressive.latch.latch(Fault(LINK_MISMATCH, detail, DEVICE_RECONCILED.clause, LINK_ORIGIN))
