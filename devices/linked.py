@@ -5,7 +5,8 @@ freezes a level it pays, as it does alone (devices/progressive.py); for a level 
 jackpot is the link controller's, on the floor (decision 0039). This is what the table knows of it:
 
 - every progressive wager the controller accepted at a lock is sent to the link as a contribution to
-  the levels this table is linked to (only those: ``rates``), once per controller round, numbered
+  the levels this table is linked to (only those: ``rates``), once per controller round (named by
+  the controller unit that numbered it and its number: a replaced unit numbers from 1 again), numbered
   in the table's link sequence with the count and cents kept with it (``LinkSender``: the floor
   link's spool, so it survives a broker away and a restart);
 - the controller's state, as it last told this table: each linked level's value (what the sign
@@ -36,6 +37,7 @@ Every step is an equipment event of the progressive (decision 0027), so it is in
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -82,6 +84,20 @@ class HitRefused(RuleViolation):
     an irregularity and goes on, the table holding for that level's keyed reset (decision 0044)."""
 
 
+#: The unit of a progressive controller as the link names it (``Progressive.controller_unit``): its
+#: vendor, model and serial number, the identity DEVICE_SWAPPED is judged by. A replaced controller
+#: numbers its rounds from 1 again, so a round is named by its unit and its number together.
+Unit = Mapping[str, str]
+#: A controller round's progressive wagers: its unit (``unit_key``), its number and the cents wagered.
+RoundWagers = tuple[str, int, int]
+
+
+def unit_key(unit: Unit) -> str:
+    """``unit`` as one text the spool and the link controller compare and keep: a round of another
+    unit is another round, whatever its number."""
+    return json.dumps([unit["vendor"], unit["model"], unit["serial_number"]])
+
+
 class Unspooled(Exception):
     """The sender could not keep a link message (the spool's disk full, read-only or failing)."""
 
@@ -93,8 +109,8 @@ class _Owed:
 
     event: str
     fields: Mapping[str, object]
-    contribution: tuple[int, int] | None
-    withdrawal: tuple[int, int] | None
+    contribution: RoundWagers | None
+    withdrawal: RoundWagers | None
     rule: Rule
     kind: str
     record: Mapping[str, object]
@@ -117,18 +133,19 @@ class LinkSender(Protocol):
         event: str,
         fields: Mapping[str, object],
         *,
-        contribution: tuple[int, int] | None = None,
-        withdrawal: tuple[int, int] | None = None,
+        contribution: RoundWagers | None = None,
+        withdrawal: RoundWagers | None = None,
         hit: tuple[int, int, int] | None = None,
     ) -> int:
         """Send ``event`` with ``fields`` under the next link number and return it; a contribution
-        (its controller round and the cents wagered) adds to the counts, once per round: a round
-        sent already returns 0 and sends nothing. A withdrawal (the same, of a voided round) takes
-        the last contribution off the counts, once, and only that round's: else 0, nothing sent;
+        (its controller's unit and round, and the cents wagered) adds to the counts, once per round
+        of a unit: a round of the same unit sent already returns 0 and sends nothing, one of another
+        unit with the same number is sent. A withdrawal (the same, of a voided round) takes
+        the last contribution off the counts, once, and only that round's of that unit: else 0, nothing sent;
         with it, the device base (once taken) rises by its cents. A hit (its level, seat and
         controller round) is sent once for its level, seat and round, and never for the round last
-        withdrawn: else 0, nothing sent. Unspooled when it cannot keep the message: nothing of it is sent or
-        counted."""
+        withdrawn: else 0, nothing sent. Unspooled when it cannot keep the message: nothing of it is
+        sent or counted."""
 
     def counts(self) -> Counts:
         """What was sent so far."""
@@ -202,6 +219,8 @@ class LinkedLevels:
         #: The linked levels the controller held frozen when this run first read it, each with its
         #: hit's seat and controller round: a hit a stop may have lost (``_hits_owed``).
         self._frozen: dict[int, tuple[int, int]] | None = None
+        #: The controller unit that answered that first read: the unit the frozen levels are of.
+        self._frozen_by: dict[str, str] | None = None
         #: What the table waits for on the link (the amount of its hit), if anything.
         self.awaiting: str | None = None
 
@@ -260,13 +279,19 @@ class LinkedLevels:
         take it (``flush``); None with none accepted."""
         if locked.count == 0:
             return None
-        wagered = locked.count * locked.wager_cents
-        fields = {"round": locked.round, "count": locked.count, "wagered_cents": wagered}
+        wagered, unit = locked.count * locked.wager_cents, self._unit()
+        fields = {"round": locked.round, "count": locked.count, "wagered_cents": wagered, "controller": unit}
+        wagers = (unit_key(unit), locked.round, wagered)
         owed = self._send(
-            _Owed("contribution", {**fields, "levels": sorted(self.rates)}, (locked.round, wagered), None,
-                  METERS_AGREE, "linked_contribution", fields)
+            _Owed("contribution", {**fields, "levels": sorted(self.rates)}, wagers, None, METERS_AGREE,
+                  "linked_contribution", fields)
         )  # fmt: skip
         return owed
+
+    def _unit(self) -> dict[str, str]:
+        """The controller unit answering now, which numbered the round a message names."""
+        assert self.progressive is not None
+        return dict(self.progressive.controller_unit)
 
     def check_device(self, controller: RoundState, in_cents: int) -> None:
         """What the controller itself accepted against what the link sent, whenever the controller
@@ -285,6 +310,7 @@ class LinkedLevels:
             levels, wins = self.progressive.levels, self.progressive.wins
             self._frozen = {level: (win.seat, controller.round) for level, win in wins.items()
                             if level in self.rates and level in levels and levels[level].frozen}  # fmt: skip
+            self._frozen_by = self._unit()
         sent, base = self.sender.counts(), self.sender.device_base()
         fields: dict[str, object] = {
             "controller_round": controller.round, "locked": controller.locked, "in_cents": in_cents,
@@ -326,11 +352,12 @@ class LinkedLevels:
         """The controller round ``voided`` was voided at the table, every wager returned, the
         progressive ones too: its contribution is withdrawn from the link, and any hit of it taken
         out of the order (the controller gives back what it froze). Sent once, and only for the
-        round this table last contributed: a round with no progressive wager has nothing to take."""
-        wagered = voided.count * voided.wager_cents
-        fields = {"round": voided.round, "wagered_cents": wagered}
+        round this table last contributed, of the unit answering now: a round with no progressive
+        wager has nothing to take, and another unit's round of the same number is not this one."""
+        wagered, unit = voided.count * voided.wager_cents, self._unit()
+        fields = {"round": voided.round, "wagered_cents": wagered, "controller": unit}
         if wagered:
-            withdrawal = (voided.round, wagered)
+            withdrawal = (unit_key(unit), voided.round, wagered)
             self._send(_Owed("void", fields, None, withdrawal, METERS_AGREE, "linked_void", fields))
 
     def require_level(self, level: int) -> None:
@@ -348,7 +375,7 @@ class LinkedLevels:
         received in its order among every table's hits (the round waits, as for a supervisor); a
         hit the controller refuses (a level it cannot pay) raises HitRefused with its reason. A hit
         the spool cannot take yet is owed, and waited for until it is sent (``flush``)."""
-        fields = {"level": level, "seat": seat, "round": round_}
+        fields = {"level": level, "seat": seat, "round": round_, "controller": self._unit()}
         owed = self._send(
             _Owed("hit", fields, None, None, KEYED_RESET, "linked_hit", fields, hit=(level, seat, round_))
         )
@@ -442,15 +469,20 @@ class LinkedLevels:
           a second hit would freeze the level again and pay twice;
         - for a level reset since (its keyed reset turned: that hit is over, and sent now it would
           lock the level at every table with no key left to turn);
-        - while DEVICE_SWAPPED is latched: the unit answering is not the one the table knew, and its
-          frozen level is not this table's hit (dropped for good).
+        - while DEVICE_SWAPPED is latched, or by a unit other than the one answering the first
+          read: the unit answering is not the one the table knew, and its frozen level is not this
+          table's hit (dropped for good). The hit names the unit that answered that read, so the
+          link controller finds its round's contribution by that unit and round (decision 0050):
+          the unit the table knew, which contributed the round, when DEVICE_SWAPPED is not latched.
 
         Looked for once: a level frozen later in the run is a hit of this run, sent by its award."""
         progressive = self.progressive
         assert progressive is not None
         if not self._frozen or self.heard_at is None:
             return
-        if not any(fault.code == "DEVICE_SWAPPED" for fault in progressive.latch.faults):
+        unit = self._frozen_by
+        swapped = any(fault.code == "DEVICE_SWAPPED" for fault in progressive.latch.faults)
+        if not swapped and unit == self._unit():
             try:
                 kept = self.sender.unapplied()
             except Unspooled:  # the spool unreadable now: looked for again at the next look
@@ -464,7 +496,7 @@ class LinkedLevels:
                         if (hit["table"], hit["spool"], hit["seat"], hit["round"]) == mine]  # fmt: skip
                 if info is None or not info.frozen or told or ("hit", level, seat, round_) in on_way:
                     continue
-                fields = {"level": level, "seat": seat, "round": round_}
+                fields = {"level": level, "seat": seat, "round": round_, "controller": unit}
                 self._send(_Owed("hit", fields, None, None, KEYED_RESET, "linked_hit_owed", fields,
                                  hit=(level, seat, round_)))  # fmt: skip
         self._frozen = {}

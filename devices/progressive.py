@@ -215,6 +215,16 @@ class Progressive(Equipment[ProgressiveDriver]):
         """The controller's wagers-in meter (every level takes every wager: its first level's)."""
         return self.levels[min(self.levels)].in_cents
 
+    @property
+    def controller_unit(self) -> dict[str, str]:
+        """The controller unit answering now, by what tells one unit from another (vendor, model,
+        serial number: what DEVICE_SWAPPED is judged by, drivers.connection.unit): the link names
+        each round by its unit and number, since a replaced controller numbers from 1 again and its
+        meters may match the old unit's (decision 0039). Read only once the controller answered."""
+        identity = self.driver.conn.identity
+        assert identity is not None  # a round was locked, voided or won: the controller answered
+        return {"vendor": identity.vendor, "model": identity.model, "serial_number": identity.serial_number}
+
     def wagers_refused(self) -> str | None:
         """Why a progressive wager is refused now (the link is lost or not reconciled, or a hit at
         any table of the link locks a linked level), or None."""

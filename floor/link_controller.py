@@ -10,8 +10,9 @@ a gap is not applied: the table, seeing fewer applied than it sent, sends again 
 last applied (croupier.floor_link.linked), and the controller applies those it lacks.
 
 A level's value is its reset value plus its rate of every cent wagered since it last restarted, and
-what its last hit left, rounded down to the cent, and never above its limit (``limit_cents``, at
-most every linked table's controller limit, which refuses a value above its own): computed from the
+what its last hit left, rounded down to the cent, and never above its limit (``limit_cents``, or
+the lowest limit below it that a table linked to the level published for its own controller, which
+refuses a value above its own: ``_limits``, decision 0050): computed from the
 cents wagered rather than added up, and what a hit leaves (the fraction below a cent, and the
 overflow: what accrued above the limit) carried to the next cycle (``carry``, in ten-thousandths of
 a cent), so no fraction of a cent is lost or made, as a table's own controller keeps its overflow
@@ -25,15 +26,16 @@ A contribution funds only the levels it names (the table's linked levels, each o
 each level it funds is kept (``link_funded``) with the hit that took it, if one did, and each hit
 keeps the spool and number of its round's contribution (``link_hit_contributions``). A **void** (the
 round it names voided at the table, its wagers returned) finds that round's contribution (the
-newest of its round number in the table's spool: a replaced controller numbers its rounds from 1
-again; one withdrawn already takes nothing back: the same void sent twice) and takes the hits of
-that contribution, and no other, out of the order, giving back to each level what the hit took
-above its reset value (into ``carry``: the level's accrual now), so the lock lifts if no other hit
-holds it and the hits funded from it are back in the pot; then it withdraws the round's
-contribution from each level still holding it. A contribution a standing hit already paid out
-stays paid: the winner was paid from what was in the pot, and the house, which returned the wager,
-bears that share (decision 0044). A hit on a level the link does not have, or the table never
-funded, is refused and the table told so (``refused``), never left waiting.
+newest of its round number and controller unit in the table's spool: a replaced controller numbers
+its rounds from 1 again, its meters perhaps matching the old unit's; one withdrawn already takes
+nothing back: the same void sent twice) and takes the hits of that contribution, and no other, out
+of the order, giving back to each level what the hit took above its reset value (into ``carry``:
+the level's accrual now), so the lock lifts if no other hit holds it and the hits funded from it
+are back in the pot; then it withdraws the round's contribution from each level still holding it.
+A contribution a standing hit already paid out stays paid: the winner was paid from what was in
+the pot, and the house, which returned the wager, bears that share (decision 0044). A hit on a
+level the link does not have, or the table never funded, is refused and the table told so
+(``refused``), never left waiting.
 
 The controller publishes each table's view of the link, retained, on the one topic that table may
 read (``croupier/v1/GROUP/link/LINK/table/TABLE``): each level's value, rate, reset value and the
@@ -48,6 +50,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -56,6 +59,7 @@ from croupier.config.linked import BASIS_POINTS, FloorLink
 from croupier.errors import StartupError
 from croupier.floor_link.payloads import now
 from croupier.floor_link.topics import link_state
+from devices.linked import unit_key
 from floor.store import MOST, Store, Unfit
 
 log = structlog.get_logger("croupier.floor")
@@ -107,6 +111,17 @@ _SCHEMA = (
         withdrawn_at TEXT,
         PRIMARY KEY (link, name, spool, number, level)
     )""",
+    # The controller unit (devices.linked.unit_key) whose round each contribution was: a replaced
+    # controller numbers its rounds from 1 again, so a hit or void finds its round's contribution by
+    # unit and number. A contribution applied before the unit was sent has no row: any unit's.
+    """CREATE TABLE IF NOT EXISTS link_funded_units (
+        link       TEXT NOT NULL,
+        name       TEXT NOT NULL,
+        spool      TEXT NOT NULL,
+        number     BIGINT NOT NULL,
+        controller TEXT NOT NULL,
+        PRIMARY KEY (link, name, spool, number)
+    )""",
     """CREATE TABLE IF NOT EXISTS link_table_levels (
         link  TEXT NOT NULL,
         name  TEXT NOT NULL,
@@ -146,11 +161,51 @@ _SCHEMA = (
 EVENTS = ("contribution", "hit", "reset", "void")
 
 
+@dataclass(frozen=True)
+class LimitConflict:
+    """Level ``level`` of link ``link`` configured to a ``limit_cents`` above what the progressive
+    controller of the linked table ``table`` holds on that level (decision 0050): the table would
+    refuse a state above its own limit, so the level ``stops_at`` the lowest limit of its tables."""
+
+    link: str
+    level: int
+    table: str
+    link_limit_cents: int
+    table_limit_cents: int
+    stops_at: int
+    reset_cents: int
+
+    @property
+    def reason(self) -> str:
+        """What the floor's log and view say, naming the link, the level and both limits."""
+        said = (
+            f"link {self.link}: level {self.level}'s limit_cents {self.link_limit_cents} is above table "
+            f"{self.table}'s progressive controller limit of {self.table_limit_cents} cents"
+        )
+        if self.table_limit_cents < self.reset_cents:
+            return (
+                f"{said}, below the level's reset value of {self.reset_cents}: the table cannot show "
+                "the level and refuses the link's states (its progressive wagers locked) until its "
+                "controller's limit is raised"
+            )
+        return f"{said}: the level stops at {self.stops_at} cents, the rest kept as its overflow"
+
+    def shown(self) -> dict[str, object]:
+        """The conflict for the floor view (``GET /floor/v1/links``)."""
+        return {
+            "level": self.level, "table": self.table, "link_limit_cents": self.link_limit_cents,
+            "table_limit_cents": self.table_limit_cents, "stops_at_cents": self.stops_at,
+            "reason": self.reason,
+        }  # fmt: skip
+
+
 class LinkController:
     """The floor's links (``[links.ID]``), kept in ``store``'s database."""
 
     def __init__(self, links: Mapping[str, FloorLink], store: Store, group: str) -> None:
         self.links, self.store, self.group = dict(links), store, group
+        #: each link's limit conflicts last logged, by level and table (``_log_limits``)
+        self._conflicts: dict[str, dict[tuple[int, str], LimitConflict]] = {}
         with store.transaction():
             for statement in _SCHEMA:
                 store.run(statement)
@@ -263,6 +318,10 @@ class LinkController:
                 "INSERT INTO link_funded VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
                 (link.id, table, body["spool"], body["number"], body["round"], level, cents),
             )
+        self.store.run(
+            "INSERT INTO link_funded_units VALUES (?, ?, ?, ?, ?)",
+            (link.id, table, body["spool"], body["number"], unit_key(body["controller"])),
+        )
 
     def _hit(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
         """The level's value frozen for this hit, the next in the link's order; the level restarts,
@@ -279,7 +338,7 @@ class LinkController:
             self._refuse(link, table, body, why)
             return
         row = self._level(link.id, level)
-        amount = _value(row, link.levels[level].limit_cents)
+        amount = _value(row, self._limits(link.id)[0][level])
         carry = _accrued(row) - (amount - row[2]) * BASIS_POINTS  # what the hit leaves: overflow, fraction
         order = self.store.run(
             "SELECT coalesce(max(ord), 0) + 1 FROM link_hits WHERE link = ?", (link.id,)
@@ -297,7 +356,7 @@ class LinkController:
             "WHERE link = ? AND level = ? AND taken_by IS NULL AND withdrawn_at IS NULL",
             (order, link.id, level),
         )
-        funded = self._round_contribution(link.id, table, body["spool"], body["round"])
+        funded = self._round_contribution(link.id, table, body)
         if funded is None:
             log.warning("link: a hit of a round the table contributed nothing to: no void can take it back",
                         link=link.id, table=table, round=body["round"], order=order)  # fmt: skip
@@ -308,9 +367,10 @@ class LinkController:
 
     def _void(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> bool:  # Any: JSON fields
         """Round ``round`` voided at ``table``, its wagers returned. Its contribution is the newest
-        of that round number in the void's spool (a controller replaced under the same spool numbers
-        its rounds from 1 again: an older round of the same number is another round), withdrawn once:
-        the same void again under a new number finds it withdrawn and takes nothing back,
+        of that round number and controller unit in the void's spool (a controller replaced under
+        the same spool numbers its rounds from 1 again: an older round of the same number is another
+        round, another unit's round never the void's), withdrawn once: the same void again under a
+        new number finds it withdrawn and takes nothing back,
         and only the hits of that contribution's round come out of the order (reset or not: no win
         of a voided round stands), never a hit of an older round that bore the same number. Each
         gives back to its level what it took above the reset value (into the level's accrual now,
@@ -321,7 +381,7 @@ class LinkController:
         was found and withdrawn (if not, nothing is taken back, the table's counts will not
         reconcile, and LINK_MISMATCH latches there)."""
         at, round_, spool = now(), body["round"], body["spool"]
-        number = self._round_contribution(link.id, table, spool, round_, withdrawn=True)
+        number = self._round_contribution(link.id, table, body, withdrawn=True)
         funded = [] if number is None else self._funded(link.id, table, spool, number, standing=True)
         if number is None or not funded or any(int(c) != body["wagered_cents"] for _l, c, _t in funded):
             log.error("link: a void of a contribution the controller does not hold", link=link.id,
@@ -378,14 +438,19 @@ class LinkController:
         ).fetchall()
 
     def _round_contribution(
-        self, link: str, table: str, spool: str, round_: int, *, withdrawn: bool = False
+        self, link: str, table: str, body: Mapping[str, Any], *, withdrawn: bool = False  # Any: JSON fields
     ) -> int | None:
-        """The link number of round ``round_``'s contribution from ``table`` in ``spool``: the newest
-        of that round number not withdrawn (``withdrawn``: withdrawn or not), or None."""
+        """The link number of the contribution of the round a hit or void ``body`` names, from
+        ``table`` in its spool: the newest of that round number, of the same controller unit (or of
+        no unit kept), not withdrawn (``withdrawn``: withdrawn or not); or None (the round
+        contributed nothing). A replaced controller numbers its rounds from 1 again and its meters
+        may match the old unit's, so a round of another unit is never taken for it (decision 0039)."""
         found = self.store.run(
-            "SELECT max(number) FROM link_funded WHERE link = ? AND name = ? AND spool = ? AND round = ?"
-            f"{'' if withdrawn else ' AND withdrawn_at IS NULL'}",
-            (link, table, spool, round_),
+            "SELECT max(f.number) FROM link_funded f LEFT JOIN link_funded_units u ON u.link = f.link "
+            "AND u.name = f.name AND u.spool = f.spool AND u.number = f.number WHERE f.link = ? "
+            "AND f.name = ? AND f.spool = ? AND f.round = ? AND (u.controller = ? OR u.controller IS NULL)"
+            f"{'' if withdrawn else ' AND f.withdrawn_at IS NULL'}",
+            (link, table, body["spool"], body["round"], unit_key(body["controller"])),
         ).fetchone()[0]
         return None if found is None else int(found)
 
@@ -402,6 +467,10 @@ class LinkController:
     def state_for(self, link_id: str, table: str) -> dict[str, object]:
         """What ``table`` is told of the link: each level (its value, rate, reset value and the hits
         that lock it, in the order received) and what was applied of the table's newest spool."""
+        return self._state(link_id, table, self._levels(link_id))
+
+    def _state(self, link_id: str, table: str, levels: list[dict[str, object]]) -> dict[str, object]:
+        """``state_for`` with the link's ``levels`` as every table is told them now."""
         newest = self.store.run(
             "SELECT spool, number, contributions, wagered_cents FROM link_tables "
             "WHERE link = ? AND name = ? ORDER BY heard_at DESC LIMIT 1",
@@ -416,7 +485,6 @@ class LinkController:
                 "contributions": contributions,
                 "wagered_cents": wagered,
             }
-        levels = self._levels(link_id)
         refused = [
             {"number": number, "level": level, "reason": reason}
             for number, level, reason in self.store.run(
@@ -431,15 +499,55 @@ class LinkController:
         }  # fmt: skip
 
     def view(self) -> list[dict[str, object]]:
-        """Every link, for the floor view: its tables and its levels as its tables are told them."""
+        """Every link, for the floor view: its tables, its levels as its tables are told them, and
+        each level's limit a linked table's controller cannot hold (``limits``, decision 0050)."""
         return [
-            {"link": link_id, "tables": list(link.tables), "levels": self._levels(link_id)}
+            {"link": link_id, "tables": list(link.tables), "levels": self._levels(link_id),
+             "limits": [conflict.shown() for conflict in self._limits(link_id)[1]]}
             for link_id, link in sorted(self.links.items())
-        ]
+        ]  # fmt: skip
+
+    def _limits(self, link_id: str) -> tuple[dict[int, int], list[LimitConflict]]:
+        """Each level's limit now, and each table whose controller holds less than the level's
+        ``limit_cents`` (decision 0050). A table refuses a link state above its own controller's limit
+        for a level it is linked to (devices.linked), which would lock its progressive wagers for good,
+        so the level stops at the lowest limit its tables published (in their meters, as the floor's
+        store last took them), the rest kept as its overflow, as above its configured limit. A table
+        whose limit is below the level's reset value could never show it and does not lower it (its
+        wagers stay refused until its controller is set right). A table's levels are those its
+        contributions name; before its first, every level its controller has."""
+        link = self.links[link_id]
+        funds: dict[str, set[int]] = {}
+        for name, level in self.store.run(
+            "SELECT name, level FROM link_table_levels WHERE link = ?", (link_id,)
+        ).fetchall():
+            funds.setdefault(name, set()).add(int(level))
+        marks = ", ".join("?" for _ in link.tables)
+        below: dict[int, list[tuple[str, int]]] = {}
+        for name, state in self.store.run(
+            f"SELECT name, state FROM floor_tables WHERE name IN ({marks}) ORDER BY name", link.tables
+        ).fetchall():
+            for meter in json.loads(state).get("meters") or ():  # none: no progressive, or no birth yet
+                level, own = meter["level"], meter.get("limit_cents")  # after an upgrade: no limit yet
+                config, linked = link.levels.get(level), level in funds.get(name, {level})
+                if config and own is not None and own < config.limit_cents and linked:
+                    below.setdefault(level, []).append((name, own))
+        limits, conflicts = {}, []
+        for level, config in sorted(link.levels.items()):
+            showable = [own for _name, own in below.get(level, ()) if own >= config.reset_cents]
+            limits[level] = min([config.limit_cents, *showable])
+            conflicts += [
+                LimitConflict(
+                    link_id, level, name, config.limit_cents, own, limits[level], config.reset_cents
+                )
+                for name, own in below.get(level, ())
+            ]
+        return limits, conflicts
 
     def _levels(self, link_id: str) -> list[dict[str, object]]:
         """Each level the link has (one dropped from its configuration is not told), as told."""
         levels, configured = [], self.links[link_id].levels
+        limits = self._limits(link_id)[0]
         for row in self.store.run(
             "SELECT level, rate_bp, reset_cents, in_cents, carry FROM link_levels "
             "WHERE link = ? ORDER BY level",
@@ -447,7 +555,7 @@ class LinkController:
         ).fetchall():
             if row[0] not in configured:
                 continue
-            limit = configured[row[0]].limit_cents
+            limit = limits[row[0]]
             hits = [
                 {
                     "order": order,
@@ -481,12 +589,29 @@ class LinkController:
         return levels
 
     def publications(self, link_id: str) -> list[tuple[str, bytes]]:
-        """Each table's topic on the link with what it is told now."""
-        link = self.links[link_id]
+        """Each table's topic on the link with what it is told now. A limit a linked table's
+        controller cannot hold is logged as it is found, and again as it is put right (``_limits``:
+        at every publication, so within a heartbeat of the table's meters)."""
+        link, levels = self.links[link_id], self._levels(link_id)
+        self._log_limits(link_id)
         return [
-            (link_state(self.group, link_id, table), json.dumps(self.state_for(link_id, table)).encode())
+            (link_state(self.group, link_id, table), json.dumps(self._state(link_id, table, levels)).encode())
             for table in link.tables
         ]
+
+    def _log_limits(self, link_id: str) -> None:
+        """Each table the link's level stops for logged once as it is found (or its limits change),
+        and once as it is put right, rather than at every heartbeat: what an operator looks for."""
+        conflicts = {(c.level, c.table): c for c in self._limits(link_id)[1]}
+        logged = self._conflicts.setdefault(link_id, {})
+        for key, conflict in sorted(conflicts.items()):
+            if logged.get(key) != conflict:
+                log.warning("link: a level's limit above a linked table's controller limit", link=link_id,
+                            level=conflict.level, table=conflict.table, reason=conflict.reason)  # fmt: skip
+        for level, table in sorted(set(logged) - set(conflicts)):
+            log.info("link: a level's limit now within the table's controller limit", link=link_id,
+                     level=level, table=table)  # fmt: skip
+        self._conflicts[link_id] = conflicts
 
     # -- the database -------------------------------------------------------------------------
     def _refuse(self, link: FloorLink, table: str, body: Mapping[str, Any], why: str) -> None:  # Any: JSON

@@ -87,6 +87,13 @@ _ADDED = (
 SILENT_AFTER = 150.0
 
 
+def _first_counted(spool: str | None, counted_from: int) -> int | None:
+    """The first number counted of a spool whose count started at ``counted_from`` (the number just
+    below its first birth's ``held_from``, the one the count goes on from); None with no spool yet
+    (no birth heard)."""
+    return None if spool is None else counted_from + 1
+
+
 class Unfit(Exception):
     """A value a message carries that the database cannot take (a number too large for its integers,
     a list where it keeps a number): the message is malformed, not the store failed."""
@@ -252,14 +259,15 @@ class Store:
     def tables(self) -> list[dict[str, Any]]:  # Any: JSON fields
         """Every table the floor has heard, for the floor view: its state as its birth and numbered
         messages left it (its counters with its rounds per hour and held rounds among them), what
-        the count found (repeats, gaps, malformed messages), and whether it is silent: not dark, yet
-        not heard for ``SILENT_AFTER`` seconds."""
+        the count found (repeats, gaps, malformed messages) and the number it started from (a
+        compliance officer reads the gaps against it: the table's messages before it are its past,
+        not lost), and whether it is silent: not dark, yet not heard for ``SILENT_AFTER`` seconds."""
         silent_before = (datetime.now(UTC) - timedelta(seconds=SILENT_AFTER)).isoformat(
             timespec="milliseconds"
         )
         rows = self.run(
-            "SELECT name, last_seq, state, dark, heard_at, repeats, gaps, malformed FROM floor_tables "
-            "ORDER BY name"
+            "SELECT name, last_seq, state, dark, heard_at, repeats, gaps, malformed, spool, counted_from "
+            "FROM floor_tables ORDER BY name"
         ).fetchall()
         return [
             {
@@ -271,10 +279,19 @@ class Store:
                 "repeats": repeats,
                 "gaps": gaps,
                 "malformed": malformed,
+                "counted_from": _first_counted(spool, counted_from),
                 "silent": not dark and heard_at < silent_before,
             }
-            for name, last_seq, state, dark, heard_at, repeats, gaps, malformed in rows
+            for name, last_seq, state, dark, heard_at, repeats, gaps, malformed, spool, counted_from in rows
         ]
+
+    def counted_from(self, table: str) -> int | None:
+        """The first number the floor counted of ``table``'s current spool (its first birth's
+        ``held_from``; what the table published before is its past, which the floor never saw), or
+        None before any birth. An outside witness's report shows it: the floor saw the table from
+        there on, not before."""
+        found = self.run("SELECT spool, counted_from FROM floor_tables WHERE name = ?", (table,)).fetchone()
+        return None if found is None else _first_counted(*found)
 
     def heads(self, table: str) -> list[Head]:
         """The heads the floor witnessed for ``table``, by record number."""

@@ -16,8 +16,9 @@ from croupier.audit.verify import Report, verify_series
 from floor.store import Store
 
 
-def verify_witness(store: Store, table: str, trail: list[Path]) -> tuple[Report, int]:
+def verify_witness(store: Store, table: str, trail: list[Path]) -> tuple[Report, int, int | None]:
     """``trail`` (in series order) verified against every head ``store`` witnessed for ``table``;
-    with the number of heads it was checked against."""
+    with the number of heads it was checked against and the message number the floor counted the
+    table from (None: no birth heard), so the report says since when the floor has seen the table."""
     heads = store.heads(table)
-    return verify_series(trail, witnessed=heads), len(heads)
+    return verify_series(trail, witnessed=heads), len(heads), store.counted_from(table)

@@ -55,20 +55,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _verify_witness(args: argparse.Namespace) -> int:
     store = Store(load_floor_config(args.config).store, create=False)
     try:
-        report, heads = verify_witness(store, args.table, args.trail)
+        report, heads, counted_from = verify_witness(store, args.table, args.trail)
     finally:
         store.close()
     if report.problem is not None:
         print(f"bad: {report.problem}")
-        return 1
-    if not heads:
+    elif not heads:
         print(f"croupier floor: the floor witnessed no head of table {args.table}")
-        return 1
-    print(
-        f"ok: {report.records} records, chain intact, "
-        f"every one of the {heads} heads the floor witnessed found"
-    )
-    return 0
+    else:
+        print(
+            f"ok: {report.records} records, chain intact, "
+            f"every one of the {heads} heads the floor witnessed found"
+        )
+    if counted_from is None:
+        print(f"the floor counted no message of table {args.table}: it never heard its birth")
+    else:
+        print(
+            f"counted from seq {counted_from}: the floor counted table {args.table}'s messages from that "
+            "number of its spool on; what the table published before, the floor never saw"
+        )
+    return 0 if report.problem is None and heads else 1
 
 
 def _run(args: argparse.Namespace) -> int:

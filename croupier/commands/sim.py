@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import hashlib
 import json
 import os
 import random
@@ -27,7 +26,7 @@ from croupier.audit.writer import AuditTrail
 from croupier.commands.run import SIMULATED_DEVICES
 from croupier.commands.sim_floor import DEFAULT_PACE, LIVE_ROUNDS_PER_HOUR, run_floor
 from croupier.commands.terminal import Felt, shown
-from croupier.config.table import TableConfig, load_table_config
+from croupier.config.table import TableConfig, file_sha256, load_table_config
 from croupier.errors import ConfigError
 from croupier.service.journal import TableJournal
 from croupier.state import TableState
@@ -380,7 +379,7 @@ def _config_named(config: TableConfig) -> dict[str, str]:
     return {
         "file": str(config.source),
         "table": config.name,
-        "sha256": hashlib.sha256(config.source.read_bytes()).hexdigest(),
+        "sha256": file_sha256(config.source),
     }
 
 

@@ -10,6 +10,7 @@ its keys; this module only re-raises its error with the file and the TOML key pa
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,14 @@ class TableConfig:
     def device(self, kind: DeviceKind) -> DeviceConfig | None:
         """The table's device of ``kind``, if it has one."""
         return next((device for device in self.devices.values() if device.kind is kind), None)
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a configuration file's bytes, in hex: how the trail's ``service_started``
+    record (the table service) and a math report (``croupier sim --math``) name the file a table ran
+    or a review was played from, so that both name it alike and a reviewer can match the very file
+    submitted with ``sha256sum``."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def load_table_config(path: str | Path) -> TableConfig:

@@ -13,7 +13,7 @@ from croupier.audit.record import read_records
 from croupier.floor_link import payloads
 from croupier.floor_link.spool import MakeLinked, Spool
 from croupier.state import StateError
-from devices.linked import Counts, Unspooled
+from devices.linked import Counts, RoundWagers, Unspooled
 
 if TYPE_CHECKING:
     from croupier.floor_link.publisher import FloorLink
@@ -69,8 +69,8 @@ class SpoolSender:
         event: str,
         fields: Mapping[str, object],
         *,
-        contribution: tuple[int, int] | None = None,
-        withdrawal: tuple[int, int] | None = None,
+        contribution: RoundWagers | None = None,
+        withdrawal: RoundWagers | None = None,
         hit: tuple[int, int, int] | None = None,
     ) -> int:
         plain = payloads.checked({"event": event, "link": self._link, "spool": self.identity, **fields})

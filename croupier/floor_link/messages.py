@@ -1,9 +1,10 @@
 """Each message on the floor's topics, read and checked against its kind's published JSON Schema
-before it is acted on (floor/schemas/, which docs/floor.md links to: the one copy, shipped with the
-package so the running services read the same schemas the integrators read). The floor service
+before it is acted on (croupier/floor_link/schemas/, which docs/floor.md links to: the one copy, shipped
+with the package so the running services read the same schemas the integrators read). The floor service
 checks every message it hears before its store sees it; a linked table checks the link controller's
-state before it shows, locks or pays anything from it (decision 0039). The reader is here, below both,
-so the table reads the floor's schema files without importing the floor service.
+state before it shows, locks or pays anything from it (decision 0039). The reader and the schemas are
+here, below both: they describe what tables publish and read, so a table needs neither the floor
+service's code nor its files (decision 0032).
 
 A message that fails is malformed: the floor logs and counts it, and it is acknowledged (sent again,
 it would be no better), so one table's bad message never holds up the rest (decision 0036); a table
@@ -22,9 +23,8 @@ import jsonschema
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
-#: The schemas of every message on the floor's topics, one file per kind, in the floor package's
-#: data (installed beside this package, a file read, not a module imported).
-SCHEMAS = Path(__file__).resolve().parents[2] / "floor" / "schemas"
+#: The schemas of every message on the floor's topics, one file per kind: this package's data.
+SCHEMAS = Path(__file__).with_name("schemas")
 
 
 class Malformed(ValueError):

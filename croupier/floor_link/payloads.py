@@ -1,4 +1,5 @@
-"""What a table tells the floor, as the JSON bodies docs/floor.md gives a schema for (floor/schemas/).
+"""What a table tells the floor, as the JSON bodies docs/floor.md gives a schema for
+(croupier/floor_link/schemas/).
 
 Read from the table in service: its state (open, closed, held and why), its latched faults, its
 devices' links, its progressive meters, its audit trail's head. None of these holds a card: a round
@@ -100,7 +101,9 @@ def faults(table: Any) -> list[Plain]:  # Any: a table of any game
 
 
 def meters(table: Any) -> list[Plain] | None:  # Any: a table of any game
-    """The progressive's levels as its controller last reported them; None at a table without one."""
+    """The progressive's levels as its controller last reported them, each with its limit (the most
+    the controller holds on it: the floor stops a linked level at the lowest of its tables', decision
+    0050); None at a table without one."""
     progressive = table.progressive
     if progressive is None:
         return None
@@ -109,6 +112,7 @@ def meters(table: Any) -> list[Plain] | None:  # Any: a table of any game
         {
             "level": level,
             "value_cents": info.value_cents,
+            "limit_cents": info.limit_cents,
             "in_cents": info.in_cents,
             "hits": info.hits,
             "wins_cents": info.wins_cents,

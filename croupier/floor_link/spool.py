@@ -22,10 +22,14 @@ is on its way; and the base that makes the controller's own wagers-in meter comp
 (decision 0043), raised by a withdrawal's cents in the same transaction, since the meter keeps a
 voided round's wagers (decision 0044).
 
-Its schema version is 2. A spool of version 1 (a table PC from before linked progressives) is
-brought to 2 when it is opened: the table of link messages kept is added, and its messages waiting,
-numbers, session and counters' totals go on as they were. A spool of a later version than this
-release knows is refused (croupier.state.sqlite_file).
+Its schema version is 3. A spool of an earlier version is brought to 3 when it is opened, its
+messages waiting, numbers, session and counters' totals going on as they were: one of version 1 (a
+table PC from before linked progressives) gains the table of link messages kept, one of version 2
+the unit of the controller round last contributed (a replaced controller numbers its rounds from 1
+again, and its meters may match the old unit's, so the round's number alone does not say it was
+sent; decision 0039). A round counted by a spool of version 2 has no unit kept: a round of the same
+number is taken for it, as before, until the next contribution keeps its unit. A spool of a later
+version than this release knows is refused (croupier.state.sqlite_file).
 
 One connection, used from the event loop's thread, as the state database's is.
 """
@@ -42,10 +46,11 @@ from functools import partial
 from pathlib import Path
 
 from croupier.state.sqlite_file import FileKind, StateError, transaction
-from devices.linked import Counts
+from devices.linked import Counts, RoundWagers
 
-#: Marked "CRFL" (PRAGMA application_id); version 2 keeps a linked progressive's messages.
-SPOOL_FILE = FileKind("floor spool", 0x4352464C, 2)
+#: Marked "CRFL" (PRAGMA application_id); version 2 keeps a linked progressive's messages, version 3
+#: the controller unit of the round last contributed.
+SPOOL_FILE = FileKind("floor spool", 0x4352464C, 3)
 _SCHEMA = """
 CREATE TABLE messages (
     seq     INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -65,6 +70,12 @@ _LINKED = """
 CREATE TABLE linked (
     number INTEGER PRIMARY KEY,
     body   TEXT NOT NULL
+)
+"""
+#: Version 3: the controller unit (devices.linked.unit_key) of the round last contributed, one row.
+_UNIT = """
+CREATE TABLE linked_unit (
+    unit TEXT NOT NULL
 )
 """
 
@@ -158,19 +169,20 @@ class Spool:
         topic: str,
         body: Mapping[str, object],
         make: MakeLinked,
-        contribution: tuple[int, int] | None = None,
-        withdrawal: tuple[int, int] | None = None,
+        contribution: RoundWagers | None = None,
+        withdrawal: RoundWagers | None = None,
         hit: tuple[int, int, int] | None = None,
     ) -> int:
         """Spool the link message ``make(seq, kept)`` builds, ``kept`` being ``body`` with the next
         link ``number``, under the table's next sequence number, keep ``kept`` until the controller
-        applied it (``resend``), and return the link number. ``contribution``: the controller round
-        and the cents wagered, counted with it; a round counted already spools nothing (0).
-        ``withdrawal``: the round and cents of the last contribution, taken back from the counts
-        (its round voided); spooled once, and only for the round last contributed (else 0): a new
-        contribution is not withdrawn yet, whatever round was withdrawn before it, since a replaced
-        controller numbers its rounds from 1 again and may reach the number of a round voided under
-        the old one (decision 0044). The
+        applied it (``resend``), and return the link number. ``contribution``: the controller's unit,
+        its round and the cents wagered, counted with it; a round of the same unit counted already
+        spools nothing (0), one of another unit is another round, whatever its number (a replaced
+        controller numbers from 1 again, and its meters may match the old one's: decision 0039).
+        ``withdrawal``: the unit, round and cents of the last contribution, taken back from the counts
+        (its round voided); spooled once, and only for the round last contributed, of its unit (else
+        0): a new contribution is not withdrawn yet, whatever round was withdrawn before it, since a
+        replaced controller may reach the number of a round voided under the old one (decision 0044). The
         controller's wagers-in meter keeps the voided wagers, so the device base (``device_base``)
         rises by the cents withdrawn in the same transaction: the meter less the base stays the
         cents sent (decisions 0043, 0044). ``hit``: the level, seat and controller round of a hit,
@@ -182,36 +194,40 @@ class Spool:
         reset, so by then no hit of an earlier round is owed."""
         with self._transaction():
             values = self._link_values()
-            if contribution is not None and values.get("linked_round") == contribution[0]:
+            row = self._db.execute("SELECT unit FROM linked_unit").fetchone()
+            last = (row[0] if row else None, values.get("linked_round"))  # no unit: a version 2 spool's round
+            if contribution is not None and _same(last, contribution):
                 return 0
             if hit is not None and hit[2] in (values.get(_hit_mark(hit)), values.get("linked_withdrawn")):
                 return 0
             if withdrawal is not None and (
-                values.get("linked_round") != withdrawal[0] or values.get("linked_withdrawn") == withdrawal[0]
+                not _same(last, withdrawal) or values.get("linked_withdrawn") == withdrawal[1]
             ):
                 return 0
             number = values.get("linked_number", 0) + 1
             counted = {"linked_number": number}
             if contribution is not None:
                 counted |= {
-                    "linked_round": contribution[0],
+                    "linked_round": contribution[1],
                     "linked_contributions": values.get("linked_contributions", 0) + 1,
-                    "linked_cents": values.get("linked_cents", 0) + contribution[1],
+                    "linked_cents": values.get("linked_cents", 0) + contribution[2],
                 }
             if withdrawal is not None:
                 counted |= {
-                    "linked_withdrawn": withdrawal[0],
+                    "linked_withdrawn": withdrawal[1],
                     "linked_contributions": values.get("linked_contributions", 0) - 1,
-                    "linked_cents": values.get("linked_cents", 0) - withdrawal[1],
+                    "linked_cents": values.get("linked_cents", 0) - withdrawal[2],
                 }
                 if (base := values.get("linked_device_base")) is not None:
-                    counted["linked_device_base"] = base + withdrawal[1]
+                    counted["linked_device_base"] = base + withdrawal[2]
             if hit is not None:
                 counted[_hit_mark(hit)] = hit[2]
-            if contribution is not None:  # the round last contributed is not withdrawn (yet), nor hit
+            if contribution is not None:  # the round last contributed, of its unit: not withdrawn, nor hit
                 self._db.execute(
                     "DELETE FROM link WHERE name = 'linked_withdrawn' OR name LIKE ?", (f"{_HIT}%",)
                 )
+                self._db.execute("DELETE FROM linked_unit")
+                self._db.execute("INSERT INTO linked_unit VALUES (?)", (contribution[0],))
             self._db.executemany("INSERT OR REPLACE INTO link VALUES (?, ?)", counted.items())
             kept: dict[str, object] = {**body, "number": number}
             self._db.execute("INSERT INTO linked VALUES (?, ?)", (number, encode(kept).decode()))
@@ -289,6 +305,7 @@ class Spool:
                     "DELETE FROM link WHERE name IN ('linked_round', 'linked_withdrawn') OR name LIKE ?",
                     (f"{_HIT}%",),
                 )
+                self._db.execute("DELETE FROM linked_unit")
 
     def waiting(self, topic: str) -> int:
         """The messages on ``topic`` not yet confirmed by the floor."""
@@ -307,14 +324,16 @@ class Spool:
 
     def _prepare(self, db: sqlite3.Connection, version: int) -> None:
         """A new spool (``version`` 0): its schema, and its identity, drawn afresh; one of version 1:
-        the table of link messages kept."""
+        the table of link messages kept; one of version 2: the unit of the round last contributed."""
         if version < SPOOL_FILE.schema_version:
             with transaction(db, f"{self.path}: cannot write the floor spool"):
                 if version == 0:
                     for statement in _SCHEMA.split(";"):
                         db.execute(statement)
                     db.execute("INSERT INTO identity VALUES (?)", (secrets.token_hex(16),))
-                db.execute(_LINKED)
+                if version < 2:
+                    db.execute(_LINKED)
+                db.execute(_UNIT)
                 SPOOL_FILE.mark(db)
 
     def _transaction(self) -> AbstractContextManager[None]:
@@ -327,6 +346,13 @@ class Spool:
 def _hit_mark(hit: tuple[int, int, int]) -> str:
     """The name a hit of (level, seat, round) is marked under in the ``link`` table."""
     return f"{_HIT}{hit[0]}:{hit[1]}"
+
+
+def _same(last: tuple[str | None, int | None], wagers: RoundWagers) -> bool:
+    """Whether ``wagers`` are of the round last contributed (``last``: its unit and number): the same
+    number of the same unit, or of any unit when none was kept (a round a version 2 spool counted)."""
+    unit, round_ = last
+    return round_ == wagers[1] and unit in (None, wagers[0])
 
 
 def encode(body: Mapping[str, object]) -> bytes:

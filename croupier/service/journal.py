@@ -24,7 +24,6 @@ clears (docs/recovery.md).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Iterable, Mapping
@@ -39,6 +38,7 @@ from croupier.audit.lookup import find_round
 from croupier.audit.record import read_records
 from croupier.audit.replay import RoundReplay, replay
 from croupier.audit.writer import AuditTrail
+from croupier.config.table import file_sha256
 from croupier.state import TableState
 from croupier.tables.events import HeardRound, RoundListener
 from devices.equipment import DeviceIrregularity, Equipment, EquipmentEvent
@@ -269,7 +269,7 @@ class TableJournal(RoundListener):
         """A table service's first records, as ``croupier run`` and each table of ``croupier sim
         --floor`` write them: its start, then the configuration it runs, read from ``source``."""
         self.service_start()
-        self.service_started(self.game, str(source), hashlib.sha256(source.read_bytes()).hexdigest())
+        self.service_started(self.game, str(source), file_sha256(source))
 
     def service_closed(self, rounds: int, reason: str) -> None:
         """A table service's last records, as ``croupier run`` and each table of ``croupier sim

@@ -49,7 +49,8 @@ function render(tables) {
     }
     cell(row, (table.meters || []).map((m) => `${m.level}: ${money(m.value_cents)}${m.frozen ? " frozen" : ""}`).join(", "), "meters");
     const unspooled = (table.counters || {}).unspooled || 0;  // messages the table's disk refused
-    const counted = cell(row, `gaps ${table.gaps}, repeats ${table.repeats}, malformed ${table.malformed}, unspooled ${unspooled}`, "counted");
+    const from = table.counted_from === null ? "no birth yet" : `from seq ${table.counted_from}`;  // its past before, not gaps
+    const counted = cell(row, `${from}, gaps ${table.gaps}, repeats ${table.repeats}, malformed ${table.malformed}, unspooled ${unspooled}`, "counted");
     if (table.gaps || table.malformed || unspooled) counted.dataset.bad = "";
     cell(row, table.heard_at, "heard");
   }
@@ -75,6 +76,7 @@ function renderLinks(links, tables) {
       cell(row, link.link, "link");
       cell(row, String(level.level), "level");
       cell(row, money(level.value_cents), "value");
+      cell(row, money(level.limit_cents), "limit");
       cell(row, level.locked ? level.hits.map(hitText).join("; ") : "not locked", "locked-by");
     }
     for (const name of link.tables) {
@@ -90,6 +92,10 @@ function renderLinks(links, tables) {
       cell(row, link.link, "link");
       cell(row, name, "name");
       cell(row, wagers, "wagers");
+      // a level's limit above this table's controller's (decision 0050): the level stops at the lowest
+      const over = link.limits.filter((limit) => limit.table === name).map((limit) => limit.reason);
+      const limits = cell(row, over.length ? over.join("; ") : "within", "limits");
+      if (over.length) limits.dataset.over = "true";
     }
   }
 }

@@ -95,7 +95,7 @@ def test_every_table_is_shown_and_one_killed_is_shown_dark(tmp_path, browser):
             assert "shoe: ready" in row["devices"]
             pace = wait.until(lambda driver: _rows(driver)["T1"]["rounds-per-hour"].strip("0"))  # counters
             assert pace.isdigit(), pace
-            counted = "gaps 0, repeats 0, malformed 0, unspooled 0"
+            counted = "from seq 1, gaps 0, repeats 0, malformed 0, unspooled 0"
             assert (row["held-rounds"], row["counted"]) == ("0", counted)
             running["T2"].kill()  # the table PC gone: the broker sends its will
             wait.until(lambda driver: _classes(driver) == {"T1": "open", "T2": "dark"})
@@ -160,13 +160,18 @@ def test_the_linked_jackpots_are_shown_with_their_locks(tmp_path, browser):
 
     spools = {"T1": "a" * 32, "T2": "b" * 32}
 
-    def birth(table: str, wagers_locked: str | None) -> dict[str, object]:
+    def birth(table: str, wagers_locked: str | None, limit: int) -> dict[str, object]:
+        """The table's birth, its controller's level 1 holding at most ``limit`` cents."""
         body = birth_body(0, spool=spools[table], table=table)
-        return {**body, "game": "crazy-4-poker", "meters": [], "wagers_locked": wagers_locked}
+        meters = [{"level": level, "value_cents": 5000, "limit_cents": most, "in_cents": 0, "hits": 0,
+                   "wins_cents": 0, "frozen": False}
+                  for level, most in ((1, limit), (2, 500_000))]  # fmt: skip
+        return {**body, "game": "crazy-4-poker", "meters": meters, "wagers_locked": wagers_locked}
 
     def linked(table: str, number: int, event: str, **fields: object) -> dict[str, object]:
+        unit = {"controller": {"vendor": "Acme", "model": "PC-1", "serial_number": table}}
         return {"table": table, "seq": number, "at": at, "link": "c4p", "spool": spools[table],
-                "number": number, "event": event, **fields}  # fmt: skip
+                "number": number, "event": event, **fields, **unit}  # fmt: skip
 
     async def tables() -> None:
         v311 = aiomqtt.ProtocolVersion.V311
@@ -176,8 +181,8 @@ def test_the_linked_jackpots_are_shown_with_their_locks(tmp_path, browser):
                 if json.loads(message.payload)["online"]:  # type: ignore[arg-type]
                     break
             for topic, body in (
-                ("T1/birth", birth("T1", None)),
-                ("T2/birth", birth("T2", lost)),
+                ("T1/birth", birth("T1", None, 25_000_000)),
+                ("T2/birth", birth("T2", lost, 20_000_000)),  # below the link's level 1 limit
                 ("T1/linked", linked("T1", 1, "contribution", round=1, count=1, wagered_cents=10_000,
                                      levels=[1, 2])),
                 ("T2/linked", linked("T2", 1, "contribution", round=7, count=1, wagered_cents=100,
@@ -194,13 +199,19 @@ def test_the_linked_jackpots_are_shown_with_their_locks(tmp_path, browser):
         locks = ["locked", "unlocked"]  # level 1 hit, level 2 not
         wait.until(lambda driver: [row["class"] for row in _link_rows(driver, "link-levels")] == locks)
         levels = _link_rows(browser, "link-levels")
-        assert [(row["level"], row["value"], row["locked-by"]) for row in levels] == [
-            ("1", "$1,000.00", "T2 seat 3, round 7: $1,005.05"),  # frozen for the hit; restarted at reset
-            ("2", "$51.00", "not locked"),  # 5,000 cents and 1 % of T1's 10,000 (T2 funds level 1 only)
+        assert [(row["level"], row["value"], row["limit"], row["locked-by"]) for row in levels] == [
+            # frozen for the hit; restarted at reset; stopping at T2's controller's limit (decision 0050)
+            ("1", "$1,000.00", "$200,000.00", "T2 seat 3, round 7: $1,005.05"),
+            ("2", "$51.00", "$5,000.00", "not locked"),  # 5,000 cents, 1 % of T1's 10,000 (T2 funds 1 only)
         ]
-        assert [(row["name"], row["wagers"]) for row in _link_rows(browser, "link-tables")] == [
-            ("T1", "taken"),
-            ("T2", f"locked: {lost}"),
+        over = (
+            "link c4p: level 1's limit_cents 25000000 is above table T2's progressive controller limit of "
+            "20000000 cents: the level stops at 20000000 cents, the rest kept as its overflow"
+        )
+        linked = _link_rows(browser, "link-tables")
+        assert [(row["name"], row["wagers"], row["limits"]) for row in linked] == [
+            ("T1", "taken", "within"),
+            ("T2", f"locked: {lost}", over),
         ]
         logs = [  # an open view has no sessions: the page's question for one is answered 404
             entry

@@ -43,6 +43,8 @@ FLOORS = {"floor-1": "floor-1-secret", "floor-2": "floor-2-secret"}
 TABLES = {"T1": "t1-secret", "T2": "t2-secret"}
 #: A table's spool identity, for the messages the tests make up.
 SPOOL = "a" * 32
+#: The progressive controller unit a table's link message names (its round's: devices.linked.Unit).
+UNIT = {"vendor": "Acme", "model": "PC-1", "serial_number": "0001"}
 #: What the floor was given: each message's topic and body, in arrival order.
 Messages = list[tuple[str, dict[str, object]]]
 
@@ -283,8 +285,8 @@ def counters_body(rounds: int) -> dict[str, int]:
 
 
 def check_payloads(messages: Messages) -> None:
-    """Every message on the floor's topics validates against its kind's schema (floor/schemas/), and
-    none holds a card's face."""
+    """Every message on the floor's topics validates against its kind's schema
+    (croupier/floor_link/schemas/), and none holds a card's face."""
     for topic, body in messages:
         levels = topic.split("/")
         kind = {"host": "host-state", "link": "link-state"}.get(levels[3], levels[-1])

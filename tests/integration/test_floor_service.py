@@ -32,6 +32,7 @@ from tests.integration.floor_broker import (
     GROUP,
     ROOT,
     TABLES,
+    UNIT,
     Floor,
     Mosquitto,
     amqtt_broker,
@@ -91,6 +92,7 @@ def test_the_floor_witnesses_a_tables_trail_and_refuses_it_cut_back_or_made_agai
     verified = _verify_witness(floor, "T1", trail)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert verified.stdout.startswith("ok: ")
+    assert "\ncounted from seq 1: the floor counted table T1's messages" in verified.stdout
 
     cut = tmp_path / "cut" / trail[-1].name
     cut.parent.mkdir()
@@ -265,7 +267,7 @@ def test_a_link_message_its_controller_failed_to_apply_is_delivered_again_and_ap
     birth = birth_body(0, spool="a" * 32)
     contribution = {"table": "T1", "seq": 1, "at": at, "link": "c4p", "spool": "a" * 32, "number": 1,
                     "event": "contribution", "round": 1, "count": 1, "wagered_cents": 10_000,
-                    "levels": [1]}  # fmt: skip
+                    "levels": [1], "controller": UNIT}  # fmt: skip
 
     async def publish() -> None:
         async with aiomqtt.Client("127.0.0.1", broker.port, identifier="T1", username="T1",
@@ -315,7 +317,8 @@ def test_a_hit_whose_result_the_store_cannot_keep_is_refused_to_its_table_and_th
     links = '[links.c4p]\ntables = ["T1", "T2"]\n[links.c4p.levels.1]\nrate_bp = 5000\nreset_cents = 100000\n'
     floor.write_text(floor.read_text().replace("[store]", links + "limit_cents = 150000\n[store]"))
     store, log = tmp_path / "floor" / "floor.sqlite3", floor.with_suffix(".log")
-    linked = {"table": "T1", "at": "2026-12-02T03:00:00.000+00:00", "link": "c4p", "spool": "a" * 32}
+    linked = {"table": "T1", "at": "2026-12-02T03:00:00.000+00:00", "link": "c4p", "spool": "a" * 32,
+              "controller": UNIT}  # fmt: skip
     messages = [("birth", birth_body(0, spool="a" * 32)),
                 ("linked", {**linked, "seq": 1, "number": 1, "event": "contribution", "round": 1, "count": 1,
                             "wagered_cents": 2**61, "levels": [1]}),

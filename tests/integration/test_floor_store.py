@@ -32,7 +32,7 @@ from floor.link_controller import LinkController
 from floor.service import FloorService, floor_broker, stopped
 from floor.store import FLOOR_FILE, SILENT_AFTER, Store, Unfit
 from tests import debian
-from tests.integration.floor_broker import SPOOL, amqtt_broker, birth_body, counters_body, free_port
+from tests.integration.floor_broker import SPOOL, UNIT, amqtt_broker, birth_body, counters_body, free_port
 
 pytestmark = pytest.mark.timeout(60)
 POSTGRES = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
@@ -96,7 +96,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
             for table in ("floor_tables", "floor_heads"):
                 opened.run(f"DELETE FROM {table}")
             for table in ("link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels",
-                          "link_hit_voids", "link_refused", "link_hit_contributions"):  # a link controller's
+                          "link_hit_voids", "link_refused", "link_hit_contributions", "link_funded_units"):
                 opened.run(f"DROP TABLE IF EXISTS {table}")
         opened.close()
 
@@ -205,6 +205,9 @@ def test_a_birth_holding_from_above_the_count_is_a_gap_and_a_first_birth_starts_
     assert (first.counted, first.through) == (True, 489)
     assert store.numbered("T2", "round", {**_round(490, 1), "table": "T2"}).counted
     assert [(t["table"], t["gaps"], t["last_seq"]) for t in store.tables()] == [("T1", 5, 9), ("T2", 0, 490)]
+    assert not store.numbered("T3", "round", {**_round(1, 1), "table": "T3"}).counted  # before its birth
+    assert [t["counted_from"] for t in store.tables()] == [1, 490, None], "a gap is not where counting began"
+    assert [store.counted_from(name) for name in ("T2", "T3", "T4")] == [490, None, None]
 
 
 def test_a_birth_older_than_what_another_floor_service_counted_leaves_the_state(store: Store):
@@ -288,7 +291,7 @@ def test_the_link_controller_applies_each_message_once_and_orders_the_hits(store
     controller = LinkController({"c4p": link}, store, "main")
 
     def sent(table: str, number: int, event: str, **fields: object) -> str | None:
-        body = {"link": "c4p", "spool": SPOOL, "number": number, "event": event, **fields}
+        body = {"link": "c4p", "spool": SPOOL, "number": number, "event": event, **_unit(event), **fields}
         return controller.heard(table, body)
 
     assert sent("T1", 1, "contribution", round=1, wagered_cents=5000, levels=[1]) == "c4p"
@@ -312,7 +315,7 @@ def test_a_voided_round_and_its_hit_come_out_of_the_link_once(store):
     controller = LinkController({"c4p": link}, store, "main")
 
     def sent(table: str, number: int, event: str, **fields: object) -> str | None:
-        body = {"link": "c4p", "spool": SPOOL, "number": number, "event": event, **fields}
+        body = {"link": "c4p", "spool": SPOOL, "number": number, "event": event, **_unit(event), **fields}
         return controller.heard(table, body)
 
     sent("T1", 1, "contribution", round=1, wagered_cents=5003, levels=[1])
@@ -336,9 +339,14 @@ def _linked(controller: LinkController) -> Callable[..., str | None]:
     def sent(number: int, event: str, **fields: object) -> str | None:
         levels = {"levels": [1]} if event == "contribution" else {}
         return controller.heard("T1", {"link": "c4p", "spool": SPOOL, "number": number, "event": event,
-                                       **levels, **fields})  # fmt: skip
+                                       **levels, **_unit(event), **fields})  # fmt: skip
 
     return sent
+
+
+def _unit(event: str) -> dict[str, object]:
+    """The controller unit a contribution, hit or void names (its round's)."""
+    return {} if event == "reset" else {"controller": UNIT}
 
 
 def test_a_void_of_a_hit_above_2147_dollars_over_its_reset_is_applied(store):
@@ -394,6 +402,23 @@ def test_a_link_message_whose_result_the_store_cannot_keep_is_refused_for_its_ta
     (refused,) = state["refused"]
     assert (refused["number"], refused["level"]) == (2, 1)
     assert "link c4p: a hit on level 1 refused: its amount cannot be kept" in refused["reason"]
+
+
+def test_a_level_stops_at_the_lowest_limit_a_linked_tables_controller_published(store):
+    """Decision 0050 on both databases: T2's birth says its controller holds at most 60,000 cents on
+    level 1, below the link's 5,000,000: the level stops there, the rest its overflow, and the view
+    names T2."""
+    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
+    controller = LinkController({"c4p": link}, store, "main")
+    _linked(controller)(1, "contribution", round=1, count=1, wagered_cents=200_000)  # +20,000 cents
+    meters = [{"level": 1, "value_cents": 50_000, "limit_cents": 60_000, "in_cents": 0, "hits": 0,
+               "wins_cents": 0, "frozen": False}]  # fmt: skip
+    store.birth("T2", {**birth_body(0, table="T2"), "meters": meters})
+    (level,) = controller.state_for("c4p", "T1")["levels"]
+    assert (level["limit_cents"], level["value_cents"], level["overflow_cents"]) == (60_000, 60_000, 10_000)
+    assert [(shown["table"], shown["table_limit_cents"]) for shown in controller.view()[0]["limits"]] == [
+        ("T2", 60_000)
+    ]
 
 
 def test_a_postgresql_store_of_schema_2_gets_its_numbers_made_64_bit(postgres: str, tmp_path: Path):

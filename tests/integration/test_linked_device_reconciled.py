@@ -34,7 +34,7 @@ from firmware_sim.ports.pty import PtyPort
 from firmware_sim.progressive import ControllerPersonality, SignPersonality
 from tests.integration.test_progressive import CONTROLLER, SIGN, controller_and_sign
 from tests.links import run
-from tests.unit.test_linked_levels import Floor, heard_open
+from tests.unit.test_linked_levels import Floor, _told, heard_open
 
 ROOT = Path(__file__).resolve().parents[2]
 STOPPED = 9  # the table process's exit status when stopped between the lock and the spool
@@ -214,5 +214,51 @@ def test_a_round_cut_off_before_its_spooling_and_voided_before_the_controller_is
                 assert not progressive.latch.faults and kept.linked_counts() == Counts(2, 0, 0)
 
         run(restarts(), 60)
+    finally:
+        port.stop()
+
+
+def test_a_replaced_controller_whose_meter_matches_has_its_round_of_the_old_ones_number_sent(tmp_path):
+    """Decision 0039: a controller replaced while the table was stopped, whose wagers-in meter reads
+    what the old unit's did and whose first round bears the number of the old unit's last, is no
+    difference at the start (the meters agree; no DEVICE_SWAPPED either, the table having no unit
+    to compare it with yet); its round 1 is another unit's round, contributed, never taken for the old
+    unit's round 1 and dropped, and sent once."""
+    old = ControllerPersonality(covered={2, 4, 6})
+    port = PtyPort(_controller_bus(old)).start()
+    spool = tmp_path / "floor-spool.sqlite3"
+
+    async def old_unit() -> None:
+        async with table_host(port.url, spool) as (progressive, link, kept):
+            heard_open(link)
+            await progressive.lock()  # its round 1: 300 cents
+            assert kept.linked_counts() == Counts(1, 1, 300)
+
+    try:
+        run(old_unit(), 60)
+    finally:
+        port.stop()
+    new = ControllerPersonality(serial_number="SIM-0002", covered={2, 4, 6})
+    for level in new.levels:  # a unit used before: its meter reads what the old unit's read
+        level.contribute(300)
+    port = PtyPort(_controller_bus(new)).start()
+
+    async def new_unit() -> None:
+        async with table_host(port.url, spool) as (progressive, link, kept):
+            (checked,) = _records(progressive)["linked_device_checked"]
+            assert checked["accepted_cents"] == checked["sent_cents"] == 300, "the meters agree"
+            assert not progressive.latch.faults
+            _told(link, Counts(1, 1, 300))  # the link up, the old unit's round 1 applied
+            assert link.refusal() is None
+            await progressive.lock()  # the new unit's round 1: 300 cents
+            (sent,) = _records(progressive)["linked_contribution"]
+            assert (sent["round"], sent["controller"]["serial_number"]) == (1, "SIM-0002")
+            assert kept.linked_counts() == Counts(2, 2, 600), "the new unit's round 1 is not the old one's"
+        async with table_host(port.url, spool) as (progressive, _, kept):  # and at the start after
+            assert not progressive.latch.faults
+            assert kept.linked_counts() == Counts(2, 2, 600), "sent once"
+
+    try:
+        run(new_unit(), 60)
     finally:
         port.stop()

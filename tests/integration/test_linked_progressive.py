@@ -7,7 +7,9 @@ it is back and the counts reconcile, and a count forged in the controller's data
 LINK_MISMATCH at that table. Then two tables run in the test's own process on the same kind of
 link, where the test chooses when each hits: simultaneous hits settled in the order received, the
 level locked for the progressive wagers only while the other table plays, and a hit while the
-broker is down paid once it is back."""
+broker is down paid once it is back; a level configured above the tables' controller limits stopped
+at them (decision 0050); and a controller replaced by a unit whose meter matches, its round of the
+old unit's last number applied."""
 
 from __future__ import annotations
 
@@ -44,10 +46,12 @@ from simulator.players import simulated_players, table_options
 from simulator.tables import FLOORPERSON, simulated_table
 from tests.integration.floor_broker import (
     GROUP,
+    LIMITS,
     RATES,
     RESETS,
     ROOT,
     Floor,
+    FloorService,
     Mosquitto,
     check_payloads,
     croupier_run,
@@ -55,6 +59,7 @@ from tests.integration.floor_broker import (
     linked_floor,
     linked_table,
 )
+from tests.integration.test_device_dropout import latched
 from vocabulary.rules import RuleViolation
 
 pytestmark = pytest.mark.timeout(120)
@@ -409,3 +414,97 @@ def test_hits_in_the_order_received_a_level_locked_for_wagers_only_and_a_hit_whi
         broker.close()
     trail = _trail(tmp_path, "T2")
     assert '"linked_wagers_locked"' in trail and "jackpot-locked by the hit at T1 seat 3" in trail
+
+
+def test_a_link_limit_above_the_tables_controller_limits_stops_the_level_there_and_is_shown(tmp_path):
+    """Decision 0050 end to end, on Mosquitto with TLS: the floor configures level 1 with a
+    limit_cents twice what the tables' controllers hold, and a reset value 5 cents below their limit.
+    The tables publish their controllers' limits in their birth and meter messages; the floor stops
+    the level at them: the value grown past them (a round at each table, 5 cents each) is told at
+    their limit, the 5 cents above kept as the overflow, and both tables take the state and their
+    progressive wagers (a table refused a state above its own controller's limit and locked its
+    wagers for good). The floor view and the floor's log name the link, the level, each table and
+    both limits."""
+    broker, floor_dir, configs = _tls_link(tmp_path)
+    for config in configs.values():  # a table on a loaded machine is not taken for one unheard
+        config.write_text(config.read_text().replace("heard_within = 3", "heard_within = 15"))
+    config = linked_floor(floor_dir, broker.port)
+    configured = f"reset_cents = {RESETS[1]}\nlimit_cents = {LIMITS[1]}\n"
+    assert configured in config.read_text()
+    reset = LIMITS[1] - 5
+    config.write_text(config.read_text().replace(
+        configured, f"reset_cents = {reset}\nlimit_cents = {2 * LIMITS[1]}\n"
+    ))  # fmt: skip
+    view = re.findall(r'bind = "(127\.0\.0\.1:\d+)"', config.read_text())[-1]
+    service = FloorProcess(config)
+
+    async def main() -> None:
+        async with _table_pc(configs["T1"]) as t1, _table_pc(configs["T2"]) as t2:
+            await _until(lambda: t1.applied() and t2.applied(), 30, "the link did not come up")
+            await asyncio.gather(t1.locked_round(3), t2.locked_round(5))  # 5 cents each at 5 %
+            assert reset + (t1.wagered() + t2.wagered()) * RATES[1] // 10_000 == LIMITS[1] + 5
+            await _until(lambda: t1.applied() and t2.applied(), 10, "the contributions not applied")
+            for table in (t1, t2):
+                told = table.link.levels[1]
+                assert (told["value_cents"], told["overflow_cents"]) == (LIMITS[1], 5), "the 5 cents kept"
+                assert table.link.value(1) == LIMITS[1] and table.link.refusal() is None
+
+    try:
+        asyncio.run(main())
+        (link,) = FloorService(config, f"http://{view}").links()
+    finally:
+        service.stop()
+        broker.close()
+    said = (
+        f"link c4p: level 1's limit_cents {2 * LIMITS[1]} is above table {{}}'s progressive controller "
+        f"limit of {LIMITS[1]} cents: the level stops at {LIMITS[1]} cents, the rest kept as its overflow"
+    )
+    assert [(shown["table"], shown["reason"]) for shown in link["limits"]] == [
+        (name, said.format(name)) for name in ("T1", "T2")
+    ]
+    assert said.format("T1") in config.with_suffix(".log").read_text()
+
+
+def test_a_controller_replaced_by_one_whose_meter_matches_has_its_round_of_the_same_number_applied(
+    tmp_path,
+):
+    """Decision 0039 end to end, on Mosquitto with TLS: T1's progressive controller is replaced under
+    the running table by another unit (another serial number) whose wagers-in meter reads what the
+    old one's did and whose round bears the number of the old unit's last; DEVICE_SWAPPED latches
+    and a floorperson accepts the new unit. The meters agree, so nothing but the unit tells the two
+    rounds apart: the new unit's round is contributed and applied at the floor once, its wagers in
+    the pot (before, the table took it for the old unit's round and never sent it)."""
+    broker, floor_dir, configs = _tls_link(tmp_path)
+    configs["T1"].write_text(configs["T1"].read_text().replace("heard_within = 3", "heard_within = 15"))
+    service = FloorProcess(linked_floor(floor_dir, broker.port, ("T1",)))
+
+    async def main() -> None:
+        async with _table_pc(configs["T1"]) as t1:
+            await _until(t1.applied, 30, "the link did not come up")
+            await t1.locked_round(3)
+            last, first = t1.progressive.round.round, t1.wagered()
+            await _until(lambda: t1.applied() and t1.link.value(1) == _level_1(first), 10, "not applied")
+
+            def replaced(engine: Any) -> None:  # the same meters, its round numbered as the old one's last
+                engine.personality.serial_number = "SIM-0002"
+                engine.personality.locked, engine.personality.accepted = False, frozenset()
+
+            controller = t1.sim.devices["progressive"]
+            controller.call(replaced)
+            controller.reboot()
+            await latched(t1.sim.table, "DEVICE_SWAPPED", "LINK_LOST")
+            await t1.sim.connections["progressive"].wait_ready(10)
+            for code in ("DEVICE_SWAPPED", "LINK_LOST"):
+                await t1.sim.table.clear(code, FLOORPERSON)
+            await t1.locked_round(5)
+            assert t1.progressive.round.round == last
+            assert t1.progressive.controller_unit["serial_number"] == "SIM-0002"
+            both = _level_1(first, t1.wagered())
+            await _until(lambda: t1.applied() and t1.link.value(1) == both, 10, "its round not applied")
+            assert t1.link.sender.counts().contributions == 2 and not t1.progressive.latch.faults
+
+    try:
+        asyncio.run(main())
+    finally:
+        service.stop()
+        broker.close()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from croupier.floor_link.messages import SCHEMAS
 from tests import debian
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,10 +23,15 @@ VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["versi
 PROBE = """
 import importlib.util, sys
 import croupier
+from croupier.floor_link.messages import Schemas
 print(croupier.__file__)
 tools = ("pytest", "hypothesis", "mypy", "ruff", "mutmut")
 print(" ".join(name for name in tools if importlib.util.find_spec(name)))
+print(" ".join(sorted(Schemas().validators)))
 """
+#: Every floor message's schema, which a table reads from its own package (a linked table checks the
+#: link controller's state against one) with no floor service installed.
+KINDS = sorted(path.name.removesuffix(".schema.json") for path in SCHEMAS.glob("*.schema.json"))
 
 
 def _built(tmp_path_factory: pytest.TempPathFactory, *options: str) -> Path:
@@ -57,9 +63,10 @@ def test_the_production_environment_runs_croupier_from_a_wheel_without_test_tool
     assert version.stdout.strip() == f"croupier {VERSION}", version.stderr
     probed = subprocess.run([venv / "bin" / "python", "-c", PROBE], capture_output=True, text=True, cwd="/")
     assert probed.returncode == 0, probed.stderr
-    where, tools = probed.stdout.splitlines()
+    where, tools, kinds = probed.stdout.splitlines()
     assert Path(where).is_relative_to(venv / "lib"), f"croupier imported from {where}: not the wheel"
     assert not tools, f"test tools in the production environment: {tools}"
+    assert kinds.split() == KINDS, "the wheel carries every floor message's schema"
     licences = list((venv / "lib").glob("python3*/site-packages/croupier-*.dist-info/licenses/LICENSE"))
     assert len(licences) == 1 and "Apache License" in licences[0].read_text(), "the wheel carries LICENSE"
     python = (venv / "bin" / "python").resolve()
@@ -86,6 +93,6 @@ def test_a_floor_servers_environment_holds_the_floor_extra_and_no_test_tool(tmp_
     probe = PROBE + "import floor.service, amqtt.broker, psycopg\nprint(psycopg.pq.__impl__)\n"
     probed = subprocess.run([floor / "bin" / "python", "-c", probe], capture_output=True, text=True, cwd="/")
     assert probed.returncode == 0, probed.stderr
-    where, tools, psycopg = probed.stdout.splitlines()
+    where, tools, _, psycopg = probed.stdout.splitlines()
     assert Path(where).is_relative_to(floor / "lib") and not tools, probed.stdout
     assert psycopg == "binary", "psycopg's own libpq, as the lock's psycopg-binary gives it"

@@ -7,6 +7,7 @@ on the layout named from the trail, so that none is lost."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import signal
@@ -118,6 +119,7 @@ def test_killed_daemon_comes_back_to_the_same_table(tmp_path: Path, kill_after: 
         changed = [r["fields"] for r in after if r["kind"] == "config_changed"]
         if kill_after > 2:  # the first run had saved its configuration's hash: the API was added since
             assert len(changed) == 1 and changed[0]["from"] != changed[0]["to"], "a changed config is audited"
+            assert changed[0]["to"] == hashlib.sha256(config.read_bytes()).hexdigest(), "its sha256sum"
         played = max(begun, default=0)
         faults = {f["code"]: f for f in table["faults"]}
         cut_off = [r for r in after if r["kind"] == "round_cut_off"]

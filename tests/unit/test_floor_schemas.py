@@ -1,6 +1,7 @@
-"""Every kind of floor message has its JSON Schema in floor/schemas/ (the package's, which the floor
-service checks each message against, and docs/floor.md links to), and each schema is itself valid:
-the integration tests check every message a table publishes against them."""
+"""Every kind of floor message has its JSON Schema in croupier/floor_link/schemas/ (the package's,
+which the floor service and a linked table check each message against, and docs/floor.md links to),
+and each schema is itself valid: the integration tests check every message a table publishes
+against them."""
 
 from __future__ import annotations
 
@@ -28,4 +29,4 @@ def test_each_kind_has_a_schema_and_no_schema_is_left_over():
 def test_each_schema_is_valid_and_named_in_floor_md(kind):
     schema = json.loads((SCHEMAS / f"{kind}.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert f"(../floor/schemas/{kind}.schema.json)" in FLOOR_MD.read_text()
+    assert f"(../croupier/floor_link/schemas/{kind}.schema.json)" in FLOOR_MD.read_text()

@@ -15,7 +15,7 @@ from croupier.audit.record import AuditError
 from croupier.floor_link import Spool
 from croupier.floor_link.payloads import checked
 from croupier.state import StateError
-from devices.linked import Counts
+from devices.linked import Counts, unit_key
 from vocabulary.cards import Card
 
 
@@ -118,16 +118,29 @@ def test_a_card_written_in_a_faults_text_is_withheld_and_the_fault_still_goes():
     assert checked(plain) == plain
 
 
+#: Two progressive controller units (devices.linked.unit_key): the one fitted first, its replacement.
+OLD = unit_key({"vendor": "Acme", "model": "PC-1", "serial_number": "0001"})
+NEW = unit_key({"vendor": "Acme", "model": "PC-1", "serial_number": "0002"})
+
+
 def _linked(seq: int, *, kept: dict[str, object]) -> dict[str, object]:
     return {"seq": seq, **kept}
+
+
+def _contribution(spool: Spool, wagers: tuple[str, int, int]) -> int:
+    return spool.append_linked("t", {"event": "contribution"}, _linked, contribution=wagers)
+
+
+def _withdrawal(spool: Spool, wagers: tuple[str, int, int]) -> int:
+    return spool.append_linked("t", {"event": "void"}, _linked, withdrawal=wagers)
 
 
 def test_link_messages_are_numbered_counted_once_per_round_and_kept_until_applied(tmp_path):
     path = tmp_path / "spool.sqlite3"
     first = Spool(path)
     try:
-        assert first.append_linked("t/linked", {"event": "contribution"}, _linked, (7, 300)) == 1
-        assert first.append_linked("t/linked", {"event": "contribution"}, _linked, (7, 300)) == 0  # again
+        assert first.append_linked("t/linked", {"event": "contribution"}, _linked, (OLD, 7, 300)) == 1
+        assert first.append_linked("t/linked", {"event": "contribution"}, _linked, (OLD, 7, 300)) == 0  # once
         assert first.append("t/state", body) == 2
         assert first.append_linked("t/linked", {"event": "hit"}, _linked) == 2
         assert (first.linked_counts().number, first.linked_counts().wagered_cents) == (2, 300)
@@ -153,16 +166,54 @@ def test_a_void_of_a_round_number_voided_before_under_a_replaced_controller_is_s
     37 is spooled though the old controller's round 37 was voided long before, and only once."""
     spool = Spool(tmp_path / "spool.sqlite3")
     try:
-        assert spool.append_linked("t", {"event": "contribution"}, _linked, contribution=(37, 100))
-        assert spool.append_linked("t", {"event": "void"}, _linked, withdrawal=(37, 100))
-        assert spool.append_linked("t", {"event": "contribution"}, _linked, contribution=(38, 100))
+        assert _contribution(spool, (OLD, 37, 100))
+        assert _withdrawal(spool, (OLD, 37, 100))
+        assert _contribution(spool, (OLD, 38, 100))
         for round_ in range(1, 38):  # the new controller's rounds
-            assert spool.append_linked("t", {"event": "contribution"}, _linked, contribution=(round_, 100))
-        assert spool.append_linked("t", {"event": "void"}, _linked, withdrawal=(37, 100)) == 41
-        assert spool.append_linked("t", {"event": "void"}, _linked, withdrawal=(37, 100)) == 0  # once
+            assert _contribution(spool, (NEW, round_, 100))
+        assert _withdrawal(spool, (OLD, 37, 100)) == 0  # not its
+        assert _withdrawal(spool, (NEW, 37, 100)) == 41
+        assert _withdrawal(spool, (NEW, 37, 100)) == 0  # once
         assert (spool.linked_counts().contributions, spool.linked_counts().wagered_cents) == (37, 3700)
     finally:
         spool.close()
+
+
+def test_a_replaced_controllers_round_numbered_as_the_old_ones_last_is_counted_and_each_once(tmp_path):
+    """Decision 0039: a replaced controller whose meters match the old one's is no difference to the
+    table, and its first round may bear the number of the old unit's last: its contribution is
+    another round's, counted (before, it was taken for the old round and dropped); either unit's
+    round spooled again is still counted once."""
+    spool = Spool(tmp_path / "spool.sqlite3")
+    try:
+        assert _contribution(spool, (OLD, 1, 100)) == 1
+        assert _contribution(spool, (OLD, 1, 100)) == 0
+        assert _contribution(spool, (NEW, 1, 100)) == 2
+        assert _contribution(spool, (NEW, 1, 100)) == 0
+        assert (spool.linked_counts().contributions, spool.linked_counts().wagered_cents) == (2, 200)
+    finally:
+        spool.close()
+
+
+def test_a_spool_of_version_2_takes_its_last_round_for_any_units_until_a_contribution_names_one(tmp_path):
+    """A spool from before the controller's unit was kept: its round last contributed has no unit, so
+    the same number of any unit is taken for it (as that release did); the next contribution keeps its
+    unit, and from then a round is its unit's."""
+    path = tmp_path / "spool.sqlite3"
+    old = Spool(path)
+    assert _contribution(old, (OLD, 5, 100)) == 1
+    old.close()
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE linked_unit")
+        db.execute("PRAGMA user_version = 2")
+    db.close()
+    upgraded = Spool(path)
+    try:
+        assert _contribution(upgraded, (NEW, 5, 100)) == 0
+        assert _contribution(upgraded, (NEW, 6, 100)) == 2
+        assert _contribution(upgraded, (OLD, 6, 100)) == 3
+    finally:
+        upgraded.close()
 
 
 def test_a_controller_taken_afresh_has_its_round_of_the_last_contributed_number_counted(tmp_path):
@@ -171,11 +222,11 @@ def test_a_controller_taken_afresh_has_its_round_of_the_last_contributed_number_
     same number is counted; a clear that takes only the link's difference does not."""
     spool = Spool(tmp_path / "spool.sqlite3")
     try:
-        assert spool.append_linked("t", {"event": "contribution"}, _linked, contribution=(1, 100)) == 1
+        assert _contribution(spool, (OLD, 1, 100)) == 1
         spool.take_difference(Counts(), None)
-        assert spool.append_linked("t", {"event": "contribution"}, _linked, contribution=(1, 100)) == 0
+        assert _contribution(spool, (OLD, 1, 100)) == 0
         spool.take_difference(Counts(), 500)
-        assert spool.append_linked("t", {"event": "contribution"}, _linked, contribution=(1, 100)) == 2
+        assert _contribution(spool, (OLD, 1, 100)) == 2
         assert spool.linked_counts().contributions == 2
     finally:
         spool.close()
@@ -192,6 +243,7 @@ def test_a_spool_of_version_1_gains_the_kept_link_messages(tmp_path):
     old.close()
     with sqlite3.connect(path) as db:
         db.execute("DROP TABLE linked")
+        db.execute("DROP TABLE linked_unit")
         db.execute("PRAGMA user_version = 1")
     db.close()
     upgraded = Spool(path)
@@ -203,5 +255,5 @@ def test_a_spool_of_version_1_gains_the_kept_link_messages(tmp_path):
     finally:
         upgraded.close()
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
     db.close()

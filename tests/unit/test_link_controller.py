@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import structlog.testing
 
 from croupier.config.floor_service import StoreConfig
 from croupier.config.linked import FloorLink, LinkedLevel
@@ -27,11 +28,18 @@ def store(tmp_path):
     opened.close()
 
 
-def _sent(controller, table, number, event, spool="s1", **fields):
-    """A table's link message; a contribution funds both levels unless it names its own."""
+#: The table's progressive controller unit, and the one that replaced it (devices.linked.unit_key).
+UNIT = {"vendor": "Acme", "model": "PC-1", "serial_number": "0001"}
+NEW_UNIT = {**UNIT, "serial_number": "0002"}
+
+
+def _sent(link, table, number, event, spool="s1", **fields):
+    """A table's link message; a contribution funds both levels unless it names its own; a
+    contribution, hit or void names the controller unit ``UNIT`` unless it names its own."""
     levels = {"levels": [1, 2]} if event == "contribution" else {}
-    body = {"link": "c4p", "spool": spool, "number": number, "event": event, **levels, **fields}
-    return controller.heard(table, body)
+    unit = {"controller": UNIT} if event in ("contribution", "hit", "void") else {}
+    body = {"link": "c4p", "spool": spool, "number": number, "event": event, **levels, **unit, **fields}
+    return link.heard(table, body)
 
 
 def _level(controller, table, level):
@@ -288,6 +296,31 @@ def test_a_void_of_a_round_number_used_again_never_takes_back_an_old_paid_hit(st
     assert not level["locked"] and level["value_cents"] == 100_001 and _accrued(controller, 1) == 20 * 500
 
 
+def test_a_replaced_units_round_is_never_taken_for_the_old_units_round_of_the_same_number(store):
+    """Decision 0039: a replaced controller numbers its rounds from 1 again, and its meters may match
+    the old unit's. Its round 5 hit or voided is never the old unit's round 5: the hit takes back
+    nothing of the old round's contribution when voided, which stays in the pot; the new unit's own
+    round 5, contributed, is the one a void of it withdraws; a message delivered twice counts once."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=5, wagered_cents=1000)  # the old unit's round 5: +50
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=100_000)  # level 1: +5000
+    _sent(controller, "T1", 2, "hit", level=1, seat=3, round=5, controller=NEW_UNIT)  # froze 105,050
+    _sent(controller, "T1", 2, "hit", level=1, seat=3, round=5, controller=NEW_UNIT)  # again: once
+    assert [hit["spool"] for hit in _level(controller, "T3", 1)["hits"]] == [None]  # no contribution of it
+    _sent(controller, "T1", 3, "void", round=5, wagered_cents=1000, controller=NEW_UNIT)
+    assert store.run("SELECT count(*) FROM link_hit_voids").fetchone()[0] == 0, "the hit stands"
+    assert controller.state_for("c4p", "T1")["applied"]["contributions"] == 1  # not withdrawn: a mismatch
+    withdrawn = store.run("SELECT count(*) FROM link_funded WHERE withdrawn_at IS NOT NULL").fetchone()[0]
+    assert withdrawn == 0, "the old unit's round 5 stays in the pot"
+    _sent(controller, "T1", 4, "reset", level=1)
+    _sent(controller, "T1", 5, "contribution", round=5, wagered_cents=2000, controller=NEW_UNIT)  # +100
+    _sent(controller, "T1", 6, "void", round=5, wagered_cents=2000, controller=NEW_UNIT)
+    _sent(controller, "T1", 6, "void", round=5, wagered_cents=2000, controller=NEW_UNIT)  # again: once
+    assert _level(controller, "T1", 1)["value_cents"] == 100_000 and _accrued(controller, 1) == 0
+    applied = controller.state_for("c4p", "T1")["applied"]
+    assert (applied["contributions"], applied["wagered_cents"]) == (1, 1000)
+
+
 def test_a_level_stops_at_its_limit_and_keeps_the_overflow_for_the_next_cycle(store):
     """As a controller's overflow meter (docs/protocol.md §11.4): what accrues above the limit is
     neither shown nor paid, nor lost; after the hit the level restarts at its reset value plus as
@@ -310,10 +343,91 @@ def test_a_level_stops_at_its_limit_and_keeps_the_overflow_for_the_next_cycle(st
     assert _accrued(controller, 1) == 50_000 * 10_000 + 500
 
 
-def test_a_link_value_at_the_limit_is_one_every_linked_table_takes(tmp_path):
-    """A link whose players wager for months grows past a table's controller limit, which refuses
-    a state above its own (and would lock its progressive wagers for good): the floor's limit, at
-    most every table's, keeps the state one the table shows."""
+def _meters(store, table, limits):
+    """``table``'s birth as the floor's store counts it, its progressive controller's levels with
+    ``limits`` (level: limit_cents), as its meter message publishes them (decision 0050)."""
+    meters = [
+        {"level": level, "value_cents": 1000, "limit_cents": limit, "in_cents": 0, "hits": 0, "wins_cents": 0,
+         "frozen": False}
+        for level, limit in sorted(limits.items())
+    ]  # fmt: skip
+    held = store.run("SELECT last_seq FROM floor_tables WHERE name = ?", (table,)).fetchone()
+    seq = 1 if held is None else held[0] + 1
+    store.birth(table, {
+        "table": table, "session": 1, "spool": "f" * 32, "as_of_seq": seq, "held_from": seq + 1,
+        "game": "crazy-4-poker", "rounds": 0, "state": {"status": "open", "reason": None, "dealer": None},
+        "faults": [], "links": {}, "meters": meters, "wagers_locked": None, "counters": {}, "head": None,
+    })  # fmt: skip
+
+
+def test_a_level_stops_at_the_lowest_limit_its_tables_controllers_hold_and_says_so(store):
+    """Decision 0050: T2's controller holds at most 120,000 cents on level 1, below the link's
+    limit_cents of 10,000,000; T2 would refuse a state above it and lock its wagers. Once T2's meters
+    say so, level 1 stops there at every table, the rest kept as its overflow and paid into the next
+    cycle; the view names the link, the level, the table and both limits. A level T2 is not linked
+    to, or a limit the link's is within, is no conflict."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000_000)  # level 1: +50,000
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=100, levels=[1])
+    assert _level(controller, "T3", 1)["value_cents"] == 150_005  # nothing heard of T2's limits yet
+    _meters(store, "T2", {1: 120_000, 2: 6_000})  # level 2: T2 is not on it
+    _meters(store, "T1", {1: 10_000_000, 2: 1_000_000})
+    level = _level(controller, "T3", 1)
+    assert (level["limit_cents"], level["value_cents"], level["overflow_cents"]) == (120_000, 120_000, 30_005)
+    (conflict,) = controller.view()[0]["limits"]
+    assert conflict == {
+        "level": 1, "table": "T2", "link_limit_cents": 10_000_000, "table_limit_cents": 120_000,
+        "stops_at_cents": 120_000,
+        "reason": "link c4p: level 1's limit_cents 10000000 is above table T2's progressive controller limit "
+                  "of 120000 cents: the level stops at 120000 cents, the rest kept as its overflow",
+    }  # fmt: skip
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+    level = _level(controller, "T3", 1)
+    assert [hit["amount_cents"] for hit in level["hits"]] == [120_000]  # what T2's sign can show
+    assert (level["value_cents"], level["overflow_cents"]) == (120_000, 10_005)  # restarted with the rest
+    _meters(store, "T2", {1: 10_000_000})  # its controller set right
+    assert controller.view()[0]["limits"] == []
+    assert _level(controller, "T3", 1)["value_cents"] == 130_005
+
+
+def test_a_table_whose_limit_is_below_the_reset_value_does_not_lower_the_level(store):
+    """A controller that cannot hold even the level's reset value can never show it: it does not
+    drag the level down for every other table; it is shown, saying why its wagers stay refused."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _meters(store, "T3", {1: 50_000, 2: 1_000_000})
+    assert _level(controller, "T1", 1)["limit_cents"] == 10_000_000
+    (conflict,) = controller.view()[0]["limits"]
+    assert (conflict["table"], conflict["level"], conflict["stops_at_cents"]) == ("T3", 1, 10_000_000)
+    assert "below the level's reset value of 100000: the table cannot show the level" in conflict["reason"]
+
+
+def test_a_limit_conflict_is_logged_once_as_found_and_once_as_put_right(store):
+    controller = LinkController({"c4p": LINK}, store, "main")
+    with structlog.testing.capture_logs() as logs:
+        controller.publications("c4p")
+        _meters(store, "T2", {1: 120_000, 2: 1_000_000})
+        controller.publications("c4p")
+        controller.publications("c4p")
+        _meters(store, "T2", {1: 10_000_000, 2: 1_000_000})
+        controller.publications("c4p")
+    said = [(entry["log_level"], entry.get("table"), entry.get("level")) for entry in logs
+            if "controller limit" in entry["event"]]  # fmt: skip
+    assert said == [("warning", "T2", 1), ("info", "T2", 1)]
+    warned = next(entry for entry in logs if entry["log_level"] == "warning")
+    assert "level 1's limit_cents 10000000 is above table T2's progressive controller limit of 120000" in (
+        warned["reason"]
+    )
+
+
+def test_a_linked_table_takes_the_state_of_a_link_configured_above_its_controllers_limit(tmp_path):
+    """The table's side (devices.linked): a link whose growth passes a table's controller limit, which
+    refuses a state above its own (and would lock its progressive wagers for good), configured with a
+    limit_cents above the table's, was refused whole by the table; with the table's limits in its
+    meters (croupier.floor_link.payloads.meters), the floor stops the level at the table's limit,
+    keeps the cent above as its overflow, and the table takes the state."""
+    from types import SimpleNamespace
+
+    from croupier.floor_link.payloads import meters
     from devices.linked import LinkedLevels
     from tests.links import run
     from tests.unit.test_linked_levels import Sender
@@ -327,11 +441,17 @@ def test_a_link_value_at_the_limit_is_one_every_linked_table_takes(tmp_path):
         table.progressive.attach(link)
         await table.progressive.sync()
         limit = table.progressive.levels[1].limit_cents
-        level = LinkedLevel(1000, 1_000_000, limit)
+        level = LinkedLevel(1000, 1_000_000, limit * 10)  # configured above the table's controller
         controller = LinkController({"c4p": FloorLink("c4p", ("T1", "T2"), {1: level}, 2.0)}, store, "main")
         wagered = (limit - 1_000_000 + 1) * 10  # at 10%: a cent past T1's controller's limit
-        controller.heard("T2", {"link": "c4p", "spool": "b" * 32, "number": 1, "event": "contribution",
-                                "round": 1, "wagered_cents": wagered, "levels": [1]})  # fmt: skip
+        _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=wagered, levels=[1])
+        with pytest.raises(ValueError, match="above the level's limit"):  # before its meters were heard
+            link.heard(controller.state_for("c4p", "T1"))
+        published = meters(SimpleNamespace(progressive=table.progressive))
+        assert published is not None and published[0]["limit_cents"] == limit
+        store.birth("T1", {"spool": "f" * 32, "session": 1, "as_of_seq": 1, "held_from": 2, "game": "c4p",
+                           "rounds": 0, "state": {}, "faults": [], "links": {}, "meters": published,
+                           "wagers_locked": None, "counters": {}, "head": None})  # fmt: skip
         state = controller.state_for("c4p", "T1")
         assert state["levels"][0]["value_cents"] == limit and state["levels"][0]["overflow_cents"] == 1
         link.heard(state)  # taken: nothing refused

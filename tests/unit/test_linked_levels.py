@@ -34,7 +34,7 @@ from croupier.service.journal import ROUND_CUT_OFF_CODE
 from croupier.service.table_service import supervisor_clear
 from devices import progressive as device
 from devices.faults import SPOOL_UNWRITTEN_CODE, Fault, FaultLatch
-from devices.linked import Counts, HitRefused, LinkedLevels, Unspooled
+from devices.linked import Counts, HitRefused, LinkedLevels, Unspooled, unit_key
 from devices.progressive_rules import LINK_MISMATCH, LOCKOUT_FAILED
 from drivers.progressive import MeterSignDriver, ProgressiveDriver
 from drivers.protocol.classes.meter_sign import Shown
@@ -66,13 +66,13 @@ class Sender:
         self.messages.append((event, dict(fields)))
         self.kept.append({"event": event, **fields, "number": self.sent.number + 1})
         if contribution is not None:
-            cents = self.sent.wagered_cents + contribution[1]
+            cents = self.sent.wagered_cents + contribution[2]
             self.sent = Counts(self.sent.number + 1, self.sent.contributions + 1, cents)
         elif withdrawal is not None:  # the device base rises by the cents withdrawn, as the spool's does
-            cents = self.sent.wagered_cents - withdrawal[1]
+            cents = self.sent.wagered_cents - withdrawal[2]
             self.sent = Counts(self.sent.number + 1, self.sent.contributions - 1, cents)
             if self.base is not None:
-                self.base += withdrawal[1]
+                self.base += withdrawal[2]
         else:
             self.sent = Counts(self.sent.number + 1, self.sent.contributions, self.sent.wagered_cents)
         return self.sent.number
@@ -120,12 +120,18 @@ class Floor:
         """Nothing to deliver to: the spool itself is what is read."""
 
 
+#: The controller unit a fake progressive answers with (devices.progressive.Progressive.controller_unit).
+UNIT = {"vendor": "Acme", "model": "PC-1", "serial_number": "0001"}
+
+
 class Progressive:
-    """What the link reads of the table's progressive: its latch, its levels and wins, its records."""
+    """What the link reads of the table's progressive: its latch, its levels and wins, its records,
+    the controller unit answering."""
 
     def __init__(self) -> None:
         self.latch, self.levels, self.records, self.clauses = FaultLatch(), {}, [], {}
         self.wins: dict[int, object] = {}
+        self.controller_unit = UNIT
 
     def notify(self, rule, kind, **fields):
         self.records.append(kind)
@@ -504,7 +510,7 @@ def test_a_table_restarted_mid_hit_shows_the_amount_the_link_froze_not_its_own_m
 def test_a_contribution_funds_only_the_levels_the_table_is_linked_to():
     link, sender, _ = _linked()
     _lock(link, 1, 2)
-    contribution = {"round": 1, "count": 2, "wagered_cents": 200, "levels": [1]}
+    contribution = {"round": 1, "count": 2, "wagered_cents": 200, "levels": [1], "controller": UNIT}
     assert sender.messages == [("contribution", contribution)]
 
 
@@ -514,7 +520,7 @@ def test_a_voided_round_withdraws_its_contribution_once_and_only_a_round_contrib
     link, sender, progressive = _linked()
     _lock(link, 4, 3)
     link.void(RoundState(round=4, locked=True, levels=1, count=3, wager_cents=100, accepted=0))
-    assert sender.messages[-1] == ("void", {"round": 4, "wagered_cents": 300})
+    assert sender.messages[-1] == ("void", {"round": 4, "wagered_cents": 300, "controller": UNIT})
     assert sender.counts() == Counts(2, 0, 0) and progressive.records[-1] == "linked_void"
     link.void(RoundState(round=5, locked=True, levels=1, count=0, wager_cents=100, accepted=0))
     assert len(sender.messages) == 2  # no progressive wager in the round: nothing to withdraw
@@ -527,11 +533,12 @@ def test_a_voided_round_withdraws_its_contribution_once_and_only_a_round_contrib
         def spooled(**counted):
             return spool.append_linked("linked", {"event": "e"}, message, **counted)
 
-        assert spooled(contribution=(4, 300)) == 1
+        unit = unit_key(UNIT)
+        assert spooled(contribution=(unit, 4, 300)) == 1
         spool.take_device_base(1000)
-        assert spooled(withdrawal=(3, 300)) == 0  # not the round last contributed
-        assert spooled(withdrawal=(4, 300)) == 2
-        assert spooled(withdrawal=(4, 300)) == 0  # once
+        assert spooled(withdrawal=(unit, 3, 300)) == 0  # not the round last contributed
+        assert spooled(withdrawal=(unit, 4, 300)) == 2
+        assert spooled(withdrawal=(unit, 4, 300)) == 0  # once
         assert spool.linked_counts() == Counts(2, 0, 0)
         assert spool.device_base() == 1300, "the controller's meter keeps the voided wagers (decision 0043)"
     finally:
@@ -645,7 +652,9 @@ def test_clearing_a_cut_off_round_voids_it_on_the_link_once_its_controller_is_re
         heard_open(link, rate_bp=1000)  # the wagers taken, the sensors enabled (decision 0043)
         locked = (await table.locked_round(2, 5)).round
         assert locked is not None
-        voided = ("void", {"round": locked.round, "wagered_cents": 2 * locked.wager_cents})
+        unit = table.progressive.controller_unit  # the simulated controller's
+        voided = ("void", {"round": locked.round, "wagered_cents": 2 * locked.wager_cents,
+                           "controller": unit})  # fmt: skip
         await cut_off(table.progressive)  # the controller read: at once
         assert before.messages[-1] == voided
         restarted = device.Progressive(ProgressiveDriver(table.controller), MeterSignDriver(table.sign))
