@@ -150,6 +150,10 @@ class LinkSender(Protocol):
     def counts(self) -> Counts:
         """What was sent so far."""
 
+    def linked_unit(self) -> str | None:
+        """The controller unit (``unit_key``) of the round last contributed, as kept with the counts;
+        None when none is kept (none contributed yet, or the controller's base taken afresh)."""
+
     def device_base(self) -> int | None:
         """The controller's wagers-in meter less the cents sent, as taken when the link first read
         the controller, raised by a withdrawal's cents with it (the meter keeps a voided round's
@@ -469,11 +473,14 @@ class LinkedLevels:
           a second hit would freeze the level again and pay twice;
         - for a level reset since (its keyed reset turned: that hit is over, and sent now it would
           lock the level at every table with no key left to turn);
-        - while DEVICE_SWAPPED is latched, or by a unit other than the one answering the first
-          read: the unit answering is not the one the table knew, and its frozen level is not this
-          table's hit (dropped for good). The hit names the unit that answered that read, so the
-          link controller finds its round's contribution by that unit and round (decision 0050):
-          the unit the table knew, which contributed the round, when DEVICE_SWAPPED is not latched.
+        - while DEVICE_SWAPPED is latched: the unit answering is not the one the table knew, and its
+          frozen level is not this table's hit (dropped for good);
+        - when the unit that answered that first read is not the unit of the round last contributed
+          (``LinkSender.linked_unit``): a unit replaced while the table was stopped, which
+          DEVICE_SWAPPED cannot see (the connection compares with the unit it first met since the
+          start); its frozen level is no hit of this table's round (dropped for good). Otherwise the
+          hit names that unit, the one that contributed the round, and the link controller finds
+          its round's contribution by unit and round (decision 0050), so a void of it takes it back.
 
         Looked for once: a level frozen later in the run is a hit of this run, sent by its award."""
         progressive = self.progressive
@@ -481,8 +488,9 @@ class LinkedLevels:
         if not self._frozen or self.heard_at is None:
             return
         unit = self._frozen_by
+        assert unit is not None  # taken with the frozen levels
         swapped = any(fault.code == "DEVICE_SWAPPED" for fault in progressive.latch.faults)
-        if not swapped and unit == self._unit():
+        if not swapped and self.sender.linked_unit() in (None, unit_key(unit)):
             try:
                 kept = self.sender.unapplied()
             except Unspooled:  # the spool unreadable now: looked for again at the next look

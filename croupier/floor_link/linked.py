@@ -102,6 +102,9 @@ class SpoolSender:
     def counts(self) -> Counts:
         return self._spool.linked_counts()
 
+    def linked_unit(self) -> str | None:
+        return self._spool.linked_unit()
+
     def device_base(self) -> int | None:
         return self._spool.device_base()
 

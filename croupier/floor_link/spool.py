@@ -194,8 +194,7 @@ class Spool:
         reset, so by then no hit of an earlier round is owed."""
         with self._transaction():
             values = self._link_values()
-            row = self._db.execute("SELECT unit FROM linked_unit").fetchone()
-            last = (row[0] if row else None, values.get("linked_round"))  # no unit: a version 2 spool's round
+            last = (self.linked_unit(), values.get("linked_round"))  # no unit: a version 2 spool's round
             if contribution is not None and _same(last, contribution):
                 return 0
             if hit is not None and hit[2] in (values.get(_hit_mark(hit)), values.get("linked_withdrawn")):
@@ -271,6 +270,12 @@ class Spool:
         return Counts(
             kept.get("linked_number", 0), kept.get("linked_contributions", 0), kept.get("linked_cents", 0)
         )
+
+    def linked_unit(self) -> str | None:
+        """The controller unit (devices.linked.unit_key) of the round last contributed; None before
+        one, after a supervisor took the controller's base afresh, or from a version 2 spool."""
+        row = self._db.execute("SELECT unit FROM linked_unit").fetchone()
+        return None if row is None else str(row[0])
 
     def device_base(self) -> int | None:
         """The progressive controller's wagers-in meter less the link's cents sent, as taken when the

@@ -11,6 +11,7 @@ lifting the level's lock at every table."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -306,10 +307,16 @@ def test_a_hit_the_controller_froze_before_the_stop_locks_the_link_once(tmp_path
         assert floor.level("T2")["locked"] == (where == "applied")
         restarted.heard(floor.controller.state_for("c4p", "T1"))  # the link heard, nothing delivered yet
         assert _events(spool) == ([] if where == "applied" else ["hit"])
+        if where == "owed":  # named by the unit that answered the start, which froze the level
+            (sent,) = [json.loads(message.payload) for message in spool.pending(0, 100)
+                       if message.topic.endswith("/linked")]  # fmt: skip
+            assert sent["controller"]["serial_number"] == "SIM-0001"
         floor(spool, restarted)
         floor(spool, restarted)
         restarted.look()
         assert _events(spool) == [] and restarted.locked_levels == [1]
+        # the link found the hit's round by its unit and number: a void of the round takes it back
+        assert store.run("SELECT count(*) FROM link_hit_contributions").fetchone()[0] == 1
         (hit,) = floor.level("T2")["hits"]  # type: ignore[misc]
         assert (hit["table"], hit["seat"], hit["round"]) == ("T1", 3, 1)
         owed = [(r.fields["level"], r.fields["seat"], r.fields["round"]) for r in records
@@ -324,15 +331,20 @@ def test_a_hit_the_controller_froze_before_the_stop_locks_the_link_once(tmp_path
         store.close()
 
 
-@pytest.mark.parametrize("when", ["key turned", "swapped"])
+@pytest.mark.parametrize("when", ["key turned", "swapped", "replaced while stopped"])
 def test_a_hit_owed_at_the_stop_is_not_sent_once_the_key_is_turned_nor_for_a_unit_not_vouched(tmp_path, when):
     """A hit owed at the stop is not sent once the key was turned at the restarted table before the
     link was heard (the hit is over; sent now, it would lock the level at every table with no key
     left to turn), nor while DEVICE_SWAPPED holds: the unit answering is not the one the table knew,
-    and its frozen level is no hit of this table, even once a supervisor accepts it."""
+    and its frozen level is no hit of this table, even once a supervisor accepts it. Nor by a unit
+    replaced while the table was stopped, which DEVICE_SWAPPED cannot see (the connection compares
+    with the unit it first met since the start): the unit that answered the start is not the one
+    that contributed the round last, so its frozen level is no hit of this table's round."""
     store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
     floor = _Delivered(store)
     table, path = _hit_at_the_stop(tmp_path, floor, "owed")
+    if when == "replaced while stopped":  # another unit answers the start, frozen on the level at round 1
+        table.controller.identity = dataclasses.replace(table.controller.identity, serial_number="SIM-0002")
     spool = Spool(path)
 
     async def after_the_start() -> None:
@@ -340,7 +352,7 @@ def test_a_hit_owed_at_the_stop_is_not_sent_once_the_key_is_turned_nor_for_a_uni
         await progressive.sync()
         if when == "key turned":
             await progressive.reset_level(1, table.controller.personality.reset_key)
-        else:
+        elif when == "swapped":
             progressive.latch.latch(Fault("DEVICE_SWAPPED", "controller swapped", "605a.4(c)", "host"))
         floor(spool, restarted)
         progressive.latch.release("DEVICE_SWAPPED")  # accepted, if it was latched
