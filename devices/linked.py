@@ -25,7 +25,11 @@ jackpot is the link controller's, on the floor (decision 0039). This is what the
   its contribution and takes any hit of it out of the order;
 - a message the spool cannot take (its disk full, read-only, failing) is owed, in order, and
   FLOOR_SPOOL_UNWRITTEN latched, holding the table, until the spool takes it (``flush``): the step
-  that sent it is never undone nor failed by the spool.
+  that sent it is never undone nor failed by the spool. Owed lives in memory; what a stop left owed
+  is worked out at the next start from what outlives it and sent once (decision 0049): a
+  contribution from the controller's meter (``check_device``), a hit and a keyed reset from its
+  levels (``_hits_owed``, ``_resets_owed``), a void from the table's trail (read by the floor
+  link, croupier.floor_link.linked.void_unsent).
 
 Every step is an equipment event of the progressive (decision 0027), so it is in the table's trail.
 """
@@ -112,6 +116,7 @@ class _Owed:
     record: Mapping[str, object]
     sent: bool = False
     number: int = 0  # its link number once sent; 0 when the spool had its round already
+    hit: tuple[int, int, int] | None = None  # a hit's level, seat and controller round: sent once
 
 
 class LinkSender(Protocol):
@@ -130,17 +135,24 @@ class LinkSender(Protocol):
         *,
         contribution: RoundWagers | None = None,
         withdrawal: RoundWagers | None = None,
+        hit: tuple[int, int, int] | None = None,
     ) -> int:
         """Send ``event`` with ``fields`` under the next link number and return it; a contribution
         (its controller's unit and round, and the cents wagered) adds to the counts, once per round
         of a unit: a round of the same unit sent already returns 0 and sends nothing, one of another
         unit with the same number is sent. A withdrawal (the same, of a voided round) takes
         the last contribution off the counts, once, and only that round's of that unit: else 0, nothing sent;
-        with it, the device base (once taken) rises by its cents. Unspooled when it cannot keep the
-        message: nothing of it is sent or counted."""
+        with it, the device base (once taken) rises by its cents. A hit (its level, seat and
+        controller round) is sent once for its level, seat and round, and never for the round last
+        withdrawn: else 0, nothing sent. Unspooled when it cannot keep the message: nothing of it is
+        sent or counted."""
 
     def counts(self) -> Counts:
         """What was sent so far."""
+
+    def linked_unit(self) -> str | None:
+        """The controller unit (``unit_key``) of the round last contributed, as kept with the counts;
+        None when none is kept (none contributed yet, or the controller's base taken afresh)."""
 
     def device_base(self) -> int | None:
         """The controller's wagers-in meter less the cents sent, as taken when the link first read
@@ -208,6 +220,11 @@ class LinkedLevels:
         #: one, whose owed keyed reset a stop may have lost (``_resets_owed``).
         self._started = sender.counts().number
         self._swapped = False  # DEVICE_SWAPPED seen latched since the hits before _started were counted
+        #: The linked levels the controller held frozen when this run first read it, each with its
+        #: hit's seat and controller round: a hit a stop may have lost (``_hits_owed``).
+        self._frozen: dict[int, tuple[int, int]] | None = None
+        #: The controller unit that answered that first read: the unit the frozen levels are of.
+        self._frozen_by: dict[str, str] | None = None
         #: What the table waits for on the link (the amount of its hit), if anything.
         self.awaiting: str | None = None
 
@@ -290,7 +307,14 @@ class LinkedLevels:
         sent: the withdrawal raised the base by them (``LinkSender.send``). Any other difference
         cannot be told apart (rounds locked while the table was not on the link, meters cleared,
         another controller), and latches LINK_MISMATCH naming the counts: the link's fault, as the
-        link controller's is (decision 0039), refusing the progressive wagers, holding no base game."""
+        link controller's is (decision 0039), refusing the progressive wagers, holding no base game.
+        The first read of a run also takes the levels the controller holds frozen (``_hits_owed``)."""
+        assert self.progressive is not None
+        if self._frozen is None:  # the first read of this run: no award of it made yet
+            levels, wins = self.progressive.levels, self.progressive.wins
+            self._frozen = {level: (win.seat, controller.round) for level, win in wins.items()
+                            if level in self.rates and level in levels and levels[level].frozen}  # fmt: skip
+            self._frozen_by = self._unit()
         sent, base = self.sender.counts(), self.sender.device_base()
         fields: dict[str, object] = {
             "controller_round": controller.round, "locked": controller.locked, "in_cents": in_cents,
@@ -324,7 +348,6 @@ class LinkedLevels:
             f"the table sent {sent.contributions} contributions of {sent.wagered_cents} cents "
             f"(controller round {controller.round}, {'locked' if controller.locked else 'open'})"
         )
-        assert self.progressive is not None
         # the link's, as the link controller's LINK_MISMATCH: the wagers refused and the sensors locked
         # out (``refusal``), the base game played on; the money in question is the link's
         self.progressive.latch.latch(Fault(LINK_MISMATCH, detail, DEVICE_RECONCILED.clause, LINK_ORIGIN))
@@ -357,7 +380,9 @@ class LinkedLevels:
         hit the controller refuses (a level it cannot pay) raises HitRefused with its reason. A hit
         the spool cannot take yet is owed, and waited for until it is sent (``flush``)."""
         fields = {"level": level, "seat": seat, "round": round_, "controller": self._unit()}
-        owed = self._send(_Owed("hit", fields, None, None, KEYED_RESET, "linked_hit", fields))
+        owed = self._send(
+            _Owed("hit", fields, None, None, KEYED_RESET, "linked_hit", fields, hit=(level, seat, round_))
+        )
         try:
             while not owed.sent:
                 self.awaiting = (
@@ -412,7 +437,11 @@ class LinkedLevels:
             owed = self._owed[0]
             try:
                 number = self.sender.send(
-                    owed.event, owed.fields, contribution=owed.contribution, withdrawal=owed.withdrawal
+                    owed.event,
+                    owed.fields,
+                    contribution=owed.contribution,
+                    withdrawal=owed.withdrawal,
+                    hit=owed.hit,
                 )
             except Unspooled as exc:
                 self._unspooled(owed.event, f"a {owed.event} message for the floor could not be spooled: "
@@ -424,6 +453,61 @@ class LinkedLevels:
                 self._notify(owed.rule, owed.kind, number=number, **owed.record)
             self._flushed.set()
         return True
+
+    def _hits_owed(self) -> None:
+        """The hit a stop lost, sent (on each look, so once the controller was read and the link
+        controller heard after a start): a linked level the controller held frozen when this run
+        first read it, for the last hit it froze for (its seat, from the controller's hit history,
+        and the controller's round: a frozen level opens no round; an earlier hit of the level in
+        that round, at another seat, was spooled before this one was paid). The controller froze
+        the level at that hit's award, before the hit was sent, and a message the spool could not
+        take lives in memory only; without it the link would never lock the level for it. It is
+        recorded as ``linked_hit_owed`` when spooled, and the amount the link controller freezes
+        for it is what the sign shows. Not sent:
+
+        - twice, nor for a voided round: the spool sends a hit once for its level, seat and round
+          (two seats may hit one level in a round), marked in the transaction that spooled it, and
+          not for the round last withdrawn (a cut-off round cleared before the link was heard). A
+          hit spooled by a release before that mark is found in the link's state (this table's and
+          spool's, of that seat and round) or kept in the spool until applied, and not sent either:
+          a second hit would freeze the level again and pay twice;
+        - for a level reset since (its keyed reset turned: that hit is over, and sent now it would
+          lock the level at every table with no key left to turn);
+        - while DEVICE_SWAPPED is latched: the unit answering is not the one the table knew, and its
+          frozen level is not this table's hit (dropped for good);
+        - when the unit that answered that first read is not the unit of the round last contributed
+          (``LinkSender.linked_unit``): a unit replaced while the table was stopped, which
+          DEVICE_SWAPPED cannot see (the connection compares with the unit it first met since the
+          start); its frozen level is no hit of this table's round (dropped for good). Otherwise the
+          hit names that unit, the one that contributed the round, and the link controller finds
+          its round's contribution by unit and round (decision 0050), so a void of it takes it back.
+
+        Looked for once: a level frozen later in the run is a hit of this run, sent by its award."""
+        progressive = self.progressive
+        assert progressive is not None
+        if not self._frozen or self.heard_at is None:
+            return
+        unit = self._frozen_by
+        assert unit is not None  # taken with the frozen levels
+        swapped = any(fault.code == "DEVICE_SWAPPED" for fault in progressive.latch.faults)
+        if not swapped and self.sender.linked_unit() in (None, unit_key(unit)):
+            try:
+                kept = self.sender.unapplied()
+            except Unspooled:  # the spool unreadable now: looked for again at the next look
+                return
+            on_way = [(sent.get("event"), sent.get("level"), sent.get("seat"), sent.get("round"))
+                      for sent in kept]  # fmt: skip
+            for level, (seat, round_) in sorted(self._frozen.items()):
+                info = progressive.levels.get(level)
+                mine = (self.table, self.sender.identity, seat, round_)
+                told = [hit for hit in self.hits(level)
+                        if (hit["table"], hit["spool"], hit["seat"], hit["round"]) == mine]  # fmt: skip
+                if info is None or not info.frozen or told or ("hit", level, seat, round_) in on_way:
+                    continue
+                fields = {"level": level, "seat": seat, "round": round_, "controller": unit}
+                self._send(_Owed("hit", fields, None, None, KEYED_RESET, "linked_hit_owed", fields,
+                                 hit=(level, seat, round_)))  # fmt: skip
+        self._frozen = {}
 
     def _resets_owed(self) -> None:
         """The keyed reset a stop lost, sent (on each look, so once the controller was read and the
@@ -567,6 +651,7 @@ class LinkedLevels:
         before is sent first (``flush``)."""
         if self._owed:
             self.flush()
+        self._hits_owed()
         self._resets_owed()
         self._reconcile()
         why = self.refusal()

@@ -26,15 +26,16 @@ A contribution funds only the levels it names (the table's linked levels, each o
 each level it funds is kept (``link_funded``) with the hit that took it, if one did, and each hit
 keeps the spool and number of its round's contribution (``link_hit_contributions``). A **void** (the
 round it names voided at the table, its wagers returned) finds that round's contribution (the
-newest of its round number and controller unit in the table's spool not withdrawn: a replaced
-controller numbers its rounds from 1 again, its meters perhaps matching the old unit's) and
-takes the hits of that contribution, and no other, out of the order, giving back to each level
-what the hit took above its reset value (into ``carry``: the level's accrual now), so the lock
-lifts if no other hit holds it and the hits funded from it are back in the pot; then it withdraws
-the round's contribution from each level still holding it. A contribution a standing hit already
-paid out stays paid: the winner was paid from what was in the pot, and the house, which returned
-the wager, bears that share (decision 0044). A hit on a level the link does not have, or the table
-never funded, is refused and the table told so (``refused``), never left waiting.
+newest of its round number and controller unit in the table's spool: a replaced controller numbers
+its rounds from 1 again, its meters perhaps matching the old unit's; one withdrawn already takes
+nothing back: the same void sent twice) and takes the hits of that contribution, and no other, out
+of the order, giving back to each level what the hit took above its reset value (into ``carry``:
+the level's accrual now), so the lock lifts if no other hit holds it and the hits funded from it
+are back in the pot; then it withdraws the round's contribution from each level still holding it.
+A contribution a standing hit already paid out stays paid: the winner was paid from what was in
+the pot, and the house, which returned the wager, bears that share (decision 0044). A hit on a
+level the link does not have, or the table never funded, is refused and the table told so
+(``refused``), never left waiting.
 
 The controller publishes each table's view of the link, retained, on the one topic that table may
 read (``croupier/v1/GROUP/link/LINK/table/TABLE``): each level's value, rate, reset value and the
@@ -374,9 +375,10 @@ class LinkController:
 
     def _void(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> bool:  # Any: JSON fields
         """Round ``round`` voided at ``table``, its wagers returned. Its contribution is the newest
-        of that round number and controller unit in the void's spool not withdrawn (a controller
-        replaced under the same spool numbers its rounds from 1 again: an older round of the same
-        number is another round, another unit's round never the void's),
+        of that round number and controller unit in the void's spool (a controller replaced under
+        the same spool numbers its rounds from 1 again: an older round of the same number is another
+        round, another unit's round never the void's), withdrawn once: the same void again under a
+        new number finds it withdrawn and takes nothing back,
         and only the hits of that contribution's round come out of the order (reset or not: no win
         of a voided round stands), never a hit of an older round that bore the same number. Each
         gives back to its level what it took above the reset value (into the level's accrual now,
@@ -387,8 +389,8 @@ class LinkController:
         was found and withdrawn (if not, nothing is taken back, the table's counts will not
         reconcile, and LINK_MISMATCH latches there)."""
         at, round_, spool = now(), body["round"], body["spool"]
-        number = self._round_contribution(link.id, table, body)
-        funded = [] if number is None else self._funded(link.id, table, spool, number)
+        number = self._round_contribution(link.id, table, body, withdrawn=True)
+        funded = [] if number is None else self._funded(link.id, table, spool, number, standing=True)
         if number is None or not funded or any(int(c) != body["wagered_cents"] for _l, c, _t in funded):
             log.error("link: a void of a contribution the controller does not hold", link=link.id,
                       table=table, round=round_, wagered_cents=body["wagered_cents"])  # fmt: skip
@@ -432,25 +434,30 @@ class LinkController:
                  wagered_cents=body["wagered_cents"])  # fmt: skip
         return True
 
-    def _funded(self, link: str, table: str, spool: str, number: int) -> list[Any]:  # Any: driver's rows
-        """Each level contribution ``number`` funded: its cents and the hit that took it, if one did."""
+    def _funded(
+        self, link: str, table: str, spool: str, number: int, *, standing: bool = False
+    ) -> list[Any]:  # Any: the driver's rows
+        """Each level contribution ``number`` funded: its cents and the hit that took it, if one did;
+        ``standing``: only those not withdrawn."""
         return self.store.run(
             "SELECT level, cents, taken_by FROM link_funded WHERE link = ? AND name = ? AND spool = ? "
-            "AND number = ?",
+            f"AND number = ?{' AND withdrawn_at IS NULL' if standing else ''}",
             (link, table, spool, number),
         ).fetchall()
 
-    def _round_contribution(self, link: str, table: str, body: Mapping[str, Any]) -> int | None:  # Any: JSON
+    def _round_contribution(
+        self, link: str, table: str, body: Mapping[str, Any], *, withdrawn: bool = False  # Any: JSON fields
+    ) -> int | None:
         """The link number of the contribution of the round a hit or void ``body`` names, from
         ``table`` in its spool: the newest of that round number, of the same controller unit (or of
-        no unit kept), not withdrawn; or None (the round contributed nothing). A replaced controller
-        numbers its rounds from 1 again and its meters may match the old unit's, so a round of
-        another unit is never taken for it (decision 0039)."""
+        no unit kept), not withdrawn (``withdrawn``: withdrawn or not); or None (the round
+        contributed nothing). A replaced controller numbers its rounds from 1 again and its meters
+        may match the old unit's, so a round of another unit is never taken for it (decision 0039)."""
         found = self.store.run(
             "SELECT max(f.number) FROM link_funded f LEFT JOIN link_funded_units u ON u.link = f.link "
             "AND u.name = f.name AND u.spool = f.spool AND u.number = f.number WHERE f.link = ? "
-            "AND f.name = ? AND f.spool = ? AND f.round = ? AND f.withdrawn_at IS NULL "
-            "AND (u.controller = ? OR u.controller IS NULL)",
+            "AND f.name = ? AND f.spool = ? AND f.round = ? AND (u.controller = ? OR u.controller IS NULL)"
+            f"{'' if withdrawn else ' AND f.withdrawn_at IS NULL'}",
             (link, table, body["spool"], body["round"], unit_key(body["controller"])),
         ).fetchone()[0]
         return None if found is None else int(found)

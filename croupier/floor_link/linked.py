@@ -4,10 +4,12 @@ link controller on the one topic of the link meant for this table."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from croupier.audit.record import read_records
 from croupier.floor_link import payloads
 from croupier.floor_link.spool import MakeLinked, Spool
 from croupier.state import StateError
@@ -26,6 +28,27 @@ def _unspooled() -> Iterator[None]:
         yield
     except StateError as exc:
         raise Unspooled(str(exc)) from exc
+
+
+def void_unsent(trail: Sequence[Path]) -> bool:
+    """Whether the table's audit trail (its files, oldest first) ends with a round voided, in play
+    (its state record to ``voided``) or cut off and cleared by a supervisor (``round_voided``), with
+    no ``linked_void`` recorded after it, nor a contribution or a round begun: the void a stop may
+    have lost, owed in memory when the spool refused it, or waiting for the controller's read
+    (decision 0049). Read from the newest file back, to the newest that says either way. Sending it
+    again is safe: the spool sends a void once, and only for the round last contributed
+    (``Spool.append_linked``); one voided with no progressive wager has nothing to send."""
+    for path in reversed(trail):
+        said: bool | None = None
+        for record in read_records([path]):
+            fields = record.fields
+            if record.kind == "round_voided" or (record.kind == "state" and fields.get("dest") == "voided"):
+                said = True
+            elif record.kind in ("linked_void", "linked_contribution") or fields.get("round_seq") == 1:
+                said = False
+        if said is not None:
+            return said
+    return False
 
 
 class SpoolSender:
@@ -48,10 +71,13 @@ class SpoolSender:
         *,
         contribution: RoundWagers | None = None,
         withdrawal: RoundWagers | None = None,
+        hit: tuple[int, int, int] | None = None,
     ) -> int:
         plain = payloads.checked({"event": event, "link": self._link, "spool": self.identity, **fields})
         with _unspooled():  # the link keeps the message owed (devices.linked)
-            number = self._spool.append_linked(self._topic, plain, self._message(), contribution, withdrawal)
+            number = self._spool.append_linked(
+                self._topic, plain, self._message(), contribution, withdrawal, hit
+            )
         self._floor.wake()
         return number
 
@@ -76,6 +102,9 @@ class SpoolSender:
     def counts(self) -> Counts:
         with _unspooled():
             return self._spool.linked_counts()
+
+    def linked_unit(self) -> str | None:
+        return self._spool.linked_unit()
 
     def device_base(self) -> int | None:
         with _unspooled():

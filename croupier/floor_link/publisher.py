@@ -48,7 +48,7 @@ from croupier.config.linked import TableLink
 from croupier.errors import StartupError
 from croupier.floor_link import payloads
 from croupier.floor_link.counters import Counters
-from croupier.floor_link.linked import SpoolSender
+from croupier.floor_link.linked import SpoolSender, void_unsent
 from croupier.floor_link.messages import Schemas
 from croupier.floor_link.spool import Spool, encode
 from croupier.floor_link.topics import Topics
@@ -225,6 +225,8 @@ class FloorLink:
             sender = SpoolSender(self, spool, link.id)
             self.linked = LinkedLevels(self.topics.table, link.id, link.rates, link.heard_within, sender)
             self.table.progressive.attach(self.linked)
+            if void_unsent(trail.files()):  # a void a stop lost: sent once the controller is read
+                self.table.progressive.voided()
 
     # -- what the table does ------------------------------------------------------------------
     def __call__(self, event: Event, /) -> None:

@@ -87,6 +87,8 @@ MakeLinked = Callable[..., Mapping[str, object]]
 _DIFFERENCE = ("number", "contributions", "wagered_cents")
 #: The prefix of a counter's total in the ``link`` table.
 _TOTAL = "total:"
+#: The prefix of the controller round of the last hit spooled of a level at a seat (``LEVEL:SEAT`` follows).
+_HIT = "linked_hit:"
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,7 @@ class Spool:
         make: MakeLinked,
         contribution: RoundWagers | None = None,
         withdrawal: RoundWagers | None = None,
+        hit: tuple[int, int, int] | None = None,
     ) -> int:
         """Spool the link message ``make(seq, kept)`` builds, ``kept`` being ``body`` with the next
         link ``number``, under the table's next sequence number, keep ``kept`` until the controller
@@ -187,12 +190,19 @@ class Spool:
         replaced controller may reach the number of a round voided under the old one (decision 0044). The
         controller's wagers-in meter keeps the voided wagers, so the device base (``device_base``)
         rises by the cents withdrawn in the same transaction: the meter less the base stays the
-        cents sent (decisions 0043, 0044)."""
+        cents sent (decisions 0043, 0044). ``hit``: the level, seat and controller round of a hit,
+        marked in the same transaction; spooled once for its level, seat and round (else 0: two
+        seats may hit one level in a round, the controller paying each once), and never for the
+        round last withdrawn (a hit of a voided round is no hit): what makes a hit the controller
+        froze before a stop safe to send at the start (decision 0049). The marks are forgotten at
+        the next contribution: a level frozen by a hit opens no round at the table until its keyed
+        reset, so by then no hit of an earlier round is owed."""
         with self._transaction():
             values = self._link_values()
-            row = self._db.execute("SELECT unit FROM linked_unit").fetchone()
-            last = (row[0] if row else None, values.get("linked_round"))  # no unit: a version 2 spool's round
+            last = (self.linked_unit(), values.get("linked_round"))  # no unit: a version 2 spool's round
             if contribution is not None and _same(last, contribution):
+                return 0
+            if hit is not None and hit[2] in (values.get(_hit_mark(hit)), values.get("linked_withdrawn")):
                 return 0
             if withdrawal is not None and (
                 not _same(last, withdrawal) or values.get("linked_withdrawn") == withdrawal[1]
@@ -214,8 +224,12 @@ class Spool:
                 }
                 if (base := values.get("linked_device_base")) is not None:
                     counted["linked_device_base"] = base + withdrawal[2]
-            if contribution is not None:  # the round last contributed, of its unit, is not withdrawn (yet)
-                self._db.execute("DELETE FROM link WHERE name = 'linked_withdrawn'")
+            if hit is not None:
+                counted[_hit_mark(hit)] = hit[2]
+            if contribution is not None:  # the round last contributed, of its unit: not withdrawn, nor hit
+                self._db.execute(
+                    "DELETE FROM link WHERE name = 'linked_withdrawn' OR name LIKE ?", (f"{_HIT}%",)
+                )
                 self._db.execute("DELETE FROM linked_unit")
                 self._db.execute("INSERT INTO linked_unit VALUES (?)", (contribution[0],))
             self._db.executemany("INSERT OR REPLACE INTO link VALUES (?, ?)", counted.items())
@@ -261,6 +275,12 @@ class Spool:
             kept.get("linked_number", 0), kept.get("linked_contributions", 0), kept.get("linked_cents", 0)
         )
 
+    def linked_unit(self) -> str | None:
+        """The controller unit (devices.linked.unit_key) of the round last contributed; None before
+        one, after a supervisor took the controller's base afresh, or from a version 2 spool."""
+        row = self._db.execute("SELECT unit FROM linked_unit").fetchone()
+        return None if row is None else str(row[0])
+
     def device_base(self) -> int | None:
         """The progressive controller's wagers-in meter less the link's cents sent, as taken when the
         link first read the controller (or a supervisor last took a difference: decision 0043),
@@ -283,14 +303,17 @@ class Spool:
         A base taken afresh starts the controller over (replaced, or its meters cleared), and such a
         controller numbers its rounds from 1 again (decision 0044): the round last contributed and
         the round last withdrawn are forgotten, so its round of the same number is counted, and
-        its void sent."""
+        its void and its hits sent."""
         taken = {f"linked_taken_{name}": getattr(difference, name) for name in _DIFFERENCE}
         if device_base is not None:
             taken["linked_device_base"] = device_base
         with self._transaction():
             self._db.executemany("INSERT OR REPLACE INTO link VALUES (?, ?)", taken.items())
             if device_base is not None:
-                self._db.execute("DELETE FROM link WHERE name IN ('linked_round', 'linked_withdrawn')")
+                self._db.execute(
+                    "DELETE FROM link WHERE name IN ('linked_round', 'linked_withdrawn') OR name LIKE ?",
+                    (f"{_HIT}%",),
+                )
                 self._db.execute("DELETE FROM linked_unit")
 
     def waiting(self, topic: str) -> int:
@@ -336,6 +359,11 @@ class Spool:
         by a statement or at the commit, is a StateError, rolled back, for the floor link to hold
         the table on (croupier.floor_link.publisher)."""
         return transaction(self._db, f"{self.path}: cannot write the floor spool")
+
+
+def _hit_mark(hit: tuple[int, int, int]) -> str:
+    """The name a hit of (level, seat, round) is marked under in the ``link`` table."""
+    return f"{_HIT}{hit[0]}:{hit[1]}"
 
 
 def _same(last: tuple[str | None, int | None], wagers: RoundWagers) -> bool:

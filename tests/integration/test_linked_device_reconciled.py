@@ -19,6 +19,7 @@ from pathlib import Path
 from croupier.floor_link.linked import SpoolSender
 from croupier.floor_link.spool import Spool
 from croupier.floor_link.topics import Topics
+from croupier.service.journal import TableJournal
 from devices.equipment import EquipmentEvent
 from devices.faults import LINK_ORIGIN
 from devices.linked import Counts, LinkedLevels
@@ -41,17 +42,20 @@ STOPPED = 9  # the table process's exit status when stopped between the lock and
 
 @contextlib.asynccontextmanager
 async def table_host(
-    url: str, spool: Path, *, void_owed: bool = False
+    url: str, spool: Path, *, void_owed: bool = False, journal: TableJournal | None = None
 ) -> AsyncIterator[tuple[Progressive, LinkedLevels, Spool]]:
     """The table's side, as each start builds it: the controller and sign on the line at ``url``,
     the floor spool at ``spool``, the link attached, the controller read (``resume``: a start).
     ``void_owed``: the round cut off by the stop is voided (a supervisor's clear of ROUND_CUT_OFF)
-    before the controller is read, as a restarted table may."""
+    before the controller is read, as a restarted table may. ``journal``: the progressive's
+    equipment records written to its audit trail."""
     kept = Spool(spool)
     try:
         async with controller_and_sign(url) as (_, links):
             controller, sign = links
             progressive = Progressive(ProgressiveDriver(controller), MeterSignDriver(sign), win_deadline=1.0)
+            if journal is not None:
+                journal.watch_latches([progressive])
             sender = SpoolSender(Floor(Topics("casino-1", "T1")), kept, "c4p")  # type: ignore[arg-type]
             link = LinkedLevels("T1", "c4p", {1: 500}, 30.0, sender)
             progressive.attach(link)

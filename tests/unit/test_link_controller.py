@@ -461,3 +461,27 @@ def test_a_linked_table_takes_the_state_of_a_link_configured_above_its_controlle
         run(scenario(), 10)
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("old", [UNIT, NEW_UNIT], ids=["meters cleared", "unit replaced"])
+def test_a_second_void_of_one_round_under_a_new_number_takes_nothing_back(store, old):
+    """A void names a round; the round it voids is the one its table last contributed (decision
+    0044), withdrawn once. The same void again under a new number (sent twice by a table) finds that
+    round withdrawn and takes nothing back, not even an older round of the same number and cents (the
+    same unit's before its meters were cleared, or a replaced unit's), whose hit, paid and reset long
+    ago, stands: the same jackpot is never paid twice, and the table's counts, taking it off twice,
+    no longer reconcile (LINK_MISMATCH)."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1000, controller=old)  # the old round 1
+    _sent(controller, "T1", 2, "hit", level=1, seat=3, round=1, controller=old)  # froze 100,050
+    _sent(controller, "T1", 3, "reset", level=1)
+    _sent(controller, "T1", 4, "contribution", round=1, wagered_cents=1000)  # the controller's round 1 now
+    assert _sent(controller, "T1", 5, "void", round=1, wagered_cents=1000) == "c4p"
+    assert _accrued(controller, 1) == 0 and _level(controller, "T2", 1)["value_cents"] == 100_000
+    assert _sent(controller, "T1", 6, "void", round=1, wagered_cents=1000) == "c4p"  # counted, not applied
+    assert store.run("SELECT count(*) FROM link_hit_voids").fetchone()[0] == 0, "the old hit stands"
+    assert _accrued(controller, 1) == 0 and _accrued(controller, 2) == 1000 * 100  # the old round 1's
+    assert store.run("SELECT count(*) FROM link_funded WHERE withdrawn_at IS NOT NULL").fetchone()[0] == 2
+    assert controller.state_for("c4p", "T1")["applied"] == {
+        "spool": "s1", "number": 6, "contributions": 1, "wagered_cents": 1000
+    }

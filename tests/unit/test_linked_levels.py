@@ -61,11 +61,13 @@ class Sender:
         self.taken = Counts()  # the difference a supervisor's clear took, kept (the spool's)
         self.messages: list[tuple[str, dict[str, object]]] = []  # each message sent: its event, its fields
         self.kept: list[dict[str, object]] = []  # each message sent not yet applied, as the spool keeps it
+        self.unit: str | None = None  # the controller unit of the round last contributed (the spool's)
 
-    def send(self, event, fields, *, contribution=None, withdrawal=None):
+    def send(self, event, fields, *, contribution=None, withdrawal=None, hit=None):
         self.messages.append((event, dict(fields)))
         self.kept.append({"event": event, **fields, "number": self.sent.number + 1})
         if contribution is not None:
+            self.unit = contribution[0]
             cents = self.sent.wagered_cents + contribution[2]
             self.sent = Counts(self.sent.number + 1, self.sent.contributions + 1, cents)
         elif withdrawal is not None:  # the device base rises by the cents withdrawn, as the spool's does
@@ -93,6 +95,9 @@ class Sender:
     def applied(self, through):
         self.kept = [kept for kept in self.kept if int(kept["number"]) > through]
 
+    def linked_unit(self):
+        return self.unit
+
     def device_base(self):
         return self.base
 
@@ -104,8 +109,8 @@ class Sender:
 
     def take_difference(self, difference, device_base):
         self.taken = difference
-        if device_base is not None:
-            self.base = device_base
+        if device_base is not None:  # the controller started over: no round of it kept
+            self.base, self.unit = device_base, None
 
 
 @dataclasses.dataclass
@@ -125,11 +130,12 @@ UNIT = {"vendor": "Acme", "model": "PC-1", "serial_number": "0001"}
 
 
 class Progressive:
-    """What the link reads of the table's progressive: its latch, its levels, its records, the
-    controller unit answering."""
+    """What the link reads of the table's progressive: its latch, its levels and wins, its records,
+    the controller unit answering."""
 
     def __init__(self) -> None:
         self.latch, self.levels, self.records, self.clauses = FaultLatch(), {}, [], {}
+        self.wins: dict[int, object] = {}
         self.controller_unit = UNIT
 
     def notify(self, rule, kind, **fields):

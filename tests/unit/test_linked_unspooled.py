@@ -11,6 +11,7 @@ lifting the level's lock at every table."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -19,16 +20,17 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
+from croupier.audit.writer import AuditTrail
 from croupier.config.floor_service import StoreConfig
 from croupier.config.linked import FloorLink, LinkedLevel
-from croupier.floor_link.linked import SpoolSender
+from croupier.floor_link.linked import SpoolSender, void_unsent
 from croupier.floor_link.messages import Schemas
 from croupier.floor_link.publisher import _link_heard
 from croupier.floor_link.spool import Spool
 from croupier.floor_link.topics import Topics
 from croupier.state import StateError
 from devices.equipment import EquipmentEvent
-from devices.faults import SPOOL_UNWRITTEN_CODE
+from devices.faults import SPOOL_UNWRITTEN_CODE, Fault
 from devices.linked import Counts, LinkedLevels, Unspooled, unit_key
 from devices.progressive import Progressive
 from devices.progressive_rules import LINK_MISMATCH
@@ -227,8 +229,8 @@ class _Delivered:
     (each once, by its number, as the floor service applies what the broker brings, then confirms),
     and what the controller tells the table is heard by the table's link."""
 
-    def __init__(self, store: Store) -> None:
-        levels = {1: LinkedLevel(1000, 1_000_000, 25_000_000)}  # the simulated controller's level 1
+    def __init__(self, store: Store, rate_bp: int = 1000) -> None:
+        levels = {1: LinkedLevel(rate_bp, 1_000_000, 25_000_000)}  # the simulated controller's level 1
         self.controller = LinkController({"c4p": FloorLink("c4p", ("T1", "T2"), levels, 2.0)}, store, "main")
 
     def __call__(self, spool: Spool, link: LinkedLevels) -> dict[str, object]:
@@ -339,3 +341,203 @@ def test_a_state_heard_while_the_spool_refuses_reads_is_taken_and_the_broker_con
         assert link.refusal() is None
 
     run(scenario(), 5)
+
+
+def _hit_at_the_stop(tmp_path: Path, floor: _Delivered, where: str) -> tuple[Table, Path]:
+    """A round locked (seat 3) and applied at the link, seat 3 hit on level 1 (the controller froze
+    it), and the table stopped with the hit ``where``: ``owed`` (the spool refused it), ``spooled``
+    (not yet delivered to the link) or ``applied`` (at the link, the amount not yet heard). What was
+    owed is gone with the table; the controller keeps its frozen level."""
+    table, path = Table(), tmp_path / "spool.sqlite3"
+    spool = Spool(path)
+    link = LinkedLevels("T1", "c4p", {1: 1000}, 30.0, _sender(spool))
+    table.progressive.attach(link)
+
+    async def before_the_stop() -> None:
+        floor(spool, link)
+        progressive = await table.locked_round(3)
+        floor(spool, link)
+        if where == "owed":
+            spool._db.set_authorizer(_refuse_writes)
+        award = asyncio.create_task(progressive.award(1, 3))
+        while link.awaiting is None or ("spooled" if where == "owed" else "amount") not in link.awaiting:
+            await asyncio.sleep(0.01)
+        if where == "applied":  # the link applies it; the table never hears the amount
+            for message in spool.pending(0, 100):
+                floor.controller.heard("T1", json.loads(message.payload))
+                spool.confirmed(message.seq)
+        assert (await progressive.driver.level(1)).frozen
+        award.cancel()
+
+    try:
+        run(before_the_stop(), 10)
+    finally:
+        spool.close()
+    return table, path
+
+
+def _restarted(table: Table, spool: Spool, records: list[EquipmentEvent]) -> tuple[Progressive, LinkedLevels]:
+    """The table started again over the same controller: a new progressive and link on ``spool``."""
+    progressive = Progressive(ProgressiveDriver(table.controller), MeterSignDriver(table.sign))
+    progressive.listen(records.append)
+    restarted = LinkedLevels("T1", "c4p", {1: 1000}, 30.0, _sender(spool))
+    progressive.attach(restarted)
+    return progressive, restarted
+
+
+@pytest.mark.parametrize("where", ["owed", "spooled", "applied"])
+def test_a_hit_the_controller_froze_before_the_stop_locks_the_link_once(tmp_path, where):
+    """58 Pa. Code § 605a.7(a): the level stays frozen for the hit until the keyed reset, and a hit
+    at any linked table locks the level at every one (decision 0039). The controller keeps the level
+    frozen across the stop; the restarted table, once it hears the link, sends the hit only if the
+    link has it nowhere: owed (the spool never took it), it is sent, and the spool marks it, so it
+    is never sent a second time; spooled (kept until applied) or applied (the link's state lists
+    it), it is not sent again, even by a spool of a release that did not mark it."""
+    store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+    floor = _Delivered(store)
+    table, path = _hit_at_the_stop(tmp_path, floor, where)
+    spool, records = Spool(path), []
+    if where != "owed":  # as a spool from before the hits were marked: the link and the spool say
+        spool._db.execute("DELETE FROM link WHERE name LIKE 'linked_hit:%'")
+
+    async def after_the_start() -> None:
+        progressive, restarted = _restarted(table, spool, records)
+        await progressive.sync()
+        assert floor.level("T2")["locked"] == (where == "applied")
+        restarted.heard(floor.controller.state_for("c4p", "T1"))  # the link heard, nothing delivered yet
+        assert _events(spool) == ([] if where == "applied" else ["hit"])
+        if where == "owed":  # named by the unit that answered the start, which froze the level
+            (sent,) = [json.loads(message.payload) for message in spool.pending(0, 100)
+                       if message.topic.endswith("/linked")]  # fmt: skip
+            assert sent["controller"]["serial_number"] == "SIM-0001"
+        floor(spool, restarted)
+        floor(spool, restarted)
+        restarted.look()
+        assert _events(spool) == [] and restarted.locked_levels == [1]
+        # the link found the hit's round by its unit and number: a void of the round takes it back
+        assert store.run("SELECT count(*) FROM link_hit_contributions").fetchone()[0] == 1
+        (hit,) = floor.level("T2")["hits"]  # type: ignore[misc]
+        assert (hit["table"], hit["seat"], hit["round"]) == ("T1", 3, 1)
+        owed = [(r.fields["level"], r.fields["seat"], r.fields["round"]) for r in records
+                if r.kind == "linked_hit_owed"]  # fmt: skip
+        assert owed == ([(1, 3, 1)] if where == "owed" else [])
+        assert progressive.frozen_here == [1], "the table still holds for its own keyed reset"
+
+    try:
+        run(after_the_start(), 10)
+    finally:
+        spool.close()
+        store.close()
+
+
+@pytest.mark.parametrize("when", ["key turned", "swapped", "replaced while stopped"])
+def test_a_hit_owed_at_the_stop_is_not_sent_once_the_key_is_turned_nor_for_a_unit_not_vouched(tmp_path, when):
+    """A hit owed at the stop is not sent once the key was turned at the restarted table before the
+    link was heard (the hit is over; sent now, it would lock the level at every table with no key
+    left to turn), nor while DEVICE_SWAPPED holds: the unit answering is not the one the table knew,
+    and its frozen level is no hit of this table, even once a supervisor accepts it. Nor by a unit
+    replaced while the table was stopped, which DEVICE_SWAPPED cannot see (the connection compares
+    with the unit it first met since the start): the unit that answered the start is not the one
+    that contributed the round last, so its frozen level is no hit of this table's round."""
+    store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+    floor = _Delivered(store)
+    table, path = _hit_at_the_stop(tmp_path, floor, "owed")
+    if when == "replaced while stopped":  # another unit answers the start, frozen on the level at round 1
+        table.controller.identity = dataclasses.replace(table.controller.identity, serial_number="SIM-0002")
+    spool = Spool(path)
+
+    async def after_the_start() -> None:
+        progressive, restarted = _restarted(table, spool, [])
+        await progressive.sync()
+        if when == "key turned":
+            await progressive.reset_level(1, table.controller.personality.reset_key)
+        elif when == "swapped":
+            progressive.latch.latch(Fault("DEVICE_SWAPPED", "controller swapped", "605a.4(c)", "host"))
+        floor(spool, restarted)
+        progressive.latch.release("DEVICE_SWAPPED")  # accepted, if it was latched
+        floor(spool, restarted)
+        floor(spool, restarted)
+        assert "hit" not in _events(spool) and not floor.level("T2")["locked"]
+        assert spool.linked_counts().number == (2 if when == "key turned" else 1)  # the reset: no hit
+
+    try:
+        run(after_the_start(), 10)
+    finally:
+        spool.close()
+        store.close()
+
+
+def test_a_void_is_owed_when_the_trail_ends_with_a_round_voided_and_no_linked_void_after_it(tmp_path):
+    """What the trail says of the void a stop may have lost (decision 0049): owed after a round
+    voided in play (its state record to ``voided``) or a cut-off round voided by the supervisor's
+    clear (``round_voided``), until a ``linked_void`` is recorded, or a contribution, or a round
+    begins (the table held while a void was owed: a round begun means none was). Read from the
+    newest file back to the newest that says either way."""
+
+    Record = tuple[str, dict[str, object]]
+
+    def owed(*records: Record, before: Record | None = None) -> bool:
+        """Whether a void is owed after ``records``, ``before`` in a file of a run before theirs."""
+        directory = tmp_path / f"trail-{len(list(tmp_path.iterdir()))}"
+        for run_of in ([before], records) if before is not None else (records,):
+            with AuditTrail(directory, "T1") as trail:
+                for kind, fields in run_of:
+                    trail.append(kind, 1, fields)
+        assert len(trail.files()) == (2 if before is not None else 1)
+        return void_unsent(trail.files())
+
+    begun = ("state", {"game": "crazy_4_poker", "round_seq": 1, "source": "idle", "dest": "betting"})
+    voided = ("state", {"game": "crazy_4_poker", "round_seq": 9, "source": "held", "dest": "voided"})
+    complete = ("state", {"game": "crazy_4_poker", "round_seq": 12, "source": "voided", "dest": "complete"})
+    contribution = ("linked_contribution", {"round": 1, "number": 1})
+    assert not owed() and not owed(begun, contribution)
+    assert owed(begun, contribution, voided) and owed(begun, contribution, voided, complete)
+    assert not owed(begun, contribution, voided, ("linked_void", {"round": 1}))
+    assert owed(begun, ("round_cut_off", {}), ("round_voided", {"by": "S1"}))
+    assert not owed(voided, begun) and not owed(("round_voided", {}), contribution)
+    assert owed(("operator_action", {"action": "clear"}), before=("round_voided", {}))  # an older file's
+
+
+def test_two_seats_hitting_one_level_in_a_round_are_both_sent_and_one_owed_at_the_stop_is_sent(tmp_path):
+    """Two seats may hit the same level in one round (the controller pays each once, the level
+    frozen by both): each hit is sent, and the second, owed when the table stopped, is sent at the
+    next start, once: the first, at the link already, is not what the controller froze last."""
+    store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+    floor, table, path = _Delivered(store), Table(), tmp_path / "spool.sqlite3"
+    spool = Spool(path)
+    link = LinkedLevels("T1", "c4p", {1: 1000}, 30.0, _sender(spool))
+    table.progressive.attach(link)
+
+    async def before_the_stop() -> None:
+        floor(spool, link)
+        progressive = await table.locked_round(3, 5)
+        floor(spool, link)
+        first = asyncio.create_task(progressive.award(1, 3))
+        while link.awaiting is None or "amount" not in link.awaiting:
+            await asyncio.sleep(0.01)
+        floor(spool, link)
+        await asyncio.wait_for(first, 5)
+        spool._db.set_authorizer(_refuse_writes)
+        second = asyncio.create_task(progressive.award(1, 5))
+        while link.owed != ["hit"]:
+            await asyncio.sleep(0.01)
+        second.cancel()
+
+    async def after_the_start(again: Spool) -> None:
+        progressive, restarted = _restarted(table, again, [])
+        await progressive.sync()
+        floor(again, restarted)
+        floor(again, restarted)
+        floor(again, restarted)
+        hits = [(hit["seat"], hit["round"]) for hit in floor.level("T2")["hits"]]  # type: ignore[union-attr]
+        assert hits == [(3, 1), (5, 1)] and again.linked_counts().number == 3
+
+    try:
+        run(before_the_stop(), 10)
+        assert [(hit["seat"]) for hit in floor.level("T2")["hits"]] == [3]  # type: ignore[union-attr]
+        spool.close()
+        spool = Spool(path)
+        run(after_the_start(spool), 10)
+    finally:
+        spool.close()
+        store.close()
