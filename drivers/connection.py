@@ -135,8 +135,9 @@ class DeviceRebooted:
 
 @dataclass(frozen=True)
 class DeviceSwapped:
-    """The unit answering is not the one the link first identified (or a supervisor last accepted):
-    another model or serial number, found at a reconnect, a reboot or the daily re-check."""
+    """The unit answering is not the one the link accepted (the first it identified, the one kept
+    from before a restart, or the one a supervisor last accepted): another model or serial number,
+    found at the first handshake, a reconnect, a reboot or the daily re-check."""
 
     old: Identity
     new: Identity
@@ -192,7 +193,9 @@ class DeviceConnection:
         self.link = HostLink(address, catalog, self.settings.timings)
         self.state = ConnectionState.STOPPED
         self.identity: Identity | None = None
-        self.accepted: Identity | None = None  # the unit the table opened with, or a supervisor accepted
+        #: The unit the link compares with: the first it identified, the one kept from before a
+        #: restart (``remember``), or the one a supervisor last accepted.
+        self.accepted: Identity | None = None
         #: Told each unit before it becomes the accepted one (the first to answer when none was
         #: remembered, or one a supervisor accepts), to keep it across restarts; an error it raises
         #: leaves the unit unaccepted (a handshake that fails, a supervisor's accept refused).
