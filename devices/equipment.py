@@ -36,8 +36,8 @@ DEVICE_FAULT = Rule("decision 0017; docs/protocol.md §7", "a fault the device r
 LINK_LOST = Rule("decision 0017", "a lost link to a device latches until a supervisor clears it")
 DEVICE_SWAPPED = Rule(
     "605a.4(c); decision 0017",
-    "a device that is not the unit the table opened with (another model or serial number) latches until "
-    "a supervisor has checked the new unit against the firmware allow-list and cleared it",
+    "a device that is not the unit it last accepted, before a restart too (another model or serial number), "
+    "latches until a supervisor has checked the new unit against the firmware allow-list and cleared it",
 )
 IMPOSSIBLE_COUNT = Rule(
     "COMAR 36.05.03.27(C) (analog); decision 0017",

@@ -10,7 +10,9 @@ restarts) and on demand (``verify``); each check is reported (``AuthenticityChec
 that fails while the link is up leaves it up for the table to hold on (58 Pa. Code § 605a.4(c),
 § 461a.20(b); decision 0026). A unit
 of another model or serial number answering after a reconnect or a reboot is reported
-(``DeviceSwapped``): the table holds until a supervisor accepts it (``accept_identity``).
+(``DeviceSwapped``): the table holds until a supervisor accepts it (``accept_identity``). The unit
+last accepted before a restart is handed in (``remember``) and each unit accepted handed out
+(``keep_accepted``), so that a unit exchanged while the table was off is a swap too (decision 0017).
 """
 
 from __future__ import annotations
@@ -133,8 +135,9 @@ class DeviceRebooted:
 
 @dataclass(frozen=True)
 class DeviceSwapped:
-    """The unit answering is not the one the link first identified (or a supervisor last accepted):
-    another model or serial number, found at a reconnect, a reboot or the daily re-check."""
+    """The unit answering is not the one the link accepted (the first it identified, the one kept
+    from before a restart, or the one a supervisor last accepted): another model or serial number,
+    found at the first handshake, a reconnect, a reboot or the daily re-check."""
 
     old: Identity
     new: Identity
@@ -190,7 +193,13 @@ class DeviceConnection:
         self.link = HostLink(address, catalog, self.settings.timings)
         self.state = ConnectionState.STOPPED
         self.identity: Identity | None = None
-        self.accepted: Identity | None = None  # the unit the table opened with, or a supervisor accepted
+        #: The unit the link compares with: the first it identified, the one kept from before a
+        #: restart (``remember``), or the one a supervisor last accepted.
+        self.accepted: Identity | None = None
+        #: Told each unit before it becomes the accepted one (the first to answer when none was
+        #: remembered, or one a supervisor accepts), to keep it across restarts; an error it raises
+        #: leaves the unit unaccepted (a handshake that fails, a supervisor's accept refused).
+        self.keep_accepted: Callable[[Identity], None] | None = None
         self.last_error: DriverError | None = None
         self.events: asyncio.Queue[ConnectionEvent] = asyncio.Queue()
         self.log = structlog.get_logger("croupier.link").bind(device=name)
@@ -492,10 +501,9 @@ class DeviceConnection:
             raise lost
         self._check_identity(identity)
         if self.accepted is None:
-            self.accepted = identity
+            self._accept(identity)
         elif unit(identity) != unit(self.accepted):
-            self.events.put_nowait(DeviceSwapped(self.accepted, identity))
-            self.log.warning("device swapped", was=describe(self.accepted), now=describe(identity))
+            self._swapped(self.accepted, identity)
         if self.identity is not None and self.identity.boot_id != identity.boot_id:
             self.events.put_nowait(DeviceRebooted(self.identity.boot_id, identity.boot_id))
             self.log.warning(
@@ -586,9 +594,27 @@ class DeviceConnection:
             listed, detail = hash_check(self.allow_list, self.identity)
             if not listed:
                 raise HandshakeRejected(f"{self.name}: {detail} ({CLAUSE})")
-        self.accepted = self.identity
+        self._accept(self.identity)
         self.log.warning("device identity accepted", unit=describe(self.identity))
         return self.identity
+
+    def remember(self, accepted: Identity) -> None:
+        """The unit last accepted before this start, as the service kept it (decision 0017): the
+        link compares with it as with a unit accepted during the run. A unit that has answered
+        since the start already, as another unit, is reported swapped now (``DeviceSwapped``),
+        as its handshake would have reported it had the remembered unit been known then."""
+        self.accepted = accepted
+        if self.identity is not None and unit(self.identity) != unit(accepted):
+            self._swapped(accepted, self.identity)
+
+    def _accept(self, identity: Identity) -> None:
+        if self.keep_accepted is not None:
+            self.keep_accepted(identity)
+        self.accepted = identity
+
+    def _swapped(self, old: Identity, new: Identity) -> None:
+        self.events.put_nowait(DeviceSwapped(old, new))
+        self.log.warning("device swapped", was=describe(old), now=describe(new))
 
     def _describe(self) -> str:
         i = self.identity

@@ -12,9 +12,10 @@ One connection, used from the thread that opened it (the asyncio thread): sqlite
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,8 +23,9 @@ from typing import Any
 
 from croupier.audit.head import Head
 from croupier.state.sqlite_file import FileKind, StateError, transaction
+from drivers.protocol.core import Identity
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: Marked "CRUP" (PRAGMA application_id).
 STATE_FILE = FileKind("state file", 0x43525550, SCHEMA_VERSION)
 
@@ -50,7 +52,7 @@ CREATE TABLE rounds (
 #: What each schema version adds to the one before, so an older file is brought up to date when it
 #: is opened: 2, the audit trail's last durable position (croupier.audit.head); 3, the idempotency
 #: keys of the API (decision 0022); 4, when each device's next firmware authenticity check is due
-#: (decision 0026).
+#: (decision 0026); 5, the unit each device last accepted (decision 0017).
 _ADDED = {
     2: """
 CREATE TABLE trail_heads (
@@ -76,6 +78,12 @@ CREATE TABLE idempotency (
 CREATE TABLE authenticity (
     device TEXT PRIMARY KEY,
     due    REAL NOT NULL
+);
+""",
+    5: """
+CREATE TABLE units (
+    device   TEXT PRIMARY KEY,
+    identity TEXT NOT NULL
 );
 """,
 }
@@ -247,6 +255,34 @@ class TableState:
         """The due time last saved for ``device``; None for a device never checked."""
         row = self._db.execute("SELECT due FROM authenticity WHERE device = ?", (device,)).fetchone()
         return None if row is None else float(row[0])
+
+    # -- the unit each device accepted (drivers.connection.DeviceConnection.accepted) --
+
+    def save_unit(self, device: str, identity: Identity) -> None:
+        """The unit ``device`` accepted (the first to answer, or one a supervisor accepted after a
+        swap), as its handshake identified it: kept so that a unit exchanged while the table was
+        off is found at the next start (605a.4(c); decision 0017)."""
+        fields = {**dataclasses.asdict(identity), "firmware_hash": identity.firmware_hash.hex()}
+        text = self._json(fields, f"the unit of {device}")
+        with self._transaction():
+            self._db.execute("INSERT OR REPLACE INTO units VALUES (?, ?)", (device, text))
+
+    def unit(self, device: str) -> Identity | None:
+        """The unit last saved for ``device``; None for a device that never accepted one."""
+        row = self._db.execute("SELECT identity FROM units WHERE device = ?", (device,)).fetchone()
+        if row is None:
+            return None
+        fields = json.loads(row[0])
+        hashed, capabilities = bytes.fromhex(fields.pop("firmware_hash")), tuple(fields.pop("capabilities"))
+        return Identity(**fields, firmware_hash=hashed, capabilities=capabilities)
+
+    def forget_units(self, kept: Collection[str]) -> None:
+        """Forget the units of every device but those ``kept`` (the devices configured now): a device
+        removed from the configuration and added again later accepts whatever unit answers then."""
+        with self._transaction():
+            units = self._db.execute("SELECT device FROM units").fetchall()
+            gone = [(device,) for (device,) in units if device not in kept]
+            self._db.executemany("DELETE FROM units WHERE device = ?", gone)
 
     # -- idempotency keys (croupier.api.once) --
 

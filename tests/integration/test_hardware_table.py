@@ -322,6 +322,56 @@ def test_a_restarted_service_goes_on_with_the_cards_in_the_equipment(tmp_path: P
     run(scenario(), timeout=120)
 
 
+def test_605a4c_a_shoe_swapped_while_the_service_was_down_latches_at_the_start(tmp_path: Path) -> None:
+    """605a.4(c), decision 0017: the unit each device last accepted is kept across restarts. The
+    same shoe answering again latches nothing; a shoe exchanged while the service was down (another
+    serial number, rebooted) latches DEVICE_SWAPPED at the next start, naming both units, recorded
+    as a swap mid-run is, and the table does not open; a supervisor's clear accepts the new unit,
+    which the start after that takes without a word."""
+
+    async def faults(screen: Screen) -> list[str]:
+        return [fault["code"] for fault in (await screen.get("/v1/faults"))[1]["faults"]]
+
+    async def scenario() -> None:
+        async with equipment_served(tmp_path, "free-bet-blackjack") as (hands, _world, ports, config):
+            shoe = ports["shoe"].device
+            for start in ("first", "same unit"):
+                async with in_service(config, hands, "free-bet-blackjack") as screen:
+                    await _all_ready(screen)
+                    assert await faults(screen) == [], start
+            old = shoe.call(lambda engine: engine.personality.serial_number)
+
+            def exchanged(engine: Any) -> None:
+                engine.personality.serial_number = "SH-OVERNIGHT-7"
+
+            shoe.call(exchanged)
+            shoe.reboot()
+            async with in_service(config, hands, "free-bet-blackjack") as screen:
+                await _all_ready(screen)
+                async with asyncio.timeout(10):
+                    while "DEVICE_SWAPPED" not in await faults(screen):
+                        await asyncio.sleep(0.05)
+                status, body = await screen.post("/v1/table/open", headers=SUPERVISOR)
+                assert status == 409 and "DEVICE_SWAPPED" in body["error"], "the table holds"
+                await screen.ok_as(SUPERVISOR, "/v1/faults/DEVICE_SWAPPED/clear")
+                assert await faults(screen) == []
+            async with in_service(config, hands, "free-bet-blackjack") as screen:
+                await _all_ready(screen)
+                await screen.open_table(SUPERVISOR)
+                assert await faults(screen) == [], "the accepted unit is no swap"
+        (latched,) = [r.fields for r in _trail(config) if r.kind == "fault_latched"]
+        assert (latched["code"], latched["serial"], latched["clause"]) == (
+            "DEVICE_SWAPPED",
+            "SH-OVERNIGHT-7",
+            "605a.4(c); decision 0017",
+        )
+        assert f"s/n {old} " in latched["detail"] and "s/n SH-OVERNIGHT-7 " in latched["detail"]
+        released = [r.fields["code"] for r in _trail(config) if r.kind == "fault_released"]
+        assert released == ["DEVICE_SWAPPED"]
+
+    run(scenario(), timeout=120)
+
+
 def test_a_restarted_service_refuses_a_held_batch_not_as_left(tmp_path: Path) -> None:
     """RESUMED_AS_LEFT: the held batch was taken out of the shuffler while the service was down;
     the opening (202) stops on the way, told on the stream and in the table state with the rule's

@@ -26,6 +26,7 @@ from croupier.state import (
     TableState,
 )
 from devices.faults import Fault, FaultLatch
+from drivers.protocol.core import DeviceClass, Identity
 from tests import full_disk
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -208,7 +209,7 @@ def test_a_schema_1_file_gains_the_idempotency_keys_and_keeps_its_state(db: Path
         state.keep_response("k-1", kept)
     with TableState(db) as state:
         assert state.kept_response("k-1") == kept
-        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
 
 
 def test_a_missing_directory_is_named(tmp_path: Path) -> None:
@@ -293,7 +294,7 @@ def test_a_schema_3_file_gains_the_due_times_of_the_firmware_checks(db: Path) ->
     with TableState(db) as state:
         state.save_table("T1", {"rounds": 7})
     old = sqlite3.connect(db)
-    old.executescript("DROP TABLE authenticity; PRAGMA user_version = 3;")
+    old.executescript("DROP TABLE authenticity; DROP TABLE units; PRAGMA user_version = 3;")
     old.close()
     with TableState(db) as state:
         assert state.load_table("T1") == {"rounds": 7} and state.check_due("shoe") is None
@@ -301,7 +302,42 @@ def test_a_schema_3_file_gains_the_due_times_of_the_firmware_checks(db: Path) ->
         state.save_check_due("shoe", 1_900_086_400.5)  # the next check replaces the due time
     with TableState(db) as state:
         assert state.check_due("shoe") == 1_900_086_400.5 and state.check_due("shuffler") is None
-        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+
+
+def _shoe(serial: str) -> Identity:
+    return Identity(
+        device_class=DeviceClass.SHOE,
+        vendor="Acme",
+        model="SHOE-9",
+        serial_number=serial,
+        firmware_version="2.1.0",
+        protocol_version=1,
+        capabilities=("count", "door"),
+        firmware_hash=bytes(range(32)),
+        boot_id=7,
+    )
+
+
+def test_a_schema_4_file_gains_the_units_each_device_accepted(db: Path) -> None:
+    """605a.4(c), decision 0017: the unit each device last accepted is kept across restarts (schema
+    5), whole, as its handshake identified it; the next accepted replaces it; a device no longer
+    configured forgets it; a file written before is brought up to date with its state kept."""
+    with TableState(db) as state:
+        state.save_check_due("shoe", 1_900_000_000.5)
+    old = sqlite3.connect(db)
+    old.executescript("DROP TABLE units; PRAGMA user_version = 4;")
+    old.close()
+    with TableState(db) as state:
+        assert state.check_due("shoe") == 1_900_000_000.5 and state.unit("shoe") is None
+        state.save_unit("shoe", _shoe("S-1"))
+        state.save_unit("shoe", _shoe("S-2"))  # a supervisor accepted another unit
+        state.save_unit("shuffler", _shoe("F-1"))
+    with TableState(db) as state:
+        assert state.unit("shoe") == _shoe("S-2") and state.unit("shuffler") == _shoe("F-1")
+        state.forget_units({"shoe", "card-reader"})
+        assert state.unit("shoe") == _shoe("S-2") and state.unit("shuffler") is None
+        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
 
 
 def test_decision_0022_an_idempotency_key_is_kept_24_hours_then_forgotten(tmp_path: Path) -> None:
