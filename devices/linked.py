@@ -476,11 +476,13 @@ class LinkedLevels:
         - while DEVICE_SWAPPED is latched: the unit answering is not the one the table knew, and its
           frozen level is not this table's hit (dropped for good);
         - when the unit that answered that first read is not the unit of the round last contributed
-          (``LinkSender.linked_unit``): a unit replaced while the table was stopped, which
-          DEVICE_SWAPPED cannot see (the connection compares with the unit it first met since the
-          start); its frozen level is no hit of this table's round (dropped for good). Otherwise the
-          hit names that unit, the one that contributed the round, and the link controller finds
-          its round's contribution by unit and round (decision 0050), so a void of it takes it back.
+          (``LinkSender.linked_unit``): a unit replaced while the table was stopped where no unit
+          was kept to compare it with at the start (the first start after an upgrade, a newly
+          configured controller: the table latches DEVICE_SWAPPED at the start only against a kept
+          unit, decision 0017); its frozen level is no hit of this table's round (dropped for
+          good). Otherwise the hit names that unit, the one that contributed the round, and the link
+          controller finds its round's contribution by unit and round (decision 0050), so a void of
+          it takes it back.
 
         Looked for once: a level frozen later in the run is a hit of this run, sent by its award."""
         progressive = self.progressive

@@ -436,9 +436,10 @@ def test_a_hit_owed_at_the_stop_is_not_sent_once_the_key_is_turned_nor_for_a_uni
     link was heard (the hit is over; sent now, it would lock the level at every table with no key
     left to turn), nor while DEVICE_SWAPPED holds: the unit answering is not the one the table knew,
     and its frozen level is no hit of this table, even once a supervisor accepts it. Nor by a unit
-    replaced while the table was stopped, which DEVICE_SWAPPED cannot see (the connection compares
-    with the unit it first met since the start): the unit that answered the start is not the one
-    that contributed the round last, so its frozen level is no hit of this table's round."""
+    replaced while the table was stopped with no unit kept to compare it with at the start (no
+    journal here, as at the first start after the upgrade that keeps units): the unit that answered
+    the start is not the one that contributed the round last, so its frozen level is no hit of this
+    table's round."""
     store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
     floor = _Delivered(store)
     table, path = _hit_at_the_stop(tmp_path, floor, "owed")
