@@ -171,15 +171,19 @@ def test_free_bet_blackjack_a_double_tap_hits_once_and_the_hole_card_is_a_back(b
     def first_hit(prompt: str, kind: str) -> bool:
         if "hit" not in answers(browser) or seen:
             return False
-        back = browser.find_element(By.CSS_SELECTOR, '[data-place="dealer"] .card.back')
-        in_turn = browser.find_element(By.CSS_SELECTOR, ".seat.in-turn").get_attribute("id")
-        seen.update(
-            commitment=back.get_attribute("data-commitment"),
-            back=(back.text, back.get_attribute("data-card")),
-            faces=Counter(faces(browser, "[data-card]")),
-            source=browser.page_source,
-            seat=int(in_turn.removeprefix("seat-")),
-        )
+
+        def shown(driver: Any) -> dict[str, Any]:  # Any: what the page shows; read again if redrawn
+            back = driver.find_element(By.CSS_SELECTOR, '[data-place="dealer"] .card.back')
+            in_turn = driver.find_element(By.CSS_SELECTOR, ".seat.in-turn").get_attribute("id")
+            return {
+                "commitment": back.get_attribute("data-commitment"),
+                "back": (back.text, back.get_attribute("data-card")),
+                "faces": Counter(faces(driver, "[data-card]")),
+                "source": driver.page_source,
+                "seat": int(in_turn.removeprefix("seat-")),
+            }
+
+        seen.update(wait(browser, shown))  # a redraw between two reads (a card arriving) reads again
         screenshot(browser, "free-bet-blackjack-decision")
         browser.refresh()  # a page loaded mid-round shows the round as it stands
         wait(browser, lambda d: prompt_shown(d)[0] == prompt)
