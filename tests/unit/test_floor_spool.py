@@ -186,6 +186,22 @@ def test_a_card_a_firmware_writes_in_any_of_these_ways_is_withheld(text):
 
 
 @pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("misreadQ\u2660", "misread[card]"),  # a letter before the rank: not the sign alone
+        ("seat 3 read10\u2665", "seat 3 read[card]"),
+        ("K\u2666s", "[card]s"),  # a letter after the sign
+        ("queen of hearts2", "[card]2"),  # a card in words need not stand apart
+    ],
+)
+def test_a_rank_beside_a_suit_sign_is_withheld_with_it_whatever_touches_them(text, masked):
+    """docs/floor.md, "Cards in free text", rules 1 and 2: a suit's sign goes with the rank beside it
+    wherever it stands, and a card in words with whatever follows it; withholding the sign alone
+    would tell the floor the rank of a face-down card."""
+    assert checked({"detail": text})["detail"] == masked
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "the cover card came out as the burn card or inside a stack",  # devices/shoe.py, a fault's detail
