@@ -326,10 +326,11 @@ class LinkController:
                 "INSERT INTO link_funded VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
                 (link.id, table, body["spool"], body["number"], body["round"], level, cents),
             )
-        self.store.run(
-            "INSERT INTO link_funded_units VALUES (?, ?, ?, ?, ?)",
-            (link.id, table, body["spool"], body["number"], unit_key(body["controller"])),
-        )
+        if "controller" in body:  # none from a release before the unit was named: any unit's round
+            self.store.run(
+                "INSERT INTO link_funded_units VALUES (?, ?, ?, ?, ?)",
+                (link.id, table, body["spool"], body["number"], unit_key(body["controller"])),
+            )
 
     def _hit(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
         """The level's value frozen for this hit, the next in the link's order; the level restarts,
@@ -450,15 +451,18 @@ class LinkController:
     ) -> int | None:
         """The link number of the contribution of the round a hit or void ``body`` names, from
         ``table`` in its spool: the newest of that round number, of the same controller unit (or of
-        no unit kept), not withdrawn (``withdrawn``: withdrawn or not); or None (the round
+        no unit kept, or of any if ``body`` names none: a message spooled by a release before the
+        unit was named), not withdrawn (``withdrawn``: withdrawn or not); or None (the round
         contributed nothing). A replaced controller numbers its rounds from 1 again and its meters
         may match the old unit's, so a round of another unit is never taken for it (decision 0039)."""
+        units = (unit_key(body["controller"]),) if "controller" in body else ()
         found = self.store.run(
             "SELECT max(f.number) FROM link_funded f LEFT JOIN link_funded_units u ON u.link = f.link "
             "AND u.name = f.name AND u.spool = f.spool AND u.number = f.number WHERE f.link = ? "
-            "AND f.name = ? AND f.spool = ? AND f.round = ? AND (u.controller = ? OR u.controller IS NULL)"
+            "AND f.name = ? AND f.spool = ? AND f.round = ?"
+            f"{' AND (u.controller = ? OR u.controller IS NULL)' if units else ''}"
             f"{'' if withdrawn else ' AND f.withdrawn_at IS NULL'}",
-            (link, table, body["spool"], body["round"], unit_key(body["controller"])),
+            (link, table, body["spool"], body["round"], *units),
         ).fetchone()[0]
         return None if found is None else int(found)
 

@@ -7,6 +7,7 @@ only the levels a table is linked to funded, and a hit on any other refused and 
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 import structlog.testing
@@ -14,8 +15,14 @@ import structlog.testing
 from croupier.config.floor_service import StoreConfig
 from croupier.config.linked import FloorLink, LinkedLevel
 from croupier.errors import StartupError
+from croupier.floor_link.linked import SpoolSender
+from croupier.floor_link.messages import Schemas
+from croupier.floor_link.spool import Spool
+from croupier.floor_link.topics import Topics
+from devices.linked import unit_key
 from floor.link_controller import LinkController
 from floor.store import Store
+from tests.unit.test_linked_levels import Floor
 
 LEVELS = {1: LinkedLevel(500, 100_000, 10_000_000), 2: LinkedLevel(100, 5_000, 1_000_000)}
 LINK = FloorLink("c4p", ("T1", "T2", "T3"), LEVELS, 2.0)
@@ -35,11 +42,12 @@ NEW_UNIT = {**UNIT, "serial_number": "0002"}
 
 def _sent(link, table, number, event, spool="s1", **fields):
     """A table's link message; a contribution funds both levels unless it names its own; a
-    contribution, hit or void names the controller unit ``UNIT`` unless it names its own."""
+    contribution, hit or void names the controller unit ``UNIT`` unless it names its own, or none
+    (``controller=None``: spooled by a release before the unit was named)."""
     levels = {"levels": [1, 2]} if event == "contribution" else {}
     unit = {"controller": UNIT} if event in ("contribution", "hit", "void") else {}
     body = {"link": "c4p", "spool": spool, "number": number, "event": event, **levels, **unit, **fields}
-    return link.heard(table, body)
+    return link.heard(table, {key: value for key, value in body.items() if value is not None})
 
 
 def _level(controller, table, level):
@@ -319,6 +327,56 @@ def test_a_replaced_units_round_is_never_taken_for_the_old_units_round_of_the_sa
     assert _level(controller, "T1", 1)["value_cents"] == 100_000 and _accrued(controller, 1) == 0
     applied = controller.state_for("c4p", "T1")["applied"]
     assert (applied["contributions"], applied["wagered_cents"]) == (1, 1000)
+
+
+def test_a_message_kept_by_a_version_2_spool_is_read_by_the_upgraded_floor(tmp_path):
+    """A link message a table spooled before the controller unit was named, unapplied at the upgrade,
+    is resent from its kept body without ``controller``: the upgraded floor reads and applies it (not
+    malformed for ever: that table's link would stop at the gap, LINK_MISMATCH latch, its progressive
+    wagers be refused), and the table's next message, naming its unit, after it."""
+    path = tmp_path / "spool.sqlite3"
+    old = Spool(path)
+    sender = SpoolSender(Floor(Topics("casino-1", "T1")), old, "c4p")  # type: ignore[arg-type]
+    sender.send("contribution", {"round": 5, "count": 1, "wagered_cents": 500, "levels": [1]},
+                contribution=("ignored", 5, 500))  # the body as the version-2 release made it
+    old.close()
+    with sqlite3.connect(path) as db:  # as the version-2 release left the file
+        db.execute("DROP TABLE linked_unit")
+        db.execute("PRAGMA user_version = 2")
+    db.close()
+    upgraded = Spool(path)
+    store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+    try:
+        again = SpoolSender(Floor(Topics("casino-1", "T1")), upgraded, "c4p")  # type: ignore[arg-type]
+        assert again.resend(0) == 1
+        again.send("contribution", {"round": 6, "count": 1, "wagered_cents": 500, "levels": [1],
+                                    "controller": UNIT}, contribution=(unit_key(UNIT), 6, 500))  # fmt: skip
+        link = LinkController({"c4p": LINK}, store, "main")
+        schemas = Schemas()
+        kept = [message.payload for message in upgraded.pending(0, 100) if message.topic.endswith("/linked")]
+        bodies = [schemas.read("linked", payload) for payload in kept]
+        assert "controller" not in bodies[-2] and bodies[-1]["controller"] == UNIT
+        for body in bodies:  # as floor/service.py hears them
+            link.heard("T1", body)
+        assert link.state_for("c4p", "T1")["applied"]["number"] == 2  # type: ignore[index]
+    finally:
+        store.close()
+        upgraded.close()
+
+
+def test_a_hit_or_void_naming_no_unit_takes_the_round_of_any_unit(store):
+    """A message from before the unit was named names none: its round is any unit's, as a
+    contribution of no unit kept is taken for a round of any unit."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=5, wagered_cents=1000, controller=None)  # +50
+    assert store.run("SELECT count(*) FROM link_funded_units").fetchone()[0] == 0
+    _sent(controller, "T1", 2, "contribution", round=6, wagered_cents=2000, controller=NEW_UNIT)  # +100
+    _sent(controller, "T1", 3, "hit", level=1, seat=1, round=6, controller=None)  # froze 100,150
+    assert [hit["spool"] for hit in _level(controller, "T1", 1)["hits"]] == ["s1"]
+    _sent(controller, "T1", 4, "void", round=6, wagered_cents=2000, controller=None)
+    _sent(controller, "T1", 5, "void", round=5, wagered_cents=1000, controller=None)
+    level = _level(controller, "T2", 1)
+    assert not level["locked"] and level["value_cents"] == 100_000 and _accrued(controller, 1) == 0
 
 
 def test_a_level_stops_at_its_limit_and_keeps_the_overflow_for_the_next_cycle(store):
