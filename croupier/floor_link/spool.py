@@ -278,8 +278,8 @@ class Spool:
     def linked_unit(self) -> str | None:
         """The controller unit (devices.linked.unit_key) of the round last contributed; None before
         one, after a supervisor took the controller's base afresh, or from a version 2 spool."""
-        row = self._db.execute("SELECT unit FROM linked_unit").fetchone()
-        return None if row is None else str(row[0])
+        rows = self._read("SELECT unit FROM linked_unit")
+        return str(rows[0][0]) if rows else None
 
     def device_base(self) -> int | None:
         """The progressive controller's wagers-in meter less the link's cents sent, as taken when the

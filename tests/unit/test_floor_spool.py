@@ -111,8 +111,9 @@ def test_a_read_the_file_refuses_is_a_state_error_as_a_refused_write_is(tmp_path
         reads = {
             "totals": spool.totals, "pending": lambda: spool.pending(0, 9), "last": lambda: spool.last_seq,
             "held_from": lambda: spool.held_from, "len": lambda: len(spool), "unapplied": spool.unapplied,
-            "linked_counts": spool.linked_counts, "device_base": spool.device_base,
-            "linked_difference": spool.linked_difference, "waiting": lambda: spool.waiting("t"),
+            "linked_counts": spool.linked_counts, "linked_unit": spool.linked_unit,
+            "device_base": spool.device_base, "linked_difference": spool.linked_difference,
+            "waiting": lambda: spool.waiting("t"),
             "next_session": spool.next_session,
         }  # fmt: skip
         for name, read in reads.items():

@@ -430,6 +430,38 @@ def test_a_hit_the_controller_froze_before_the_stop_locks_the_link_once(tmp_path
         store.close()
 
 
+def test_the_unit_a_spool_cannot_read_when_a_frozen_level_is_looked_at_is_put_off_not_a_raw_error(tmp_path):
+    """A link state heard at the start with a level frozen (a hit perhaps owed) reads the unit of the
+    round last contributed (LinkedLevels._hits_owed); the spool refusing that read (its disk failing)
+    is Unspooled as every other read, not SQLite's own error: it would escape the floor link's
+    receiver (ending the table's broker connection) and the watch's look (ending the watch for good)."""
+    store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+    floor = _Delivered(store)
+    table, path = _hit_at_the_stop(tmp_path, floor, "owed")  # the controller holds level 1 frozen
+    spool = Spool(path)
+
+    def unreadable_unit(action: int, name: str | None, *_: object) -> int:
+        return sqlite3.SQLITE_DENY if action == sqlite3.SQLITE_READ and name == "linked_unit" else 0
+
+    async def after_the_start() -> None:
+        progressive, restarted = _restarted(table, spool, [])
+        await progressive.sync()
+        state = floor.controller.state_for("c4p", "T1")
+        message = aiomqtt.Message("croupier/v1/casino-1/link/c4p/table/T1", json.dumps(state).encode(),
+                                  qos=1, retain=False, mid=1, properties=None)  # fmt: skip
+        spool._db.set_authorizer(unreadable_unit)
+        _link_heard(restarted, message, Schemas())  # the receiver goes on to the next message
+        with pytest.raises(Unspooled):  # what the watch's loop catches
+            restarted.look()
+        spool._db.set_authorizer(None)
+
+    try:
+        run(after_the_start(), 10)
+    finally:
+        spool.close()
+        store.close()
+
+
 @pytest.mark.parametrize("when", ["key turned", "swapped", "replaced while stopped"])
 def test_a_hit_owed_at_the_stop_is_not_sent_once_the_key_is_turned_nor_for_a_unit_not_vouched(tmp_path, when):
     """A hit owed at the stop is not sent once the key was turned at the restarted table before the
