@@ -448,6 +448,49 @@ def test_a_level_stops_at_the_lowest_limit_its_tables_controllers_hold_and_says_
     assert _level(controller, "T3", 1)["value_cents"] == 130_005
 
 
+def _told(controller, table, level):
+    """The value of ``level`` in what the link's last publication tells ``table`` (what its sign shows)."""
+    told = json.loads(dict(controller.publications("c4p"))[f"croupier/v1/main/link/c4p/table/{table}"])
+    return next(one for one in told["levels"] if one["level"] == level)["value_cents"]
+
+
+def test_a_hit_pays_what_its_tables_sign_was_last_told_a_lower_limit_applies_from_the_next_publication(store):
+    """Decision 0050: T2's lower controller limit reaches the floor's store (its meter message) while
+    every sign shows 150,005; T1's player hits before the link publishes again. The hit is paid
+    what T1's sign showed, never less (the lower limit is every table's from the next publication);
+    the next hit, after that publication, is paid the level stopped at T2's limit."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000_000)  # level 1: +50,000
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=100, levels=[1])
+    assert _told(controller, "T1", 1) == 150_005
+    _meters(store, "T2", {1: 120_000})
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+    assert [hit["amount_cents"] for hit in _level(controller, "T1", 1)["hits"]] == [150_005]
+    _sent(controller, "T1", 3, "reset", level=1)
+    _sent(controller, "T1", 4, "contribution", round=2, wagered_cents=1_000_000)  # +50,000
+    assert _told(controller, "T1", 1) == 120_000  # published: the lower limit now every table's
+    _sent(controller, "T1", 5, "hit", level=1, seat=1, round=2)
+    assert [hit["amount_cents"] for hit in _level(controller, "T1", 1)["hits"]] == [120_000]
+    level = _level(controller, "T1", 1)
+    assert (level["value_cents"], level["overflow_cents"]) == (120_000, 10_000)  # 20,000 of 30,000 paid in
+
+
+def test_a_hit_is_never_frozen_above_what_the_hitting_tables_own_controller_holds(store):
+    """T1's own controller limit lowered (its meter message heard) after its sign was told 150,005,
+    and T1 hits before the next publication: the hit is frozen at T1's own limit, what its
+    controller can show and pay (a hit above it the table refuses, and would pay nothing), the rest
+    kept in the pot."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000_000, levels=[1])
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=100, levels=[1])
+    assert _told(controller, "T1", 1) == 150_005
+    _meters(store, "T1", {1: 120_000})
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+    level = _level(controller, "T2", 1)
+    assert [hit["amount_cents"] for hit in level["hits"]] == [120_000]
+    assert (level["value_cents"], level["overflow_cents"]) == (120_000, 10_005)
+
+
 def test_a_table_whose_limit_is_below_the_reset_value_does_not_lower_the_level(store):
     """A controller that cannot hold even the level's reset value can never show it: it does not
     drag the level down for every other table; it is shown, saying why its wagers stay refused."""
