@@ -158,8 +158,9 @@ class LinkSender(Protocol):
         """What was sent so far."""
 
     def linked_unit(self) -> str | None:
-        """The controller unit (``unit_key``) of the round last contributed, as kept with the counts;
-        None when none is kept (none contributed yet, or the controller's base taken afresh)."""
+        """The controller unit (``unit_key``) of the round last contributed, as kept with the counts,
+        also once the controller's base was taken afresh; None when none is kept (none contributed
+        yet, or a round of a spool of version 2)."""
 
     def device_base(self) -> int | None:
         """The controller's wagers-in meter less the cents sent, as taken when the link first read
@@ -376,8 +377,8 @@ class LinkedLevels:
         only round the spool withdraws (every contribution before the void spooled by then: ``flush``
         sends in order), not the unit answering now, which after a controller swapped during the run
         (DEVICE_SWAPPED) is another, whose round the link controller would never find the
-        contribution of. With none kept (a version 2 spool's round, any unit's, or the controller's
-        base taken afresh, no round to withdraw), the unit answering now. Unspooled if the spool
+        contribution of. With none kept (a version 2 spool's round, any unit's), the unit answering
+        now. Unspooled if the spool
         cannot read it: the void stays owed."""
         assert owed.voided is not None
         kept = self.sender.linked_unit()
@@ -502,10 +503,11 @@ class LinkedLevels:
           (``LinkSender.linked_unit``): a unit replaced while the table was stopped where no unit
           was kept to compare it with at the start (the first start after an upgrade, a newly
           configured controller: the table latches DEVICE_SWAPPED at the start only against a kept
-          unit, decision 0017); its frozen level is no hit of this table's round (dropped for
-          good). Otherwise the hit names that unit, the one that contributed the round, and the link
-          controller finds its round's contribution by unit and round (decision 0050), so a void of
-          it takes it back.
+          unit, decision 0017), also once a supervisor's clear took its base afresh (the spool keeps
+          the unit across it); its frozen level is no hit of this table's round (dropped for good).
+          Otherwise the hit names that unit, the one that contributed the round, and the link
+          controller finds its round's contribution by unit and round (decision 0050), so a void
+          of it takes it back.
 
         Looked for once: a level frozen later in the run is a hit of this run, sent by its award."""
         progressive = self.progressive

@@ -109,8 +109,8 @@ class Sender:
 
     def take_difference(self, difference, device_base):
         self.taken = difference
-        if device_base is not None:  # the controller started over: no round of it kept
-            self.base, self.unit = device_base, None
+        if device_base is not None:  # the controller started over (its unit of the last round kept)
+            self.base = device_base
 
 
 @dataclasses.dataclass

@@ -462,7 +462,9 @@ def test_the_unit_a_spool_cannot_read_when_a_frozen_level_is_looked_at_is_put_of
         store.close()
 
 
-@pytest.mark.parametrize("when", ["key turned", "swapped", "replaced while stopped"])
+@pytest.mark.parametrize(
+    "when", ["key turned", "swapped", "replaced while stopped", "replaced, base taken afresh"]
+)
 def test_a_hit_owed_at_the_stop_is_not_sent_once_the_key_is_turned_nor_for_a_unit_not_vouched(tmp_path, when):
     """A hit owed at the stop is not sent once the key was turned at the restarted table before the
     link was heard (the hit is over; sent now, it would lock the level at every table with no key
@@ -471,11 +473,13 @@ def test_a_hit_owed_at_the_stop_is_not_sent_once_the_key_is_turned_nor_for_a_uni
     replaced while the table was stopped with no unit kept to compare it with at the start (no
     journal here, as at the first start after the upgrade that keeps units): the unit that answered
     the start is not the one that contributed the round last, so its frozen level is no hit of this
-    table's round."""
+    table's round; also once a supervisor's clear of LINK_MISMATCH took that unit's base afresh before
+    the link was heard (the unit of the round last contributed is kept across it: which unit froze the
+    level is what is asked)."""
     store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
     floor = _Delivered(store)
     table, path = _hit_at_the_stop(tmp_path, floor, "owed")
-    if when == "replaced while stopped":  # another unit answers the start, frozen on the level at round 1
+    if when.startswith("replaced"):  # another unit answers the start, frozen on the level at round 1
         table.controller.identity = dataclasses.replace(table.controller.identity, serial_number="SIM-0002")
     spool = Spool(path)
 
@@ -486,6 +490,8 @@ def test_a_hit_owed_at_the_stop_is_not_sent_once_the_key_is_turned_nor_for_a_uni
             await progressive.reset_level(1, table.controller.personality.reset_key)
         elif when == "swapped":
             progressive.latch.latch(Fault("DEVICE_SWAPPED", "controller swapped", "605a.4(c)", "host"))
+        elif when == "replaced, base taken afresh":  # the supervisor's clear, the link not heard yet
+            spool.take_difference(Counts(), progressive.in_meter())
         floor(spool, restarted)
         progressive.latch.release("DEVICE_SWAPPED")  # accepted, if it was latched
         floor(spool, restarted)
