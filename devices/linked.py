@@ -98,6 +98,12 @@ def unit_key(unit: Unit) -> str:
     return json.dumps([unit["vendor"], unit["model"], unit["serial_number"]])
 
 
+def unit_named(key: str) -> dict[str, str]:
+    """The unit ``key`` is the ``unit_key`` of, as a message names it."""
+    vendor, model, serial_number = json.loads(key)
+    return {"vendor": vendor, "model": model, "serial_number": serial_number}
+
+
 class Unspooled(Exception):
     """The sender could not keep a link message (the spool's disk full, read-only or failing)."""
 
@@ -117,6 +123,7 @@ class _Owed:
     sent: bool = False
     number: int = 0  # its link number once sent; 0 when the spool had its round already
     hit: tuple[int, int, int] | None = None  # a hit's level, seat and controller round: sent once
+    voided: tuple[int, int] | None = None  # a void's controller round and cents: its unit named as sent
 
 
 class LinkSender(Protocol):
@@ -151,8 +158,9 @@ class LinkSender(Protocol):
         """What was sent so far."""
 
     def linked_unit(self) -> str | None:
-        """The controller unit (``unit_key``) of the round last contributed, as kept with the counts;
-        None when none is kept (none contributed yet, or the controller's base taken afresh)."""
+        """The controller unit (``unit_key``) of the round last contributed, as kept with the counts,
+        also once the controller's base was taken afresh; None when none is kept (none contributed
+        yet, or a round of a spool of version 2)."""
 
     def device_base(self) -> int | None:
         """The controller's wagers-in meter less the cents sent, as taken when the link first read
@@ -356,13 +364,27 @@ class LinkedLevels:
         """The controller round ``voided`` was voided at the table, every wager returned, the
         progressive ones too: its contribution is withdrawn from the link, and any hit of it taken
         out of the order (the controller gives back what it froze). Sent once, and only for the
-        round this table last contributed, of the unit answering now: a round with no progressive
-        wager has nothing to take, and another unit's round of the same number is not this one."""
-        wagered, unit = voided.count * voided.wager_cents, self._unit()
-        fields = {"round": voided.round, "wagered_cents": wagered, "controller": unit}
+        round this table last contributed, named by the unit that numbered it (``_void_named``):
+        a round with no progressive wager has nothing to take."""
+        wagered = voided.count * voided.wager_cents
         if wagered:
-            withdrawal = (unit_key(unit), voided.round, wagered)
-            self._send(_Owed("void", fields, None, withdrawal, METERS_AGREE, "linked_void", fields))
+            fields = {"round": voided.round, "wagered_cents": wagered}
+            self._send(_Owed("void", fields, None, None, METERS_AGREE, "linked_void", fields,
+                             voided=(voided.round, wagered)))  # fmt: skip
+
+    def _void_named(self, owed: _Owed) -> None:
+        """A void's unit, named as it is spooled: the unit kept with the round last contributed, the
+        only round the spool withdraws (every contribution before the void spooled by then: ``flush``
+        sends in order), not the unit answering now, which after a controller swapped during the run
+        (DEVICE_SWAPPED) is another, whose round the link controller would never find the
+        contribution of. With none kept (a version 2 spool's round, any unit's), the unit answering
+        now. Unspooled if the spool
+        cannot read it: the void stays owed."""
+        assert owed.voided is not None
+        kept = self.sender.linked_unit()
+        unit = self._unit() if kept is None else unit_named(kept)
+        owed.fields = owed.record = {**owed.fields, "controller": unit}
+        owed.withdrawal = (unit_key(unit), *owed.voided)
 
     def require_level(self, level: int) -> None:
         """Before a hit of ``level`` is paid at the table: refused at once, naming the level and the
@@ -436,6 +458,8 @@ class LinkedLevels:
         while self._owed:
             owed = self._owed[0]
             try:
+                if owed.voided is not None:
+                    self._void_named(owed)
                 number = self.sender.send(
                     owed.event,
                     owed.fields,
@@ -479,10 +503,11 @@ class LinkedLevels:
           (``LinkSender.linked_unit``): a unit replaced while the table was stopped where no unit
           was kept to compare it with at the start (the first start after an upgrade, a newly
           configured controller: the table latches DEVICE_SWAPPED at the start only against a kept
-          unit, decision 0017); its frozen level is no hit of this table's round (dropped for
-          good). Otherwise the hit names that unit, the one that contributed the round, and the link
-          controller finds its round's contribution by unit and round (decision 0050), so a void of
-          it takes it back.
+          unit, decision 0017), also once a supervisor's clear took its base afresh (the spool keeps
+          the unit across it); its frozen level is no hit of this table's round (dropped for good).
+          Otherwise the hit names that unit, the one that contributed the round, and the link
+          controller finds its round's contribution by unit and round (decision 0050), so a void
+          of it takes it back.
 
         Looked for once: a level frozen later in the run is a hit of this run, sent by its award."""
         progressive = self.progressive

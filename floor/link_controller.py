@@ -16,10 +16,11 @@ refuses a value above its own: ``_limits``, decision 0050): computed from the
 cents wagered rather than added up, and what a hit leaves (the fraction below a cent, and the
 overflow: what accrued above the limit) carried to the next cycle (``carry``, in ten-thousandths of
 a cent), so no fraction of a cent is lost or made, as a table's own controller keeps its overflow
-meter (docs/protocol.md §11.4). A hit freezes the level's value for that hit, in the order the hits
-were received, and the level restarts at once at its reset value plus as much of the overflow as
-fits under the limit: a second hit before the first is reset is paid that plus what was wagered
-since the first. The level stays locked at every table of the link while any
+meter (docs/protocol.md §11.4). A hit freezes the level's value for that hit (under the limit last
+published to the tables, so at least what its sign was told), in the order the hits were
+received, and the level restarts at once at its reset value plus as much of the overflow as fits
+under the limit: a second hit before the first is reset is paid that plus what was wagered since
+the first. The level stays locked at every table of the link while any
 of its hits waits for its keyed reset.
 
 A contribution funds only the levels it names (the table's linked levels, each on the link), and
@@ -144,6 +145,15 @@ _SCHEMA = (
         restored      BIGINT NOT NULL,
         voided_at     TEXT NOT NULL,
         PRIMARY KEY (link, ord)
+    )""",
+    # Each level's limit as the link last published it to its tables: what a hit is frozen under, so
+    # a hit pays at least what its table's sign was told, a new limit applying from the next
+    # publication (decision 0050).
+    """CREATE TABLE IF NOT EXISTS link_published (
+        link        TEXT NOT NULL,
+        level       BIGINT NOT NULL,
+        limit_cents BIGINT NOT NULL,
+        PRIMARY KEY (link, level)
     )""",
     # A table's link message the controller refused (a hit on a level it cannot pay), told to it.
     """CREATE TABLE IF NOT EXISTS link_refused (
@@ -326,15 +336,19 @@ class LinkController:
                 "INSERT INTO link_funded VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
                 (link.id, table, body["spool"], body["number"], body["round"], level, cents),
             )
-        self.store.run(
-            "INSERT INTO link_funded_units VALUES (?, ?, ?, ?, ?)",
-            (link.id, table, body["spool"], body["number"], unit_key(body["controller"])),
-        )
+        if "controller" in body:  # none from a release before the unit was named: any unit's round
+            self.store.run(
+                "INSERT INTO link_funded_units VALUES (?, ?, ?, ?, ?)",
+                (link.id, table, body["spool"], body["number"], unit_key(body["controller"])),
+            )
 
     def _hit(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
-        """The level's value frozen for this hit, the next in the link's order; the level restarts,
-        and what was in it is the hit's. A level the link does not have, or the table does not fund,
-        is refused: the table is told why at once."""
+        """The level's value frozen for this hit, the next in the link's order, under the limit last
+        published to the tables (at least what the hitting table's sign was told: a limit lowered
+        since applies from the next publication) and at most what the hitting table's own controller
+        holds (decision 0050); the level restarts, and what was in it is the hit's, the rest kept. A
+        level the link does not have, or the table does not fund, is refused: the table is told why
+        at once."""
         level = body["level"]
         funds = self.store.run(
             "SELECT 1 FROM link_table_levels WHERE link = ? AND name = ? AND level = ?",
@@ -346,7 +360,10 @@ class LinkController:
             self._refuse(link, table, body, why)
             return
         row = self._level(link.id, level)
-        amount = _value(row, self._limits(link.id)[0][level])
+        amount = _value(row, self._published(link.id).get(level, self._limits(link.id)[0][level]))
+        own = self._own_limits(link).get(table, {}).get(level)
+        if own is not None and row[2] <= own < amount:  # what the table's own controller can pay
+            amount = own
         carry = _accrued(row) - (amount - row[2]) * BASIS_POINTS  # what the hit leaves: overflow, fraction
         order = self.store.run(
             "SELECT coalesce(max(ord), 0) + 1 FROM link_hits WHERE link = ?", (link.id,)
@@ -450,15 +467,18 @@ class LinkController:
     ) -> int | None:
         """The link number of the contribution of the round a hit or void ``body`` names, from
         ``table`` in its spool: the newest of that round number, of the same controller unit (or of
-        no unit kept), not withdrawn (``withdrawn``: withdrawn or not); or None (the round
+        no unit kept, or of any if ``body`` names none: a message spooled by a release before the
+        unit was named), not withdrawn (``withdrawn``: withdrawn or not); or None (the round
         contributed nothing). A replaced controller numbers its rounds from 1 again and its meters
         may match the old unit's, so a round of another unit is never taken for it (decision 0039)."""
+        units = (unit_key(body["controller"]),) if "controller" in body else ()
         found = self.store.run(
             "SELECT max(f.number) FROM link_funded f LEFT JOIN link_funded_units u ON u.link = f.link "
             "AND u.name = f.name AND u.spool = f.spool AND u.number = f.number WHERE f.link = ? "
-            "AND f.name = ? AND f.spool = ? AND f.round = ? AND (u.controller = ? OR u.controller IS NULL)"
+            "AND f.name = ? AND f.spool = ? AND f.round = ?"
+            f"{' AND (u.controller = ? OR u.controller IS NULL)' if units else ''}"
             f"{'' if withdrawn else ' AND f.withdrawn_at IS NULL'}",
-            (link, table, body["spool"], body["round"], unit_key(body["controller"])),
+            (link, table, body["spool"], body["round"], *units),
         ).fetchone()[0]
         return None if found is None else int(found)
 
@@ -530,15 +550,11 @@ class LinkController:
             "SELECT name, level FROM link_table_levels WHERE link = ?", (link_id,)
         ).fetchall():
             funds.setdefault(name, set()).add(int(level))
-        marks = ", ".join("?" for _ in link.tables)
         below: dict[int, list[tuple[str, int]]] = {}
-        for name, state in self.store.run(
-            f"SELECT name, state FROM floor_tables WHERE name IN ({marks}) ORDER BY name", link.tables
-        ).fetchall():
-            for meter in json.loads(state).get("meters") or ():  # none: no progressive, or no birth yet
-                level, own = meter["level"], meter.get("limit_cents")  # after an upgrade: no limit yet
+        for name, owns in self._own_limits(link).items():
+            for level, own in owns.items():
                 config, linked = link.levels.get(level), level in funds.get(name, {level})
-                if config and own is not None and own < config.limit_cents and linked:
+                if config and own < config.limit_cents and linked:
                     below.setdefault(level, []).append((name, own))
         limits, conflicts = {}, []
         for level, config in sorted(link.levels.items()):
@@ -551,6 +567,25 @@ class LinkController:
                 for name, own in below.get(level, ())
             ]
         return limits, conflicts
+
+    def _own_limits(self, link: FloorLink) -> dict[str, dict[int, int]]:
+        """Each table of ``link`` by name, with its own controller's limit by level as the floor's
+        store last took them (its meters): none for a table not heard yet, without a progressive,
+        or of a release whose meters had no limits."""
+        marks = ", ".join("?" for _ in link.tables)
+        owns: dict[str, dict[int, int]] = {}
+        for name, state in self.store.run(
+            f"SELECT name, state FROM floor_tables WHERE name IN ({marks}) ORDER BY name", link.tables
+        ).fetchall():
+            for meter in json.loads(state).get("meters") or ():  # none: no progressive, or no birth yet
+                if meter.get("limit_cents") is not None:  # after an upgrade: no limit yet
+                    owns.setdefault(name, {})[meter["level"]] = meter["limit_cents"]
+        return owns
+
+    def _published(self, link_id: str) -> dict[int, int]:
+        """Each level's limit as the link last published it to its tables (``publications``)."""
+        rows = self.store.run("SELECT level, limit_cents FROM link_published WHERE link = ?", (link_id,))
+        return {int(level): int(limit) for level, limit in rows.fetchall()}
 
     def _levels(self, link_id: str) -> list[dict[str, object]]:
         """Each level the link has (one dropped from its configuration is not told), as told."""
@@ -599,8 +634,16 @@ class LinkController:
     def publications(self, link_id: str) -> list[tuple[str, bytes]]:
         """Each table's topic on the link with what it is told now. A limit a linked table's
         controller cannot hold is logged as it is found, and again as it is put right (``_limits``:
-        at every publication, so within a heartbeat of the table's meters)."""
-        link, levels = self.links[link_id], self._levels(link_id)
+        at every publication, so within a heartbeat of the table's meters). The limits published are
+        kept: a hit is frozen under them until the next publication (``_hit``), so it pays at least
+        what its table's sign was told."""
+        link = self.links[link_id]
+        with self.store.transaction():
+            levels = self._levels(link_id)
+            self.store.run("DELETE FROM link_published WHERE link = ?", (link_id,))
+            for told in levels:
+                self.store.run("INSERT INTO link_published VALUES (?, ?, ?)",
+                               (link_id, told["level"], told["limit_cents"]))  # fmt: skip
         self._log_limits(link_id)
         return [
             (link_state(self.group, link_id, table), json.dumps(self._state(link_id, table, levels)).encode())

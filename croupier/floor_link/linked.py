@@ -104,7 +104,8 @@ class SpoolSender:
             return self._spool.linked_counts()
 
     def linked_unit(self) -> str | None:
-        return self._spool.linked_unit()
+        with _unspooled():
+            return self._spool.linked_unit()
 
     def device_base(self) -> int | None:
         with _unspooled():

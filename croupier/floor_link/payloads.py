@@ -39,9 +39,13 @@ _PICTURE = r"[\U0001F0A0-\U0001F0FF]"
 _RANKED = r"(?i:ace|king|queen|jack|ten|nine|eight|seven|six|five|four|three|two|deuce|10|[2-9tjqka])"
 _RANK = r"(?:10|[2-9TJQKA])"
 _CODE = rf"(?:{_RANK}[cdhsCDHS]|[CDHS]{_RANK}|X[rbRB])"
-_FACE = rf"(?:{_CODE}|{_RANKED}\s?{_SIGN}|{_SIGN}\s?{_RANKED}|{_SIGN}|{_PICTURE})"
+_SIGNED = rf"(?:{_RANKED}\s?{_SIGN}|{_SIGN}\s?{_RANKED}|{_SIGN}|{_PICTURE})"
+_FACE = rf"(?:{_CODE}|{_SIGNED})"
 _WORDS = rf"(?i:{_RANKED}s?[\s_-]+of[\s_-]+(?:spades?|hearts?|diamonds?|clubs?|{_SIGN}))"
-CARD_TEXT = re.compile(rf"(?<![^\W_])(?:{_WORDS}|{_FACE}+)(?![^\W_])|{_SIGN}|{_PICTURE}")
+#: Only a code must stand apart (a run of faces with one among them is taken whole where it does);
+#: a card in words is taken whatever follows it, and a sign with the rank beside it whatever touches
+#: them (``misreadQ♠``, ``K♦s``): the sign alone withheld would leave the rank of a face-down card.
+CARD_TEXT = re.compile(rf"(?<![^\W_])(?:{_WORDS}|{_FACE}+(?![^\W_]))|{_SIGNED}")
 #: A number and a small ``s`` standing alone (``5s``, ``10s``): a time in seconds, as devices write
 #: one ("no reply within 5s"), not the five of spades.
 _SECONDS = re.compile(r"(?:10|[2-9])s")

@@ -277,9 +277,10 @@ class Spool:
 
     def linked_unit(self) -> str | None:
         """The controller unit (devices.linked.unit_key) of the round last contributed; None before
-        one, after a supervisor took the controller's base afresh, or from a version 2 spool."""
-        row = self._db.execute("SELECT unit FROM linked_unit").fetchone()
-        return None if row is None else str(row[0])
+        one, or from a version 2 spool. Kept across a supervisor's taking the controller's base afresh
+        (``take_difference``): what it answers is which unit froze a level (devices.linked)."""
+        rows = self._read("SELECT unit FROM linked_unit")
+        return str(rows[0][0]) if rows else None
 
     def device_base(self) -> int | None:
         """The progressive controller's wagers-in meter less the link's cents sent, as taken when the
@@ -303,7 +304,10 @@ class Spool:
         A base taken afresh starts the controller over (replaced, or its meters cleared), and such a
         controller numbers its rounds from 1 again (decision 0044): the round last contributed and
         the round last withdrawn are forgotten, so its round of the same number is counted, and
-        its void and its hits sent."""
+        its void and its hits sent. The unit of the round last contributed is kept (no round of it
+        is, so nothing is taken for that round again): a replaced unit's frozen level, found at the
+        start with no unit kept to latch DEVICE_SWAPPED against, is still no hit of the table's
+        round after the clear (devices.linked, decision 0049)."""
         taken = {f"linked_taken_{name}": getattr(difference, name) for name in _DIFFERENCE}
         if device_base is not None:
             taken["linked_device_base"] = device_base
@@ -314,7 +318,6 @@ class Spool:
                     "DELETE FROM link WHERE name IN ('linked_round', 'linked_withdrawn') OR name LIKE ?",
                     (f"{_HIT}%",),
                 )
-                self._db.execute("DELETE FROM linked_unit")
 
     def waiting(self, topic: str) -> int:
         """The messages on ``topic`` not yet confirmed by the floor."""

@@ -111,8 +111,9 @@ def test_a_read_the_file_refuses_is_a_state_error_as_a_refused_write_is(tmp_path
         reads = {
             "totals": spool.totals, "pending": lambda: spool.pending(0, 9), "last": lambda: spool.last_seq,
             "held_from": lambda: spool.held_from, "len": lambda: len(spool), "unapplied": spool.unapplied,
-            "linked_counts": spool.linked_counts, "device_base": spool.device_base,
-            "linked_difference": spool.linked_difference, "waiting": lambda: spool.waiting("t"),
+            "linked_counts": spool.linked_counts, "linked_unit": spool.linked_unit,
+            "device_base": spool.device_base, "linked_difference": spool.linked_difference,
+            "waiting": lambda: spool.waiting("t"),
             "next_session": spool.next_session,
         }  # fmt: skip
         for name, read in reads.items():
@@ -183,6 +184,22 @@ def test_a_card_a_firmware_writes_in_any_of_these_ways_is_withheld(text):
     assert shown.startswith("reader: ") and WITHHELD in shown, shown
     faces = ("heart", "queen", "\u2665", "\u2660", "\U0001f0ad", " hq", "d10")
     assert not any(face in shown.lower() for face in faces), shown
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("misreadQ\u2660", "misread[card]"),  # a letter before the rank: not the sign alone
+        ("seat 3 read10\u2665", "seat 3 read[card]"),
+        ("K\u2666s", "[card]s"),  # a letter after the sign
+        ("queen of hearts2", "[card]2"),  # a card in words need not stand apart
+    ],
+)
+def test_a_rank_beside_a_suit_sign_is_withheld_with_it_whatever_touches_them(text, masked):
+    """docs/floor.md, "Cards in free text", rules 1 and 2: a suit's sign goes with the rank beside it
+    wherever it stands, and a card in words with whatever follows it; withholding the sign alone
+    would tell the floor the rank of a face-down card."""
+    assert checked({"detail": text})["detail"] == masked
 
 
 @pytest.mark.parametrize(

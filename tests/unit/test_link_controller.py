@@ -7,6 +7,7 @@ only the levels a table is linked to funded, and a hit on any other refused and 
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 import structlog.testing
@@ -14,8 +15,14 @@ import structlog.testing
 from croupier.config.floor_service import StoreConfig
 from croupier.config.linked import FloorLink, LinkedLevel
 from croupier.errors import StartupError
+from croupier.floor_link.linked import SpoolSender
+from croupier.floor_link.messages import Schemas
+from croupier.floor_link.spool import Spool
+from croupier.floor_link.topics import Topics
+from devices.linked import unit_key
 from floor.link_controller import LinkController
 from floor.store import Store
+from tests.unit.test_linked_levels import Floor
 
 LEVELS = {1: LinkedLevel(500, 100_000, 10_000_000), 2: LinkedLevel(100, 5_000, 1_000_000)}
 LINK = FloorLink("c4p", ("T1", "T2", "T3"), LEVELS, 2.0)
@@ -35,11 +42,12 @@ NEW_UNIT = {**UNIT, "serial_number": "0002"}
 
 def _sent(link, table, number, event, spool="s1", **fields):
     """A table's link message; a contribution funds both levels unless it names its own; a
-    contribution, hit or void names the controller unit ``UNIT`` unless it names its own."""
+    contribution, hit or void names the controller unit ``UNIT`` unless it names its own, or none
+    (``controller=None``: spooled by a release before the unit was named)."""
     levels = {"levels": [1, 2]} if event == "contribution" else {}
     unit = {"controller": UNIT} if event in ("contribution", "hit", "void") else {}
     body = {"link": "c4p", "spool": spool, "number": number, "event": event, **levels, **unit, **fields}
-    return link.heard(table, body)
+    return link.heard(table, {key: value for key, value in body.items() if value is not None})
 
 
 def _level(controller, table, level):
@@ -321,6 +329,56 @@ def test_a_replaced_units_round_is_never_taken_for_the_old_units_round_of_the_sa
     assert (applied["contributions"], applied["wagered_cents"]) == (1, 1000)
 
 
+def test_a_message_kept_by_a_version_2_spool_is_read_by_the_upgraded_floor(tmp_path):
+    """A link message a table spooled before the controller unit was named, unapplied at the upgrade,
+    is resent from its kept body without ``controller``: the upgraded floor reads and applies it (not
+    malformed for ever: that table's link would stop at the gap, LINK_MISMATCH latch, its progressive
+    wagers be refused), and the table's next message, naming its unit, after it."""
+    path = tmp_path / "spool.sqlite3"
+    old = Spool(path)
+    sender = SpoolSender(Floor(Topics("casino-1", "T1")), old, "c4p")  # type: ignore[arg-type]
+    sender.send("contribution", {"round": 5, "count": 1, "wagered_cents": 500, "levels": [1]},
+                contribution=("ignored", 5, 500))  # the body as the version-2 release made it
+    old.close()
+    with sqlite3.connect(path) as db:  # as the version-2 release left the file
+        db.execute("DROP TABLE linked_unit")
+        db.execute("PRAGMA user_version = 2")
+    db.close()
+    upgraded = Spool(path)
+    store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+    try:
+        again = SpoolSender(Floor(Topics("casino-1", "T1")), upgraded, "c4p")  # type: ignore[arg-type]
+        assert again.resend(0) == 1
+        again.send("contribution", {"round": 6, "count": 1, "wagered_cents": 500, "levels": [1],
+                                    "controller": UNIT}, contribution=(unit_key(UNIT), 6, 500))  # fmt: skip
+        link = LinkController({"c4p": LINK}, store, "main")
+        schemas = Schemas()
+        kept = [message.payload for message in upgraded.pending(0, 100) if message.topic.endswith("/linked")]
+        bodies = [schemas.read("linked", payload) for payload in kept]
+        assert "controller" not in bodies[-2] and bodies[-1]["controller"] == UNIT
+        for body in bodies:  # as floor/service.py hears them
+            link.heard("T1", body)
+        assert link.state_for("c4p", "T1")["applied"]["number"] == 2  # type: ignore[index]
+    finally:
+        store.close()
+        upgraded.close()
+
+
+def test_a_hit_or_void_naming_no_unit_takes_the_round_of_any_unit(store):
+    """A message from before the unit was named names none: its round is any unit's, as a
+    contribution of no unit kept is taken for a round of any unit."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=5, wagered_cents=1000, controller=None)  # +50
+    assert store.run("SELECT count(*) FROM link_funded_units").fetchone()[0] == 0
+    _sent(controller, "T1", 2, "contribution", round=6, wagered_cents=2000, controller=NEW_UNIT)  # +100
+    _sent(controller, "T1", 3, "hit", level=1, seat=1, round=6, controller=None)  # froze 100,150
+    assert [hit["spool"] for hit in _level(controller, "T1", 1)["hits"]] == ["s1"]
+    _sent(controller, "T1", 4, "void", round=6, wagered_cents=2000, controller=None)
+    _sent(controller, "T1", 5, "void", round=5, wagered_cents=1000, controller=None)
+    level = _level(controller, "T2", 1)
+    assert not level["locked"] and level["value_cents"] == 100_000 and _accrued(controller, 1) == 0
+
+
 def test_a_level_stops_at_its_limit_and_keeps_the_overflow_for_the_next_cycle(store):
     """As a controller's overflow meter (docs/protocol.md §11.4): what accrues above the limit is
     neither shown nor paid, nor lost; after the hit the level restarts at its reset value plus as
@@ -388,6 +446,49 @@ def test_a_level_stops_at_the_lowest_limit_its_tables_controllers_hold_and_says_
     _meters(store, "T2", {1: 10_000_000})  # its controller set right
     assert controller.view()[0]["limits"] == []
     assert _level(controller, "T3", 1)["value_cents"] == 130_005
+
+
+def _told(controller, table, level):
+    """The value of ``level`` in what the link's last publication tells ``table`` (what its sign shows)."""
+    told = json.loads(dict(controller.publications("c4p"))[f"croupier/v1/main/link/c4p/table/{table}"])
+    return next(one for one in told["levels"] if one["level"] == level)["value_cents"]
+
+
+def test_a_hit_pays_what_its_tables_sign_was_last_told_a_lower_limit_applies_from_the_next_publication(store):
+    """Decision 0050: T2's lower controller limit reaches the floor's store (its meter message) while
+    every sign shows 150,005; T1's player hits before the link publishes again. The hit is paid
+    what T1's sign showed, never less (the lower limit is every table's from the next publication);
+    the next hit, after that publication, is paid the level stopped at T2's limit."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000_000)  # level 1: +50,000
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=100, levels=[1])
+    assert _told(controller, "T1", 1) == 150_005
+    _meters(store, "T2", {1: 120_000})
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+    assert [hit["amount_cents"] for hit in _level(controller, "T1", 1)["hits"]] == [150_005]
+    _sent(controller, "T1", 3, "reset", level=1)
+    _sent(controller, "T1", 4, "contribution", round=2, wagered_cents=1_000_000)  # +50,000
+    assert _told(controller, "T1", 1) == 120_000  # published: the lower limit now every table's
+    _sent(controller, "T1", 5, "hit", level=1, seat=1, round=2)
+    assert [hit["amount_cents"] for hit in _level(controller, "T1", 1)["hits"]] == [120_000]
+    level = _level(controller, "T1", 1)
+    assert (level["value_cents"], level["overflow_cents"]) == (120_000, 10_000)  # 20,000 of 30,000 paid in
+
+
+def test_a_hit_is_never_frozen_above_what_the_hitting_tables_own_controller_holds(store):
+    """T1's own controller limit lowered (its meter message heard) after its sign was told 150,005,
+    and T1 hits before the next publication: the hit is frozen at T1's own limit, what its
+    controller can show and pay (a hit above it the table refuses, and would pay nothing), the rest
+    kept in the pot."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000_000, levels=[1])
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=100, levels=[1])
+    assert _told(controller, "T1", 1) == 150_005
+    _meters(store, "T1", {1: 120_000})
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+    level = _level(controller, "T2", 1)
+    assert [hit["amount_cents"] for hit in level["hits"]] == [120_000]
+    assert (level["value_cents"], level["overflow_cents"]) == (120_000, 10_005)
 
 
 def test_a_table_whose_limit_is_below_the_reset_value_does_not_lower_the_level(store):

@@ -109,8 +109,8 @@ class Sender:
 
     def take_difference(self, difference, device_base):
         self.taken = difference
-        if device_base is not None:  # the controller started over: no round of it kept
-            self.base, self.unit = device_base, None
+        if device_base is not None:  # the controller started over (its unit of the last round kept)
+            self.base = device_base
 
 
 @dataclasses.dataclass
@@ -546,6 +546,35 @@ def test_a_voided_round_withdraws_its_contribution_once_and_only_a_round_contrib
         assert spooled(withdrawal=(unit, 4, 300)) == 0  # once
         assert spool.linked_counts() == Counts(2, 0, 0)
         assert spool.device_base() == 1300, "the controller's meter keeps the voided wagers (decision 0043)"
+    finally:
+        spool.close()
+
+
+@pytest.mark.parametrize("owed", [False, True], ids=["spooled", "contribution owed"])
+def test_a_void_after_a_controller_swap_names_the_unit_of_the_round_it_voids(tmp_path, owed):
+    """A controller swapped during a run (DEVICE_SWAPPED) after its round 7 was contributed, and that
+    round voided: the void names the unit kept with the round last contributed (the only round the
+    spool withdraws), not the unit answering now, so the spool takes it and the link controller
+    finds the round's contribution under the unit that numbered it. Also when that contribution is
+    still owed (the spool refusing writes at the lock): the void follows it, naming its unit."""
+    spool = Spool(tmp_path / "spool.sqlite3")
+    try:
+        sender = SpoolSender(Floor(Topics("casino-1", "T1")), spool, "c4p")  # type: ignore[arg-type]
+        link, _, progressive = _linked()
+        link.sender = sender
+        if owed:
+            spool._db.set_authorizer(_refuse_writes)
+        _lock(link, 7, 3)
+        progressive.controller_unit = {**UNIT, "serial_number": "0002"}  # the replacement answers now
+        link.void(RoundState(round=7, locked=True, levels=1, count=3, wager_cents=100, accepted=0))
+        if owed:
+            assert link.owed == ["contribution", "void"]
+            spool._db.set_authorizer(None)
+            assert link.flush()
+        assert [(body["event"], body["controller"]) for body in spool.unapplied()] == [
+            ("contribution", UNIT), ("void", UNIT)
+        ]  # fmt: skip
+        assert spool.linked_counts() == Counts(2, 0, 0)
     finally:
         spool.close()
 

@@ -430,7 +430,41 @@ def test_a_hit_the_controller_froze_before_the_stop_locks_the_link_once(tmp_path
         store.close()
 
 
-@pytest.mark.parametrize("when", ["key turned", "swapped", "replaced while stopped"])
+def test_the_unit_a_spool_cannot_read_when_a_frozen_level_is_looked_at_is_put_off_not_a_raw_error(tmp_path):
+    """A link state heard at the start with a level frozen (a hit perhaps owed) reads the unit of the
+    round last contributed (LinkedLevels._hits_owed); the spool refusing that read (its disk failing)
+    is Unspooled as every other read, not SQLite's own error: it would escape the floor link's
+    receiver (ending the table's broker connection) and the watch's look (ending the watch for good)."""
+    store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+    floor = _Delivered(store)
+    table, path = _hit_at_the_stop(tmp_path, floor, "owed")  # the controller holds level 1 frozen
+    spool = Spool(path)
+
+    def unreadable_unit(action: int, name: str | None, *_: object) -> int:
+        return sqlite3.SQLITE_DENY if action == sqlite3.SQLITE_READ and name == "linked_unit" else 0
+
+    async def after_the_start() -> None:
+        progressive, restarted = _restarted(table, spool, [])
+        await progressive.sync()
+        state = floor.controller.state_for("c4p", "T1")
+        message = aiomqtt.Message("croupier/v1/casino-1/link/c4p/table/T1", json.dumps(state).encode(),
+                                  qos=1, retain=False, mid=1, properties=None)  # fmt: skip
+        spool._db.set_authorizer(unreadable_unit)
+        _link_heard(restarted, message, Schemas())  # the receiver goes on to the next message
+        with pytest.raises(Unspooled):  # what the watch's loop catches
+            restarted.look()
+        spool._db.set_authorizer(None)
+
+    try:
+        run(after_the_start(), 10)
+    finally:
+        spool.close()
+        store.close()
+
+
+@pytest.mark.parametrize(
+    "when", ["key turned", "swapped", "replaced while stopped", "replaced, base taken afresh"]
+)
 def test_a_hit_owed_at_the_stop_is_not_sent_once_the_key_is_turned_nor_for_a_unit_not_vouched(tmp_path, when):
     """A hit owed at the stop is not sent once the key was turned at the restarted table before the
     link was heard (the hit is over; sent now, it would lock the level at every table with no key
@@ -439,11 +473,13 @@ def test_a_hit_owed_at_the_stop_is_not_sent_once_the_key_is_turned_nor_for_a_uni
     replaced while the table was stopped with no unit kept to compare it with at the start (no
     journal here, as at the first start after the upgrade that keeps units): the unit that answered
     the start is not the one that contributed the round last, so its frozen level is no hit of this
-    table's round."""
+    table's round; also once a supervisor's clear of LINK_MISMATCH took that unit's base afresh before
+    the link was heard (the unit of the round last contributed is kept across it: which unit froze the
+    level is what is asked)."""
     store = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
     floor = _Delivered(store)
     table, path = _hit_at_the_stop(tmp_path, floor, "owed")
-    if when == "replaced while stopped":  # another unit answers the start, frozen on the level at round 1
+    if when.startswith("replaced"):  # another unit answers the start, frozen on the level at round 1
         table.controller.identity = dataclasses.replace(table.controller.identity, serial_number="SIM-0002")
     spool = Spool(path)
 
@@ -454,6 +490,8 @@ def test_a_hit_owed_at_the_stop_is_not_sent_once_the_key_is_turned_nor_for_a_uni
             await progressive.reset_level(1, table.controller.personality.reset_key)
         elif when == "swapped":
             progressive.latch.latch(Fault("DEVICE_SWAPPED", "controller swapped", "605a.4(c)", "host"))
+        elif when == "replaced, base taken afresh":  # the supervisor's clear, the link not heard yet
+            spool.take_difference(Counts(), progressive.in_meter())
         floor(spool, restarted)
         progressive.latch.release("DEVICE_SWAPPED")  # accepted, if it was latched
         floor(spool, restarted)
