@@ -281,6 +281,13 @@ class DeviceConnection:
         return asyncio.get_running_loop().time()
 
     async def _send(self, command: Command) -> Reply:
+        """Submit ``command`` to the link and await its reply. A link lost and not yet dropped (or
+        dropped, its BACKOFF not yet announced while the device's presence is probed) takes none:
+        queued there, its retransmissions would reach the device ahead of the next session's Hello,
+        or time out during that handshake and take the link down again."""
+        if self._transport is None or self._lost.is_set():
+            lost = f" ({self.last_error})" if self.last_error else ""
+            raise NotConnected(f"{self.name}: {type(command).__name__} refused: link lost{lost}")
         future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         request = self.link.submit(command, self._now())
         self._futures[request.number] = future
