@@ -1034,7 +1034,7 @@ def test_decision_0017_a_shoe_counting_more_than_its_batch_latches_a_count_fault
 
 def test_an_auto_reshuffling_shoes_dispensed_count_wraps_at_its_field_and_the_link_stays_up():
     """An auto-reshuffling shoe's dispensed count runs on across its reshuffles, past 65,535 cards
-    (some 2,700 rounds of Hold 'Em): it wraps, as the u16 it travels in does (docs/protocol.md), and
+    (some 1,260 rounds of Hold 'Em): it wraps, as the u16 it travels in does (docs/protocol.md), and
     the shoe goes on answering. Before, the reply that did not fit raised inside the device, whose
     port then read nothing more: the link stayed down until the process ended."""
 
@@ -1042,7 +1042,7 @@ def test_an_auto_reshuffling_shoes_dispensed_count_wraps_at_its_field_and_the_li
         async with table() as t:
             await round_dealt_on_a_reshuffling_shoe(t, 2)
             await t.shoe.end_round()
-            t.device.dispensed = t.shoe.dispensed = 0xFFFE  # some 2,700 rounds later
+            t.device.dispensed = t.shoe.dispensed = 0xFFFE  # some 1,260 rounds later
             t.shoe.start_round()
             for _ in range(3):
                 await t.shoe.deal(face_up=True)
