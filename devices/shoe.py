@@ -35,7 +35,13 @@ from transitions import EventData
 from devices.equipment import DEVICE_FAULT, IMPOSSIBLE_COUNT, IMPOSSIBLE_COUNT_CODE, Equipment
 from devices.faults import Fault, FaultLatch
 from drivers.errors import OutcomeUnknown
-from drivers.protocol.classes.shoe import FAULT_OF_OUTCOME, CoverCardReached, DispenseOutcome, ShoeCounts
+from drivers.protocol.classes.shoe import (
+    DISPENSED_WRAPS,
+    FAULT_OF_OUTCOME,
+    CoverCardReached,
+    DispenseOutcome,
+    ShoeCounts,
+)
 from drivers.protocol.core import FaultCode
 from drivers.shoe import Dispensed, ShoeDriver
 from vocabulary.cards import Card, SealedCard
@@ -751,8 +757,7 @@ class Shoe(Equipment[ShoeDriver]):
             # rounds every card is back in it: what remains is the batch.
             whole = counts.remaining if counts.auto_reshuffle else counts.dispensed + counts.remaining
             self.batch_size, self.excess = whole or None, 0
-        elif counts.dispensed > self.dispensed:
-            unseen = counts.dispensed - self.dispensed
+        elif unseen := (counts.dispensed - self.dispensed) % DISPENSED_WRAPS:
             self.unrecorded += unseen
             self._irregular(
                 self.clauses.record_every_card,

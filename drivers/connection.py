@@ -216,6 +216,7 @@ class DeviceConnection:
         self._session_id = 0  # the session of the present link
         #: An on-demand check waiting for the handshake of a link refused for its firmware.
         self._verifying: asyncio.Future[AuthenticityChecked] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop the link last connected on
 
     # -- public API ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -287,11 +288,22 @@ class DeviceConnection:
 
     # -- I/O plumbing ---------------------------------------------------------------------------
     def _now(self) -> float:
-        return asyncio.get_running_loop().time()
+        """The link's clock: its loop's, kept as the link connects (``asyncio.get_running_loop``
+        costs a getpid system call, and a command looked at the clock three times)."""
+        assert self._loop is not None  # connected before any command, reply or tick
+        return self._loop.time()
 
     async def _send(self, command: Command) -> Reply:
-        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
-        request = self.link.submit(command, self._now())
+        """Submit ``command`` to the link and await its reply. A link lost and not yet dropped (or
+        dropped, its BACKOFF not yet announced while the device's presence is probed) takes none:
+        queued there, its retransmissions would reach the device ahead of the next session's Hello,
+        or time out during that handshake and take the link down again."""
+        if self._transport is None or self._lost.is_set():
+            lost = f" ({self.last_error})" if self.last_error else ""
+            raise NotConnected(f"{self.name}: {type(command).__name__} refused: link lost{lost}")
+        assert self._loop is not None  # a transport is open: the link connected on this loop
+        future: asyncio.Future[Reply] = self._loop.create_future()
+        request = self.link.submit(command, self._loop.time())
         self._futures[request.number] = future
         self._flush()
         return await future
@@ -459,6 +471,7 @@ class DeviceConnection:
 
     async def _connect_once(self) -> None:
         self._lost.clear()
+        self._loop = asyncio.get_running_loop()
         try:
             transport = self._factory()
         except ValueError as exc:

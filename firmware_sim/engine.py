@@ -203,7 +203,10 @@ class DeviceEngine:
         except Refusal as refusal:
             return refusal.status, _detail(refusal.detail)
         self.executions += 1
-        body = reply.to_payload()
+        try:
+            body = reply.to_payload()
+        except PayloadError as exc:  # a firmware bug, answered as one: raised, it ended the port's thread
+            return Status.REFUSED, _detail(f"{type(reply).__name__} cannot be encoded: {exc}")
         if len(body) >= MAX_PAYLOAD:  # the status byte takes one
             return Status.REFUSED, _detail(
                 f"{type(reply).__name__} of {len(body)} bytes does not fit a frame"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from drivers.protocol.classes.shoe import (
+    DISPENSED_WRAPS,
     FAULT_OF_OUTCOME,
     MAX_STACK,
     NO_CARD,
@@ -213,7 +214,7 @@ class ShoePersonality(Personality):
         pull = _Pull(DispenseOutcome.CARD)
         for card in ahead:
             self.world.move(SHOE, SHOE_TRAY)  # a pending drop_next sends it to the floor instead
-            self.dispensed += 1
+            self.dispensed = (self.dispensed + 1) % DISPENSED_WRAPS  # a u16 on the wire: it wraps
             if self.misread_next:
                 self.misread_next -= 1
                 pull.outcome = DispenseOutcome.MISREAD

@@ -17,6 +17,7 @@ from croupier.service.journal import TableJournal
 from croupier.service.table_service import supervisor_clear, supervisor_ruling, supervisor_verify
 from devices.equipment import FIRMWARE_UNVERIFIED_CODE
 from devices.shuffler import BATCH_UNVERIFIED
+from drivers.connection import ConnectionState
 from firmware_sim import remote
 from firmware_sim.world import DISCARD, FLOOR, SHUFFLER_INPUT, SHUFFLER_OUTPUT, PhysicalCard, TableWorld
 from games.common.messages import Resolution
@@ -28,6 +29,9 @@ log = structlog.get_logger("simulator")
 
 #: How long the floor person takes to walk over: long enough that a hold is a hold.
 DELAY = 0.2
+#: A link down and reconnecting on its own: its device's faults wait for it (a FAILED link needs the
+#: floor person: a refused firmware is verified again, which reconnects it).
+RETRYING = frozenset({ConnectionState.BACKOFF, ConnectionState.CONNECTING, ConnectionState.HANDSHAKING})
 
 
 class FloorSupervisor:
@@ -66,7 +70,10 @@ class FloorSupervisor:
     async def _clear(self) -> None:
         codes = sorted({fault.code for fault in self.table.faults})
         self.repair(codes)
+        away = self._away()
         for code in codes:
+            if code in away:  # cleared on a walk after its device is back: until then every try is refused
+                continue
             try:
                 if code.endswith(FIRMWARE_UNVERIFIED_CODE):  # the approved firmware checked again first
                     await self._verify(code)
@@ -76,6 +83,17 @@ class FloorSupervisor:
                 continue
             if self.tally is not None:
                 self.tally.fault_cleared(code)
+
+    def _away(self) -> set[str]:
+        """The faults latched on a device whose link is down and reconnecting: the table refuses their
+        clear until the device is back (a LINK_LOST) or cannot reach the device to clear it (its own
+        fault), so the floor person waits for the link rather than trying it again on every walk."""
+        return {
+            fault.code
+            for machine in self.table.equipment
+            if machine.link in RETRYING
+            for fault in machine.latch.faults
+        }
 
     async def _verify(self, code: str) -> None:
         """The device whose check latched ``code`` verified on demand, as the floor would before the

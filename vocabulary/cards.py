@@ -9,6 +9,7 @@ shown is the card dealt (docs/protocol.md §11 and §11.2).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -48,7 +49,10 @@ class Card:
         return self.suit << 4 | self.rank
 
     @classmethod
+    @functools.cache
     def from_code(cls, code: int) -> Card:
+        """The card of a wire code; each face made once (a card is immutable), as a shuffle's order is
+        read 52 cards at a time. A code no card has raises CardError every time."""
         return cls(code & 0x0F, code >> 4)
 
     @classmethod

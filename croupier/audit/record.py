@@ -108,11 +108,39 @@ class AuditRecord:
         epoch: int | None = None,
     ) -> AuditRecord:
         """The record hashed and, given the ``sealer`` of ``epoch``, tagged."""
-        body = {"seq": seq, "at": at, "kind": kind, "round": round, "fields": dict(fields), "prev": prev}
+        return cls.sealed_line(seq, at, kind, round, fields, prev, sealer=sealer, epoch=epoch)[0]
+
+    @classmethod
+    def sealed_line(
+        cls,
+        seq: int,
+        at: str,
+        kind: str,
+        round: int | None,
+        fields: Fields,
+        prev: str,
+        *,
+        sealer: Callable[[bytes], str] | None = None,
+        epoch: int | None = None,
+    ) -> tuple[AuditRecord, bytes]:
+        """``seal``'s record and its ``line``, the record encoded once (the writer's path, once per
+        record written). The hashed body's canonical bytes are the line's but for ``hash`` (and
+        ``tag``): ``hash`` goes in just before the top-level ``kind``, the first key after it in
+        sorted order (``kind``, ``prev``, ``round`` and ``seq`` follow ``fields``, and none of their
+        values holds a quote, so the last ``,"kind":`` is the top-level one), ``tag`` at the end,
+        the last key. ``line`` is still the definition the verifier holds each line to."""
+        plain = dict(fields)
+        body = {"seq": seq, "at": at, "kind": kind, "round": round, "fields": plain, "prev": prev}
+        if sealer is not None:
+            body["epoch"] = epoch
+        hashed = canonical(body)
+        record = cls(seq, at, kind, round, plain, prev, hashlib.sha256(hashed).hexdigest(), epoch)
+        at_kind = hashed.rfind(b',"kind":')
+        line = b"%s,\"hash\":\"%s\"%s" % (hashed[:at_kind], record.hash.encode(), hashed[at_kind:])
         if sealer is None:
-            return cls(seq, at, kind, round, dict(fields), prev, digest(body))
-        hashed = cls(seq, at, kind, round, dict(fields), prev, digest({**body, "epoch": epoch}), epoch)
-        return replace(hashed, tag=sealer(hashed.sealed_bytes()))
+            return record, line + b"\n"
+        tag = sealer(line)
+        return replace(record, tag=tag), b"%s,\"tag\":\"%s\"}\n" % (line[:-1], tag.encode())
 
     @classmethod
     def parse(cls, line: bytes) -> AuditRecord:

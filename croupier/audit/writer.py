@@ -320,12 +320,11 @@ class AuditTrail:
         at = now.astimezone(UTC).isoformat(timespec="milliseconds")
         if self._sealing_file and self._key is not None:
             key = self._advance(lambda key: key.current(now))
-            record = AuditRecord.seal(
+            record, line = AuditRecord.sealed_line(
                 self._seq + 1, at, kind, round, fields, self._prev, sealer=key.seal, epoch=key.epoch
             )
         else:
-            record = AuditRecord.seal(self._seq + 1, at, kind, round, fields, self._prev)
-        line = record.line()
+            record, line = AuditRecord.sealed_line(self._seq + 1, at, kind, round, fields, self._prev)
         fd = self._fd
         assert fd is not None  # written only to an open file (append refuses a closed trail)
         try:

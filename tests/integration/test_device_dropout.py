@@ -64,21 +64,46 @@ def test_a_shoe_dropping_out_mid_round_holds_it_until_back_and_cleared_by_a_supe
         async with simulated_table("free-bet-blackjack", name="DROP", settings=FAST) as sim:
             table, shoe = sim.table, sim.devices["shoe"]
             players = DroppingPlayers(shoe, sim.connections["shoe"])
-
-            async def until_dropped() -> Any:
-                """Rounds until one asks a player to decide (a dealer Blackjack asks nobody)."""
-                while True:
-                    round_ = await table.play_round(players)
-                    if players.dropped:
-                        return round_
-
             with capture_logs() as logs:
-                playing = asyncio.create_task(until_dropped())
+                playing = asyncio.create_task(_until_asked(table, players))
                 await _held_then_cleared(sim, table, shoe, playing)
             held = [entry for entry in logs if entry["event"] == "table held"]
             assert held and held[0]["faults"] == ["LINK_LOST"], "the round held on the lost link"
 
     run(scenario(), timeout=60)
+
+
+def test_the_floor_waits_for_a_lost_link_to_come_back_before_clearing_it() -> None:
+    """The simulated floor person does not try a LINK_LOST's clear on every walk while the link is
+    down (each one refused, a warning each time, for as long as the device stays away): the fault
+    waits for the link, and is cleared on the first walk after the device is back."""
+
+    async def scenario() -> None:
+        async with simulated_table("free-bet-blackjack", name="DROP", settings=FAST) as sim:
+            table, shoe = sim.table, sim.devices["shoe"]
+            players = DroppingPlayers(shoe, sim.connections["shoe"])
+            floor = FloorSupervisor(table, None, None, delay=0.02)
+            with capture_logs() as logs:
+                async with on_the_floor(floor):
+                    playing = asyncio.create_task(_until_asked(table, players))
+                    await latched(table, "LINK_LOST")
+                    await asyncio.sleep(0.5)  # some 25 walks past a held table
+                    assert not playing.done(), "the round holds where it is"
+                    shoe.set_silent(False)
+                    round_ = await asyncio.wait_for(playing, 15)
+            assert round_.state == COMPLETE and table.faults == ()
+            refused = [entry for entry in logs if entry["event"] == "clear refused"]
+            assert refused == [], "no clear tried while the link was down"
+
+    run(scenario(), timeout=60)
+
+
+async def _until_asked(table: Any, players: DroppingPlayers) -> Any:
+    """Rounds until one asks a player to decide (a dealer Blackjack asks nobody)."""
+    while True:
+        round_ = await table.play_round(players)
+        if players.dropped:
+            return round_
 
 
 async def _held_then_cleared(sim: Any, table: Any, shoe: Any, playing: asyncio.Task[Any]) -> None:

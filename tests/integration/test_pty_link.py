@@ -460,3 +460,37 @@ def test_a_clear_whose_answer_was_lost_is_found_done_in_the_devices_status():
                 await driver.clear_fault(FaultCode.DOOR_OPEN, "")
 
     run(scenario())
+
+
+class SlowProbe(SerialTransport):
+    """A transport whose presence check takes a while, as a thread pool's does on a starved machine."""
+
+    def present(self) -> bool:
+        time.sleep(0.5)
+        return super().present()
+
+
+def test_a_command_made_as_the_link_goes_down_is_refused_not_sent_into_the_next_session():
+    """Between a lost link and its BACKOFF (the presence probe, slow under load) a command is refused
+    at once: none is queued on the dead link, where its retransmissions went to the device ahead of the
+    next session's Hello (a card moved while the table held on LINK_LOST) or, timing out, took the
+    newly handshaken link down again."""
+
+    async def scenario():
+        async with connected(pty(), SlowProbe) as rig:
+            rig.device.set_silent(True)
+            with pytest.raises(CommandTimeout):
+                await rig.conn.request(ReadTestCounter())
+            rig.device.set_silent(False)
+            await asyncio.sleep(0.2)  # the link dropped; the device's presence still being probed
+            assert rig.conn.state is ConnectionState.READY, "BACKOFF not yet announced"
+            started = time.monotonic()
+            with pytest.raises(NotConnected, match="link lost"):
+                await rig.conn.request(IncrementTestCounter(1))
+            assert time.monotonic() - started < 0.1, "refused at once"
+            await wait_for_state(rig.conn, ConnectionState.BACKOFF)
+            await rig.conn.wait_ready(5.0)
+            assert await rig.conn.request(ReadTestCounter()) == CounterValue(0)
+            assert rig.device.engine.personality.executed == []
+
+    run(scenario())

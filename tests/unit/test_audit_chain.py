@@ -3,6 +3,7 @@ secrecy of face-down cards, and a Free Bet Blackjack round recorded through the 
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -353,3 +354,26 @@ def test_a_line_not_in_its_canonical_encoding_is_refused(tmp_path: Path, name: s
     found = problem(path, [*lines[:3], edited, *lines[4:]])
     assert (found.line, found.seq) == (4, 4), name
     assert found.reason.startswith("not canonical")
+
+
+@pytest.mark.parametrize("sealed", [False, True])
+def test_the_writers_line_is_the_records_one_valid_encoding(sealed: bool) -> None:
+    """``sealed_line`` encodes a record once and splices ``hash`` (and ``tag``) into it: the bytes must
+    be exactly ``line()``'s, the definition the verifier holds each line to, whatever the fields hold
+    (a field named ``kind``, ``hash`` or ``tag``, nested objects, quotes, text beyond ASCII)."""
+    tricky = [
+        {},
+        {"kind": "wager", "hash": "x", "tag": "y", "z": {"kind": ',"kind":"', "round": None}},
+        {"note": 'a "quoted" ,"kind": and \\ back', "cards": ["As", "Td"], "n": -3, "ok": True},
+        {"name": "Zoë ♠", "nested": {"list": [{"kind": 1}], "empty": {}}},
+    ]
+    sealer = (lambda data: hashlib.sha256(b"key" + data).hexdigest()) if sealed else None
+    for n, fields in enumerate(tricky):
+        for round_ in (None, 0, 12):
+            record, line = AuditRecord.sealed_line(
+                n + 1, "2026-12-02T07:00:00.000+00:00", "card", round_, fields, "ab" * 32,
+                sealer=sealer, epoch=3 if sealed else None,
+            )  # fmt: skip
+            assert line == record.line()
+            assert record.is_sound() and record.fields == fields and record.round == round_
+            assert record.tag == (sealer(record.sealed_bytes()) if sealer else None)

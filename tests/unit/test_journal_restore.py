@@ -12,6 +12,7 @@ from croupier.audit.writer import AuditTrail
 from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
 from croupier.state import TableState
 from devices.faults import LINK_ORIGIN, Fault, FaultLatch
+from drivers.connection import ConnectionState
 from games.free_bet_blackjack.inputs import PlayerAction
 from simulator.floor import FloorSupervisor
 from simulator.tables import FLOORPERSON
@@ -21,9 +22,9 @@ from vocabulary.operators import Operator
 
 
 class Machine:
-    """A device machine's name and latch: what restore puts faults back on."""
+    """A device machine's name, latch and link (up): what restore puts faults back on."""
 
-    name = "shoe"
+    name, link = "shoe", ConnectionState.READY
 
     def __init__(self) -> None:
         self.latch = FaultLatch()
@@ -68,6 +69,7 @@ class HeldTable:
 
     def __init__(self, machine: Machine) -> None:
         self.machine = machine
+        self.equipment = (machine,)
 
     @property
     def faults(self) -> tuple[Fault, ...]:

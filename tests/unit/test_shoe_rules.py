@@ -1030,3 +1030,28 @@ def test_decision_0017_a_shoe_counting_more_than_its_batch_latches_a_count_fault
             assert "2 more than its batch" in t.shoe.latch.faults[0].detail
 
     run(scenario())
+
+
+def test_an_auto_reshuffling_shoes_dispensed_count_wraps_at_its_field_and_the_link_stays_up():
+    """An auto-reshuffling shoe's dispensed count runs on across its reshuffles, past 65,535 cards
+    (some 1,260 rounds of Hold 'Em): it wraps, as the u16 it travels in does (docs/protocol.md), and
+    the shoe goes on answering. Before, the reply that did not fit raised inside the device, whose
+    port then read nothing more: the link stayed down until the process ended."""
+
+    async def scenario():
+        async with table() as t:
+            await round_dealt_on_a_reshuffling_shoe(t, 2)
+            await t.shoe.end_round()
+            t.device.dispensed = t.shoe.dispensed = 0xFFFE  # some 1,260 rounds later
+            t.shoe.start_round()
+            for _ in range(3):
+                await t.shoe.deal(face_up=True)
+            assert (t.shoe.dispensed, t.device.dispensed) == (1, 1)
+            assert not t.shoe.irregularities and t.shoe.unrecorded == 0
+            await t.shoe.sync()
+            assert t.shoe.unrecorded == 0, "nothing new: the same count"
+            t.shoe.dispensed = 0xFFFF  # as if the last two cards had left unseen, across the wrap
+            await t.shoe.sync()
+            assert t.shoe.unrecorded == 2
+
+    run(scenario())

@@ -22,6 +22,11 @@ NO_CARD = 0  # the face byte of a reply that dealt no readable card: rank 0 name
 NO_REFERENCE = 0  # the reference of a reply that sealed no card; references run 1..65535
 
 
+
+#: The dispensed count travels as a u16 and wraps there (docs/protocol.md): an auto-reshuffling
+#: shoe's runs on past 65,535 cards, so the cards out between two counts are their difference modulo this.
+DISPENSED_WRAPS = 0x10000
+
 class DispenseOutcome(enum.IntEnum):
     """What the mechanism did with a dispense. Anything but CARD and COVER_CARD latches a fault."""
 
