@@ -640,10 +640,12 @@ class LinkController:
         link = self.links[link_id]
         with self.store.transaction():
             levels = self._levels(link_id)
-            self.store.run("DELETE FROM link_published WHERE link = ?", (link_id,))
-            for told in levels:
-                self.store.run("INSERT INTO link_published VALUES (?, ?, ?)",
-                               (link_id, told["level"], told["limit_cents"]))  # fmt: skip
+            for told in levels:  # one row a level, written over: two floor services may publish at once
+                self.store.run(
+                    "INSERT INTO link_published VALUES (?, ?, ?) ON CONFLICT (link, level) "
+                    "DO UPDATE SET limit_cents = excluded.limit_cents",
+                    (link_id, told["level"], told["limit_cents"]),
+                )
         self._log_limits(link_id)
         return [
             (link_state(self.group, link_id, table), json.dumps(self._state(link_id, table, levels)).encode())

@@ -43,9 +43,10 @@ _SIGNED = rf"(?:{_RANKED}\s?{_SIGN}|{_SIGN}\s?{_RANKED}|{_SIGN}|{_PICTURE})"
 _FACE = rf"(?:{_CODE}|{_SIGNED})"
 _WORDS = rf"(?i:{_RANKED}s?[\s_-]+of[\s_-]+(?:spades?|hearts?|diamonds?|clubs?|{_SIGN}))"
 #: Only a code must stand apart (a run of faces with one among them is taken whole where it does);
-#: a card in words is taken whatever follows it, and a sign with the rank beside it whatever touches
-#: them (``misreadQ♠``, ``K♦s``): the sign alone withheld would leave the rank of a face-down card.
-CARD_TEXT = re.compile(rf"(?<![^\W_])(?:{_WORDS}|{_FACE}+(?![^\W_]))|{_SIGNED}")
+#: a card in words is taken whatever stands before or after it (``misreadqueen of hearts``), and a
+#: sign with the rank beside it whatever touches them (``misreadQ♠``, ``K♦s``): the sign alone
+#: withheld would leave the rank of a face-down card.
+CARD_TEXT = re.compile(rf"{_WORDS}|(?<![^\W_]){_FACE}+(?![^\W_])|{_SIGNED}")
 #: A number and a small ``s`` standing alone (``5s``, ``10s``): a time in seconds, as devices write
 #: one ("no reply within 5s"), not the five of spades.
 _SECONDS = re.compile(r"(?:10|[2-9])s")

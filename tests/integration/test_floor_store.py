@@ -13,6 +13,7 @@ import shutil
 import sqlite3
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -96,7 +97,8 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
             for table in ("floor_tables", "floor_heads"):
                 opened.run(f"DELETE FROM {table}")
             for table in ("link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels",
-                          "link_hit_voids", "link_refused", "link_hit_contributions", "link_funded_units"):
+                          "link_hit_voids", "link_refused", "link_hit_contributions", "link_funded_units",
+                          "link_published"):  # fmt: skip
                 opened.run(f"DROP TABLE IF EXISTS {table}")
         opened.close()
 
@@ -459,7 +461,8 @@ def test_a_postgresql_store_of_schema_2_gets_its_numbers_made_64_bit(postgres: s
         assert sent(2, "hit", level=1, seat=3, round=1) == "c4p"
     finally:
         for table in ("link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels",
-                      "link_hit_voids", "link_refused", "link_hit_contributions"):  # fmt: skip
+                      "link_hit_voids", "link_refused", "link_hit_contributions", "link_funded_units",
+                      "link_published"):  # fmt: skip
             store.run(f"DROP TABLE IF EXISTS {table}")
         store.close()
 
@@ -545,3 +548,48 @@ def test_the_floor_service_hears_on_and_beats_the_link_after_postgresql_restarts
     failed = [entry["reason"] for entry in logged if entry["event"].startswith("floor store failed")]
     assert failed and all(reason.startswith(postgres_server.url) for reason in failed), logged
     assert "floor online" in [entry["event"] for entry in logged], "connected again"
+
+
+def test_two_floor_services_publishing_one_link_at_once_both_keep_its_published_limits(postgres, tmp_path):
+    """Decision 0050 on PostgreSQL, where several floor services of a property share one store: the
+    limits a link publishes are kept a row a level, written over, so two services publishing the
+    same link at the same moment both succeed (before, one's delete and insert met the other's rows:
+    a duplicate key, and its broker connection ended). A SQLite store has one service."""
+    link = FloorLink("shared", ("T1", "T2"), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
+    errors: list[BaseException] = []
+    go = threading.Barrier(2)
+
+    stores = [Store(StoreConfig(postgres, tmp_path / "floor.sqlite3")) for _ in range(2)]
+    try:  # a link of its own: the module's PostgreSQL may hold another test's c4p
+        controllers = [LinkController({"shared": link}, opened, "main") for opened in stores]
+    except BaseException:
+        for opened in stores:
+            opened.close()
+        raise
+
+    def publish(controller: LinkController) -> None:
+        try:
+            go.wait(10)
+            for _ in range(200):
+                controller.publications("shared")
+        except Exception as exc:  # the failure is the test's to report, from its own thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=publish, args=(controller,)) for controller in controllers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    for opened in stores:
+        opened.close()
+    store = Store(StoreConfig(postgres, tmp_path / "floor.sqlite3"))
+    try:
+        assert not errors, repr(errors[0])
+        published = store.run("SELECT level, limit_cents FROM link_published WHERE link = 'shared'")
+        assert published.fetchall() == [(1, 5_000_000)]
+    finally:
+        for table in ("link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels",
+                      "link_hit_voids", "link_refused", "link_hit_contributions", "link_funded_units",
+                      "link_published"):  # fmt: skip
+            store.run(f"DROP TABLE IF EXISTS {table}")
+        store.close()

@@ -193,11 +193,14 @@ def test_a_card_a_firmware_writes_in_any_of_these_ways_is_withheld(text):
         ("seat 3 read10\u2665", "seat 3 read[card]"),
         ("K\u2666s", "[card]s"),  # a letter after the sign
         ("queen of hearts2", "[card]2"),  # a card in words need not stand apart
+        ("misreadqueen of hearts", "misread[card]"),  # nor with a letter before it
+        ("read10 of hearts", "read[card]"),
+        ("xQ of \u2660", "x[card]"),  # the rank with its sign in words, not the sign alone
     ],
 )
 def test_a_rank_beside_a_suit_sign_is_withheld_with_it_whatever_touches_them(text, masked):
     """docs/floor.md, "Cards in free text", rules 1 and 2: a suit's sign goes with the rank beside it
-    wherever it stands, and a card in words with whatever follows it; withholding the sign alone
+    wherever it stands, and a card in words whatever stands before or after it; withholding the sign alone
     would tell the floor the rank of a face-down card."""
     assert checked({"detail": text})["detail"] == masked
 
