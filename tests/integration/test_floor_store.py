@@ -86,6 +86,13 @@ def postgres(postgres_server: Postgres) -> str:
     return postgres_server.url
 
 
+#: The link controller's tables, dropped from the module's shared PostgreSQL after a test that made them.
+LINK_TABLES = (
+    "link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels", "link_hit_voids",
+    "link_refused", "link_hit_contributions", "link_funded_units", "link_published",
+)  # fmt: skip
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     url = request.getfixturevalue("postgres") if request.param == "postgresql" else None
@@ -96,9 +103,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
         if url is not None:  # the PostgreSQL is the module's: each test begins empty
             for table in ("floor_tables", "floor_heads"):
                 opened.run(f"DELETE FROM {table}")
-            for table in ("link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels",
-                          "link_hit_voids", "link_refused", "link_hit_contributions", "link_funded_units",
-                          "link_published"):  # fmt: skip
+            for table in LINK_TABLES:
                 opened.run(f"DROP TABLE IF EXISTS {table}")
         opened.close()
 
@@ -460,9 +465,7 @@ def test_a_postgresql_store_of_schema_2_gets_its_numbers_made_64_bit(postgres: s
         sent(1, "contribution", round=1, count=1, wagered_cents=6_000_000)
         assert sent(2, "hit", level=1, seat=3, round=1) == "c4p"
     finally:
-        for table in ("link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels",
-                      "link_hit_voids", "link_refused", "link_hit_contributions", "link_funded_units",
-                      "link_published"):  # fmt: skip
+        for table in LINK_TABLES:
             store.run(f"DROP TABLE IF EXISTS {table}")
         store.close()
 
@@ -588,8 +591,6 @@ def test_two_floor_services_publishing_one_link_at_once_both_keep_its_published_
         published = store.run("SELECT level, limit_cents FROM link_published WHERE link = 'shared'")
         assert published.fetchall() == [(1, 5_000_000)]
     finally:
-        for table in ("link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels",
-                      "link_hit_voids", "link_refused", "link_hit_contributions", "link_funded_units",
-                      "link_published"):  # fmt: skip
+        for table in LINK_TABLES:
             store.run(f"DROP TABLE IF EXISTS {table}")
         store.close()
