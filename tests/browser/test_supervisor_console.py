@@ -306,7 +306,10 @@ def test_on_real_equipment_the_console_shows_the_opening_as_it_goes(browser, tmp
             world.faults.stuck.add(SHUFFLER_INPUT)  # the first shuffle jams: the opening is held
         click(browser, "#open-table", double=True)
         wait(browser, lambda d: table_state(d) == "opening held")  # the open answered (202) at once
-        assert shown(browser, "#table-message").startswith("held until a supervisor clears JAM")
+        # the state and its message are drawn apart: the message may come a moment after the state
+        held = "held until"
+        message = wait(browser, lambda d: held in shown(d, "#table-message") and shown(d, "#table-message"))
+        assert message.startswith("held until a supervisor clears JAM")
         steps = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#opening li")]
         assert steps == [
             "reading the shoe",
