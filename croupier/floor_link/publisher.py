@@ -184,13 +184,21 @@ async def publishing(
     settings: BrokerSettings | None, service: TableService, trail: AuditTrail
 ) -> AsyncIterator[FloorLink | None]:
     """Publish the table to the floor while the block runs, when ``settings`` name a broker; on the
-    way out the spool is given FLUSH seconds to drain and the death certificate is sent."""
+    way out the spool is given FLUSH seconds to drain and the death certificate is sent. A spool
+    that cannot be opened or read (not a spool, a newer schema, a disk that refuses it) stops the
+    start-up with a StartupError naming the file: the table must not play rounds it cannot owe."""
     if settings is None:
         yield None
         return
-    spool = Spool(settings.spool)
     try:
-        link = FloorLink(settings, service, trail, spool)
+        spool = Spool(settings.spool)
+    except StateError as exc:
+        raise StartupError(f"the floor spool: {exc}") from None
+    try:
+        try:
+            link = FloorLink(settings, service, trail, spool)
+        except StateError as exc:
+            raise StartupError(f"the floor spool: {exc}") from None
         async with link.running():
             yield link
     finally:

@@ -217,3 +217,30 @@ def test_a_sealing_key_that_cannot_be_read_stops_start_up_before_the_state_or_tr
     assert err.strip().count("\n") == 0 and "audit.sealing_key" in err, err
     assert _trail(tmp_path) == []
     assert not (tmp_path / "state" / "state.sqlite3").exists()
+
+
+def test_a_floor_spool_that_is_not_a_spool_stops_start_up_naming_the_file(tmp_path):
+    """The floor spool holds what the table owes the floor: a file there that is not a spool (an
+    operator's copy gone wrong, a disk's garbage) stops the start-up before a round is played, exit
+    2, one line naming the file and why, no traceback; the file is left as it was for whoever
+    looks into it, and the trail of the start that was refused verifies closed."""
+    spool = tmp_path / "floor-spool.sqlite3"
+    garbage = bytes(range(256)) * 8
+    spool.write_bytes(garbage)
+    floor = f'\n[floor]\nbroker = "mqtt://127.0.0.1:1"\ngroup = "dev"\nspool = "{spool}"\n'
+    path = simulated_config(tmp_path)
+    path.write_text(path.read_text() + floor)
+    process = croupier("run", "--config", str(path))
+    err = _finished(process)
+    assert process.returncode == 2, err
+    assert "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last == (
+        f"croupier: cannot start: the floor spool: {spool}: "
+        "not a Croupier floor spool (file is not a database)"
+    )
+    assert spool.read_bytes() == garbage
+    records = [json.loads(line) for f in _trail(tmp_path) for line in f.read_text().splitlines()]
+    assert records and all(r["round"] is None for r in records), "a round was played"
+    report = _verify(_trail(tmp_path))
+    assert report.returncode == 0, report.stdout + report.stderr
