@@ -401,8 +401,12 @@ class Shoe(Equipment[ShoeDriver]):
         self._new_dealer_burn_due = False  # the dealer on duty came to the table and has not burned
         self.round_cards: list[Card | SealedCard] = []  # dealt in the current (or last) round
         self.cover: CoverCard | None = None
-        self._sealed: dict[int, SealedCard] = {}  # face-down cards dealt, by reference
-        self._revealed: dict[int, Card] = {}
+        # Face-down cards dealt, by reference, and the faces the shoe proved for those turned up, by
+        # card: a reference names a card only until the batch is reloaded or, when the shoe reshuffles,
+        # the round ends (docs/protocol.md), and after 65,535 the references start again at 1, so a
+        # face is kept for the card it opens, never for the reference alone (``_forget_sealed``).
+        self._sealed: dict[int, SealedCard] = {}
+        self._revealed: dict[SealedCard, Card] = {}
         # Covers seen, by dispensed count, through replies and through events: a cover counts once
         # however many of the two paths report it, and in whichever order they arrive.
         self._covers: tuple[collections.Counter[int], collections.Counter[int]] = (
@@ -511,10 +515,10 @@ class Shoe(Equipment[ShoeDriver]):
             raise RuleViolation(BURN_UNEXPOSED, f"{card} is a burn card")
         if self._sealed.get(card.reference) != card:
             raise ValueError(f"{card} is not a face-down card dealt by {self.name} from this batch")
-        face = self._revealed.get(card.reference)
+        face = self._revealed.get(card)
         if face is None:
             face = await self.driver.reveal(card)
-            self._revealed[card.reference] = face
+            self._revealed[card] = face
             self.log.info("card turned up", reference=card.reference, card=str(face))
         return face
 
@@ -523,7 +527,7 @@ class Shoe(Equipment[ShoeDriver]):
 
         Synchronous, for a game round's ``verify`` callback (672a.7(k)): the commitment itself was
         checked by the driver when the card was turned up; a face never revealed opens nothing."""
-        return self._sealed.get(card.reference) == card and self._revealed.get(card.reference) == face
+        return self._sealed.get(card.reference) == card and self._revealed.get(card) == face
 
     async def end_round(self) -> None:
         """The round is complete. A shoe that reshuffles automatically takes the round's discards back
@@ -779,8 +783,7 @@ class Shoe(Equipment[ShoeDriver]):
         self.excess = 0
         self.burn_cards, self.round_cards, self.cover = [], [], None
         self._batch_burn_due = self.state == NEEDS_BURN
-        self._sealed.clear()
-        self._revealed.clear()
+        self._forget_sealed()
         for seen in self._covers:
             seen.clear()
         self._read_mode(counts)
@@ -823,6 +826,13 @@ class Shoe(Equipment[ShoeDriver]):
                 self._sealed[card.reference] = card
             self.log.info("card dealt", card=str(card))
 
+    def _forget_sealed(self) -> None:
+        """The shoe has let go of its face-down cards' references (a batch loaded, or a reshuffling
+        shoe's round ended: docs/protocol.md) and will seal other cards under them; so does the host,
+        their faces turned up with them, which no card sealed later may be answered from."""
+        self._sealed.clear()
+        self._revealed.clear()
+
     def _on_cover(self, event: EventData) -> None:
         assert event.transition is not None, "an after callback runs with its transition"
         if event.transition.source == NEEDS_BURN:
@@ -840,7 +850,7 @@ class Shoe(Equipment[ShoeDriver]):
         if counts is None:
             return
         # Reshuffled: the round's face-down cards are back in the shoe, and the whole batch with them.
-        self._sealed.clear()
+        self._forget_sealed()
         self.dispensed, self.remaining = counts.dispensed, counts.remaining
         self._record_count(self.clauses.reshuffle, "shoe_reshuffled", counts.remaining, self.batch_size)
         if self.batch_size is not None and counts.remaining != self.batch_size:

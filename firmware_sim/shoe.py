@@ -78,13 +78,15 @@ class ShoePersonality(Personality):
     rng: random.Random = field(default_factory=secrets.SystemRandom, repr=False)
     nonces: Callable[[], bytes] = field(default=new_nonce, repr=False)
     misread_next: int = 0  # test hook: this many next cards leave the shoe unreadable
+    # The reference the next face-down card is sealed under: 1..65535, then 1 again (docs/protocol.md);
+    # a test starts it near the wrap rather than dealing 65,535 cards first.
+    next_reference: int = 1
     door_open: bool = False
     dispensed: int = 0  # since the batch was loaded; kept in flash, so a reboot keeps it
     auto_reshuffle: bool = False
     community_first: bool = False
     # Face-down cards of this batch (or round, when reshuffling) by reference: face and nonce.
     _sealed: dict[int, tuple[Card, bytes]] = field(default_factory=dict, init=False, repr=False)
-    _next_reference: int = field(default=1, init=False, repr=False)
 
     def handle(self, command: Command, engine: DeviceEngine) -> Reply:
         name = _HANDLERS.get(type(command))
@@ -224,8 +226,8 @@ class ShoePersonality(Personality):
 
     def _seal(self, card: Card) -> tuple[int, bytes]:
         """Keep the face and a fresh nonce under the next reference; return reference and commitment."""
-        reference = self._next_reference
-        self._next_reference = reference % 0xFFFF + 1
+        reference = self.next_reference
+        self.next_reference = reference % 0xFFFF + 1
         nonce = self.nonces()
         self._sealed[reference] = (card, nonce)
         return reference, commit(card, nonce)

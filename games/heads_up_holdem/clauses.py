@@ -105,6 +105,7 @@ REVEAL_AFTER_DECISIONS = Rule(
     "community cards are revealed flop, then turn and river, after the decisions",
 )
 REVEAL_MATCHES = Rule(PUBLISHED_RULES, "a card turned up is the card dealt face down, unaltered")
+ONE_DECK = Rule(PUBLISHED_RULES, "a round is dealt from one 52-card deck: no card turns up twice in it")
 FOLDED_UNEXPOSED = Rule(HOUSE_CONVENTION, "a folded hand is collected without being turned up")
 SHOWDOWN_COMPLETE = Rule(
     PUBLISHED_RULES, "wagers are settled once the dealer and every live hand are turned up"

@@ -42,6 +42,7 @@ CARD_EXPOSED = Kind("card-exposed", "677a.10(b); 677a.10(c)", Outcome.HELD)
 JOKER = Kind("joker", "603a.15", Outcome.HELD)
 WRONG_COUNT = Kind("wrong-count", "677a.10(f)", Outcome.MISDEAL, voidable=False)
 REVEAL_MISMATCH = Kind("reveal-mismatch", "published game rules (not PA text)", Outcome.HELD)
+DUPLICATE_CARD = Kind("duplicate-card", "published game rules (not PA text)", Outcome.HELD)
 COLLECT_COUNT = Kind(
     "collect-count",
     "house convention",
@@ -59,6 +60,7 @@ KINDS = (
     JOKER,
     WRONG_COUNT,
     REVEAL_MISMATCH,
+    DUPLICATE_CARD,
     COLLECT_COUNT,
 )
 

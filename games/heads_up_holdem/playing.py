@@ -13,7 +13,7 @@ from transitions import EventData
 from games.common.machine_parts import message_of
 from games.heads_up_holdem import clauses
 from games.heads_up_holdem.inputs import Arrival, Choice, Verify
-from games.heads_up_holdem.irregularities import JOKER, REVEAL_MISMATCH
+from games.heads_up_holdem.irregularities import DUPLICATE_CARD, JOKER, REVEAL_MISMATCH
 from games.heads_up_holdem.machine import FLOP, PREFLOP, RIVER
 from games.heads_up_holdem.positions import Position
 from games.heads_up_holdem.records import RecordKind
@@ -83,10 +83,11 @@ class PlaySteps(RoundState):
     def community_mismatches(self, event: EventData) -> bool:
         """Published game rules (not PA text): a community card turned up must open the commitment it
         was dealt under; one that does not holds the round (reveal-mismatch), and so does a joker
-        (603a.15), which no face-down delivery could show before."""
+        (603a.15), which no face-down delivery could show before, and a card already turned up in
+        the round (duplicate-card): one deck holds each card once."""
         cards = message_of(event).cards
         sealed = self.community[REVEALS[self.state]]
-        return _has_joker(cards) or _ordered(sealed, cards, self._verify) is None
+        return _has_joker(cards) or bool(self._twice(cards)) or _ordered(sealed, cards, self._verify) is None
 
     def turn_up_community(self, event: EventData) -> None:
         sealed = self.community[REVEALS[self.state]]
@@ -108,10 +109,12 @@ class PlaySteps(RoundState):
 
     def hand_mismatches(self, event: EventData) -> bool:
         """Published game rules (not PA text): a hand turned up must open the commitments of its stack;
-        one that does not holds the round (reveal-mismatch), and so does a joker (603a.15)."""
+        one that does not holds the round (reveal-mismatch), and so does a joker (603a.15) and a
+        card already turned up in the round (duplicate-card)."""
         message = message_of(event)
         return (
             _has_joker(message.cards)
+            or bool(self._twice(message.cards))
             or _ordered(self._stack_of(message.seat), message.cards, self._verify) is None
         )
 
@@ -131,8 +134,25 @@ class PlaySteps(RoundState):
         shown = ", ".join(map(str, cards))
         if _has_joker(cards):
             self._hold(*JOKER(clauses.NO_JOKERS, f"a joker turned up among {shown}"))
+        elif twice := self._twice(cards):
+            again = ", ".join(map(str, twice))
+            self._hold(*DUPLICATE_CARD(clauses.ONE_DECK, f"{again} turned up twice in the round ({shown})"))
         else:
             self._hold(*REVEAL_MISMATCH(clauses.REVEAL_MATCHES, f"{shown} do not open the commitments dealt"))
+
+    def _twice(self, cards: tuple[Card, ...]) -> list[Card]:
+        """The faces of ``cards`` already turned up in the round, or shown twice among them. Each
+        card could open its own commitment and the deck still not be one deck: a shoe or its host
+        that proves a card it read before (a foreign card, a face kept too long); settling on them
+        would rank a hand of seven cards with one twice."""
+        seen = [*self.community_faces, *self.dealer_faces]
+        seen += [face for position in self.positions.values() for face in position.faces]
+        twice = []
+        for card in cards:
+            if card in seen:
+                twice.append(card)
+            seen.append(card)
+        return twice
 
     def _stack_of(self, seat: int | None) -> tuple[Arrival, ...]:
         return self.dealer_stack if seat is None else self.positions[seat].stack

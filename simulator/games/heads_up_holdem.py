@@ -159,7 +159,10 @@ class StrategyPlayers:
 
     def decide(self, position: Position, street: str, community: Sequence[Card]) -> PlayerDecision:
         hole = self.look(position.seat)
-        if len(hole) != 2:  # a card astray: the round will not reach the showdown; play nothing
+        seen = {*hole, *community}
+        # A card astray, or a community card turned up that this seat holds (the round holds on it if
+        # the hand is turned up: duplicate-card): no hand to rank; play nothing.
+        if len(hole) != 2 or len(seen) != len(hole) + len(community):
             return PlayerDecision(position.seat, Choice.FOLD if street == RIVER else Choice.CHECK)
         plays = strong_start(hole) if street == PREFLOP else made_hand(hole, community)
         if plays:

@@ -417,6 +417,37 @@ def test_community_cards_turn_up_only_after_the_decisions_and_must_match():
     assert round_.state == HELD and irregularities(round_) == [("reveal-mismatch", PUBLISHED_RULES)]
 
 
+def test_a_card_turned_up_twice_from_the_one_deck_holds_the_round_rather_than_settling_it():
+    """Published game rules: a round is dealt from one 52-card deck. A face turned up that the round has
+    already turned up holds it (duplicate-card), VOID only, even when the shoe proves it: a shoe's
+    host once kept a face past its reference's wrap and proved the dealer's 2h beside the flop's
+    2h, and settling ranked a hand of seven cards with one twice (a ValueError from the evaluator,
+    the round lost). A card twice within one reveal holds it too."""
+    shoe = StackedDeck(DECK)
+    round_ = Round(1, rules=RuleSet.example(), verify=lambda sealed, card: True)  # proves anything
+    round_.handle(PlaceWager(1, 500, 500))
+    round_.handle(NoMoreBets(READY))
+    shoe.deliver(round_)
+    round_.handle(StubToRack(None))
+    round_.handle(PlayerDecision(1, Choice.CHECK))
+    shoe.reveal_community(round_)  # the flop: Jh Th 9s
+    round_.handle(PlayerDecision(1, Choice.CHECK))
+    shoe.reveal_community(round_)  # the turn and river: 3c 4d
+    round_.handle(PlayerDecision(1, Choice.PLAY, 1))
+    round_.handle(RevealHand(None, (Card.parse("Qs"), Card.parse("Jh"))))
+    assert round_.state == HELD and irregularities(round_) == [("duplicate-card", PUBLISHED_RULES)]
+    assert round_.hold is not None and "Jh turned up twice in the round" in round_.hold.irregularity.detail
+    assert not round_.dealer_faces
+    refused("677a.10 (silent)", round_, SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
+    round_.handle(SupervisorResolve(SUPERVISOR, Resolution.VOID))
+    assert round_.state == VOIDED and round_.net(1) == 0
+
+    within, _ = start(arrange(["Ah Kh"], "Qs Qd", "Jh Th 9s 3c 4d"), {1: 500})
+    within.handle(PlayerDecision(1, Choice.CHECK))
+    within.handle(RevealCommunity((Card.parse("Jh"), Card.parse("Jh"), Card.parse("9s"))))
+    assert within.state == HELD and irregularities(within) == [("duplicate-card", PUBLISHED_RULES)]
+
+
 def test_a_folded_hand_is_never_turned_up_and_its_face_is_never_recorded():
     """House convention; decision 0018: a folded hand is collected face down, listed by its
     commitments only."""

@@ -1055,3 +1055,33 @@ def test_an_auto_reshuffling_shoes_dispensed_count_wraps_at_its_field_and_the_li
             assert t.shoe.unrecorded == 2
 
     run(scenario())
+
+
+def test_a_reference_sealed_again_after_its_wrap_is_revealed_as_the_card_now_dealt_under_it():
+    """References run 1 to 65,535 and then from 1 again, and a reshuffling shoe's face-down card keeps
+    its reference only until EndRound (docs/protocol.md): some 1,260 Hold 'Em rounds into a table's
+    life, a card is sealed under the reference of one turned up long before. Turned up, it shows the
+    face the shoe proves for it now. Before, the host answered from the face it had kept for that
+    reference since the first card's reveal, and a seeded Hold 'Em table turned up a dealer's 2h
+    beside the flop's 2h in its round 1,261, and the round before settled on two such faces unnoticed."""
+
+    async def scenario():
+        async with table() as t:
+            await t.shoe.set_mode(auto_reshuffle=True)
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            (first,) = await t.shoe.deal_stack(1)
+            assert await t.shoe.reveal(first) == DECK[1]
+            t.world.move_all(SHOE_TRAY, DISCARD)
+            await t.shoe.end_round()
+            t.device.next_reference = 0xFFFF  # as if 65,533 face-down cards had been dealt since
+            t.shoe.start_round()
+            stack = await t.shoe.deal_stack(3)
+            assert [card.reference for card in stack] == [0xFFFF, 1, first.reference]
+            dealt = [card.face for card in t.world.cards(SHOE_TRAY)]
+            assert dealt[2] != DECK[1], "the reshuffle put another card under the reused reference"
+            assert [await t.shoe.reveal(card) for card in stack] == dealt
+            assert t.shoe.opens(stack[2], dealt[2]) and not t.shoe.opens(stack[2], DECK[1])
+            assert not t.shoe.opens(first, DECK[1]), "the first card went back into the shoe"
+
+    run(scenario())

@@ -63,6 +63,15 @@ def test_holdem_at_the_river_plays_1x_with_a_pair_and_folds_with_nothing() -> No
     assert holdem("9c 4h", "river", "Td Ts Jc Kh 6d") == PlayerDecision(1, Choice.FOLD), "the board plays"
 
 
+def test_holdem_plays_nothing_on_a_community_card_it_holds_itself() -> None:
+    """A community card turned up that the player holds (a shoe or its host proved a card read before:
+    the round holds on it once the hand is turned up, duplicate-card) is no hand to rank: the player
+    checks, or folds at the river, as with a card astray, where its strategy raised a ValueError
+    from the hand evaluator and ended the simulation."""
+    assert holdem("9c 4h", "flop", "9c 2s Jc") == PlayerDecision(1, Choice.CHECK)
+    assert holdem("9c 9h", "river", "9c 2s Jc 3d 4s") == PlayerDecision(1, Choice.FOLD)
+
+
 def test_holdem_wagers_ante_and_equal_odds_and_trips_plus_only_where_offered() -> None:
     wagers = seated("heads-up-holdem", {}).wagers(1, 6)  # type: ignore[attr-defined]
     assert [w.seat for w in wagers] == [1, 2, 3, 4, 5, 6]
