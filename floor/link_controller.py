@@ -17,7 +17,8 @@ cents wagered rather than added up, and what a hit leaves (the fraction below a 
 overflow: what accrued above the limit) carried to the next cycle (``carry``, in ten-thousandths of
 a cent), so no fraction of a cent is lost or made, as a table's own controller keeps its overflow
 meter (docs/protocol.md §11.4). A hit freezes the level's value for that hit (under the limit last
-published to the tables, so at least what its sign was told), in the order the hits were
+published to the tables, or sent to them and not yet acknowledged by the broker, whichever is higher,
+so at least what its sign was told), in the order the hits were
 received, and the level restarts at once at its reset value plus as much of the overflow as fits
 under the limit: a second hit before the first is reset is paid that plus what was wagered since
 the first. The level stays locked at every table of the link while any
@@ -369,8 +370,9 @@ class LinkController:
 
     def _hit(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
         """The level's value frozen for this hit, the next in the link's order, under the limit last
-        published to the tables (at least what the hitting table's sign was told: a limit lowered
-        since applies from the next publication) and at most what the hitting table's own controller
+        published to the tables, or a higher one sent since that the broker has not acknowledged
+        (``_told``: at least what the hitting table's sign was told; a limit lowered since applies
+        from the next acknowledged publication) and at most what the hitting table's own controller
         holds (decision 0050); the level restarts, and what was in it is the hit's, the rest kept. A
         level the link does not have, or the table does not fund, is refused: the table is told why
         at once."""
