@@ -17,7 +17,8 @@ cents wagered rather than added up, and what a hit leaves (the fraction below a 
 overflow: what accrued above the limit) carried to the next cycle (``carry``, in ten-thousandths of
 a cent), so no fraction of a cent is lost or made, as a table's own controller keeps its overflow
 meter (docs/protocol.md §11.4). A hit freezes the level's value for that hit (under the limit last
-published to the tables, so at least what its sign was told), in the order the hits were
+published to the tables, or sent to them and not yet acknowledged by the broker, whichever is higher,
+so at least what its sign was told), in the order the hits were
 received, and the level restarts at once at its reset value plus as much of the overflow as fits
 under the limit: a second hit before the first is reset is paid that plus what was wagered since
 the first. The level stays locked at every table of the link while any
@@ -146,14 +147,26 @@ _SCHEMA = (
         voided_at     TEXT NOT NULL,
         PRIMARY KEY (link, ord)
     )""",
-    # Each level's limit as the link last published it to its tables: what a hit is frozen under, so
-    # a hit pays at least what its table's sign was told, a new limit applying from the next
-    # publication (decision 0050).
+    # Each level's limit as the link last published it to its tables, the broker having acknowledged
+    # it for every table: what a hit is frozen under, so a hit pays at least what its table's sign was
+    # told, a new limit applying from the next publication (decision 0050).
     """CREATE TABLE IF NOT EXISTS link_published (
         link        TEXT NOT NULL,
         level       BIGINT NOT NULL,
         limit_cents BIGINT NOT NULL,
         PRIMARY KEY (link, level)
+    )""",
+    # Each level's limit in a publication a floor service (``sender``, its host) sent whose
+    # acknowledgement has not come (the broker lost, the floor stopped, between the send and the
+    # broker's PUBACK): a table may show it, so a hit is frozen under it too until a later publication
+    # of that service is acknowledged (decision 0050). ``sent`` numbers the sender's publications.
+    """CREATE TABLE IF NOT EXISTS link_sent (
+        link        TEXT NOT NULL,
+        sender      TEXT NOT NULL,
+        sent        BIGINT NOT NULL,
+        level       BIGINT NOT NULL,
+        limit_cents BIGINT NOT NULL,
+        PRIMARY KEY (link, sender, sent, level)
     )""",
     # A table's link message the controller refused (a hit on a level it cannot pay), told to it.
     """CREATE TABLE IF NOT EXISTS link_refused (
@@ -207,6 +220,19 @@ class LimitConflict:
             "table_limit_cents": self.table_limit_cents, "stops_at_cents": self.stops_at,
             "reason": self.reason,
         }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Publication:
+    """One publication of link ``link``'s state by the floor service ``sender``: each table's topic
+    and what it is told (``messages``), and each level's limit in it, kept as ``sent`` until the
+    broker acknowledges it (``LinkController.acknowledged``)."""
+
+    link: str
+    sender: str
+    sent: int
+    limits: Mapping[int, int]
+    messages: list[tuple[str, bytes]]
 
 
 class LinkController:
@@ -344,8 +370,9 @@ class LinkController:
 
     def _hit(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
         """The level's value frozen for this hit, the next in the link's order, under the limit last
-        published to the tables (at least what the hitting table's sign was told: a limit lowered
-        since applies from the next publication) and at most what the hitting table's own controller
+        published to the tables, or a higher one sent since that the broker has not acknowledged
+        (``_told``: at least what the hitting table's sign was told; a limit lowered since applies
+        from the next acknowledged publication) and at most what the hitting table's own controller
         holds (decision 0050); the level restarts, and what was in it is the hit's, the rest kept. A
         level the link does not have, or the table does not fund, is refused: the table is told why
         at once."""
@@ -360,7 +387,7 @@ class LinkController:
             self._refuse(link, table, body, why)
             return
         row = self._level(link.id, level)
-        amount = _value(row, self._published(link.id).get(level, self._limits(link.id)[0][level]))
+        amount = _value(row, self._told(link.id).get(level, self._limits(link.id)[0][level]))
         own = self._own_limits(link).get(table, {}).get(level)
         if own is not None and row[2] <= own < amount:  # what the table's own controller can pay
             amount = own
@@ -582,9 +609,16 @@ class LinkController:
                     owns.setdefault(name, {})[meter["level"]] = meter["limit_cents"]
         return owns
 
-    def _published(self, link_id: str) -> dict[int, int]:
-        """Each level's limit as the link last published it to its tables (``publications``)."""
-        rows = self.store.run("SELECT level, limit_cents FROM link_published WHERE link = ?", (link_id,))
+    def _told(self, link_id: str) -> dict[int, int]:
+        """Each level's highest limit a table may have been told: the limit last published and
+        acknowledged (``acknowledged``), or one sent since whose acknowledgement has not come
+        (``publication``), which the broker may have delivered all the same."""
+        rows = self.store.run(
+            "SELECT level, max(limit_cents) FROM "
+            "(SELECT level, limit_cents FROM link_published WHERE link = ? "
+            "UNION ALL SELECT level, limit_cents FROM link_sent WHERE link = ?) told GROUP BY level",
+            (link_id, link_id),
+        )
         return {int(level): int(limit) for level, limit in rows.fetchall()}
 
     def _levels(self, link_id: str) -> list[dict[str, object]]:
@@ -631,26 +665,49 @@ class LinkController:
             )
         return levels
 
-    def publications(self, link_id: str) -> list[tuple[str, bytes]]:
-        """Each table's topic on the link with what it is told now. A limit a linked table's
-        controller cannot hold is logged as it is found, and again as it is put right (``_limits``:
-        at every publication, so within a heartbeat of the table's meters). The limits published are
-        kept: a hit is frozen under them until the next publication (``_hit``), so it pays at least
-        what its table's sign was told."""
+    def publication(self, link_id: str, sender: str) -> Publication:
+        """Each table's topic on the link with what it is told now, for the floor service ``sender``
+        (its host) to publish. A limit a linked table's controller cannot hold is logged as it is
+        found, and again as it is put right (``_limits``: at every publication, so within a heartbeat
+        of the table's meters). The limits are kept as sent before anything is sent, committed: until
+        the broker acknowledges the publication (``acknowledged``) a table may show them or the
+        limits before them, and a hit is frozen under the higher (``_hit``), even after the floor
+        restarts, so it pays at least what its table's sign was told."""
         link = self.links[link_id]
         with self.store.transaction():
-            levels = self._levels(link_id)
-            for told in levels:  # one row a level, written over: two floor services may publish at once
+            levels, limits = self._levels(link_id), self._limits(link_id)[0]  # the limits _levels tells
+            sent = int(self.store.run(
+                "SELECT coalesce(max(sent), 0) + 1 FROM link_sent WHERE link = ? AND sender = ?",
+                (link_id, sender),
+            ).fetchone()[0])  # fmt: skip
+            for level, limit in sorted(limits.items()):
                 self.store.run(
-                    "INSERT INTO link_published VALUES (?, ?, ?) ON CONFLICT (link, level) "
-                    "DO UPDATE SET limit_cents = excluded.limit_cents",
-                    (link_id, told["level"], told["limit_cents"]),
+                    "INSERT INTO link_sent VALUES (?, ?, ?, ?, ?)", (link_id, sender, sent, level, limit)
                 )
         self._log_limits(link_id)
-        return [
+        messages = [
             (link_state(self.group, link_id, table), json.dumps(self._state(link_id, table, levels)).encode())
             for table in link.tables
         ]
+        return Publication(link_id, sender, sent, limits, messages)
+
+    def acknowledged(self, publication: Publication) -> None:
+        """``publication`` acknowledged by the broker for every table of its link (the PUBACK of
+        each retained QoS 1 message): its limits are what the tables were told, and what its sender
+        sent before it is past (one connection's messages reach the broker in order, and one
+        floor service sends one publication at a time). Kept a row a level, written over: two floor
+        services may publish at once."""
+        with self.store.transaction():
+            for level, limit in sorted(publication.limits.items()):
+                self.store.run(
+                    "INSERT INTO link_published VALUES (?, ?, ?) ON CONFLICT (link, level) "
+                    "DO UPDATE SET limit_cents = excluded.limit_cents",
+                    (publication.link, level, limit),
+                )
+            self.store.run(
+                "DELETE FROM link_sent WHERE link = ? AND sender = ? AND sent <= ?",
+                (publication.link, publication.sender, publication.sent),
+            )
 
     def _log_limits(self, link_id: str) -> None:
         """Each table the link's level stops for logged once as it is found (or its limits change),

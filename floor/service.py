@@ -93,6 +93,8 @@ class FloorService:
         self.connected = asyncio.Event()
         self.state_topic = f"{NAMESPACE}/{self.group}/host/{config.host}/state"
         self.schemas = Schemas()
+        #: one link publication at a time: each acknowledged before the next is sent (``_publish_link``)
+        self._publishing = asyncio.Lock()
 
     async def run(self) -> None:
         """Connect, hear, and connect again whenever the broker goes or the store fails, until
@@ -195,7 +197,7 @@ class FloorService:
                 log.info("floor: asking for a new birth", table=table)
                 await client.publish(Topics(self.group, table).rebirth, b"{}", qos=1)
             if links is not None and changed is not None:
-                await _publish_link(client, links, changed)
+                await self._publish_link(client, links, changed)
         raise aiomqtt.MqttError("the broker ended the message stream")
 
     async def _heartbeat(self, client: aiomqtt.Client, links: LinkController) -> None:
@@ -208,9 +210,22 @@ class FloorService:
             now = time.monotonic()
             for link_id, at in due.items():
                 if now >= at:
-                    await _publish_link(client, links, link_id)
+                    await self._publish_link(client, links, link_id)
                     due[link_id] = now + links.links[link_id].heartbeat
             await asyncio.sleep(max(0.05, min(due.values()) - time.monotonic()))
+
+    async def _publish_link(self, client: aiomqtt.Client, links: LinkController, link_id: str) -> None:
+        """The link's state to each of its tables, retained, at QoS 1, and its limits kept as
+        published once the broker has acknowledged every table's (decision 0050): a publication cut
+        short (the broker lost, the floor stopped) leaves them kept as sent, so a hit is frozen under
+        the higher of those and the limits published before. One at a time, the heartbeat's and a
+        message's never interleaved: each table's retained state is the newest, and what this
+        service sent before an acknowledged publication is behind it at the broker."""
+        async with self._publishing:
+            publication = links.publication(link_id, self.config.host)
+            for topic, payload in publication.messages:
+                await client.publish(topic, payload, qos=1, retain=True)
+            links.acknowledged(publication)
 
     def _heard(self, table: str, kind: str, payload: object) -> tuple[Counted | None, str | None]:
         """One message read, counted, and a linked progressive's applied by the link controller:
@@ -309,11 +324,6 @@ async def _cancelled(tasks: Collection[asyncio.Task[None]]) -> None:
         for task in running:
             task.cancel()
         await asyncio.wait(running, timeout=STOP_AGAIN)
-
-
-async def _publish_link(client: aiomqtt.Client, links: LinkController, link_id: str) -> None:
-    for topic, payload in links.publications(link_id):
-        await client.publish(topic, payload, qos=1, retain=True)
 
 
 def _paho(client: aiomqtt.Client) -> mqtt.Client:

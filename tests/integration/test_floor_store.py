@@ -89,7 +89,7 @@ def postgres(postgres_server: Postgres) -> str:
 #: The link controller's tables, dropped from the module's shared PostgreSQL after a test that made them.
 LINK_TABLES = (
     "link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels", "link_hit_voids",
-    "link_refused", "link_hit_contributions", "link_funded_units", "link_published",
+    "link_refused", "link_hit_contributions", "link_funded_units", "link_published", "link_sent",
 )  # fmt: skip
 
 
@@ -555,9 +555,10 @@ def test_the_floor_service_hears_on_and_beats_the_link_after_postgresql_restarts
 
 def test_two_floor_services_publishing_one_link_at_once_both_keep_its_published_limits(postgres, tmp_path):
     """Decision 0050 on PostgreSQL, where several floor services of a property share one store: the
-    limits a link publishes are kept a row a level, written over, so two services publishing the
-    same link at the same moment both succeed (before, one's delete and insert met the other's rows:
-    a duplicate key, and its broker connection ended). A SQLite store has one service."""
+    limits a link publishes are kept a row a level, written over, and what each service sent is kept
+    under its own name until the broker acknowledges it, so two services publishing the same link at
+    the same moment both succeed (before, one's delete and insert met the other's rows: a duplicate
+    key, and its broker connection ended). A SQLite store has one service."""
     link = FloorLink("shared", ("T1", "T2"), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
     errors: list[BaseException] = []
     go = threading.Barrier(2)
@@ -570,15 +571,16 @@ def test_two_floor_services_publishing_one_link_at_once_both_keep_its_published_
             opened.close()
         raise
 
-    def publish(controller: LinkController) -> None:
+    def publish(controller: LinkController, sender: str) -> None:
         try:
             go.wait(10)
             for _ in range(200):
-                controller.publications("shared")
+                controller.acknowledged(controller.publication("shared", sender))
         except Exception as exc:  # the failure is the test's to report, from its own thread
             errors.append(exc)
 
-    threads = [threading.Thread(target=publish, args=(controller,)) for controller in controllers]
+    threads = [threading.Thread(target=publish, args=(controller, f"floor-{number}"))
+               for number, controller in enumerate(controllers, 1)]  # fmt: skip
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -590,6 +592,7 @@ def test_two_floor_services_publishing_one_link_at_once_both_keep_its_published_
         assert not errors, repr(errors[0])
         published = store.run("SELECT level, limit_cents FROM link_published WHERE link = 'shared'")
         assert published.fetchall() == [(1, 5_000_000)]
+        assert store.run("SELECT count(*) FROM link_sent").fetchone()[0] == 0, "every one acknowledged"
     finally:
         for table in LINK_TABLES:
             store.run(f"DROP TABLE IF EXISTS {table}")

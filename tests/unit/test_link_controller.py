@@ -6,6 +6,7 @@ only the levels a table is linked to funded, and a hit on any other refused and 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 
@@ -144,7 +145,7 @@ def test_a_table_not_on_the_link_changes_nothing(store):
 
 def test_each_table_is_told_on_its_own_topic(store):
     controller = LinkController({"c4p": LINK}, store, "main")
-    published = controller.publications("c4p")
+    published = controller.publication("c4p", "floor-1").messages
     assert [topic for topic, _ in published] == [f"croupier/v1/main/link/c4p/table/{t}" for t in LINK.tables]
     assert all(json.loads(body)["table"] == topic.rsplit("/", 1)[1] for topic, body in published)
 
@@ -448,9 +449,14 @@ def test_a_level_stops_at_the_lowest_limit_its_tables_controllers_hold_and_says_
     assert _level(controller, "T3", 1)["value_cents"] == 130_005
 
 
-def _told(controller, table, level):
-    """The value of ``level`` in what the link's last publication tells ``table`` (what its sign shows)."""
-    told = json.loads(dict(controller.publications("c4p"))[f"croupier/v1/main/link/c4p/table/{table}"])
+def _told(controller, table, level, acknowledged=True):
+    """The value of ``level`` in what a publication of the link now tells ``table`` (what its sign
+    shows), the publication acknowledged by the broker unless ``acknowledged`` is false (the broker
+    lost before its PUBACK)."""
+    publication = controller.publication("c4p", "floor-1")
+    if acknowledged:
+        controller.acknowledged(publication)
+    told = json.loads(dict(publication.messages)[f"croupier/v1/main/link/c4p/table/{table}"])
     return next(one for one in told["levels"] if one["level"] == level)["value_cents"]
 
 
@@ -473,6 +479,52 @@ def test_a_hit_pays_what_its_tables_sign_was_last_told_a_lower_limit_applies_fro
     assert [hit["amount_cents"] for hit in _level(controller, "T1", 1)["hits"]] == [120_000]
     level = _level(controller, "T1", 1)
     assert (level["value_cents"], level["overflow_cents"]) == (120_000, 10_000)  # 20,000 of 30,000 paid in
+
+
+def test_a_lower_limit_sent_but_never_acknowledged_does_not_lower_a_hit(store):
+    """Decision 0050: the broker lost in the middle of the publication that lowers level 1 to T2's
+    limit (no PUBACK came): T1's sign still shows 150,005, and T1's hit, heard after the floor
+    connects again and before the link publishes again, is paid that, never the lower limit its
+    sign was never shown. The lower limit is every table's from the next acknowledged publication."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000_000)  # level 1: +50,000
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=100, levels=[1])
+    assert _told(controller, "T1", 1) == 150_005
+    _meters(store, "T2", {1: 120_000})
+    assert _told(controller, "T1", 1, acknowledged=False) == 120_000  # sent; the broker lost before its ack
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+    assert [hit["amount_cents"] for hit in _level(controller, "T1", 1)["hits"]] == [150_005]
+    _sent(controller, "T1", 3, "reset", level=1)
+    _sent(controller, "T1", 4, "contribution", round=2, wagered_cents=1_000_000)  # +50,000
+    assert _told(controller, "T1", 1) == 120_000  # acknowledged: the lower limit every table's now
+    _sent(controller, "T1", 5, "hit", level=1, seat=1, round=2)
+    assert [hit["amount_cents"] for hit in _level(controller, "T1", 1)["hits"]] == [120_000]
+
+
+def test_a_limit_sent_before_a_restart_and_never_acknowledged_still_counts_after_it(tmp_path):
+    """The floor stopped between sending a publication and the broker's acknowledgement: what was
+    sent is kept in the store before it is sent, so after the restart a hit is still frozen under
+    the higher of it and the limit last acknowledged (here the raised one a sign may show); once a
+    later publication of the same floor service is acknowledged, what was sent before it is past."""
+    config = StoreConfig(None, tmp_path / "floor.sqlite3")
+    with contextlib.closing(Store(config)) as store:
+        controller = LinkController({"c4p": LINK}, store, "main")
+        _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000_000)  # level 1: +50,000
+        _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=100, levels=[1])
+        _meters(store, "T2", {1: 120_000})
+        assert _told(controller, "T1", 1) == 120_000  # acknowledged
+        _meters(store, "T2", {1: 10_000_000})  # its controller set right
+        assert _told(controller, "T1", 1, acknowledged=False) == 150_005  # the floor stops before the ack
+    with contextlib.closing(Store(config)) as store:
+        controller = LinkController({"c4p": LINK}, store, "main")
+        _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+        assert [hit["amount_cents"] for hit in _level(controller, "T1", 1)["hits"]] == [150_005]
+        _sent(controller, "T1", 3, "reset", level=1)
+        _sent(controller, "T1", 4, "contribution", round=2, wagered_cents=1_000_000)  # +50,000
+        _meters(store, "T2", {1: 120_000})
+        assert _told(controller, "T1", 1) == 120_000  # acknowledged: the raised limit sent is past
+        _sent(controller, "T1", 5, "hit", level=1, seat=1, round=2)
+        assert [hit["amount_cents"] for hit in _level(controller, "T1", 1)["hits"]] == [120_000]
 
 
 def test_a_hit_is_never_frozen_above_what_the_hitting_tables_own_controller_holds(store):
@@ -505,12 +557,12 @@ def test_a_table_whose_limit_is_below_the_reset_value_does_not_lower_the_level(s
 def test_a_limit_conflict_is_logged_once_as_found_and_once_as_put_right(store):
     controller = LinkController({"c4p": LINK}, store, "main")
     with structlog.testing.capture_logs() as logs:
-        controller.publications("c4p")
+        controller.publication("c4p", "floor-1")
         _meters(store, "T2", {1: 120_000, 2: 1_000_000})
-        controller.publications("c4p")
-        controller.publications("c4p")
+        controller.publication("c4p", "floor-1")
+        controller.publication("c4p", "floor-1")
         _meters(store, "T2", {1: 10_000_000, 2: 1_000_000})
-        controller.publications("c4p")
+        controller.publication("c4p", "floor-1")
     said = [(entry["log_level"], entry.get("table"), entry.get("level")) for entry in logs
             if "controller limit" in entry["event"]]  # fmt: skip
     assert said == [("warning", "T2", 1), ("info", "T2", 1)]
