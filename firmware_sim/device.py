@@ -154,7 +154,7 @@ class SimulatedDevice:
     def _wake_for(self, deadline: float | None) -> None:
         """Wake the device thread only if ``deadline`` comes before it would wake of itself: each
         event sent and each acknowledged moves the deadline, and a thread woken for a later one only
-        went back to sleep, some ten times a Crazy 4 Poker round (decision 0048, amended). A later
+        went back to sleep, some seven times a Crazy 4 Poker round (decision 0048, amended). A later
         deadline is met when the thread wakes at its own and looks again."""
         if deadline is not None and (self._wakes_at is None or deadline < self._wakes_at):
             self._cond.notify()
