@@ -79,7 +79,10 @@ class FaultLatch:
 
     @property
     def holding(self) -> tuple[Fault, ...]:
-        """The faults that block the device: every one latched but a link's (``Fault.holds``)."""
+        """The faults that block the device: every one latched but a link's (``Fault.holds``). Asked
+        before every card a table deals, mostly of a latch holding none."""
+        if not self._faults:
+            return ()
         return tuple(fault for fault in self._faults.values() if fault.holds)
 
     def __bool__(self) -> bool:

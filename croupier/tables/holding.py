@@ -79,7 +79,10 @@ class SupervisorHolds(Publishing):
     def holding(self) -> tuple[Fault, ...]:
         """The latched faults that hold the table: while any is, no card is dealt. A link's
         (LINK_MISMATCH) refuses only the progressive wagers (``Fault.holds``, decision 0039)."""
-        return tuple(fault for machine in self.equipment for fault in machine.latch.holding)
+        held: tuple[Fault, ...] = ()
+        for machine in self.equipment:  # asked before every card dealt: a loop, not a generator
+            held += machine.latch.holding
+        return held
 
     async def clear(self, code: str, operator: Operator) -> None:
         """A supervisor clears a latched fault (the device too, for its own faults); a held step

@@ -75,10 +75,11 @@ class PlaySteps(RoundState):
 
     def reconstruct_hands(self, event: EventData) -> None:
         """Card i of the shuffled order went to the i-th place of the enforced deal order (657a.9(b))."""
-        cards = message_of(event).cards
-        for place in dict.fromkeys(self.deal):
-            dealt = tuple(card for card, to in zip(cards, self.deal, strict=False) if to == place)
-            self._know(place, dealt, SHUFFLER_ORDER)
+        hands: dict[Place, list[Card]] = {}
+        for card, place in zip(message_of(event).cards, self.deal, strict=False):  # one pass, not one a place
+            hands.setdefault(place, []).append(card)
+        for place, dealt in hands.items():
+            self._know(place, tuple(dealt), SHUFFLER_ORDER)
 
     def report_is_valid(self, event: EventData) -> bool:
         m = message_of(event)
