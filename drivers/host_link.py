@@ -27,6 +27,7 @@ from drivers.protocol.frame import (
 from drivers.protocol.message import Catalog, Command, Event, Reply, Status, UnknownMessage
 
 MAX_RETRIES = 20  # beyond this a dead device would hold its link for tens of seconds
+_OK = int(Status.OK)
 
 
 @dataclass(frozen=True)
@@ -219,12 +220,12 @@ class HostLink:
 
     def next_deadline(self) -> float | None:
         """When ``tick`` next has work to do, or None."""
-        deadlines = []
-        if self._in_flight is not None:
-            deadlines.append(self._in_flight.deadline)
+        request = self._in_flight
+        deadline = None if request is None else request.deadline
         if self._decoder.buffered and self._last_rx is not None:
-            deadlines.append(self._last_rx + self.timings.partial_frame_timeout)
-        return min(deadlines, default=None)
+            partial = self._last_rx + self.timings.partial_frame_timeout
+            deadline = partial if deadline is None else min(deadline, partial)
+        return deadline
 
     @property
     def busy(self) -> bool:
@@ -305,6 +306,11 @@ class HostLink:
         name = type(request.command).__name__
         if not payload:
             return CommandRejected(request, Status.BAD_PAYLOAD, f"empty response to {name}")
+        if payload[0] == _OK:  # every heartbeat and nearly every command: no enum made for it
+            try:
+                return ReplyReceived(request, request.command.REPLY.from_payload(payload[1:]))
+            except PayloadError as exc:
+                return CommandRejected(request, Status.BAD_PAYLOAD, f"bad response to {name}: {exc}")
         try:
             status = Status(payload[0])
         except ValueError:
@@ -312,12 +318,10 @@ class HostLink:
                 request, Status.BAD_PAYLOAD, f"unknown status {payload[0]} in response to {name}"
             )
         try:
-            if status is Status.OK:
-                return ReplyReceived(request, request.command.REPLY.from_payload(payload[1:]))
             detail, _ = STR.decode(payload, 1) if len(payload) > 1 else ("", 1)
-            return CommandRejected(request, status, str(detail))
         except PayloadError as exc:
             return CommandRejected(request, Status.BAD_PAYLOAD, f"bad response to {name}: {exc}")
+        return CommandRejected(request, status, str(detail))
 
     def _on_event(self, frame: Frame) -> None:
         if not self._identified:

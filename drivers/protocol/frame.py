@@ -96,7 +96,7 @@ class Noise:
 #: The CRC register after the LEN byte, for each LEN (the CRC skips ~LEN, so a frame's check runs
 #: from this state over the body and the CRC itself, and a good frame leaves the register at 0).
 _AFTER_LEN = tuple(crc16(bytes((length,))) for length in range(256))
-_SYNC0 = SYNC[0]
+_SYNC0, _SYNC1 = SYNC
 
 
 class FrameDecoder:
@@ -145,6 +145,18 @@ class FrameDecoder:
     def feed(self, data: bytes) -> list[Frame | Noise]:
         """Add bytes; return every complete frame and noise report they produce, in order."""
         buf = self._buf
+        if not buf and len(data) > HEADER_SIZE and data[0] == _SYNC0 and data[1] == _SYNC1:
+            # The common case, a reply or a command read whole with nothing held before it: when
+            # the chunk is exactly one frame whose header and CRC check, it is that frame (what the
+            # scan below would find), without copying it into the buffer and out again.
+            length = data[2]
+            if (
+                len(data) == HEADER_SIZE + length + CRC_SIZE
+                and data[3] == length ^ 0xFF
+                and length >= BODY_HEADER_SIZE
+                and crc16_continued(data[HEADER_SIZE:], _AFTER_LEN[length]) == 0
+            ):
+                return [_frame(bytes(data))]
         buf += data
         out: list[Frame | Noise] = []
         # The hot loop's names are locals: a global or attribute lookup per candidate is a
