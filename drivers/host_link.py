@@ -23,6 +23,7 @@ from drivers.protocol.frame import (
     NakReason,
     Noise,
     NoiseReason,
+    encode_frame,
 )
 from drivers.protocol.message import Catalog, Command, Event, Reply, Status, UnknownMessage
 
@@ -244,20 +245,11 @@ class HostLink:
             self.counters.retransmissions += 1
         request.attempts += 1
         request.deadline = now + self.timings.response_timeout
-        self._send(
-            Frame(
-                self.address,
-                Kind.COMMAND,
-                False,
-                request.seq,
-                request.command.MSG_ID,
-                request.command.to_payload(),
-            )
-        )
+        self._send(Kind.COMMAND, request.seq, request.command.MSG_ID, request.command.to_payload())
 
-    def _send(self, frame: Frame) -> None:
+    def _send(self, kind: Kind, seq: int, msg: int, payload: bytes = b"") -> None:
         self.counters.frames_out += 1
-        self._outbox += frame.encode()
+        self._outbox += encode_frame(self.address, kind, False, seq, msg, payload)
 
     def _handle(self, item: Frame | Noise, now: float) -> None:
         if isinstance(item, Noise):
@@ -265,7 +257,7 @@ class HostLink:
             self._outcomes.append(LineNoise(item.reason, item.discarded))
             if item.reason is NoiseReason.BAD_CRC:
                 self.counters.naks_out += 1
-                self._send(Frame(self.address, Kind.NAK, False, 0, 0, bytes((NakReason.BAD_CRC,))))
+                self._send(Kind.NAK, 0, 0, bytes((NakReason.BAD_CRC,)))
             return
         if not item.from_device or item.address != self.address:
             return  # our own echo on a half-duplex bus, or another device's traffic
@@ -330,7 +322,7 @@ class HostLink:
         if self.hold_events and not duplicate:
             self.counters.events_held += 1
             return
-        self._send(Frame(self.address, Kind.ACK, False, frame.seq, frame.msg))
+        self._send(Kind.ACK, frame.seq, frame.msg)
         if duplicate:
             self.counters.duplicate_events += 1
             return
