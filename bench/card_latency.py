@@ -19,7 +19,6 @@ each and, last, ``ratio=<card median / fsync median>``.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import random
@@ -40,6 +39,7 @@ from croupier.commands.run import SIMULATED_DEVICES  # noqa: E402
 from croupier.service.journal import TableJournal  # noqa: E402
 from croupier.state import TableState  # noqa: E402
 from croupier.tables.events import RoundListener  # noqa: E402
+from drivers import event_loop  # noqa: E402
 from drivers.connection import SupervisorSettings  # noqa: E402
 from games.common.records import Record, RecordKind  # noqa: E402
 from simulator.players import simulated_players  # noqa: E402
@@ -124,7 +124,7 @@ def main() -> None:
     logging.getLogger().setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         in_child = args.simulated_devices == "child"
-        floor, cards = asyncio.run(measure(Path(tmp), args.count, args.block, in_child))
+        floor, cards = event_loop.run(measure(Path(tmp), args.count, args.block, in_child))
     for name, samples in (("raw fsync", floor), ("card to audit", cards)):
         print(
             f"{name:>13}: median {statistics.median(samples) * 1e6:8.1f} us   "

@@ -12,7 +12,6 @@ alike. Prints median and p99 of each and, last, ``ratio=<stack median / raw medi
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import statistics
 import time
@@ -28,6 +27,7 @@ from _common import (  # the bench directory is on sys.path when a script in it 
     stop_peer,
 )
 
+from drivers import event_loop
 from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.protocol.core import GetStatus
 from drivers.transport.serial import SerialTransport
@@ -72,7 +72,7 @@ def main() -> None:
     parser.add_argument("--block", type=int, default=250, help="round trips per alternating block")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    raw, stack = asyncio.run(measure(args.count, args.block))
+    raw, stack = event_loop.run(measure(args.count, args.block))
     for name, samples in (("raw pty echo", raw), ("driver stack", stack)):
         print(
             f"{name:>13}: median {statistics.median(samples) * 1e6:7.1f} us   "

@@ -207,6 +207,7 @@ class DeviceConnection:
         self._transport: Transport | None = None
         self._futures: dict[int, asyncio.Future[Reply]] = {}
         self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0  # when the timer fires (uvloop's timer handles do not say: decision 0051)
         self._lost: asyncio.Event = asyncio.Event()
         self._ready: asyncio.Event = asyncio.Event()
         self._failed: asyncio.Event = asyncio.Event()  # set while the state is FAILED
@@ -331,10 +332,11 @@ class DeviceConnection:
         # Re-arm only when the link needs waking earlier: a timer that fires early finds nothing
         # due and re-arms itself, which is cheaper than a new timer on every frame.
         deadline = self.link.next_deadline()
-        if deadline is not None and (self._timer is None or deadline < self._timer.when()):
+        if deadline is not None and (self._timer is None or deadline < self._timer_at):
             if self._timer is not None:
                 self._timer.cancel()
-            self._timer = asyncio.get_running_loop().call_at(deadline, self._on_tick)
+            assert self._loop is not None  # a deadline is a command's or a reply's: connected
+            self._timer, self._timer_at = self._loop.call_at(deadline, self._on_tick), deadline
 
     def _settle(self, outcome: object) -> None:
         if isinstance(outcome, EventReceived):

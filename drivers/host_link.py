@@ -23,10 +23,12 @@ from drivers.protocol.frame import (
     NakReason,
     Noise,
     NoiseReason,
+    encode_frame,
 )
 from drivers.protocol.message import Catalog, Command, Event, Reply, Status, UnknownMessage
 
 MAX_RETRIES = 20  # beyond this a dead device would hold its link for tens of seconds
+_OK = int(Status.OK)
 
 
 @dataclass(frozen=True)
@@ -219,12 +221,12 @@ class HostLink:
 
     def next_deadline(self) -> float | None:
         """When ``tick`` next has work to do, or None."""
-        deadlines = []
-        if self._in_flight is not None:
-            deadlines.append(self._in_flight.deadline)
+        request = self._in_flight
+        deadline = None if request is None else request.deadline
         if self._decoder.buffered and self._last_rx is not None:
-            deadlines.append(self._last_rx + self.timings.partial_frame_timeout)
-        return min(deadlines, default=None)
+            partial = self._last_rx + self.timings.partial_frame_timeout
+            deadline = partial if deadline is None else min(deadline, partial)
+        return deadline
 
     @property
     def busy(self) -> bool:
@@ -243,20 +245,11 @@ class HostLink:
             self.counters.retransmissions += 1
         request.attempts += 1
         request.deadline = now + self.timings.response_timeout
-        self._send(
-            Frame(
-                self.address,
-                Kind.COMMAND,
-                False,
-                request.seq,
-                request.command.MSG_ID,
-                request.command.to_payload(),
-            )
-        )
+        self._send(Kind.COMMAND, request.seq, request.command.MSG_ID, request.command.to_payload())
 
-    def _send(self, frame: Frame) -> None:
+    def _send(self, kind: Kind, seq: int, msg: int, payload: bytes = b"") -> None:
         self.counters.frames_out += 1
-        self._outbox += frame.encode()
+        self._outbox += encode_frame(self.address, kind, False, seq, msg, payload)
 
     def _handle(self, item: Frame | Noise, now: float) -> None:
         if isinstance(item, Noise):
@@ -264,7 +257,7 @@ class HostLink:
             self._outcomes.append(LineNoise(item.reason, item.discarded))
             if item.reason is NoiseReason.BAD_CRC:
                 self.counters.naks_out += 1
-                self._send(Frame(self.address, Kind.NAK, False, 0, 0, bytes((NakReason.BAD_CRC,))))
+                self._send(Kind.NAK, 0, 0, bytes((NakReason.BAD_CRC,)))
             return
         if not item.from_device or item.address != self.address:
             return  # our own echo on a half-duplex bus, or another device's traffic
@@ -305,6 +298,11 @@ class HostLink:
         name = type(request.command).__name__
         if not payload:
             return CommandRejected(request, Status.BAD_PAYLOAD, f"empty response to {name}")
+        if payload[0] == _OK:  # every heartbeat and nearly every command: no enum made for it
+            try:
+                return ReplyReceived(request, request.command.REPLY.from_payload(payload[1:]))
+            except PayloadError as exc:
+                return CommandRejected(request, Status.BAD_PAYLOAD, f"bad response to {name}: {exc}")
         try:
             status = Status(payload[0])
         except ValueError:
@@ -312,12 +310,10 @@ class HostLink:
                 request, Status.BAD_PAYLOAD, f"unknown status {payload[0]} in response to {name}"
             )
         try:
-            if status is Status.OK:
-                return ReplyReceived(request, request.command.REPLY.from_payload(payload[1:]))
             detail, _ = STR.decode(payload, 1) if len(payload) > 1 else ("", 1)
-            return CommandRejected(request, status, str(detail))
         except PayloadError as exc:
             return CommandRejected(request, Status.BAD_PAYLOAD, f"bad response to {name}: {exc}")
+        return CommandRejected(request, status, str(detail))
 
     def _on_event(self, frame: Frame) -> None:
         if not self._identified:
@@ -326,7 +322,7 @@ class HostLink:
         if self.hold_events and not duplicate:
             self.counters.events_held += 1
             return
-        self._send(Frame(self.address, Kind.ACK, False, frame.seq, frame.msg))
+        self._send(Kind.ACK, frame.seq, frame.msg)
         if duplicate:
             self.counters.duplicate_events += 1
             return

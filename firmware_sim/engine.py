@@ -29,7 +29,16 @@ from drivers.protocol.core import (
     fault_mask,
 )
 from drivers.protocol.fields import STR, PayloadError
-from drivers.protocol.frame import MAX_PAYLOAD, Frame, FrameDecoder, Kind, NakReason, Noise, NoiseReason
+from drivers.protocol.frame import (
+    MAX_PAYLOAD,
+    Frame,
+    FrameDecoder,
+    Kind,
+    NakReason,
+    Noise,
+    NoiseReason,
+    encode_frame,
+)
 from drivers.protocol.message import Catalog, Command, Empty, Event, Reply, Status, UnknownMessage
 from firmware_sim.personality import Personality, Refusal
 
@@ -111,7 +120,7 @@ class DeviceEngine:
                 # A multidrop device keeps quiet on a bad frame: it may not have been addressed,
                 # and answering could collide with the device that was. The host times out.
                 if item.reason is NoiseReason.BAD_CRC and not self.multidrop:
-                    self._send(Frame(self.address, Kind.NAK, True, 0, 0, bytes((NakReason.BAD_CRC,))))
+                    self._send(Kind.NAK, 0, 0, bytes((NakReason.BAD_CRC,)))
                 continue
             if item.from_device or item.address != self.address:
                 continue
@@ -158,8 +167,8 @@ class DeviceEngine:
         return len(self._events)
 
     # -- internals ------------------------------------------------------------------------
-    def _send(self, frame: Frame) -> bytes:
-        data = frame.encode()
+    def _send(self, kind: Kind, seq: int, msg: int, payload: bytes = b"") -> bytes:
+        data = encode_frame(self.address, kind, True, seq, msg, payload)
         self._outbox += data
         return data
 
@@ -171,9 +180,7 @@ class DeviceEngine:
             self._speak_after_response(now)
             return
         status, body = self._execute(frame, now)
-        data = self._send(
-            Frame(self.address, Kind.RESPONSE, True, frame.seq, frame.msg, bytes((status,)) + body)
-        )
+        data = self._send(Kind.RESPONSE, frame.seq, frame.msg, bytes((status,)) + body)
         self._last_response = data
         if self._session is not None:
             self._cache[frame.seq] = (frame.msg, frame.payload, data)
@@ -270,11 +277,7 @@ class DeviceEngine:
             pending.seq = self._event_seq
             self._event_seq = (self._event_seq + 1) & 0xFF
         pending.deadline = now + self.event_timeout
-        self._send(
-            Frame(
-                self.address, Kind.EVENT, True, pending.seq, pending.event.MSG_ID, pending.event.to_payload()
-            )
-        )
+        self._send(Kind.EVENT, pending.seq, pending.event.MSG_ID, pending.event.to_payload())
 
     def _on_ack(self, frame: Frame, now: float) -> None:
         if self._events and self._events[0].seq == frame.seq:

@@ -12,7 +12,19 @@ import traceback
 import pytest
 import structlog
 
+from drivers import event_loop
 from vocabulary import events as events_module
+
+
+@pytest.fixture(autouse=True, scope="session")
+def first_event_loop():
+    """uvloop, the table service's loop (decision 0051), opens a pipe with the first loop a process
+    makes and keeps it for the process's life: made here, before any test counts its ports."""
+
+    async def nothing() -> None:
+        pass
+
+    event_loop.run(nothing())
 
 
 @pytest.fixture(autouse=True)

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import TypeVar
 
+from drivers import event_loop
 from drivers.connection import ConnectionState, DeviceConnection, SupervisorSettings
 from drivers.host_link import LinkTimings
 from drivers.transport.base import Transport
@@ -59,7 +60,8 @@ async def connected(
 
 
 def run(coro: Coroutine[object, object, T], timeout: float = 30.0) -> T:
-    """Run a test scenario on a fresh loop; fail if it leaves a task running behind it."""
+    """Run a test scenario on a fresh loop of the kind the table service runs on (uvloop's: decision
+    0051); fail if it leaves a task running behind it."""
 
     async def guarded() -> T:
         result = await asyncio.wait_for(coro, timeout)
@@ -67,7 +69,7 @@ def run(coro: Coroutine[object, object, T], timeout: float = 30.0) -> T:
         assert not leftover, f"tasks leaked by the scenario: {leftover}"
         return result
 
-    return asyncio.run(guarded())
+    return event_loop.run(guarded())
 
 
 async def wait_for_state(conn: DeviceConnection, state: ConnectionState, timeout: float = 5.0) -> float:

@@ -51,6 +51,7 @@ from croupier.service.table_service import TableService
 from croupier.state import StateError, TableState
 from croupier.tables.events import RoundListener
 from croupier.tables.registry import table_kind
+from drivers import event_loop
 from firmware_sim.world import TableWorld
 from simulator.faults import FaultProfile, FaultScript
 from simulator.floor import FloorSupervisor, controller_key, on_the_floor, repair_sim
@@ -136,14 +137,14 @@ def run(args: argparse.Namespace) -> int:
     how = Run(args.rounds, args.duration, args.seed, live, faults, in_child=args.simulated_devices == "child")
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
         if tokens is None:
-            return asyncio.run(_serve(config, how, None, sealing, floor))
+            return event_loop.run(_serve(config, how, None, sealing, floor))
         listener = Listener(tls, _bound(config))
         if made:  # said once every check has passed (the table's lock, the port), as the table starts
             print(f"screens: {config.service.api_url}/ — sign in with", flush=True)
             for token, operator in made.items():
                 print(f"  {operator.role.value} {operator.ident}: {token}", flush=True)
         with listener.sock:
-            return asyncio.run(_serve(config, how, Api(tokens, listener), sealing, floor))
+            return event_loop.run(_serve(config, how, Api(tokens, listener), sealing, floor))
 
 
 def _read_at_startup(

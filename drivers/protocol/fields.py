@@ -185,6 +185,12 @@ def fixed_format(wire: WireType) -> str | None:
     return None
 
 
+def is_integer(wire: WireType) -> bool:
+    """Whether ``wire`` is a fixed-size integer (u8, u16, u32): a message of only these encodes
+    with a single pack."""
+    return isinstance(wire, _Int)
+
+
 E = TypeVar("E", bound=enum.IntEnum)
 
 

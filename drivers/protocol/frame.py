@@ -58,14 +58,23 @@ class Frame:
 
     def encode(self) -> bytes:
         """The frame's bytes on the wire."""
-        if not 0 <= self.address <= 0xFF or not 0 <= self.seq <= 0xFF or not 0 <= self.msg <= 0xFF:
-            raise ValueError(f"frame field out of range: {self!r}")
-        if len(self.payload) > MAX_PAYLOAD:
-            raise ValueError(f"payload of {len(self.payload)} bytes exceeds {MAX_PAYLOAD}")
-        length = BODY_HEADER_SIZE + len(self.payload)
-        ctrl = int(self.kind) | (DIRECTION_FROM_DEVICE if self.from_device else 0)
-        checked = bytes((length, length ^ 0xFF, self.address, ctrl, self.seq, self.msg)) + self.payload
-        return SYNC + checked + crc16(checked[0:1] + checked[2:]).to_bytes(2, "big")
+        return encode_frame(self.address, self.kind, self.from_device, self.seq, self.msg, self.payload)
+
+
+def encode_frame(
+    address: int, kind: Kind, from_device: bool, seq: int, msg: int, payload: bytes = b""
+) -> bytes:
+    """The bytes of the frame with these fields, made without a ``Frame``: each end's hot path (a
+    command, its response) sends one per round trip and needs no object for it."""
+    if not 0 <= address <= 0xFF or not 0 <= seq <= 0xFF or not 0 <= msg <= 0xFF:
+        frame = Frame(address, kind, from_device, seq, msg, payload)
+        raise ValueError(f"frame field out of range: {frame!r}")
+    if len(payload) > MAX_PAYLOAD:
+        raise ValueError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
+    length = BODY_HEADER_SIZE + len(payload)
+    body = bytes((address, kind | (DIRECTION_FROM_DEVICE if from_device else 0), seq, msg)) + payload
+    check = crc16_continued(body, _AFTER_LEN[length])
+    return b"".join((SYNC, bytes((length, length ^ 0xFF)), body, check.to_bytes(2, "big")))
 
 
 class NoiseReason(enum.Enum):
@@ -96,7 +105,7 @@ class Noise:
 #: The CRC register after the LEN byte, for each LEN (the CRC skips ~LEN, so a frame's check runs
 #: from this state over the body and the CRC itself, and a good frame leaves the register at 0).
 _AFTER_LEN = tuple(crc16(bytes((length,))) for length in range(256))
-_SYNC0 = SYNC[0]
+_SYNC0, _SYNC1 = SYNC
 
 
 class FrameDecoder:
@@ -145,6 +154,18 @@ class FrameDecoder:
     def feed(self, data: bytes) -> list[Frame | Noise]:
         """Add bytes; return every complete frame and noise report they produce, in order."""
         buf = self._buf
+        if not buf and len(data) > HEADER_SIZE and data[0] == _SYNC0 and data[1] == _SYNC1:
+            # The common case, a reply or a command read whole with nothing held before it: when
+            # the chunk is exactly one frame whose header and CRC check, it is that frame (what the
+            # scan below would find), without copying it into the buffer and out again.
+            length = data[2]
+            if (
+                len(data) == HEADER_SIZE + length + CRC_SIZE
+                and data[3] == length ^ 0xFF
+                and length >= BODY_HEADER_SIZE
+                and crc16_continued(data[HEADER_SIZE:], _AFTER_LEN[length]) == 0
+            ):
+                return [_frame(bytes(data))]
         buf += data
         out: list[Frame | Noise] = []
         # The hot loop's names are locals: a global or attribute lookup per candidate is a

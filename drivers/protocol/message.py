@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import operator
 import struct
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, ClassVar, Self, TypeVar, dataclass_transform
 
-from drivers.protocol.fields import PayloadError, WireType, fixed_format
+from drivers.protocol.fields import PayloadError, WireType, fixed_format, is_integer
 
 
 class Status(enum.IntEnum):
@@ -37,6 +38,9 @@ class Message:
     LAYOUT: ClassVar[tuple[tuple[str, WireType], ...]] = ()
     #: One struct for layouts made only of fixed-size integers and byte strings: the hot path.
     _FIXED: ClassVar[struct.Struct | None] = None
+    #: The field values in layout order, for a layout of two or more integers only (one pack encodes
+    #: them; a getter of one name would give the value, not a tuple).
+    _INTS: ClassVar[Callable[[Message], tuple[object, ...]] | None] = None
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -52,9 +56,25 @@ class Message:
         formats = [fixed_format(wire) for _, wire in layout]
         fixed = [f for f in formats if f is not None]
         cls._FIXED = struct.Struct("<" + "".join(fixed)) if len(fixed) == len(formats) else None
+        ints = len(layout) > 1 and all(is_integer(wire) for _, wire in layout)
+        cls._INTS = operator.attrgetter(*(name for name, _ in layout)) if ints else None
 
     def to_payload(self) -> bytes:
         """Encode the fields in declaration order."""
+        cls = type(self)
+        if cls._INTS is not None:
+            # Integers only (a heartbeat's answer): one pack, when every value is a plain int; a
+            # bool, another type or a value out of range is left to the fields, whose error names it.
+            values = cls._INTS(self)
+            for value in values:
+                if type(value) is not int:
+                    break
+            else:
+                assert cls._FIXED is not None
+                try:
+                    return cls._FIXED.pack(*values)
+                except struct.error:
+                    pass
         out = bytearray()
         for name, wire in self.LAYOUT:
             try:

@@ -16,7 +16,10 @@ from urllib.request import Request, urlopen
 
 import aiohttp
 import pytest
+import uvloop
 
+from croupier.cli import main
+from croupier.commands import run as run_command
 from croupier.config import DEFAULT_TABLE_CONFIG
 from tests.screen import Screen
 from tests.tokens import SUPERVISOR_TOKEN, write_token_file
@@ -91,6 +94,20 @@ def test_the_configured_log_level_applies_unless_the_command_line_sets_one(tmp_p
     again = croupier("--log-level", "info", "run", "--config", str(path), "--rounds", "4")  # 2 more
     _, err = again.communicate(timeout=120)
     assert [e for e in events(err) if e["event"] == "round complete"], "--log-level wins"
+
+
+def test_the_table_service_runs_on_uvloop(tmp_path, monkeypatch):
+    """Decision 0051: the table's device links are served on uvloop's loop, the one the link's round
+    trip was measured on (bench/link_rtt.py) and the drivers' tests run on (tests/links.py)."""
+    loops: list[type[asyncio.AbstractEventLoop]] = []
+
+    async def serve(*args: object) -> int:
+        loops.append(type(asyncio.get_running_loop()))
+        return 0
+
+    monkeypatch.setattr(run_command, "_serve", serve)
+    assert main(["run", "--config", str(simulated_config(tmp_path)), "--rounds", "1"]) == 0
+    assert loops == [uvloop.Loop]
 
 
 def test_sigterm_closes_the_table_cleanly(tmp_path):

@@ -9,13 +9,14 @@ one must be there intact, its CRC valid by the independent bitwise CRC of the ve
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import re
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from drivers.host_link import HostLink
@@ -293,6 +294,26 @@ def test_a_single_bit_error_is_always_detected(frame, where, bit):
     assert 0 not in frames_at(entries)
 
 
+@PROPERTY
+@given(
+    st.one_of(
+        any_frames().map(Frame.encode),
+        st.tuples(any_frames(), MUTATIONS).map(lambda t: mutate(t[0].encode(), t[1])),
+        st.builds(raw_frame, st.integers(0, 0xFF), st.binary(min_size=3, max_size=30)),
+        st.tuples(any_frames(), st.binary(min_size=1, max_size=8)).map(lambda t: t[0].encode() + t[1]),
+    )
+)
+def test_a_chunk_read_whole_decodes_as_the_scan_decodes_it(data):
+    """A chunk that is one frame, read whole into an empty decoder, is taken without the scan: its
+    frame, damage, unknown CTRL or trailing bytes come out exactly as the scan makes them (fed its
+    first byte alone, which the decoder only holds, the same bytes go through the scan)."""
+    assume(data[:1] == SYNC[:1])
+    whole, scanned = FrameDecoder(), FrameDecoder()
+    assert scanned.feed(data[:1]) == []
+    assert whole.feed(data) == scanned.feed(data[1:])
+    assert whole.buffered == scanned.buffered
+
+
 # -- resynchronisation -----------------------------------------------------------------------------------
 @PROPERTY
 @given(
@@ -334,6 +355,21 @@ def test_truncated_or_extended_payloads_raise_payload_error_naming_message_and_f
     extra = data.draw(st.binary(min_size=1, max_size=8))
     with pytest.raises(PayloadError, match=rf"^{cls.__name__}: {len(extra)} unexpected trailing bytes$"):
         cls.from_payload(payload + extra)
+
+
+@pytest.mark.parametrize(
+    "cls", class_params([cls for cls in MESSAGE_CLASSES if any(wire in _INT_MAX for _, wire in cls.LAYOUT)])
+)
+@PER_CLASS
+@given(data=st.data())
+def test_an_integer_field_out_of_its_type_is_refused_by_name_on_encoding(cls, data):
+    """A bool, a float or a value past the field's range is never packed: encoding names the message
+    and the field (a layout of integers only is packed at once, and must refuse the same)."""
+    message = data.draw(messages(cls, small=True))
+    name, wire = data.draw(st.sampled_from([(name, wire) for name, wire in cls.LAYOUT if wire in _INT_MAX]))
+    bad = data.draw(st.sampled_from([True, False, 1.0, -1, _INT_MAX[wire] + 1]))
+    with pytest.raises(PayloadError, match=rf"^{cls.__name__}\.{name}: "):
+        dataclasses.replace(message, **{name: bad}).to_payload()  # type: ignore[type-var]
 
 
 @pytest.mark.parametrize("cls", class_params(MESSAGE_CLASSES))
