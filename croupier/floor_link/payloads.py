@@ -40,20 +40,23 @@ _SIGN = r"[\u2660-\u2667]"
 _PICTURE = r"[\U0001F0A0-\U0001F0FF]"
 #: A variation selector after a sign or a picture: its text (U+FE0E) or emoji (U+FE0F) presentation.
 _PRESENTED = r"[\ufe0e\ufe0f]?"
+_SUIT = rf"{_SIGN}{_PRESENTED}"
 _NAMED = r"(?i:ace|king|queen|jack|ten|nine|eight|seven|six|five|four|three|two|deuce)"
 #: A rank before ``of`` or a sign: named; a number 2 to 10 that is not the end of a longer number
 #: (``12 of hearts`` counts a suit); a capital; a small letter that does not end a word (``short of
 #: spades``): small letters only are words, as for a code.
 _LEADING = rf"(?:{_NAMED}|(?<!\d)(?:10|[2-9])|[TJQKA]|(?<![^\W\d_])[tjqka])"
-#: A rank after a sign: not the start of a word or a longer number (``♠ and``, ``♠100``), nor the
-#: rank of the next sign where that sign has none after it (``A♠ K♦``, ``♠A ♦K``: two cards each).
-_AFTER = rf"(?:{_NAMED}|10|[2-9TJQKAtjqka])(?![^\W_])"
-_TRAILING = rf"{_AFTER}(?!\s{{0,2}}{_SIGN}{_PRESENTED}(?!\s{{0,2}}{_AFTER}))"
+_BEFORE = rf"{_LEADING}(?i:s?)"  # one or many: ``queens of hearts``, ``10s ♥``
+#: A rank after a sign (a named one, one or many: ``♠ queens``): not the start of a word or a longer
+#: number (``♠ and``, ``♠100``), nor the rank of the next sign where that sign has none after it
+#: (``A♠ K♦``, ``♠A ♦K``: two cards each).
+_AFTER = rf"(?:{_NAMED}(?i:s?)|10|[2-9TJQKAtjqka])(?![^\W_])"
+_TRAILING = rf"{_AFTER}(?!\s{{0,2}}{_SUIT}(?!\s{{0,2}}{_AFTER}))"
 _RANK = r"(?:10|[2-9TJQKA])"
 _CODE = rf"(?:{_RANK}[cdhsCDHS]|[CDHS]{_RANK}|X[rbRB])"
-_SIGNED = rf"(?:(?:{_LEADING}\s{{0,2}})?{_SIGN}{_PRESENTED}(?:\s{{0,2}}{_TRAILING})?|{_PICTURE}{_PRESENTED})"
-_FACE = rf"(?:{_CODE}|{_SIGNED})"
-_WORDS = rf"{_LEADING}(?i:s?[\s_-]+of[\s_-]+(?:spades?|hearts?|diamonds?|clubs?|{_SIGN}))"
+_SIGNED = rf"(?:(?:{_BEFORE}\s{{0,2}})?{_SUIT}(?:\s{{0,2}}{_TRAILING})?|{_PICTURE}{_PRESENTED})"
+_FACE = rf"(?:{_SIGNED}|{_CODE})"  # the sign first: ``10s ♥`` is one card, not a time and a sign
+_WORDS = rf"{_BEFORE}(?i:[\s_-]+of[\s_-]+(?:spades?|hearts?|diamonds?|clubs?|{_SUIT}))"
 #: Only a code must stand apart (a run of faces with one among them is taken whole where it does);
 #: a card in words is taken whatever stands after it, and a named rank whatever stands before it
 #: (``misreadqueen of hearts``); a sign with the rank beside it whatever touches them (``misreadQ♠``,

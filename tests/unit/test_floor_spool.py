@@ -224,6 +224,7 @@ def test_a_rank_beside_a_suit_sign_is_withheld_with_it_whatever_touches_them(tex
         ("seat 3 read Q  \u2660", "seat 3 read [card]"),
         ("read A \u2663", "read [card]"),
         ("read \u2663  A", "read [card]"),
+        ("read \u2660 queens, \u2665Kings, 10s \u2666", "read [card], [card], [card]"),  # one or many
         # two cards, a space between: each rank with its own sign
         ("read A\u2660 K\u2666", "read [card] [card]"),
         ("read \u2660A \u2666K", "read [card] [card]"),
@@ -249,6 +250,7 @@ def test_a_suit_signs_rank_is_withheld_with_it_on_either_side(text, masked):
         ("10 of hearts read", "[card] read"),
         ("A of hearts, a of spades", "[card], [card]"),
         ("read 2-of-clubs", "read [card]"),
+        ("read queen of \u2660\ufe0f", "read [card]"),  # the sign's presentation goes with it
         ("MISREADQ OF HEARTS", "MISREAD[card]"),  # a capital, whatever stands before it
         ("misreadqueen of hearts", "misread[card]"),  # a rank named, whatever stands before it
     ],
