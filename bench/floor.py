@@ -41,7 +41,9 @@ machine), the messages lost
 (made by a table and gone from its spool, never counted by the floor, which is given until
 nothing more has come for ten seconds) and duplicated (counted twice: the store counts once by
 table, spool and sequence number, so a message delivered twice is counted once and shown apart),
-and, last, ``ratio=<latency p99 / broker round trip p99>``. Exit 1 when any was lost or duplicated.
+and, last, ``ratio=<latency p99 / broker round trip p99>``. Exit 1 when any was lost or duplicated;
+2, with no ratio, when the run was too short to time a message past the start and away from the
+restart (``n=0``: run longer, or at a faster pace).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ import shutil
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -423,15 +426,8 @@ async def measure(tables: int, pace: float, seconds: float, directory: Path) -> 
         f"({LIVE_ROUNDS_PER_HOUR} rounds an hour): {tables * pace:g}x in all"
     )
     print(f"messages: {made} made in {ended - started:.1f} s: {made / (ended - started):.1f} per second")
-    print(
-        f"table->floor latency: median {statistics.median(steady) * 1e3:.1f} ms   "
-        f"p99 {percentile(steady, 0.99) * 1e3:.1f} ms   (n={len(steady)}, past the start and the restart)"
-    )
-    print(
-        "broker round trip (QoS 1 to its own subscription): "
-        f"median {statistics.median(baseline) * 1e3:.2f} ms   "
-        f"p99 {percentile(baseline, 0.99) * 1e3:.2f} ms   (n={len(baseline)})"
-    )
+    print(f"table->floor latency: {timed(steady, 1)}   (n={len(steady)}, past the start and the restart)")
+    print(f"broker round trip (QoS 1 to its own subscription): {timed(baseline, 2)}   (n={len(baseline)})")
     per_cpu = f"{len(counts.timed) / counts.cpu:.0f} a CPU-second" if counts.cpu else "no CPU time"
     print(f"floor: {len(counts.timed)} messages counted with {counts.cpu:.1f} s of CPU: {per_cpu}")
     if around:
@@ -441,8 +437,27 @@ async def measure(tables: int, pace: float, seconds: float, directory: Path) -> 
     if left:
         print(f"still spooled at the stop, for the tables' next start: {left}")
     print(f"lost={lost} duplicated={duplicated} (delivered again and counted once: {counts.repeats})")
+    if lost or duplicated:
+        return 1
+    if not steady or not baseline:
+        print(
+            "no ratio: no message made past the start and away from the restart, or no probe of the broker "
+            f"there, in a run of {seconds:g} s (its tables switched on within the first "
+            f"{min(interval, STAGGER):g} s); run longer (--seconds) or at a faster pace (--pace)",
+            file=sys.stderr,
+        )
+        return 2
     print(f"ratio={percentile(steady, 0.99) / percentile(baseline, 0.99):.2f}")
-    return 1 if lost or duplicated else 0
+    return 0
+
+
+def timed(seconds: list[float], decimals: int) -> str:
+    """The median and p99 of ``seconds`` in milliseconds, or that none were timed: a run too short
+    for any message past the start and away from the restart has nothing to give one of."""
+    if not seconds:
+        return "none timed"
+    middle, slow = statistics.median(seconds) * 1e3, percentile(seconds, 0.99) * 1e3
+    return f"median {middle:.{decimals}f} ms   p99 {slow:.{decimals}f} ms"
 
 
 def quiet() -> None:

@@ -35,7 +35,7 @@ from croupier.audit.writer import AuditTrail
 from croupier.commands.floor import FloorStart, RunningFloor, floor_running, floor_start
 from croupier.commands.run import table_in_service
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
-from croupier.config.floor_service import StoreConfig, load_floor_config
+from croupier.config.floor_service import FloorServiceConfig, StoreConfig, load_floor_config
 from croupier.errors import ConfigError
 from croupier.floor_link import BrokerSettings, Topics, publishing
 from croupier.floor_link.publisher import Broker, credential
@@ -61,18 +61,30 @@ def run_floor(args: argparse.Namespace) -> int:
     pace = DEFAULT_PACE if args.pace is None else args.pace
     if pace <= 0:
         raise ConfigError(f"--pace with --floor: a multiple of a live table's pace, more than 0; got {pace}")
-    table = load_table_config(args.table_config or DEFAULT_TABLE_CONFIG)
+    config = load_floor_config(args.floor_config)
+    table = load_table_config(args.table_config or DEFAULT_TABLE_CONFIG, floor_login(config))
     if any(device.url.sim_kind is None for device in table.devices.values()):
         raise ConfigError(f"--table-config {table.source}: not a simulated table (every device sim://)")
     with tempfile.TemporaryDirectory(prefix="croupier-floor-sim-") as kept:
         directory = Path(kept)
-        config = load_floor_config(args.floor_config)
         if args.floor_config is None:  # a developer's floor: its store goes with the run
             config = dataclasses.replace(config, store=StoreConfig(None, directory / "floor.sqlite3"))
         start = floor_start(config, made_token=secrets.token_hex(16))
         with start.sock:
             tables = Tables(table, _table_broker(start), config.group, directory, pace, args.seed)
             return asyncio.run(_simulate(start, tables, args.tables))
+
+
+def floor_login(config: FloorServiceConfig) -> dict[str, str]:
+    """The floor's broker, group and protocol, standing in for those of the table's ``[floor]``: every
+    table of the run logs in to the floor's broker (``_table_broker``), so a ``--table-config`` needs
+    name only its ``[floor.link]``, and what else its ``[floor]`` names is not used."""
+    floor = config.broker
+    if floor is None:
+        host, port = config.embedded
+        return {"broker": f"mqtt://{host}:{port}", "group": config.group, "protocol": "3.1.1"}
+    broker = f"{'mqtts' if floor.tls else 'mqtt'}://{floor.host}:{floor.port}"
+    return {"broker": broker, "group": config.group, "protocol": floor.protocol}
 
 
 def _table_broker(start: FloorStart) -> Broker:

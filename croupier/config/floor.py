@@ -8,7 +8,9 @@ client certificate, or both. The table's password would cross the network in cle
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -16,10 +18,9 @@ from urllib.parse import urlsplit
 from croupier.config.linked import TableLink, read_table_link
 from croupier.config.section import LEVEL, Section
 
-KEYS = (
-    *("broker", "group", "username", "password_file", "tls_ca", "tls_cert", "tls_key"),
-    *("protocol", "keepalive", "spool", "link"),
-)
+#: The keys saying how the table reaches the broker: ``read_floor``'s ``login`` stands in for them.
+LOGIN = (*("broker", "group", "username", "password_file", "tls_ca", "tls_cert", "tls_key"), "protocol")
+KEYS = (*LOGIN, "keepalive", "spool", "link")
 #: MQTT 5 by default; 3.1.1 for a broker that speaks only that (the embedded amqtt broker).
 PROTOCOLS = ("5", "3.1.1")
 _PORTS = {"mqtt": 1883, "mqtts": 8883}
@@ -42,11 +43,16 @@ class FloorConfig:
     link: TableLink | None = None  # [floor.link]: the linked progressive's levels; None: none linked
 
 
-def read_floor(section: Section) -> FloorConfig | None:
-    """The floor link, or None when the configuration has no ``[floor]`` table."""
+def read_floor(section: Section, login: Mapping[str, str] | None = None) -> FloorConfig | None:
+    """The floor link, or None when the configuration has no ``[floor]`` table. ``login`` (keys of
+    LOGIN) stands in for the table's own broker, group, protocol and credentials, which it need not
+    name then: a simulated floor's tables (croupier sim --floor) each log in to the floor's broker."""
     if not section.data:
         return None
     section.only(KEYS)
+    if login is not None:
+        kept = {key: value for key, value in section.data.items() if key not in LOGIN}
+        section = dataclasses.replace(section, data={**kept, **login})
     scheme, host, port = broker_url(section)
     tls = scheme == "mqtts"
     if not tls and not _loopback(host):

@@ -54,8 +54,10 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def load_table_config(path: str | Path) -> TableConfig:
-    """Read and check ``path``; a ConfigError names the file, the key and what is wrong."""
+def load_table_config(path: str | Path, floor_login: Mapping[str, str] | None = None) -> TableConfig:
+    """Read and check ``path``; a ConfigError names the file, the key and what is wrong.
+    ``floor_login`` stands in for its ``[floor]`` broker, group, protocol and credentials
+    (croupier.config.floor.read_floor): a simulated floor's tables log in to the floor's broker."""
     path = Path(path)
     top = Section.read(path)
     top.only(("table", "rules", "limits", "devices", "service", "audit", "floor"))
@@ -70,7 +72,7 @@ def load_table_config(path: str | Path) -> TableConfig:
         rules.check_pay_tables(given=set(top.section("rules").data))
     except RulesError as exc:
         raise top.section("rules").error(exc.key, str(exc).removeprefix(f"{exc.key}: ")) from None
-    floor = read_floor(top.section("floor"))
+    floor = read_floor(top.section("floor"), floor_login)
     if floor is not None and floor.link is not None and not any(
         device.kind is DeviceKind.PROGRESSIVE for device in devices.values()
     ):

@@ -27,25 +27,40 @@ from devices.faults import Fault
 Body = dict[str, Plain]
 
 #: A card's face written in free text (the rule docs/floor.md gives, "Cards in free text"): a
-#: playing card of Unicode's block (U+1F0A0 to U+1F0FF) or a suit's sign wherever it stands, with a
-#: rank beside it (``Q♠``, ``♠Q``, ``10 ♥``, ``Ace♠``); in words, in any case, joined by spaces,
-#: hyphens or underscores ("queen of hearts", ``QUEEN_OF_HEARTS``, "10s of hearts"); or a code
-#: standing apart from letters and digits, its rank a digit or a capital: Croupier's own (``As``,
-#: ``10h``), all capitals, either first (``AS``, ``HQ``, ``D10``), or a cover card (``Xr``), alone or
-#: run together (``AsKd``: withheld as one). Small letters alone (``as``, ``asks``) are words, not
-#: codes; ``_ORDINARY`` leaves the few codes that are ordinary words where they stand.
+#: playing card of Unicode's block (U+1F0A0 to U+1F0FF) or a suit's sign wherever it stands, with the
+#: rank beside it, before or after or both, up to two spaces between (``Q♠``, ``♠Q``, ``10 ♥``,
+#: ``Ace♠``, ``3 ♠Q``: a seat's number before a sign-first card goes too, as either may be the rank);
+#: in words, in any case, joined by spaces, hyphens or underscores ("queen of hearts",
+#: ``QUEEN_OF_HEARTS``, "10s of hearts"); or a code standing apart from letters and digits, its rank a
+#: digit or a capital: Croupier's own (``As``, ``10h``), all capitals, either first (``AS``, ``HQ``,
+#: ``D10``), or a cover card (``Xr``), alone or run together (``AsKd``: withheld as one). Small
+#: letters alone (``as``, ``asks``) are words, not codes; ``_ORDINARY`` leaves the few codes that are
+#: ordinary words where they stand.
 _SIGN = r"[\u2660-\u2667]"
 _PICTURE = r"[\U0001F0A0-\U0001F0FF]"
-_RANKED = r"(?i:ace|king|queen|jack|ten|nine|eight|seven|six|five|four|three|two|deuce|10|[2-9tjqka])"
+#: A variation selector after a sign or a picture: its text (U+FE0E) or emoji (U+FE0F) presentation.
+_PRESENTED = r"[\ufe0e\ufe0f]?"
+_SUIT = rf"{_SIGN}{_PRESENTED}"
+_NAMED = r"(?i:ace|king|queen|jack|ten|nine|eight|seven|six|five|four|three|two|deuce)"
+#: A rank before ``of`` or a sign: named; a number 2 to 10 that is not the end of a longer number
+#: (``12 of hearts`` counts a suit); a capital; a small letter that does not end a word (``short of
+#: spades``): small letters only are words, as for a code.
+_LEADING = rf"(?:{_NAMED}|(?<!\d)(?:10|[2-9])|[TJQKA]|(?<![^\W\d_])[tjqka])"
+_BEFORE = rf"{_LEADING}(?i:s?)"  # one or many: ``queens of hearts``, ``10s ♥``
+#: A rank after a sign (a named one, one or many: ``♠ queens``): not the start of a word or a longer
+#: number (``♠ and``, ``♠100``), nor the rank of the next sign where that sign has none after it
+#: (``A♠ K♦``, ``♠A ♦K``: two cards each).
+_AFTER = rf"(?:{_NAMED}(?i:s?)|10|[2-9TJQKAtjqka])(?![^\W_])"
+_TRAILING = rf"{_AFTER}(?!\s{{0,2}}{_SUIT}(?!\s{{0,2}}{_AFTER}))"
 _RANK = r"(?:10|[2-9TJQKA])"
 _CODE = rf"(?:{_RANK}[cdhsCDHS]|[CDHS]{_RANK}|X[rbRB])"
-_SIGNED = rf"(?:{_RANKED}\s?{_SIGN}|{_SIGN}\s?{_RANKED}|{_SIGN}|{_PICTURE})"
-_FACE = rf"(?:{_CODE}|{_SIGNED})"
-_WORDS = rf"(?i:{_RANKED}s?[\s_-]+of[\s_-]+(?:spades?|hearts?|diamonds?|clubs?|{_SIGN}))"
+_SIGNED = rf"(?:(?:{_BEFORE}\s{{0,2}})?{_SUIT}(?:\s{{0,2}}{_TRAILING})?|{_PICTURE}{_PRESENTED})"
+_FACE = rf"(?:{_SIGNED}|{_CODE})"  # the sign first: ``10s ♥`` is one card, not a time and a sign
+_WORDS = rf"{_BEFORE}(?i:[\s_-]+of[\s_-]+(?:spades?|hearts?|diamonds?|clubs?|{_SUIT}))"
 #: Only a code must stand apart (a run of faces with one among them is taken whole where it does);
-#: a card in words is taken whatever stands before or after it (``misreadqueen of hearts``), and a
-#: sign with the rank beside it whatever touches them (``misreadQ♠``, ``K♦s``): the sign alone
-#: withheld would leave the rank of a face-down card.
+#: a card in words is taken whatever stands after it, and a named rank whatever stands before it
+#: (``misreadqueen of hearts``); a sign with the rank beside it whatever touches them (``misreadQ♠``,
+#: ``K♦s``): the sign alone withheld would leave the rank of a face-down card.
 CARD_TEXT = re.compile(rf"{_WORDS}|(?<![^\W_]){_FACE}+(?![^\W_])|{_SIGNED}")
 #: A number and a small ``s`` standing alone (``5s``, ``10s``): a time in seconds, as devices write
 #: one ("no reply within 5s"), not the five of spades.

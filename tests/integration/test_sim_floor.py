@@ -104,10 +104,13 @@ def test_a_simulated_floor_of_linked_tables_shows_the_linked_jackpot_growing(tmp
     """``--table-config`` with a ``[floor.link]`` and a ``--floor-config`` whose link controller names
     sim-1 and sim-2: every table contributes to the one linked jackpot, which the floor view's data
     (``GET /floor/v1/links``) shows above its reset, and each table shows its meters with its
-    progressive wagers taken (the link up and reconciled)."""
+    progressive wagers taken (the link up and reconciled). The table's file names no broker, group or
+    protocol: every table of the run logs in to the floor's broker (docs/sim.md, "A simulated floor")."""
     config = linked_floor(tmp_path, None, ("sim-1", "sim-2"))
-    port = int(config.read_text().split('bind = "127.0.0.1:')[1].split('"')[0])  # the embedded broker's
-    table = linked_table(tmp_path, "sim", port, 'protocol = "3.1.1"')
+    table = linked_table(tmp_path, "sim", 1883, "")
+    only_its_link = re.sub(r"^\[floor\]\n(?:[^\[\n].*\n|\n)*", "", table.read_text(), flags=re.MULTILINE)
+    assert "[floor.link]" in only_its_link and "broker" not in only_its_link
+    table.write_text(only_its_link)
     process, view, token = _sim(tmp_path, config, "--tables", "2", "--table-config", str(table))
     try:
         floor = FloorService(config, view, token)

@@ -8,9 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from croupier.commands import sim_floor
+from croupier.config import load_table_config
 from croupier.config.floor_service import DEV_GROUP, load_floor_config
 from croupier.config.linked import LinkedLevel
 from croupier.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load(tmp_path: Path, text: str):
@@ -91,3 +95,32 @@ LEVEL_1 = '[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.1]\n'
 def test_each_problem_names_its_key(tmp_path, text, named):
     with pytest.raises(ConfigError, match=named.replace(".", r"\.").replace("(", r"\(")):
         _load(tmp_path, text)
+
+
+#: A linked progressive's table as a simulated floor takes it: its link only, no broker or login.
+LINK_ONLY = '\n[floor.link]\nid = "c4p"\n[floor.link.levels]\n1 = 500\n2 = 100\n'
+#: The same table's own broker and credentials, which a simulated floor does not use.
+ITS_OWN = (
+    '\n[floor]\nbroker = "mqtts://mqtt.casino.lan"\ngroup = "main"\npassword_file = "pw"\ntls_ca = "ca.pem"\n'
+)
+
+
+@pytest.mark.parametrize("floor", [LINK_ONLY, ITS_OWN + LINK_ONLY.replace("\n[floor.link]", "[floor.link]")])
+def test_a_simulated_floors_tables_log_in_to_its_broker_whatever_their_floor_names(tmp_path, floor):
+    """croupier sim --floor (docs/sim.md, "A simulated floor"): every table logs in to the floor's
+    broker in its group, so a ``--table-config`` need name only its ``[floor.link]``; a table's own
+    broker, group and credentials are replaced. ``croupier run`` still needs the table's broker."""
+    path = tmp_path / "c4p.toml"
+    path.write_text((ROOT / "config" / "tables" / "simulated-crazy-4-poker.toml").read_text() + floor)
+    table = load_table_config(path, sim_floor.floor_login(load_floor_config(None)))
+    assert table.floor is not None and table.floor.link is not None and table.floor.link.id == "c4p"
+    assert (table.floor.host, table.floor.port, table.floor.tls, table.floor.group) == (
+        "127.0.0.1", 1883, False, DEV_GROUP)  # fmt: skip
+    assert (table.floor.protocol, table.floor.password_file, table.floor.tls_ca) == ("3.1.1", None, None)
+    if floor == LINK_ONLY:
+        with pytest.raises(ConfigError, match=r"floor\.broker: missing"):
+            load_table_config(path)
+        misspelt = path.read_text().replace("\n[floor.link]\n", '\n[floor]\nbrokr = "x"\n[floor.link]\n')
+        path.write_text(misspelt)
+        with pytest.raises(ConfigError, match=r"floor\.brokr: unknown key"):
+            load_table_config(path, sim_floor.floor_login(load_floor_config(None)))

@@ -206,6 +206,80 @@ def test_a_rank_beside_a_suit_sign_is_withheld_with_it_whatever_touches_them(tex
 
 
 @pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        # a rank after the sign, a seat's or a box's number before it: both go (either may be the rank)
+        ("misread at seat 3 \u2660Q", "misread at seat [card]"),
+        ("seat 3 \u2660 Q", "seat [card]"),
+        ("position 7 \u2663A", "position [card]"),
+        ("box 2 \u2665K, box 5 \u2666J", "box [card], box [card]"),
+        ("hand 2 \u2665 Q", "hand [card]"),
+        # the sign in emoji (U+FE0F) or text (U+FE0E) presentation, the rank before or after it
+        ("seat 3 read \u2660\ufe0fQ", "seat 3 read [card]"),
+        ("seat 3 read \u2665\ufe0f 10", "seat 3 read [card]"),
+        ("read 10\u2665\ufe0f", "read [card]"),
+        ("read \u2666\ufe0f 10", "read [card]"),
+        ("read 10\u2665\ufe0e, \U0001f0ad\ufe0f", "read [card], [card]"),
+        # up to two spaces between the rank and the sign
+        ("seat 3 read Q  \u2660", "seat 3 read [card]"),
+        ("read A \u2663", "read [card]"),
+        ("read \u2663  A", "read [card]"),
+        ("read \u2660 queens, \u2665Kings, 10s \u2666", "read [card], [card], [card]"),  # one or many
+        # two cards, a space between: each rank with its own sign
+        ("read A\u2660 K\u2666", "read [card] [card]"),
+        ("read \u2660A \u2666K", "read [card] [card]"),
+        # what follows a sign and is no rank stays: a word, a longer number
+        ("\u2660 and \u2665 At seat 3", "[card] and [card] At seat 3"),
+        ("read \u2660100", "read [card]100"),
+        ("12\u2665 read, data \u2665", "12[card] read, data [card]"),
+    ],
+)
+def test_a_suit_signs_rank_is_withheld_with_it_on_either_side(text, masked):
+    """docs/floor.md, "Cards in free text", rule 1: a sign goes with the rank written beside it, before
+    or after, up to two spaces between, its presentation selector with it. A seat's number before a
+    sign-first card (``seat 3 ♠Q``) once took the sign and left the card's own rank (``seat [card]Q``):
+    the rank of a face-down card on the floor."""
+    assert checked({"detail": text})["detail"] == masked
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("read ten of hearts", "read [card]"),
+        ("read the 10 of hearts", "read the [card]"),
+        ("10 of hearts read", "[card] read"),
+        ("A of hearts, a of spades", "[card], [card]"),
+        ("read 2-of-clubs", "read [card]"),
+        ("read queen of \u2660\ufe0f", "read [card]"),  # the sign's presentation goes with it
+        ("MISREADQ OF HEARTS", "MISREAD[card]"),  # a capital, whatever stands before it
+        ("misreadqueen of hearts", "misread[card]"),  # a rank named, whatever stands before it
+    ],
+)
+def test_a_card_in_words_is_withheld_wherever_it_stands(text, masked):
+    """docs/floor.md, "Cards in free text", rule 2: the neighbours of the counts and words below that
+    are cards: a rank standing apart, then ``of`` and a suit."""
+    assert checked({"detail": text})["detail"] == masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "deck 2: 12 of hearts read, 13 expected",  # 12 is no rank: "a number 2 to 10"
+        "found 13 of spades",
+        "found 100 of spades",
+        "deck short of spades",  # a word ending in a small t, j, q, k or a: no rank
+        "count of hearts 12",
+        "out of clubs",
+    ],
+)
+def test_a_count_or_a_word_before_of_and_a_suit_is_no_card(text):
+    """docs/floor.md, "Cards in free text", rule 2: a rank is a number 2 to 10 (not the last digit of
+    a longer number) or a letter standing apart from the word before it; a deck check counting a suit
+    (``12 of hearts``) or a word ending in a rank's letter (``short of spades``) is left whole."""
+    assert checked({"detail": text})["detail"] == text
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "the cover card came out as the burn card or inside a stack",  # devices/shoe.py, a fault's detail
