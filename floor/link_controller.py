@@ -243,6 +243,7 @@ class LinkController:
         #: each link's limit conflicts last logged, by level and table (``_log_limits``)
         self._conflicts: dict[str, dict[tuple[int, str], LimitConflict]] = {}
         with store.transaction():
+            store.schema_lock()  # its levels' rows too: made once by floor services started together
             for statement in _SCHEMA:
                 store.run(statement)
             for link in self.links.values():
@@ -303,26 +304,23 @@ class LinkController:
         that table (its progressive wagers refused, its base game on); a hit is told refused, and
         the table holds its frozen level for the keyed reset (decision 0044)."""
         number, spool = body["number"], body["spool"]
-        kept = self._applied(link.id, table, spool)
-        if number != (0 if kept is None else kept[0]) + 1:
+        last, contributions, wagered = self._applied(link.id, table, spool)
+        if number != last + 1:
             return None  # a repeat, or after a gap: as any message
-        contributions, wagered = (0, 0) if kept is None else kept[1:]
         if body["event"] == "hit":
             self._refuse(link, table, body, f"its amount cannot be kept ({why})")
-        self._advance(link.id, table, spool, kept is None, (number, contributions, wagered))
+        self._advance(link.id, table, spool, (number, contributions, wagered))
         return link.id
 
     def _applied_once(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> str | None:  # Any: JSON
         """``heard``'s message applied in its transaction, if it is the next of its table's spool."""
         event, number, spool = body["event"], body["number"], body["spool"]
-        kept = self._applied(link.id, table, spool)
-        last = 0 if kept is None else kept[0]
+        last, contributions, wagered = self._applied(link.id, table, spool)
         if number <= last:
             return None  # applied already: a message delivered twice counts once
         if number > last + 1:  # one lost on the way: nothing after it until the table sends it again
             log.warning("link: a gap in a table's numbers", table=table, expected=last + 1, got=number)
             return None
-        contributions, wagered = (0, 0) if kept is None else kept[1:]
         if event == "contribution":
             contributions, wagered = contributions + 1, wagered + body["wagered_cents"]
             self._contribution(link, table, body)
@@ -332,7 +330,7 @@ class LinkController:
             self._reset(link, table, body)
         elif self._void(link, table, body):
             contributions, wagered = contributions - 1, wagered - body["wagered_cents"]
-        self._advance(link.id, table, spool, kept is None, (number, contributions, wagered))
+        self._advance(link.id, table, spool, (number, contributions, wagered))
         return link.id
 
     def _contribution(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON
@@ -353,7 +351,10 @@ class LinkController:
             funded = (*row[:3], row[3] + cents, row[4])
             if funded[3] > MOST or _accrued(funded) > MOST:
                 raise Unfit(f"level {level}'s accrual past what the store keeps ({MOST})")
-            self.store.run("INSERT INTO link_table_levels VALUES (?, ?, ?)", (link.id, table, level))
+            self.store.run(  # another spool of the table's may be applied at once by another service
+                "INSERT INTO link_table_levels VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (link.id, table, level),
+            )
             self.store.run(
                 "UPDATE link_levels SET in_cents = ? WHERE link = ? AND level = ?",
                 (funded[3], link.id, level),
@@ -386,6 +387,7 @@ class LinkController:
             log.error("link: a hit refused", link=link.id, table=table, level=level, reason=why)
             self._refuse(link, table, body, why)
             return
+        self._lock_levels(link.id)
         row = self._level(link.id, level)
         amount = _value(row, self._told(link.id).get(level, self._limits(link.id)[0][level]))
         own = self._own_limits(link).get(table, {}).get(level)
@@ -433,6 +435,7 @@ class LinkController:
         was found and withdrawn (if not, nothing is taken back, the table's counts will not
         reconcile, and LINK_MISMATCH latches there)."""
         at, round_, spool = now(), body["round"], body["spool"]
+        self._lock_levels(link.id)
         number = self._round_contribution(link.id, table, body, withdrawn=True)
         funded = [] if number is None else self._funded(link.id, table, spool, number, standing=True)
         if number is None or not funded or any(int(c) != body["wagered_cents"] for _l, c, _t in funded):
@@ -732,29 +735,42 @@ class LinkController:
             (link.id, table, body["spool"], body["number"], body["level"], reason, now()),
         )
 
-    def _advance(self, link: str, table: str, spool: str, first: bool, counts: tuple[int, int, int]) -> None:
-        """The mark of ``table``'s spool moved to ``counts`` (its number, contributions and cents)."""
-        values = (*counts, now(), link, table, spool)
-        if first:
-            self.store.run(
-                "INSERT INTO link_tables (number, contributions, wagered_cents, heard_at, link, name, "
-                "spool) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                values,
-            )
-        else:
-            self.store.run(
-                "UPDATE link_tables SET number = ?, contributions = ?, wagered_cents = ?, heard_at = ? "
-                "WHERE link = ? AND name = ? AND spool = ?",
-                values,
-            )
+    def _advance(self, link: str, table: str, spool: str, counts: tuple[int, int, int]) -> None:
+        """The mark of ``table``'s spool (``_applied``) moved to ``counts`` (its number, contributions
+        and cents)."""
+        self.store.run(
+            "UPDATE link_tables SET number = ?, contributions = ?, wagered_cents = ?, heard_at = ? "
+            "WHERE link = ? AND name = ? AND spool = ?",
+            (*counts, now(), link, table, spool),
+        )
 
-    def _applied(self, link: str, table: str, spool: str) -> tuple[int, int, int] | None:
+    def _applied(self, link: str, table: str, spool: str) -> tuple[int, int, int]:
+        """What the controller applied of ``table``'s spool (its last number, contributions and cents),
+        its mark locked until the transaction ends. A spool new to the link gets its mark first, at
+        nothing applied, made once whoever is first: a PostgreSQL ``SELECT ... FOR UPDATE`` finds no
+        row to lock, so two floor services applying its first message at once would both insert it,
+        the second failing on a duplicate key. The second's INSERT waits for the first's transaction
+        and does nothing; its SELECT then locks the mark the first moved, and the message is a repeat."""
+        self.store.run(
+            "INSERT INTO link_tables (link, name, spool, number, contributions, wagered_cents, heard_at) "
+            "VALUES (?, ?, ?, 0, 0, 0, ?) ON CONFLICT (link, name, spool) DO NOTHING",
+            (link, table, spool, now()),
+        )
         row = self.store.run(
             "SELECT number, contributions, wagered_cents FROM link_tables "
             f"WHERE link = ? AND name = ? AND spool = ?{self.store.for_update}",
             (link, table, spool),
         ).fetchone()
-        return None if row is None else (int(row[0]), int(row[1]), int(row[2]))
+        return int(row[0]), int(row[1]), int(row[2])
+
+    def _lock_levels(self, link: str) -> None:
+        """Every level of ``link`` locked until the transaction ends, in the order of their numbers
+        (as a contribution locks those it funds, so neither waits on the other for ever): a hit
+        takes the next number of the link's order, and a void takes hits of any level back out of
+        it, so floor services sharing PostgreSQL apply them one at a time (each locking only its own
+        level, two hits on two levels took the same number: a duplicate key)."""
+        self.store.run(f"SELECT level FROM link_levels WHERE link = ? ORDER BY level{self.store.for_update}",
+                       (link,))  # fmt: skip
 
     def _level(self, link: str, level: int) -> tuple[int, int, int, int, int]:
         row = self.store.run(

@@ -597,3 +597,120 @@ def test_two_floor_services_publishing_one_link_at_once_both_keep_its_published_
         for table in LINK_TABLES:
             store.run(f"DROP TABLE IF EXISTS {table}")
         store.close()
+
+
+def _at_once(postgres: str, tmp_path: Path, work: Callable[[Store, int], None]) -> list[BaseException]:
+    """``work(store, n)`` run by two floor services' stores on the module's PostgreSQL at once, from
+    one barrier; what failed in either, each service going on after a failure as floor.service
+    takes the message again."""
+    errors: list[BaseException] = []
+    go = threading.Barrier(2)
+    stores = [Store(StoreConfig(postgres, tmp_path / "unused")) for _ in range(2)]
+
+    def serve(opened: Store, service: int) -> None:
+        try:
+            go.wait(10)
+            work(opened, service)
+        except Exception as exc:  # the failure is the test's to report, from its own thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=serve, args=(opened, n)) for n, opened in enumerate(stores)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(50)
+    for opened in stores:
+        opened.close()
+    return errors
+
+
+#: The tables two floor services hear at once, new to the store.
+RACED = tuple(f"RACE-{n}" for n in range(300))
+
+
+def test_two_floor_services_hearing_a_new_tables_birth_at_once_both_count_it(postgres, tmp_path):
+    """docs/floor.md ("one transaction that locks the table's row"), on PostgreSQL shared by several
+    floor services of a property: a table new to the store has no row to lock, so its row is made
+    first (made once, whoever is first) and then locked: the second service's birth waits for the
+    first's and is counted after it, never a duplicate key ending its broker connection."""
+    failed: list[BaseException] = []
+
+    def births(opened: Store, _service: int) -> None:
+        for name in RACED:
+            try:
+                opened.birth(name, birth_body(as_of=0, table=name))
+            except Exception as exc:  # one failure is not the last: floor.service takes it again
+                failed.append(exc)
+
+    try:
+        errors = [*_at_once(postgres, tmp_path, births), *failed]
+        assert not errors, f"{len(errors)} failed, the first: {errors[0]!r}"
+    finally:
+        cleanup = Store(StoreConfig(postgres, tmp_path / "unused"))
+        cleanup.run("DELETE FROM floor_tables WHERE name LIKE ?", ("RACE-%",))
+        cleanup.run("DELETE FROM floor_heads WHERE name LIKE ?", ("RACE-%",))
+        cleanup.close()
+
+
+def test_two_floor_services_applying_a_tables_first_link_message_at_once_both_succeed(postgres, tmp_path):
+    """Decision 0039 on PostgreSQL shared by several floor services: the first message of a table's
+    spool has no applied mark to lock, so the mark is made first (once) and then locked: each
+    table's first contribution is applied once between the two services, and neither fails on a
+    duplicate key."""
+    link = FloorLink("race", RACED, {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
+    failed: list[BaseException] = []
+
+    def first_contributions(opened: Store, _service: int) -> None:
+        controller = LinkController({"race": link}, opened, "main")
+        for name in RACED:
+            try:
+                controller.heard(name, {"link": "race", "spool": SPOOL, "number": 1, "event": "contribution",
+                                        "round": 1, "wagered_cents": 100, "levels": [1], "controller": UNIT})
+            except Exception as exc:  # one failure is not the last: floor.service takes it again
+                failed.append(exc)
+
+    try:
+        errors = [*_at_once(postgres, tmp_path, first_contributions), *failed]
+        check = Store(StoreConfig(postgres, tmp_path / "unused"))
+        (in_cents,) = check.run("SELECT in_cents FROM link_levels WHERE link = ?", ("race",)).fetchone()
+        check.close()
+        assert in_cents == 100 * len(RACED), "each table's contribution applied once"
+        assert not errors, f"{len(errors)} failed, the first: {errors[0]!r}"
+    finally:
+        cleanup = Store(StoreConfig(postgres, tmp_path / "unused"))
+        for table in LINK_TABLES:
+            cleanup.run(f"DROP TABLE IF EXISTS {table}")
+        cleanup.close()
+
+
+def test_two_floor_services_applying_hits_on_two_levels_at_once_order_them_all(postgres, tmp_path):
+    """Decision 0039 on PostgreSQL shared by several floor services: the hits of a link are settled
+    in the order the controller received them, numbered one after another; a hit at one table on
+    one level and a hit at another on another level, applied at once by two services, each locking
+    its own level only, both took the same next number: a duplicate key. Every hit of a link takes
+    its number with the link's levels locked, in order."""
+    levels = {1: LinkedLevel(1000, 50_000, 5_000_000), 2: LinkedLevel(1000, 50_000, 5_000_000)}
+    link = FloorLink("race", ("RACE-A", "RACE-B"), levels, 2.0)
+    hits = 150
+
+    def hitting(opened: Store, service: int) -> None:
+        controller = LinkController({"race": link}, opened, "main")
+        table, level = (("RACE-A", 1), ("RACE-B", 2))[service]
+        for number in range(2, hits + 2):
+            controller.heard(table, {"link": "race", "spool": SPOOL, "number": number, "event": "hit",
+                                     "level": level, "seat": 1, "round": 1, "controller": UNIT})  # fmt: skip
+
+    made = Store(StoreConfig(postgres, tmp_path / "unused"))
+    try:
+        controller = LinkController({"race": link}, made, "main")
+        for table, level in (("RACE-A", 1), ("RACE-B", 2)):
+            controller.heard(table, {"link": "race", "spool": SPOOL, "number": 1, "event": "contribution",
+                                     "round": 1, "wagered_cents": 100, "levels": [level], "controller": UNIT})
+        errors = _at_once(postgres, tmp_path, hitting)
+        assert not errors, f"{len(errors)} failed, the first: {errors[0]!r}"
+        orders = [row[0] for row in made.run("SELECT ord FROM link_hits WHERE link = 'race' ORDER BY ord")]
+        assert orders == list(range(1, 2 * hits + 1)), "every hit ordered, once"
+    finally:
+        for table in LINK_TABLES:
+            made.run(f"DROP TABLE IF EXISTS {table}")
+        made.close()
