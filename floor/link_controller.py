@@ -18,7 +18,9 @@ overflow: what accrued above the limit) carried to the next cycle (``carry``, in
 a cent), so no fraction of a cent is lost or made, as a table's own controller keeps its overflow
 meter (docs/protocol.md §11.4). A hit freezes the level's value for that hit (under the limit last
 published to the tables, or sent to them and not yet acknowledged by the broker, whichever is higher,
-so at least what its sign was told), in the order the hits were
+so at least what its sign was told; and at no less than the highest value published in the level's
+cycle: a void lowers the pot, not what the signs were told, and the house bears what the pot lacks,
+``link_house``, decision 0044), in the order the hits were
 received, and the level restarts at once at its reset value plus as much of the overflow as fits
 under the limit: a second hit before the first is reset is paid that plus what was wagered since
 the first. The level stays locked at every table of the link while any
@@ -167,6 +169,24 @@ _SCHEMA = (
         level       BIGINT NOT NULL,
         limit_cents BIGINT NOT NULL,
         PRIMARY KEY (link, sender, sent, level)
+    )""",
+    # The highest value of each level a publication told the tables in the level's cycle (since the
+    # hit numbered ``cycle`` in the link's order, voided or not; 0 before any): no sign goes down
+    # within a cycle, so a void published lowers no value and a hit pays at least it (decision 0044).
+    """CREATE TABLE IF NOT EXISTS link_shown (
+        link        TEXT NOT NULL,
+        level       BIGINT NOT NULL,
+        cycle       BIGINT NOT NULL,
+        value_cents BIGINT NOT NULL,
+        PRIMARY KEY (link, level, cycle)
+    )""",
+    # What the house paid of a hit above what its level's pot held (a voided round's share, withdrawn
+    # from the pot after its value was shown), so the link's accounting balances (decision 0044).
+    """CREATE TABLE IF NOT EXISTS link_house (
+        link  TEXT NOT NULL,
+        ord   BIGINT NOT NULL,
+        cents BIGINT NOT NULL,
+        PRIMARY KEY (link, ord)
     )""",
     # A table's link message the controller refused (a hit on a level it cannot pay), told to it.
     """CREATE TABLE IF NOT EXISTS link_refused (
@@ -373,8 +393,11 @@ class LinkController:
         """The level's value frozen for this hit, the next in the link's order, under the limit last
         published to the tables, or a higher one sent since that the broker has not acknowledged
         (``_told``: at least what the hitting table's sign was told; a limit lowered since applies
-        from the next acknowledged publication) and at most what the hitting table's own controller
-        holds (decision 0050); the level restarts, and what was in it is the hit's, the rest kept. A
+        from the next acknowledged publication), at no less than the highest value published in the
+        level's cycle (``_shown``: a void since lowered the pot, not the signs; what the pot lacks is
+        the house's, kept in ``link_house``, decision 0044) and at most what the hitting table's own
+        controller holds (decision 0050); the level restarts, and what the pot held is the hit's, the
+        rest kept. A
         level the link does not have, or the table does not fund, is refused: the table is told why
         at once."""
         level = body["level"]
@@ -389,11 +412,13 @@ class LinkController:
             return
         self._lock_levels(link.id)
         row = self._level(link.id, level)
-        amount = _value(row, self._told(link.id).get(level, self._limits(link.id)[0][level]))
+        told = self._told(link.id).get(level, self._limits(link.id)[0][level])
+        amount = _value(row, told, self._shown(link.id).get(level, 0))
         own = self._own_limits(link).get(table, {}).get(level)
         if own is not None and row[2] <= own < amount:  # what the table's own controller can pay
             amount = own
-        carry = _accrued(row) - (amount - row[2]) * BASIS_POINTS  # what the hit leaves: overflow, fraction
+        pot = min(amount, _value(row, told))  # the rest (a void's share, shown) is the house's
+        carry = _accrued(row) - (pot - row[2]) * BASIS_POINTS  # what the hit leaves: overflow, fraction
         order = self.store.run(
             "SELECT coalesce(max(ord), 0) + 1 FROM link_hits WHERE link = ?", (link.id,)
         ).fetchone()[0]
@@ -401,6 +426,11 @@ class LinkController:
             "INSERT INTO link_hits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
             (link.id, order, level, table, body["number"], body["seat"], body["round"], amount, now()),
         )
+        if amount > pot:
+            self.store.run("INSERT INTO link_house VALUES (?, ?, ?)", (link.id, order, amount - pot))
+            log.warning("link: a hit paid what its level showed, above its pot: the house bears the rest",
+                        link=link.id, level=level, order=order, cents=amount,
+                        house_cents=amount - pot)  # fmt: skip
         self.store.run(
             "UPDATE link_levels SET in_cents = 0, carry = ? WHERE link = ? AND level = ?",
             (carry, link.id, level),
@@ -442,10 +472,11 @@ class LinkController:
             log.error("link: a void of a contribution the controller does not hold", link=link.id,
                       table=table, round=round_, wagered_cents=body["wagered_cents"])  # fmt: skip
             return False
-        for order, level, amount in self.store.run(
-            "SELECT ord, level, amount_cents FROM link_hits WHERE link = ? AND name = ? AND ord IN (SELECT "
-            "ord FROM link_hit_contributions WHERE link = ? AND spool = ? AND number = ?) AND ord NOT IN "
-            "(SELECT ord FROM link_hit_voids WHERE link = ?) ORDER BY ord",
+        for order, level, amount in self.store.run(  # what the pot paid of each: the house's stays paid
+            "SELECT h.ord, h.level, h.amount_cents - coalesce(x.cents, 0) FROM link_hits h LEFT JOIN "
+            "link_house x ON x.link = h.link AND x.ord = h.ord WHERE h.link = ? AND h.name = ? AND h.ord IN "
+            "(SELECT ord FROM link_hit_contributions WHERE link = ? AND spool = ? AND number = ?) AND h.ord "
+            "NOT IN (SELECT ord FROM link_hit_voids WHERE link = ?) ORDER BY h.ord",
             (link.id, table, link.id, spool, number, link.id),
         ).fetchall():
             row = self._level(link.id, level)
@@ -624,10 +655,35 @@ class LinkController:
         )
         return {int(level): int(limit) for level, limit in rows.fetchall()}
 
+    def _shown(self, link_id: str) -> dict[int, int]:
+        """Each level's highest value a publication told the tables in its cycle (``link_shown``):
+        no value it tells goes below it, nor is a hit paid less (``_hit``), the house bearing what
+        the pot lacks: a void withdraws its round's contribution from the pot, yet a sign showed it."""
+        return {
+            int(level): int(value)
+            for level, value in self.store.run(
+                "SELECT s.level, s.value_cents FROM link_shown s WHERE s.link = ? AND s.cycle = (SELECT "
+                "coalesce(max(h.ord), 0) FROM link_hits h WHERE h.link = s.link AND h.level = s.level)",
+                (link_id,),
+            ).fetchall()
+        }
+
+    def _showing(self, link_id: str, levels: list[dict[str, object]]) -> None:
+        """Each level's value in a publication kept as shown in its cycle (``_shown``) before it is
+        sent: a table may show it from then on, acknowledged or not."""
+        for level in levels:
+            self.store.run(
+                "INSERT INTO link_shown SELECT ?, ?, coalesce(max(ord), 0), ? FROM link_hits WHERE link = ? "
+                "AND level = ? ON CONFLICT (link, level, cycle) DO UPDATE SET value_cents = CASE WHEN "
+                "excluded.value_cents > link_shown.value_cents THEN excluded.value_cents "
+                "ELSE link_shown.value_cents END",
+                (link_id, level["level"], level["value_cents"], link_id, level["level"]),
+            )
+
     def _levels(self, link_id: str) -> list[dict[str, object]]:
         """Each level the link has (one dropped from its configuration is not told), as told."""
         levels, configured = [], self.links[link_id].levels
-        limits = self._limits(link_id)[0]
+        limits, shown = self._limits(link_id)[0], self._shown(link_id)
         for row in self.store.run(
             "SELECT level, rate_bp, reset_cents, in_cents, carry FROM link_levels "
             "WHERE link = ? ORDER BY level",
@@ -660,7 +716,7 @@ class LinkController:
                     "rate_bp": row[1],
                     "reset_cents": row[2],
                     "limit_cents": limit,
-                    "value_cents": _value(row, limit),
+                    "value_cents": _value(row, limit, shown.get(row[0], 0)),
                     "overflow_cents": _overflow(row, limit),
                     "locked": bool(hits),
                     "hits": hits,
@@ -679,6 +735,7 @@ class LinkController:
         link = self.links[link_id]
         with self.store.transaction():
             levels, limits = self._levels(link_id), self._limits(link_id)[0]  # the limits _levels tells
+            self._showing(link_id, levels)
             sent = int(self.store.run(
                 "SELECT coalesce(max(sent), 0) + 1 FROM link_sent WHERE link = ? AND sender = ?",
                 (link_id, sender),
@@ -797,10 +854,11 @@ def _uncapped(row: tuple[int, int, int, int, int] | Any) -> int:  # Any: a row o
     return int(row[2]) + max(0, _accrued(row)) // BASIS_POINTS
 
 
-def _value(row: tuple[int, int, int, int, int] | Any, limit: int) -> int:  # Any: the driver's row
-    """A level's value: what it holds up to its limit, the most a linked table's controller shows and
-    pays (a table refuses a state above its own controller's limit, and would lock its wagers)."""
-    return min(limit, _uncapped(row))
+def _value(row: tuple[int, int, int, int, int] | Any, limit: int, shown: int = 0) -> int:  # Any: driver's row
+    """A level's value: what it holds, or what was ``shown`` in its cycle if more (``_shown``), up to
+    its limit, the most a linked table's controller shows and pays (a table refuses a state above its
+    own controller's limit, and would lock its wagers)."""
+    return min(limit, max(shown, _uncapped(row)))
 
 
 def _overflow(row: tuple[int, int, int, int, int] | Any, limit: int) -> int:  # Any: the driver's row

@@ -90,6 +90,7 @@ def postgres(postgres_server: Postgres) -> str:
 LINK_TABLES = (
     "link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels", "link_hit_voids",
     "link_refused", "link_hit_contributions", "link_funded_units", "link_published", "link_sent",
+    "link_shown", "link_house",
 )  # fmt: skip
 
 
@@ -339,6 +340,31 @@ def test_a_voided_round_and_its_hit_come_out_of_the_link_once(store):
     assert level["value_cents"] == 50_500 and level["locked"]
     assert controller.state_for("c4p", "T2")["applied"]["contributions"] == 0
 
+
+def test_a_hit_after_a_void_lowered_the_pot_pays_what_was_published_the_house_bearing_it(store):
+    """Decision 0044 as amended, on both databases: at 10%, every sign told 50,600; T2's round is
+    voided (the pot 50,100) before T1's hit, sent before T1 heard of it, is applied: the hit pays
+    50,600, the house bears 500 (kept by the hit's order), the level restarts owing nothing; T1's
+    round voided in turn gives back only the 100 the pot paid, and T1's 100 comes out with it."""
+    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
+    controller = LinkController({"c4p": link}, store, "main")
+    sent = _linked(controller)
+    sent(1, "contribution", round=1, wagered_cents=1000)
+    controller.heard("T2", {"link": "c4p", "spool": SPOOL, "number": 1, "event": "contribution", "round": 4,
+                            "wagered_cents": 5000, "levels": [1], "controller": UNIT})  # fmt: skip
+    controller.acknowledged(controller.publication("c4p", "floor-1"))
+    controller.heard("T2", {"link": "c4p", "spool": SPOOL, "number": 2, "event": "void", "round": 4,
+                            "wagered_cents": 5000, "controller": UNIT})  # fmt: skip
+    assert controller.state_for("c4p", "T1")["levels"][0]["value_cents"] == 50_600, "no sign goes down"
+    controller.acknowledged(controller.publication("c4p", "floor-1"))
+    sent(2, "hit", level=1, seat=1, round=1)
+    assert [hit["amount_cents"] for hit in controller.state_for("c4p", "T1")["levels"][0]["hits"]] == [50_600]
+    assert store.run("SELECT ord, cents FROM link_house").fetchall() == [(1, 500)]
+    accrued = "SELECT in_cents * rate_bp + carry FROM link_levels WHERE link = 'c4p'"
+    assert store.run(accrued).fetchone()[0] == 0, "the pot's 100 paid, nothing owed"
+    sent(3, "void", round=1, wagered_cents=1000)
+    assert store.run(accrued).fetchone()[0] == 0, "the pot's 100 back, T1's 100 out"
+    assert controller.state_for("c4p", "T1")["levels"][0]["value_cents"] == 50_000
 
 def _linked(controller: LinkController) -> Callable[..., str | None]:
     """What table T1 sends its link controller, numbered as the test says."""

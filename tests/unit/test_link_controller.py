@@ -638,3 +638,30 @@ def test_a_second_void_of_one_round_under_a_new_number_takes_nothing_back(store,
     assert controller.state_for("c4p", "T1")["applied"] == {
         "spool": "s1", "number": 6, "contributions": 1, "wagered_cents": 1000
     }
+
+
+def test_a_hit_sent_before_a_voids_publication_is_paid_what_its_sign_showed_the_house_bearing_it(store):
+    """Decisions 0044 and 0050: a void at T2 lowers the pot just before T1's hit, T1 not having
+    heard the next publication: its sign showed 110,000, and a player paid less than the sign showed
+    is a dispute on the floor. A level's value never goes below what was published in its cycle
+    (since its last hit): the hit is paid 110,000, the 5,000 the void took out borne by the house and
+    kept beside the hit, so the level's accounting balances to the ten-thousandth of a cent: the
+    next cycle starts from what the pot held, owing nothing. A void of the hit itself gives back to
+    the level only what the pot paid of it."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=100_003)  # level 1: +5,000.15
+    _sent(controller, "T2", 1, "contribution", round=7, wagered_cents=100_000)  # +5,000
+    shown = _told(controller, "T1", 1)
+    assert shown == 110_000
+    _sent(controller, "T2", 2, "void", round=7, wagered_cents=100_000)  # a misdeal at T2, applied ...
+    assert _level(controller, "T3", 1)["value_cents"] == shown, "no sign goes down within the cycle"
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)  # ... as T1's hit, sent before it heard
+    (hit,) = _level(controller, "T1", 1)["hits"]
+    assert hit["amount_cents"] == shown
+    assert store.run("SELECT ord, cents FROM link_house").fetchall() == [(1, 5_000)]
+    assert _accrued(controller, 1) == 1_500, "the fraction of a cent kept, nothing owed to the house"
+    assert _level(controller, "T3", 1)["value_cents"] == 100_000, "a new cycle: from the reset value"
+    _sent(controller, "T1", 3, "void", round=1, wagered_cents=100_003)
+    assert not _level(controller, "T3", 1)["locked"]
+    assert _accrued(controller, 1) == 0, "the pot's 5,000.15 back and T1's own wager out: as if never"
+    assert _level(controller, "T3", 1)["value_cents"] == 100_000
