@@ -188,6 +188,17 @@ _SCHEMA = (
         cents BIGINT NOT NULL,
         PRIMARY KEY (link, ord)
     )""",
+    # A hit's lock released at the floor (``release``): the table that owed its keyed reset can no
+    # longer turn the key (its PC replaced: a new spool), so the level would stay locked at every
+    # table; who released it, why and when, kept as the audit record of a supervisor's act.
+    """CREATE TABLE IF NOT EXISTS link_released (
+        link        TEXT NOT NULL,
+        ord         BIGINT NOT NULL,
+        released_by TEXT NOT NULL,
+        reason      TEXT NOT NULL,
+        at          TEXT NOT NULL,
+        PRIMARY KEY (link, ord)
+    )""",
     # A table's link message the controller refused (a hit on a level it cannot pay), told to it.
     """CREATE TABLE IF NOT EXISTS link_refused (
         link   TEXT NOT NULL,
@@ -202,6 +213,10 @@ _SCHEMA = (
 )
 #: What a table sends on the link (the ``event`` of its ``linked`` messages).
 EVENTS = ("contribution", "hit", "reset", "void")
+
+
+class Unreleased(Exception):
+    """A floor-side release of a hit's lock refused (``LinkController.release``), saying why."""
 
 
 @dataclass(frozen=True)
@@ -551,6 +566,56 @@ class LinkController:
             (now(), link.id, body["level"], table),
         )
         log.info("link: keyed reset", link=link.id, level=body["level"], table=table)
+
+    # -- what a supervisor does at the floor ----------------------------------------------------
+    def release(self, link_id: str, order: int, by: str, reason: str) -> str:
+        """The lock of hit ``order`` of link ``link_id`` lifted at the floor, as its keyed reset
+        would lift it, for a hit whose table can no longer turn its key: its table PC was replaced
+        after the hit (the table sends from a new spool; a table finds the hits whose reset it owes
+        by its own spool, devices.linked, so the new PC never owes it) and before its reset reached
+        the link. ``by`` (the supervisor) and ``reason`` are kept with the time (``link_released``)
+        and logged: the audit record. Refused (Unreleased, saying why) for a hit the link does not
+        hold locked, or whose table still sends from the hit's spool (its key releases it: the
+        keyed reset at the table is the rule, decision 0039). The hit stays paid; the running floor
+        service tells every table at its next publication (within its heartbeat)."""
+        if link_id not in self.links:
+            raise Unreleased(f"no link {link_id} in the floor's configuration")
+        if not by.strip() or not reason.strip():
+            raise Unreleased("a release names who releases the lock and why")
+        with self.store.transaction():
+            self._lock_levels(link_id)
+            hit = self.store.run(
+                "SELECT h.level, h.name, h.amount_cents, c.spool, h.hit_at FROM link_hits h LEFT JOIN "
+                "link_hit_contributions c ON c.link = h.link AND c.ord = h.ord "
+                "WHERE h.link = ? AND h.ord = ? AND h.reset_at IS NULL",
+                (link_id, order),
+            ).fetchone()
+            if hit is None:
+                raise Unreleased(f"link {link_id}: no hit {order} locks a level (reset, voided or never)")
+            level, table, amount, spool, hit_at = hit
+            replaced = self.store.run(  # a message from another spool of the table's since the hit
+                "SELECT 1 FROM link_tables WHERE link = ? AND name = ? AND spool <> ? AND heard_at >= ?",
+                (link_id, table, spool or "", hit_at),
+            ).fetchone()
+            if spool is None or replaced is None:
+                since = "no spool kept with it" if spool is None else "nothing from a new spool since"
+                raise Unreleased(
+                    f"link {link_id}: hit {order} (level {level}, table {table}) is table {table}'s to "
+                    f"release with its keyed reset ({since})"
+                )
+            at = now()
+            self.store.run("UPDATE link_hits SET reset_at = ? WHERE link = ? AND ord = ?",
+                           (at, link_id, order))  # fmt: skip
+            self.store.run(
+                "INSERT INTO link_released VALUES (?, ?, ?, ?, ?)", (link_id, order, by, reason, at)
+            )
+        said = (
+            f"link {link_id}: hit {order} (level {level}, table {table}, {amount} cents) released at the "
+            f"floor by {by}: {reason}"
+        )
+        log.warning("link: a hit's lock released at the floor", link=link_id, order=order, level=level,
+                    table=table, cents=amount, released_by=by, reason=reason)  # fmt: skip
+        return said
 
     # -- what the tables are told -------------------------------------------------------------
     def state_for(self, link_id: str, table: str) -> dict[str, object]:
