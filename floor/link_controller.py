@@ -735,7 +735,9 @@ class LinkController:
 
     def _showing(self, link_id: str, levels: list[dict[str, object]]) -> None:
         """Each level's value in a publication kept as shown in its cycle (``_shown``) before it is
-        sent: a table may show it from then on, acknowledged or not."""
+        sent: a table may show it from then on, acknowledged or not. The link's levels are locked
+        (``publication``), so the cycle is the one the values were read in: a hit applied between by
+        another floor service would otherwise start a cycle held at the last one's value."""
         for level in levels:
             self.store.run(
                 "INSERT INTO link_shown SELECT ?, ?, coalesce(max(ord), 0), ? FROM link_hits WHERE link = ? "
@@ -799,6 +801,7 @@ class LinkController:
         restarts, so it pays at least what its table's sign was told."""
         link = self.links[link_id]
         with self.store.transaction():
+            self._lock_levels(link_id)  # no hit between the values read and their cycle kept (_showing)
             levels, limits = self._levels(link_id), self._limits(link_id)[0]  # the limits _levels tells
             self._showing(link_id, levels)
             sent = int(self.store.run(

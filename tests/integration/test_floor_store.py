@@ -740,3 +740,44 @@ def test_two_floor_services_applying_hits_on_two_levels_at_once_order_them_all(p
         for table in LINK_TABLES:
             made.run(f"DROP TABLE IF EXISTS {table}")
         made.close()
+
+
+def test_a_publication_beside_another_services_hits_keeps_each_value_in_its_own_cycle(postgres, tmp_path):
+    """Decision 0044 as amended, on PostgreSQL shared by two floor services: the value a publication
+    told is kept as shown in the level's cycle, and a hit pays at least it. One service publishes
+    while the other applies rounds and hits, each round's wager smaller than the last: a value kept
+    in the cycle after the one it was read in (a hit applied between the read and the keeping)
+    would show there above anything wagered in it, and the next winner would be paid a past
+    cycle's value by the house. The link's levels are locked while a publication reads and keeps."""
+    link = FloorLink("race", ("RACE-A",), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
+    rounds = 120
+
+    def work(opened: Store, service: int) -> None:
+        controller = LinkController({"race": link}, opened, "main")
+        if service == 0:
+            for _ in range(4 * rounds):
+                controller.acknowledged(controller.publication("race", "floor-1"))
+            return
+        for n in range(rounds):
+            wagered = (rounds - n) * 1000  # at 10%: (rounds - n) * 100 cents above the reset value
+            controller.heard("RACE-A", {"link": "race", "spool": SPOOL, "number": 2 * n + 1, "round": n + 1,
+                                        "event": "contribution", "wagered_cents": wagered, "levels": [1],
+                                        "controller": UNIT})  # fmt: skip
+            controller.heard("RACE-A", {"link": "race", "spool": SPOOL, "number": 2 * n + 2, "round": n + 1,
+                                        "event": "hit", "level": 1, "seat": 1,
+                                        "controller": UNIT})  # fmt: skip
+
+    made = Store(StoreConfig(postgres, tmp_path / "unused"))
+    try:
+        LinkController({"race": link}, made, "main")
+        errors = _at_once(postgres, tmp_path, work)
+        assert not errors, f"{len(errors)} failed, the first: {errors[0]!r}"
+        shown = made.run("SELECT cycle, value_cents FROM link_shown WHERE link = 'race' AND cycle > 0")
+        kept = shown.fetchall()
+        beyond = [(cycle, value) for cycle, value in kept if value > 50_000 + (rounds - cycle) * 100]
+        assert not beyond, f"values kept in a later cycle than they were read in: {beyond[:3]}"
+        assert made.run("SELECT count(*) FROM link_house").fetchone()[0] == 0, "the house paid nothing"
+    finally:
+        for table in LINK_TABLES:
+            made.run(f"DROP TABLE IF EXISTS {table}")
+        made.close()
