@@ -18,7 +18,9 @@ overflow: what accrued above the limit) carried to the next cycle (``carry``, in
 a cent), so no fraction of a cent is lost or made, as a table's own controller keeps its overflow
 meter (docs/protocol.md §11.4). A hit freezes the level's value for that hit (under the limit last
 published to the tables, or sent to them and not yet acknowledged by the broker, whichever is higher,
-so at least what its sign was told), in the order the hits were
+so at least what its sign was told; and at no less than the highest value published in the level's
+cycle: a void lowers the pot, not what the signs were told, and the house bears what the pot lacks,
+``link_house``, decision 0044), in the order the hits were
 received, and the level restarts at once at its reset value plus as much of the overflow as fits
 under the limit: a second hit before the first is reset is paid that plus what was wagered since
 the first. The level stays locked at every table of the link while any
@@ -168,6 +170,35 @@ _SCHEMA = (
         limit_cents BIGINT NOT NULL,
         PRIMARY KEY (link, sender, sent, level)
     )""",
+    # The highest value of each level a publication told the tables in the level's cycle (since the
+    # hit numbered ``cycle`` in the link's order, voided or not; 0 before any): no sign goes down
+    # within a cycle, so a void published lowers no value and a hit pays at least it (decision 0044).
+    """CREATE TABLE IF NOT EXISTS link_shown (
+        link        TEXT NOT NULL,
+        level       BIGINT NOT NULL,
+        cycle       BIGINT NOT NULL,
+        value_cents BIGINT NOT NULL,
+        PRIMARY KEY (link, level, cycle)
+    )""",
+    # What the house paid of a hit above what its level's pot held (a voided round's share, withdrawn
+    # from the pot after its value was shown), so the link's accounting balances (decision 0044).
+    """CREATE TABLE IF NOT EXISTS link_house (
+        link  TEXT NOT NULL,
+        ord   BIGINT NOT NULL,
+        cents BIGINT NOT NULL,
+        PRIMARY KEY (link, ord)
+    )""",
+    # A hit's lock released at the floor (``release``): the table that owed its keyed reset can no
+    # longer turn the key (its PC replaced: a new spool), so the level would stay locked at every
+    # table; who released it, why and when, kept as the audit record of a supervisor's act.
+    """CREATE TABLE IF NOT EXISTS link_released (
+        link        TEXT NOT NULL,
+        ord         BIGINT NOT NULL,
+        released_by TEXT NOT NULL,
+        reason      TEXT NOT NULL,
+        at          TEXT NOT NULL,
+        PRIMARY KEY (link, ord)
+    )""",
     # A table's link message the controller refused (a hit on a level it cannot pay), told to it.
     """CREATE TABLE IF NOT EXISTS link_refused (
         link   TEXT NOT NULL,
@@ -182,6 +213,10 @@ _SCHEMA = (
 )
 #: What a table sends on the link (the ``event`` of its ``linked`` messages).
 EVENTS = ("contribution", "hit", "reset", "void")
+
+
+class Unreleased(Exception):
+    """A floor-side release of a hit's lock refused (``LinkController.release``), saying why."""
 
 
 @dataclass(frozen=True)
@@ -243,6 +278,7 @@ class LinkController:
         #: each link's limit conflicts last logged, by level and table (``_log_limits``)
         self._conflicts: dict[str, dict[tuple[int, str], LimitConflict]] = {}
         with store.transaction():
+            store.schema_lock()  # its levels' rows too: made once by floor services started together
             for statement in _SCHEMA:
                 store.run(statement)
             for link in self.links.values():
@@ -303,26 +339,23 @@ class LinkController:
         that table (its progressive wagers refused, its base game on); a hit is told refused, and
         the table holds its frozen level for the keyed reset (decision 0044)."""
         number, spool = body["number"], body["spool"]
-        kept = self._applied(link.id, table, spool)
-        if number != (0 if kept is None else kept[0]) + 1:
+        last, contributions, wagered = self._applied(link.id, table, spool)
+        if number != last + 1:
             return None  # a repeat, or after a gap: as any message
-        contributions, wagered = (0, 0) if kept is None else kept[1:]
         if body["event"] == "hit":
             self._refuse(link, table, body, f"its amount cannot be kept ({why})")
-        self._advance(link.id, table, spool, kept is None, (number, contributions, wagered))
+        self._advance(link.id, table, spool, (number, contributions, wagered))
         return link.id
 
     def _applied_once(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> str | None:  # Any: JSON
         """``heard``'s message applied in its transaction, if it is the next of its table's spool."""
         event, number, spool = body["event"], body["number"], body["spool"]
-        kept = self._applied(link.id, table, spool)
-        last = 0 if kept is None else kept[0]
+        last, contributions, wagered = self._applied(link.id, table, spool)
         if number <= last:
             return None  # applied already: a message delivered twice counts once
         if number > last + 1:  # one lost on the way: nothing after it until the table sends it again
             log.warning("link: a gap in a table's numbers", table=table, expected=last + 1, got=number)
             return None
-        contributions, wagered = (0, 0) if kept is None else kept[1:]
         if event == "contribution":
             contributions, wagered = contributions + 1, wagered + body["wagered_cents"]
             self._contribution(link, table, body)
@@ -332,7 +365,7 @@ class LinkController:
             self._reset(link, table, body)
         elif self._void(link, table, body):
             contributions, wagered = contributions - 1, wagered - body["wagered_cents"]
-        self._advance(link.id, table, spool, kept is None, (number, contributions, wagered))
+        self._advance(link.id, table, spool, (number, contributions, wagered))
         return link.id
 
     def _contribution(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON
@@ -353,7 +386,10 @@ class LinkController:
             funded = (*row[:3], row[3] + cents, row[4])
             if funded[3] > MOST or _accrued(funded) > MOST:
                 raise Unfit(f"level {level}'s accrual past what the store keeps ({MOST})")
-            self.store.run("INSERT INTO link_table_levels VALUES (?, ?, ?)", (link.id, table, level))
+            self.store.run(  # another spool of the table's may be applied at once by another service
+                "INSERT INTO link_table_levels VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (link.id, table, level),
+            )
             self.store.run(
                 "UPDATE link_levels SET in_cents = ? WHERE link = ? AND level = ?",
                 (funded[3], link.id, level),
@@ -372,8 +408,11 @@ class LinkController:
         """The level's value frozen for this hit, the next in the link's order, under the limit last
         published to the tables, or a higher one sent since that the broker has not acknowledged
         (``_told``: at least what the hitting table's sign was told; a limit lowered since applies
-        from the next acknowledged publication) and at most what the hitting table's own controller
-        holds (decision 0050); the level restarts, and what was in it is the hit's, the rest kept. A
+        from the next acknowledged publication), at no less than the highest value published in the
+        level's cycle (``_shown``: a void since lowered the pot, not the signs; what the pot lacks is
+        the house's, kept in ``link_house``, decision 0044) and at most what the hitting table's own
+        controller holds (decision 0050); the level restarts, and what the pot held is the hit's, the
+        rest kept. A
         level the link does not have, or the table does not fund, is refused: the table is told why
         at once."""
         level = body["level"]
@@ -386,12 +425,15 @@ class LinkController:
             log.error("link: a hit refused", link=link.id, table=table, level=level, reason=why)
             self._refuse(link, table, body, why)
             return
+        self._lock_levels(link.id)
         row = self._level(link.id, level)
-        amount = _value(row, self._told(link.id).get(level, self._limits(link.id)[0][level]))
+        told = self._told(link.id).get(level, self._limits(link.id)[0][level])
+        amount = _value(row, told, self._shown(link.id).get(level, 0))
         own = self._own_limits(link).get(table, {}).get(level)
         if own is not None and row[2] <= own < amount:  # what the table's own controller can pay
             amount = own
-        carry = _accrued(row) - (amount - row[2]) * BASIS_POINTS  # what the hit leaves: overflow, fraction
+        pot = min(amount, _value(row, told))  # the rest (a void's share, shown) is the house's
+        carry = _accrued(row) - (pot - row[2]) * BASIS_POINTS  # what the hit leaves: overflow, fraction
         order = self.store.run(
             "SELECT coalesce(max(ord), 0) + 1 FROM link_hits WHERE link = ?", (link.id,)
         ).fetchone()[0]
@@ -399,6 +441,11 @@ class LinkController:
             "INSERT INTO link_hits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
             (link.id, order, level, table, body["number"], body["seat"], body["round"], amount, now()),
         )
+        if amount > pot:
+            self.store.run("INSERT INTO link_house VALUES (?, ?, ?)", (link.id, order, amount - pot))
+            log.warning("link: a hit paid what its level showed, above its pot: the house bears the rest",
+                        link=link.id, level=level, order=order, cents=amount,
+                        house_cents=amount - pot)  # fmt: skip
         self.store.run(
             "UPDATE link_levels SET in_cents = 0, carry = ? WHERE link = ? AND level = ?",
             (carry, link.id, level),
@@ -433,16 +480,18 @@ class LinkController:
         was found and withdrawn (if not, nothing is taken back, the table's counts will not
         reconcile, and LINK_MISMATCH latches there)."""
         at, round_, spool = now(), body["round"], body["spool"]
+        self._lock_levels(link.id)
         number = self._round_contribution(link.id, table, body, withdrawn=True)
         funded = [] if number is None else self._funded(link.id, table, spool, number, standing=True)
         if number is None or not funded or any(int(c) != body["wagered_cents"] for _l, c, _t in funded):
             log.error("link: a void of a contribution the controller does not hold", link=link.id,
                       table=table, round=round_, wagered_cents=body["wagered_cents"])  # fmt: skip
             return False
-        for order, level, amount in self.store.run(
-            "SELECT ord, level, amount_cents FROM link_hits WHERE link = ? AND name = ? AND ord IN (SELECT "
-            "ord FROM link_hit_contributions WHERE link = ? AND spool = ? AND number = ?) AND ord NOT IN "
-            "(SELECT ord FROM link_hit_voids WHERE link = ?) ORDER BY ord",
+        for order, level, amount in self.store.run(  # what the pot paid of each: the house's stays paid
+            "SELECT h.ord, h.level, h.amount_cents - coalesce(x.cents, 0) FROM link_hits h LEFT JOIN "
+            "link_house x ON x.link = h.link AND x.ord = h.ord WHERE h.link = ? AND h.name = ? AND h.ord IN "
+            "(SELECT ord FROM link_hit_contributions WHERE link = ? AND spool = ? AND number = ?) AND h.ord "
+            "NOT IN (SELECT ord FROM link_hit_voids WHERE link = ?) ORDER BY h.ord",
             (link.id, table, link.id, spool, number, link.id),
         ).fetchall():
             row = self._level(link.id, level)
@@ -517,6 +566,56 @@ class LinkController:
             (now(), link.id, body["level"], table),
         )
         log.info("link: keyed reset", link=link.id, level=body["level"], table=table)
+
+    # -- what a supervisor does at the floor ----------------------------------------------------
+    def release(self, link_id: str, order: int, by: str, reason: str) -> str:
+        """The lock of hit ``order`` of link ``link_id`` lifted at the floor, as its keyed reset
+        would lift it, for a hit whose table can no longer turn its key: its table PC was replaced
+        after the hit (the table sends from a new spool; a table finds the hits whose reset it owes
+        by its own spool, devices.linked, so the new PC never owes it) and before its reset reached
+        the link. ``by`` (the supervisor) and ``reason`` are kept with the time (``link_released``)
+        and logged: the audit record. Refused (Unreleased, saying why) for a hit the link does not
+        hold locked, or whose table still sends from the hit's spool (its key releases it: the
+        keyed reset at the table is the rule, decision 0039). The hit stays paid; the running floor
+        service tells every table at its next publication (within its heartbeat)."""
+        if link_id not in self.links:
+            raise Unreleased(f"no link {link_id} in the floor's configuration")
+        if not by.strip() or not reason.strip():
+            raise Unreleased("a release names who releases the lock and why")
+        with self.store.transaction():
+            self._lock_levels(link_id)
+            hit = self.store.run(
+                "SELECT h.level, h.name, h.amount_cents, c.spool, h.hit_at FROM link_hits h LEFT JOIN "
+                "link_hit_contributions c ON c.link = h.link AND c.ord = h.ord "
+                "WHERE h.link = ? AND h.ord = ? AND h.reset_at IS NULL",
+                (link_id, order),
+            ).fetchone()
+            if hit is None:
+                raise Unreleased(f"link {link_id}: no hit {order} locks a level (reset, voided or never)")
+            level, table, amount, spool, hit_at = hit
+            replaced = self.store.run(  # a message from another spool of the table's since the hit
+                "SELECT 1 FROM link_tables WHERE link = ? AND name = ? AND spool <> ? AND heard_at >= ?",
+                (link_id, table, spool or "", hit_at),
+            ).fetchone()
+            if spool is None or replaced is None:
+                since = "no spool kept with it" if spool is None else "nothing from a new spool since"
+                raise Unreleased(
+                    f"link {link_id}: hit {order} (level {level}, table {table}) is table {table}'s to "
+                    f"release with its keyed reset ({since})"
+                )
+            at = now()
+            self.store.run("UPDATE link_hits SET reset_at = ? WHERE link = ? AND ord = ?",
+                           (at, link_id, order))  # fmt: skip
+            self.store.run(
+                "INSERT INTO link_released VALUES (?, ?, ?, ?, ?)", (link_id, order, by, reason, at)
+            )
+        said = (
+            f"link {link_id}: hit {order} (level {level}, table {table}, {amount} cents) released at the "
+            f"floor by {by}: {reason}"
+        )
+        log.warning("link: a hit's lock released at the floor", link=link_id, order=order, level=level,
+                    table=table, cents=amount, released_by=by, reason=reason)  # fmt: skip
+        return said
 
     # -- what the tables are told -------------------------------------------------------------
     def state_for(self, link_id: str, table: str) -> dict[str, object]:
@@ -621,10 +720,37 @@ class LinkController:
         )
         return {int(level): int(limit) for level, limit in rows.fetchall()}
 
+    def _shown(self, link_id: str) -> dict[int, int]:
+        """Each level's highest value a publication told the tables in its cycle (``link_shown``):
+        no value it tells goes below it, nor is a hit paid less (``_hit``), the house bearing what
+        the pot lacks: a void withdraws its round's contribution from the pot, yet a sign showed it."""
+        return {
+            int(level): int(value)
+            for level, value in self.store.run(
+                "SELECT s.level, s.value_cents FROM link_shown s WHERE s.link = ? AND s.cycle = (SELECT "
+                "coalesce(max(h.ord), 0) FROM link_hits h WHERE h.link = s.link AND h.level = s.level)",
+                (link_id,),
+            ).fetchall()
+        }
+
+    def _showing(self, link_id: str, levels: list[dict[str, object]]) -> None:
+        """Each level's value in a publication kept as shown in its cycle (``_shown``) before it is
+        sent: a table may show it from then on, acknowledged or not. The link's levels are locked
+        (``publication``), so the cycle is the one the values were read in: a hit applied between by
+        another floor service would otherwise start a cycle held at the last one's value."""
+        for level in levels:
+            self.store.run(
+                "INSERT INTO link_shown SELECT ?, ?, coalesce(max(ord), 0), ? FROM link_hits WHERE link = ? "
+                "AND level = ? ON CONFLICT (link, level, cycle) DO UPDATE SET value_cents = CASE WHEN "
+                "excluded.value_cents > link_shown.value_cents THEN excluded.value_cents "
+                "ELSE link_shown.value_cents END",
+                (link_id, level["level"], level["value_cents"], link_id, level["level"]),
+            )
+
     def _levels(self, link_id: str) -> list[dict[str, object]]:
         """Each level the link has (one dropped from its configuration is not told), as told."""
         levels, configured = [], self.links[link_id].levels
-        limits = self._limits(link_id)[0]
+        limits, shown = self._limits(link_id)[0], self._shown(link_id)
         for row in self.store.run(
             "SELECT level, rate_bp, reset_cents, in_cents, carry FROM link_levels "
             "WHERE link = ? ORDER BY level",
@@ -657,7 +783,7 @@ class LinkController:
                     "rate_bp": row[1],
                     "reset_cents": row[2],
                     "limit_cents": limit,
-                    "value_cents": _value(row, limit),
+                    "value_cents": _value(row, limit, shown.get(row[0], 0)),
                     "overflow_cents": _overflow(row, limit),
                     "locked": bool(hits),
                     "hits": hits,
@@ -675,7 +801,9 @@ class LinkController:
         restarts, so it pays at least what its table's sign was told."""
         link = self.links[link_id]
         with self.store.transaction():
+            self._lock_levels(link_id)  # no hit between the values read and their cycle kept (_showing)
             levels, limits = self._levels(link_id), self._limits(link_id)[0]  # the limits _levels tells
+            self._showing(link_id, levels)
             sent = int(self.store.run(
                 "SELECT coalesce(max(sent), 0) + 1 FROM link_sent WHERE link = ? AND sender = ?",
                 (link_id, sender),
@@ -732,29 +860,42 @@ class LinkController:
             (link.id, table, body["spool"], body["number"], body["level"], reason, now()),
         )
 
-    def _advance(self, link: str, table: str, spool: str, first: bool, counts: tuple[int, int, int]) -> None:
-        """The mark of ``table``'s spool moved to ``counts`` (its number, contributions and cents)."""
-        values = (*counts, now(), link, table, spool)
-        if first:
-            self.store.run(
-                "INSERT INTO link_tables (number, contributions, wagered_cents, heard_at, link, name, "
-                "spool) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                values,
-            )
-        else:
-            self.store.run(
-                "UPDATE link_tables SET number = ?, contributions = ?, wagered_cents = ?, heard_at = ? "
-                "WHERE link = ? AND name = ? AND spool = ?",
-                values,
-            )
+    def _advance(self, link: str, table: str, spool: str, counts: tuple[int, int, int]) -> None:
+        """The mark of ``table``'s spool (``_applied``) moved to ``counts`` (its number, contributions
+        and cents)."""
+        self.store.run(
+            "UPDATE link_tables SET number = ?, contributions = ?, wagered_cents = ?, heard_at = ? "
+            "WHERE link = ? AND name = ? AND spool = ?",
+            (*counts, now(), link, table, spool),
+        )
 
-    def _applied(self, link: str, table: str, spool: str) -> tuple[int, int, int] | None:
+    def _applied(self, link: str, table: str, spool: str) -> tuple[int, int, int]:
+        """What the controller applied of ``table``'s spool (its last number, contributions and cents),
+        its mark locked until the transaction ends. A spool new to the link gets its mark first, at
+        nothing applied, made once whoever is first: a PostgreSQL ``SELECT ... FOR UPDATE`` finds no
+        row to lock, so two floor services applying its first message at once would both insert it,
+        the second failing on a duplicate key. The second's INSERT waits for the first's transaction
+        and does nothing; its SELECT then locks the mark the first moved, and the message is a repeat."""
+        self.store.run(
+            "INSERT INTO link_tables (link, name, spool, number, contributions, wagered_cents, heard_at) "
+            "VALUES (?, ?, ?, 0, 0, 0, ?) ON CONFLICT (link, name, spool) DO NOTHING",
+            (link, table, spool, now()),
+        )
         row = self.store.run(
             "SELECT number, contributions, wagered_cents FROM link_tables "
             f"WHERE link = ? AND name = ? AND spool = ?{self.store.for_update}",
             (link, table, spool),
         ).fetchone()
-        return None if row is None else (int(row[0]), int(row[1]), int(row[2]))
+        return int(row[0]), int(row[1]), int(row[2])
+
+    def _lock_levels(self, link: str) -> None:
+        """Every level of ``link`` locked until the transaction ends, in the order of their numbers
+        (as a contribution locks those it funds, so neither waits on the other for ever): a hit
+        takes the next number of the link's order, and a void takes hits of any level back out of
+        it, so floor services sharing PostgreSQL apply them one at a time (each locking only its own
+        level, two hits on two levels took the same number: a duplicate key)."""
+        self.store.run(f"SELECT level FROM link_levels WHERE link = ? ORDER BY level{self.store.for_update}",
+                       (link,))  # fmt: skip
 
     def _level(self, link: str, level: int) -> tuple[int, int, int, int, int]:
         row = self.store.run(
@@ -781,10 +922,11 @@ def _uncapped(row: tuple[int, int, int, int, int] | Any) -> int:  # Any: a row o
     return int(row[2]) + max(0, _accrued(row)) // BASIS_POINTS
 
 
-def _value(row: tuple[int, int, int, int, int] | Any, limit: int) -> int:  # Any: the driver's row
-    """A level's value: what it holds up to its limit, the most a linked table's controller shows and
-    pays (a table refuses a state above its own controller's limit, and would lock its wagers)."""
-    return min(limit, _uncapped(row))
+def _value(row: tuple[int, int, int, int, int] | Any, limit: int, shown: int = 0) -> int:  # Any: driver's row
+    """A level's value: what it holds, or what was ``shown`` in its cycle if more (``_shown``), up to
+    its limit, the most a linked table's controller shows and pays (a table refuses a state above its
+    own controller's limit, and would lock its wagers)."""
+    return min(limit, max(shown, _uncapped(row)))
 
 
 def _overflow(row: tuple[int, int, int, int, int] | Any, limit: int) -> int:  # Any: the driver's row

@@ -10,8 +10,9 @@ A birth certificate replaces the table's state (and a new spool identity starts 
 at its ``held_from``); a numbered message changes the state only when it is newer than the last
 birth (``as_of_seq``), yet a round or a head among the older ones is still counted. Each message is
 taken in one transaction that locks the table's row (``BEGIN IMMEDIATE`` in SQLite,
-``SELECT ... FOR UPDATE`` in PostgreSQL), so several floor services sharing one PostgreSQL
-database count it once between them.
+``SELECT ... FOR UPDATE`` in PostgreSQL; a table new to the store has its row made first, once,
+``INSERT ... ON CONFLICT DO NOTHING``, so there is a row to lock), so several floor services
+sharing one PostgreSQL database count it once between them.
 
 The heads a table sent (``head`` messages and each birth's head) are kept as the outside witness
 (floor.witness); the first hash heard for a record number stands, and another one sent
@@ -183,12 +184,12 @@ class Store:
         as they made it: only its head is witnessed. What the table's spool has counted so far is
         confirmed to it."""
         with self.transaction():
-            row = self._row(table)
+            row = self._held(table)
             as_of, start = body["as_of_seq"], body["held_from"] - 1
             if body.get("head") is not None:
                 self._witness(table, body["head"])
             lost = 0
-            if row is not None and row["spool"] == body["spool"]:
+            if row["spool"] == body["spool"]:
                 if as_of < max(row["last_seq"], row["as_of_seq"]):
                     log.info("floor: a birth older than what was counted, its state not taken",
                              table=table, as_of_seq=as_of, last_seq=row["last_seq"])  # fmt: skip
@@ -204,7 +205,7 @@ class Store:
                 "game", "rounds", "state", "faults", "links", "meters", "wagers_locked", "counters", "head"
             )
             state = {key: body[key] for key in kept}
-            self._put(table, body["spool"], body["session"], last, as_of, counted_from, state, row, lost)
+            self._put(table, body["spool"], body["session"], last, as_of, counted_from, state, lost)
             return Counted(True, spool=body["spool"], through=last)
 
     def death(self, table: str, body: Mapping[str, Any]) -> bool:  # Any: the death's JSON fields
@@ -225,12 +226,10 @@ class Store:
         if seq > MOST:  # it would wait for ever: say so, as a number the database cannot take
             raise Unfit(f"seq {seq} is beyond what the store keeps ({MOST})")
         with self.transaction():
-            row = self._row(table)
+            row = self._held(table)
             if kind == "head":
                 self._witness(table, body)
-            if row is None or row["spool"] is None:  # heard before any birth: shown, not counted
-                if row is None:
-                    self._put(table, None, None, 0, 0, 0, {}, row)
+            if row["spool"] is None:  # heard before any birth: shown, not counted
                 return Counted(False, rebirth=True)
             if seq <= row["last_seq"]:
                 self.run("UPDATE floor_tables SET repeats = repeats + 1 WHERE name = ?", (table,))
@@ -323,6 +322,7 @@ class Store:
         return " FOR UPDATE" if self.postgres else ""
 
     def _row(self, table: str) -> dict[str, Any] | None:  # Any: the row's columns
+        """``table``'s row, locked until the transaction ends, or None for a table not heard yet."""
         found = self.run(
             "SELECT spool, session, last_seq, as_of_seq, counted_from, state, dark FROM floor_tables "
             f"WHERE name = ?{self.for_update}",
@@ -336,33 +336,36 @@ class Store:
             "counted_from": counted_from, "state": json.loads(state), "dark": dark,
         }  # fmt: skip
 
+    def _held(self, table: str) -> dict[str, Any]:  # Any: the row's columns
+        """``table``'s row, locked until the transaction ends; a table new to the store gets its row
+        first (no spool: heard, nothing counted yet), made once whoever is first: a PostgreSQL
+        ``SELECT ... FOR UPDATE`` finds no row to lock, so two floor services hearing a new table at
+        once would both insert it, the second failing on a duplicate key. The second's INSERT waits
+        for the first's transaction and does nothing; its SELECT then locks the row the first made."""
+        self.run(
+            "INSERT INTO floor_tables (name, heard_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+            (table, now()),
+        )
+        return self._row(table) or {}  # never {}: the row was made above, in this transaction
+
     def _put(
         self,
         table: str,
-        spool: str | None,
-        session: int | None,
+        spool: str,
+        session: int,
         last_seq: int,
         as_of_seq: int,
         counted_from: int,
         state: Mapping[str, Any],  # Any: the state's JSON fields
-        row: Mapping[str, Any] | None,  # Any: the row's columns, None when the table is new
-        gaps: int = 0,
+        gaps: int,
     ) -> None:
-        """The table's row as a birth (or a first message before any) leaves it: not dark; ``gaps``,
-        the numbers the birth says are gone for good, added to the table's."""
-        values = (spool, session, last_seq, as_of_seq, counted_from, json.dumps(state), now(), gaps, table)
-        if row is None:
-            self.run(
-                "INSERT INTO floor_tables (spool, session, last_seq, as_of_seq, counted_from, state, dark, "
-                "heard_at, gaps, name) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
-                values,
-            )
-        else:
-            self.run(
-                "UPDATE floor_tables SET spool = ?, session = ?, last_seq = ?, as_of_seq = ?, "
-                "counted_from = ?, state = ?, dark = NULL, heard_at = ?, gaps = gaps + ? WHERE name = ?",
-                values,
-            )
+        """The table's row (``_held``) as a birth leaves it: not dark; ``gaps``, the numbers the birth
+        says are gone for good, added to the table's."""
+        self.run(
+            "UPDATE floor_tables SET spool = ?, session = ?, last_seq = ?, as_of_seq = ?, "
+            "counted_from = ?, state = ?, dark = NULL, heard_at = ?, gaps = gaps + ? WHERE name = ?",
+            (spool, session, last_seq, as_of_seq, counted_from, json.dumps(state), now(), gaps, table),
+        )
 
     def run(self, sql: str, params: Sequence[object] = ()) -> _Cursor:
         """One statement, its ``?`` placeholders as the database wants them: the link controller's
@@ -397,6 +400,7 @@ class Store:
         ``floor_schema`` as a SQLite store keeps it in the file's mark: a database a newer Croupier
         wrote is refused, not misread (several floor services may share it across an upgrade)."""
         with self.transaction():
+            self.schema_lock()
             for statement in (*_SCHEMA, "CREATE TABLE IF NOT EXISTS floor_schema (version INTEGER NOT NULL)"):
                 self.run(statement)
             row = self.run("SELECT max(version) FROM floor_schema").fetchone()
@@ -412,6 +416,16 @@ class Store:
                     f"{self.where}: {FLOOR_FILE.name} schema {row[0]} was written by a newer Croupier; "
                     f"this one reads schema {FLOOR_FILE.schema_version} or older"
                 )
+
+    def schema_lock(self) -> None:
+        """In a transaction making tables (the store's, the link controller's), on PostgreSQL: wait
+        for any other floor service making them, until this transaction ends. Two ``CREATE TABLE IF
+        NOT EXISTS`` of one table at once both find it missing and the second fails on PostgreSQL's
+        own catalogue (a duplicate key): floor services of a property started together would fail.
+        A transaction-level advisory lock on the store's mark; SQLite's write transaction holds the
+        whole file already."""
+        if self.postgres:
+            self.run("SELECT pg_advisory_xact_lock(?)", (FLOOR_FILE.application_id,))
 
     def _widen(self) -> None:
         """Schema version 3 in a PostgreSQL store an older Croupier wrote: every INTEGER column of the

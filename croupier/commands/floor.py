@@ -1,5 +1,7 @@
 """``croupier floor``: run the floor service; ``croupier floor verify-witness``: check a table's
-audit trail against the heads the floor witnessed (docs/floor.md; decision 0036)."""
+audit trail against the heads the floor witnessed (docs/floor.md; decision 0036); ``croupier floor
+release-hit``: a supervisor's release of a linked hit's lock whose table can no longer turn its key
+(docs/floor.md; decision 0039)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from croupier.config.floor_service import FloorServiceConfig, load_floor_config
 from croupier.config.service import server_tls
 from croupier.errors import StartupError
 from croupier.floor_link.publisher import Broker
-from floor.link_controller import LinkController
+from floor.link_controller import LinkController, Unreleased
 from floor.service import FloorService, embedded_broker, floor_broker, stopped
 from floor.store import Store
 from floor.view import read_token, view_app
@@ -50,6 +52,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     verify.add_argument("trail", nargs="+", type=Path, metavar="TRAIL", help="files in series order")
     verify.add_argument("--config", type=Path, metavar="FILE", help="the floor's configuration")
     verify.set_defaults(handler=_verify_witness)
+    release = actions.add_parser(
+        "release-hit",
+        help="release a linked level locked by a hit whose table PC was replaced before its keyed reset",
+        description="Lift the lock of hit ORDER of link LINK (its order on the floor view) at every "
+        "table, kept in the floor's store with who released it and why. Refused while the hit's "
+        "table still sends from the hit's spool: its keyed reset releases it. The running floor "
+        "service tells the tables at its next publication. Exit 0 released, 1 refused.",
+    )
+    release.add_argument("link", metavar="LINK")
+    release.add_argument("order", type=int, metavar="ORDER")
+    release.add_argument("--by", required=True, metavar="NAME", help="the supervisor releasing it")
+    release.add_argument("--reason", required=True, metavar="TEXT", help="why, for the audit record")
+    release.add_argument("--config", type=Path, metavar="FILE", help="the floor's configuration")
+    release.set_defaults(handler=_release_hit)
 
 
 def _verify_witness(args: argparse.Namespace) -> int:
@@ -75,6 +91,21 @@ def _verify_witness(args: argparse.Namespace) -> int:
             "number of its spool on; what the table published before, the floor never saw"
         )
     return 0 if report.problem is None and heads else 1
+
+
+def _release_hit(args: argparse.Namespace) -> int:
+    config = load_floor_config(args.config)
+    store = Store(config.store, create=False)
+    try:
+        print(LinkController(config.links, store, config.group).release(
+            args.link, args.order, args.by, args.reason
+        ))  # fmt: skip
+    except Unreleased as exc:
+        print(f"refused: {exc}")
+        return 1
+    finally:
+        store.close()
+    return 0
 
 
 def _run(args: argparse.Namespace) -> int:

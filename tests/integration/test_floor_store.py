@@ -90,6 +90,7 @@ def postgres(postgres_server: Postgres) -> str:
 LINK_TABLES = (
     "link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels", "link_hit_voids",
     "link_refused", "link_hit_contributions", "link_funded_units", "link_published", "link_sent",
+    "link_shown", "link_house", "link_released",
 )  # fmt: skip
 
 
@@ -339,6 +340,31 @@ def test_a_voided_round_and_its_hit_come_out_of_the_link_once(store):
     assert level["value_cents"] == 50_500 and level["locked"]
     assert controller.state_for("c4p", "T2")["applied"]["contributions"] == 0
 
+
+def test_a_hit_after_a_void_lowered_the_pot_pays_what_was_published_the_house_bearing_it(store):
+    """Decision 0044 as amended, on both databases: at 10%, every sign told 50,600; T2's round is
+    voided (the pot 50,100) before T1's hit, sent before T1 heard of it, is applied: the hit pays
+    50,600, the house bears 500 (kept by the hit's order), the level restarts owing nothing; T1's
+    round voided in turn gives back only the 100 the pot paid, and T1's 100 comes out with it."""
+    link = FloorLink("c4p", ("T1", "T2"), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
+    controller = LinkController({"c4p": link}, store, "main")
+    sent = _linked(controller)
+    sent(1, "contribution", round=1, wagered_cents=1000)
+    controller.heard("T2", {"link": "c4p", "spool": SPOOL, "number": 1, "event": "contribution", "round": 4,
+                            "wagered_cents": 5000, "levels": [1], "controller": UNIT})  # fmt: skip
+    controller.acknowledged(controller.publication("c4p", "floor-1"))
+    controller.heard("T2", {"link": "c4p", "spool": SPOOL, "number": 2, "event": "void", "round": 4,
+                            "wagered_cents": 5000, "controller": UNIT})  # fmt: skip
+    assert controller.state_for("c4p", "T1")["levels"][0]["value_cents"] == 50_600, "no sign goes down"
+    controller.acknowledged(controller.publication("c4p", "floor-1"))
+    sent(2, "hit", level=1, seat=1, round=1)
+    assert [hit["amount_cents"] for hit in controller.state_for("c4p", "T1")["levels"][0]["hits"]] == [50_600]
+    assert store.run("SELECT ord, cents FROM link_house").fetchall() == [(1, 500)]
+    accrued = "SELECT in_cents * rate_bp + carry FROM link_levels WHERE link = 'c4p'"
+    assert store.run(accrued).fetchone()[0] == 0, "the pot's 100 paid, nothing owed"
+    sent(3, "void", round=1, wagered_cents=1000)
+    assert store.run(accrued).fetchone()[0] == 0, "the pot's 100 back, T1's 100 out"
+    assert controller.state_for("c4p", "T1")["levels"][0]["value_cents"] == 50_000
 
 def _linked(controller: LinkController) -> Callable[..., str | None]:
     """What table T1 sends its link controller, numbered as the test says."""
@@ -597,3 +623,161 @@ def test_two_floor_services_publishing_one_link_at_once_both_keep_its_published_
         for table in LINK_TABLES:
             store.run(f"DROP TABLE IF EXISTS {table}")
         store.close()
+
+
+def _at_once(postgres: str, tmp_path: Path, work: Callable[[Store, int], None]) -> list[BaseException]:
+    """``work(store, n)`` run by two floor services' stores on the module's PostgreSQL at once, from
+    one barrier; what failed in either, each service going on after a failure as floor.service
+    takes the message again."""
+    errors: list[BaseException] = []
+    go = threading.Barrier(2)
+    stores = [Store(StoreConfig(postgres, tmp_path / "unused")) for _ in range(2)]
+
+    def serve(opened: Store, service: int) -> None:
+        try:
+            go.wait(10)
+            work(opened, service)
+        except Exception as exc:  # the failure is the test's to report, from its own thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=serve, args=(opened, n)) for n, opened in enumerate(stores)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(50)
+    for opened in stores:
+        opened.close()
+    return errors
+
+
+#: The tables two floor services hear at once, new to the store.
+RACED = tuple(f"RACE-{n}" for n in range(300))
+
+
+def test_two_floor_services_hearing_a_new_tables_birth_at_once_both_count_it(postgres, tmp_path):
+    """docs/floor.md ("one transaction that locks the table's row"), on PostgreSQL shared by several
+    floor services of a property: a table new to the store has no row to lock, so its row is made
+    first (made once, whoever is first) and then locked: the second service's birth waits for the
+    first's and is counted after it, never a duplicate key ending its broker connection."""
+    failed: list[BaseException] = []
+
+    def births(opened: Store, _service: int) -> None:
+        for name in RACED:
+            try:
+                opened.birth(name, birth_body(as_of=0, table=name))
+            except Exception as exc:  # one failure is not the last: floor.service takes it again
+                failed.append(exc)
+
+    try:
+        errors = [*_at_once(postgres, tmp_path, births), *failed]
+        assert not errors, f"{len(errors)} failed, the first: {errors[0]!r}"
+    finally:
+        cleanup = Store(StoreConfig(postgres, tmp_path / "unused"))
+        cleanup.run("DELETE FROM floor_tables WHERE name LIKE ?", ("RACE-%",))
+        cleanup.run("DELETE FROM floor_heads WHERE name LIKE ?", ("RACE-%",))
+        cleanup.close()
+
+
+def test_two_floor_services_applying_a_tables_first_link_message_at_once_both_succeed(postgres, tmp_path):
+    """Decision 0039 on PostgreSQL shared by several floor services: the first message of a table's
+    spool has no applied mark to lock, so the mark is made first (once) and then locked: each
+    table's first contribution is applied once between the two services, and neither fails on a
+    duplicate key."""
+    link = FloorLink("race", RACED, {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
+    failed: list[BaseException] = []
+
+    def first_contributions(opened: Store, _service: int) -> None:
+        controller = LinkController({"race": link}, opened, "main")
+        for name in RACED:
+            try:
+                controller.heard(name, {"link": "race", "spool": SPOOL, "number": 1, "event": "contribution",
+                                        "round": 1, "wagered_cents": 100, "levels": [1], "controller": UNIT})
+            except Exception as exc:  # one failure is not the last: floor.service takes it again
+                failed.append(exc)
+
+    try:
+        errors = [*_at_once(postgres, tmp_path, first_contributions), *failed]
+        check = Store(StoreConfig(postgres, tmp_path / "unused"))
+        (in_cents,) = check.run("SELECT in_cents FROM link_levels WHERE link = ?", ("race",)).fetchone()
+        check.close()
+        assert in_cents == 100 * len(RACED), "each table's contribution applied once"
+        assert not errors, f"{len(errors)} failed, the first: {errors[0]!r}"
+    finally:
+        cleanup = Store(StoreConfig(postgres, tmp_path / "unused"))
+        for table in LINK_TABLES:
+            cleanup.run(f"DROP TABLE IF EXISTS {table}")
+        cleanup.close()
+
+
+def test_two_floor_services_applying_hits_on_two_levels_at_once_order_them_all(postgres, tmp_path):
+    """Decision 0039 on PostgreSQL shared by several floor services: the hits of a link are settled
+    in the order the controller received them, numbered one after another; a hit at one table on
+    one level and a hit at another on another level, applied at once by two services, each locking
+    its own level only, both took the same next number: a duplicate key. Every hit of a link takes
+    its number with the link's levels locked, in order."""
+    levels = {1: LinkedLevel(1000, 50_000, 5_000_000), 2: LinkedLevel(1000, 50_000, 5_000_000)}
+    link = FloorLink("race", ("RACE-A", "RACE-B"), levels, 2.0)
+    hits = 150
+
+    def hitting(opened: Store, service: int) -> None:
+        controller = LinkController({"race": link}, opened, "main")
+        table, level = (("RACE-A", 1), ("RACE-B", 2))[service]
+        for number in range(2, hits + 2):
+            controller.heard(table, {"link": "race", "spool": SPOOL, "number": number, "event": "hit",
+                                     "level": level, "seat": 1, "round": 1, "controller": UNIT})  # fmt: skip
+
+    made = Store(StoreConfig(postgres, tmp_path / "unused"))
+    try:
+        controller = LinkController({"race": link}, made, "main")
+        for table, level in (("RACE-A", 1), ("RACE-B", 2)):
+            controller.heard(table, {"link": "race", "spool": SPOOL, "number": 1, "event": "contribution",
+                                     "round": 1, "wagered_cents": 100, "levels": [level], "controller": UNIT})
+        errors = _at_once(postgres, tmp_path, hitting)
+        assert not errors, f"{len(errors)} failed, the first: {errors[0]!r}"
+        orders = [row[0] for row in made.run("SELECT ord FROM link_hits WHERE link = 'race' ORDER BY ord")]
+        assert orders == list(range(1, 2 * hits + 1)), "every hit ordered, once"
+    finally:
+        for table in LINK_TABLES:
+            made.run(f"DROP TABLE IF EXISTS {table}")
+        made.close()
+
+
+def test_a_publication_beside_another_services_hits_keeps_each_value_in_its_own_cycle(postgres, tmp_path):
+    """Decision 0044 as amended, on PostgreSQL shared by two floor services: the value a publication
+    told is kept as shown in the level's cycle, and a hit pays at least it. One service publishes
+    while the other applies rounds and hits, each round's wager smaller than the last: a value kept
+    in the cycle after the one it was read in (a hit applied between the read and the keeping)
+    would show there above anything wagered in it, and the next winner would be paid a past
+    cycle's value by the house. The link's levels are locked while a publication reads and keeps."""
+    link = FloorLink("race", ("RACE-A",), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
+    rounds = 120
+
+    def work(opened: Store, service: int) -> None:
+        controller = LinkController({"race": link}, opened, "main")
+        if service == 0:
+            for _ in range(4 * rounds):
+                controller.acknowledged(controller.publication("race", "floor-1"))
+            return
+        for n in range(rounds):
+            wagered = (rounds - n) * 1000  # at 10%: (rounds - n) * 100 cents above the reset value
+            controller.heard("RACE-A", {"link": "race", "spool": SPOOL, "number": 2 * n + 1, "round": n + 1,
+                                        "event": "contribution", "wagered_cents": wagered, "levels": [1],
+                                        "controller": UNIT})  # fmt: skip
+            controller.heard("RACE-A", {"link": "race", "spool": SPOOL, "number": 2 * n + 2, "round": n + 1,
+                                        "event": "hit", "level": 1, "seat": 1,
+                                        "controller": UNIT})  # fmt: skip
+
+    made = Store(StoreConfig(postgres, tmp_path / "unused"))
+    try:
+        LinkController({"race": link}, made, "main")
+        errors = _at_once(postgres, tmp_path, work)
+        assert not errors, f"{len(errors)} failed, the first: {errors[0]!r}"
+        shown = made.run("SELECT cycle, value_cents FROM link_shown WHERE link = 'race' AND cycle > 0")
+        kept = shown.fetchall()
+        beyond = [(cycle, value) for cycle, value in kept if value > 50_000 + (rounds - cycle) * 100]
+        assert not beyond, f"values kept in a later cycle than they were read in: {beyond[:3]}"
+        assert made.run("SELECT count(*) FROM link_house").fetchone()[0] == 0, "the house paid nothing"
+    finally:
+        for table in LINK_TABLES:
+            made.run(f"DROP TABLE IF EXISTS {table}")
+        made.close()

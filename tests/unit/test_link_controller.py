@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 import structlog.testing
@@ -21,7 +23,7 @@ from croupier.floor_link.messages import Schemas
 from croupier.floor_link.spool import Spool
 from croupier.floor_link.topics import Topics
 from devices.linked import unit_key
-from floor.link_controller import LinkController
+from floor.link_controller import LinkController, Unreleased
 from floor.store import Store
 from tests.unit.test_linked_levels import Floor
 
@@ -638,3 +640,91 @@ def test_a_second_void_of_one_round_under_a_new_number_takes_nothing_back(store,
     assert controller.state_for("c4p", "T1")["applied"] == {
         "spool": "s1", "number": 6, "contributions": 1, "wagered_cents": 1000
     }
+
+
+def test_a_hit_sent_before_a_voids_publication_is_paid_what_its_sign_showed_the_house_bearing_it(store):
+    """Decisions 0044 and 0050: a void at T2 lowers the pot just before T1's hit, T1 not having
+    heard the next publication: its sign showed 110,000, and a player paid less than the sign showed
+    is a dispute on the floor. A level's value never goes below what was published in its cycle
+    (since its last hit): the hit is paid 110,000, the 5,000 the void took out borne by the house and
+    kept beside the hit, so the level's accounting balances to the ten-thousandth of a cent: the
+    next cycle starts from what the pot held, owing nothing. A void of the hit itself gives back to
+    the level only what the pot paid of it."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=100_003)  # level 1: +5,000.15
+    _sent(controller, "T2", 1, "contribution", round=7, wagered_cents=100_000)  # +5,000
+    shown = _told(controller, "T1", 1)
+    assert shown == 110_000
+    _sent(controller, "T2", 2, "void", round=7, wagered_cents=100_000)  # a misdeal at T2, applied ...
+    assert _level(controller, "T3", 1)["value_cents"] == shown, "no sign goes down within the cycle"
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)  # ... as T1's hit, sent before it heard
+    (hit,) = _level(controller, "T1", 1)["hits"]
+    assert hit["amount_cents"] == shown
+    assert store.run("SELECT ord, cents FROM link_house").fetchall() == [(1, 5_000)]
+    assert _accrued(controller, 1) == 1_500, "the fraction of a cent kept, nothing owed to the house"
+    assert _level(controller, "T3", 1)["value_cents"] == 100_000, "a new cycle: from the reset value"
+    _sent(controller, "T1", 3, "void", round=1, wagered_cents=100_003)
+    assert not _level(controller, "T3", 1)["locked"]
+    assert _accrued(controller, 1) == 0, "the pot's 5,000.15 back and T1's own wager out: as if never"
+    assert _level(controller, "T3", 1)["value_cents"] == 100_000
+
+
+def test_a_hit_whose_table_pc_was_replaced_before_its_keyed_reset_is_released_at_the_floor(store):
+    """Decision 0039: a hit's lock lifts with the keyed reset at its table. T1's PC is replaced after
+    its hit and before the reset reached the link: the new PC sends from a new spool and never owes
+    the old spool's reset (devices.linked), and its controller is no longer frozen, so no key can
+    be turned: the level would stay locked at every table. A supervisor releases it at the floor,
+    the release kept with who and why; refused while the table still sends from the hit's spool
+    (its key releases it), for a hit no longer locking, and without a name and a reason."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000)
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+    with pytest.raises(Unreleased, match=r"hit 1 \(level 1, table T1\) is table T1's to release"):
+        controller.release("c4p", 1, "S. Pit", "the table PC was replaced")
+    _sent(controller, "T1", 1, "contribution", spool="s2", round=1, wagered_cents=1_000)  # the new PC
+    with pytest.raises(Unreleased, match="who releases the lock and why"):
+        controller.release("c4p", 1, "S. Pit", " ")
+    assert _level(controller, "T2", 1)["locked"]
+    with structlog.testing.capture_logs() as logged:
+        said = controller.release("c4p", 1, "S. Pit", "T1's PC replaced after the hit, key not turned")
+    assert said == ("link c4p: hit 1 (level 1, table T1, 100050 cents) released at the floor by S. Pit: "
+                    "T1's PC replaced after the hit, key not turned")  # fmt: skip
+    assert not _level(controller, "T2", 1)["locked"]
+    assert [(e["released_by"], e["order"]) for e in logged if e.get("released_by")] == [("S. Pit", 1)]
+    record = store.run("SELECT link, ord, released_by, reason FROM link_released").fetchall()
+    assert record == [("c4p", 1, "S. Pit", "T1's PC replaced after the hit, key not turned")]
+    with pytest.raises(Unreleased, match="no hit 1 locks a level"):
+        controller.release("c4p", 1, "S. Pit", "again")
+
+
+def test_croupier_floor_release_hit_releases_with_who_and_why_or_says_why_not(tmp_path):
+    """``croupier floor release-hit`` (docs/floor.md): the supervisor's release from the command
+    line, on the floor's own store: exit 1 naming why it is refused, exit 0 saying what it released."""
+    config = tmp_path / "floor.toml"
+    config.write_text(
+        f'[store]\npath = "{tmp_path / "floor.sqlite3"}"\n[links.c4p]\ntables = ["T1", "T2", "T3"]\n'
+        "[links.c4p.levels.1]\nrate_bp = 500\nreset_cents = 100000\nlimit_cents = 10000000\n"
+        "[links.c4p.levels.2]\nrate_bp = 100\nreset_cents = 5000\nlimit_cents = 1000000\n"
+    )
+    opened = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+    controller = LinkController({"c4p": LINK}, opened, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000)
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+    opened.close()
+
+    def release() -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "croupier", "floor", "release-hit", "c4p", "1", "--by", "S. Pit",
+                   "--reason", "PC replaced", "--config", str(config)]  # fmt: skip
+        return subprocess.run(command, capture_output=True, text=True, check=False)
+
+    refused = release()
+    assert (refused.returncode, refused.stdout) == (1, "refused: link c4p: hit 1 (level 1, table T1) is "
+                                                       "table T1's to release with its keyed reset (nothing "
+                                                       "from a new spool since)\n")  # fmt: skip
+    opened = Store(StoreConfig(None, tmp_path / "floor.sqlite3"))
+    _sent(LinkController({"c4p": LINK}, opened, "main"), "T1", 1, "contribution", spool="s2", round=1,
+          wagered_cents=1_000)  # fmt: skip
+    opened.close()
+    released = release()
+    assert (released.returncode, released.stdout) == (0, "link c4p: hit 1 (level 1, table T1, 100050 cents) "
+                                                         "released at the floor by S. Pit: PC replaced\n")
