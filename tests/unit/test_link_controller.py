@@ -22,7 +22,7 @@ from croupier.floor_link.spool import Spool
 from croupier.floor_link.topics import Topics
 from devices.linked import unit_key
 from floor.link_controller import LinkController
-from floor.store import Store
+from floor.store import FLOOR_FILE, Store
 from tests.unit.test_linked_levels import TOLD, Floor
 
 LEVELS = {1: LinkedLevel(500, 100_000, 10_000_000), 2: LinkedLevel(100, 5_000, 1_000_000)}
@@ -657,3 +657,22 @@ def test_a_publication_a_floor_service_gone_never_had_acknowledged_is_retired_by
     _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
     (hit,) = _level(controller, "T1", 1)["hits"]
     assert hit["amount_cents"] == 120_000, f"frozen above what every sign showed: {hit['amount_cents']}"
+
+
+def test_a_schema_3_store_counts_the_links_publications_past_what_each_sender_numbered(tmp_path):
+    """Decision 0050 (schema version 4): a store of schema 3 numbered each floor service's
+    publications from 1 in ``link_sent``; opened by this release, it is marked 4 and the link's count
+    starts past the highest kept, so the next acknowledged publication, by any service, retires them."""
+    path = tmp_path / "floor.sqlite3"
+    with contextlib.closing(Store(StoreConfig(None, path))) as old:
+        LinkController({"c4p": LINK}, old, "main")
+        old.run("DROP TABLE link_revisions")
+        old.run("INSERT INTO link_sent VALUES ('c4p', 'floor-9', 3, 1, 9000000)")
+        old.run("PRAGMA user_version = 3")
+    with contextlib.closing(Store(StoreConfig(None, path))) as store:
+        assert store.run("PRAGMA user_version").fetchone()[0] == FLOOR_FILE.schema_version == 4
+        controller = LinkController({"c4p": LINK}, store, "main")
+        publication = controller.publication("c4p", "floor-1")
+        assert publication.revision == 4
+        controller.acknowledged(publication)
+        assert store.run("SELECT sender, sent FROM link_sent").fetchall() == []
