@@ -45,7 +45,9 @@ hits that lock it (each with the spool it came from, its round's contribution's:
 finds its own hits whose keyed reset it owes, devices.linked), and what it applied of that table (for
 the table's reconciliation). It publishes
 after every change and every ``heartbeat`` seconds, so a table that stops hearing it knows the
-link is gone.
+link is gone; one publication of a link at a time across every floor service sharing the store (the
+link's publication lock, ``hold``), each numbered in the link's order (``revision``), so each table's
+retained state is the newest and a table drops an older one (decision 0050).
 """
 
 from __future__ import annotations
