@@ -13,13 +13,13 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from croupier.config.floor_service import StoreConfig
+from croupier.config.floor_service import StoreConfig, load_floor_config
 from croupier.config.linked import FloorLink, LinkedLevel
 from devices.linked import Counts
 from floor.link_controller import LinkController
-from floor.service import Refusals
+from floor.service import FloorService, Refusals, floor_broker
 from floor.store import Store
-from tests.integration.floor_broker import TABLES, Mosquitto
+from tests.integration.floor_broker import TABLES, Mosquitto, floor_config
 from tests.integration.test_floor_store import LINK_TABLES, postgres, postgres_server  # noqa: F401
 from tests.links import run
 from tests.unit.test_link_controller import LINK as THREE
@@ -129,3 +129,35 @@ def test_a_link_state_the_broker_refuses_is_not_taken_for_acknowledged(tmp_path:
     finally:
         broker.close()
     assert denied is not None and "0x87" in denied, denied
+
+
+def test_a_floor_service_publishes_a_link_only_once_the_other_has_let_it_go(postgres, tmp_path):  # noqa: F811
+    """Decision 0050: the floor service's publication of a link (``_publish_link``) waits while
+    another floor service sharing the store holds the link's publication lock, making nothing, and
+    publishes, acknowledged, once it is let go."""
+    config = load_floor_config(floor_config(tmp_path / "floor", None))
+    sent: list[str] = []
+
+    class Broker:
+        """The broker's side of ``Refusals``: every state acknowledged."""
+
+        async def publish(self, topic: str, payload: bytes) -> None:
+            sent.append(topic)
+
+    with _two_services(postgres, tmp_path, LINK) as (service_a, service_b):
+        service = FloorService(config, floor_broker(config), service_a.store, service_a)
+        made = "SELECT revision FROM link_revisions WHERE link = 'c4p'"
+
+        async def main() -> tuple[list[str], int, int]:
+            assert service_b.hold("c4p")
+            publishing = asyncio.create_task(service._publish_link(Broker(), service_a, "c4p"))  # type: ignore[arg-type]
+            await asyncio.sleep(0.2)
+            waiting = (list(sent), service_a.store.run(made).fetchone()[0])
+            service_b.let_go("c4p")
+            await asyncio.wait_for(publishing, 5)
+            assert waiting == ([], 0), waiting
+            published = service_a.store.run("SELECT count(*) FROM link_published WHERE link = 'c4p'")
+            return sent, service_a.store.run(made).fetchone()[0], published.fetchone()[0]
+
+        topics, revision, published = asyncio.run(main())
+        assert (sorted(topics), revision, published) == ([_topic("T1"), _topic("T2")], 1, 1)
