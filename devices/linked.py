@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+import structlog
+
 from devices.faults import LINK_ORIGIN, SPOOL_UNWRITTEN, SPOOL_UNWRITTEN_CODE, Fault
 from devices.progressive_rules import (
     DEVICE_RECONCILED,
@@ -221,6 +223,7 @@ class LinkedLevels:
         self._shown: dict[int, int] = {}  # the amount each level's sign was last told
         self._shows: set[asyncio.Task[None]] = set()
         self._link_levels: set[int] | None = None  # the levels the controller has, once heard
+        self._revision: tuple[str, int] | None = None  # the store and revision of the state last taken
         self._refused_hits: dict[int, str] = {}  # this table's hits the controller refused, by number
         self._owed: list[_Owed] = []  # link messages the spool could not take yet, in order (``flush``)
         self._flushed = asyncio.Event()  # set whenever an owed message is sent
@@ -616,11 +619,26 @@ class LinkedLevels:
         wrote in its ``at``; a ``retained`` one (the broker's copy, handed over at subscribe, perhaps
         kept since the floor stopped) is as old as its ``at`` by this table's clock, so a floor that
         stopped is not taken for heard. A floor clock behind the table's can then only delay the link
-        until the controller's next live state, never lock the wagers for good."""
+        until the controller's next live state, never lock the wagers for good.
+
+        A state whose revision (the link's order of publications, kept in the floor's store, whichever
+        floor service made it) is below that of the state last taken is dropped, unheard: the floor
+        sends them in order (decision 0050), but a broker that delivered them out of order would
+        otherwise lift a jackpot lock, or take back a value, with an older state. The first state
+        after this table starts is taken whatever its revision, and so is one from another store
+        (``store`` names the store's count: a floor store replaced numbers afresh from 1), so a table
+        never ignores the floor for good."""
+        revision, last = (state["store"], state["revision"]), self._revision
+        if last is not None and revision[0] == last[0] and revision[1] < last[1]:
+            structlog.get_logger("croupier.link").warning(
+                "link: a state older than the one taken, dropped", table=self.table, link=self.link,
+                revision=revision[1], taken=last[1])  # fmt: skip
+            return
         for told in state["levels"]:
             if told["level"] in self.rates:
                 self._check_amounts(told)
         self.heard_at, self._refused = time.monotonic() - (_age(state["at"]) if retained else 0.0), None
+        self._revision = revision
         self._link_levels = {told["level"] for told in state["levels"]}
         self._refused_hits = {told["number"]: told["reason"] for told in state["refused"]}
         was_locked = set(self.locked_levels)

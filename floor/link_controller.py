@@ -47,12 +47,15 @@ hits that lock it (each with the spool it came from, its round's contribution's:
 finds its own hits whose keyed reset it owes, devices.linked), and what it applied of that table (for
 the table's reconciliation). It publishes
 after every change and every ``heartbeat`` seconds, so a table that stops hearing it knows the
-link is gone.
+link is gone; one publication of a link at a time across every floor service sharing the store (the
+link's publication lock, ``hold``), each numbered in the link's order (``revision``), so each table's
+retained state is the newest and a table drops an older one (decision 0050).
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -161,7 +164,7 @@ _SCHEMA = (
     # Each level's limit in a publication a floor service (``sender``, its host) sent whose
     # acknowledgement has not come (the broker lost, the floor stopped, between the send and the
     # broker's PUBACK): a table may show it, so a hit is frozen under it too until a later publication
-    # of that service is acknowledged (decision 0050). ``sent`` numbers the sender's publications.
+    # of the link, by any floor service, is acknowledged (decision 0050). ``sent``: its revision.
     """CREATE TABLE IF NOT EXISTS link_sent (
         link        TEXT NOT NULL,
         sender      TEXT NOT NULL,
@@ -198,6 +201,17 @@ _SCHEMA = (
         reason      TEXT NOT NULL,
         at          TEXT NOT NULL,
         PRIMARY KEY (link, ord)
+    )""",
+    # Each link's publications numbered in the order they were made (``revision``, the last one made;
+    # ``acknowledged``, the last the broker acknowledged for every table), under the link's publication
+    # lock (``hold``), so a table can drop a state older than one it took; ``store`` names this
+    # store's count, so a table tells a store replaced (its count starting again) from an old state
+    # (decision 0050). Schema version 4 (floor.store): ``sent`` was numbered by sender before.
+    """CREATE TABLE IF NOT EXISTS link_revisions (
+        link         TEXT PRIMARY KEY,
+        store        TEXT NOT NULL,
+        revision     BIGINT NOT NULL,
+        acknowledged BIGINT NOT NULL
     )""",
     # A table's link message the controller refused (a hit on a level it cannot pay), told to it.
     """CREATE TABLE IF NOT EXISTS link_refused (
@@ -260,12 +274,13 @@ class LimitConflict:
 @dataclass(frozen=True)
 class Publication:
     """One publication of link ``link``'s state by the floor service ``sender``: each table's topic
-    and what it is told (``messages``), and each level's limit in it, kept as ``sent`` until the
-    broker acknowledges it (``LinkController.acknowledged``)."""
+    and what it is told (``messages``), and each level's limit in it, kept as sent until the broker
+    acknowledges it (``LinkController.acknowledged``); ``revision``: its number in the link's order of
+    publications, in every message."""
 
     link: str
     sender: str
-    sent: int
+    revision: int
     limits: Mapping[int, int]
     messages: list[tuple[str, bytes]]
 
@@ -284,6 +299,7 @@ class LinkController:
             for link in self.links.values():
                 for level, config in link.levels.items():
                     self._level_row(link, level, config.rate_bp, config.reset_cents)
+                self._revisions_row(link.id)
 
     def _level_row(self, link: FloorLink, level: int, rate_bp: int, reset_cents: int) -> None:
         """A configured level's row; one kept with another rate or reset is refused: the value it
@@ -302,6 +318,17 @@ class LinkController:
                 f"level accrues at rate_bp {kept[0]} from reset_cents {kept[1]}: change them only with "
                 "a new link id"
             )
+
+    def _revisions_row(self, link_id: str) -> None:
+        """The link's row of ``link_revisions``, made if missing (by one floor service, however many
+        start at once), naming this store's count afresh. A store of schema version 3 numbered each
+        sender's publications from 1: the count starts past the highest of those kept, so the next
+        acknowledgement retires them (they were sent before it)."""
+        self.store.run(
+            "INSERT INTO link_revisions SELECT ?, ?, coalesce(max(sent), 0), 0 FROM link_sent WHERE link = ? "
+            "ON CONFLICT (link) DO NOTHING",
+            (link_id, uuid.uuid4().hex, link_id),
+        )
 
     # -- what the tables send -----------------------------------------------------------------
     def heard(self, table: str, body: Mapping[str, Any]) -> str | None:  # Any: the message's JSON fields
@@ -709,8 +736,8 @@ class LinkController:
         return owns
 
     def _told(self, link_id: str) -> dict[int, int]:
-        """Each level's highest limit a table may have been told: the limit last published and
-        acknowledged (``acknowledged``), or one sent since whose acknowledgement has not come
+        """Each level's highest limit a table may have been told: the limit of the publication
+        acknowledged last (``acknowledged``), or one made since whose acknowledgement has not come
         (``publication``), which the broker may have delivered all the same."""
         rows = self.store.run(
             "SELECT level, max(limit_cents) FROM "
@@ -791,12 +818,26 @@ class LinkController:
             )
         return levels
 
+    def hold(self, link_id: str) -> bool:
+        """The link's publication lock taken, if no other floor service sharing the store holds it
+        (``Store.hold``): held from a publication's making (``publication``) through its sending to
+        its acknowledgement (``acknowledged``) and let go then (``let_go``), so the link's publications
+        reach the broker in the order they were made, and each table's retained state is the newest
+        whichever floor service made it (decision 0050)."""
+        return self.store.hold(f"croupier link {link_id}")
+
+    def let_go(self, link_id: str) -> None:
+        """The link's publication lock (``hold``) let go."""
+        self.store.let_go(f"croupier link {link_id}")
+
     def publication(self, link_id: str, sender: str) -> Publication:
         """Each table's topic on the link with what it is told now, for the floor service ``sender``
-        (its host) to publish. A limit a linked table's controller cannot hold is logged as it is
-        found, and again as it is put right (``_limits``: at every publication, so within a heartbeat
-        of the table's meters). The limits are kept as sent before anything is sent, committed: until
-        the broker acknowledges the publication (``acknowledged``) a table may show them or the
+        (its host) to publish, the link's publication lock held (``hold``). A limit a linked table's
+        controller cannot hold is logged as it is found, and again as it is put right (``_limits``:
+        at every publication, so within a heartbeat of the table's meters). The publication takes the
+        link's next revision, told to every table (which drops a state older than one it took:
+        devices.linked), and its limits are kept as sent before anything is sent, committed: until
+        the broker acknowledges it or a later one (``acknowledged``) a table may show them or the
         limits before them, and a hit is frozen under the higher (``_hit``), even after the floor
         restarts, so it pays at least what its table's sign was told."""
         link = self.links[link_id]
@@ -804,38 +845,52 @@ class LinkController:
             self._lock_levels(link_id)  # no hit between the values read and their cycle kept (_showing)
             levels, limits = self._levels(link_id), self._limits(link_id)[0]  # the limits _levels tells
             self._showing(link_id, levels)
-            sent = int(self.store.run(
-                "SELECT coalesce(max(sent), 0) + 1 FROM link_sent WHERE link = ? AND sender = ?",
-                (link_id, sender),
-            ).fetchone()[0])  # fmt: skip
+            store, revision = self._revision(link_id)
             for level, limit in sorted(limits.items()):
                 self.store.run(
-                    "INSERT INTO link_sent VALUES (?, ?, ?, ?, ?)", (link_id, sender, sent, level, limit)
+                    "INSERT INTO link_sent VALUES (?, ?, ?, ?, ?)", (link_id, sender, revision, level, limit)
                 )
         self._log_limits(link_id)
+        told = {"store": store, "revision": revision}
         messages = [
-            (link_state(self.group, link_id, table), json.dumps(self._state(link_id, table, levels)).encode())
+            (
+                link_state(self.group, link_id, table),
+                json.dumps(self._state(link_id, table, levels) | told).encode(),
+            )
             for table in link.tables
         ]
-        return Publication(link_id, sender, sent, limits, messages)
+        return Publication(link_id, sender, revision, limits, messages)
+
+    def _revision(self, link_id: str) -> tuple[str, int]:
+        """The link's next revision, kept, and the name of this store's count (``link_revisions``)."""
+        store, revision = self.store.run(
+            f"SELECT store, revision + 1 FROM link_revisions WHERE link = ?{self.store.for_update}",
+            (link_id,),
+        ).fetchone()
+        self.store.run("UPDATE link_revisions SET revision = ? WHERE link = ?", (revision, link_id))
+        return str(store), int(revision)
 
     def acknowledged(self, publication: Publication) -> None:
         """``publication`` acknowledged by the broker for every table of its link (the PUBACK of
-        each retained QoS 1 message): its limits are what the tables were told, and what its sender
-        sent before it is past (one connection's messages reach the broker in order, and one
-        floor service sends one publication at a time). Kept a row a level, written over: two floor
-        services may publish at once."""
+        each retained QoS 1 message, none refusing it: floor.service): its limits are what the tables
+        were told, unless a later revision's acknowledgement came first (then they are kept as they
+        are), and every publication of the link made before it, by any floor service, is past: the
+        link's publications reach the broker in the order they were made (``hold``), so each table's
+        retained state is this one or a later one (decision 0050)."""
+        link, revision = publication.link, publication.revision
         with self.store.transaction():
-            for level, limit in sorted(publication.limits.items()):
-                self.store.run(
-                    "INSERT INTO link_published VALUES (?, ?, ?) ON CONFLICT (link, level) "
-                    "DO UPDATE SET limit_cents = excluded.limit_cents",
-                    (publication.link, level, limit),
-                )
-            self.store.run(
-                "DELETE FROM link_sent WHERE link = ? AND sender = ? AND sent <= ?",
-                (publication.link, publication.sender, publication.sent),
-            )
+            last = self.store.run(
+                f"SELECT acknowledged FROM link_revisions WHERE link = ?{self.store.for_update}", (link,)
+            ).fetchone()[0]
+            if revision > int(last):
+                for level, limit in sorted(publication.limits.items()):
+                    self.store.run(
+                        "INSERT INTO link_published VALUES (?, ?, ?) ON CONFLICT (link, level) "
+                        "DO UPDATE SET limit_cents = excluded.limit_cents",
+                        (link, level, limit),
+                    )
+                self.store.run("UPDATE link_revisions SET acknowledged = ? WHERE link = ?", (revision, link))
+            self.store.run("DELETE FROM link_sent WHERE link = ? AND sent <= ?", (link, revision))
 
     def _log_limits(self, link_id: str) -> None:
         """Each table the link's level stops for logged once as it is found (or its limits change),

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import time
 from collections.abc import AsyncIterator, Callable, Collection
 from typing import Any, TypeVar
@@ -162,13 +163,13 @@ class FloorService:
         where = f"{self.broker.host}:{self.broker.port}"
         log.info("floor online", broker=where, group=self.group, store=self.store.where)
         self.connected.set()
-        confirm = Confirmations(client, self.group)
+        confirm, states = Confirmations(client, self.group), Refusals(client)
         tasks = [
-            asyncio.create_task(self._messages(client, confirm)),
+            asyncio.create_task(self._messages(client, confirm, states)),
             asyncio.create_task(confirm.every(CONFIRM_EVERY)),
         ]
         if self.links is not None:
-            tasks.append(asyncio.create_task(self._heartbeat(client, self.links)))
+            tasks.append(asyncio.create_task(self._heartbeat(states, self.links)))
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
@@ -177,7 +178,7 @@ class FloorService:
             await _cancelled(tasks)
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _messages(self, client: aiomqtt.Client, confirm: Confirmations) -> None:
+    async def _messages(self, client: aiomqtt.Client, confirm: Confirmations, states: Refusals) -> None:
         """Each message counted, acknowledged, confirmed to its table, and the link it changed
         published; a table asked for a new birth where the store says so."""
         links = self.links
@@ -197,10 +198,10 @@ class FloorService:
                 log.info("floor: asking for a new birth", table=table)
                 await client.publish(Topics(self.group, table).rebirth, b"{}", qos=1)
             if links is not None and changed is not None:
-                await self._publish_link(client, links, changed)
+                await self._publish_link(states, links, changed)
         raise aiomqtt.MqttError("the broker ended the message stream")
 
-    async def _heartbeat(self, client: aiomqtt.Client, links: LinkController) -> None:
+    async def _heartbeat(self, states: Refusals, links: LinkController) -> None:
         """Each link's state every ``heartbeat`` seconds, changed or not: a table that stops hearing
         it takes the link for lost (decision 0039). The store failing to read it (a StateError) or
         the broker lost ends the connection (``_hear``), so the service connects again and the
@@ -210,22 +211,33 @@ class FloorService:
             now = time.monotonic()
             for link_id, at in due.items():
                 if now >= at:
-                    await self._publish_link(client, links, link_id)
+                    await self._publish_link(states, links, link_id)
                     due[link_id] = now + links.links[link_id].heartbeat
             await asyncio.sleep(max(0.05, min(due.values()) - time.monotonic()))
 
-    async def _publish_link(self, client: aiomqtt.Client, links: LinkController, link_id: str) -> None:
+    async def _publish_link(self, states: Refusals, links: LinkController, link_id: str) -> None:
         """The link's state to each of its tables, retained, at QoS 1, and its limits kept as
-        published once the broker has acknowledged every table's (decision 0050): a publication cut
-        short (the broker lost, the floor stopped) leaves them kept as sent, so a hit is frozen under
-        the higher of those and the limits published before. One at a time, the heartbeat's and a
-        message's never interleaved: each table's retained state is the newest, and what this
-        service sent before an acknowledged publication is behind it at the broker."""
+        published once the broker has acknowledged every table's, refusing none (decision 0050): a
+        publication cut short (the broker lost, the floor stopped) or refused (a PUBACK reason code
+        of 0x80 or more: ``Refusals``) leaves them kept as sent, so a hit is frozen under the higher
+        of those and the limits published before. One at a time across every floor service sharing
+        the store (the link's publication lock, ``LinkController.hold``, waited for here, and within
+        this service the heartbeat's and a message's never interleaved): each table's retained state
+        is the newest, and what was sent before an acknowledged publication is behind it at the
+        broker."""
         async with self._publishing:
-            publication = links.publication(link_id, self.config.host)
-            for topic, payload in publication.messages:
-                await client.publish(topic, payload, qos=1, retain=True)
-            links.acknowledged(publication)
+            while not links.hold(link_id):  # another floor service is publishing the link
+                await asyncio.sleep(HOLD_AGAIN)
+            try:
+                publication = links.publication(link_id, self.config.host)
+                refused = [await states.publish(topic, payload) for topic, payload in publication.messages]
+                if any(refused):
+                    log.error("floor: the broker refused the link's state", link=link_id,
+                              reason=next(why for why in refused if why))  # fmt: skip
+                else:
+                    links.acknowledged(publication)
+            finally:
+                links.let_go(link_id)
 
     def _heard(self, table: str, kind: str, payload: object) -> tuple[Counted | None, str | None]:
         """One message read, counted, and a linked progressive's applied by the link controller:
@@ -324,6 +336,59 @@ async def _cancelled(tasks: Collection[asyncio.Task[None]]) -> None:
         for task in running:
             task.cancel()
         await asyncio.wait(running, timeout=STOP_AGAIN)
+
+
+#: Seconds between two tries for a link's publication lock another floor service holds (a
+#: publication takes milliseconds on a live broker).
+HOLD_AGAIN = 0.01
+#: The message ids of the publishes being watched for a refusal (``Refusals``), in the task that
+#: publishes them: each task its own, so no other task's publish is taken for one of them.
+_WATCHED: contextvars.ContextVar[set[int] | None] = contextvars.ContextVar("watched", default=None)
+
+
+class Refusals:
+    """The PUBACK reason code of each link state a connection publishes (``publish``). aiomqtt 2 ends
+    a publish at its PUBACK whatever its reason code, so a refusal (MQTT 5 reason code 0x80 or more:
+    0x87 Not authorized where the access rules deny the topic, 0x97 Quota exceeded) would pass for an
+    acknowledgement (decision 0050); hooks on the paho client under it tell them apart: its
+    ``publish`` notes the id of a publish being watched (``_WATCHED``), and its ``on_publish`` keeps
+    the reason of a watched one's refusal before aiomqtt's own ends the publish."""
+
+    def __init__(self, client: aiomqtt.Client) -> None:
+        self._client = client
+        self._watched: set[int] = set()
+        self._refusals: dict[int, str] = {}
+        paho = _paho(client)
+        on_publish = paho.on_publish
+        assert on_publish is not None, "aiomqtt sets it as it makes its client"
+        self._paho_publish, self._paho_on_publish = paho.publish, on_publish
+        paho.publish, paho.on_publish = self._published, self._acknowledged  # type: ignore[method-assign]
+
+    async def publish(self, topic: str, payload: bytes) -> str | None:
+        """``payload`` published retained at QoS 1 on ``topic``: the broker's reason for refusing it,
+        or None once it acknowledged it."""
+        mids: set[int] = set()
+        token = _WATCHED.set(mids)
+        try:
+            await self._client.publish(topic, payload, qos=1, retain=True)
+        finally:
+            _WATCHED.reset(token)
+            self._watched -= mids
+        return next((self._refusals.pop(mid) for mid in mids if mid in self._refusals), None)
+
+    def _published(self, *args: Any, **kwargs: Any) -> mqtt.MQTTMessageInfo:  # Any: paho's arguments
+        info = self._paho_publish(*args, **kwargs)
+        mids = _WATCHED.get()
+        if mids is not None:
+            mids.add(info.mid)
+            self._watched.add(info.mid)
+        return info
+
+    def _acknowledged(self, *args: Any) -> None:  # Any: paho's on_publish (client, userdata, mid, ...)
+        _client, _userdata, mid, reason_code, _properties = args
+        if mid in self._watched and reason_code.is_failure:
+            self._refusals[mid] = f"{reason_code} (reason code {reason_code.value:#04x})"
+        self._paho_on_publish(*args)
 
 
 def _paho(client: aiomqtt.Client) -> mqtt.Client:

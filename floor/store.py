@@ -39,10 +39,13 @@ from croupier.floor_link.payloads import now
 from croupier.state.sqlite_file import FileKind, StateError, transaction
 
 log = structlog.get_logger("croupier.floor")
-#: Marked "CRFS" (PRAGMA application_id), schema version 3 (in PostgreSQL, the table ``floor_schema``):
+#: Marked "CRFS" (PRAGMA application_id), schema version 4 (in PostgreSQL, the table ``floor_schema``):
 #: version 2 added ``floor_tables``' ``malformed`` and ``counted_from`` (``_ADDED``); version 3 made
-#: every number a PostgreSQL store keeps 64-bit (``_widen``; SQLite's INTEGER always was).
-FLOOR_FILE = FileKind("floor store", 0x43524653, 3)
+#: every number a PostgreSQL store keeps 64-bit (``_widen``; SQLite's INTEGER always was); version 4
+#: numbers a link's publications in one order for every floor service (``link_revisions``, and
+#: ``link_sent``'s ``sent``, numbered by sender before: floor.link_controller), so an older floor
+#: service sharing the store, which would number them its own way, refuses it.
+FLOOR_FILE = FileKind("floor store", 0x43524653, 4)
 #: The largest number the store keeps: its numbers are BIGINT, 64-bit in both databases.
 MOST = 2**63 - 1
 _SCHEMA = (
@@ -381,6 +384,22 @@ class Store:
             return self._db.execute(sql, params)  # type: ignore[no-any-return]
         except self._errors as exc:
             raise StateError(f"{self.where}: cannot read the floor store: {exc}") from exc
+
+    def hold(self, key: str) -> bool:
+        """The lock named ``key`` taken for this floor service, if no other sharing the store holds
+        it; taken again by the one holding it, it is held as often as taken (``let_go`` as often). In
+        PostgreSQL a session advisory lock, which the server lets go if the service's connection
+        ends (the service stopped or dead, its publication cut short); a SQLite store has one floor
+        service (docs/floor.md), whose own one-at-a-time suffices."""
+        if not self.postgres:
+            return True
+        return bool(self.run("SELECT pg_try_advisory_lock(hashtextextended(?, 0))", (key,)).fetchone()[0])
+
+    def let_go(self, key: str) -> None:
+        """The lock named ``key`` (``hold``) let go once. A connection lost meanwhile let it go already,
+        and the one opened since holds nothing."""
+        if self.postgres:
+            self.run("SELECT pg_advisory_unlock(hashtextextended(?, 0))", (key,))
 
     def _prepare(self, db: sqlite3.Connection, version: int) -> None:
         """The SQLite store's tables, each created where it is missing (a new store, or a table a

@@ -90,7 +90,7 @@ def postgres(postgres_server: Postgres) -> str:
 LINK_TABLES = (
     "link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels", "link_hit_voids",
     "link_refused", "link_hit_contributions", "link_funded_units", "link_published", "link_sent",
-    "link_shown", "link_house", "link_released",
+    "link_shown", "link_house", "link_released", "link_revisions",
 )  # fmt: skip
 
 
@@ -582,9 +582,10 @@ def test_the_floor_service_hears_on_and_beats_the_link_after_postgresql_restarts
 def test_two_floor_services_publishing_one_link_at_once_both_keep_its_published_limits(postgres, tmp_path):
     """Decision 0050 on PostgreSQL, where several floor services of a property share one store: the
     limits a link publishes are kept a row a level, written over, and what each service sent is kept
-    under its own name until the broker acknowledges it, so two services publishing the same link at
-    the same moment both succeed (before, one's delete and insert met the other's rows: a duplicate
-    key, and its broker connection ended). A SQLite store has one service."""
+    under the link's next revision (its row locked) until the broker acknowledges it or a later one,
+    so two services publishing the same link at the same moment, even without the link's publication
+    lock the floor service takes, both succeed (before, one's delete and insert met the other's rows:
+    a duplicate key, and its broker connection ended). A SQLite store has one service."""
     link = FloorLink("shared", ("T1", "T2"), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
     errors: list[BaseException] = []
     go = threading.Barrier(2)

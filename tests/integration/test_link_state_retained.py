@@ -21,7 +21,7 @@ from croupier.floor_link.messages import Schemas
 from croupier.floor_link.publisher import _link_heard
 from croupier.floor_link.topics import link_state
 from tests.integration.floor_broker import FLOORS, GROUP, TABLES, Mosquitto, amqtt_broker
-from tests.unit.test_linked_levels import _at, _level_told, _linked
+from tests.unit.test_linked_levels import TOLD, _at, _level_told, _linked
 
 TOPIC = link_state(GROUP, "c4p", "T1")
 
@@ -49,7 +49,7 @@ def _client(port: int, user: str, passwords: dict[str, str] | None) -> aiomqtt.C
 def test_a_retained_state_is_judged_by_its_age_and_a_live_one_is_heard_now(kind, tmp_path):
     link, _, _ = _linked()  # heard within 3 s
     behind = {"link": "c4p", "table": "T1", "at": _at(60), "levels": [_level_told(1000)], "applied": None,
-              "refused": []}  # fmt: skip
+              **TOLD, "refused": []}  # fmt: skip
 
     async def scenario() -> list[bool]:
         flags = []

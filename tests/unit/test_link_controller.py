@@ -24,8 +24,8 @@ from croupier.floor_link.spool import Spool
 from croupier.floor_link.topics import Topics
 from devices.linked import unit_key
 from floor.link_controller import LinkController, Unreleased
-from floor.store import Store
-from tests.unit.test_linked_levels import Floor
+from floor.store import FLOOR_FILE, Store
+from tests.unit.test_linked_levels import TOLD, Floor
 
 LEVELS = {1: LinkedLevel(500, 100_000, 10_000_000), 2: LinkedLevel(100, 5_000, 1_000_000)}
 LINK = FloorLink("c4p", ("T1", "T2", "T3"), LEVELS, 2.0)
@@ -601,7 +601,7 @@ def test_a_linked_table_takes_the_state_of_a_link_configured_above_its_controlle
         wagered = (limit - 1_000_000 + 1) * 10  # at 10%: a cent past T1's controller's limit
         _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=wagered, levels=[1])
         with pytest.raises(ValueError, match="above the level's limit"):  # before its meters were heard
-            link.heard(controller.state_for("c4p", "T1"))
+            link.heard(controller.state_for("c4p", "T1") | TOLD)
         published = meters(SimpleNamespace(progressive=table.progressive))
         assert published is not None and published[0]["limit_cents"] == limit
         store.birth("T1", {"spool": "f" * 32, "session": 1, "as_of_seq": 1, "held_from": 2, "game": "c4p",
@@ -609,7 +609,7 @@ def test_a_linked_table_takes_the_state_of_a_link_configured_above_its_controlle
                            "wagers_locked": None, "counters": {}, "head": None})  # fmt: skip
         state = controller.state_for("c4p", "T1")
         assert state["levels"][0]["value_cents"] == limit and state["levels"][0]["overflow_cents"] == 1
-        link.heard(state)  # taken: nothing refused
+        link.heard(state | TOLD)  # taken: nothing refused
         assert link.refusal() is None
 
     try:
@@ -728,3 +728,41 @@ def test_croupier_floor_release_hit_releases_with_who_and_why_or_says_why_not(tm
     released = release()
     assert (released.returncode, released.stdout) == (0, "link c4p: hit 1 (level 1, table T1, 100050 cents) "
                                                          "released at the floor by S. Pit: PC replaced\n")
+
+
+def test_a_publication_a_floor_service_gone_never_had_acknowledged_is_retired_by_a_later_one(store):
+    """Decision 0050: a limit sent and never acknowledged counts for hits only until a later
+    publication of the link, by any floor service, is acknowledged (the link's publications reach the
+    broker in the store's order). A floor service stopped before its PUBACK, for good (its host
+    renamed), sent 150,005; every sign has shown 120,000 since, acknowledged: T1's hit is frozen at
+    120,000, not above what every sign showed (before, the gone service's row counted for every hit,
+    and T2's controller, holding 120,000, refused each state naming such a hit)."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000_000)  # level 1: 150,005
+    _sent(controller, "T2", 1, "contribution", round=1, wagered_cents=100, levels=[1])
+    controller.publication("c4p", "old-floor")  # its PUBACK never came, nor any publication of it since
+    _meters(store, "T2", {1: 120_000})
+    for _ in range(2):  # the other floor service's heartbeats, acknowledged: every sign shows 120,000
+        assert _told(controller, "T1", 1) == 120_000
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+    (hit,) = _level(controller, "T1", 1)["hits"]
+    assert hit["amount_cents"] == 120_000, f"frozen above what every sign showed: {hit['amount_cents']}"
+
+
+def test_a_schema_3_store_counts_the_links_publications_past_what_each_sender_numbered(tmp_path):
+    """Decision 0050 (schema version 4): a store of schema 3 numbered each floor service's
+    publications from 1 in ``link_sent``; opened by this release, it is marked 4 and the link's count
+    starts past the highest kept, so the next acknowledged publication, by any service, retires them."""
+    path = tmp_path / "floor.sqlite3"
+    with contextlib.closing(Store(StoreConfig(None, path))) as old:
+        LinkController({"c4p": LINK}, old, "main")
+        old.run("DROP TABLE link_revisions")
+        old.run("INSERT INTO link_sent VALUES ('c4p', 'floor-9', 3, 1, 9000000)")
+        old.run("PRAGMA user_version = 3")
+    with contextlib.closing(Store(StoreConfig(None, path))) as store:
+        assert store.run("PRAGMA user_version").fetchone()[0] == FLOOR_FILE.schema_version == 4
+        controller = LinkController({"c4p": LINK}, store, "main")
+        publication = controller.publication("c4p", "floor-1")
+        assert publication.revision == 4
+        controller.acknowledged(publication)
+        assert store.run("SELECT sender, sent FROM link_sent").fetchall() == []

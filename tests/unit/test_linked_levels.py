@@ -168,6 +168,10 @@ def _linked() -> tuple[LinkedLevels, Sender, Progressive]:
     return link, sender, progressive
 
 
+#: The store and revision of a link state (decision 0050): the same in each, so each is taken.
+TOLD = {"store": "5" * 32, "revision": 1}
+
+
 def _at(ago: float = 0.0) -> str:
     """A state's ``at``, ``ago`` seconds before now, as the controller writes it."""
     return (datetime.now(UTC) - timedelta(seconds=ago)).isoformat(timespec="milliseconds")
@@ -181,7 +185,7 @@ def _told(
     body = {"spool": link.sender.identity, "number": applied.number, "contributions": applied.contributions,
             "wagered_cents": applied.wagered_cents}  # fmt: skip
     link.heard({"link": "c4p", "table": "T1", "at": _at(ago), "levels": [level], "applied": body,
-                "refused": []}, retained=retained)
+                **TOLD, "refused": []}, retained=retained)
 
 
 def heard_open(link: LinkedLevels, rate_bp: int = 500) -> None:
@@ -190,7 +194,7 @@ def heard_open(link: LinkedLevels, rate_bp: int = 500) -> None:
     level = {"level": 1, "rate_bp": rate_bp, "reset_cents": 1000, "value_cents": 1000, "locked": False,
              "hits": []}  # fmt: skip
     link.heard({"link": link.link, "table": link.table, "at": _at(), "levels": [level], "applied": None,
-                "refused": []})  # fmt: skip
+                **TOLD, "refused": []})  # fmt: skip
 
 
 def _lock(link: LinkedLevels, round_: int, count: int) -> None:
@@ -335,7 +339,7 @@ def test_a_hit_is_paid_the_amount_the_controller_froze_for_it_and_the_round_says
         ]
         level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": True,
                  "hits": hits}  # fmt: skip
-        link.heard({"at": _at(), "levels": [level], "applied": None, "refused": []})
+        link.heard({"at": _at(), "levels": [level], "applied": None, **TOLD, "refused": []})
         return waiting, await paid, link.awaiting
 
     waiting, amount, after = asyncio.run(hit())
@@ -405,7 +409,7 @@ def test_an_amount_the_level_could_not_hold_is_refused_and_the_link_not_heard(cl
         _told(link, Counts())
         assert link.refusal() is None
         with pytest.raises(ValueError, match=why):
-            link.heard({"at": _at(), "levels": [told], "applied": None, "refused": []})
+            link.heard({"at": _at(), "levels": [told], "applied": None, **TOLD, "refused": []})
         assert link.value(1) == 1000 and link.hits(1) == []  # nothing of it taken
         link.refused(why)
         assert link.refusal() == f"link c4p: the link controller's state refused: {why}"
@@ -429,7 +433,7 @@ def test_a_state_not_what_the_floors_schema_says_is_logged_and_the_link_not_hear
     link, _, progressive = _linked()
     _told(link, Counts())
     state = {"link": "c4p", "table": "T1", "at": _at(),
-             "levels": [_level_told(1000, (-5,))], "applied": None, "refused": []}  # fmt: skip
+             "levels": [_level_told(1000, (-5,))], "applied": None, **TOLD, "refused": []}  # fmt: skip
     with structlog.testing.capture_logs() as logged:
         _link_heard(link, _live(state), Schemas())
     assert [entry["event"] for entry in logged] == ["floor link: the link controller's state refused"]
@@ -486,7 +490,7 @@ def test_a_table_restarted_mid_hit_shows_the_amount_the_link_froze_not_its_own_m
         ]  # fmt: skip
         level = {"level": 1, "rate_bp": 1000, "reset_cents": 1_000_000, "value_cents": 1_000_000,
                  "locked": bool(hits), "hits": hits}  # fmt: skip
-        return {"at": _at(), "levels": [level], "applied": None, "refused": []}
+        return {"at": _at(), "levels": [level], "applied": None, **TOLD, "refused": []}
 
     async def scenario() -> None:
         link = linked(table.progressive)
@@ -591,9 +595,9 @@ def test_a_hit_on_a_level_the_link_lacks_is_refused_at_once_naming_it_and_the_li
         table.progressive.attach(link)
         levels = [{"level": level, "rate_bp": rate, "reset_cents": 1_000_000, "value_cents": 1_000_000,
                    "locked": False, "hits": []} for level, rate in ((1, 1000), (2, 500))]  # fmt: skip
-        link.heard({"at": _at(), "levels": levels, "applied": None, "refused": []})
+        link.heard({"at": _at(), "levels": levels, "applied": None, **TOLD, "refused": []})
         progressive = await table.locked_round(3)
-        link.heard({"at": _at(), "levels": levels[:1], "applied": None, "refused": []})
+        link.heard({"at": _at(), "levels": levels[:1], "applied": None, **TOLD, "refused": []})
         refused = r"link c4p: a hit on level 2 refused: the link has levels \[1\]"
         with pytest.raises(RuleViolation, match=refused):
             await progressive.award(2, 3)
@@ -614,7 +618,7 @@ def test_a_hit_the_controller_refuses_ends_the_wait_with_its_reason(clock):
         level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": False,
                  "hits": []}  # fmt: skip
         link.heard({"at": _at(), "levels": [level], "applied": None,
-                    "refused": [{"number": 1, "level": 1, "reason": reason}]})  # fmt: skip
+                    **TOLD, "refused": [{"number": 1, "level": 1, "reason": reason}]})  # fmt: skip
         with pytest.raises(RuleViolation, match=reason):
             await asyncio.wait_for(hit, 1)
         assert link.awaiting is None and progressive.records[-1] == "linked_hit_refused"
@@ -634,7 +638,7 @@ def test_a_hit_the_controller_refuses_is_an_irregularity_and_its_level_holds_for
         table.progressive.attach(link)
         level = {"level": 1, "rate_bp": 1000, "reset_cents": 1_000_000, "value_cents": 1_000_000,
                  "locked": False, "hits": []}  # fmt: skip
-        link.heard({"at": _at(), "levels": [level], "applied": None, "refused": []})
+        link.heard({"at": _at(), "levels": [level], "applied": None, **TOLD, "refused": []})
         progressive = await table.locked_round(3)
         reason = "link c4p: a hit on level 1 refused: the table does not fund it"
 
@@ -642,7 +646,7 @@ def test_a_hit_the_controller_refuses_is_an_irregularity_and_its_level_holds_for
             while link.awaiting is None:
                 await asyncio.sleep(0.01)
             refused = [{"number": sender.sent.number, "level": 1, "reason": reason}]
-            link.heard({"at": _at(), "levels": [level], "applied": None, "refused": refused})
+            link.heard({"at": _at(), "levels": [level], "applied": None, **TOLD, "refused": refused})
 
         refuser = asyncio.create_task(refuse_when_sent())
         with pytest.raises(HitRefused, match=reason):
@@ -713,7 +717,7 @@ def _locked_by(*hits: tuple[str, int], applied: int = 0) -> dict[str, object]:
     level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": bool(told),
              "hits": told}  # fmt: skip
     body = {"spool": "s1", "number": applied, "contributions": 0, "wagered_cents": 0}
-    return {"at": _at(), "levels": [level], "applied": body, "refused": []}
+    return {"at": _at(), "levels": [level], "applied": body, **TOLD, "refused": []}
 
 
 def test_a_level_a_hit_locks_refuses_the_progressive_wagers_naming_the_link_the_level_and_the_hit(clock):
@@ -778,7 +782,8 @@ def test_a_hit_the_controller_refuses_ends_no_round_and_holds_the_table_for_the_
             sent = sender.sent
             applied = {"spool": "s1", "number": sent.number, "contributions": sent.contributions,
                        "wagered_cents": sent.wagered_cents}  # fmt: skip
-            link.heard({"at": _at(), "levels": [_level_told(1000)], "applied": applied, "refused": refused})
+            link.heard({"at": _at(), "levels": [_level_told(1000)], "applied": applied, **TOLD,
+                        "refused": refused})  # fmt: skip
             await asyncio.sleep(0.01)
 
     async def scenario() -> None:
@@ -902,7 +907,7 @@ def _holding(*hits: tuple[int, str], applied: int) -> dict[str, object]:
     level = {"level": 1, "rate_bp": 500, "reset_cents": 1000, "value_cents": 1000, "locked": bool(told),
              "hits": told}  # fmt: skip
     body = {"spool": "s1", "number": applied, "contributions": 1, "wagered_cents": 100}
-    return {"at": _at(), "levels": [level], "applied": body, "refused": []}
+    return {"at": _at(), "levels": [level], "applied": body, **TOLD, "refused": []}
 
 
 @pytest.mark.parametrize(
@@ -1015,3 +1020,33 @@ def test_a_device_base_the_spool_cannot_keep_latches_floor_spool_unwritten_and_i
     refused[0] = False
     link.check_device(controller, 700)
     assert sender.base == 700
+
+
+def test_a_state_older_than_the_one_taken_is_dropped_but_not_after_a_start_or_from_another_store():
+    """Decision 0050 (a table drops a state older than one it took): the first state after the table
+    starts is taken whatever its revision; one below the last taken of the same store is dropped
+    (the level stays locked); one from another store (a floor store replaced, its count from 1 again)
+    is taken, so the table never ignores the floor for good."""
+    table, sender, _progressive = _restarted(0, frozen=False)
+    sender.sent, old, new = Counts(), "a" * 32, "b" * 32  # this table has sent nothing
+
+    def state(store: str, revision: int, *amounts: int) -> dict[str, object]:
+        return {"at": _at(), "levels": [_level_told(2000, amounts)], "applied": None, "store": store,
+                "revision": revision, "refused": []}  # fmt: skip
+
+    async def heard() -> list[bool]:
+        locked = []
+        for told in (state(old, 7, 1500), state(old, 6), state(old, 8, 1500), state(new, 1)):
+            table.heard(told)
+            locked.append("jackpot-locked" in str(table.refusal()))
+        return locked
+
+    assert run(heard(), 5) == [True, True, True, False]
+    restarted, sender, _progressive = _restarted(0, frozen=False)
+    sender.sent = Counts()
+
+    async def started() -> bool:
+        restarted.heard(state(old, 6))
+        return restarted.refusal() is None
+
+    assert run(started(), 5), "the first state after a start not taken"

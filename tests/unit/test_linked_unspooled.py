@@ -40,7 +40,7 @@ from floor.link_controller import LinkController
 from floor.store import Store
 from tests import full_disk
 from tests.links import run
-from tests.unit.test_linked_levels import UNIT, Floor, _at, _holding, _refuse_writes, heard_open
+from tests.unit.test_linked_levels import TOLD, UNIT, Floor, _at, _holding, _refuse_writes, heard_open
 from tests.unit.test_linked_levels import Progressive as StubProgressive
 from tests.unit.test_progressive_rules import SUPERVISOR, Table
 from vocabulary.rules import RuleViolation
@@ -183,7 +183,7 @@ def test_a_hit_waits_to_be_spooled_and_a_keyed_reset_and_a_void_are_sent_once_th
                "spool": spool.identity}
         level = {"level": 1, "rate_bp": 1000, "reset_cents": 1000, "value_cents": 1000, "locked": True,
                  "hits": [hit]}  # fmt: skip
-        link.heard({"at": _at(), "levels": [level], "applied": None, "refused": []})
+        link.heard({"at": _at(), "levels": [level], "applied": None, **TOLD, "refused": []})
         assert (await asyncio.wait_for(award, 5)).amount_cents == 5000
         spool._db.set_authorizer(_refuse_writes)
         await progressive.reset_level(1, table.controller.personality.reset_key)  # the step completes
@@ -211,7 +211,8 @@ def test_a_clear_of_link_mismatch_the_spool_cannot_keep_is_refused_and_the_fault
         level = {"level": 1, "rate_bp": 1000, "reset_cents": 1000, "value_cents": 1000, "locked": False,
                  "hits": []}  # fmt: skip
         applied = {"spool": spool.identity, "number": 2, "contributions": 1, "wagered_cents": 100}
-        link.heard({"at": _at(), "levels": [level], "applied": applied, "refused": []})  # more than sent
+        link.heard({"at": _at(), "levels": [level], "applied": applied, **TOLD,
+                    "refused": []})  # fmt: skip; more than sent
         assert [fault.code for fault in table.progressive.latch.faults] == [LINK_MISMATCH]
         spool._db.set_authorizer(_refuse_writes)
         with pytest.raises(RuleViolation, match="LINK_MISMATCH stays: the difference not kept"):
@@ -238,7 +239,7 @@ class _Delivered:
             if message.topic.endswith("/linked"):
                 self.controller.heard("T1", json.loads(message.payload))
             spool.confirmed(message.seq)  # counted by the floor: it leaves the spool
-        link.heard(self.controller.state_for("c4p", "T1"))
+        link.heard(self.controller.state_for("c4p", "T1") | TOLD)
         return self.level("T1")
 
     def level(self, table: str) -> dict[str, object]:
@@ -323,7 +324,8 @@ def test_a_state_heard_while_the_spool_refuses_reads_is_taken_and_the_broker_con
     link = _attached(table, spool)
     level = {"level": 1, "rate_bp": 1000, "reset_cents": 1000, "value_cents": 1234, "locked": False,
              "hits": [], "limit_cents": 5_000_000, "overflow_cents": 0}  # fmt: skip
-    state = {"link": "c4p", "table": "T1", "at": _at(), "levels": [level], "applied": None, "refused": []}
+    state = {"link": "c4p", "table": "T1", "at": _at(), "levels": [level], "applied": None, **TOLD,
+             "refused": []}  # fmt: skip
     topic = "croupier/v1/casino-1/link/c4p/table/T1"
     message = aiomqtt.Message(topic, json.dumps(state).encode(), qos=1, retain=False, mid=1, properties=None)
 
@@ -404,7 +406,7 @@ def test_a_hit_the_controller_froze_before_the_stop_locks_the_link_once(tmp_path
         progressive, restarted = _restarted(table, spool, records)
         await progressive.sync()
         assert floor.level("T2")["locked"] == (where == "applied")
-        restarted.heard(floor.controller.state_for("c4p", "T1"))  # the link heard, nothing delivered yet
+        restarted.heard(floor.controller.state_for("c4p", "T1") | TOLD)  # heard, nothing delivered yet
         assert _events(spool) == ([] if where == "applied" else ["hit"])
         if where == "owed":  # named by the unit that answered the start, which froze the level
             (sent,) = [json.loads(message.payload) for message in spool.pending(0, 100)
@@ -446,7 +448,7 @@ def test_the_unit_a_spool_cannot_read_when_a_frozen_level_is_looked_at_is_put_of
     async def after_the_start() -> None:
         progressive, restarted = _restarted(table, spool, [])
         await progressive.sync()
-        state = floor.controller.state_for("c4p", "T1")
+        state = floor.controller.state_for("c4p", "T1") | TOLD
         message = aiomqtt.Message("croupier/v1/casino-1/link/c4p/table/T1", json.dumps(state).encode(),
                                   qos=1, retain=False, mid=1, properties=None)  # fmt: skip
         spool._db.set_authorizer(unreadable_unit)
