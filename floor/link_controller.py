@@ -37,7 +37,8 @@ of the order, giving back to each level what the hit took above its reset value 
 the level's accrual now), so the lock lifts if no other hit holds it and the hits funded from it
 are back in the pot; then it withdraws the round's contribution from each level still holding it.
 A contribution a standing hit already paid out stays paid: the winner was paid from what was in
-the pot, and the house, which returned the wager, bears that share (decision 0044). A hit on a
+the pot, and the house, which returned the wager, bears that share (decision 0044), its row kept
+withdrawn and taken by that hit (``link_funded``). A hit on a
 level the link does not have, or the table never funded, is refused and the table told so
 (``refused``), never left waiting.
 
@@ -184,7 +185,8 @@ _SCHEMA = (
         PRIMARY KEY (link, level, cycle)
     )""",
     # What the house paid of a hit above what its level's pot held (a voided round's share, withdrawn
-    # from the pot after its value was shown), so the link's accounting balances (decision 0044).
+    # from the pot after its value was shown), so the link's accounting balances (decision 0044); the
+    # row goes with a void of the hit's own round: a voided win is not paid, the house bore nothing.
     """CREATE TABLE IF NOT EXISTS link_house (
         link  TEXT NOT NULL,
         ord   BIGINT NOT NULL,
@@ -503,7 +505,8 @@ class LinkController:
         whatever was contributed or hit since: nothing paid that was not in the pot, nothing of the
         pot lost), and the contributions it took are back in the pot; then the contribution is
         withdrawn from each level still holding it, exactly, in ten-thousandths of a cent. One a
-        standing hit took stays paid (decision 0044). Whether a contribution of ``wagered_cents``
+        standing hit took stays paid (decision 0044); a voided hit's ``link_house`` row goes (the
+        voided win is not paid). Whether a contribution of ``wagered_cents``
         was found and withdrawn (if not, nothing is taken back, the table's counts will not
         reconcile, and LINK_MISMATCH latches there)."""
         at, round_, spool = now(), body["round"], body["spool"]
@@ -514,7 +517,7 @@ class LinkController:
             log.error("link: a void of a contribution the controller does not hold", link=link.id,
                       table=table, round=round_, wagered_cents=body["wagered_cents"])  # fmt: skip
             return False
-        for order, level, amount in self.store.run(  # what the pot paid of each: the house's stays paid
+        for order, level, amount in self.store.run(  # what the pot paid of each: the house's never the pot's
             "SELECT h.ord, h.level, h.amount_cents - coalesce(x.cents, 0) FROM link_hits h LEFT JOIN "
             "link_house x ON x.link = h.link AND x.ord = h.ord WHERE h.link = ? AND h.name = ? AND h.ord IN "
             "(SELECT ord FROM link_hit_contributions WHERE link = ? AND spool = ? AND number = ?) AND h.ord "
@@ -534,6 +537,7 @@ class LinkController:
                 (at, link.id, order),
             )
             self.store.run("INSERT INTO link_hit_voids VALUES (?, ?, ?, ?)", (link.id, order, restored, at))
+            self.store.run("DELETE FROM link_house WHERE link = ? AND ord = ?", (link.id, order))
             log.warning("link: a hit voided with its round", link=link.id, table=table, round=round_,
                         order=order, level=level, restored_cents=int(amount) - row[2])  # fmt: skip
         for level, cents, taken_by in self._funded(link.id, table, spool, number):  # the voided hits' gone

@@ -16,7 +16,7 @@ import pytest
 import structlog.testing
 
 from croupier.config.floor_service import StoreConfig
-from croupier.config.linked import FloorLink, LinkedLevel
+from croupier.config.linked import BASIS_POINTS, FloorLink, LinkedLevel
 from croupier.errors import StartupError
 from croupier.floor_link.linked import SpoolSender
 from croupier.floor_link.messages import Schemas
@@ -667,6 +667,51 @@ def test_a_hit_sent_before_a_voids_publication_is_paid_what_its_sign_showed_the_
     assert not _level(controller, "T3", 1)["locked"]
     assert _accrued(controller, 1) == 0, "the pot's 5,000.15 back and T1's own wager out: as if never"
     assert _level(controller, "T3", 1)["value_cents"] == 100_000
+
+
+def _balance(store):
+    """Per level, in ten-thousandths of a cent: what went into the pot (standing contributions, and
+    withdrawn ones a standing hit took) less what the pot paid out (each standing hit above its reset
+    value, less what the house bore of it) less what the level holds now: 0 when nothing is lost."""
+    out = {}
+    for level, rate, reset, in_cents, carry in store.run(
+        "SELECT level, rate_bp, reset_cents, in_cents, carry FROM link_levels WHERE link = 'c4p'"
+    ).fetchall():
+        paid_in = store.run(
+            "SELECT coalesce(sum(cents), 0) FROM link_funded WHERE link = 'c4p' AND level = ? AND "
+            "(withdrawn_at IS NULL OR taken_by IS NOT NULL)", (level,)).fetchone()[0] * rate
+        paid_out = store.run(
+            "SELECT coalesce(sum(h.amount_cents - coalesce(x.cents, 0) - ?), 0) FROM link_hits h LEFT JOIN "
+            "link_house x ON x.link = h.link AND x.ord = h.ord WHERE h.link = 'c4p' AND h.level = ? AND "
+            "h.ord NOT IN (SELECT ord FROM link_hit_voids)", (reset, level)).fetchone()[0] * BASIS_POINTS
+        out[level] = paid_in - paid_out - (in_cents * rate + carry)
+    return out
+
+
+def test_the_link_balances_and_link_house_keeps_only_what_a_standing_hit_was_paid(store):
+    """Decision 0044: through a void, a hit the house tops up, that hit's own round voided and a
+    second hit, the pot balances to the ten-thousandth of a cent, and ``link_house`` keeps only what
+    the house paid to a hit that stands: a hit voided with its round was never paid."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=100_003)
+    _sent(controller, "T2", 1, "contribution", round=7, wagered_cents=100_001)
+    _told(controller, "T1", 1)
+    _sent(controller, "T2", 2, "void", round=7, wagered_cents=100_001)
+    assert _balance(store) == {1: 0, 2: 0}
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)  # paid what the sign showed; house tops up
+    assert store.run("SELECT count(*) FROM link_house").fetchone()[0] == 1
+    assert _balance(store) == {1: 0, 2: 0}
+    _told(controller, "T1", 1)
+    _sent(controller, "T1", 3, "void", round=1, wagered_cents=100_003)  # the hit's round voided in turn
+    assert _balance(store) == {1: 0, 2: 0}
+    _sent(controller, "T3", 1, "contribution", round=1, wagered_cents=77_777)
+    _told(controller, "T3", 1)
+    _sent(controller, "T3", 2, "hit", level=1, seat=1, round=1)
+    assert _balance(store) == {1: 0, 2: 0}
+    standing = store.run(
+        "SELECT x.ord, x.cents FROM link_house x WHERE x.ord NOT IN (SELECT ord FROM link_hit_voids)"
+    ).fetchall()
+    assert store.run("SELECT ord, cents FROM link_house").fetchall() == standing
 
 
 def test_a_hit_whose_table_pc_was_replaced_before_its_keyed_reset_is_released_at_the_floor(store):
