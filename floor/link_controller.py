@@ -92,6 +92,19 @@ _SCHEMA = (
         heard_at      TEXT NOT NULL,
         PRIMARY KEY (link, name, spool)
     )""",
+    # The order a table's spools were heard in: the count of the table's link messages applied, from
+    # any of its spools, at each spool's first and at its last (``_advance``). A hit's own spool heard
+    # after a new spool's first message is the old PC back, which can still turn the hit's key: its
+    # lock is not released at the floor (``release``, decision 0039). Counted, not timed: two
+    # messages in the same millisecond are still in order.
+    """CREATE TABLE IF NOT EXISTS link_spools (
+        link        TEXT NOT NULL,
+        name        TEXT NOT NULL,
+        spool       TEXT NOT NULL,
+        first_heard BIGINT NOT NULL,
+        last_heard  BIGINT NOT NULL,
+        PRIMARY KEY (link, name, spool)
+    )""",
     """CREATE TABLE IF NOT EXISTS link_hits (
         link         TEXT NOT NULL,
         ord          BIGINT NOT NULL,
@@ -606,8 +619,11 @@ class LinkController:
         by its own spool, devices.linked, so the new PC never owes it) and before its reset reached
         the link. ``by`` (the supervisor) and ``reason`` are kept with the time (``link_released``)
         and logged: the audit record. Refused (Unreleased, saying why) for a hit the link does not
-        hold locked, or whose table still sends from the hit's spool (its key releases it: the
-        keyed reset at the table is the rule, decision 0039). The hit stays paid; the running floor
+        hold locked, or whose table has sent nothing from a new spool since the hit, or has sent
+        from the hit's spool since a new spool's first message (``link_spools``: the old PC back,
+        whose key releases it: the keyed reset at the table is the rule, decision 0039). The old PC
+        sending after the hit and before the new spool's first message is no bar: it played on
+        until it was replaced. The hit stays paid; the running floor
         service tells every table at its next publication (within its heartbeat)."""
         if link_id not in self.links:
             raise Unreleased(f"no link {link_id} in the floor's configuration")
@@ -624,12 +640,22 @@ class LinkController:
             if hit is None:
                 raise Unreleased(f"link {link_id}: no hit {order} locks a level (reset, voided or never)")
             level, table, amount, spool, hit_at = hit
-            replaced = self.store.run(  # a message from another spool of the table's since the hit
-                "SELECT 1 FROM link_tables WHERE link = ? AND name = ? AND spool <> ? AND heard_at >= ?",
+            replaced = self.store.run(  # the first message of the table's spools heard since the hit
+                "SELECT min(o.first_heard) FROM link_tables t JOIN link_spools o ON o.link = t.link AND "
+                "o.name = t.name AND o.spool = t.spool WHERE t.link = ? AND t.name = ? AND t.spool <> ? "
+                "AND t.heard_at >= ?",
                 (link_id, table, spool or "", hit_at),
+            ).fetchone()[0]
+            own = self.store.run(  # the hit's spool last heard
+                "SELECT last_heard FROM link_spools WHERE link = ? AND name = ? AND spool = ?",
+                (link_id, table, spool or ""),
             ).fetchone()
-            if spool is None or replaced is None:
-                since = "no spool kept with it" if spool is None else "nothing from a new spool since"
+            if spool is None or replaced is None or (own is not None and own[0] > replaced):
+                since = (
+                    "no spool kept with it" if spool is None
+                    else "nothing from a new spool since" if replaced is None
+                    else "sent from the hit's spool since the new spool's first message: its PC is back"
+                )
                 raise Unreleased(
                     f"link {link_id}: hit {order} (level {level}, table {table}) is table {table}'s to "
                     f"release with its keyed reset ({since})"
@@ -921,11 +947,20 @@ class LinkController:
 
     def _advance(self, link: str, table: str, spool: str, counts: tuple[int, int, int]) -> None:
         """The mark of ``table``'s spool (``_applied``) moved to ``counts`` (its number, contributions
-        and cents)."""
+        and cents), and the spool counted as the table's last heard (``link_spools``)."""
         self.store.run(
             "UPDATE link_tables SET number = ?, contributions = ?, wagered_cents = ?, heard_at = ? "
             "WHERE link = ? AND name = ? AND spool = ?",
             (*counts, now(), link, table, spool),
+        )
+        heard = self.store.run(
+            "SELECT coalesce(max(last_heard), 0) + 1 FROM link_spools WHERE link = ? AND name = ?",
+            (link, table),
+        ).fetchone()[0]
+        self.store.run(
+            "INSERT INTO link_spools VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (link, name, spool) DO UPDATE SET last_heard = excluded.last_heard",
+            (link, table, spool, heard, heard),
         )
 
     def _applied(self, link: str, table: str, spool: str) -> tuple[int, int, int]:

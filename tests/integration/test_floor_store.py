@@ -90,7 +90,7 @@ def postgres(postgres_server: Postgres) -> str:
 LINK_TABLES = (
     "link_levels", "link_tables", "link_hits", "link_funded", "link_table_levels", "link_hit_voids",
     "link_refused", "link_hit_contributions", "link_funded_units", "link_published", "link_sent",
-    "link_shown", "link_house", "link_released", "link_revisions",
+    "link_shown", "link_house", "link_released", "link_revisions", "link_spools",
 )  # fmt: skip
 
 

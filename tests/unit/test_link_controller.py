@@ -719,13 +719,15 @@ def test_a_hit_whose_table_pc_was_replaced_before_its_keyed_reset_is_released_at
     its hit and before the reset reached the link: the new PC sends from a new spool and never owes
     the old spool's reset (devices.linked), and its controller is no longer frozen, so no key can
     be turned: the level would stay locked at every table. A supervisor releases it at the floor,
-    the release kept with who and why; refused while the table still sends from the hit's spool
-    (its key releases it), for a hit no longer locking, and without a name and a reason."""
+    the release kept with who and why (the old PC sending after the hit and before the new one is
+    no bar); refused while the table still sends from the hit's spool (its key releases it), for a
+    hit no longer locking, and without a name and a reason."""
     controller = LinkController({"c4p": LINK}, store, "main")
     _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000)
     _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
     with pytest.raises(Unreleased, match=r"hit 1 \(level 1, table T1\) is table T1's to release"):
         controller.release("c4p", 1, "S. Pit", "the table PC was replaced")
+    _sent(controller, "T1", 3, "contribution", round=2, wagered_cents=1_000)  # the old PC, after the hit
     _sent(controller, "T1", 1, "contribution", spool="s2", round=1, wagered_cents=1_000)  # the new PC
     with pytest.raises(Unreleased, match="who releases the lock and why"):
         controller.release("c4p", 1, "S. Pit", " ")
@@ -740,6 +742,20 @@ def test_a_hit_whose_table_pc_was_replaced_before_its_keyed_reset_is_released_at
     assert record == [("c4p", 1, "S. Pit", "T1's PC replaced after the hit, key not turned")]
     with pytest.raises(Unreleased, match="no hit 1 locks a level"):
         controller.release("c4p", 1, "S. Pit", "again")
+
+
+def test_a_hit_whose_own_spool_is_heard_after_the_new_spools_first_message_is_not_released(store):
+    """Decision 0039 (its amendment): the old PC back at the table after the new one first sent (the
+    new one failed, or both on the network during a swap) still owes the hit's keyed reset and can
+    turn its key, so the floor refuses to release it, though a new spool was heard since the hit."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000)
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+    _sent(controller, "T1", 1, "contribution", spool="s2", round=1, wagered_cents=1_000)  # the new PC
+    _sent(controller, "T1", 3, "contribution", round=2, wagered_cents=1_000)  # the old PC back: s1 again
+    with pytest.raises(Unreleased, match="sent from the hit's spool since the new spool's first message"):
+        controller.release("c4p", 1, "S. Pit", "PC replaced")
+    assert _level(controller, "T2", 1)["locked"]
 
 
 def test_croupier_floor_release_hit_releases_with_who_and_why_or_says_why_not(tmp_path):
