@@ -55,6 +55,7 @@ retained state is the newest and a table drops an older one (decision 0050).
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -205,8 +206,9 @@ _SCHEMA = (
     # Each link's publications numbered in the order they were made (``revision``, the last one made;
     # ``acknowledged``, the last the broker acknowledged for every table), under the link's publication
     # lock (``hold``), so a table can drop a state older than one it took; ``store`` names this
-    # store's count, so a table tells a store replaced (its count starting again) from an old state
-    # (decision 0050). Schema version 4 (floor.store): ``sent`` was numbered by sender before.
+    # store's count, named afresh at each floor service's start (``count_afresh``), so a table tells a
+    # store restored or replaced (its count behind or starting again) from an old state (decision 0050).
+    # Schema version 4 (floor.store): ``sent`` was numbered by sender before.
     """CREATE TABLE IF NOT EXISTS link_revisions (
         link         TEXT PRIMARY KEY,
         store        TEXT NOT NULL,
@@ -225,6 +227,9 @@ _SCHEMA = (
         PRIMARY KEY (link, name, spool, number)
     )""",
 )
+#: Seconds between two tries for a link's publication lock another floor service holds (a
+#: publication takes milliseconds on a live broker).
+HOLD_AGAIN = 0.01
 #: What a table sends on the link (the ``event`` of its ``linked`` messages).
 EVENTS = ("contribution", "hit", "reset", "void")
 
@@ -321,7 +326,7 @@ class LinkController:
 
     def _revisions_row(self, link_id: str) -> None:
         """The link's row of ``link_revisions``, made if missing (by one floor service, however many
-        start at once), naming this store's count afresh. A store of schema version 3 numbered each
+        start at once), naming this store's count. A store of schema version 3 numbered each
         sender's publications from 1: the count starts past the highest of those kept, so the next
         acknowledgement retires them (they were sent before it)."""
         self.store.run(
@@ -329,6 +334,26 @@ class LinkController:
             "ON CONFLICT (link) DO NOTHING",
             (link_id, uuid.uuid4().hex, link_id),
         )
+
+    def count_afresh(self) -> None:
+        """Each link's count (``link_revisions``) given a new name, as a floor service starts: a
+        store restored from a backup (which always means a restart) counts on from the backup's
+        revision, below one a table may have taken since, and a table takes a state naming another
+        count whatever its revision (devices.linked), so it never ignores the floor for the backup's
+        age. Under the link's publication lock (``hold``, waited for): every publication made
+        before is sent before the first under the new name. Floor services sharing the store each
+        rename at their start; each publication reads the name then current, so the tables take
+        the first state under it and order those after it by revision as before (decision 0050)."""
+        for link_id in self.links:
+            while not self.hold(link_id):  # another floor service is publishing the link
+                time.sleep(HOLD_AGAIN)
+            try:
+                with self.store.transaction():
+                    self.store.run(
+                        "UPDATE link_revisions SET store = ? WHERE link = ?", (uuid.uuid4().hex, link_id)
+                    )
+            finally:
+                self.let_go(link_id)
 
     # -- what the tables send -----------------------------------------------------------------
     def heard(self, table: str, body: Mapping[str, Any]) -> str | None:  # Any: the message's JSON fields

@@ -52,7 +52,7 @@ from croupier.floor_link.publisher import PROTOCOLS, RETRY_FIRST, RETRY_MOST, Br
 from croupier.floor_link.spool import encode
 from croupier.floor_link.topics import DATA, NAMESPACE, Topics
 from croupier.state.sqlite_file import StateError
-from floor.link_controller import LinkController
+from floor.link_controller import HOLD_AGAIN, LinkController
 from floor.store import Counted, Store, Unfit
 
 log = structlog.get_logger("croupier.floor")
@@ -338,9 +338,6 @@ async def _cancelled(tasks: Collection[asyncio.Task[None]]) -> None:
         await asyncio.wait(running, timeout=STOP_AGAIN)
 
 
-#: Seconds between two tries for a link's publication lock another floor service holds (a
-#: publication takes milliseconds on a live broker).
-HOLD_AGAIN = 0.01
 #: The message ids of the publishes being watched for a refusal (``Refusals``), in the task that
 #: publishes them: each task its own, so no other task's publish is taken for one of them.
 _WATCHED: contextvars.ContextVar[set[int] | None] = contextvars.ContextVar("watched", default=None)

@@ -22,10 +22,11 @@ from croupier.floor_link.linked import SpoolSender
 from croupier.floor_link.messages import Schemas
 from croupier.floor_link.spool import Spool
 from croupier.floor_link.topics import Topics
-from devices.linked import unit_key
+from devices.linked import Counts, unit_key
 from floor.link_controller import LinkController, Unreleased
 from floor.store import FLOOR_FILE, Store
-from tests.unit.test_linked_levels import TOLD, Floor
+from tests.links import run
+from tests.unit.test_linked_levels import TOLD, Floor, _at, _level_told, _restarted
 
 LEVELS = {1: LinkedLevel(500, 100_000, 10_000_000), 2: LinkedLevel(100, 5_000, 1_000_000)}
 LINK = FloorLink("c4p", ("T1", "T2", "T3"), LEVELS, 2.0)
@@ -766,3 +767,46 @@ def test_a_schema_3_store_counts_the_links_publications_past_what_each_sender_nu
         assert publication.revision == 4
         controller.acknowledged(publication)
         assert store.run("SELECT sender, sent FROM link_sent").fetchall() == []
+
+
+def test_a_store_restored_from_a_backup_is_heard_by_a_table_that_took_later_revisions(tmp_path):
+    """Decision 0050 (``store`` names the count): each floor service's start names the store's count
+    afresh (``LinkController.count_afresh``), so a store restored from last night's backup, which
+    counts on from the backup's revision, is another store to a table that took a later revision
+    since, and its state is taken: the table never ignores the floor for good (before, it dropped
+    every state until the count passed the one it took, its link lost, its progressive wagers
+    refused)."""
+    path, backup = tmp_path / "floor.sqlite3", tmp_path / "backup.sqlite3"
+    store = Store(StoreConfig(None, path))
+    controller = LinkController({"c4p": LINK}, store, "main")
+    controller.count_afresh()
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1000)
+    controller.acknowledged(controller.publication("c4p", "floor-1"))
+    with contextlib.closing(sqlite3.connect(backup)) as copy:  # the nightly backup, revision 1 made
+        store._db.backup(copy)
+    for _ in range(5):  # the day goes on: revisions 2 to 6, the last taken by T1
+        last = controller.publication("c4p", "floor-1")
+        controller.acknowledged(last)
+    store.close()
+    backup.replace(path)  # the disk lost: the store restored from last night's backup
+    with contextlib.closing(Store(StoreConfig(None, path))) as store:
+        restarted = LinkController({"c4p": LINK}, store, "main")
+        restarted.count_afresh()  # as the floor service starts again on it
+        restored = restarted.publication("c4p", "floor-1")
+    table, sender, _progressive = _restarted(0, frozen=False)
+    sender.sent = Counts()
+
+    def state(publication) -> dict[str, object]:  # type: ignore[no-untyped-def]
+        told = json.loads(publication.messages[0][1])
+        return {"at": _at(), "levels": [_level_told(2000)], "applied": None, "store": told["store"],
+                "revision": told["revision"], "refused": []}  # fmt: skip
+
+    async def heard() -> tuple[float | None, float | None]:
+        table.heard(state(last))
+        before = table.heard_at
+        table.heard(state(restored))
+        return before, table.heard_at
+
+    assert restored.revision < last.revision
+    before, after = run(heard(), 5)
+    assert after != before, f"the restored store's state {state(restored)} dropped after {state(last)}"
