@@ -11,19 +11,22 @@ import json
 import sqlite3
 import subprocess
 import sys
+from typing import cast
 
 import pytest
 import structlog.testing
 
-from croupier.config.floor_service import StoreConfig
+from croupier.config.floor_service import StoreConfig, load_floor_config
 from croupier.config.linked import FloorLink, LinkedLevel
 from croupier.errors import StartupError
 from croupier.floor_link.linked import SpoolSender
 from croupier.floor_link.messages import Schemas
+from croupier.floor_link.publisher import Broker
 from croupier.floor_link.spool import Spool
-from croupier.floor_link.topics import Topics
+from croupier.floor_link.topics import Topics, link_state
 from devices.linked import Counts, unit_key
 from floor.link_controller import LinkController, Unreleased
+from floor.service import FloorService, Refusals
 from floor.store import FLOOR_FILE, Store
 from tests.links import run
 from tests.unit.test_linked_levels import TOLD, Floor, _at, _level_told, _restarted
@@ -810,3 +813,25 @@ def test_a_store_restored_from_a_backup_is_heard_by_a_table_that_took_later_revi
     assert restored.revision < last.revision
     before, after = run(heard(), 5)
     assert after != before, f"the restored store's state {state(restored)} dropped after {state(last)}"
+
+
+@pytest.mark.parametrize(
+    "refusal", [None, "Not authorized (reason code 0x87)"], ids=["acknowledged", "refused"]
+)
+def test_a_publication_a_puback_refused_for_one_table_is_not_acknowledged(tmp_path, refusal):
+    """Decision 0050 (a PUBACK refusing it, reason code 0x80 or more, is no acknowledgement): the
+    floor service (``FloorService._publish_link``) keeps a publication's limits as published only
+    when the broker acknowledged every table's state; one refused for T2 leaves them kept as sent,
+    so a hit is frozen under the higher of them and the limits published before."""
+
+    class Told:  # the broker's answer to each table's state, as ``Refusals.publish`` gives it
+        async def publish(self, topic: str, payload: bytes) -> str | None:
+            return refusal if topic == link_state("main", "c4p", "T2") else None
+
+    with contextlib.closing(Store(StoreConfig(None, tmp_path / "floor.sqlite3"))) as store:
+        controller = LinkController({"c4p": LINK}, store, "main")
+        service = FloorService(load_floor_config(None), cast(Broker, None), store, controller)
+        run(service._publish_link(cast(Refusals, Told()), controller, "c4p"), 5)
+        published = store.run("SELECT level FROM link_published WHERE link = 'c4p'").fetchall()
+        sent = store.run("SELECT DISTINCT sent FROM link_sent WHERE link = 'c4p'").fetchall()
+    assert (bool(published), sent) == ((True, []) if refusal is None else (False, [(1,)]))
