@@ -628,9 +628,12 @@ class LinkedLevels:
         after this table starts is taken whatever its revision, and so is one under another name
         (``store`` names the store's count, named afresh at each floor service's start: a store
         restored from a backup counts on from the backup's revision), so a table never ignores the
-        floor for good."""
-        revision, last = (state["store"], state["revision"]), self._revision
-        if last is not None and revision[0] == last[0] and revision[1] < last[1]:
+        floor for good. A state naming neither (a floor service of the release before) is taken
+        unordered, as that release's tables took it, and the next that names them is taken whatever
+        its revision: tables upgraded before their floor go on hearing it (docs/floor.md)."""
+        last = self._revision
+        revision = (state["store"], state["revision"]) if "revision" in state and "store" in state else None
+        if revision is not None and last is not None and revision[0] == last[0] and revision[1] < last[1]:
             structlog.get_logger("croupier.link").warning(
                 "link: a state older than the one taken, dropped", table=self.table, link=self.link,
                 revision=revision[1], taken=last[1])  # fmt: skip
