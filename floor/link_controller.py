@@ -281,13 +281,15 @@ class Publication:
     """One publication of link ``link``'s state by the floor service ``sender``: each table's topic
     and what it is told (``messages``), and each level's limit in it, kept as sent until the broker
     acknowledges it (``LinkController.acknowledged``); ``revision``: its number in the link's order of
-    publications, in every message."""
+    publications, in every message; ``reconnections``: the store's as it was made (``Store.reconnections``),
+    the link's publication lock held on that connection."""
 
     link: str
     sender: str
     revision: int
     limits: Mapping[int, int]
     messages: list[tuple[str, bytes]]
+    reconnections: int
 
 
 class LinkController:
@@ -884,7 +886,7 @@ class LinkController:
             )
             for table in link.tables
         ]
-        return Publication(link_id, sender, revision, limits, messages)
+        return Publication(link_id, sender, revision, limits, messages, self.store.reconnections)
 
     def _revision(self, link_id: str) -> tuple[str, int]:
         """The link's next revision, kept, and the name of this store's count (``link_revisions``)."""
@@ -895,15 +897,23 @@ class LinkController:
         self.store.run("UPDATE link_revisions SET revision = ? WHERE link = ?", (revision, link_id))
         return str(store), int(revision)
 
-    def acknowledged(self, publication: Publication) -> None:
+    def acknowledged(self, publication: Publication) -> bool:
         """``publication`` acknowledged by the broker for every table of its link (the PUBACK of
         each retained QoS 1 message, none refusing it: floor.service): its limits are what the tables
         were told, unless a later revision's acknowledgement came first (then they are kept as they
         are), and every publication of the link made before it, by any floor service, is past: the
         link's publications reach the broker in the order they were made (``hold``), so each table's
-        retained state is this one or a later one (decision 0050)."""
+        retained state is this one or a later one (decision 0050). One during which the store's
+        connection was opened again is not acknowledged: the link's publication lock (a session lock)
+        lapsed with the old connection, so another floor service may have published beside it; its
+        limits stay kept as sent, and False is returned: the floor service publishes the link
+        again, under the lock again (floor.service)."""
         link, revision = publication.link, publication.revision
         with self.store.transaction():
+            if self.store.reconnections != publication.reconnections:
+                log.warning("link: the store's connection was lost while the link was published: "
+                            "not acknowledged, published again", link=link, revision=revision)  # fmt: skip
+                return False
             last = self.store.run(
                 f"SELECT acknowledged FROM link_revisions WHERE link = ?{self.store.for_update}", (link,)
             ).fetchone()[0]
@@ -916,6 +926,7 @@ class LinkController:
                     )
                 self.store.run("UPDATE link_revisions SET acknowledged = ? WHERE link = ?", (revision, link))
             self.store.run("DELETE FROM link_sent WHERE link = ? AND sent <= ?", (link, revision))
+        return True
 
     def _log_limits(self, link_id: str) -> None:
         """Each table the link's level stops for logged once as it is found (or its limits change),

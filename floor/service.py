@@ -224,20 +224,22 @@ class FloorService:
         the store (the link's publication lock, ``LinkController.hold``, waited for here, and within
         this service the heartbeat's and a message's never interleaved): each table's retained state
         is the newest, and what was sent before an acknowledged publication is behind it at the
-        broker."""
+        broker. One during which the store connected again (the lock lapsed with the old connection:
+        ``LinkController.acknowledged``) is published again under the lock taken again."""
         async with self._publishing:
-            while not links.hold(link_id):  # another floor service is publishing the link
-                await asyncio.sleep(HOLD_AGAIN)
-            try:
-                publication = links.publication(link_id, self.config.host)
-                refused = [await states.publish(topic, payload) for topic, payload in publication.messages]
-                if any(refused):
-                    log.error("floor: the broker refused the link's state", link=link_id,
-                              reason=next(why for why in refused if why))  # fmt: skip
-                else:
-                    links.acknowledged(publication)
-            finally:
-                links.let_go(link_id)
+            done = False
+            while not done:  # again when the store's connection, and the lock with it, was lost
+                while not links.hold(link_id):  # another floor service is publishing the link
+                    await asyncio.sleep(HOLD_AGAIN)
+                try:
+                    publication = links.publication(link_id, self.config.host)
+                    refused = [await states.publish(*message) for message in publication.messages]
+                    done = any(refused) or links.acknowledged(publication)
+                    if any(refused):
+                        log.error("floor: the broker refused the link's state", link=link_id,
+                                  reason=next(why for why in refused if why))  # fmt: skip
+                finally:
+                    links.let_go(link_id)
 
     def _heard(self, table: str, kind: str, payload: object) -> tuple[Counted | None, str | None]:
         """One message read, counted, and a linked progressive's applied by the link controller:
