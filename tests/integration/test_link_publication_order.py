@@ -9,12 +9,14 @@ import asyncio
 import contextlib
 import json
 from pathlib import Path
+from typing import cast
 
 import aiomqtt
 import pytest
 
 from croupier.config.floor_service import StoreConfig, load_floor_config
 from croupier.config.linked import FloorLink, LinkedLevel
+from croupier.floor_link.publisher import Broker
 from croupier.state.sqlite_file import StateError
 from devices.linked import Counts
 from floor.link_controller import LinkController
@@ -106,6 +108,29 @@ def test_a_publication_during_which_the_store_reconnected_is_not_acknowledged(po
         service_a.acknowledged(again)
         service_a.let_go("c4p")
         assert tuple(service_a.store.run(kept).fetchone()) == (again.revision, 0)
+
+
+def test_the_floor_service_publishes_again_when_the_store_reconnected_as_it_sent(postgres, tmp_path):  # noqa: F811
+    """Decision 0050: ``FloorService._publish_link`` publishes the link again, under the lock taken
+    again, when its store's connection (and the lock with it) was lost as it sent; the second
+    publication is the one acknowledged."""
+    with _two_services(postgres, tmp_path, LINK) as (service_a, service_b):
+        sent: list[int] = []
+
+        class Told:  # the broker acknowledging every state; A's connection ends as the first is sent
+            async def publish(self, topic: str, payload: bytes) -> str | None:
+                sent.append(json.loads(payload)["revision"])
+                if len(sent) == 1:
+                    pid = service_a.store.run("SELECT pg_backend_pid()").fetchone()[0]
+                    service_b.store.run("SELECT pg_terminate_backend(?)", (pid,))
+                    with contextlib.suppress(StateError):
+                        service_a.store.run("SELECT 1")  # a message counted meanwhile finds it gone
+                return None
+
+        floor = FloorService(load_floor_config(None), cast(Broker, None), service_a.store, service_a)
+        run(floor._publish_link(cast(Refusals, Told()), service_a, "c4p"), 10)
+        kept = "SELECT acknowledged FROM link_revisions WHERE link = 'c4p'"
+        assert (sent, service_a.store.run(kept).fetchone()[0]) == ([1, 1, 2, 2], 2)
 
 
 def test_a_stale_state_from_the_other_floor_service_does_not_lift_a_jackpot_lock(
