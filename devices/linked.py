@@ -625,11 +625,15 @@ class LinkedLevels:
         floor service made it) is below that of the state last taken is dropped, unheard: the floor
         sends them in order (decision 0050), but a broker that delivered them out of order would
         otherwise lift a jackpot lock, or take back a value, with an older state. The first state
-        after this table starts is taken whatever its revision, and so is one from another store
-        (``store`` names the store's count: a floor store replaced numbers afresh from 1), so a table
-        never ignores the floor for good."""
-        revision, last = (state["store"], state["revision"]), self._revision
-        if last is not None and revision[0] == last[0] and revision[1] < last[1]:
+        after this table starts is taken whatever its revision, and so is one under another name
+        (``store`` names the store's count, named afresh at each floor service's start: a store
+        restored from a backup counts on from the backup's revision), so a table never ignores the
+        floor for good. A state naming neither (a floor service of the release before) is taken
+        unordered, as that release's tables took it, and the next that names them is taken whatever
+        its revision: tables upgraded before their floor go on hearing it (docs/floor.md)."""
+        last = self._revision
+        revision = (state["store"], state["revision"]) if "revision" in state and "store" in state else None
+        if revision is not None and last is not None and revision[0] == last[0] and revision[1] < last[1]:
             structlog.get_logger("croupier.link").warning(
                 "link: a state older than the one taken, dropped", table=self.table, link=self.link,
                 revision=revision[1], taken=last[1])  # fmt: skip

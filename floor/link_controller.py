@@ -56,6 +56,7 @@ retained state is the newest and a table drops an older one (decision 0050).
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -220,8 +221,9 @@ _SCHEMA = (
     # Each link's publications numbered in the order they were made (``revision``, the last one made;
     # ``acknowledged``, the last the broker acknowledged for every table), under the link's publication
     # lock (``hold``), so a table can drop a state older than one it took; ``store`` names this
-    # store's count, so a table tells a store replaced (its count starting again) from an old state
-    # (decision 0050). Schema version 4 (floor.store): ``sent`` was numbered by sender before.
+    # store's count, named afresh at each floor service's start (``count_afresh``), so a table tells a
+    # store restored or replaced (its count behind or starting again) from an old state (decision 0050).
+    # Schema version 4 (floor.store): ``sent`` was numbered by sender before.
     """CREATE TABLE IF NOT EXISTS link_revisions (
         link         TEXT PRIMARY KEY,
         store        TEXT NOT NULL,
@@ -240,6 +242,9 @@ _SCHEMA = (
         PRIMARY KEY (link, name, spool, number)
     )""",
 )
+#: Seconds between two tries for a link's publication lock another floor service holds (a
+#: publication takes milliseconds on a live broker).
+HOLD_AGAIN = 0.01
 #: What a table sends on the link (the ``event`` of its ``linked`` messages).
 EVENTS = ("contribution", "hit", "reset", "void")
 
@@ -291,13 +296,15 @@ class Publication:
     """One publication of link ``link``'s state by the floor service ``sender``: each table's topic
     and what it is told (``messages``), and each level's limit in it, kept as sent until the broker
     acknowledges it (``LinkController.acknowledged``); ``revision``: its number in the link's order of
-    publications, in every message."""
+    publications, in every message; ``reconnections``: the store's as it was made (``Store.reconnections``),
+    the link's publication lock held on that connection."""
 
     link: str
     sender: str
     revision: int
     limits: Mapping[int, int]
     messages: list[tuple[str, bytes]]
+    reconnections: int
 
 
 class LinkController:
@@ -336,7 +343,7 @@ class LinkController:
 
     def _revisions_row(self, link_id: str) -> None:
         """The link's row of ``link_revisions``, made if missing (by one floor service, however many
-        start at once), naming this store's count afresh. A store of schema version 3 numbered each
+        start at once), naming this store's count. A store of schema version 3 numbered each
         sender's publications from 1: the count starts past the highest of those kept, so the next
         acknowledgement retires them (they were sent before it)."""
         self.store.run(
@@ -344,6 +351,26 @@ class LinkController:
             "ON CONFLICT (link) DO NOTHING",
             (link_id, uuid.uuid4().hex, link_id),
         )
+
+    def count_afresh(self) -> None:
+        """Each link's count (``link_revisions``) given a new name, as a floor service starts: a
+        store restored from a backup (which always means a restart) counts on from the backup's
+        revision, below one a table may have taken since, and a table takes a state naming another
+        count whatever its revision (devices.linked), so it never ignores the floor for the backup's
+        age. Under the link's publication lock (``hold``, waited for): every publication made
+        before is sent before the first under the new name. Floor services sharing the store each
+        rename at their start; each publication reads the name then current, so the tables take
+        the first state under it and order those after it by revision as before (decision 0050)."""
+        for link_id in self.links:
+            while not self.hold(link_id):  # another floor service is publishing the link
+                time.sleep(HOLD_AGAIN)
+            try:
+                with self.store.transaction():
+                    self.store.run(
+                        "UPDATE link_revisions SET store = ? WHERE link = ?", (uuid.uuid4().hex, link_id)
+                    )
+            finally:
+                self.let_go(link_id)
 
     # -- what the tables send -----------------------------------------------------------------
     def heard(self, table: str, body: Mapping[str, Any]) -> str | None:  # Any: the message's JSON fields
@@ -889,7 +916,7 @@ class LinkController:
             )
             for table in link.tables
         ]
-        return Publication(link_id, sender, revision, limits, messages)
+        return Publication(link_id, sender, revision, limits, messages, self.store.reconnections)
 
     def _revision(self, link_id: str) -> tuple[str, int]:
         """The link's next revision, kept, and the name of this store's count (``link_revisions``)."""
@@ -900,15 +927,23 @@ class LinkController:
         self.store.run("UPDATE link_revisions SET revision = ? WHERE link = ?", (revision, link_id))
         return str(store), int(revision)
 
-    def acknowledged(self, publication: Publication) -> None:
+    def acknowledged(self, publication: Publication) -> bool:
         """``publication`` acknowledged by the broker for every table of its link (the PUBACK of
         each retained QoS 1 message, none refusing it: floor.service): its limits are what the tables
         were told, unless a later revision's acknowledgement came first (then they are kept as they
         are), and every publication of the link made before it, by any floor service, is past: the
         link's publications reach the broker in the order they were made (``hold``), so each table's
-        retained state is this one or a later one (decision 0050)."""
+        retained state is this one or a later one (decision 0050). One during which the store's
+        connection was opened again is not acknowledged: the link's publication lock (a session lock)
+        lapsed with the old connection, so another floor service may have published beside it; its
+        limits stay kept as sent, and False is returned: the floor service publishes the link
+        again, under the lock again (floor.service)."""
         link, revision = publication.link, publication.revision
         with self.store.transaction():
+            if self.store.reconnections != publication.reconnections:
+                log.warning("link: the store's connection was lost while the link was published: "
+                            "not acknowledged, published again", link=link, revision=revision)  # fmt: skip
+                return False
             last = self.store.run(
                 f"SELECT acknowledged FROM link_revisions WHERE link = ?{self.store.for_update}", (link,)
             ).fetchone()[0]
@@ -921,6 +956,7 @@ class LinkController:
                     )
                 self.store.run("UPDATE link_revisions SET acknowledged = ? WHERE link = ?", (revision, link))
             self.store.run("DELETE FROM link_sent WHERE link = ? AND sent <= ?", (link, revision))
+        return True
 
     def _log_limits(self, link_id: str) -> None:
         """Each table the link's level stops for logged once as it is found (or its limits change),

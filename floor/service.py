@@ -52,7 +52,7 @@ from croupier.floor_link.publisher import PROTOCOLS, RETRY_FIRST, RETRY_MOST, Br
 from croupier.floor_link.spool import encode
 from croupier.floor_link.topics import DATA, NAMESPACE, Topics
 from croupier.state.sqlite_file import StateError
-from floor.link_controller import LinkController
+from floor.link_controller import HOLD_AGAIN, LinkController
 from floor.store import Counted, Store, Unfit
 
 log = structlog.get_logger("croupier.floor")
@@ -224,20 +224,22 @@ class FloorService:
         the store (the link's publication lock, ``LinkController.hold``, waited for here, and within
         this service the heartbeat's and a message's never interleaved): each table's retained state
         is the newest, and what was sent before an acknowledged publication is behind it at the
-        broker."""
+        broker. One during which the store connected again (the lock lapsed with the old connection:
+        ``LinkController.acknowledged``) is published again under the lock taken again."""
         async with self._publishing:
-            while not links.hold(link_id):  # another floor service is publishing the link
-                await asyncio.sleep(HOLD_AGAIN)
-            try:
-                publication = links.publication(link_id, self.config.host)
-                refused = [await states.publish(topic, payload) for topic, payload in publication.messages]
-                if any(refused):
-                    log.error("floor: the broker refused the link's state", link=link_id,
-                              reason=next(why for why in refused if why))  # fmt: skip
-                else:
-                    links.acknowledged(publication)
-            finally:
-                links.let_go(link_id)
+            done = False
+            while not done:  # again when the store's connection, and the lock with it, was lost
+                while not links.hold(link_id):  # another floor service is publishing the link
+                    await asyncio.sleep(HOLD_AGAIN)
+                try:
+                    publication = links.publication(link_id, self.config.host)
+                    refused = [await states.publish(*message) for message in publication.messages]
+                    done = any(refused) or links.acknowledged(publication)
+                    if any(refused):
+                        log.error("floor: the broker refused the link's state", link=link_id,
+                                  reason=next(why for why in refused if why))  # fmt: skip
+                finally:
+                    links.let_go(link_id)
 
     def _heard(self, table: str, kind: str, payload: object) -> tuple[Counted | None, str | None]:
         """One message read, counted, and a linked progressive's applied by the link controller:
@@ -338,9 +340,6 @@ async def _cancelled(tasks: Collection[asyncio.Task[None]]) -> None:
         await asyncio.wait(running, timeout=STOP_AGAIN)
 
 
-#: Seconds between two tries for a link's publication lock another floor service holds (a
-#: publication takes milliseconds on a live broker).
-HOLD_AGAIN = 0.01
 #: The message ids of the publishes being watched for a refusal (``Refusals``), in the task that
 #: publishes them: each task its own, so no other task's publish is taken for one of them.
 _WATCHED: contextvars.ContextVar[set[int] | None] = contextvars.ContextVar("watched", default=None)

@@ -137,6 +137,9 @@ class Store:
             raise StartupError(f"store.path: {config.path}: no floor store there (has the floor run?)")
         self.where, self._url = config.url or str(config.path), config.url or ""
         self._in_transaction = False
+        #: connections opened again since the store was opened (``_reopened``): a session lock
+        #: (``hold``) taken before a change of it has lapsed (floor.link_controller's publications)
+        self.reconnections = 0
         try:
             if config.url is not None:
                 import psycopg  # only a floor with a PostgreSQL store needs the driver
@@ -175,6 +178,7 @@ class Store:
         if self.postgres and self._db.closed:
             log.warning("floor store: the connection was lost, connecting again", store=self.where)
             self._db = self._connect()
+            self.reconnections += 1
 
     # -- counting -----------------------------------------------------------------------------
     def birth(self, table: str, body: Mapping[str, Any]) -> Counted:  # Any: the birth's JSON fields

@@ -132,6 +132,20 @@ def test_with_no_broker_configured_the_floor_starts_its_own(tmp_path):
     assert verified.returncode == 0 and verified.stdout.startswith("ok: "), verified.stdout + verified.stderr
 
 
+def test_each_start_of_the_floor_names_its_stores_count_of_a_links_publications_afresh(tmp_path):
+    """Decision 0050 (``store`` names the count): ``croupier floor`` renames the count of each link's
+    publications as it starts, before anything is published, so a store restored from a backup (whose
+    count is behind what the tables took) is another to them and heard."""
+    floor = floor_config(tmp_path / "floor", None)
+    links = '[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.1]\nrate_bp = 500\nreset_cents = 100000\n'
+    floor.write_text(floor.read_text().replace("[store]", links + "limit_cents = 25000000\n[store]"))
+    names, path = [], tmp_path / "floor" / "floor.sqlite3"
+    for _ in range(2):
+        with floor_service(floor), contextlib.closing(sqlite3.connect(path)) as db:
+            names.append(db.execute("SELECT store FROM link_revisions WHERE link = 'c4p'").fetchone()[0])
+    assert names[0] != names[1], "the count kept its name across a start"
+
+
 def test_a_message_past_the_next_asks_for_a_new_birth_once_a_second(tmp_path):
     """3 never came: 5, 7 and 9 wait, uncounted, and the table is asked for a new birth once, not
     three times (it answers by sending again from its first message unconfirmed)."""

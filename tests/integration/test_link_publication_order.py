@@ -9,12 +9,15 @@ import asyncio
 import contextlib
 import json
 from pathlib import Path
+from typing import cast
 
 import aiomqtt
 import pytest
 
 from croupier.config.floor_service import StoreConfig, load_floor_config
 from croupier.config.linked import FloorLink, LinkedLevel
+from croupier.floor_link.publisher import Broker
+from croupier.state.sqlite_file import StateError
 from devices.linked import Counts
 from floor.link_controller import LinkController
 from floor.service import FloorService, Refusals, floor_broker
@@ -78,6 +81,56 @@ def test_a_publication_waits_for_the_one_another_floor_service_is_making_and_pay
         service_a.heard("T1", {**body, "number": 2, "event": "hit", "level": 1, "seat": 2, "round": 1})
         level = next(one for one in service_a.state_for("c4p", "T1")["levels"] if one["level"] == 1)
         assert level["hits"][0]["amount_cents"] >= shown["levels"][0]["value_cents"], (shown, level["hits"])
+
+
+def test_a_publication_during_which_the_store_reconnected_is_not_acknowledged(postgres, tmp_path):  # noqa: F811
+    """Decision 0050 (each publication made, sent and acknowledged under the link's publication lock,
+    which the server lets go when the service's connection ends): service A's connection ends while
+    its publication is on its way, so B may take the lock and publish beside it; A's store, used
+    meanwhile, connects again, and A's acknowledgement on the new connection would take a publication
+    sent outside the lock for the tables' state. It is not acknowledged: its limits stay kept as sent,
+    and the link's next publication, under the lock again, is the one acknowledged."""
+    with _two_services(postgres, tmp_path, LINK) as (service_a, service_b):
+        assert service_a.hold("c4p")
+        made = service_a.publication("c4p", "floor-1")
+        pid = service_a.store.run("SELECT pg_backend_pid()").fetchone()[0]
+        service_b.store.run("SELECT pg_terminate_backend(?)", (pid,))  # A's connection ends as it sends
+        assert service_b.hold("c4p"), "the lock lapsed with A's connection"
+        service_b.let_go("c4p")
+        with pytest.raises(StateError):
+            service_a.store.run("SELECT 1")  # a message A counts meanwhile finds the connection gone
+        service_a.store.run("SELECT 1")  # and the next connects again
+        service_a.acknowledged(made)
+        kept = "SELECT acknowledged, (SELECT count(*) FROM link_sent) FROM link_revisions WHERE link = 'c4p'"
+        assert tuple(service_a.store.run(kept).fetchone()) == (0, 1), "acknowledged outside the lock"
+        assert service_a.hold("c4p")
+        again = service_a.publication("c4p", "floor-1")
+        service_a.acknowledged(again)
+        service_a.let_go("c4p")
+        assert tuple(service_a.store.run(kept).fetchone()) == (again.revision, 0)
+
+
+def test_the_floor_service_publishes_again_when_the_store_reconnected_as_it_sent(postgres, tmp_path):  # noqa: F811
+    """Decision 0050: ``FloorService._publish_link`` publishes the link again, under the lock taken
+    again, when its store's connection (and the lock with it) was lost as it sent; the second
+    publication is the one acknowledged."""
+    with _two_services(postgres, tmp_path, LINK) as (service_a, service_b):
+        sent: list[int] = []
+
+        class Told:  # the broker acknowledging every state; A's connection ends as the first is sent
+            async def publish(self, topic: str, payload: bytes) -> str | None:
+                sent.append(json.loads(payload)["revision"])
+                if len(sent) == 1:
+                    pid = service_a.store.run("SELECT pg_backend_pid()").fetchone()[0]
+                    service_b.store.run("SELECT pg_terminate_backend(?)", (pid,))
+                    with contextlib.suppress(StateError):
+                        service_a.store.run("SELECT 1")  # a message counted meanwhile finds it gone
+                return None
+
+        floor = FloorService(load_floor_config(None), cast(Broker, None), service_a.store, service_a)
+        run(floor._publish_link(cast(Refusals, Told()), service_a, "c4p"), 10)
+        kept = "SELECT acknowledged FROM link_revisions WHERE link = 'c4p'"
+        assert (sent, service_a.store.run(kept).fetchone()[0]) == ([1, 1, 2, 2], 2)
 
 
 def test_a_stale_state_from_the_other_floor_service_does_not_lift_a_jackpot_lock(

@@ -11,21 +11,25 @@ import json
 import sqlite3
 import subprocess
 import sys
+from typing import cast
 
 import pytest
 import structlog.testing
 
-from croupier.config.floor_service import StoreConfig
+from croupier.config.floor_service import StoreConfig, load_floor_config
 from croupier.config.linked import BASIS_POINTS, FloorLink, LinkedLevel
 from croupier.errors import StartupError
 from croupier.floor_link.linked import SpoolSender
 from croupier.floor_link.messages import Schemas
+from croupier.floor_link.publisher import Broker
 from croupier.floor_link.spool import Spool
-from croupier.floor_link.topics import Topics
-from devices.linked import unit_key
+from croupier.floor_link.topics import Topics, link_state
+from devices.linked import Counts, unit_key
 from floor.link_controller import LinkController, Unreleased
+from floor.service import FloorService, Refusals
 from floor.store import FLOOR_FILE, Store
-from tests.unit.test_linked_levels import TOLD, Floor
+from tests.links import run
+from tests.unit.test_linked_levels import TOLD, Floor, _at, _level_told, _restarted
 
 LEVELS = {1: LinkedLevel(500, 100_000, 10_000_000), 2: LinkedLevel(100, 5_000, 1_000_000)}
 LINK = FloorLink("c4p", ("T1", "T2", "T3"), LEVELS, 2.0)
@@ -827,3 +831,68 @@ def test_a_schema_3_store_counts_the_links_publications_past_what_each_sender_nu
         assert publication.revision == 4
         controller.acknowledged(publication)
         assert store.run("SELECT sender, sent FROM link_sent").fetchall() == []
+
+
+def test_a_store_restored_from_a_backup_is_heard_by_a_table_that_took_later_revisions(tmp_path):
+    """Decision 0050 (``store`` names the count): each floor service's start names the store's count
+    afresh (``LinkController.count_afresh``), so a store restored from last night's backup, which
+    counts on from the backup's revision, is another store to a table that took a later revision
+    since, and its state is taken: the table never ignores the floor for good (before, it dropped
+    every state until the count passed the one it took, its link lost, its progressive wagers
+    refused)."""
+    path, backup = tmp_path / "floor.sqlite3", tmp_path / "backup.sqlite3"
+    store = Store(StoreConfig(None, path))
+    controller = LinkController({"c4p": LINK}, store, "main")
+    controller.count_afresh()
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1000)
+    controller.acknowledged(controller.publication("c4p", "floor-1"))
+    with contextlib.closing(sqlite3.connect(backup)) as copy:  # the nightly backup, revision 1 made
+        store._db.backup(copy)
+    for _ in range(5):  # the day goes on: revisions 2 to 6, the last taken by T1
+        last = controller.publication("c4p", "floor-1")
+        controller.acknowledged(last)
+    store.close()
+    backup.replace(path)  # the disk lost: the store restored from last night's backup
+    with contextlib.closing(Store(StoreConfig(None, path))) as store:
+        restarted = LinkController({"c4p": LINK}, store, "main")
+        restarted.count_afresh()  # as the floor service starts again on it
+        restored = restarted.publication("c4p", "floor-1")
+    table, sender, _progressive = _restarted(0, frozen=False)
+    sender.sent = Counts()
+
+    def state(publication) -> dict[str, object]:  # type: ignore[no-untyped-def]
+        told = json.loads(publication.messages[0][1])
+        return {"at": _at(), "levels": [_level_told(2000)], "applied": None, "store": told["store"],
+                "revision": told["revision"], "refused": []}  # fmt: skip
+
+    async def heard() -> tuple[float | None, float | None]:
+        table.heard(state(last))
+        before = table.heard_at
+        table.heard(state(restored))
+        return before, table.heard_at
+
+    assert restored.revision < last.revision
+    before, after = run(heard(), 5)
+    assert after != before, f"the restored store's state {state(restored)} dropped after {state(last)}"
+
+
+@pytest.mark.parametrize(
+    "refusal", [None, "Not authorized (reason code 0x87)"], ids=["acknowledged", "refused"]
+)
+def test_a_publication_a_puback_refused_for_one_table_is_not_acknowledged(tmp_path, refusal):
+    """Decision 0050 (a PUBACK refusing it, reason code 0x80 or more, is no acknowledgement): the
+    floor service (``FloorService._publish_link``) keeps a publication's limits as published only
+    when the broker acknowledged every table's state; one refused for T2 leaves them kept as sent,
+    so a hit is frozen under the higher of them and the limits published before."""
+
+    class Told:  # the broker's answer to each table's state, as ``Refusals.publish`` gives it
+        async def publish(self, topic: str, payload: bytes) -> str | None:
+            return refusal if topic == link_state("main", "c4p", "T2") else None
+
+    with contextlib.closing(Store(StoreConfig(None, tmp_path / "floor.sqlite3"))) as store:
+        controller = LinkController({"c4p": LINK}, store, "main")
+        service = FloorService(load_floor_config(None), cast(Broker, None), store, controller)
+        run(service._publish_link(cast(Refusals, Told()), controller, "c4p"), 5)
+        published = store.run("SELECT level FROM link_published WHERE link = 'c4p'").fetchall()
+        sent = store.run("SELECT DISTINCT sent FROM link_sent WHERE link = 'c4p'").fetchall()
+    assert (bool(published), sent) == ((True, []) if refusal is None else (False, [(1,)]))

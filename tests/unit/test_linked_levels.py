@@ -1050,3 +1050,22 @@ def test_a_state_older_than_the_one_taken_is_dropped_but_not_after_a_start_or_fr
         return restarted.refusal() is None
 
     assert run(started(), 5), "the first state after a start not taken"
+
+
+def test_a_state_from_a_floor_of_the_release_before_is_taken_unordered(clock):
+    """Decision 0050 (a table drops a state older than one it took) and docs/floor.md's upgrade
+    order: a floor service of the release before tells no ``store`` nor ``revision``; a table of
+    this release takes its states (checked against the floor's schema) unordered, as that release's
+    tables did, rather than lock its progressive wagers until the floor is upgraded too, and orders
+    again from the first state that names them."""
+    link, _, _ = _linked()
+    _told(link, Counts())
+    old = {"link": "c4p", "table": "T1", "at": _at(), "levels": [_level_told(1000, (1200,))],
+           "applied": None, "refused": []}  # fmt: skip
+    _link_heard(link, _live(old), Schemas())
+    assert link.refusal() is not None and "jackpot-locked" in str(link.refusal())
+    _link_heard(link, _live(old | {"levels": [_level_told(1000)]}), Schemas())
+    assert link.refusal() is None, "a state with no revision not taken after one with none"
+    _link_heard(link, _live(old | TOLD | {"revision": 5, "levels": [_level_told(1000)]}), Schemas())
+    _link_heard(link, _live(old | TOLD | {"revision": 4}), Schemas())
+    assert link.refusal() is None, "an older revision of the same store taken after the floor upgraded"
