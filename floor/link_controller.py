@@ -95,7 +95,7 @@ _SCHEMA = (
     )""",
     # The order a table's spools were heard in: the count of the table's link messages applied, from
     # any of its spools, at each spool's first and at its last (``_advance``). A hit's own spool heard
-    # after a new spool's first message is the old PC back, which can still turn the hit's key: its
+    # after every new spool's last message is the old PC live, which can still turn the hit's key: its
     # lock is not released at the floor (``release``, decision 0039). Counted, not timed: two
     # messages in the same millisecond are still in order.
     """CREATE TABLE IF NOT EXISTS link_spools (
@@ -646,11 +646,13 @@ class LinkController:
         by its own spool, devices.linked, so the new PC never owes it) and before its reset reached
         the link. ``by`` (the supervisor) and ``reason`` are kept with the time (``link_released``)
         and logged: the audit record. Refused (Unreleased, saying why) for a hit the link does not
-        hold locked, or whose table has sent nothing from a new spool since the hit, or has sent
-        from the hit's spool since a new spool's first message (``link_spools``: the old PC back,
-        whose key releases it: the keyed reset at the table is the rule, decision 0039). The old PC
-        sending after the hit and before the new spool's first message is no bar: it played on
-        until it was replaced. The hit stays paid; the running floor
+        hold locked, or whose table has sent nothing from a new spool since the hit, or whose
+        table's last message heard was from the hit's spool, after every new spool's last
+        (``link_spools``: the old PC live, whose key releases it: the keyed reset at the table is
+        the rule, decision 0039). The old PC heard after the hit, or after a new spool's first
+        message, is no bar once a new spool is heard after it: it played on until it was replaced,
+        or was on the network beside the new PC a while during a swap, and nothing else could ever
+        lift the lock once it is unplugged. The hit stays paid; the running floor
         service tells every table at its next publication (within its heartbeat)."""
         if link_id not in self.links:
             raise Unreleased(f"no link {link_id} in the floor's configuration")
@@ -667,8 +669,8 @@ class LinkController:
             if hit is None:
                 raise Unreleased(f"link {link_id}: no hit {order} locks a level (reset, voided or never)")
             level, table, amount, spool, hit_at = hit
-            replaced = self.store.run(  # the first message of the table's spools heard since the hit
-                "SELECT min(o.first_heard) FROM link_tables t JOIN link_spools o ON o.link = t.link AND "
+            replaced = self.store.run(  # the last message of the table's spools heard since the hit
+                "SELECT max(o.last_heard) FROM link_tables t JOIN link_spools o ON o.link = t.link AND "
                 "o.name = t.name AND o.spool = t.spool WHERE t.link = ? AND t.name = ? AND t.spool <> ? "
                 "AND t.heard_at >= ?",
                 (link_id, table, spool or "", hit_at),
@@ -681,7 +683,7 @@ class LinkController:
                 since = (
                     "no spool kept with it" if spool is None
                     else "nothing from a new spool since" if replaced is None
-                    else "sent from the hit's spool since the new spool's first message: its PC is back"
+                    else "sent from the hit's spool since the new spool's last message: its PC is live"
                 )
                 raise Unreleased(
                     f"link {link_id}: hit {order} (level {level}, table {table}) is table {table}'s to "

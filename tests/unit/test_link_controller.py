@@ -748,8 +748,8 @@ def test_a_hit_whose_table_pc_was_replaced_before_its_keyed_reset_is_released_at
         controller.release("c4p", 1, "S. Pit", "again")
 
 
-def test_a_hit_whose_own_spool_is_heard_after_the_new_spools_first_message_is_not_released(store):
-    """Decision 0039 (its amendment): the old PC back at the table after the new one first sent (the
+def test_a_hit_whose_own_spool_is_heard_after_the_new_spools_last_message_is_not_released(store):
+    """Decision 0039 (its amendment): the old PC back at the table after the new one last sent (the
     new one failed, or both on the network during a swap) still owes the hit's keyed reset and can
     turn its key, so the floor refuses to release it, though a new spool was heard since the hit."""
     controller = LinkController({"c4p": LINK}, store, "main")
@@ -757,9 +757,27 @@ def test_a_hit_whose_own_spool_is_heard_after_the_new_spools_first_message_is_no
     _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
     _sent(controller, "T1", 1, "contribution", spool="s2", round=1, wagered_cents=1_000)  # the new PC
     _sent(controller, "T1", 3, "contribution", round=2, wagered_cents=1_000)  # the old PC back: s1 again
-    with pytest.raises(Unreleased, match="sent from the hit's spool since the new spool's first message"):
+    with pytest.raises(Unreleased, match="sent from the hit's spool since the new spool's last message"):
         controller.release("c4p", 1, "S. Pit", "PC replaced")
     assert _level(controller, "T2", 1)["locked"]
+
+
+def test_a_hit_whose_old_pc_was_heard_during_a_swap_is_released_once_a_new_spool_is_heard_after_it(store):
+    """Decision 0039 (its amendment): the old PC heard once after the new one's first message (both
+    on the network during a swap), then unplugged, bars the release only while its spool is the
+    table's last heard: once a new spool is heard after it the new PC plays on, owing no key for the
+    hit (devices.linked), and the release is no longer refused, or the level would stay locked at
+    every table for good with only the unplugged PC's key to lift it."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000)
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+    _sent(controller, "T1", 1, "contribution", spool="s2", round=1, wagered_cents=1_000)  # the new PC up
+    _sent(controller, "T1", 3, "contribution", levels=[2], round=2, wagered_cents=1_000)  # the old PC, once
+    with pytest.raises(Unreleased, match="sent from the hit's spool since the new spool's last message"):
+        controller.release("c4p", 1, "S. Pit", "old PC unplugged after the swap")
+    _sent(controller, "T1", 2, "contribution", spool="s2", levels=[2], round=2, wagered_cents=1_000)
+    controller.release("c4p", 1, "S. Pit", "old PC unplugged after the swap; award paid by hand")
+    assert not _level(controller, "T2", 1)["locked"]
 
 
 def test_croupier_floor_release_hit_releases_with_who_and_why_or_says_why_not(tmp_path):
