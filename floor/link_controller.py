@@ -630,11 +630,15 @@ class LinkController:
         return None if found is None else int(found)
 
     def _reset(self, link: FloorLink, table: str, body: Mapping[str, Any]) -> None:  # Any: JSON fields
-        """The keyed reset at ``table``: its hits on the level no longer lock it."""
+        """The keyed reset at ``table``: its hits on the level from the reset's spool no longer lock
+        it, nor those that kept no spool (their round contributed nothing: any PC of the table's may
+        owe them). The key turned at one PC is for the hits its controller froze (devices.linked): the
+        old PC heard again after ``release`` let go of its hit lifts no hit of the new PC's."""
         self.store.run(
-            "UPDATE link_hits SET reset_at = ? "
-            "WHERE link = ? AND level = ? AND name = ? AND reset_at IS NULL",
-            (now(), link.id, body["level"], table),
+            "UPDATE link_hits SET reset_at = ? WHERE link = ? AND level = ? AND name = ? "
+            "AND reset_at IS NULL AND coalesce((SELECT c.spool FROM link_hit_contributions c "
+            "WHERE c.link = link_hits.link AND c.ord = link_hits.ord), ?) = ?",
+            (now(), link.id, body["level"], table, body["spool"], body["spool"]),
         )
         log.info("link: keyed reset", link=link.id, level=body["level"], table=table)
 

@@ -143,6 +143,25 @@ def test_the_lock_lifts_once_every_hit_on_the_level_is_reset(store):
     assert _sent(controller, "T3", 1, "contribution", round=1, wagered_cents=100) == "c4p"
 
 
+def test_a_keyed_reset_lifts_only_the_hits_of_its_own_spool(store):
+    """A keyed reset lifts the table's hits on its level from its own spool (the PC whose controller
+    was frozen for them: devices.linked), and those that kept no spool: the old PC heard again after
+    ``release-hit`` let go of its hit, its key turned for that hit, does not lift the new PC's hit on
+    the same level, whose key was never turned."""
+    controller = LinkController({"c4p": LINK}, store, "main")
+    _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1_000)
+    _sent(controller, "T1", 2, "hit", level=1, seat=2, round=1)
+    _sent(controller, "T1", 1, "contribution", spool="s2", round=1, wagered_cents=1_000)  # the new PC
+    controller.release("c4p", 1, "S. Pit", "PC replaced")
+    _sent(controller, "T1", 2, "contribution", spool="s2", round=2, wagered_cents=1_000)
+    _sent(controller, "T1", 3, "hit", spool="s2", level=1, seat=1, round=2)  # the new PC's own hit
+    _sent(controller, "T1", 4, "hit", spool="s2", level=1, seat=1, round=9)  # round 9: no spool kept
+    _sent(controller, "T1", 3, "reset", level=1)  # the old PC back, its key turned for hit 1
+    assert [hit["order"] for hit in _level(controller, "T2", 1)["hits"]] == [2], "s1's reset lifted s2's hit"
+    _sent(controller, "T1", 5, "reset", spool="s2", level=1)  # the new PC's key
+    assert not _level(controller, "T2", 1)["locked"]
+
+
 def test_a_table_not_on_the_link_changes_nothing(store):
     controller = LinkController({"c4p": LINK}, store, "main")
     assert _sent(controller, "T9", 1, "contribution", round=1, wagered_cents=10_000) is None
