@@ -989,11 +989,21 @@ class LinkController:
 
     def _advance(self, link: str, table: str, spool: str, counts: tuple[int, int, int]) -> None:
         """The mark of ``table``'s spool (``_applied``) moved to ``counts`` (its number, contributions
-        and cents), and the spool counted as the table's last heard (``link_spools``)."""
+        and cents), and the spool counted as the table's last heard (``link_spools``). The table's
+        spools are locked before their count is read, by a statement of its own (whose wait ends
+        with the other's commit, the count then read afresh): two floor services applying two
+        spools of the table at once on PostgreSQL would otherwise give two messages one number.
+        Before the table's first count there is nothing to lock: two spools first heard at once
+        may share it, and the next message of either counts past both."""
         self.store.run(
             "UPDATE link_tables SET number = ?, contributions = ?, wagered_cents = ?, heard_at = ? "
             "WHERE link = ? AND name = ? AND spool = ?",
             (*counts, now(), link, table, spool),
+        )
+        self.store.run(
+            "SELECT spool FROM link_spools WHERE link = ? AND name = ? "
+            f"ORDER BY spool{self.store.for_update}",
+            (link, table),
         )
         heard = self.store.run(
             "SELECT coalesce(max(last_heard), 0) + 1 FROM link_spools WHERE link = ? AND name = ?",

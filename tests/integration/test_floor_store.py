@@ -743,6 +743,37 @@ def test_two_floor_services_applying_hits_on_two_levels_at_once_order_them_all(p
         made.close()
 
 
+def test_two_floor_services_applying_two_spools_of_a_table_at_once_count_each_message(postgres, tmp_path):
+    """Decision 0039 (its amendment) on PostgreSQL shared by several floor services: the order a
+    table's spools were heard in is the count of its link messages applied (``link_spools``), each
+    message the next; two services applying messages of the table's two spools at once (the old PC
+    and the new during a swap: keyed resets, which lock no level) both read the same count, and two
+    messages took one number, unless the table's spools are locked before the count is read."""
+    link = FloorLink("race", ("RACE-A",), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
+    resets = 150
+
+    def resetting(opened: Store, service: int) -> None:
+        controller = LinkController({"race": link}, opened, "main")
+        for number in range(2, resets + 2):
+            controller.heard("RACE-A", {"link": "race", "spool": f"spool-{service}", "number": number,
+                                        "event": "reset", "level": 1})  # fmt: skip
+
+    made = Store(StoreConfig(postgres, tmp_path / "unused"))
+    try:
+        controller = LinkController({"race": link}, made, "main")
+        for spool in ("spool-0", "spool-1"):
+            controller.heard("RACE-A", {"link": "race", "spool": spool, "number": 1, "event": "contribution",
+                                        "round": 1, "wagered_cents": 100, "levels": [1], "controller": UNIT})
+        errors = _at_once(postgres, tmp_path, resetting)
+        assert not errors, f"{len(errors)} failed, the first: {errors[0]!r}"
+        counted = made.run("SELECT max(last_heard) FROM link_spools WHERE link = 'race'").fetchone()[0]
+        assert counted == 2 * (resets + 1), "each message counted once, one after another"
+    finally:
+        for table in LINK_TABLES:
+            made.run(f"DROP TABLE IF EXISTS {table}")
+        made.close()
+
+
 def test_a_publication_beside_another_services_hits_keeps_each_value_in_its_own_cycle(postgres, tmp_path):
     """Decision 0044 as amended, on PostgreSQL shared by two floor services: the value a publication
     told is kept as shown in the level's cycle, and a hit pays at least it. One service publishes
