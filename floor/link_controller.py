@@ -94,7 +94,7 @@ _SCHEMA = (
         PRIMARY KEY (link, name, spool)
     )""",
     # The order a table's spools were heard in: the count of the table's link messages applied, from
-    # any of its spools, at each spool's first and at its last (``_advance``). A hit's own spool heard
+    # any of its spools, at each spool's last (``_advance``). A hit's own spool heard
     # after every new spool's last message is the old PC live, which can still turn the hit's key: its
     # lock is not released at the floor (``release``, decision 0039). Counted, not timed: two
     # messages in the same millisecond are still in order.
@@ -102,7 +102,6 @@ _SCHEMA = (
         link        TEXT NOT NULL,
         name        TEXT NOT NULL,
         spool       TEXT NOT NULL,
-        first_heard BIGINT NOT NULL,
         last_heard  BIGINT NOT NULL,
         PRIMARY KEY (link, name, spool)
     )""",
@@ -1010,9 +1009,9 @@ class LinkController:
             (link, table),
         ).fetchone()[0]
         self.store.run(
-            "INSERT INTO link_spools VALUES (?, ?, ?, ?, ?) "
+            "INSERT INTO link_spools VALUES (?, ?, ?, ?) "
             "ON CONFLICT (link, name, spool) DO UPDATE SET last_heard = excluded.last_heard",
-            (link, table, spool, heard, heard),
+            (link, table, spool, heard),
         )
 
     def _applied(self, link: str, table: str, spool: str) -> tuple[int, int, int]:
