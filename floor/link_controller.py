@@ -56,7 +56,6 @@ retained state is the newest and a table drops an older one (decision 0050).
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -220,8 +219,9 @@ _SCHEMA = (
     # Each link's publications numbered in the order they were made (``revision``, the last one made;
     # ``acknowledged``, the last the broker acknowledged for every table), under the link's publication
     # lock (``hold``), so a table can drop a state older than one it took; ``store`` names this
-    # store's count, named afresh at each floor service's start (``count_afresh``), so a table tells a
-    # store restored or replaced (its count behind or starting again) from an old state (decision 0050).
+    # store's count, named afresh by each floor service at its first publication of the link since it
+    # started (``_revision``), so a table tells a store restored or replaced (its count behind or
+    # starting again) from an old state (decision 0050).
     # Schema version 4 (floor.store): ``sent`` was numbered by sender before.
     """CREATE TABLE IF NOT EXISTS link_revisions (
         link         TEXT PRIMARY KEY,
@@ -313,6 +313,8 @@ class LinkController:
         self.links, self.store, self.group = dict(links), store, group
         #: each link's limit conflicts last logged, by level and table (``_log_limits``)
         self._conflicts: dict[str, dict[tuple[int, str], LimitConflict]] = {}
+        #: the links whose count this floor service has named afresh since it started (``_revision``)
+        self._named: set[str] = set()
         with store.transaction():
             store.schema_lock()  # its levels' rows too: made once by floor services started together
             for statement in _SCHEMA:
@@ -350,26 +352,6 @@ class LinkController:
             "ON CONFLICT (link) DO NOTHING",
             (link_id, uuid.uuid4().hex, link_id),
         )
-
-    def count_afresh(self) -> None:
-        """Each link's count (``link_revisions``) given a new name, as a floor service starts: a
-        store restored from a backup (which always means a restart) counts on from the backup's
-        revision, below one a table may have taken since, and a table takes a state naming another
-        count whatever its revision (devices.linked), so it never ignores the floor for the backup's
-        age. Under the link's publication lock (``hold``, waited for): every publication made
-        before is sent before the first under the new name. Floor services sharing the store each
-        rename at their start; each publication reads the name then current, so the tables take
-        the first state under it and order those after it by revision as before (decision 0050)."""
-        for link_id in self.links:
-            while not self.hold(link_id):  # another floor service is publishing the link
-                time.sleep(HOLD_AGAIN)
-            try:
-                with self.store.transaction():
-                    self.store.run(
-                        "UPDATE link_revisions SET store = ? WHERE link = ?", (uuid.uuid4().hex, link_id)
-                    )
-            finally:
-                self.let_go(link_id)
 
     # -- what the tables send -----------------------------------------------------------------
     def heard(self, table: str, body: Mapping[str, Any]) -> str | None:  # Any: the message's JSON fields
@@ -912,6 +894,7 @@ class LinkController:
                 self.store.run(
                     "INSERT INTO link_sent VALUES (?, ?, ?, ?, ?)", (link_id, sender, revision, level, limit)
                 )
+        self._named.add(link_id)  # committed: the count's new name is the store's
         self._log_limits(link_id)
         told = {"store": store, "revision": revision}
         messages = [
@@ -924,7 +907,20 @@ class LinkController:
         return Publication(link_id, sender, revision, limits, messages, self.store.reconnections)
 
     def _revision(self, link_id: str) -> tuple[str, int]:
-        """The link's next revision, kept, and the name of this store's count (``link_revisions``)."""
+        """The link's next revision, kept, and the name of this store's count (``link_revisions``),
+        given a new name at this floor service's first publication of the link since it started: a
+        store restored from a backup (which always means a restart) counts on from the backup's
+        revision, below one a table may have taken since, and a table takes a state naming another
+        count whatever its revision (devices.linked), so it never ignores the floor for the backup's
+        age. Renamed within the publication, under the link's publication lock (``hold``) the
+        publication already holds, so every publication made before is sent before the first under
+        the new name, and nothing waits for the lock as the floor service starts (another service's
+        lock, held by a session its dead host keeps open on the server, would hold the start up
+        with it). Floor services sharing the store each rename at their first publication; each
+        publication reads the name then current, so the tables take the first state under it and
+        order those after it by revision as before (decision 0050)."""
+        if link_id not in self._named:
+            self.store.run("UPDATE link_revisions SET store = ? WHERE link = ?", (uuid.uuid4().hex, link_id))
         store, revision = self.store.run(
             f"SELECT store, revision + 1 FROM link_revisions WHERE link = ?{self.store.for_update}",
             (link_id,),

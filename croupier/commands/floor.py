@@ -187,8 +187,6 @@ async def floor_running(start: FloorStart) -> AsyncIterator[RunningFloor]:
     store = Store(config.store)
     try:
         links = LinkController(config.links, store, config.group) if config.links else None
-        if links is not None:
-            links.count_afresh()  # a store restored from a backup is another to the tables
         async with contextlib.AsyncExitStack() as stack:
             if config.broker is None:
                 await stack.enter_async_context(embedded_broker(*config.embedded))

@@ -134,16 +134,32 @@ def test_with_no_broker_configured_the_floor_starts_its_own(tmp_path):
 
 def test_each_start_of_the_floor_names_its_stores_count_of_a_links_publications_afresh(tmp_path):
     """Decision 0050 (``store`` names the count): ``croupier floor`` renames the count of each link's
-    publications as it starts, before anything is published, so a store restored from a backup (whose
-    count is behind what the tables took) is another to them and heard."""
+    publications in its first publication of the link after it starts, so a store restored from a
+    backup (whose count is behind what the tables took) is another to them and heard; and only in that
+    one: its later publications keep the name, so the tables order them by revision."""
     floor = floor_config(tmp_path / "floor", None)
-    links = '[links.c4p]\ntables = ["T1"]\n[links.c4p.levels.1]\nrate_bp = 500\nreset_cents = 100000\n'
-    floor.write_text(floor.read_text().replace("[store]", links + "limit_cents = 25000000\n[store]"))
-    names, path = [], tmp_path / "floor" / "floor.sqlite3"
+    links = '[links.c4p]\ntables = ["T1"]\nheartbeat = 0.2\n[links.c4p.levels.1]\nrate_bp = 500\n'
+    links += "reset_cents = 100000\nlimit_cents = 25000000\n"
+    floor.write_text(floor.read_text().replace("[store]", links + "[store]"))
+    names: list[tuple[str, str]] = []
+    path = tmp_path / "floor" / "floor.sqlite3"
     for _ in range(2):
         with floor_service(floor), contextlib.closing(sqlite3.connect(path)) as db:
-            names.append(db.execute("SELECT store FROM link_revisions WHERE link = 'c4p'").fetchone()[0])
-    assert names[0] != names[1], "the count kept its name across a start"
+            first = _published(db, _published(db, 0)[0] + 1)  # one since the start: the new name
+            names.append((first[1], _published(db, first[0] + 2)[1]))  # and two after it
+    assert names[0][0] != names[1][0], "the count kept its name across a start"
+    assert all(first == later for first, later in names), f"the count named afresh after the first: {names}"
+
+
+def _published(db: sqlite3.Connection, revision: int) -> tuple[int, str]:
+    """The link's revision and count's name once its publications reached ``revision``."""
+    deadline = time.monotonic() + 20
+    while True:
+        row = db.execute("SELECT revision, store FROM link_revisions WHERE link = 'c4p'").fetchone()
+        if row is not None and row[0] >= revision:
+            return int(row[0]), str(row[1])
+        assert time.monotonic() < deadline, f"the floor did not publish the link's revision {revision}"
+        time.sleep(0.02)
 
 
 def test_a_message_past_the_next_asks_for_a_new_birth_once_a_second(tmp_path):

@@ -8,12 +8,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
 from pathlib import Path
 from typing import cast
 
 import aiomqtt
 import pytest
 
+from croupier.commands.floor import floor_running, floor_start
 from croupier.config.floor_service import StoreConfig, load_floor_config
 from croupier.config.linked import FloorLink, LinkedLevel
 from croupier.floor_link.publisher import Broker
@@ -22,7 +24,7 @@ from devices.linked import Counts
 from floor.link_controller import LinkController
 from floor.service import FloorService, Refusals, floor_broker
 from floor.store import Store
-from tests.integration.floor_broker import TABLES, Mosquitto, floor_config
+from tests.integration.floor_broker import TABLES, Mosquitto, floor_config, free_port
 from tests.integration.test_floor_store import LINK_TABLES, postgres, postgres_server  # noqa: F401
 from tests.links import run
 from tests.unit.test_link_controller import LINK as THREE
@@ -141,6 +143,8 @@ def test_a_stale_state_from_the_other_floor_service_does_not_lift_a_jackpot_lock
     delivered them out of order). T2 drops it, by its revision in the store's order, and the jackpot
     lock holds; before, T2 took it, the lock lifted and its progressive wagers were taken."""
     with _two_services(postgres, tmp_path, LINK) as (service_a, service_b):
+        for service, host in ((service_a, "floor-1"), (service_b, "floor-2")):  # each renames the count
+            service.acknowledged(service.publication("c4p", host))  # in its first publication: past
         sent = {"link": "c4p", "spool": "t1" * 16, "controller": UNIT}
         service_a.heard("T1", {**sent, "number": 1, "event": "contribution", "round": 1,
                                "wagered_cents": 10_000, "levels": [1]})  # fmt: skip
@@ -214,3 +218,33 @@ def test_a_floor_service_publishes_a_link_only_once_the_other_has_let_it_go(post
 
         topics, revision, published = asyncio.run(main())
         assert (sorted(topics), revision, published) == ([_topic("T1"), _topic("T2")], 1, 1)
+
+
+def test_a_floor_start_does_not_wait_for_a_lock_a_dead_service_holds(postgres, tmp_path):  # noqa: F811
+    """Decision 0050 (``store`` names the count; review 16f): a floor service that died mid-publication
+    on a host that lost power keeps its session, and the link's publication lock, on the server until
+    TCP keepalive notices (two hours by Linux's default). ``croupier floor`` starting meanwhile
+    (``floor_running``) comes up all the same, its view answering: it names the count afresh in its
+    first publication, under the lock that publication waits for, not before anything starts (before,
+    its start waited in ``time.sleep`` for the lock, without a word in the log)."""
+    (tmp_path / "floor.toml").write_text(
+        f'[embedded]\nbind = "127.0.0.1:{free_port()}"\n[store]\nurl = "{postgres}"\n'
+        f'[view]\nbind = "127.0.0.1:{free_port()}"\n[links.c4p]\ntables = ["T1", "T2"]\n'
+        "[links.c4p.levels.1]\nrate_bp = 500\nreset_cents = 100000\nlimit_cents = 4000000\n"
+    )
+    config = load_floor_config(tmp_path / "floor.toml")
+    up: list[str] = []
+
+    async def start() -> None:
+        async with floor_running(floor_start(config)) as floor:
+            up.append(floor.view)
+
+    with _two_services(postgres, tmp_path, LINK) as (_, dead):
+        assert dead.hold("c4p")  # died mid-publication; the server has not noticed yet
+        started = threading.Thread(target=asyncio.run, args=(start(),), daemon=True)
+        started.start()
+        started.join(15)
+        waiting = started.is_alive()
+        dead.let_go("c4p")  # the server notices at last
+        started.join(10)
+    assert not waiting and up, "the floor service's start still waits on the other's lock after 15 s"

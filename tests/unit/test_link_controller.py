@@ -871,8 +871,8 @@ def test_a_schema_3_store_counts_the_links_publications_past_what_each_sender_nu
 
 
 def test_a_store_restored_from_a_backup_is_heard_by_a_table_that_took_later_revisions(tmp_path):
-    """Decision 0050 (``store`` names the count): each floor service's start names the store's count
-    afresh (``LinkController.count_afresh``), so a store restored from last night's backup, which
+    """Decision 0050 (``store`` names the count): each floor service names the store's count afresh in
+    its first publication of the link since it started, so a store restored from last night's backup, which
     counts on from the backup's revision, is another store to a table that took a later revision
     since, and its state is taken: the table never ignores the floor for good (before, it dropped
     every state until the count passed the one it took, its link lost, its progressive wagers
@@ -880,7 +880,6 @@ def test_a_store_restored_from_a_backup_is_heard_by_a_table_that_took_later_revi
     path, backup = tmp_path / "floor.sqlite3", tmp_path / "backup.sqlite3"
     store = Store(StoreConfig(None, path))
     controller = LinkController({"c4p": LINK}, store, "main")
-    controller.count_afresh()
     _sent(controller, "T1", 1, "contribution", round=1, wagered_cents=1000)
     controller.acknowledged(controller.publication("c4p", "floor-1"))
     with contextlib.closing(sqlite3.connect(backup)) as copy:  # the nightly backup, revision 1 made
@@ -891,8 +890,7 @@ def test_a_store_restored_from_a_backup_is_heard_by_a_table_that_took_later_revi
     store.close()
     backup.replace(path)  # the disk lost: the store restored from last night's backup
     with contextlib.closing(Store(StoreConfig(None, path))) as store:
-        restarted = LinkController({"c4p": LINK}, store, "main")
-        restarted.count_afresh()  # as the floor service starts again on it
+        restarted = LinkController({"c4p": LINK}, store, "main")  # the floor service started again on it
         restored = restarted.publication("c4p", "floor-1")
     table, sender, _progressive = _restarted(0, frozen=False)
     sender.sent = Counts()
