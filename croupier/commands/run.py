@@ -41,7 +41,7 @@ from croupier.commands.terminal import Felt, TableStatus, shown
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.config.service import server_tls
 from croupier.errors import ConfigError, StartupError
-from croupier.floor_link import BrokerSettings, broker_settings, publishing
+from croupier.floor_link import BrokerSettings, broker_settings, open_spool, publishing
 from croupier.screen.prompts import Screen
 from croupier.service.hardware import hardware_table
 from croupier.service.journal import TableJournal
@@ -136,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
     live = args.live and sys.stdout.isatty()
     how = Run(args.rounds, args.duration, args.seed, live, faults, in_child=args.simulated_devices == "child")
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
+        if floor is not None:  # checked before the state database, the trail or a device is opened
+            open_spool(floor).close()
         if tokens is None:
             return event_loop.run(_serve(config, how, None, sealing, floor))
         listener = Listener(tls, _bound(config))

@@ -179,6 +179,17 @@ def credential(source: Path, floor: FloorConfig) -> tuple[str | None, ssl.SSLCon
     return password, tls
 
 
+def open_spool(settings: BrokerSettings) -> Spool:
+    """The table's floor spool, opened (made on first use); one that cannot be opened (not a spool,
+    a newer schema, a disk that refuses it) is a StartupError naming the file. ``croupier run`` opens
+    it once before the state database and the trail, among the start-up checks (docs/install.md), and
+    closes it again: the table must not play rounds it cannot owe the floor."""
+    try:
+        return Spool(settings.spool)
+    except StateError as exc:
+        raise StartupError(f"the floor spool: {exc}") from None
+
+
 @contextlib.asynccontextmanager
 async def publishing(
     settings: BrokerSettings | None, service: TableService, trail: AuditTrail
@@ -190,10 +201,7 @@ async def publishing(
     if settings is None:
         yield None
         return
-    try:
-        spool = Spool(settings.spool)
-    except StateError as exc:
-        raise StartupError(f"the floor spool: {exc}") from None
+    spool = open_spool(settings)
     try:
         try:
             link = FloorLink(settings, service, trail, spool)
