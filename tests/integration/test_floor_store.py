@@ -587,33 +587,13 @@ def test_two_floor_services_publishing_one_link_at_once_both_keep_its_published_
     lock the floor service takes, both succeed (before, one's delete and insert met the other's rows:
     a duplicate key, and its broker connection ended). A SQLite store has one service."""
     link = FloorLink("shared", ("T1", "T2"), {1: LinkedLevel(1000, 50_000, 5_000_000)}, 2.0)
-    errors: list[BaseException] = []
-    go = threading.Barrier(2)
 
-    stores = [Store(StoreConfig(postgres, tmp_path / "floor.sqlite3")) for _ in range(2)]
-    try:  # a link of its own: the module's PostgreSQL may hold another test's c4p
-        controllers = [LinkController({"shared": link}, opened, "main") for opened in stores]
-    except BaseException:
-        for opened in stores:
-            opened.close()
-        raise
+    def publish(opened: Store, service: int) -> None:  # a link of its own: the store may hold a c4p
+        controller = LinkController({"shared": link}, opened, "main")
+        for _ in range(200):
+            controller.acknowledged(controller.publication("shared", f"floor-{service}"))
 
-    def publish(controller: LinkController, sender: str) -> None:
-        try:
-            go.wait(10)
-            for _ in range(200):
-                controller.acknowledged(controller.publication("shared", sender))
-        except Exception as exc:  # the failure is the test's to report, from its own thread
-            errors.append(exc)
-
-    threads = [threading.Thread(target=publish, args=(controller, f"floor-{number}"))
-               for number, controller in enumerate(controllers, 1)]  # fmt: skip
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    for opened in stores:
-        opened.close()
+    errors = _at_once(postgres, tmp_path, publish)
     store = Store(StoreConfig(postgres, tmp_path / "floor.sqlite3"))
     try:
         assert not errors, repr(errors[0])
