@@ -20,8 +20,9 @@ and head when they change). The floor is the real floor service (floor.service) 
 
 The broker is Mosquitto when installed (started here on a free loopback port with persistence, as
 the shipped configuration keeps it, so the floor's session and what is queued for it outlive the
-restart), else the embedded amqtt broker, which keeps no session across its restart: what the tables
-publish after their return and before the floor's is then lost, and counted as lost.
+restart, and with Nagle's algorithm off, as shipped), else the embedded amqtt broker, which keeps no
+session across its restart: what the tables publish after their return and before the floor's is
+then lost, and counted as lost.
 
 The tables run in this process (one event loop, their spools on one disk: on a floor each has its
 own table PC), the floor service in a process of its own, as on its own server; beside the tables a
@@ -119,6 +120,7 @@ class Mosquitto:
         self.conf.write_text(
             f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
             f"persistence_location {directory}/\nautosave_interval 1\nmax_queued_messages 0\n"
+            "set_tcp_nodelay true\n"
             f"log_dest file {directory}/mosquitto.log\n"
         )
         self.process: subprocess.Popen[bytes] | None = None

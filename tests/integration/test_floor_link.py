@@ -10,6 +10,7 @@ import contextlib
 import itertools
 import json
 import signal
+import socket
 import sqlite3
 import ssl
 import time
@@ -33,6 +34,7 @@ from croupier.state import TableState
 from tests.integration.floor_broker import (
     FLOORS,
     GROUP,
+    SHIPPED,
     TABLES,
     Floor,
     Mosquitto,
@@ -245,6 +247,38 @@ def test_a_table_publishes_only_its_own_topics_and_reads_only_what_is_meant_for_
         f"croupier/v1/{GROUP}/table/T1/state",
     ]
     assert heard_by_t2 == [], "a table read another table's messages"
+
+
+def test_the_tables_and_the_floor_send_each_packet_at_once(tmp_path):
+    """Both ends of the floor's MQTT connections turn Nagle's algorithm off: the clients (the
+    table's link and the floor service share ``Broker.client``) over plain TCP and over TLS, and
+    the shipped broker configuration. With it on, a packet written while the one before was not yet
+    acknowledged waited for the other end's delayed acknowledgement (some 40 ms), and a floor that
+    acknowledges a birth and then publishes its confirmation heard a few dozen births a second when
+    every table came back after a broker restart (docs/scale.md)."""
+    shipped = (SHIPPED / "croupier.conf").read_text()
+    assert "set_tcp_nodelay true" in shipped.splitlines(), "the shipped broker lets Nagle hold its packets"
+    ca = trustme.CA()
+    plain, secure = Mosquitto(tmp_path / "plain"), Mosquitto(tmp_path / "tls", tls=ca)
+    context = ssl.create_default_context()
+    ca.configure_trust(context)
+
+    async def nodelay(broker: Mosquitto, tls: ssl.SSLContext | None) -> int:
+        login = publisher.Broker(
+            "127.0.0.1", broker.port, tls, "T1", TABLES["T1"], aiomqtt.ProtocolVersion.V5, 10
+        )
+        will = aiomqtt.Will(f"croupier/v1/{GROUP}/table/T1/death", b"")
+        async with login.client("T1-nodelay", will) as client:
+            sock = client._client.socket()
+            assert sock is not None
+            return sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+
+    try:
+        assert asyncio.run(nodelay(plain, None)), "over plain TCP"
+        assert asyncio.run(nodelay(secure, context)), "over TLS"
+    finally:
+        plain.close()
+        secure.close()
 
 
 def test_over_tls_a_table_checks_the_brokers_certificate(tmp_path):
