@@ -46,6 +46,28 @@ async def wait_idle(conn) -> None:
 
 
 # -- raw TCP -------------------------------------------------------------------------------------
+def test_tcp_and_rfc2217_send_each_packet_at_once():
+    """Nagle's algorithm is off on the host's connection to a serial device server, raw TCP and RFC
+    2217 alike: with it on, a command written just after the acknowledgement of a device event (two
+    small writes, the first not answered) waited some 40 ms for the server's delayed
+    acknowledgement."""
+    opened: list[SerialTransport] = []
+
+    def transport(url: str) -> SerialTransport:
+        opened.append(SerialTransport(url))
+        return opened[-1]
+
+    async def scenario(port) -> int:
+        async with connected(port, transport, expected_class=DeviceClass.DIAGNOSTIC):
+            connection = getattr(opened[-1]._port, "_socket", None)
+            assert isinstance(connection, socket.socket), f"{port.url}: no TCP connection found"
+            return connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+
+    for kind in (TcpPort, Rfc2217Port):  # each stopped by ``connected``
+        port = kind(device()).start()
+        assert run(scenario(port)), f"{port.url}: Nagle's algorithm left on"
+
+
 def test_tcp_reaches_ready_and_round_trips():
     async def scenario():
         port = TcpPort(device()).start()
