@@ -295,6 +295,8 @@ def render_game(game_id: str, checks: Checks | None = None, unjudged: dict[str, 
         continues = kind.on_continue or "not offered"
         held = kind.voidable and kind.outcome is irregularities.Outcome.HELD
         void = "offered until the round is settled" if held else "not offered"
+        if held and kind.on_void:
+            void += f"; {kind.on_void}"
         out.append(f"| `{kind.code}` | {kind.cites} | {kind.outcome.value} | {continues} | {void} |")
     return "\n".join(out) + "\n"
 

@@ -40,12 +40,13 @@ class RulingAndPickup(RoundBase[A]):
         """Close the hold with the supervisor's ruling; the cards held go aside."""
         message, hold = message_of(event), self.hold
         assert hold is not None, "only a held round is ruled on"
+        voided = "round voided" if hold.kind.on_void is None else f"round voided; {hold.kind.on_void}"
         self.log.add(
             self.kinds.RESOLUTION,
             code=hold.kind.code,
             resolution=message.resolution.value,
             supervisor=message.operator.ident,
-            effect=hold.kind.on_continue if message.resolution is Resolution.CONTINUE else "round voided",
+            effect=hold.kind.on_continue if message.resolution is Resolution.CONTINUE else voided,
         )
         for item in hold.items:
             self._set_aside(item, hold.kind.code)

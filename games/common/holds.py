@@ -31,6 +31,7 @@ class Kind:
     on_continue: str | None = None  # what CONTINUE does; None: CONTINUE is not offered
     resume_to: str | None = None  # the state CONTINUE leads to; None: the state it was held in
     voidable: bool = True
+    on_void: str | None = None  # what VOID does beyond returning the wagers; None: nothing more
 
     def __call__(self, rule: Rule, detail: str) -> tuple[Kind, Irregularity]:
         return self, Irregularity(rule, detail)

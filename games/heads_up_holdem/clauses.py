@@ -40,6 +40,15 @@ READINGS: dict[str, str] = {
         "it into the hand: nothing is exposed, the stub stays whole for (d)-(f), and each community card "
         "dealt from the hand's top is the stub card the shoe sealed in that place (decision 0020)."
     ),
+    "677a.10(f)": (
+        '"If the cards were not misdealt, all hands shall be void, all wagers shall be returned to the '
+        'players and the entire deck of cards shall be removed from the table." The clause finds a deck '
+        "wrong by the stub's count. A joker, or a card turned up twice in one round, shows the deck wrong "
+        "as surely, with no misdeal to explain it: a supervisor's VOID of such a round (joker, "
+        "duplicate-card) removes the deck from the table as (f) does, and the shoe's cards are collected "
+        "and counted; the table deals on only from a new deck. Read otherwise, a deck shown to hold a "
+        "card twice would go on being dealt from a shoe that reshuffles it."
+    ),
 }
 
 # -- the section, clause by clause ---------------------------------------------------------------------

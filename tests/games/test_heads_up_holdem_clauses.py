@@ -149,6 +149,7 @@ def test_677a_10_b_a_stack_of_the_wrong_size_or_face_up_holds_the_round():
     refused("677a.10 (silent)", round_, SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
     round_.handle(SupervisorResolve(SUPERVISOR, Resolution.VOID))
     assert round_.state == VOIDED and all(a.movement.value == "push" for a in round_.actions)
+    assert not round_.deck_removed, "a stack dealt wrong says nothing against the deck"
     assert len(round_.pickup_order()) == 3
     round_.handle(Collect(3))
     assert round_.state == COMPLETE
@@ -422,7 +423,8 @@ def test_a_card_turned_up_twice_from_the_one_deck_holds_the_round_rather_than_se
     already turned up holds it (duplicate-card), VOID only, even when the shoe proves it: a shoe's
     host once kept a face past its reference's wrap and proved the dealer's 2h beside the flop's
     2h, and settling ranked a hand of seven cards with one twice (a ValueError from the evaluator,
-    the round lost). A card twice within one reveal holds it too."""
+    the round lost). A card twice within one reveal holds it too. The VOID removes the deck from
+    the table (677a.10(f), as docs/conformance.md reads it)."""
     shoe = StackedDeck(DECK)
     round_ = Round(1, rules=RuleSet.example(), verify=lambda sealed, card: True)  # proves anything
     round_.handle(PlaceWager(1, 500, 500))
@@ -441,6 +443,7 @@ def test_a_card_turned_up_twice_from_the_one_deck_holds_the_round_rather_than_se
     refused("677a.10 (silent)", round_, SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
     round_.handle(SupervisorResolve(SUPERVISOR, Resolution.VOID))
     assert round_.state == VOIDED and round_.net(1) == 0
+    assert round_.deck_removed, "677a.10(f): a deck that turns a card up twice leaves the table"
 
     within, _ = start(arrange(["Ah Kh"], "Qs Qd", "Jh Th 9s 3c 4d"), {1: 500})
     within.handle(PlayerDecision(1, Choice.CHECK))

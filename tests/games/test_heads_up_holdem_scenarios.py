@@ -169,7 +169,8 @@ def test_a_deck_short_of_a_card_is_found_by_the_stub_count_voided_and_removed():
 def test_a_joker_turned_up_with_the_flop_holds_the_round_until_a_supervisor_voids_it():
     """603a.15: the game is dealt without jokers. Sealed stacks cannot show one, so the
     round holds when it is turned up (no evaluation of a hand with a joker), and a supervisor's
-    VOID returns every wager."""
+    VOID returns every wager and removes the deck from the table (677a.10(f), as
+    docs/conformance.md reads it)."""
     faces = arrange(["Ks Kd"], "Qc Qd", "2h 5h 9c 3s 8c")
     faces[4] = Card.parse("Xr")  # the first community card: the deck still holds 52 cards
     round_, shoe = start(faces, {1: 1000})
@@ -179,3 +180,4 @@ def test_a_joker_turned_up_with_the_flop_holds_the_round_until_a_supervisor_void
     round_.handle(SupervisorResolve(Operator("S-1", Role.SUPERVISOR), Resolution.VOID))
     assert round_.state == VOIDED
     assert round_.net(1) == 0
+    assert round_.deck_removed

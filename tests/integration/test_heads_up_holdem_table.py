@@ -20,7 +20,7 @@ from structlog.testing import capture_logs
 from croupier.tables.events import RoundListener
 from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
 from drivers.protocol.classes.shuffler import ShuffleCompleted
-from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHOE, SHOE_TRAY, TableWorld
+from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHOE, SHOE_TRAY, PhysicalCard, TableWorld
 from games.heads_up_holdem import Round
 from games.heads_up_holdem.inputs import Resolution
 from games.heads_up_holdem.records import RecordKind
@@ -294,6 +294,52 @@ def test_a_dropped_card_gives_a_wrong_count_a_misdeal_finding_and_a_new_deck():
             assert {c.back for c in rig.world.cards(SHOE)} == {"deck 2"}
 
     run(scenario(), timeout=30)
+
+
+def test_677a_10_f_a_card_turned_up_twice_voids_the_round_and_the_deck_leaves_the_table():
+    """677a.10(f), as docs/conformance.md reads it: a deck whose count is wrong, the cards not
+    misdealt, is removed from the table; a deck that turns a card up twice is as surely not one
+    deck. Here a card of the deck in the shoe is swapped for a second copy of another (still 52
+    cards, so no count finds it), and the shoe deals on until one round turns up both: it holds
+    (duplicate-card), the floorperson voids it, every wager is returned, and the deck, its copy
+    with it, leaves the table; the next round is dealt from a new deck. Before, the void returned the
+    wagers and the shoe went on dealing the same deck."""
+
+    async def scenario():
+        async with holdem_rig(seed=11, shuffler_seed=3) as rig:
+            assert_complete(rig, await rig.play())
+            cards = rig.world.places[SHOE]
+            twin = next(card for card in cards if card.face != cards[0].face)
+            cards[cards.index(twin)] = PhysicalCard(twin.uid, cards[0].face, twin.back)
+            for _ in range(60):
+                playing = asyncio.create_task(rig.play())
+                async with asyncio.timeout(10):
+                    while rig.table.held_round is None and not playing.done():
+                        await asyncio.sleep(0.01)
+                if rig.table.held_round is not None:
+                    break
+                assert_complete(rig, await playing)
+            else:
+                pytest.fail("no round of 60 turned up both copies")
+            held = rig.table.held_round
+            assert held is not None and held.hold is not None and held.hold.kind.code == "duplicate-card"
+            rig.table.resolve(FLOORPERSON, Resolution.VOID)
+            round_ = await asyncio.wait_for(playing, 10)
+            assert round_.state == "complete" and round_.deck_removed
+            assert all(round_.net(seat) == 0 for seat in round_.positions), "every wager returned"
+            [ruling] = round_.log.of(RecordKind.RESOLUTION)
+            assert ruling.fields["effect"] == (
+                "round voided; the deck is removed from the table, collected and counted (677a.10(f))"
+            )
+            assert rig.world.removed == 52, "the whole deck left the table, its copy with it"
+            rig.world.check()
+            assert [f.code for f in rig.table.faults] == ["WRONG_COUNT"], "the shoe is empty"
+            await rig.table.clear("WRONG_COUNT", FLOORPERSON)
+            assert_complete(rig, await rig.play())
+            assert rig.table.decks == 2
+            assert {c.back for c in rig.world.cards(SHOE)} == {"deck 2"}
+
+    run(scenario(), timeout=120)
 
 
 def test_an_auto_reshuffling_shoe_deals_the_community_cards_first_and_keeps_its_stub():
