@@ -63,7 +63,7 @@ class CloseSteps(RoundState, RulingAndPickup[Action]):
         """Every wager returned; a deck shown not to be one deck (a joker, a card twice) leaves the
         table with the round (677a.10(f), as docs/conformance.md reads it)."""
         hold = self._resolve(event)
-        self.deck_removed = hold.kind.on_void is REMOVE_DECK
+        self.deck_removed = hold.kind.on_void == REMOVE_DECK
         voided = (a for p in self.positions.values() for a in settlement.void(p.stakes, clauses.VOID))
         self._record_actions(settlement.in_order(voided))
 
