@@ -21,6 +21,15 @@ READINGS: dict[str, str] = {
     "657a.9(a)(3)": wagers_replaced_reading(
         '"Prior to dealing any cards, the dealer shall announce \"no more bets\""'
     ),
+    "657a.9(f)": (
+        '"If the cards were not misdealt, all hands shall be void, all wagers shall be returned to the '
+        'players and the entire deck of cards shall be removed from the table." The clause finds a deck '
+        "wrong by the stub's count. A shuffler's order holding a card twice shows the deck wrong as "
+        "surely (52 cards, one of them twice, pass every count), with no misdeal to explain it: the "
+        "round holds (duplicate-card), and a supervisor's VOID removes the deck from the table as (f) "
+        "does; the table deals on only from a new deck. Read otherwise, a deck holding a card twice "
+        "would be shuffled and dealt again."
+    ),
 }
 
 CLAUSES: dict[str, str] = {
@@ -122,6 +131,7 @@ HAND_KNOWN = Rule(
 )
 ORDER_OPENS = Rule("657a.9(a)(1)", "the order revealed is the order the shuffler sealed before the deal")
 DEALER_HAND_KNOWN = Rule(PUBLISHED_RULES, "no wager is settled before the dealer's hand is known")
+ONE_DECK = Rule(PUBLISHED_RULES, "a round is dealt from one 52-card deck: no card is in it twice")
 DISCARD_COUNT = Rule(
     "657a.9(c); house convention (657a.11 not found)", "every card on the layout reaches the discard rack"
 )

@@ -86,12 +86,12 @@ def check_place(field: str, place: object, *, six_card: bool = True) -> None:
         raise InputError(f"{field}: expected {allowed}, got {place!r}")
 
 
-def _check_cards(field: str, cards: object, size: int | None) -> None:
+def _check_cards(field: str, cards: object, size: int | None, *, distinct: bool = True) -> None:
     if not isinstance(cards, tuple) or not all(isinstance(card, Card) for card in cards):
         raise InputError(f"{field}: expected a tuple of Cards, got {cards!r}")
     if size is not None and len(cards) != size:
         raise InputError(f"{field}: expected {size} cards, got {len(cards)}")
-    if len(set(cards)) != len(cards):
+    if distinct and len(set(cards)) != len(cards):
         raise InputError(f"{field}: a card appears twice")
     if any(card.is_joker for card in cards):
         raise InputError(f"{field}: Crazy 4 Poker is dealt without jokers")
@@ -273,13 +273,15 @@ class Fold(Message):
 
 @dataclass(frozen=True)
 class RevealOrder(Message):
-    """The shuffled order, top card first, revealed for the round by the shuffler."""
+    """The shuffled order, top card first, revealed for the round by the shuffler. A card twice in
+    it is what the shuffler read from the deck it was given, not a malformed message: the round
+    holds on it (duplicate-card)."""
 
     trigger = "reveal_order"
     cards: tuple[Card, ...]
 
     def __post_init__(self) -> None:
-        _check_cards("RevealOrder.cards", self.cards, None)
+        _check_cards("RevealOrder.cards", self.cards, None, distinct=False)
 
 
 @dataclass(frozen=True)

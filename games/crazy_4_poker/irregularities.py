@@ -61,6 +61,13 @@ DISCARD_COUNT = Kind(
     COMPLETE,
     voidable=False,
 )
+#: VOID of a round whose deck the shuffler's order shows holding a card twice: the deck goes, as
+#: 657a.9(f) removes a deck whose count is wrong when the cards were not misdealt (its reading in
+#: docs/conformance.md).
+REMOVE_DECK = "the deck is removed from the table (657a.9(f))"
+DUPLICATE_CARD = Kind(
+    "duplicate-card", "published game rules (not PA text); 657a.9(f)", Outcome.HELD, on_void=REMOVE_DECK
+)
 MISDEAL = Kind("misdeal", "657a.9(f)", Outcome.VOIDED, voidable=False)
 WRONG_DECK = Kind("wrong-card-count", "657a.9(f)", Outcome.DECK_REMOVED, voidable=False)
 
@@ -70,6 +77,7 @@ KINDS = (
     HAND_UNREPORTED,
     ILLEGAL_RAISE,
     DISCARD_COUNT,
+    DUPLICATE_CARD,
     MISDEAL,
     WRONG_DECK,
 )

@@ -164,6 +164,13 @@ def _transitions() -> list[Spec]:
         dict(
             trigger="reveal_order",
             source=SHOWDOWN,
+            dest=HELD,
+            conditions=["order_opens", "card_twice"],
+            before="hold_card_twice",
+        ),
+        dict(
+            trigger="reveal_order",
+            source=SHOWDOWN,
             dest=None,
             conditions="order_opens",
             before="reconstruct_hands",

@@ -9,11 +9,12 @@ from games.common.machine_parts import message_of
 from games.crazy_4_poker import clauses
 from games.crazy_4_poker.evaluator import best_four
 from games.crazy_4_poker.inputs import DEALER, Place
+from games.crazy_4_poker.irregularities import DUPLICATE_CARD
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.round_state import RoundState
 from games.crazy_4_poker.settlement import Position
 from vocabulary.cards import Card
-from vocabulary.rules import RuleViolation
+from vocabulary.rules import Irregularity, RuleViolation
 
 SHUFFLER_ORDER = "shuffler order"
 DEALER_REPORT = "dealer report"
@@ -72,6 +73,26 @@ class PlaySteps(RoundState):
         if self.hands or len(cards) < len(self.deal) or not self._verify_order(order, cards):
             raise RuleViolation(clauses.ORDER_OPENS, "the order revealed does not open the shuffler's seal")
         return True
+
+    def card_twice(self, event: EventData) -> bool:
+        """Published game rules: a round is dealt from one 52-card deck; an order that holds a card
+        twice shows a deck that is not one, whatever it opens."""
+        cards = message_of(event).cards
+        return len(set(cards)) != len(cards)
+
+    def hold_card_twice(self, event: EventData) -> None:
+        """Held, no hand known nor wager settled, until a supervisor voids the round (and the deck
+        goes: 657a.9(f), as docs/conformance.md reads it). The detail names the places in the order,
+        never the face: the stub's cards are never turned up."""
+        cards = message_of(event).cards
+        first: dict[Card, int] = {}
+        twice = []
+        for at, card in enumerate(cards, start=1):
+            if card in first:
+                twice.append(f"{first[card]} and {at}")
+            first.setdefault(card, at)
+        detail = f"the shuffler's order holds a card twice (places {'; '.join(twice)} of {len(cards)})"
+        self._hold(DUPLICATE_CARD, Irregularity(clauses.ONE_DECK, detail))
 
     def reconstruct_hands(self, event: EventData) -> None:
         """Card i of the shuffled order went to the i-th place of the enforced deal order (657a.9(b))."""

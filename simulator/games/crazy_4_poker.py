@@ -236,7 +236,9 @@ class StrategyPlayers:
 
     def decide(self, seat: int) -> Play | Fold:
         cards = self.look(seat)
-        if len(cards) != 5:  # a card astray: the round will not reach the showdown; fold
+        # A card astray (the round will not reach the showdown), or a card twice in the hand (the
+        # round holds on the shuffler's order: duplicate-card): no hand to rank; fold.
+        if len(set(cards)) != 5:
             return Fold(seat)
         multiple = play_multiple(cards, self.rules.max_play_multiple)
         return Play(seat, multiple) if multiple else Fold(seat)

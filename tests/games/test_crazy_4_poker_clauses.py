@@ -42,8 +42,9 @@ from games.crazy_4_poker.machine import (
 )
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.stacked import StackedShuffler, stack
+from vocabulary.cards import Card
 from vocabulary.operators import Operator, Role
-from vocabulary.rules import RuleViolation
+from vocabulary.rules import PUBLISHED_RULES, RuleViolation
 
 SUPERVISOR = Operator("S-1", Role.SUPERVISOR)
 DEALER_OP = Operator("D-1", Role.DEALER)
@@ -433,3 +434,41 @@ def test_config_errors_name_the_key() -> None:
         RuleSet.from_mapping({"shuffler": "manual"})
     with pytest.raises(ConfigError, match="progressive_pay_table: required because the table offers"):
         RuleSet.example(progressive_offered=True, progressive_pay_table={}).check_pay_tables()
+
+
+def test_657a_9_f_an_order_holding_a_card_twice_holds_the_round_and_its_void_removes_the_deck() -> None:
+    """Published game rules: a round is dealt from one 52-card deck; 657a.9(f), as
+    docs/conformance.md reads it: a deck shown wrong, not misdealt, is removed from the table. A deck
+    of 52 cards holding one twice passes every count, and the shuffler sealed the order it read, so
+    the order opens its seal: the round holds (duplicate-card) with no hand known, naming the places
+    in the order and never the face (the stub is never turned up); only a VOID is offered, which
+    returns every wager and removes the deck, and the table deals no round until a new deck. Before,
+    the order was refused as malformed input and the table's round ended with an error, its wagers
+    neither settled nor returned."""
+    order = stack(HANDS, DEALER_HAND)
+    twin = order.index(Card.parse("Kc"))  # seat 2's first card...
+    order[twin] = Card.parse("As")  # ...is seat 1's first, again
+    table, shuffler = open_table(order=order)
+    round_ = wagered(table, shuffler)
+    to_decisions(round_, shuffler)
+    for seat in sorted(round_.positions):
+        round_.handle(Play(seat))
+    round_.handle(RevealOrder(shuffler.order))
+    assert round_.state == HELD and round_.hold is not None
+    hold = round_.hold
+    assert (hold.kind.code, hold.irregularity.rule.clause) == ("duplicate-card", PUBLISHED_RULES)
+    detail = hold.irregularity.detail
+    first = order.index(Card.parse("As"))
+    assert f"places {first + 1} and {twin + 1} of 52" in detail and "As" not in detail, detail
+    assert not round_.hands, "no hand is known from an order that is not one deck"
+    with pytest.raises(RuleViolation):
+        round_.handle(SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
+    round_.handle(SupervisorResolve(SUPERVISOR, Resolution.VOID))
+    assert round_.state == VOIDED and round_.deck_removed
+    assert all(round_.net(seat) == 0 for seat in round_.positions), "every wager returned"
+    round_.handle(Discard(round_.layout_cards))
+    table.round_over(round_)
+    with pytest.raises(RuleViolation, match=r"657a\.9\(f\)"):
+        table.new_round()
+    table.new_deck()
+    assert table.new_round().number == 2

@@ -20,7 +20,7 @@ from structlog.testing import capture_logs
 from croupier.tables.crazy_4_poker import Crazy4PokerTable, layout_place
 from croupier.tables.events import RoundListener
 from firmware_sim.device import SimulatedDevice
-from firmware_sim.world import DEALER_HAND, TableWorld
+from firmware_sim.world import DEALER_HAND, SHUFFLER_INPUT, PhysicalCard, TableWorld
 from games.crazy_4_poker import Round, RuleSet
 from games.crazy_4_poker.dealing import deal_sequence
 from games.crazy_4_poker.inputs import Resolution
@@ -154,6 +154,42 @@ def test_the_hands_on_the_felt_are_the_ones_the_record_reconstructs():
             assert tuple(felt[layout_place(place)]) == cards
 
     run(scenario())
+
+
+def test_657a_9_f_a_deck_holding_a_card_twice_is_voided_and_removed_at_the_table():
+    """657a.9(f), as docs/conformance.md reads it: a card of the deck swapped for a second copy of
+    another (still 52 cards of the table's back, so neither the shuffler nor a count finds it). The
+    shuffler's order revealed at the showdown holds it twice: the round holds (duplicate-card), the
+    floorperson voids it, every wager is returned (the progressive's too), and the deck leaves the
+    table; the next round is dealt from a new deck. Before, the round ended in an error at the
+    showdown, its wagers neither settled nor returned."""
+
+    async def scenario():
+        async with table_rig() as rig:
+            await play(rig)
+            cards = rig.world.places[SHUFFLER_INPUT]
+            doubled = cards[0].face
+            twin = next(card for card in cards if card.face != doubled)
+            cards[cards.index(twin)] = PhysicalCard(twin.uid, doubled, twin.back)
+            task = asyncio.create_task(rig.table.play_round(rig.players))
+            async with asyncio.timeout(10):
+                while rig.table.held_round is None:
+                    await asyncio.sleep(0.01)
+            held = rig.table.held_round
+            assert held.hold is not None and held.hold.kind.code == "duplicate-card"
+            assert str(doubled) not in held.hold.irregularity.detail, "the face stays secret"
+            rig.table.resolve(SUPERVISOR, Resolution.VOID)
+            round_ = await asyncio.wait_for(task, 10)
+            assert round_.state == COMPLETE and round_.deck_removed
+            assert all(round_.net(seat) == 0 for seat in round_.positions), "every wager returned"
+            assert rig.world.removed == 52, "the deck left the table, its copy with it"
+            rig.world.check()
+            await reset_frozen(rig)
+            assert (await play(rig)).state == COMPLETE, "dealt from a new deck"
+            faces = [card.face for place in rig.world.places.values() for card in place if card.face]
+            assert len(faces) == len(set(faces)) == 52
+
+    run(scenario(), timeout=60)
 
 
 def test_a_chip_count_mismatch_holds_the_round_for_a_supervisor():

@@ -99,6 +99,13 @@ def test_crazy_4_plays_3x_with_aces_1x_with_king_queen_else_folds(hand: str, mul
     assert decision == (Play(2, multiple) if multiple else Fold(2))
 
 
+def test_crazy_4_folds_a_hand_that_holds_a_card_twice() -> None:
+    """A hand dealt from a deck holding a card twice (the round holds on the shuffler's order,
+    duplicate-card) is no hand to rank: the player folds, where its strategy raised a ValueError from
+    the hand evaluator and ended the simulation."""
+    assert seated("crazy-4-poker", {2: "Ac Ac 7h 4s 2c"}).decide(2) == Fold(2)  # type: ignore[attr-defined]
+
+
 def test_crazy_4_wagers_ante_and_equal_super_bonus_and_a_progressive_chip_on_the_sensor() -> None:
     covered: list[int] = []
     rules = Crazy4Rules.from_mapping(
