@@ -286,14 +286,14 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
             await self._step(play)
         self.game.round_over(round_)
         self.in_play = None
-        if round_.deck_removed:
-            removed = self.dealer.remove_deck()
-            self.log.warning("deck removed", round=round_.number, cards=removed, clause="677a.10(f)")
+        removed = self.dealer.remove_deck() if round_.deck_removed else 0
         await self._shoe_round_ended(self.shoe)
         if round_.deck_removed:
             self.shoe.close_shoe()
             self.dealer.empty_shoe()
             await self._collected(self.shoe)
+            removed += self.dealer.remove_deck()  # what the shoe still held: its stub, community first
+            self.log.warning("deck removed", round=round_.number, cards=removed, clause="677a.10(f)")
         self._ended(round_)
         return round_
 

@@ -110,7 +110,11 @@ class SerialTransport(Transport):
         except OSError as exc:
             raise TransportError(f"{self.url}: cannot open: {exc}") from exc
         if scheme == "socket":
-            _send_at_once(port)
+            try:
+                _send_at_once(port)
+            except OSError as exc:
+                port.close()
+                raise TransportError(f"{self.url}: cannot set the connection up: {exc}") from exc
         return port
 
     def write(self, data: bytes) -> None:

@@ -24,11 +24,12 @@ READINGS: dict[str, str] = {
     "657a.9(f)": (
         '"If the cards were not misdealt, all hands shall be void, all wagers shall be returned to the '
         'players and the entire deck of cards shall be removed from the table." The clause finds a deck '
-        "wrong by the stub's count. A shuffler's order holding a card twice shows the deck wrong as "
-        "surely (52 cards, one of them twice, pass every count), with no misdeal to explain it: the "
-        "round holds (duplicate-card), and a supervisor's VOID removes the deck from the table as (f) "
-        "does; the table deals on only from a new deck. Read otherwise, a deck holding a card twice "
-        "would be shuffled and dealt again."
+        "wrong by the stub's count. A shuffler's order holding a card twice says the deck is not one "
+        "52-card deck (52 cards, one of them twice, pass every count) or that the shuffler misread it, "
+        "with no misdeal to explain it: the deck cannot be trusted either way. The round holds "
+        "(duplicate-card), and a supervisor's VOID removes the deck from the table as (f) does; the "
+        "table deals on only from a new deck: a sound deck removed costs a new deck, while a wrong "
+        "one kept would be shuffled and dealt again."
     ),
 }
 

@@ -43,11 +43,12 @@ READINGS: dict[str, str] = {
     "677a.10(f)": (
         '"If the cards were not misdealt, all hands shall be void, all wagers shall be returned to the '
         'players and the entire deck of cards shall be removed from the table." The clause finds a deck '
-        "wrong by the stub's count. A joker, or a card turned up twice in one round, shows the deck wrong "
-        "as surely, with no misdeal to explain it: a supervisor's VOID of such a round (joker, "
-        "duplicate-card) removes the deck from the table as (f) does, and the shoe's cards are collected "
-        "and counted; the table deals on only from a new deck. Read otherwise, a deck shown to hold a "
-        "card twice would go on being dealt from a shoe that reshuffles it."
+        "wrong by the stub's count. A joker, or a card turned up twice in one round, says the deck is not "
+        "one 52-card deck, or that the shoe or its host misread it, with no misdeal to explain it: the "
+        "deck cannot be trusted either way. A supervisor's VOID of such a round (joker, duplicate-card) "
+        "removes the deck from the table as (f) does, what the shoe still holds with it, and the table "
+        "deals on only from a new deck: a sound deck removed costs a new deck, "
+        "while a wrong one kept would go on being dealt from a shoe that reshuffles it."
     ),
 }
 

@@ -296,17 +296,20 @@ def test_a_dropped_card_gives_a_wrong_count_a_misdeal_finding_and_a_new_deck():
     run(scenario(), timeout=30)
 
 
-def test_677a_10_f_a_card_turned_up_twice_voids_the_round_and_the_deck_leaves_the_table():
+@pytest.mark.parametrize("community_first", [False, True], ids=["stub-racked", "community-first"])
+def test_677a_10_f_a_card_turned_up_twice_voids_the_round_and_the_deck_leaves_the_table(community_first):
     """677a.10(f), as docs/conformance.md reads it: a deck whose count is wrong, the cards not
-    misdealt, is removed from the table; a deck that turns a card up twice is as surely not one
-    deck. Here a card of the deck in the shoe is swapped for a second copy of another (still 52
-    cards, so no count finds it), and the shoe deals on until one round turns up both: it holds
+    misdealt, is removed from the table; a deck that turns a card up twice is taken for one that is
+    not one deck. Here a card of the deck in the shoe is swapped for a second copy of another (still
+    52 cards, so no count finds it), and the shoe deals on until one round turns up both: it holds
     (duplicate-card), the floorperson voids it, every wager is returned, and the deck, its copy
-    with it, leaves the table; the next round is dealt from a new deck. Before, the void returned the
-    wagers and the shoe went on dealing the same deck."""
+    with it, leaves the table, what the shoe still held too (with the community cards first, (g),
+    its stub); the shoe, finding its deck gone, latches WRONG_COUNT, and once a supervisor has
+    cleared it the next rounds are dealt from a new deck. Before, the void returned the wagers and
+    the shoe went on dealing the same deck."""
 
     async def scenario():
-        async with holdem_rig(seed=11, shuffler_seed=3) as rig:
+        async with holdem_rig(seed=11, shuffler_seed=3, community_first=community_first) as rig:
             assert_complete(rig, await rig.play())
             cards = rig.world.places[SHOE]
             twin = next(card for card in cards if card.face != cards[0].face)
@@ -333,11 +336,13 @@ def test_677a_10_f_a_card_turned_up_twice_voids_the_round_and_the_deck_leaves_th
             )
             assert rig.world.removed == 52, "the whole deck left the table, its copy with it"
             rig.world.check()
-            assert [f.code for f in rig.table.faults] == ["WRONG_COUNT"], "the shoe is empty"
+            assert [f.code for f in rig.table.faults] == ["WRONG_COUNT"], "the shoe's deck is gone"
             await rig.table.clear("WRONG_COUNT", FLOORPERSON)
-            assert_complete(rig, await rig.play())
+            for _ in range(3):
+                assert_complete(rig, await rig.play())
             assert rig.table.decks == 2
-            assert {c.back for c in rig.world.cards(SHOE)} == {"deck 2"}
+            backs = {c.back for place in rig.world.places.values() for c in place}
+            assert backs == {"deck 2"} and rig.world.count(SHOE) + rig.world.count(DISCARD) == 52
 
     run(scenario(), timeout=120)
 
