@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Generic, TypeAlias, TypeVar
 
+from croupier.screen.errors import BadRequest
+from games.common.messages import InputError
 from vocabulary.rules import RuleViolation
 
 T = TypeVar("T")
@@ -55,7 +57,9 @@ async def answered(answer: Answer[T]) -> T | Offer[T]:
 
 def take(got: T | Offer[T], apply: Callable[[T], object]) -> bool:
     """Give one answer to the round through ``apply``: True when taken. A keyed answer the round
-    refuses goes back to who keyed it (False: ask again); a simulated one is raised."""
+    refuses goes back to who keyed it (False: ask again); a simulated one is raised. So does one the
+    round's message cannot be made of (a hand keyed with a card twice: InputError), as a bad
+    request naming what was wrong, rather than ending the round."""
     offer = got if isinstance(got, Offer) else None
     try:
         apply(offer.value if offer is not None else got)  # type: ignore[arg-type]
@@ -63,6 +67,11 @@ def take(got: T | Offer[T], apply: Callable[[T], object]) -> bool:
         if offer is None:
             raise
         offer.refuse(refusal)
+        return False
+    except InputError as malformed:
+        if offer is None:
+            raise
+        offer.refuse(BadRequest(str(malformed)))
         return False
     if offer is not None:
         offer.accept()

@@ -18,11 +18,12 @@ import pytest
 import serial
 
 from drivers.connection import ConnectionState, DeviceConnection
-from drivers.errors import NotConnected
+from drivers.errors import NotConnected, TransportError
 from drivers.host_link import LinkTimings
 from drivers.protocol.core import DeviceClass, Echo, EchoReply, IncrementTestCounter, ReadTestCounter
 from drivers.protocol.frame import Frame, Kind
 from drivers.protocol.message import Status
+from drivers.transport import serial as serial_transport
 from drivers.transport.serial import SerialTransport
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.personality import DiagnosticPersonality
@@ -46,6 +47,32 @@ async def wait_idle(conn) -> None:
 
 
 # -- raw TCP -------------------------------------------------------------------------------------
+def test_a_tcp_connection_whose_option_cannot_be_set_is_closed_and_named(monkeypatch):
+    """Setting TCP_NODELAY can fail (a peer that reset the connection at once): the port is closed,
+    not leaked, and the failure is a TransportError naming the URL, as any other open failure."""
+    closed: list[bool] = []
+    real_open = serial.serial_for_url
+
+    def opened(url: str, **kwargs):
+        port = real_open(url, **kwargs)
+        close = port.close
+        port.close = lambda: (closed.append(True), close())[1]
+        return port
+
+    def refuse(port) -> None:
+        raise OSError(22, "Invalid argument")
+
+    monkeypatch.setattr(serial_transport.serial, "serial_for_url", opened)
+    monkeypatch.setattr(serial_transport, "_send_at_once", refuse)
+    port = TcpPort(device()).start()
+    try:
+        with pytest.raises(TransportError, match=rf"{port.url}: cannot set the connection up"):
+            SerialTransport(port.url)._open_port()
+        assert closed == [True]
+    finally:
+        port.stop()
+
+
 def test_tcp_and_rfc2217_send_each_packet_at_once():
     """Nagle's algorithm is off on the host's connection to a serial device server, raw TCP and RFC
     2217 alike: with it on, a command written just after the acknowledgement of a device event (two

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from croupier.screen.answers import answered, take
+from croupier.screen.answers import answered, ask, take
 from croupier.screen.errors import BadRequest
 from croupier.screen.prompts import AWAITED, NO_MORE_BETS, NO_WAGER, ONCE, TABLE_CLOSED, Screen
 from croupier.tables.crazy_4_poker import Crazy4ScreenDealer
+from games.crazy_4_poker.inputs import ReportHand
 from tests.links import run
 from vocabulary.cards import Card
 from vocabulary.rules import Rule, RuleViolation
@@ -102,6 +103,37 @@ def test_a_closed_table_takes_no_wager_until_a_round_has_begun() -> None:
         with pytest.raises(StopAsyncIteration):
             await anext(stream)
         await closing
+
+    run(main())
+
+
+def test_a_hand_keyed_with_a_card_twice_goes_back_to_the_dealer_and_the_round_goes_on() -> None:
+    """A hand keyed with a card twice passes the screen's own checks (five cards, each a card) but
+    cannot be the round's message (``ReportHand`` refuses it: InputError): the dealer is told so, as
+    a bad request naming it, and asked again; the table's ``ask`` goes on. Before, the InputError
+    left ``take`` and ended the table's round, its wagers neither settled nor returned."""
+
+    async def main() -> None:
+        screen = Screen()
+        dealer = Crazy4ScreenDealer(screen)
+        taken: list[ReportHand] = []
+
+        def reported(cards: tuple[Card, ...]) -> None:  # as the table gives it to the round
+            taken.append(ReportHand(1, cards))
+
+        asking = asyncio.create_task(ask(lambda: dealer.report_hand("seat 1"), reported))
+        await asyncio.sleep(0)
+        prompt = screen.prompt.as_json()
+        twice = ["Kc", "Kc", "9h", "6s", "2c"]
+        with pytest.raises(BadRequest, match="a card appears twice"):
+            await screen.answer("hand_report", {"prompt": prompt["id"], "cards": twice})
+        assert not asking.done() and not taken
+        await asyncio.sleep(0)
+        prompt = screen.prompt.as_json()
+        hand = ["Kc", "Kd", "9h", "6s", "2c"]
+        await screen.answer("hand_report", {"prompt": prompt["id"], "cards": hand})
+        await asyncio.wait_for(asking, 1)
+        assert taken == [ReportHand(1, tuple(Card.parse(word) for word in hand))]
 
     run(main())
 
