@@ -31,7 +31,16 @@ class Kind:
     on_continue: str | None = None  # what CONTINUE does; None: CONTINUE is not offered
     resume_to: str | None = None  # the state CONTINUE leads to; None: the state it was held in
     voidable: bool = True
-    on_void: str | None = None  # what VOID does beyond returning the wagers; None: nothing more
+    #: The clause under which a VOID of this kind also removes the deck from the table (a deck shown
+    #: not to be one deck); None: VOID returns the wagers and nothing more.
+    removes_deck: str | None = None
+
+    @property
+    def on_void(self) -> str | None:
+        """What VOID does beyond returning the wagers, as the record and docs/conformance.md say it."""
+        if self.removes_deck is None:
+            return None
+        return f"the deck is removed from the table ({self.removes_deck})"
 
     def __call__(self, rule: Rule, detail: str) -> tuple[Kind, Irregularity]:
         return self, Irregularity(rule, detail)

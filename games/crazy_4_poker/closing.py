@@ -11,7 +11,7 @@ from games.common.movement import Movement
 from games.crazy_4_poker import clauses, settlement
 from games.crazy_4_poker.evaluator import Strength
 from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
-from games.crazy_4_poker.irregularities import DISCARD_COUNT, HAND_UNREPORTED, ILLEGAL_RAISE, REMOVE_DECK
+from games.crazy_4_poker.irregularities import DISCARD_COUNT, HAND_UNREPORTED, ILLEGAL_RAISE
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.round_state import RoundState
 from games.crazy_4_poker.settlement import Action, Wager
@@ -130,7 +130,7 @@ class CloseSteps(RoundState, RulingAndPickup[Action]):
         """Every wager returned; a deck the shuffler's order showed holding a card twice leaves the
         table with the round (657a.9(f), as docs/conformance.md reads it)."""
         hold = self._resolve(event)
-        self.deck_removed = hold.kind.on_void == REMOVE_DECK
+        self.deck_removed = hold.kind.removes_deck is not None
         self.layout_cards = len(self.dealt) + len(self.misplaced)
         self._record_actions([a for p in self.positions.values() for a in settlement.void(p, clauses.VOID)])
 

@@ -64,9 +64,9 @@ DISCARD_COUNT = Kind(
 #: VOID of a round whose deck the shuffler's order shows holding a card twice: the deck goes, as
 #: 657a.9(f) removes a deck whose count is wrong when the cards were not misdealt (its reading in
 #: docs/conformance.md).
-REMOVE_DECK = "the deck is removed from the table (657a.9(f))"
+DECK_GOES = "657a.9(f)"
 DUPLICATE_CARD = Kind(
-    "duplicate-card", "published game rules (not PA text); 657a.9(f)", Outcome.HELD, on_void=REMOVE_DECK
+    "duplicate-card", "published game rules (not PA text); 657a.9(f)", Outcome.HELD, removes_deck=DECK_GOES
 )
 MISDEAL = Kind("misdeal", "657a.9(f)", Outcome.VOIDED, voidable=False)
 WRONG_DECK = Kind("wrong-card-count", "657a.9(f)", Outcome.DECK_REMOVED, voidable=False)

@@ -9,7 +9,7 @@ from games.common.closing import RulingAndPickup
 from games.common.machine_parts import message_of
 from games.common.poker_hands import best_five
 from games.heads_up_holdem import clauses, settlement
-from games.heads_up_holdem.irregularities import COLLECT_COUNT, REMOVE_DECK
+from games.heads_up_holdem.irregularities import COLLECT_COUNT
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.round_state import RoundState
 from games.heads_up_holdem.settlement import Action
@@ -63,7 +63,7 @@ class CloseSteps(RoundState, RulingAndPickup[Action]):
         """Every wager returned; a deck shown not to be one deck (a joker, a card twice) leaves the
         table with the round (677a.10(f), as docs/conformance.md reads it)."""
         hold = self._resolve(event)
-        self.deck_removed = hold.kind.on_void == REMOVE_DECK
+        self.deck_removed = hold.kind.removes_deck is not None
         voided = (a for p in self.positions.values() for a in settlement.void(p.stakes, clauses.VOID))
         self._record_actions(settlement.in_order(voided))
 

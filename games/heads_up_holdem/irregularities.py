@@ -42,12 +42,12 @@ CARD_EXPOSED = Kind("card-exposed", "677a.10(b); 677a.10(c)", Outcome.HELD)
 #: VOID of a round dealt from a deck shown not to be one 52-card deck: the deck goes, as 677a.10(f)
 #: removes a deck whose count is wrong when the cards were not misdealt (its reading in
 #: docs/conformance.md).
-REMOVE_DECK = "the deck is removed from the table, collected and counted (677a.10(f))"
-JOKER = Kind("joker", "603a.15; 677a.10(f)", Outcome.HELD, on_void=REMOVE_DECK)
+DECK_GOES = "677a.10(f)"
+JOKER = Kind("joker", "603a.15; 677a.10(f)", Outcome.HELD, removes_deck=DECK_GOES)
 WRONG_COUNT = Kind("wrong-count", "677a.10(f)", Outcome.MISDEAL, voidable=False)
 REVEAL_MISMATCH = Kind("reveal-mismatch", "published game rules (not PA text)", Outcome.HELD)
 DUPLICATE_CARD = Kind(
-    "duplicate-card", "published game rules (not PA text); 677a.10(f)", Outcome.HELD, on_void=REMOVE_DECK
+    "duplicate-card", "published game rules (not PA text); 677a.10(f)", Outcome.HELD, removes_deck=DECK_GOES
 )
 COLLECT_COUNT = Kind(
     "collect-count",

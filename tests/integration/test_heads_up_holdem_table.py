@@ -332,7 +332,7 @@ def test_677a_10_f_a_card_turned_up_twice_voids_the_round_and_the_deck_leaves_th
             assert all(round_.net(seat) == 0 for seat in round_.positions), "every wager returned"
             [ruling] = round_.log.of(RecordKind.RESOLUTION)
             assert ruling.fields["effect"] == (
-                "round voided; the deck is removed from the table, collected and counted (677a.10(f))"
+                "round voided; the deck is removed from the table (677a.10(f))"
             )
             assert rig.world.removed == 52, "the whole deck left the table, its copy with it"
             rig.world.check()
