@@ -34,7 +34,8 @@ function refusal(reply, status) {
 }
 
 /** One action: its POST once, its buttons disabled until answered, its answer noted (an answer
- * taken: 200, or 202 for an action that runs on, the day's opening). */
+ * taken: 200, or 202 for an action that runs on, the day's opening). ``done`` gives the note's text,
+ * or a note the stream already gave, which stands. */
 async function act(id, path, body, done) {
   if (pending.has(id)) return;
   pending.add(id);
@@ -43,7 +44,8 @@ async function act(id, path, body, done) {
   try {
     const { status, body: reply } = await post(path, body);
     const taken = status === 200 || status === 202;
-    notes.set(id, taken ? { text: done(reply, status), error: false } : { text: refusal(reply, status), error: true });
+    const said = taken ? done(reply, status) : refusal(reply, status);
+    notes.set(id, typeof said === "string" ? { text: said, error: !taken } : said);
   } catch (error) {
     notes.set(id, { text: `not sent: ${error}`, error: true });
   } finally {
@@ -316,6 +318,8 @@ if (who.role !== "supervisor") {
       if (status === 200) return `opened by ${reply.by}`;
       opening.by = reply.by;
       if (opening.state === "open") return `opened by ${reply.by}`; // the stream told its end first
+      // the stream told first that the opening is held (or refused): what it said stands
+      if (["held", "refused"].includes(opening.state) && notes.has("open")) return notes.get("open");
       return `the opening is under way, started by ${reply.by}`;
     });
   });
