@@ -335,6 +335,39 @@ def test_on_real_equipment_the_console_shows_the_opening_as_it_goes(browser, tmp
     assert actions == ["sign_in", "clear", "table_open", "dealer_change"], "each double click once"
 
 
+def test_an_opening_held_stays_held_on_the_console_when_the_opens_answer_comes_after_the_stream(
+    browser, tmp_path: Path
+):
+    """The stream may tell the console that the opening is held before the open's own answer (202)
+    reaches the page: the answer must not write "under way" over "held until a supervisor clears
+    JAM", or the supervisor is never told what to clear. The page's fetch is made to hand the
+    open's answer over 1.5 s late, so the held state always comes first."""
+    late = """
+        const real = window.fetch;
+        window.fetch = async (path, init) => {
+            const response = await real(path, init);
+            if (String(path).endsWith("/v1/table/open")) {
+                await new Promise((resolve) => setTimeout(resolve, 1500));
+                window.openAnswered = true;
+            }
+            return response;
+        };
+    """
+    with equipment(tmp_path) as (base, world):
+        browser.delete_all_cookies()
+        sign_in(browser, base, SUPERVISOR_TOKEN)
+        wait(browser, lambda d: table_state(d) == "closed")
+        browser.execute_script(late)
+        with world.lock:
+            world.faults.stuck.add(SHUFFLER_INPUT)  # the first shuffle jams: the opening is held
+        click(browser, "#open-table")
+        wait(browser, lambda d: table_state(d) == "opening held")
+        wait(browser, lambda d: d.execute_script("return window.openAnswered === true"))
+        # the answer noted and the page drawn again: the open button is no longer pending
+        wait(browser, lambda d: d.find_element(By.ID, "open-table").is_enabled())
+        assert shown(browser, "#table-message").startswith("held until a supervisor clears JAM")
+
+
 def pays_often(config: str) -> str:
     """The table's configuration with the progressive pay table ``PAYS_OFTEN``."""
     start = config.index("[rules.progressive_pay_table]")
