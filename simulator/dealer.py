@@ -22,6 +22,7 @@ from firmware_sim.world import (
     SHOE,
     SHOE_TRAY,
     SHUFFLER_INPUT,
+    PhysicalCard,
     TableWorld,
     WorldError,
 )
@@ -106,6 +107,19 @@ class SimulatedDealer:
         joker with the batch's own back into the shoe is one the table finds as it is dealt. It
         enters the table through ``add``, as from a pocket, so the world's books still balance."""
         self.world.add(place, [face], back, at=at)
+
+    def slip_copy(self, place: str) -> Card:
+        """A card of ``place`` swapped for a second copy of its top card, of the same back (a card
+        from another deck of the same design): 52 cards still, one of them twice, which no count
+        finds. The card swapped keeps its place in the world's books. Returns the face now twice."""
+        with self.world.lock:
+            cards = self.world.take(place, self.world.count(place))
+            doubled = cards[0].face
+            assert doubled is not None, f"{place} begins with a cover card"
+            at = next(i for i, card in enumerate(cards) if card.face != doubled)
+            cards[at] = PhysicalCard(cards[at].uid, doubled, cards[at].back)
+            self.world.put(place, cards)
+        return doubled
 
     def deal_card(self, place: str) -> None:
         """The top card of the hand, face down, to ``place`` (dealing from the hand: 657a.9(b),

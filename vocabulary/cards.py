@@ -13,6 +13,7 @@ import functools
 import hashlib
 import hmac
 import secrets
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 RANKS = "A23456789TJQK"
@@ -82,6 +83,18 @@ def standard_deck(jokers: int = 0) -> list[Card]:
         raise CardError(f"a deck has 0, 1 or 2 jokers, not {jokers}")
     deck = [Card(rank, suit) for suit in range(4) for rank in range(1, 14)]
     return deck + [Card(JOKER_RANK, colour) for colour in range(jokers)]
+
+
+def repeats(cards: Sequence[Card], before: Iterable[Card] = ()) -> list[int]:
+    """The positions in ``cards`` of each card seen already, in ``before`` or earlier in ``cards``:
+    one deck holds each card once, so a repeat shows a deck that is not one (or a card misread)."""
+    seen = set(before)
+    found = []
+    for at, card in enumerate(cards):
+        if card in seen:
+            found.append(at)
+        seen.add(card)
+    return found
 
 
 def new_nonce() -> bytes:

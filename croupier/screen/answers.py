@@ -63,15 +63,10 @@ def take(got: T | Offer[T], apply: Callable[[T], object]) -> bool:
     offer = got if isinstance(got, Offer) else None
     try:
         apply(offer.value if offer is not None else got)  # type: ignore[arg-type]
-    except RuleViolation as refusal:
+    except (RuleViolation, InputError) as refusal:
         if offer is None:
             raise
-        offer.refuse(refusal)
-        return False
-    except InputError as malformed:
-        if offer is None:
-            raise
-        offer.refuse(BadRequest(str(malformed)))
+        offer.refuse(refusal if isinstance(refusal, RuleViolation) else BadRequest(str(refusal)))
         return False
     if offer is not None:
         offer.accept()

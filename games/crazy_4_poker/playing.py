@@ -13,7 +13,7 @@ from games.crazy_4_poker.irregularities import DUPLICATE_CARD
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.round_state import RoundState
 from games.crazy_4_poker.settlement import Position
-from vocabulary.cards import Card
+from vocabulary.cards import Card, repeats
 from vocabulary.rules import Irregularity, RuleViolation
 
 SHUFFLER_ORDER = "shuffler order"
@@ -77,21 +77,15 @@ class PlaySteps(RoundState):
     def card_twice(self, event: EventData) -> bool:
         """Published game rules: a round is dealt from one 52-card deck; an order that holds a card
         twice shows a deck that is not one, whatever it opens."""
-        cards = message_of(event).cards
-        return len(set(cards)) != len(cards)
+        return bool(repeats(message_of(event).cards))
 
     def hold_card_twice(self, event: EventData) -> None:
         """Held, no hand known nor wager settled, until a supervisor voids the round (and the deck
         goes: 657a.9(f), as docs/conformance.md reads it). The detail names the places in the order,
         never the face: the stub's cards are never turned up."""
         cards = message_of(event).cards
-        first: dict[Card, int] = {}
-        twice = []
-        for at, card in enumerate(cards, start=1):
-            if card in first:
-                twice.append(f"{first[card]} and {at}")
-            first.setdefault(card, at)
-        detail = f"the shuffler's order holds a card twice (places {'; '.join(twice)} of {len(cards)})"
+        twice = "; ".join(f"{cards.index(cards[at]) + 1} and {at + 1}" for at in repeats(cards))
+        detail = f"the shuffler's order holds a card twice (places {twice} of {len(cards)})"
         self._hold(DUPLICATE_CARD, Irregularity(clauses.ONE_DECK, detail))
 
     def reconstruct_hands(self, event: EventData) -> None:

@@ -18,7 +18,7 @@ from games.heads_up_holdem.machine import FLOP, PREFLOP, RIVER
 from games.heads_up_holdem.positions import Position
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.round_state import RoundState
-from vocabulary.cards import Card
+from vocabulary.cards import Card, repeats
 from vocabulary.rules import RuleViolation
 
 STREET_RULES = {PREFLOP: clauses.PLAY_PREFLOP, FLOP: clauses.PLAY_FLOP, RIVER: clauses.PLAY_RIVER}
@@ -145,14 +145,8 @@ class PlaySteps(RoundState):
         card could open its own commitment and the deck still not be one deck: a shoe or its host
         that proves a card it read before (a foreign card, a face kept too long); settling on them
         would rank a hand of seven cards with one twice."""
-        seen = [*self.community_faces, *self.dealer_faces]
-        seen += [face for position in self.positions.values() for face in position.faces]
-        twice = []
-        for card in cards:
-            if card in seen:
-                twice.append(card)
-            seen.append(card)
-        return twice
+        shown = [face for position in self.positions.values() for face in position.faces]
+        return [cards[at] for at in repeats(cards, [*self.community_faces, *self.dealer_faces, *shown])]
 
     def _stack_of(self, seat: int | None) -> tuple[Arrival, ...]:
         return self.dealer_stack if seat is None else self.positions[seat].stack

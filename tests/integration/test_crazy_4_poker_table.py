@@ -20,7 +20,7 @@ from structlog.testing import capture_logs
 from croupier.tables.crazy_4_poker import Crazy4PokerTable, layout_place
 from croupier.tables.events import RoundListener
 from firmware_sim.device import SimulatedDevice
-from firmware_sim.world import DEALER_HAND, SHUFFLER_INPUT, PhysicalCard, TableWorld
+from firmware_sim.world import DEALER_HAND, SHUFFLER_INPUT, TableWorld
 from games.crazy_4_poker import Round, RuleSet
 from games.crazy_4_poker.dealing import deal_sequence
 from games.crazy_4_poker.inputs import Resolution
@@ -167,10 +167,7 @@ def test_657a_9_f_a_deck_holding_a_card_twice_is_voided_and_removed_at_the_table
     async def scenario():
         async with table_rig() as rig:
             await play(rig)
-            cards = rig.world.places[SHUFFLER_INPUT]
-            doubled = cards[0].face
-            twin = next(card for card in cards if card.face != doubled)
-            cards[cards.index(twin)] = PhysicalCard(twin.uid, doubled, twin.back)
+            doubled = rig.dealer.slip_copy(SHUFFLER_INPUT)
             task = asyncio.create_task(rig.table.play_round(rig.players))
             async with asyncio.timeout(10):
                 while rig.table.held_round is None:
