@@ -36,6 +36,7 @@ from croupier.commands.floor import FloorStart, RunningFloor, floor_running, flo
 from croupier.commands.run import table_in_service
 from croupier.config import DEFAULT_TABLE_CONFIG, TableConfig, load_table_config
 from croupier.config.floor_service import FloorServiceConfig, StoreConfig, load_floor_config
+from croupier.config.service import url_of
 from croupier.errors import ConfigError
 from croupier.floor_link import BrokerSettings, Topics, publishing
 from croupier.floor_link.publisher import Broker, credential
@@ -82,8 +83,8 @@ def floor_login(config: FloorServiceConfig) -> dict[str, str]:
     floor = config.broker
     if floor is None:
         host, port = config.embedded
-        return {"broker": f"mqtt://{host}:{port}", "group": config.group, "protocol": "3.1.1"}
-    broker = f"{'mqtts' if floor.tls else 'mqtt'}://{floor.host}:{floor.port}"
+        return {"broker": url_of("mqtt", host, port), "group": config.group, "protocol": "3.1.1"}
+    broker = url_of("mqtts" if floor.tls else "mqtt", floor.host, floor.port)
     return {"broker": broker, "group": config.group, "protocol": floor.protocol}
 
 

@@ -106,11 +106,14 @@ def server_tls(cert: Path, key: Path, where: str) -> ssl.SSLContext:
     return context
 
 
-def browser_url(host: str, port: int, *, tls: bool) -> str:
-    """Where a browser finds a service listening on ``host``:``port`` (an IPv6 host in brackets),
-    with no trailing slash."""
-    scheme = "https" if tls else "http"
+def url_of(scheme: str, host: str, port: int) -> str:
+    """``scheme://host:port``, an IPv6 host in brackets, with no trailing slash."""
     return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
+
+
+def browser_url(host: str, port: int, *, tls: bool) -> str:
+    """Where a browser finds a service listening on ``host``:``port``."""
+    return url_of("https" if tls else "http", host, port)
 
 
 def is_loopback(host: str) -> bool:

@@ -105,6 +105,28 @@ ITS_OWN = (
 )
 
 
+@pytest.mark.parametrize(
+    ("floor_config", "broker"),
+    [
+        ('[embedded]\nbind = "[::1]:18830"\n', ("::1", 18830)),
+        ('[floor]\nbroker = "mqtt://[::1]:1884"\ngroup = "main"\n', ("::1", 1884)),
+    ],
+    ids=["embedded", "configured"],
+)
+def test_a_simulated_floor_on_an_ipv6_broker_gives_its_tables_that_broker(tmp_path, floor_config, broker):
+    """croupier sim --floor: the floor's broker at an IPv6 address, its own embedded one or one
+    configured, reaches the tables' configuration as a URL with the address in brackets. Before, the
+    URL was made without them and the table's configuration was refused for a ``floor.broker`` its
+    author never wrote."""
+    floor_path = tmp_path / "floor.toml"
+    floor_path.write_text(floor_config)
+    path = tmp_path / "c4p.toml"
+    path.write_text((ROOT / "config" / "tables" / "simulated-crazy-4-poker.toml").read_text() + LINK_ONLY)
+    table = load_table_config(path, sim_floor.floor_login(load_floor_config(floor_path)))
+    assert table.floor is not None
+    assert (table.floor.host, table.floor.port) == broker
+
+
 @pytest.mark.parametrize("floor", [LINK_ONLY, ITS_OWN + LINK_ONLY.replace("\n[floor.link]", "[floor.link]")])
 def test_a_simulated_floors_tables_log_in_to_its_broker_whatever_their_floor_names(tmp_path, floor):
     """croupier sim --floor (docs/sim.md, "A simulated floor"): every table logs in to the floor's
