@@ -115,9 +115,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Start-up in the order that leaves nothing half-done: everything that can fail without a side
     effect first (the configuration, the token file, the TLS certificate, the sealing key), then
-    the table's lock (its lock file only) and the API's port, and only then the state database,
-    the audit trail and the devices. Any failure is one line and exit status 2
-    (``croupier.errors.StartupError``)."""
+    the table's lock (its lock file only), the API's port and the floor spool (its file made when
+    new), and only then the state database, the audit trail and the devices. Any failure is one line
+    and exit status 2 (``croupier.errors.StartupError``)."""
     config = load_table_config(args.config or DEFAULT_TABLE_CONFIG)
     check_served(config)
     faults = _fault_profile(config, args.faults)
@@ -136,17 +136,25 @@ def run(args: argparse.Namespace) -> int:
     live = args.live and sys.stdout.isatty()
     how = Run(args.rounds, args.duration, args.seed, live, faults, in_child=args.simulated_devices == "child")
     with table_lock(config.name, config.service.state_db, config.service.audit_dir):
-        if floor is not None:  # checked before the state database, the trail or a device is opened
-            open_spool(floor).close()
         if tokens is None:
+            _check_spool(floor)
             return event_loop.run(_serve(config, how, None, sealing, floor))
         listener = Listener(tls, _bound(config))
-        if made:  # said once every check has passed (the table's lock, the port), as the table starts
-            print(f"screens: {config.service.api_url}/ — sign in with", flush=True)
-            for token, operator in made.items():
-                print(f"  {operator.role.value} {operator.ident}: {token}", flush=True)
         with listener.sock:
+            _check_spool(floor)
+            if made:  # said once every check has passed (the lock, the port, the spool), as the table starts
+                print(f"screens: {config.service.api_url}/ — sign in with", flush=True)
+                for token, operator in made.items():
+                    print(f"  {operator.role.value} {operator.ident}: {token}", flush=True)
             return event_loop.run(_serve(config, how, Api(tokens, listener), sealing, floor))
+
+
+def _check_spool(floor: BrokerSettings | None) -> None:
+    """The floor spool opened and closed, after every check that leaves nothing behind (opening a
+    spool makes its file when new) and before the state database, the trail or a device is opened:
+    a file there that is not a spool stops start-up, naming it (StartupError)."""
+    if floor is not None:
+        open_spool(floor).close()
 
 
 def _read_at_startup(

@@ -145,15 +145,18 @@ def test_an_unreadable_token_file_stops_start_up_before_the_state_or_trail(tmp_p
 
 def test_an_api_port_already_taken_stops_start_up_before_the_state_or_trail(tmp_path):
     """Binding the API's port is checked before the state, the trail and the devices: a taken port
-    is one line, exit 2, and nothing opened (before, the table opened, wrote its trail and only
-    then died on the port)."""
+    is one line, exit 2, and nothing opened or made (before, the table opened, wrote its trail and
+    only then died on the port; later, it made a new floor spool's file before binding the port)."""
     tokens = write_token_file(tmp_path / "tokens.toml")
+    spool = tmp_path / "floor-spool.sqlite3"
+    floor = f'\n[floor]\nbroker = "mqtt://127.0.0.1:1"\ngroup = "dev"\nspool = "{spool}"\n'
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         bind = f'api_bind = "127.0.0.1:{port}"\napi_tokens = "{tokens}"'
         path = simulated_config(tmp_path, replace=('api_bind = "127.0.0.1:8443"', bind))
+        path.write_text(path.read_text() + floor)
         process = croupier("run", "--config", str(path))
         _, err = process.communicate(timeout=60)
     assert process.returncode == 2, err
@@ -161,6 +164,7 @@ def test_an_api_port_already_taken_stops_start_up_before_the_state_or_trail(tmp_
     assert not [e for e in events(err) if e.get("level") == "error"]
     assert _trail(tmp_path) == []
     assert not (tmp_path / "state" / "state.sqlite3").exists()
+    assert not spool.exists(), "the floor spool was made before the port was bound"
 
 
 def test_a_table_with_tls_configured_serves_its_api_over_https_only(tmp_path):
