@@ -241,9 +241,6 @@ _SCHEMA = (
         PRIMARY KEY (link, name, spool, number)
     )""",
 )
-#: Seconds between two tries for a link's publication lock another floor service holds (a
-#: publication takes milliseconds on a live broker).
-HOLD_AGAIN = 0.01
 #: What a table sends on the link (the ``event`` of its ``linked`` messages).
 EVENTS = ("contribution", "hit", "reset", "void")
 
@@ -995,11 +992,11 @@ class LinkController:
             "WHERE link = ? AND name = ? AND spool = ?",
             (*counts, now(), link, table, spool),
         )
-        self.store.run(
-            "SELECT spool FROM link_spools WHERE link = ? AND name = ? "
-            f"ORDER BY spool{self.store.for_update}",
-            (link, table),
-        )
+        if self.store.postgres:  # SQLite's one writer needs no lock
+            self.store.run(
+                "SELECT spool FROM link_spools WHERE link = ? AND name = ? ORDER BY spool FOR UPDATE",
+                (link, table),
+            )
         heard = self.store.run(
             "SELECT coalesce(max(last_heard), 0) + 1 FROM link_spools WHERE link = ? AND name = ?",
             (link, table),

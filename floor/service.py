@@ -52,10 +52,13 @@ from croupier.floor_link.publisher import PROTOCOLS, RETRY_FIRST, RETRY_MOST, Br
 from croupier.floor_link.spool import encode
 from croupier.floor_link.topics import DATA, NAMESPACE, Topics
 from croupier.state.sqlite_file import StateError
-from floor.link_controller import HOLD_AGAIN, LinkController
+from floor.link_controller import LinkController
 from floor.store import Counted, Store, Unfit
 
 log = structlog.get_logger("croupier.floor")
+#: Seconds between two tries for a link's publication lock another floor service holds (a
+#: publication takes milliseconds on a live broker).
+HOLD_AGAIN = 0.01
 _T = TypeVar("_T")
 
 #: Seconds the broker keeps the floor's session (and what is queued for it) while the floor is away.

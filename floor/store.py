@@ -353,7 +353,9 @@ class Store:
             "INSERT INTO floor_tables (name, heard_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
             (table, now()),
         )
-        return self._row(table) or {}  # never {}: the row was made above, in this transaction
+        row = self._row(table)
+        assert row is not None, "the row was made above, in this transaction"
+        return row
 
     def _put(
         self,

@@ -32,7 +32,7 @@ import json
 import socket
 import ssl
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -191,8 +191,15 @@ def open_spool(settings: BrokerSettings) -> Spool:
     a newer schema, a disk that refuses it) is a StartupError naming the file. ``croupier run`` opens
     it once before the state database and the trail, among the start-up checks (docs/install.md), and
     closes it again: the table must not play rounds it cannot owe the floor."""
-    try:
+    with _spool_refused():
         return Spool(settings.spool)
+
+
+@contextlib.contextmanager
+def _spool_refused() -> Iterator[None]:
+    """A spool that cannot be opened or read stops the start-up: its StateError as a StartupError."""
+    try:
+        yield
     except StateError as exc:
         raise StartupError(f"the floor spool: {exc}") from None
 
@@ -210,10 +217,8 @@ async def publishing(
         return
     spool = open_spool(settings)
     try:
-        try:
+        with _spool_refused():
             link = FloorLink(settings, service, trail, spool)
-        except StateError as exc:
-            raise StartupError(f"the floor spool: {exc}") from None
         async with link.running():
             yield link
     finally:
