@@ -29,7 +29,7 @@ import threading
 import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.connection import Connection
-from typing import Any, TypeVar, cast
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.engine import DeviceEngine
@@ -40,6 +40,7 @@ from firmware_sim.world import PhysicalCard, PhysicalFaults, TableWorld, WorldEr
 from vocabulary.cards import Card
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 _WORLD = "table-world"  # the placeholder the world is pickled as
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -95,7 +96,11 @@ def unpack_devices(data: bytes, world: TableWorld) -> list[SimulatedDevice]:
 
 #: The TableWorld methods a device's firmware calls, run in the table process as asked.
 WORLD_CALLS = frozenset(
-    {"add", "remove", "take", "put", "move", "move_all", "cards", "count", "top", "faces", "total"}
+    {
+        *("add", "remove", "take", "put", "move", "move_all"),
+        *("cards", "count", "top", "faces", "total"),
+        "atomically",
+    }
 )
 #: What the child sends without waiting for an answer: the lock is taken and let go in the order
 #: asked, before the next question is answered, so a round trip for each would buy nothing.
@@ -226,6 +231,13 @@ class RemoteWorld(TableWorld):
 
     def move_all(self, src: str, dst: str) -> list[PhysicalCard]:
         return self.ask("move_all", src, dst)
+
+    def atomically(
+        self, step: Callable[Concatenate[TableWorld, P], T], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        """``step`` run in the table process under its world's lock: one round trip for the whole
+        mechanical action. ``step`` goes by name (a module's function) and its answer by value."""
+        return cast(T, self.ask("atomically", step, *args, **kwargs))
 
     def shuffle(self, place: str, rng: random.Random) -> None:
         """Shuffled here with the device's own generator (its sequence, seeded or not, stays the

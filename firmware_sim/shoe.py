@@ -59,10 +59,13 @@ _FAULT_DETAIL = {
 
 @dataclass
 class _Pull:
-    """What one dispense did: the cards read, in order, and how it ended."""
+    """What one dispense did: how it ended, the cards read in order, how many cards left the shoe
+    through the mechanism (each counts as dispensed, read or not), and the faces left to deal."""
 
     outcome: DispenseOutcome
     read: list[Card] = field(default_factory=list)
+    moved: int = 0
+    remaining: int = 0
 
 
 @dataclass
@@ -130,14 +133,14 @@ class ShoePersonality(Personality):
     def _face_up(self, command: DispenseFaceUp, engine: DeviceEngine) -> FaceUpDispensed:
         pull = self._pull(1, engine)
         face = pull.read[0].code if pull.read else NO_CARD
-        return FaceUpDispensed(int(pull.outcome), self.dispensed, self.remaining(), face)
+        return FaceUpDispensed(int(pull.outcome), self.dispensed, pull.remaining, face)
 
     def _face_down(self, command: DispenseFaceDown, engine: DeviceEngine) -> FaceDownDispensed:
         pull = self._pull(1, engine)
         reference, commitment = NO_REFERENCE, _NO_COMMITMENT
         if pull.read:
             reference, commitment = self._seal(pull.read[0])
-        return FaceDownDispensed(int(pull.outcome), self.dispensed, self.remaining(), reference, commitment)
+        return FaceDownDispensed(int(pull.outcome), self.dispensed, pull.remaining, reference, commitment)
 
     def _stack(self, command: DispenseStack, engine: DeviceEngine) -> StackDispensed:
         if not 1 <= command.count <= MAX_STACK:
@@ -148,7 +151,7 @@ class ShoePersonality(Personality):
         sealed = [self._seal(card) for card in pull.read]
         first = sealed[0][0] if sealed else NO_REFERENCE
         return StackDispensed(
-            int(pull.outcome), self.dispensed, self.remaining(), first, tuple(c for _, c in sealed)
+            int(pull.outcome), self.dispensed, pull.remaining, first, tuple(c for _, c in sealed)
         )
 
     def _reveal(self, command: RevealCard, engine: DeviceEngine) -> RevealedCard:
@@ -186,42 +189,16 @@ class ShoePersonality(Personality):
 
     # -- the mechanism -----------------------------------------------------------------------------
     def _pull(self, count: int, engine: DeviceEngine) -> _Pull:
-        """Move up to ``count`` cards to the tray, one at a time, reading each as it passes.
-
-        A single card that is the cover card goes aside; a cover card inside a stack, or as the
-        first card after a batch was loaded (the burn card), is out of place and nothing moves.
-        """
-        with self.world.lock:
-            pull = self._pull_locked(count)
+        """Dispense up to ``count`` cards (``_dispense``, on the world as one action), then count
+        them, spend a pending misread, and report the cover card or latch the fault it came to."""
+        pull = self.world.atomically(_dispense, count, self.dispensed == 0, self.misread_next > 0)
+        self.dispensed = (self.dispensed + pull.moved) % DISPENSED_WRAPS  # a u16 on the wire: it wraps
+        if pull.outcome is DispenseOutcome.MISREAD:
+            self.misread_next -= 1
         if pull.outcome is DispenseOutcome.COVER_CARD:
-            engine.emit(CoverCardReached(self.dispensed, self.remaining()))
+            engine.emit(CoverCardReached(self.dispensed, pull.remaining))
         if pull.outcome in FAULT_OF_OUTCOME:
             engine.raise_fault(FAULT_OF_OUTCOME[pull.outcome], _FAULT_DETAIL[pull.outcome])
-        return pull
-
-    def _pull_locked(self, count: int) -> _Pull:
-        if SHOE in self.world.faults.stuck:
-            return _Pull(DispenseOutcome.JAM)
-        ahead = self.world.top(SHOE, count)
-        covers = [i for i, card in enumerate(ahead) if card.is_cover]
-        if covers and (count > 1 or self.dispensed == 0):
-            if count == 1:
-                self.world.move(SHOE, ASIDE)  # out of the mechanism, so the shoe can go on
-            return _Pull(DispenseOutcome.COVER_CARD_MISPLACED)
-        if covers:
-            self.world.move(SHOE, ASIDE)
-            return _Pull(DispenseOutcome.COVER_CARD)
-        if len(ahead) < count:
-            return _Pull(DispenseOutcome.EMPTY)
-        pull = _Pull(DispenseOutcome.CARD)
-        for card in ahead:
-            self.world.move(SHOE, SHOE_TRAY)  # a pending drop_next sends it to the floor instead
-            self.dispensed = (self.dispensed + 1) % DISPENSED_WRAPS  # a u16 on the wire: it wraps
-            if self.misread_next:
-                self.misread_next -= 1
-                pull.outcome = DispenseOutcome.MISREAD
-                break
-            pull.read.append(_face(card))
         return pull
 
     def _seal(self, card: Card) -> tuple[int, bytes]:
@@ -231,6 +208,36 @@ class ShoePersonality(Personality):
         nonce = self.nonces()
         self._sealed[reference] = (card, nonce)
         return reference, commit(card, nonce)
+
+
+def _dispense(world: TableWorld, count: int, first: bool, misread: bool) -> _Pull:
+    """The mechanism's one action on the world: up to ``count`` cards from SHOE to SHOE_TRAY, read
+    as they pass (the first unread if ``misread``, and nothing after it), a lone cover card set
+    aside. A cover card inside a stack, or as the ``first`` card after a batch was loaded (the burn
+    card), is out of place and nothing moves."""
+    if SHOE in world.faults.stuck:
+        return _Pull(DispenseOutcome.JAM, remaining=world.faces(SHOE))
+    ahead = world.top(SHOE, count)
+    covers = [i for i, card in enumerate(ahead) if card.is_cover]
+    if covers and (count > 1 or first):
+        if count == 1:
+            world.move(SHOE, ASIDE)  # out of the mechanism, so the shoe can go on
+        return _Pull(DispenseOutcome.COVER_CARD_MISPLACED, remaining=world.faces(SHOE))
+    if covers:
+        world.move(SHOE, ASIDE)
+        return _Pull(DispenseOutcome.COVER_CARD, remaining=world.faces(SHOE))
+    if len(ahead) < count:
+        return _Pull(DispenseOutcome.EMPTY, remaining=world.faces(SHOE))
+    pull = _Pull(DispenseOutcome.CARD)
+    for card in ahead:
+        world.move(SHOE, SHOE_TRAY)  # a pending drop_next sends it to the floor instead
+        pull.moved += 1
+        if misread:
+            pull.outcome = DispenseOutcome.MISREAD
+            break
+        pull.read.append(_face(card))
+    pull.remaining = world.faces(SHOE)
+    return pull
 
 
 def _face(card: PhysicalCard) -> Card:

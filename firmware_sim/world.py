@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
 
 from vocabulary.cards import Card, CardError, standard_deck
 
@@ -36,6 +37,10 @@ def seat(n: int) -> str:
 
 DEALER = "dealer"
 COMMUNITY = "community"
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class WorldError(RuntimeError):
@@ -143,6 +148,16 @@ class TableWorld:
     def shuffle(self, place: str, rng: random.Random) -> None:
         with self.lock:
             rng.shuffle(self.places.setdefault(place, []))
+
+    def atomically(
+        self, step: Callable[Concatenate[TableWorld, P], T], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        """``step(self, *args, **kwargs)`` under the lock: the looks and moves of one mechanical action
+        of a device (a shoe's dispense: a jam, the cards ahead, the cover card, each card moved, the
+        faces left) taken together. A world in another process (firmware_sim.remote) runs it there,
+        in one round trip rather than one a look; so ``step`` is a module's function, which pickles."""
+        with self.lock:
+            return step(self, *args, **kwargs)
 
     # -- looking -----------------------------------------------------------------------------------
     def cards(self, place: str) -> list[PhysicalCard]:

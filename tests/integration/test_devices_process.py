@@ -10,10 +10,12 @@ import os
 import random
 import signal
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from firmware_sim import remote
 from firmware_sim.remote import RemoteDevice
 from simulator.players import simulated_players, table_options
 from simulator.tables import simulated_table
@@ -84,6 +86,41 @@ async def the_table_plays_on_its_devices_process() -> None:
         with pytest.raises(TypeError, match="lambda"):
             shoe.call(lambda engine: engine.boot_id)
     assert gone(child, within=5.0)  # and the world's card count was proven as the table closed
+
+
+@pytest.mark.parametrize("game", ["free-bet-blackjack", "heads-up-holdem"])
+def test_a_dispense_is_one_question_to_the_tables_world(monkeypatch, game):
+    """Each of a shoe's dispenses (a card, or a Hold 'Em stack) asks the table process's world once:
+    the jam, the cards ahead, the cover card, the moves and the faces left are one action there
+    (``TableWorld.atomically``), not a round trip between the processes for each look and move."""
+    asked: Counter[str] = Counter()
+    answer = remote.WorldServer._answer
+
+    def counted(self: remote.WorldServer, name: str, args: tuple[object, ...], kwargs: dict[str, object]):
+        asked[name if name != "atomically" else getattr(args[0], "__name__", name)] += 1
+        return answer(self, name, args, kwargs)
+
+    monkeypatch.setattr(remote.WorldServer, "_answer", counted)
+    run(a_round_in_a_child(game, asked), timeout=120)
+
+
+async def a_round_in_a_child(game: str, asked: Counter[str]) -> None:
+    async with simulated_table(game, in_child=True) as sim:
+        players = simulated_players(game, random.Random(5), **table_options(game, sim))
+        dispenses: Counter[str] = Counter()
+        request = sim.connections["shoe"].request
+
+        async def counting(command, *args, **kwargs):
+            dispenses[type(command).__name__] += 1
+            return await request(command, *args, **kwargs)
+
+        sim.connections["shoe"].request = counting  # type: ignore[method-assign]
+        asked.clear()  # the batch loaded before the round is not the round's
+        await sim.table.play_round(players)
+    dispensed = sum(n for name, n in dispenses.items() if name.startswith("Dispense"))
+    assert dispensed > 0
+    assert asked["_dispense"] == dispensed, (asked, dispenses)
+    assert not {"top", "move", "faults"} & set(asked), asked  # each only inside a dispense
 
 
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])

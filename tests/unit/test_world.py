@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import random
+import threading
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from firmware_sim.remote import RemoteWorld, WorldServer
 from firmware_sim.world import (
     DISCARD,
     FLOOR,
@@ -120,3 +123,46 @@ def test_stack_file_error_names_file_and_line(tmp_path):
     path.write_text("As Kd\n1x\n")
     with pytest.raises(CardError, match=r"shoe.txt:2: '1x' is not a card"):
         read_stack_file(path)
+
+
+def _deal_two(world: TableWorld, dst: str) -> tuple[list[PhysicalCard], bool]:
+    """A device's action: two cards moved, and whether another thread could take the lock meanwhile."""
+    moved = world.move(SHOE, dst, 2)
+    others: list[bool] = []
+    thread = threading.Thread(target=lambda: others.append(world.lock.acquire(blocking=False)))
+    thread.start()
+    thread.join()
+    return moved, others[0]
+
+
+def _jam(world: TableWorld) -> None:
+    world.take(FLOOR)  # the floor is empty: a physical impossibility
+
+
+def test_an_action_on_the_world_is_taken_under_its_lock():
+    world = TableWorld()
+    world.add_batch(SHOE, "red", decks=1)
+    moved, interleaved = world.atomically(_deal_two, SHOE_TRAY)
+    assert [card.uid for card in moved] == [1, 2] and world.count(SHOE_TRAY) == 2
+    assert not interleaved  # no other thread took the lock between the two moves
+
+
+def test_an_action_asked_from_the_devices_process_runs_in_the_tables_world():
+    """RemoteWorld (the devices' process's view of the world) sends the whole action over the
+    world channel: it runs against the table process's world, its answer comes back, and its
+    error is raised where it was asked, the channel still serving and no lock left held."""
+    world = TableWorld()
+    world.add_batch(SHOE, "red", decks=1)
+    here, there = multiprocessing.Pipe()
+    server = WorldServer(world, here).start()
+    remote = RemoteWorld(there)
+    moved, interleaved = remote.atomically(_deal_two, seat(1))
+    assert [card.uid for card in moved] == [1, 2] and world.count(seat(1)) == 2 and not interleaved
+    with pytest.raises(WorldError, match="floor holds 0 card"):
+        remote.atomically(_jam)
+    assert remote.count(SHOE) == 50
+    assert world.lock.acquire(blocking=False)  # the server thread holds nothing
+    world.lock.release()
+    there.close()  # the devices' process ends: the server thread with it
+    server.join(5)
+    here.close()
