@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.metadata
 import os
 import sys
+from collections.abc import Iterable, Sequence
 
 from croupier import logs
 from croupier.errors import ConfigError, StartupError
@@ -14,6 +16,20 @@ from croupier.errors import ConfigError, StartupError
 #: view redraws the screen and would be torn by every round's info lines (a fault's warning still
 #: shows).
 DEFAULT_LOG_LEVEL = {"sim": "warning"}
+
+#: Each command's module, in the order ``croupier --help`` lists them. Only the module of the
+#: command run is imported (``named_command``): ``croupier firmware``, started for each simulated
+#: table's devices and each device served alone, needs none of the table service's modules, and
+#: a process that imports them all takes some 70 MB and a second and a half to start.
+COMMANDS = {
+    "run": "croupier.commands.run",
+    "firmware": "croupier.commands.firmware",
+    "audit": "croupier.commands.audit",
+    "replay": "croupier.commands.replay",
+    "sim": "croupier.commands.sim",
+    "devices": "croupier.commands.devices",
+    "floor": "croupier.commands.floor",
+}
 
 
 def version() -> str:
@@ -48,7 +64,8 @@ def add_log_options_to_commands(parser: argparse.ArgumentParser) -> None:
                 add_log_options_to_commands(command)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Iterable[str] = COMMANDS) -> argparse.ArgumentParser:
+    """The command line with ``commands`` (by default every one), each command's module imported."""
     parser = argparse.ArgumentParser(
         prog="croupier",
         description="Device control for live casino table games.",
@@ -56,21 +73,31 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"croupier {version()}")
     add_log_options(parser, None)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    from croupier.commands import audit, devices, firmware, floor, replay, run, sim
-
-    run.add_parser(sub)
-    firmware.add_parser(sub)
-    audit.add_parser(sub)
-    replay.add_parser(sub)
-    sim.add_parser(sub)
-    devices.add_parser(sub)
-    floor.add_parser(sub)
+    for command in commands:
+        importlib.import_module(COMMANDS[command]).add_parser(sub)
     add_log_options_to_commands(parser)
     return parser
 
 
+def named_command(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs, if it names one: its first word that is neither an option nor the
+    value of one of the options before the command."""
+    before = argparse.ArgumentParser(add_help=False)
+    add_log_options(before, None)
+    valued = {option for action in before._actions if action.nargs != 0 for option in action.option_strings}
+    words = iter(argv)
+    for word in words:
+        if word in valued:
+            next(words, None)
+        elif not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    command = named_command(argv)
+    parser = build_parser(COMMANDS if command is None else [command])
     args = parser.parse_args(argv)
     logs.configure(args.log_level or DEFAULT_LOG_LEVEL.get(args.command, "info"), json=args.log_json)
     try:
