@@ -22,6 +22,15 @@ READINGS: dict[str, str] = {
         '"Prior to dealing any cards, the dealer shall announce \"no more bets\""'
     ),
     "657a.9(f)": (
+        '"If the cards were misdealt (a player or the dealer has more or less than 5 cards), but 52 '
+        'cards remain in the deck, all hands shall be void and all wagers shall be returned to the '
+        'players." The parenthesis says what misdealt means: a player or the dealer holding other '
+        "than 5 cards. The Six Card Bonus card's area and an empty seat are neither, so a wrong "
+        "number of cards there, every player and the dealer holding 5, is not misdealt, and the deck "
+        "is removed. The clause keeps the deck only when the cards were misdealt and 52 remain; "
+        "misdealt with more or fewer than 52 (a card lost or added besides the misdeal) is a deck "
+        "found wrong that no misdeal explains, and it is removed too: a sound deck removed costs a "
+        "new deck, a wrong one kept is dealt again. "
         '"If the cards were not misdealt, all hands shall be void, all wagers shall be returned to the '
         'players and the entire deck of cards shall be removed from the table." The clause finds a deck '
         "wrong by the stub's count. A shuffler's order holding a card twice says the deck is not one "

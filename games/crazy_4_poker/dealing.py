@@ -211,9 +211,11 @@ class DealSteps(RoundState):
         return True
 
     def void_for_count(self, event: EventData) -> None:
-        """657a.9(f): misdealt with 52 cards present: void; otherwise void and remove the deck."""
+        """657a.9(f): misdealt ("a player or the dealer has more or less than 5 cards") with 52 cards
+        present: void; otherwise void and remove the deck. The Six Card Bonus card's area is neither
+        a player nor the dealer: a wrong number of cards there alone is no misdeal (clauses.READINGS)."""
         counts = message_of(event).counts
-        misdealt = any(counts[place] != self.deal.count(place) for place in set(self.deal))
+        misdealt = any(counts[place] != FIVE for place in set(self.deal) if place != SIX_CARD)
         present = sum(counts.values()) + self.stub_cards
         self.deck_removed = not (misdealt and present == DECK)
         kind, rule = (

@@ -388,6 +388,37 @@ def test_657a_9_f_wrong_count_without_misdeal_removes_the_deck() -> None:
     assert table.new_round().state == "betting"
 
 
+def test_657a_9_f_a_wrong_six_card_bonus_area_alone_is_not_misdealt_and_the_deck_goes() -> None:
+    """657a.9(f): "If the cards were misdealt (a player or the dealer has more or less than 5
+    cards), but 52 cards remain in the deck, all hands shall be void ... If the cards were not
+    misdealt, ... the entire deck of cards shall be removed from the table." Two cards stuck
+    together went to the Six Card Bonus card's area: every player and the dealer hold 5, so the
+    cards were not misdealt and the deck is removed, though 52 cards are present (before, the area
+    counted as a hand and the deck was kept)."""
+    rules = RuleSet.example(shuffler=Shuffler.NON_COUNTING, six_card_bonus_offered=True)
+    shuffler = StackedShuffler(stack(HANDS, DEALER_HAND, six="5d"))
+    table = Table(rules, shuffler.verify)
+    table.open()
+    round_ = table.new_round()
+    round_.handle(PlaceWagers(1, 1000, 1000))
+    round_.handle(PlaceWagers(2, 1000, 1000, six_card_bonus=500))
+    round_.handle(shuffler.report())
+    round_.handle(ChooseHand(DeckHand.LEFT))
+    round_.handle(NoMoreBets())
+    shuffler.deal(round_)
+    round_.handle(StubCount(35))
+    round_.handle(HandCounts({SIX_CARD: 2, 1: 5, 2: 5, DEALER: 5}))
+    assert round_.state == VOIDED and round_.deck_removed
+    assert round_.log.of(RecordKind.IRREGULARITY)[-1].fields["code"] == "wrong-card-count"
+
+
+def test_657a_9_f_misdealt_with_a_card_missing_besides_removes_the_deck() -> None:
+    """657a.9(f), as docs/conformance.md reads it: the deck is kept only when misdealt "but 52 cards
+    remain in the deck"; a hand of 6 with a card gone besides (51 present) removes it."""
+    table, round_ = wrong_count({1: 6, 2: 5, DEALER: 4})
+    assert round_.state == VOIDED and round_.deck_removed
+
+
 def test_dealer_reports_hands_without_a_shuffler_order() -> None:
     """Without the shuffler's order the dealer reports the live hands (a folded hand with no wager on
     it need not be); the record says how each hand was known."""
