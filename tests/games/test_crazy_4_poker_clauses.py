@@ -415,7 +415,7 @@ def test_657a_9_f_a_wrong_six_card_bonus_area_alone_is_not_misdealt_and_the_deck
 def test_657a_9_f_misdealt_with_a_card_missing_besides_removes_the_deck() -> None:
     """657a.9(f), as docs/conformance.md reads it: the deck is kept only when misdealt "but 52 cards
     remain in the deck"; a hand of 6 with a card gone besides (51 present) removes it."""
-    table, round_ = wrong_count({1: 6, 2: 5, DEALER: 4})
+    _table, round_ = wrong_count({1: 6, 2: 5, DEALER: 4})
     assert round_.state == VOIDED and round_.deck_removed
 
 
