@@ -178,14 +178,14 @@ class PlaySteps(RoundState, RulingAndPickup[Action]):
 
     def _reveal_problem(self, card: Card) -> tuple[Kind, Irregularity] | None:
         assert self.dealer_up is not None, "the hole card is turned up after the deal"
+        if not self._opens(card):  # first: a card other than the one dealt says nothing of the reader
+            return HOLE_CARD_MISMATCH(
+                clauses.HOLE_CARD_MATCHES, f"{card} was turned up but is not the card dealt face down"
+            )
         gives_blackjack = is_blackjack([self.dealer_up, card])
         if self.peek is True and not gives_blackjack:
             return PEEK_FALSE_BLACKJACK(
                 clauses.PEEK_CONSISTENT, f"the reader said Blackjack but the hole card turned up is {card}"
-            )
-        if not self._opens(card):
-            return HOLE_CARD_MISMATCH(
-                clauses.HOLE_CARD_MATCHES, f"{card} was turned up but is not the card dealt face down"
             )
         if self.peek is False and gives_blackjack:
             return PEEK_MISSED_BLACKJACK(

@@ -402,6 +402,17 @@ def test_672a_7_k_hole_card_turned_up_after_every_decision():
     assert forged.state == HELD and irregularities(forged) == [("hole-card-mismatch", "672a.7(k); 672a.7(t)")]
 
 
+def test_672a_7_k_t_a_card_not_the_one_dealt_is_caught_even_after_a_wrong_peek():
+    """672a.7(k), (t): the card turned up is checked against the card dealt face down before it is
+    weighed against the reader's answer. The reader (wrongly) said Blackjack over a Kh; the dealer
+    turns up a 5d that is not the 7s dealt: the round holds on the card altered, not on the reader
+    (before, the reader's fault was found first and the altered card never recorded)."""
+    round_, shoe = dealt(["Tc 9d"], "Kh 7s", wagers={1: (1000, 300)})
+    round_.handle(PeekAnswer(True))  # a faulty reader: Kh 7s is no Blackjack
+    round_.handle(RevealHole(faces("5d")[0]))
+    assert round_.state == HELD and irregularities(round_) == [("hole-card-mismatch", "672a.7(k); 672a.7(t)")]
+
+
 def test_672a_7_l_dealer_draws_to_17_and_stands_on_all_17s():
     """672a.7(l): the dealer draws face up to 17, stands on soft 17, announces each total; a card
     after the dealer stands holds the round."""

@@ -51,9 +51,10 @@ CHECKS: tuple[Check, ...] = (
     Check(
         f"{SECTION}(h)(1)",
         "a player's Blackjack paid at 3 to 2 when the dealer reaches that seat, before the next player",
-        "\"Start with the player farthest to the dealer's left and continue ... if the player has "
-        "Blackjack, the dealer shall announce and pay\": the payment is the dealer's step at that "
-        "seat, so it comes before the next player's decisions, not with the settlement after (n).",
+        "\"the dealer shall start with the player farthest to the dealer's left and continue around "
+        "the table in a clockwise direction and if the player: (1) Has Blackjack, the dealer shall "
+        "announce and pay the Blackjack\": the payment is the dealer's step at that seat, so it comes "
+        "before the next player's decisions, not with the settlement after (n).",
     ),
     Check(f"{SECTION}(i)", "each additional card to a player follows a decision that calls for it"),
     Check(f"{SECTION}(j)(1)", "no draw on a hard or soft 21"),
