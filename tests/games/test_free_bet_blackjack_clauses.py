@@ -407,7 +407,7 @@ def test_672a_7_k_t_a_card_not_the_one_dealt_is_caught_even_after_a_wrong_peek()
     weighed against the reader's answer. The reader (wrongly) said Blackjack over a Kh; the dealer
     turns up a 5d that is not the 7s dealt: the round holds on the card altered, not on the reader
     (before, the reader's fault was found first and the altered card never recorded)."""
-    round_, shoe = dealt(["Tc 9d"], "Kh 7s", wagers={1: (1000, 300)})
+    round_, _shoe = dealt(["Tc 9d"], "Kh 7s", wagers={1: (1000, 300)})
     round_.handle(PeekAnswer(True))  # a faulty reader: Kh 7s is no Blackjack
     round_.handle(RevealHole(faces("5d")[0]))
     assert round_.state == HELD and irregularities(round_) == [("hole-card-mismatch", "672a.7(k); 672a.7(t)")]
