@@ -73,6 +73,21 @@ READINGS: dict[str, str] = {
         "earlier seat has finished deciding; paying every Blackjack when the deal ends would skip "
         "ahead of the players still to act. A Blackjack that took even money under (f) was paid then."
     ),
+    "672a.7(p)": (
+        '"A Blackjack Wager shall tie and be returned to the player and any Free Bet lammers collected '
+        "if the total point count of the player's hand is the same as the total point count of the "
+        "dealer's hand.\" Read as comparing hands of 21 or less: a hand over 21 loses whatever the "
+        "dealer's total, equal totals over 21 included. Why: read word for word, (p) would return a "
+        "wager of 24 against a dealer's 24 while (o)-(q) settle no hand over 21 against a dealer's 23 "
+        "or 25 ((o)(1) pays only a hand of 21 or less; (q)(1) collects a hand over 21 only against a "
+        'dealer of 21 or less), so whether a busted hand is returned or lost would turn on which total '
+        "the dealer drew past it. One rule covers every case: the hand over 21 is lost, as (q)(1) has "
+        'it against any total the player could not beat, as (n)(1) returns "all remaining" wagers on a '
+        "dealer's 22 rather than all wagers, and as the game's published rules say (a player's hand "
+        "over 21 loses even when the dealer's 22 pushes the others). (p) keeps its meaning for every "
+        "hand that can be compared: totals of 21 or less. The other reading would return a lost hand "
+        "by chance of the dealer's draw."
+    ),
 }
 
 # -- the section, clause by clause ---------------------------------------------------------------------

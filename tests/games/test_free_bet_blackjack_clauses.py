@@ -3,7 +3,7 @@ the names and docstrings to list, in docs/conformance.md, the tests that stand f
 
 from __future__ import annotations
 
-from games.free_bet_blackjack import RuleSet
+from games.free_bet_blackjack import RuleSet, clauses
 from games.free_bet_blackjack.inputs import (
     COVER_CARD,
     CardArrives,
@@ -528,6 +528,19 @@ def test_672a_7_p_a_tie_returns_the_wager_and_collects_lammers():
     finish(round_, shoe)
     assert movements(round_) == [(1, "lammer", "collect", 1000), (1, "blackjack", "push", 1000)]
     assert round_.net(1) == 0
+
+
+def test_672a_7_p_equal_totals_over_21_are_no_tie_the_hand_over_21_loses():
+    """672a.7(p), as docs/conformance.md reads it: (p) compares hands of 21 or less; a hand over 21
+    loses whatever the dealer's total, the same total over 21 included (seat 1 busts with 24; seat 2
+    stands, so the dealer draws, 672a.7(l), to 24)."""
+    round_, shoe = dealt(["Tc 4d", "Th 8d"], "4h Ks", "Kc Kd")
+    decide(round_, shoe, 1, HIT)
+    decide(round_, shoe, 2, STAND)
+    finish(round_, shoe)
+    assert round_.positions[1].hands[0].total.value == round_.dealer_total.value == 24
+    [seat_1] = [a for a in round_.actions if a.seat == 1]
+    assert (seat_1.movement.value, seat_1.rule.clause) == ("collect", clauses.BUST_LOSES.clause)
 
 
 def test_672a_7_q_a_loss_collects_the_wager_and_the_lammers():
