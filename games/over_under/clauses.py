@@ -19,6 +19,19 @@ GAME_ID = "over-under"
 READINGS: dict[str, str] = {
     "686a.7(e)": wagers_replaced_reading('"After all Ante and Bonus Wagers have been placed"'),
     "686a.7(c)": BURN_READING,
+    "686a.7(h)": (
+        "\"A player's decision to surrender and forfeit the Ante Wager does not also forfeit the "
+        "player's Bonus Wager, if made, and the Bonus Wager shall be settled in accordance with "
+        'subsection (k)." Read as: the Bonus Wager stays in action, wins or loses on the Hand\'s total '
+        "as (m) says of every Bonus Wager, and a winning one is paid by the payout odds, as (k) "
+        'directs ("A player shall win and be paid in accordance with § 686a.8"). Why: (k)\'s two '
+        "conditions need an Over 23 or Under 18 Wager, which a player who surrendered has not placed, "
+        "so read as the condition of the Bonus's win (k) could never be met and the Bonus would be "
+        "lost on every total, which is the forfeit (h) says the surrender does not bring; (m) is the "
+        "only clause that says when a Bonus Wager wins and loses, and it names no exception for a "
+        "surrender. The settlement cites (m) for the result and (h) for the Bonus kept after the "
+        "surrender (its record)."
+    ),
     "686a.7(f)": " ".join(
         [
             '"Immediately after the first card is dealt to each player, but prior to',
@@ -54,7 +67,7 @@ CLAUSES: dict[str, str] = {
     "686a.7(g)(1)": "An Over 23 Wager equal to the Ante Wager",
     "686a.7(g)(2)": "An Under 18 Wager equal to the Ante Wager",
     "686a.7(g)(3)": "Surrender: the Ante Wager is collected",
-    "686a.7(h)": "A surrender does not forfeit the Bonus Wager, settled by (k)-(m)",
+    "686a.7(h)": "A surrender does not forfeit the Bonus Wager, settled in accordance with (k)",
     "686a.7(i)": "Two more cards face up to the player after the decision, even after a surrender",
     "686a.7(j)": "The player is settled and the cards discarded before the next player",
     "686a.7(k)": "A player wins and is paid by § 686a.8 if (1) or (2)",

@@ -100,10 +100,13 @@ def test_686a_7_m_bonus_paid_by_the_table_or_collected_with_the_total():
 
 def test_686a_7_h_a_surrendered_hand_settles_only_its_bonus():
     """686a.7(g)(3), (h): the surrendered Ante was collected at the election; at (j) only the
-    Bonus Wager is settled."""
+    Bonus Wager is settled, and it wins or loses on the Hand's total as (m) says of every Bonus
+    Wager (docs/conformance.md gives the reading of (h)'s "in accordance with subsection (k)")."""
     surrendered = position(Choice.SURRENDER, "2c 2d 2h", bonus=100)
     assert surrender(surrendered) == Action(2, ANTE, COLLECT, 1001, clauses.SURRENDER_COLLECTS_ANTE)
     assert settle(surrendered, RULES) == [Action(2, BONUS, PAY, 300, clauses.BONUS_WINS, 6)]
+    lost = position(Choice.SURRENDER, "7c 7d 2h", bonus=100)
+    assert settle(lost, RULES) == [Action(2, BONUS, COLLECT, 100, clauses.BONUS_LOSES, 16)]
 
 
 def test_void_returns_the_ante_the_under_18_and_the_bonus_wagers():
