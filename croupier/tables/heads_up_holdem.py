@@ -38,6 +38,7 @@ from croupier.screen.dealer import ScreenDealer
 from croupier.screen.players import KeyedPlayers
 from croupier.tables.assembly import one_deck_shuffler
 from croupier.tables.dealer import Dealer
+from croupier.tables.events import TableRecord
 from croupier.tables.feeding import Feeds
 from croupier.tables.game_kept import GameKept
 from croupier.tables.holding import SupervisorHolds
@@ -52,6 +53,7 @@ from games.common import stub_count
 from games.common.machine_parts import HELD, SETTLED, VOIDED
 from games.common.messages import Arrival
 from games.common.pickup import SET_ASIDE
+from games.common.records import Value
 from games.common.seating import clockwise
 from games.heads_up_holdem import GAME, Round, RuleSet, Table
 from games.heads_up_holdem import clauses as holdem_clauses
@@ -91,6 +93,9 @@ from vocabulary.operators import Operator
 from vocabulary.rules import Rule
 
 T = TypeVar("T")
+
+#: The kind of the table's record of a deck removed before betting opened (a ``TableRecord``).
+DECK_REMOVED = "deck_removed"
 
 
 class HoldemDealer(Dealer, Protocol):
@@ -289,13 +294,32 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
         removed = self.dealer.remove_deck() if round_.deck_removed else 0
         await self._shoe_round_ended(self.shoe)
         if round_.deck_removed:
-            self.shoe.close_shoe()
-            self.dealer.empty_shoe()
-            await self._collected(self.shoe)
-            removed += self.dealer.remove_deck()  # what the shoe still held: its stub, community first
+            removed += await self._shoe_emptied()  # what the shoe still held: its stub, community first
             self.log.warning("deck removed", round=round_.number, cards=removed, clause="677a.10(f)")
         self._ended(round_)
         return round_
+
+    async def _shoe_emptied(self) -> int:
+        """The shoe closed and emptied, its cards collected to the rack (and counted there) and taken
+        off the table: how many."""
+        self.shoe.close_shoe()
+        self.dealer.empty_shoe()
+        await self._collected(self.shoe)
+        return self.dealer.remove_deck()
+
+    async def _deck_counted_wrong_removed(self) -> None:
+        """677a.10(d), (f), (g): a shoe that keeps its stub counts the deck as it reshuffles, and that
+        count stands for the stub's; one other than 52 finds the deck wrong with no round dealt from
+        it to void, so the deck is removed before betting opens, the removal in the trail (a table
+        record), and a new deck is put in play (the supervisor's clear of the shoe's WRONG_COUNT
+        lets the table go on, not the deck: clauses.SHUFFLER_COUNT)."""
+        counted = self.shoe.remaining
+        removed = await self._shoe_emptied()
+        rule = holdem_clauses.SHUFFLER_COUNT
+        detail = f"the shoe counted {counted} cards, not {DECK}: the deck is removed, not dealt"
+        fields: dict[str, Value] = {"clause": rule.clause, "counted": counted, "cards": removed}
+        self.events.publish(TableRecord(DECK_REMOVED, fields | {"detail": detail}))
+        self.log.warning("deck removed", counted=counted, cards=removed, clause=rule.clause)
 
     def _deck_report(self) -> DeckReport:
         """What the equipment says at "no more bets"; a shoe that keeps its stub reports its count."""
@@ -440,6 +464,9 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
         """Before betting opens: no fault latched, and a deck in the shoe (a new one after a
         removal). ``play_round`` does it too; the service calls it first."""
         await self._while_latched()
+        if self.shoe.state == READY and self.shoe.community_first and self.shoe.remaining != DECK:
+            await self._deck_counted_wrong_removed()
+            await self._while_latched()  # the removed deck's count at the rack latches in turn
         if self.shoe.state == EMPTY:
             await self._new_deck()
 

@@ -40,7 +40,24 @@ READINGS: dict[str, str] = {
         "it into the hand: nothing is exposed, the stub stays whole for (d)-(f), and each community card "
         "dealt from the hand's top is the stub card the shoe sealed in that place (decision 0020)."
     ),
+    "677a.10(d)": (
+        '"If an automated card shuffling device, which counts the number of cards in the deck after the '
+        'completion of each shuffle and indicates whether 52 cards are present, is not being used, the '
+        'dealer shall count the stub at least once every 5 rounds of play". An automated dealing shoe '
+        "that reshuffles the cards itself (g) keeps the stub, so the dealer never holds it to count: "
+        "the shoe counts the deck as it reshuffles and says whether 52 are present, which is what the "
+        "clause asks of a counting shuffler, and its count stands for the stub count. A round takes "
+        'no "no more bets" from such a shoe without its count, its record carries the count (so the '
+        "trail shows why no stub was counted), and a count other than 52 finds the deck wrong: with no "
+        "round dealt from it to void, the deck is removed before betting opens and a new one put in "
+        "play, as (f) removes a deck a count finds wrong without a misdeal."
+    ),
     "677a.10(f)": (
+        '"If the cards were misdealt but 52 cards remain in the deck, all hands shall be void and all '
+        'wagers shall be returned to the players." The deck is kept only when both hold: misdealt and '
+        "52 present. A misdeal with more or fewer than 52 (a card lost or added besides it) is a deck "
+        "found wrong that the misdeal does not explain, and it is removed as when not misdealt: a sound "
+        "deck removed costs a new deck, a wrong one kept is dealt again. "
         '"If the cards were not misdealt, all hands shall be void, all wagers shall be returned to the '
         'players and the entire deck of cards shall be removed from the table." The clause finds a deck '
         "wrong by the stub's count. A joker, or a card turned up twice in one round, says the deck is not "

@@ -73,10 +73,11 @@ class DealSteps(RoundState):
         if self.deck.community_first:
             stacks.insert(0, Due("community", COMMUNITY_CARDS, clauses.COMMUNITY_FIRST))
         self._deal = tuple(stacks)
-        self.log.add(
+        self.log.add(  # the deck's count, where one was made, in the trail: it stands for the stub's (d)
             RecordKind.NO_MORE_BETS,
             seats=",".join(map(str, clockwise(self.positions))),
             community_first=self.deck.community_first,
+            shuffler_count=self.deck.shuffler_count,
             clause=clauses.NO_MORE_BETS.clause,
         )
 

@@ -17,11 +17,12 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from croupier.tables.events import RoundListener
-from croupier.tables.heads_up_holdem import HeadsUpHoldemTable
+from croupier.tables.events import RoundListener, TableRecord
+from croupier.tables.heads_up_holdem import DECK_REMOVED, HeadsUpHoldemTable
 from drivers.protocol.classes.shuffler import ShuffleCompleted
 from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHOE, SHOE_TRAY, TableWorld
 from games.heads_up_holdem import Round
+from games.heads_up_holdem.clauses import SHUFFLER_COUNT
 from games.heads_up_holdem.inputs import Resolution
 from games.heads_up_holdem.records import RecordKind
 from simulator.games.heads_up_holdem import SimulatedHoldemDealer, simulated_heads_up_holdem
@@ -406,6 +407,42 @@ def test_a_card_dropped_at_the_pickup_holds_the_round_until_a_supervisor_rules()
             assert [f.code for f in rig.table.faults] == ["WRONG_COUNT"], "51 cards back in the shoe"
             with pytest.raises(LookupError, match="no round is held"):
                 rig.table.resolve(FLOORPERSON, Resolution.CONTINUE)
+
+    run(scenario(), timeout=30)
+
+
+def test_677a_10_g_a_deck_the_shoe_counts_short_is_removed_and_a_new_one_dealt():
+    """677a.10(d), (f), (g): a shoe that keeps its stub counts the deck as it reshuffles, and that
+    count stands for the stub count. A card dropped at the pickup leaves 51: the shoe latches
+    WRONG_COUNT, and once a supervisor clears it the table removes the deck before betting opens
+    (a ``deck_removed`` record in the trail), the dealer's count of it at the rack latching in
+    turn, and deals the next round from a new deck. Before, every later round was refused at "no
+    more bets" and stood in betting with its wagers neither settled nor returned."""
+
+    async def scenario():
+        async with holdem_rig(seed=8, community_first=True) as rig:
+            table_records: list[TableRecord] = []
+            rig.table.events.subscribe(lambda e: isinstance(e, TableRecord) and table_records.append(e))
+            rig.dealer.drop_next_pickup = True
+            playing = asyncio.create_task(rig.play())
+            async with asyncio.timeout(5):
+                while rig.table.held_round is None:
+                    await asyncio.sleep(0.01)
+            rig.table.resolve(FLOORPERSON, Resolution.CONTINUE)
+            await asyncio.wait_for(playing, 10)
+            assert [f.code for f in rig.table.faults] == ["WRONG_COUNT"] and rig.table.shoe.remaining == 51
+            await rig.table.clear("WRONG_COUNT", FLOORPERSON)
+            playing = asyncio.create_task(rig.play())
+            async with asyncio.timeout(5):  # the removed deck counted at the rack: 51 again
+                while not rig.table.faults:
+                    await asyncio.sleep(0.01)
+            [removed] = [r for r in table_records if r.kind == DECK_REMOVED]
+            assert removed.fields["counted"] == 51 and removed.fields["clause"] == SHUFFLER_COUNT.clause
+            assert not playing.done() and rig.table.in_play is None  # no round begun on the short deck
+            await rig.table.clear("WRONG_COUNT", FLOORPERSON)
+            round_ = await asyncio.wait_for(playing, 10)
+            assert round_.state == "complete" and rig.table.decks == 2
+            assert rig.table.shoe.remaining == 52
 
     run(scenario(), timeout=30)
 
