@@ -93,7 +93,11 @@ class SimulatedDealer:
     def count_rack(self) -> int:
         return self.world.count(DISCARD)
 
-    def empty_shoe(self) -> None:
+    def rack_found(self, cards: int) -> None:
+        """Nothing to note: these hands count the rack itself (``count_rack``)."""
+
+    def empty_shoe(self, cards: int) -> None:
+        """Every card the shoe holds, whatever its count says: the rack's count then finds a wrong one."""
         self.world.move_all(SHOE, DISCARD)
 
     def rack_to_shuffler(self) -> None:

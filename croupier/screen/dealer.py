@@ -79,8 +79,13 @@ class ScreenDealer:
     def count_rack(self) -> int:
         return self.rack
 
-    def empty_shoe(self) -> None:
-        self._step("empty_shoe")
+    def rack_found(self, cards: int) -> None:
+        """The tally taken up after a restart, which the service's memory of it did not survive."""
+        self.rack = cards
+
+    def empty_shoe(self, cards: int) -> None:
+        self.rack += cards
+        self._step("empty_shoe", cards=cards)
 
     def rack_to_shuffler(self) -> None:
         self.rack = 0

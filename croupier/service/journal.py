@@ -46,7 +46,7 @@ from croupier.tables.events import HeardRound, RoundListener
 from devices.equipment import DeviceIrregularity, Equipment, EquipmentEvent
 from devices.faults import Fault
 from drivers.authenticity import AuthenticityChecked
-from games.common.records import Record
+from games.common.records import Record, RecordKind
 from vocabulary.events import Event
 from vocabulary.operators import Operator
 from vocabulary.rules import Irregularity, Rule
@@ -135,6 +135,8 @@ class TableJournal(RoundListener):
 
     def record(self, record: Record) -> None:
         append_record(self.trail, self.game, record)
+        if record.kind == RecordKind.COVER_CARD and self.kept is not None:
+            self.save_position()  # the shoe is to be changed even if the service stops before it is
 
     def round_ended(self, round_: HeardRound) -> None:
         self._line_errors()

@@ -51,8 +51,14 @@ class Dealer(Protocol):
     def count_rack(self) -> int:
         """Count the cards in the discard rack."""
 
-    def empty_shoe(self) -> None:
-        """Move the cards remaining in the shoe to the discard rack (672a.7(d)(1))."""
+    def rack_found(self, cards: int) -> None:
+        """The table goes on after a restart from a batch the shoe still holds: the discard rack
+        holds ``cards`` of it, every card that has left the shoe (the shoe's dispensed count; a round
+        cut off is picked up to the rack, docs/recovery.md)."""
+
+    def empty_shoe(self, cards: int) -> None:
+        """Move the ``cards`` remaining in the shoe (the shoe's count) to the discard rack
+        (672a.7(d)(1))."""
 
     def rack_to_shuffler(self) -> None:
         """Put the counted discard rack into the shuffler's input to be reshuffled (672a.7(d)(2))."""

@@ -303,7 +303,7 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
         """The shoe closed and emptied, its cards collected to the rack (and counted there) and taken
         off the table: how many."""
         self.shoe.close_shoe()
-        self.dealer.empty_shoe()
+        self.dealer.empty_shoe(self.shoe.remaining)
         await self._collected(self.shoe)
         return self.dealer.remove_deck()
 

@@ -179,8 +179,12 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         if position is not None and counts.remaining:
             self.in_shoe, self.held = position["in_shoe"], position["held"]
             self.dealer_on_duty = position["dealer"]
+            self.shoe.batch = self.in_shoe  # the shoe's records name it, as they did before the restart
             self._opening("taking back the batch held in the shuffler")
             await self.shuffler.resume(position["shuffler"], input_count=0)
+            self.dealer.rack_found(counts.dispensed)
+            if position.get("cover_out"):
+                self._cover_came_out_before()
             self.log.info("table open", in_shoe=self.in_shoe, held=self.held, resumed=True)
             return True
         self._opening(f"shuffling the first batch ({self.in_shoe} backs)")
@@ -195,14 +199,27 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.log.info("table open", in_shoe=self.in_shoe, held=self.held, cover_depth=self.cover_depth)
         return False
 
+    def _cover_came_out_before(self) -> None:
+        """The batch found in the shoe is one whose cover card came out before the restart (the
+        round cut off after it, or the service stopped before the shoe was changed): the cover card
+        ended it (672a.7(d), 686a.7(d)), so the shoe is closed, not burned and dealt on, and
+        ``prepare_round`` changes it before the next round: its cards collected to the rack and
+        counted, the batch reshuffled."""
+        self.shoe.close_shoe()
+        clause = self.shoe_clauses.cover_ends.clause
+        self.log.warning("the cover card came out before the restart: the shoe is changed", clause=clause)
+
     def position(self) -> dict[str, Any]:  # Any: JSON values
         """Where the day's cards are, for ``open`` after a restart: the batch in the shoe and the
-        one held, the dealer on duty, the shuffler's batches."""
+        one held, the dealer on duty, the shuffler's batches, and whether the batch in the shoe
+        has had its cover card come out (``cover_out``: the journal saves the position as the
+        round records the cover card, so a restart before the shoe is changed still changes it)."""
         return {
             "in_shoe": self.in_shoe,
             "held": self.held,
             "dealer": self.dealer_on_duty,
             "shuffler": self.shuffler.saved(),
+            "cover_out": self.shoe.state in (ENDING, COLLECTING),
         }
 
     async def _inspect(self, floorperson: Operator) -> None:
@@ -327,7 +344,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
     async def _change_shoe(self) -> None:
         """672a.7(d)(1)-(2): the remaining cards to the rack and the batch counted; the held batch
         into the shoe with the cover card; the played batch back to the shuffler, shuffled, held."""
-        self.dealer.empty_shoe()
+        self.dealer.empty_shoe(self.shoe.remaining)
         await self._collected(self.shoe)
         played = self.in_shoe
         await self._to_shoe(self.held)

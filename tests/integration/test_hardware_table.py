@@ -38,6 +38,7 @@ from firmware_sim.progressive import ControllerPersonality, SignPersonality
 from firmware_sim.shoe import ShoePersonality
 from firmware_sim.shuffler import ShufflerPersonality
 from firmware_sim.world import (
+    ASIDE,
     COMMUNITY,
     DEALER_HAND,
     DISCARD,
@@ -318,6 +319,81 @@ def test_a_restarted_service_goes_on_with_the_cards_in_the_equipment(tmp_path: P
                         world.check()
         actions = [r.fields for r in _trail(config) if r.kind == "operator_action"]
         assert [a["resumed"] for a in actions if a["action"] == "table_open"] == [False, True]
+
+    run(scenario(), timeout=120)
+
+
+@pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under"])
+def test_672a_7_d_1_a_shoe_changed_at_real_equipment_counts_what_the_shoe_held(
+    tmp_path: Path, game: str
+) -> None:
+    """672a.7(d)(1), 686a.7(d)(1): at the cover card the cards remaining in the shoe go to the rack
+    "to ensure that no cards are missing". A real table does not count the rack round by round: its
+    tally is what the table sent there, and the cards the dealer empties from the shoe are among
+    them (before, they were left out: every shoe change at real equipment latched WRONG_COUNT)."""
+
+    async def scenario() -> None:
+        async with felt(tmp_path, game) as (screen, world, _ports):
+            await _all_ready(screen)
+            await screen.open_table(SUPERVISOR)
+            with world.lock:  # the cover card moved up the shoe: it comes out in the first rounds
+                shoe = world.places[SHOE]
+                cover = next(card for card in shoe if card.is_cover)
+                shoe.remove(cover)
+                shoe.insert(12, cover)
+            for number in (1, 2, 3):
+                assert await screen.play_round(game) == number
+            world.check()
+            assert (await screen.state())["faults"] == []
+        trail = _trail(load_table_config(tmp_path / "table.toml"))
+        collected = [r.fields for r in trail if r.kind == "batch_collected"]
+        assert [(c["counted"], c["expected"], c["result"]) for c in collected] == [(312, 312, "passed")]
+
+    run(scenario(), timeout=120)
+
+
+@pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under"])
+def test_672a_7_d_686a_7_d_a_batch_whose_cover_card_came_out_is_changed_after_a_restart(
+    tmp_path: Path, game: str
+) -> None:
+    """672a.7(d), 686a.7(d): once the cover card has come out, the dealer "shall then" collect the
+    cards remaining in the shoe and reshuffle them. The service stopped after the cover card came
+    out and before the shoe was changed (the round cut off after it, or a stop between the round's
+    end and the change): the journal saved the position with the cover card out as the round
+    recorded it. Opened again, the table changes the shoe before the next round, the batch in it
+    collected and counted at the rack and the held batch loaded, rather than burning a card of the
+    ended batch and dealing on past its cover card (before, the position named only the batches)."""
+
+    async def scenario() -> None:
+        async with equipment_served(tmp_path, game) as (hands, world, _ports, config):
+            async with in_service(config, hands, game) as screen:
+                await _all_ready(screen)
+                await screen.open_table(SUPERVISOR)
+                assert await screen.play_round(game) == 1
+            with world.lock:  # the cover card came out of the shoe and was set aside...
+                cover = next(card for card in world.places[SHOE] if card.is_cover)
+                world.places[SHOE].remove(cover)
+                world.places.setdefault(ASIDE, []).append(cover)
+            with TableState(config.service.state_db) as state:  # ...and the journal saved it so
+                saved = state.load_table(config.name)
+                assert saved is not None and saved["position"]["cover_out"] is False
+                saved["position"]["cover_out"] = True
+                state.save_table(config.name, saved)
+                in_shoe, held = saved["position"]["in_shoe"], saved["position"]["held"]
+            async with in_service(config, hands, game) as screen:
+                await _all_ready(screen)
+                await screen.open_table(SUPERVISOR)
+                assert await screen.play_round(game) == 2
+                world.check()
+        trail = _trail(config)
+        opens = [r.seq for r in trail if r.kind == "operator_action" and r.fields["action"] == "table_open"]
+        opened = max(opens)
+        after = [r for r in trail if r.seq > opened and r.kind in ("batch_collected", "batch_loaded", "burn")]
+        assert [(r.kind, r.fields.get("batch")) for r in after][:3] == [
+            ("batch_collected", in_shoe),
+            ("batch_loaded", held),
+            ("burn", held),
+        ]
 
     run(scenario(), timeout=120)
 

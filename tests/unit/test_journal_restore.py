@@ -13,6 +13,7 @@ from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
 from croupier.state import TableState
 from devices.faults import LINK_ORIGIN, Fault, FaultLatch
 from drivers.connection import ConnectionState
+from games.common.records import Record, RecordKind
 from games.free_bet_blackjack.inputs import PlayerAction
 from simulator.floor import FloorSupervisor
 from simulator.tables import FLOORPERSON
@@ -124,3 +125,29 @@ def test_a_link_fault_latched_before_the_journal_watched_is_recorded(tmp_path: P
         lines = [line for path in trail.files() for line in path.read_bytes().splitlines()]
         latched = [record for line in lines if (record := AuditRecord.parse(line)).kind == "fault_latched"]
         assert [record.fields["code"] for record in latched] == ["LINK_LOST"]
+
+
+class Kept:
+    """A table's position as the journal saves it: here, the shoe's cover card out."""
+
+    def __init__(self) -> None:
+        self.cover_out = False
+
+    def position(self) -> dict[str, object]:
+        return {"in_shoe": "red", "held": "blue", "cover_out": self.cover_out}
+
+
+def test_672a_7_d_the_position_is_saved_as_the_cover_card_comes_out(tmp_path: Path) -> None:
+    """672a.7(d), 686a.7(d): the round's cover card record saves the table's position at once, so a
+    service stopped before the shoe is changed finds, at the restart, that the batch in the shoe
+    ended (croupier.tables.shoe_table: it is changed, not dealt on); other records save nothing."""
+    with AuditTrail(tmp_path / "audit", "T1") as trail, TableState(tmp_path / "state.db") as state:
+        journal = TableJournal(trail, state, table="T1", game="free-bet-blackjack")
+        kept = Kept()
+        journal.kept = kept
+        journal.save_position()
+        kept.cover_out = True
+        journal.record(Record(1, 7, RecordKind.CARD, {"place": "dealer", "clause": "672a.7(l)"}))
+        assert (state.load_table("T1") or {})["position"]["cover_out"] is False
+        journal.record(Record(1, 8, RecordKind.COVER_CARD, {"clause": "672a.7(d)"}))
+        assert (state.load_table("T1") or {})["position"]["cover_out"] is True
