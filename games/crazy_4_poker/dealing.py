@@ -10,7 +10,13 @@ from transitions import EventData
 from games.common.machine_parts import message_of
 from games.crazy_4_poker import clauses, settlement
 from games.crazy_4_poker.inputs import DEALER, SIX_CARD, Place
-from games.crazy_4_poker.irregularities import DEAL_OUT_OF_ORDER, MISDEAL, PROGRESSIVE_MISMATCH, WRONG_DECK
+from games.crazy_4_poker.irregularities import (
+    DEAL_OUT_OF_ORDER,
+    MISDEAL,
+    PROGRESSIVE_MISMATCH,
+    PROGRESSIVE_NOT_KEYED,
+    WRONG_DECK,
+)
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.round_state import DECK, RoundState
 from games.crazy_4_poker.rules_config import Shuffler
@@ -115,15 +121,33 @@ class DealSteps(RoundState):
         )
 
     def chips_mismatch(self, event: EventData) -> bool:
-        """657a.9(a)(3); decision 0008: a mismatch calls a supervisor."""
-        return bool(message_of(event).chips != self.accepted)
+        """657a.9(a)(3); decision 0008: a mismatch calls a supervisor: the chips counted against the
+        wagers the system accepted, and those wagers against the ones the round holds."""
+        return bool(message_of(event).chips != self.accepted or self._accepted_not_keyed())
+
+    def _accepted_not_keyed(self) -> list[int]:
+        """The seats whose Progressive Payout Wager the system accepted with none keyed there."""
+        return [
+            seat
+            for seat in self.accepted_seats
+            if seat not in self.positions or not self.positions[seat].progressive
+        ]
 
     def hold_chip_count(self, event: EventData) -> None:
-        """The count is recorded as for a match, then the round waits for a supervisor."""
+        """The count is recorded as for a match, then the round waits for a supervisor: to
+        reconcile the chips with the system's count, or, the count matching, for a wager the system
+        accepted where none was keyed: counted, collected and metered, it is a wager the round
+        would neither settle nor pay an award on, so the round is not dealt (VOID only)."""
         self.note_chip_count(event)
         chips = message_of(event).chips
-        detail = f"the dealer counted {chips} value chip(s); the progressive system accepted {self.accepted}"
-        self._hold(PROGRESSIVE_MISMATCH, Irregularity(clauses.PROGRESSIVE_COUNT, detail))
+        accepted = f"the progressive system accepted {self.accepted}"
+        if chips != self.accepted:
+            detail = f"the dealer counted {chips} value chip(s); {accepted}"
+            self._hold(PROGRESSIVE_MISMATCH, Irregularity(clauses.PROGRESSIVE_COUNT, detail))
+            return
+        seats = ", ".join(map(str, self._accepted_not_keyed()))
+        detail = f"{accepted}, a Progressive Payout Wager at seat(s) {seats}, where none was keyed"
+        self._hold(PROGRESSIVE_NOT_KEYED, Irregularity(clauses.PROGRESSIVE_COUNT, detail))
 
     def note_chip_count(self, event: EventData) -> None:
         chips = message_of(event).chips

@@ -38,6 +38,9 @@ PROGRESSIVE_MISMATCH = Kind(
     "the supervisor has reconciled the chips with the system's accepted count; the deal proceeds",
     DEALING,
 )
+#: The system accepted a Progressive Payout Wager at a seat where the dealer keyed none: the round
+#: holds no such wager to settle or to pay an award on, so it is not dealt; VOID returns every wager.
+PROGRESSIVE_NOT_KEYED = Kind("progressive-not-keyed", "657a.9(a)(3)", Outcome.HELD)
 DEAL_OUT_OF_ORDER = Kind("deal-out-of-order", "657a.9(b)", Outcome.HELD)
 ILLEGAL_RAISE = Kind(
     "raise-without-aces",
@@ -73,6 +76,7 @@ WRONG_DECK = Kind("wrong-card-count", "657a.9(f)", Outcome.DECK_REMOVED, voidabl
 
 KINDS = (
     PROGRESSIVE_MISMATCH,
+    PROGRESSIVE_NOT_KEYED,
     DEAL_OUT_OF_ORDER,
     HAND_UNREPORTED,
     ILLEGAL_RAISE,

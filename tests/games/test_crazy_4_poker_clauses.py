@@ -244,6 +244,26 @@ def test_657a_9_a_3_chip_count_mismatch_holds_for_a_supervisor() -> None:
     assert round_.state == DEALING
 
 
+def test_657a_9_a_3_a_wager_the_system_accepted_where_none_was_keyed_holds_the_round() -> None:
+    """657a.9(a)(3): the dealer verifies "that the number of value chips wagered equals the number
+    of Progressive Payout Wagers accepted by the progressive table game system". The system accepted
+    seat 1's chip where the dealer keyed no Progressive Payout Wager: the count matches (1 = 1), but
+    the chip collected and metered is a wager the round would neither settle nor pay an award on,
+    so the round holds before any card, and only a VOID, returning every wager, is offered (before,
+    it dealt on and the wager vanished from the round)."""
+    table, shuffler = open_table(progressive_rules())
+    round_ = wagered(table, shuffler, {1: PlaceWagers(1, 1000, 1000), 2: PlaceWagers(2, 1000, 1000)})
+    round_.handle(NoMoreBets())
+    round_.handle(ProgressiveLocked((1,)))
+    round_.handle(ChipCount(1))
+    assert round_.state == HELD and round_.hold.kind.code == "progressive-not-keyed"
+    assert "seat(s) 1" in round_.log.of(RecordKind.IRREGULARITY)[-1].fields["detail"]
+    with pytest.raises(RuleViolation):
+        round_.handle(SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
+    round_.handle(SupervisorResolve(SUPERVISOR, Resolution.VOID))
+    assert round_.state == VOIDED and round_.net(1) == round_.net(2) == 0
+
+
 def test_657a_9_a_3_mismatch_voided_returns_every_wager() -> None:
     """657a.9(a)(3): a supervisor may void the held round; every wager is returned."""
     table, shuffler = open_table(progressive_rules())
