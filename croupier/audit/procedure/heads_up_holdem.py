@@ -36,9 +36,11 @@ CHECKS: tuple[Check, ...] = (
         f"{SECTION}(c)",
         "a `stub_removed` record after the last stack and before the first community card; five community "
         "cards, each recorded `source` `hand`",
-        '"Remove the remaining cards from the automated dealing shoe and ... deal from his hand the five '
-        'community cards": a community card recorded from the shoe (or with no source) is not dealt '
-        "from the hand, unless (g) applies (community cards dispensed first by a reshuffling shoe).",
+        '"the dealer shall remove the remaining cards from the automated dealing shoe and, following the '
+        "procedures in § 677a.9(a)(2) (relating to procedure for dealing the cards from the hand), deal "
+        'from his hand the five community cards": a community card recorded from the shoe (or with no '
+        "source) is not dealt from the hand, unless (g) applies (community cards dispensed first by a "
+        "reshuffling shoe).",
     ),
     *stub.checks(f"{SECTION}(d)"),
 )
