@@ -289,14 +289,13 @@ class LimitConflict:
 
 @dataclass(frozen=True)
 class Publication:
-    """One publication of link ``link``'s state by the floor service ``sender``: each table's topic
-    and what it is told (``messages``), and each level's limit in it, kept as sent until the broker
-    acknowledges it (``LinkController.acknowledged``); ``revision``: its number in the link's order of
-    publications, in every message; ``reconnections``: the store's as it was made (``Store.reconnections``),
-    the link's publication lock held on that connection."""
+    """One publication of link ``link``'s state: each table's topic and what it is told
+    (``messages``), and each level's limit in it, kept as sent (with the floor service that sent it)
+    until the broker acknowledges it (``LinkController.acknowledged``); ``revision``: its number in
+    the link's order of publications, in every message; ``reconnections``: the store's as it was made
+    (``Store.reconnections``), the link's publication lock held on that connection."""
 
     link: str
-    sender: str
     revision: int
     limits: Mapping[int, int]
     messages: list[tuple[str, bytes]]
@@ -901,7 +900,7 @@ class LinkController:
             )
             for table in link.tables
         ]
-        return Publication(link_id, sender, revision, limits, messages, self.store.reconnections)
+        return Publication(link_id, revision, limits, messages, self.store.reconnections)
 
     def _revision(self, link_id: str) -> tuple[str, int]:
         """The link's next revision, kept, and the name of this store's count (``link_revisions``),
