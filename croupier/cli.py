@@ -81,12 +81,15 @@ def build_parser(commands: Iterable[str] = COMMANDS) -> argparse.ArgumentParser:
 
 def named_command(argv: Sequence[str]) -> str | None:
     """The command ``argv`` runs, if it names one: its first word that is neither an option nor the
-    value of one of the options before the command."""
+    value of one of the options before the command. None where help or the version is asked for
+    before any command: that answer lists every command."""
     before = argparse.ArgumentParser(add_help=False)
     add_log_options(before, None)
     valued = {option for action in before._actions if action.nargs != 0 for option in action.option_strings}
     words = iter(argv)
     for word in words:
+        if word in ("-h", "--help", "--version"):
+            return None
         if word in valued:
             next(words, None)
         elif not word.startswith("-"):

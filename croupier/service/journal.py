@@ -135,8 +135,13 @@ class TableJournal(RoundListener):
 
     def record(self, record: Record) -> None:
         append_record(self.trail, self.game, record)
-        if record.kind == RecordKind.COVER_CARD and self.kept is not None:
-            self.save_position()  # the shoe is to be changed even if the service stops before it is
+        self._cover_card_out(record.kind)
+
+    def _cover_card_out(self, kind: str) -> None:
+        """The position saved as a cover card comes out (in a round, or at a burn between rounds):
+        the shoe is to be changed even if the service stops before it is (croupier.tables.shoe_table)."""
+        if kind == RecordKind.COVER_CARD and self.kept is not None:
+            self.save_position()
 
     def round_ended(self, round_: HeardRound) -> None:
         self._line_errors()
@@ -317,8 +322,10 @@ class TableJournal(RoundListener):
         self.table_event("rules_in_force", {"game": self.game, "rules": rules.plain()})
 
     def table_event(self, kind: str, fields: Mapping[str, Any]) -> None:  # Any: JSON values
-        """The table's own events: opened with its configuration, closed, restored after a crash."""
+        """The table's own events: opened with its configuration, closed, restored after a crash, a
+        burn, a cover card that came out at one."""
         self.trail.append(kind, None, dict(fields))
+        self._cover_card_out(kind)
 
     # -- after a restart ------------------------------------------------------------------------
     def restore(self, equipment: Iterable[Equipment[Any]]) -> int:  # Any: any device's driver

@@ -23,19 +23,23 @@ from croupier.tables.events import PlayedRound, TableRecord
 from croupier.tables.feeding import Feeds
 from croupier.tables.holding import SupervisorHolds
 from devices.equipment import Equipment
-from devices.shoe import COLLECTING, EMPTY, ENDING, NEEDS_BURN, OFFLINE, Shoe, ShoeClauses
+from devices.shoe import COLLECTING, EMPTY, ENDING, NEEDS_BURN, NEW_DEALER_BURN, OFFLINE, Shoe, ShoeClauses
 from devices.shuffler import BATCHES_ALTERNATE, Shuffler
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from games.common.holds import Hold
 from games.common.machine_parts import COMPLETE, HELD
 from games.common.messages import COVER_CARD, CardArrives, Discard, Message, ShoeStatus, StartDeal
 from games.common.pickup import SET_ASIDE
+from games.common.records import Value
 from vocabulary.events import Events
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule
 
 #: The kind of the record each burn card makes in the audit trail (a ``TableRecord`` event).
 BURN_RECORD = "burn"
+#: The kind of the record a cover card that came out at a burn makes (a ``TableRecord``); the round's
+#: own cover card is its ``cover_card`` record.
+COVER_RECORD = "cover_card"
 #: NJ 13:69F-2.5 (analog): the cover card at least this many cards from either end.
 COVER_MARGIN = 10
 #: NJ 13:69F-2.5 (analog): "about one quarter of the way in from the back".
@@ -185,6 +189,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
             self.dealer.rack_found(counts.dispensed)
             if position.get("cover_out"):
                 self._cover_came_out_before()
+            if position.get("new_dealer_burn"):
+                self.shoe.dealer_change()  # the dealer on duty owes a burn still (672a.7(c))
             self.log.info("table open", in_shoe=self.in_shoe, held=self.held, resumed=True)
             return True
         self._opening(f"shuffling the first batch ({self.in_shoe} backs)")
@@ -211,15 +217,17 @@ class ShoeTable(SupervisorHolds, Generic[R]):
 
     def position(self) -> dict[str, Any]:  # Any: JSON values
         """Where the day's cards are, for ``open`` after a restart: the batch in the shoe and the
-        one held, the dealer on duty, the shuffler's batches, and whether the batch in the shoe
-        has had its cover card come out (``cover_out``: the journal saves the position as the
-        round records the cover card, so a restart before the shoe is changed still changes it)."""
+        one held, the dealer on duty, the shuffler's batches, whether the batch in the shoe has had
+        its cover card come out (``cover_out``: the journal saves the position as the cover card is
+        recorded, so a restart before the shoe is changed still changes it), and whether the dealer
+        on duty still owes a burn (``new_dealer_burn``: a cover card that came out at it)."""
         return {
             "in_shoe": self.in_shoe,
             "held": self.held,
             "dealer": self.dealer_on_duty,
             "shuffler": self.shuffler.saved(),
             "cover_out": self.shoe.state in (ENDING, COLLECTING),
+            "new_dealer_burn": NEW_DEALER_BURN in self.shoe.burns_owed,
         }
 
     async def _inspect(self, floorperson: Operator) -> None:
@@ -314,10 +322,20 @@ class ShoeTable(SupervisorHolds, Generic[R]):
                 if burned is not None:
                     self.dealer.burn()
                     self._record_burn()
+                else:
+                    self._record_cover_at_burn()
             elif self.shoe.state == COLLECTING:
                 await self._change_shoe()
             else:
                 return
+
+    def _record_cover_at_burn(self) -> None:
+        """The cover card came out at a burn, between rounds, where no round records it: a record
+        of the table's own, so the trail shows the batch ended there, and the journal saves the
+        position with it (``cover_out``): a service stopped before the shoe is changed changes it
+        at the restart rather than dealing on (672a.7(d), 686a.7(d))."""
+        fields: dict[str, Value] = {"clause": self.shoe_clauses.cover_ends.clause, "at": "burn"}
+        self.events.publish(TableRecord(COVER_RECORD, fields | {"batch": self.in_shoe}))
 
     def _record_burn(self) -> None:
         """The burn just made, to the listeners (the journal writes it to the audit trail) before

@@ -134,20 +134,20 @@ class DealSteps(RoundState):
         ]
 
     def hold_chip_count(self, event: EventData) -> None:
-        """The count is recorded as for a match, then the round waits for a supervisor: to
-        reconcile the chips with the system's count, or, the count matching, for a wager the system
-        accepted where none was keyed: counted, collected and metered, it is a wager the round
-        would neither settle nor pay an award on, so the round is not dealt (VOID only)."""
+        """The count is recorded as for a match, then the round waits for a supervisor. A wager the
+        system accepted where none was keyed holds it first, whatever the count: counted, collected
+        and metered, it is a wager the round would neither settle nor pay an award on, so the round
+        is not dealt (VOID only); otherwise the supervisor reconciles the chips with the system's
+        count."""
         self.note_chip_count(event)
         chips = message_of(event).chips
-        accepted = f"the progressive system accepted {self.accepted}"
-        if chips != self.accepted:
-            detail = f"the dealer counted {chips} value chip(s); {accepted}"
-            self._hold(PROGRESSIVE_MISMATCH, Irregularity(clauses.PROGRESSIVE_COUNT, detail))
+        counted = f"the dealer counted {chips} value chip(s); the progressive system accepted {self.accepted}"
+        if unkeyed := self._accepted_not_keyed():
+            seats = ", ".join(map(str, unkeyed))
+            detail = f"{counted}, at seat(s) {seats} a Progressive Payout Wager where none was keyed"
+            self._hold(PROGRESSIVE_NOT_KEYED, Irregularity(clauses.PROGRESSIVE_COUNT, detail))
             return
-        seats = ", ".join(map(str, self._accepted_not_keyed()))
-        detail = f"{accepted}, a Progressive Payout Wager at seat(s) {seats}, where none was keyed"
-        self._hold(PROGRESSIVE_NOT_KEYED, Irregularity(clauses.PROGRESSIVE_COUNT, detail))
+        self._hold(PROGRESSIVE_MISMATCH, Irregularity(clauses.PROGRESSIVE_COUNT, counted))
 
     def note_chip_count(self, event: EventData) -> None:
         chips = message_of(event).chips

@@ -233,8 +233,8 @@ def test_657a_9_a_3_chip_count_mismatch_holds_for_a_supervisor() -> None:
     table, shuffler = open_table(progressive_rules())
     round_ = wagered(table, shuffler, {1: PlaceWagers(1, 1000, 1000, progressive=100)})
     round_.handle(NoMoreBets())
-    round_.handle(ProgressiveLocked((1, 2)))
-    round_.handle(ChipCount(1))
+    round_.handle(ProgressiveLocked((1,)))
+    round_.handle(ChipCount(2))
     assert round_.state == HELD
     irregularity = round_.log.of(RecordKind.IRREGULARITY)[-1]
     assert irregularity.fields["clause"] == "657a.9(a)(3)"
@@ -262,6 +262,12 @@ def test_657a_9_a_3_a_wager_the_system_accepted_where_none_was_keyed_holds_the_r
         round_.handle(SupervisorResolve(SUPERVISOR, Resolution.CONTINUE))
     round_.handle(SupervisorResolve(SUPERVISOR, Resolution.VOID))
     assert round_.state == VOIDED and round_.net(1) == round_.net(2) == 0
+
+    miscounted = wagered(table, shuffler, {1: PlaceWagers(1, 1000, 1000), 2: PlaceWagers(2, 1000, 1000)})
+    miscounted.handle(NoMoreBets())
+    miscounted.handle(ProgressiveLocked((1,)))
+    miscounted.handle(ChipCount(0))  # a miscount besides: still the wager not keyed that holds it
+    assert miscounted.state == HELD and miscounted.hold.kind.code == "progressive-not-keyed"
 
 
 def test_657a_9_a_3_mismatch_voided_returns_every_wager() -> None:

@@ -28,6 +28,7 @@ from croupier.screen.prompts import TABLE_CLOSED, DealerStep
 from croupier.service.journal import TableJournal
 from croupier.service.table_service import DEVICES_READY
 from croupier.state import TableState
+from croupier.tables import shoe_table
 from devices.shuffler import RESUMED_AS_LEFT
 from firmware_sim.card_reader import CardReaderPersonality
 from firmware_sim.device import SimulatedDevice
@@ -394,6 +395,57 @@ def test_672a_7_d_686a_7_d_a_batch_whose_cover_card_came_out_is_changed_after_a_
             ("batch_loaded", held),
             ("burn", held),
         ]
+
+    run(scenario(), timeout=120)
+
+
+def test_672a_7_d_a_cover_card_at_a_new_dealers_burn_is_kept_for_the_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """672a.7(c), (d): a new dealer's burn brings out the cover card, between rounds, where no round
+    records it. The table records it (a ``cover_card`` record of its own) and the journal saves the
+    position with it, so a service stopped while the shoe is being changed changes it at the restart
+    instead of burning and dealing on from the ended batch (found by a review: before, only a
+    round's cover card saved it)."""
+    change_shoe = shoe_table.ShoeTable._change_shoe
+    changes: list[str] = []
+
+    async def stopped_in_the_first(self: shoe_table.ShoeTable[Any]) -> None:
+        changes.append(self.shoe.state)
+        if len(changes) == 1:  # the service stops while the dealer empties the shoe
+            await asyncio.Event().wait()
+        await change_shoe(self)
+
+    monkeypatch.setattr(shoe_table.ShoeTable, "_change_shoe", stopped_in_the_first)
+
+    async def scenario() -> None:
+        async with equipment_served(tmp_path, "free-bet-blackjack") as (hands, world, _ports, config):
+            async with in_service(config, hands, "free-bet-blackjack") as screen:
+                await _all_ready(screen)
+                await screen.open_table(SUPERVISOR)
+                assert await screen.play_round("free-bet-blackjack") == 1
+                with world.lock:  # the cover card next in the shoe
+                    shoe = world.places[SHOE]
+                    cover = next(card for card in shoe if card.is_cover)
+                    shoe.remove(cover)
+                    shoe.insert(0, cover)
+                await screen.ok("/v1/table/dealer-change", {"dealer": "D-2"})
+                playing = asyncio.create_task(screen.play_round("free-bet-blackjack"))
+                async with asyncio.timeout(10):
+                    while not changes:
+                        await asyncio.sleep(0.05)
+                playing.cancel()
+            async with in_service(config, hands, "free-bet-blackjack") as screen:
+                await _all_ready(screen)
+                await screen.open_table(SUPERVISOR)
+                assert await screen.play_round("free-bet-blackjack") == 2
+        trail = _trail(config)
+        assert [r.fields["at"] for r in trail if r.kind == "cover_card" and r.round is None] == ["burn"]
+        opens = [r.seq for r in trail if r.kind == "operator_action" and r.fields["action"] == "table_open"]
+        kinds = ("batch_collected", "batch_loaded", "burn", "card")
+        after = [(r.kind, r.fields.get("reason")) for r in trail if r.seq > max(opens) and r.kind in kinds]
+        owed = [("burn", "batch"), ("burn", "new_dealer")]  # the new dealer's still owed (672a.7(c))
+        assert after[:4] == [("batch_collected", None), ("batch_loaded", None), *owed]
 
     run(scenario(), timeout=120)
 

@@ -52,6 +52,8 @@ def test_sim_help_lists_the_games(capsys):
         (["--log-level=debug", "--log-json", "audit", "verify", "x.jsonl"], "audit"),
         (["--log-level", "run"], None),  # "run" is the log level's (wrong) value: the whole parser says so
         (["--help"], None),
+        (["-h", "run"], None),  # help before the command: the whole list
+        (["--log-json", "--help", "sim"], None),
         (["--version"], None),
         (["sim-floor"], None),
         ([], None),
