@@ -54,6 +54,18 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:  # Any: 
 
 
 @pytest.fixture(autouse=True)
+def blank_page_after(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The shared browser leaves each test's page for a blank one, and what that page said on its
+    way out (a request to the test's servers, stopped by then) with it: otherwise a script of the
+    page could still log into the next test's console before that test loads its own."""
+    yield
+    if "browser" in request.fixturenames:
+        driver = request.getfixturevalue("browser")
+        driver.get("about:blank")
+        driver.get_log("browser")
+
+
+@pytest.fixture(autouse=True)
 def no_leaked_ports() -> Iterator[None]:
     """The suite's check (tests/conftest.py) is not made here: the shared browser keeps its
     connection to chromedriver open from one test to the next."""

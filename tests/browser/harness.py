@@ -150,8 +150,16 @@ def faces(driver: Any, selector: str) -> list[str | None]:  # Any: a Selenium We
 
 
 def tap(driver: Any, answer: str) -> None:  # Any: a Selenium WebDriver
-    """Tap the prompt's button for ``answer`` (its ``data-answer``)."""
-    wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f'#prompt button[data-answer="{answer}"]')).click()
+    """Tap the prompt's button for ``answer`` (its ``data-answer``) once the page lets it be tapped:
+    a button is off while the table answers its last tap, and a tap on it then is lost, as a
+    person's would be (a wager keyed again for the same seat leaves its "wager taken" showing from
+    the tap before, so the next wager's tap can come while this one is still being answered)."""
+
+    def enabled(d: Any) -> Any:  # Any: a WebDriver, and the button or None
+        button = d.find_element(By.CSS_SELECTOR, f'#prompt button[data-answer="{answer}"]')
+        return button if button.is_enabled() else None
+
+    wait(driver, enabled).click()
 
 
 def key_wager(driver: Any, seat: int, amounts: dict[str, int]) -> None:  # Any: a Selenium WebDriver
