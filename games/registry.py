@@ -12,14 +12,24 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import games
 from games.common.config import Configurable
+from games.common.records import Value
 from games.common.round_base import RoundBase
 from vocabulary.rules import Rule
+
+#: A wager a ``decision`` record placed on the layout, as the settlement names it: its kind, the
+#: hand it rides on (None, or 0, for the position's first) and its amount in cents.
+Staked = tuple[str, int | None, int]
+
+
+def no_stakes(decision: Mapping[str, Value]) -> Staked | None:
+    """A game whose decisions place no wager."""
+    return None
 
 
 @dataclass(frozen=True)
@@ -28,8 +38,9 @@ class Game:
     configuration, of the trail's records and of ``croupier sim --game``), its name and title,
     its round, its configuration reader (``RuleSet``: rules and pay tables from ``[rules]``), the
     message a position's wagers are placed with (its fields are the wager kinds, ``[limits]``),
-    and the devices its table drives, each with the rule that asks for it. ``position`` is where
-    it comes in every list of games (the order they were integrated; a new game takes the next)."""
+    and the devices its table drives, each with the rule that asks for it, and the wager a
+    decision places. ``position`` is where it comes in every list of games (the order they were
+    integrated; a new game takes the next)."""
 
     slug: str
     name: str
@@ -40,6 +51,10 @@ class Game:
     rules: type[Configurable]
     wager: type[Any]  # Any: each game's own wager message, a dataclass of a seat and its wager kinds
     devices: Mapping[str, Rule]
+    #: The wager a ``decision`` record of a round placed, if it placed one (an Over 23 election, a
+    #: Play, a paid double down): what a round cut off by a restart left on the layout besides its
+    #: ``wager`` records (croupier.service.journal).
+    staked: Callable[[Mapping[str, Value]], Staked | None] = no_stakes
 
     @property
     def module(self) -> str:

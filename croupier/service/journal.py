@@ -46,6 +46,7 @@ from croupier.tables.events import HeardRound, RoundListener
 from devices.equipment import DeviceIrregularity, Equipment, EquipmentEvent
 from devices.faults import Fault
 from drivers.authenticity import AuthenticityChecked
+from games import registry
 from games.common.records import Record, RecordKind
 from vocabulary.events import Event
 from vocabulary.operators import Operator
@@ -396,15 +397,41 @@ class TableJournal(RoundListener):
 
 
 def _left_on_layout(cut: RoundReplay | None) -> dict[str, Any]:  # Any: JSON values
-    """What the trail says the cut-off round left to settle by hand: its wagers, to be returned,
-    and how many cards lie at each place of the layout, to be picked up and counted (``croupier
-    replay`` shows them card by card), so no wager or card is lost across the restart."""
+    """What the trail says the cut-off round left to settle by hand: its wagers still on the layout,
+    to be returned, and how many cards lie at each place of the layout, to be picked up and counted
+    (``croupier replay`` shows them card by card), so no wager or card is lost across the restart."""
     if cut is None:
         return {"wagers": [], "cards_on_layout": {}, "cards_total": 0}
     places = [hand for hand in (*cut.hands, cut.dealer, cut.community) if hand is not None]
     on_layout = {hand.place: len(hand.cards) for hand in places if hand.cards}
     return {
-        "wagers": [step.fields for step in cut.wagers],
+        "wagers": _wagers_on_layout(cut),
         "cards_on_layout": on_layout,
         "cards_total": sum(on_layout.values()) - len(cut.pickup),
     }
+
+
+def _wagers_on_layout(cut: RoundReplay) -> list[dict[str, Any]]:  # Any: JSON values
+    """The round's wagers not settled yet: each placed (its ``wager`` records, and what its
+    ``decision`` records staked: the game's ``staked``, an Over 23 election, a Play, a paid double),
+    less each one a ``settlement`` record already collected, paid or returned (a surrendered Ante,
+    a hand settled before the cut). Keyed by seat, wager and hand, the position's first hand as
+    ``None``; a paid double adds to its hand's wager."""
+    staked = registry.game(cut.game).staked
+    placed: dict[tuple[int, str, int | None], int] = {}
+    for step in cut.wagers:
+        if not step.fields.get("stays"):  # a wager kept in play (686a.7(h)) places nothing
+            key: tuple[int, str, int | None] = (int(step.fields["seat"]), str(step.fields["wager"]), None)
+            placed[key] = placed.get(key, 0) + int(step.fields["amount"])
+    for step in cut.decisions:
+        if (stake := staked(step.fields)) is not None:
+            wager, hand, amount = stake
+            key = (int(step.fields["seat"]), wager, hand or None)
+            placed[key] = placed.get(key, 0) + amount
+    for step in cut.settlements:
+        fields = step.fields
+        placed.pop((int(fields["seat"]), str(fields["wager"]), fields.get("hand") or None), None)
+    return [
+        {"seat": seat, "wager": wager, "amount": amount} | ({} if hand is None else {"hand": hand})
+        for (seat, wager, hand), amount in placed.items()
+    ]

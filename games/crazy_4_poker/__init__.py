@@ -5,6 +5,7 @@ explains how a table service drives them.
 """
 
 from games.common.config import ConfigError
+from games.crazy_4_poker import playing
 from games.crazy_4_poker.clauses import CLAUSES, GAME_ID
 from games.crazy_4_poker.inputs import PlaceWagers
 from games.crazy_4_poker.machine import STATE_NOTES
@@ -33,6 +34,7 @@ GAME = Game(
         "progressive": Rule("657a.9(a)(3)", "the progressive system locks out before dealing"),
         "meter-sign": Rule("605a.7(a)", "a progressive meter visible from the front of the table"),
     },
+    staked=playing.staked,
 )
 
 __all__ = [

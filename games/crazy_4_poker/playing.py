@@ -3,9 +3,12 @@ shuffler's order or the dealer's report (657a.9(a)(1)). Mixed into Round (round.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from transitions import EventData
 
 from games.common.machine_parts import message_of
+from games.common.records import Value
 from games.crazy_4_poker import clauses
 from games.crazy_4_poker.evaluator import best_four
 from games.crazy_4_poker.inputs import DEALER, Place
@@ -13,6 +16,7 @@ from games.crazy_4_poker.irregularities import DUPLICATE_CARD
 from games.crazy_4_poker.records import RecordKind
 from games.crazy_4_poker.round_state import RoundState
 from games.crazy_4_poker.settlement import Position
+from games.registry import Staked
 from vocabulary.cards import Card, repeats
 from vocabulary.rules import Irregularity, RuleViolation
 
@@ -123,3 +127,9 @@ class PlaySteps(RoundState):
             strength, four = best_four(cards)
             fields.update(best=" ".join(map(str, four)), rank=str(strength), ranked=clauses.BEST_FOUR.clause)
         self.log.add(RecordKind.HAND, **fields)
+
+
+def staked(decision: Mapping[str, Value]) -> Staked | None:
+    """The Play Wager a Play decision placed; a fold places none."""
+    play = decision.get("play")
+    return ("play", None, play) if isinstance(play, int) and play > 0 else None

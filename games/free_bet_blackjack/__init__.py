@@ -5,6 +5,7 @@ service drives it.
 """
 
 from games.common.config import ConfigError
+from games.free_bet_blackjack import playing
 from games.free_bet_blackjack.clauses import CLAUSES, GAME_ID
 from games.free_bet_blackjack.inputs import PlaceWager
 from games.free_bet_blackjack.machine import STATE_NOTES
@@ -32,6 +33,7 @@ GAME = Game(
         "shuffler": Rule("633a.3(b) (analog)", "one batch is shuffled while the other is in play"),
         "card-reader": Rule("673a.2(d) (analog)", "a card reader device for the hole-card peek"),
     },
+    staked=playing.staked,
 )
 
 __all__ = [

@@ -3,12 +3,14 @@ the hole card turned up (672a.7(f)-(k)). Mixed into Round (round.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from transitions import EventData
 
 from games.common.closing import RulingAndPickup
 from games.common.holds import Kind
 from games.common.machine_parts import message_of
-from games.common.records import RecordKind
+from games.common.records import RecordKind, Value
 from games.free_bet_blackjack import clauses, decisions, settlement
 from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.discard import hand_pickup
@@ -22,7 +24,8 @@ from games.free_bet_blackjack.irregularities import (
 from games.free_bet_blackjack.machine import DEALING
 from games.free_bet_blackjack.positions import Hand, Position
 from games.free_bet_blackjack.round_state import RoundState
-from games.free_bet_blackjack.settlement import Action
+from games.free_bet_blackjack.settlement import Action, WagerKind
+from games.registry import Staked
 from vocabulary.cards import Card
 from vocabulary.rules import Irregularity, RuleViolation
 
@@ -211,3 +214,14 @@ class PlaySteps(RoundState, RulingAndPickup[Action]):
             clause=clauses.HOLE_AFTER_DECISIONS.clause,
         )
         self._announce_dealer_total()
+
+
+def staked(decision: Mapping[str, Value]) -> Staked | None:
+    """The player's own money a double down or split placed: a paid one adds a Blackjack Wager to
+    the hand doubled, or to the new hand split off; a free one is the house's lammer."""
+    amount = decision.get("amount")
+    if decision.get("stake") != Stake.PAID.value or not isinstance(amount, int):
+        return None
+    split = decision.get("action") == PlayerAction.SPLIT.value
+    hand = decision.get("new_hand") if split else decision.get("hand")
+    return (WagerKind.BLACKJACK.value, hand if isinstance(hand, int) else None, amount)

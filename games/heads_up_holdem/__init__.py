@@ -7,6 +7,7 @@ docs/games/heads-up-holdem.md explains how a table service drives them.
 """
 
 from games.common.config import ConfigError
+from games.heads_up_holdem import playing
 from games.heads_up_holdem.clauses import CLAUSES, GAME_ID
 from games.heads_up_holdem.inputs import PlaceWager
 from games.heads_up_holdem.machine import STATE_NOTES
@@ -33,6 +34,7 @@ GAME = Game(
         "shoe": Rule("677a.10(a)", "the cards are dealt from an automated dealing shoe"),
         "shuffler": Rule("677a.10(a)(1)", "the cards go into the shoe after the shuffle"),
     },
+    staked=playing.staked,
 )
 
 __all__ = [

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from transitions import EventData
 
 from games.common.machine_parts import message_of
+from games.common.records import Value
 from games.heads_up_holdem import clauses
 from games.heads_up_holdem.inputs import Arrival, Choice, Verify
 from games.heads_up_holdem.irregularities import DUPLICATE_CARD, JOKER, REVEAL_MISMATCH
@@ -18,6 +19,7 @@ from games.heads_up_holdem.machine import FLOP, PREFLOP, RIVER
 from games.heads_up_holdem.positions import Position
 from games.heads_up_holdem.records import RecordKind
 from games.heads_up_holdem.round_state import RoundState
+from games.registry import Staked
 from vocabulary.cards import Card, repeats
 from vocabulary.rules import RuleViolation
 
@@ -191,3 +193,10 @@ def choices_on(street: str) -> frozenset[Choice]:
     """What a player may do on ``street`` (published game rules): Play or check before the river, Play or
     fold at it. The guard and the dealer's screen both ask here."""
     return frozenset({Choice.PLAY, Choice.FOLD} if street == RIVER else {Choice.PLAY, Choice.CHECK})
+
+
+def staked(decision: Mapping[str, Value]) -> Staked | None:
+    """The Play Wager a Play decision placed (once a round); a check or a fold places none."""
+    play = decision.get("play")
+    played = decision.get("choice") == Choice.PLAY.value and isinstance(play, int) and play > 0
+    return ("play", None, play) if played and isinstance(play, int) else None

@@ -5,7 +5,7 @@ drives it.
 """
 
 from games.common.config import ConfigError
-from games.over_under import clauses
+from games.over_under import clauses, playing
 from games.over_under.clauses import CLAUSES, GAME_ID
 from games.over_under.inputs import PlaceWager
 from games.over_under.machine import STATE_NOTES
@@ -27,6 +27,7 @@ GAME = Game(
     rules=RuleSet,
     wager=PlaceWager,
     devices={"shoe": clauses.SHOE_LOADED, "shuffler": clauses.RESHUFFLE_AFTER_COVER},
+    staked=playing.staked,
 )
 
 __all__ = [

@@ -4,19 +4,21 @@ is settled as play reaches them, not at the end). Mixed into Round (round.py).""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NoReturn
 
 from transitions import EventData
 
 from games.common.machine_parts import BETTING, SETTLED, message_of
 from games.common.pickup import Pickup
-from games.common.records import RecordKind
+from games.common.records import RecordKind, Value
 from games.common.seating import clockwise
 from games.over_under import clauses, settlement
 from games.over_under.inputs import Choice
 from games.over_under.machine import DEALING, DECIDING
 from games.over_under.positions import Position
 from games.over_under.round_state import RoundState
+from games.registry import Staked
 from vocabulary.rules import Rule, RuleViolation
 
 #: The Over 23 and Under 18 Wagers, each equal to the Ante (686a.7(g)(1)-(2)).
@@ -134,3 +136,9 @@ class PlaySteps(RoundState):
         if current.seat != seat:
             raise RuleViolation(rule, f"it is {current.label}'s turn, not seat {seat}'s")
         return current
+
+
+def staked(decision: Mapping[str, Value]) -> Staked | None:
+    """The Over 23 or Under 18 Wager an election placed (686a.7(g)(1)-(2)); a surrender places none."""
+    amount = decision.get("amount")
+    return (str(decision["choice"]), None, amount) if isinstance(amount, int) else None

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 from urllib.request import Request, urlopen
 
 import pytest
@@ -71,8 +72,27 @@ def _wait_for_api(base: str, process: subprocess.Popen[str]) -> dict[str, object
             time.sleep(0.1)
 
 
-def _plain(wagers: list[dict[str, object]]) -> list[dict[str, object]]:
-    return [{k: v for k, v in w.items() if k not in ("game", "round_seq")} for w in wagers]
+def _on_layout(records: list[dict[str, Any]]) -> list[tuple[object, ...]]:  # Any: JSON records
+    """A Free Bet Blackjack round's wagers still on the layout, from its records: each wagered
+    (the ``wager`` records, and a paid double down or split: the player's money) and not yet
+    collected, paid or returned by a ``settlement`` record of its seat, wager and hand."""
+    placed: dict[tuple[object, ...], int] = {}
+    for r in records:
+        fields = r["fields"]
+        if r["kind"] == "wager":
+            placed[(fields["seat"], fields["wager"], None)] = fields["amount"]
+        elif r["kind"] == "decision" and fields.get("stake") == "paid":
+            hand = fields["new_hand"] if fields["action"] == "split" else fields["hand"]
+            key = (fields["seat"], "blackjack", hand or None)
+            placed[key] = placed.get(key, 0) + fields["amount"]
+    for r in records:
+        if r["kind"] == "settlement":
+            placed.pop((r["fields"]["seat"], r["fields"]["wager"], r["fields"].get("hand") or None), None)
+    return [(seat, wager, hand, amount) for (seat, wager, hand), amount in placed.items()]
+
+
+def _named(wagers: list[dict[str, Any]]) -> list[tuple[object, ...]]:  # Any: JSON fields
+    return sorted((w["seat"], w["wager"], w.get("hand"), w["amount"]) for w in wagers)
 
 
 def _verify(audit: Path, *options: str) -> subprocess.CompletedProcess[str]:
@@ -138,8 +158,8 @@ def test_killed_daemon_comes_back_to_the_same_table(tmp_path: Path, kill_after: 
             assert "ROUND_CUT_OFF" in faults, "a round cut off holds the table for a supervisor"
             (record,) = cut_off
             assert record["round"] == cut
-            wagered = [r["fields"] for r in before if r["round"] == cut and r["kind"] == "wager"]
-            assert _plain(wagered) == _plain(record["fields"]["wagers"]), "wagers named, to be returned"
+            left = _on_layout([r for r in before if r["round"] == cut])
+            assert sorted(left) == _named(record["fields"]["wagers"]), "wagers named, to be returned"
             dealt = [r for r in before if r["round"] == cut and r["kind"] == "card"]
             picked = [r for r in before if r["round"] == cut and r["kind"] == "pickup"]
             assert record["fields"]["cards_total"] == len(dealt) - len(picked), "no card unaccounted"

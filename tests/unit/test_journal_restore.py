@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from croupier.audit.record import AuditRecord
+from croupier.audit.record import AuditRecord, read_records
 from croupier.audit.writer import AuditTrail
 from croupier.service.journal import ROUND_CUT_OFF_CODE, TableJournal
 from croupier.state import TableState
@@ -15,10 +15,13 @@ from devices.faults import LINK_ORIGIN, Fault, FaultLatch
 from drivers.connection import ConnectionState
 from games.common.records import Record, RecordKind
 from games.free_bet_blackjack.inputs import PlayerAction
+from games.over_under.settlement import void
 from simulator.floor import FloorSupervisor
 from simulator.tables import FLOORPERSON
 from tests.dealing import journaled
 from tests.games import dealt, decide, finish
+from tests.games.test_over_under_helpers import OVER, SURRENDER, UNDER, draw, elect
+from tests.games.test_over_under_helpers import dealt as ou_dealt
 from vocabulary.operators import Operator
 
 
@@ -151,3 +154,25 @@ def test_672a_7_d_the_position_is_saved_as_the_cover_card_comes_out(tmp_path: Pa
         assert (state.load_table("T1") or {})["position"]["cover_out"] is False
         journal.record(Record(1, 8, RecordKind.COVER_CARD, {"clause": "672a.7(d)"}))
         assert (state.load_table("T1") or {})["position"]["cover_out"] is True
+
+
+def test_686a_7_j_a_round_cut_off_lists_the_wagers_still_on_the_layout(tmp_path: Path) -> None:
+    """686a.7(g)(3), (j): a round cut off by a restart after seat 1 was settled (paid and racked)
+    and seat 2 surrendered (its Ante collected at the election) lists, to be returned by hand, the
+    wagers still on the layout: seats 3 and 4's Antes and the Under 18 and Over 23 Wagers placed at
+    their elections, what the game's own void returns. Before, it listed every ``wager`` record,
+    the paid and collected Antes included, and none placed by an election (found by a review)."""
+    round_, shoe = ou_dealt("Kc 9h 2d 3c Kd Qd 5s 6s 7s 8s", wagers={1: 1000, 2: 1000, 3: 1000, 4: 1000})
+    with AuditTrail(tmp_path / "audit", "T1") as trail, TableState(tmp_path / "state.db") as state:
+        journal = TableJournal(trail, state, table="T1", game="over-under")
+        journal.round_began(round_)
+        journaled(round_, journal)
+        elect(round_, {1: OVER, 2: SURRENDER, 3: UNDER, 4: OVER})
+        draw(round_, shoe, 1)  # seat 1 dealt, settled and racked; then the process is killed
+    owed_back = sorted((a.seat, a.wager.value, a.amount) for p in round_.positions.values() for a in void(p))
+    with AuditTrail(tmp_path / "audit", "T1") as trail, TableState(tmp_path / "state.db") as state:
+        TableJournal(trail, state, table="T1", game="over-under").restore([Machine()])
+        (cut,) = [r for r in read_records(trail.files()) if r.kind == "round_cut_off"]
+    listed = sorted((w["seat"], w["wager"], w["amount"]) for w in cut.fields["wagers"])
+    seats_3_and_4 = [(3, "ante", 1000), (3, "under_18", 1000), (4, "ante", 1000), (4, "over_23", 1000)]
+    assert listed == owed_back == seats_3_and_4
