@@ -211,23 +211,30 @@ class ShoePersonality(Personality):
 
 
 def _dispense(world: TableWorld, count: int, first: bool, misread: bool) -> _Pull:
-    """The mechanism's one action on the world: up to ``count`` cards from SHOE to SHOE_TRAY, read
-    as they pass (the first unread if ``misread``, and nothing after it), a lone cover card set
-    aside. A cover card inside a stack, or as the ``first`` card after a batch was loaded (the burn
-    card), is out of place and nothing moves."""
+    """The mechanism's one action on the world (``_through``), with the faces it left to deal."""
+    pull = _through(world, count, first, misread)
+    pull.remaining = world.faces(SHOE)
+    return pull
+
+
+def _through(world: TableWorld, count: int, first: bool, misread: bool) -> _Pull:
+    """Up to ``count`` cards from SHOE to SHOE_TRAY, read as they pass (the first unread if
+    ``misread``, and nothing after it), a lone cover card set aside. A cover card inside a stack,
+    or as the ``first`` card after a batch was loaded (the burn card), is out of place and nothing
+    moves."""
     if SHOE in world.faults.stuck:
-        return _Pull(DispenseOutcome.JAM, remaining=world.faces(SHOE))
+        return _Pull(DispenseOutcome.JAM)
     ahead = world.top(SHOE, count)
     covers = [i for i, card in enumerate(ahead) if card.is_cover]
     if covers and (count > 1 or first):
         if count == 1:
             world.move(SHOE, ASIDE)  # out of the mechanism, so the shoe can go on
-        return _Pull(DispenseOutcome.COVER_CARD_MISPLACED, remaining=world.faces(SHOE))
+        return _Pull(DispenseOutcome.COVER_CARD_MISPLACED)
     if covers:
         world.move(SHOE, ASIDE)
-        return _Pull(DispenseOutcome.COVER_CARD, remaining=world.faces(SHOE))
+        return _Pull(DispenseOutcome.COVER_CARD)
     if len(ahead) < count:
-        return _Pull(DispenseOutcome.EMPTY, remaining=world.faces(SHOE))
+        return _Pull(DispenseOutcome.EMPTY)
     pull = _Pull(DispenseOutcome.CARD)
     for card in ahead:
         world.move(SHOE, SHOE_TRAY)  # a pending drop_next sends it to the floor instead
@@ -236,7 +243,6 @@ def _dispense(world: TableWorld, count: int, first: bool, misread: bool) -> _Pul
             pull.outcome = DispenseOutcome.MISREAD
             break
         pull.read.append(_face(card))
-    pull.remaining = world.faces(SHOE)
     return pull
 
 

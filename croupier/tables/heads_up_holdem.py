@@ -317,8 +317,10 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
         removed = await self._shoe_emptied()
         rule = holdem_clauses.SHUFFLER_COUNT
         detail = f"the shoe counted {counted} cards, not {DECK}: the deck is removed, not dealt"
-        fields: dict[str, Value] = {"clause": rule.clause, "counted": counted, "cards": removed}
-        self.events.publish(TableRecord(DECK_REMOVED, fields | {"detail": detail}))
+        fields: dict[str, Value] = {
+            "clause": rule.clause, "counted": counted, "cards": removed, "detail": detail
+        }  # fmt: skip
+        self.events.publish(TableRecord(DECK_REMOVED, fields))
         self.log.warning("deck removed", counted=counted, cards=removed, clause=rule.clause)
 
     def _deck_report(self) -> DeckReport:
@@ -464,7 +466,7 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
         """Before betting opens: no fault latched, and a deck in the shoe (a new one after a
         removal). ``play_round`` does it too; the service calls it first."""
         await self._while_latched()
-        if self.shoe.state == READY and self.shoe.community_first and self.shoe.remaining != DECK:
+        if (report := self._deck_report()).in_shoe and holdem_dealing.counted_wrong(report):
             await self._deck_counted_wrong_removed()
             await self._while_latched()  # the removed deck's count at the rack latches in turn
         if self.shoe.state == EMPTY:

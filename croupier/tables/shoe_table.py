@@ -30,16 +30,13 @@ from games.common.holds import Hold
 from games.common.machine_parts import COMPLETE, HELD
 from games.common.messages import COVER_CARD, CardArrives, Discard, Message, ShoeStatus, StartDeal
 from games.common.pickup import SET_ASIDE
-from games.common.records import Value
+from games.common.records import RecordKind, Value
 from vocabulary.events import Events
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule
 
 #: The kind of the record each burn card makes in the audit trail (a ``TableRecord`` event).
 BURN_RECORD = "burn"
-#: The kind of the record a cover card that came out at a burn makes (a ``TableRecord``); the round's
-#: own cover card is its ``cover_card`` record.
-COVER_RECORD = "cover_card"
 #: NJ 13:69F-2.5 (analog): the cover card at least this many cards from either end.
 COVER_MARGIN = 10
 #: NJ 13:69F-2.5 (analog): "about one quarter of the way in from the back".
@@ -226,7 +223,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
             "held": self.held,
             "dealer": self.dealer_on_duty,
             "shuffler": self.shuffler.saved(),
-            "cover_out": self.shoe.state in (ENDING, COLLECTING),
+            "cover_out": shoe_status(self.shoe).reshuffle_due,
             "new_dealer_burn": NEW_DEALER_BURN in self.shoe.burns_owed,
         }
 
@@ -331,11 +328,13 @@ class ShoeTable(SupervisorHolds, Generic[R]):
 
     def _record_cover_at_burn(self) -> None:
         """The cover card came out at a burn, between rounds, where no round records it: a record
-        of the table's own, so the trail shows the batch ended there, and the journal saves the
+        of the table's own, of the kind a round's cover card makes, so the trail shows the batch
+        ended there, and the journal saves the
         position with it (``cover_out``): a service stopped before the shoe is changed changes it
         at the restart rather than dealing on (672a.7(d), 686a.7(d))."""
-        fields: dict[str, Value] = {"clause": self.shoe_clauses.cover_ends.clause, "at": "burn"}
-        self.events.publish(TableRecord(COVER_RECORD, fields | {"batch": self.in_shoe}))
+        clause = self.shoe_clauses.cover_ends.clause
+        fields: dict[str, Value] = {"clause": clause, "at": "burn", "batch": self.in_shoe}
+        self.events.publish(TableRecord(RecordKind.COVER_CARD.value, fields))
 
     def _record_burn(self) -> None:
         """The burn just made, to the listeners (the journal writes it to the audit trail) before

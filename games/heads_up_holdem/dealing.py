@@ -14,7 +14,7 @@ from games.common.messages import describe
 from games.common.pickup import Pickup
 from games.common.seating import clockwise
 from games.heads_up_holdem import clauses, settlement
-from games.heads_up_holdem.inputs import Arrival
+from games.heads_up_holdem.inputs import Arrival, DeckReport
 from games.heads_up_holdem.irregularities import EXTRA_CARDS, WRONG_COUNT, classify
 from games.heads_up_holdem.machine import DEALING, DELIVERIES
 from games.heads_up_holdem.positions import Due, Position
@@ -30,6 +30,12 @@ if TYPE_CHECKING:
 DECK = 52  # 677a.10(e): the deck holds 52 cards
 COMMUNITY_CARDS = 5
 
+
+
+def counted_wrong(deck: DeckReport) -> bool:
+    """Whether a count of the deck was made and found other than 52 (677a.10(d); clauses.SHUFFLER_COUNT:
+    such a deck is removed and not dealt): the round refuses it, and the table removes it."""
+    return deck.shuffler_count is not None and deck.shuffler_count != DECK
 
 class DealSteps(RoundState):
     """Guards and callbacks from the wagers to the first decision."""
@@ -58,7 +64,7 @@ class DealSteps(RoundState):
             )
         if deck.community_first and deck.shuffler_count is None:
             raise RuleViolation(clauses.KEPT_STUB_COUNTED, "the shoe keeps the stub but reported no count")
-        if deck.shuffler_count is not None and deck.shuffler_count != DECK:
+        if counted_wrong(deck):
             raise RuleViolation(
                 clauses.SHUFFLER_COUNT, f"the shuffler counted {deck.shuffler_count} cards, not {DECK}"
             )

@@ -198,5 +198,6 @@ def choices_on(street: str) -> frozenset[Choice]:
 def staked(decision: Mapping[str, Value]) -> Staked | None:
     """The Play Wager a Play decision placed (once a round); a check or a fold places none."""
     play = decision.get("play")
-    played = decision.get("choice") == Choice.PLAY.value and isinstance(play, int) and play > 0
-    return ("play", None, play) if played and isinstance(play, int) else None
+    if decision.get("choice") != Choice.PLAY.value or not isinstance(play, int) or play <= 0:
+        return None
+    return ("play", None, play)
