@@ -2,8 +2,11 @@
 
     python bench/math_mode.py [--seconds S] [--games GAME ...] [--profile]
 
-Math mode (``croupier sim --math``, docs/math.md) plays the game's round machine alone from a seeded
-shoe. One worker's share is timed in this process for about ``--seconds`` after a warm-up share, which is
+Math mode (``croupier sim --math``, docs/math.md) plays the game's rounds alone from a seeded shoe,
+with its default engine: Free Bet Blackjack's round straight through, checked against the round
+machine every 100th round (decision 0052), the other games' round machines; a game with a direct
+round is timed through its round machine too, in the same run, and the ratio of the two printed.
+One worker's share is timed in this process for about ``--seconds`` after a warm-up share, which is
 what one core gives (the workers of a run share nothing, so W cores give about W times it); the
 full-stack simulator (bench/sim_throughput.py: every device over its real transport) plays the same
 game in the same run, one process. Both seat every position. Math mode is timed twice: with the
@@ -32,7 +35,7 @@ from sim_throughput import play as full_stack  # the bench directory is on sys.p
 
 from simulator.games.registry import example_rules
 from simulator.math.play import math_game, math_slugs
-from simulator.math.run import play_share
+from simulator.math.run import MACHINE, Engine, play_share
 
 TARGET = {"free-bet-blackjack": 5000.0}
 WARM_UP = 100  # rounds of the share that sizes the timed one
@@ -53,18 +56,19 @@ class Rate:
         return self.rounds / self.seconds
 
 
-def _share(game: str, strategy: str, rounds: int) -> float:
-    """Seconds for one worker's share of ``rounds`` (as ``croupier sim --math`` plays it)."""
+def _share(game: str, strategy: str, rounds: int, engine: Engine | None = None) -> float:
+    """Seconds for one worker's share of ``rounds`` (as ``croupier sim --math`` plays it; ``engine``:
+    None, the game's default)."""
     start = time.perf_counter()
-    play_share(game, example_rules(game), strategy, SEED, 0, rounds)
+    play_share(game, example_rules(game), strategy, SEED, 0, rounds, engine=engine)
     return time.perf_counter() - start
 
 
-def math_rate(game: str, strategy: str, seconds: float) -> Rate:
+def math_rate(game: str, strategy: str, seconds: float, engine: Engine | None = None) -> Rate:
     """One worker's rounds for about ``seconds``, after a short share that warms up and sizes it."""
-    rounds = max(WARM_UP, round(WARM_UP / _share(game, strategy, WARM_UP) * seconds))
+    rounds = max(WARM_UP, round(WARM_UP / _share(game, strategy, WARM_UP, engine) * seconds))
     positions = int(example_rules(game).positions)  # type: ignore[attr-defined]  # every RuleSet has positions
-    return Rate(game, rounds, _share(game, strategy, rounds), positions)
+    return Rate(game, rounds, _share(game, strategy, rounds, engine), positions)
 
 
 def transitions_share(game: str, strategy: str, rounds: int, top: int) -> tuple[float, str]:
@@ -109,6 +113,13 @@ def main() -> None:
             f"({SIMULATED}) {alike.per_second:7.1f}; full stack {stack.rate:6.1f} rounds/s; "
             f"x{ratios[game]:.1f}; {share:.0%} of a math round inside transitions{aim}"
         )
+        if math_game(game).direct is not None:
+            machine = math_rate(game, default, args.seconds, Engine(MACHINE))
+            print(
+                f"{'':>18}  the same through the round machine (--engine machine) {machine.per_second:7.1f} "
+                f"rounds/s per core: the direct engine plays x{math.per_second / machine.per_second:.1f} "
+                "(decision 0052)"
+            )
         if args.profile:
             print(top)
     worst = min(ratios, key=lambda game: ratios[game])

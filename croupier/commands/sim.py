@@ -37,7 +37,7 @@ from simulator.faults import FaultProfile, FaultScript
 from simulator.floor import FloorSupervisor, controller_key, on_the_floor, repair_sim
 from simulator.games.registry import example_rules, simulation
 from simulator.math.play import NoMathMode, math_game, math_slugs
-from simulator.math.run import play_math, progress_bar, timed
+from simulator.math.run import CHECK_EVERY, engine_for, play_math, progress_bar, timed
 from simulator.math.run import report as math_report
 from simulator.math.tally import ALL_WAGERS
 from simulator.players import simulated_players, table_options
@@ -135,7 +135,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     math = p.add_argument_group(
         "math mode",
-        "--math plays the game's round machine alone, with no devices, for house edges (docs/math.md)",
+        "--math plays the game's rounds alone, with no devices, for house edges (docs/math.md)",
     )
     math.add_argument(
         "--math",
@@ -161,13 +161,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="with --math: the players' strategy (default: the one that maximises the player's return)",
     )
+    math.add_argument(
+        "--engine",
+        default=None,
+        help="with --math: 'direct' plays the game's round straight through, checking a sample against "
+        "the table's round machine (Free Bet Blackjack; the default where a game has it); 'machine' plays "
+        "every round through the table's round machine",
+    )
+    math.add_argument(
+        "--check-every",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"with --engine direct: play every Nth round through the table's round machine too and stop "
+        f"at the first difference (default {CHECK_EVERY})",
+    )
     p.set_defaults(handler=run)
 
 
 #: What --floor does not take.
 _NOT_WITH_FLOOR = (
     "--game", "--scenario", "--records", "--seats", "--rounds", "--minutes", "--json", "--audit", "--faults",
-    "--math", "--workers", "--strategy", "--config",
+    "--math", "--workers", "--strategy", "--config", "--engine", "--check-every",
 )  # fmt: skip
 
 
@@ -212,7 +227,9 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--simulated-devices child: not taken with --scenario, which plays in process")
     if args.math:
         return run_math(args)
-    _refuse_given(args, ("--workers", "--strategy", "--config"), "taken only with --math")
+    _refuse_given(
+        args, ("--workers", "--strategy", "--config", "--engine", "--check-every"), "taken only with --math"
+    )
     if args.scenario is not None:
         return run_scenario_file(args.scenario, records=args.records)
     if args.game is None:
@@ -340,15 +357,28 @@ def run_math(args: argparse.Namespace) -> int:
         rules = config.rules
     else:
         rules = _rules(game, args.seats).get("rules") or example_rules(game)
+    try:
+        engine = engine_for(math, args.engine, args.check_every)
+    except ValueError as wrong:
+        raise ConfigError(str(wrong)) from None
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    play = partial(play_math, game, rules, rounds=args.rounds, seed=seed, workers=workers, strategy=strategy)
+    play = partial(
+        play_math,
+        game,
+        rules,
+        rounds=args.rounds,
+        seed=seed,
+        workers=workers,
+        strategy=strategy,
+        engine=engine,
+    )
     if not args.json and sys.stderr.isatty():
         bar, advance = progress_bar(args.rounds)
         with bar:
             tally, seconds = timed(lambda: play(progress=advance))
     else:
         tally, seconds = timed(play)
-    summary = math_report(game, rules, tally, seed=seed, workers=workers, strategy=strategy)
+    summary = math_report(game, rules, tally, seed=seed, workers=workers, strategy=strategy, engine=engine)
     if config is not None:
         summary["table_config"] = _config_named(config)
     if args.json:
@@ -391,6 +421,7 @@ def format_math(summary: dict[str, Any], seconds: float) -> str:  # Any: a JSON 
         f"{summary['decks']} decks, {summary['shoes']:,} shoes; seed {summary['seed']}, "
         f"{summary['workers']} workers; "
         f"{seconds:.1f} s ({rounds / seconds:,.0f} rounds/s)",
+        _engine_line(summary["engine"]),
         f"strategy {summary['strategy']}: {summary['strategy_note']}",
         f"house edge: {summary['ci_method']}",
     ]
@@ -411,6 +442,15 @@ def format_math(summary: dict[str, Any], seconds: float) -> str:  # Any: a JSON 
         shown = ", ".join(f"{value} {share['share']:.2%}" for value, share in values.items())
         lines.append(f"  {figure}: {shown}")
     return "\n".join(lines)
+
+
+def _engine_line(engine: dict[str, Any]) -> str:  # Any: JSON values
+    if engine["name"] == "machine":
+        return "engine machine: every round played through the table's round machine"
+    return (
+        f"engine direct: every round played straight through; every {engine['check_every']:,}th also through "
+        f"the table's round machine, {engine['checked_rounds']:,} rounds found alike"
+    )
 
 
 def _percent(value: float | None) -> str:

@@ -54,6 +54,15 @@ class StackedShoe:
         self._sealed[commitment] = (face, nonce)
         return SealedCard(len(self._sealed), commitment)  # the shoe driver's own sealed card
 
+    def take(self) -> Card | None:
+        """The next face as it lies, None for the cover card, neither sealed nor counted as dealt:
+        for math mode's direct round (simulator/math), which deals without a trail."""
+        return self._faces.popleft()
+
+    def rest(self) -> list[Card | None]:
+        """The faces still in the shoe, in order: a second shoe stacked alike from here."""
+        return list(self._faces)
+
     def deal(self, round_: Dealt) -> tuple[Record, ...]:
         """Deal the card the round expects next (the next one, if a cover card comes out first)."""
         slot = round_.expected

@@ -46,11 +46,20 @@ class Total:
         return f"soft {self.value}" if self.soft else str(self.value)
 
 
+#: Each rank's count, as ``card_value`` gives it: read from here by ``total``, which counts every
+#: hand and the dealer's cards many times a round (a joker has no count: ``card_value`` refuses it).
+COUNTS = {rank: 10 if rank in TEN_VALUE_RANKS else rank for rank in range(1, 14)}
+
+
 def total(cards: Sequence[Card]) -> Total:
     hard, ace = 0, False
     for card in cards:
-        hard += card_value(card)
-        ace = ace or card.rank == ACE
+        rank = card.rank
+        count = COUNTS.get(rank)
+        if count is None:
+            count = card_value(card)  # raises: a joker
+        hard += count
+        ace = ace or rank == ACE
     if ace and hard + 10 <= 21:
         return Total(hard + 10, soft=True)
     return Total(hard)

@@ -20,6 +20,7 @@ a rough strategy, random stakes, Push 22 on a quarter of the positions.
 
 from __future__ import annotations
 
+import copy
 import functools
 import random
 from collections.abc import Iterable, Sequence
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from games.common.seating import clockwise
 from games.free_bet_blackjack import Round, RuleSet
 from games.free_bet_blackjack.decisions import Stake
-from games.free_bet_blackjack.hand import card_value, is_pair
+from games.free_bet_blackjack.hand import card_value, is_pair, total
 from games.free_bet_blackjack.inputs import (
     CloseInsurance,
     Decision,
@@ -44,6 +45,7 @@ from games.free_bet_blackjack.machine import DEALER_BLACKJACK, DEALER_TURN, INSU
 from games.free_bet_blackjack.positions import Hand
 from games.free_bet_blackjack.stacked import StackedShoe
 from simulator.games.free_bet_blackjack import BasicStrategyPlayers
+from simulator.math.free_bet_blackjack_direct import DirectRound, DirectTable
 from simulator.math.play import MathError, MathGame, ShoeDealing
 from vocabulary.cards import Card
 
@@ -152,24 +154,37 @@ class FreeBetBasicStrategy:
         self.rules = rules
         self.push22 = UNIT if rules.push22_pay_table is not None else 0
         self._chosen: dict[tuple[object, ...], PlayerAction] = {}
+        self._placed: dict[int, list[PlaceWager]] = {}
+
+    def __deepcopy__(self, memo: dict[int, object]) -> FreeBetBasicStrategy:
+        """A copy that plays alike (simulator.math.direct plays a round twice, once with a copy):
+        it shares the choices and wagers worked out, which are a function of their keys and of the
+        rules, rather than copy some hundreds of them for each round it checks."""
+        return copy.copy(self)
 
     def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
-        return [PlaceWager(seat, UNIT, self.push22) for seat in range(1, positions + 1)]
+        placed = self._placed.get(positions)
+        if placed is None:  # the same every round: made once, not checked again each round
+            placed = self._placed[positions] = [
+                PlaceWager(seat, UNIT, self.push22) for seat in range(1, positions + 1)
+            ]
+        return placed
 
     def insurance(self, hand: Hand, dealer_up: Card) -> Insure | EvenMoney | None:
         return None
 
     def decide(self, hand: Hand, dealer_up: Card, legal: dict[PlayerAction, Stake | None]) -> PlayerAction:
-        hard = sum(card_value(card) for card in hand.cards)
-        ace = any(card.rank == 1 for card in hand.cards)
-        pair = card_value(hand.cards[0]) if is_pair(hand.cards) else None
+        """The choice of highest value, worked out once for each hand that plays alike: its total (a
+        soft total is its hard count with an ace, a hard one values alike with an ace or without),
+        its pair, whether it was split, the choices offered and the dealer's up card."""
+        cards, counted = hand.cards, hand.total
         key = (
-            hard,
-            ace,
-            len(hand.cards),
-            pair,
+            counted.value,
+            counted.soft,
+            len(cards),
+            card_value(cards[0]) if is_pair(cards) else None,
             hand.split,
-            tuple(sorted(legal.items())),
+            tuple(legal.items()),  # legal lists the choices in PlayerAction's order
             card_value(dealer_up),
         )
         chosen = self._chosen.get(key)
@@ -249,9 +264,9 @@ class FreeBetDealing(ShoeDealing):
             raise MathError(f"round {round_.number} waits in {state}, which math mode does not step")
 
 
-def observed(round_: Round) -> Iterable[tuple[str, str]]:
+def observed(round_: Round | DirectRound) -> Iterable[tuple[str, str]]:
     """The dealer's final total (``blackjack`` for a Blackjack the peek found)."""
-    final = "blackjack" if round_.dealer_has_blackjack else str(round_.dealer_total.value)
+    final = "blackjack" if round_.dealer_has_blackjack else str(total(round_.dealer_cards).value)
     return [("dealer final total", final)]
 
 
@@ -269,4 +284,5 @@ MATH = MathGame(
     },
     belongs={"lammer": "blackjack"},
     observed=observed,
+    direct=DirectTable,
 )

@@ -64,7 +64,8 @@ class MathGame:
     another (a Free Bet lammer with the Blackjack Wager it was put beside); ``observed``: per round,
     (figure, value) pairs counted into the report (the dealer's final total, the three-card totals);
     ``staked``: per round, (wager kind, seat, cents) of the wagers a game stakes after betting closes
-    without a wager record (Over/Under's Over 23 or Under 18 Wager)."""
+    without a wager record (Over/Under's Over 23 or Under 18 Wager); ``direct``: the game's round
+    played straight through (decision 0052), if it has one."""
 
     dealing: Callable[[Any, random.Random], Dealing]  # Any: the game's RuleSet
     strategies: Mapping[str, Callable[[random.Random, Any, Any], Any]]  # Any: RuleSet, Dealing, players
@@ -72,6 +73,7 @@ class MathGame:
     belongs: Mapping[str, str] = field(default_factory=dict)
     observed: Callable[[Any], Iterable[tuple[str, str]]] = lambda round_: ()  # Any: the Round
     staked: Callable[[Any], Iterable[tuple[str, int, int]]] = lambda round_: ()  # Any: the Round
+    direct: Callable[[Any], Any] | None = None  # Any: the RuleSet, the DirectTable
 
 
 def math_game(slug: str) -> MathGame:
@@ -116,6 +118,9 @@ class ShoeDealing:
     def __init__(self, rules: Configurable, rng: random.Random, cover_depth: int | None = None) -> None:
         self.rules, self.rng = rules, rng
         self.decks = int(rules.decks)  # type: ignore[attr-defined]  # a shoe game's RuleSet has decks
+        # The batch's cards, made once: a card is immutable, and a new batch every dozen rounds
+        # made its 312 again (some 3 % of a round played straight through, decision 0052).
+        self._cards = tuple(card for _ in range(self.decks) for card in standard_deck())
         batch = self.decks * CARDS_PER_DECK
         self.cover_depth = default_cover_depth(batch) if cover_depth is None else cover_depth
         self.shoes = 0
@@ -124,7 +129,7 @@ class ShoeDealing:
         self._dealt_before = 0
 
     def _load(self) -> StackedShoe:
-        faces: list[Any] = [card for _ in range(self.decks) for card in standard_deck()]  # Any: None: cover
+        faces: list[Any] = list(self._cards)  # Any: None, the cover card, goes in below
         self.rng.shuffle(faces)
         faces.insert(self.cover_depth, None)
         faces.pop(0)  # the burn card, never seen (672a.7(c), 686a.7(c))
@@ -165,15 +170,26 @@ def play_rounds(
     each: Callable[[Any], None],  # Any: the completed Round
 ) -> None:
     """Play ``rounds`` rounds as the table would, giving each completed Round to ``each``."""
-    positions = int(rules.positions)  # type: ignore[attr-defined]  # every game's RuleSet has positions
     for number in range(1, rounds + 1):
-        round_ = dealing.new_round(number)
-        for wager in players.wagers(number, positions):
-            round_.handle(wager)
-        dealing.begin(round_)
-        while round_.state != COMPLETE:
-            if round_.state == HELD:
-                raise MathError(f"round {number} was held: {round_.hold}")
-            dealing.step(round_, players)
+        round_ = play_round(rules, players, dealing, number)
         each(round_)
         dealing.end(round_)
+
+
+def play_round(
+    rules: Configurable,
+    players: Any,  # Any: the game's players
+    dealing: Dealing,
+    number: int,
+) -> Any:  # Any: the game's Round
+    """Round ``number`` played through the game's Round as the table would, to completion."""
+    positions = int(rules.positions)  # type: ignore[attr-defined]  # every game's RuleSet has positions
+    round_ = dealing.new_round(number)
+    for wager in players.wagers(number, positions):
+        round_.handle(wager)
+    dealing.begin(round_)
+    while round_.state != COMPLETE:
+        if round_.state == HELD:
+            raise MathError(f"round {number} was held: {round_.hold}")
+        dealing.step(round_, players)
+    return round_

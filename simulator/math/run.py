@@ -16,6 +16,7 @@ import random
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
@@ -31,11 +32,51 @@ from rich.progress import (
 from rich.text import Text
 
 from games.common.config import Configurable
-from simulator.math.play import MathError, math_game, play_rounds
+from simulator.math.direct import play_direct
+from simulator.math.play import MathError, MathGame, ShoeDealing, math_game, play_rounds
 from simulator.math.tally import MathTally
 
 #: How often (in rounds) a worker tells the progress bar.
 PROGRESS_EVERY = 100
+#: Every how many rounds a worker of the direct engine plays the round through the table's Round as
+#: well, unless told (decision 0052): about a tenth more time for Free Bet Blackjack.
+CHECK_EVERY = 100
+#: The engines: the game's round played straight through, or every round through the table's Round.
+DIRECT, MACHINE = "direct", "machine"
+
+
+@dataclass(frozen=True)
+class Engine:
+    """How the workers play their rounds (docs/math.md): ``DIRECT`` (the game's round played straight
+    through, every ``check_every``-th round also through the table's Round and compared) or
+    ``MACHINE`` (every round through the table's Round, as issue 17's first math mode did)."""
+
+    name: str = DIRECT
+    check_every: int = CHECK_EVERY
+
+    def note(self) -> dict[str, Any]:  # Any: JSON values
+        """The engine as the report names it."""
+        if self.name == MACHINE:
+            return {"name": MACHINE}
+        return {"name": DIRECT, "check_every": self.check_every}
+
+
+def engine_for(math: MathGame, name: str | None, check_every: int | None) -> Engine:
+    """The engine ``name`` (None: the game's fastest) checking every ``check_every`` rounds (None: every
+    CHECK_EVERY); ValueError naming the option (``--engine``, ``--check-every``) and what is wrong."""
+    chosen = name if name is not None else (DIRECT if math.direct is not None else MACHINE)
+    if chosen not in (DIRECT, MACHINE):
+        raise ValueError(f"--engine {chosen}: no such engine; {DIRECT} or {MACHINE}")
+    if chosen == DIRECT and math.direct is None:
+        raise ValueError(f"--engine {DIRECT}: this game has no round played straight through; use {MACHINE}")
+    if check_every is None:
+        return Engine(chosen)
+    if chosen == MACHINE:
+        raise ValueError(f"--check-every: the {MACHINE} engine plays every round through the round machine")
+    if check_every < 1:
+        raise ValueError(f"--check-every {check_every}: check every 1 or more rounds")
+    return Engine(chosen, check_every)
+
 
 #: How the house edge's interval is computed, as the report says it (simulator/math/tally.py).
 CI_METHOD = (
@@ -64,9 +105,12 @@ def play_share(
     index: int,
     rounds: int,
     progress: Callable[[int], None] = lambda played: None,
+    engine: Engine | None = None,
 ) -> MathTally:
-    """Worker ``index``'s share: ``rounds`` rounds, counted; ``progress`` told every few rounds."""
+    """Worker ``index``'s share: ``rounds`` rounds, counted; ``progress`` told every few rounds;
+    ``engine``: how they are played (None: the game's fastest, checked every CHECK_EVERY rounds)."""
     math = math_game(slug)
+    engine = engine or engine_for(math, None, None)
     dealing = math.dealing(rules, worker_rng(seed, index, "shoe"))
     players = math.strategies[strategy](worker_rng(seed, index, "players"), rules, dealing)
     tally = MathTally(belongs=math.belongs)
@@ -76,7 +120,18 @@ def play_share(
         if tally.rounds % PROGRESS_EVERY == 0:
             progress(PROGRESS_EVERY)
 
-    play_rounds(rules, players, dealing, rounds, each)
+    def each_direct(round_: Any) -> None:  # Any: the game's round played straight through
+        tally.count(round_.number, round_.placed, round_.actions, math.observed(round_))
+        if tally.rounds % PROGRESS_EVERY == 0:
+            progress(PROGRESS_EVERY)
+
+    if engine.name == MACHINE:
+        play_rounds(rules, players, dealing, rounds, each)
+    else:
+        if math.direct is None or not isinstance(dealing, ShoeDealing):
+            raise MathError(f"{slug} has no round played straight through: play it with the {MACHINE} engine")
+        direct = math.direct(rules)
+        tally.checked = play_direct(rules, players, dealing, direct, rounds, each_direct, engine.check_every)
     progress(tally.rounds % PROGRESS_EVERY)
     tally.decks, tally.shoes, tally.burns = dealing.decks, dealing.shoes, dealing.burns
     return tally
@@ -89,12 +144,13 @@ def _work(
     seed: int,
     index: int,
     rounds: int,
+    engine: Engine,
     told: multiprocessing.Queue[tuple[str, int, Any]],  # Any: a count, a tally or a traceback
 ) -> None:
     """A worker process: its share, the progress and then its tally (or its error) on ``told``."""
     try:
         tally = play_share(
-            slug, rules, strategy, seed, index, rounds, lambda n: told.put(("played", index, n))
+            slug, rules, strategy, seed, index, rounds, lambda n: told.put(("played", index, n)), engine
         )
         told.put(("done", index, tally))
     except BaseException:
@@ -110,14 +166,19 @@ def play_math(
     workers: int,
     strategy: str,
     progress: Callable[[int], None] = lambda played: None,
+    engine: Engine | None = None,
 ) -> MathTally:
-    """Every share played (in this process for one worker, else one process each) and merged."""
+    """Every share played (in this process for one worker, else one process each) and merged;
+    ``engine`` as play_share takes it."""
+    engine = engine or engine_for(math_game(slug), None, None)
     if workers == 1:
-        return play_share(slug, rules, strategy, seed, 0, rounds, progress)
+        return play_share(slug, rules, strategy, seed, 0, rounds, progress, engine)
     context = multiprocessing.get_context("fork")
     told: multiprocessing.Queue[tuple[str, int, Any]] = context.Queue()  # Any: as _work puts
     processes = [
-        context.Process(target=_work, args=(slug, rules, strategy, seed, index, share, told), daemon=True)
+        context.Process(
+            target=_work, args=(slug, rules, strategy, seed, index, share, engine, told), daemon=True
+        )
         for index, share in enumerate(shares(rounds, workers))
     ]
     for process in processes:
@@ -150,11 +211,23 @@ def play_math(
 
 
 def report(
-    slug: str, rules: Configurable, tally: MathTally, *, seed: int, workers: int, strategy: str
+    slug: str,
+    rules: Configurable,
+    tally: MathTally,
+    *,
+    seed: int,
+    workers: int,
+    strategy: str,
+    engine: Engine | None = None,
 ) -> dict[str, Any]:  # Any: JSON values
     """The report (docs/math.md): what was played, the per-wager figures, the observed figures."""
+    engine = engine or engine_for(math_game(slug), None, None)
+    played = engine.note()
+    if engine.name == DIRECT:
+        played["checked_rounds"] = tally.checked
     return {
         "game": slug,
+        "engine": played,
         "strategy": strategy,
         "strategy_note": math_game(slug).strategy_notes[strategy],
         "seed": seed,

@@ -15,7 +15,6 @@ interval takes them as independent, which the shoe's few dozen rounds make a clo
 
 from __future__ import annotations
 
-import functools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -26,7 +25,6 @@ from typing import Any
 from games.common.movement import Movement
 from games.common.records import RecordKind, standing_wagers
 from simulator.math.play import MathError
-from vocabulary.rules import Rule
 
 #: The normal quantile of a two-sided 95 % interval.
 Z95 = 1.959963984540054
@@ -101,9 +99,15 @@ class MathTally:
     decks: int = 0
     shoes: int = 0
     burns: int = 0
+    checked: int = 0  # rounds played straight through and found alike through the table's Round
     wagers: dict[str, WagerSums] = field(default_factory=dict)
     total: WagerSums = field(default_factory=WagerSums)
     observed: dict[str, Counter[str]] = field(default_factory=dict)
+    # Each settlement's hit-frequency line by what it is made from (_outcome): a round settles a
+    # dozen wagers or more, and the few hundred distinct lines were built again, fractions and all,
+    # for each (decision 0042), then looked up by the Action itself, whose hash and equality are
+    # Python code.
+    _lines: dict[tuple[object, ...], str] = field(default_factory=dict, repr=False, compare=False)
 
     def add(
         self,
@@ -111,43 +115,65 @@ class MathTally:
         observed: Iterable[tuple[str, str]] = (),
         staked: Iterable[tuple[str, int, int]] = (),
     ) -> None:
-        """Count one completed round: its wager records (less those withdrawn; a record of a wager
-        that ``stays`` repeats one placed) and ``staked``, the wagers the game stakes without one.
-        Raises MathError if a wager placed was never settled, or a settlement names a wager nobody
-        placed: no wager is dropped from the sums."""
+        """Count one completed Round: its wager records (less those withdrawn; a record of a wager
+        that ``stays`` repeats one placed) and ``staked``, the wagers the game stakes without one."""
+        self.count(round_.number, [*placed_wagers(round_), *staked], round_.actions, observed)
+
+    def count(
+        self,
+        number: int,
+        stood: Iterable[tuple[str, int, int]],
+        actions: Iterable[Any],  # Any: a game's settlement Action
+        observed: Iterable[tuple[str, str]] = (),
+    ) -> None:
+        """Count round ``number``: the wagers that stood when betting closed (wager kind, seat,
+        cents), its settlements and its observed figures. Raises MathError if a wager placed was
+        never settled, or a settlement names a wager nobody placed: no wager is dropped from the sums."""
+        belongs, lines = self.belongs, self._lines
         placed: dict[str, dict[int, int]] = {}
-        standing = standing_wagers(round_.records, RecordKind.WAGER, RecordKind.WAGER_WITHDRAWN)
-        records = [(wager, seat, amount) for (seat, wager), amount in standing.items()]
-        for wager, seat, amount in (*records, *staked):
-            seats = placed.setdefault(self._kind(wager), {})
+        for wager, seat, amount in stood:
+            seats = placed.setdefault(belongs.get(wager, wager), {})
             seats[seat] = seats.get(seat, 0) + amount
         nets: dict[str, int] = {}
         settled: set[tuple[str, int]] = set()
-        for action in round_.actions:
-            kind = self._kind(str(action.wager))
-            stake = placed.get(kind, {}).get(action.seat)
+        for action in actions:
+            wager = str(action.wager)
+            kind = belongs.get(wager, wager)
+            seat = action.seat
+            stake = placed.get(kind, {}).get(seat)
             if not stake:
                 raise MathError(
-                    f"round {round_.number}: {action.wager} settled at seat {action.seat}, where no {kind} "
-                    "wager was placed"
+                    f"round {number}: {wager} settled at seat {seat}, where no {kind} wager was placed"
                 )
-            settled.add((kind, action.seat))
+            settled.add((kind, seat))
             nets[kind] = nets.get(kind, 0) + action.net
-            self._sums(kind).outcomes[_outcome(action, stake)] += 1
+            rule, details = action.rule, action.details()
+            read = (
+                str(action.movement),
+                action.amount,
+                stake,
+                rule.clause,
+                rule.summary,
+                wager,
+                *details.items(),
+            )
+            line = lines.get(read)
+            if line is None:
+                line = lines[read] = _outcome(action, stake)
+            self._sums(kind).outcomes[line] += 1
         round_wagers = round_wagered = round_house = 0
         for kind, seats in placed.items():
-            stakes = {seat: amount for seat, amount in seats.items() if amount}
-            dropped = sorted(seat for seat in stakes if (kind, seat) not in settled)
+            stakes = [(seat, amount) for seat, amount in seats.items() if amount]
+            if not stakes:
+                continue
+            dropped = sorted(seat for seat, _amount in stakes if (kind, seat) not in settled)
             if dropped:
-                raise MathError(f"round {round_.number}: {kind} wager at seat(s) {dropped} never settled")
-            if stakes:
-                wagered, house = sum(stakes.values()), -nets.get(kind, 0)
-                self._sums(kind).add_round(len(stakes), wagered, house)
-                round_wagers, round_wagered, round_house = (
-                    round_wagers + len(stakes),
-                    round_wagered + wagered,
-                    round_house + house,
-                )
+                raise MathError(f"round {number}: {kind} wager at seat(s) {dropped} never settled")
+            wagered, house = sum(amount for _seat, amount in stakes), -nets.get(kind, 0)
+            self._sums(kind).add_round(len(stakes), wagered, house)
+            round_wagers += len(stakes)
+            round_wagered += wagered
+            round_house += house
         self.total.add_round(round_wagers, round_wagered, round_house)
         self.rounds += 1
         for figure, value in observed:
@@ -158,6 +184,7 @@ class MathTally:
         self.decks = max(self.decks, other.decks)
         self.shoes += other.shoes
         self.burns += other.burns
+        self.checked += other.checked
         for kind, sums in other.wagers.items():
             self.wagers.setdefault(kind, WagerSums()).merge(sums)
         self.total.merge(other.total)
@@ -189,22 +216,22 @@ class MathTally:
         return sums
 
 
+def placed_wagers(round_: Any) -> list[tuple[str, int, int]]:  # Any: a game's Round
+    """The wagers that stood on a Round when betting closed, (wager kind, seat, cents), read from its
+    wager records less those withdrawn: the one rule for what was wagered."""
+    standing = standing_wagers(round_.records, RecordKind.WAGER, RecordKind.WAGER_WITHDRAWN)
+    return [(wager, seat, amount) for (seat, wager), amount in standing.items()]
+
+
 def _outcome(action: Any, stake: int) -> str:  # Any: a game's settlement Action
     """One line of the hit frequencies: the movement and, for a payment, the odds it paid on the
     stake (a pay-table line), then the rule that decided it."""
-    paid = action.amount if action.movement == Movement.PAY else None
-    details = "".join(f", {key} {value}" for key, value in action.details().items())
-    return _line(str(action.movement), paid, stake, details, action.rule, str(action.wager))
-
-
-@functools.lru_cache(maxsize=4096)
-def _line(movement: str, paid: int | None, stake: int, details: str, rule: Rule, wager: str) -> str:
-    """``_outcome``'s line, made once for each settlement that reads alike: a round settles a few
-    dozen wagers, and the few hundred distinct lines were built again, fractions and all, for each."""
-    if paid is not None:
-        odds = Fraction(paid, stake)
+    movement = str(action.movement)
+    if action.movement == Movement.PAY:
+        odds = Fraction(action.amount, stake)
         movement += f" {odds.numerator} to {odds.denominator}"
-    return f"{movement}{details}: {rule.summary} ({rule.clause}) [{wager}]"
+    details = "".join(f", {key} {value}" for key, value in action.details().items())
+    return f"{movement}{details}: {action.rule.summary} ({action.rule.clause}) [{action.wager}]"
 
 
 def _order(value: str) -> tuple[int, float, str]:

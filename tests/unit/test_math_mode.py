@@ -30,7 +30,7 @@ from simulator.games.registry import simulation
 from simulator.math.free_bet_blackjack import FreeBetBasicStrategy
 from simulator.math.over_under import BestElection
 from simulator.math.play import MathError, math_game, play_rounds
-from simulator.math.run import play_math, play_share, shares
+from simulator.math.run import MACHINE, Engine, play_math, play_share, shares
 from simulator.math.tally import ALL_WAGERS, Z95, MathTally, WagerSums
 from vocabulary.cards import Card
 from vocabulary.rules import Rule
@@ -101,6 +101,18 @@ def test_shares_are_fixed_and_add_up():
         (["--game", FBB, "--strategy", "basic"], "--strategy: taken only with --math"),
         (["--game", FBB, "--config", str(SIMULATED_TABLE)], "--config: taken only with --math"),
         (["--game", FBB, "--floor-config", "floor.toml"], "--floor-config: taken only with --floor"),
+        (["--math", "--game", FBB, "--rounds", "5", "--engine", "fast"], "--engine fast: no such engine"),
+        (
+            ["--math", "--game", "over-under", "--rounds", "5", "--engine", "direct"],
+            "--engine direct: this game has no round played straight through; use machine",
+        ),
+        (
+            ["--math", "--game", FBB, "--rounds", "5", "--engine", "machine", "--check-every", "9"],
+            "--check-every: the machine engine plays every round through the round machine",
+        ),
+        (["--math", "--game", FBB, "--rounds", "5", "--check-every", "0"], "--check-every 0: check every 1"),
+        (["--game", FBB, "--rounds", "5", "--engine", "machine"], "--engine: taken only with --math"),
+        (["--game", FBB, "--rounds", "5", "--check-every", "5"], "--check-every: taken only with --math"),
         (
             ["--math", "--game", "over-under", "--config", str(SIMULATED_TABLE), "--rounds", "5"],
             f"--game over-under: {SIMULATED_TABLE} configures a free-bet-blackjack table",
@@ -370,5 +382,5 @@ def test_the_free_bet_play_order_kept_is_the_order_listed_again(monkeypatch):
         return records
 
     monkeypatch.setattr(Round, "handle", checking)
-    play_share(FBB, FreeBetRules(), "basic", 3, 0, 300)
+    play_share(FBB, FreeBetRules(), "basic", 3, 0, 300, engine=Engine(MACHINE))
     assert checked[0] > 1000 and splits[0] > 10
