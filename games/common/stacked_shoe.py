@@ -55,13 +55,18 @@ class StackedShoe:
         return SealedCard(len(self._sealed), commitment)  # the shoe driver's own sealed card
 
     def take(self) -> Card | None:
-        """The next face as it lies, None for the cover card, neither sealed nor counted as dealt:
-        for math mode's direct round (simulator/math), which deals without a trail."""
-        return self._faces.popleft()
+        """The next face, unsealed, None for the cover card: for math mode's direct round
+        (simulator/math), which deals without a trail. A card is counted as dealt, as ``draw`` counts it."""
+        face = self._faces.popleft()
+        if face is not None:
+            self.dealt.append(face)
+        return face
 
-    def rest(self) -> list[Card | None]:
-        """The faces still in the shoe, in order: a second shoe stacked alike from here."""
-        return list(self._faces)
+    def twin(self) -> StackedShoe:
+        """A second shoe stacked alike from here, the cards dealt so far counted in it too."""
+        twin = type(self)(self._faces)
+        twin.dealt = list(self.dealt)
+        return twin
 
     def deal(self, round_: Dealt) -> tuple[Record, ...]:
         """Deal the card the round expects next (the next one, if a cover card comes out first)."""

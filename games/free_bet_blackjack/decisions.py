@@ -1,4 +1,5 @@
-"""Which decisions a hand may take, and whether the house stakes them (free) or the player (paid).
+"""Which decisions a hand may take, and whether the house stakes them (free) or the player (paid);
+and whether a position may insure or take even money (672a.7(f)).
 
 672a.7(h)(2) lets a player double down (672a.9), split pairs (672a.10), stand or draw, and never
 surrender; (j) bounds the draw. 672a.9 and 672a.10 were not found: the free double on a two-card
@@ -115,6 +116,32 @@ def _split(hand: Hand, position: Position, rules: RuleSet) -> Stake | Refusal:
             f"splits ({clauses.PAID_SPLIT.clause})"
         ),
     )
+
+
+def check_insurance(position: Position, amount: int) -> None:
+    """672a.7(f): insurance once per position, for at most half its Blackjack Wager; raises
+    RuleViolation with the clause otherwise."""
+    _not_yet_insured(position)
+    limit = position.blackjack // 2
+    if amount > limit:
+        raise RuleViolation(
+            clauses.INSURANCE_LIMIT,
+            f"seat {position.seat}: {amount} cents is over half the Blackjack Wager ({limit} cents)",
+        )
+
+
+def check_even_money(position: Position) -> None:
+    """672a.7(f): even money once per position, and only for a Blackjack."""
+    _not_yet_insured(position)
+    if not position.dealt_hand.blackjack:
+        raise RuleViolation(clauses.EVEN_MONEY, f"seat {position.seat} holds no Blackjack")
+
+
+def _not_yet_insured(position: Position) -> None:
+    if position.insurance or position.even_money:
+        raise RuleViolation(
+            clauses.INSURANCE_ON_ACE, f"seat {position.seat} has already decided on insurance"
+        )
 
 
 def legal(hand: Hand, position: Position, rules: RuleSet) -> dict[PlayerAction, Stake | None]:

@@ -35,15 +35,7 @@ class PlaySteps(RoundState, RulingAndPickup[Action]):
 
     def insurance_is_valid(self, event: EventData) -> bool:
         message = message_of(event)
-        position = self._position(message.seat, clauses.INSURANCE_ON_ACE)
-        self._not_yet_insured(position)
-        limit = position.blackjack // 2
-        if message.amount > limit:
-            raise RuleViolation(
-                clauses.INSURANCE_LIMIT,
-                f"seat {message.seat}: {message.amount} cents is over half the Blackjack Wager "
-                f"({limit} cents)",
-            )
+        decisions.check_insurance(self._position(message.seat, clauses.INSURANCE_ON_ACE), message.amount)
         return True
 
     def accept_insurance(self, event: EventData) -> None:
@@ -52,10 +44,7 @@ class PlaySteps(RoundState, RulingAndPickup[Action]):
         self.log.add(RecordKind.WAGER, seat=message.seat, wager="insurance", amount=message.amount)
 
     def even_money_is_valid(self, event: EventData) -> bool:
-        position = self._position(message_of(event).seat, clauses.EVEN_MONEY)
-        self._not_yet_insured(position)
-        if not position.dealt_hand.blackjack:
-            raise RuleViolation(clauses.EVEN_MONEY, f"seat {position.seat} holds no Blackjack")
+        decisions.check_even_money(self._position(message_of(event).seat, clauses.EVEN_MONEY))
         return True
 
     def pay_even_money(self, event: EventData) -> None:
@@ -147,12 +136,6 @@ class PlaySteps(RoundState, RulingAndPickup[Action]):
 
     def turn_hole_card_up(self, event: EventData) -> None:
         self._turn_up(message_of(event).card)
-
-    def _not_yet_insured(self, position: Position) -> None:
-        if position.insurance or position.even_money:
-            raise RuleViolation(
-                clauses.INSURANCE_ON_ACE, f"seat {position.seat} has already decided on insurance"
-            )
 
     def _hand_for(self, seat: int) -> Hand:
         """The hand a decision from ``seat`` applies to, or the clause that refuses it."""

@@ -1,7 +1,7 @@
 """Math mode's direct engine: rounds played straight through, a sample of them played again through
 the table's own Round and required to come out the same (decision 0052).
 
-A game with a direct round (``MathGame.direct``, e.g. simulator/math/free_bet_blackjack_direct.py)
+A game with a direct round (``MathGame.direct``, e.g. simulator/math/free_bet_blackjack/direct.py)
 deals it from the same seeded shoe, with the same players, as the machine engine
 (simulator.math.play.play_rounds) deals the table's Round. Every ``check_every``-th round of a
 worker is first played through the table's Round, from a copy of the shoe as it stands and a copy of
@@ -69,8 +69,9 @@ def _played_by_machine(
     """Round ``number`` through the table's Round, from a copy of the shoe and of the players: the
     shoe left, and the round."""
     twin = copy.copy(dealing)
-    twin.shoe = dealing.stacked(dealing.shoe.rest())
-    return twin.shoe, play_round(rules, copy.deepcopy(players), twin, number)
+    twin.shoe = dealing.shoe.twin()
+    players_twin = copy.deepcopy(players, {id(dealing): twin})  # players that read the table read the copy
+    return twin.shoe, play_round(rules, players_twin, twin, number)
 
 
 def difference(
@@ -89,6 +90,8 @@ def difference(
         return f"settled {list(direct.actions)}, the table's Round {list(machine.actions)}"
     if list(machine.dealer_cards) != list(direct.dealer_cards):
         return f"left the dealer {direct.dealer_cards}, the table's Round {machine.dealer_cards}"
+    if machine.dealer_has_blackjack != direct.dealer_has_blackjack:
+        return f"dealer Blackjack {direct.dealer_has_blackjack}, the table's {machine.dealer_has_blackjack}"
     if machine.reshuffle_required != direct.reshuffle_required:
         return (
             f"cover card out {direct.reshuffle_required}, in the table's Round {machine.reshuffle_required}"

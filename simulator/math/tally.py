@@ -218,9 +218,10 @@ class MathTally:
 
 def placed_wagers(round_: Any) -> list[tuple[str, int, int]]:  # Any: a game's Round
     """The wagers that stood on a Round when betting closed, (wager kind, seat, cents), read from its
-    wager records less those withdrawn: the one rule for what was wagered."""
+    wager records less those withdrawn: the one rule for what was wagered (a wager placed again as
+    nothing is none)."""
     standing = standing_wagers(round_.records, RecordKind.WAGER, RecordKind.WAGER_WITHDRAWN)
-    return [(wager, seat, amount) for (seat, wager), amount in standing.items()]
+    return [(wager, seat, amount) for (seat, wager), amount in standing.items() if amount]
 
 
 def _outcome(action: Any, stake: int) -> str:  # Any: a game's settlement Action

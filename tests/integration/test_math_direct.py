@@ -15,16 +15,19 @@ import pytest
 from games.common.config import Rounding
 from games.common.movement import Movement
 from games.free_bet_blackjack import RuleSet
-from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlayerAction
+from games.free_bet_blackjack.hand import card_value
+from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlaceWager, PlayerAction
 from games.free_bet_blackjack.positions import Hand
 from games.free_bet_blackjack.rules_config import SettlementOrder
 from games.free_bet_blackjack.settlement import WagerKind
+from games.free_bet_blackjack.stacked import StackedShoe
 from simulator.games.registry import example_rules
-from simulator.math import free_bet_blackjack_direct
+from simulator.math import free_bet_blackjack as free_bet_math
 from simulator.math.direct import RoundsDiffer, play_direct
 from simulator.math.free_bet_blackjack import UNIT, FreeBetBasicStrategy, FreeBetDealing
-from simulator.math.free_bet_blackjack_direct import DirectTable
-from simulator.math.play import MathError
+from simulator.math.free_bet_blackjack import direct as free_bet_blackjack_direct
+from simulator.math.free_bet_blackjack.direct import DirectTable
+from simulator.math.play import play_round
 from simulator.math.run import DIRECT, MACHINE, Engine, play_math, play_share, report
 from vocabulary.cards import Card
 from vocabulary.rules import RuleViolation
@@ -170,6 +173,129 @@ def test_a_decision_the_rules_refuse_is_refused_with_its_clause():
     with pytest.raises(RuleViolation, match=r"672a\.7\(h\)\(2\)"):
         for number in range(1, 20):
             dealing.end(table.play(number, dealing.shoe, Surrendering(random.Random(1), EXAMPLE)))
-    with pytest.raises(MathError, match=r"over half the Blackjack Wager \(672a\.7\(f\)\)"):
+    with pytest.raises(RuleViolation, match=r"over half the Blackjack Wager"):
         for number in range(1, 200):  # until the dealer shows an ace
             dealing.end(table.play(number, dealing.shoe, OverInsuring(random.Random(1), EXAMPLE)))
+
+
+# What an independent review of the direct round found: players the table's Round takes, that the
+# direct round or its check took otherwise. Each test failed before its fix.
+
+
+class Replacing(FreeBetBasicStrategy):
+    """Places a Push 22 Wager, then places the position again without one (672a.7(e)(1))."""
+
+    def wagers(self, number, positions):
+        return [PlaceWager(1, UNIT, 500), PlaceWager(1, UNIT, 0)]
+
+
+class Counting(FreeBetBasicStrategy):
+    """Reads the cards dealt from the shoe it is given and stands on 12-16 when many were low."""
+
+    def __init__(self, rng, rules, dealing=None):
+        super().__init__(rng, rules, dealing)
+        self.dealing = dealing
+
+    def decide(self, hand, up, legal):
+        count = sum((card_value(card) <= 6 and card.rank != 1) - (card_value(card) >= 10 or card.rank == 1)
+                    for card in self.dealing.shoe.dealt)  # fmt: skip
+        if count > 2 and 12 <= hand.total.value <= 16 and PlayerAction.HIT in legal:
+            return PlayerAction.STAND
+        return super().decide(hand, up, legal)
+
+
+class Alternating(FreeBetBasicStrategy):
+    """Keeps state of its own: hits and stands on hard 16 in turn."""
+
+    def __init__(self, rng, rules, dealing=None):
+        super().__init__(rng, rules, dealing)
+        self.sixteens = {"seen": 0}
+
+    def decide(self, hand, up, legal):
+        if hand.total.value == 16 and not hand.total.soft and PlayerAction.HIT in legal:
+            self.sixteens["seen"] += 1
+            return PlayerAction.HIT if self.sixteens["seen"] % 2 else PlayerAction.STAND
+        return super().decide(hand, up, legal)
+
+
+class Editing(FreeBetBasicStrategy):
+    """Crosses out of the decisions it is offered one it does not want."""
+
+    def decide(self, hand, up, legal):
+        choice = super().decide(hand, up, dict(legal))
+        legal.pop(PlayerAction.DOUBLE_DOWN, None)
+        return choice
+
+
+class InsuringTheNext(FreeBetBasicStrategy):
+    """Asked at seat 1, insures seat 2's hand."""
+
+    def insurance(self, hand, up):
+        return Insure(2, UNIT // 2) if hand.seat == 1 else None
+
+
+@pytest.mark.parametrize("players", [Replacing, Editing, InsuringTheNext])
+def test_players_the_tables_round_takes_are_played_alike(players):
+    dealing = FreeBetDealing(EXAMPLE, random.Random(2))
+    assert play_direct(EXAMPLE, players(random.Random(2), EXAMPLE), dealing, DirectTable(EXAMPLE), 300,
+                       lambda round_: None, 1) == 300  # fmt: skip
+
+
+@pytest.mark.parametrize("players", [Counting, Alternating])
+def test_players_who_read_the_shoe_or_keep_state_get_one_report_however_checked(monkeypatch, players):
+    """The check plays a copy of the players that reads a copy of the shoe: checking every round,
+    none, or playing through the round machine gives one report."""
+    monkeypatch.setitem(free_bet_math.MATH.strategies, "reviewed", players)
+    every = play_share(FBB, EXAMPLE, "reviewed", 5, 0, 300, engine=Engine(DIRECT, 1))
+    never = play_share(FBB, EXAMPLE, "reviewed", 5, 0, 300, engine=Engine(DIRECT, 1000))
+    machine = play_share(FBB, EXAMPLE, "reviewed", 5, 0, 300, engine=Engine(MACHINE))
+    assert every.checked == 300
+    assert every.report() == never.report() == machine.report()
+
+
+class SittingOut(FreeBetBasicStrategy):
+    def wagers(self, number, positions):
+        return []
+
+
+class OffTheLayout(FreeBetBasicStrategy):
+    def wagers(self, number, positions):
+        return [PlaceWager(positions + 1, UNIT, 0)]
+
+
+@pytest.mark.parametrize(("players", "clause"), [(SittingOut, "672a.7(e)"), (OffTheLayout, "672a.2")])
+def test_a_round_the_tables_round_refuses_is_refused_unchecked(players, clause):
+    """No wager placed, or a seat off the layout: refused with the clause, as the table's Round
+    refuses it, on a round the check does not reach."""
+    with pytest.raises(RuleViolation) as refused:
+        play_round(EXAMPLE, players(random.Random(3), EXAMPLE), FreeBetDealing(EXAMPLE, random.Random(3)), 1)
+    with pytest.raises(RuleViolation) as direct:
+        play_direct(EXAMPLE, players(random.Random(3), EXAMPLE), FreeBetDealing(EXAMPLE, random.Random(3)),
+                    DirectTable(EXAMPLE), 3, lambda round_: None, 1000)  # fmt: skip
+    assert direct.value.rule == refused.value.rule and refused.value.rule.clause.startswith(clause)
+
+
+def test_the_check_compares_the_dealers_blackjack(monkeypatch):
+    """A direct round wrong only in the dealer's Blackjack (what the report's dealer final total
+    reads) is found: seat 1 holds A K and takes even money, the dealer shows A over a K."""
+    play = free_bet_blackjack_direct.play_round
+
+    def forgetting(*args):
+        round_ = play(*args)
+        round_.dealer_has_blackjack = False
+        return round_
+
+    class EvenMoneyAtOneSeat(FreeBetBasicStrategy):
+        def wagers(self, number, positions):
+            return [PlaceWager(1, UNIT, 0)]
+
+        def insurance(self, hand, up):
+            return EvenMoney(hand.seat)
+
+    monkeypatch.setattr(free_bet_blackjack_direct, "play_round", forgetting)
+    dealing = FreeBetDealing(EXAMPLE, random.Random(1))
+    ace, king = Card.parse("As"), Card.parse("Kh")
+    dealing.shoe = StackedShoe([ace, ace, king, king])  # the round takes these four
+    with pytest.raises(RoundsDiffer, match="round 1: played straight through, dealer Blackjack False"):
+        play_direct(EXAMPLE, EvenMoneyAtOneSeat(random.Random(1), EXAMPLE), dealing, DirectTable(EXAMPLE), 1,
+                    lambda round_: None, 1)  # fmt: skip

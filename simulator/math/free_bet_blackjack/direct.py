@@ -28,7 +28,8 @@ from collections.abc import Callable
 from typing import Any
 
 from games.common.seating import clockwise
-from games.free_bet_blackjack import decisions, settlement
+from games.free_bet_blackjack import clauses, decisions, settlement
+from games.free_bet_blackjack.dealing import check_wager
 from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.hand import is_ace, is_blackjack, is_pair, is_ten_value, total
 from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlayerAction
@@ -36,8 +37,8 @@ from games.free_bet_blackjack.positions import Hand, Position
 from games.free_bet_blackjack.rules_config import RuleSet
 from games.free_bet_blackjack.settlement import Action
 from games.free_bet_blackjack.stacked import StackedShoe
-from simulator.math.play import MathError
 from vocabulary.cards import Card
+from vocabulary.rules import RuleViolation
 
 
 class DirectRound:
@@ -109,7 +110,10 @@ def play_round(
     round_ = DirectRound(number)
     positions = round_.positions
     for wager in players.wagers(number, rules.positions):  # placing again replaces (672a.7(e)(1))
+        check_wager(wager, rules)
         positions[wager.seat] = Position(wager.seat, wager.blackjack, wager.push22)
+    if not positions:
+        raise RuleViolation(clauses.DEAL_AFTER_WAGERS, "no Blackjack Wager has been placed")
     seats = clockwise(positions)
     for seat in seats:
         position = positions[seat]
@@ -161,24 +165,24 @@ def _insurance(
     seats: list[int],
     rules: RuleSet,
 ) -> None:
-    """672a.7(f): each position asked in turn; an answer the table would refuse stops the run."""
+    """672a.7(f): each position asked in turn; an answer is taken for the seat it names, as the
+    table takes it, or refused with the clause as the table refuses it."""
+    positions = round_.positions
     for seat in seats:
-        position = round_.positions[seat]
-        answer = players.insurance(position.dealt_hand, up)
+        answer = players.insurance(positions[seat].dealt_hand, up)
         if answer is None:
             continue
-        if answer.seat != seat:
-            raise MathError(f"round {round_.number}: seat {seat} answered for seat {answer.seat}")
+        position = positions.get(answer.seat)
+        if position is None:
+            raise RuleViolation(
+                clauses.INSURANCE_ON_ACE, f"seat {answer.seat} has no Blackjack Wager in this round"
+            )
         if isinstance(answer, Insure):
-            if answer.amount > position.blackjack // 2:
-                raise MathError(
-                    f"round {round_.number}: {answer} is over half the Blackjack Wager (672a.7(f))"
-                )
+            decisions.check_insurance(position, answer.amount)
             position.insurance = answer.amount
-            round_.placed.append(("insurance", seat, answer.amount))
+            round_.placed.append(("insurance", answer.seat, answer.amount))
         elif isinstance(answer, EvenMoney):
-            if not position.dealt_hand.blackjack:
-                raise MathError(f"round {round_.number}: {answer} without a Blackjack (672a.7(f))")
+            decisions.check_even_money(position)
             position.even_money = True
             _paid_early(round_, position, settlement.even_money_payment(position, rules))
 
@@ -206,7 +210,9 @@ def _turn(
             return
         else:
             offered = legal(hand, position)
-            action = players.decide(hand, up, offered)
+            action = players.decide(
+                hand, up, dict(offered)
+            )  # the player's own, as the table's Round gives it
             if action not in offered:  # the table refuses it with its clause (decisions.check)
                 decisions.check(action, hand, position, rules)
             stake = offered[action]

@@ -45,7 +45,7 @@ from games.free_bet_blackjack.machine import DEALER_BLACKJACK, DEALER_TURN, INSU
 from games.free_bet_blackjack.positions import Hand
 from games.free_bet_blackjack.stacked import StackedShoe
 from simulator.games.free_bet_blackjack import BasicStrategyPlayers
-from simulator.math.free_bet_blackjack_direct import DirectRound, DirectTable
+from simulator.math.free_bet_blackjack.direct import DirectRound, DirectTable
 from simulator.math.play import MathError, MathGame, ShoeDealing
 from vocabulary.cards import Card
 
@@ -158,9 +158,13 @@ class FreeBetBasicStrategy:
 
     def __deepcopy__(self, memo: dict[int, object]) -> FreeBetBasicStrategy:
         """A copy that plays alike (simulator.math.direct plays a round twice, once with a copy):
-        it shares the choices and wagers worked out, which are a function of their keys and of the
-        rules, rather than copy some hundreds of them for each round it checks."""
-        return copy.copy(self)
+        everything copied but the choices and wagers worked out, which are a function of their keys
+        and the rules and are shared, rather than some hundreds copied for each round checked."""
+        twin = copy.copy(self)
+        for name, value in vars(self).items():
+            if name not in ("_chosen", "_placed"):
+                setattr(twin, name, copy.deepcopy(value, memo))
+        return twin
 
     def wagers(self, round_number: int, positions: int) -> Sequence[PlaceWager]:
         placed = self._placed.get(positions)
