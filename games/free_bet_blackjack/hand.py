@@ -7,6 +7,7 @@ the free double (hard 9, 10, 11 only) and is announced with the dealer's 17.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -61,8 +62,15 @@ def total(cards: Sequence[Card]) -> Total:
         hard += count
         ace = ace or rank == ACE
     if ace and hard + 10 <= 21:
-        return Total(hard + 10, soft=True)
-    return Total(hard)
+        return _total(hard + 10, True)
+    return _total(hard, False)
+
+
+@functools.cache
+def _total(value: int, soft: bool) -> Total:
+    """Each Total made once: a Total is immutable, and a round counts some twenty hands and dealer's
+    hands, each a frozen dataclass built field by field (decision 0052)."""
+    return Total(value, soft)
 
 
 def is_blackjack(cards: Sequence[Card], counted: Total | None = None) -> bool:

@@ -191,16 +191,12 @@ def in_order(actions: Iterable[Action], order: SettlementOrder) -> list[Action]:
     """672a.7(r): from the player farthest to the dealer's right, counterclockwise; (r)(1) collects
     every losing wager before paying any, (r)(2) collects then pays each player in turn. Pushes go
     with the payments. Within a player, hands keep the order they were played in."""
-    actions = list(actions)
-    by_seat = {
-        seat: [a for a in actions if a.seat == seat] for seat in counterclockwise({a.seat for a in actions})
-    }
+    by_seat: dict[int, list[Action]] = {}
+    for action in actions:
+        by_seat.setdefault(action.seat, []).append(action)
+    groups = [by_seat[seat] for seat in counterclockwise(by_seat)]  # one pass, not one per seat
     if order is SettlementOrder.COLLECT_THEN_PAY:
-        return [a for group in by_seat.values() for a in group if a.movement is Movement.COLLECT] + [
-            a for group in by_seat.values() for a in group if a.movement is not Movement.COLLECT
+        return [a for group in groups for a in group if a.movement is Movement.COLLECT] + [
+            a for group in groups for a in group if a.movement is not Movement.COLLECT
         ]
-    return [
-        a
-        for group in by_seat.values()
-        for a in sorted(group, key=lambda a: a.movement is not Movement.COLLECT)
-    ]
+    return [a for group in groups for a in sorted(group, key=lambda a: a.movement is not Movement.COLLECT)]

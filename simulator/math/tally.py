@@ -129,44 +129,54 @@ class MathTally:
         """Count round ``number``: the wagers that stood when betting closed (wager kind, seat,
         cents), its settlements and its observed figures. Raises MathError if a wager placed was
         never settled, or a settlement names a wager nobody placed: no wager is dropped from the sums."""
-        belongs, lines = self.belongs, self._lines
+        belongs, lines, sums_of = self.belongs, self._lines, self.wagers
         placed: dict[str, dict[int, int]] = {}
         for wager, seat, amount in stood:
             seats = placed.setdefault(belongs.get(wager, wager), {})
             seats[seat] = seats.get(seat, 0) + amount
         nets: dict[str, int] = {}
-        settled: set[tuple[str, int]] = set()
+        settled: dict[str, set[int]] = {}
         for action in actions:
             wager = str(action.wager)
             kind = belongs.get(wager, wager)
             seat = action.seat
-            stake = placed.get(kind, {}).get(seat)
+            at = placed.get(kind)
+            stake = at.get(seat) if at else None
             if not stake:
                 raise MathError(
                     f"round {number}: {wager} settled at seat {seat}, where no {kind} wager was placed"
                 )
-            settled.add((kind, seat))
-            nets[kind] = nets.get(kind, 0) + action.net
+            if kind in nets:
+                nets[kind] += action.net
+                settled[kind].add(seat)
+            else:
+                nets[kind] = action.net
+                settled[kind] = {seat}
             rule, details = action.rule, action.details()
-            read = (
+            read: tuple[object, ...] = (
                 str(action.movement),
                 action.amount,
                 stake,
                 rule.clause,
                 rule.summary,
                 wager,
-                *details.items(),
             )
+            if details:
+                read += tuple(details.items())
             line = lines.get(read)
             if line is None:
                 line = lines[read] = _outcome(action, stake)
-            self._sums(kind).outcomes[line] += 1
+            sums = sums_of.get(kind)
+            if sums is None:
+                sums = sums_of[kind] = WagerSums()
+            sums.outcomes[line] += 1
         round_wagers = round_wagered = round_house = 0
         for kind, seats in placed.items():
             stakes = [(seat, amount) for seat, amount in seats.items() if amount]
             if not stakes:
                 continue
-            dropped = sorted(seat for seat, _amount in stakes if (kind, seat) not in settled)
+            paid = settled.get(kind, set())
+            dropped = sorted(seat for seat, _amount in stakes if seat not in paid)
             if dropped:
                 raise MathError(f"round {number}: {kind} wager at seat(s) {dropped} never settled")
             wagered, house = sum(amount for _seat, amount in stakes), -nets.get(kind, 0)
