@@ -4,7 +4,8 @@
 
 Math mode (``croupier sim --math``, docs/math.md) plays the game's rounds alone from a seeded shoe,
 with its default engine: Free Bet Blackjack's round straight through, checked against the round
-machine every 200th round (decision 0052), the other games' round machines; a game with a direct
+machine every CHECK_EVERY-th round (simulator.math.run; decision 0052), the other games' round
+machines; a game with a direct
 round is timed through its round machine too, in the same run, and the ratio of the two printed.
 One worker's share is timed in this process for about ``--seconds``, three times, the fastest
 taken, after a warm-up share: what one core gives (the workers of a run share nothing, so W cores

@@ -164,6 +164,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     math.add_argument(
         "--engine",
         default=None,
+        metavar="{direct,machine}",
         help="with --math: 'direct' plays the game's round straight through, checking a sample against "
         "the table's round machine (Free Bet Blackjack; the default where a game has it); 'machine' plays "
         "every round through the table's round machine",
@@ -173,8 +174,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         metavar="N",
-        help=f"with --engine direct: play every Nth round through the table's round machine too and stop "
-        f"at the first difference (default {CHECK_EVERY})",
+        help=f"with --engine direct: play each worker's first round and every Nth through the table's round "
+        f"machine too and stop at the first difference (default {CHECK_EVERY})",
     )
     p.set_defaults(handler=run)
 
@@ -358,7 +359,7 @@ def run_math(args: argparse.Namespace) -> int:
     else:
         rules = _rules(game, args.seats).get("rules") or example_rules(game)
     try:
-        engine = engine_for(math, args.engine, args.check_every)
+        engine = engine_for(game, args.engine, args.check_every)
     except ValueError as wrong:
         raise ConfigError(str(wrong)) from None
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
@@ -448,8 +449,9 @@ def _engine_line(engine: dict[str, Any]) -> str:  # Any: JSON values
     if engine["name"] == "machine":
         return "engine machine: every round played through the table's round machine"
     return (
-        f"engine direct: every round played straight through; every {engine['check_every']:,}th also through "
-        f"the table's round machine, {engine['checked_rounds']:,} rounds found alike"
+        f"engine direct: every round played straight through; each worker's first round and one in "
+        f"{engine['check_every']:,} also through the table's round machine, {engine['checked_rounds']:,} "
+        "rounds found alike"
     )
 
 

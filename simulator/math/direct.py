@@ -3,12 +3,13 @@ the table's own Round and required to come out the same (decision 0052).
 
 A game with a direct round (``MathGame.direct``, e.g. simulator/math/free_bet_blackjack/direct.py)
 deals it from the same seeded shoe, with the same players, as the machine engine
-(simulator.math.play.play_rounds) deals the table's Round. Every ``check_every``-th round of a
-worker is first played through the table's Round, from a copy of the shoe as it stands and a copy of
-the players, and then straight through from the shoe itself: both must take the same cards, stake
-the same wagers, settle every wager alike, in the same order, for the same clause, and leave the
-dealer the same cards; the first difference stops the run with what differed. Neither copy touches
-what the run goes on with, so a seed and a worker count give the same report whatever is checked.
+(simulator.math.play.play_rounds) deals the table's Round. A worker's first round and every
+``check_every``-th are first played through the table's Round, from a copy of the shoe as it
+stands and a copy of the players, and then straight through from the shoe itself: both must take
+the same cards, stake the same wagers, settle every wager alike, in the same order, for the same
+clause, and leave the dealer the same cards and Blackjack; the first difference stops the run with
+what differed. Neither copy touches what the run goes on with, so a seed and a worker count give
+the same report whatever is checked.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from simulator.math.tally import placed_wagers
 class DirectTable(Protocol):
     """A game's round played straight through: ``play`` deals round ``number`` from ``shoe`` (the
     game's stacked shoe) and returns what math mode counts: ``number``, ``placed`` (wager kind,
-    seat, cents), ``actions`` (the settlements in the order made), ``dealer_cards`` and
-    ``reshuffle_required``, named as the table's Round names them."""
+    seat, cents), ``actions`` (the settlements in the order made), ``dealer_cards``,
+    ``dealer_has_blackjack`` and ``reshuffle_required``, named as the table's Round names them."""
 
     def play(self, number: int, shoe: Any, players: Any) -> Any: ...  # Any: the game's shoe, players, round
 
@@ -43,11 +44,13 @@ def play_direct(
     each: Callable[[Any], None],  # Any: the round played straight through
     check_every: int,
 ) -> int:
-    """Play ``rounds`` rounds straight through, giving each to ``each``; every ``check_every``-th
-    is played through the table's Round first and compared. Returns the rounds compared."""
+    """Play ``rounds`` rounds straight through, giving each to ``each``; the first and every
+    ``check_every``-th are played through the table's Round first and compared. Returns the rounds
+    compared."""
     checked = 0
     for number in range(1, rounds + 1):
-        machine = _played_by_machine(rules, players, dealing, number) if number % check_every == 0 else None
+        checking = number == 1 or number % check_every == 0  # a share shorter than check_every too
+        machine = _played_by_machine(rules, players, dealing, number) if checking else None
         round_ = table.play(number, dealing.shoe, players)
         if machine is not None:
             twin_shoe, machine_round = machine

@@ -33,7 +33,7 @@ from rich.text import Text
 
 from games.common.config import Configurable
 from simulator.math.direct import play_direct
-from simulator.math.play import MathError, MathGame, ShoeDealing, math_game, play_rounds
+from simulator.math.play import MathError, ShoeDealing, math_game, play_rounds
 from simulator.math.tally import MathTally
 
 #: How often (in rounds) a worker tells the progress bar.
@@ -61,18 +61,23 @@ class Engine:
         return {"name": DIRECT, "check_every": self.check_every}
 
 
-def engine_for(math: MathGame, name: str | None, check_every: int | None) -> Engine:
-    """The engine ``name`` (None: the game's fastest) checking every ``check_every`` rounds (None: every
-    CHECK_EVERY); ValueError naming the option (``--engine``, ``--check-every``) and what is wrong."""
-    chosen = name if name is not None else (DIRECT if math.direct is not None else MACHINE)
+def engine_for(slug: str, name: str | None, check_every: int | None) -> Engine:
+    """Game ``slug``'s engine ``name`` (None: its fastest) checking every ``check_every`` rounds (None:
+    every CHECK_EVERY); ValueError naming the option (``--engine``, ``--check-every``) and what is wrong."""
+    direct = math_game(slug).direct is not None
+    chosen = name if name is not None else (DIRECT if direct else MACHINE)
     if chosen not in (DIRECT, MACHINE):
         raise ValueError(f"--engine {chosen}: no such engine; {DIRECT} or {MACHINE}")
-    if chosen == DIRECT and math.direct is None:
-        raise ValueError(f"--engine {DIRECT}: this game has no round played straight through; use {MACHINE}")
+    if chosen == DIRECT and not direct:
+        raise ValueError(f"--engine {DIRECT}: {slug} has no round played straight through; use {MACHINE}")
     if check_every is None:
         return Engine(chosen)
     if chosen == MACHINE:
-        raise ValueError(f"--check-every: the {MACHINE} engine plays every round through the round machine")
+        raise ValueError(
+            f"--check-every: taken only with --engine {DIRECT}"
+            + ("" if direct else f", which {slug} has not")
+            + f"; the {MACHINE} engine plays every round through the round machine"
+        )
     if check_every < 1:
         raise ValueError(f"--check-every {check_every}: check every 1 or more rounds")
     return Engine(chosen, check_every)
@@ -110,20 +115,22 @@ def play_share(
     """Worker ``index``'s share: ``rounds`` rounds, counted; ``progress`` told every few rounds;
     ``engine``: how they are played (None: the game's fastest, checked every CHECK_EVERY rounds)."""
     math = math_game(slug)
-    engine = engine or engine_for(math, None, None)
+    engine = engine or engine_for(slug, None, None)
     dealing = math.dealing(rules, worker_rng(seed, index, "shoe"))
     players = math.strategies[strategy](worker_rng(seed, index, "players"), rules, dealing)
     tally = MathTally(belongs=math.belongs)
 
-    def each(round_: Any) -> None:  # Any: the game's Round
-        tally.add(round_, math.observed(round_), math.staked(round_))
+    def told() -> None:
         if tally.rounds % PROGRESS_EVERY == 0:
             progress(PROGRESS_EVERY)
 
+    def each(round_: Any) -> None:  # Any: the game's Round
+        tally.add(round_, math.observed(round_), math.staked(round_))
+        told()
+
     def each_direct(round_: Any) -> None:  # Any: the game's round played straight through
         tally.count(round_.number, round_.placed, round_.actions, math.observed(round_))
-        if tally.rounds % PROGRESS_EVERY == 0:
-            progress(PROGRESS_EVERY)
+        told()
 
     if engine.name == MACHINE:
         play_rounds(rules, players, dealing, rounds, each)
@@ -170,7 +177,7 @@ def play_math(
 ) -> MathTally:
     """Every share played (in this process for one worker, else one process each) and merged;
     ``engine`` as play_share takes it."""
-    engine = engine or engine_for(math_game(slug), None, None)
+    engine = engine or engine_for(slug, None, None)
     if workers == 1:
         return play_share(slug, rules, strategy, seed, 0, rounds, progress, engine)
     context = multiprocessing.get_context("fork")
@@ -221,7 +228,7 @@ def report(
     engine: Engine | None = None,
 ) -> dict[str, Any]:  # Any: JSON values
     """The report (docs/math.md): what was played, the per-wager figures, the observed figures."""
-    engine = engine or engine_for(math_game(slug), None, None)
+    engine = engine or engine_for(slug, None, None)
     played = engine.note()
     if engine.name == DIRECT:
         played["checked_rounds"] = tally.checked

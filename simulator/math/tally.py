@@ -166,9 +166,7 @@ class MathTally:
             line = lines.get(read)
             if line is None:
                 line = lines[read] = _outcome(action, stake)
-            sums = sums_of.get(kind)
-            if sums is None:
-                sums = sums_of[kind] = WagerSums()
+            sums = sums_of.get(kind) or self._sums(kind)  # read in place: once per settlement
             sums.outcomes[line] += 1
         round_wagers = round_wagered = round_house = 0
         for kind, seats in placed.items():
@@ -214,9 +212,6 @@ class MathTally:
                 for figure, counts in sorted(self.observed.items())
             },
         }
-
-    def _kind(self, wager: str) -> str:
-        return self.belongs.get(wager, wager)
 
     def _sums(self, kind: str) -> WagerSums:
         """The wager type's sums, made on its first wager (not built on every call to be dropped)."""

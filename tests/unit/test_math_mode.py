@@ -104,15 +104,19 @@ def test_shares_are_fixed_and_add_up():
         (["--math", "--game", FBB, "--rounds", "5", "--engine", "fast"], "--engine fast: no such engine"),
         (
             ["--math", "--game", "over-under", "--rounds", "5", "--engine", "direct"],
-            "--engine direct: this game has no round played straight through; use machine",
+            "--engine direct: over-under has no round played straight through; use machine",
         ),
         (
             ["--math", "--game", FBB, "--rounds", "5", "--engine", "machine", "--check-every", "9"],
-            "--check-every: the machine engine plays every round through the round machine",
+            "--check-every: taken only with --engine direct; the machine engine plays every round through",
         ),
         (["--math", "--game", FBB, "--rounds", "5", "--check-every", "0"], "--check-every 0: check every 1"),
         (["--game", FBB, "--rounds", "5", "--engine", "machine"], "--engine: taken only with --math"),
         (["--game", FBB, "--rounds", "5", "--check-every", "5"], "--check-every: taken only with --math"),
+        (
+            ["--math", "--game", "over-under", "--rounds", "5", "--check-every", "5"],
+            "--check-every: taken only with --engine direct, which over-under has not",
+        ),
         (
             ["--math", "--game", "over-under", "--config", str(SIMULATED_TABLE), "--rounds", "5"],
             f"--game over-under: {SIMULATED_TABLE} configures a free-bet-blackjack table",

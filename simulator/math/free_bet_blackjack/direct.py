@@ -19,7 +19,7 @@ That order is a second copy of what the machine enforces, so it is checked again
 ``tests/integration/test_math_direct.py`` plays the same shoes both ways, strategy by strategy and
 rule set by rule set, and requires the same settlements, stakes and dealer's cards round for round;
 and every run of math mode replays a sample of its rounds through the table's Round as well
-(simulator.math.cross_check), stopping on the first difference (decision 0052).
+(simulator.math.direct), stopping on the first difference (decision 0052).
 """
 
 from __future__ import annotations
