@@ -68,6 +68,7 @@ class Screen:
     count: Callable[[str], int] | None = None
     supervisor: dict[str, str] | None = field(default=None, kw_only=True)
     reset_key: str = field(default="PROG-KEY-1", kw_only=True)  # the simulated controller's
+    resets: list[int] = field(default_factory=list, kw_only=True)  # the levels it reset, in order
 
     async def get(self, path: str, headers: Headers = None) -> tuple[int, Any]:
         async with self.client.get(path, headers=self.headers if headers is None else headers) as response:
@@ -121,6 +122,7 @@ class Screen:
                     for level in state["progressive"]["jackpot_locked"]:
                         path = f"/v1/progressive/levels/{level}/reset"
                         await self.ok_as(self.supervisor, path, {"key": self.reset_key})
+                        self.resets.append(level)
                 await asyncio.sleep(0.01)
 
     async def play_round(
