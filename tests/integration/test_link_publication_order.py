@@ -96,7 +96,8 @@ def test_a_publication_during_which_the_store_reconnected_is_not_acknowledged(po
         assert service_a.hold("c4p")
         made = service_a.publication("c4p", "floor-1")
         pid = service_a.store.run("SELECT pg_backend_pid()").fetchone()[0]
-        service_b.store.run("SELECT pg_terminate_backend(?)", (pid,))  # A's connection ends as it sends
+        # A's connection ends as it sends: waited for (up to 5 s), as the call only signals the backend
+        service_b.store.run("SELECT pg_terminate_backend(?, 5000)", (pid,))
         assert service_b.hold("c4p"), "the lock lapsed with A's connection"
         service_b.let_go("c4p")
         with pytest.raises(StateError):
@@ -124,7 +125,7 @@ def test_the_floor_service_publishes_again_when_the_store_reconnected_as_it_sent
                 sent.append(json.loads(payload)["revision"])
                 if len(sent) == 1:
                     pid = service_a.store.run("SELECT pg_backend_pid()").fetchone()[0]
-                    service_b.store.run("SELECT pg_terminate_backend(?)", (pid,))
+                    service_b.store.run("SELECT pg_terminate_backend(?, 5000)", (pid,))  # waited for
                     with contextlib.suppress(StateError):
                         service_a.store.run("SELECT 1")  # a message counted meanwhile finds it gone
                 return None
