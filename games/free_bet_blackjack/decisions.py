@@ -118,6 +118,20 @@ def _split(hand: Hand, position: Position, rules: RuleSet) -> Stake | Refusal:
     )
 
 
+def apply(action: PlayerAction, stake: Stake | None, hand: Hand, position: Position) -> Hand | None:
+    """A decision ``check`` allowed, taken on the layout with the stake it found: stand, hit (a card
+    is then due), double (one card follows) or split; returns the new hand a split made."""
+    if action is PlayerAction.STAND:
+        hand.stood = True
+    elif action is PlayerAction.HIT:
+        hand.awaiting = True
+    elif action is PlayerAction.DOUBLE_DOWN:
+        position.double(hand, paid=stake is Stake.PAID)
+    else:
+        return position.split(hand, paid=stake is Stake.PAID)
+    return None
+
+
 def check_insurance(position: Position, amount: int) -> None:
     """672a.7(f): insurance once per position, for at most half its Blackjack Wager; raises
     RuleViolation with the clause otherwise."""

@@ -101,14 +101,8 @@ class PlaySteps(RoundState, RulingAndPickup[Action]):
         position = self.positions[hand.seat]
         stake = decisions.check(action, hand, position, self.rules)
         fields = dict(seat=hand.seat, hand=hand.number, action=action.value, total=str(hand.total))
-        if action is PlayerAction.STAND:
-            hand.stood = True
-        elif action is PlayerAction.HIT:
-            hand.awaiting = True
-        elif action is PlayerAction.DOUBLE_DOWN:
-            position.double(hand, paid=stake is Stake.PAID)
-        else:
-            new = position.split(hand, paid=stake is Stake.PAID)
+        new = decisions.apply(action, stake, hand, position)
+        if new is not None:
             self._hands_changed()
             fields.update(new_hand=new.number, moved=str(new.cards[0]))
         if stake is not None:

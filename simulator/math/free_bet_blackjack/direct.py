@@ -210,20 +210,10 @@ def _turn(
             return
         else:
             offered = legal(hand, position)
-            action = players.decide(
-                hand, up, dict(offered)
-            )  # the player's own, as the table's Round gives it
+            action = players.decide(hand, up, dict(offered))  # the player's own copy, as the Round gives
             if action not in offered:  # the table refuses it with its clause (decisions.check)
                 decisions.check(action, hand, position, rules)
-            stake = offered[action]
-            if action is PlayerAction.STAND:
-                hand.stood = True
-            elif action is PlayerAction.HIT:
-                hand.awaiting = True
-            elif action is PlayerAction.DOUBLE_DOWN:
-                position.double(hand, paid=stake is Stake.PAID)
-            else:
-                position.split(hand, paid=stake is Stake.PAID)
+            decisions.apply(action, offered[action], hand, position)
 
 
 def _paid_early(round_: DirectRound, position: Position, action: Action) -> None:
