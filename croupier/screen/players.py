@@ -35,6 +35,10 @@ class KeyedCounts:
         return getattr(self._hands, name)
 
     def count_stub(self) -> Any:  # Any: a keyed count
+        """The stub in the simulated hands, counted by the person at the screen. A card a fault
+        profile drops from it (``croupier run --faults``, miscount at the stub) falls first, as the
+        hands pick the stub up to count it: the dealer then keys what is there."""
+        self._hands.fumble_stub()
         return self._screen.count_stub()
 
     def count_progressive_chips(self) -> Any:  # Any: a keyed count

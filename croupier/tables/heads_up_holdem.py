@@ -126,6 +126,10 @@ class HoldemDealer(Dealer, Protocol):
     def misdealt(self) -> Answer[bool]:
         """After a wrong count: whether the dealer finds the cards were misdealt (677a.10(f))."""
 
+    def rack_to_shoe(self) -> None:
+        """Put the round's cards from the discard rack into the auto-reshuffling shoe, which
+        shuffles them back in when told the round is over (677a.10(g))."""
+
     def remove_deck(self) -> int:
         """Take the whole deck off the table (677a.10(f)); returns the cards removed."""
 
@@ -291,10 +295,10 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
             await self._step(play)
         self.game.round_over(round_)
         self.in_play = None
-        removed = self.dealer.remove_deck() if round_.deck_removed else 0
-        await self._shoe_round_ended(self.shoe)
+        self.dealer.rack_to_shoe()
+        await self._shoe_round_ended(self.shoe)  # the shoe counts the deck as it shuffles it again
         if round_.deck_removed:
-            removed += await self._shoe_emptied()  # what the shoe still held: its stub, community first
+            removed = await self._shoe_emptied()
             self.log.warning("deck removed", round=round_.number, cards=removed, clause="677a.10(f)")
         self._ended(round_)
         return round_
@@ -537,6 +541,10 @@ class HoldemScreenDealer(ScreenDealer):
 
     async def misdealt(self) -> Offer[bool]:
         return await self.screen.ask("misdeal_finding", MISDEAL_FINDING, clause="677a.10(f)")
+
+    def rack_to_shoe(self) -> None:
+        self.rack = 0
+        self._step("rack_to_shoe")
 
     def remove_deck(self) -> int:
         removed, self.rack = self.rack, 0

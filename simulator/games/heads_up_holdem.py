@@ -67,6 +67,10 @@ class SimulatedHoldemDealer(SimulatedDealer):
         """A wrong count from a card gone astray is no misdeal: the dealer finds none."""
         return False
 
+    def rack_to_shoe(self) -> None:
+        """Nothing to move: the simulated shoe takes the rack's cards back itself when told the
+        round is over (EndRound, firmware_sim/shoe.py), as a shoe with a discard input would."""
+
     def remove_deck(self) -> int:
         """The deck in the rack, and any card of it on the floor, taken off the table."""
         with self.world.lock:

@@ -224,17 +224,21 @@ def test_free_bet_blackjack_a_double_tap_hits_once_and_the_hole_card_is_a_back(b
     assert seen["source"].count(f'data-card="{hole}"') == face_up[hole], "no hole card face in the page"
 
 
-def test_heads_up_holdem_rounds_through_the_page_backs_until_turned_up_and_a_wrong_count_held(
+def test_heads_up_holdem_rounds_through_the_page_backs_until_turned_up_and_a_dropped_card_held(
     browser, tmp_path: Path
 ):
     """677a.10(b)-(c): the hole and community cards are backs on the page until turned up; whole
-    rounds keyed on the page, street by street. 677a.10(d)-(f): a wrong stub count keyed on the
-    number pad latches WRONG_COUNT, which the banner shows with what to call a supervisor for; the
-    round is void, and once the supervisor has cleared it betting opens on a new deck."""
+    rounds keyed on the page, street by street. 677a.10(d)-(f): a card of the stub falls to the
+    floor as it is counted (the daemon's fault profile), so the count keyed on the number pad, and
+    the deck's count after it, make 51: no misdeal, the round void, and the deck removed, found
+    short as the shoe takes the round's cards back: WRONG_COUNT latches, which the banner shows with
+    what to call a supervisor for; once the supervisor has cleared it betting opens on a new deck.
+    (Before, a wrong count keyed with every card there latched the same, from the removed deck
+    counted missing.)"""
     community: list[list[str | None]] = []
     keyed: list[int] = []
     cleared: list[str] = []
-    right = dealer_counts("heads-up-holdem", len(KEYED["heads-up-holdem"]))("stub_count")
+    short = dealer_counts("heads-up-holdem", len(KEYED["heads-up-holdem"]))("stub_count") - 1
 
     def hand(prompt: str, kind: str) -> bool:
         if not community and kind == "decision":
@@ -242,8 +246,8 @@ def test_heads_up_holdem_rounds_through_the_page_backs_until_turned_up_and_a_wro
             assert faces(browser, '[data-place="seat 1"] .card') == [None, None]
             screenshot(browser, "heads-up-holdem-decision")
         if kind == "stub_count":
-            keyed.append(right + 1 if not keyed else right)
-            key_count(browser, keyed[-1])
+            keyed.append(short)  # what the hand holds, one card on the floor
+            key_count(browser, short)
             return True
         return False
 
@@ -253,7 +257,9 @@ def test_heads_up_holdem_rounds_through_the_page_backs_until_turned_up_and_a_wro
             screenshot(browser, "banner")
             supervisor(table, "/v1/faults/WRONG_COUNT/clear")
 
-    with daemon(tmp_path, "heads-up-holdem") as table:
+    profile = tmp_path / "faults.toml"
+    profile.write_text('[[script]]\nround = 1\nfault = "miscount"\nat = "stub"\n')
+    with daemon(tmp_path, "heads-up-holdem", "--faults", str(profile)) as table:
         sign_in(browser, table.base, DEALER_TOKEN)
         played = []
         while not cleared and len(played) < 3:  # the stub is counted every other round
@@ -263,8 +269,9 @@ def test_heads_up_holdem_rounds_through_the_page_backs_until_turned_up_and_a_wro
                 assert len(turned_up) == 5, "turned up by the end of the round"
         no_page_errors(browser)
     assert community == [[None] * 5]
-    assert keyed == [right + 1, right], "the wrong count, then the deck counted for the misdeal finding"
+    assert keyed == [short, short], "the wrong count, then the deck counted for the misdeal finding"
     assert cleared[0].startswith("WRONG_COUNT: ") and cleared[0].endswith("call a supervisor to clear it")
+    assert "the shoe holds 51 of 52 cards" in cleared[0], "counted as the shoe takes the round back"
     assert completed(table) == played
     voided = [r["round"] for r in table.records() if r["kind"] == "misdeal"]
     assert voided == played[-1:], "the round the wrong count was keyed in is void"

@@ -56,7 +56,7 @@ from simulator.games.crazy_4_poker import SimulatedCrazy4Dealer
 from simulator.games.heads_up_holdem import SimulatedHoldemDealer
 from simulator.games.registry import simulation
 from tests.links import run
-from tests.screen import Screen, dealer_counts
+from tests.screen import Screen, answer_for, dealer_counts
 from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN, write_token_file
 from vocabulary.events import Event
 from vocabulary.operators import SUPERVISOR_CLEARS
@@ -694,3 +694,61 @@ def test_the_opening_answers_at_once_and_is_told_step_by_step_held_on_a_fault(tm
         assert actions == ["clear", "clear", "table_open"], "the refused open is no operator action"
 
     run(scenario(), timeout=90)
+
+
+def test_677a_10_f_a_deck_removed_at_real_equipment_is_counted_whole_as_it_leaves(tmp_path: Path) -> None:
+    """677a.10(f) at a Hold 'Em table on real equipment, the dealer at the screen: the stub counted
+    wrong, counted again, and the dealer finding no misdeal: the round is void, every wager
+    returned, and the deck leaves the table. The dealer puts each round's cards from the rack into
+    the auto-reshuffling shoe (``rack_to_shoe``), so the removed deck is the shoe's 52, counted at
+    the rack (``batch_collected``, passed) with nothing latched, and the next round is dealt from a
+    new deck. Before, the screen's tally of the rack kept every round's cards, never emptied into
+    the shoe, and the rack was taken off the table before the shoe was told the round was over: the
+    removed deck was counted missing and a WRONG_COUNT no card had caused held the table."""
+
+    async def scenario() -> None:
+        async with (
+            equipment_served(tmp_path, "heads-up-holdem") as (hands, world, _ports, config),
+            in_service(config, hands, "heads-up-holdem") as screen,
+        ):
+            await _all_ready(screen)
+            await screen.open_table(SUPERVISOR)
+            stub = dealer_counts("heads-up-holdem", 3)("stub_count")
+            number = 0
+            async with asyncio.timeout(60):
+                while not (found := [r for r in _trail(config) if r.kind == "misdeal"]):
+                    number = await _round_miscounted(screen, stub)
+            assert found[0].round == number and found[0].fields["deck_removed"] is True
+            state = await screen.state()
+            assert state["faults"] == [] and state["held_round"] is None, state
+            collected = [r.fields for r in _trail(config) if r.kind == "batch_collected"]
+            assert [(c["counted"], c["result"]) for c in collected] == [(52, "passed")]
+            assert world.removed == 52
+            assert await screen.play_round("heads-up-holdem") == number + 1
+            world.check()
+
+    run(scenario(), timeout=120)
+
+
+async def _round_miscounted(screen: Screen, stub: int) -> int:
+    """One Hold 'Em round keyed from the screen, its stub, when counted, keyed one short and then
+    counted right, the dealer finding no misdeal (677a.10(f)); returns its number once it is over."""
+    betting = await screen.betting()
+    for seat in (1, 2, 3):
+        await screen.ok("/v1/wagers", {"prompt": betting, **simulation("heads-up-holdem").keyed(seat)})
+    await screen.ok("/v1/rounds/no-more-bets", {"prompt": betting})
+    counts = iter((stub - 1, stub))
+    while True:
+        state = await screen.state()
+        prompt = state["prompt"]
+        betting_again = prompt is not None and prompt["kind"] == "wagers"
+        if (betting_again or state["faults"]) and not state["round_in_progress"]:
+            return int(state["rounds"])  # over: betting shown, or the table held
+        if prompt is None:
+            await asyncio.sleep(0.01)
+        elif prompt["kind"] == "stub_count":
+            await screen.ok("/v1/stub-count", {"prompt": prompt["id"], "count": next(counts)})
+        elif prompt["kind"] == "misdeal_finding":
+            await screen.ok("/v1/misdeal-finding", {"prompt": prompt["id"], "misdealt": False})
+        else:
+            await screen.ok(*answer_for(prompt))

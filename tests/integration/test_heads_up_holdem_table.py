@@ -19,6 +19,7 @@ from structlog.testing import capture_logs
 
 from croupier.tables.events import RoundListener, TableRecord
 from croupier.tables.heads_up_holdem import DECK_REMOVED, HeadsUpHoldemTable
+from devices.equipment import EquipmentEvent
 from drivers.protocol.classes.shuffler import ShuffleCompleted
 from firmware_sim.world import DEALER_HAND, DISCARD, FLOOR, SHOE, SHOE_TRAY, TableWorld
 from games.heads_up_holdem import Round
@@ -305,12 +306,16 @@ def test_677a_10_f_a_card_turned_up_twice_voids_the_round_and_the_deck_leaves_th
     52 cards, so no count finds it), and the shoe deals on until one round turns up both: it holds
     (duplicate-card), the floorperson voids it, every wager is returned, and the deck, its copy
     with it, leaves the table, what the shoe still held too (with the community cards first, (g),
-    its stub); the shoe, finding its deck gone, latches WRONG_COUNT, and once a supervisor has
-    cleared it the next rounds are dealt from a new deck. Before, the void returned the wagers and
-    the shoe went on dealing the same deck."""
+    its stub); the deck is counted as it leaves (52 cards, its copy among them: no count latches)
+    and the next rounds are dealt from a new deck. Before, the void returned the wagers and the shoe
+    went on dealing the same deck; then, the rack was taken off the table before the shoe was told
+    the round was over, so the shoe and the rack each counted the removed deck as missing and a
+    supervisor had to clear a WRONG_COUNT that no card had caused."""
 
     async def scenario():
         async with holdem_rig(seed=11, shuffler_seed=3, community_first=community_first) as rig:
+            heard: list[EquipmentEvent] = []
+            rig.table.shoe.listen(lambda e: isinstance(e, EquipmentEvent) and heard.append(e))
             assert_complete(rig, await rig.play())
             rig.dealer.slip_copy(SHOE)
             for _ in range(60):
@@ -335,8 +340,11 @@ def test_677a_10_f_a_card_turned_up_twice_voids_the_round_and_the_deck_leaves_th
             )
             assert rig.world.removed == 52, "the whole deck left the table, its copy with it"
             rig.world.check()
-            assert [f.code for f in rig.table.faults] == ["WRONG_COUNT"], "the shoe's deck is gone"
-            await rig.table.clear("WRONG_COUNT", FLOORPERSON)
+            assert not rig.table.faults, "the removed deck counted 52"
+            counts = [e for e in heard if e.kind == "batch_collected"]
+            assert [(e.clause, e.fields["counted"], e.fields["result"]) for e in counts] == [
+                ("677a.10(f)", 52, "passed")
+            ], "the removed deck counted at the rack, in the trail"
             for _ in range(3):
                 assert_complete(rig, await rig.play())
             assert rig.table.decks == 2
