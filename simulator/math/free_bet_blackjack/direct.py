@@ -8,12 +8,12 @@ the cards each hand and the dealer end with and how every wager is settled.
 
 This module plays the same procedure in order over the game's own parts: the positions and hands
 (games.free_bet_blackjack.positions), the totals and Blackjacks (hand.py), the legal decisions and
-who stakes them (decisions.py), and settlement with its pay tables and order (settlement.py). What
-it writes out itself is only the order of the steps, each beside its clause: the deal (672a.7(e)),
-insurance and even money on an ace (f), the peek on an ace or ten (g), the players' turns clockwise
-with each Blackjack paid as the dealer reaches it (h)-(j), the dealer to 17 unless no outcome can
-change (l)-(m), settlement (n)-(r). Cards come from the game's stacked shoe, the cover card
-noted as it comes out (672a.7(d)).
+who stakes them (decisions.py), the order of the deal (layout.deal_sequence, 672a.7(e)), and
+settlement with its pay tables and order (settlement.py). What it writes out itself is only the
+order of the steps, each beside its clause: the deal, insurance and even money on an ace (f), the
+peek on an ace or ten (g), the players' turns clockwise with each Blackjack paid as the dealer
+reaches it (h)-(j), the dealer to 17 unless no outcome can change (l)-(m), settlement (n)-(r).
+Cards come from the game's stacked shoe, the cover card noted as it comes out (672a.7(d)).
 
 That order is a second copy of what the machine enforces, so it is checked against the machine:
 ``tests/integration/test_math_direct.py`` plays the same shoes both ways, strategy by strategy and
@@ -33,6 +33,7 @@ from games.free_bet_blackjack.dealing import check_wager
 from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.hand import is_ace, is_blackjack, is_pair, is_ten_value, total
 from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlayerAction
+from games.free_bet_blackjack.layout import Slot, deal_sequence
 from games.free_bet_blackjack.positions import Hand, Position
 from games.free_bet_blackjack.rules_config import RuleSet
 from games.free_bet_blackjack.settlement import Action
@@ -76,10 +77,20 @@ class DirectTable:
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules
         self._legal: dict[tuple[int, bool, bool, bool, int, int], dict[PlayerAction, Stake | None]] = {}
+        self._deals: dict[tuple[int, ...], tuple[Slot, ...]] = {}
 
     def play(self, number: int, shoe: StackedShoe, players: Any) -> DirectRound:  # Any: the players
         """One round dealt from ``shoe``, the players answering as they answer the table's Round."""
-        return play_round(number, self.rules, shoe, players, self.legal)
+        return play_round(number, self, shoe, players)
+
+    def deal(self, seats: list[int]) -> tuple[Slot, ...]:
+        """The initial deal over ``seats`` (layout.deal_sequence, the table Round's own), made once
+        for each set of seats wagered."""
+        key = tuple(seats)
+        found = self._deals.get(key)
+        if found is None:
+            found = self._deals[key] = deal_sequence(seats)
+        return found
 
     def legal(self, hand: Hand, position: Position) -> dict[PlayerAction, Stake | None]:
         """decisions.legal's answer for ``hand``, asked once per kind of hand (the class docstring)."""
@@ -100,13 +111,13 @@ class DirectTable:
 
 def play_round(
     number: int,
-    rules: RuleSet,
+    table: DirectTable,
     shoe: StackedShoe,
     players: Any,  # Any: the players
-    legal: Callable[[Hand, Position], dict[PlayerAction, Stake | None]],
 ) -> DirectRound:
-    """One round dealt from ``shoe``, the players answering as they answer the table's Round;
-    ``legal``: the decisions a hand may take (DirectTable.legal)."""
+    """One round at ``table`` dealt from ``shoe``, the players answering as they answer the table's
+    Round."""
+    rules, legal = table.rules, table.legal
     round_ = DirectRound(number)
     positions = round_.positions
     for wager in players.wagers(number, rules.positions):  # placing again replaces (672a.7(e)(1))
@@ -129,18 +140,19 @@ def play_round(
             assert face is not None, "one cover card per batch"
         return face
 
-    dealt = [positions[seat].hands[0] for seat in seats]
-    for hand in dealt:  # 672a.7(e)(1)-(4): a card to each position, the up card, a second each, the hole
-        hand.cards = (draw(),)
-    up = draw()
-    for hand in dealt:
-        hand.cards += (draw(),)
-    hole = draw()
+    dealer: list[Card] = []
+    for slot in table.deal(seats):  # 672a.7(e)(1)-(4)
+        if slot.seat is None:
+            dealer.append(draw())
+        else:
+            hand = positions[slot.seat].hands[0]
+            hand.cards += (draw(),)
+    up, hole = dealer
     if is_ace(up):  # 672a.7(f): insurance and even money, clockwise
         _insurance(round_, players, up, seats, rules)
     if (is_ace(up) or is_ten_value(up)) and is_blackjack([up, hole]):  # 672a.7(g): the reader says yes
         round_.dealer_has_blackjack = True
-        round_.dealer_cards = [up, hole]
+        round_.dealer_cards = dealer
         _settle(round_, rules, settlement.against_dealer_blackjack)
         return round_
     for seat in seats:  # 672a.7(h)-(j): clockwise, a position's hands in the order played
@@ -149,7 +161,7 @@ def play_round(
         while index < len(position.hands):  # a split adds the next hand as it is played
             _turn(round_, position.hands[index], position, up, players, draw, legal, rules)
             index += 1
-    dealer = round_.dealer_cards = [up, hole]  # 672a.7(k)
+    round_.dealer_cards = dealer  # 672a.7(k): the hole card turned up
     live = any(not hand.paid and not hand.total.bust for seat in seats for hand in positions[seat].hands)
     push22 = any(positions[seat].push22 for seat in seats)
     while total(dealer).value < 17 and (live or push22):  # 672a.7(l), (m)
