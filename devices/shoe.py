@@ -450,6 +450,21 @@ class Shoe(Equipment[ShoeDriver]):
             self.synced(counts=counts)
             return counts
 
+    def resumed(self, expected: int) -> None:
+        """The batch found in the shoe at the start (``sync`` placed it) is the one the table loaded,
+        of ``expected`` cards (cover card not counted): its count in the shoe (for a reshuffling
+        shoe, what it holds between rounds) is checked against that, as a load is, a count other
+        than it latching WRONG_COUNT, and every later count of the batch is made against it. Until
+        then the shoe's own count stood for the batch, so a card lost before a restart passed every
+        count after it."""
+        held = self.remaining if self.auto_reshuffle else self.dispensed + self.remaining
+        self.batch_size, self.excess = expected, max(0, held - expected)
+        self._record_count(self.clauses.loaded, "batch_resumed", held, expected)
+        if held != expected:
+            self._latch_count(
+                BATCH_COUNT, f"the batch found in the shoe at the start holds {held} cards, not {expected}"
+            )
+
     async def load(self, expected: int, batch: str | None = None) -> ShoeCounts:
         """A shuffled batch of ``expected`` cards (cover card not counted) was placed in the shoe by
         the dealer or a shuffler (672a.7(a)); ``batch`` names it by its back colour where the table

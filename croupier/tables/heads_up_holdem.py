@@ -257,6 +257,7 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
         if position is not None:
             self.decks = position["decks"]  # a new deck after a restart is numbered on
             if counts.remaining:
+                self.shoe.resumed(DECK)
                 self.game.rounds_since_stub_count = position["rounds_since_stub_count"]
                 self._opening("taking back the deck held in the shuffler")
                 await self.shuffler.resume(position["shuffler"], input_count=0)

@@ -181,6 +181,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
             self.in_shoe, self.held = position["in_shoe"], position["held"]
             self.dealer_on_duty = position["dealer"]
             self.shoe.batch = self.in_shoe  # the shoe's records name it, as they did before the restart
+            self.shoe.resumed(self.batch_size)
             self._opening("taking back the batch held in the shuffler")
             await self.shuffler.resume(position["shuffler"], input_count=0)
             self.dealer.rack_found(counts.dispensed)

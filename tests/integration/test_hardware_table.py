@@ -43,6 +43,7 @@ from firmware_sim.world import (
     COMMUNITY,
     DEALER_HAND,
     DISCARD,
+    FLOOR,
     READER,
     SHOE,
     SHOE_TRAY,
@@ -752,3 +753,38 @@ async def _round_miscounted(screen: Screen, stub: int) -> int:
             await screen.ok("/v1/misdeal-finding", {"prompt": prompt["id"], "misdealt": False})
         else:
             await screen.ok(*answer_for(prompt))
+
+
+@pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under", "heads-up-holdem"])
+def test_a_card_taken_from_the_shoe_while_the_service_was_down_latches_wrong_count_at_the_start(
+    tmp_path: Path, game: str
+) -> None:
+    """Decision 0017 across a restart: the batch found in the shoe is counted against the batch the
+    table loaded (672a.7(a), 686a.7(a), 677a.10(a)(1): a ``batch_resumed`` record), not taken for
+    whatever the shoe holds. A card taken out while the service was down latches WRONG_COUNT as the
+    day goes on, naming both counts, and nothing is dealt until a supervisor clears it. Before, the
+    shoe's own count became the batch's, so a short batch passed every count after the restart
+    (found in review: a Hold 'Em deck one card short was removed under 677a.10(f) as "passed")."""
+
+    async def scenario() -> None:
+        async with equipment_served(tmp_path, game) as (hands, world, _ports, config):
+            async with in_service(config, hands, game) as screen:
+                await _all_ready(screen)
+                await screen.open_table(SUPERVISOR)
+                assert await screen.play_round(game) == 1
+            with world.lock:
+                world.move(SHOE, FLOOR)  # taken out of the shoe overnight
+            async with in_service(config, hands, game) as screen:
+                await _all_ready(screen)
+                status, _ = await screen.post("/v1/table/open", None, SUPERVISOR)
+                assert status == 202
+                async with asyncio.timeout(30):
+                    while not (state := await screen.state())["faults"]:
+                        await asyncio.sleep(0.05)
+                [fault] = state["faults"]
+                assert fault["code"] == "WRONG_COUNT" and "at the start holds" in fault["detail"], fault
+                assert state["prompt"] is None or state["prompt"]["kind"] != "decision"
+        [resumed] = [r.fields for r in _trail(config) if r.kind == "batch_resumed"]
+        assert resumed["result"] == "failed" and resumed["counted"] == resumed["expected"] - 1, resumed
+
+    run(scenario(), timeout=120)

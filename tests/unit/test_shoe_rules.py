@@ -237,6 +237,33 @@ def test_a_host_restarted_mid_batch_counts_the_cards_dealt_as_part_of_the_batch(
     run(scenario())
 
 
+def test_the_batch_found_by_a_restarted_host_is_counted_against_the_batch_loaded():
+    """``Shoe.resumed``: a restarted host counts the batch it finds against the batch the table
+    loaded, not against the shoe's own count: one card fewer or more latches WRONG_COUNT once
+    (not IMPOSSIBLE_COUNT besides for the card over, which the count already names), the same
+    batch passes, and later counts are made against the batch as loaded."""
+
+    async def found(extra: int) -> Shoe:
+        async with table([*DECK, *DECK[:extra]] if extra > 0 else DECK[: 52 + extra]) as t:
+            await loaded_and_burned(t, len(t.world.cards(SHOE)))
+            again = Shoe(t.driver, clauses=CLAUSES)
+            await again.sync()
+            again.resumed(52)
+            await again.sync()
+            return again
+
+    async def scenario() -> None:
+        same = await found(0)
+        assert not same.latch and same.batch_size == 52 and not same.irregularities
+        for extra in (-1, 1):
+            shoe = await found(extra)
+            assert [fault.code for fault in shoe.latch.faults] == ["WRONG_COUNT"], extra
+            assert f"at the start holds {52 + extra} cards, not 52" in shoe.latch.faults[0].detail
+            assert shoe.batch_size == 52
+
+    run(scenario())
+
+
 def test_672a_7_s_a_misread_card_is_an_irregularity_and_latches():
     """672a.7(s): a card that leaves the shoe unread has no value in the record: it is counted as
     unrecorded, recorded as irregular and latched (MISREAD) for a supervisor."""
