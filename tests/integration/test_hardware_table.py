@@ -368,10 +368,7 @@ def test_672a_7_d_686a_7_d_a_batch_whose_cover_card_came_out_is_changed_after_a_
 
     async def scenario() -> None:
         async with equipment_served(tmp_path, game) as (hands, world, _ports, config):
-            async with in_service(config, hands, game) as screen:
-                await _all_ready(screen)
-                await screen.open_table(SUPERVISOR)
-                assert await screen.play_round(game) == 1
+            await _first_round_served(config, hands, game)
             with world.lock:  # the cover card came out of the shoe and was set aside...
                 cover = next(card for card in world.places[SHOE] if card.is_cover)
                 world.places[SHOE].remove(cover)
@@ -531,6 +528,15 @@ def test_a_restarted_service_refuses_a_held_batch_not_as_left(tmp_path: Path) ->
                 assert await screen.play_round("free-bet-blackjack") == 2
 
     run(scenario(), timeout=120)
+
+
+async def _first_round_served(config: TableConfig, hands: Any, game: str) -> None:  # Any: the hands
+    """A first service on the equipment: the table opened by a supervisor, round 1 keyed, the
+    service stopped (the equipment stays up, as on the felt)."""
+    async with in_service(config, hands, game) as screen:
+        await _all_ready(screen)
+        await screen.open_table(SUPERVISOR)
+        assert await screen.play_round(game) == 1
 
 
 def _trail(config: TableConfig) -> list[AuditRecord]:
@@ -768,10 +774,7 @@ def test_a_card_taken_from_the_shoe_while_the_service_was_down_latches_wrong_cou
 
     async def scenario() -> None:
         async with equipment_served(tmp_path, game) as (hands, world, _ports, config):
-            async with in_service(config, hands, game) as screen:
-                await _all_ready(screen)
-                await screen.open_table(SUPERVISOR)
-                assert await screen.play_round(game) == 1
+            await _first_round_served(config, hands, game)
             with world.lock:
                 world.move(SHOE, FLOOR)  # taken out of the shoe overnight
             async with in_service(config, hands, game) as screen:
