@@ -64,6 +64,10 @@ class SimulatedDealer:
     def burn(self) -> None:
         self.world.move(SHOE_TRAY, DISCARD)
 
+    def rack_unread(self) -> None:
+        with self.world.lock:
+            self._pull(SHOE_TRAY, self.world.count(SHOE_TRAY) - 1, DISCARD)
+
     def place(self, place: str, face_up: bool) -> None:
         self.world.move(SHOE_TRAY, place)
 

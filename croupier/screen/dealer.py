@@ -52,6 +52,10 @@ class ScreenDealer:
         self.rack += 1
         self._step("burn")
 
+    def rack_unread(self) -> None:
+        self.rack += 1
+        self._step("rack_unread")
+
     def place(self, place: str, face_up: bool) -> None:
         self.felt[place] += 1
         self._step("place", place=place, face_up=face_up)

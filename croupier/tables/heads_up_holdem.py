@@ -44,10 +44,9 @@ from croupier.tables.game_kept import GameKept
 from croupier.tables.holding import SupervisorHolds
 from croupier.tables.registry import Connections, Options, TableKind
 from devices.equipment import Equipment
-from devices.shoe import EMPTY, READY, Shoe, ShoeClauses, ShoeFault
+from devices.shoe import EMPTY, READY, Shoe, ShoeClauses
 from devices.shuffler import Shuffler
 from drivers.protocol.classes.shoe import MAX_STACK
-from drivers.protocol.core import FaultCode
 from drivers.shoe import ShoeDriver
 from games.common import stub_count
 from games.common.machine_parts import HELD, SETTLED, VOIDED
@@ -110,9 +109,6 @@ class HoldemDealer(Dealer, Protocol):
     def take_stub(self) -> None:
         """Take the stub's cards the shoe let out into its tray into the hand, under those already
         there (677a.10(c))."""
-
-    def rack_unread(self) -> None:
-        """Move the card the shoe let out unread, the last in its tray, to the discard rack unseen."""
 
     def deal_card(self, place: str) -> None:
         """One card from the top of the hand, face down, to ``place`` (677a.10(c): a community card)."""
@@ -386,26 +382,17 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
         those racked count out of the deck (677a.10(e))."""
         round_ = play.round
         first = len(self.shoe.round_cards)
-        unread = 0
 
         async def next_lot() -> tuple[SealedCard, ...]:
-            nonlocal unread
             left = self.shoe.remaining
             if not left:  # reconciling found the shoe already empty
                 return ()
-            try:
-                return await self.shoe.deal_stack(min(MAX_STACK, left))
-            except ShoeFault as fault:
-                if fault.code is FaultCode.MISREAD:
-                    self.dealer.rack_unread()
-                    unread += 1
-                raise
+            return await self.shoe.deal_stack(min(MAX_STACK, left))
 
         while self.shoe.remaining:
-            before = unread
             _, unseen = await self._reconciled(self.shoe, next_lot)
-            if unseen or unread > before:
-                self._give(round_, UnseenToRack(unseen + unread - before))
+            if unseen:
+                self._give(round_, UnseenToRack(unseen))
             self.dealer.take_stub()
         stub = tuple(card for card in self.shoe.round_cards[first:] if isinstance(card, SealedCard))
         self._give(round_, StubRemoved(stub))
@@ -535,10 +522,6 @@ class HoldemScreenDealer(ScreenDealer):
 
     def take_stub(self) -> None:
         self._step("take_stub")
-
-    def rack_unread(self) -> None:
-        self.rack += 1
-        self._step("rack_unread")
 
     async def misdealt(self) -> Offer[bool]:
         return await self.screen.ask("misdeal_finding", MISDEAL_FINDING, clause="677a.10(f)")

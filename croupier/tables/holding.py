@@ -22,6 +22,7 @@ from devices.progressive import Progressive
 from devices.shoe import RECONCILED, Shoe, ShoeFault
 from devices.shuffler import OUTCOME_RECONCILED
 from drivers.errors import CommandTimeout, DeviceRefused, LinkLost, NotConnected, OutcomeUnknown
+from drivers.protocol.core import FaultCode
 from drivers.protocol.message import Status
 from games.common.holds import Hold
 from games.common.messages import Resolution, SupervisorResolve
@@ -154,12 +155,25 @@ class SupervisorHolds(Publishing):
         waits for the device and a supervisor's clear of its LINK_LOST, then the shoe's counts are
         read. A card that left meanwhile is unrecorded (RECORD_EVERY_CARD, written to the trail
         as the shoe's irregularity): the dealer moves it unseen to the discard rack, as a burn card
-        is moved, and the dispense is made again. Returns the dispense's result and the cards so
-        moved."""
+        is moved, and the dispense is made again. So is a card the shoe let out unread (MISREAD,
+        latched until a supervisor clears it): no record names it, and left in the tray it would
+        be the card placed next, in place of the card the shoe read. Returns the dispense's result
+        and the cards so moved."""
         aside = 0
+
+        async def unread_racked() -> T:
+            nonlocal aside
+            try:
+                return await dispense()
+            except ShoeFault as fault:
+                if fault.code is FaultCode.MISREAD:
+                    self.dealer.rack_unread()
+                    aside += 1
+                raise
+
         while True:
             try:
-                return await self._held_on_fault(dispense), aside
+                return await self._held_on_fault(unread_racked), aside
             except OutcomeUnknown as unknown:
                 self._outcome_unknown("dispense", unknown, RECONCILED)
             await self._fault_reaches_the_latch()

@@ -59,10 +59,6 @@ class SimulatedHoldemDealer(SimulatedDealer):
     def take_stub(self) -> None:
         self.world.move_all(SHOE_TRAY, DEALER_HAND)
 
-    def rack_unread(self) -> None:
-        with self.world.lock:
-            self._pull(SHOE_TRAY, self.world.count(SHOE_TRAY) - 1, DISCARD)
-
     def misdealt(self) -> bool:
         """A wrong count from a card gone astray is no misdeal: the dealer finds none."""
         return False

@@ -4,10 +4,12 @@ and the world's card count balances after each round and after the table is take
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 import pytest
 
+from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY
 from games import registry
 from simulator.players import simulated_players, table_options
 from simulator.tables import SimulatedTable, simulated_table
@@ -61,3 +63,41 @@ def test_an_unknown_game_is_refused_naming_the_known_ones() -> None:
     with pytest.raises(ValueError, match="baccarat") as refused:
         run(scenario())
     assert all(game in str(refused.value) for game in GAMES)
+
+
+@pytest.mark.parametrize("game", [slug for slug in GAMES if slug != "crazy-4-poker"])  # no shoe there
+def test_672a_7_s_a_card_the_shoe_let_out_unread_goes_to_the_rack_and_no_later_card_is_misplaced(
+    game: str,
+) -> None:
+    """672a.7(s), 686a.7(n), 677a.10(b): every card dealt is a card the shoe read. A card the shoe
+    lets out unread (MISREAD, latched until a supervisor clears it) is named by no record, so the
+    dealer moves it unseen to the discard rack (``rack_unread``) before the dispense is made again;
+    the round goes on with the cards the shoe read, and the shoe's tray is empty after each round.
+    Before, at the blackjack tables and for a Hold 'Em stack, the unread card stayed in the tray and
+    was the card placed next: from then on every card on the felt was the one out before the card
+    its record named."""
+
+    async def scenario() -> None:
+        async with simulated_table(game, name="MISREAD", settings=FAST) as sim:
+            table, world = sim.table, sim.world
+            players = players_for(game, sim)
+            await table.play_round(players)
+            sim.devices["shoe"].call(lambda engine: setattr(engine.personality, "misread_next", 1))
+            [unread] = world.top(SHOE, 1)  # the round's first card out
+
+            async def cleared() -> None:
+                while "MISREAD" not in {fault.code for fault in table.faults}:
+                    await asyncio.sleep(0.01)
+                await table.clear("MISREAD", SUPERVISOR)
+
+            clearing = asyncio.create_task(cleared())
+            await asyncio.wait_for(table.play_round(players), 30)
+            await clearing
+            assert world.cards(SHOE_TRAY) == [], "the unread card was racked, not left in the tray"
+            assert unread in world.cards(DISCARD) + world.cards(SHOE)  # Hold 'Em's shoe took it back
+            for _ in range(2):
+                await table.play_round(players)
+                assert world.cards(SHOE_TRAY) == [], "no card left behind in the tray"
+            world.check()
+
+    run(scenario(), timeout=90)
