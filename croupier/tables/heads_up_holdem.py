@@ -253,10 +253,11 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
         if position is not None:
             self.decks = position["decks"]  # a new deck after a restart is numbered on
             if counts.remaining:
-                self.shoe.resumed(DECK)
                 self.game.rounds_since_stub_count = position["rounds_since_stub_count"]
                 self._opening("taking back the deck held in the shuffler")
                 await self.shuffler.resume(position["shuffler"], input_count=0)
+                self.shoe.batch = _back(self.decks)  # the shoe's records name it, as before the restart
+                self.shoe.resumed(DECK)  # once the equipment is found as left: counted as loaded
                 self.log.info("table open", community_first=self.community_first, resumed=True)
                 return True
         self._opening("putting the first deck in play: shuffled, counted, into the shoe")
@@ -468,7 +469,7 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
         """A new deck unwrapped, shuffled and counted by the shuffler, loaded into the shoe, which
         burns no card for this game (``Shoe(burns=False)``): the deck dealt holds all 52 (677a.10(e))."""
         self.decks += 1
-        back = f"deck {self.decks}"
+        back = _back(self.decks)
         self.dealer.unwrap_deck(back)
         self.dealer.load_shuffler(back)
         await self._held_on_fault(lambda: self.shuffler.configure(1, 0, back))
@@ -478,6 +479,11 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
         )
         await self._held_on_fault(lambda: self.shoe.load(DECK, back))
         self.log.info("deck in play", back=back)
+
+
+def _back(deck: int) -> str:
+    """The ``deck``-th deck the table put in play, by the name its records give it."""
+    return f"deck {deck}"
 
 
 # -- the table as the service knows it (croupier.tables.registry) ---------------------------------

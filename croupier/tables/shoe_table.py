@@ -181,9 +181,9 @@ class ShoeTable(SupervisorHolds, Generic[R]):
             self.in_shoe, self.held = position["in_shoe"], position["held"]
             self.dealer_on_duty = position["dealer"]
             self.shoe.batch = self.in_shoe  # the shoe's records name it, as they did before the restart
-            self.shoe.resumed(self.batch_size)
             self._opening("taking back the batch held in the shuffler")
             await self.shuffler.resume(position["shuffler"], input_count=0)
+            self.shoe.resumed(self.batch_size)  # once the equipment is found as left: counted as loaded
             self.dealer.rack_found(counts.dispensed)
             if position.get("cover_out"):
                 self._cover_came_out_before()

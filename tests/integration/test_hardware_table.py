@@ -787,7 +787,65 @@ def test_a_card_taken_from_the_shoe_while_the_service_was_down_latches_wrong_cou
                 [fault] = state["faults"]
                 assert fault["code"] == "WRONG_COUNT" and "at the start holds" in fault["detail"], fault
                 assert state["prompt"] is None or state["prompt"]["kind"] != "decision"
-        [resumed] = [r.fields for r in _trail(config) if r.kind == "batch_resumed"]
+        trail = _trail(config)
+        [resumed] = [r.fields for r in trail if r.kind == "batch_resumed"]
         assert resumed["result"] == "failed" and resumed["counted"] == resumed["expected"] - 1, resumed
+        [loaded] = [r.fields for r in trail if r.kind == "batch_loaded"]
+        assert resumed["batch"] == loaded["batch"], "named as loaded (Hold 'Em's was unnamed: review)"
+
+    run(scenario(), timeout=120)
+
+
+def test_a_stop_between_a_delivery_and_its_load_is_refused_as_not_left_and_counts_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/recovery.md: the service stopped in the middle of a shoe change, the held batch delivered
+    into the shoe and the shoe not yet told (no BatchLoaded: its dispensed count is still the played
+    batch's, as when the delivery's answer was lost with the link). The opening is refused
+    (RESUMED_AS_LEFT) and nothing else: the batch in the shoe is counted against the batch loaded
+    only once the equipment is found as the table left it. Before (found in review), it was counted
+    first: a failed ``batch_resumed`` under the played batch's name and a WRONG_COUNT for a card
+    "taken out or slipped in" where every card was accounted for."""
+    to_shoe = shoe_table.ShoeTable._to_shoe
+    calls: list[str] = []
+
+    async def stopped_before_the_load(self: shoe_table.ShoeTable[Any], back: str) -> None:
+        calls.append(back)
+        if len(calls) == 2:  # the shoe change: delivered, the cover card in, the shoe not told
+            await self._delivered_to_shoe(self.shoe, self.shuffler, lambda: self._shuffle(back))
+            self.dealer.insert_cover_card(self.cover_depth)
+            calls.append("stopped")
+            await asyncio.Event().wait()
+        await to_shoe(self, back)
+
+    monkeypatch.setattr(shoe_table.ShoeTable, "_to_shoe", stopped_before_the_load)
+    game = "free-bet-blackjack"
+
+    async def scenario() -> None:
+        async with equipment_served(tmp_path, game) as (hands, world, _ports, config):
+            async with in_service(config, hands, game) as screen:
+                await _all_ready(screen)
+                await screen.open_table(SUPERVISOR)
+                assert await screen.play_round(game) == 1
+                with world.lock:  # the cover card next in the shoe: out at the new dealer's burn
+                    shoe = world.places[SHOE]
+                    cover = next(card for card in shoe if card.is_cover)
+                    shoe.remove(cover)
+                    shoe.insert(0, cover)
+                await screen.ok("/v1/table/dealer-change", {"dealer": "D-2"})
+                playing = asyncio.create_task(screen.play_round(game))
+                async with asyncio.timeout(20):
+                    while "stopped" not in calls:
+                        await asyncio.sleep(0.05)
+                playing.cancel()
+            async with in_service(config, hands, game) as screen:
+                await _all_ready(screen)
+                status, _ = await screen.post("/v1/table/open", None, SUPERVISOR)
+                assert status == 202
+                async with asyncio.timeout(30):
+                    while (state := await screen.state())["opening"]["state"] == "opening":
+                        await asyncio.sleep(0.05)
+                assert state["opening"]["state"] == "refused" and state["faults"] == [], state
+        assert not [r for r in _trail(config) if r.kind == "batch_resumed"]
 
     run(scenario(), timeout=120)
