@@ -9,6 +9,8 @@ import random
 
 import pytest
 
+from croupier.tables.events import TableRecord
+from croupier.tables.shoe_table import BURN_RECORD
 from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY
 from games import registry
 from simulator.players import simulated_players, table_options
@@ -98,6 +100,50 @@ def test_672a_7_s_a_card_the_shoe_let_out_unread_goes_to_the_rack_and_no_later_c
             for _ in range(2):
                 await table.play_round(players)
                 assert world.cards(SHOE_TRAY) == [], "no card left behind in the tray"
+            world.check()
+
+    run(scenario(), timeout=90)
+
+
+@pytest.mark.parametrize("owed", [("batch", "new_dealer"), ("new_dealer",)], ids=["two-owed", "one-owed"])
+@pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under"])
+def test_672a_7_c_a_burn_card_the_shoe_let_out_unread_is_the_burn_and_each_burn_owed_is_recorded(
+    game: str, owed: tuple[str, ...]
+) -> None:
+    """672a.7(c), 686a.7(c): a burn card is never seen, so one the shoe let out unread (MISREAD) is
+    burned all the same: racked, recorded as that burn, and not burned again; MISREAD holds the
+    next dispense until a supervisor clears it. With a fresh batch and a new dealer two burns are
+    owed: both are made and recorded, the first the unread one. Before (found in review), the unread card was
+    racked and the burn asked again, which the shoe refused as not due: the table stopped before
+    betting opened, or, with two owed, the batch's burn was never recorded."""
+
+    async def scenario() -> None:
+        async with simulated_table(game, name="MISBURN", settings=FAST) as sim:
+            table, world = sim.table, sim.world
+            burns: list[str] = []
+            table.events.subscribe(
+                lambda event: (
+                    isinstance(event, TableRecord)
+                    and event.kind == BURN_RECORD
+                    and burns.append(str(event.fields["reason"]))
+                )
+            )
+            if owed == ("new_dealer",):  # the batch's burn made, a round played
+                await table.play_round(players_for(game, sim))
+            table.dealer_change("D-2")
+            assert table.shoe.burns_owed == owed
+            sim.devices["shoe"].call(lambda engine: setattr(engine.personality, "misread_next", 1))
+
+            async def cleared() -> None:
+                while "MISREAD" not in {fault.code for fault in table.faults}:
+                    await asyncio.sleep(0.01)
+                await table.clear("MISREAD", SUPERVISOR)
+
+            clearing = asyncio.create_task(cleared())
+            await asyncio.wait_for(table.prepare_round(), 20)
+            await clearing
+            assert burns[-len(owed) :] == list(owed) and world.cards(SHOE_TRAY) == []
+            await asyncio.wait_for(table.play_round(players_for(game, sim)), 20)
             world.check()
 
     run(scenario(), timeout=90)
