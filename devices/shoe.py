@@ -156,12 +156,16 @@ DEALING = [IN_ROUND, ENDING]
 
 class ShoeFault(RuntimeError):
     """A dispense ended in a fault the shoe latched (a jam, a misread, an empty shoe, a cover card
-    out of place). Dealing stays blocked until a supervisor clears ``code``."""
+    out of place). Dealing stays blocked until a supervisor clears ``code``. ``read``: the cards of
+    a stack the shoe read and recorded before the card it let out unread (they are in its tray)."""
 
-    def __init__(self, shoe: str, code: FaultCode, detail: str) -> None:
+    def __init__(
+        self, shoe: str, code: FaultCode, detail: str, read: tuple[Card | SealedCard, ...] = ()
+    ) -> None:
         super().__init__(f"{shoe}: {detail}: {code.name} latched until a supervisor clears it")
         self.code = code
         self.detail = detail
+        self.read = read
 
 
 @dataclass(frozen=True)
@@ -633,11 +637,11 @@ class Shoe(Equipment[ShoeDriver]):
             self._irregular(
                 self.clauses.cover_placement, "the cover card came out as the burn card or inside a stack"
             )
-        self._fail(code, detail)
+        self._fail(code, detail, result.cards)
 
-    def _fail(self, code: FaultCode, detail: str) -> NoReturn:
+    def _fail(self, code: FaultCode, detail: str, read: tuple[Card | SealedCard, ...] = ()) -> NoReturn:
         self.log.warning("shoe fault", fault=code.name, detail=detail)
-        raise ShoeFault(self.name, code, detail)
+        raise ShoeFault(self.name, code, detail, read)
 
     def _cover_out(self, dispensed: int, *, by_reply: bool) -> None:
         """A cover card came out, reported by a reply or by an event; each cover counts once."""

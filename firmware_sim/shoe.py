@@ -81,6 +81,9 @@ class ShoePersonality(Personality):
     rng: random.Random = field(default_factory=secrets.SystemRandom, repr=False)
     nonces: Callable[[], bytes] = field(default=new_nonce, repr=False)
     misread_next: int = 0  # test hook: this many next cards leave the shoe unreadable
+    # test hook: which card of a dispense the misread strikes (a stack's later card: the cards
+    # before it are read, as docs/protocol.md allows)
+    misread_card: int = 1
     # The reference the next face-down card is sealed under: 1..65535, then 1 again (docs/protocol.md);
     # a test starts it near the wrap rather than dealing 65,535 cards first.
     next_reference: int = 1
@@ -191,7 +194,8 @@ class ShoePersonality(Personality):
     def _pull(self, count: int, engine: DeviceEngine) -> _Pull:
         """Dispense up to ``count`` cards (``_dispense``, on the world as one action), then count
         them, spend a pending misread, and report the cover card or latch the fault it came to."""
-        pull = self.world.atomically(_dispense, count, self.dispensed == 0, self.misread_next > 0)
+        misread_at = min(self.misread_card, count) if self.misread_next > 0 else 0
+        pull = self.world.atomically(_dispense, count, self.dispensed == 0, misread_at)
         self.dispensed = (self.dispensed + pull.moved) % DISPENSED_WRAPS  # a u16 on the wire: it wraps
         if pull.outcome is DispenseOutcome.MISREAD:
             self.misread_next -= 1
@@ -210,16 +214,16 @@ class ShoePersonality(Personality):
         return reference, commit(card, nonce)
 
 
-def _dispense(world: TableWorld, count: int, first: bool, misread: bool) -> _Pull:
+def _dispense(world: TableWorld, count: int, first: bool, misread_at: int) -> _Pull:
     """The mechanism's one action on the world (``_through``), with the faces it left to deal."""
-    pull = _through(world, count, first, misread)
+    pull = _through(world, count, first, misread_at)
     pull.remaining = world.faces(SHOE)
     return pull
 
 
-def _through(world: TableWorld, count: int, first: bool, misread: bool) -> _Pull:
-    """Up to ``count`` cards from SHOE to SHOE_TRAY, read as they pass (the first unread if
-    ``misread``, and nothing after it), a lone cover card set aside. A cover card inside a stack,
+def _through(world: TableWorld, count: int, first: bool, misread_at: int) -> _Pull:
+    """Up to ``count`` cards from SHOE to SHOE_TRAY, read as they pass (the ``misread_at``-th unread,
+    1 the first, and nothing after it; 0: none), a lone cover card set aside. A cover card inside a stack,
     or as the ``first`` card after a batch was loaded (the burn card), is out of place and nothing
     moves."""
     if SHOE in world.faults.stuck:
@@ -239,7 +243,7 @@ def _through(world: TableWorld, count: int, first: bool, misread: bool) -> _Pull
     for card in ahead:
         world.move(SHOE, SHOE_TRAY)  # a pending drop_next sends it to the floor instead
         pull.moved += 1
-        if misread:
+        if pull.moved == misread_at:
             pull.outcome = DispenseOutcome.MISREAD
             break
         pull.read.append(_face(card))

@@ -44,7 +44,7 @@ from croupier.tables.game_kept import GameKept
 from croupier.tables.holding import SupervisorHolds
 from croupier.tables.registry import Connections, Options, TableKind
 from devices.equipment import Equipment
-from devices.shoe import EMPTY, READY, Shoe, ShoeClauses
+from devices.shoe import EMPTY, READY, Shoe, ShoeClauses, ShoeFault
 from devices.shuffler import Shuffler
 from drivers.protocol.classes.shoe import MAX_STACK
 from drivers.shoe import ShoeDriver
@@ -362,11 +362,22 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
     async def _deliver(self, play: _Play) -> None:
         """677a.10(b), (g): the stack due, sealed, from the shoe; a stack whose dispense's outcome
         was unknown is reconciled (``_reconciled``), its cards that left racked unseen and counted
-        out of the deck (677a.10(e))."""
+        out of the deck (677a.10(e)). A stack the shoe stopped in at a card it let out unread keeps
+        the cards it read before it (in the tray, recorded): the unread card racked, only the rest
+        of the stack is dispensed again."""
         round_ = play.round
         due = round_.expected
         assert due is not None
-        cards, unseen = await self._reconciled(self.shoe, lambda: self.shoe.deal_stack(due.count))
+        read: list[SealedCard] = []
+
+        async def rest_of_stack() -> tuple[SealedCard, ...]:
+            try:
+                return (*read, *await self.shoe.deal_stack(due.count - len(read)))
+            except ShoeFault as fault:
+                read.extend(card for card in fault.read if isinstance(card, SealedCard))
+                raise
+
+        cards, unseen = await self._reconciled(self.shoe, rest_of_stack)
         if unseen:  # out of the shoe unrecorded while the outcome was unknown: racked unseen
             self._give(round_, UnseenToRack(unseen))
         self._give(play.round, StackDelivered(cards))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ from games import registry
 from simulator.players import simulated_players, table_options
 from simulator.tables import SimulatedTable, simulated_table
 from tests.links import FAST, run
+from vocabulary.cards import Card
 from vocabulary.operators import Operator, Role
 
 GAMES = registry.slugs()
@@ -144,6 +146,60 @@ def test_672a_7_c_a_burn_card_the_shoe_let_out_unread_is_the_burn_and_each_burn_
             await clearing
             assert burns[-len(owed) :] == list(owed) and world.cards(SHOE_TRAY) == []
             await asyncio.wait_for(table.play_round(players_for(game, sim)), 20)
+            world.check()
+
+    run(scenario(), timeout=90)
+
+
+@pytest.mark.parametrize("community_first", [False, True], ids=["stacks-of-two", "community-first"])
+def test_677a_10_b_a_stack_the_shoe_stopped_in_at_an_unread_card_keeps_the_cards_it_read(
+    community_first: bool,
+) -> None:
+    """677a.10(b), (g), docs/protocol.md (MISREAD: the cards up to and including the unreadable one
+    left the shoe): the round's first stack stops at its second card, let out unread. The card read
+    before it is kept (in the tray, recorded), the unread one racked unseen, and only the rest of the
+    stack is dispensed again: every stack on the felt holds the cards its record names. Before
+    (found in review), the whole stack was dispensed again and the read card went out with the
+    next one: from then on every stack, and the community cards, were off by one."""
+
+    async def scenario() -> None:
+        game = "heads-up-holdem"
+        async with simulated_table(game, name="STACK", settings=FAST, community_first=community_first) as sim:
+            table, world, shoe = sim.table, sim.world, sim.devices["shoe"]
+            players = players_for(game, sim)
+            await table.play_round(players)
+
+            def second_card_unread(engine: Any) -> None:
+                engine.personality.misread_next, engine.personality.misread_card = 1, 2
+
+            shoe.call(second_card_unread)
+            felt: dict[str, tuple[list[Card], list[Card]]] = {}
+            decide = players.decide
+
+            def layout_seen(*asked: Any) -> Any:  # Any: the players' question and answer
+                if not felt:  # the layout as dealt, at the first decision
+                    round_ = table.in_play
+                    faces = shoe.call(lambda engine: dict(engine.personality._sealed))
+                    stacks = {f"seat {seat}": p.stack for seat, p in round_.positions.items()}
+                    stacks["dealer"] = round_.dealer_stack
+                    for place, stack in stacks.items():
+                        recorded = sorted(faces[card.reference][0] for card in stack)
+                        felt[place] = (recorded, sorted(card.face for card in world.cards(place)))
+                return decide(*asked)
+
+            players.decide = layout_seen
+
+            async def cleared() -> None:
+                while "MISREAD" not in {fault.code for fault in table.faults}:
+                    await asyncio.sleep(0.01)
+                await table.clear("MISREAD", SUPERVISOR)
+
+            clearing = asyncio.create_task(cleared())
+            round_ = await asyncio.wait_for(table.play_round(players), 30)
+            await clearing
+            assert felt and all(recorded == laid for recorded, laid in felt.values()), felt
+            assert world.cards(SHOE_TRAY) == [] and not round_.deck_removed
+            await table.play_round(players)
             world.check()
 
     run(scenario(), timeout=90)
