@@ -29,7 +29,8 @@ class Dealer(Protocol):
 
     def rack_unread(self) -> None:
         """Move the card the shoe let out unread (a misread: the last in its tray, nothing let out
-        after it) to the discard rack unseen: no record names it, so it is dealt to no place."""
+        after it), or unrecorded while a dispense's outcome was unknown, to the discard rack unseen:
+        no record names it, so it is dealt to no place."""
 
     def place(self, place: str, face_up: bool) -> None:
         """Move the card in the shoe's tray to ``place``, face up or down (672a.7(b), (e))."""

@@ -154,11 +154,12 @@ class SupervisorHolds(Publishing):
         outcome is unknown (the link died with the command out, docs/protocol.md §5.6): the step
         waits for the device and a supervisor's clear of its LINK_LOST, then the shoe's counts are
         read. A card that left meanwhile is unrecorded (RECORD_EVERY_CARD, written to the trail
-        as the shoe's irregularity): the dealer moves it unseen to the discard rack, as a burn card
-        is moved, and the dispense is made again. So is a card the shoe let out unread (MISREAD,
-        latched until a supervisor clears it): no record names it, and left in the tray it would
-        be the card placed next, in place of the card the shoe read. Returns the dispense's result
-        and the cards so moved."""
+        as the shoe's irregularity): the dealer moves it unseen from the tray to the discard rack
+        (``rack_unread``: the last cards in the tray, after any of a stack the shoe read and
+        recorded first), and the dispense is made again. So is a card the shoe let out unread
+        (MISREAD, latched until a supervisor clears it): no record names it, and left in the tray
+        it would be the card placed next, in place of the card the shoe read. Returns the
+        dispense's result and the cards so moved."""
         aside = 0
 
         async def unread_racked() -> T:
@@ -180,7 +181,7 @@ class SupervisorHolds(Publishing):
             before = shoe.unrecorded
             await self._held_on_fault(shoe.sync)
             for _ in range(shoe.unrecorded - before):
-                self.dealer.burn()
+                self.dealer.rack_unread()
                 aside += 1
 
     async def _delivered_to_shoe(

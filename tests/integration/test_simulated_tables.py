@@ -16,6 +16,7 @@ from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY
 from games import registry
 from simulator.players import simulated_players, table_options
 from simulator.tables import SimulatedTable, simulated_table
+from tests.integration.test_device_dropout import back_and_cleared, dead_link, latched
 from tests.links import FAST, run
 from vocabulary.cards import Card
 from vocabulary.operators import Operator, Role
@@ -151,16 +152,19 @@ def test_672a_7_c_a_burn_card_the_shoe_let_out_unread_is_the_burn_and_each_burn_
     run(scenario(), timeout=90)
 
 
+@pytest.mark.parametrize("lost", [False, True], ids=["cleared", "rest-lost-with-the-link"])
 @pytest.mark.parametrize("community_first", [False, True], ids=["stacks-of-two", "community-first"])
 def test_677a_10_b_a_stack_the_shoe_stopped_in_at_an_unread_card_keeps_the_cards_it_read(
-    community_first: bool,
+    community_first: bool, lost: bool
 ) -> None:
     """677a.10(b), (g), docs/protocol.md (MISREAD: the cards up to and including the unreadable one
     left the shoe): the round's first stack stops at its second card, let out unread. The card read
     before it is kept (in the tray, recorded), the unread one racked unseen, and only the rest of the
-    stack is dispensed again: every stack on the felt holds the cards its record names. Before
-    (found in review), the whole stack was dispensed again and the read card went out with the
-    next one: from then on every stack, and the community cards, were off by one."""
+    stack is dispensed again: every stack on the felt holds the cards its record names. ``lost``:
+    that rest is lost with the link too, its card out unrecorded and racked from the end of the
+    tray. Before (found in review), the whole stack was dispensed again and the read card went out
+    with the next one, every stack and the community cards off by one from then; and a card out
+    unrecorded was racked as a burn, the tray's first card: the read one."""
 
     async def scenario() -> None:
         game = "heads-up-holdem"
@@ -173,6 +177,15 @@ def test_677a_10_b_a_stack_the_shoe_stopped_in_at_an_unread_card_keeps_the_cards
                 engine.personality.misread_next, engine.personality.misread_card = 1, 2
 
             shoe.call(second_card_unread)
+            stacks, struck = table.shoe.deal_stack, []
+
+            async def rest_lost(count: int) -> Any:  # Any: the stack dealt
+                if lost and count in (1, 4) and not struck:  # the rest of the stack the misread stopped
+                    struck.append(count)
+                    shoe.set_faults(dead_link("answer"))
+                return await stacks(count)
+
+            table.shoe.deal_stack = rest_lost
             felt: dict[str, tuple[list[Card], list[Card]]] = {}
             decide = players.decide
 
@@ -188,15 +201,13 @@ def test_677a_10_b_a_stack_the_shoe_stopped_in_at_an_unread_card_keeps_the_cards
                 return decide(*asked)
 
             players.decide = layout_seen
-
-            async def cleared() -> None:
-                while "MISREAD" not in {fault.code for fault in table.faults}:
-                    await asyncio.sleep(0.01)
-                await table.clear("MISREAD", SUPERVISOR)
-
-            clearing = asyncio.create_task(cleared())
-            round_ = await asyncio.wait_for(table.play_round(players), 30)
-            await clearing
+            playing = asyncio.create_task(table.play_round(players))
+            await latched(table, "MISREAD")
+            await table.clear("MISREAD", SUPERVISOR)
+            if lost:
+                await latched(table, "LINK_LOST")
+                await back_and_cleared(sim, "shoe")
+            round_ = await asyncio.wait_for(playing, 30)
             assert felt and all(recorded == laid for recorded, laid in felt.values()), felt
             assert world.cards(SHOE_TRAY) == [] and not round_.deck_removed
             await table.play_round(players)
