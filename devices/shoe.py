@@ -463,11 +463,8 @@ class Shoe(Equipment[ShoeDriver]):
         count after it."""
         held = self.remaining if self.auto_reshuffle else self.dispensed + self.remaining
         self.batch_size, self.excess = expected, max(0, held - expected)
-        self._record_count(self.clauses.loaded, "batch_resumed", held, expected)
-        if held != expected:
-            self._latch_count(
-                BATCH_COUNT, f"the batch found in the shoe at the start holds {held} cards, not {expected}"
-            )
+        wrong = f"the batch found in the shoe at the start holds {held} cards, not {expected}"
+        self._batch_counted("batch_resumed", held, expected, wrong)
 
     async def load(self, expected: int, batch: str | None = None) -> ShoeCounts:
         """A shuffled batch of ``expected`` cards (cover card not counted) was placed in the shoe by
@@ -807,11 +804,16 @@ class Shoe(Equipment[ShoeDriver]):
             seen.clear()
         self._read_mode(counts)
         self.log.info("batch loaded", cards=counts.remaining, expected=expected)
-        self._record_count(self.clauses.loaded, "batch_loaded", counts.remaining, expected)
-        if counts.remaining != expected:
-            self._latch_count(
-                BATCH_COUNT, f"the shoe counts {counts.remaining} cards, the batch has {expected}"
-            )
+        wrong = f"the shoe counts {counts.remaining} cards, the batch has {expected}"
+        self._batch_counted("batch_loaded", counts.remaining, expected, wrong)
+
+    def _batch_counted(self, kind: str, counted: int, expected: int, wrong: str) -> None:
+        """The batch placed in the shoe counted against the batch loaded (672a.7(a): at its load,
+        or found there at the start): recorded, and a count other than it latching WRONG_COUNT
+        (decision 0017), ``wrong`` saying so."""
+        self._record_count(self.clauses.loaded, kind, counted, expected)
+        if counted != expected:
+            self._latch_count(BATCH_COUNT, wrong)
 
     def _record_count(self, rule: Rule, kind: str, counted: int, expected: int | None) -> None:
         """A batch loaded, collected and counted, or reshuffled in the shoe, to the audit trail with

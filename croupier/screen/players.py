@@ -35,10 +35,11 @@ class KeyedCounts:
         return getattr(self._hands, name)
 
     def count_stub(self) -> Any:  # Any: a keyed count
-        """The stub in the simulated hands, counted by the person at the screen. A card a fault
-        profile drops from it (``croupier run --faults``, miscount at the stub) falls first, as the
-        hands pick the stub up to count it: the dealer then keys what is there."""
-        self._hands.fumble_stub()
+        """The stub in the simulated hands, counted by the person at the screen: the hands pick it
+        up to count it (their own ``count_stub``, whose count is not taken), so a card a fault
+        profile drops from it (``croupier run --faults``, miscount at the stub) falls first, and the
+        dealer keys what is there."""
+        self._hands.count_stub()
         return self._screen.count_stub()
 
     def count_progressive_chips(self) -> Any:  # Any: a keyed count

@@ -530,13 +530,23 @@ def test_a_restarted_service_refuses_a_held_batch_not_as_left(tmp_path: Path) ->
     run(scenario(), timeout=120)
 
 
-async def _first_round_served(config: TableConfig, hands: Any, game: str) -> None:  # Any: the hands
-    """A first service on the equipment: the table opened by a supervisor, round 1 keyed, the
-    service stopped (the equipment stays up, as on the felt)."""
+@contextlib.asynccontextmanager
+async def _after_round_1(
+    config: TableConfig, hands: Any, game: str
+) -> AsyncIterator[Screen]:  # Any: the hands
+    """The table in service on the equipment, opened by a supervisor, round 1 keyed; the service
+    stops when the block ends (the equipment stays up, as on the felt)."""
     async with in_service(config, hands, game) as screen:
         await _all_ready(screen)
         await screen.open_table(SUPERVISOR)
         assert await screen.play_round(game) == 1
+        yield screen
+
+
+async def _first_round_served(config: TableConfig, hands: Any, game: str) -> None:  # Any: the hands
+    """A first service on the equipment that keys round 1 and stops."""
+    async with _after_round_1(config, hands, game):
+        pass
 
 
 def _trail(config: TableConfig) -> list[AuditRecord]:
@@ -563,10 +573,7 @@ def test_a_round_cut_off_at_real_equipment_is_settled_by_hand_and_the_day_goes_o
 
     async def scenario() -> None:
         async with equipment_served(tmp_path, game) as (hands, world, _ports, config):
-            async with in_service(config, hands, game) as screen:
-                await _all_ready(screen)
-                await screen.open_table(SUPERVISOR)
-                assert await screen.play_round(game) == 1
+            async with _after_round_1(config, hands, game) as screen:
                 cut_off = await _left_waiting_for_a_player(screen, game)
             async with in_service(config, hands, game) as screen:
                 state = await screen.state()
@@ -823,10 +830,7 @@ def test_a_stop_between_a_delivery_and_its_load_is_refused_as_not_left_and_count
 
     async def scenario() -> None:
         async with equipment_served(tmp_path, game) as (hands, world, _ports, config):
-            async with in_service(config, hands, game) as screen:
-                await _all_ready(screen)
-                await screen.open_table(SUPERVISOR)
-                assert await screen.play_round(game) == 1
+            async with _after_round_1(config, hands, game) as screen:
                 with world.lock:  # the cover card next in the shoe: out at the new dealer's burn
                     shoe = world.places[SHOE]
                     cover = next(card for card in shoe if card.is_cover)
