@@ -29,6 +29,8 @@ class Hand:
     awaiting: bool = False  # a hit or a double's card is due
     paid: bool = False  # settled before the showdown: a Blackjack (672a.7(h)(1)) or even money
     removed: bool = False  # its cards went to the discard rack when it was paid (672a.7(h)(1))
+    # The total and the tuple of cards it was counted from (``total``).
+    _counted: tuple[tuple[Card, ...], Total] | None = field(default=None, init=False, repr=False)
 
     @property
     def total(self) -> Total:
@@ -36,12 +38,11 @@ class Hand:
         hand holds other cards (a card added, or one moved out by a split, replaces the tuple). The
         round asks for it some 120 times a round; compared with the tuple it was counted from, not
         with a copy of the cards made on every call (decision 0042)."""
-        cards = self.cards
-        counted: tuple[tuple[Card, ...], Total] | None = self.__dict__.get("_counted")
+        cards, counted = self.cards, self._counted
         if counted is not None and counted[0] is cards:
             return counted[1]
         value = total(cards)
-        self.__dict__["_counted"] = (cards, value)
+        self._counted = (cards, value)
         return value
 
     @property
@@ -57,7 +58,7 @@ class Hand:
         """No decision is left: stood, settled, doubled (672a.7(j)(2)), or at 21 or more (672a.7(j))."""
         if self.paid or self.stood:
             return True
-        if self.card_due:
+        if len(self.cards) < 2 or self.awaiting:  # a card is due (``card_due``, not paid)
             return False
         return self.doubled or self.total.value >= 21
 

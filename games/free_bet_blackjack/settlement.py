@@ -27,6 +27,7 @@ from games.free_bet_blackjack.rules_config import (
     SettlementOrder,
 )
 from vocabulary.cards import Card
+from vocabulary.rules import Rule
 
 RED_SUITS = frozenset({1, 2})  # diamonds, hearts
 
@@ -52,15 +53,36 @@ class Action(SettledWager):
         return super().net
 
 
+#: The Actions made so far, by what they are made of (``_settled``): at most MADE_KEPT, then cleared.
+_made: dict[tuple[object, ...], Action] = {}
+MADE_KEPT = 4096
+
+
+def _settled(
+    seat: int, wager: WagerKind, movement: Movement, amount: int, rule: Rule, hand: int | None = None
+) -> Action:
+    """The Action of these values, each made once and then shared: an Action is immutable, a round
+    settles a dozen wagers or more, and a frozen dataclass is built field by field (math mode makes
+    millions, decision 0052). The rule is keyed by its identity, which its Action in the same entry
+    keeps from being reused; kept to MADE_KEPT entries, as a table's stakes are many over a day."""
+    key = (seat, wager, movement, amount, id(rule), hand)
+    made = _made.get(key)
+    if made is None:
+        if len(_made) >= MADE_KEPT:
+            _made.clear()
+        made = _made[key] = Action(seat, wager, movement, amount, rule, hand)
+    return made
+
+
 def blackjack_payment(position: Position, rules: RuleSet) -> Action:
     """672a.7(h)(1): a player Blackjack is paid 3 to 2 when the dealer reaches it, rounded as configured."""
     amount = BLACKJACK_ODDS.pay(position.blackjack, rules.odd_cent_rounding)
-    return Action(position.seat, WagerKind.BLACKJACK, Movement.PAY, amount, clauses.BLACKJACK_PAID, 0)
+    return _settled(position.seat, WagerKind.BLACKJACK, Movement.PAY, amount, clauses.BLACKJACK_PAID, 0)
 
 
 def even_money_payment(position: Position, rules: RuleSet) -> Action:
     amount = EVEN_ODDS.pay(position.blackjack, rules.odd_cent_rounding)
-    return Action(position.seat, WagerKind.BLACKJACK, Movement.PAY, amount, clauses.EVEN_MONEY, 0)
+    return _settled(position.seat, WagerKind.BLACKJACK, Movement.PAY, amount, clauses.EVEN_MONEY, 0)
 
 
 def against_dealer_blackjack(position: Position, rules: RuleSet) -> list[Action]:
@@ -74,12 +96,12 @@ def against_dealer_blackjack(position: Position, rules: RuleSet) -> list[Action]
     actions = []
     if not hand.paid:  # a player who took even money has been paid
         movement = Movement.PUSH if hand.blackjack else Movement.COLLECT
-        actions.append(Action(position.seat, WagerKind.BLACKJACK, movement, position.blackjack, rule, 0))
+        actions.append(_settled(position.seat, WagerKind.BLACKJACK, movement, position.blackjack, rule, 0))
     if position.push22:
-        actions.append(Action(position.seat, WagerKind.PUSH22, Movement.COLLECT, position.push22, rule))
+        actions.append(_settled(position.seat, WagerKind.PUSH22, Movement.COLLECT, position.push22, rule))
     if position.insurance:
         winnings = INSURANCE_ODDS.pay(position.insurance, rules.odd_cent_rounding)
-        actions.append(Action(position.seat, WagerKind.INSURANCE, Movement.PAY, winnings, rule))
+        actions.append(_settled(position.seat, WagerKind.INSURANCE, Movement.PAY, winnings, rule))
     return actions
 
 
@@ -92,16 +114,18 @@ def showdown(position: Position, dealer_cards: Sequence[Card], rules: RuleSet) -
             assert rules.push22_pay_table is not None, "a Push 22 Wager is taken only with its pay table"
             odds = push22_odds(dealer_cards, rules.push22_pay_table)
             winnings = odds.pay(position.push22, rules.odd_cent_rounding)
-            actions.append(Action(position.seat, WagerKind.PUSH22, Movement.PAY, winnings, clauses.DEALER_22))
+            actions.append(
+                _settled(position.seat, WagerKind.PUSH22, Movement.PAY, winnings, clauses.DEALER_22)
+            )
         else:
             actions.append(
-                Action(
+                _settled(
                     position.seat, WagerKind.PUSH22, Movement.COLLECT, position.push22, clauses.DEALER_NOT_22
                 )
             )
     if position.insurance:
         actions.append(
-            Action(
+            _settled(
                 position.seat,
                 WagerKind.INSURANCE,
                 Movement.COLLECT,
@@ -134,16 +158,16 @@ def _hand(hand: Hand, dealer: Total, rules: RuleSet) -> list[Action]:
         amount = (
             EVEN_ODDS.pay(hand.wager, rules.odd_cent_rounding) if movement is Movement.PAY else hand.wager
         )
-        actions.append(Action(hand.seat, WagerKind.BLACKJACK, movement, amount, rule, hand.number))
+        actions.append(_settled(hand.seat, WagerKind.BLACKJACK, movement, amount, rule, hand.number))
     for lammer in hand.lammers:
         if movement is Movement.PAY:
             amount = EVEN_ODDS.pay(lammer, rules.odd_cent_rounding)
             actions.append(
-                Action(hand.seat, WagerKind.LAMMER, movement, amount, clauses.LAMMER_PAID, hand.number)
+                _settled(hand.seat, WagerKind.LAMMER, movement, amount, clauses.LAMMER_PAID, hand.number)
             )
         else:
             actions.append(
-                Action(
+                _settled(
                     hand.seat,
                     WagerKind.LAMMER,
                     Movement.COLLECT,
@@ -172,17 +196,19 @@ def void(position: Position) -> list[Action]:
             continue
         if hand.wager:
             actions.append(
-                Action(hand.seat, WagerKind.BLACKJACK, Movement.PUSH, hand.wager, clauses.VOID, hand.number)
+                _settled(hand.seat, WagerKind.BLACKJACK, Movement.PUSH, hand.wager, clauses.VOID, hand.number)
             )
         actions.extend(
-            Action(hand.seat, WagerKind.LAMMER, Movement.COLLECT, lammer, clauses.VOID, hand.number)
+            _settled(hand.seat, WagerKind.LAMMER, Movement.COLLECT, lammer, clauses.VOID, hand.number)
             for lammer in hand.lammers
         )
     if position.push22:
-        actions.append(Action(position.seat, WagerKind.PUSH22, Movement.PUSH, position.push22, clauses.VOID))
+        actions.append(
+            _settled(position.seat, WagerKind.PUSH22, Movement.PUSH, position.push22, clauses.VOID)
+        )
     if position.insurance:
         actions.append(
-            Action(position.seat, WagerKind.INSURANCE, Movement.PUSH, position.insurance, clauses.VOID)
+            _settled(position.seat, WagerKind.INSURANCE, Movement.PUSH, position.insurance, clauses.VOID)
         )
     return actions
 

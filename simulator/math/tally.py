@@ -103,11 +103,11 @@ class MathTally:
     wagers: dict[str, WagerSums] = field(default_factory=dict)
     total: WagerSums = field(default_factory=WagerSums)
     observed: dict[str, Counter[str]] = field(default_factory=dict)
-    # Each settlement's hit-frequency line by what it is made from (_outcome): a round settles a
-    # dozen wagers or more, and the few hundred distinct lines were built again, fractions and all,
-    # for each (decision 0042), then looked up by the Action itself, whose hash and equality are
-    # Python code.
-    _lines: dict[tuple[object, ...], str] = field(default_factory=dict, repr=False, compare=False)
+    # Each settlement's net and hit-frequency line by what they are made from (_outcome, the
+    # Action's net): a round settles a dozen wagers or more, and the few hundred distinct lines were
+    # built again, fractions and all, for each (decision 0042), then looked up by the Action itself,
+    # whose hash and equality are Python code, as its net is (decision 0052).
+    _read: dict[tuple[object, ...], tuple[int, str]] = field(default_factory=dict, repr=False, compare=False)
 
     def add(
         self,
@@ -129,7 +129,7 @@ class MathTally:
         """Count round ``number``: the wagers that stood when betting closed (wager kind, seat,
         cents), its settlements and its observed figures. Raises MathError if a wager placed was
         never settled, or a settlement names a wager nobody placed: no wager is dropped from the sums."""
-        belongs, lines, sums_of = self.belongs, self._lines, self.wagers
+        belongs, read, sums_of = self.belongs, self._read, self.wagers
         placed: dict[str, dict[int, int]] = {}
         for wager, seat, amount in stood:
             seats = placed.setdefault(belongs.get(wager, wager), {})
@@ -146,15 +146,10 @@ class MathTally:
                 raise MathError(
                     f"round {number}: {wager} settled at seat {seat}, where no {kind} wager was placed"
                 )
-            if kind in nets:
-                nets[kind] += action.net
-                settled[kind].add(seat)
-            else:
-                nets[kind] = action.net
-                settled[kind] = {seat}
             rule, details = action.rule, action.details()
-            read: tuple[object, ...] = (
-                str(action.movement),
+            key: tuple[object, ...] = (
+                type(action),
+                action.movement,
                 action.amount,
                 stake,
                 rule.clause,
@@ -162,10 +157,17 @@ class MathTally:
                 wager,
             )
             if details:
-                read += tuple(details.items())
-            line = lines.get(read)
-            if line is None:
-                line = lines[read] = _outcome(action, stake)
+                key += tuple(details.items())
+            found = read.get(key)
+            if found is None:
+                found = read[key] = (action.net, _outcome(action, stake))
+            net, line = found
+            if kind in nets:
+                nets[kind] += net
+                settled[kind].add(seat)
+            else:
+                nets[kind] = net
+                settled[kind] = {seat}
             sums = sums_of.get(kind) or self._sums(kind)  # read in place: once per settlement
             sums.outcomes[line] += 1
         round_wagers = round_wagered = round_house = 0

@@ -175,3 +175,23 @@ def test_672a_7_n_1_the_push_22_line_the_dealers_22_hits():
     assert push22_odds(cards("Kc 6s 6c"), table) == Odds(20)
     assert push22_odds(cards("Kh 6d 6s"), table) == Odds(8)
     assert push22_odds(cards("Kc 6h 6s"), table) == Odds(8)
+
+
+def test_a_settlement_is_made_once_and_shared_and_the_kept_ones_stay_bounded(monkeypatch):
+    """An Action is immutable, so the one made for the same seat, wager, movement, amount, rule and
+    hand is handed out again (math mode settles millions); a rule equal in value but another object
+    gets its own, and what is kept is cleared at MADE_KEPT, as a table's stakes over a day are many."""
+    from games.free_bet_blackjack import settlement
+    from vocabulary.rules import Rule
+
+    first, again = (blackjack_payment(Position(2, 1000), UP) for _ in range(2))
+    assert first is again and first == Action(2, BJ, PAY, 1500, clauses.BLACKJACK_PAID, 0)
+    twin = Rule(clauses.BLACKJACK_PAID.clause, clauses.BLACKJACK_PAID.summary)
+    other = settlement._settled(2, BJ, PAY, 1500, twin, 0)
+    assert other == first and other is not first and other.rule is twin
+    monkeypatch.setattr(settlement, "MADE_KEPT", 3)
+    settlement._made.clear()
+    made = [blackjack_payment(Position(seat, 1000), UP) for seat in (1, 2, 3, 4)]
+    assert len(settlement._made) == 1 and made[3] is blackjack_payment(Position(4, 1000), UP)
+    again = blackjack_payment(Position(1, 1000), UP)
+    assert again == made[0] and again is not made[0], "made again once the kept ones were cleared"

@@ -162,12 +162,23 @@ def play_round(
             _turn(round_, position.hands[index], position, up, players, draw, legal, rules)
             index += 1
     round_.dealer_cards = dealer  # 672a.7(k): the hole card turned up
-    live = any(not hand.paid and not hand.total.bust for seat in seats for hand in positions[seat].hands)
-    push22 = any(positions[seat].push22 for seat in seats)
-    while total(dealer).value < 17 and (live or push22):  # 672a.7(l), (m)
-        dealer.append(draw())
+    if _outcome_open(positions):
+        while total(dealer).value < 17:  # 672a.7(l), (m)
+            dealer.append(draw())
     _settle(round_, rules, lambda position, rules: settlement.showdown(position, dealer, rules))
     return round_
+
+
+def _outcome_open(positions: dict[int, Position]) -> bool:
+    """672a.7(m): whether the dealer's cards can still change an outcome: a Push 22 Wager, or a
+    hand neither paid nor bust."""
+    for position in positions.values():
+        if position.push22:
+            return True
+        for hand in position.hands:
+            if not hand.paid and not hand.total.bust:
+                return True
+    return False
 
 
 def _insurance(
