@@ -37,6 +37,7 @@ class StackedShoe:
         self._faces = deque(faces)
         self._sealed: dict[bytes, tuple[Card, bytes]] = {}
         self.dealt: list[Card] = []  # every card that left the shoe, cover card excepted
+        self.cover_out = False  # the cover card came out to ``take`` (``draw`` hands it over)
 
     def __len__(self) -> int:
         return len(self._faces)
@@ -54,18 +55,23 @@ class StackedShoe:
         self._sealed[commitment] = (face, nonce)
         return SealedCard(len(self._sealed), commitment)  # the shoe driver's own sealed card
 
-    def take(self) -> Card | None:
-        """The next face, unsealed, None for the cover card: for math mode's direct round
-        (simulator/math), which deals without a trail. A card is counted as dealt, as ``draw`` counts it."""
+    def take(self) -> Card:
+        """The next face, unsealed: for math mode's direct round (simulator/math), which deals
+        without a trail. The cover card is passed over and noted in ``cover_out``, the round going on
+        with the next card as a table's does; a card is counted as dealt, as ``draw`` counts it."""
         face = self._faces.popleft()
-        if face is not None:
-            self.dealt.append(face)
+        if face is None:
+            self.cover_out = True
+            face = self._faces.popleft()
+            assert face is not None, "one cover card per shoe"
+        self.dealt.append(face)
         return face
 
     def twin(self) -> StackedShoe:
         """A second shoe stacked alike from here, the cards dealt so far counted in it too."""
         twin = type(self)(self._faces)
         twin.dealt = list(self.dealt)
+        twin.cover_out = self.cover_out
         return twin
 
     def deal(self, round_: Dealt) -> tuple[Record, ...]:

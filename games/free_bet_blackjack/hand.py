@@ -11,7 +11,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from vocabulary.cards import Card
+from vocabulary.cards import JOKER_RANK, Card
 
 ACE = 1
 TEN_VALUE_RANKS = frozenset({10, 11, 12, 13})
@@ -47,16 +47,20 @@ class Total:
         return f"soft {self.value}" if self.soft else str(self.value)
 
 
-#: Each rank's count, as ``card_value`` gives it: read from here by ``total``, which counts every
-#: hand and the dealer's cards many times a round (a joker has no count: ``card_value`` refuses it).
-COUNTS = {rank: 10 if rank in TEN_VALUE_RANKS else rank for rank in range(1, 14)}
+#: Each rank's count by rank, as ``card_value`` gives it: read from here by ``total``, which counts
+#: every hand and the dealer's cards many times a round (a joker has no count: ``card_value`` refuses
+#: it, as it does any rank without one).
+COUNTS = tuple(
+    None if rank not in range(1, 14) else 10 if rank in TEN_VALUE_RANKS else rank
+    for rank in range(JOKER_RANK + 1)
+)
 
 
 def total(cards: Sequence[Card]) -> Total:
     hard, ace = 0, False
     for card in cards:
         rank = card.rank
-        count = COUNTS.get(rank)
+        count = COUNTS[rank]
         if count is None:
             count = card_value(card)  # raises: a joker
         hard += count

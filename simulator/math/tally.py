@@ -103,11 +103,14 @@ class MathTally:
     wagers: dict[str, WagerSums] = field(default_factory=dict)
     total: WagerSums = field(default_factory=WagerSums)
     observed: dict[str, Counter[str]] = field(default_factory=dict)
-    # Each settlement's net and hit-frequency line by what they are made from (_outcome, the
-    # Action's net): a round settles a dozen wagers or more, and the few hundred distinct lines were
-    # built again, fractions and all, for each (decision 0042), then looked up by the Action itself,
-    # whose hash and equality are Python code, as its net is (decision 0052).
-    _read: dict[tuple[object, ...], tuple[int, str]] = field(default_factory=dict, repr=False, compare=False)
+    # Each settlement's net, its wager type's hit frequencies and its line there, by what they are
+    # made from (_outcome, the Action's net): a round settles a dozen wagers or more, and the few
+    # hundred distinct lines were built again, fractions and all, for each (decision 0042), then
+    # looked up by the Action itself, whose hash and equality are Python code, as its net is
+    # (decision 0052).
+    _read: dict[tuple[object, ...], tuple[int, Counter[str], str]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def add(
         self,
@@ -129,22 +132,21 @@ class MathTally:
         """Count round ``number``: the wagers that stood when betting closed (wager kind, seat,
         cents), its settlements and its observed figures. Raises MathError if a wager placed was
         never settled, or a settlement names a wager nobody placed: no wager is dropped from the sums."""
-        belongs, read, sums_of = self.belongs, self._read, self.wagers
-        placed: dict[str, dict[int, int]] = {}
+        belongs, read = self.belongs, self._read
+        placed: dict[tuple[str, int], int] = {}  # cents by wager type and seat
         for wager, seat, amount in stood:
-            seats = placed.setdefault(belongs.get(wager, wager), {})
-            seats[seat] = seats.get(seat, 0) + amount
+            at = (belongs.get(wager, wager), seat)
+            placed[at] = placed.get(at, 0) + amount
         nets: dict[str, int] = {}
-        settled: dict[str, set[int]] = {}
+        settled: set[tuple[str, int]] = set()
         for action in actions:
             wager = str(action.wager)
             kind = belongs.get(wager, wager)
-            seat = action.seat
-            at = placed.get(kind)
-            stake = at.get(seat) if at else None
+            at = (kind, action.seat)
+            stake = placed.get(at)
             if not stake:
                 raise MathError(
-                    f"round {number}: {wager} settled at seat {seat}, where no {kind} wager was placed"
+                    f"round {number}: {wager} settled at seat {action.seat}, where no {kind} wager was placed"
                 )
             rule, details = action.rule, action.details()
             key: tuple[object, ...] = (
@@ -160,28 +162,32 @@ class MathTally:
                 key += tuple(details.items())
             found = read.get(key)
             if found is None:
-                found = read[key] = (action.net, _outcome(action, stake))
-            net, line = found
-            if kind in nets:
-                nets[kind] += net
-                settled[kind].add(seat)
-            else:
-                nets[kind] = net
-                settled[kind] = {seat}
-            sums = sums_of.get(kind) or self._sums(kind)  # read in place: once per settlement
-            sums.outcomes[line] += 1
-        round_wagers = round_wagered = round_house = 0
-        for kind, seats in placed.items():
-            stakes = [(seat, amount) for seat, amount in seats.items() if amount]
-            if not stakes:
+                found = read[key] = (action.net, self._sums(kind).outcomes, _outcome(action, stake))
+            net, outcomes, line = found
+            outcomes[line] += 1
+            nets[kind] = nets.get(kind, 0) + net
+            settled.add(at)
+        stakes: dict[str, list[int]] = {}  # wagers and cents by wager type
+        dropped: list[tuple[str, int]] = []
+        for at, amount in placed.items():
+            if not amount:
                 continue
-            paid = settled.get(kind, set())
-            dropped = sorted(seat for seat, _amount in stakes if seat not in paid)
-            if dropped:
-                raise MathError(f"round {number}: {kind} wager at seat(s) {dropped} never settled")
-            wagered, house = sum(amount for _seat, amount in stakes), -nets.get(kind, 0)
-            self._sums(kind).add_round(len(stakes), wagered, house)
-            round_wagers += len(stakes)
+            if at not in settled:
+                dropped.append(at)
+            elif at[0] in stakes:
+                stakes[at[0]][0] += 1
+                stakes[at[0]][1] += amount
+            else:
+                stakes[at[0]] = [1, amount]
+        if dropped:
+            kind = dropped[0][0]
+            seats = sorted(seat for other, seat in dropped if other == kind)
+            raise MathError(f"round {number}: {kind} wager at seat(s) {seats} never settled")
+        round_wagers = round_wagered = round_house = 0
+        for kind, (wagers, wagered) in stakes.items():
+            house = -nets.get(kind, 0)
+            self._sums(kind).add_round(wagers, wagered, house)
+            round_wagers += wagers
             round_wagered += wagered
             round_house += house
         self.total.add_round(round_wagers, round_wagered, round_house)

@@ -132,14 +132,7 @@ def play_round(
         if position.push22:
             round_.placed.append(("push22", seat, position.push22))
 
-    def draw() -> Card:
-        face = shoe.take()
-        if face is None:  # the cover card: the round is finished, then the shoe changes (672a.7(d))
-            round_.reshuffle_required = True
-            face = shoe.take()
-            assert face is not None, "one cover card per batch"
-        return face
-
+    draw = shoe.take  # the cover card passed over: the round is finished, then the shoe changes (672a.7(d))
     dealer: list[Card] = []
     for slot in table.deal(seats):  # 672a.7(e)(1)-(4)
         if slot.seat is None:
@@ -154,6 +147,7 @@ def play_round(
         round_.dealer_has_blackjack = True
         round_.dealer_cards = dealer
         _settle(round_, rules, settlement.against_dealer_blackjack)
+        round_.reshuffle_required = shoe.cover_out
         return round_
     for seat in seats:  # 672a.7(h)-(j): clockwise, a position's hands in the order played
         position = positions[seat]
@@ -166,6 +160,7 @@ def play_round(
         while total(dealer).value < 17:  # 672a.7(l), (m)
             dealer.append(draw())
     _settle(round_, rules, lambda position, rules: settlement.showdown(position, dealer, rules))
+    round_.reshuffle_required = shoe.cover_out
     return round_
 
 
