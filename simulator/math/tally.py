@@ -89,6 +89,22 @@ class WagerSums:
         return shown
 
 
+#: The settlements a tally keeps what it counted of (MathTally._seen).
+SEEN_KEPT = 4096
+
+
+@dataclass(slots=True)
+class _Seen:
+    """What one settlement counts towards: its wager type and seat (``at``), the player's net, its
+    type's hit frequencies and its line there by stake; ``action`` keeps the Action, and so its id."""
+
+    action: Any  # Any: a game's settlement Action
+    at: tuple[str, int]
+    net: int
+    outcomes: Counter[str]
+    lines: dict[int, str] = field(default_factory=dict)
+
+
 @dataclass
 class MathTally:
     """What one worker (or all of them, merged) counted: rounds, shoes, per-wager sums and the
@@ -103,14 +119,17 @@ class MathTally:
     wagers: dict[str, WagerSums] = field(default_factory=dict)
     total: WagerSums = field(default_factory=WagerSums)
     observed: dict[str, Counter[str]] = field(default_factory=dict)
-    # Each settlement's net, its wager type's hit frequencies and its line there, by what they are
-    # made from (_outcome, the Action's net): a round settles a dozen wagers or more, and the few
-    # hundred distinct lines were built again, fractions and all, for each (decision 0042), then
-    # looked up by the Action itself, whose hash and equality are Python code, as its net is
-    # (decision 0052).
-    _read: dict[tuple[object, ...], tuple[int, Counter[str], str]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
+    # Each settlement's hit-frequency line by what it is made from (_outcome): a round settles a
+    # dozen wagers or more, and the few hundred distinct lines were built again, fractions and all,
+    # for each (decision 0042).
+    _lines: dict[tuple[object, ...], str] = field(default_factory=dict, repr=False, compare=False)
+    # What each settlement counts towards, by the Action object's id (the entry holds the Action, so
+    # no other object has that id while it is kept): the Action, its wager type and seat, its net,
+    # its type's hit frequencies, and its line by stake. Free Bet Blackjack's settlements are made
+    # once and shared (decision 0052), so a round's are found here without reading them again; an
+    # Action's hash and equality, and its net, are Python code. At most SEEN_KEPT are kept, as other
+    # games make their settlements anew each round.
+    _seen: dict[int, _Seen] = field(default_factory=dict, repr=False, compare=False)
 
     def add(
         self,
@@ -132,60 +151,47 @@ class MathTally:
         """Count round ``number``: the wagers that stood when betting closed (wager kind, seat,
         cents), its settlements and its observed figures. Raises MathError if a wager placed was
         never settled, or a settlement names a wager nobody placed: no wager is dropped from the sums."""
-        belongs, read = self.belongs, self._read
+        belongs, seen = self.belongs, self._seen
         placed: dict[tuple[str, int], int] = {}  # cents by wager type and seat
         for wager, seat, amount in stood:
             at = (belongs.get(wager, wager), seat)
             placed[at] = placed.get(at, 0) + amount
-        nets: dict[str, int] = {}
-        settled: set[tuple[str, int]] = set()
+        settled: dict[tuple[str, int], int] = {}  # the player's net by wager type and seat
         for action in actions:
-            wager = str(action.wager)
-            kind = belongs.get(wager, wager)
-            at = (kind, action.seat)
+            found = seen.get(id(action)) or self._first_seen(action)
+            at, net, outcomes, lines = found.at, found.net, found.outcomes, found.lines
             stake = placed.get(at)
             if not stake:
                 raise MathError(
-                    f"round {number}: {wager} settled at seat {action.seat}, where no {kind} wager was placed"
+                    f"round {number}: {action.wager} settled at seat {action.seat}, where no {at[0]} "
+                    "wager was placed"
                 )
-            rule, details = action.rule, action.details()
-            key: tuple[object, ...] = (
-                type(action),
-                action.movement,
-                action.amount,
-                stake,
-                rule.clause,
-                rule.summary,
-                wager,
-            )
-            if details:
-                key += tuple(details.items())
-            found = read.get(key)
-            if found is None:
-                found = read[key] = (action.net, self._sums(kind).outcomes, _outcome(action, stake))
-            net, outcomes, line = found
+            line = lines.get(stake)
+            if line is None:
+                line = lines[stake] = self._line(action, stake)
             outcomes[line] += 1
-            nets[kind] = nets.get(kind, 0) + net
-            settled.add(at)
-        stakes: dict[str, list[int]] = {}  # wagers and cents by wager type
+            settled[at] = settled.get(at, 0) + net
+        stakes: dict[str, list[int]] = {}  # wagers, cents and the house's result by wager type
         dropped: list[tuple[str, int]] = []
         for at, amount in placed.items():
             if not amount:
                 continue
-            if at not in settled:
+            won = settled.get(at)
+            if won is None:
                 dropped.append(at)
             elif at[0] in stakes:
-                stakes[at[0]][0] += 1
-                stakes[at[0]][1] += amount
+                sums = stakes[at[0]]
+                sums[0] += 1
+                sums[1] += amount
+                sums[2] -= won
             else:
-                stakes[at[0]] = [1, amount]
+                stakes[at[0]] = [1, amount, -won]
         if dropped:
             kind = dropped[0][0]
             seats = sorted(seat for other, seat in dropped if other == kind)
             raise MathError(f"round {number}: {kind} wager at seat(s) {seats} never settled")
         round_wagers = round_wagered = round_house = 0
-        for kind, (wagers, wagered) in stakes.items():
-            house = -nets.get(kind, 0)
+        for kind, (wagers, wagered, house) in stakes.items():
             self._sums(kind).add_round(wagers, wagered, house)
             round_wagers += wagers
             round_wagered += wagered
@@ -220,6 +226,35 @@ class MathTally:
                 for figure, counts in sorted(self.observed.items())
             },
         }
+
+    def _first_seen(self, action: Any) -> _Seen:  # Any: a game's settlement Action
+        """What ``action`` counts towards (``_seen``), worked out on its first settlement."""
+        wager = str(action.wager)
+        kind = self.belongs.get(wager, wager)
+        if len(self._seen) >= SEEN_KEPT:
+            self._seen.clear()
+        found = self._seen[id(action)] = _Seen(
+            action, (kind, action.seat), action.net, self._sums(kind).outcomes
+        )
+        return found
+
+    def _line(self, action: Any, stake: int) -> str:  # Any: a game's settlement Action
+        """``action``'s hit-frequency line on ``stake``, made once for the values it is made from."""
+        rule, details = action.rule, action.details()
+        read: tuple[object, ...] = (
+            str(action.movement),
+            action.amount,
+            stake,
+            rule.clause,
+            rule.summary,
+            str(action.wager),
+        )
+        if details:
+            read += tuple(details.items())
+        line = self._lines.get(read)
+        if line is None:
+            line = self._lines[read] = _outcome(action, stake)
+        return line
 
     def _sums(self, kind: str) -> WagerSums:
         """The wager type's sums, made on its first wager (not built on every call to be dropped)."""

@@ -27,6 +27,7 @@ from games.free_bet_blackjack.round import Round
 from games.over_under import RuleSet as OverUnderRules
 from games.over_under.inputs import Choice
 from simulator.games.registry import simulation
+from simulator.math import tally as tallies
 from simulator.math.free_bet_blackjack import FreeBetBasicStrategy
 from simulator.math.over_under import BestElection
 from simulator.math.play import MathError, math_game, play_rounds, shuffle
@@ -402,3 +403,15 @@ def test_the_shuffle_deals_the_batch_the_standard_librarys_shuffle_deals_for_a_s
         theirs.shuffle(expected)
         assert batch == expected, f"seed {seed}, {size} items"
         assert ours.getstate() == theirs.getstate()
+
+
+@pytest.mark.parametrize("game", ["free-bet-blackjack", "crazy-4-poker"])
+def test_a_tally_counts_alike_whatever_it_keeps_of_the_settlements_it_has_seen(monkeypatch, game):
+    """The tally keeps what each settlement counts towards by the Action object (MathTally._seen):
+    Free Bet Blackjack's are shared between rounds, Crazy 4 Poker's made anew. Kept to two, so that
+    it is cleared again and again, the tally counts the same share exactly alike."""
+    rules = registry.game(game).rules.example()
+    kept = play_share(game, rules, "simulated", 5, 0, 60).report()
+    monkeypatch.setattr(tallies, "SEEN_KEPT", 2)
+    tally = play_share(game, rules, "simulated", 5, 0, 60)
+    assert tally.report() == kept and len(tally._seen) <= 2
