@@ -135,11 +135,12 @@ def showdown(position: Position, dealer_cards: Sequence[Card], rules: RuleSet) -
         )
     for hand in position.hands:
         if not hand.paid:
-            actions.extend(_hand(hand, dealer, rules))
+            _hand(hand, dealer, rules, actions)
     return actions
 
 
-def _hand(hand: Hand, dealer: Total, rules: RuleSet) -> list[Action]:
+def _hand(hand: Hand, dealer: Total, rules: RuleSet, actions: list[Action]) -> None:
+    """The settlement of ``hand``'s money and lammers, added to ``actions``."""
     player = hand.total
     if player.bust:
         movement, rule = Movement.COLLECT, clauses.BUST_LOSES if dealer.bust else clauses.LOSE_BUST
@@ -153,7 +154,6 @@ def _hand(hand: Hand, dealer: Total, rules: RuleSet) -> list[Action]:
         movement, rule = Movement.PUSH, clauses.TIE
     else:
         movement, rule = Movement.COLLECT, clauses.LOSE_LOWER
-    actions = []
     if hand.wager:
         amount = (
             EVEN_ODDS.pay(hand.wager, rules.odd_cent_rounding) if movement is Movement.PAY else hand.wager
@@ -176,7 +176,6 @@ def _hand(hand: Hand, dealer: Total, rules: RuleSet) -> list[Action]:
                     hand.number,
                 )
             )
-    return actions
 
 
 def push22_odds(dealer_cards: Sequence[Card], table: Push22PayTable) -> Odds:
@@ -219,7 +218,11 @@ def in_order(actions: Iterable[Action], order: SettlementOrder) -> list[Action]:
     with the payments. Within a player, hands keep the order they were played in."""
     by_seat: dict[int, list[Action]] = {}
     for action in actions:
-        by_seat.setdefault(action.seat, []).append(action)
+        group = by_seat.get(action.seat)
+        if group is None:
+            by_seat[action.seat] = [action]
+        else:
+            group.append(action)
     groups = [by_seat[seat] for seat in counterclockwise(by_seat)]  # one pass, not one per seat
     if order is SettlementOrder.COLLECT_THEN_PAY:
         return [a for group in groups for a in group if a.movement is Movement.COLLECT] + [

@@ -179,15 +179,14 @@ class FreeBetBasicStrategy:
 
     def decide(self, hand: Hand, dealer_up: Card, legal: dict[PlayerAction, Stake | None]) -> PlayerAction:
         """The choice of highest value, worked out once for each hand that plays alike: its total (a
-        soft total is its hard count with an ace, a hard one values alike with an ace or without),
-        its pair, whether it was split, the choices offered and the dealer's up card. The pair and
-        the up card are keyed by rank, which gives the value without a call (a ten, jack, queen and
-        king are worked out alike, once each)."""
+        soft total is its hard count with an ace, a hard one values alike with an ace or without,
+        however many cards make it), its pair, whether it was split, the choices offered and the
+        dealer's up card. The pair and the up card are keyed by rank, which gives the value without
+        a call (a ten, jack, queen and king are worked out alike, once each)."""
         cards, counted = hand.cards, hand.total
         key = (
             counted.value,
             counted.soft,
-            len(cards),
             cards[0].rank if is_pair(cards) else 0,
             hand.split,
             tuple(legal.items()),  # legal lists the choices in PlayerAction's order
