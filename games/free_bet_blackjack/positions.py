@@ -14,7 +14,7 @@ from games.free_bet_blackjack.hand import Total, is_blackjack, total
 from vocabulary.cards import Card
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Hand:
     seat: int
     number: int  # 0 is the hand dealt; split hands are numbered in the order they are made
@@ -67,7 +67,7 @@ class Hand:
         return f"seat {self.seat} hand {self.number}"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Position:
     seat: int
     blackjack: int  # the Blackjack Wager, in cents: the unit of every stake at the position
