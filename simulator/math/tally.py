@@ -186,8 +186,9 @@ class MathTally:
                 sums[2] -= won
             else:
                 stakes[at[0]] = [1, amount, -won]
-        if dropped:
-            kind = dropped[0][0]
+        if dropped:  # named for the first wager type placed that has one
+            placed_first = dict.fromkeys(kind for kind, _seat in placed)
+            kind = next(kind for kind in placed_first if any(other == kind for other, _seat in dropped))
             seats = sorted(seat for other, seat in dropped if other == kind)
             raise MathError(f"round {number}: {kind} wager at seat(s) {seats} never settled")
         round_wagers = round_wagered = round_house = 0

@@ -246,6 +246,10 @@ def test_a_wager_never_settled_is_an_error_not_a_dropped_wager():
         MathTally().add(_round(placed, [_action(1, "ante", Movement.PAY, 100)]))
     with pytest.raises(MathError, match="where no bonus wager was placed"):
         MathTally().add(_round(placed[:1], [_action(1, "bonus", Movement.PAY, 100)]))
+    # Two types unsettled at other seats: named for the type placed first, with all its seats.
+    stood = [("ante", 1, 100), ("bonus", 1, 50), ("ante", 2, 100), ("ante", 3, 100)]
+    with pytest.raises(MathError, match=r"round 5: ante wager at seat\(s\) \[2, 3\] never settled"):
+        MathTally().count(5, stood, [_action(1, "ante", Movement.PAY, 100)])
 
 
 def test_withdrawn_and_repeated_wagers_count_once():
