@@ -59,6 +59,11 @@ class PhysicalCard:
     def is_cover(self) -> bool:
         return self.face is None
 
+    def __reduce__(self) -> tuple[object, tuple[int, Card | None, str]]:
+        """Pickled by its fields in one tuple, as a card's face is (``Card.__reduce__``): a stack goes
+        to and from the devices' child process with every shuffle (decision 0048)."""
+        return PhysicalCard, (self.uid, self.face, self.back)
+
 
 @dataclass
 class PhysicalFaults:

@@ -23,7 +23,7 @@ from firmware_sim.world import (
     read_stack_file,
     seat,
 )
-from vocabulary.cards import Card, CardError
+from vocabulary.cards import JOKER_RANK, Card, CardError, standard_deck
 
 PLACES = [SHUFFLER_INPUT, SHOE, SHOE_TRAY, DISCARD, FLOOR, seat(1), seat(2)]
 
@@ -166,3 +166,16 @@ def test_an_action_asked_from_the_devices_process_runs_in_the_tables_world():
     there.close()  # the devices' process ends: the server thread with it
     server.join(5)
     here.close()
+
+
+def test_cards_and_a_stack_pickle_to_the_same_faces_and_cards_as_they_cross_to_the_devices_process():
+    """The devices' child process gets stacks pickled (decision 0048): every face, jokers too, comes
+    back as the one Card of its code, and a physical card with its uid, face (or none, the cover
+    card) and back."""
+    import pickle
+
+    faces = [*standard_deck(), Card(JOKER_RANK, 0), Card(JOKER_RANK, 1)]
+    assert [pickle.loads(pickle.dumps(face)) for face in faces] == faces
+    assert all(pickle.loads(pickle.dumps(face)) is Card.from_code(face.code) for face in faces)
+    stack = [PhysicalCard(7, Card.parse("As"), "blue"), PhysicalCard(8, None, "red")]
+    assert pickle.loads(pickle.dumps(stack, pickle.HIGHEST_PROTOCOL)) == stack
