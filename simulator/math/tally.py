@@ -131,6 +131,11 @@ class MathTally:
     # games make their settlements anew each round.
     _seen: dict[int, _Seen] = field(default_factory=dict, repr=False, compare=False)
 
+    def __getstate__(self) -> dict[str, Any]:  # Any: the fields' values
+        """The tally as it is pickled (a worker's, sent to be merged): without ``_seen``, whose ids
+        name objects of this process only; in another, one could be another object's."""
+        return {**self.__dict__, "_seen": {}}
+
     def add(
         self,
         round_: Any,  # Any: a game's Round

@@ -24,6 +24,7 @@ from games.free_bet_blackjack import RuleSet as FreeBetRules
 from games.free_bet_blackjack.decisions import legal
 from games.free_bet_blackjack.positions import Position
 from games.free_bet_blackjack.round import Round
+from games.free_bet_blackjack.settlement import blackjack_payment
 from games.over_under import RuleSet as OverUnderRules
 from games.over_under.inputs import Choice
 from simulator.games.registry import simulation
@@ -419,3 +420,18 @@ def test_a_tally_counts_alike_whatever_it_keeps_of_the_settlements_it_has_seen(m
     monkeypatch.setattr(tallies, "SEEN_KEPT", 2)
     tally = play_share(game, rules, "simulated", 5, 0, 60)
     assert tally.report() == kept and len(tally._seen) <= 2
+
+
+def test_a_tally_sent_to_another_process_goes_without_the_ids_of_this_ones_settlements():
+    """A worker's tally is pickled to the process that merges it; the ids it keeps its settlements
+    by name objects of the worker only, so they stay behind, and the copy counts on alike."""
+    import pickle
+
+    rules = registry.game(FBB).rules.example()
+    tally = play_share(FBB, rules, "basic", 5, 0, 30)
+    copy = pickle.loads(pickle.dumps(tally))
+    assert tally._seen and copy._seen == {} and copy.report() == tally.report()
+    paid = blackjack_payment(Position(1, 1000), rules)
+    for counted in (tally, copy):
+        counted.count(31, [("blackjack", 1, 1000)], [paid])
+    assert copy.report() == tally.report()
