@@ -62,7 +62,7 @@ class PhysicalCard:
     def __reduce__(self) -> tuple[object, tuple[int, Card | None, str]]:
         """Pickled by its fields in one tuple, as a card's face is (``Card.__reduce__``): a stack goes
         to and from the devices' child process with every shuffle (decision 0048)."""
-        return PhysicalCard, (self.uid, self.face, self.back)
+        return type(self), (self.uid, self.face, self.back)
 
 
 @dataclass

@@ -49,7 +49,7 @@ class Card:
         """Pickled as its wire code and read back as the one face of that code (``from_code``): a
         frozen slotted dataclass otherwise pickles field by field, and a simulated table's devices in
         a child process send stacks of cards to and fro with every shuffle (decision 0048)."""
-        return Card.from_code, (self.code,)
+        return type(self).from_code, (self.code,)
 
     @property
     def code(self) -> int:

@@ -342,9 +342,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         """The next burn owed: whether a card was burned (False: the cover card came out at it). A
         burn card the shoe let out unread is burned all the same (``Shoe.burn`` counts the burn
         made: a burn card is never seen), so it is racked and recorded as the burn it is, not
-        burned again; its MISREAD stays latched, holding the next dispense for a supervisor. Before
-        (found in review), it was racked as an unread card and the burn asked again, which the
-        shoe refused (no burn due): the table stopped before betting opened."""
+        burned again (the shoe would refuse a burn not due); its MISREAD stays latched, holding the
+        next dispense for a supervisor."""
         try:
             return await self.shoe.burn() is not None
         except ShoeFault as fault:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from vocabulary.cards import JOKER_RANK, Card
 
@@ -34,15 +34,15 @@ def is_ace(card: Card) -> bool:
 
 @dataclass(frozen=True, order=True)
 class Total:
-    """A hand's point count; ``soft`` while an ace counts 11; ``bust`` over 21, worked out as the
-    Total is made (each is made once, ``_total``, and asked a dozen times a round)."""
+    """A hand's point count; ``soft`` while an ace counts 11."""
 
     value: int
     soft: bool = False
-    bust: bool = field(init=False, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "bust", self.value > 21)
+    @functools.cached_property
+    def bust(self) -> bool:
+        """Worked out once: each Total is made once (``_total``) and asked a dozen times a round."""
+        return self.value > 21
 
     def __str__(self) -> str:
         return f"soft {self.value}" if self.soft else str(self.value)

@@ -8,6 +8,7 @@ the hand wins (672a.7(o)), collected and worth nothing otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from games.free_bet_blackjack.hand import Total, is_blackjack, total
@@ -58,7 +59,7 @@ class Hand:
         """No decision is left: stood, settled, doubled (672a.7(j)(2)), or at 21 or more (672a.7(j))."""
         if self.paid or self.stood:
             return True
-        if len(self.cards) < 2 or self.awaiting:  # a card is due (``card_due``, not paid)
+        if self.card_due:
             return False
         return self.doubled or self.total.value >= 21
 
@@ -112,3 +113,14 @@ class Position:
             hand.lammers.append(self.blackjack)
         hand.doubled = True
         hand.awaiting = True
+
+
+def any_live(positions: Iterable[Position]) -> bool:
+    """672a.7(m): some hand's outcome still depends on the dealer's total: one neither paid nor bust."""
+    return any(not hand.paid and not hand.total.bust for position in positions for hand in position.hands)
+
+
+def outcome_open(positions: Collection[Position]) -> bool:
+    """672a.7(m): the dealer's cards can still change an outcome: a Push 22 Wager on the table, or a
+    hand still live (``any_live``)."""
+    return any(position.push22 for position in positions) or any_live(positions)

@@ -22,7 +22,7 @@ from games.free_bet_blackjack.hand import Total, total
 from games.free_bet_blackjack.inputs import PlayerAction
 from games.free_bet_blackjack.layout import Slot
 from games.free_bet_blackjack.machine import DEALER_TURN, DEALING, PLAYER_TURNS, REFUSALS, shared_machine
-from games.free_bet_blackjack.positions import Hand, Position
+from games.free_bet_blackjack.positions import Hand, Position, any_live, outcome_open
 from games.free_bet_blackjack.rules_config import RuleSet
 from games.free_bet_blackjack.settlement import Action
 from vocabulary.cards import Card, SealedCard
@@ -86,7 +86,7 @@ class RoundState(RoundBase[Action]):
             if hand is not None and hand.card_due:
                 return _decision_card(hand.seat, hand.number)
         if self.state == DEALER_TURN and self._dealer_must_draw():
-            live = self._live_hands()
+            live = any_live(self.positions.values())
             return Slot(None, None, True, clauses.DEALER_DRAWS_TO_17 if live else clauses.DRAW_FOR_PUSH_22)
         return None
 
@@ -116,16 +116,12 @@ class RoundState(RoundBase[Action]):
     def dealer_total(self) -> Total:
         return total(self.dealer_cards)
 
-    def _live_hands(self) -> bool:
-        """Whether some hand's outcome still depends on the dealer's total (672a.7(m))."""
-        return any(not hand.paid and not hand.total.bust for hand in self._hands_in_play_order())
-
     def _dealer_must_draw(self) -> bool:
         """672a.7(l): to 17, standing on all 17s; (m): not when no outcome can change, unless Push 22
         Wagers are on the table."""
         if self.dealer_has_blackjack or self.dealer_total.value >= 17:
             return False
-        return self._live_hands() or any(position.push22 for position in self.positions.values())
+        return outcome_open(self.positions.values())
 
     def _hands_in_play_order(self) -> list[Hand]:
         """Every hand, clockwise, each position's in the order played. Listed again only when the

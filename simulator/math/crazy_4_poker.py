@@ -42,7 +42,7 @@ from games.crazy_4_poker.rules_config import Shuffler
 from games.crazy_4_poker.stacked import StackedShuffler
 from games.crazy_4_poker.table_state import Table
 from simulator.games.crazy_4_poker import StrategyPlayers
-from simulator.math.play import MathError, MathGame, shuffle
+from simulator.math.play import MathError, MathGame
 from vocabulary.cards import Card, standard_deck
 
 
@@ -72,7 +72,7 @@ class Crazy4Dealing:
 
     def new_round(self, number: int) -> Round:
         order = standard_deck()
-        shuffle(order, self.rng)
+        self.rng.shuffle(order)
         self.shuffler = StackedShuffler(order)
         self.shoes += 1
         self.round = self.table.new_round()

@@ -37,7 +37,7 @@ from games.heads_up_holdem.round import Round
 from games.heads_up_holdem.stacked import READY, StackedDeck
 from games.heads_up_holdem.table_state import Table
 from simulator.games.heads_up_holdem import StrategyPlayers
-from simulator.math.play import MathError, MathGame, shuffle
+from simulator.math.play import MathError, MathGame
 from vocabulary.cards import Card, standard_deck
 
 
@@ -64,7 +64,7 @@ class HoldemDealing:
 
     def new_round(self, number: int) -> Round:
         faces = standard_deck()
-        shuffle(faces, self.rng)
+        self.rng.shuffle(faces)
         self.deck = StackedDeck(faces)
         self.shoes += 1
         self.round = self.table.new_round()

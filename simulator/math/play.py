@@ -3,7 +3,7 @@
 A shoe game's table loads a shuffled batch, inserts the cover card three quarters in, burns the
 first card (672a.7(c), 686a.7(c)), deals rounds until the cover card comes out, finishes that round
 and changes the shoe (672a.7(d), 686a.7(d)). ``ShoeDealing`` does the same with a batch shuffled by
-a seeded ``random.Random`` (``shuffle``); a new dealer's burn never comes up (no dealer changes in
+a seeded ``random.Random``; a new dealer's burn never comes up (no dealer changes in
 math mode). Each game's ``MathGame`` says what its Round waits for when it expects no card (its
 table's ``_step_in``, with the players answering at once); everything else is the round machine's
 own: a round the rules would hold is a fault of the simulation, raised, never counted.
@@ -25,23 +25,6 @@ from games.common.machine_parts import COMPLETE, HELD, SETTLED, VOIDED
 from games.common.messages import CardArrives, Discard, ShoeStatus, StartDeal
 from games.common.stacked_shoe import StackedShoe
 from vocabulary.cards import standard_deck
-
-
-def shuffle(items: list[Any], rng: random.Random) -> None:  # Any: cards, or a shoe's faces
-    """Shuffle ``items`` in place: Fisher-Yates from the last place down, each swap's index drawn as
-    ``random.Random.shuffle`` draws it (``getrandbits`` of the bound's bit length, drawn again while
-    not below the bound), so a seed gives the batch it always gave. Written out, a card costs one call
-    of the generator where the standard library's makes three (a batch of six decks was some 8 % of
-    a round played straight through, decision 0052), and the order of a seed is this function's, not
-    whatever a later Python's ``shuffle`` does; tests/unit/test_math_mode.py checks the two agree."""
-    getrandbits = rng.getrandbits
-    for last in range(len(items) - 1, 0, -1):
-        bound = last + 1
-        bits = bound.bit_length()
-        index = getrandbits(bits)
-        while index >= bound:
-            index = getrandbits(bits)
-        items[last], items[index] = items[index], items[last]
 
 
 class MathError(RuntimeError):
@@ -147,7 +130,7 @@ class ShoeDealing:
 
     def _load(self) -> StackedShoe:
         faces: list[Any] = list(self._cards)  # Any: None, the cover card, goes in below
-        shuffle(faces, self.rng)
+        self.rng.shuffle(faces)
         faces.insert(self.cover_depth, None)
         faces.pop(0)  # the burn card, never seen (672a.7(c), 686a.7(c))
         self.shoes += 1

@@ -31,7 +31,7 @@ from simulator.games.registry import simulation
 from simulator.math import tally as tallies
 from simulator.math.free_bet_blackjack import FreeBetBasicStrategy
 from simulator.math.over_under import BestElection
-from simulator.math.play import MathError, math_game, play_rounds, shuffle
+from simulator.math.play import MathError, math_game, play_rounds
 from simulator.math.run import MACHINE, Engine, play_math, play_share, shares
 from simulator.math.tally import ALL_WAGERS, Z95, MathTally, WagerSums
 from vocabulary.cards import Card
@@ -394,20 +394,6 @@ def test_the_free_bet_play_order_kept_is_the_order_listed_again(monkeypatch):
     monkeypatch.setattr(Round, "handle", checking)
     play_share(FBB, FreeBetRules(), "basic", 3, 0, 300, engine=Engine(MACHINE))
     assert checked[0] > 1000 and splits[0] > 10
-
-
-@pytest.mark.parametrize("size", [0, 1, 2, 52, 313])
-def test_the_shuffle_deals_the_batch_the_standard_librarys_shuffle_deals_for_a_seed(size):
-    """A seed's report is what it always was: math mode's shuffle draws each swap as
-    ``random.Random.shuffle`` does, for batches of every size a game loads (a six-deck shoe and its
-    cover card, a deck), and leaves the generator where the standard library's leaves it."""
-    for seed in range(40):
-        ours, theirs = random.Random(seed), random.Random(seed)
-        batch, expected = list(range(size)), list(range(size))
-        shuffle(batch, ours)
-        theirs.shuffle(expected)
-        assert batch == expected, f"seed {seed}, {size} items"
-        assert ours.getstate() == theirs.getstate()
 
 
 @pytest.mark.parametrize("game", ["free-bet-blackjack", "crazy-4-poker"])

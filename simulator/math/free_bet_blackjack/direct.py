@@ -34,7 +34,7 @@ from games.free_bet_blackjack.decisions import Stake
 from games.free_bet_blackjack.hand import is_ace, is_blackjack, is_pair, is_ten_value, total
 from games.free_bet_blackjack.inputs import EvenMoney, Insure, PlayerAction
 from games.free_bet_blackjack.layout import Slot, deal_sequence
-from games.free_bet_blackjack.positions import Hand, Position
+from games.free_bet_blackjack.positions import Hand, Position, outcome_open
 from games.free_bet_blackjack.rules_config import RuleSet
 from games.free_bet_blackjack.settlement import Action
 from games.free_bet_blackjack.stacked import StackedShoe
@@ -156,24 +156,12 @@ def play_round(
             _turn(round_, position.hands[index], position, up, players, draw, legal, rules)
             index += 1
     round_.dealer_cards = dealer  # 672a.7(k): the hole card turned up
-    if _outcome_open(positions):
+    if outcome_open(positions.values()):
         while total(dealer).value < 17:  # 672a.7(l), (m)
             dealer.append(draw())
     _settle(round_, rules, lambda position, rules: settlement.showdown(position, dealer, rules))
     round_.reshuffle_required = shoe.cover_out
     return round_
-
-
-def _outcome_open(positions: dict[int, Position]) -> bool:
-    """672a.7(m): whether the dealer's cards can still change an outcome: a Push 22 Wager, or a
-    hand neither paid nor bust."""
-    for position in positions.values():
-        if position.push22:
-            return True
-        for hand in position.hands:
-            if not hand.paid and not hand.total.bust:
-                return True
-    return False
 
 
 def _insurance(
