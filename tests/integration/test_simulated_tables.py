@@ -70,6 +70,12 @@ def test_an_unknown_game_is_refused_naming_the_known_ones() -> None:
     assert all(game in str(refused.value) for game in GAMES)
 
 
+async def _misread_cleared(table: Any) -> None:  # Any: a simulated shoe table
+    """A supervisor's clear of the MISREAD the shoe latches, once it is latched."""
+    await latched(table, "MISREAD")
+    await table.clear("MISREAD", SUPERVISOR)
+
+
 @pytest.mark.parametrize("game", [slug for slug in GAMES if slug != "crazy-4-poker"])  # no shoe there
 def test_672a_7_s_a_card_the_shoe_let_out_unread_goes_to_the_rack_and_no_later_card_is_misplaced(
     game: str,
@@ -89,13 +95,7 @@ def test_672a_7_s_a_card_the_shoe_let_out_unread_goes_to_the_rack_and_no_later_c
             await table.play_round(players)
             sim.devices["shoe"].call(lambda engine: setattr(engine.personality, "misread_next", 1))
             [unread] = world.top(SHOE, 1)  # the round's first card out
-
-            async def cleared() -> None:
-                while "MISREAD" not in {fault.code for fault in table.faults}:
-                    await asyncio.sleep(0.01)
-                await table.clear("MISREAD", SUPERVISOR)
-
-            clearing = asyncio.create_task(cleared())
+            clearing = asyncio.create_task(_misread_cleared(table))
             await asyncio.wait_for(table.play_round(players), 30)
             await clearing
             assert world.cards(SHOE_TRAY) == [], "the unread card was racked, not left in the tray"
@@ -136,13 +136,7 @@ def test_672a_7_c_a_burn_card_the_shoe_let_out_unread_is_the_burn_and_each_burn_
             table.dealer_change("D-2")
             assert table.shoe.burns_owed == owed
             sim.devices["shoe"].call(lambda engine: setattr(engine.personality, "misread_next", 1))
-
-            async def cleared() -> None:
-                while "MISREAD" not in {fault.code for fault in table.faults}:
-                    await asyncio.sleep(0.01)
-                await table.clear("MISREAD", SUPERVISOR)
-
-            clearing = asyncio.create_task(cleared())
+            clearing = asyncio.create_task(_misread_cleared(table))
             await asyncio.wait_for(table.prepare_round(), 20)
             await clearing
             assert burns[-len(owed) :] == list(owed) and world.cards(SHOE_TRAY) == []
