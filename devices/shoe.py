@@ -398,6 +398,8 @@ class Shoe(Equipment[ShoeDriver]):
         self.auto_reshuffle = False
         self.community_first = False
         self.unreconciled = False  # a dispense's outcome is unknown until the counts are read
+        # The dispense whose outcome is unknown is a burn's; kept by ``sync`` only if its card left.
+        self._burn_unknown = False
         self.excess = 0  # cards the shoe counts above its batch, latched as IMPOSSIBLE_COUNT once found
         self.burn_cards: list[SealedCard] = []  # this batch's burn cards: never revealed
         self.last_burn: Burn | None = None  # the burn made last, for the table's record of it
@@ -448,10 +450,19 @@ class Shoe(Equipment[ShoeDriver]):
     # -- actions that talk to the shoe --------------------------------------------------------------------
     async def sync(self) -> ShoeCounts:
         """Read the shoe's counts: the first time this places the shoe (empty, or holding a batch
-        that must be burned); after an unknown outcome it reconciles the books (docs/protocol.md §5.6)."""
+        that must be burned); after an unknown outcome it reconciles the books (docs/protocol.md §5.6).
+
+        A burn whose outcome was unknown and whose card left the shoe was made: a burn card is never
+        seen, so the card that left is the burn owed (672a.7(c): "remove the first card", one card
+        for each new dealer), counted as it here (``last_burn``). Asking for another would take two
+        cards for one burn; a burn that never ran is still owed."""
         async with self._busy:
             counts = await self.driver.counts()
             self.synced(counts=counts)
+            if self._burn_unknown:
+                self._burn_unknown = False
+                self.log.warning("a burn whose outcome was unknown was made: its card left the shoe")
+                self.burned(cards=())
             return counts
 
     def resumed(self, expected: int) -> None:
@@ -489,7 +500,11 @@ class Shoe(Equipment[ShoeDriver]):
         the next batch's.
         """
         async with self._busy:
-            result = await self._dispense(self.request_burn, lambda: self.driver.dispense(face_up=False))
+            try:
+                result = await self._dispense(self.request_burn, lambda: self.driver.dispense(face_up=False))
+            except OutcomeUnknown:
+                self._burn_unknown = True  # settled by ``sync``
+                raise
             if result.outcome is DispenseOutcome.COVER_CARD:
                 self._cover_out(result.dispensed, by_reply=True)
                 return None
@@ -777,12 +792,18 @@ class Shoe(Equipment[ShoeDriver]):
             # rounds every card is back in it: what remains is the batch.
             whole = counts.remaining if counts.auto_reshuffle else counts.dispensed + counts.remaining
             self.batch_size, self.excess = whole or None, 0
-        elif unseen := (counts.dispensed - self.dispensed) % DISPENSED_WRAPS:
-            self.unrecorded += unseen
-            self._irregular(
-                self.clauses.record_every_card,
-                f"{unseen} card(s) left the shoe while the outcome was unknown: not recorded",
-            )
+        else:
+            unseen = (counts.dispensed - self.dispensed) % DISPENSED_WRAPS
+            if self._burn_unknown and unseen:
+                unseen -= 1  # the burn's own card, which ``sync`` counts as the burn made
+            else:
+                self._burn_unknown = False  # no burn was lost, or it never ran and is still owed
+            if unseen:
+                self.unrecorded += unseen
+                self._irregular(
+                    self.clauses.record_every_card,
+                    f"{unseen} card(s) left the shoe while the outcome was unknown: not recorded",
+                )
         self.dispensed, self.remaining = counts.dispensed, counts.remaining
         self.unreconciled = False
         if event.transition.source == OFFLINE and event.transition.dest == NEEDS_BURN:

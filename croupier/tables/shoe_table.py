@@ -30,6 +30,7 @@ from devices.shoe import (
     NEEDS_BURN,
     NEW_DEALER_BURN,
     OFFLINE,
+    Burn,
     Shoe,
     ShoeClauses,
     ShoeFault,
@@ -327,7 +328,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         while True:
             await self._while_latched()
             if self.shoe.state == NEEDS_BURN:
-                burned, _aside = await self._reconciled(self.shoe, self._burned)
+                burned, _aside = await self._reconciled(self.shoe, partial(self._burned, self.shoe.last_burn))
                 if burned:
                     self.dealer.burn()
                     self._record_burn()
@@ -338,12 +339,15 @@ class ShoeTable(SupervisorHolds, Generic[R]):
             else:
                 return
 
-    async def _burned(self) -> bool:
+    async def _burned(self, made: Burn | None) -> bool:
         """The next burn owed: whether a card was burned (False: the cover card came out at it). A
-        burn card the shoe let out unread is burned all the same (``Shoe.burn`` counts the burn
-        made: a burn card is never seen), so it is racked and recorded as the burn it is, not
-        burned again (the shoe would refuse a burn not due); its MISREAD stays latched, holding the
-        next dispense for a supervisor."""
+        burn card is never seen, so one the shoe let out unread is burned all the same (``Shoe.burn``
+        counts the burn made), and so is one that left while the burn's outcome was unknown
+        (``Shoe.sync`` counts it, after ``made``, the shoe's last burn before this one): each is
+        racked and recorded as the burn it is, not burned again, which would take two cards for one
+        (672a.7(c)). A MISREAD stays latched, holding the next dispense for a supervisor."""
+        if self.shoe.last_burn is not made:  # made as its answer was lost, and asked again
+            return True
         try:
             return await self.shoe.burn() is not None
         except ShoeFault as fault:

@@ -16,7 +16,7 @@ from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY
 from games import registry
 from simulator.players import simulated_players, table_options
 from simulator.tables import SimulatedTable, simulated_table
-from tests.integration.test_device_dropout import back_and_cleared, dead_link, latched
+from tests.integration.test_device_dropout import Trap, back_and_cleared, dead_link, latched
 from tests.links import FAST, run
 from vocabulary.cards import Card
 from vocabulary.operators import Operator, Role
@@ -140,6 +140,51 @@ def test_672a_7_c_a_burn_card_the_shoe_let_out_unread_is_the_burn_and_each_burn_
             await asyncio.wait_for(table.prepare_round(), 20)
             await clearing
             assert burns[-len(owed) :] == list(owed) and world.cards(SHOE_TRAY) == []
+            await asyncio.wait_for(table.play_round(players_for(game, sim)), 20)
+            world.check()
+
+    run(scenario(), timeout=90)
+
+
+@pytest.mark.parametrize("lost", ["answer", "command"])
+@pytest.mark.parametrize("owed", [("batch", "new_dealer"), ("new_dealer",)], ids=["two-owed", "one-owed"])
+@pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under"])
+def test_672a_7_c_a_burn_lost_with_the_link_is_one_card_and_each_burn_owed_is_recorded_once(
+    game: str, owed: tuple[str, ...], lost: str
+) -> None:
+    """672a.7(c), 686a.7(c): one card is burned for each burn owed. The shoe dies with the first burn
+    out (docs/protocol.md §5.6): its ``answer`` lost, the card left the shoe unrecorded, and since a
+    burn card is never seen that card is the burn, racked and recorded as it; its ``command`` lost,
+    nothing left and the burn is made once the shoe is back. Either way each burn owed takes one card
+    out of the shoe and one record, and no card is left unrecorded. Before, the card that left was
+    racked as set aside and the burn asked again: two cards out for one burn."""
+
+    async def scenario() -> None:
+        async with simulated_table(game, name="LOSTBURN", settings=FAST) as sim:
+            table, world, shoe = sim.table, sim.world, sim.devices["shoe"]
+            burns: list[str] = []
+            table.events.subscribe(
+                lambda event: (
+                    isinstance(event, TableRecord)
+                    and event.kind == BURN_RECORD
+                    and burns.append(str(event.fields["reason"]))
+                )
+            )
+            if owed == ("new_dealer",):  # the batch's burn made, a round played
+                await table.play_round(players_for(game, sim))
+            table.dealer_change("D-2")
+            assert table.shoe.burns_owed == owed
+            made, before, racked = len(burns), table.shoe.dispensed, len(world.cards(DISCARD))
+            irregular = len(table.shoe.irregularities)
+            Trap(table.shoe, "burn", lambda *_: shoe.set_faults(dead_link(lost)))
+            preparing = asyncio.create_task(table.prepare_round())
+            await latched(table, "LINK_LOST")
+            await back_and_cleared(sim, "shoe")
+            await asyncio.wait_for(preparing, 20)
+            assert burns[made:] == list(owed), "each burn owed recorded once"
+            assert table.shoe.dispensed == before + len(owed), "one card out of the shoe for each burn"
+            assert len(world.cards(DISCARD)) == racked + len(owed) and world.cards(SHOE_TRAY) == []
+            assert table.shoe.irregularities[irregular:] == [], "the card that left is recorded as the burn"
             await asyncio.wait_for(table.play_round(players_for(game, sim)), 20)
             world.check()
 
