@@ -7,6 +7,7 @@ Subclasses declare a ``transitions.Machine`` for their own states. Per decision 
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import time
 from collections.abc import Mapping
@@ -110,6 +111,10 @@ class EquipmentEvent(Event):
     made: int = field(default_factory=time.monotonic_ns, compare=False)
 
 
+#: Seconds between status reads while a device still holds events unacknowledged (``events_told``):
+#: it sends the one in flight again every 0.3 s (docs/protocol.md §5.7).
+EVENT_POLL = 0.05
+
 #: The equipment events a machine keeps for its first listener: far more than a table makes while it
 #: opens (a few shuffles and loads), before the table service takes it up.
 UNHEARD_KEPT = 1000
@@ -148,6 +153,15 @@ class Equipment(Generic[D]):
         self.checks: collections.deque[AuthenticityChecked] = collections.deque(maxlen=UNHEARD_KEPT)
         self.last_check: dict[str, AuthenticityChecked] = {}
         self._unverified: dict[str, str] = {}  # a FIRMWARE_UNVERIFIED code latched: the device it names
+
+    async def events_told(self) -> None:
+        """Until the device holds no event it has not had acknowledged (``DeviceStatus.pending_events``,
+        the one in flight included): what it reported while its answers were lost, a cover card
+        among them, has then reached the host's event queue, before its counts are judged
+        (docs/protocol.md §5.6). An event is never dropped and is sent again until acknowledged
+        (§5.7), so this ends within a few resends while the link holds."""
+        while (await self.driver.status()).pending_events:
+            await asyncio.sleep(EVENT_POLL)
 
     def irregular(self, rule: Rule, detail: str) -> Irregularity:
         """Record an irregularity the rule found: kept, and published."""

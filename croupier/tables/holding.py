@@ -152,9 +152,10 @@ class SupervisorHolds(Publishing):
     async def _reconciled(self, shoe: Shoe, dispense: Callable[[], Awaitable[T]]) -> tuple[T, int]:
         """A shoe's dispense, held on a fault like any card-moving step, and reconciled when its
         outcome is unknown (the link died with the command out, docs/protocol.md §5.6): the step
-        waits for the device and a supervisor's clear of its LINK_LOST, then the shoe's counts are
-        read. A card that left meanwhile is unrecorded (RECORD_EVERY_CARD, written to the trail
-        as the shoe's irregularity): the dealer moves it unseen from the tray to the discard rack
+        waits for the device and a supervisor's clear of its LINK_LOST, then for every event the shoe
+        sent meanwhile to be applied (``events_told``), then the shoe's counts are read. A card
+        that left meanwhile is unrecorded (RECORD_EVERY_CARD, written to the trail as the shoe's
+        irregularity): the dealer moves it unseen from the tray to the discard rack
         (``rack_unread``: the last cards in the tray, after any of a stack the shoe read and
         recorded first), and the dispense is made again. So is a card the shoe let out unread
         (MISREAD, latched until a supervisor clears it): no record names it, and left in the tray
@@ -178,6 +179,11 @@ class SupervisorHolds(Publishing):
             except OutcomeUnknown as unknown:
                 self._outcome_unknown("dispense", unknown, RECONCILED)
             await self._fault_reaches_the_latch()
+            # What the shoe told while its answers were lost (a cover card leaves its counts as they
+            # were) is applied first: judged from the counts alone, a cover card that came out looks
+            # like a dispense that never ran, and its event, come after the next card, was stale.
+            await self._held_on_fault(shoe.events_told)
+            await self.feeds.settled()
             before = shoe.unrecorded
             await self._held_on_fault(shoe.sync)
             for _ in range(shoe.unrecorded - before):

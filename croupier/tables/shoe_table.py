@@ -345,9 +345,13 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         counts the burn made), and so is one that left while the burn's outcome was unknown
         (``Shoe.sync`` counts it, after ``made``, the shoe's last burn before this one): each is
         racked and recorded as the burn it is, not burned again, which would take two cards for one
-        (672a.7(c)). A MISREAD stays latched, holding the next dispense for a supervisor."""
+        (672a.7(c)). A MISREAD stays latched, holding the next dispense for a supervisor. A burn asked
+        again after the shoe ended is one whose card was the cover card, its event come while the
+        answer was lost: the shoe ended there (672a.7(d)), and no card is burned from it."""
         if self.shoe.last_burn is not made:  # made as its answer was lost, and asked again
             return True
+        if self.shoe.state == COLLECTING:  # the cover card came out at it, as its answer was lost
+            return False
         try:
             return await self.shoe.burn() is not None
         except ShoeFault as fault:

@@ -12,10 +12,11 @@ import pytest
 
 from croupier.tables.events import TableRecord
 from croupier.tables.shoe_table import BURN_RECORD
+from firmware_sim.faults import FaultPlan
 from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY
 from games import registry
 from simulator.players import simulated_players, table_options
-from simulator.tables import SimulatedTable, simulated_table
+from simulator.tables import FLOORPERSON, SimulatedTable, simulated_table
 from tests.integration.test_device_dropout import Trap, back_and_cleared, dead_link, latched
 from tests.links import FAST, run
 from vocabulary.cards import Card
@@ -185,6 +186,59 @@ def test_672a_7_c_a_burn_lost_with_the_link_is_one_card_and_each_burn_owed_is_re
             assert table.shoe.dispensed == before + len(owed), "one card out of the shoe for each burn"
             assert len(world.cards(DISCARD)) == racked + len(owed) and world.cards(SHOE_TRAY) == []
             assert table.shoe.irregularities[irregular:] == [], "the card that left is recorded as the burn"
+            await asyncio.wait_for(table.play_round(players_for(game, sim)), 20)
+            world.check()
+
+    run(scenario(), timeout=90)
+
+
+@pytest.mark.parametrize("cleared", ["once-told", "at-once"])
+@pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under"])
+def test_672a_7_d_a_cover_card_at_a_burn_lost_with_the_link_ends_the_shoe_there(
+    game: str, cleared: str
+) -> None:
+    """672a.7(c), (d); 686a.7(c), (d): the cover card is next as a new dealer burns, and the shoe dies
+    with the burn out: the cover card came out and its answer was lost, the counts as they were. The
+    shoe's event says so once the link is back, and the table applies it before judging the counts:
+    the burn finds the shoe ended, the table records the cover card at the burn, changes the shoe,
+    and burns the next batch's card and then the new dealer's, still owed. ``cleared``: the
+    floorperson clears once the shoe has told, or as soon as its link is back, before its event
+    has come. Before, the burn asked again was refused (the shoe had ended) and the step stopped
+    with the refusal, the cover card unrecorded; or, cleared at once, a card was burned from the
+    ended shoe and the cover card's event, come after it, was ignored as stale: the shoe dealt on."""
+
+    async def scenario() -> None:
+        async with simulated_table(game, name="LOSTCOVER", settings=FAST) as sim:
+            table, world, shoe = sim.table, sim.world, sim.devices["shoe"]
+            records: list[tuple[str, object]] = []
+            table.events.subscribe(
+                lambda event: (
+                    isinstance(event, TableRecord)
+                    and records.append((event.kind, event.fields.get("reason") or event.fields.get("at")))
+                )
+            )
+            await table.play_round(players_for(game, sim))
+            with world.lock:  # the cover card next in the shoe
+                cards = world.places[SHOE]
+                cover = next(card for card in cards if card.is_cover)
+                cards.remove(cover)
+                cards.insert(0, cover)
+            table.dealer_change("D-2")
+            made = len(records)
+            Trap(table.shoe, "burn", lambda *_: shoe.set_faults(dead_link("answer")))
+            preparing = asyncio.create_task(table.prepare_round())
+            await latched(table, "LINK_LOST")
+            if cleared == "at-once":
+                await back_and_cleared(sim, "shoe")
+            else:
+                shoe.set_faults(FaultPlan())
+                async with asyncio.timeout(10):
+                    while table.shoe.cover is None:
+                        await asyncio.sleep(0.01)
+                await table.clear("LINK_LOST", FLOORPERSON)
+            await asyncio.wait_for(preparing, 30)
+            kinds = [kind for kind in records[made:] if kind[0] in ("cover_card", BURN_RECORD)]
+            assert kinds == [("cover_card", "burn"), (BURN_RECORD, "batch"), (BURN_RECORD, "new_dealer")]
             await asyncio.wait_for(table.play_round(players_for(game, sim)), 20)
             world.check()
 
