@@ -146,11 +146,11 @@ class Trap:
         self.sprung = False
         original = getattr(owner, method)
 
-        async def springing(*args: Any) -> Any:
+        async def springing(*args: Any, **kwargs: Any) -> Any:
             setattr(owner, method, original)
             self.sprung = True
             spring(*args)
-            return await original(*args)
+            return await original(*args, **kwargs)
 
         setattr(owner, method, springing)
 

@@ -12,6 +12,7 @@ import pytest
 
 from croupier.tables.events import TableRecord
 from croupier.tables.shoe_table import BURN_RECORD
+from devices.shoe import COLLECTING
 from firmware_sim.faults import FaultPlan
 from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY
 from games import registry
@@ -240,6 +241,40 @@ def test_672a_7_d_a_cover_card_at_a_burn_lost_with_the_link_ends_the_shoe_there(
             kinds = [kind for kind in records[made:] if kind[0] in ("cover_card", BURN_RECORD)]
             assert kinds == [("cover_card", "burn"), (BURN_RECORD, "batch"), (BURN_RECORD, "new_dealer")]
             await asyncio.wait_for(table.play_round(players_for(game, sim)), 20)
+            world.check()
+
+    run(scenario(), timeout=90)
+
+
+@pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under"])
+def test_672a_7_d_a_cover_card_at_a_dispense_lost_with_the_link_is_told_to_the_round(game: str) -> None:
+    """672a.7(d), 686a.7(d): the cover card is next as the round's first card is dispensed, and the
+    shoe dies with the dispense out: the cover card came out, its answer lost, the counts as they
+    were. Cleared as soon as the link is back, the table applies the shoe's cover-card event before
+    it reads the counts: the round is told of the cover card (it completes, then the shoe ends) and
+    its card is dispensed again. Judged from the counts alone, the card came out as if nothing had
+    been dispensed, and the event that followed it was ignored as stale: the shoe dealt on."""
+
+    async def scenario() -> None:
+        async with simulated_table(game, name="LOSTCOVER", settings=FAST) as sim:
+            table, world, shoe = sim.table, sim.world, sim.devices["shoe"]
+            await table.play_round(players_for(game, sim))
+            await table.prepare_round()
+            batch = table.in_shoe
+            with world.lock:  # the cover card next in the shoe
+                cards = world.places[SHOE]
+                cover = next(card for card in cards if card.is_cover)
+                cards.remove(cover)
+                cards.insert(0, cover)
+            Trap(table.shoe, "deal", lambda *_: shoe.set_faults(dead_link("answer")))
+            playing = asyncio.create_task(table.play_round(players_for(game, sim)))
+            await latched(table, "LINK_LOST")
+            await back_and_cleared(sim, "shoe")
+            round_ = await asyncio.wait_for(playing, 30)
+            assert [r.kind for r in round_.records].count("cover_card") == 1
+            assert table.shoe.state == COLLECTING or table.in_shoe != batch, "the shoe ended"
+            await asyncio.wait_for(table.play_round(players_for(game, sim)), 30)
+            assert table.in_shoe != batch, "the next round is dealt from the next batch"
             world.check()
 
     run(scenario(), timeout=90)
