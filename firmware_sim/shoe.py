@@ -81,8 +81,8 @@ class ShoePersonality(Personality):
     rng: random.Random = field(default_factory=secrets.SystemRandom, repr=False)
     nonces: Callable[[], bytes] = field(default=new_nonce, repr=False)
     misread_next: int = 0  # test hook: this many next cards leave the shoe unreadable
-    # test hook: which card of a dispense the misread strikes (a stack's later card: the cards
-    # before it are read, as docs/protocol.md allows)
+    # test hook: which card of a dispense the misreads set strike (a stack's later card: the cards
+    # before it are read, as docs/protocol.md allows); the first again once they are spent
     misread_card: int = 1
     # The reference the next face-down card is sealed under: 1..65535, then 1 again (docs/protocol.md);
     # a test starts it near the wrap rather than dealing 65,535 cards first.
@@ -199,6 +199,8 @@ class ShoePersonality(Personality):
         self.dispensed = (self.dispensed + pull.moved) % DISPENSED_WRAPS  # a u16 on the wire: it wraps
         if pull.outcome is DispenseOutcome.MISREAD:
             self.misread_next -= 1
+            if not self.misread_next:
+                self.misread_card = 1
         if pull.outcome is DispenseOutcome.COVER_CARD:
             engine.emit(CoverCardReached(self.dispensed, pull.remaining))
         if pull.outcome in FAULT_OF_OUTCOME:

@@ -291,6 +291,29 @@ def test_672a_7_s_a_misread_card_is_an_irregularity_and_latches():
     run(scenario())
 
 
+def test_the_simulated_shoes_misread_strikes_the_card_it_was_set_for_then_the_first_again():
+    """The simulated shoe's test hook (docs/devices.md): ``misread_card = 2`` strikes a stack's second
+    card, the first read and kept (docs/protocol.md, MISREAD); once that misread is spent, the next
+    ``misread_next = 1`` strikes the first card again, as documented, not the second for ever."""
+
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            t.shoe.start_round()
+            t.device.misread_next, t.device.misread_card = 1, 2
+            with pytest.raises(ShoeFault) as second:
+                await t.shoe.deal_stack(2)
+            assert len(second.value.read) == 1 and t.device.misread_card == 1
+            await t.shoe.clear("MISREAD", SUPERVISOR)
+            t.device.misread_next = 1
+            with pytest.raises(ShoeFault) as first:
+                await t.shoe.deal_stack(2)
+            assert first.value.read == () and t.shoe.unrecorded == 2
+            t.world.move_all(SHOE_TRAY, seat(1))
+
+    run(scenario())
+
+
 # -- 672a.7(c): the burn card --------------------------------------------------------------------------------
 def test_672a_7_c_no_card_is_dealt_after_a_load_until_the_first_is_burned():
     async def scenario():
