@@ -164,6 +164,18 @@ def test_677a_10_d_a_stub_count_skipped():
     assert found(counted.records) == []
 
 
+def test_677a_10_d_every_round_ending_five_in_a_row_without_a_count_is_a_violation():
+    """677a.10(d), "at least once every 5 rounds": read as any 5 rounds in a row, so the sixth and
+    seventh rounds without a count are each a violation too (rounds 2-6 and 3-7), and a count ends
+    the run. Before, the auditor counted afresh after its report and kept quiet until round 10."""
+    t = Trail("heads-up-holdem")
+    for number in range(1, 10):
+        holdem_round(t, number, counted=52 if number == 8 else None)
+    stubs = [r.seq for r in t.records if r.kind == "stub"]
+    assert found(t.records) == [("677a.10(d)", stubs[4]), ("677a.10(d)", stubs[5]), ("677a.10(d)", stubs[6])]
+    assert judge(t.records).violations[-1].found == "7 rounds in a row ended with the stub not counted"
+
+
 def test_677a_10_d_a_new_deck_in_the_shoe_begins_its_own_count():
     """677a.10(d): the stub is counted "to determine if the correct number of cards are still present
     in the deck": the rounds are those dealt from the deck in play. A new deck placed in the shoe

@@ -15,7 +15,8 @@ from croupier.audit.procedure.engine import Check, Round, Table, Violation
 INTERVAL = 5
 READING = (
     '"At least once every 5 rounds" is read as: of any 5 rounds in a row dealt without a counting '
-    "shuffler, one has its stub counted; the violation is reported at the fifth round without a count. "
+    "shuffler, one has its stub counted; a violation is reported at each round that ends 5 in a row "
+    "without a count: the fifth, and each after it until the stub is counted. "
     'The count is made "to determine if the correct number of cards are still present in the deck": '
     "the rounds are those dealt from the deck in play, so a new deck placed in the shoe (a "
     "`batch_loaded` record) begins its own count."
@@ -63,6 +64,5 @@ def judge(clause: str, round_: Round, table: Table) -> Iterator[Violation]:
             at.seq,
             clause,
             f"the stub counted at least once every {INTERVAL} rounds without a counting shuffler",
-            f"{INTERVAL} rounds in a row ended with the stub not counted",
+            f"{table.since_stub_count} rounds in a row ended with the stub not counted",
         )
-        table.since_stub_count = 0
