@@ -455,7 +455,8 @@ class Shoe(Equipment[ShoeDriver]):
         A burn whose outcome was unknown and whose card left the shoe was made: a burn card is never
         seen, so the card that left is the burn owed (672a.7(c): "remove the first card", one card
         for each new dealer), counted as it here (``last_burn``). Asking for another would take two
-        cards for one burn; a burn that never ran is still owed."""
+        cards for one burn; a burn that never ran is still owed. A shoe ended since (``close_shoe``)
+        owes no burn: the card is one unrecorded."""
         async with self._busy:
             counts = await self.driver.counts()
             self.synced(counts=counts)
@@ -794,10 +795,10 @@ class Shoe(Equipment[ShoeDriver]):
             self.batch_size, self.excess = whole or None, 0
         else:
             unseen = (counts.dispensed - self.dispensed) % DISPENSED_WRAPS
-            if self._burn_unknown and unseen:
+            if self._burn_unknown and unseen and self.state == NEEDS_BURN:
                 unseen -= 1  # the burn's own card, which ``sync`` counts as the burn made
-            else:
-                self._burn_unknown = False  # no burn was lost, or it never ran and is still owed
+            else:  # no burn was lost, it never ran and is still owed, or the shoe has ended since
+                self._burn_unknown = False
             if unseen:
                 self.unrecorded += unseen
                 self._irregular(

@@ -29,6 +29,7 @@ from devices.shoe import (
     BURN_UNEXPOSED,
     COMMUNITY_FIRST,
     MODE_BETWEEN_ROUNDS,
+    NEW_DEALER_BURN,
     RECONCILED,
     Burn,
     CoverCard,
@@ -434,6 +435,57 @@ def test_672a_7_c_the_new_dealers_burn_is_still_owed_after_a_cover_card_at_it():
             t.world.move_all(DISCARD, SHOE)
             await t.shoe.load(52)
             assert t.shoe.burns_owed == ("batch", "new_dealer")
+
+    run(scenario())
+
+
+async def burn_lost(t: Table) -> None:
+    """A burn whose every answer is lost (the card left the shoe): OutcomeUnknown, LINK_LOST
+    latched; the link back and cleared, the counts not read yet."""
+    t.wire.swallow = 1 + FAST.timings.max_retries
+    with pytest.raises(OutcomeUnknown):
+        await t.shoe.burn()
+    await eventually(lambda: t.shoe.faulted)
+    await t.shoe.driver.conn.wait_ready(5.0)
+    await t.shoe.clear("LINK_LOST", SUPERVISOR)
+
+
+def test_672a_7_c_a_burn_lost_with_the_link_is_the_card_it_let_out():
+    """672a.7(c): one card for each burn. The counts read after a burn whose answer was lost show
+    its card out: that card is the burn (never seen, whatever happened to its answer), counted as
+    it, not as a card unrecorded, and no other burn is owed for it."""
+
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            t.shoe.dealer_change()
+            before = t.shoe.last_burn
+            await burn_lost(t)
+            await t.shoe.sync()
+            assert t.shoe.last_burn is not before and t.shoe.last_burn.reason == NEW_DEALER_BURN
+            assert t.shoe.state == "ready" and t.shoe.unrecorded == 0 and not t.shoe.irregularities
+            t.world.move(SHOE_TRAY, DISCARD)
+
+    run(scenario())
+
+
+def test_672a_7_c_a_burn_lost_with_the_link_then_the_shoe_closed_leaves_an_unrecorded_card():
+    """A shoe closed (``close_shoe``) before the counts of its lost burn were read owes no burn: the
+    card that left is one unrecorded (672a.7(s)), not a burn made in a shoe that has ended. Found in
+    review: the count raised MachineError (no burn from COLLECTING) and the card was in neither
+    tally."""
+
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            t.shoe.dealer_change()
+            before = t.shoe.last_burn
+            await burn_lost(t)
+            t.shoe.close_shoe()
+            await t.shoe.sync()
+            assert t.shoe.state == "collecting" and t.shoe.last_burn is before
+            assert t.shoe.unrecorded == 1 and t.shoe.irregularities[-1].rule is CLAUSES.record_every_card
+            t.world.move(SHOE_TRAY, DISCARD)
 
     run(scenario())
 
