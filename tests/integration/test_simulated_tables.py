@@ -110,6 +110,25 @@ def test_672a_7_s_a_card_the_shoe_let_out_unread_goes_to_the_rack_and_no_later_c
     run(scenario(), timeout=90)
 
 
+async def _burns_owed(sim: SimulatedTable[object, object], game: str, owed: tuple[str, ...]) -> list[str]:
+    """A new dealer at ``sim``'s table owing the burns ``owed``: both on the fresh batch, or only the
+    dealer's once a round has burned the batch's. Returns the reasons of the burns recorded from
+    then on, as they are recorded."""
+    burns: list[str] = []
+    sim.table.events.subscribe(
+        lambda event: (
+            isinstance(event, TableRecord)
+            and event.kind == BURN_RECORD
+            and burns.append(str(event.fields["reason"]))
+        )
+    )
+    if owed == ("new_dealer",):  # the batch's burn made, a round played
+        await sim.table.play_round(players_for(game, sim))
+    sim.table.dealer_change("D-2")
+    assert sim.table.shoe.burns_owed == owed
+    return burns
+
+
 @pytest.mark.parametrize("owed", [("batch", "new_dealer"), ("new_dealer",)], ids=["two-owed", "one-owed"])
 @pytest.mark.parametrize("game", ["free-bet-blackjack", "over-under"])
 def test_672a_7_c_a_burn_card_the_shoe_let_out_unread_is_the_burn_and_each_burn_owed_is_recorded(
@@ -125,18 +144,7 @@ def test_672a_7_c_a_burn_card_the_shoe_let_out_unread_is_the_burn_and_each_burn_
     async def scenario() -> None:
         async with simulated_table(game, name="MISBURN", settings=FAST) as sim:
             table, world = sim.table, sim.world
-            burns: list[str] = []
-            table.events.subscribe(
-                lambda event: (
-                    isinstance(event, TableRecord)
-                    and event.kind == BURN_RECORD
-                    and burns.append(str(event.fields["reason"]))
-                )
-            )
-            if owed == ("new_dealer",):  # the batch's burn made, a round played
-                await table.play_round(players_for(game, sim))
-            table.dealer_change("D-2")
-            assert table.shoe.burns_owed == owed
+            burns = await _burns_owed(sim, game, owed)
             sim.devices["shoe"].call(lambda engine: setattr(engine.personality, "misread_next", 1))
             clearing = asyncio.create_task(_misread_cleared(table))
             await asyncio.wait_for(table.prepare_round(), 20)
@@ -164,18 +172,7 @@ def test_672a_7_c_a_burn_lost_with_the_link_is_one_card_and_each_burn_owed_is_re
     async def scenario() -> None:
         async with simulated_table(game, name="LOSTBURN", settings=FAST) as sim:
             table, world, shoe = sim.table, sim.world, sim.devices["shoe"]
-            burns: list[str] = []
-            table.events.subscribe(
-                lambda event: (
-                    isinstance(event, TableRecord)
-                    and event.kind == BURN_RECORD
-                    and burns.append(str(event.fields["reason"]))
-                )
-            )
-            if owed == ("new_dealer",):  # the batch's burn made, a round played
-                await table.play_round(players_for(game, sim))
-            table.dealer_change("D-2")
-            assert table.shoe.burns_owed == owed
+            burns = await _burns_owed(sim, game, owed)
             made, before, racked = len(burns), table.shoe.dispensed, len(world.cards(DISCARD))
             irregular = len(table.shoe.irregularities)
             Trap(table.shoe, "burn", lambda *_: shoe.set_faults(dead_link(lost)))

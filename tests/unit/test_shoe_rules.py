@@ -439,15 +439,20 @@ def test_672a_7_c_the_new_dealers_burn_is_still_owed_after_a_cover_card_at_it():
     run(scenario())
 
 
-async def burn_lost(t: Table) -> None:
-    """A burn whose every answer is lost (the card left the shoe): OutcomeUnknown, LINK_LOST
-    latched; the link back and cleared, the counts not read yet."""
+async def new_dealers_burn_lost(t: Table) -> Burn | None:
+    """A batch loaded and burned, then a new dealer's burn whose every answer is lost (the card left
+    the shoe): OutcomeUnknown, LINK_LOST latched; the link back and cleared, the counts not read
+    yet. Returns the shoe's last burn before it."""
+    await loaded_and_burned(t)
+    t.shoe.dealer_change()
+    before = t.shoe.last_burn
     t.wire.swallow = 1 + FAST.timings.max_retries
     with pytest.raises(OutcomeUnknown):
         await t.shoe.burn()
     await eventually(lambda: t.shoe.faulted)
     await t.shoe.driver.conn.wait_ready(5.0)
     await t.shoe.clear("LINK_LOST", SUPERVISOR)
+    return before
 
 
 def test_672a_7_c_a_burn_lost_with_the_link_is_the_card_it_let_out():
@@ -457,10 +462,7 @@ def test_672a_7_c_a_burn_lost_with_the_link_is_the_card_it_let_out():
 
     async def scenario():
         async with table() as t:
-            await loaded_and_burned(t)
-            t.shoe.dealer_change()
-            before = t.shoe.last_burn
-            await burn_lost(t)
+            before = await new_dealers_burn_lost(t)
             await t.shoe.sync()
             assert t.shoe.last_burn is not before and t.shoe.last_burn.reason == NEW_DEALER_BURN
             assert t.shoe.state == "ready" and t.shoe.unrecorded == 0 and not t.shoe.irregularities
@@ -477,10 +479,7 @@ def test_672a_7_c_a_burn_lost_with_the_link_then_the_shoe_closed_leaves_an_unrec
 
     async def scenario():
         async with table() as t:
-            await loaded_and_burned(t)
-            t.shoe.dealer_change()
-            before = t.shoe.last_burn
-            await burn_lost(t)
+            before = await new_dealers_burn_lost(t)
             t.shoe.close_shoe()
             await t.shoe.sync()
             assert t.shoe.state == "collecting" and t.shoe.last_burn is before
