@@ -186,6 +186,9 @@ class Burn:
     reason: str
     dispensed: int  # cards out of the shoe since the batch was loaded, this one included
     remaining: int  # cards left in the shoe
+    # Counted from the shoe's counts (``Shoe.sync``): its answer was lost with the link, and the
+    # card it let out is the burn (docs/protocol.md §5.6).
+    reconciled: bool = False
 
 
 def _refusals(trigger: str, guards: dict[str, str]) -> list[Spec]:
@@ -463,7 +466,7 @@ class Shoe(Equipment[ShoeDriver]):
             if self._burn_unknown:
                 self._burn_unknown = False
                 self.log.warning("a burn whose outcome was unknown was made: its card left the shoe")
-                self.burned(cards=())
+                self.burned(cards=(), reconciled=True)
             return counts
 
     def resumed(self, expected: int) -> None:
@@ -850,7 +853,7 @@ class Shoe(Equipment[ShoeDriver]):
             self._batch_burn_due = False
         else:
             self._new_dealer_burn_due = False
-        self.last_burn = Burn(reason, self.dispensed, self.remaining)
+        self.last_burn = Burn(reason, self.dispensed, self.remaining, event.kwargs.get("reconciled", False))
         self.log.info("card burned", reason=reason, burned=len(self.burn_cards), owed=list(self.burns_owed))
 
     def _on_dealer_change(self, event: EventData) -> None:

@@ -374,7 +374,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         any card of the next deal: its clause, why it was owed (the batch's first card, a new
         dealer's), the dealer who burned it, the batch by its back colour and the shoe's counts
         after it, so a reviewer can show from the trail alone that every batch and every new dealer
-        burned. Never the card's face: a burn card is never turned up."""
+        burned, and whether the burn was counted from the shoe's counts, its answer lost with the
+        link (``reconciled``). Never the card's face: a burn card is never turned up."""
         burn = self.shoe.last_burn
         assert burn is not None
         self.events.publish(
@@ -387,6 +388,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
                     "batch": self.in_shoe,
                     "dispensed": burn.dispensed,
                     "remaining": burn.remaining,
+                    "reconciled": burn.reconciled,
                 },
             )
         )

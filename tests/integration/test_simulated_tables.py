@@ -173,6 +173,14 @@ def test_672a_7_c_a_burn_lost_with_the_link_is_one_card_and_each_burn_owed_is_re
         async with simulated_table(game, name="LOSTBURN", settings=FAST) as sim:
             table, world, shoe = sim.table, sim.world, sim.devices["shoe"]
             burns = await _burns_owed(sim, game, owed)
+            reconciled: list[object] = []
+            table.events.subscribe(
+                lambda event: (
+                    isinstance(event, TableRecord)
+                    and event.kind == BURN_RECORD
+                    and reconciled.append(event.fields["reconciled"])
+                )
+            )
             made, before, racked = len(burns), table.shoe.dispensed, len(world.cards(DISCARD))
             irregular = len(table.shoe.irregularities)
             Trap(table.shoe, "burn", lambda *_: shoe.set_faults(dead_link(lost)))
@@ -181,6 +189,9 @@ def test_672a_7_c_a_burn_lost_with_the_link_is_one_card_and_each_burn_owed_is_re
             await back_and_cleared(sim, "shoe")
             await asyncio.wait_for(preparing, 20)
             assert burns[made:] == list(owed), "each burn owed recorded once"
+            assert reconciled == [lost == "answer", *[False] * (len(owed) - 1)], (
+                "the lost one from the counts"
+            )
             assert table.shoe.dispensed == before + len(owed), "one card out of the shoe for each burn"
             assert len(world.cards(DISCARD)) == racked + len(owed) and world.cards(SHOE_TRAY) == []
             assert table.shoe.irregularities[irregular:] == [], "the card that left is recorded as the burn"
