@@ -401,8 +401,6 @@ class Shoe(Equipment[ShoeDriver]):
         self.auto_reshuffle = False
         self.community_first = False
         self.unreconciled = False  # a dispense's outcome is unknown until the counts are read
-        # The dispense whose outcome is unknown is a burn's; kept by ``sync`` only if its card left.
-        self._burn_unknown = False
         self.excess = 0  # cards the shoe counts above its batch, latched as IMPOSSIBLE_COUNT once found
         self.burn_cards: list[SealedCard] = []  # this batch's burn cards: never revealed
         self.last_burn: Burn | None = None  # the burn made last, for the table's record of it
@@ -459,12 +457,13 @@ class Shoe(Equipment[ShoeDriver]):
         seen, so the card that left is the burn owed (672a.7(c): "remove the first card", one card
         for each new dealer), counted as it here (``last_burn``). Asking for another would take two
         cards for one burn; a burn that never ran is still owed. A shoe ended since (``close_shoe``)
-        owes no burn: the card is one unrecorded."""
+        owes no burn: the card is one unrecorded. (While a burn is owed the only dispense the shoe
+        takes is a burn, so an unknown outcome there is a burn's.)"""
         async with self._busy:
             counts = await self.driver.counts()
-            self.synced(counts=counts)
-            if self._burn_unknown:
-                self._burn_unknown = False
+            burn_ran = self.unreconciled and self.state == NEEDS_BURN and counts.dispensed != self.dispensed
+            self.synced(counts=counts, burn_ran=burn_ran)
+            if burn_ran:
                 self.log.warning("a burn whose outcome was unknown was made: its card left the shoe")
                 self.burned(cards=(), reconciled=True)
             return counts
@@ -504,11 +503,7 @@ class Shoe(Equipment[ShoeDriver]):
         the next batch's.
         """
         async with self._busy:
-            try:
-                result = await self._dispense(self.request_burn, lambda: self.driver.dispense(face_up=False))
-            except OutcomeUnknown:
-                self._burn_unknown = True  # settled by ``sync``
-                raise
+            result = await self._dispense(self.request_burn, lambda: self.driver.dispense(face_up=False))
             if result.outcome is DispenseOutcome.COVER_CARD:
                 self._cover_out(result.dispensed, by_reply=True)
                 return None
@@ -798,10 +793,8 @@ class Shoe(Equipment[ShoeDriver]):
             self.batch_size, self.excess = whole or None, 0
         else:
             unseen = (counts.dispensed - self.dispensed) % DISPENSED_WRAPS
-            if self._burn_unknown and unseen and self.state == NEEDS_BURN:
+            if event.kwargs["burn_ran"]:
                 unseen -= 1  # the burn's own card, which ``sync`` counts as the burn made
-            else:  # no burn was lost, it never ran and is still owed, or the shoe has ended since
-                self._burn_unknown = False
             if unseen:
                 self.unrecorded += unseen
                 self._irregular(

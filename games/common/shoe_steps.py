@@ -33,7 +33,11 @@ BURN_READING = (
     "card belongs to the dealer who is to deal: several changes before it is burned owe one card, "
     "and a new dealer whose burn brought out the cover card still owes it after the next batch's "
     "burn. A batch found in the shoe when the service starts again is burned as a freshly placed "
-    "one. Each burn is a `burn` record in the audit trail (reason `batch` or `new_dealer`)."
+    'one. Each burn is a `burn` record in the audit trail (reason `batch` or `new_dealer`). "Remove '
+    'the first card" and "remove one card" take one card for each burn: a burn card is never seen, '
+    "so a burn card the shoe let out unread, or let out while the burn's answer was lost with the "
+    "link (its counts show the card out, docs/protocol.md §5.6; the record says `reconciled`), is "
+    "the burn made, not a card set aside with another burned after it, which would remove two."
 )
 
 

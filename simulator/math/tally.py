@@ -192,8 +192,8 @@ class MathTally:
             else:
                 stakes[at[0]] = [1, amount, -won]
         if dropped:  # named for the first wager type placed that has one
-            placed_first = dict.fromkeys(kind for kind, _seat in placed)
-            kind = next(kind for kind in placed_first if any(other == kind for other, _seat in dropped))
+            unsettled = {kind for kind, _seat in dropped}
+            kind = next(kind for kind, _seat in placed if kind in unsettled)
             seats = sorted(seat for other, seat in dropped if other == kind)
             raise MathError(f"round {number}: {kind} wager at seat(s) {seats} never settled")
         round_wagers = round_wagered = round_house = 0

@@ -56,6 +56,7 @@ from simulator.dealer import SimulatedDealer
 from simulator.games.crazy_4_poker import SimulatedCrazy4Dealer
 from simulator.games.heads_up_holdem import SimulatedHoldemDealer
 from simulator.games.registry import simulation
+from tests.integration.test_simulated_tables import cover_card_at
 from tests.links import run
 from tests.screen import Screen, answer_for, dealer_counts
 from tests.tokens import DEALER_TOKEN, SUPERVISOR_TOKEN, write_token_file
@@ -338,11 +339,7 @@ def test_672a_7_d_1_a_shoe_changed_at_real_equipment_counts_what_the_shoe_held(
         async with felt(tmp_path, game) as (screen, world, _ports):
             await _all_ready(screen)
             await screen.open_table(SUPERVISOR)
-            with world.lock:  # the cover card moved up the shoe: it comes out in the first rounds
-                shoe = world.places[SHOE]
-                cover = next(card for card in shoe if card.is_cover)
-                shoe.remove(cover)
-                shoe.insert(12, cover)
+            cover_card_at(world, 12)  # moved up the shoe: it comes out in the first rounds
             for number in (1, 2, 3):
                 assert await screen.play_round(game) == number
             world.check()
@@ -422,11 +419,7 @@ def test_672a_7_d_a_cover_card_at_a_new_dealers_burn_is_kept_for_the_restart(
                 await _all_ready(screen)
                 await screen.open_table(SUPERVISOR)
                 assert await screen.play_round("free-bet-blackjack") == 1
-                with world.lock:  # the cover card next in the shoe
-                    shoe = world.places[SHOE]
-                    cover = next(card for card in shoe if card.is_cover)
-                    shoe.remove(cover)
-                    shoe.insert(0, cover)
+                cover_card_at(world, 0)  # the next card out
                 await screen.ok("/v1/table/dealer-change", {"dealer": "D-2"})
                 playing = asyncio.create_task(screen.play_round("free-bet-blackjack"))
                 async with asyncio.timeout(10):

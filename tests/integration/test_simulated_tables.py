@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from croupier.tables.events import TableRecord
 from croupier.tables.shoe_table import BURN_RECORD
 from devices.shoe import COLLECTING
 from firmware_sim.faults import FaultPlan
-from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY
+from firmware_sim.world import DISCARD, SHOE, SHOE_TRAY, TableWorld
 from games import registry
 from simulator.players import simulated_players, table_options
 from simulator.tables import FLOORPERSON, SimulatedTable, simulated_table
@@ -110,16 +111,26 @@ def test_672a_7_s_a_card_the_shoe_let_out_unread_goes_to_the_rack_and_no_later_c
     run(scenario(), timeout=90)
 
 
-async def _burns_owed(sim: SimulatedTable[object, object], game: str, owed: tuple[str, ...]) -> list[str]:
+def cover_card_at(world: TableWorld, depth: int) -> None:
+    """The cover card moved to ``depth`` in the shoe (0: the next card out), as a dealer inserting it
+    there would have placed it."""
+    with world.lock:
+        cards = world.places[SHOE]
+        cover = next(card for card in cards if card.is_cover)
+        cards.remove(cover)
+        cards.insert(depth, cover)
+
+
+async def _burns_owed(
+    sim: SimulatedTable[object, object], game: str, owed: tuple[str, ...]
+) -> list[Mapping[str, object]]:
     """A new dealer at ``sim``'s table owing the burns ``owed``: both on the fresh batch, or only the
-    dealer's once a round has burned the batch's. Returns the reasons of the burns recorded from
-    then on, as they are recorded."""
-    burns: list[str] = []
+    dealer's once a round has burned the batch's. Returns the fields of the burn records made from
+    then on, as they are made."""
+    burns: list[Mapping[str, object]] = []
     sim.table.events.subscribe(
         lambda event: (
-            isinstance(event, TableRecord)
-            and event.kind == BURN_RECORD
-            and burns.append(str(event.fields["reason"]))
+            isinstance(event, TableRecord) and event.kind == BURN_RECORD and burns.append(event.fields)
         )
     )
     if owed == ("new_dealer",):  # the batch's burn made, a round played
@@ -149,7 +160,8 @@ def test_672a_7_c_a_burn_card_the_shoe_let_out_unread_is_the_burn_and_each_burn_
             clearing = asyncio.create_task(_misread_cleared(table))
             await asyncio.wait_for(table.prepare_round(), 20)
             await clearing
-            assert burns[-len(owed) :] == list(owed) and world.cards(SHOE_TRAY) == []
+            assert [burn["reason"] for burn in burns[-len(owed) :]] == list(owed)
+            assert world.cards(SHOE_TRAY) == []
             await asyncio.wait_for(table.play_round(players_for(game, sim)), 20)
             world.check()
 
@@ -173,14 +185,6 @@ def test_672a_7_c_a_burn_lost_with_the_link_is_one_card_and_each_burn_owed_is_re
         async with simulated_table(game, name="LOSTBURN", settings=FAST) as sim:
             table, world, shoe = sim.table, sim.world, sim.devices["shoe"]
             burns = await _burns_owed(sim, game, owed)
-            reconciled: list[object] = []
-            table.events.subscribe(
-                lambda event: (
-                    isinstance(event, TableRecord)
-                    and event.kind == BURN_RECORD
-                    and reconciled.append(event.fields["reconciled"])
-                )
-            )
             made, before, racked = len(burns), table.shoe.dispensed, len(world.cards(DISCARD))
             irregular = len(table.shoe.irregularities)
             Trap(table.shoe, "burn", lambda *_: shoe.set_faults(dead_link(lost)))
@@ -188,7 +192,8 @@ def test_672a_7_c_a_burn_lost_with_the_link_is_one_card_and_each_burn_owed_is_re
             await latched(table, "LINK_LOST")
             await back_and_cleared(sim, "shoe")
             await asyncio.wait_for(preparing, 20)
-            assert burns[made:] == list(owed), "each burn owed recorded once"
+            assert [burn["reason"] for burn in burns[made:]] == list(owed), "each burn owed recorded once"
+            reconciled = [burn["reconciled"] for burn in burns[made:]]
             assert reconciled == [lost == "answer", *[False] * (len(owed) - 1)], (
                 "the lost one from the counts"
             )
@@ -227,11 +232,7 @@ def test_672a_7_d_a_cover_card_at_a_burn_lost_with_the_link_ends_the_shoe_there(
                 )
             )
             await table.play_round(players_for(game, sim))
-            with world.lock:  # the cover card next in the shoe
-                cards = world.places[SHOE]
-                cover = next(card for card in cards if card.is_cover)
-                cards.remove(cover)
-                cards.insert(0, cover)
+            cover_card_at(world, 0)  # the next card out
             table.dealer_change("D-2")
             made = len(records)
             Trap(table.shoe, "burn", lambda *_: shoe.set_faults(dead_link("answer")))
@@ -269,11 +270,7 @@ def test_672a_7_d_a_cover_card_at_a_dispense_lost_with_the_link_is_told_to_the_r
             await table.play_round(players_for(game, sim))
             await table.prepare_round()
             batch = table.in_shoe
-            with world.lock:  # the cover card next in the shoe
-                cards = world.places[SHOE]
-                cover = next(card for card in cards if card.is_cover)
-                cards.remove(cover)
-                cards.insert(0, cover)
+            cover_card_at(world, 0)  # the next card out
             Trap(table.shoe, "deal", lambda *_: shoe.set_faults(dead_link("answer")))
             playing = asyncio.create_task(table.play_round(players_for(game, sim)))
             await latched(table, "LINK_LOST")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import pickle
 import random
 from dataclasses import replace
 from types import SimpleNamespace
@@ -411,8 +412,6 @@ def test_a_tally_counts_alike_whatever_it_keeps_of_the_settlements_it_has_seen(m
 def test_a_tally_sent_to_another_process_goes_without_the_ids_of_this_ones_settlements():
     """A worker's tally is pickled to the process that merges it; the ids it keeps its settlements
     by name objects of the worker only, so they stay behind, and the copy counts on alike."""
-    import pickle
-
     rules = registry.game(FBB).rules.example()
     tally = play_share(FBB, rules, "basic", 5, 0, 30)
     copy = pickle.loads(pickle.dumps(tally))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import pickle
 import random
 import threading
 
@@ -172,8 +173,6 @@ def test_cards_and_a_stack_pickle_to_the_same_faces_and_cards_as_they_cross_to_t
     """The devices' child process gets stacks pickled (decision 0048): every face, jokers too, comes
     back as the one Card of its code, and a physical card with its uid, face (or none, the cover
     card) and back."""
-    import pickle
-
     faces = [*standard_deck(), Card(JOKER_RANK, 0), Card(JOKER_RANK, 1)]
     assert [pickle.loads(pickle.dumps(face)) for face in faces] == faces
     assert all(pickle.loads(pickle.dumps(face)) is Card.from_code(face.code) for face in faces)
