@@ -420,6 +420,9 @@ class Shoe(Equipment[ShoeDriver]):
             collections.Counter(),
             collections.Counter(),
         )
+        # A cover card event heard before the counts were first read, by its dispensed count: it
+        # cannot be judged stale or not until they are (``sync``).
+        self._cover_told_offline: int | None = None
         self._busy = asyncio.Lock()
         self.log = structlog.get_logger("croupier.shoe").bind(device=self.name)
         self.machine = DeclaredMachine(
@@ -466,6 +469,9 @@ class Shoe(Equipment[ShoeDriver]):
             if burn_ran:
                 self.log.warning("a burn whose outcome was unknown was made: its card left the shoe")
                 self.burned(cards=(), reconciled=True)
+            told, self._cover_told_offline = self._cover_told_offline, None
+            if told is not None:
+                self._judge_cover_event(told)
             return counts
 
     def resumed(self, expected: int) -> None:
@@ -604,12 +610,20 @@ class Shoe(Equipment[ShoeDriver]):
     def apply(self, event: object) -> None:
         super().apply(event)
         if isinstance(event, CoverCardReached):
-            # A cover leaves the dispensed count as it was: an event at another count is stale
-            # (from a batch already collected) and must not end the shoe now in play.
-            if event.dispensed == self.dispensed:
-                self._cover_out(event.dispensed, by_reply=False)
+            if self.state == OFFLINE:
+                # Told before the counts are read (to a service started since the cover card came
+                # out, its answer lost with the link): judged once ``sync`` has read them.
+                self._cover_told_offline = event.dispensed
             else:
-                self.log.info("stale cover card event ignored", at=event.dispensed, now=self.dispensed)
+                self._judge_cover_event(event.dispensed)
+
+    def _judge_cover_event(self, dispensed: int) -> None:
+        """A cover leaves the dispensed count as it was: an event at another count is stale (from a
+        batch already collected) and must not end the shoe now in play."""
+        if dispensed == self.dispensed:
+            self._cover_out(dispensed, by_reply=False)
+        else:
+            self.log.info("stale cover card event ignored", at=dispensed, now=self.dispensed)
 
     # -- shared steps ---------------------------------------------------------------------------------------
     async def _dispense(self, request: Trigger, io: Callable[[], Awaitable[Dispensed]]) -> Dispensed:

@@ -120,7 +120,8 @@ class TableJournal(RoundListener):
         """Where the day's cards are (the table's ``position()``: the batches in the shoe and the
         shuffler, the counts the rules keep across rounds), so that the table opened again after
         a restart goes on from them. Saved when the table opens, as each round begins (the cards
-        where the round found them) and after each round (and any shoe change it ended with)."""
+        where the round found them), after each round (and any shoe change it ended with), and at a
+        dealer change (the new dealer on duty, and the burn owed, 672a.7(c))."""
         self.state.save_table(self.table, {**self._counters(), "position": self.kept.position()})
 
     def position(self) -> dict[str, Any] | None:  # Any: JSON values

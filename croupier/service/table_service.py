@@ -198,6 +198,8 @@ class TableService:
             raise RuleViolation(ONE_ROUND_AT_A_TIME, f"dealer change to {dealer} refused: a round is in play")
         self.table.dealer_change(dealer)
         self.journal.operator_action("dealer_change", operator, dealer=dealer)
+        if self._opened.is_set():  # the new dealer on duty and the burn owed kept for a restart
+            self.journal.save_position()
 
     def close(self, operator: Operator) -> None:
         """A supervisor closes the table: no new round begins; one in play is finished."""

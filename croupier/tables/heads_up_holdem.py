@@ -243,9 +243,9 @@ class HeadsUpHoldemTable(GameKept[Table], SupervisorHolds):
         of play after a round cut off), a new deck is opened, numbered on. Returns whether the day
         went on."""
         self.rules.check_pay_tables()  # no pay table is built in: a ConfigError names the key
-        await self.feeds.settled()
+        await self.feeds.settled()  # the links' READY is in every machine
         self._opening("reading the shoe")
-        counts = await self.shoe.sync()
+        counts = await self._shoe_read(self.shoe)  # what it told a service before this one applied first
         self._opening("opening the shuffler")
         await self.shuffler.open_table()
         self._opening("setting the shoe's mode")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 import structlog
@@ -22,6 +23,7 @@ from devices.progressive import Progressive
 from devices.shoe import RECONCILED, Shoe, ShoeFault
 from devices.shuffler import OUTCOME_RECONCILED
 from drivers.errors import CommandTimeout, DeviceRefused, LinkLost, NotConnected, OutcomeUnknown
+from drivers.protocol.classes.shoe import ShoeCounts
 from drivers.protocol.core import FaultCode
 from drivers.protocol.message import Status
 from games.common.holds import Hold
@@ -179,16 +181,21 @@ class SupervisorHolds(Publishing):
             except OutcomeUnknown as unknown:
                 self._outcome_unknown("dispense", unknown, RECONCILED)
             await self._fault_reaches_the_latch()
-            # What the shoe told while its answers were lost (a cover card leaves its counts as they
-            # were) is applied first: judged from the counts alone, a cover card that came out looks
-            # like a dispense that never ran, and its event, come after the next card, was stale.
-            await self._held_on_fault(shoe.events_told)
-            await self.feeds.settled()
             before = shoe.unrecorded
-            await self._held_on_fault(shoe.sync)
+            await self._held_on_fault(partial(self._shoe_read, shoe))
             for _ in range(shoe.unrecorded - before):
                 self.dealer.rack_unread()
                 aside += 1
+
+    async def _shoe_read(self, shoe: Shoe) -> ShoeCounts:
+        """The shoe's counts (``Shoe.sync``), read once every event it holds unacknowledged has been
+        applied (``events_told``): a cover card leaves the counts as they were, so judged from them
+        alone a cover card that came out looks like a dispense that never ran, and its event, come
+        after the next card, would be stale. The event is one whose answer was lost with the link, or
+        one the shoe tells a service started since (at ``open``)."""
+        await shoe.events_told()
+        await self.feeds.settled()
+        return await shoe.sync()
 
     async def _delivered_to_shoe(
         self, shoe: Shoe, shuffler: Any, reshuffle: Callable[[], Awaitable[None]]  # Any: any shuffler

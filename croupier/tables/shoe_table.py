@@ -185,7 +185,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.rules.check_pay_tables()  # no pay table is built in: a ConfigError names the key
         await self.feeds.settled()  # the links' READY is in every machine
         self._opening("reading the shoe")
-        counts = await self.shoe.sync()
+        counts = await self._shoe_read(self.shoe)  # what it told a service before this one applied first
         self._opening("opening the shuffler")
         await self.shuffler.open_table()
         await self._inspect(floorperson)
@@ -199,6 +199,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
             self.dealer.rack_found(counts.dispensed)
             if position.get("cover_out"):
                 self._cover_came_out_before()
+            elif self.shoe.state == COLLECTING:  # told by the shoe's event only now (``_shoe_read``)
+                self._record_cover_between_rounds(at="restart")
             if position.get("new_dealer_burn"):
                 self.shoe.dealer_change()  # the dealer on duty owes a burn still (672a.7(c))
             self.log.info("table open", in_shoe=self.in_shoe, held=self.held, resumed=True)
@@ -333,7 +335,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
                     self.dealer.burn()
                     self._record_burn()
                 else:
-                    self._record_cover_at_burn()
+                    self._record_cover_between_rounds(at="burn")
             elif self.shoe.state == COLLECTING:
                 await self._change_shoe()
             else:
@@ -359,14 +361,15 @@ class ShoeTable(SupervisorHolds, Generic[R]):
                 raise
             return True
 
-    def _record_cover_at_burn(self) -> None:
-        """The cover card came out at a burn, between rounds, where no round records it: a record
-        of the table's own, of the kind a round's cover card makes, so the trail shows the batch
-        ended there, and the journal saves the
-        position with it (``cover_out``): a service stopped before the shoe is changed changes it
-        at the restart rather than dealing on (672a.7(d), 686a.7(d))."""
+    def _record_cover_between_rounds(self, at: str) -> None:
+        """The cover card came out where no round records it: at a burn between rounds (``at``
+        "burn"), or before a restart, told by the shoe only to the service started since (``at``
+        "restart": its answer and its event were lost with the link). A record of the table's own,
+        of the kind a round's cover card makes, so the trail shows the batch ended there, and the
+        journal saves the position with it (``cover_out``): a service stopped before the shoe is
+        changed changes it at the restart rather than dealing on (672a.7(d), 686a.7(d))."""
         clause = self.shoe_clauses.cover_ends.clause
-        fields: dict[str, Value] = {"clause": clause, "at": "burn", "batch": self.in_shoe}
+        fields: dict[str, Value] = {"clause": clause, "at": at, "batch": self.in_shoe}
         self.events.publish(TableRecord(RecordKind.COVER_CARD.value, fields))
 
     def _record_burn(self) -> None:

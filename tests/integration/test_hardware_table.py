@@ -32,6 +32,7 @@ from croupier.tables import shoe_table
 from devices.shuffler import RESUMED_AS_LEFT
 from firmware_sim.card_reader import CardReaderPersonality
 from firmware_sim.device import SimulatedDevice
+from firmware_sim.faults import FaultPlan
 from firmware_sim.multidrop import MultidropBus
 from firmware_sim.ports.pty import PtyPort
 from firmware_sim.ports.tcp import TcpPort
@@ -56,6 +57,7 @@ from simulator.dealer import SimulatedDealer
 from simulator.games.crazy_4_poker import SimulatedCrazy4Dealer
 from simulator.games.heads_up_holdem import SimulatedHoldemDealer
 from simulator.games.registry import simulation
+from tests.integration.test_device_dropout import dead_link
 from tests.integration.test_simulated_tables import cover_card_at
 from tests.links import run
 from tests.screen import Screen, answer_for, dealer_counts
@@ -437,6 +439,81 @@ def test_672a_7_d_a_cover_card_at_a_new_dealers_burn_is_kept_for_the_restart(
         after = [(r.kind, r.fields.get("reason")) for r in trail if r.seq > max(opens) and r.kind in kinds]
         owed = [("burn", "batch"), ("burn", "new_dealer")]  # the new dealer's still owed (672a.7(c))
         assert after[:4] == [("batch_collected", None), ("batch_loaded", None), *owed]
+
+    run(scenario(), timeout=120)
+
+
+def test_672a_7_c_a_new_dealers_burn_is_kept_for_a_restart_before_the_next_round(tmp_path: Path) -> None:
+    """672a.7(c): "Each new dealer ... shall also remove one card". A dealer change saves the
+    table's position, so a service stopped before the next round opens again with the new dealer
+    on duty and the new dealer's burn still owed, after the burn of the batch found in the shoe
+    (before, the position was saved only at rounds: the restart put the last dealer back on duty
+    and the new dealer dealt without a burn)."""
+
+    async def scenario() -> None:
+        async with equipment_served(tmp_path, "free-bet-blackjack") as (hands, world, _ports, config):
+            async with in_service(config, hands, "free-bet-blackjack") as screen:
+                await _all_ready(screen)
+                await screen.open_table(SUPERVISOR)
+                assert await screen.play_round("free-bet-blackjack") == 1
+                await screen.ok("/v1/table/dealer-change", {"dealer": "D-2"})
+            async with in_service(config, hands, "free-bet-blackjack") as screen:
+                await _all_ready(screen)
+                await screen.open_table(SUPERVISOR)
+                assert await screen.play_round("free-bet-blackjack") == 2
+                world.check()
+        trail = _trail(config)
+        restarted = max(r.seq for r in trail if r.kind == "header")
+        burns = [r.fields for r in trail if r.seq > restarted and r.kind == "burn"]
+        assert [(b["reason"], b["dealer"]) for b in burns] == [("batch", "D-2"), ("new_dealer", "D-2")]
+
+    run(scenario(), timeout=120)
+
+
+def test_672a_7_d_a_cover_card_told_only_after_a_restart_ends_the_shoe_there(tmp_path: Path) -> None:
+    """672a.7(c), (d): a new dealer's burn brings out the cover card, and the shoe's answer and its
+    cover card event are lost with the link; the service stops before the link is back. The shoe
+    still holds its event, unacknowledged, and tells it to the next service: that service applies it
+    before it reads the shoe's counts (which a cover card leaves as they were), records the cover card
+    and changes the shoe, rather than burning the first card past the cover card and dealing on from
+    the ended batch (before, the event came while the shoe was not yet read and was dropped as stale)."""
+
+    async def scenario() -> None:
+        async with equipment_served(tmp_path, "free-bet-blackjack") as (hands, world, ports, config):
+            shoe = ports["shoe"].device
+            async with in_service(config, hands, "free-bet-blackjack") as screen:
+                await _all_ready(screen)
+                await screen.open_table(SUPERVISOR)
+                assert await screen.play_round("free-bet-blackjack") == 1
+                cover_card_at(world, 0)  # the next card out: the new dealer's burn
+                await screen.ok("/v1/table/dealer-change", {"dealer": "D-2"})
+                shoe.set_faults(dead_link("answer"))  # the cable pulled: nothing the shoe says arrives
+                playing = asyncio.create_task(screen.play_round("free-bet-blackjack"))
+                async with asyncio.timeout(10):
+                    while not world.places.get(ASIDE):  # the burn ran: the cover card came out
+                        await asyncio.sleep(0.05)
+                playing.cancel()
+            shoe.set_faults(FaultPlan())  # the cable back, the service started again
+            async with in_service(config, hands, "free-bet-blackjack") as screen:
+                await _all_ready(screen)
+                await screen.open_table(SUPERVISOR)
+                assert await screen.play_round("free-bet-blackjack") == 2
+                world.check()
+        trail = _trail(config)
+        restarted = max(r.seq for r in trail if r.kind == "header")
+        kinds = ("cover_card", "batch_collected", "batch_loaded", "burn", "card")
+        after = [(r.kind, r.fields.get("reason")) for r in trail if r.seq > restarted and r.kind in kinds]
+        assert after[:5] == [
+            ("cover_card", None),
+            ("batch_collected", None),
+            ("batch_loaded", None),
+            ("burn", "batch"),
+            ("burn", "new_dealer"),  # still owed: the cover card came out at it (672a.7(c))
+        ]
+        (cover,) = [r.fields for r in trail if r.kind == "cover_card"]
+        assert cover["at"] == "restart"
+        burns = [r.fields["dealer"] for r in trail if r.seq > restarted and r.kind == "burn"]
+        assert burns[:2] == ["D-2", "D-2"]
 
     run(scenario(), timeout=120)
 

@@ -238,6 +238,27 @@ def test_a_host_restarted_mid_batch_counts_the_cards_dealt_as_part_of_the_batch(
     run(scenario())
 
 
+def test_672a_7_d_a_cover_card_told_before_the_first_count_read_is_judged_by_it():
+    """672a.7(d): a restarted host hears the shoe's cover card event (the answer it came with lost
+    before the restart) before it has read the shoe's counts, so it cannot yet tell the event from a
+    stale one. It is judged once they are read: at the shoe's dispensed count it ends the shoe there
+    (COLLECTING, the cover card at the burn owed by the batch found); at another count it is stale
+    and changes nothing (before, both were dropped as stale against a count of 0)."""
+
+    async def scenario():
+        async with table() as t:
+            await loaded_and_burned(t)
+            for told, state, cover in ((1, "collecting", "burn"), (40, "needs_burn", None)):
+                again = Shoe(t.driver, clauses=CLAUSES)
+                again.apply(CoverCardReached(dispensed=told, remaining=51))
+                assert again.state == "offline" and again.cover is None
+                await again.sync()
+                assert again.state == state and (again.cover and again.cover.when) == cover
+                assert not again.irregularities
+
+    run(scenario())
+
+
 def test_the_batch_found_by_a_restarted_host_is_counted_against_the_batch_loaded():
     """``Shoe.resumed``: a restarted host counts the batch it finds against the batch the table
     loaded, not against the shoe's own count: one card fewer or more latches WRONG_COUNT once
