@@ -18,6 +18,33 @@ from pathlib import Path
 
 from firmware_sim.device import SimulatedDevice
 
+#: A port's own directory for its link: ``croupier-pty-<pid of the process serving it>-<random>``.
+LINK_DIR_PREFIX = "croupier-pty-"
+
+
+def _link_dir() -> str:
+    """A new directory for a port's link, named for this process; those of processes that are gone
+    (killed before ``stop`` could remove them) are removed first, so that a table PC or a test rig
+    whose simulated devices are killed and started again does not fill the temporary directory."""
+    for stale in Path(tempfile.gettempdir()).glob(f"{LINK_DIR_PREFIX}*-*"):
+        pid = stale.name.removeprefix(LINK_DIR_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):  # another process may be removing it too
+                for link in stale.iterdir():
+                    link.unlink()
+                stale.rmdir()
+    return tempfile.mkdtemp(prefix=f"{LINK_DIR_PREFIX}{os.getpid()}-")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
 
 class PtyPort:
     """Serve ``device`` on a pseudo-terminal; ``path`` is the stable name to open."""
@@ -25,7 +52,7 @@ class PtyPort:
     def __init__(self, device: SimulatedDevice, link_dir: Path | None = None) -> None:
         self.device = device
         self._own_dir = link_dir is None
-        self._dir = Path(link_dir or tempfile.mkdtemp(prefix="croupier-pty-"))
+        self._dir = Path(link_dir or _link_dir())
         self.path = str(self._dir / f"{device.name.replace('@', '-')}")
         self.pts_path = ""
         self._master = -1

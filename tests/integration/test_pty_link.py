@@ -7,8 +7,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -494,3 +497,28 @@ def test_a_command_made_as_the_link_goes_down_is_refused_not_sent_into_the_next_
             assert rig.device.engine.personality.executed == []
 
     run(scenario())
+
+
+def test_a_ports_link_directory_left_by_a_killed_process_is_removed_by_the_next(tmp_path, monkeypatch):
+    """A port's link lives in a directory named for the process serving it; a process killed before
+    ``stop`` leaves it behind. The next port made on the machine removes those of processes that are
+    gone, link and all, and leaves alone those of processes still running and any other directory."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    left = tmp_path / f"croupier-pty-{gone.pid}-abc123"
+    left.mkdir()
+    (left / "shoe").symlink_to("/dev/pts/999")
+    running = tmp_path / f"croupier-pty-{os.getppid()}-def456"
+    running.mkdir()
+    (running / "shoe").symlink_to("/dev/pts/998")
+    other = tmp_path / "croupier-pty-notapid-x"
+    other.mkdir()
+    port = PtyPort(SimulatedDevice(DiagnosticPersonality(), name="diag")).start()
+    try:
+        mine = Path(port.path).parent
+        assert mine.name.startswith(f"croupier-pty-{os.getpid()}-")
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([mine.name, running.name, other.name])
+    finally:
+        port.stop()
+    assert not mine.exists(), "a port stopped removes its own"
