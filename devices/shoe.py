@@ -470,7 +470,7 @@ class Shoe(Equipment[ShoeDriver]):
                 self.log.warning("a burn whose outcome was unknown was made: its card left the shoe")
                 self.burned(cards=(), reconciled=True)
             told, self._cover_told_offline = self._cover_told_offline, None
-            if told is not None:
+            if told is not None and self.state != EMPTY:  # emptied: the batch it ended is gone
                 self._judge_cover_event(told)
             return counts
 

@@ -57,6 +57,12 @@ ONE_ROUND_AT_A_TIME = Rule(
     "decision 0019; 672a.7(c)",
     "a table plays one round at a time, and a dealer changes only between rounds",
 )
+DEALER_ONCE_OPEN = Rule(
+    "decision 0019; 672a.7(c)",
+    "a dealer changes once the day's table is open: its opening takes the dealer on duty from where "
+    "the day left off, and a change before it would be undone, the new dealer's burn burned in the "
+    "last dealer's name",
+)
 
 
 @dataclass
@@ -196,10 +202,12 @@ class TableService:
             raise LookupError(f"{self.table.name}: a {self.game} table keeps no dealer on duty to change")
         if self.round_in_play:
             raise RuleViolation(ONE_ROUND_AT_A_TIME, f"dealer change to {dealer} refused: a round is in play")
+        if not self._day_opened:
+            refused = f"dealer change to {dealer} refused: the table has not opened"
+            raise RuleViolation(DEALER_ONCE_OPEN, refused)
         self.table.dealer_change(dealer)
         self.journal.operator_action("dealer_change", operator, dealer=dealer)
-        if self._opened.is_set():  # the new dealer on duty and the burn owed kept for a restart
-            self.journal.save_position()
+        self.journal.save_position()  # the new dealer on duty and the burn owed, kept for a restart
 
     def close(self, operator: Operator) -> None:
         """A supervisor closes the table: no new round begins; one in play is finished."""

@@ -20,7 +20,7 @@ import structlog
 from croupier.screen.answers import each, take
 from croupier.tables.dealer import Dealer
 from croupier.tables.events import PlayedRound, TableRecord
-from croupier.tables.feeding import Feeds
+from croupier.tables.feeding import DeviceEventApplied, Feeds
 from croupier.tables.holding import SupervisorHolds
 from devices.equipment import Equipment
 from devices.shoe import (
@@ -31,11 +31,13 @@ from devices.shoe import (
     NEW_DEALER_BURN,
     OFFLINE,
     Burn,
+    CoverCard,
     Shoe,
     ShoeClauses,
     ShoeFault,
 )
 from devices.shuffler import BATCHES_ALTERNATE, Shuffler
+from drivers.protocol.classes.shoe import CoverCardReached
 from drivers.protocol.classes.shuffler import CARDS_PER_DECK
 from drivers.protocol.core import FaultCode
 from games.common.holds import Hold
@@ -43,7 +45,7 @@ from games.common.machine_parts import COMPLETE, HELD
 from games.common.messages import COVER_CARD, CardArrives, Discard, Message, ShoeStatus, StartDeal
 from games.common.pickup import SET_ASIDE
 from games.common.records import RecordKind, Value
-from vocabulary.events import Events
+from vocabulary.events import Event, Events
 from vocabulary.operators import Operator
 from vocabulary.rules import Rule
 
@@ -158,6 +160,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self._init_holds()
         self.events = Events()
         self.feeds = Feeds(self.equipment, record_events, events=self.events)
+        self._cover_recorded: CoverCard | None = None  # the shoe's cover card the trail has
+        self.events.subscribe(self._cover_told)
 
     @property
     def equipment(self) -> tuple[Equipment[Any], ...]:  # Any: any device's driver
@@ -361,6 +365,21 @@ class ShoeTable(SupervisorHolds, Generic[R]):
                 raise
             return True
 
+    def _cover_told(self, event: Event) -> None:
+        """The shoe's cover card event, applied: one that ended the shoe at a burn (its answer lost
+        with the link, the burn held for a supervisor's clear) is recorded at once, and the journal
+        saves the position with it, so a service stopped before the clear still changes the shoe
+        at the restart; the shoe no longer holds the event to tell the next service."""
+        if (
+            isinstance(event, DeviceEventApplied)
+            and event.device == self.shoe.name
+            and isinstance(event.event, CoverCardReached)
+            and self.shoe.state == COLLECTING
+            and self.shoe.cover is not None
+            and self.shoe.cover.when == "burn"
+        ):
+            self._record_cover_between_rounds(at="burn")
+
     def _record_cover_between_rounds(self, at: str) -> None:
         """The cover card came out where no round records it: at a burn between rounds (``at``
         "burn"), or before a restart, told by the shoe only to the service started since (``at``
@@ -368,6 +387,9 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         of the kind a round's cover card makes, so the trail shows the batch ended there, and the
         journal saves the position with it (``cover_out``): a service stopped before the shoe is
         changed changes it at the restart rather than dealing on (672a.7(d), 686a.7(d))."""
+        if self.shoe.cover is not None and self.shoe.cover is self._cover_recorded:
+            return  # recorded as its event was applied (``_cover_told``)
+        self._cover_recorded = self.shoe.cover
         clause = self.shoe_clauses.cover_ends.clause
         fields: dict[str, Value] = {"clause": clause, "at": at, "batch": self.in_shoe}
         self.events.publish(TableRecord(RecordKind.COVER_CARD.value, fields))

@@ -448,7 +448,9 @@ def test_672a_7_c_a_new_dealers_burn_is_kept_for_a_restart_before_the_next_round
     table's position, so a service stopped before the next round opens again with the new dealer
     on duty and the new dealer's burn still owed, after the burn of the batch found in the shoe
     (before, the position was saved only at rounds: the restart put the last dealer back on duty
-    and the new dealer dealt without a burn)."""
+    and the new dealer dealt without a burn). So does one made after a supervisor closed the table.
+    Before the day's opening has ended a dealer change is refused, naming why: the opening takes
+    the dealer on duty from the saved position and would undo it."""
 
     async def scenario() -> None:
         async with equipment_served(tmp_path, "free-bet-blackjack") as (hands, world, _ports, config):
@@ -456,9 +458,13 @@ def test_672a_7_c_a_new_dealers_burn_is_kept_for_a_restart_before_the_next_round
                 await _all_ready(screen)
                 await screen.open_table(SUPERVISOR)
                 assert await screen.play_round("free-bet-blackjack") == 1
+                await screen.ok_as(SUPERVISOR, "/v1/table/close")
                 await screen.ok("/v1/table/dealer-change", {"dealer": "D-2"})
             async with in_service(config, hands, "free-bet-blackjack") as screen:
                 await _all_ready(screen)
+                status, body = await screen.post("/v1/table/dealer-change", {"dealer": "D-3"})
+                assert status == 409 and "not opened" in body["error"], body
+                assert body["clause"] == "decision 0019; 672a.7(c)"
                 await screen.open_table(SUPERVISOR)
                 assert await screen.play_round("free-bet-blackjack") == 2
                 world.check()
@@ -514,6 +520,60 @@ def test_672a_7_d_a_cover_card_told_only_after_a_restart_ends_the_shoe_there(tmp
         assert cover["at"] == "restart"
         burns = [r.fields["dealer"] for r in trail if r.seq > restarted and r.kind == "burn"]
         assert burns[:2] == ["D-2", "D-2"]
+
+    run(scenario(), timeout=120)
+
+
+def test_672a_7_d_a_cover_card_told_as_the_link_came_back_is_kept_for_a_restart_before_the_clear(
+    tmp_path: Path,
+) -> None:
+    """672a.7(c), (d): the cover card comes out at a new dealer's burn whose answer is lost; the link
+    comes back and the shoe's cover card event reaches the table, which holds the burn for a
+    supervisor's clear of LINK_LOST; the service stops before the clear. The cover card is recorded
+    as its event is applied and the position saved with it, since the shoe, its event acknowledged,
+    no longer has it to tell the next service: at the restart the shoe is changed, not burned and
+    dealt on past its cover card (found by a review: before, the record waited for the clear)."""
+
+    async def faults(screen: Screen) -> list[str]:
+        return [fault["code"] for fault in (await screen.get("/v1/faults"))[1]["faults"]]
+
+    async def scenario() -> None:
+        async with equipment_served(tmp_path, "free-bet-blackjack") as (hands, world, ports, config):
+            shoe = ports["shoe"].device
+            async with in_service(config, hands, "free-bet-blackjack") as screen:
+                await _all_ready(screen)
+                await screen.open_table(SUPERVISOR)
+                assert await screen.play_round("free-bet-blackjack") == 1
+                cover_card_at(world, 0)  # the next card out: the new dealer's burn
+                await screen.ok("/v1/table/dealer-change", {"dealer": "D-2"})
+                shoe.set_faults(dead_link("answer"))
+                playing = asyncio.create_task(screen.play_round("free-bet-blackjack"))
+                async with asyncio.timeout(20):
+                    while "LINK_LOST" not in await faults(screen):
+                        await asyncio.sleep(0.05)
+                shoe.set_faults(FaultPlan())  # the link back; no supervisor clears LINK_LOST
+                async with asyncio.timeout(10):
+                    while not [r for r in _trail(config) if r.kind == "cover_card"]:
+                        await asyncio.sleep(0.05)
+                playing.cancel()
+            async with in_service(config, hands, "free-bet-blackjack") as screen:
+                await _all_ready(screen)
+                for code in await faults(screen):
+                    await screen.ok_as(SUPERVISOR, f"/v1/faults/{code}/clear")
+                await screen.open_table(SUPERVISOR)
+                assert await screen.play_round("free-bet-blackjack") == 2
+                world.check()
+        trail = _trail(config)
+        assert [r.fields["at"] for r in trail if r.kind == "cover_card"] == ["burn"]
+        restarted = max(r.seq for r in trail if r.kind == "header")
+        kinds = ("cover_card", "batch_collected", "batch_loaded", "burn", "card")
+        after = [(r.kind, r.fields.get("reason")) for r in trail if r.seq > restarted and r.kind in kinds]
+        assert after[:4] == [
+            ("batch_collected", None),
+            ("batch_loaded", None),
+            ("burn", "batch"),
+            ("burn", "new_dealer"),
+        ]
 
     run(scenario(), timeout=120)
 

@@ -266,6 +266,21 @@ def test_672a_7_d_after_a_cover_card_the_next_batch_is_burned():
     assert found(burned.records) == []
 
 
+@pytest.mark.parametrize("at", ["burn", "restart"])
+def test_672a_7_d_after_a_cover_card_between_rounds_the_next_batch_is_burned(at):
+    """672a.7(c), (d): a cover card recorded outside any round (at a new dealer's burn, or told to
+    the service at a restart) ends the batch as a round's does: the next round, from a new batch,
+    burns first (before, such a record was passed over and a missing burn went unreported)."""
+    t = blackjack_round(Trail("free-bet-blackjack"))
+    t.table("cover_card", clause="672a.7(d)", at=at, batch="red")
+    t.table("burn", clause="672a.7(c)", reason="batch", dealer="D-1")
+    blackjack_round(t, 2)
+    assert found(t.records) == []
+    burn = next(r.seq for r in t.records if r.round is None and r.kind == "burn")
+    first_card = next(r.seq for r in t.records if r.round == 2 and r.kind == "card")
+    assert found(t.without([burn])) == [("672a.7(c)", first_card)]
+
+
 def test_672a_7_f_insurance_and_even_money_come_before_the_players_turns():
     """672a.7(f): under the dealer's ace, insurance is wagered and even money paid before the peek,
     not in the players' clockwise turns (h); even money pays 1 to 1."""

@@ -255,6 +255,12 @@ def test_672a_7_d_a_cover_card_told_before_the_first_count_read_is_judged_by_it(
                 await again.sync()
                 assert again.state == state and (again.cover and again.cover.when) == cover
                 assert not again.irregularities
+            while t.world.places[SHOE]:  # the dealer emptied the ended shoe while the host was down
+                t.world.move(SHOE, DISCARD)
+            emptied = Shoe(t.driver, clauses=CLAUSES)
+            emptied.apply(CoverCardReached(dispensed=1, remaining=51))
+            await emptied.sync()
+            assert emptied.state == "empty" and not emptied.irregularities
 
     run(scenario())
 

@@ -89,6 +89,8 @@ def judge(records: Iterable[AuditRecord], config: Path | None = None) -> Verdict
             recorded[str(record.fields.get("game"))] = dict(record.fields["rules"])
         elif record.round is None and record.kind == "burn":
             shoe.burned(record.fields, table)
+        elif record.round is None and record.kind == "cover_card":
+            shoe.cover_between_rounds(table)
         elif record.round is None and record.kind == "batch_loaded":
             stub.new_deck(table)
         group = rounds.get(id(record))

@@ -74,6 +74,13 @@ def _arrives(dealer: object, table: Table) -> None:
             table.burns_due["new_dealer"] = None
 
 
+def cover_between_rounds(table: Table) -> None:
+    """A ``cover_card`` record outside any round (at a burn between rounds, or told to the service
+    at a restart): the batch ended there (672a.7(d)), and the next one is burned before its first
+    card as one that follows a round's cover card is."""
+    table.burns_due["batch"] = None
+
+
 def burned(fields: Fields, table: Table) -> None:
     """A ``burn`` record, in a round or between rounds: it meets the burn of its reason (and at the
     trail's first round, both: see READING); a burn naming a dealer not yet at the table is that
