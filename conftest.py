@@ -5,8 +5,6 @@ line and their parents, and until ``--hil`` is known the rig file looks like suc
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from tests import hil
@@ -20,12 +18,10 @@ def pytest_configure(config: pytest.Config) -> None:
     hil.configure(config)
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto`` (pyproject.toml): two workers a core, and a rig in one process (a real device has
-    one port, and two workers would open it at once). Most of the suite's time is spent waiting,
-    not computing: on daemons and brokers started as processes, on simulated devices behind real
-    ports, on timers and browsers; a second worker a core fills that time."""
-    return 0 if config.getoption("hil") else 2 * (os.cpu_count() or 1)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (pyproject.toml) runs a rig in one process: a real device has one port, and two
+    workers would open it at once."""
+    return 0 if config.getoption("hil") else None
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
