@@ -161,6 +161,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.events = Events()
         self.feeds = Feeds(self.equipment, record_events, events=self.events)
         self._cover_recorded: CoverCard | None = None  # the shoe's cover card the trail has
+        self._opened = False  # ``open`` has placed the day's cards (a cover told before: ``open``'s)
         self.events.subscribe(self._cover_told)
 
     @property
@@ -208,6 +209,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
             if position.get("new_dealer_burn"):
                 self.shoe.dealer_change()  # the dealer on duty owes a burn still (672a.7(c))
             self.log.info("table open", in_shoe=self.in_shoe, held=self.held, resumed=True)
+            self._opened = True
             return True
         self._opening(f"shuffling the first batch ({self.in_shoe} backs)")
         self.dealer.load_shuffler(self.in_shoe)
@@ -219,6 +221,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         await self._shuffle(self.held)
         self.shuffler.hold()
         self.log.info("table open", in_shoe=self.in_shoe, held=self.held, cover_depth=self.cover_depth)
+        self._opened = True
         return False
 
     def _cover_came_out_before(self) -> None:
@@ -371,7 +374,8 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         saves the position with it, so a service stopped before the clear still changes the shoe
         at the restart; the shoe no longer holds the event to tell the next service."""
         if (
-            isinstance(event, DeviceEventApplied)
+            self._opened
+            and isinstance(event, DeviceEventApplied)
             and event.device == self.shoe.name
             and isinstance(event.event, CoverCardReached)
             and self.shoe.state == COLLECTING
@@ -389,10 +393,12 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         changed changes it at the restart rather than dealing on (672a.7(d), 686a.7(d))."""
         if self.shoe.cover is not None and self.shoe.cover is self._cover_recorded:
             return  # recorded as its event was applied (``_cover_told``)
-        self._cover_recorded = self.shoe.cover
         clause = self.shoe_clauses.cover_ends.clause
         fields: dict[str, Value] = {"clause": clause, "at": at, "batch": self.in_shoe}
         self.events.publish(TableRecord(RecordKind.COVER_CARD.value, fields))
+        # Only once written: a write that failed in ``_cover_told`` (a listener, whose failure is
+        # logged) is made again by ``prepare_round``, whose failure stops the table.
+        self._cover_recorded = self.shoe.cover
 
     def _record_burn(self) -> None:
         """The burn just made, to the listeners (the journal writes it to the audit trail) before

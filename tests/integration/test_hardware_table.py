@@ -524,6 +524,27 @@ def test_672a_7_d_a_cover_card_told_only_after_a_restart_ends_the_shoe_there(tmp
     run(scenario(), timeout=120)
 
 
+async def _faults(screen: Screen) -> list[str]:
+    return [fault["code"] for fault in (await screen.get("/v1/faults"))[1]["faults"]]
+
+
+async def _burn_held_after_its_cover_card(
+    screen: Screen, world: TableWorld, shoe: SimulatedDevice
+) -> asyncio.Task[int]:
+    """After round 1: the cover card next in the shoe, a new dealer, and the link lost as the new
+    dealer's burn brings it out; once LINK_LOST holds the burn the link comes back, and the shoe's
+    cover card event reaches the table. Returns the round waiting on the supervisor's clear."""
+    cover_card_at(world, 0)  # the next card out: the new dealer's burn
+    await screen.ok("/v1/table/dealer-change", {"dealer": "D-2"})
+    shoe.set_faults(dead_link("answer"))
+    playing = asyncio.create_task(screen.play_round("free-bet-blackjack"))
+    async with asyncio.timeout(20):
+        while "LINK_LOST" not in await _faults(screen):
+            await asyncio.sleep(0.05)
+    shoe.set_faults(FaultPlan())  # the link back; no supervisor clears LINK_LOST yet
+    return playing
+
+
 def test_672a_7_d_a_cover_card_told_as_the_link_came_back_is_kept_for_a_restart_before_the_clear(
     tmp_path: Path,
 ) -> None:
@@ -534,31 +555,20 @@ def test_672a_7_d_a_cover_card_told_as_the_link_came_back_is_kept_for_a_restart_
     no longer has it to tell the next service: at the restart the shoe is changed, not burned and
     dealt on past its cover card (found by a review: before, the record waited for the clear)."""
 
-    async def faults(screen: Screen) -> list[str]:
-        return [fault["code"] for fault in (await screen.get("/v1/faults"))[1]["faults"]]
-
     async def scenario() -> None:
         async with equipment_served(tmp_path, "free-bet-blackjack") as (hands, world, ports, config):
-            shoe = ports["shoe"].device
             async with in_service(config, hands, "free-bet-blackjack") as screen:
                 await _all_ready(screen)
                 await screen.open_table(SUPERVISOR)
                 assert await screen.play_round("free-bet-blackjack") == 1
-                cover_card_at(world, 0)  # the next card out: the new dealer's burn
-                await screen.ok("/v1/table/dealer-change", {"dealer": "D-2"})
-                shoe.set_faults(dead_link("answer"))
-                playing = asyncio.create_task(screen.play_round("free-bet-blackjack"))
-                async with asyncio.timeout(20):
-                    while "LINK_LOST" not in await faults(screen):
-                        await asyncio.sleep(0.05)
-                shoe.set_faults(FaultPlan())  # the link back; no supervisor clears LINK_LOST
+                playing = await _burn_held_after_its_cover_card(screen, world, ports["shoe"].device)
                 async with asyncio.timeout(10):
                     while not [r for r in _trail(config) if r.kind == "cover_card"]:
                         await asyncio.sleep(0.05)
                 playing.cancel()
             async with in_service(config, hands, "free-bet-blackjack") as screen:
                 await _all_ready(screen)
-                for code in await faults(screen):
+                for code in await _faults(screen):
                     await screen.ok_as(SUPERVISOR, f"/v1/faults/{code}/clear")
                 await screen.open_table(SUPERVISOR)
                 assert await screen.play_round("free-bet-blackjack") == 2
@@ -568,6 +578,55 @@ def test_672a_7_d_a_cover_card_told_as_the_link_came_back_is_kept_for_a_restart_
         restarted = max(r.seq for r in trail if r.kind == "header")
         kinds = ("cover_card", "batch_collected", "batch_loaded", "burn", "card")
         after = [(r.kind, r.fields.get("reason")) for r in trail if r.seq > restarted and r.kind in kinds]
+        assert after[:4] == [
+            ("batch_collected", None),
+            ("batch_loaded", None),
+            ("burn", "batch"),
+            ("burn", "new_dealer"),
+        ]
+
+    run(scenario(), timeout=120)
+
+
+@pytest.mark.listener_failure_expected
+def test_672a_7_d_a_cover_card_whose_record_failed_as_its_event_came_is_recorded_after_the_clear(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """672a.7(d): the cover card's record, written as its event is applied while the burn waits for
+    the clear, fails once (the journal could not write it; a listener's failure is logged, not
+    raised). It is not taken as written: after the clear the table records it then, once, and
+    changes the shoe (found by a review: before, it was marked written first and never written)."""
+    write = TableJournal.table_event
+    failed: list[str] = []
+
+    def fails_once(self: TableJournal, kind: str, fields: Any) -> None:
+        if kind == "cover_card" and not failed:
+            failed.append(kind)
+            raise OSError("the audit trail could not be written (once)")
+        write(self, kind, fields)
+
+    monkeypatch.setattr(TableJournal, "table_event", fails_once)
+
+    async def scenario() -> None:
+        async with felt(tmp_path, "free-bet-blackjack") as (screen, world, ports):
+            await _all_ready(screen)
+            await screen.open_table(SUPERVISOR)
+            assert await screen.play_round("free-bet-blackjack") == 1
+            playing = await _burn_held_after_its_cover_card(screen, world, ports["shoe"].device)
+            async with asyncio.timeout(10):
+                while not failed:
+                    await asyncio.sleep(0.05)
+            for code in await _faults(screen):
+                await screen.ok_as(SUPERVISOR, f"/v1/faults/{code}/clear")
+            async with asyncio.timeout(60):
+                assert await playing == 2
+            world.check()
+        config = load_table_config(tmp_path / "table.toml")
+        trail = _trail(config)
+        covers = [r for r in trail if r.kind == "cover_card"]
+        assert [(r.round, r.fields["at"]) for r in covers] == [(None, "burn")]
+        kinds = ("batch_collected", "batch_loaded", "burn")
+        after = [(r.kind, r.fields.get("reason")) for r in trail if r.seq > covers[0].seq and r.kind in kinds]
         assert after[:4] == [
             ("batch_collected", None),
             ("batch_loaded", None),

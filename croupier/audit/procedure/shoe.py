@@ -4,8 +4,8 @@ one card for each new dealer, go to the discard rack before any card is dealt to
 Burns are followed across the whole trail (a burn may be recorded between rounds): a burn falls due
 when a dealer not dealing before comes to the table (``deal_started`` or ``dealer_change`` names
 them) and when a batch is loaded (the trail's first round, and the round after a cover card sends
-the cards to be reshuffled, 672a.7(d)); it is met by a ``burn`` record with that ``reason`` before
-the round's first card.
+the cards to be reshuffled, 672a.7(d): a round's own cover card, or one recorded between rounds);
+it is met by a ``burn`` record with that ``reason`` before the round's first card.
 """
 
 from __future__ import annotations
