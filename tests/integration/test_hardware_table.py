@@ -443,6 +443,17 @@ def test_672a_7_d_a_cover_card_at_a_new_dealers_burn_is_kept_for_the_restart(
     run(scenario(), timeout=120)
 
 
+#: The shoe changed after a cover card at a new dealer's burn: the batch collected and the held one
+#: loaded, its first card burned, then the new dealer's, still owed (672a.7(c), (d)).
+SHOE_CHANGED = [("batch_collected", None), ("batch_loaded", None), ("burn", "batch"), ("burn", "new_dealer")]
+
+
+def _cards_after(trail: list[AuditRecord], seq: int) -> list[tuple[str, Any]]:  # Any: a field's value
+    """The trail's records of the shoe's cards after ``seq``: kind and reason."""
+    kinds = ("cover_card", "batch_collected", "batch_loaded", "burn", "card")
+    return [(r.kind, r.fields.get("reason")) for r in trail if r.seq > seq and r.kind in kinds]
+
+
 def test_672a_7_c_a_new_dealers_burn_is_kept_for_a_restart_before_the_next_round(tmp_path: Path) -> None:
     """672a.7(c): "Each new dealer ... shall also remove one card". A dealer change saves the
     table's position, so a service stopped before the next round opens again with the new dealer
@@ -454,10 +465,7 @@ def test_672a_7_c_a_new_dealers_burn_is_kept_for_a_restart_before_the_next_round
 
     async def scenario() -> None:
         async with equipment_served(tmp_path, "free-bet-blackjack") as (hands, world, _ports, config):
-            async with in_service(config, hands, "free-bet-blackjack") as screen:
-                await _all_ready(screen)
-                await screen.open_table(SUPERVISOR)
-                assert await screen.play_round("free-bet-blackjack") == 1
+            async with _after_round_1(config, hands, "free-bet-blackjack") as screen:
                 await screen.ok_as(SUPERVISOR, "/v1/table/close")
                 await screen.ok("/v1/table/dealer-change", {"dealer": "D-2"})
             async with in_service(config, hands, "free-bet-blackjack") as screen:
@@ -487,10 +495,7 @@ def test_672a_7_d_a_cover_card_told_only_after_a_restart_ends_the_shoe_there(tmp
     async def scenario() -> None:
         async with equipment_served(tmp_path, "free-bet-blackjack") as (hands, world, ports, config):
             shoe = ports["shoe"].device
-            async with in_service(config, hands, "free-bet-blackjack") as screen:
-                await _all_ready(screen)
-                await screen.open_table(SUPERVISOR)
-                assert await screen.play_round("free-bet-blackjack") == 1
+            async with _after_round_1(config, hands, "free-bet-blackjack") as screen:
                 cover_card_at(world, 0)  # the next card out: the new dealer's burn
                 await screen.ok("/v1/table/dealer-change", {"dealer": "D-2"})
                 shoe.set_faults(dead_link("answer"))  # the cable pulled: nothing the shoe says arrives
@@ -507,15 +512,7 @@ def test_672a_7_d_a_cover_card_told_only_after_a_restart_ends_the_shoe_there(tmp
                 world.check()
         trail = _trail(config)
         restarted = max(r.seq for r in trail if r.kind == "header")
-        kinds = ("cover_card", "batch_collected", "batch_loaded", "burn", "card")
-        after = [(r.kind, r.fields.get("reason")) for r in trail if r.seq > restarted and r.kind in kinds]
-        assert after[:5] == [
-            ("cover_card", None),
-            ("batch_collected", None),
-            ("batch_loaded", None),
-            ("burn", "batch"),
-            ("burn", "new_dealer"),  # still owed: the cover card came out at it (672a.7(c))
-        ]
+        assert _cards_after(trail, restarted)[:5] == [("cover_card", None), *SHOE_CHANGED]
         (cover,) = [r.fields for r in trail if r.kind == "cover_card"]
         assert cover["at"] == "restart"
         burns = [r.fields["dealer"] for r in trail if r.seq > restarted and r.kind == "burn"]
@@ -557,10 +554,7 @@ def test_672a_7_d_a_cover_card_told_as_the_link_came_back_is_kept_for_a_restart_
 
     async def scenario() -> None:
         async with equipment_served(tmp_path, "free-bet-blackjack") as (hands, world, ports, config):
-            async with in_service(config, hands, "free-bet-blackjack") as screen:
-                await _all_ready(screen)
-                await screen.open_table(SUPERVISOR)
-                assert await screen.play_round("free-bet-blackjack") == 1
+            async with _after_round_1(config, hands, "free-bet-blackjack") as screen:
                 playing = await _burn_held_after_its_cover_card(screen, world, ports["shoe"].device)
                 async with asyncio.timeout(10):
                     while not [r for r in _trail(config) if r.kind == "cover_card"]:
@@ -576,14 +570,7 @@ def test_672a_7_d_a_cover_card_told_as_the_link_came_back_is_kept_for_a_restart_
         trail = _trail(config)
         assert [r.fields["at"] for r in trail if r.kind == "cover_card"] == ["burn"]
         restarted = max(r.seq for r in trail if r.kind == "header")
-        kinds = ("cover_card", "batch_collected", "batch_loaded", "burn", "card")
-        after = [(r.kind, r.fields.get("reason")) for r in trail if r.seq > restarted and r.kind in kinds]
-        assert after[:4] == [
-            ("batch_collected", None),
-            ("batch_loaded", None),
-            ("burn", "batch"),
-            ("burn", "new_dealer"),
-        ]
+        assert _cards_after(trail, restarted)[:4] == SHOE_CHANGED
 
     run(scenario(), timeout=120)
 
@@ -625,14 +612,7 @@ def test_672a_7_d_a_cover_card_whose_record_failed_as_its_event_came_is_recorded
         trail = _trail(config)
         covers = [r for r in trail if r.kind == "cover_card"]
         assert [(r.round, r.fields["at"]) for r in covers] == [(None, "burn")]
-        kinds = ("batch_collected", "batch_loaded", "burn")
-        after = [(r.kind, r.fields.get("reason")) for r in trail if r.seq > covers[0].seq and r.kind in kinds]
-        assert after[:4] == [
-            ("batch_collected", None),
-            ("batch_loaded", None),
-            ("burn", "batch"),
-            ("burn", "new_dealer"),
-        ]
+        assert _cards_after(trail, covers[0].seq)[:4] == SHOE_CHANGED
 
     run(scenario(), timeout=120)
 
