@@ -58,7 +58,7 @@ ONE_ROUND_AT_A_TIME = Rule(
     "a table plays one round at a time, and a dealer changes only between rounds",
 )
 DEALER_ONCE_OPEN = Rule(
-    "decision 0019; 672a.7(c)",
+    "672a.7(c); 686a.7(c)",
     "a dealer changes once the day's table is open: its opening takes the dealer on duty from where "
     "the day left off, and a change before it would be undone, the new dealer's burn burned in the "
     "last dealer's name",

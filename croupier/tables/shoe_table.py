@@ -161,7 +161,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         self.events = Events()
         self.feeds = Feeds(self.equipment, record_events, events=self.events)
         self._cover_recorded: CoverCard | None = None  # the shoe's cover card the trail has
-        self._opened = False  # ``open`` has placed the day's cards (a cover told before: ``open``'s)
+        self._cards_placed = False  # ``open`` has placed the day's cards (a cover told before: ``open``'s)
         self.events.subscribe(self._cover_told)
 
     @property
@@ -209,7 +209,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
             if position.get("new_dealer_burn"):
                 self.shoe.dealer_change()  # the dealer on duty owes a burn still (672a.7(c))
             self.log.info("table open", in_shoe=self.in_shoe, held=self.held, resumed=True)
-            self._opened = True
+            self._cards_placed = True
             return True
         self._opening(f"shuffling the first batch ({self.in_shoe} backs)")
         self.dealer.load_shuffler(self.in_shoe)
@@ -221,7 +221,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         await self._shuffle(self.held)
         self.shuffler.hold()
         self.log.info("table open", in_shoe=self.in_shoe, held=self.held, cover_depth=self.cover_depth)
-        self._opened = True
+        self._cards_placed = True
         return False
 
     def _cover_came_out_before(self) -> None:
@@ -374,7 +374,7 @@ class ShoeTable(SupervisorHolds, Generic[R]):
         saves the position with it, so a service stopped before the clear still changes the shoe
         at the restart; the shoe no longer holds the event to tell the next service."""
         if (
-            self._opened
+            self._cards_placed
             and isinstance(event, DeviceEventApplied)
             and event.device == self.shoe.name
             and isinstance(event.event, CoverCardReached)

@@ -443,6 +443,10 @@ def test_672a_7_d_a_cover_card_at_a_new_dealers_burn_is_kept_for_the_restart(
     run(scenario(), timeout=120)
 
 
+async def _faults(screen: Screen) -> list[str]:
+    return [fault["code"] for fault in (await screen.get("/v1/faults"))[1]["faults"]]
+
+
 #: The shoe changed after a cover card at a new dealer's burn: the batch collected and the held one
 #: loaded, its first card burned, then the new dealer's, still owed (672a.7(c), (d)).
 SHOE_CHANGED = [("batch_collected", None), ("batch_loaded", None), ("burn", "batch"), ("burn", "new_dealer")]
@@ -452,6 +456,35 @@ def _cards_after(trail: list[AuditRecord], seq: int) -> list[tuple[str, Any]]:  
     """The trail's records of the shoe's cards after ``seq``: kind and reason."""
     kinds = ("cover_card", "batch_collected", "batch_loaded", "burn", "card")
     return [(r.kind, r.fields.get("reason")) for r in trail if r.seq > seq and r.kind in kinds]
+
+
+async def _burn_into_a_dead_link(
+    screen: Screen, world: TableWorld, shoe: SimulatedDevice
+) -> asyncio.Task[int]:
+    """After round 1: the cover card next in the shoe, a new dealer, and the shoe's link dead (the
+    cable pulled: nothing the shoe says arrives) as the new dealer's burn brings the cover card out.
+    Returns the round, waiting on the burn's lost answer."""
+    cover_card_at(world, 0)  # the next card out: the new dealer's burn
+    await screen.ok("/v1/table/dealer-change", {"dealer": "D-2"})
+    shoe.set_faults(dead_link("answer"))
+    playing = asyncio.create_task(screen.play_round("free-bet-blackjack"))
+    async with asyncio.timeout(10):
+        while not world.places.get(ASIDE):  # the burn ran: the cover card came out
+            await asyncio.sleep(0.05)
+    return playing
+
+
+async def _burn_held_after_its_cover_card(
+    screen: Screen, world: TableWorld, shoe: SimulatedDevice
+) -> asyncio.Task[int]:
+    """``_burn_into_a_dead_link``; once LINK_LOST holds the burn the link comes back, and the shoe's
+    cover card event reaches the table. Returns the round waiting on the supervisor's clear."""
+    playing = await _burn_into_a_dead_link(screen, world, shoe)
+    async with asyncio.timeout(20):
+        while "LINK_LOST" not in await _faults(screen):
+            await asyncio.sleep(0.05)
+    shoe.set_faults(FaultPlan())  # the link back; no supervisor clears LINK_LOST yet
+    return playing
 
 
 def test_672a_7_c_a_new_dealers_burn_is_kept_for_a_restart_before_the_next_round(tmp_path: Path) -> None:
@@ -472,7 +505,7 @@ def test_672a_7_c_a_new_dealers_burn_is_kept_for_a_restart_before_the_next_round
                 await _all_ready(screen)
                 status, body = await screen.post("/v1/table/dealer-change", {"dealer": "D-3"})
                 assert status == 409 and "not opened" in body["error"], body
-                assert body["clause"] == "decision 0019; 672a.7(c)"
+                assert body["clause"] == "672a.7(c); 686a.7(c)"
                 await screen.open_table(SUPERVISOR)
                 assert await screen.play_round("free-bet-blackjack") == 2
                 world.check()
@@ -496,14 +529,7 @@ def test_672a_7_d_a_cover_card_told_only_after_a_restart_ends_the_shoe_there(tmp
         async with equipment_served(tmp_path, "free-bet-blackjack") as (hands, world, ports, config):
             shoe = ports["shoe"].device
             async with _after_round_1(config, hands, "free-bet-blackjack") as screen:
-                cover_card_at(world, 0)  # the next card out: the new dealer's burn
-                await screen.ok("/v1/table/dealer-change", {"dealer": "D-2"})
-                shoe.set_faults(dead_link("answer"))  # the cable pulled: nothing the shoe says arrives
-                playing = asyncio.create_task(screen.play_round("free-bet-blackjack"))
-                async with asyncio.timeout(10):
-                    while not world.places.get(ASIDE):  # the burn ran: the cover card came out
-                        await asyncio.sleep(0.05)
-                playing.cancel()
+                (await _burn_into_a_dead_link(screen, world, shoe)).cancel()
             shoe.set_faults(FaultPlan())  # the cable back, the service started again
             async with in_service(config, hands, "free-bet-blackjack") as screen:
                 await _all_ready(screen)
@@ -519,27 +545,6 @@ def test_672a_7_d_a_cover_card_told_only_after_a_restart_ends_the_shoe_there(tmp
         assert burns[:2] == ["D-2", "D-2"]
 
     run(scenario(), timeout=120)
-
-
-async def _faults(screen: Screen) -> list[str]:
-    return [fault["code"] for fault in (await screen.get("/v1/faults"))[1]["faults"]]
-
-
-async def _burn_held_after_its_cover_card(
-    screen: Screen, world: TableWorld, shoe: SimulatedDevice
-) -> asyncio.Task[int]:
-    """After round 1: the cover card next in the shoe, a new dealer, and the link lost as the new
-    dealer's burn brings it out; once LINK_LOST holds the burn the link comes back, and the shoe's
-    cover card event reaches the table. Returns the round waiting on the supervisor's clear."""
-    cover_card_at(world, 0)  # the next card out: the new dealer's burn
-    await screen.ok("/v1/table/dealer-change", {"dealer": "D-2"})
-    shoe.set_faults(dead_link("answer"))
-    playing = asyncio.create_task(screen.play_round("free-bet-blackjack"))
-    async with asyncio.timeout(20):
-        while "LINK_LOST" not in await _faults(screen):
-            await asyncio.sleep(0.05)
-    shoe.set_faults(FaultPlan())  # the link back; no supervisor clears LINK_LOST yet
-    return playing
 
 
 def test_672a_7_d_a_cover_card_told_as_the_link_came_back_is_kept_for_a_restart_before_the_clear(
@@ -624,16 +629,13 @@ def test_605a4c_a_shoe_swapped_while_the_service_was_down_latches_at_the_start(t
     as a swap mid-run is, and the table does not open; a supervisor's clear accepts the new unit,
     which the start after that takes without a word."""
 
-    async def faults(screen: Screen) -> list[str]:
-        return [fault["code"] for fault in (await screen.get("/v1/faults"))[1]["faults"]]
-
     async def scenario() -> None:
         async with equipment_served(tmp_path, "free-bet-blackjack") as (hands, _world, ports, config):
             shoe = ports["shoe"].device
             for start in ("first", "same unit"):
                 async with in_service(config, hands, "free-bet-blackjack") as screen:
                     await _all_ready(screen)
-                    assert await faults(screen) == [], start
+                    assert await _faults(screen) == [], start
             old = shoe.call(lambda engine: engine.personality.serial_number)
 
             def exchanged(engine: Any) -> None:
@@ -644,16 +646,16 @@ def test_605a4c_a_shoe_swapped_while_the_service_was_down_latches_at_the_start(t
             async with in_service(config, hands, "free-bet-blackjack") as screen:
                 await _all_ready(screen)
                 async with asyncio.timeout(10):
-                    while "DEVICE_SWAPPED" not in await faults(screen):
+                    while "DEVICE_SWAPPED" not in await _faults(screen):
                         await asyncio.sleep(0.05)
                 status, body = await screen.post("/v1/table/open", headers=SUPERVISOR)
                 assert status == 409 and "DEVICE_SWAPPED" in body["error"], "the table holds"
                 await screen.ok_as(SUPERVISOR, "/v1/faults/DEVICE_SWAPPED/clear")
-                assert await faults(screen) == []
+                assert await _faults(screen) == []
             async with in_service(config, hands, "free-bet-blackjack") as screen:
                 await _all_ready(screen)
                 await screen.open_table(SUPERVISOR)
-                assert await faults(screen) == [], "the accepted unit is no swap"
+                assert await _faults(screen) == [], "the accepted unit is no swap"
         (latched,) = [r.fields for r in _trail(config) if r.kind == "fault_latched"]
         assert (latched["code"], latched["serial"], latched["clause"]) == (
             "DEVICE_SWAPPED",
