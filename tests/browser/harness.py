@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -27,6 +27,8 @@ from tests.integration.test_run_command import croupier
 SCREENSHOTS = os.environ.get("CROUPIER_SCREENSHOTS")
 #: How long a page may take to show what the table did (a new deck shuffled and counted included).
 WAIT = 60
+#: What chromedriver answers a command sent while the page navigates away (it names no error class).
+NAVIGATING = "aborted by navigation"
 
 @dataclass
 class Daemon:
@@ -100,11 +102,21 @@ def screenshot(driver: Any, name: str) -> None:  # Any: a Selenium WebDriver
 
 def wait(driver: Any, until: Any, timeout: float = WAIT) -> Any:  # Any: a WebDriver, a condition, its value
     """``until(driver)``'s first truthy value, polled until ``timeout``; an element the page redrew
-    while it was read (stale) is looked for again at the next poll."""
+    while it was read (stale), or a read the browser aborted because the page was navigating away
+    (a sign-out's redirect), is looked for again at the next poll."""
+
+    def read(driver: Any) -> Any:  # Any: a WebDriver; the condition's value
+        try:
+            return until(driver)
+        except WebDriverException as error:
+            if NAVIGATING not in (error.msg or ""):
+                raise
+            return False
+
     waiting = WebDriverWait(
         driver, timeout, poll_frequency=0.05, ignored_exceptions=[StaleElementReferenceException]
     )
-    return waiting.until(until)
+    return waiting.until(read)
 
 
 def sign_in(driver: Any, base: str, token: str) -> None:  # Any: a Selenium WebDriver
