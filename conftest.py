@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests import hil
+from tests import bytecode, hil
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -16,6 +16,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     hil.configure(config)
+    if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
+        bytecode.compile_tree()
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
