@@ -214,6 +214,7 @@ class DeviceConnection:
         self._task: asyncio.Task[None] | None = None
         self._sessions = itertools.count(int.from_bytes(os.urandom(4), "little"))
         self._held_from = 0  # the link's events_held count when the present hold began
+        self._kept_on_device = False  # no event acknowledged any more: the table stopped applying them
         self._session_id = 0  # the session of the present link
         #: An on-demand check waiting for the handshake of a link refused for its firmware.
         self._verifying: asyncio.Future[AuthenticityChecked] | None = None
@@ -636,11 +637,18 @@ class DeviceConnection:
         assert i is not None
         return f"{i.vendor} {i.model} s/n {i.serial_number} fw {i.firmware_version}"
 
+    def keep_events_on_device(self) -> None:
+        """Acknowledge no new event from now on, for good: the table has stopped applying them (its
+        service is stopping), so an event the device tells stays at the head of its queue and goes to
+        the next service (docs/protocol.md §5.7), where one acknowledged here would be lost."""
+        self._kept_on_device = True
+        self.link.hold_events = True
+
     def _release_events(self) -> None:
         """Once the table has applied half the events that filled the queue, acknowledge events again
         (the device resends the one it holds within 0.3 s) and tell how many were held back."""
         limit = self.settings.event_queue_limit
-        if self.link.hold_events and self.events.qsize() <= limit // 2:
+        if self.link.hold_events and not self._kept_on_device and self.events.qsize() <= limit // 2:
             self.link.hold_events = False
             held = self.link.counters.events_held - self._held_from
             self.events.put_nowait(EventsHeldBack(limit, held))

@@ -3,7 +3,10 @@
 A device machine (devices/) learns of faults, doors, a cover card or a lost link only through
 ``apply``; the table service runs one task per connection that takes the connection's events off
 its queue and applies them, so each machine sees its own device's events in order and no event is
-dropped or applied twice. ``settled`` waits until every event queued so far has been applied: the
+dropped or applied twice: when the feeds stop (the service stopping), the events a device's link
+acknowledged and queued are applied before they end, and the links acknowledge no more, so that an
+event told as the service stops is either applied here or kept by the device for the next service
+(docs/protocol.md §5.7). ``settled`` waits until every event queued so far has been applied: the
 table's way of knowing that what a device said before an action is already in the rules' view.
 Each event applied is then published on the table's hub as a ``DeviceEventApplied`` (decision 0031;
 the API streams it).
@@ -56,12 +59,21 @@ class Feeds:
         try:
             yield self
         finally:
+            # The service is stopping: an event a device tells from now on stays on the device for
+            # the next service, and one acknowledged already is applied here, not dropped.
+            for machine in self.machines:
+                machine.driver.conn.keep_events_on_device()
             for task in self._tasks:
                 task.cancel()
             for task in self._tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             self._tasks = []
+            for machine in self.machines:
+                events = machine.driver.conn.events
+                while not events.empty():
+                    self._apply(machine, events.get_nowait())
+                    events.task_done()
 
     def connections(self) -> dict[str, Any]:  # Any: any device's connection
         """Each device's connection by name (a meter sign's too, which has no machine of its own)."""
@@ -80,11 +92,15 @@ class Feeds:
         while True:
             event = await events.get()
             try:
-                if self.record is not None:
-                    self.record.append(event)
-                machine.apply(event)
-                self.events.publish(DeviceEventApplied(machine.name, event))
-            except Exception:  # a bad event must not stop the feed: the next ones still count
-                _log.exception("device event not applied", device=machine.name, event=type(event).__name__)
+                self._apply(machine, event)
             finally:
                 events.task_done()
+
+    def _apply(self, machine: Machine, event: object) -> None:
+        try:
+            if self.record is not None:
+                self.record.append(event)
+            machine.apply(event)
+            self.events.publish(DeviceEventApplied(machine.name, event))
+        except Exception:  # a bad event must not stop the feed: the next ones still count
+            _log.exception("device event not applied", device=machine.name, event=type(event).__name__)

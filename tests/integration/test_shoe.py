@@ -5,6 +5,7 @@ move in a table world. Every scenario runs over both, and ends with the world's 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 from collections.abc import AsyncIterator, Iterable
@@ -20,11 +21,11 @@ from devices.shoe import Shoe, ShoeFault
 from drivers.connection import DeviceConnection, SupervisorSettings
 from drivers.errors import DeviceRefused, HandshakeRejected
 from drivers.protocol.classes.shoe import CoverCardReached
-from drivers.protocol.core import FaultCleared, FaultCode, FaultRaised
+from drivers.protocol.core import DeviceClass, DoorChanged, FaultCleared, FaultCode, FaultRaised
 from drivers.shoe import ShoeDriver
 from firmware_sim.device import SimulatedDevice
 from firmware_sim.faults import ChannelFaults, FaultPlan
-from firmware_sim.shoe import ShoePersonality
+from firmware_sim.shoe import DOOR, ShoePersonality
 from firmware_sim.world import (
     ASIDE,
     DEALER,
@@ -388,5 +389,49 @@ def test_605a4c_a_shoe_swapped_for_another_unit_latches_until_a_supervisor_accep
             await rig.conn.wait_ready(5)
             await events_delivered(rig)
             assert codes(rig.shoe) == ["LINK_LOST"], "the accepted unit rebooting is no swap"
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_an_event_told_as_the_service_stops_is_applied_there_or_kept_by_the_shoe_for_the_next(transport):
+    """docs/protocol.md §5.7, 672a.7(d): an event the link acknowledged is owed to the rules. One
+    acknowledged and queued when the service's feeds stop, before a feed took it, is applied as they
+    stop (before, it was dropped: the shoe had it acknowledged, the table never saw it). One the shoe
+    tells after the feeds stopped is left unacknowledged, so the shoe keeps it and sends it to the
+    next service's connection, which applies it."""
+
+    async def scenario():
+        async with simulated(EMPTY_TABLE, transport) as target:
+            assert target.sim is not None and isinstance(target.driver, ShoeDriver)
+            device, personality = target.sim.device, target.sim.device.engine.personality
+            assert isinstance(personality, ShoePersonality)
+            shoe = Shoe(target.driver, clauses=CLAUSES)
+            feeds = Feeds([shoe])
+            device.call(personality.open_door)  # a door event, and the fault it raises
+            await eventually(lambda: device.call(lambda engine: engine.pending_events) == 0)
+            queued = list(target.conn.events._queue)  # type: ignore[attr-defined]  # link states too
+            assert DoorChanged(DOOR, True) in queued, "acknowledged and queued"
+            async with feeds.running():
+                pass  # the service stops before a feed took them
+            assert codes(shoe) == ["DOOR_OPEN"] and target.conn.events.empty()
+
+            device.call(personality.close_door)  # told after the feeds stopped
+            await asyncio.sleep(0.8)  # the shoe sends it again every 0.3 s, unacknowledged
+            assert device.call(lambda engine: engine.pending_events) == 1 and target.conn.events.empty()
+            await target.conn.stop()
+
+            conn = DeviceConnection(
+                target.transport, name="shoe", expected_class=DeviceClass.SHOE, settings=FAST
+            )
+            applied: list[object] = []
+            try:
+                await conn.start()
+                await conn.wait_ready(5.0)
+                async with Feeds([Shoe(ShoeDriver(conn), clauses=CLAUSES)], applied).running():
+                    await eventually(lambda: DoorChanged(DOOR, False) in applied)
+            finally:
+                await conn.stop()
+            assert device.call(lambda engine: engine.pending_events) == 0
 
     run(scenario())
