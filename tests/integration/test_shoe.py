@@ -435,3 +435,46 @@ def test_an_event_told_as_the_service_stops_is_applied_there_or_kept_by_the_shoe
             assert device.call(lambda engine: engine.pending_events) == 0
 
     run(scenario())
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_an_event_whose_ack_was_lost_as_the_service_stopped_is_not_applied_again_by_the_next(transport):
+    """docs/protocol.md §5.7: the door's event is applied as the service stops, but its ACK is lost
+    on the wire, so the shoe still holds it and sends it to the next service. That service resumes
+    from the boot and SEQ the first kept (``keep_last_event``, the state database's
+    ``last_events``): it acknowledges the event and does not apply it a second time (before, both
+    services applied it, and the trail held the door opening twice)."""
+
+    async def scenario():
+        async with simulated(EMPTY_TABLE, transport, settings=QUIET) as target:
+            assert target.sim is not None
+            device, personality = target.sim.device, target.sim.device.engine.personality
+            assert isinstance(personality, ShoePersonality)
+            kept: list[tuple[int, int]] = []
+            target.conn.keep_last_event = lambda boot_id, seq: kept.append((boot_id, seq))
+            first: list[object] = []
+            feeds = Feeds([Shoe(target.driver, clauses=CLAUSES)], first)
+            device.set_faults(FaultPlan(inbound=ChannelFaults(drop_next=1)))  # the door event's ACK lost
+            device.call(personality.open_door)
+            await eventually(lambda: bool(kept))
+            async with feeds.running():
+                pass  # the service stops: the event queued is applied here
+            await target.conn.stop()
+            assert DoorChanged(DOOR, True) in first and device.call(lambda engine: engine.pending_events) >= 1
+
+            conn = DeviceConnection(
+                target.transport, name="shoe", expected_class=DeviceClass.SHOE, settings=QUIET
+            )
+            conn.resume_events(*kept[-1])
+            second: list[object] = []
+            try:
+                await conn.start()
+                await conn.wait_ready(5.0)
+                async with Feeds([Shoe(ShoeDriver(conn), clauses=CLAUSES)], second).running():
+                    await eventually(lambda: device.call(lambda engine: engine.pending_events) == 0)
+            finally:
+                await conn.stop()
+            assert DoorChanged(DOOR, True) not in second, "applied by both services"
+            assert conn.link.counters.duplicate_events >= 1
+
+    run(scenario())
