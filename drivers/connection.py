@@ -200,10 +200,6 @@ class DeviceConnection:
         #: remembered, or one a supervisor accepts), to keep it across restarts; an error it raises
         #: leaves the unit unaccepted (a handshake that fails, a supervisor's accept refused).
         self.keep_accepted: Callable[[Identity], None] | None = None
-        #: Called with the device's boot and the SEQ of each event delivered (``HostLink.last_event``),
-        #: to keep it across restarts (``resume_events``). An error it raises is logged and the link
-        #: goes on: at worst the next service applies that event a second time.
-        self.keep_last_event: Callable[[int, int], None] | None = None
         self.last_error: DriverError | None = None
         self.events: asyncio.Queue[ConnectionEvent] = asyncio.Queue()
         self.log = structlog.get_logger("croupier.link").bind(device=name)
@@ -332,15 +328,8 @@ class DeviceConnection:
             if self.trace is not None:
                 self.trace.sent(out)
             self._transport.write(out)
-        delivered = False
         for outcome in self.link.outcomes():
             self._settle(outcome)
-            delivered = delivered or isinstance(outcome, EventReceived)
-        if delivered and self.keep_last_event is not None and self.link.last_event is not None:
-            try:
-                self.keep_last_event(*self.link.last_event)
-            except Exception:  # the state file refused: an event applied twice, never a link stopped
-                self.log.exception("last event not kept: a restart may deliver it again")
         # Re-arm only when the link needs waking earlier: a timer that fires early finds nothing
         # due and re-arms itself, which is cheaper than a new timer on every frame.
         deadline = self.link.next_deadline()
@@ -624,11 +613,6 @@ class DeviceConnection:
         self._accept(self.identity)
         self.log.warning("device identity accepted", unit=describe(self.identity))
         return self.identity
-
-    def resume_events(self, boot_id: int, seq: int) -> None:
-        """The device's last event delivered to the service before this start (``keep_last_event``):
-        sent again in the same boot, it is acknowledged and not delivered a second time."""
-        self.link.resume_events(boot_id, seq)
 
     def remember(self, accepted: Identity) -> None:
         """The unit last accepted before this start, as the service kept it (decision 0017): the

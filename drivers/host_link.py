@@ -286,24 +286,6 @@ class HostLink:
         self._outcomes.append(outcome)
         self._pump(now)
 
-    @property
-    def last_event(self) -> tuple[int, int] | None:
-        """The device's boot and the SEQ of the last event delivered in it, for the service to keep
-        (``resume_events``); None before any."""
-        if self._boot_id is None or self._last_event_seq is None:
-            return None
-        return self._boot_id, self._last_event_seq
-
-    def resume_events(self, boot_id: int, seq: int) -> None:
-        """The last event delivered before this start (``last_event``, as the last service kept it):
-        the same event sent again in the same boot, its ACK lost as that service stopped, is then
-        acknowledged and not delivered twice (§5.7). Ignored once this link has heard the device's
-        boot or an event itself: what it heard is newer."""
-        if self._boot_id is None:
-            self._boot_id, self._last_event_seq = boot_id, seq
-        elif self._boot_id == boot_id and self._last_event_seq is None:
-            self._last_event_seq = seq
-
     def _on_identity(self, identity: Identity) -> None:
         """A new boot restarts the device's event sequence: forget the last one seen. Done here,
         in frame order, because the device may send events right behind its Hello response."""

@@ -14,14 +14,14 @@ as the durable listener of each (vocabulary.events, decision 0031):
   counters and the unit each device accepted, each write committed before it returns.
 
 After a crash, ``restore`` puts the latched faults back on the devices' latches (a fault latched
-before a kill still blocks dealing, decision 0017: faults latch and survive a restart) and continues
-the round numbering; ``remember_devices`` hands each device's connection the unit it last accepted,
-so a unit exchanged while the table was off latches DEVICE_SWAPPED as a swap mid-run does (decision
-0017), and the last event it delivered, so that one sent again is not applied twice. A round the
-crash cut off cannot be taken up again: the service's memory of it died with the process and the
-cards may have been moved meanwhile. It is held for a supervisor with the latched host fault
-``ROUND_CUT_OFF``; the trail holds every card and wager of it up to the kill, which the supervisor
-settles by hand as a voided round (wagers returned) and clears (docs/recovery.md).
+before a kill still blocks dealing, decision 0017: faults latch and survive a restart) and
+continues the round numbering; ``remember_units`` hands each device's connection the unit it last
+accepted, so a unit exchanged while the table was off latches DEVICE_SWAPPED as a swap mid-run
+does (decision 0017). A round the crash cut off cannot be taken up again: the service's
+memory of it died with the process and the cards may have been moved meanwhile. It is held for a
+supervisor with the latched host fault ``ROUND_CUT_OFF``; the trail holds every card and wager of
+it up to the kill, which the supervisor settles by hand as a voided round (wagers returned) and
+clears (docs/recovery.md).
 """
 
 from __future__ import annotations
@@ -98,16 +98,14 @@ class TableJournal(RoundListener):
         self.rules_in_force(table.rules)
         self.watch_latches(table.equipment)
         table.rounds = self.restore(table.equipment)
-        self.remember_devices(table.equipment)
+        self.remember_units(table.equipment)
         table.events.subscribe(self, durable=True)
 
-    def remember_devices(self, equipment: Iterable[Equipment[Any]]) -> None:  # Any: any device's driver
+    def remember_units(self, equipment: Iterable[Equipment[Any]]) -> None:  # Any: any device's driver
         """Hand each device's connection (a meter sign's too) the unit it last accepted, and keep
         each unit it accepts from now on (the first to answer where none was kept, or one a
         supervisor accepts over DEVICE_SWAPPED), each saved before the link takes it. A device
-        no longer configured forgets its unit (605a.4(c); decision 0017). Likewise the last event
-        each delivered, so that one sent again after a restart, its ACK lost as the service
-        stopped, is not applied twice (docs/protocol.md §5.7)."""
+        no longer configured forgets its unit (605a.4(c); decision 0017)."""
         connections = [conn for machine in equipment for conn in machine.connections()]
         self.state.forget_units({conn.name for conn in connections})
         for conn in connections:
@@ -117,10 +115,6 @@ class TableJournal(RoundListener):
             elif conn.accepted is not None:  # accepted before the journal kept the table
                 self.state.save_unit(conn.name, conn.accepted)
             conn.keep_accepted = partial(self.state.save_unit, conn.name)
-            last_event = self.state.last_event(conn.name)
-            if last_event is not None:
-                conn.resume_events(*last_event)
-            conn.keep_last_event = partial(self.state.save_last_event, conn.name)
 
     def save_position(self) -> None:
         """Where the day's cards are (the table's ``position()``: the batches in the shoe and the

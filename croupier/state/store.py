@@ -25,7 +25,7 @@ from croupier.audit.head import Head
 from croupier.state.sqlite_file import FileKind, StateError, transaction
 from drivers.protocol.core import Identity
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 5
 #: Marked "CRUP" (PRAGMA application_id).
 STATE_FILE = FileKind("state file", 0x43525550, SCHEMA_VERSION)
 
@@ -52,8 +52,7 @@ CREATE TABLE rounds (
 #: What each schema version adds to the one before, so an older file is brought up to date when it
 #: is opened: 2, the audit trail's last durable position (croupier.audit.head); 3, the idempotency
 #: keys of the API (decision 0022); 4, when each device's next firmware authenticity check is due
-#: (decision 0026); 5, the unit each device last accepted (decision 0017); 6, the last event each
-#: device delivered (docs/protocol.md §5.7).
+#: (decision 0026); 5, the unit each device last accepted (decision 0017).
 _ADDED = {
     2: """
 CREATE TABLE trail_heads (
@@ -85,13 +84,6 @@ CREATE TABLE authenticity (
 CREATE TABLE units (
     device   TEXT PRIMARY KEY,
     identity TEXT NOT NULL
-);
-""",
-    6: """
-CREATE TABLE last_events (
-    device  TEXT PRIMARY KEY,
-    boot_id INTEGER NOT NULL,
-    seq     INTEGER NOT NULL
 );
 """,
 }
@@ -291,19 +283,6 @@ class TableState:
             units = self._db.execute("SELECT device FROM units").fetchall()
             gone = [(device,) for (device,) in units if device not in kept]
             self._db.executemany("DELETE FROM units WHERE device = ?", gone)
-
-    # -- the last event each device delivered (drivers.connection.DeviceConnection.keep_last_event) --
-
-    def save_last_event(self, device: str, boot_id: int, seq: int) -> None:
-        """The boot and SEQ of the last event ``device`` delivered: kept so that the same event sent
-        again to the next service (its ACK lost as this one stopped) is not applied twice."""
-        with self._transaction():
-            self._db.execute("INSERT OR REPLACE INTO last_events VALUES (?, ?, ?)", (device, boot_id, seq))
-
-    def last_event(self, device: str) -> tuple[int, int] | None:
-        """The boot and SEQ last saved for ``device``; None for a device that never sent an event."""
-        row = self._db.execute("SELECT boot_id, seq FROM last_events WHERE device = ?", (device,)).fetchone()
-        return None if row is None else (int(row[0]), int(row[1]))
 
     # -- idempotency keys (croupier.api.once) --
 

@@ -209,7 +209,7 @@ def test_a_schema_1_file_gains_the_idempotency_keys_and_keeps_its_state(db: Path
         state.keep_response("k-1", kept)
     with TableState(db) as state:
         assert state.kept_response("k-1") == kept
-        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
 
 
 def test_a_missing_directory_is_named(tmp_path: Path) -> None:
@@ -294,9 +294,7 @@ def test_a_schema_3_file_gains_the_due_times_of_the_firmware_checks(db: Path) ->
     with TableState(db) as state:
         state.save_table("T1", {"rounds": 7})
     old = sqlite3.connect(db)
-    old.executescript(
-        "DROP TABLE authenticity; DROP TABLE units; DROP TABLE last_events; PRAGMA user_version = 3;"
-    )
+    old.executescript("DROP TABLE authenticity; DROP TABLE units; PRAGMA user_version = 3;")
     old.close()
     with TableState(db) as state:
         assert state.load_table("T1") == {"rounds": 7} and state.check_due("shoe") is None
@@ -304,7 +302,7 @@ def test_a_schema_3_file_gains_the_due_times_of_the_firmware_checks(db: Path) ->
         state.save_check_due("shoe", 1_900_086_400.5)  # the next check replaces the due time
     with TableState(db) as state:
         assert state.check_due("shoe") == 1_900_086_400.5 and state.check_due("shuffler") is None
-        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
 
 
 def _shoe(serial: str) -> Identity:
@@ -328,7 +326,7 @@ def test_a_schema_4_file_gains_the_units_each_device_accepted(db: Path) -> None:
     with TableState(db) as state:
         state.save_check_due("shoe", 1_900_000_000.5)
     old = sqlite3.connect(db)
-    old.executescript("DROP TABLE units; DROP TABLE last_events; PRAGMA user_version = 4;")
+    old.executescript("DROP TABLE units; PRAGMA user_version = 4;")
     old.close()
     with TableState(db) as state:
         assert state.check_due("shoe") == 1_900_000_000.5 and state.unit("shoe") is None
@@ -339,26 +337,7 @@ def test_a_schema_4_file_gains_the_units_each_device_accepted(db: Path) -> None:
         assert state.unit("shoe") == _shoe("S-2") and state.unit("shuffler") == _shoe("F-1")
         state.forget_units({"shoe", "card-reader"})
         assert state.unit("shoe") == _shoe("S-2") and state.unit("shuffler") is None
-        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
-
-
-def test_a_schema_5_file_gains_the_last_event_each_device_delivered(db: Path) -> None:
-    """docs/protocol.md §5.7: the boot and SEQ of the last event each device delivered are kept
-    across restarts (schema 6), the next replacing them; a file written before is brought up to
-    date with its state kept."""
-    with TableState(db) as state:
-        state.save_unit("shoe", _shoe("S-1"))
-    old = sqlite3.connect(db)
-    old.executescript("DROP TABLE last_events; PRAGMA user_version = 5;")
-    old.close()
-    with TableState(db) as state:
-        assert state.unit("shoe") == _shoe("S-1") and state.last_event("shoe") is None
-        state.save_last_event("shoe", 7, 254)
-        state.save_last_event("shoe", 7, 255)
-        state.save_last_event("shuffler", 2**32 - 1, 0)
-    with TableState(db) as state:
-        assert state.last_event("shoe") == (7, 255) and state.last_event("shuffler") == (2**32 - 1, 0)
-        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert state._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
 
 
 def test_decision_0022_an_idempotency_key_is_kept_24_hours_then_forgotten(tmp_path: Path) -> None:
