@@ -1,7 +1,7 @@
 """The tree's modules compiled once, before the suite starts: the tests start ``croupier`` in some
 hundreds of processes (a daemon, its simulated devices' firmware, a command line), and a Python told
 not to write bytecode (``PYTHONDONTWRITEBYTECODE``, which many container images set) compiles every
-module it imports from source again at each start, about 0.9 s of a core each on the CI machines.
+module it imports from source again at each start: about 0.9 s of a core each where it was measured.
 The compiled files go where Python itself would put them (``__pycache__``, ignored by git), and a
 module edited since is compiled again here, so a stale one is never read."""
 
