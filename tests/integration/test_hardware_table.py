@@ -447,6 +447,12 @@ async def _faults(screen: Screen) -> list[str]:
     return [fault["code"] for fault in (await screen.get("/v1/faults"))[1]["faults"]]
 
 
+async def _clear_faults(screen: Screen) -> None:
+    """A supervisor clears every fault latched now."""
+    for code in await _faults(screen):
+        await screen.ok_as(SUPERVISOR, f"/v1/faults/{code}/clear")
+
+
 #: The shoe changed after a cover card at a new dealer's burn: the batch collected and the held one
 #: loaded, its first card burned, then the new dealer's, still owed (672a.7(c), (d)).
 SHOE_CHANGED = [("batch_collected", None), ("batch_loaded", None), ("burn", "batch"), ("burn", "new_dealer")]
@@ -567,8 +573,7 @@ def test_672a_7_d_a_cover_card_told_as_the_link_came_back_is_kept_for_a_restart_
                 playing.cancel()
             async with in_service(config, hands, "free-bet-blackjack") as screen:
                 await _all_ready(screen)
-                for code in await _faults(screen):
-                    await screen.ok_as(SUPERVISOR, f"/v1/faults/{code}/clear")
+                await _clear_faults(screen)
                 await screen.open_table(SUPERVISOR)
                 assert await screen.play_round("free-bet-blackjack") == 2
                 world.check()
@@ -608,8 +613,7 @@ def test_672a_7_d_a_cover_card_whose_record_failed_as_its_event_came_is_recorded
             async with asyncio.timeout(10):
                 while not failed:
                     await asyncio.sleep(0.05)
-            for code in await _faults(screen):
-                await screen.ok_as(SUPERVISOR, f"/v1/faults/{code}/clear")
+            await _clear_faults(screen)
             async with asyncio.timeout(60):
                 assert await playing == 2
             world.check()
